@@ -1,0 +1,10 @@
+//! hakaru (測る, "to measure"): a benchmarking tool for data services.
+//!
+//! Data flows one way: patterns → plan → engine → step stats → result file → report.
+//! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
+//! report knows nothing of sockets.
+
+pub mod pattern;
+pub mod result;
+pub mod stats;
+pub mod target;

@@ -1,0 +1,368 @@
+//! The result of a run: plain serde structs, versioned, holding everything needed to
+//! redraw any report later (settings, machine, and per step the serialized histograms).
+//!
+//! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
+
+use std::collections::BTreeMap;
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::stats::{ErrorKind, Recorder, RequestSample};
+
+/// Bumped when a field changes meaning or disappears; readers refuse newer versions.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run of `hakaru run` or `hakaru ramp`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Version of this schema; see [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// "hakaru <version>".
+    pub tool: String,
+    /// The command line as typed.
+    pub command_line: Vec<String>,
+    /// "run" or "ramp".
+    pub mode: String,
+    /// Wall-clock start, RFC 3339 UTC.
+    pub started_at: String,
+    /// True when the run was interrupted (Ctrl-C) before every step finished.
+    pub partial: bool,
+    pub settings: Settings,
+    pub machine: Machine,
+    /// The hosts requests went to: "scheme://host:port".
+    pub targets: Vec<String>,
+    /// Method and URL of every planned request, indexed by [`RequestSample::request`].
+    pub requests: Vec<RequestInfo>,
+    pub steps: Vec<StepResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RequestInfo {
+    pub method: String,
+    pub url: String,
+}
+
+/// The settings that shape the numbers.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Settings {
+    /// Nominal duration of each step in seconds (absent when steps end by request count).
+    pub duration_s: Option<f64>,
+    /// Total request budget of a step (`-n`), if any.
+    pub n_requests: Option<u64>,
+    /// Pause between steps, seconds.
+    pub interval_s: f64,
+    /// Per-client pause between requests, seconds.
+    pub wait_s: f64,
+    /// Default per-request timeout, seconds.
+    pub timeout_s: f64,
+    pub keep_alive: bool,
+    /// "closed" (N clients back to back) or "open" (fixed arrival rate).
+    pub model: String,
+    /// "random" or "sequential".
+    pub order: String,
+    pub seed: u64,
+    /// Where the patterns came from: a file path or the URL given.
+    pub patterns_source: String,
+    pub n_patterns: usize,
+    pub insecure: bool,
+    /// Worker threads the engine ran on.
+    pub threads: usize,
+}
+
+/// Facts about the machine hakaru ran on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Machine {
+    pub hostname: String,
+    pub os: String,
+    pub cpus: usize,
+    pub cpu_model: String,
+    pub memory_bytes: u64,
+}
+
+/// Latency figures of one histogram, in seconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub min_s: f64,
+    pub max_s: f64,
+    pub mean_s: f64,
+    pub stdev_s: f64,
+    pub p50_s: f64,
+    pub p75_s: f64,
+    pub p90_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+    pub p999_s: f64,
+}
+
+impl LatencySummary {
+    pub fn of(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        let s = |us: u64| us as f64 / 1e6;
+        LatencySummary {
+            count: h.len(),
+            min_s: s(h.min()),
+            max_s: s(h.max()),
+            mean_s: h.mean() / 1e6,
+            stdev_s: h.stdev() / 1e6,
+            p50_s: s(h.value_at_quantile(0.50)),
+            p75_s: s(h.value_at_quantile(0.75)),
+            p90_s: s(h.value_at_quantile(0.90)),
+            p95_s: s(h.value_at_quantile(0.95)),
+            p99_s: s(h.value_at_quantile(0.99)),
+            p999_s: s(h.value_at_quantile(0.999)),
+        }
+    }
+}
+
+/// Requests and latency toward one host.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct HostResult {
+    pub target: String,
+    pub responses: u64,
+    pub errors: u64,
+    pub mean_s: f64,
+}
+
+/// What one step measured.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StepResult {
+    /// Concurrent clients (connections) in this step.
+    pub n_clients: usize,
+    /// Open model: the target arrival rate in requests per second.
+    pub rate: Option<f64>,
+    /// Wall-clock start of the step, RFC 3339 UTC.
+    pub started_at: String,
+    /// Measured wall time of the step, seconds (the qps denominator).
+    pub elapsed_s: f64,
+    /// True when the step was cut short (Ctrl-C).
+    pub partial: bool,
+    /// Requests that ended in the step: responses plus errors (drnbench's total_n_requests).
+    pub total_requests: u64,
+    /// Whole HTTP responses received, any status.
+    pub responses: u64,
+    /// Responses per second of measured wall time.
+    pub qps: f64,
+    /// Response time of the responses. Open model: from each request's intended start.
+    pub latency: LatencySummary,
+    /// Open model: service time, from the actual send.
+    pub service: Option<LatencySummary>,
+    pub connect: LatencySummary,
+    pub tls_handshake: Option<LatencySummary>,
+    /// HTTP status code → count.
+    pub statuses: BTreeMap<u16, u64>,
+    /// Error kind → count. Timeouts are reported by drnbench as status 0.
+    pub errors: BTreeMap<ErrorKind, u64>,
+    /// In flight when the step ended: neither a success nor an error of the server.
+    pub unfinished: u64,
+    /// Open model: requests that started late because every connection was busy.
+    pub late: u64,
+    /// Open model: requests whose intended start passed but that never started.
+    pub dropped: u64,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    pub connections_opened: u64,
+    /// Responses after which the server closed the connection.
+    pub server_closes: u64,
+    /// hakaru's own CPU time during the step (user + system), seconds.
+    pub client_cpu_s: f64,
+    /// hakaru's CPU use as a share of all the machine's cores, 0..1.
+    pub client_cpu_share: f64,
+    pub per_host: Vec<HostResult>,
+    pub slowest: Vec<RequestSample>,
+    pub fastest: Vec<RequestSample>,
+    /// HdrHistogram V2 serialization of the response-time histogram (µs), base64.
+    pub histogram: String,
+    /// Same for the service-time histogram (open model only).
+    pub service_histogram: Option<String>,
+}
+
+impl StepResult {
+    /// Share of each status in percent of `total_requests`, the way drnbench writes
+    /// them: every request without a response counts as status 0.
+    pub fn status_percentages(&self) -> BTreeMap<u16, f64> {
+        let mut out = BTreeMap::new();
+        if self.total_requests == 0 {
+            return out;
+        }
+        let total = self.total_requests as f64;
+        for (code, n) in &self.statuses {
+            out.insert(*code, *n as f64 * 100.0 / total);
+        }
+        let failed: u64 = self.errors.values().sum();
+        if failed > 0 {
+            *out.entry(0).or_insert(0.0) += failed as f64 * 100.0 / total;
+        }
+        out
+    }
+
+    pub fn error_total(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// Responses with a status outside 200..=399.
+    pub fn non_2xx_3xx(&self) -> u64 {
+        self.statuses
+            .iter()
+            .filter(|(c, _)| !(200..400).contains(*c))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The response-time histogram, decoded.
+    pub fn decode_histogram(&self) -> Result<Histogram<u64>, String> {
+        decode_histogram(&self.histogram)
+    }
+}
+
+/// What the engine hands over at the end of a step, besides the recorder.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub n_clients: usize,
+    pub rate: Option<f64>,
+    pub started_at: String,
+    pub elapsed_s: f64,
+    pub partial: bool,
+    pub client_cpu_s: f64,
+    pub cpus: usize,
+}
+
+impl StepResult {
+    pub fn from_recorder(
+        facts: StepFacts,
+        rec: &Recorder,
+        targets: &[String],
+        open_model: bool,
+    ) -> Self {
+        let responses = rec.responses();
+        let errors = rec.error_counts();
+        let total_requests = responses + rec.total_errors();
+        let per_host = rec
+            .per_host
+            .iter()
+            .enumerate()
+            .map(|(i, h)| HostResult {
+                target: targets.get(i).cloned().unwrap_or_default(),
+                responses: h.responses,
+                errors: h.errors,
+                mean_s: if h.responses > 0 {
+                    h.latency_sum_us as f64 / h.responses as f64 / 1e6
+                } else {
+                    0.0
+                },
+            })
+            .collect();
+        let elapsed = facts.elapsed_s.max(1e-9);
+        StepResult {
+            n_clients: facts.n_clients,
+            rate: facts.rate,
+            started_at: facts.started_at,
+            elapsed_s: facts.elapsed_s,
+            partial: facts.partial,
+            total_requests,
+            responses,
+            qps: responses as f64 / elapsed,
+            latency: LatencySummary::of(&rec.latency),
+            service: open_model.then(|| LatencySummary::of(&rec.service)),
+            connect: LatencySummary::of(&rec.connect),
+            tls_handshake: (!rec.tls_handshake.is_empty())
+                .then(|| LatencySummary::of(&rec.tls_handshake)),
+            statuses: rec.status_counts(),
+            errors,
+            unfinished: rec.unfinished,
+            late: rec.late,
+            dropped: rec.dropped,
+            bytes_received: rec.bytes_received,
+            bytes_sent: rec.bytes_sent,
+            connections_opened: rec.connections_opened,
+            server_closes: rec.server_closes,
+            client_cpu_s: facts.client_cpu_s,
+            client_cpu_share: facts.client_cpu_s / elapsed / facts.cpus.max(1) as f64,
+            per_host,
+            slowest: rec.slowest.as_slice().to_vec(),
+            fastest: rec.fastest.as_slice().to_vec(),
+            histogram: encode_histogram(&rec.latency),
+            service_histogram: open_model.then(|| encode_histogram(&rec.service)),
+        }
+    }
+}
+
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut buf)
+        .expect("serializing to memory cannot fail");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| format!("histogram is not base64: {e}"))?;
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| format!("histogram does not decode: {e:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Outcome;
+    use std::time::Duration;
+
+    #[test]
+    fn histogram_round_trips() {
+        let mut r = Recorder::new(1, 0, 0);
+        for ms in 1..=1000u64 {
+            r.record(
+                0,
+                Outcome::Status(200),
+                Duration::from_micros(ms * 37),
+                || unreachable!(),
+            );
+        }
+        let enc = encode_histogram(&r.latency);
+        let dec = decode_histogram(&enc).unwrap();
+        assert_eq!(dec, r.latency);
+    }
+
+    #[test]
+    fn failed_requests_count_as_status_zero() {
+        let mut r = Recorder::new(1, 0, 0);
+        for _ in 0..3 {
+            r.record(
+                0,
+                Outcome::Status(200),
+                Duration::from_millis(1),
+                || unreachable!(),
+            );
+        }
+        r.record(
+            0,
+            Outcome::Error(ErrorKind::Timeout),
+            Duration::from_secs(5),
+            || unreachable!(),
+        );
+        let facts = StepFacts {
+            n_clients: 1,
+            rate: None,
+            started_at: String::new(),
+            elapsed_s: 1.0,
+            partial: false,
+            client_cpu_s: 0.0,
+            cpus: 2,
+        };
+        let s = StepResult::from_recorder(facts, &r, &["http://a:1".into()], false);
+        assert_eq!(s.total_requests, 4);
+        assert_eq!(s.responses, 3);
+        assert_eq!(s.qps, 3.0);
+        let p = s.status_percentages();
+        assert_eq!(p[&200], 75.0);
+        assert_eq!(p[&0], 25.0);
+    }
+}

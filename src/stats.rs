@@ -1,0 +1,428 @@
+//! What one step measured: latency histograms, status counts, error kinds, bytes,
+//! connections and the slowest/fastest requests.
+//!
+//! Each engine worker owns a [`Recorder`]; nothing here is shared or locked while a
+//! step runs. At the end of a step the workers' recorders are merged exactly
+//! (histograms add bucket by bucket, counters add) into one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+/// Highest latency the histograms track exactly: one hour, in microseconds.
+/// Anything slower is clamped (and still counted).
+pub const MAX_TRACKABLE_US: u64 = 3_600_000_000;
+
+/// Why a request produced no HTTP response.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The request's own timeout passed before the whole response arrived.
+    Timeout,
+    /// The TCP connection could not be made (refused, unreachable).
+    Connect,
+    /// The TLS handshake failed (bad certificate, protocol error).
+    Tls,
+    /// The server closed or reset the connection before a whole response arrived.
+    Reset,
+    /// Bytes arrived that are not an HTTP/1.x response.
+    Malformed,
+    /// Any other I/O error while writing or reading.
+    Io,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 6] = [
+        ErrorKind::Timeout,
+        ErrorKind::Connect,
+        ErrorKind::Tls,
+        ErrorKind::Reset,
+        ErrorKind::Malformed,
+        ErrorKind::Io,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Connect => "connect",
+            ErrorKind::Tls => "tls",
+            ErrorKind::Reset => "reset",
+            ErrorKind::Malformed => "malformed",
+            ErrorKind::Io => "io",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How one request ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A whole HTTP response with this status code.
+    Status(u16),
+    Error(ErrorKind),
+}
+
+/// One request kept for the "top slow / top fast" lists.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RequestSample {
+    /// Response time in seconds.
+    pub elapsed_s: f64,
+    /// Index of the request in the plan (resolved to method and URL by the caller).
+    pub request: usize,
+    /// HTTP status, or 0 when the request ended in an error.
+    pub status: u16,
+    /// Which virtual client sent it.
+    pub client: usize,
+    /// The n-th request of that client in this step (0-based).
+    pub index: u64,
+}
+
+/// Keeps the N largest (or smallest) samples in constant memory.
+#[derive(Debug, Clone)]
+pub struct TopN {
+    keep: usize,
+    slowest: bool,
+    items: Vec<RequestSample>,
+}
+
+impl TopN {
+    pub fn new(keep: usize, slowest: bool) -> Self {
+        TopN {
+            keep,
+            slowest,
+            items: Vec::with_capacity(keep + 1),
+        }
+    }
+
+    /// Would a sample with this elapsed time enter the list? Cheap enough for the hot path.
+    #[inline]
+    pub fn wants(&self, elapsed_s: f64) -> bool {
+        if self.keep == 0 {
+            return false;
+        }
+        if self.items.len() < self.keep {
+            return true;
+        }
+        let worst = self.items[self.items.len() - 1].elapsed_s;
+        if self.slowest {
+            elapsed_s > worst
+        } else {
+            elapsed_s < worst
+        }
+    }
+
+    pub fn offer(&mut self, sample: RequestSample) {
+        if !self.wants(sample.elapsed_s) {
+            return;
+        }
+        // Sorted best-first; the list is tiny, so an insertion is cheaper than a heap.
+        let slowest = self.slowest;
+        let pos = self
+            .items
+            .iter()
+            .position(|s| {
+                if slowest {
+                    sample.elapsed_s > s.elapsed_s
+                } else {
+                    sample.elapsed_s < s.elapsed_s
+                }
+            })
+            .unwrap_or(self.items.len());
+        self.items.insert(pos, sample);
+        self.items.truncate(self.keep);
+    }
+
+    pub fn merge(&mut self, other: &TopN) {
+        for s in &other.items {
+            self.offer(s.clone());
+        }
+    }
+
+    pub fn into_vec(self) -> Vec<RequestSample> {
+        self.items
+    }
+
+    pub fn as_slice(&self) -> &[RequestSample] {
+        &self.items
+    }
+}
+
+/// A latency histogram in microseconds, 3 significant digits.
+pub fn new_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_US, 3).expect("static histogram bounds are valid")
+}
+
+#[inline]
+fn record_us(h: &mut Histogram<u64>, d: Duration) {
+    let us = (d.as_micros() as u64).clamp(1, MAX_TRACKABLE_US);
+    h.saturating_record(us);
+}
+
+/// Per-host counters, for the breakdown when requests go round-robin over hosts.
+#[derive(Debug, Clone, Default)]
+pub struct HostCounters {
+    pub responses: u64,
+    pub errors: u64,
+    pub latency_sum_us: u128,
+}
+
+/// Everything one worker measured during one step. Merged with [`Recorder::merge`].
+#[derive(Debug, Clone)]
+pub struct Recorder {
+    /// Response time of every request that got a response: from the moment it was
+    /// handed to the socket (closed model) or from its intended start (open model).
+    pub latency: Histogram<u64>,
+    /// Open model only: from the actual send to the last byte.
+    pub service: Histogram<u64>,
+    /// Time to establish a TCP connection, for every connection opened.
+    pub connect: Histogram<u64>,
+    /// Time of the TLS handshake, for every TLS connection opened.
+    pub tls_handshake: Histogram<u64>,
+    /// Counts per HTTP status code (index = code, 0..=999).
+    pub statuses: Vec<u64>,
+    pub errors: [u64; 6],
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    pub connections_opened: u64,
+    /// Responses whose server asked to close the connection (or HTTP/1.0 without keep-alive).
+    pub server_closes: u64,
+    /// Requests that were still in flight when the step ended; neither success nor error.
+    pub unfinished: u64,
+    /// Open model: requests that started more than [`LATE_THRESHOLD`] after their intended time.
+    pub late: u64,
+    /// Open model: requests whose intended start passed but that never started.
+    pub dropped: u64,
+    pub per_host: Vec<HostCounters>,
+    pub slowest: TopN,
+    pub fastest: TopN,
+}
+
+/// An open-model request that starts later than this after its intended time is late.
+pub const LATE_THRESHOLD: Duration = Duration::from_millis(1);
+
+impl Recorder {
+    pub fn new(n_hosts: usize, n_slow: usize, n_fast: usize) -> Self {
+        Recorder {
+            latency: new_histogram(),
+            service: new_histogram(),
+            connect: new_histogram(),
+            tls_handshake: new_histogram(),
+            statuses: vec![0; 1000],
+            errors: [0; 6],
+            bytes_received: 0,
+            bytes_sent: 0,
+            connections_opened: 0,
+            server_closes: 0,
+            unfinished: 0,
+            late: 0,
+            dropped: 0,
+            per_host: vec![HostCounters::default(); n_hosts],
+            slowest: TopN::new(n_slow, true),
+            fastest: TopN::new(n_fast, false),
+        }
+    }
+
+    /// Record a finished request. `latency` is what the report shows as response time.
+    #[inline]
+    pub fn record(
+        &mut self,
+        host: usize,
+        outcome: Outcome,
+        latency: Duration,
+        sample: impl FnOnce() -> RequestSample,
+    ) {
+        match outcome {
+            Outcome::Status(code) => {
+                self.statuses[(code as usize).min(999)] += 1;
+                record_us(&mut self.latency, latency);
+                if let Some(h) = self.per_host.get_mut(host) {
+                    h.responses += 1;
+                    h.latency_sum_us += latency.as_micros();
+                }
+            }
+            Outcome::Error(kind) => {
+                self.errors[kind.index()] += 1;
+                if let Some(h) = self.per_host.get_mut(host) {
+                    h.errors += 1;
+                }
+            }
+        }
+        let secs = latency.as_secs_f64();
+        if self.slowest.wants(secs) || self.fastest.wants(secs) {
+            let s = sample();
+            self.slowest.offer(s.clone());
+            self.fastest.offer(s);
+        }
+    }
+
+    #[inline]
+    pub fn record_service(&mut self, d: Duration) {
+        record_us(&mut self.service, d);
+    }
+
+    #[inline]
+    pub fn record_connect(&mut self, d: Duration) {
+        self.connections_opened += 1;
+        record_us(&mut self.connect, d);
+    }
+
+    #[inline]
+    pub fn record_tls(&mut self, d: Duration) {
+        record_us(&mut self.tls_handshake, d);
+    }
+
+    pub fn error_count(&self, kind: ErrorKind) -> u64 {
+        self.errors[kind.index()]
+    }
+
+    pub fn responses(&self) -> u64 {
+        self.latency.len()
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+
+    /// Status code → count, only codes that occurred.
+    pub fn status_counts(&self) -> BTreeMap<u16, u64> {
+        self.statuses
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(code, n)| (code as u16, *n))
+            .collect()
+    }
+
+    /// Error kind → count, only kinds that occurred.
+    pub fn error_counts(&self) -> BTreeMap<ErrorKind, u64> {
+        ErrorKind::ALL
+            .iter()
+            .filter(|k| self.errors[k.index()] > 0)
+            .map(|k| (*k, self.errors[k.index()]))
+            .collect()
+    }
+
+    /// Add another worker's measurements to these. Exact: no sample is lost or approximated.
+    pub fn merge(&mut self, other: &Recorder) {
+        // Same bounds on both sides, so adding cannot fail.
+        self.latency
+            .add(&other.latency)
+            .expect("same histogram bounds");
+        self.service
+            .add(&other.service)
+            .expect("same histogram bounds");
+        self.connect
+            .add(&other.connect)
+            .expect("same histogram bounds");
+        self.tls_handshake
+            .add(&other.tls_handshake)
+            .expect("same histogram bounds");
+        for (a, b) in self.statuses.iter_mut().zip(&other.statuses) {
+            *a += b;
+        }
+        for (a, b) in self.errors.iter_mut().zip(&other.errors) {
+            *a += b;
+        }
+        self.bytes_received += other.bytes_received;
+        self.bytes_sent += other.bytes_sent;
+        self.connections_opened += other.connections_opened;
+        self.server_closes += other.server_closes;
+        self.unfinished += other.unfinished;
+        self.late += other.late;
+        self.dropped += other.dropped;
+        if self.per_host.len() < other.per_host.len() {
+            self.per_host
+                .resize(other.per_host.len(), HostCounters::default());
+        }
+        for (a, b) in self.per_host.iter_mut().zip(&other.per_host) {
+            a.responses += b.responses;
+            a.errors += b.errors;
+            a.latency_sum_us += b.latency_sum_us;
+        }
+        self.slowest.merge(&other.slowest);
+        self.fastest.merge(&other.fastest);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(ms: u64) -> RequestSample {
+        RequestSample {
+            elapsed_s: ms as f64 / 1000.0,
+            request: 0,
+            status: 200,
+            client: 0,
+            index: ms,
+        }
+    }
+
+    #[test]
+    fn merge_is_exact() {
+        let mut a = Recorder::new(2, 3, 3);
+        let mut b = Recorder::new(2, 3, 3);
+        for ms in 1..=100u64 {
+            let r = if ms % 2 == 0 { &mut a } else { &mut b };
+            r.record(
+                (ms % 2) as usize,
+                Outcome::Status(200),
+                Duration::from_millis(ms),
+                || sample(ms),
+            );
+        }
+        b.record(0, Outcome::Status(503), Duration::from_millis(7), || {
+            sample(7)
+        });
+        b.record(
+            1,
+            Outcome::Error(ErrorKind::Timeout),
+            Duration::from_secs(5),
+            || sample(5000),
+        );
+        a.merge(&b);
+        assert_eq!(a.responses(), 101);
+        assert_eq!(a.status_counts()[&200], 100);
+        assert_eq!(a.status_counts()[&503], 1);
+        assert_eq!(a.error_count(ErrorKind::Timeout), 1);
+        assert_eq!(a.latency.max(), a.latency.highest_equivalent(100_000));
+        assert_eq!(a.per_host[0].responses + a.per_host[1].responses, 101);
+        assert_eq!(a.per_host[1].errors, 1);
+        let slow: Vec<u64> = a.slowest.as_slice().iter().map(|s| s.index).collect();
+        assert_eq!(slow, vec![5000, 100, 99]);
+        let fast: Vec<u64> = a.fastest.as_slice().iter().map(|s| s.index).collect();
+        assert_eq!(fast, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn top_n_keeps_constant_size() {
+        let mut t = TopN::new(5, true);
+        for ms in 0..10_000 {
+            t.offer(sample(ms));
+        }
+        assert_eq!(t.as_slice().len(), 5);
+        assert_eq!(t.as_slice()[0].index, 9999);
+    }
+
+    #[test]
+    fn latency_is_clamped_not_lost() {
+        let mut r = Recorder::new(1, 0, 0);
+        r.record(0, Outcome::Status(200), Duration::from_secs(10_000), || {
+            sample(0)
+        });
+        r.record(0, Outcome::Status(200), Duration::ZERO, || sample(0));
+        assert_eq!(r.responses(), 2);
+    }
+}

@@ -1,0 +1,4 @@
+//! The embedded target: an HTTP server on loopback with deterministic endpoints, so
+//! hakaru can be tried, calibrated and tested with nothing else installed.
+
+pub mod handler;
