@@ -5,6 +5,7 @@
 //! report knows nothing of sockets.
 
 pub mod pattern;
+pub mod report;
 pub mod result;
 pub mod stats;
 pub mod target;

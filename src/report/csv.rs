@@ -1,0 +1,314 @@
+//! The per-step CSV, column for column what drnbench writes, so spreadsheets and
+//! scripts made for drnbench keep working; hakaru's own figures follow by name.
+//!
+//! drnbench (`lib/drnbench/request-response/progressive-runner.rb`) writes
+//! `n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,
+//! average_elapsed_time`, then one column per HTTP status seen in any step, each the
+//! percentage of that step's requests (an integer `0` where the status did not occur).
+//! Floats are printed the way Ruby prints them (see [`super::float_repr`]).
+
+use crate::result::{LatencySummary, RunResult, StepResult};
+use crate::stats::ErrorKind;
+
+use super::float_repr;
+
+/// Which columns [`to_csv`] writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CsvFormat {
+    /// drnbench's columns, then the extra columns listed in [`FULL_EXTRA_COLUMNS`].
+    #[default]
+    Full,
+    /// Exactly drnbench's columns, nothing more.
+    Drnbench,
+}
+
+/// drnbench's fixed leading columns. Times are seconds.
+pub const DRNBENCH_COLUMNS: [&str; 6] = [
+    "n_clients",
+    "total_n_requests",
+    "queries_per_second",
+    "min_elapsed_time",
+    "max_elapsed_time",
+    "average_elapsed_time",
+];
+
+/// The extra columns of [`CsvFormat::Full`], after the status columns, in this order.
+/// A public contract: readers find them by name; add new ones at the end, never
+/// rename or remove one.
+///
+/// | column | meaning |
+/// |---|---|
+/// | `p50_elapsed_time` … `p999_elapsed_time` | response-time percentiles, seconds |
+/// | `stdev_elapsed_time` | standard deviation of the response time, seconds |
+/// | `responses` | whole HTTP responses, any status |
+/// | `errors_<kind>` | requests without a response, by kind (timeout, connect, tls, reset, malformed, io) |
+/// | `unfinished` | requests in flight when the step ended (neither success nor error) |
+/// | `late`, `dropped` | open model: requests started late / never started |
+/// | `bytes_received`, `bytes_sent` | bytes on the wire, headers included |
+/// | `connections_opened` | TCP connections made |
+/// | `mean_connect_time` | mean time to connect, seconds |
+/// | `client_cpu_seconds`, `client_cpu_share` | hakaru's own CPU time, and its share (0..1) of all cores |
+/// | `elapsed_seconds` | measured wall time of the step (the qps denominator) |
+/// | `partial` | `true` when the step was cut short |
+/// | `rate` | open model: target arrival rate, requests/s; empty in the closed model |
+///
+/// Latency cells (including drnbench's min/max/average) are empty when the step has
+/// no response to measure; `mean_connect_time` is empty when no connection was made.
+pub const FULL_EXTRA_COLUMNS: [&str; 24] = [
+    "p50_elapsed_time",
+    "p90_elapsed_time",
+    "p99_elapsed_time",
+    "p999_elapsed_time",
+    "stdev_elapsed_time",
+    "responses",
+    "errors_timeout",
+    "errors_connect",
+    "errors_tls",
+    "errors_reset",
+    "errors_malformed",
+    "errors_io",
+    "unfinished",
+    "late",
+    "dropped",
+    "bytes_received",
+    "bytes_sent",
+    "connections_opened",
+    "mean_connect_time",
+    "client_cpu_seconds",
+    "client_cpu_share",
+    "elapsed_seconds",
+    "partial",
+    "rate",
+];
+
+/// The whole CSV of a run: a header and one row per step, `\n`-terminated.
+pub fn to_csv(run: &RunResult, format: CsvFormat) -> String {
+    let statuses = all_statuses(&run.steps);
+    let mut w = ::csv::WriterBuilder::new().from_writer(Vec::new());
+
+    let mut header: Vec<String> = DRNBENCH_COLUMNS.iter().map(|c| c.to_string()).collect();
+    header.extend(statuses.iter().map(|s| s.to_string()));
+    if format == CsvFormat::Full {
+        header.extend(FULL_EXTRA_COLUMNS.iter().map(|c| c.to_string()));
+    }
+    write(&mut w, &header);
+
+    for step in &run.steps {
+        let mut row = drnbench_cells(step);
+        let shares = step.status_percentages();
+        // drnbench writes Ruby's integer 0 for a status the step did not see.
+        row.extend(statuses.iter().map(|s| match shares.get(s) {
+            Some(p) => float_repr(*p),
+            None => "0".to_string(),
+        }));
+        if format == CsvFormat::Full {
+            row.extend(extra_cells(step));
+        }
+        write(&mut w, &row);
+    }
+    let bytes = w
+        .into_inner()
+        .expect("flushing a CSV writer into memory cannot fail");
+    String::from_utf8(bytes).expect("every cell is UTF-8")
+}
+
+fn write(w: &mut ::csv::Writer<Vec<u8>>, record: &[String]) {
+    w.write_record(record)
+        .expect("writing CSV into memory cannot fail");
+}
+
+/// Every status any step saw (0 standing for requests without a response), ascending.
+fn all_statuses(steps: &[StepResult]) -> Vec<u16> {
+    let mut all: Vec<u16> = steps
+        .iter()
+        .flat_map(|s| s.status_percentages().into_keys())
+        .collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+fn drnbench_cells(step: &StepResult) -> Vec<String> {
+    let l = &step.latency;
+    vec![
+        step.n_clients.to_string(),
+        step.total_requests.to_string(),
+        float_repr(step.qps),
+        latency_cell(l, l.min_s),
+        latency_cell(l, l.max_s),
+        latency_cell(l, l.mean_s),
+    ]
+}
+
+fn extra_cells(step: &StepResult) -> Vec<String> {
+    let l = &step.latency;
+    let mut cells = vec![
+        latency_cell(l, l.p50_s),
+        latency_cell(l, l.p90_s),
+        latency_cell(l, l.p99_s),
+        latency_cell(l, l.p999_s),
+        latency_cell(l, l.stdev_s),
+        step.responses.to_string(),
+    ];
+    cells.extend(
+        ErrorKind::ALL
+            .iter()
+            .map(|k| step.errors.get(k).copied().unwrap_or(0).to_string()),
+    );
+    cells.extend([
+        step.unfinished.to_string(),
+        step.late.to_string(),
+        step.dropped.to_string(),
+        step.bytes_received.to_string(),
+        step.bytes_sent.to_string(),
+        step.connections_opened.to_string(),
+        latency_cell(&step.connect, step.connect.mean_s),
+        float_repr(step.client_cpu_s),
+        float_repr(step.client_cpu_share),
+        float_repr(step.elapsed_s),
+        step.partial.to_string(),
+        step.rate.map(float_repr).unwrap_or_default(),
+    ]);
+    cells
+}
+
+/// A latency figure, or an empty cell when the histogram behind it is empty (a 0
+/// there would read as "infinitely fast").
+fn latency_cell(summary: &LatencySummary, value: f64) -> String {
+    if summary.count == 0 {
+        String::new()
+    } else {
+        float_repr(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture::{bare_step, run};
+
+    /// Three steps: all 200; 200 plus timeouts; 200 plus 503. The first step's
+    /// figures are the drnbench tutorial's.
+    fn three_steps() -> RunResult {
+        let mut s1 = bare_step(1);
+        s1.total_requests = 996;
+        s1.responses = 996;
+        s1.qps = 33.2;
+        s1.latency = LatencySummary {
+            count: 996,
+            min_s: 0.001773766,
+            max_s: 0.238031643,
+            mean_s: 0.019765581680722916,
+            ..LatencySummary::default()
+        };
+        s1.statuses.insert(200, 996);
+
+        let mut s2 = bare_step(2);
+        s2.total_requests = 1000;
+        s2.responses = 990;
+        s2.qps = 66.0;
+        s2.latency = LatencySummary {
+            count: 990,
+            min_s: 0.0015,
+            max_s: 0.25,
+            mean_s: 0.03,
+            p50_s: 0.02,
+            p90_s: 0.05,
+            p99_s: 0.2,
+            p999_s: 0.25,
+            stdev_s: 0.01,
+            ..LatencySummary::default()
+        };
+        s2.statuses.insert(200, 990);
+        s2.errors.insert(ErrorKind::Timeout, 10);
+        s2.unfinished = 2;
+        s2.bytes_received = 123456;
+        s2.bytes_sent = 65432;
+        s2.connections_opened = 2;
+        s2.connect = LatencySummary {
+            count: 2,
+            mean_s: 0.00012,
+            ..LatencySummary::default()
+        };
+        s2.client_cpu_s = 1.5;
+        s2.client_cpu_share = 0.025;
+
+        let mut s3 = bare_step(3);
+        s3.total_requests = 2000;
+        s3.responses = 2000;
+        s3.qps = 66.66666666666667;
+        s3.latency = LatencySummary {
+            count: 2000,
+            min_s: 0.00001,
+            max_s: 1.0,
+            mean_s: 0.045,
+            ..LatencySummary::default()
+        };
+        s3.statuses.insert(200, 1990);
+        s3.statuses.insert(503, 10);
+        s3.partial = true;
+        s3.rate = Some(100.0);
+
+        run(vec![s1, s2, s3])
+    }
+
+    #[test]
+    fn drnbench_columns_exactly() {
+        let csv = to_csv(&three_steps(), CsvFormat::Drnbench);
+        assert_eq!(
+            csv,
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,0,200,503\n\
+             1,996,33.2,0.001773766,0.238031643,0.019765581680722916,0,100.0,0\n\
+             2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0\n\
+             3,2000,66.66666666666667,1.0e-05,1.0,0.045,0,99.5,0.5\n"
+        );
+    }
+
+    #[test]
+    fn full_adds_named_columns_after_the_statuses() {
+        let csv = to_csv(&three_steps(), CsvFormat::Full);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert_eq!(lines.len(), 4);
+        let header = format!(
+            "{},0,200,503,{}",
+            DRNBENCH_COLUMNS.join(","),
+            FULL_EXTRA_COLUMNS.join(",")
+        );
+        assert_eq!(lines[0], header);
+        assert_eq!(
+            lines[2],
+            "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,"
+        );
+        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0"));
+        // Every row has as many cells as the header.
+        let n = lines[0].split(',').count();
+        assert!(lines.iter().all(|l| l.split(',').count() == n));
+    }
+
+    #[test]
+    fn status_seen_only_later_is_zero_before() {
+        let mut a = bare_step(1);
+        a.total_requests = 4;
+        a.responses = 4;
+        a.statuses.insert(200, 4);
+        let mut b = bare_step(2);
+        b.total_requests = 4;
+        b.responses = 4;
+        b.statuses.insert(200, 3);
+        b.statuses.insert(404, 1);
+        let csv = to_csv(&run(vec![a, b]), CsvFormat::Drnbench);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].ends_with(",200,404"));
+        assert!(lines[1].ends_with(",100.0,0"), "{}", lines[1]);
+        assert!(lines[2].ends_with(",75.0,25.0"), "{}", lines[2]);
+        // No responses at all: latency cells stay empty rather than claim 0 s.
+        assert!(lines[1].starts_with("1,4,0.0,,,,"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn empty_run_is_just_the_header() {
+        let csv = to_csv(&run(vec![]), CsvFormat::Drnbench);
+        assert_eq!(csv, format!("{}\n", DRNBENCH_COLUMNS.join(",")));
+    }
+}
