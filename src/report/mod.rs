@@ -6,7 +6,7 @@
 
 pub mod csv;
 pub mod json;
-
+pub mod text;
 
 #[cfg(test)]
 mod fixture;
