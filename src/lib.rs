@@ -4,8 +4,15 @@
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets.
 
+pub mod cli;
+pub mod console;
+pub mod engine;
+pub mod http;
 pub mod pattern;
+pub mod plan;
+pub mod ramp;
 pub mod report;
 pub mod result;
 pub mod stats;
+pub mod sysinfo;
 pub mod target;

@@ -1,0 +1,74 @@
+//! The command line: clap definitions and the glue from flags to the library.
+//! No logic worth testing lives here.
+
+pub mod args;
+pub mod demo;
+pub mod ramp;
+pub mod run;
+
+use clap::{Parser, Subcommand};
+
+use crate::engine::Stop;
+
+#[derive(Parser, Debug)]
+#[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Start the embedded target and run a short benchmark against it, end to end.
+    Demo(demo::DemoArgs),
+    /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
+    Run(run::RunArgs),
+    /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
+    Ramp(ramp::RampArgs),
+}
+
+/// Dispatch a parsed command line; returns the process exit code.
+pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Demo(a) => demo::run(a, command_line),
+        Command::Run(a) => run::run(a, command_line),
+        Command::Ramp(a) => ramp::run(a, command_line),
+    }
+}
+
+/// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
+pub fn ctrl_c_stop() -> Stop {
+    let stop = Stop::default();
+    let s = stop.clone();
+    let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
+        rt.block_on(async {
+            #[cfg(unix)]
+            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
+            loop {
+                #[cfg(unix)]
+                let term_fut = async {
+                    match term.as_mut() {
+                        Some(t) => {
+                            t.recv().await;
+                        }
+                        None => std::future::pending().await,
+                    }
+                };
+                #[cfg(not(unix))]
+                let term_fut = std::future::pending::<()>();
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term_fut => {}
+                }
+                if s.is_triggered() {
+                    eprintln!("\nStopped again: exiting without waiting.");
+                    std::process::exit(130);
+                }
+                eprintln!("\nStopping: ending the current step and writing what was measured (Ctrl-C again to quit at once)...");
+                s.trigger();
+            }
+        });
+    });
+    stop
+}

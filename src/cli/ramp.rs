@@ -1,0 +1,140 @@
+//! `hakaru ramp`: drnbench-request-response's progressive benchmark; its flags work as they are.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use super::args::{parse_duration, RequestArgs};
+use crate::console::Console;
+use crate::engine::StepSpec;
+use crate::ramp::{self, client_steps, RunSpec};
+
+#[derive(Args, Debug)]
+pub struct RampArgs {
+    /// Clients in the first step (0 runs 1 client, as in drnbench).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub start_n_clients: usize,
+
+    /// Clients in the last step. With --rate: the connections each step may use.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub end_n_clients: usize,
+
+    /// Clients added at each step.
+    #[arg(long, default_value_t = 1, value_name = "COUNT")]
+    pub step: usize,
+
+    /// Duration of each step (seconds, or 30s, 2m).
+    #[arg(long, default_value = "30", value_parser = parse_duration)]
+    pub duration: Duration,
+
+    /// Pause between steps (seconds, or 10s).
+    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    pub interval: Duration,
+
+    /// Open model: one step per rate (req/s). A list (100,200,400) or a ramp START:END:STEP.
+    #[arg(long, value_name = "RATES")]
+    pub rate: Option<String>,
+
+    /// Where to write the CSV result (the JSON result goes beside it).
+    #[arg(short = 'o', long, default_value = "hakaru-result.csv")]
+    pub output_path: PathBuf,
+
+    #[command(flatten)]
+    pub request: RequestArgs,
+}
+
+/// "100,200,400" or "100:1000:100" (and mixes of both) into a list of rates.
+pub fn parse_rates(s: &str) -> Result<Vec<f64>> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let nums: Vec<f64> = part
+            .split(':')
+            .map(|n| n.trim().parse::<f64>().map_err(|_| anyhow::anyhow!("--rate: \"{n}\" in \"{part}\" is not a number")))
+            .collect::<Result<_>>()?;
+        match nums[..] {
+            [r] => out.push(r),
+            [a, b, step] => {
+                if !(step > 0.0) || b < a {
+                    bail!("--rate {part}: expected START:END:STEP with END >= START and STEP > 0");
+                }
+                let mut r = a;
+                while r <= b + 1e-9 && out.len() < 10_000 {
+                    out.push(r);
+                    r += step;
+                }
+            }
+            _ => bail!("--rate: \"{part}\" is neither a rate nor START:END:STEP"),
+        }
+    }
+    if out.is_empty() {
+        bail!("--rate: no rates given");
+    }
+    if let Some(bad) = out.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+        bail!("--rate: every rate must be positive, found {bad}");
+    }
+    Ok(out)
+}
+
+pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
+    if args.step == 0 {
+        bail!("--step must be at least 1");
+    }
+    if args.end_n_clients < args.start_n_clients {
+        bail!("--end-n-clients ({}) is below --start-n-clients ({})", args.end_n_clients, args.start_n_clients);
+    }
+    if args.duration.is_zero() {
+        bail!("--duration must be positive");
+    }
+    let steps: Vec<StepSpec> = match &args.rate {
+        Some(r) => parse_rates(r)?
+            .into_iter()
+            .map(|rate| StepSpec { n_clients: args.end_n_clients.max(1), duration: Some(args.duration), n_requests: None, rate: Some(rate) })
+            .collect(),
+        None => client_steps(args.start_n_clients, args.end_n_clients, args.step)
+            .into_iter()
+            .map(|n| StepSpec { n_clients: n, duration: Some(args.duration), n_requests: None, rate: None })
+            .collect(),
+    };
+    let prepared = args.request.prepare(args.end_n_clients)?;
+    let mut settings = prepared.settings.clone();
+    settings.duration_s = Some(args.duration.as_secs_f64());
+    settings.interval_s = args.interval.as_secs_f64();
+    if args.rate.is_some() {
+        settings.model = "open".into();
+    }
+    let spec = RunSpec {
+        mode: "ramp".into(),
+        command_line,
+        steps,
+        interval: args.interval,
+        settings,
+        outputs: args.request.outputs(Some(&args.output_path), prepared.format),
+    };
+    let stop = super::ctrl_c_stop();
+    let mut console = Console::new(true, args.request.n_slow_requests, args.request.n_fast_requests);
+    let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
+    if let Some(out) = &spec.outputs {
+        println!("Results: {} and {}", out.csv.display(), out.json.display());
+    }
+    if run.partial {
+        eprintln!("Interrupted: {} finished step(s) kept; the last one is marked partial.", run.steps.len());
+        return Ok(130);
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rate_lists_and_ramps() {
+        assert_eq!(parse_rates("100,200").unwrap(), vec![100.0, 200.0]);
+        assert_eq!(parse_rates("100:300:100").unwrap(), vec![100.0, 200.0, 300.0]);
+        assert!(parse_rates("0").is_err());
+        assert!(parse_rates("5:1:1").is_err());
+        assert!(parse_rates("a").is_err());
+    }
+}

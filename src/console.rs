@@ -1,0 +1,81 @@
+//! What a person sees while a run goes: a live progress line on stderr (only on a
+//! terminal), each finished step's row and its slowest/fastest requests on stdout.
+
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use crate::engine::{Progress, StepSpec};
+use crate::ramp::Observer;
+use crate::report::text;
+use crate::result::{RunResult, StepResult};
+
+pub struct Console {
+    /// Print each step's row and details (ramp) rather than waiting for the summary (run).
+    pub rows: bool,
+    pub n_slow: usize,
+    pub n_fast: usize,
+    live: bool,
+    step_label: String,
+    last_len: usize,
+}
+
+impl Console {
+    pub fn new(rows: bool, n_slow: usize, n_fast: usize) -> Self {
+        Console { rows, n_slow, n_fast, live: std::io::stderr().is_terminal(), step_label: String::new(), last_len: 0 }
+    }
+
+    fn clear_live(&mut self) {
+        if self.live && self.last_len > 0 {
+            eprint!("\r{}\r", " ".repeat(self.last_len));
+            self.last_len = 0;
+        }
+    }
+}
+
+fn describe(spec: &StepSpec) -> String {
+    match spec.rate {
+        Some(r) => format!("{r} req/s over {} connections", spec.n_clients.max(1)),
+        None => format!("{} clients", spec.n_clients.max(1)),
+    }
+}
+
+impl Observer for Console {
+    fn step_started(&mut self, index: usize, of: usize, spec: &StepSpec) {
+        self.step_label = format!("step {}/{of}: {}", index + 1, describe(spec));
+        if self.rows {
+            eprintln!("Running {}...", self.step_label);
+        }
+    }
+
+    fn progress(&mut self, spec: &StepSpec, p: Progress) {
+        if !self.live {
+            return;
+        }
+        let secs = p.elapsed.as_secs_f64();
+        let of = match (spec.duration, spec.n_requests) {
+            (Some(d), _) => format!(" / {:.0} s", d.as_secs_f64()),
+            _ => String::new(),
+        };
+        let of_n = spec.n_requests.map(|n| format!(" / {n}")).unwrap_or_default();
+        let line = format!("  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s", self.step_label, p.finished, p.finished as f64 / secs.max(1e-9));
+        let pad = self.last_len.saturating_sub(line.len());
+        eprint!("\r{line}{}", " ".repeat(pad));
+        let _ = std::io::stderr().flush();
+        self.last_len = line.len();
+    }
+
+    fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
+        self.clear_live();
+        if self.rows {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", text::step_row(step));
+            let _ = writeln!(out, "{}", text::step_detail(step, &run.requests, self.n_slow, self.n_fast));
+        }
+    }
+
+    fn interval(&mut self, d: Duration) {
+        if self.rows && self.live {
+            eprintln!("  (interval {:.1} s)", d.as_secs_f64());
+        }
+    }
+}

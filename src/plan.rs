@@ -1,0 +1,489 @@
+//! The plan: patterns resolved against the command line's defaults into encoded
+//! requests, each bound to a target (scheme, host, port) whose address was resolved
+//! once, before any load is sent. Also the [`Picker`] that draws the next request.
+//!
+//! Everything expensive happens here, once: the engine only copies prepared bytes
+//! onto sockets.
+
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::pattern::{self, Group, Pattern, PatternSet};
+use crate::result::RequestInfo;
+
+/// Defaults from the command line for whatever a pattern leaves out.
+#[derive(Debug, Clone)]
+pub struct Defaults {
+    /// Requests without their own host go round-robin over these.
+    pub hosts: Vec<String>,
+    pub port: u16,
+    pub path: String,
+    pub method: String,
+    pub timeout: Duration,
+    pub https: bool,
+    /// Added to every request (`-H`), after the pattern's own headers.
+    pub headers: Vec<(String, String)>,
+    /// Body for requests whose pattern has none (`-b`, `--body-file`).
+    pub body: Option<Vec<u8>>,
+    /// `-T`: Content-Type for requests with a body.
+    pub content_type: Option<String>,
+    pub keep_alive: bool,
+}
+
+impl Default for Defaults {
+    fn default() -> Self {
+        Defaults {
+            hosts: vec!["localhost".into()],
+            port: 80,
+            path: "/".into(),
+            method: "GET".into(),
+            timeout: Duration::from_secs(5),
+            https: false,
+            headers: Vec::new(),
+            body: None,
+            content_type: None,
+            keep_alive: true,
+        }
+    }
+}
+
+/// A host the run talks to, resolved once.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub https: bool,
+    pub host: String,
+    pub port: u16,
+    pub addrs: Vec<SocketAddr>,
+}
+
+impl Target {
+    /// "http://host:port", as shown in reports.
+    pub fn label(&self) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        if self.host.contains(':') {
+            format!("{scheme}://[{}]:{}", self.host, self.port)
+        } else {
+            format!("{scheme}://{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// One request ready to be written to a socket.
+#[derive(Debug, Clone)]
+pub struct PreparedRequest {
+    pub target: usize,
+    pub method: String,
+    /// Full URL, for the slow/fast lists.
+    pub url: String,
+    /// The whole request (head and body) as it goes on the wire.
+    pub bytes: Vec<u8>,
+    pub timeout: Duration,
+    /// HEAD: the response has headers only.
+    pub head: bool,
+}
+
+/// The order in which clients draw requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Order {
+    /// Groups by frequency, then a pattern uniformly, from a seeded generator.
+    Random,
+    /// The file's order, every pattern to every host in turn, for exact replays.
+    /// Frequencies are not applied.
+    Sequential,
+}
+
+#[derive(Debug, Clone)]
+struct PlanGroup {
+    /// Per pattern: one request per host it may go to (several only when it falls
+    /// back to the default hosts).
+    patterns: Vec<Vec<usize>>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub source: String,
+    pub targets: Vec<Target>,
+    pub requests: Vec<PreparedRequest>,
+    groups: Vec<PlanGroup>,
+    /// Cumulative group frequencies scaled to u64, for a branch-free draw.
+    thresholds: Vec<u64>,
+    /// Sequential order: every (pattern, host) pair in file order.
+    sequence: Vec<usize>,
+    pub n_patterns: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("{source_name}: {message}")]
+    Pattern { source_name: String, message: String },
+    #[error("cannot resolve host \"{host}\" ({origin}): {message}")]
+    Resolve { host: String, origin: String, message: String },
+    #[error("{0}")]
+    Invalid(String),
+}
+
+impl Plan {
+    pub fn build(set: &PatternSet, defaults: &Defaults) -> Result<Plan, PlanError> {
+        if defaults.hosts.is_empty() {
+            return Err(PlanError::Invalid("--default-hosts is empty".into()));
+        }
+        let freqs = pattern::normalized_frequencies(&set.groups);
+        let mut plan = Plan {
+            source: set.source.clone(),
+            targets: Vec::new(),
+            requests: Vec::new(),
+            groups: Vec::new(),
+            thresholds: Vec::new(),
+            sequence: Vec::new(),
+            n_patterns: 0,
+        };
+        let mut acc = 0.0;
+        for (gi, group) in set.groups.iter().enumerate() {
+            let mut pg = PlanGroup { patterns: Vec::new() };
+            for (pi, p) in group.patterns.iter().enumerate() {
+                let where_ = || match &group.name {
+                    Some(n) => format!("group \"{n}\", pattern #{}", pi + 1),
+                    None => format!("group #{}, pattern #{}", gi + 1, pi + 1),
+                };
+                let variants = plan.prepare(group, p, defaults).map_err(|e| match e {
+                    PlanError::Invalid(m) => PlanError::Pattern { source_name: set.source.clone(), message: format!("{}: {m}", where_()) },
+                    other => other,
+                })?;
+                plan.sequence.extend(&variants);
+                pg.patterns.push(variants);
+                plan.n_patterns += 1;
+            }
+            if pg.patterns.is_empty() {
+                continue;
+            }
+            acc += freqs.get(gi).copied().unwrap_or(0.0);
+            plan.groups.push(pg);
+            plan.thresholds.push((acc.min(1.0) * u64::MAX as f64) as u64);
+        }
+        if plan.requests.is_empty() {
+            return Err(PlanError::Pattern { source_name: set.source.clone(), message: "no request patterns".into() });
+        }
+        // Rounding must never leave the last group unreachable.
+        if let Some(last) = plan.thresholds.last_mut() {
+            *last = u64::MAX;
+        }
+        Ok(plan)
+    }
+
+    /// The requests one pattern expands to: one per host when it has no host of its own.
+    fn prepare(&mut self, group: &Group, p: &Pattern, d: &Defaults) -> Result<Vec<usize>, PlanError> {
+        let g = &group.defaults;
+        let raw_path = p.path.clone().or_else(|| g.path.clone()).unwrap_or_else(|| d.path.clone());
+        let method = p.method.clone().or_else(|| g.method.clone()).unwrap_or_else(|| d.method.clone()).to_ascii_uppercase();
+        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_') {
+            return Err(PlanError::Invalid(format!("\"{method}\" is not an HTTP method")));
+        }
+        let timeout_s = p.timeout.or(g.timeout);
+        let timeout = match timeout_s {
+            Some(t) if t > 0.0 && t.is_finite() => Duration::from_secs_f64(t),
+            Some(t) => return Err(PlanError::Invalid(format!("timeout must be positive, found {t}"))),
+            None => d.timeout,
+        };
+        let mut headers = g.headers.clone();
+        headers.extend(p.headers.iter().cloned());
+        headers.extend(d.headers.iter().cloned());
+        let body = p.body.clone().map(String::into_bytes).or_else(|| g.body.clone().map(String::into_bytes)).or_else(|| d.body.clone());
+
+        // An absolute URL names its own host; otherwise the pattern's, the group's, or the defaults'.
+        let (https, hosts, port, path): (bool, Vec<(String, String)>, Option<u16>, String) =
+            if let Some(url) = pattern::split_url(&raw_path) {
+                (url.https, vec![(url.host, "URL".into())], url.port, url.path)
+            } else if !raw_path.starts_with('/') {
+                return Err(PlanError::Invalid(format!("path must start with '/' or be an http(s):// URL, found \"{raw_path}\"")));
+            } else {
+                let hosts = match p.host.clone().or_else(|| g.host.clone()) {
+                    Some(h) => vec![(h, "patterns file".into())],
+                    None => d.hosts.iter().map(|h| (h.clone(), "--default-hosts".into())).collect(),
+                };
+                (d.https, hosts, p.port.or(g.port), raw_path)
+            };
+        let port = port.unwrap_or(if https && d.port == 80 { 443 } else { d.port });
+        let path = encode_path(&path);
+
+        let mut ids = Vec::with_capacity(hosts.len());
+        for (host, origin) in hosts {
+            let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+            let target = self.target_index(https, &host, port, &origin)?;
+            let host_header = host_header(&host, port, https);
+            let bytes = encode_request(&method, &path, &host_header, &headers, body.as_deref(), d.content_type.as_deref(), d.keep_alive);
+            let url = format!("{}{}", self.targets[target].label(), path);
+            self.requests.push(PreparedRequest { target, head: method == "HEAD", method: method.clone(), url, bytes, timeout });
+            ids.push(self.requests.len() - 1);
+        }
+        Ok(ids)
+    }
+
+    fn target_index(&mut self, https: bool, host: &str, port: u16, origin: &str) -> Result<usize, PlanError> {
+        if let Some(i) = self.targets.iter().position(|t| t.https == https && t.host == host && t.port == port) {
+            return Ok(i);
+        }
+        let addrs: Vec<SocketAddr> = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| PlanError::Resolve { host: host.to_string(), origin: origin.to_string(), message: e.to_string() })?
+            .collect();
+        if addrs.is_empty() {
+            return Err(PlanError::Resolve { host: host.to_string(), origin: origin.to_string(), message: "no addresses".into() });
+        }
+        self.targets.push(Target { https, host: host.to_string(), port, addrs });
+        Ok(self.targets.len() - 1)
+    }
+
+    pub fn target_labels(&self) -> Vec<String> {
+        self.targets.iter().map(Target::label).collect()
+    }
+
+    pub fn request_infos(&self) -> Vec<RequestInfo> {
+        self.requests.iter().map(|r| RequestInfo { method: r.method.clone(), url: r.url.clone() }).collect()
+    }
+
+    pub fn uses_tls(&self) -> bool {
+        self.targets.iter().any(|t| t.https)
+    }
+}
+
+fn host_header(host: &str, port: u16, https: bool) -> String {
+    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    if (https && port == 443) || (!https && port == 80) {
+        host
+    } else {
+        format!("{host}:{port}")
+    }
+}
+
+/// Percent-encode what may not appear raw in a request target (non-ASCII bytes such
+/// as Japanese search terms, controls, spaces), leaving everything else as written.
+pub fn encode_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b > 0x20 && b < 0x7f {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The request exactly as it goes on the wire.
+pub fn encode_request(
+    method: &str,
+    path: &str,
+    host: &str,
+    headers: &[(String, String)],
+    body: Option<&[u8]>,
+    content_type: Option<&str>,
+    keep_alive: bool,
+) -> Vec<u8> {
+    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
+    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    if !has("host") {
+        head.push_str(&format!("Host: {host}\r\n"));
+    }
+    if !has("user-agent") {
+        head.push_str(concat!("User-Agent: hakaru/", env!("CARGO_PKG_VERSION"), "\r\n"));
+    }
+    if !has("accept") {
+        head.push_str("Accept: */*\r\n");
+    }
+    if !keep_alive && !has("connection") {
+        head.push_str("Connection: close\r\n");
+    }
+    for (k, v) in headers {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    let needs_length = body.is_some() || matches!(method, "POST" | "PUT" | "PATCH");
+    if let Some(ct) = content_type {
+        if body.is_some() && !has("content-type") {
+            head.push_str(&format!("Content-Type: {ct}\r\n"));
+        }
+    }
+    if needs_length && !has("content-length") {
+        head.push_str(&format!("Content-Length: {}\r\n", body.map_or(0, <[u8]>::len)));
+    }
+    head.push_str("\r\n");
+    let mut bytes = head.into_bytes();
+    if let Some(b) = body {
+        bytes.extend_from_slice(b);
+    }
+    bytes
+}
+
+/// A small, fast, seedable generator (SplitMix64). Statistical quality is ample for
+/// picking requests; no cryptographic use.
+#[derive(Debug, Clone)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in 0..n (n > 0), by multiply-shift (Lemire): no division, negligible bias.
+    #[inline]
+    pub fn below(&mut self, n: usize) -> usize {
+        ((self.next_u64() as u128 * n as u128) >> 64) as usize
+    }
+}
+
+/// Draws requests for one client. Each client has its own, so nothing is shared.
+#[derive(Debug, Clone)]
+pub struct Picker {
+    order: Order,
+    rng: SplitMix64,
+    /// Round-robin over a pattern's hosts; sequential cursor.
+    turn: usize,
+}
+
+impl Picker {
+    /// Clients start at different places so that, together, hosts and (in sequential
+    /// order) patterns are covered evenly from the first request.
+    pub fn new(order: Order, seed: u64, client: usize) -> Self {
+        let mix = SplitMix64::new(seed ^ (client as u64).wrapping_mul(0xA24B_AED4_963E_E407)).next_u64();
+        Picker { order, rng: SplitMix64::new(mix), turn: client }
+    }
+
+    #[inline]
+    pub fn next(&mut self, plan: &Plan) -> usize {
+        match self.order {
+            Order::Sequential => {
+                let id = plan.sequence[self.turn % plan.sequence.len()];
+                self.turn = self.turn.wrapping_add(1);
+                id
+            }
+            Order::Random => {
+                let g = if plan.groups.len() == 1 {
+                    0
+                } else {
+                    let x = self.rng.next_u64();
+                    plan.thresholds.partition_point(|&t| t < x).min(plan.groups.len() - 1)
+                };
+                let patterns = &plan.groups[g].patterns;
+                let variants = &patterns[self.rng.below(patterns.len())];
+                let v = variants[self.turn % variants.len()];
+                self.turn = self.turn.wrapping_add(1);
+                v
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(groups: Vec<Group>) -> PatternSet {
+        PatternSet { source: "test".into(), groups }
+    }
+
+    fn paths(ps: &[&str]) -> Vec<Pattern> {
+        ps.iter().map(|p| Pattern { path: Some(p.to_string()), ..Default::default() }).collect()
+    }
+
+    fn defaults(hosts: &[&str]) -> Defaults {
+        Defaults { hosts: hosts.iter().map(|h| h.to_string()).collect(), port: 10041, ..Defaults::default() }
+    }
+
+    #[test]
+    fn encodes_get_exactly() {
+        let b = encode_request("GET", "/d/status", "127.0.0.1:10041", &[], None, None, true);
+        let expected = format!("GET /d/status HTTP/1.1\r\nHost: 127.0.0.1:10041\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\n\r\n", env!("CARGO_PKG_VERSION"));
+        assert_eq!(String::from_utf8(b).unwrap(), expected);
+    }
+
+    #[test]
+    fn encodes_post_with_body_and_close() {
+        let b = encode_request("POST", "/d/load", "h", &[("X-A".into(), "1".into())], Some(b"[1]"), Some("application/json"), false);
+        let s = String::from_utf8(b).unwrap();
+        assert!(s.contains("Connection: close\r\n"));
+        assert!(s.contains("X-A: 1\r\n"));
+        assert!(s.contains("Content-Type: application/json\r\n"));
+        assert!(s.ends_with("Content-Length: 3\r\n\r\n[1]"));
+    }
+
+    #[test]
+    fn non_ascii_paths_are_percent_encoded() {
+        assert_eq!(encode_path("/d/select?query=検索 x"), "/d/select?query=%E6%A4%9C%E7%B4%A2%20x");
+        assert_eq!(encode_path("/a?b=%E6&c=d"), "/a?b=%E6&c=d");
+    }
+
+    #[test]
+    fn default_hosts_round_robin() {
+        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a"]), ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        assert_eq!(plan.targets.len(), 2);
+        let mut p = Picker::new(Order::Random, 1, 0);
+        let hosts: Vec<usize> = (0..4).map(|_| plan.requests[p.next(&plan)].target).collect();
+        assert_eq!(hosts, vec![0, 1, 0, 1]);
+        assert_eq!(plan.requests[0].url, "http://127.0.0.1:10041/a");
+    }
+
+    #[test]
+    fn own_host_and_url_patterns_keep_their_host() {
+        let mut pats = paths(&["http://127.0.0.3:8080/x"]);
+        pats.push(Pattern { path: Some("/y".into()), host: Some("127.0.0.4".into()), port: Some(81), ..Default::default() });
+        let plan = Plan::build(&set(vec![Group { patterns: pats, ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        let labels = plan.target_labels();
+        assert_eq!(labels, vec!["http://127.0.0.3:8080", "http://127.0.0.4:81"]);
+    }
+
+    #[test]
+    fn frequencies_shape_the_draw() {
+        let g1 = Group { frequency: Some(0.9), patterns: paths(&["/often"]), ..Default::default() };
+        let g2 = Group { frequency: Some(0.1), patterns: paths(&["/rarely"]), ..Default::default() };
+        let plan = Plan::build(&set(vec![g1, g2]), &defaults(&["127.0.0.1"])).unwrap();
+        let mut p = Picker::new(Order::Random, 42, 0);
+        let n = 100_000;
+        let often = (0..n).filter(|_| plan.requests[p.next(&plan)].url.ends_with("/often")).count();
+        let share = often as f64 / n as f64;
+        assert!((share - 0.9).abs() < 0.01, "share {share}");
+    }
+
+    #[test]
+    fn same_seed_same_requests() {
+        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a", "/b", "/c", "/d"]), ..Default::default() }]), &defaults(&["127.0.0.1"])).unwrap();
+        let draw = |seed| {
+            let mut p = Picker::new(Order::Random, seed, 3);
+            (0..50).map(|_| p.next(&plan)).collect::<Vec<_>>()
+        };
+        assert_eq!(draw(7), draw(7));
+        assert_ne!(draw(7), draw(8));
+    }
+
+    #[test]
+    fn sequential_replays_file_order_over_every_host() {
+        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a", "/b"]), ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        let mut p = Picker::new(Order::Sequential, 0, 0);
+        let urls: Vec<String> = (0..5).map(|_| plan.requests[p.next(&plan)].url.clone()).collect();
+        assert_eq!(
+            urls,
+            vec!["http://127.0.0.1:10041/a", "http://127.0.0.2:10041/a", "http://127.0.0.1:10041/b", "http://127.0.0.2:10041/b", "http://127.0.0.1:10041/a"]
+        );
+    }
+
+    #[test]
+    fn unresolvable_host_is_named() {
+        let err = Plan::build(&set(vec![Group { patterns: paths(&["/a"]), ..Default::default() }]), &defaults(&["no-such-host.invalid"])).unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("no-such-host.invalid") && msg.contains("--default-hosts"), "{msg}");
+    }
+
+    #[test]
+    fn bad_method_names_the_pattern() {
+        let p = Pattern { path: Some("/a".into()), method: Some("GE T".into()), ..Default::default() };
+        let err = Plan::build(&set(vec![Group { name: Some("search".into()), patterns: vec![p], ..Default::default() }]), &defaults(&["127.0.0.1"])).unwrap_err();
+        assert!(err.to_string().contains("group \"search\", pattern #1"), "{err}");
+    }
+}

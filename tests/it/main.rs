@@ -1,0 +1,8 @@
+//! hakaru's integration tests: one binary, real servers on loopback.
+
+mod util;
+
+mod bad_input;
+mod nginx;
+mod ramp;
+mod run;

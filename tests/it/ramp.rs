@@ -1,0 +1,97 @@
+//! `hakaru ramp`: the tutorial's command, results written after every step, Ctrl-C.
+
+use std::time::Duration;
+
+use crate::util::*;
+
+#[test]
+fn tutorial_command_runs_with_only_the_name_changed() {
+    let t = target();
+    let dir = TempDir::new("tutorial");
+    let patterns = dir.write("patterns.txt", "/\n/bytes/100\n\n/status/200\n");
+    let csv = dir.path("result.csv");
+    // The tutorial's flags, with shorter steps so the test stays quick.
+    let out = ok(&run(&[
+        "ramp",
+        "--step=2",
+        "--start-n-clients=0",
+        "--end-n-clients=6",
+        "--duration=0.3",
+        "--interval=0.1",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        &format!("--output-path={}", csv.display()),
+    ]));
+    let (h, rows) = read_csv(&csv);
+    let clients: Vec<f64> = rows.iter().map(|r| col(&h, r, "n_clients")).collect();
+    assert_eq!(clients, vec![1.0, 2.0, 4.0, 6.0]);
+    for r in &rows {
+        assert_eq!(col(&h, r, "200"), 100.0);
+        assert!(col(&h, r, "queries_per_second") > 0.0);
+        assert!(col(&h, r, "min_elapsed_time") <= col(&h, r, "average_elapsed_time"));
+        assert!(col(&h, r, "average_elapsed_time") <= col(&h, r, "max_elapsed_time"));
+    }
+    let v = read_json(&dir.path("result.json"));
+    assert_eq!(v["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(v["mode"], "ramp");
+    assert_eq!(v["partial"], false);
+    // Each step's histogram is kept so reports can be redrawn.
+    assert!(v["steps"][3]["histogram"].as_str().unwrap().len() > 10);
+    // The per-step report, as drnbench prints it.
+    assert!(out.contains("Top 5 slow requests:"), "{out}");
+    assert!(out.contains("Top 5 fast requests:"), "{out}");
+}
+
+#[test]
+fn drnbench_format_writes_drnbench_columns_only() {
+    let t = target();
+    let dir = TempDir::new("drnfmt");
+    let csv = dir.path("r.csv");
+    ok(&run(&[
+        "ramp",
+        "--end-n-clients=2",
+        "--duration=0.2",
+        "--interval=0",
+        "--format=drnbench",
+        &format!("http://{}/", t.addr),
+        &format!("--output-path={}", csv.display()),
+    ]));
+    let (h, rows) = read_csv(&csv);
+    assert_eq!(h, ["n_clients", "total_n_requests", "queries_per_second", "min_elapsed_time", "max_elapsed_time", "average_elapsed_time", "200"]);
+    assert_eq!(rows.len(), 2);
+}
+
+#[test]
+fn ctrl_c_keeps_finished_steps() {
+    let t = target();
+    let dir = TempDir::new("ctrlc");
+    let csv = dir.path("r.csv");
+    let child = hakaru()
+        .args(["ramp", "--start-n-clients=1", "--end-n-clients=50", "--duration=0.5", "--interval=0"])
+        .arg(format!("http://{}/", t.addr))
+        .arg(format!("--output-path={}", csv.display()))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    // Wait until at least one step is on disk, then interrupt.
+    let json = dir.path("r.json");
+    let start = std::time::Instant::now();
+    while !json.exists() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let st = std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = read_json(&json);
+    let steps = v["steps"].as_array().unwrap();
+    assert!(!steps.is_empty() && steps.len() < 50, "{} steps", steps.len());
+    assert_eq!(v["partial"], true);
+    let (_, rows) = read_csv(&csv);
+    assert_eq!(rows.len(), steps.len());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Interrupted"));
+}

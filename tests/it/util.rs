@@ -1,0 +1,206 @@
+//! Test harness: the hakaru binary, the embedded target in-process, and real servers
+//! (nginx, Groonga) started on loopback in a temp dir and stopped by PID.
+
+#![allow(dead_code)]
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use hakaru::target::basic::start_basic;
+use hakaru::target::server::{RunningServer, ServerOptions};
+
+pub fn hakaru() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_hakaru"));
+    c.stdin(Stdio::null());
+    c
+}
+
+/// Run hakaru with `args`; returns the output (stdout, stderr, status).
+pub fn run(args: &[&str]) -> Output {
+    hakaru().args(args).output().expect("hakaru runs")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// Assert success and show both streams when it is not.
+pub fn ok(o: &Output) -> String {
+    assert!(o.status.success(), "hakaru failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+    stdout(o)
+}
+
+pub fn target() -> RunningServer {
+    start_basic("127.0.0.1:0".parse().unwrap(), ServerOptions { keep_alive: true, threads: 1 }).expect("embedded target starts")
+}
+
+pub fn target_at(addr: SocketAddr, keep_alive: bool) -> RunningServer {
+    start_basic(addr, ServerOptions { keep_alive, threads: 1 }).expect("embedded target starts")
+}
+
+/// A fresh temp dir, removed on drop.
+pub struct TempDir(pub PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("hakaru-test-{name}-{}-{}", std::process::id(), rand_suffix()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    pub fn write(&self, name: &str, text: &str) -> PathBuf {
+        let p = self.path(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn rand_suffix() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    t ^ (N.fetch_add(1, Ordering::Relaxed) << 32)
+}
+
+/// A port that was free a moment ago (for servers that cannot bind port 0 and report it).
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+pub fn wait_for_port(port: u16, child: &mut Child, what: &str) {
+    let start = Instant::now();
+    while start.elapsed() < Duration::from_secs(15) {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{what} exited before listening: {status}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{what} did not listen on port {port} within 15 s");
+}
+
+/// Is an external program installed? In CI it must be (`.ci/run` installs it): a
+/// missing one fails there instead of silently skipping the test.
+pub fn have(program: &str) -> bool {
+    let found = Command::new("sh").arg("-c").arg(format!("command -v {program}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    if !found {
+        assert!(std::env::var_os("CI").is_none(), "{program} is not installed, but CI must run this test (.ci/run installs it)");
+        eprintln!("skipped: {program} is not installed");
+    }
+    found
+}
+
+/// A child process we started, killed by its PID when dropped.
+pub struct Server {
+    pub child: Child,
+    pub port: u16,
+    pub dir: TempDir,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// nginx serving `files` (name → content) on a loopback port, in the foreground, one
+/// process (so the PID we hold is the server). With `tls`, it serves https with a
+/// self-signed certificate for 127.0.0.1 (returned in the dir as cert.pem).
+pub fn nginx(files: &[(&str, &[u8])], tls: bool) -> Server {
+    let dir = TempDir::new("nginx");
+    let root = dir.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    for (name, content) in files {
+        std::fs::write(root.join(name), content).unwrap();
+    }
+    let port = free_port();
+    let listen = if tls {
+        make_certificates(&dir);
+        format!(
+            "listen 127.0.0.1:{port} ssl; ssl_certificate {}; ssl_certificate_key {};",
+            dir.path("cert.pem").display(),
+            dir.path("key.pem").display()
+        )
+    } else {
+        format!("listen 127.0.0.1:{port};")
+    };
+    let d = dir.0.display();
+    let user = if is_root() { "user root root;" } else { "" };
+    let conf = format!(
+        "{user}\nworker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests 1000000;\n\
+         server {{\n    {listen}\n    root {};\n    location /chunked {{ default_type text/plain; chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; }}\n  }}\n}}\n",
+        root.display()
+    );
+    let conf_path = dir.write("nginx.conf", &conf);
+    let mut child = Command::new("nginx")
+        .arg("-p")
+        .arg(&dir.0)
+        .arg("-c")
+        .arg(&conf_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("nginx starts");
+    wait_for_port(port, &mut child, "nginx");
+    Server { child, port, dir }
+}
+
+/// A CA (ca.pem) and a server certificate it signed for 127.0.0.1 (cert.pem, key.pem).
+fn make_certificates(dir: &TempDir) {
+    let openssl = |args: &[&str]| {
+        let st = Command::new("openssl").args(args).current_dir(&dir.0).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("openssl runs");
+        assert!(st.success(), "openssl {args:?} failed");
+    };
+    openssl(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=hakaru test CA", "-keyout", "ca-key.pem", "-out", "ca.pem"]);
+    openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "key.pem", "-out", "server.csr"]);
+    std::fs::write(dir.path("ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n").unwrap();
+    openssl(&["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "cert.pem"]);
+}
+
+pub fn is_root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
+        .unwrap_or(false)
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
+}
+
+/// Parse a CSV into (header, rows).
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut lines = text.lines();
+    let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    (header, rows)
+}
+
+pub fn col(header: &[String], row: &[String], name: &str) -> f64 {
+    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    row[i].parse().unwrap_or_else(|_| panic!("column {name}: {:?} is not a number", row[i]))
+}
