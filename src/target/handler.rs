@@ -50,7 +50,16 @@ impl Response {
 }
 
 /// Answers requests. Called from the server's worker threads; a handler that does
-/// blocking work (SQLite) should keep it short, the server runs it on a blocking-safe thread.
+/// blocking work (SQLite) should keep it short and say so with [`Handler::may_block`],
+/// so the server runs it on a blocking-safe thread.
 pub trait Handler: Send + Sync + 'static {
     fn handle(&self, req: &Request<'_>) -> Response;
+
+    /// True when `handle` may block its thread for more than a few microseconds (disk,
+    /// SQLite, locks). The server then calls it through `tokio::task::block_in_place`,
+    /// which keeps other connections moving but costs a thread hand-off per request;
+    /// fast in-memory handlers leave this `false`.
+    fn may_block(&self) -> bool {
+        false
+    }
 }

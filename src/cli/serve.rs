@@ -1,0 +1,69 @@
+//! `hakaru serve`: run the embedded target until Ctrl-C or SIGTERM.
+//!
+//! Prints `hakaru target listening on http://ADDR` (flushed) once the port is bound, so
+//! scripts and tests started with `--bind 127.0.0.1:0` can read the real port.
+
+use std::io::Write;
+use std::net::SocketAddr;
+
+use anyhow::Context;
+
+use crate::target::basic::start_basic;
+use crate::target::server::{check_bind, ServerOptions, ShutdownSignal};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Address to listen on; port 0 picks a free port (printed at start).
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub bind: SocketAddr,
+
+    /// Answer every request with `Connection: close` and close the connection.
+    #[arg(long)]
+    pub no_keep_alive: bool,
+
+    /// Worker threads; 0 = one per core.
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+
+    /// Allow a non-loopback --bind address (benchmarks on shared machines should not).
+    #[arg(long)]
+    pub allow_remote: bool,
+
+    /// Serve the search target (full-text search over generated documents) instead of
+    /// the basic endpoints.
+    #[arg(long)]
+    pub search: bool,
+
+    /// Number of generated documents for --search.
+    #[arg(long, requires = "search")]
+    pub documents: Option<u64>,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.search {
+        anyhow::bail!("--search: the search target is not built yet");
+    }
+    check_bind(args.bind, args.allow_remote)?;
+    let opts = ServerOptions {
+        keep_alive: !args.no_keep_alive,
+        threads: args.threads,
+    };
+    // A small runtime of our own only waits for the signal; the server has its own.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("building the signal runtime")?;
+    let mut signal = {
+        let _guard = runtime.enter();
+        ShutdownSignal::new().context("installing the SIGINT/SIGTERM handlers")?
+    };
+    let server = start_basic(args.bind, opts)
+        .with_context(|| format!("--bind {}: cannot listen", args.bind))?;
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "hakaru target listening on http://{}", server.addr)?;
+    stdout.flush()?;
+    drop(stdout);
+    runtime.block_on(signal.recv());
+    server.stop();
+    Ok(0)
+}
