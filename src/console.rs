@@ -21,7 +21,14 @@ pub struct Console {
 
 impl Console {
     pub fn new(rows: bool, n_slow: usize, n_fast: usize) -> Self {
-        Console { rows, n_slow, n_fast, live: std::io::stderr().is_terminal(), step_label: String::new(), last_len: 0 }
+        Console {
+            rows,
+            n_slow,
+            n_fast,
+            live: std::io::stderr().is_terminal(),
+            step_label: String::new(),
+            last_len: 0,
+        }
     }
 
     fn clear_live(&mut self) {
@@ -56,8 +63,16 @@ impl Observer for Console {
             (Some(d), _) => format!(" / {:.0} s", d.as_secs_f64()),
             _ => String::new(),
         };
-        let of_n = spec.n_requests.map(|n| format!(" / {n}")).unwrap_or_default();
-        let line = format!("  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s", self.step_label, p.finished, p.finished as f64 / secs.max(1e-9));
+        let of_n = spec
+            .n_requests
+            .map(|n| format!(" / {n}"))
+            .unwrap_or_default();
+        let line = format!(
+            "  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s",
+            self.step_label,
+            p.finished,
+            p.finished as f64 / secs.max(1e-9)
+        );
         let pad = self.last_len.saturating_sub(line.len());
         eprint!("\r{line}{}", " ".repeat(pad));
         let _ = std::io::stderr().flush();
@@ -69,7 +84,11 @@ impl Observer for Console {
         if self.rows {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", text::step_row(step));
-            let _ = writeln!(out, "{}", text::step_detail(step, &run.requests, self.n_slow, self.n_fast));
+            let _ = writeln!(
+                out,
+                "{}",
+                text::step_detail(step, &run.requests, self.n_slow, self.n_fast)
+            );
         }
     }
 

@@ -87,7 +87,12 @@ struct StopInner {
 
 impl Default for Stop {
     fn default() -> Self {
-        Stop(Arc::new(StopInner { flag: AtomicBool::new(false), watch: watch::Sender::new(false), lock: Mutex::new(()), cond: Condvar::new() }))
+        Stop(Arc::new(StopInner {
+            flag: AtomicBool::new(false),
+            watch: watch::Sender::new(false),
+            lock: Mutex::new(()),
+            cond: Condvar::new(),
+        }))
     }
 }
 
@@ -112,7 +117,12 @@ impl Stop {
             if now >= end {
                 return false;
             }
-            guard = self.0.cond.wait_timeout(guard, end - now).unwrap_or_else(|e| e.into_inner()).0;
+            guard = self
+                .0
+                .cond
+                .wait_timeout(guard, end - now)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
         }
         true
     }
@@ -142,7 +152,10 @@ struct Schedule {
 impl Schedule {
     fn due(&self, j: u64) -> (u64, Instant) {
         let i = j * self.k + self.w;
-        (i, self.t0 + Duration::from_secs_f64(i as f64 * self.interval_s))
+        (
+            i,
+            self.t0 + Duration::from_secs_f64(i as f64 * self.interval_s),
+        )
     }
 
     /// Requests of this worker that were due before `t` (and within the limit).
@@ -175,9 +188,20 @@ struct Worker {
 }
 
 /// Run one step and return what it measured. Blocks the calling thread.
-pub fn run_step(plan: &Arc<Plan>, cfg: &EngineConfig, spec: &StepSpec, stop: &Stop, on_progress: &mut dyn FnMut(Progress)) -> StepRun {
+pub fn run_step(
+    plan: &Arc<Plan>,
+    cfg: &EngineConfig,
+    spec: &StepSpec,
+    stop: &Stop,
+    on_progress: &mut dyn FnMut(Progress),
+) -> StepRun {
     let n_clients = spec.n_clients.max(1);
-    let threads = if cfg.threads == 0 { sysinfo::cpus() } else { cfg.threads }.clamp(1, n_clients);
+    let threads = if cfg.threads == 0 {
+        sysinfo::cpus()
+    } else {
+        cfg.threads
+    }
+    .clamp(1, n_clients);
     let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
     let budget = match (spec.n_requests, spec.rate) {
         (Some(n), None) => Some(Arc::new(AtomicU64::new(n))),
@@ -215,7 +239,10 @@ pub fn run_step(plan: &Arc<Plan>, cfg: &EngineConfig, spec: &StepSpec, stop: &St
         let handle = std::thread::Builder::new()
             .name(format!("hakaru-worker-{w}"))
             .spawn(move || {
-                let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("building a single-threaded runtime");
+                let rt = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("building a single-threaded runtime");
                 let result = run_worker(&rt, worker, clients, stop_rx);
                 let _ = tx.send(result);
             })
@@ -236,7 +263,10 @@ pub fn run_step(plan: &Arc<Plan>, cfg: &EngineConfig, spec: &StepSpec, stop: &St
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-                on_progress(Progress { elapsed: t0.elapsed(), finished });
+                on_progress(Progress {
+                    elapsed: t0.elapsed(),
+                    finished,
+                });
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break, // a worker panicked; keep what the others measured
         }
@@ -253,11 +283,19 @@ pub fn run_step(plan: &Arc<Plan>, cfg: &EngineConfig, spec: &StepSpec, stop: &St
     }
 }
 
-fn run_worker(rt: &tokio::runtime::Runtime, worker: Worker, clients: Vec<usize>, mut stop_rx: watch::Receiver<bool>) -> (Recorder, Instant) {
+fn run_worker(
+    rt: &tokio::runtime::Runtime,
+    worker: Worker,
+    clients: Vec<usize>,
+    mut stop_rx: watch::Receiver<bool>,
+) -> (Recorder, Instant) {
     let worker = Rc::new(worker);
     let local = tokio::task::LocalSet::new();
     let end = local.block_on(rt, async {
-        let mut tasks: Vec<_> = clients.into_iter().map(|c| tokio::task::spawn_local(client_loop(worker.clone(), c))).collect();
+        let mut tasks: Vec<_> = clients
+            .into_iter()
+            .map(|c| tokio::task::spawn_local(client_loop(worker.clone(), c)))
+            .collect();
         let all_done = async {
             for t in tasks.iter_mut() {
                 let _ = t.await;
@@ -312,7 +350,9 @@ async fn client_loop(w: Rc<Worker>, client: usize) {
             }
             None => {
                 if let Some(b) = &w.budget {
-                    if b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
+                    if b.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+                        .is_err()
+                    {
                         return;
                     }
                 }
@@ -339,7 +379,13 @@ async fn client_loop(w: Rc<Worker>, client: usize) {
                 Outcome::Status(s) => s,
                 Outcome::Error(_) => 0,
             };
-            rec.record(req.target, outcome, latency, || RequestSample { elapsed_s: latency.as_secs_f64(), request: id, status, client, index });
+            rec.record(req.target, outcome, latency, || RequestSample {
+                elapsed_s: latency.as_secs_f64(),
+                request: id,
+                status,
+                client,
+                index,
+            });
         }
         counter.fetch_add(1, Ordering::Relaxed);
         index += 1;
@@ -410,12 +456,22 @@ mod tests {
     #[test]
     fn schedule_splits_due_times_between_workers() {
         let t0 = Instant::now();
-        let s = |w| Schedule { t0, interval_s: 0.01, k: 2, w, next_j: Cell::new(0), limit: None };
+        let s = |w| Schedule {
+            t0,
+            interval_s: 0.01,
+            k: 2,
+            w,
+            next_j: Cell::new(0),
+            limit: None,
+        };
         // 100 requests due in the first second: 50 for each worker.
         let at = t0 + Duration::from_secs(1);
         assert_eq!(s(0).due_before(at) + s(1).due_before(at), 100);
         assert_eq!(s(1).due(3).0, 7);
-        let limited = Schedule { limit: Some(15), ..s(0) };
+        let limited = Schedule {
+            limit: Some(15),
+            ..s(0)
+        };
         assert_eq!(limited.due_before(at), 8);
     }
 

@@ -62,7 +62,9 @@ pub struct Response {
 pub enum WireError {
     Io(io::Error),
     /// The connection ended before a whole response; `started` says whether any byte came.
-    Eof { started: bool },
+    Eof {
+        started: bool,
+    },
     Malformed(&'static str),
 }
 
@@ -72,7 +74,10 @@ impl WireError {
             WireError::Malformed(_) => ErrorKind::Malformed,
             WireError::Eof { .. } => ErrorKind::Reset,
             WireError::Io(e) => match e.kind() {
-                io::ErrorKind::ConnectionReset | io::ErrorKind::ConnectionAborted | io::ErrorKind::BrokenPipe | io::ErrorKind::UnexpectedEof => ErrorKind::Reset,
+                io::ErrorKind::ConnectionReset
+                | io::ErrorKind::ConnectionAborted
+                | io::ErrorKind::BrokenPipe
+                | io::ErrorKind::UnexpectedEof => ErrorKind::Reset,
                 io::ErrorKind::TimedOut => ErrorKind::Timeout,
                 io::ErrorKind::InvalidData => ErrorKind::Malformed,
                 _ => ErrorKind::Io,
@@ -86,7 +91,12 @@ impl WireError {
     pub fn is_stale_connection(&self) -> bool {
         match self {
             WireError::Eof { started } => !started,
-            WireError::Io(e) => matches!(e.kind(), io::ErrorKind::ConnectionReset | io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionAborted),
+            WireError::Io(e) => matches!(
+                e.kind(),
+                io::ErrorKind::ConnectionReset
+                    | io::ErrorKind::BrokenPipe
+                    | io::ErrorKind::ConnectionAborted
+            ),
             WireError::Malformed(_) => false,
         }
     }
@@ -116,7 +126,10 @@ pub struct Opened {
 }
 
 /// Open a connection to a target: TCP, then TLS for https targets.
-pub async fn connect(target: &Target, tls: Option<&TlsConnector>) -> Result<(Conn, Opened), ErrorKind> {
+pub async fn connect(
+    target: &Target,
+    tls: Option<&TlsConnector>,
+) -> Result<(Conn, Opened), ErrorKind> {
     let t0 = Instant::now();
     let mut last = None;
     let mut tcp = None;
@@ -141,17 +154,32 @@ pub async fn connect(target: &Target, tls: Option<&TlsConnector>) -> Result<(Con
         let connector = tls.ok_or(ErrorKind::Tls)?;
         let name = ServerName::try_from(target.host.clone()).map_err(|_| ErrorKind::Tls)?;
         let t1 = Instant::now();
-        let s = connector.connect(name, tcp).await.map_err(|e| match e.kind() {
-            io::ErrorKind::InvalidData => ErrorKind::Tls,
-            io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof => ErrorKind::Reset,
-            _ => ErrorKind::Tls,
-        })?;
+        let s = connector
+            .connect(name, tcp)
+            .await
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::InvalidData => ErrorKind::Tls,
+                io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof => ErrorKind::Reset,
+                _ => ErrorKind::Tls,
+            })?;
         (Stream::Tls(Box::new(s)), Some(t1.elapsed()))
     } else {
         (Stream::Plain(tcp), None)
     };
-    let conn = Conn { stream, buf: vec![0; BUF_SIZE].into_boxed_slice(), start: 0, end: 0, served: 0 };
-    Ok((conn, Opened { connect, tls: tls_time }))
+    let conn = Conn {
+        stream,
+        buf: vec![0; BUF_SIZE].into_boxed_slice(),
+        start: 0,
+        end: 0,
+        served: 0,
+    };
+    Ok((
+        conn,
+        Opened {
+            connect,
+            tls: tls_time,
+        },
+    ))
 }
 
 enum BodyKind {
@@ -173,7 +201,11 @@ impl Conn {
             if (100..200).contains(&status) && status != 101 {
                 continue;
             }
-            let body = if head || status == 204 || status == 304 || (100..200).contains(&status) { BodyKind::None } else { body };
+            let body = if head || status == 204 || status == 304 || (100..200).contains(&status) {
+                BodyKind::None
+            } else {
+                body
+            };
             let close = match body {
                 BodyKind::None => close,
                 BodyKind::Length(n) => {
@@ -190,7 +222,11 @@ impl Conn {
                 }
             };
             self.served += 1;
-            return Ok(Response { status, bytes, close });
+            return Ok(Response {
+                status,
+                bytes,
+                close,
+            });
         }
     }
 
@@ -201,7 +237,9 @@ impl Conn {
             self.end = 0;
         } else if self.end == self.buf.len() {
             if self.start == 0 {
-                return Err(WireError::Malformed("response head larger than the read buffer"));
+                return Err(WireError::Malformed(
+                    "response head larger than the read buffer",
+                ));
             }
             self.buf.copy_within(self.start..self.end, 0);
             self.end -= self.start;
@@ -213,7 +251,10 @@ impl Conn {
         Ok(n)
     }
 
-    async fn read_head(&mut self, bytes: &mut u64) -> Result<(u16, BodyKind, bool, usize), WireError> {
+    async fn read_head(
+        &mut self,
+        bytes: &mut u64,
+    ) -> Result<(u16, BodyKind, bool, usize), WireError> {
         loop {
             if self.end > self.start {
                 let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
@@ -227,19 +268,27 @@ impl Conn {
                         let mut conn_close = version == 0;
                         for h in resp.headers.iter() {
                             if h.name.eq_ignore_ascii_case("content-length") {
-                                let v = std::str::from_utf8(h.value).ok().and_then(|s| s.trim().parse::<u64>().ok());
+                                let v = std::str::from_utf8(h.value)
+                                    .ok()
+                                    .and_then(|s| s.trim().parse::<u64>().ok());
                                 match v {
                                     Some(n) => length = Some(n),
-                                    None => return Err(WireError::Malformed("invalid Content-Length")),
+                                    None => {
+                                        return Err(WireError::Malformed("invalid Content-Length"))
+                                    }
                                 }
                             } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                                chunked = h.value.split(|b| *b == b',').any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+                                chunked = h
+                                    .value
+                                    .split(|b| *b == b',')
+                                    .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
                             } else if h.name.eq_ignore_ascii_case("connection") {
                                 for token in h.value.split(|b| *b == b',') {
                                     let t = token.trim_ascii();
                                     if t.eq_ignore_ascii_case(b"close") {
                                         conn_close = true;
-                                    } else if t.eq_ignore_ascii_case(b"keep-alive") && version == 0 {
+                                    } else if t.eq_ignore_ascii_case(b"keep-alive") && version == 0
+                                    {
                                         conn_close = false;
                                     }
                                 }
@@ -284,7 +333,10 @@ impl Conn {
     /// One CRLF-terminated line, without the CRLF; the buffer window moves past it.
     async fn line(&mut self, bytes: &mut u64) -> Result<(usize, usize), WireError> {
         loop {
-            if let Some(i) = self.buf[self.start..self.end].windows(2).position(|w| w == b"\r\n") {
+            if let Some(i) = self.buf[self.start..self.end]
+                .windows(2)
+                .position(|w| w == b"\r\n")
+            {
                 let line = (self.start, self.start + i);
                 self.start += i + 2;
                 return Ok(line);
@@ -301,7 +353,11 @@ impl Conn {
     async fn skip_chunked(&mut self, bytes: &mut u64) -> Result<(), WireError> {
         loop {
             let (a, b) = self.line(bytes).await?;
-            let size_text = self.buf[a..b].split(|c| *c == b';').next().unwrap_or(&[]).trim_ascii();
+            let size_text = self.buf[a..b]
+                .split(|c| *c == b';')
+                .next()
+                .unwrap_or(&[])
+                .trim_ascii();
             let size = std::str::from_utf8(size_text)
                 .ok()
                 .and_then(|s| u64::from_str_radix(s, 16).ok())
@@ -336,11 +392,18 @@ impl Conn {
 /// `cacert`, or no verification at all with `insecure` (for self-signed test servers).
 pub fn tls_connector(insecure: bool, cacert: Option<&Path>) -> Result<TlsConnector, String> {
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider.clone()).with_safe_default_protocol_versions().map_err(|e| e.to_string())?;
+    let builder = ClientConfig::builder_with_provider(provider.clone())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?;
     let mut config = if insecure {
-        builder.dangerous().with_custom_certificate_verifier(Arc::new(NoVerification(provider))).with_no_client_auth()
+        builder
+            .dangerous()
+            .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
+            .with_no_client_auth()
     } else {
-        let mut roots = RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
+        let mut roots = RootCertStore {
+            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+        };
         if let Some(path) = cacert {
             use rustls::pki_types::pem::PemObject;
             let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
@@ -348,10 +411,15 @@ pub fn tls_connector(insecure: bool, cacert: Option<&Path>) -> Result<TlsConnect
                 .collect::<Result<_, _>>()
                 .map_err(|e| format!("--cacert {}: {e}", path.display()))?;
             if certs.is_empty() {
-                return Err(format!("--cacert {}: no PEM certificates found", path.display()));
+                return Err(format!(
+                    "--cacert {}: no PEM certificates found",
+                    path.display()
+                ));
             }
             for c in certs {
-                roots.add(c).map_err(|e| format!("--cacert {}: {e}", path.display()))?;
+                roots
+                    .add(c)
+                    .map_err(|e| format!("--cacert {}: {e}", path.display()))?;
             }
         }
         builder.with_root_certificates(roots).with_no_client_auth()
@@ -365,16 +433,43 @@ pub fn tls_connector(insecure: bool, cacert: Option<&Path>) -> Result<TlsConnect
 struct NoVerification(Arc<rustls::crypto::CryptoProvider>);
 
 impl ServerCertVerifier for NoVerification {
-    fn verify_server_cert(&self, _: &CertificateDer<'_>, _: &[CertificateDer<'_>], _: &ServerName<'_>, _: &[u8], _: UnixTime) -> Result<ServerCertVerified, rustls::Error> {
+    fn verify_server_cert(
+        &self,
+        _: &CertificateDer<'_>,
+        _: &[CertificateDer<'_>],
+        _: &ServerName<'_>,
+        _: &[u8],
+        _: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
         Ok(ServerCertVerified::assertion())
     }
 
-    fn verify_tls12_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls12_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
-    fn verify_tls13_signature(&self, message: &[u8], cert: &CertificateDer<'_>, dss: &DigitallySignedStruct) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(message, cert, dss, &self.0.signature_verification_algorithms)
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        rustls::crypto::verify_tls13_signature(
+            message,
+            cert,
+            dss,
+            &self.0.signature_verification_algorithms,
+        )
     }
 
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
@@ -402,19 +497,34 @@ mod tests {
                 tokio::task::yield_now().await;
             }
         });
-        Target { https: false, host: "127.0.0.1".into(), port: addr.port(), addrs: vec![addr] }
+        Target {
+            https: false,
+            host: "127.0.0.1".into(),
+            port: addr.port(),
+            addrs: vec![addr],
+        }
     }
 
     async fn exchange(reply: &'static [u8]) -> Result<Response, WireError> {
         let t = one_shot(reply).await;
         let (mut c, _) = connect(&t, None).await.unwrap();
-        c.exchange(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", false).await
+        c.exchange(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", false)
+            .await
     }
 
     #[tokio::test]
     async fn content_length() {
-        let r = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello").await.unwrap();
-        assert_eq!(r, Response { status: 200, bytes: 43, close: false });
+        let r = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello")
+            .await
+            .unwrap();
+        assert_eq!(
+            r,
+            Response {
+                status: 200,
+                bytes: 43,
+                close: false
+            }
+        );
     }
 
     #[tokio::test]
@@ -426,15 +536,23 @@ mod tests {
 
     #[tokio::test]
     async fn until_close_and_http10() {
-        let r = exchange(b"HTTP/1.0 200 OK\r\n\r\nbody until close").await.unwrap();
+        let r = exchange(b"HTTP/1.0 200 OK\r\n\r\nbody until close")
+            .await
+            .unwrap();
         assert!(r.close);
-        let r = exchange(b"HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n").await.unwrap();
+        let r = exchange(b"HTTP/1.1 503 Busy\r\nConnection: close\r\nContent-Length: 0\r\n\r\n")
+            .await
+            .unwrap();
         assert_eq!((r.status, r.close), (503, true));
     }
 
     #[tokio::test]
     async fn interim_response_is_skipped() {
-        let r = exchange(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok").await.unwrap();
+        let r = exchange(
+            b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok",
+        )
+        .await
+        .unwrap();
         assert_eq!(r.status, 201);
     }
 
@@ -442,14 +560,20 @@ mod tests {
     async fn errors_are_classified() {
         let e = exchange(b"SSH-2.0-OpenSSH_9.2\r\n\r\n").await.unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Malformed);
-        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort").await.unwrap_err();
+        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
+            .await
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Reset);
         assert!(!e.is_stale_connection());
         let e = exchange(b"").await.unwrap_err();
         assert!(e.is_stale_connection());
-        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").await.unwrap_err();
+        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
+            .await
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Malformed);
-        let e = exchange(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n").await.unwrap_err();
+        let e = exchange(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")
+            .await
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Malformed);
     }
 
@@ -458,13 +582,20 @@ mod tests {
         let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let addr = l.local_addr().unwrap();
         drop(l);
-        let t = Target { https: false, host: "127.0.0.1".into(), port: addr.port(), addrs: vec![addr] };
+        let t = Target {
+            https: false,
+            host: "127.0.0.1".into(),
+            port: addr.port(),
+            addrs: vec![addr],
+        };
         assert_eq!(connect(&t, None).await.err(), Some(ErrorKind::Connect));
     }
 
     #[test]
     fn cacert_errors_name_the_file() {
-        let e = tls_connector(false, Some(Path::new("/nonexistent/ca.pem"))).err().unwrap();
+        let e = tls_connector(false, Some(Path::new("/nonexistent/ca.pem")))
+            .err()
+            .unwrap();
         assert!(e.contains("/nonexistent/ca.pem"), "{e}");
         assert!(tls_connector(true, None).is_ok());
         assert!(tls_connector(false, None).is_ok());

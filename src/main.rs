@@ -9,7 +9,10 @@ fn main() {
         Ok(code) => std::process::exit(code),
         Err(e) => {
             // A closed pipe (hakaru ... | head) is not a failure.
-            if e.chain().any(|c| c.downcast_ref::<std::io::Error>().is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)) {
+            if e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            }) {
                 std::process::exit(0);
             }
             eprintln!("hakaru: error: {e:#}");

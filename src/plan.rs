@@ -115,9 +115,16 @@ pub struct Plan {
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
     #[error("{source_name}: {message}")]
-    Pattern { source_name: String, message: String },
+    Pattern {
+        source_name: String,
+        message: String,
+    },
     #[error("cannot resolve host \"{host}\" ({origin}): {message}")]
-    Resolve { host: String, origin: String, message: String },
+    Resolve {
+        host: String,
+        origin: String,
+        message: String,
+    },
     #[error("{0}")]
     Invalid(String),
 }
@@ -139,14 +146,19 @@ impl Plan {
         };
         let mut acc = 0.0;
         for (gi, group) in set.groups.iter().enumerate() {
-            let mut pg = PlanGroup { patterns: Vec::new() };
+            let mut pg = PlanGroup {
+                patterns: Vec::new(),
+            };
             for (pi, p) in group.patterns.iter().enumerate() {
                 let where_ = || match &group.name {
                     Some(n) => format!("group \"{n}\", pattern #{}", pi + 1),
                     None => format!("group #{}, pattern #{}", gi + 1, pi + 1),
                 };
                 let variants = plan.prepare(group, p, defaults).map_err(|e| match e {
-                    PlanError::Invalid(m) => PlanError::Pattern { source_name: set.source.clone(), message: format!("{}: {m}", where_()) },
+                    PlanError::Invalid(m) => PlanError::Pattern {
+                        source_name: set.source.clone(),
+                        message: format!("{}: {m}", where_()),
+                    },
                     other => other,
                 })?;
                 plan.sequence.extend(&variants);
@@ -158,10 +170,14 @@ impl Plan {
             }
             acc += freqs.get(gi).copied().unwrap_or(0.0);
             plan.groups.push(pg);
-            plan.thresholds.push((acc.min(1.0) * u64::MAX as f64) as u64);
+            plan.thresholds
+                .push((acc.min(1.0) * u64::MAX as f64) as u64);
         }
         if plan.requests.is_empty() {
-            return Err(PlanError::Pattern { source_name: set.source.clone(), message: "no request patterns".into() });
+            return Err(PlanError::Pattern {
+                source_name: set.source.clone(),
+                message: "no request patterns".into(),
+            });
         }
         // Rounding must never leave the last group unreachable.
         if let Some(last) = plan.thresholds.last_mut() {
@@ -171,34 +187,74 @@ impl Plan {
     }
 
     /// The requests one pattern expands to: one per host when it has no host of its own.
-    fn prepare(&mut self, group: &Group, p: &Pattern, d: &Defaults) -> Result<Vec<usize>, PlanError> {
+    fn prepare(
+        &mut self,
+        group: &Group,
+        p: &Pattern,
+        d: &Defaults,
+    ) -> Result<Vec<usize>, PlanError> {
         let g = &group.defaults;
-        let raw_path = p.path.clone().or_else(|| g.path.clone()).unwrap_or_else(|| d.path.clone());
-        let method = p.method.clone().or_else(|| g.method.clone()).unwrap_or_else(|| d.method.clone()).to_ascii_uppercase();
-        if method.is_empty() || !method.bytes().all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_') {
-            return Err(PlanError::Invalid(format!("\"{method}\" is not an HTTP method")));
+        let raw_path = p
+            .path
+            .clone()
+            .or_else(|| g.path.clone())
+            .unwrap_or_else(|| d.path.clone());
+        let method = p
+            .method
+            .clone()
+            .or_else(|| g.method.clone())
+            .unwrap_or_else(|| d.method.clone())
+            .to_ascii_uppercase();
+        if method.is_empty()
+            || !method
+                .bytes()
+                .all(|b| b.is_ascii_alphabetic() || b == b'-' || b == b'_')
+        {
+            return Err(PlanError::Invalid(format!(
+                "\"{method}\" is not an HTTP method"
+            )));
         }
         let timeout_s = p.timeout.or(g.timeout);
         let timeout = match timeout_s {
             Some(t) if t > 0.0 && t.is_finite() => Duration::from_secs_f64(t),
-            Some(t) => return Err(PlanError::Invalid(format!("timeout must be positive, found {t}"))),
+            Some(t) => {
+                return Err(PlanError::Invalid(format!(
+                    "timeout must be positive, found {t}"
+                )))
+            }
             None => d.timeout,
         };
         let mut headers = g.headers.clone();
         headers.extend(p.headers.iter().cloned());
         headers.extend(d.headers.iter().cloned());
-        let body = p.body.clone().map(String::into_bytes).or_else(|| g.body.clone().map(String::into_bytes)).or_else(|| d.body.clone());
+        let body = p
+            .body
+            .clone()
+            .map(String::into_bytes)
+            .or_else(|| g.body.clone().map(String::into_bytes))
+            .or_else(|| d.body.clone());
 
         // An absolute URL names its own host; otherwise the pattern's, the group's, or the defaults'.
         let (https, hosts, port, path): (bool, Vec<(String, String)>, Option<u16>, String) =
             if let Some(url) = pattern::split_url(&raw_path) {
-                (url.https, vec![(url.host, "URL".into())], url.port, url.path)
+                (
+                    url.https,
+                    vec![(url.host, "URL".into())],
+                    url.port,
+                    url.path,
+                )
             } else if !raw_path.starts_with('/') {
-                return Err(PlanError::Invalid(format!("path must start with '/' or be an http(s):// URL, found \"{raw_path}\"")));
+                return Err(PlanError::Invalid(format!(
+                    "path must start with '/' or be an http(s):// URL, found \"{raw_path}\""
+                )));
             } else {
                 let hosts = match p.host.clone().or_else(|| g.host.clone()) {
                     Some(h) => vec![(h, "patterns file".into())],
-                    None => d.hosts.iter().map(|h| (h.clone(), "--default-hosts".into())).collect(),
+                    None => d
+                        .hosts
+                        .iter()
+                        .map(|h| (h.clone(), "--default-hosts".into()))
+                        .collect(),
                 };
                 (d.https, hosts, p.port.or(g.port), raw_path)
             };
@@ -207,29 +263,70 @@ impl Plan {
 
         let mut ids = Vec::with_capacity(hosts.len());
         for (host, origin) in hosts {
-            let host = host.trim_start_matches('[').trim_end_matches(']').to_string();
+            let host = host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .to_string();
             let target = self.target_index(https, &host, port, &origin)?;
             let host_header = host_header(&host, port, https);
-            let bytes = encode_request(&method, &path, &host_header, &headers, body.as_deref(), d.content_type.as_deref(), d.keep_alive);
+            let bytes = encode_request(
+                &method,
+                &path,
+                &host_header,
+                &headers,
+                body.as_deref(),
+                d.content_type.as_deref(),
+                d.keep_alive,
+            );
             let url = format!("{}{}", self.targets[target].label(), path);
-            self.requests.push(PreparedRequest { target, head: method == "HEAD", method: method.clone(), url, bytes, timeout });
+            self.requests.push(PreparedRequest {
+                target,
+                head: method == "HEAD",
+                method: method.clone(),
+                url,
+                bytes,
+                timeout,
+            });
             ids.push(self.requests.len() - 1);
         }
         Ok(ids)
     }
 
-    fn target_index(&mut self, https: bool, host: &str, port: u16, origin: &str) -> Result<usize, PlanError> {
-        if let Some(i) = self.targets.iter().position(|t| t.https == https && t.host == host && t.port == port) {
+    fn target_index(
+        &mut self,
+        https: bool,
+        host: &str,
+        port: u16,
+        origin: &str,
+    ) -> Result<usize, PlanError> {
+        if let Some(i) = self
+            .targets
+            .iter()
+            .position(|t| t.https == https && t.host == host && t.port == port)
+        {
             return Ok(i);
         }
         let addrs: Vec<SocketAddr> = (host, port)
             .to_socket_addrs()
-            .map_err(|e| PlanError::Resolve { host: host.to_string(), origin: origin.to_string(), message: e.to_string() })?
+            .map_err(|e| PlanError::Resolve {
+                host: host.to_string(),
+                origin: origin.to_string(),
+                message: e.to_string(),
+            })?
             .collect();
         if addrs.is_empty() {
-            return Err(PlanError::Resolve { host: host.to_string(), origin: origin.to_string(), message: "no addresses".into() });
+            return Err(PlanError::Resolve {
+                host: host.to_string(),
+                origin: origin.to_string(),
+                message: "no addresses".into(),
+            });
         }
-        self.targets.push(Target { https, host: host.to_string(), port, addrs });
+        self.targets.push(Target {
+            https,
+            host: host.to_string(),
+            port,
+            addrs,
+        });
         Ok(self.targets.len() - 1)
     }
 
@@ -238,7 +335,13 @@ impl Plan {
     }
 
     pub fn request_infos(&self) -> Vec<RequestInfo> {
-        self.requests.iter().map(|r| RequestInfo { method: r.method.clone(), url: r.url.clone() }).collect()
+        self.requests
+            .iter()
+            .map(|r| RequestInfo {
+                method: r.method.clone(),
+                url: r.url.clone(),
+            })
+            .collect()
     }
 
     pub fn uses_tls(&self) -> bool {
@@ -247,7 +350,11 @@ impl Plan {
 }
 
 fn host_header(host: &str, port: u16, https: bool) -> String {
-    let host = if host.contains(':') { format!("[{host}]") } else { host.to_string() };
+    let host = if host.contains(':') {
+        format!("[{host}]")
+    } else {
+        host.to_string()
+    };
     if (https && port == 443) || (!https && port == 80) {
         host
     } else {
@@ -285,7 +392,11 @@ pub fn encode_request(
         head.push_str(&format!("Host: {host}\r\n"));
     }
     if !has("user-agent") {
-        head.push_str(concat!("User-Agent: hakaru/", env!("CARGO_PKG_VERSION"), "\r\n"));
+        head.push_str(concat!(
+            "User-Agent: hakaru/",
+            env!("CARGO_PKG_VERSION"),
+            "\r\n"
+        ));
     }
     if !has("accept") {
         head.push_str("Accept: */*\r\n");
@@ -303,7 +414,10 @@ pub fn encode_request(
         }
     }
     if needs_length && !has("content-length") {
-        head.push_str(&format!("Content-Length: {}\r\n", body.map_or(0, <[u8]>::len)));
+        head.push_str(&format!(
+            "Content-Length: {}\r\n",
+            body.map_or(0, <[u8]>::len)
+        ));
     }
     head.push_str("\r\n");
     let mut bytes = head.into_bytes();
@@ -352,8 +466,13 @@ impl Picker {
     /// Clients start at different places so that, together, hosts and (in sequential
     /// order) patterns are covered evenly from the first request.
     pub fn new(order: Order, seed: u64, client: usize) -> Self {
-        let mix = SplitMix64::new(seed ^ (client as u64).wrapping_mul(0xA24B_AED4_963E_E407)).next_u64();
-        Picker { order, rng: SplitMix64::new(mix), turn: client }
+        let mix =
+            SplitMix64::new(seed ^ (client as u64).wrapping_mul(0xA24B_AED4_963E_E407)).next_u64();
+        Picker {
+            order,
+            rng: SplitMix64::new(mix),
+            turn: client,
+        }
     }
 
     #[inline]
@@ -369,7 +488,9 @@ impl Picker {
                     0
                 } else {
                     let x = self.rng.next_u64();
-                    plan.thresholds.partition_point(|&t| t < x).min(plan.groups.len() - 1)
+                    plan.thresholds
+                        .partition_point(|&t| t < x)
+                        .min(plan.groups.len() - 1)
                 };
                 let patterns = &plan.groups[g].patterns;
                 let variants = &patterns[self.rng.below(patterns.len())];
@@ -386,15 +507,27 @@ mod tests {
     use super::*;
 
     fn set(groups: Vec<Group>) -> PatternSet {
-        PatternSet { source: "test".into(), groups }
+        PatternSet {
+            source: "test".into(),
+            groups,
+        }
     }
 
     fn paths(ps: &[&str]) -> Vec<Pattern> {
-        ps.iter().map(|p| Pattern { path: Some(p.to_string()), ..Default::default() }).collect()
+        ps.iter()
+            .map(|p| Pattern {
+                path: Some(p.to_string()),
+                ..Default::default()
+            })
+            .collect()
     }
 
     fn defaults(hosts: &[&str]) -> Defaults {
-        Defaults { hosts: hosts.iter().map(|h| h.to_string()).collect(), port: 10041, ..Defaults::default() }
+        Defaults {
+            hosts: hosts.iter().map(|h| h.to_string()).collect(),
+            port: 10041,
+            ..Defaults::default()
+        }
     }
 
     #[test]
@@ -406,7 +539,15 @@ mod tests {
 
     #[test]
     fn encodes_post_with_body_and_close() {
-        let b = encode_request("POST", "/d/load", "h", &[("X-A".into(), "1".into())], Some(b"[1]"), Some("application/json"), false);
+        let b = encode_request(
+            "POST",
+            "/d/load",
+            "h",
+            &[("X-A".into(), "1".into())],
+            Some(b"[1]"),
+            Some("application/json"),
+            false,
+        );
         let s = String::from_utf8(b).unwrap();
         assert!(s.contains("Connection: close\r\n"));
         assert!(s.contains("X-A: 1\r\n"));
@@ -416,16 +557,28 @@ mod tests {
 
     #[test]
     fn non_ascii_paths_are_percent_encoded() {
-        assert_eq!(encode_path("/d/select?query=検索 x"), "/d/select?query=%E6%A4%9C%E7%B4%A2%20x");
+        assert_eq!(
+            encode_path("/d/select?query=検索 x"),
+            "/d/select?query=%E6%A4%9C%E7%B4%A2%20x"
+        );
         assert_eq!(encode_path("/a?b=%E6&c=d"), "/a?b=%E6&c=d");
     }
 
     #[test]
     fn default_hosts_round_robin() {
-        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a"]), ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        let plan = Plan::build(
+            &set(vec![Group {
+                patterns: paths(&["/a"]),
+                ..Default::default()
+            }]),
+            &defaults(&["127.0.0.1", "127.0.0.2"]),
+        )
+        .unwrap();
         assert_eq!(plan.targets.len(), 2);
         let mut p = Picker::new(Order::Random, 1, 0);
-        let hosts: Vec<usize> = (0..4).map(|_| plan.requests[p.next(&plan)].target).collect();
+        let hosts: Vec<usize> = (0..4)
+            .map(|_| plan.requests[p.next(&plan)].target)
+            .collect();
         assert_eq!(hosts, vec![0, 1, 0, 1]);
         assert_eq!(plan.requests[0].url, "http://127.0.0.1:10041/a");
     }
@@ -433,27 +586,56 @@ mod tests {
     #[test]
     fn own_host_and_url_patterns_keep_their_host() {
         let mut pats = paths(&["http://127.0.0.3:8080/x"]);
-        pats.push(Pattern { path: Some("/y".into()), host: Some("127.0.0.4".into()), port: Some(81), ..Default::default() });
-        let plan = Plan::build(&set(vec![Group { patterns: pats, ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        pats.push(Pattern {
+            path: Some("/y".into()),
+            host: Some("127.0.0.4".into()),
+            port: Some(81),
+            ..Default::default()
+        });
+        let plan = Plan::build(
+            &set(vec![Group {
+                patterns: pats,
+                ..Default::default()
+            }]),
+            &defaults(&["127.0.0.1", "127.0.0.2"]),
+        )
+        .unwrap();
         let labels = plan.target_labels();
         assert_eq!(labels, vec!["http://127.0.0.3:8080", "http://127.0.0.4:81"]);
     }
 
     #[test]
     fn frequencies_shape_the_draw() {
-        let g1 = Group { frequency: Some(0.9), patterns: paths(&["/often"]), ..Default::default() };
-        let g2 = Group { frequency: Some(0.1), patterns: paths(&["/rarely"]), ..Default::default() };
+        let g1 = Group {
+            frequency: Some(0.9),
+            patterns: paths(&["/often"]),
+            ..Default::default()
+        };
+        let g2 = Group {
+            frequency: Some(0.1),
+            patterns: paths(&["/rarely"]),
+            ..Default::default()
+        };
         let plan = Plan::build(&set(vec![g1, g2]), &defaults(&["127.0.0.1"])).unwrap();
         let mut p = Picker::new(Order::Random, 42, 0);
         let n = 100_000;
-        let often = (0..n).filter(|_| plan.requests[p.next(&plan)].url.ends_with("/often")).count();
+        let often = (0..n)
+            .filter(|_| plan.requests[p.next(&plan)].url.ends_with("/often"))
+            .count();
         let share = often as f64 / n as f64;
         assert!((share - 0.9).abs() < 0.01, "share {share}");
     }
 
     #[test]
     fn same_seed_same_requests() {
-        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a", "/b", "/c", "/d"]), ..Default::default() }]), &defaults(&["127.0.0.1"])).unwrap();
+        let plan = Plan::build(
+            &set(vec![Group {
+                patterns: paths(&["/a", "/b", "/c", "/d"]),
+                ..Default::default()
+            }]),
+            &defaults(&["127.0.0.1"]),
+        )
+        .unwrap();
         let draw = |seed| {
             let mut p = Picker::new(Order::Random, seed, 3);
             (0..50).map(|_| p.next(&plan)).collect::<Vec<_>>()
@@ -464,26 +646,66 @@ mod tests {
 
     #[test]
     fn sequential_replays_file_order_over_every_host() {
-        let plan = Plan::build(&set(vec![Group { patterns: paths(&["/a", "/b"]), ..Default::default() }]), &defaults(&["127.0.0.1", "127.0.0.2"])).unwrap();
+        let plan = Plan::build(
+            &set(vec![Group {
+                patterns: paths(&["/a", "/b"]),
+                ..Default::default()
+            }]),
+            &defaults(&["127.0.0.1", "127.0.0.2"]),
+        )
+        .unwrap();
         let mut p = Picker::new(Order::Sequential, 0, 0);
-        let urls: Vec<String> = (0..5).map(|_| plan.requests[p.next(&plan)].url.clone()).collect();
+        let urls: Vec<String> = (0..5)
+            .map(|_| plan.requests[p.next(&plan)].url.clone())
+            .collect();
         assert_eq!(
             urls,
-            vec!["http://127.0.0.1:10041/a", "http://127.0.0.2:10041/a", "http://127.0.0.1:10041/b", "http://127.0.0.2:10041/b", "http://127.0.0.1:10041/a"]
+            vec![
+                "http://127.0.0.1:10041/a",
+                "http://127.0.0.2:10041/a",
+                "http://127.0.0.1:10041/b",
+                "http://127.0.0.2:10041/b",
+                "http://127.0.0.1:10041/a"
+            ]
         );
     }
 
     #[test]
     fn unresolvable_host_is_named() {
-        let err = Plan::build(&set(vec![Group { patterns: paths(&["/a"]), ..Default::default() }]), &defaults(&["no-such-host.invalid"])).unwrap_err();
+        let err = Plan::build(
+            &set(vec![Group {
+                patterns: paths(&["/a"]),
+                ..Default::default()
+            }]),
+            &defaults(&["no-such-host.invalid"]),
+        )
+        .unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("no-such-host.invalid") && msg.contains("--default-hosts"), "{msg}");
+        assert!(
+            msg.contains("no-such-host.invalid") && msg.contains("--default-hosts"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn bad_method_names_the_pattern() {
-        let p = Pattern { path: Some("/a".into()), method: Some("GE T".into()), ..Default::default() };
-        let err = Plan::build(&set(vec![Group { name: Some("search".into()), patterns: vec![p], ..Default::default() }]), &defaults(&["127.0.0.1"])).unwrap_err();
-        assert!(err.to_string().contains("group \"search\", pattern #1"), "{err}");
+        let p = Pattern {
+            path: Some("/a".into()),
+            method: Some("GE T".into()),
+            ..Default::default()
+        };
+        let err = Plan::build(
+            &set(vec![Group {
+                name: Some("search".into()),
+                patterns: vec![p],
+                ..Default::default()
+            }]),
+            &defaults(&["127.0.0.1"]),
+        )
+        .unwrap_err();
+        assert!(
+            err.to_string().contains("group \"search\", pattern #1"),
+            "{err}"
+        );
     }
 }

@@ -25,7 +25,10 @@ pub struct Outputs {
 impl Outputs {
     /// The CSV and JSON result sit side by side: `x.csv` and `x.json` from either name.
     pub fn beside(path: &Path, format: CsvFormat) -> Outputs {
-        let (csv, json) = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("json")) {
+        let (csv, json) = if path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+        {
             (path.with_extension("csv"), path.to_path_buf())
         } else {
             (path.to_path_buf(), path.with_extension("json"))
@@ -60,11 +63,20 @@ impl Observer for Quiet {}
 #[derive(Debug, thiserror::Error)]
 pub enum RampError {
     #[error("cannot write result file {path}: {source}")]
-    Write { path: String, source: std::io::Error },
+    Write {
+        path: String,
+        source: std::io::Error,
+    },
 }
 
 /// Run every step; write the results after each. Returns the run (partial if stopped).
-pub fn run(spec: &RunSpec, plan: &Arc<Plan>, engine_cfg: &EngineConfig, stop: &Stop, observer: &mut dyn Observer) -> Result<RunResult, RampError> {
+pub fn run(
+    spec: &RunSpec,
+    plan: &Arc<Plan>,
+    engine_cfg: &EngineConfig,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, RampError> {
     let machine = sysinfo::machine();
     let cpus = machine.cpus;
     let targets = plan.target_labels();
@@ -92,7 +104,9 @@ pub fn run(spec: &RunSpec, plan: &Arc<Plan>, engine_cfg: &EngineConfig, stop: &S
             break;
         }
         observer.step_started(i, spec.steps.len(), step);
-        let measured = engine::run_step(plan, engine_cfg, step, stop, &mut |p| observer.progress(step, p));
+        let measured = engine::run_step(plan, engine_cfg, step, stop, &mut |p| {
+            observer.progress(step, p)
+        });
         let facts = StepFacts {
             n_clients: step.n_clients.max(1),
             rate: step.rate,
@@ -102,7 +116,8 @@ pub fn run(spec: &RunSpec, plan: &Arc<Plan>, engine_cfg: &EngineConfig, stop: &S
             client_cpu_s: measured.cpu_s,
             cpus,
         };
-        let result = StepResult::from_recorder(facts, &measured.recorder, &targets, step.rate.is_some());
+        let result =
+            StepResult::from_recorder(facts, &measured.recorder, &targets, step.rate.is_some());
         run.partial |= result.partial;
         run.steps.push(result);
         if let Some(out) = &spec.outputs {
@@ -123,7 +138,12 @@ pub fn run(spec: &RunSpec, plan: &Arc<Plan>, engine_cfg: &EngineConfig, stop: &S
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    let write = |path: &Path, bytes: &[u8]| write_atomic(path, bytes).map_err(|source| RampError::Write { path: path.display().to_string(), source });
+    let write = |path: &Path, bytes: &[u8]| {
+        write_atomic(path, bytes).map_err(|source| RampError::Write {
+            path: path.display().to_string(),
+            source,
+        })
+    };
     write(&out.json, to_json(run).as_bytes())?;
     write(&out.csv, to_csv(run, out.format).as_bytes())
 }
@@ -131,7 +151,10 @@ fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
 /// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not twice.
 pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
-    let mut steps: Vec<usize> = (start..=end).step_by(step.max(1)).map(|n| n.max(1)).collect();
+    let mut steps: Vec<usize> = (start..=end)
+        .step_by(step.max(1))
+        .map(|n| n.max(1))
+        .collect();
     steps.dedup();
     steps
 }
@@ -142,7 +165,10 @@ mod tests {
 
     #[test]
     fn tutorial_steps() {
-        assert_eq!(client_steps(0, 20, 2), vec![1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]);
+        assert_eq!(
+            client_steps(0, 20, 2),
+            vec![1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20]
+        );
         assert_eq!(client_steps(1, 32, 1).len(), 32);
         assert_eq!(client_steps(5, 5, 3), vec![5]);
         assert_eq!(client_steps(0, 3, 1), vec![1, 2, 3]);

@@ -27,13 +27,19 @@ pub fn pid_cpu_seconds(pid: &str) -> Option<f64> {
 pub fn resident_bytes() -> u64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmRSS:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok())
+        })
         .map(|kb| kb * 1024)
         .unwrap_or(0)
 }
 
 pub fn cpus() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
 }
 
 pub fn machine() -> Machine {
@@ -47,16 +53,27 @@ pub fn machine() -> Machine {
     let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
     let cpu_model = read("/proc/cpuinfo")
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split(':').nth(1)).map(|v| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split(':').nth(1))
+                .map(|v| v.trim().to_string())
+        })
         .unwrap_or_default();
     let memory_bytes = read("/proc/meminfo")
         .lines()
-        .find_map(|l| l.strip_prefix("MemTotal:").and_then(|r| r.split_whitespace().next()?.parse::<u64>().ok()))
+        .find_map(|l| {
+            l.strip_prefix("MemTotal:")
+                .and_then(|r| r.split_whitespace().next()?.parse::<u64>().ok())
+        })
         .map(|kb| kb * 1024)
         .unwrap_or(0);
     Machine {
         hostname: read("/proc/sys/kernel/hostname").trim().to_string(),
-        os: if kernel.is_empty() { pretty } else { format!("{pretty} (Linux {kernel})") },
+        os: if kernel.is_empty() {
+            pretty
+        } else {
+            format!("{pretty} (Linux {kernel})")
+        },
         cpus: cpus(),
         cpu_model,
         memory_bytes,

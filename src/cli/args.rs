@@ -40,7 +40,13 @@ pub struct RequestArgs {
     pub request_patterns_file: Option<PathBuf>,
 
     /// Hosts for requests without their own, used round-robin (a load balancer's stand-in).
-    #[arg(long, alias = "default-host", value_delimiter = ',', default_value = "localhost", value_name = "HOST1,HOST2,...")]
+    #[arg(
+        long,
+        alias = "default-host",
+        value_delimiter = ',',
+        default_value = "localhost",
+        value_name = "HOST1,HOST2,..."
+    )]
     pub default_hosts: Vec<String>,
 
     /// Port for requests without their own.
@@ -52,7 +58,13 @@ pub struct RequestArgs {
     pub default_path: String,
 
     /// HTTP method for patterns without their own.
-    #[arg(short = 'm', long, alias = "method", default_value = "GET", value_name = "METHOD")]
+    #[arg(
+        short = 'm',
+        long,
+        alias = "method",
+        default_value = "GET",
+        value_name = "METHOD"
+    )]
     pub default_method: String,
 
     /// Timeout of each request (seconds, or 500ms, 2s, 1m). Timeouts count as status 0, as in drnbench.
@@ -131,13 +143,20 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         Some(i) => (&s[..i], &s[i..]),
         None => (s, "s"),
     };
-    let v: f64 = num.trim().parse().map_err(|_| format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m)"))?;
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m)"))?;
     let secs = match unit {
         "ms" => v / 1000.0,
         "s" | "sec" => v,
         "m" | "min" => v * 60.0,
         "h" => v * 3600.0,
-        _ => return Err(format!("\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)")),
+        _ => {
+            return Err(format!(
+                "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
+            ))
+        }
     };
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("\"{s}\" must be a non-negative duration"));
@@ -153,7 +172,9 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         Some('m') => (&t[..t.len() - 1], 1_000_000.0),
         _ => (&t[..], 1.0),
     };
-    let v: f64 = num.parse().map_err(|_| format!("\"{s}\" is not a count (try 1000, 10k, 1m)"))?;
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a count (try 1000, 10k, 1m)"))?;
     if v < 0.0 || !v.is_finite() {
         return Err(format!("\"{s}\" must not be negative"));
     }
@@ -186,7 +207,9 @@ impl RequestArgs {
         self.headers
             .iter()
             .map(|h| {
-                let (k, v) = h.split_once(':').with_context(|| format!("-H \"{h}\": expected \"Name: value\""))?;
+                let (k, v) = h
+                    .split_once(':')
+                    .with_context(|| format!("-H \"{h}\": expected \"Name: value\""))?;
                 let k = k.trim();
                 if k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic()) {
                     bail!("-H \"{h}\": \"{k}\" is not a header name");
@@ -206,11 +229,19 @@ impl RequestArgs {
         let set = self.patterns()?;
         let body = match (&self.body, &self.body_file) {
             (Some(b), _) => Some(b.clone().into_bytes()),
-            (None, Some(p)) => Some(std::fs::read(p).with_context(|| format!("cannot read --body-file {}", p.display()))?),
+            (None, Some(p)) => Some(
+                std::fs::read(p)
+                    .with_context(|| format!("cannot read --body-file {}", p.display()))?,
+            ),
             (None, None) => None,
         };
         let defaults = Defaults {
-            hosts: self.default_hosts.iter().map(|h| h.trim().to_string()).filter(|h| !h.is_empty()).collect(),
+            hosts: self
+                .default_hosts
+                .iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
             port: self.default_port,
             path: self.default_path.clone(),
             method: self.default_method.clone(),
@@ -223,19 +254,28 @@ impl RequestArgs {
         };
         let plan = Plan::build(&set, &defaults)?;
         let tls = if plan.uses_tls() || self.insecure || self.cacert.is_some() {
-            Some(crate::http::tls_connector(self.insecure, self.cacert.as_deref()).map_err(anyhow::Error::msg)?)
+            Some(
+                crate::http::tls_connector(self.insecure, self.cacert.as_deref())
+                    .map_err(anyhow::Error::msg)?,
+            )
         } else {
             None
         };
         let seed = self.seed.unwrap_or_else(|| {
-            let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+            let t = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap_or_default();
             t.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
         });
         let order = match self.order {
             OrderArg::Random => Order::Random,
             OrderArg::Sequential => Order::Sequential,
         };
-        let threads = if self.threads == 0 { crate::sysinfo::cpus() } else { self.threads };
+        let threads = if self.threads == 0 {
+            crate::sysinfo::cpus()
+        } else {
+            self.threads
+        };
         let engine = EngineConfig {
             threads,
             wait: self.wait,
@@ -265,7 +305,12 @@ impl RequestArgs {
             FormatArg::Full => CsvFormat::Full,
             FormatArg::Drnbench => CsvFormat::Drnbench,
         };
-        Ok(Prepared { plan: Arc::new(plan), engine, settings, format })
+        Ok(Prepared {
+            plan: Arc::new(plan),
+            engine,
+            settings,
+            format,
+        })
     }
 
     pub fn outputs(&self, path: Option<&PathBuf>, format: CsvFormat) -> Option<Outputs> {
@@ -284,7 +329,9 @@ mod tests {
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert!(parse_duration("-1").is_err());
-        assert!(parse_duration("3 parsecs").unwrap_err().contains("unknown unit"));
+        assert!(parse_duration("3 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
         assert!(parse_duration("abc").is_err());
     }
 

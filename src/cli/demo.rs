@@ -46,24 +46,50 @@ const DEMO_PATTERNS: &str = "\
 ";
 
 pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
-    std::fs::create_dir_all(&args.output_dir).with_context(|| format!("cannot create {}", args.output_dir.display()))?;
+    std::fs::create_dir_all(&args.output_dir)
+        .with_context(|| format!("cannot create {}", args.output_dir.display()))?;
     let patterns_path = args.output_dir.join("patterns.txt");
-    std::fs::write(&patterns_path, DEMO_PATTERNS).with_context(|| format!("cannot write {}", patterns_path.display()))?;
+    std::fs::write(&patterns_path, DEMO_PATTERNS)
+        .with_context(|| format!("cannot write {}", patterns_path.display()))?;
 
     // One core for the target, the rest for the client: a fair split on a small machine.
-    let server = start_basic("127.0.0.1:0".parse().expect("literal address"), ServerOptions { keep_alive: true, threads: 1 })
-        .context("cannot start the embedded target")?;
+    let server = start_basic(
+        "127.0.0.1:0".parse().expect("literal address"),
+        ServerOptions {
+            keep_alive: true,
+            threads: 1,
+        },
+    )
+    .context("cannot start the embedded target")?;
     let addr = server.addr;
     println!("Embedded target listening on http://{addr}");
 
     let set = pattern::load_file(&patterns_path)?;
-    let defaults = Defaults { hosts: vec![addr.ip().to_string()], port: addr.port(), ..Defaults::default() };
+    let defaults = Defaults {
+        hosts: vec![addr.ip().to_string()],
+        port: addr.port(),
+        ..Defaults::default()
+    };
     let plan = std::sync::Arc::new(Plan::build(&set, &defaults)?);
     let threads = crate::sysinfo::cpus().saturating_sub(1).max(1);
-    let engine = EngineConfig { threads, wait: Duration::ZERO, order: Order::Random, seed: 1, keep_alive: true, n_slow: 3, n_fast: 3, tls: None };
+    let engine = EngineConfig {
+        threads,
+        wait: Duration::ZERO,
+        order: Order::Random,
+        seed: 1,
+        keep_alive: true,
+        n_slow: 3,
+        n_fast: 3,
+        tls: None,
+    };
     let steps: Vec<StepSpec> = client_steps(0, args.end_n_clients.max(1), 2)
         .into_iter()
-        .map(|n| StepSpec { n_clients: n, duration: Some(args.duration), n_requests: None, rate: None })
+        .map(|n| StepSpec {
+            n_clients: n,
+            duration: Some(args.duration),
+            n_requests: None,
+            rate: None,
+        })
         .collect();
     let csv = args.output_dir.join("result.csv");
     let spec = RunSpec {
@@ -95,7 +121,11 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     println!();
     println!("{}", summary(&run));
     println!("Patterns: {}", patterns_path.display());
-    println!("Results:  {} (drnbench columns first) and {} (everything, histograms included)", out.csv.display(), out.json.display());
+    println!(
+        "Results:  {} (drnbench columns first) and {} (everything, histograms included)",
+        out.csv.display(),
+        out.json.display()
+    );
     Ok(if run.partial { 130 } else { 0 })
 }
 

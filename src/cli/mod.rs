@@ -5,6 +5,7 @@ pub mod args;
 pub mod demo;
 pub mod ramp;
 pub mod run;
+pub mod serve;
 
 use clap::{Parser, Subcommand};
 
@@ -25,6 +26,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     Ramp(ramp::RampArgs),
+    /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
+    Serve(serve::Args),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -33,6 +36,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
+        Command::Serve(a) => serve::run(a),
     }
 }
 

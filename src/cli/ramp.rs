@@ -51,7 +51,11 @@ pub fn parse_rates(s: &str) -> Result<Vec<f64>> {
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let nums: Vec<f64> = part
             .split(':')
-            .map(|n| n.trim().parse::<f64>().map_err(|_| anyhow::anyhow!("--rate: \"{n}\" in \"{part}\" is not a number")))
+            .map(|n| {
+                n.trim()
+                    .parse::<f64>()
+                    .map_err(|_| anyhow::anyhow!("--rate: \"{n}\" in \"{part}\" is not a number"))
+            })
             .collect::<Result<_>>()?;
         match nums[..] {
             [r] => out.push(r),
@@ -82,7 +86,11 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         bail!("--step must be at least 1");
     }
     if args.end_n_clients < args.start_n_clients {
-        bail!("--end-n-clients ({}) is below --start-n-clients ({})", args.end_n_clients, args.start_n_clients);
+        bail!(
+            "--end-n-clients ({}) is below --start-n-clients ({})",
+            args.end_n_clients,
+            args.start_n_clients
+        );
     }
     if args.duration.is_zero() {
         bail!("--duration must be positive");
@@ -90,11 +98,21 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let steps: Vec<StepSpec> = match &args.rate {
         Some(r) => parse_rates(r)?
             .into_iter()
-            .map(|rate| StepSpec { n_clients: args.end_n_clients.max(1), duration: Some(args.duration), n_requests: None, rate: Some(rate) })
+            .map(|rate| StepSpec {
+                n_clients: args.end_n_clients.max(1),
+                duration: Some(args.duration),
+                n_requests: None,
+                rate: Some(rate),
+            })
             .collect(),
         None => client_steps(args.start_n_clients, args.end_n_clients, args.step)
             .into_iter()
-            .map(|n| StepSpec { n_clients: n, duration: Some(args.duration), n_requests: None, rate: None })
+            .map(|n| StepSpec {
+                n_clients: n,
+                duration: Some(args.duration),
+                n_requests: None,
+                rate: None,
+            })
             .collect(),
     };
     let prepared = args.request.prepare(args.end_n_clients)?;
@@ -110,16 +128,25 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         steps,
         interval: args.interval,
         settings,
-        outputs: args.request.outputs(Some(&args.output_path), prepared.format),
+        outputs: args
+            .request
+            .outputs(Some(&args.output_path), prepared.format),
     };
     let stop = super::ctrl_c_stop();
-    let mut console = Console::new(true, args.request.n_slow_requests, args.request.n_fast_requests);
+    let mut console = Console::new(
+        true,
+        args.request.n_slow_requests,
+        args.request.n_fast_requests,
+    );
     let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
     if let Some(out) = &spec.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
     if run.partial {
-        eprintln!("Interrupted: {} finished step(s) kept; the last one is marked partial.", run.steps.len());
+        eprintln!(
+            "Interrupted: {} finished step(s) kept; the last one is marked partial.",
+            run.steps.len()
+        );
         return Ok(130);
     }
     Ok(0)
@@ -132,7 +159,10 @@ mod tests {
     #[test]
     fn rate_lists_and_ramps() {
         assert_eq!(parse_rates("100,200").unwrap(), vec![100.0, 200.0]);
-        assert_eq!(parse_rates("100:300:100").unwrap(), vec![100.0, 200.0, 300.0]);
+        assert_eq!(
+            parse_rates("100:300:100").unwrap(),
+            vec![100.0, 200.0, 300.0]
+        );
         assert!(parse_rates("0").is_err());
         assert!(parse_rates("5:1:1").is_err());
         assert!(parse_rates("a").is_err());

@@ -59,7 +59,12 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         (_, d) => d,
     };
     let prepared = args.request.prepare(args.concurrency)?;
-    let step = StepSpec { n_clients: args.concurrency, duration, n_requests: args.requests, rate: args.rate };
+    let step = StepSpec {
+        n_clients: args.concurrency,
+        duration,
+        n_requests: args.requests,
+        rate: args.rate,
+    };
     let mut settings = prepared.settings.clone();
     settings.duration_s = duration.map(|d| d.as_secs_f64());
     settings.n_requests = args.requests;
@@ -72,10 +77,16 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         steps: vec![step],
         interval: Duration::ZERO,
         settings,
-        outputs: args.request.outputs(args.output_path.as_ref(), prepared.format),
+        outputs: args
+            .request
+            .outputs(args.output_path.as_ref(), prepared.format),
     };
     let stop = super::ctrl_c_stop();
-    let mut console = Console::new(false, args.request.n_slow_requests, args.request.n_fast_requests);
+    let mut console = Console::new(
+        false,
+        args.request.n_slow_requests,
+        args.request.n_fast_requests,
+    );
     let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
     if let Some(step) = run.steps.last() {
         print!("{}", text::run_summary(&run, step));

@@ -6,3 +6,4 @@ mod bad_input;
 mod nginx;
 mod ramp;
 mod run;
+mod target;

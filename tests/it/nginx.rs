@@ -10,12 +10,31 @@ fn keep_alive_against_nginx() {
     let s = nginx(&[("index.html", b"hello from nginx\n")], false);
     let dir = TempDir::new("nginx-ka");
     let on = dir.path("on.json");
-    ok(&run(&["run", "-c", "5", "-n", "2000", &format!("http://127.0.0.1:{}/index.html", s.port), "-o", on.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "5",
+        "-n",
+        "2000",
+        &format!("http://127.0.0.1:{}/index.html", s.port),
+        "-o",
+        on.to_str().unwrap(),
+    ]));
     let v = read_json(&on);
     assert_eq!(v["steps"][0]["statuses"]["200"], 2000);
     assert_eq!(v["steps"][0]["connections_opened"], 5);
     let off = dir.path("off.json");
-    ok(&run(&["run", "-c", "5", "-n", "500", "--no-keep-alive", &format!("http://127.0.0.1:{}/index.html", s.port), "-o", off.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "5",
+        "-n",
+        "500",
+        "--no-keep-alive",
+        &format!("http://127.0.0.1:{}/index.html", s.port),
+        "-o",
+        off.to_str().unwrap(),
+    ]));
     let v = read_json(&off);
     assert_eq!(v["steps"][0]["statuses"]["200"], 500);
     assert_eq!(v["steps"][0]["connections_opened"], 500);
@@ -50,8 +69,16 @@ fn chunked_and_missing_files() {
     ]));
     let v = read_json(&json);
     let st = &v["steps"][0]["statuses"];
-    assert_eq!(st["200"].as_u64().unwrap() + st["404"].as_u64().unwrap(), 200, "{st}");
-    assert!(v["steps"][0]["errors"].as_object().unwrap().is_empty(), "{}", v["steps"][0]["errors"]);
+    assert_eq!(
+        st["200"].as_u64().unwrap() + st["404"].as_u64().unwrap(),
+        200,
+        "{st}"
+    );
+    assert!(
+        v["steps"][0]["errors"].as_object().unwrap().is_empty(),
+        "{}",
+        v["steps"][0]["errors"]
+    );
     // Every request stayed on its connection: chunked bodies were read to their end.
     assert_eq!(v["steps"][0]["connections_opened"], 2);
 }
@@ -67,13 +94,32 @@ fn https_verifies_certificates() {
 
     // Self-signed: refused by default, counted as TLS errors.
     let strict = dir.path("strict.json");
-    ok(&run(&["run", "-c", "1", "-n", "3", &url, "-o", strict.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "3",
+        &url,
+        "-o",
+        strict.to_str().unwrap(),
+    ]));
     let v = read_json(&strict);
     assert_eq!(v["steps"][0]["errors"]["tls"], 3, "{}", v["steps"][0]);
 
     // --insecure accepts it; handshake time is reported on its own.
     let insecure = dir.path("insecure.json");
-    let out = ok(&run(&["run", "-c", "2", "-n", "50", "--insecure", &url, "-o", insecure.to_str().unwrap()]));
+    let out = ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "50",
+        "--insecure",
+        &url,
+        "-o",
+        insecure.to_str().unwrap(),
+    ]));
     let v = read_json(&insecure);
     assert_eq!(v["steps"][0]["statuses"]["200"], 50);
     assert_eq!(v["steps"][0]["tls_handshake"]["count"], 2);
@@ -82,6 +128,17 @@ fn https_verifies_certificates() {
     // --cacert trusts the test CA that signed the server's certificate, with verification on.
     let ca = dir.path("ca.json");
     let cert = s.dir.path("ca.pem");
-    ok(&run(&["run", "-c", "1", "-n", "5", "--cacert", cert.to_str().unwrap(), &url, "-o", ca.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "5",
+        "--cacert",
+        cert.to_str().unwrap(),
+        &url,
+        "-o",
+        ca.to_str().unwrap(),
+    ]));
     assert_eq!(read_json(&ca)["steps"][0]["statuses"]["200"], 5);
 }

@@ -58,7 +58,18 @@ fn drnbench_format_writes_drnbench_columns_only() {
         &format!("--output-path={}", csv.display()),
     ]));
     let (h, rows) = read_csv(&csv);
-    assert_eq!(h, ["n_clients", "total_n_requests", "queries_per_second", "min_elapsed_time", "max_elapsed_time", "average_elapsed_time", "200"]);
+    assert_eq!(
+        h,
+        [
+            "n_clients",
+            "total_n_requests",
+            "queries_per_second",
+            "min_elapsed_time",
+            "max_elapsed_time",
+            "average_elapsed_time",
+            "200"
+        ]
+    );
     assert_eq!(rows.len(), 2);
 }
 
@@ -68,7 +79,13 @@ fn ctrl_c_keeps_finished_steps() {
     let dir = TempDir::new("ctrlc");
     let csv = dir.path("r.csv");
     let child = hakaru()
-        .args(["ramp", "--start-n-clients=1", "--end-n-clients=50", "--duration=0.5", "--interval=0"])
+        .args([
+            "ramp",
+            "--start-n-clients=1",
+            "--end-n-clients=50",
+            "--duration=0.5",
+            "--interval=0",
+        ])
         .arg(format!("http://{}/", t.addr))
         .arg(format!("--output-path={}", csv.display()))
         .stdout(std::process::Stdio::null())
@@ -83,13 +100,25 @@ fn ctrl_c_keeps_finished_steps() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
-    let st = std::process::Command::new("kill").args(["-INT", &pid.to_string()]).status().unwrap();
+    let st = std::process::Command::new("kill")
+        .args(["-INT", &pid.to_string()])
+        .status()
+        .unwrap();
     assert!(st.success());
     let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v = read_json(&json);
     let steps = v["steps"].as_array().unwrap();
-    assert!(!steps.is_empty() && steps.len() < 50, "{} steps", steps.len());
+    assert!(
+        !steps.is_empty() && steps.len() < 50,
+        "{} steps",
+        steps.len()
+    );
     assert_eq!(v["partial"], true);
     let (_, rows) = read_csv(&csv);
     assert_eq!(rows.len(), steps.len());

@@ -52,7 +52,17 @@ fn status_shares_are_exact() {
         csv.to_str().unwrap(),
     ]));
     let (h, rows) = read_csv(&csv);
-    assert_eq!(&h[..6], ["n_clients", "total_n_requests", "queries_per_second", "min_elapsed_time", "max_elapsed_time", "average_elapsed_time"]);
+    assert_eq!(
+        &h[..6],
+        [
+            "n_clients",
+            "total_n_requests",
+            "queries_per_second",
+            "min_elapsed_time",
+            "max_elapsed_time",
+            "average_elapsed_time"
+        ]
+    );
     assert_eq!(col(&h, &rows[0], "total_n_requests"), 400.0);
     assert_eq!(col(&h, &rows[0], "200"), 50.0);
     assert_eq!(col(&h, &rows[0], "404"), 25.0);
@@ -67,7 +77,18 @@ fn timeouts_are_status_zero_and_the_run_goes_on() {
     let csv = dir.path("r.csv");
     let url = format!("http://{}/delay/2000", t.addr);
     let started = std::time::Instant::now();
-    ok(&run(&["run", "-c", "2", "-d", "1", "--timeout", "0.2", &url, "-o", csv.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-d",
+        "1",
+        "--timeout",
+        "0.2",
+        &url,
+        "-o",
+        csv.to_str().unwrap(),
+    ]));
     // Bounded by duration plus timeout; generous margin for a loaded machine.
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     let (h, rows) = read_csv(&csv);
@@ -81,7 +102,16 @@ fn refused_port_counts_connect_errors() {
     let port = free_port();
     let dir = TempDir::new("refused");
     let json = dir.path("r.json");
-    let out = run(&["run", "-c", "2", "-d", "0.5", &format!("http://127.0.0.1:{port}/"), "-o", json.to_str().unwrap()]);
+    let out = run(&[
+        "run",
+        "-c",
+        "2",
+        "-d",
+        "0.5",
+        &format!("http://127.0.0.1:{port}/"),
+        "-o",
+        json.to_str().unwrap(),
+    ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let v = read_json(&json);
     let step = &v["steps"][0];
@@ -96,14 +126,34 @@ fn keep_alive_on_and_off_show_in_connection_counts() {
     let url = format!("http://{}/", t.addr);
     let dir = TempDir::new("keepalive");
     let on = dir.path("on.json");
-    ok(&run(&["run", "-c", "4", "-n", "400", "-k", &url, "-o", on.to_str().unwrap()]));
+    ok(&run(&[
+        "run",
+        "-c",
+        "4",
+        "-n",
+        "400",
+        "-k",
+        &url,
+        "-o",
+        on.to_str().unwrap(),
+    ]));
     let v = read_json(&on);
     assert_eq!(v["steps"][0]["connections_opened"], 4);
     assert_eq!(v["settings"]["keep_alive"], true);
     assert_eq!(t.stats.connections(), 4);
 
     let off = dir.path("off.json");
-    let out = ok(&run(&["run", "-c", "4", "-n", "400", "--no-keep-alive", &url, "-o", off.to_str().unwrap()]));
+    let out = ok(&run(&[
+        "run",
+        "-c",
+        "4",
+        "-n",
+        "400",
+        "--no-keep-alive",
+        &url,
+        "-o",
+        off.to_str().unwrap(),
+    ]));
     let v = read_json(&off);
     assert_eq!(v["steps"][0]["connections_opened"], 400);
     assert_eq!(v["settings"]["keep_alive"], false);
@@ -116,7 +166,17 @@ fn server_that_refuses_keep_alive_is_reported() {
     let t = target_at("127.0.0.1:0".parse().unwrap(), false);
     let dir = TempDir::new("closes");
     let json = dir.path("r.json");
-    let out = ok(&run(&["run", "-c", "2", "-n", "200", "-k", &format!("http://{}/", t.addr), "-o", json.to_str().unwrap()]));
+    let out = ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "200",
+        "-k",
+        &format!("http://{}/", t.addr),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
     let v = read_json(&json);
     assert_eq!(v["steps"][0]["responses"], 200);
     assert_eq!(v["steps"][0]["connections_opened"], 200);
@@ -160,7 +220,18 @@ fn open_model_counts_from_the_due_time() {
     let dir = TempDir::new("open");
     let json = dir.path("r.json");
     // Two connections can finish at most ~40 requests/s of 50 ms each; 200/s are due.
-    let out = ok(&run(&["run", "-c", "2", "-d", "1", "--rate", "200", &format!("http://{}/delay/50", t.addr), "-o", json.to_str().unwrap()]));
+    let out = ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-d",
+        "1",
+        "--rate",
+        "200",
+        &format!("http://{}/delay/50", t.addr),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
     let v = read_json(&json);
     let s = &v["steps"][0];
     assert_eq!(v["settings"]["model"], "open");
@@ -169,7 +240,10 @@ fn open_model_counts_from_the_due_time() {
     let service_p50 = s["service"]["p50_s"].as_f64().unwrap();
     let response_p99 = s["latency"]["p99_s"].as_f64().unwrap();
     assert!(service_p50 >= 0.05, "{s}");
-    assert!(response_p99 > service_p50, "response time counts the wait for a free connection: {s}");
+    assert!(
+        response_p99 > service_p50,
+        "response time counts the wait for a free connection: {s}"
+    );
     assert!(out.contains("late") || out.contains("Late"), "{out}");
 }
 
@@ -199,7 +273,10 @@ fn requests_spread_round_robin_over_default_hosts() {
     let v = read_json(&json);
     let hosts = v["steps"][0]["per_host"].as_array().unwrap();
     assert_eq!(hosts.len(), 2);
-    let (ra, rb) = (hosts[0]["responses"].as_u64().unwrap(), hosts[1]["responses"].as_u64().unwrap());
+    let (ra, rb) = (
+        hosts[0]["responses"].as_u64().unwrap(),
+        hosts[1]["responses"].as_u64().unwrap(),
+    );
     assert_eq!(ra + rb, 600);
     assert!(ra.abs_diff(rb) <= 3, "round-robin split {ra}/{rb}");
     assert_eq!(a.stats.requests() + b.stats.requests(), 600);

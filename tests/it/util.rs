@@ -32,16 +32,36 @@ pub fn stderr(o: &Output) -> String {
 
 /// Assert success and show both streams when it is not.
 pub fn ok(o: &Output) -> String {
-    assert!(o.status.success(), "hakaru failed ({:?})\nstdout:\n{}\nstderr:\n{}", o.status, stdout(o), stderr(o));
+    assert!(
+        o.status.success(),
+        "hakaru failed ({:?})\nstdout:\n{}\nstderr:\n{}",
+        o.status,
+        stdout(o),
+        stderr(o)
+    );
     stdout(o)
 }
 
 pub fn target() -> RunningServer {
-    start_basic("127.0.0.1:0".parse().unwrap(), ServerOptions { keep_alive: true, threads: 1 }).expect("embedded target starts")
+    start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            keep_alive: true,
+            threads: 1,
+        },
+    )
+    .expect("embedded target starts")
 }
 
 pub fn target_at(addr: SocketAddr, keep_alive: bool) -> RunningServer {
-    start_basic(addr, ServerOptions { keep_alive, threads: 1 }).expect("embedded target starts")
+    start_basic(
+        addr,
+        ServerOptions {
+            keep_alive,
+            threads: 1,
+        },
+    )
+    .expect("embedded target starts")
 }
 
 /// A fresh temp dir, removed on drop.
@@ -49,7 +69,11 @@ pub struct TempDir(pub PathBuf);
 
 impl TempDir {
     pub fn new(name: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("hakaru-test-{name}-{}-{}", std::process::id(), rand_suffix()));
+        let p = std::env::temp_dir().join(format!(
+            "hakaru-test-{name}-{}-{}",
+            std::process::id(),
+            rand_suffix()
+        ));
         std::fs::create_dir_all(&p).unwrap();
         TempDir(p)
     }
@@ -74,13 +98,20 @@ impl Drop for TempDir {
 fn rand_suffix() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos() as u64;
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .subsec_nanos() as u64;
     t ^ (N.fetch_add(1, Ordering::Relaxed) << 32)
 }
 
 /// A port that was free a moment ago (for servers that cannot bind port 0 and report it).
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 pub fn wait_for_port(port: u16, child: &mut Child, what: &str) {
@@ -100,9 +131,18 @@ pub fn wait_for_port(port: u16, child: &mut Child, what: &str) {
 /// Is an external program installed? In CI it must be (`.ci/run` installs it): a
 /// missing one fails there instead of silently skipping the test.
 pub fn have(program: &str) -> bool {
-    let found = Command::new("sh").arg("-c").arg(format!("command -v {program}")).stdout(Stdio::null()).status().map(|s| s.success()).unwrap_or(false);
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {program}"))
+        .stdout(Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
     if !found {
-        assert!(std::env::var_os("CI").is_none(), "{program} is not installed, but CI must run this test (.ci/run installs it)");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{program} is not installed, but CI must run this test (.ci/run installs it)"
+        );
         eprintln!("skipped: {program} is not installed");
     }
     found
@@ -170,37 +210,101 @@ pub fn nginx(files: &[(&str, &[u8])], tls: bool) -> Server {
 /// A CA (ca.pem) and a server certificate it signed for 127.0.0.1 (cert.pem, key.pem).
 fn make_certificates(dir: &TempDir) {
     let openssl = |args: &[&str]| {
-        let st = Command::new("openssl").args(args).current_dir(&dir.0).stdout(Stdio::null()).stderr(Stdio::null()).status().expect("openssl runs");
+        let st = Command::new("openssl")
+            .args(args)
+            .current_dir(&dir.0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("openssl runs");
         assert!(st.success(), "openssl {args:?} failed");
     };
-    openssl(&["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=hakaru test CA", "-keyout", "ca-key.pem", "-out", "ca.pem"]);
-    openssl(&["req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", "key.pem", "-out", "server.csr"]);
-    std::fs::write(dir.path("ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n").unwrap();
-    openssl(&["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca-key.pem", "-CAcreateserial", "-days", "2", "-extfile", "ext.cnf", "-out", "cert.pem"]);
+    openssl(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=hakaru test CA",
+        "-keyout",
+        "ca-key.pem",
+        "-out",
+        "ca.pem",
+    ]);
+    openssl(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-subj",
+        "/CN=127.0.0.1",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "server.csr",
+    ]);
+    std::fs::write(
+        dir.path("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    openssl(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca-key.pem",
+        "-CAcreateserial",
+        "-days",
+        "2",
+        "-extfile",
+        "ext.cnf",
+        "-out",
+        "cert.pem",
+    ]);
 }
 
 pub fn is_root() -> bool {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("Uid:")).map(|l| l.split_whitespace().nth(1) == Some("0")))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("Uid:"))
+                .map(|l| l.split_whitespace().nth(1) == Some("0"))
+        })
         .unwrap_or(false)
 }
 
 pub fn read_json(path: &Path) -> serde_json::Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap()
 }
 
 /// Parse a CSV into (header, rows).
 pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut lines = text.lines();
     let header: Vec<String> = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines.map(|l| l.split(',').map(String::from).collect()).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
     (header, rows)
 }
 
 pub fn col(header: &[String], row: &[String], name: &str) -> f64 {
-    let i = header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name} in {header:?}"));
-    row[i].parse().unwrap_or_else(|_| panic!("column {name}: {:?} is not a number", row[i]))
+    let i = header
+        .iter()
+        .position(|h| h == name)
+        .unwrap_or_else(|| panic!("no column {name} in {header:?}"));
+    row[i]
+        .parse()
+        .unwrap_or_else(|_| panic!("column {name}: {:?} is not a number", row[i]))
 }
