@@ -5,7 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::engine::{Progress, StepSpec};
-use crate::ramp::Observer;
+use crate::ramp::{Observer, Position};
 use crate::report::text;
 use crate::result::{RunResult, StepResult};
 
@@ -47,8 +47,13 @@ fn describe(spec: &StepSpec) -> String {
 }
 
 impl Observer for Console {
-    fn step_started(&mut self, index: usize, of: usize, spec: &StepSpec) {
-        self.step_label = format!("step {}/{of}: {}", index + 1, describe(spec));
+    fn step_started(&mut self, at: Position, spec: &StepSpec) {
+        let round = if at.rounds > 1 {
+            format!("round {}/{}, ", at.round, at.rounds)
+        } else {
+            String::new()
+        };
+        self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
         if self.rows {
             eprintln!("Running {}...", self.step_label);
         }
@@ -90,6 +95,20 @@ impl Observer for Console {
                 text::step_detail(step, &run.requests, self.n_slow, self.n_fast)
             );
         }
+    }
+
+    fn warmup_started(&mut self, d: Duration, spec: &StepSpec) {
+        self.step_label = format!("warm-up: {}", describe(spec));
+        eprintln!(
+            "Warm-up: {:.1} s at {}, not counted in any step...",
+            d.as_secs_f64(),
+            describe(spec)
+        );
+    }
+
+    fn warmup_finished(&mut self, responses: u64, errors: u64) {
+        self.clear_live();
+        eprintln!("Warm-up done: {responses} responses and {errors} errors, not counted.");
     }
 
     fn interval(&mut self, d: Duration) {

@@ -10,6 +10,7 @@ pub mod engine;
 pub mod http;
 pub mod pattern;
 pub mod plan;
+pub mod probe;
 pub mod ramp;
 pub mod report;
 pub mod result;

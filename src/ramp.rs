@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop};
 use crate::plan::Plan;
+use crate::probe::{self, Prober, ProcessWatch};
 use crate::report::csv::{to_csv, CsvFormat};
 use crate::report::json::to_json;
 use crate::report::write_atomic;
@@ -37,7 +38,8 @@ impl Outputs {
     }
 }
 
-/// A whole run: which steps, how far apart, where the results go.
+/// A whole run: which steps, how far apart, where the results go, what to probe.
+#[derive(Default)]
 pub struct RunSpec {
     /// "run" or "ramp".
     pub mode: String,
@@ -46,14 +48,36 @@ pub struct RunSpec {
     pub interval: Duration,
     pub settings: Settings,
     pub outputs: Option<Outputs>,
+    /// Server-side numbers read before and after every step.
+    pub prober: Option<Prober>,
+    /// A local server process sampled during every step.
+    pub probe_pid: Option<u32>,
+    /// How many times to run every step (0 is taken as 1).
+    pub rounds: usize,
+    /// Uncounted load before the first step, at the first step's load.
+    pub warmup: Option<Duration>,
+}
+
+/// Where a step stands in the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// From 1.
+    pub round: usize,
+    pub rounds: usize,
+    /// From 0, within the round.
+    pub index: usize,
+    pub of: usize,
 }
 
 /// What the runner tells whoever shows the run to a person.
 pub trait Observer {
-    fn step_started(&mut self, _index: usize, _of: usize, _spec: &StepSpec) {}
+    fn step_started(&mut self, _at: Position, _spec: &StepSpec) {}
     fn progress(&mut self, _spec: &StepSpec, _p: Progress) {}
     fn step_finished(&mut self, _run: &RunResult, _step: &StepResult) {}
     fn interval(&mut self, _d: Duration) {}
+    fn warmup_started(&mut self, _d: Duration, _spec: &StepSpec) {}
+    /// Responses and errors of the warm-up, which are not counted anywhere else.
+    fn warmup_finished(&mut self, _responses: u64, _errors: u64) {}
 }
 
 /// An observer that shows nothing (tests, library use).
@@ -69,7 +93,8 @@ pub enum RampError {
     },
 }
 
-/// Run every step; write the results after each. Returns the run (partial if stopped).
+/// Run every step (every round); write the results after each. Returns the run,
+/// marked partial if it was stopped.
 pub fn run(
     spec: &RunSpec,
     plan: &Arc<Plan>,
@@ -80,6 +105,7 @@ pub fn run(
     let machine = sysinfo::machine();
     let cpus = machine.cpus;
     let targets = plan.target_labels();
+    let rounds = spec.rounds.max(1);
     let mut run = RunResult {
         schema_version: SCHEMA_VERSION,
         tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
@@ -91,50 +117,107 @@ pub fn run(
         machine,
         targets: targets.clone(),
         requests: plan.request_infos(),
-        steps: Vec::with_capacity(spec.steps.len()),
+        steps: Vec::with_capacity(spec.steps.len() * rounds),
     };
-    for (i, step) in spec.steps.iter().enumerate() {
-        if i > 0 && !spec.interval.is_zero() {
-            observer.interval(spec.interval);
-            if stop.sleep(spec.interval) {
-                break;
+    let mut first = true;
+    if let (Some(w), Some(step0)) = (spec.warmup, spec.steps.first()) {
+        let warm = StepSpec {
+            duration: Some(w),
+            n_requests: None,
+            ..*step0
+        };
+        observer.warmup_started(w, &warm);
+        let m = engine::run_step(plan, engine_cfg, &warm, stop, &mut |p| {
+            observer.progress(&warm, p)
+        });
+        observer.warmup_finished(m.recorder.responses(), m.recorder.total_errors());
+        first = false;
+    }
+    'rounds: for round in 1..=rounds {
+        for (index, step) in spec.steps.iter().enumerate() {
+            if !first && !spec.interval.is_zero() {
+                observer.interval(spec.interval);
+                if stop.sleep(spec.interval) {
+                    break 'rounds;
+                }
+            }
+            first = false;
+            if stop.is_triggered() {
+                break 'rounds;
+            }
+            observer.step_started(
+                Position {
+                    round,
+                    rounds,
+                    index,
+                    of: spec.steps.len(),
+                },
+                step,
+            );
+            let result = run_one(
+                spec, plan, engine_cfg, step, stop, observer, &targets, cpus, round,
+            );
+            run.partial |= result.partial;
+            run.steps.push(result);
+            if let Some(out) = &spec.outputs {
+                write_outputs(&run, out)?;
+            }
+            observer.step_finished(&run, run.steps.last().expect("just pushed"));
+            if stop.is_triggered() {
+                break 'rounds;
             }
         }
-        if stop.is_triggered() {
-            break;
-        }
-        observer.step_started(i, spec.steps.len(), step);
-        let measured = engine::run_step(plan, engine_cfg, step, stop, &mut |p| {
-            observer.progress(step, p)
-        });
-        let facts = StepFacts {
-            n_clients: step.n_clients.max(1),
-            rate: step.rate,
-            started_at: measured.started_at,
-            elapsed_s: measured.elapsed.as_secs_f64(),
-            partial: measured.partial,
-            client_cpu_s: measured.cpu_s,
-            cpus,
-        };
-        let result =
-            StepResult::from_recorder(facts, &measured.recorder, &targets, step.rate.is_some());
-        run.partial |= result.partial;
-        run.steps.push(result);
-        if let Some(out) = &spec.outputs {
-            write_outputs(&run, out)?;
-        }
-        observer.step_finished(&run, run.steps.last().expect("just pushed"));
-        if stop.is_triggered() {
-            break;
-        }
     }
-    if run.steps.len() < spec.steps.len() {
+    if run.steps.len() < spec.steps.len() * rounds {
         run.partial = true;
         if let Some(out) = &spec.outputs {
             write_outputs(&run, out)?;
         }
     }
     Ok(run)
+}
+
+/// One measured step with its probes around it.
+#[allow(clippy::too_many_arguments)]
+fn run_one(
+    spec: &RunSpec,
+    plan: &Arc<Plan>,
+    engine_cfg: &EngineConfig,
+    step: &StepSpec,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+    targets: &[String],
+    cpus: usize,
+    round: usize,
+) -> StepResult {
+    let before = spec.prober.as_ref().map(Prober::snapshot);
+    let mut watch = spec.probe_pid.map(ProcessWatch::start);
+    let measured = engine::run_step(plan, engine_cfg, step, stop, &mut |p| {
+        if let Some(w) = watch.as_mut() {
+            w.sample();
+        }
+        observer.progress(step, p)
+    });
+    let server_process = watch.map(ProcessWatch::finish);
+    let facts = StepFacts {
+        n_clients: step.n_clients.max(1),
+        rate: step.rate,
+        started_at: measured.started_at,
+        elapsed_s: measured.elapsed.as_secs_f64(),
+        partial: measured.partial,
+        client_cpu_s: measured.cpu_s,
+        cpus,
+    };
+    let mut result =
+        StepResult::from_recorder(facts, &measured.recorder, targets, step.rate.is_some());
+    result.round = round;
+    result.server_process = server_process;
+    if let (Some(prober), Some(before)) = (&spec.prober, before) {
+        let after = prober.snapshot();
+        result.probes = prober.compare(&before, &after);
+        result.cache_hit_rate = probe::combined_hit_rate(&result.probes);
+    }
+    result
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {

@@ -70,6 +70,19 @@ pub struct Settings {
     pub insecure: bool,
     /// Worker threads the engine ran on.
     pub threads: usize,
+    /// The cache hit rate the request set was planned for (`--expect-cache-hit-rate`), 0..1.
+    #[serde(default)]
+    pub planned_cache_hit_rate: Option<f64>,
+    /// Uncounted load sent before the first step (`--warmup`), seconds.
+    #[serde(default)]
+    pub warmup_s: Option<f64>,
+    /// How many times the whole set of steps ran (`--rounds`); 1 when not repeated.
+    #[serde(default = "one")]
+    pub rounds: usize,
+}
+
+fn one() -> usize {
+    1
 }
 
 /// Facts about the machine hakaru ran on.
@@ -129,9 +142,42 @@ pub struct HostResult {
     pub mean_s: f64,
 }
 
+/// A server's own numbers around one step, from one probe on one host.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ProbeResult {
+    /// "groonga", "droonga", "couchdb", or the name of a `url=` probe.
+    pub probe: String,
+    /// "http://host:port".
+    pub target: String,
+    pub before: BTreeMap<String, f64>,
+    pub after: BTreeMap<String, f64>,
+    /// after − before, for every value read both times.
+    pub delta: BTreeMap<String, f64>,
+    /// The step's own cache hit rate on this host (Δ hits ÷ Δ queries), 0..1.
+    pub cache_hit_rate: Option<f64>,
+    /// Why the probe has no numbers (the run went on without them).
+    pub error: Option<String>,
+}
+
+/// A local server process's use of the machine during one step (`--probe-pid`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ProcessUse {
+    pub pid: u32,
+    /// CPU time (user + system) it used during the step, seconds.
+    pub cpu_s: f64,
+    /// Average number of cores it kept busy (top's CPU% ÷ 100).
+    pub cores_used: f64,
+    /// Highest resident memory seen, bytes.
+    pub rss_max_bytes: u64,
+    pub error: Option<String>,
+}
+
 /// What one step measured.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StepResult {
+    /// Which repetition of the run this step belongs to (`--rounds`), from 1.
+    #[serde(default = "one")]
+    pub round: usize,
     /// Concurrent clients (connections) in this step.
     pub n_clients: usize,
     /// Open model: the target arrival rate in requests per second.
@@ -180,6 +226,15 @@ pub struct StepResult {
     pub histogram: String,
     /// Same for the service-time histogram (open model only).
     pub service_histogram: Option<String>,
+    /// Server-side numbers before and after the step (`--probe`).
+    #[serde(default)]
+    pub probes: Vec<ProbeResult>,
+    /// The step's cache hit rate over all hosts, from the probes, 0..1.
+    #[serde(default)]
+    pub cache_hit_rate: Option<f64>,
+    /// The watched server process (`--probe-pid`).
+    #[serde(default)]
+    pub server_process: Option<ProcessUse>,
 }
 
 impl StepResult {
@@ -259,6 +314,7 @@ impl StepResult {
             .collect();
         let elapsed = facts.elapsed_s.max(1e-9);
         StepResult {
+            round: 1,
             n_clients: facts.n_clients,
             rate: facts.rate,
             started_at: facts.started_at,
@@ -288,6 +344,9 @@ impl StepResult {
             fastest: rec.fastest.as_slice().to_vec(),
             histogram: encode_histogram(&rec.latency),
             service_histogram: open_model.then(|| encode_histogram(&rec.service)),
+            probes: Vec::new(),
+            cache_hit_rate: None,
+            server_process: None,
         }
     }
 }

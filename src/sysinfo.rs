@@ -36,6 +36,19 @@ pub fn resident_bytes() -> u64 {
         .unwrap_or(0)
 }
 
+/// Resident memory of another process in bytes, or None when it cannot be read.
+pub fn pid_rss_bytes(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let kb: u64 = s
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
 pub fn cpus() -> usize {
     std::thread::available_parallelism()
         .map(|n| n.get())

@@ -136,6 +136,72 @@ pub struct RequestArgs {
     pub format: FormatArg,
 }
 
+/// Flags about the session around the load: probes, rounds, warm-up.
+#[derive(Args, Debug, Clone)]
+pub struct SessionArgs {
+    /// Read the server's own numbers before and after each step on every host:
+    /// groonga (/d/status), droonga (/statistics/cache), couchdb, or url=PATH,pointer=/json/pointer[,name=N]. Repeatable.
+    #[arg(long, value_name = "PROBE", value_parser = crate::probe::parse_probe)]
+    pub probe: Vec<crate::probe::ProbeKind>,
+
+    /// Sample this local server process's CPU and memory during each step (from /proc).
+    #[arg(long, value_name = "PID")]
+    pub probe_pid: Option<u32>,
+
+    /// The cache hit rate the request set was planned for (0..1); each step's measured rate is compared with it.
+    #[arg(long, value_name = "RATE")]
+    pub expect_cache_hit_rate: Option<f64>,
+
+    /// Run every step this many times; the first round is cold, later ones warm.
+    #[arg(long, default_value_t = 1, value_name = "N")]
+    pub rounds: usize,
+
+    /// Send uncounted load for this long before the first step (and say so).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub warmup: Option<Duration>,
+}
+
+impl SessionArgs {
+    /// Check the flags and apply them to the run's settings and spec.
+    pub fn apply(
+        &self,
+        spec: &mut crate::ramp::RunSpec,
+        plan: &Plan,
+        timeout: Duration,
+    ) -> Result<()> {
+        if self.rounds == 0 {
+            bail!("--rounds must be at least 1");
+        }
+        if let Some(r) = self.expect_cache_hit_rate {
+            if !(0.0..=1.0).contains(&r) {
+                bail!("--expect-cache-hit-rate must be between 0 and 1, found {r}");
+            }
+        }
+        if let Some(pid) = self.probe_pid {
+            crate::probe::ProcessWatch::check(pid).map_err(anyhow::Error::msg)?;
+        }
+        if !self.probe.is_empty() {
+            spec.prober = Some(crate::probe::Prober {
+                kinds: self.probe.clone(),
+                hosts: plan
+                    .targets
+                    .iter()
+                    .filter(|t| !t.https)
+                    .map(|t| t.label())
+                    .collect(),
+                timeout: timeout.min(Duration::from_secs(5)),
+            });
+        }
+        spec.probe_pid = self.probe_pid;
+        spec.rounds = self.rounds;
+        spec.warmup = self.warmup.filter(|w| !w.is_zero());
+        spec.settings.rounds = self.rounds;
+        spec.settings.warmup_s = spec.warmup.map(|w| w.as_secs_f64());
+        spec.settings.planned_cache_hit_rate = self.expect_cache_hit_rate;
+        Ok(())
+    }
+}
+
 /// Parse "30", "2.5", "30s", "500ms", "2m", "1h" into a duration.
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
@@ -300,6 +366,9 @@ impl RequestArgs {
             n_patterns: plan.n_patterns,
             insecure: self.insecure,
             threads: threads.min(n_clients_hint.max(1)),
+            planned_cache_hit_rate: None,
+            warmup_s: None,
+            rounds: 1,
         };
         let format = match self.format {
             FormatArg::Full => CsvFormat::Full,

@@ -108,9 +108,11 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
             patterns_source: patterns_path.display().to_string(),
             n_patterns: plan.n_patterns,
             threads,
+            rounds: 1,
             ..Settings::default()
         },
         outputs: Some(Outputs::beside(&csv, CsvFormat::Full)),
+        ..RunSpec::default()
     };
     let stop = super::ctrl_c_stop();
     let mut console = Console::new(true, 3, 3);

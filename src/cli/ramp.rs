@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args;
 
-use super::args::{parse_duration, RequestArgs};
+use super::args::{parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::engine::StepSpec;
 use crate::ramp::{self, client_steps, RunSpec};
@@ -43,6 +43,9 @@ pub struct RampArgs {
 
     #[command(flatten)]
     pub request: RequestArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
 }
 
 /// "100,200,400" or "100:1000:100" (and mixes of both) into a list of rates.
@@ -122,7 +125,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if args.rate.is_some() {
         settings.model = "open".into();
     }
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         mode: "ramp".into(),
         command_line,
         steps,
@@ -131,7 +134,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         outputs: args
             .request
             .outputs(Some(&args.output_path), prepared.format),
+        ..RunSpec::default()
     };
+    args.session
+        .apply(&mut spec, &prepared.plan, args.request.default_timeout)?;
     let stop = super::ctrl_c_stop();
     let mut console = Console::new(
         true,

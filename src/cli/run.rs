@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 use clap::Args;
 
-use super::args::{parse_count, parse_duration, RequestArgs};
+use super::args::{parse_count, parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::engine::StepSpec;
 use crate::ramp::{self, RunSpec};
@@ -37,6 +37,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub request: RequestArgs,
+
+    #[command(flatten)]
+    pub session: SessionArgs,
 }
 
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
@@ -71,7 +74,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     if args.rate.is_some() {
         settings.model = "open".into();
     }
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         mode: "run".into(),
         command_line,
         steps: vec![step],
@@ -80,7 +83,10 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         outputs: args
             .request
             .outputs(args.output_path.as_ref(), prepared.format),
+        ..RunSpec::default()
     };
+    args.session
+        .apply(&mut spec, &prepared.plan, args.request.default_timeout)?;
     let stop = super::ctrl_c_stop();
     let mut console = Console::new(
         false,

@@ -51,10 +51,13 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `elapsed_seconds` | measured wall time of the step (the qps denominator) |
 /// | `partial` | `true` when the step was cut short |
 /// | `rate` | open model: target arrival rate, requests/s; empty in the closed model |
+/// | `round` | which repetition of the run (`--rounds`), from 1 |
+/// | `cache_hit_rate` | the step's cache hit rate reported by server probes, 0..1; empty without |
+/// | `server_cpu_cores`, `server_rss_max_bytes` | the watched server process (`--probe-pid`); empty without |
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 24] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 28] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -79,6 +82,10 @@ pub const FULL_EXTRA_COLUMNS: [&str; 24] = [
     "elapsed_seconds",
     "partial",
     "rate",
+    "round",
+    "cache_hit_rate",
+    "server_cpu_cores",
+    "server_rss_max_bytes",
 ];
 
 /// The whole CSV of a run: a header and one row per step, `\n`-terminated.
@@ -141,6 +148,7 @@ fn drnbench_cells(step: &StepResult) -> Vec<String> {
 }
 
 fn extra_cells(step: &StepResult) -> Vec<String> {
+    let server = step.server_process.as_ref().filter(|p| p.error.is_none());
     let l = &step.latency;
     let mut cells = vec![
         latency_cell(l, l.p50_s),
@@ -168,6 +176,12 @@ fn extra_cells(step: &StepResult) -> Vec<String> {
         float_repr(step.elapsed_s),
         step.partial.to_string(),
         step.rate.map(float_repr).unwrap_or_default(),
+        step.round.to_string(),
+        step.cache_hit_rate.map(float_repr).unwrap_or_default(),
+        server.map(|p| float_repr(p.cores_used)).unwrap_or_default(),
+        server
+            .map(|p| p.rss_max_bytes.to_string())
+            .unwrap_or_default(),
     ]);
     cells
 }
@@ -278,9 +292,9 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,"
         );
-        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0"));
+        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,"));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == n));

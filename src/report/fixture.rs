@@ -40,6 +40,10 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         fastest: Vec::new(),
         histogram: encode_histogram(&new_histogram()),
         service_histogram: None,
+        probes: Vec::new(),
+        cache_hit_rate: None,
+        server_process: None,
+        round: 1,
     }
 }
 

@@ -115,6 +115,95 @@ pub fn step_detail(
     out
 }
 
+/// Cache hit rates off the plan by more than this (0..1) get a warning.
+const HIT_RATE_TOLERANCE: f64 = 0.10;
+/// A watched server process below this share of the cores is "far from using its cores".
+const SERVER_IDLE_SHARE: f64 = 0.5;
+
+/// What the server side saw during a step: probes (cache hit rate against the plan,
+/// counters), the watched process's CPU and memory, and which side was the limit.
+/// Empty when nothing was probed.
+pub fn server_side(run: &RunResult, step: &StepResult) -> String {
+    let mut out = String::new();
+    let planned = run.settings.planned_cache_hit_rate;
+    if let Some(rate) = step.cache_hit_rate {
+        let plan = planned
+            .map(|p| format!(" (planned {:.1}%)", p * 100.0))
+            .unwrap_or_default();
+        let _ = writeln!(out, "Cache hit rate (server): {:.1}%{plan}", rate * 100.0);
+        if let Some(p) = planned {
+            if (rate - p).abs() > HIT_RATE_TOLERANCE {
+                let _ = writeln!(
+                    out,
+                    "Warning: the measured cache hit rate {:.1}% is more than {:.0} points from the planned {:.1}%",
+                    rate * 100.0,
+                    HIT_RATE_TOLERANCE * 100.0,
+                    p * 100.0
+                );
+            }
+        }
+    } else if planned.is_some() && !step.probes.is_empty() {
+        out.push_str("Cache hit rate (server): unknown (no probe reported a cache)\n");
+    }
+    for p in &step.probes {
+        match &p.error {
+            Some(e) => {
+                let _ = writeln!(out, "Probe {} {}: no numbers ({e})", p.probe, p.target);
+            }
+            None => {
+                let deltas: Vec<String> =
+                    p.delta.iter().map(|(k, v)| format!("{k} +{v}")).collect();
+                let rate = p
+                    .cache_hit_rate
+                    .map(|r| format!(", cache hit rate {:.1}%", r * 100.0))
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "Probe {} {}: {}{rate}",
+                    p.probe,
+                    p.target,
+                    deltas.join(", ")
+                );
+            }
+        }
+    }
+    if let Some(sp) = &step.server_process {
+        match &sp.error {
+            Some(e) => {
+                let _ = writeln!(out, "Server process {}: {e}", sp.pid);
+            }
+            None => {
+                let cores = run.machine.cpus.max(1);
+                let _ = writeln!(
+                    out,
+                    "Server process {}: {:.0}% CPU ({:.2} of {cores} cores), peak RSS {:.1} MB",
+                    sp.pid,
+                    sp.cores_used * 100.0,
+                    sp.cores_used,
+                    sp.rss_max_bytes as f64 / 1e6
+                );
+                let server_share = sp.cores_used / cores as f64;
+                if step.client_cpu_share > CLIENT_BUSY_SHARE && server_share < SERVER_IDLE_SHARE {
+                    let _ = writeln!(
+                        out,
+                        "Warning: the client was saturated while the server used {:.0}% of the cores: these numbers are the client's limit, not the server's",
+                        server_share * 100.0
+                    );
+                } else if server_share > CLIENT_BUSY_SHARE
+                    && step.client_cpu_share < SERVER_IDLE_SHARE
+                {
+                    let _ = writeln!(
+                        out,
+                        "The server was the limit: it kept {:.0}% of the cores busy",
+                        server_share * 100.0
+                    );
+                }
+            }
+        }
+    }
+    out
+}
+
 /// `0.001234 sec: GET 200 <client 3>#17 http://host:port/path`.
 fn request_line(s: &RequestSample, requests: &[RequestInfo]) -> String {
     let status = if s.status == 0 {
@@ -307,6 +396,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.client_cpu_share * 100.0
         );
     }
+    out.push_str(&server_side(run, step));
     out
 }
 

@@ -1,0 +1,403 @@
+//! Probes: the server's own numbers, read before and after each step on every host,
+//! so a report can say what the server saw (its cache hit rate, its query count)
+//! next to what the client measured; and a local server process's CPU and memory,
+//! sampled from `/proc` while a step runs.
+//!
+//! A probe that fails never stops the run: its result says why it is empty.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::http;
+use crate::result::{ProbeResult, ProcessUse};
+use crate::sysinfo;
+
+/// What to read from each host.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProbeKind {
+    /// Groonga `/d/status`: `n_queries` and `cache_hit_rate` (a percentage, cumulative since start).
+    Groonga,
+    /// droonga-http-server `/statistics/cache`: `nHits` and `nGets`.
+    Droonga,
+    /// CouchDB `/_node/_local/_stats/couchdb`: reads, writes, HTTP requests.
+    CouchDb,
+    /// Any number in a JSON answer, by JSON pointer (RFC 6901).
+    Url {
+        path: String,
+        pointer: String,
+        name: String,
+    },
+}
+
+impl ProbeKind {
+    pub fn name(&self) -> String {
+        match self {
+            ProbeKind::Groonga => "groonga".into(),
+            ProbeKind::Droonga => "droonga".into(),
+            ProbeKind::CouchDb => "couchdb".into(),
+            ProbeKind::Url { name, .. } => name.clone(),
+        }
+    }
+
+    fn path(&self) -> &str {
+        match self {
+            ProbeKind::Groonga => "/d/status",
+            ProbeKind::Droonga => "/statistics/cache",
+            ProbeKind::CouchDb => "/_node/_local/_stats/couchdb",
+            ProbeKind::Url { path, .. } => path,
+        }
+    }
+
+    /// The numbers this probe reads from an answer.
+    pub fn read(&self, body: &[u8]) -> Result<BTreeMap<String, f64>, String> {
+        let v: Value =
+            serde_json::from_slice(body).map_err(|e| format!("answer is not JSON ({e})"))?;
+        let num = |v: &Value, what: &str| {
+            v.as_f64()
+                .ok_or_else(|| format!("{what} is missing or not a number"))
+        };
+        let mut out = BTreeMap::new();
+        match self {
+            ProbeKind::Groonga => {
+                let header_status = v.pointer("/0/0").and_then(Value::as_i64);
+                if header_status != Some(0) {
+                    return Err(format!(
+                        "not a successful Groonga status answer (return code {header_status:?})"
+                    ));
+                }
+                let n = num(
+                    v.pointer("/1/n_queries").unwrap_or(&Value::Null),
+                    "n_queries",
+                )?;
+                let rate = num(
+                    v.pointer("/1/cache_hit_rate").unwrap_or(&Value::Null),
+                    "cache_hit_rate",
+                )?;
+                out.insert("n_queries".into(), n);
+                // Groonga reports a percentage of n_queries; the count of hits is what subtracts.
+                out.insert("cache_hits".into(), (rate / 100.0 * n).round());
+            }
+            ProbeKind::Droonga => {
+                out.insert(
+                    "n_queries".into(),
+                    num(v.get("nGets").unwrap_or(&Value::Null), "nGets")?,
+                );
+                out.insert(
+                    "cache_hits".into(),
+                    num(v.get("nHits").unwrap_or(&Value::Null), "nHits")?,
+                );
+            }
+            ProbeKind::CouchDb => {
+                for (key, ptr) in [
+                    ("database_reads", "/database_reads/value"),
+                    ("database_writes", "/database_writes/value"),
+                    ("httpd_requests", "/httpd/requests/value"),
+                ] {
+                    if let Some(x) = v.pointer(ptr).and_then(Value::as_f64) {
+                        out.insert(key.into(), x);
+                    }
+                }
+                if out.is_empty() {
+                    return Err("no CouchDB counters (database_reads, database_writes, httpd.requests) in the answer".into());
+                }
+            }
+            ProbeKind::Url { pointer, name, .. } => {
+                let x = v
+                    .pointer(pointer)
+                    .ok_or_else(|| format!("nothing at JSON pointer {pointer}"))?;
+                let x = x
+                    .as_f64()
+                    .or_else(|| x.as_str().and_then(|s| s.trim().parse().ok()))
+                    .ok_or_else(|| format!("the value at {pointer} is not a number: {x}"))?;
+                out.insert(name.clone(), x);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Parse `--probe`: `groonga`, `droonga`, `couchdb`, or `url=PATH,pointer=/a/0/b[,name=NAME]`.
+pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
+    match s.trim() {
+        "groonga" => return Ok(ProbeKind::Groonga),
+        "droonga" => return Ok(ProbeKind::Droonga),
+        "couchdb" => return Ok(ProbeKind::CouchDb),
+        _ => {}
+    }
+    let mut path = None;
+    let mut pointer = None;
+    let mut name = None;
+    for part in s.split(',') {
+        let (k, v) = part.split_once('=').ok_or_else(|| {
+            format!(
+                "--probe {s}: expected groonga, droonga, couchdb or url=PATH,pointer=/json/pointer"
+            )
+        })?;
+        match k.trim() {
+            "url" => path = Some(v.trim().to_string()),
+            "pointer" => pointer = Some(v.trim().to_string()),
+            "name" => name = Some(v.trim().to_string()),
+            other => {
+                return Err(format!(
+                    "--probe {s}: unknown key \"{other}\" (url, pointer, name)"
+                ))
+            }
+        }
+    }
+    let path = path.ok_or_else(|| format!("--probe {s}: url=PATH is missing"))?;
+    if !path.starts_with('/') {
+        return Err(format!(
+            "--probe {s}: url must be a path starting with '/', asked of every host"
+        ));
+    }
+    let pointer =
+        pointer.ok_or_else(|| format!("--probe {s}: pointer=/json/pointer is missing"))?;
+    if !(pointer.is_empty() || pointer.starts_with('/')) {
+        return Err(format!(
+            "--probe {s}: a JSON pointer starts with '/', like /1/n_queries"
+        ));
+    }
+    let name = name.unwrap_or_else(|| pointer.trim_start_matches('/').replace('/', "."));
+    Ok(ProbeKind::Url {
+        path,
+        pointer,
+        name,
+    })
+}
+
+/// Reads every probe on every host.
+#[derive(Debug, Clone)]
+pub struct Prober {
+    pub kinds: Vec<ProbeKind>,
+    /// "http://host:port" of each host the run talks to.
+    pub hosts: Vec<String>,
+    pub timeout: Duration,
+}
+
+/// One reading of every (probe, host): numbers or why there are none.
+pub type Snapshot = Vec<Result<BTreeMap<String, f64>, String>>;
+
+impl Prober {
+    pub fn snapshot(&self) -> Snapshot {
+        let mut out = Vec::with_capacity(self.kinds.len() * self.hosts.len());
+        for kind in &self.kinds {
+            for host in &self.hosts {
+                let url = format!("{host}{}", kind.path());
+                out.push(http::fetch(&url, self.timeout).and_then(|f| {
+                    if f.status != 200 {
+                        return Err(format!("{url} answered HTTP {}", f.status));
+                    }
+                    kind.read(&f.body).map_err(|e| format!("{url}: {e}"))
+                }));
+            }
+        }
+        out
+    }
+
+    /// Per (probe, host): before, after, their difference, and the step's own cache hit rate.
+    pub fn compare(&self, before: &Snapshot, after: &Snapshot) -> Vec<ProbeResult> {
+        let mut out = Vec::new();
+        let mut i = 0;
+        for kind in &self.kinds {
+            for host in &self.hosts {
+                let mut r = ProbeResult {
+                    probe: kind.name(),
+                    target: host.clone(),
+                    ..ProbeResult::default()
+                };
+                match (&before[i], &after[i]) {
+                    (Ok(b), Ok(a)) => {
+                        for (k, av) in a {
+                            if let Some(bv) = b.get(k) {
+                                r.delta.insert(k.clone(), av - bv);
+                            }
+                        }
+                        r.before = b.clone();
+                        r.after = a.clone();
+                        r.cache_hit_rate = hit_rate(&r.delta);
+                    }
+                    (Err(e), _) | (_, Err(e)) => r.error = Some(e.clone()),
+                }
+                out.push(r);
+                i += 1;
+            }
+        }
+        out
+    }
+}
+
+fn hit_rate(delta: &BTreeMap<String, f64>) -> Option<f64> {
+    let q = *delta.get("n_queries")?;
+    let h = *delta.get("cache_hits")?;
+    (q > 0.0).then(|| (h / q).clamp(0.0, 1.0))
+}
+
+/// The step's cache hit rate over every host that reported one: Σ hits ÷ Σ queries.
+pub fn combined_hit_rate(results: &[ProbeResult]) -> Option<f64> {
+    let (mut q, mut h) = (0.0, 0.0);
+    for r in results {
+        if let (Some(dq), Some(dh)) = (r.delta.get("n_queries"), r.delta.get("cache_hits")) {
+            q += dq;
+            h += dh;
+        }
+    }
+    (q > 0.0).then(|| (h / q).clamp(0.0, 1.0))
+}
+
+/// Samples a local process (`--probe-pid`) while a step runs.
+#[derive(Debug)]
+pub struct ProcessWatch {
+    pid: u32,
+    cpu0: Option<f64>,
+    t0: Instant,
+    rss_max: u64,
+}
+
+impl ProcessWatch {
+    /// Fails when there is no such process to watch.
+    pub fn check(pid: u32) -> Result<(), String> {
+        sysinfo::pid_cpu_seconds(&pid.to_string())
+            .map(|_| ())
+            .ok_or_else(|| {
+                format!("--probe-pid {pid}: no such process (or /proc/{pid}/stat is unreadable)")
+            })
+    }
+
+    pub fn start(pid: u32) -> ProcessWatch {
+        let mut w = ProcessWatch {
+            pid,
+            cpu0: sysinfo::pid_cpu_seconds(&pid.to_string()),
+            t0: Instant::now(),
+            rss_max: 0,
+        };
+        w.sample();
+        w
+    }
+
+    /// Take a memory sample (called a few times a second while the step runs).
+    pub fn sample(&mut self) {
+        self.rss_max = self
+            .rss_max
+            .max(sysinfo::pid_rss_bytes(self.pid).unwrap_or(0));
+    }
+
+    pub fn finish(mut self) -> ProcessUse {
+        self.sample();
+        let elapsed = self.t0.elapsed().as_secs_f64().max(1e-9);
+        let cpu1 = sysinfo::pid_cpu_seconds(&self.pid.to_string());
+        match (self.cpu0, cpu1) {
+            (Some(a), Some(b)) => ProcessUse {
+                pid: self.pid,
+                cpu_s: b - a,
+                cores_used: (b - a) / elapsed,
+                rss_max_bytes: self.rss_max,
+                error: None,
+            },
+            _ => ProcessUse {
+                pid: self.pid,
+                error: Some(format!(
+                    "process {} could not be read (did it exit?)",
+                    self.pid
+                )),
+                ..ProcessUse::default()
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GROONGA_STATUS: &str = r#"[[0,1795241096.27,3.6e-05],{"alloc_count":23980,"starttime":1795241095,"uptime":1,"version":"13.0.0","n_queries":5,"cache_hit_rate":40.0,"command_version":1}]"#;
+
+    #[test]
+    fn reads_groonga_status_as_groonga_writes_it() {
+        let v = ProbeKind::Groonga.read(GROONGA_STATUS.as_bytes()).unwrap();
+        assert_eq!(v["n_queries"], 5.0);
+        assert_eq!(v["cache_hits"], 2.0);
+        let err = ProbeKind::Groonga
+            .read(br#"[[-22,0,0,"invalid"],{}]"#)
+            .unwrap_err();
+        assert!(err.contains("-22"), "{err}");
+    }
+
+    #[test]
+    fn step_hit_rate_comes_from_the_difference() {
+        let p = Prober {
+            kinds: vec![ProbeKind::Groonga],
+            hosts: vec!["http://a:1".into()],
+            timeout: Duration::from_secs(1),
+        };
+        let before = vec![Ok(BTreeMap::from([
+            ("n_queries".to_string(), 100.0),
+            ("cache_hits".to_string(), 90.0),
+        ]))];
+        let after = vec![Ok(BTreeMap::from([
+            ("n_queries".to_string(), 300.0),
+            ("cache_hits".to_string(), 190.0),
+        ]))];
+        let r = p.compare(&before, &after);
+        // 100 hits out of 200 queries in the step, though the cumulative rate says 63%.
+        assert_eq!(r[0].cache_hit_rate, Some(0.5));
+        assert_eq!(combined_hit_rate(&r), Some(0.5));
+        let failed = p.compare(&vec![Err("refused".into())], &after);
+        assert_eq!(failed[0].error.as_deref(), Some("refused"));
+        assert_eq!(combined_hit_rate(&failed), None);
+    }
+
+    #[test]
+    fn reads_droonga_couchdb_and_pointers() {
+        let v = ProbeKind::Droonga
+            .read(br#"{"hitRatio":50,"nHits":10,"nGets":20}"#)
+            .unwrap();
+        assert_eq!((v["cache_hits"], v["n_queries"]), (10.0, 20.0));
+        let v = ProbeKind::CouchDb
+            .read(br#"{"database_reads":{"value":7},"httpd":{"requests":{"value":9}}}"#)
+            .unwrap();
+        assert_eq!((v["database_reads"], v["httpd_requests"]), (7.0, 9.0));
+        let k = parse_probe("url=/d/status,pointer=/1/n_queries").unwrap();
+        assert_eq!(k.name(), "1.n_queries");
+        assert_eq!(
+            k.read(GROONGA_STATUS.as_bytes()).unwrap()["1.n_queries"],
+            5.0
+        );
+        assert!(k.read(b"<html>").unwrap_err().contains("not JSON"));
+        assert!(parse_probe("url=/x,pointer=/nope")
+            .unwrap()
+            .read(b"{}")
+            .unwrap_err()
+            .contains("/nope"));
+    }
+
+    #[test]
+    fn probe_flags_are_checked() {
+        assert_eq!(parse_probe("groonga").unwrap(), ProbeKind::Groonga);
+        assert!(parse_probe("mysql").unwrap_err().contains("expected"));
+        assert!(parse_probe("url=d/status,pointer=/a")
+            .unwrap_err()
+            .contains("'/'"));
+        assert!(parse_probe("url=/a").unwrap_err().contains("pointer"));
+        assert!(parse_probe("url=/a,pointer=/b,colour=red")
+            .unwrap_err()
+            .contains("colour"));
+    }
+
+    #[test]
+    fn watches_its_own_process() {
+        let pid = std::process::id();
+        ProcessWatch::check(pid).unwrap();
+        let mut w = ProcessWatch::start(pid);
+        let mut x = 0u64;
+        for i in 0..2_000_000u64 {
+            x = x.wrapping_add(i * i);
+        }
+        std::hint::black_box(x);
+        w.sample();
+        let u = w.finish();
+        assert!(u.error.is_none() && u.rss_max_bytes > 0 && u.cpu_s >= 0.0);
+        assert!(ProcessWatch::check(u32::MAX - 1).is_err());
+    }
+}
