@@ -97,6 +97,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(step) = run.steps.last() {
         print!("{}", text::run_summary(&run, step));
     }
+    print!("{}", crate::report::text::rounds_summary(&run));
     if let Some(out) = &spec.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }

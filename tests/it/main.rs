@@ -4,6 +4,7 @@ mod util;
 
 mod bad_input;
 mod nginx;
+mod probe;
 mod ramp;
 mod run;
 mod target;
