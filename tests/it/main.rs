@@ -3,6 +3,7 @@
 mod util;
 
 mod bad_input;
+mod groonga;
 mod nginx;
 mod probe;
 mod ramp;

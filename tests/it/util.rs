@@ -308,3 +308,94 @@ pub fn col(header: &[String], row: &[String], name: &str) -> f64 {
         .parse()
         .unwrap_or_else(|_| panic!("column {name}: {:?} is not a number", row[i]))
 }
+
+/// A Groonga database with the tutorial's `Pages` schema and `n` generated pages whose
+/// titles are unique ("page 17 alpha beta"), so a select of titles gives unique terms.
+pub fn groonga_db(dir: &TempDir, n: usize) -> PathBuf {
+    let db = dir.path("db");
+    std::fs::create_dir_all(&db).unwrap();
+    let db = db.join("db");
+    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"];
+    let mut cmds = String::from(
+        "table_create Categories TABLE_HASH_KEY ShortText\n\
+         table_create Pages TABLE_HASH_KEY ShortText\n\
+         column_create Pages title COLUMN_SCALAR ShortText\n\
+         column_create Pages text COLUMN_SCALAR Text\n\
+         column_create Pages categories COLUMN_VECTOR Categories\n\
+         table_create Terms TABLE_PAT_KEY ShortText --default_tokenizer TokenBigram --normalizer NormalizerAuto\n\
+         column_create Terms entries_title COLUMN_INDEX|WITH_POSITION Pages title\n\
+         column_create Terms entries_text COLUMN_INDEX|WITH_POSITION Pages text\n\
+         column_create Categories entries COLUMN_INDEX Pages categories\n\
+         load --table Pages\n[\n",
+    );
+    for i in 0..n {
+        let w = |k: usize| words[(i * 7 + k * 3) % words.len()];
+        let sep = if i + 1 < n { "," } else { "" };
+        cmds.push_str(&format!(
+            "{{\"_key\":\"page-{i:05}\",\"title\":\"page{i} {} {}\",\"text\":\"{} {} {} text of page {i}\",\"categories\":[\"{}\"]}}{sep}\n",
+            w(0),
+            w(1),
+            w(2),
+            w(3),
+            w(4),
+            w(5)
+        ));
+    }
+    cmds.push_str("]\n");
+    let mut child = Command::new("groonga").arg("-n").arg(&db).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().expect("groonga runs");
+    {
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(cmds.as_bytes()).unwrap();
+    }
+    assert!(child.wait().unwrap().success(), "groonga could not build the database");
+    db
+}
+
+/// Groonga's built-in HTTP server in the foreground on a loopback port.
+pub fn groonga_http(db: &Path) -> Server {
+    let port = free_port();
+    let dir = TempDir::new("groonga");
+    let mut child = Command::new("groonga")
+        .args(["--protocol", "http", "-s", "--bind-address", "127.0.0.1", "-p", &port.to_string()])
+        .arg("--log-path")
+        .arg(dir.path("groonga.log"))
+        .arg("--query-log-path")
+        .arg(dir.path("query.log"))
+        .arg(db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("groonga starts");
+    wait_for_port(port, &mut child, "groonga");
+    Server { child, port, dir }
+}
+
+/// groonga-httpd (nginx with the Groonga module), one process, keep-alive on.
+pub fn groonga_httpd(db: &Path) -> Server {
+    let port = free_port();
+    let dir = TempDir::new("groonga-httpd");
+    let d = dir.0.display();
+    let user = if is_root() { "user root root;" } else { "" };
+    let conf = format!(
+        "{user}\nworker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/httpd.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests 1000000;\n\
+         groonga_database {};\n  groonga_log_path {d}/groonga.log;\n  groonga_query_log_path {d}/query.log;\n\
+         server {{\n    listen 127.0.0.1:{port};\n    location /d/ {{ groonga on; }}\n  }}\n}}\n",
+        db.display()
+    );
+    let conf_path = dir.write("groonga-httpd.conf", &conf);
+    let mut child = Command::new("groonga-httpd")
+        .arg("-p")
+        .arg(&dir.0)
+        .arg("-c")
+        .arg(&conf_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("groonga-httpd starts");
+    wait_for_port(port, &mut child, "groonga-httpd");
+    Server { child, port, dir }
+}
