@@ -5,6 +5,8 @@
 //! report knows nothing of sockets.
 
 pub mod pattern;
+pub mod patterngen;
 pub mod result;
 pub mod stats;
 pub mod target;
+pub mod terms;
