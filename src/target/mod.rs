@@ -2,3 +2,4 @@
 //! hakaru can be tried, calibrated and tested with nothing else installed.
 
 pub mod handler;
+pub mod search;
