@@ -651,3 +651,49 @@ fn the_database_file_is_removed() {
     drop(t);
     assert!(!path.exists());
 }
+
+#[test]
+fn planned_hit_rate_is_what_status_measures() {
+    // The tutorial's chain against the target: 200 unique requests planned for a
+    // 50% hit rate, drawn at random; /d/status before and after says ~50%.
+    let t = target(1000);
+    let (_, sel) = get(
+        &t,
+        "/d/select?command_version=2&table=Pages&limit=300&output_columns=title",
+    );
+    let terms = extract_terms(
+        &sel.to_string(),
+        "select",
+        &TermsOptions {
+            unique: true,
+            ..TermsOptions::default()
+        },
+    )
+    .unwrap();
+    let plan = patterngen::generate(
+        &terms,
+        &PatternsOptions {
+            form: RequestForm::Template("/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text&query_flags=NONE&query={term}".into()),
+            set: RequestSet::CacheHitRate { hit_rate: 0.5, cache_size: 100 },
+            ..PatternsOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(plan.paths.len(), 200);
+    let mut rng = corpus::Rng::new(5);
+    let mut draw = || {
+        let path = &plan.paths[(rng.next_u64() % 200) as usize];
+        assert_eq!(get(&t, path).0, 200);
+    };
+    for _ in 0..500 {
+        draw(); // warm-up
+    }
+    let (q0, r0) = status(&t);
+    for _ in 0..3000 {
+        draw();
+    }
+    let (q1, r1) = status(&t);
+    let hits = r1 / 100.0 * q1 as f64 - r0 / 100.0 * q0 as f64;
+    let rate = hits / (q1 - q0) as f64;
+    assert!((0.46..0.54).contains(&rate), "measured {rate}");
+}
