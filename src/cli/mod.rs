@@ -3,9 +3,11 @@
 
 pub mod args;
 pub mod demo;
+pub mod patterns;
 pub mod ramp;
 pub mod run;
 pub mod serve;
+pub mod terms;
 
 use clap::{Parser, Subcommand};
 
@@ -26,6 +28,10 @@ pub enum Command {
     Run(run::RunArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     Ramp(ramp::RampArgs),
+    /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
+    Terms(terms::Args),
+    /// A patterns file from search terms: templates, cache-hit planning, same/unique keys.
+    Patterns(patterns::Args),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
 }
@@ -37,6 +43,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Run(a) => run::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Serve(a) => serve::run(a),
+        Command::Terms(a) => terms::run(a),
+        Command::Patterns(a) => patterns::run(a),
     }
 }
 

@@ -40,9 +40,6 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if args.search {
-        anyhow::bail!("--search: the search target is not built yet");
-    }
     check_bind(args.bind, args.allow_remote)?;
     let opts = ServerOptions {
         keep_alive: !args.no_keep_alive,
@@ -57,8 +54,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let _guard = runtime.enter();
         ShutdownSignal::new().context("installing the SIGINT/SIGTERM handlers")?
     };
-    let server = start_basic(args.bind, opts)
-        .with_context(|| format!("--bind {}: cannot listen", args.bind))?;
+    let server = if args.search {
+        let search = crate::target::search::SearchOptions {
+            documents: args.documents.map_or(10_000, |n| n as usize),
+            ..Default::default()
+        };
+        eprintln!("Building the search corpus ({} pages)...", search.documents);
+        crate::target::search::start_search(args.bind, search, opts)?
+    } else {
+        start_basic(args.bind, opts)
+            .with_context(|| format!("--bind {}: cannot listen", args.bind))?
+    };
     let mut stdout = std::io::stdout().lock();
     writeln!(stdout, "hakaru target listening on http://{}", server.addr)?;
     stdout.flush()?;

@@ -3,4 +3,5 @@
 
 pub mod basic;
 pub mod handler;
+pub mod search;
 pub mod server;

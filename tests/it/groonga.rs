@@ -16,20 +16,35 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
     let g = groonga_http(&db);
 
     // Terms from a real select, as drnbench-extract-searchterms would take them.
-    let select = format!("http://127.0.0.1:{}/d/select?command_version=2&table=Pages&limit=300&output_columns=title", g.port);
+    let select = format!(
+        "http://127.0.0.1:{}/d/select?command_version=2&table=Pages&limit=300&output_columns=title",
+        g.port
+    );
     let terms = ok(&run(&["terms", "--url", &select, "--escape"]));
     assert_eq!(terms.lines().count(), 300, "{terms}");
     let terms_file = dir.write("terms.txt", &terms);
 
     // 200 unique requests for a 50% hit rate with Groonga's 100-entry cache.
     let out = hakaru()
-        .args(["patterns", "--template", TEMPLATE, "--cache-hit-rate", "0.5", "--cache-size", "100"])
+        .args([
+            "patterns",
+            "--template",
+            TEMPLATE,
+            "--cache-hit-rate",
+            "0.5",
+            "--cache-size",
+            "100",
+        ])
         .arg(&terms_file)
         .output()
         .unwrap();
     let patterns = ok(&out);
     assert_eq!(patterns.lines().count(), 200);
-    assert!(stderr(&out).contains("200"), "the plan is explained: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("200"),
+        "the plan is explained: {}",
+        stderr(&out)
+    );
     let patterns_file = dir.write("patterns.txt", &patterns);
 
     let csv = dir.path("result.csv");
@@ -55,7 +70,10 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
     for r in &rows {
         assert_eq!(col(&h, r, "200"), 100.0, "every response is a 200: {r:?}");
         let rate = col(&h, r, "cache_hit_rate");
-        assert!((rate - 0.5).abs() < 0.1, "measured hit rate {rate} is not near the planned 0.5");
+        assert!(
+            (rate - 0.5).abs() < 0.1,
+            "measured hit rate {rate} is not near the planned 0.5"
+        );
     }
     let v = read_json(&dir.path("result.json"));
     assert_eq!(v["settings"]["planned_cache_hit_rate"], 0.5);
@@ -73,18 +91,48 @@ fn keep_alive_with_groonga_httpd_and_without_with_groonga() {
         let httpd = groonga_httpd(&db);
         let url = format!("http://127.0.0.1:{}/d/status", httpd.port);
         let ka = dir.path("ka.json");
-        ok(&run(&["run", "-c", "4", "-n", "2000", "-k", &url, "-o", ka.to_str().unwrap()]));
+        ok(&run(&[
+            "run",
+            "-c",
+            "4",
+            "-n",
+            "2000",
+            "-k",
+            &url,
+            "-o",
+            ka.to_str().unwrap(),
+        ]));
         let v = read_json(&ka);
         assert_eq!(v["steps"][0]["statuses"]["200"], 2000);
         assert_eq!(v["steps"][0]["connections_opened"], 4);
         let no = dir.path("no.json");
-        ok(&run(&["run", "-c", "4", "-n", "500", "--no-keep-alive", &url, "-o", no.to_str().unwrap()]));
+        ok(&run(&[
+            "run",
+            "-c",
+            "4",
+            "-n",
+            "500",
+            "--no-keep-alive",
+            &url,
+            "-o",
+            no.to_str().unwrap(),
+        ]));
         assert_eq!(read_json(&no)["steps"][0]["connections_opened"], 500);
     }
     // The built-in server closes every connection: hakaru reconnects and says so.
     let g = groonga_http(&db);
     let json = dir.path("builtin.json");
-    let out = ok(&run(&["run", "-c", "4", "-n", "500", "-k", &format!("http://127.0.0.1:{}/d/status", g.port), "-o", json.to_str().unwrap()]));
+    let out = ok(&run(&[
+        "run",
+        "-c",
+        "4",
+        "-n",
+        "500",
+        "-k",
+        &format!("http://127.0.0.1:{}/d/status", g.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
     let v = read_json(&json);
     assert_eq!(v["steps"][0]["statuses"]["200"], 500);
     assert_eq!(v["steps"][0]["connections_opened"], 500);

@@ -315,7 +315,10 @@ pub fn groonga_db(dir: &TempDir, n: usize) -> PathBuf {
     let db = dir.path("db");
     std::fs::create_dir_all(&db).unwrap();
     let db = db.join("db");
-    let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"];
+    let words = [
+        "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+        "lambda", "mu",
+    ];
     let mut cmds = String::from(
         "table_create Categories TABLE_HASH_KEY ShortText\n\
          table_create Pages TABLE_HASH_KEY ShortText\n\
@@ -342,12 +345,26 @@ pub fn groonga_db(dir: &TempDir, n: usize) -> PathBuf {
         ));
     }
     cmds.push_str("]\n");
-    let mut child = Command::new("groonga").arg("-n").arg(&db).stdin(Stdio::piped()).stdout(Stdio::null()).spawn().expect("groonga runs");
+    let mut child = Command::new("groonga")
+        .arg("-n")
+        .arg(&db)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("groonga runs");
     {
         use std::io::Write;
-        child.stdin.take().unwrap().write_all(cmds.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(cmds.as_bytes())
+            .unwrap();
     }
-    assert!(child.wait().unwrap().success(), "groonga could not build the database");
+    assert!(
+        child.wait().unwrap().success(),
+        "groonga could not build the database"
+    );
     db
 }
 
@@ -356,7 +373,15 @@ pub fn groonga_http(db: &Path) -> Server {
     let port = free_port();
     let dir = TempDir::new("groonga");
     let mut child = Command::new("groonga")
-        .args(["--protocol", "http", "-s", "--bind-address", "127.0.0.1", "-p", &port.to_string()])
+        .args([
+            "--protocol",
+            "http",
+            "-s",
+            "--bind-address",
+            "127.0.0.1",
+            "-p",
+            &port.to_string(),
+        ])
         .arg("--log-path")
         .arg(dir.path("groonga.log"))
         .arg("--query-log-path")

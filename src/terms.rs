@@ -1,0 +1,901 @@
+//! Search terms from Groonga `select` results: what drnbench-extract-searchterms
+//! does, for every output shape Groonga has.
+//!
+//! A benchmark of a search engine needs terms that really hit. The tutorial's
+//! way is to ask the engine itself (`select ... limit=200&output_columns=title`)
+//! and use one column of each record as a term. This module reads such results
+//! and returns that column's values:
+//!
+//! * command_version 1 and 2: `[[status, start, elapsed(, message)], [[[n_hits],
+//!   [[column, type], ...], record, record, ...], drilldown, ...]]`;
+//! * command_version 3: `{"header": {"return_code": 0, ...}, "body": {"n_hits": N,
+//!   "columns": [{"name": ..., "type": ...}], "records": [[...]], "drilldowns": {...}}}`;
+//! * several such documents one after another (a file of many results).
+//!
+//! Drilldowns are ignored. A string value is a term as it is; a number or boolean
+//! is printed as JSON prints it; `null` gives no term; an array (a vector column
+//! such as `categories`, or `snippet_html(...)`) gives one term per element; an
+//! object gives its compact JSON text. Line breaks and tabs inside a value become
+//! spaces (a term is one line), surrounding spaces are trimmed, blank terms are
+//! skipped.
+//!
+//! `--escape` percent-encodes each term for a URL query parameter: RFC 3986
+//! unreserved characters (`A-Z a-z 0-9 - . _ ~`) stay, every other byte of the
+//! term's UTF-8 becomes `%XX` (a space is `%20`, never `+`). drnbench used Ruby's
+//! `CGI.escape`, which writes `+` for a space; `%20` means the same to every server
+//! and cannot be mistaken for a literal `+`.
+
+use std::collections::HashSet;
+use std::io::{Read, Write};
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// What to extract and how to print it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TermsOptions {
+    /// Index of the column to extract (0 when neither this nor `column` is given).
+    pub column_index: Option<usize>,
+    /// Name of the column to extract; wins over `column_index`.
+    pub column: Option<String>,
+    /// Percent-encode each term for a URL query parameter.
+    pub escape: bool,
+    /// Keep only the first occurrence of each term.
+    pub unique: bool,
+    /// Stop after this many terms (counted after `unique`).
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum TermsError {
+    #[error("{source_name}: no select result found (the input is empty)")]
+    Empty { source_name: String },
+    #[error("{source_name}: invalid JSON at line {line}, column {column}: {message}")]
+    Json {
+        source_name: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    #[error("{source_name}: Groonga returned an error ({code}): {message}")]
+    Groonga {
+        source_name: String,
+        code: i64,
+        message: String,
+    },
+    #[error("{source_name}: expected a Groonga select result (array of [header, body] or {{header, body}}), found {found}")]
+    Shape { source_name: String, found: String },
+    #[error("{source_name}: no column named {name:?}; the result has columns {available}")]
+    NoSuchColumn {
+        source_name: String,
+        name: String,
+        available: String,
+    },
+    #[error("{source_name}: --column-index {index} is out of range: the result has {n_columns} column(s) ({available})")]
+    ColumnIndex {
+        source_name: String,
+        index: usize,
+        n_columns: usize,
+        available: String,
+    },
+    #[error("{url}: {message}")]
+    Fetch { url: String, message: String },
+}
+
+/// One select result reduced to what term extraction needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SelectResult {
+    /// Column names in output order.
+    pub columns: Vec<String>,
+    pub records: Vec<Vec<Value>>,
+}
+
+/// Extracts the terms of every select result in `json_text` (one or more JSON
+/// documents). `source` names the input in error messages (a file name, `stdin`,
+/// a URL).
+pub fn extract_terms(
+    json_text: &str,
+    source: &str,
+    opts: &TermsOptions,
+) -> Result<Vec<String>, TermsError> {
+    extract_terms_from(&[(source, json_text)], opts)
+}
+
+/// Like [`extract_terms`] for several inputs, `(source, json_text)` each:
+/// `unique` and `limit` apply across all of them, in order.
+pub fn extract_terms_from(
+    inputs: &[(&str, &str)],
+    opts: &TermsOptions,
+) -> Result<Vec<String>, TermsError> {
+    let mut terms = Vec::new();
+    let mut seen = HashSet::new();
+    let limit = opts.limit.unwrap_or(usize::MAX);
+    for (source, json_text) in inputs {
+        let results = parse_select_results(json_text, source)?;
+        for result in &results {
+            let index = column_index(result, source, opts)?;
+            for record in &result.records {
+                let Some(value) = record.get(index) else {
+                    continue;
+                };
+                let mut values = Vec::new();
+                value_terms(value, &mut values);
+                for raw in values {
+                    if terms.len() >= limit {
+                        return Ok(terms);
+                    }
+                    let term = clean_term(&raw);
+                    if term.is_empty() {
+                        continue;
+                    }
+                    let term = if opts.escape {
+                        percent_encode(&term)
+                    } else {
+                        term
+                    };
+                    if opts.unique && !seen.insert(term.clone()) {
+                        continue;
+                    }
+                    terms.push(term);
+                }
+            }
+        }
+    }
+    Ok(terms)
+}
+
+/// Parses every JSON document in `json_text` as a select result.
+pub fn parse_select_results(
+    json_text: &str,
+    source: &str,
+) -> Result<Vec<SelectResult>, TermsError> {
+    let mut results = Vec::new();
+    let stream = serde_json::Deserializer::from_str(json_text).into_iter::<Value>();
+    for doc in stream {
+        let doc = doc.map_err(|e| TermsError::Json {
+            source_name: source.to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: strip_position(&e.to_string()),
+        })?;
+        results.push(parse_select_result(&doc, source)?);
+    }
+    if results.is_empty() {
+        return Err(TermsError::Empty {
+            source_name: source.to_string(),
+        });
+    }
+    Ok(results)
+}
+
+/// Reads one select result in any command_version's shape.
+pub fn parse_select_result(doc: &Value, source: &str) -> Result<SelectResult, TermsError> {
+    let shape = |found: String| TermsError::Shape {
+        source_name: source.to_string(),
+        found,
+    };
+    match doc {
+        Value::Array(top) => {
+            let header = top.first().and_then(Value::as_array).ok_or_else(|| {
+                shape(format!(
+                    "an array whose first element is {}",
+                    describe(top.first())
+                ))
+            })?;
+            let code = header.first().and_then(Value::as_i64).ok_or_else(|| {
+                shape(format!(
+                    "an array whose header starts with {}",
+                    describe(header.first())
+                ))
+            })?;
+            if code != 0 {
+                let message = header
+                    .get(3)
+                    .and_then(Value::as_str)
+                    .unwrap_or("(no message)")
+                    .to_string();
+                return Err(TermsError::Groonga {
+                    source_name: source.to_string(),
+                    code,
+                    message,
+                });
+            }
+            // body = [search_result, drilldown...]; search_result = [[n_hits], columns, rows...]
+            let search = top
+                .get(1)
+                .and_then(Value::as_array)
+                .and_then(|body| body.first())
+                .and_then(Value::as_array)
+                .ok_or_else(|| {
+                    shape(format!(
+                        "a header followed by {} instead of [[[n_hits], columns, records...]] (is this the result of another command than select?)",
+                        describe(top.get(1))
+                    ))
+                })?;
+            let columns = search.get(1).and_then(Value::as_array).ok_or_else(|| {
+                shape(format!(
+                    "a search result whose columns are {}",
+                    describe(search.get(1))
+                ))
+            })?;
+            let columns = columns
+                .iter()
+                .map(|c| {
+                    c.as_array()
+                        .and_then(|c| c.first())
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .ok_or_else(|| {
+                            shape(format!("a column definition {c} (expected [name, type])"))
+                        })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let records = search
+                .iter()
+                .skip(2)
+                .map(|r| {
+                    r.as_array().cloned().ok_or_else(|| {
+                        shape(format!(
+                            "a record that is {} (expected an array)",
+                            describe(Some(r))
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(SelectResult { columns, records })
+        }
+        Value::Object(map) => {
+            let (Some(header), Some(body)) = (map.get("header"), map.get("body")) else {
+                if let Some(header) = map.get("header") {
+                    // An error response in command_version 3 has no body.
+                    check_v3_header(header, source)?;
+                }
+                let keys: Vec<&str> = map.keys().map(String::as_str).collect();
+                return Err(shape(format!("an object with keys {}", keys.join(", "))));
+            };
+            check_v3_header(header, source)?;
+            let body = body
+                .as_object()
+                .ok_or_else(|| shape(format!("a body that is {}", describe(Some(body)))))?;
+            let columns = body
+                .get("columns")
+                .and_then(Value::as_array)
+                .ok_or_else(|| {
+                    let keys: Vec<&str> = body.keys().map(String::as_str).collect();
+                    shape(format!(
+                        "a body with keys {} (no \"columns\" array: is this the result of another command than select?)",
+                        keys.join(", ")
+                    ))
+                })?;
+            let columns = columns
+                .iter()
+                .map(|c| {
+                    c.get("name")
+                        .and_then(Value::as_str)
+                        .map(str::to_string)
+                        .ok_or_else(|| shape(format!("a column definition {c} (expected {{\"name\": ..., \"type\": ...}})")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let records = body
+                .get("records")
+                .and_then(Value::as_array)
+                .ok_or_else(|| shape("a body without a \"records\" array".to_string()))?
+                .iter()
+                .map(|r| {
+                    r.as_array().cloned().ok_or_else(|| {
+                        shape(format!(
+                            "a record that is {} (expected an array)",
+                            describe(Some(r))
+                        ))
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(SelectResult { columns, records })
+        }
+        other => Err(shape(describe(Some(other)))),
+    }
+}
+
+fn check_v3_header(header: &Value, source: &str) -> Result<(), TermsError> {
+    let code = header
+        .get("return_code")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if code != 0 {
+        let message = header
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or("(no message)")
+            .to_string();
+        return Err(TermsError::Groonga {
+            source_name: source.to_string(),
+            code,
+            message,
+        });
+    }
+    Ok(())
+}
+
+fn column_index(
+    result: &SelectResult,
+    source: &str,
+    opts: &TermsOptions,
+) -> Result<usize, TermsError> {
+    let available = || {
+        if result.columns.is_empty() {
+            "(none)".to_string()
+        } else {
+            result.columns.join(", ")
+        }
+    };
+    if let Some(name) = &opts.column {
+        return result
+            .columns
+            .iter()
+            .position(|c| c == name)
+            .ok_or_else(|| TermsError::NoSuchColumn {
+                source_name: source.to_string(),
+                name: name.clone(),
+                available: available(),
+            });
+    }
+    let index = opts.column_index.unwrap_or(0);
+    if index >= result.columns.len() {
+        return Err(TermsError::ColumnIndex {
+            source_name: source.to_string(),
+            index,
+            n_columns: result.columns.len(),
+            available: available(),
+        });
+    }
+    Ok(index)
+}
+
+/// A short description of a JSON value for error messages.
+fn describe(value: Option<&Value>) -> String {
+    match value {
+        None => "nothing".to_string(),
+        Some(Value::Null) => "null".to_string(),
+        Some(Value::Bool(b)) => format!("the boolean {b}"),
+        Some(Value::Number(n)) => format!("the number {n}"),
+        Some(Value::String(s)) => {
+            let short: String = s.chars().take(40).collect();
+            format!("the string {short:?}")
+        }
+        Some(Value::Array(a)) => format!("an array of {} element(s)", a.len()),
+        Some(Value::Object(o)) => {
+            let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+            format!("an object with keys {}", keys.join(", "))
+        }
+    }
+}
+
+fn value_terms(value: &Value, out: &mut Vec<String>) {
+    match value {
+        Value::Null => {}
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(items) => {
+            for item in items {
+                value_terms(item, out);
+            }
+        }
+        other => out.push(other.to_string()),
+    }
+}
+
+/// One line per term: control characters become spaces, ends are trimmed.
+fn clean_term(raw: &str) -> String {
+    let replaced: String = raw
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    replaced.trim().to_string()
+}
+
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(i) => message[..i].to_string(),
+        None => message.to_string(),
+    }
+}
+
+/// Is `b` an RFC 3986 unreserved character (never needs escaping)?
+pub fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+/// Percent-encodes `s` for a URL query parameter: unreserved characters stay,
+/// every other UTF-8 byte becomes `%XX` (upper-case hex; a space is `%20`).
+pub fn percent_encode(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for &b in s.as_bytes() {
+        push_byte(&mut out, b);
+    }
+    out
+}
+
+pub(crate) fn push_byte(out: &mut String, b: u8) {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    if is_unreserved(b) {
+        out.push(b as char);
+    } else {
+        out.push('%');
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 15) as usize] as char);
+    }
+}
+
+/// Decodes `%XX` sequences. A `%` not followed by two hex digits stays as it is;
+/// `+` stays `+` (RFC 3986; form decoding of `+` as a space is the caller's
+/// choice). Bytes that do not make valid UTF-8 become U+FFFD.
+pub fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            if let (Some(h), Some(l)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2])) {
+                out.push(h << 4 | l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+pub(crate) fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Fetches `url` (plain `http://` only) with one blocking HTTP/1.1 GET and returns
+/// the body as text. Enough for `hakaru terms --url`: one request, `Connection:
+/// close`, a body by Content-Length, chunks or end of stream, at most 256 MiB,
+/// everything within `timeout`. A non-2xx status is an error unless the body is
+/// JSON (Groonga answers errors with status 400 and a JSON error that
+/// [`extract_terms`] explains better).
+pub fn fetch_url(url: &str, timeout: Duration) -> Result<String, TermsError> {
+    const MAX_BODY: usize = 256 << 20;
+    let fail = |message: String| TermsError::Fetch {
+        url: url.to_string(),
+        message,
+    };
+    let rest = url.strip_prefix("http://").ok_or_else(|| {
+        fail("only http:// URLs are supported (for https, fetch with another tool and pipe the result)".to_string())
+    })?;
+    let (authority, path) = match rest.find('/') {
+        Some(i) => (&rest[..i], &rest[i..]),
+        None => (rest, "/"),
+    };
+    if authority.is_empty() {
+        return Err(fail("the URL has no host".to_string()));
+    }
+    let addr_text = if authority.starts_with('[') {
+        if authority.contains("]:") {
+            authority.to_string()
+        } else {
+            format!("{authority}:80")
+        }
+    } else if authority.contains(':') {
+        authority.to_string()
+    } else {
+        format!("{authority}:80")
+    };
+    let deadline = Instant::now() + timeout;
+    let addrs: Vec<_> = addr_text
+        .to_socket_addrs()
+        .map_err(|e| fail(format!("cannot resolve {authority}: {e}")))?
+        .collect();
+    let mut last_err = None;
+    let mut stream = None;
+    for addr in addrs {
+        match TcpStream::connect_timeout(&addr, timeout) {
+            Ok(s) => {
+                stream = Some(s);
+                break;
+            }
+            Err(e) => last_err = Some(e),
+        }
+    }
+    let mut stream = stream.ok_or_else(|| {
+        fail(format!(
+            "cannot connect to {authority}: {}",
+            last_err.map_or("no address".to_string(), |e| e.to_string())
+        ))
+    })?;
+    let io = |e: std::io::Error| {
+        if matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ) {
+            fail(format!(
+                "no complete answer within {:.1} s",
+                timeout.as_secs_f64()
+            ))
+        } else {
+            fail(e.to_string())
+        }
+    };
+    stream.set_write_timeout(Some(timeout)).map_err(io)?;
+    let request = format!(
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nAccept: application/json\r\nUser-Agent: hakaru/{}\r\nConnection: close\r\n\r\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    stream.write_all(request.as_bytes()).map_err(io)?;
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 64 * 1024];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(io(std::io::ErrorKind::TimedOut.into()));
+        }
+        stream.set_read_timeout(Some(left)).map_err(io)?;
+        let n = stream.read(&mut buf).map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if raw.len() > MAX_BODY {
+            return Err(fail(format!(
+                "the response is larger than {} MiB",
+                MAX_BODY >> 20
+            )));
+        }
+        if let Some(body) = complete_body(&raw).map_err(&fail)? {
+            return finish(body, url);
+        }
+    }
+    match complete_body(&raw).map_err(&fail)? {
+        Some(body) => finish(body, url),
+        None => {
+            // Closed before Content-Length/chunks were complete, or no length at all.
+            let (status, head_len, framing) =
+                parse_head(&raw).map_err(&fail)?.ok_or_else(|| {
+                    fail(
+                        "the server closed the connection before sending a whole response header"
+                            .to_string(),
+                    )
+                })?;
+            match framing {
+                Framing::UntilClose => finish((status, raw[head_len..].to_vec()), url),
+                _ => Err(fail(
+                    "the server closed the connection in the middle of the body".to_string(),
+                )),
+            }
+        }
+    }
+}
+
+fn finish((status, body): (u16, Vec<u8>), url: &str) -> Result<String, TermsError> {
+    let text = String::from_utf8(body).map_err(|_| TermsError::Fetch {
+        url: url.to_string(),
+        message: format!("status {status}: the body is not UTF-8 text"),
+    })?;
+    let looks_json = matches!(text.trim_start().as_bytes().first(), Some(b'[' | b'{'));
+    if !(200..300).contains(&status) && !looks_json {
+        let short: String = text.chars().take(200).collect();
+        return Err(TermsError::Fetch {
+            url: url.to_string(),
+            message: format!("status {status}: {}", short.trim()),
+        });
+    }
+    Ok(text)
+}
+
+enum Framing {
+    Length(usize),
+    Chunked,
+    UntilClose,
+}
+
+/// Status, header length and framing once the whole header is in `raw`.
+fn parse_head(raw: &[u8]) -> Result<Option<(u16, usize, Framing)>, String> {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut resp = httparse::Response::new(&mut headers);
+    let head_len = match resp.parse(raw) {
+        Ok(httparse::Status::Complete(n)) => n,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(e) => return Err(format!("not an HTTP response: {e}")),
+    };
+    let status = resp.code.unwrap_or(0);
+    let mut framing = Framing::UntilClose;
+    for h in resp.headers.iter() {
+        if h.name.eq_ignore_ascii_case("transfer-encoding")
+            && String::from_utf8_lossy(h.value)
+                .to_ascii_lowercase()
+                .contains("chunked")
+        {
+            framing = Framing::Chunked;
+        } else if h.name.eq_ignore_ascii_case("content-length")
+            && !matches!(framing, Framing::Chunked)
+        {
+            let n = std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|v| v.trim().parse().ok())
+                .ok_or_else(|| "invalid Content-Length".to_string())?;
+            framing = Framing::Length(n);
+        }
+    }
+    Ok(Some((status, head_len, framing)))
+}
+
+/// The body once it is complete (by length or chunks); `None` while more is needed.
+fn complete_body(raw: &[u8]) -> Result<Option<(u16, Vec<u8>)>, String> {
+    let Some((status, head_len, framing)) = parse_head(raw)? else {
+        return Ok(None);
+    };
+    let rest = &raw[head_len..];
+    match framing {
+        Framing::Length(n) => Ok((rest.len() >= n).then(|| (status, rest[..n].to_vec()))),
+        Framing::UntilClose => Ok(None),
+        Framing::Chunked => {
+            let mut body = Vec::new();
+            let mut pos = 0;
+            loop {
+                let Some(line_end) = find_crlf(&rest[pos..]) else {
+                    return Ok(None);
+                };
+                let size_text = std::str::from_utf8(&rest[pos..pos + line_end])
+                    .map_err(|_| "invalid chunk size".to_string())?;
+                let size_text = size_text.split(';').next().unwrap_or("").trim();
+                let size = usize::from_str_radix(size_text, 16)
+                    .map_err(|_| format!("invalid chunk size {size_text:?}"))?;
+                pos += line_end + 2;
+                if size == 0 {
+                    return Ok(Some((status, body)));
+                }
+                if rest.len() < pos + size + 2 {
+                    return Ok(None);
+                }
+                body.extend_from_slice(&rest[pos..pos + size]);
+                pos += size + 2;
+            }
+        }
+    }
+}
+
+fn find_crlf(b: &[u8]) -> Option<usize> {
+    b.windows(2).position(|w| w == b"\r\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const V1: &str = r#"[[0,1795240391.44,0.01],[[[3],[["_key","ShortText"],["title","ShortText"],["categories","Categories"],["_score","Int32"]],["page-1","Groonga fast search",["search","db"],2],["page-2","日本語 テキスト",["search"],1],["page-3","a&b #1 100%",[],1]]]]"#;
+    const V2_DRILLDOWN: &str = r#"[[0,1.0,0.001],[[[2],[["title","ShortText"],["_key","ShortText"]],["Alpha","k1"],["Beta","k2"]],[[3],[["_key","ShortText"],["_nsubrecs","Int32"]],["search",2],["db",2],["x",1]]]]"#;
+    const V3: &str = r#"{"header":{"return_code":0,"start_time":1.0,"elapsed_time":0.0004},"body":{"n_hits":2,"columns":[{"name":"_key","type":"ShortText"},{"name":"title","type":"ShortText"}],"records":[["page-1","Groonga fast search"],["page-2","Droonga distributed"]],"drilldowns":{"categories":{"n_hits":1,"columns":[{"name":"_key","type":"ShortText"}],"records":[["search"]]}}}}"#;
+
+    fn opts() -> TermsOptions {
+        TermsOptions::default()
+    }
+
+    #[test]
+    fn first_column_of_v1() {
+        let t = extract_terms(V1, "t", &opts()).unwrap();
+        assert_eq!(t, vec!["page-1", "page-2", "page-3"]);
+    }
+
+    #[test]
+    fn column_by_name_and_index() {
+        let o = TermsOptions {
+            column: Some("title".into()),
+            ..opts()
+        };
+        assert_eq!(
+            extract_terms(V1, "t", &o).unwrap(),
+            vec!["Groonga fast search", "日本語 テキスト", "a&b #1 100%"]
+        );
+        let o = TermsOptions {
+            column_index: Some(3),
+            ..opts()
+        };
+        assert_eq!(extract_terms(V1, "t", &o).unwrap(), vec!["2", "1", "1"]);
+    }
+
+    #[test]
+    fn vector_column_gives_one_term_per_element() {
+        let o = TermsOptions {
+            column: Some("categories".into()),
+            ..opts()
+        };
+        assert_eq!(
+            extract_terms(V1, "t", &o).unwrap(),
+            vec!["search", "db", "search"]
+        );
+        let o = TermsOptions { unique: true, ..o };
+        assert_eq!(extract_terms(V1, "t", &o).unwrap(), vec!["search", "db"]);
+    }
+
+    #[test]
+    fn drilldowns_are_ignored_in_every_version() {
+        assert_eq!(
+            extract_terms(V2_DRILLDOWN, "t", &opts()).unwrap(),
+            vec!["Alpha", "Beta"]
+        );
+        let o = TermsOptions {
+            column: Some("title".into()),
+            ..opts()
+        };
+        assert_eq!(
+            extract_terms(V3, "t", &o).unwrap(),
+            vec!["Groonga fast search", "Droonga distributed"]
+        );
+    }
+
+    #[test]
+    fn several_documents_one_after_another() {
+        let text = format!("{V3}\n{V2_DRILLDOWN}\n\n{V3}");
+        let t = extract_terms(&text, "t", &opts()).unwrap();
+        assert_eq!(
+            t,
+            vec!["page-1", "page-2", "Alpha", "Beta", "page-1", "page-2"]
+        );
+        let o = TermsOptions {
+            unique: true,
+            limit: Some(3),
+            ..opts()
+        };
+        assert_eq!(
+            extract_terms(&text, "t", &o).unwrap(),
+            vec!["page-1", "page-2", "Alpha"]
+        );
+    }
+
+    #[test]
+    fn escape_encodes_for_a_query_parameter() {
+        let o = TermsOptions {
+            column: Some("title".into()),
+            escape: true,
+            ..opts()
+        };
+        let t = extract_terms(V1, "t", &o).unwrap();
+        assert_eq!(t[0], "Groonga%20fast%20search");
+        assert_eq!(
+            t[1],
+            "%E6%97%A5%E6%9C%AC%E8%AA%9E%20%E3%83%86%E3%82%AD%E3%82%B9%E3%83%88"
+        );
+        assert_eq!(t[2], "a%26b%20%231%20100%25");
+        assert_eq!(percent_decode(&t[1]), "日本語 テキスト");
+    }
+
+    #[test]
+    fn percent_round_trip() {
+        for s in [
+            "a&b",
+            "#x",
+            "100%",
+            "a+b",
+            "a b",
+            "日本語",
+            "~._-",
+            "%41",
+            "=?/:;,'\"\\",
+            "",
+        ] {
+            let e = percent_encode(s);
+            assert!(e.bytes().all(|b| is_unreserved(b) || b == b'%'), "{e}");
+            assert_eq!(percent_decode(&e), s);
+        }
+        assert_eq!(percent_decode("%zz%4"), "%zz%4");
+        assert_eq!(percent_decode("a+b%2b"), "a+b+");
+        assert_eq!(percent_decode("%"), "%");
+        assert_eq!(percent_decode("%4"), "%4");
+        assert_eq!(percent_decode("%ff"), "\u{fffd}");
+    }
+
+    #[test]
+    fn blank_and_multiline_values() {
+        let text = r#"[[0,1,0],[[[4],[["t","Text"]],[""],["  "],["a\nb\tc "],[null]]]]"#;
+        assert_eq!(extract_terms(text, "t", &opts()).unwrap(), vec!["a b c"]);
+    }
+
+    #[test]
+    fn groonga_error_v1_and_v3() {
+        let v1 = r#"[[-22,1795240396.48,0.0005,"[select][table] invalid name: <Nope>",[["execute","proc_select.cpp",4983]]]]"#;
+        let e = extract_terms(v1, "sel.json", &opts())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "sel.json: Groonga returned an error (-22): [select][table] invalid name: <Nope>"
+        );
+        let v3 = r#"{"header":{"return_code":-22,"start_time":1.0,"elapsed_time":0.1,"error":{"message":"invalid table name","function":"f","file":"x","line":1}}}"#;
+        let e = extract_terms(v3, "u", &opts()).unwrap_err().to_string();
+        assert_eq!(e, "u: Groonga returned an error (-22): invalid table name");
+    }
+
+    #[test]
+    fn other_shapes_are_named() {
+        let e = extract_terms(r#"{"hitRatio":49.8,"nHits":1}"#, "s", &opts())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("found an object with keys hitRatio, nHits"),
+            "{e}"
+        );
+        let e = extract_terms(r#"[[0,1,0],{"n_queries":1}]"#, "s", &opts())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("another command than select"), "{e}");
+        let e = extract_terms("42", "s", &opts()).unwrap_err().to_string();
+        assert!(e.contains("found the number 42"), "{e}");
+        let e = extract_terms(r#"[[0,1,0],[[[1],[["a","b"]]]]"#, "s", &opts())
+            .unwrap_err()
+            .to_string();
+        assert!(e.starts_with("s: invalid JSON at line 1"), "{e}");
+        let e = extract_terms("  \n", "s", &opts()).unwrap_err().to_string();
+        assert!(e.contains("empty"), "{e}");
+    }
+
+    #[test]
+    fn column_errors_list_the_columns() {
+        let o = TermsOptions {
+            column: Some("body".into()),
+            ..opts()
+        };
+        let e = extract_terms(V3, "s", &o).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "s: no column named \"body\"; the result has columns _key, title"
+        );
+        let o = TermsOptions {
+            column_index: Some(2),
+            ..opts()
+        };
+        let e = extract_terms(V3, "s", &o).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "s: --column-index 2 is out of range: the result has 2 column(s) (_key, title)"
+        );
+    }
+
+    #[test]
+    fn empty_result_gives_no_terms() {
+        let text = r#"{"header":{"return_code":0},"body":{"n_hits":0,"columns":[{"name":"_key","type":"ShortText"}],"records":[]}}"#;
+        assert!(extract_terms(text, "s", &opts()).unwrap().is_empty());
+    }
+
+    #[test]
+    fn fetch_parses_lengths_and_chunks() {
+        let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
+        assert_eq!(complete_body(raw).unwrap(), Some((200, b"hello".to_vec())));
+        let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n";
+        assert_eq!(complete_body(raw).unwrap(), Some((200, b"abcde".to_vec())));
+        let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab";
+        assert_eq!(complete_body(raw).unwrap(), None);
+        assert!(fetch_url("https://127.0.0.1/", Duration::from_secs(1)).is_err());
+    }
+
+    #[test]
+    fn fetch_from_a_loopback_server() {
+        use std::net::TcpListener;
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let server = std::thread::spawn(move || {
+            let (mut s, _) = listener.accept().unwrap();
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap();
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            s.write_all(format!("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n{V1}").as_bytes())
+                .unwrap();
+            head
+        });
+        let text = fetch_url(
+            &format!("http://127.0.0.1:{port}/d/select?x=1"),
+            Duration::from_secs(5),
+        )
+        .unwrap();
+        assert_eq!(text, V1);
+        let head = server.join().unwrap();
+        assert!(head.starts_with("GET /d/select?x=1 HTTP/1.1\r\n"), "{head}");
+    }
+}
