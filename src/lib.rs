@@ -4,7 +4,9 @@
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets.
 
+pub mod analysis;
 pub mod pattern;
+pub mod report;
 pub mod result;
 pub mod stats;
 pub mod target;
