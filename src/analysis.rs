@@ -110,16 +110,21 @@ impl fmt::Display for Warning {
             Warning::ClientBottleneck { steps } => {
                 let list: Vec<String> = steps
                     .iter()
-                    .map(|(n, s)| format!("{n} ({:.0}%)", s * 100.0))
+                    .map(|(n, s)| {
+                        format!(
+                            "{n} client{} ({:.0}%)",
+                            if *n == 1 { "" } else { "s" },
+                            s * 100.0
+                        )
+                    })
                     .collect();
                 write!(
                     f,
-                    "hakaru itself used over {:.0}% of the load machine's CPU at {} client{}: \
+                    "hakaru itself used over {:.0}% of the load machine's CPU at {}: \
                      these numbers may be the client's limit, not the server's; run hakaru \
                      on a bigger machine or on several machines",
                     CLIENT_CPU_LIMIT * 100.0,
-                    list.join(", "),
-                    if steps.len() == 1 { "" } else { "s" }
+                    list.join(", ")
                 )
             }
             Warning::Partial => write!(
@@ -218,7 +223,9 @@ pub fn analyse(series: &Series) -> Saturation {
     let last = measured(series).last().map(|(i, p)| (i, p.n_clients));
     if pts.len() >= 2 {
         if let (Some(pk), Some((last_i, last_clients))) = (pk, last) {
-            if pk.index == last_i {
+            // Rising only if no earlier step came within the plateau share of it.
+            let levelled = plateau(series).is_some_and(|p| p.index != last_i);
+            if pk.index == last_i && !levelled {
                 warnings.push(Warning::StillRising { last_clients });
             }
             if kn.is_none() {
@@ -472,9 +479,8 @@ pub fn sentences(series: &Series, sat: &Saturation) -> Vec<String> {
             ));
         } else {
             out.push(format!(
-                "No smaller load reaches {:.0}% of the peak, so {} is where it levels off.",
-                PLATEAU_SHARE * 100.0,
-                clients(pl.n_clients)
+                "It levels off there: no smaller load reaches {:.0}% of the peak.",
+                PLATEAU_SHARE * 100.0
             ));
         }
     }
@@ -521,8 +527,8 @@ pub fn sentences(series: &Series, sat: &Saturation) -> Vec<String> {
         .fold(0.0, f64::max);
     if errs > 0.0 {
         out.push(format!(
-            "Up to {:.1}% of a step's requests failed or got an error status.",
-            errs
+            "Up to {} of a step's requests failed or got an error status.",
+            crate::report::html::fmt_share(errs)
         ));
     }
     out

@@ -5,6 +5,7 @@
 //! report knows nothing of sockets.
 
 pub mod analysis;
+pub mod cli;
 pub mod pattern;
 pub mod report;
 pub mod result;

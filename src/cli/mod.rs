@@ -1,0 +1,4 @@
+//! Subcommands. (Minimal: the lead merges this with the other subcommands.)
+
+pub mod compare;
+pub mod report;
