@@ -197,7 +197,7 @@ pub fn tick_label(v: f64) -> String {
         let digits: Vec<char> = int.chars().collect();
         let mut o = String::new();
         for (i, c) in digits.iter().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
                 o.push(',');
             }
             o.push(*c);
@@ -783,12 +783,12 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
     }
     let max_q = steps.iter().map(|(_, p)| p.qps).fold(0.0, f64::max);
     let max_l = steps.iter().map(|(_, p)| p.mean_s).fold(0.0, f64::max);
-    // Columns: clients(7) + 2 + bar + 1 + qps(8) + 3 + bar + 1 + latency(9) + note(9).
-    let fixed = 7 + 2 + 1 + 8 + 3 + 1 + 9 + 9;
+    // Columns: clients(7) + 2 + bar + 1 + qps(8) + 3 + bar + 1 + latency(9), then a
+    // note of up to 18 ("  <- plateau, knee").
+    let fixed = 7 + 2 + 1 + 8 + 3 + 1 + 9 + 18;
     let bar = (width.saturating_sub(fixed) / 2).clamp(8, 60);
     let mut o = String::new();
-    let _ = writeln!(
-        o,
+    let header = format!(
         "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}",
         "clients",
         "throughput",
@@ -797,6 +797,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         "",
         w = bar
     );
+    let _ = writeln!(o, "{}", header.trim_end());
     let fill = |v: f64, max: f64, c: char| -> String {
         let n = if max > 0.0 {
             ((v / max) * bar as f64).round() as usize

@@ -555,10 +555,10 @@ fn svg_file(svg: String) -> String {
 pub enum ReportError {
     #[error(transparent)]
     Read(#[from] crate::report::read::ReadError),
-    #[error("{path}: cannot write: {source}")]
+    #[error("{path}: cannot write: {error}")]
     Write {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{0}")]
     Png(String),
@@ -569,9 +569,9 @@ pub enum ReportError {
 /// Writes a file atomically (temporary file, then rename), so a reader never sees
 /// half a report.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
-    let err = |source| ReportError::Write {
+    let err = |error| ReportError::Write {
         path: path.to_owned(),
-        source,
+        error,
     };
     let tmp = path.with_file_name(format!(
         ".{}.tmp{}",

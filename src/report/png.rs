@@ -103,6 +103,8 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
             ch.configure_mesh()
                 .x_desc(c.x_title.as_str())
                 .y_desc(c.y_title.as_str())
+                .x_label_formatter(&|v| chart::tick_label(*v))
+                .y_label_formatter(&|v| chart::tick_label(*v))
                 .label_style(font(17.0))
                 .axis_desc_style(font(18.0))
                 .light_line_style(RGBColor(240, 240, 240))
@@ -216,9 +218,9 @@ pub fn chart_pngs(
             out.len()
         ));
         let res = render_png(&c, &tmp).and_then(|_| {
-            std::fs::read(&tmp).map_err(|source| ReportError::Write {
+            std::fs::read(&tmp).map_err(|error| ReportError::Write {
                 path: tmp.clone(),
-                source,
+                error,
             })
         });
         let _ = std::fs::remove_file(&tmp);

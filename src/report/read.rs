@@ -152,10 +152,10 @@ impl Series {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
-    #[error("{path}: cannot read: {source}")]
+    #[error("{path}: cannot read: {error}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        error: std::io::Error,
     },
     #[error("{path}: not a hakaru JSON result: {message}")]
     Json { path: PathBuf, message: String },
@@ -203,9 +203,9 @@ pub enum ReadError {
 
 /// Reads one result file of any supported kind. The label is the file stem.
 pub fn read_result(path: &Path) -> Result<Series, ReadError> {
-    let bytes = std::fs::read(path).map_err(|source| ReadError::Io {
+    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
         path: path.to_owned(),
-        source,
+        error,
     })?;
     let text = String::from_utf8_lossy(&bytes);
     let text = text.trim_start_matches('\u{feff}');
@@ -566,9 +566,13 @@ fn check_units(series: &Series) -> Result<(), ReadError> {
         if p.n_clients > 0 && p.qps > 0.0 && in_flight > 50.0 * p.n_clients as f64 {
             return Err(err(format!(
                 "{} queries per second at a mean latency of {} s would need {:.0} requests \
-                 in flight, but the step had {} clients; latencies must be in seconds \
+                 in flight, but the step had {} client{}; latencies must be in seconds \
                  (were they written in milliseconds?)",
-                p.qps, p.mean_s, in_flight, p.n_clients
+                p.qps,
+                p.mean_s,
+                in_flight,
+                p.n_clients,
+                if p.n_clients == 1 { "" } else { "s" }
             )));
         }
     }
@@ -587,6 +591,25 @@ pub fn read_results(
             s.label = l.clone();
         }
         out.push(s);
+    }
+    if labels.is_none() {
+        // Two files with one stem (run.json, run.csv) would share a label: fall back to
+        // the file name, then to the path as given.
+        for level in 0..2 {
+            let names: Vec<String> = out.iter().map(|s| s.label.clone()).collect();
+            for s in out.iter_mut() {
+                if names.iter().filter(|n| **n == s.label).count() > 1 {
+                    s.label = if level == 0 {
+                        s.source
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| s.source.display().to_string())
+                    } else {
+                        s.source.display().to_string()
+                    };
+                }
+            }
+        }
     }
     Ok(out)
 }
