@@ -363,3 +363,19 @@ Highest peak: droonga-3nodes, 343.1 qps at 20 clients.
 warning: droonga-3nodes: throughput was still at its highest at the last step (20 clients): the data stop before the peak; raise --end-n-clients
 warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up to 20 clients: the data stop before the knee; raise --end-n-clients
 "#;
+
+#[test]
+fn series_from_a_run_in_memory_matches_the_file() {
+    let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
+    let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
+    let mem = hakaru::report::read::Series::from_run(&run, "ramp");
+    let file = read_result(&fixture("hakaru-result.json")).unwrap();
+    assert_eq!(mem.label, "ramp");
+    assert_eq!(mem.points.len(), file.points.len());
+    for (a, b) in mem.points.iter().zip(&file.points) {
+        assert_eq!((a.n_clients, a.qps, a.mean_s), (b.n_clients, b.qps, b.mean_s));
+    }
+    let summary = chart::terminal_summary(&mem, 80);
+    assert!(summary.contains("Throughput peaks at 9650 qps with 10 clients."), "{summary}");
+    assert!(summary.contains("warning: hakaru itself used over 90%"), "{summary}");
+}

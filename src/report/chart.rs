@@ -841,6 +841,22 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
     o
 }
 
+/// What `ramp` prints when it ends and `report` prints on the terminal: the text
+/// chart, the saturation sentences and any warnings.
+pub fn terminal_summary(series: &Series, width: usize) -> String {
+    let sat = analysis::analyse(series);
+    let mut o = terminal_chart(series, width);
+    o.push('\n');
+    for line in analysis::sentences(series, &sat) {
+        o.push_str(&line);
+        o.push('\n');
+    }
+    for w in &sat.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

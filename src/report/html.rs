@@ -517,7 +517,7 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         b,
         "<section>{}<p class=\"note\">The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other.{}</p></section>",
         chart::render_line_chart(&lat),
-        lat.notes.iter().map(|n| format!(" {}", esc(n))).collect::<String>()
+        lat.notes.iter().map(|n| format!(" {}", rich(n))).collect::<String>()
     );
     let _ = write!(
         b,
@@ -656,22 +656,7 @@ pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportErr
         None => {}
     }
     if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = summary_text(&s);
+        out.stdout = chart::terminal_summary(&s, 100);
     }
     Ok(out)
-}
-
-/// The saturation summary and the text chart of one run, for the terminal.
-pub fn summary_text(s: &Series) -> String {
-    let sat = analysis::analyse(s);
-    let mut o = crate::report::chart::terminal_chart(s, 100);
-    o.push('\n');
-    for line in analysis::sentences(s, &sat) {
-        o.push_str(&line);
-        o.push('\n');
-    }
-    for w in &sat.warnings {
-        let _ = writeln!(o, "warning: {w}");
-    }
-    o
 }

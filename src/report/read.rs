@@ -268,51 +268,64 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
         })
         .unwrap_or_default();
     let run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
-    let points = run
-        .steps
-        .iter()
-        .enumerate()
-        .map(|(i, s)| {
-            let total = s.total_requests;
-            let statuses = s.status_percentages();
-            let errors = s
-                .errors
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(k, n)| (k.as_str().to_owned(), share(*n, total)))
-                .collect();
-            Point {
-                n_clients: s.n_clients,
-                total_requests: total,
-                qps: s.qps,
-                mean_s: s.latency.mean_s,
-                min_s: s.latency.min_s,
-                max_s: s.latency.max_s,
-                p50_s: (s.latency.count > 0).then_some(s.latency.p50_s),
-                p90_s: (s.latency.count > 0).then_some(s.latency.p90_s),
-                p99_s: (s.latency.count > 0).then_some(s.latency.p99_s),
-                error_share: error_share(&statuses),
-                statuses,
-                errors,
-                client_cpu_share: Some(s.client_cpu_share),
-                probes: raw_probes.get(i).cloned().unwrap_or_default(),
-                partial: s.partial,
-            }
-        })
-        .collect();
-    Ok(Series {
-        label: label_of(path),
-        source: path.to_owned(),
-        format: SourceFormat::HakaruJson,
-        points,
-        settings: Some(run.settings),
-        machine: Some(run.machine),
-        command_line: run.command_line,
-        tool: Some(run.tool),
-        started_at: Some(run.started_at),
-        targets: run.targets,
-        partial: run.partial,
-    })
+    let mut series = Series::from_run(&run, &label_of(path));
+    series.source = path.to_owned();
+    for (p, probes) in series.points.iter_mut().zip(raw_probes) {
+        p.probes = probes;
+    }
+    Ok(series)
+}
+
+impl Series {
+    /// A series straight from a run in memory, e.g. at the end of `hakaru ramp`
+    /// before (or without) reading the file back.
+    pub fn from_run(run: &RunResult, label: &str) -> Series {
+        let points = run
+            .steps
+            .iter()
+            .map(|s| {
+                let total = s.total_requests;
+                let statuses = s.status_percentages();
+                let errors = s
+                    .errors
+                    .iter()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(k, n)| (k.as_str().to_owned(), share(*n, total)))
+                    .collect();
+                let measured = s.latency.count > 0;
+                Point {
+                    n_clients: s.n_clients,
+                    total_requests: total,
+                    qps: s.qps,
+                    mean_s: s.latency.mean_s,
+                    min_s: s.latency.min_s,
+                    max_s: s.latency.max_s,
+                    p50_s: measured.then_some(s.latency.p50_s),
+                    p90_s: measured.then_some(s.latency.p90_s),
+                    p99_s: measured.then_some(s.latency.p99_s),
+                    error_share: error_share(&statuses),
+                    statuses,
+                    errors,
+                    client_cpu_share: Some(s.client_cpu_share),
+                    probes: BTreeMap::new(),
+                    partial: s.partial,
+                }
+            })
+            .collect();
+        Series {
+            label: label.to_owned(),
+            source: PathBuf::new(),
+            format: SourceFormat::HakaruJson,
+            points,
+            settings: Some(run.settings.clone()),
+            machine: Some(run.machine.clone()),
+            command_line: run.command_line.clone(),
+            tool: Some(run.tool.clone()),
+            started_at: Some(run.started_at.clone()),
+            targets: run.targets.clone(),
+            partial: run.partial,
+        }
+    }
 }
 
 fn flatten_numbers(prefix: &str, v: &serde_json::Value, out: &mut BTreeMap<String, f64>) {
