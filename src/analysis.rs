@@ -217,7 +217,9 @@ pub fn analyse(series: &Series) -> Saturation {
     if series.partial {
         warnings.push(Warning::Partial);
     }
-    if pts.len() < MIN_POINTS {
+    // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
+    // not a ramp that came out short.
+    if pts.len() >= 2 && pts.len() < MIN_POINTS {
         warnings.push(Warning::FewPoints { n: pts.len() });
     }
     let last = measured(series).last().map(|(i, p)| (i, p.n_clients));
@@ -459,11 +461,38 @@ pub fn fmt_qps(q: f64) -> String {
 /// The saturation summary in plain sentences, for reports and the end of a ramp.
 pub fn sentences(series: &Series, sat: &Saturation) -> Vec<String> {
     let mut out = Vec::new();
+    let errs: f64 = series
+        .points
+        .iter()
+        .map(|p| p.error_share)
+        .fold(0.0, f64::max);
+    let errors_line = (errs > 0.0).then(|| {
+        format!(
+            "Up to {} of a step's requests failed or got an error status.",
+            crate::report::html::fmt_share(errs)
+        )
+    });
+    let clients = |n: usize| format!("{n} client{}", if n == 1 { "" } else { "s" });
     let Some(pk) = sat.peak else {
-        out.push("No step got a response: there is nothing to analyse.".into());
+        out.push(
+            "No step got a response: there is nothing to analyse; check that the target \
+             was up and reachable."
+                .into(),
+        );
+        out.extend(errors_line);
         return out;
     };
-    let clients = |n: usize| format!("{n} client{}", if n == 1 { "" } else { "s" });
+    if measured(series).count() == 1 {
+        // A single step (`hakaru run`): state it, there is no curve to read.
+        out.push(format!(
+            "Throughput was {} qps with {}, at a mean latency of {}.",
+            fmt_qps(pk.qps),
+            clients(pk.n_clients),
+            fmt_latency(pk.mean_s)
+        ));
+        out.extend(errors_line);
+        return out;
+    }
     out.push(format!(
         "Throughput peaks at {} qps with {}.",
         fmt_qps(pk.qps),
@@ -521,17 +550,7 @@ pub fn sentences(series: &Series, sat: &Saturation) -> Vec<String> {
         }
         out.push(s);
     }
-    let errs: f64 = series
-        .points
-        .iter()
-        .map(|p| p.error_share)
-        .fold(0.0, f64::max);
-    if errs > 0.0 {
-        out.push(format!(
-            "Up to {} of a step's requests failed or got an error status.",
-            crate::report::html::fmt_share(errs)
-        ));
-    }
+    out.extend(errors_line);
     out
 }
 
@@ -653,6 +672,27 @@ mod tests {
         assert_eq!(sat.plateau.unwrap().n_clients, 4);
         assert_eq!(sat.knee.unwrap().n_clients, 6);
         assert_eq!(sat.baseline.unwrap().n_clients, 1);
+    }
+
+    #[test]
+    fn single_step_and_dead_runs_read_plainly() {
+        let one = series_of(&[(4, 100.0, 0.04)]);
+        let sat = analyse(&one);
+        assert!(sat.warnings.is_empty(), "{:?}", sat.warnings);
+        assert_eq!(
+            sentences(&one, &sat),
+            vec!["Throughput was 100.0 qps with 4 clients, at a mean latency of 40.0 ms."]
+        );
+        let mut dead = series_of(&[(0, 0.0, 0.0), (1, 0.0, 0.0), (2, 0.0, 0.0)]);
+        dead.points[1].error_share = 100.0;
+        let sat = analyse(&dead);
+        assert_eq!(sat.peak, None);
+        assert!(sat.usl.is_none() && sat.warnings.is_empty());
+        let text = sentences(&dead, &sat).join(" ");
+        assert!(
+            text.contains("No step got a response") && text.contains("100%"),
+            "{text}"
+        );
     }
 
     #[test]

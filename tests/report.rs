@@ -373,9 +373,18 @@ fn series_from_a_run_in_memory_matches_the_file() {
     assert_eq!(mem.label, "ramp");
     assert_eq!(mem.points.len(), file.points.len());
     for (a, b) in mem.points.iter().zip(&file.points) {
-        assert_eq!((a.n_clients, a.qps, a.mean_s), (b.n_clients, b.qps, b.mean_s));
+        assert_eq!(
+            (a.n_clients, a.qps, a.mean_s),
+            (b.n_clients, b.qps, b.mean_s)
+        );
     }
     let summary = chart::terminal_summary(&mem, 80);
-    assert!(summary.contains("Throughput peaks at 9650 qps with 10 clients."), "{summary}");
-    assert!(summary.contains("warning: hakaru itself used over 90%"), "{summary}");
+    assert!(
+        summary.contains("Throughput peaks at 9650 qps with 10 clients."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("warning: hakaru itself used over 90%"),
+        "{summary}"
+    );
 }

@@ -225,6 +225,17 @@ impl Axis {
         }
     }
 
+    /// Clients are whole numbers: never a tick between two of them.
+    fn clients(max: f64) -> Self {
+        let mut a = Axis::linear(0.0, max, 8);
+        if a.ticks.len() > 1 && a.ticks[1] - a.ticks[0] < 1.0 {
+            let hi = max.ceil().max(1.0);
+            a.ticks = (0..=hi as usize).map(|v| v as f64).collect();
+            a.hi = hi;
+        }
+        a
+    }
+
     fn log(lo: f64, hi: f64) -> Self {
         let ticks = log_ticks(lo, hi);
         Axis {
@@ -306,7 +317,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
         .filter(|(x, y)| x.is_finite() && y.is_finite())
         .collect();
     let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max);
-    let x = Axis::linear(0.0, x_max, 8);
+    let x = Axis::clients(x_max);
     let ys = all.iter().map(|p| p.1).chain(c.refs.iter().map(|r| r.y));
     let y = if c.log_y {
         let pos: Vec<f64> = ys.filter(|v| *v > 0.0).collect();
@@ -687,7 +698,7 @@ pub fn error_chart(series: &Series) -> Option<String> {
     let plot_w = W - LEFT - LEGEND_W;
     let plot_h = h - TOP - 50.0;
     let hi = steps.iter().map(|p| p.error_share).fold(0.0, f64::max);
-    let y = Axis::linear(0.0, hi * 1.05, 4);
+    let y = Axis::linear(0.0, (hi * 1.05).min(100.0), 4);
     let py = |v: f64| TOP + plot_h - y.frac(v) * plot_h;
     let slot = plot_w / steps.len() as f64;
     let bw = (slot * 0.6).min(40.0);

@@ -515,9 +515,17 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     let lat = chart::latency_chart(&[s], opts.chart);
     let _ = write!(
         b,
-        "<section>{}<p class=\"note\">The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other.{}</p></section>",
+        "<section>{}<p class=\"note\">{}{}</p></section>",
         chart::render_line_chart(&lat),
-        lat.notes.iter().map(|n| format!(" {}", rich(n))).collect::<String>()
+        if lat.refs.is_empty() {
+            ""
+        } else {
+            "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
+        },
+        lat.notes
+            .iter()
+            .map(|n| format!(" {}", rich(n)))
+            .collect::<String>()
     );
     let _ = write!(
         b,
