@@ -423,7 +423,7 @@ fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
 /// Formats seconds with a unit a person reads at a glance: "19.8 ms", "1.25 s", "850 µs".
 pub fn fmt_latency(s: f64) -> String {
     if !s.is_finite() {
-        return "-".into();
+        return "–".into();
     }
     let (v, unit) = if s >= 1.0 {
         (s, "s")

@@ -400,12 +400,15 @@ pub fn render_line_chart(c: &LineChart) -> String {
     }
     // Data.
     for l in &c.lines {
-        let pts: Vec<(f64, f64)> = l
+        // Points without a measurement (NaN) or below a log axis are skipped, each
+        // keeping its own hover text.
+        let (pts, tips): (Vec<(f64, f64)>, Vec<Option<&str>>) = l
             .points
             .iter()
-            .copied()
-            .filter(|(a, b)| a.is_finite() && b.is_finite() && (!c.log_y || *b > 0.0))
-            .collect();
+            .enumerate()
+            .filter(|(_, (a, b))| a.is_finite() && b.is_finite() && (!c.log_y || *b > 0.0))
+            .map(|(i, p)| (*p, l.tips.get(i).map(|t| t.as_str())))
+            .unzip();
         if pts.is_empty() {
             continue;
         }
@@ -422,8 +425,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
                 .map(|d| format!(r#" stroke-dasharray="{d}""#))
                 .unwrap_or_default()
         );
-        for (i, (a, b)) in pts.iter().enumerate() {
-            let tip = l.tips.get(i).map(|s| s.as_str());
+        for ((a, b), tip) in pts.iter().zip(tips) {
             marker_svg(&mut o, l.marker, px(*a), py(*b), l.color, tip);
         }
     }
@@ -832,7 +834,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         if sat.knee.is_some_and(|s| s.index == i) {
             notes.push("knee");
         }
-        let lat = fmt_latency(p.mean_s).replace('µ', "u");
+        let lat = fmt_latency(p.mean_s).replace('µ', "u").replace('–', "-");
         let line = format!(
             "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}{}",
             p.n_clients,

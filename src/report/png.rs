@@ -128,7 +128,7 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                     .points
                     .iter()
                     .copied()
-                    .filter(|(_, y)| !c.log_y || *y > 0.0)
+                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!c.log_y || *y > 0.0))
                     .collect();
                 ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
                     .map_err(err)?;

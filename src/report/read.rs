@@ -293,13 +293,14 @@ impl Series {
                     .map(|(k, n)| (k.as_str().to_owned(), share(*n, total)))
                     .collect();
                 let measured = s.latency.count > 0;
+                let lat = |v: f64| if measured { v } else { f64::NAN };
                 Point {
                     n_clients: s.n_clients,
                     total_requests: total,
                     qps: s.qps,
-                    mean_s: s.latency.mean_s,
-                    min_s: s.latency.min_s,
-                    max_s: s.latency.max_s,
+                    mean_s: lat(s.latency.mean_s),
+                    min_s: lat(s.latency.min_s),
+                    max_s: lat(s.latency.max_s),
                     p50_s: measured.then_some(s.latency.p50_s),
                     p90_s: measured.then_some(s.latency.p90_s),
                     p99_s: measured.then_some(s.latency.p99_s),
@@ -487,6 +488,11 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
                 }
                 Column::Ignored => {}
             }
+        }
+        // hakaru leaves latency cells empty for a step without responses (a 0 would
+        // read as "infinitely fast"); keep them as not-a-number, shown as "–".
+        for c in &DRNBENCH_COLUMNS[3..] {
+            known.entry(c).or_insert(f64::NAN);
         }
         for c in DRNBENCH_COLUMNS {
             if !known.contains_key(c) {
@@ -678,6 +684,24 @@ mod tests {
              1,100,10.0,0.01,0.5,0.1,100.0\n\n",
         );
         assert_eq!(read_result(&p).unwrap().points.len(), 1);
+    }
+
+    #[test]
+    fn empty_latency_cells_of_a_step_without_responses() {
+        let p = write(
+            "noresp.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,0,200,p50_elapsed_time\n\
+             1,100,10.0,0.01,0.5,0.1,0,100.0,0.09\n\
+             2,40,0,,,,100.0,0,\n",
+        );
+        let s = read_result(&p).unwrap();
+        assert!(s.points[1].mean_s.is_nan());
+        assert_eq!(s.points[1].p50_s, None);
+        assert_eq!(s.points[1].error_share, 100.0);
+        let e = std::fs::write(&p, "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time\n1,100,,0.1,0.2,0.1\n");
+        e.unwrap();
+        let e = read_result(&p).unwrap_err().to_string();
+        assert!(e.contains("queries_per_second"), "{e}");
     }
 
     #[test]
