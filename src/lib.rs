@@ -4,6 +4,7 @@
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets.
 
+pub mod analysis;
 pub mod cli;
 pub mod console;
 pub mod engine;

@@ -2,9 +2,11 @@
 //! No logic worth testing lives here.
 
 pub mod args;
+pub mod compare;
 pub mod demo;
 pub mod patterns;
 pub mod ramp;
+pub mod report;
 pub mod run;
 pub mod serve;
 pub mod terms;
@@ -32,6 +34,10 @@ pub enum Command {
     Terms(terms::Args),
     /// A patterns file from search terms: templates, cache-hit planning, same/unique keys.
     Patterns(patterns::Args),
+    /// One self-contained HTML report (charts, saturation, statuses) of a result; SVG, PNG, Markdown.
+    Report(report::Args),
+    /// Overlay several results (hakaru's or drnbench's): charts, a table of ratios, plain sentences.
+    Compare(compare::Args),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
 }
@@ -43,6 +49,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Run(a) => run::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Serve(a) => serve::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Compare(a) => compare::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
     }

@@ -145,6 +145,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         args.request.n_fast_requests,
     );
     let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
+    if run.steps.len() > 1 {
+        let series = crate::report::read::Series::from_run(&run, "this run");
+        println!("{}", crate::report::chart::terminal_summary(&series, 72));
+    }
     print!("{}", crate::report::text::rounds_summary(&run));
     if let Some(out) = &spec.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());

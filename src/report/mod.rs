@@ -1,11 +1,18 @@
-//! Writers (and, later, readers) of results: CSV, JSON, terminal text.
+//! Writers and readers of results: CSV, JSON and terminal text for a run; readers of
+//! hakaru's and drnbench's files; charts, HTML, Markdown and comparisons.
 //!
 //! Every writer is a pure function of a [`crate::result::RunResult`] or
 //! [`crate::result::StepResult`] returning a `String`; choosing a file or stdout is the
 //! caller's business. [`write_atomic`] is how callers put those bytes on disk.
 
+pub mod chart;
+pub mod compare;
 pub mod csv;
+pub mod html;
 pub mod json;
+pub mod markdown;
+pub mod png;
+pub mod read;
 pub mod text;
 
 #[cfg(test)]

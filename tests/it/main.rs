@@ -7,5 +7,6 @@ mod groonga;
 mod nginx;
 mod probe;
 mod ramp;
+mod report;
 mod run;
 mod target;

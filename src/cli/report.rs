@@ -1,0 +1,60 @@
+//! `hakaru report RESULT`: one self-contained HTML page (charts inline) from a hakaru
+//! JSON/CSV result or a drnbench CSV; optionally the charts as SVG/PNG and a Markdown
+//! table.
+
+use std::path::PathBuf;
+
+use crate::report::chart::ChartOptions;
+use crate::report::html::{run_report, MarkdownTo, OutputPlan, ReportOptions};
+
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Result to report on: hakaru's JSON or CSV, or drnbench's CSV.
+    #[arg(value_name = "RESULT")]
+    pub result: PathBuf,
+    /// HTML file to write [default: RESULT with .html].
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write the two charts as SVG next to the HTML (NAME-throughput.svg, NAME-latency.svg).
+    #[arg(long)]
+    pub svg: bool,
+    /// Also write the two charts as PNG next to the HTML (needs a TrueType font on the system).
+    #[arg(long)]
+    pub png: bool,
+    /// Write a Markdown table to paste into a pull request: to FILE, or to stdout without one.
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
+    pub markdown: Option<PathBuf>,
+    /// Draw latency on a logarithmic axis.
+    #[arg(long)]
+    pub log_latency: bool,
+}
+
+pub(crate) fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
+    p.map(|p| {
+        if p.as_os_str() == "-" {
+            MarkdownTo::Stdout
+        } else {
+            MarkdownTo::File(p)
+        }
+    })
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let plan = OutputPlan {
+        html: args.output,
+        svg: args.svg,
+        png: args.png,
+        markdown: markdown_to(args.markdown),
+        options: ReportOptions {
+            chart: ChartOptions {
+                log_latency: args.log_latency,
+            },
+        },
+    };
+    let written = run_report(&args.result, &plan)?;
+    print!("{}", written.stdout);
+    for f in &written.files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(0)
+}

@@ -1,0 +1,397 @@
+//! Comparison of several runs — the tutorial's "Groonga vs Droonga with 1, 2 and 3
+//! nodes": one row per run with its saturation figures, each also as a ratio to the
+//! first run (the baseline), a few computed sentences a manager can read, and the
+//! overlaid charts. Output as plain text, Markdown or an HTML page.
+
+use std::fmt::Write as _;
+
+use crate::analysis::{self, fmt_latency, fmt_qps};
+use crate::report::chart::{self, esc};
+use crate::report::html::{self, fmt_share, ReportOptions};
+use crate::report::markdown::{md_table, Align};
+use crate::report::read::Series;
+
+/// The figures of one run that a comparison puts side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRow {
+    pub label: String,
+    pub peak_qps: Option<f64>,
+    pub peak_clients: Option<usize>,
+    /// Fewest clients reaching 95% of the peak.
+    pub plateau_clients: Option<usize>,
+    /// Mean latency at the lowest load (normally 1 client), seconds.
+    pub low_load_latency_s: Option<f64>,
+    /// Clients of the lowest-load step (normally 1).
+    pub low_load_clients: Option<usize>,
+    /// Mean latency at the peak, seconds.
+    pub latency_at_peak_s: Option<f64>,
+    /// p99 at the peak, seconds, when the file has percentiles.
+    pub p99_at_peak_s: Option<f64>,
+    /// Percent of all requests of the run without a 2xx/3xx response.
+    pub error_share: f64,
+    /// Warnings of the run's saturation analysis, as sentences.
+    pub warnings: Vec<String>,
+}
+
+/// Computes one row per run.
+pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
+    series
+        .iter()
+        .map(|s| {
+            let sat = analysis::analyse(s);
+            let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
+            let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();
+            let failed: f64 = s
+                .points
+                .iter()
+                .map(|p| p.error_share * p.total_requests as f64)
+                .sum();
+            CompareRow {
+                label: s.label.clone(),
+                peak_qps: sat.peak.map(|p| p.qps),
+                peak_clients: sat.peak.map(|p| p.n_clients),
+                plateau_clients: sat.plateau.map(|p| p.n_clients),
+                low_load_latency_s: sat.baseline.map(|b| b.mean_s),
+                low_load_clients: sat.baseline.map(|b| b.n_clients),
+                latency_at_peak_s: sat.peak.map(|p| p.mean_s),
+                p99_at_peak_s: peak_point.and_then(|p| p.p99_s),
+                error_share: if total > 0.0 { failed / total } else { 0.0 },
+                warnings: sat.warnings.iter().map(|w| w.to_string()).collect(),
+            }
+        })
+        .collect()
+}
+
+/// "2.4×", "1.30×", "0.94×": two decimals below 2 so small differences still show.
+pub fn fmt_ratio(r: f64) -> String {
+    if !r.is_finite() {
+        "–".into()
+    } else if r >= 10.0 {
+        format!("{r:.0}×")
+    } else if r >= 2.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.2}×")
+    }
+}
+
+fn ratio(a: Option<f64>, base: Option<f64>) -> Option<f64> {
+    match (a, base) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
+}
+
+/// A cell with the value and, for rows after the baseline, its ratio to the baseline.
+fn cell(v: String, r: Option<f64>, is_base: bool) -> String {
+    match r {
+        Some(r) if !is_base => format!("{v} ({})", fmt_ratio(r)),
+        _ => v,
+    }
+}
+
+const HEADERS: [&str; 8] = [
+    "run",
+    "peak qps",
+    "at clients",
+    "plateau",
+    "low-load latency",
+    "latency at peak",
+    "p99 at peak",
+    "failed",
+];
+
+/// The table's cells, one row per run; ratios to the first run in parentheses.
+pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
+    let Some(base) = rows.first() else {
+        return Vec::new();
+    };
+    let dash = || "–".to_string();
+    rows.iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let is_base = i == 0;
+            vec![
+                r.label.clone(),
+                cell(
+                    r.peak_qps.map(fmt_qps).unwrap_or_else(dash),
+                    ratio(r.peak_qps, base.peak_qps),
+                    is_base,
+                ),
+                r.peak_clients.map(|n| n.to_string()).unwrap_or_else(dash),
+                r.plateau_clients
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(dash),
+                cell(
+                    r.low_load_latency_s.map(fmt_latency).unwrap_or_else(dash),
+                    ratio(r.low_load_latency_s, base.low_load_latency_s),
+                    is_base,
+                ),
+                cell(
+                    r.latency_at_peak_s.map(fmt_latency).unwrap_or_else(dash),
+                    ratio(r.latency_at_peak_s, base.latency_at_peak_s),
+                    is_base,
+                ),
+                cell(
+                    r.p99_at_peak_s.map(fmt_latency).unwrap_or_else(dash),
+                    ratio(r.p99_at_peak_s, base.p99_at_peak_s),
+                    is_base,
+                ),
+                cell(
+                    fmt_share(r.error_share),
+                    ratio(Some(r.error_share), Some(base.error_share)),
+                    is_base,
+                ),
+            ]
+        })
+        .collect()
+}
+
+/// Plain sentences comparing every run with the first.
+pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(base) = rows.first() else {
+        return out;
+    };
+    let b = &base.label;
+    for r in &rows[1..] {
+        let mut s = String::new();
+        match ratio(r.peak_qps, base.peak_qps) {
+            Some(q) if q >= 1.05 => {
+                let _ = write!(s, "{} holds {} {b}'s peak qps", r.label, fmt_ratio(q));
+            }
+            Some(q) if q > 0.95 => {
+                let _ = write!(s, "{} matches {b}'s peak qps (within 5%)", r.label);
+            }
+            Some(q) => {
+                let _ = write!(
+                    s,
+                    "{} reaches {}{:.0}% of {b}'s peak qps",
+                    r.label,
+                    if q < 0.8 { "only " } else { "" },
+                    q * 100.0
+                );
+            }
+            None => {
+                let _ = write!(s, "{} has no throughput to compare", r.label);
+            }
+        }
+        if let (Some(p), Some(bp)) = (r.peak_qps, base.peak_qps) {
+            let _ = write!(s, " ({} vs {} qps)", fmt_qps(p), fmt_qps(bp));
+        }
+        if let Some(l) = ratio(r.low_load_latency_s, base.low_load_latency_s) {
+            let at = match r.low_load_clients {
+                Some(1) | None => "1-client".to_string(),
+                Some(n) => format!("{n}-client"),
+            };
+            if (0.95..1.05).contains(&l) {
+                let _ = write!(s, "; its {at} latency is about the same as {b}'s");
+            } else {
+                let _ = write!(s, "; its {at} latency is {} {b}'s", fmt_ratio(l));
+            }
+        }
+        s.push('.');
+        out.push(s);
+        if let (Some(p), Some(bp)) = (r.plateau_clients, base.plateau_clients) {
+            if p != bp {
+                out.push(format!(
+                    "{} levels off at {p} clients ({b}: {bp}).",
+                    r.label
+                ));
+            }
+        }
+    }
+    if rows.len() > 2 {
+        if let Some(best) = rows.iter().filter(|r| r.peak_qps.is_some()).max_by(|a, b| {
+            a.peak_qps
+                .unwrap_or(0.0)
+                .total_cmp(&b.peak_qps.unwrap_or(0.0))
+        }) {
+            out.push(format!(
+                "Highest peak: {}, {} qps at {} clients.",
+                best.label,
+                best.peak_qps.map(fmt_qps).unwrap_or_default(),
+                best.peak_clients.unwrap_or(0)
+            ));
+        }
+    }
+    out
+}
+
+/// Plain text for the terminal: the table with aligned columns, then the sentences and
+/// any warnings.
+pub fn compare_text(series: &[Series]) -> String {
+    let rows = compare_rows(series);
+    let cells = table_cells(&rows);
+    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+    for r in &cells {
+        for (i, c) in r.iter().enumerate() {
+            widths[i] = widths[i].max(c.chars().count());
+        }
+    }
+    let line = |r: &[String]| -> String {
+        let mut o = String::new();
+        for (i, c) in r.iter().enumerate() {
+            let pad = widths[i] - c.chars().count();
+            if i == 0 {
+                o.push_str(c);
+                o.push_str(&" ".repeat(pad));
+            } else {
+                o.push_str("  ");
+                o.push_str(&" ".repeat(pad));
+                o.push_str(c);
+            }
+        }
+        o.trim_end().to_owned()
+    };
+    let mut o = String::new();
+    o.push_str(&line(&HEADERS.map(String::from)));
+    o.push('\n');
+    for r in &cells {
+        o.push_str(&line(r));
+        o.push('\n');
+    }
+    if let Some(b) = rows.first() {
+        let _ = writeln!(
+            o,
+            "(ratios in parentheses are to {}; \"failed\" is the share of requests without a 2xx/3xx response)",
+            b.label
+        );
+    }
+    o.push('\n');
+    for s in compare_sentences(&rows) {
+        o.push_str(&s);
+        o.push('\n');
+    }
+    for r in &rows {
+        for w in &r.warnings {
+            let _ = writeln!(o, "warning: {}: {w}", r.label);
+        }
+    }
+    o
+}
+
+/// The comparison as Markdown: sentences, then the table.
+pub fn compare_markdown(series: &[Series]) -> String {
+    let rows = compare_rows(series);
+    let mut o = String::from("### Comparison\n\n");
+    for s in compare_sentences(&rows) {
+        o.push_str(&s);
+        o.push('\n');
+    }
+    o.push('\n');
+    let mut aligns = vec![Align::Right; HEADERS.len()];
+    aligns[0] = Align::Left;
+    o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
+    if let Some(b) = rows.first() {
+        let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+    }
+    for r in &rows {
+        for w in &r.warnings {
+            let _ = write!(o, "\n> **Warning ({}):** {w}\n", r.label);
+        }
+    }
+    o
+}
+
+/// The comparison as one self-contained HTML page with the overlaid charts.
+pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
+    let rows = compare_rows(series);
+    let refs: Vec<&Series> = series.iter().collect();
+    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>Comparison</h1><p class=\"sub\">{}</p>",
+        esc(&labels.join(" · "))
+    );
+    b.push_str("<section class=\"summary\"><h2>In short</h2>");
+    for s in compare_sentences(&rows) {
+        let _ = write!(b, "<p>{}</p>", html::rich(&s));
+    }
+    let warnings: Vec<String> = rows
+        .iter()
+        .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.label)))
+        .collect();
+    b.push_str(&html::warnings_box(&warnings));
+    b.push_str("</section>");
+    b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
+    for h in HEADERS {
+        let _ = write!(b, "<th>{}</th>", esc(h));
+    }
+    b.push_str("</tr></thead><tbody>");
+    for r in table_cells(&rows) {
+        b.push_str("<tr>");
+        for c in r {
+            let _ = write!(b, "<td>{}</td>", esc(&c));
+        }
+        b.push_str("</tr>");
+    }
+    let _ = write!(
+        b,
+        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p></section>",
+        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        analysis::PLATEAU_SHARE * 100.0
+    );
+    let _ = write!(
+        b,
+        "<section>{}</section>",
+        chart::render_line_chart(&chart::throughput_chart(&refs))
+    );
+    let _ = write!(
+        b,
+        "<section>{}</section>",
+        chart::render_line_chart(&chart::latency_chart(&refs, opts.chart))
+    );
+    b.push_str("<section><h2>Sources</h2><dl>");
+    for s in series {
+        let _ = write!(
+            b,
+            "<dt>{}</dt><dd>{}</dd>",
+            esc(&s.label),
+            esc(&html::source_line(s))
+        );
+    }
+    b.push_str("</dl></section>");
+    html::page(&format!("Comparison: {} — hakaru", labels.join(", ")), &b)
+}
+
+/// `hakaru compare`: reads the results (labels from `labels` or the file stems) and
+/// writes what the plan asks for. The plain-text comparison is always returned for
+/// the terminal, unless Markdown goes to stdout.
+pub fn run_compare(
+    paths: &[std::path::PathBuf],
+    labels: Option<&[String]>,
+    plan: &html::OutputPlan,
+) -> Result<html::Written, html::ReportError> {
+    if let Some(l) = labels {
+        if l.len() != paths.len() {
+            return Err(html::ReportError::LabelCount {
+                labels: l.len(),
+                files: paths.len(),
+            });
+        }
+    }
+    let series = crate::report::read::read_results(paths, labels)?;
+    let mut out = html::Written::default();
+    if let Some(p) = &plan.html {
+        html::write_atomic(p, compare_html(&series, &plan.options).as_bytes())?;
+        out.files.push(p.clone());
+    }
+    let base = plan
+        .html
+        .clone()
+        .unwrap_or_else(|| std::path::PathBuf::from("compare.html"));
+    let refs: Vec<&Series> = series.iter().collect();
+    html::write_charts(&refs, &base, plan, &mut out)?;
+    match &plan.markdown {
+        Some(html::MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),
+        Some(html::MarkdownTo::File(p)) => {
+            html::write_atomic(p, compare_markdown(&series).as_bytes())?;
+            out.files.push(p.clone());
+            out.stdout = compare_text(&series);
+        }
+        None => out.stdout = compare_text(&series),
+    }
+    Ok(out)
+}

@@ -1,0 +1,657 @@
+//! The HTML report of one run: a single self-contained file (inline CSS and SVG, no
+//! script, no network) that answers "where does it saturate?" at a glance, then shows
+//! the charts, the per-step numbers, statuses, probes and the run's settings.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use crate::analysis::{self, fmt_latency, fmt_qps, Saturation};
+use crate::report::chart::{self, esc, ChartOptions};
+use crate::report::read::Series;
+
+/// How a report is drawn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportOptions {
+    pub chart: ChartOptions,
+}
+
+/// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let name = if suffix.starts_with('-') || suffix.starts_with('.') {
+        format!("{stem}{suffix}")
+    } else {
+        format!("{stem}.{suffix}")
+    };
+    path.with_file_name(name)
+}
+
+pub(crate) const CSS: &str = r#"
+:root { color-scheme: light; }
+body { margin: 0; background: #f6f7f9; color: #1d1f23;
+  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
+main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 48px; }
+h1 { font-size: 26px; margin: 8px 0 2px; }
+h2 { font-size: 19px; margin: 0 0 10px; }
+.sub { color: #5a6270; margin: 0 0 18px; }
+section { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px;
+  padding: 16px 20px; margin: 16px 0; }
+.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr));
+  gap: 12px; margin: 0 0 14px; }
+.card { border: 1px solid #e2e5ea; border-radius: 6px; padding: 10px 14px; background: #fbfcfd; }
+.card .k { color: #5a6270; font-size: 13px; }
+.card .v { font-size: 22px; font-weight: 600; }
+.card .n { color: #5a6270; font-size: 13px; }
+.summary p { margin: 6px 0; }
+.warn { background: #fff6e5; border: 1px solid #f0c36d; border-radius: 6px;
+  padding: 8px 14px; margin: 10px 0 0; }
+.warn p { margin: 4px 0; }
+svg { width: 100%; height: auto; display: block; }
+table { border-collapse: collapse; width: 100%; font-size: 14px;
+  font-variant-numeric: tabular-nums; }
+th, td { padding: 4px 10px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
+th { background: #f3f5f8; font-weight: 600; }
+th:first-child, td:first-child { text-align: left; }
+tr.peak td { background: #eef6ff; }
+.scroll { overflow-x: auto; }
+dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 18px; margin: 0; }
+dt { color: #5a6270; }
+dd { margin: 0; }
+code.flag { white-space: nowrap; }
+code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px;
+  overflow-wrap: anywhere; }
+.note { color: #5a6270; font-size: 13px; margin: 6px 0 0; }
+footer { color: #8a919c; font-size: 12px; text-align: center; }
+"#;
+
+/// Wraps a body into a complete page.
+pub(crate) fn page(title: &str, body: &str) -> String {
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n\
+         <footer>Written by hakaru {}. This page needs no network and no script.</footer>\n\
+         </main>\n</body>\n</html>\n",
+        esc(title),
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Escapes a sentence and sets command-line flags (`--end-n-clients`) in code type,
+/// unbroken, so a line never wraps between their two dashes.
+pub(crate) fn rich(text: &str) -> String {
+    let mut o = String::new();
+    for (i, word) in text.split(' ').enumerate() {
+        if i > 0 {
+            o.push(' ');
+        }
+        let core = word.trim_end_matches([',', '.', ';', ':', ')']);
+        if core.starts_with("--") && core.len() > 2 {
+            let _ = write!(
+                o,
+                "<code class=\"flag\">{}</code>{}",
+                esc(core),
+                esc(&word[core.len()..])
+            );
+        } else {
+            o.push_str(&esc(word));
+        }
+    }
+    o
+}
+
+fn clients(n: usize) -> String {
+    format!("{n} client{}", if n == 1 { "" } else { "s" })
+}
+
+/// A one-line description of where a series came from.
+pub fn source_line(s: &Series) -> String {
+    let n = s.points.iter().filter(|p| p.n_clients > 0).count();
+    let lo = s
+        .points
+        .iter()
+        .map(|p| p.n_clients)
+        .filter(|n| *n > 0)
+        .min();
+    let hi = s.points.iter().map(|p| p.n_clients).max();
+    let range = match (lo, hi) {
+        (Some(a), Some(b)) if a != b => format!("{a}–{b} clients"),
+        (Some(a), _) => clients(a),
+        _ => "no clients".into(),
+    };
+    format!(
+        "{} step{} · {} · {} {}",
+        n,
+        if n == 1 { "" } else { "s" },
+        range,
+        s.format.describe(),
+        s.source.display()
+    )
+}
+
+fn cards(sat: &Saturation) -> String {
+    let mut o = String::from("<div class=\"cards\">");
+    let mut card = |k: &str, v: String, n: String| {
+        let _ = write!(
+            o,
+            "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}</div><div class=\"n\">{}</div></div>",
+            esc(k),
+            esc(&v),
+            esc(&n)
+        );
+    };
+    if let Some(p) = sat.peak {
+        card(
+            "Peak throughput",
+            format!("{} qps", fmt_qps(p.qps)),
+            format!("at {}", clients(p.n_clients)),
+        );
+    }
+    if let Some(p) = sat.plateau {
+        card(
+            "Levels off from",
+            clients(p.n_clients),
+            format!(
+                "first step at ≥ {:.0}% of the peak",
+                analysis::PLATEAU_SHARE * 100.0
+            ),
+        );
+    }
+    match (sat.knee, sat.baseline) {
+        (Some(k), Some(b)) => card(
+            "Latency knee",
+            clients(k.n_clients),
+            format!(
+                "mean {} vs {} at {}",
+                fmt_latency(k.mean_s),
+                fmt_latency(b.mean_s),
+                clients(b.n_clients)
+            ),
+        ),
+        (None, Some(b)) => card(
+            "Latency knee",
+            "not reached".into(),
+            format!("mean stays under 2× {}", fmt_latency(b.mean_s)),
+        ),
+        _ => {}
+    }
+    if let Some(f) = sat.usl {
+        match (f.max_qps, f.peak_clients) {
+            (Some(m), Some(n)) => card(
+                "USL predicts at most",
+                format!("{} qps", fmt_qps(m)),
+                format!("at about {n:.0} clients (R² {:.2})", f.r_squared),
+            ),
+            (Some(m), None) => card(
+                "USL predicts",
+                format!("→ {} qps", fmt_qps(m)),
+                format!("levels off, no peak (R² {:.2})", f.r_squared),
+            ),
+            _ => card(
+                "USL predicts",
+                "no limit yet".into(),
+                format!("R² {:.2}", f.r_squared),
+            ),
+        }
+    }
+    o.push_str("</div>");
+    o
+}
+
+fn opt_latency(v: Option<f64>) -> String {
+    v.map(fmt_latency).unwrap_or_else(|| "–".into())
+}
+
+fn steps_table(s: &Series, sat: &Saturation) -> String {
+    let pct = s.has_percentiles();
+    let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
+    let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
+    if pct {
+        o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
+    }
+    o.push_str("<th>min</th><th>max</th><th>failed</th>");
+    if cpu {
+        o.push_str("<th>client CPU</th>");
+    }
+    o.push_str("</tr></thead><tbody>");
+    for (i, p) in s.points.iter().enumerate() {
+        let is_peak = sat.peak.is_some_and(|k| k.index == i);
+        let _ = write!(
+            o,
+            "<tr{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            if is_peak { " class=\"peak\"" } else { "" },
+            p.n_clients,
+            if p.partial { " (cut short)" } else { "" },
+            p.total_requests,
+            fmt_qps(p.qps),
+            fmt_latency(p.mean_s)
+        );
+        if pct {
+            let _ = write!(
+                o,
+                "<td>{}</td><td>{}</td><td>{}</td>",
+                opt_latency(p.p50_s),
+                opt_latency(p.p90_s),
+                opt_latency(p.p99_s)
+            );
+        }
+        let _ = write!(
+            o,
+            "<td>{}</td><td>{}</td><td>{}</td>",
+            fmt_latency(p.min_s),
+            fmt_latency(p.max_s),
+            fmt_share(p.error_share)
+        );
+        if cpu {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.client_cpu_share
+                    .map(|c| format!("{:.0}%", c * 100.0))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.</p>");
+    o
+}
+
+/// Percent with enough digits that a small share, or a small gap to 100%, still
+/// shows: "0.025%", "1.50%", "99.975%", "100%".
+pub fn fmt_share(p: f64) -> String {
+    let gap = 100.0 - p;
+    if p == 0.0 {
+        "0%".into()
+    } else if p == 100.0 {
+        "100%".into()
+    } else if p < 0.1 || (gap > 0.0 && gap < 0.1) {
+        format!("{p:.3}%")
+    } else if p < 10.0 || (gap > 0.0 && gap < 1.0) {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+fn status_section(s: &Series) -> String {
+    let codes = s.status_codes();
+    let kinds: Vec<String> = {
+        let mut k: Vec<String> = s
+            .points
+            .iter()
+            .flat_map(|p| p.errors.keys().cloned())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    let mut o = String::from("<section><h2>Status and errors per step</h2>");
+    if s.points.iter().all(|p| p.error_share == 0.0) && codes.iter().all(|c| (200..400).contains(c))
+    {
+        let list: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
+        let _ = write!(
+            o,
+            "<p>Every request of every step got a {} response: no timeouts, no errors.</p>",
+            if list.is_empty() {
+                "successful".into()
+            } else {
+                list.join("/")
+            }
+        );
+    }
+    if let Some(svg) = chart::error_chart(s) {
+        o.push_str(&svg);
+    }
+    if codes.len() <= 1 && kinds.is_empty() {
+        // One status everywhere: the sentence above says it all.
+        o.push_str("</section>");
+        return o;
+    }
+    o.push_str("<div class=\"scroll\"><table><thead><tr><th>clients</th>");
+    for c in &codes {
+        let name = if *c == 0 {
+            "0 (no response)".into()
+        } else {
+            c.to_string()
+        };
+        let _ = write!(o, "<th>{}</th>", esc(&name));
+    }
+    for k in &kinds {
+        let _ = write!(o, "<th>{}</th>", esc(k));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for p in &s.points {
+        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        for c in &codes {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.statuses
+                    .get(c)
+                    .map(|v| fmt_share(*v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        for k in &kinds {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.errors
+                    .get(k)
+                    .map(|v| fmt_share(*v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Shares in percent of each step's requests. Status 0 means no response: a timeout or a connection error, as drnbench counts it.</p></section>");
+    o
+}
+
+fn probe_value(name: &str, v: f64) -> String {
+    // Rates and shares recorded as 0..1 read better as percentages.
+    let lname = name.to_ascii_lowercase();
+    if (lname.contains("rate") || lname.contains("share"))
+        && (0.0..=1.0).contains(&v)
+        && !lname.contains("per_second")
+    {
+        format!("{:.1}%", v * 100.0)
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        analysis::sig3(v)
+    }
+}
+
+fn probes_section(s: &Series) -> String {
+    let names = s.probe_names();
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>clients</th>",
+    );
+    for n in &names {
+        let _ = write!(o, "<th>{}</th>", esc(n));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for p in &s.points {
+        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        for n in &names {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.probes
+                    .get(n)
+                    .map(|v| probe_value(n, *v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Server-side numbers recorded around each step. A cache hit rate near 100% means the run measured the cache, not the search.</p></section>");
+    o
+}
+
+fn run_section(s: &Series) -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if let Some(t) = &s.tool {
+        rows.push(("tool".into(), t.clone()));
+    }
+    if let Some(t) = &s.started_at {
+        rows.push(("started".into(), t.clone()));
+    }
+    if !s.targets.is_empty() {
+        rows.push(("targets".into(), s.targets.join(", ")));
+    }
+    if let Some(st) = &s.settings {
+        if let Some(d) = st.duration_s {
+            rows.push(("step duration".into(), format!("{d} s")));
+        }
+        if let Some(n) = st.n_requests {
+            rows.push(("requests per step".into(), n.to_string()));
+        }
+        rows.push(("interval".into(), format!("{} s", st.interval_s)));
+        if st.wait_s > 0.0 {
+            rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
+        }
+        rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
+        rows.push((
+            "keep-alive".into(),
+            if st.keep_alive { "on" } else { "off" }.into(),
+        ));
+        rows.push(("load model".into(), st.model.clone()));
+        rows.push((
+            "patterns".into(),
+            format!(
+                "{} from {} ({} order, seed {})",
+                st.n_patterns, st.patterns_source, st.order, st.seed
+            ),
+        ));
+        rows.push(("engine threads".into(), st.threads.to_string()));
+    }
+    if let Some(m) = &s.machine {
+        rows.push((
+            "load machine".into(),
+            format!(
+                "{} · {} · {} CPU{} {} · {:.1} GiB",
+                m.hostname,
+                m.os,
+                m.cpus,
+                if m.cpus == 1 { "" } else { "s" },
+                if m.cpu_model.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", m.cpu_model)
+                },
+                m.memory_bytes as f64 / (1u64 << 30) as f64
+            ),
+        ));
+    }
+    let mut o = String::from("<section><h2>Run</h2>");
+    if rows.is_empty() {
+        let _ = write!(
+            o,
+            "<p>This {} records no settings or machine facts; hakaru's JSON result does.</p>",
+            esc(s.format.describe())
+        );
+    } else {
+        o.push_str("<dl>");
+        for (k, v) in rows {
+            let _ = write!(o, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
+        }
+        o.push_str("</dl>");
+    }
+    if !s.command_line.is_empty() {
+        let _ = write!(
+            o,
+            "<p>Command: <code>{}</code></p>",
+            esc(&s.command_line.join(" "))
+        );
+    }
+    o.push_str("</section>");
+    o
+}
+
+pub(crate) fn warnings_box(warnings: &[String]) -> String {
+    if warnings.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("<div class=\"warn\" role=\"note\">");
+    for w in warnings {
+        let _ = write!(o, "<p><strong>Warning:</strong> {}</p>", rich(w));
+    }
+    o.push_str("</div>");
+    o
+}
+
+/// The whole report of one run as an HTML page.
+pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
+    let sat = analysis::analyse(s);
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>{}</h1><p class=\"sub\">{}</p>",
+        esc(&s.label),
+        esc(&source_line(s))
+    );
+    b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
+    b.push_str(&cards(&sat));
+    for line in analysis::sentences(s, &sat) {
+        let _ = write!(b, "<p>{}</p>", rich(&line));
+    }
+    let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
+    b.push_str(&warnings_box(&warnings));
+    b.push_str("</section>");
+    let _ = write!(
+        b,
+        "<section>{}</section>",
+        chart::render_line_chart(&chart::throughput_chart(&[s]))
+    );
+    let lat = chart::latency_chart(&[s], opts.chart);
+    let _ = write!(
+        b,
+        "<section>{}<p class=\"note\">{}{}</p></section>",
+        chart::render_line_chart(&lat),
+        if lat.refs.is_empty() {
+            ""
+        } else {
+            "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
+        },
+        lat.notes
+            .iter()
+            .map(|n| format!(" {}", rich(n)))
+            .collect::<String>()
+    );
+    let _ = write!(
+        b,
+        "<section><h2>Steps</h2>{}</section>",
+        steps_table(s, &sat)
+    );
+    b.push_str(&status_section(s));
+    b.push_str(&probes_section(s));
+    b.push_str(&run_section(s));
+    page(&format!("{} — hakaru report", s.label), &b)
+}
+
+/// The two charts of a run as standalone SVG files: (suffix, contents).
+pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, String); 2] {
+    [
+        (
+            "-throughput.svg",
+            svg_file(chart::render_line_chart(&chart::throughput_chart(series))),
+        ),
+        (
+            "-latency.svg",
+            svg_file(chart::render_line_chart(&chart::latency_chart(
+                series, opts.chart,
+            ))),
+        ),
+    ]
+}
+
+fn svg_file(svg: String) -> String {
+    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Read(#[from] crate::report::read::ReadError),
+    #[error("{path}: cannot write: {error}")]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{0}")]
+    Png(String),
+    #[error("--label gives {labels} label(s) for {files} file(s); give one per file")]
+    LabelCount { labels: usize, files: usize },
+}
+
+/// Writes a report file atomically ([`crate::report::write_atomic`]), naming it on error.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
+    crate::report::write_atomic(path, contents).map_err(|error| ReportError::Write {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// Where Markdown goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MarkdownTo {
+    Stdout,
+    File(PathBuf),
+}
+
+/// What `hakaru report` and `hakaru compare` should write.
+#[derive(Debug, Clone, Default)]
+pub struct OutputPlan {
+    /// The HTML page.
+    pub html: Option<PathBuf>,
+    /// Write the two charts as SVG next to the HTML (`<stem>-throughput.svg`, …).
+    pub svg: bool,
+    /// Same as PNG.
+    pub png: bool,
+    pub markdown: Option<MarkdownTo>,
+    pub options: ReportOptions,
+}
+
+/// What was written, for the CLI to tell the user; `stdout` is text to print.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    pub files: Vec<PathBuf>,
+    pub stdout: String,
+}
+
+/// Writes the charts of `series` next to `base` as SVG and/or PNG.
+pub(crate) fn write_charts(
+    series: &[&Series],
+    base: &Path,
+    plan: &OutputPlan,
+    out: &mut Written,
+) -> Result<(), ReportError> {
+    if plan.svg {
+        for (suffix, svg) in chart_svgs(series, &plan.options) {
+            let p = sibling(base, suffix);
+            write_atomic(&p, svg.as_bytes())?;
+            out.files.push(p);
+        }
+    }
+    if plan.png {
+        for (suffix, bytes) in crate::report::png::chart_pngs(series, &plan.options)? {
+            let p = sibling(base, suffix);
+            write_atomic(&p, &bytes)?;
+            out.files.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `hakaru report`: reads one result and writes what the plan asks for. The terminal
+/// gets the saturation summary and a text chart unless Markdown goes to stdout.
+pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
+    let s = crate::report::read::read_result(result)?;
+    let mut out = Written::default();
+    let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
+    write_atomic(&html_path, html_report(&s, &plan.options).as_bytes())?;
+    out.files.push(html_path.clone());
+    write_charts(&[&s], &html_path, plan, &mut out)?;
+    match &plan.markdown {
+        Some(MarkdownTo::Stdout) => out.stdout = crate::report::markdown::markdown_report(&s),
+        Some(MarkdownTo::File(p)) => {
+            write_atomic(p, crate::report::markdown::markdown_report(&s).as_bytes())?;
+            out.files.push(p.clone());
+        }
+        None => {}
+    }
+    if plan.markdown != Some(MarkdownTo::Stdout) {
+        out.stdout = chart::terminal_summary(&s, 100);
+    }
+    Ok(out)
+}

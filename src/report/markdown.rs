@@ -1,0 +1,103 @@
+//! Markdown tables to paste into a pull request or an issue: one run's steps with its
+//! saturation summary, and the helpers the comparison uses for its own table.
+
+use crate::analysis::{self, fmt_latency, fmt_qps};
+use crate::report::html::fmt_share;
+use crate::report::read::Series;
+
+/// Column alignment in a Markdown table.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+/// A GitHub-flavoured Markdown table. Pipes in cells are escaped.
+pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> String {
+    let cell = |s: &str| s.replace('|', "\\|");
+    let mut o = String::new();
+    o.push('|');
+    for h in headers {
+        o.push_str(&format!(" {} |", cell(h)));
+    }
+    o.push_str("\n|");
+    for (i, _) in headers.iter().enumerate() {
+        o.push_str(match aligns.get(i).copied().unwrap_or(Align::Right) {
+            Align::Left => ":--|",
+            Align::Right => "--:|",
+        });
+    }
+    o.push('\n');
+    for r in rows {
+        o.push('|');
+        for c in r {
+            o.push_str(&format!(" {} |", cell(c)));
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// One run as Markdown: a heading, the saturation sentences, warnings, and a table
+/// of the steps (p50/p99 columns only when the file has them).
+pub fn markdown_report(s: &Series) -> String {
+    let sat = analysis::analyse(s);
+    let mut o = format!("### {}\n\n", s.label);
+    for line in analysis::sentences(s, &sat) {
+        o.push_str(&line);
+        o.push('\n');
+    }
+    for w in &sat.warnings {
+        o.push_str(&format!("\n> **Warning:** {w}\n"));
+    }
+    o.push('\n');
+    let pct = s.has_percentiles();
+    let mut headers = vec!["clients", "requests", "qps", "mean"];
+    if pct {
+        headers.extend(["p50", "p99"]);
+    }
+    headers.extend(["max", "failed"]);
+    let aligns = vec![Align::Right; headers.len()];
+    let rows: Vec<Vec<String>> = s
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut clients = p.n_clients.to_string();
+            if sat.peak.is_some_and(|k| k.index == i) {
+                clients = format!("**{clients}**");
+            }
+            let mut r = vec![
+                clients,
+                p.total_requests.to_string(),
+                fmt_qps(p.qps),
+                fmt_latency(p.mean_s),
+            ];
+            if pct {
+                let f = |v: Option<f64>| v.map(fmt_latency).unwrap_or_else(|| "–".into());
+                r.push(f(p.p50_s));
+                r.push(f(p.p99_s));
+            }
+            r.push(fmt_latency(p.max_s));
+            r.push(fmt_share(p.error_share));
+            r
+        })
+        .collect();
+    o.push_str(&md_table(&headers, &aligns, &rows));
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_escapes_pipes() {
+        let t = md_table(
+            &["a", "b"],
+            &[Align::Left, Align::Right],
+            &[vec!["x|y".into(), "1".into()]],
+        );
+        assert_eq!(t, "| a | b |\n|:--|--:|\n| x\\|y | 1 |\n");
+    }
+}

@@ -1,0 +1,230 @@
+//! PNG versions of the two charts, drawn with plotters from the same [`LineChart`]
+//! data as the SVG, for places that take only bitmaps (chat, slides, some wikis).
+//!
+//! plotters rasterises text from a TrueType font and ships none, so one is taken from
+//! the system (the `HAKARU_FONT` environment variable first, then the usual paths of
+//! DejaVu, Liberation, Noto, Arial). Without one, `--png` fails with a message saying
+//! so and suggesting `--svg`, which needs no font.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+
+use crate::report::chart::{self, LineChart, Marker};
+use crate::report::html::{ReportError, ReportOptions};
+use crate::report::read::Series;
+
+const FONT_NAME: &str = "hakaru-sans";
+const SIZE: (u32, u32) = (1200, 560);
+const LEGEND_W: u32 = 250;
+
+/// Common places of a sans-serif TrueType font.
+const FONT_PATHS: [&str; 10] = [
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu/DejaVuSans.ttf",
+    "/usr/share/fonts/TTF/DejaVuSans.ttf",
+    "/usr/share/fonts/dejavu-sans-fonts/DejaVuSans.ttf",
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/liberation-sans/LiberationSans-Regular.ttf",
+    "/usr/share/fonts/truetype/noto/NotoSans-Regular.ttf",
+    "/System/Library/Fonts/Supplemental/Arial.ttf",
+    "/Library/Fonts/Arial.ttf",
+    "C:\\Windows\\Fonts\\arial.ttf",
+];
+
+/// Finds and registers a font once per process; the error says where it looked.
+fn ensure_font() -> Result<(), String> {
+    static FONT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    FONT.get_or_init(|| {
+        let candidates: Vec<PathBuf> = std::env::var_os("HAKARU_FONT")
+            .map(PathBuf::from)
+            .into_iter()
+            .chain(FONT_PATHS.iter().map(PathBuf::from))
+            .collect();
+        for p in &candidates {
+            let Ok(bytes) = std::fs::read(p) else {
+                continue;
+            };
+            // plotters keeps fonts for the life of the process; one font, leaked once.
+            let bytes: &'static [u8] = Box::leak(bytes.into_boxed_slice());
+            if plotters::style::register_font(FONT_NAME, FontStyle::Normal, bytes).is_ok() {
+                return Ok(p.clone());
+            }
+        }
+        Err(format!(
+            "--png needs a TrueType font to draw text and none was found (looked at \
+             $HAKARU_FONT and {}); install one (Debian: fonts-dejavu-core) or set \
+             HAKARU_FONT=/path/to/font.ttf, or use --svg, which needs no font",
+            FONT_PATHS[0]
+        ))
+    })
+    .as_ref()
+    .map(|_| ())
+    .map_err(|e| e.clone())
+}
+
+fn rgb(hex: &str) -> RGBColor {
+    let h = hex.trim_start_matches('#');
+    let c = |i: usize| u8::from_str_radix(h.get(i..i + 2).unwrap_or("00"), 16).unwrap_or(0);
+    RGBColor(c(0), c(2), c(4))
+}
+
+fn err<E: std::fmt::Debug>(e: E) -> ReportError {
+    ReportError::Png(format!("drawing the PNG chart failed: {e:?}"))
+}
+
+/// Draws a line chart into a PNG file at `path`.
+pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
+    ensure_font().map_err(ReportError::Png)?;
+    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+    root.fill(&WHITE).map_err(err)?;
+    let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
+    let pts = || c.lines.iter().flat_map(|l| l.points.iter().copied());
+    let x_max = pts().map(|p| p.0).fold(1.0, f64::max);
+    let x_hi = *chart::nice_ticks(0.0, x_max, 8).last().unwrap_or(&x_max);
+    let ys: Vec<f64> = pts()
+        .map(|p| p.1)
+        .chain(c.refs.iter().map(|r| r.y))
+        .filter(|v| v.is_finite())
+        .collect();
+    let font = |size: f64| (FONT_NAME, size).into_font();
+    let mut builder = ChartBuilder::on(&plot);
+    builder
+        .caption(&c.title, font(26.0))
+        .margin(16)
+        .x_label_area_size(56)
+        .y_label_area_size(84);
+
+    macro_rules! draw {
+        ($chart:expr) => {{
+            let mut ch = $chart;
+            ch.configure_mesh()
+                .x_desc(c.x_title.as_str())
+                .y_desc(c.y_title.as_str())
+                .x_label_formatter(&|v| chart::tick_label(*v))
+                .y_label_formatter(&|v| chart::tick_label(*v))
+                .label_style(font(17.0))
+                .axis_desc_style(font(18.0))
+                .light_line_style(RGBColor(240, 240, 240))
+                .bold_line_style(RGBColor(222, 222, 222))
+                .draw()
+                .map_err(err)?;
+            for r in &c.refs {
+                let col = rgb(r.color);
+                // A dashed reference line, drawn as short segments.
+                let n = 60;
+                for i in (0..n).step_by(2) {
+                    let a = x_hi * i as f64 / n as f64;
+                    let b = x_hi * (i + 1) as f64 / n as f64;
+                    ch.draw_series(LineSeries::new([(a, r.y), (b, r.y)], col.stroke_width(2)))
+                        .map_err(err)?;
+                }
+            }
+            for l in &c.lines {
+                let col = rgb(l.color);
+                let pts: Vec<(f64, f64)> = l
+                    .points
+                    .iter()
+                    .copied()
+                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!c.log_y || *y > 0.0))
+                    .collect();
+                ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
+                    .map_err(err)?;
+                match l.marker {
+                    Marker::None => {}
+                    Marker::Square => {
+                        ch.draw_series(pts.iter().map(|p| {
+                            EmptyElement::at(*p) + Rectangle::new([(-5, -5), (5, 5)], col.filled())
+                        }))
+                        .map_err(err)?;
+                    }
+                    Marker::Diamond => {
+                        ch.draw_series(pts.iter().map(|p| Cross::new(*p, 6, col.stroke_width(3))))
+                            .map_err(err)?;
+                    }
+                    Marker::Triangle => {
+                        ch.draw_series(
+                            pts.iter().map(|p| TriangleMarker::new(*p, 7, col.filled())),
+                        )
+                        .map_err(err)?;
+                    }
+                    Marker::Circle => {
+                        ch.draw_series(pts.iter().map(|p| Circle::new(*p, 5, col.filled())))
+                            .map_err(err)?;
+                    }
+                }
+            }
+        }};
+    }
+
+    if c.log_y {
+        let pos: Vec<f64> = ys.iter().copied().filter(|v| *v > 0.0).collect();
+        let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = pos.iter().copied().fold(0.0, f64::max);
+        let (lo, hi) = if lo.is_finite() && hi > 0.0 {
+            let t = chart::log_ticks(lo, hi);
+            (t[0], *t.last().unwrap_or(&hi))
+        } else {
+            (1.0, 10.0)
+        };
+        draw!(builder
+            .build_cartesian_2d(0.0..x_hi, (lo..hi).log_scale())
+            .map_err(err)?);
+    } else {
+        let hi = ys.iter().copied().fold(0.0, f64::max);
+        let t = chart::nice_ticks(0.0, if hi > 0.0 { hi * 1.04 } else { 1.0 }, 6);
+        draw!(builder
+            .build_cartesian_2d(0.0..x_hi, 0.0..*t.last().unwrap_or(&1.0))
+            .map_err(err)?);
+    }
+
+    // Legend beside the plot, never over the data.
+    let mut y = 70;
+    let entries = c
+        .lines
+        .iter()
+        .map(|l| (l.name.as_str(), l.color))
+        .chain(c.refs.iter().map(|r| (r.name.as_str(), r.color)));
+    for (name, color) in entries {
+        let col = rgb(color);
+        legend
+            .draw(&PathElement::new([(6, y), (40, y)], col.stroke_width(3)))
+            .map_err(err)?;
+        legend
+            .draw(&Text::new(name.to_owned(), (48, y - 10), font(17.0)))
+            .map_err(err)?;
+        y += 30;
+    }
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The two charts as PNG bytes: (file suffix, bytes).
+pub fn chart_pngs(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Result<Vec<(&'static str, Vec<u8>)>, ReportError> {
+    let charts = [
+        ("-throughput.png", chart::throughput_chart(series)),
+        ("-latency.png", chart::latency_chart(series, opts.chart)),
+    ];
+    let mut out = Vec::new();
+    for (suffix, c) in charts {
+        let tmp = std::env::temp_dir().join(format!(
+            "hakaru-chart-{}-{}{suffix}",
+            std::process::id(),
+            out.len()
+        ));
+        let res = render_png(&c, &tmp).and_then(|_| {
+            std::fs::read(&tmp).map_err(|error| ReportError::Write {
+                path: tmp.clone(),
+                error,
+            })
+        });
+        let _ = std::fs::remove_file(&tmp);
+        out.push((suffix, res?));
+    }
+    Ok(out)
+}

@@ -1,0 +1,689 @@
+//! Readers: turn any result file a user may hold — hakaru's JSON, hakaru's CSV, or
+//! drnbench's CSV as drnbench wrote it — into one plain [`Series`] that the analysis,
+//! the charts and the comparisons work on.
+//!
+//! The format is told by content, never by file name: JSON starts with `{`; a CSV is
+//! hakaru's when its header carries any of hakaru's extra columns, drnbench's otherwise.
+//! Every error names the file, and where it can, the line and column at fault.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::result::{Machine, RunResult, Settings, SCHEMA_VERSION};
+
+/// The columns drnbench writes first, in this order; hakaru's CSV starts with them too.
+pub const DRNBENCH_COLUMNS: [&str; 6] = [
+    "n_clients",
+    "total_n_requests",
+    "queries_per_second",
+    "min_elapsed_time",
+    "max_elapsed_time",
+    "average_elapsed_time",
+];
+
+/// Named columns hakaru's CSV may add after the status columns. Any one of them in a
+/// header marks the file as hakaru's.
+pub const HAKARU_EXTRA_COLUMNS: [&str; 24] = [
+    "p50_elapsed_time",
+    "p90_elapsed_time",
+    "p99_elapsed_time",
+    "p999_elapsed_time",
+    "stdev_elapsed_time",
+    "responses",
+    "errors_timeout",
+    "errors_connect",
+    "errors_tls",
+    "errors_reset",
+    "errors_malformed",
+    "errors_io",
+    "unfinished",
+    "late",
+    "dropped",
+    "bytes_received",
+    "bytes_sent",
+    "connections_opened",
+    "mean_connect_time",
+    "client_cpu_seconds",
+    "client_cpu_share",
+    "elapsed_seconds",
+    "partial",
+    "rate",
+];
+
+/// Which kind of file a series came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    HakaruJson,
+    HakaruCsv,
+    DrnbenchCsv,
+}
+
+impl SourceFormat {
+    pub fn describe(self) -> &'static str {
+        match self {
+            SourceFormat::HakaruJson => "hakaru JSON result",
+            SourceFormat::HakaruCsv => "hakaru CSV",
+            SourceFormat::DrnbenchCsv => "drnbench CSV",
+        }
+    }
+}
+
+/// One step of a ramp as the reports need it. Latencies in seconds, shares in percent.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Point {
+    /// Concurrent clients of the step.
+    pub n_clients: usize,
+    /// Requests that ended in the step (drnbench's `total_n_requests`).
+    pub total_requests: u64,
+    /// Responses per second.
+    pub qps: f64,
+    pub mean_s: f64,
+    pub min_s: f64,
+    pub max_s: f64,
+    pub p50_s: Option<f64>,
+    pub p90_s: Option<f64>,
+    pub p99_s: Option<f64>,
+    /// HTTP status → percent of the step's requests; status 0 is "no response"
+    /// (timeouts and connection errors), as drnbench writes it.
+    pub statuses: BTreeMap<u16, f64>,
+    /// Error kind ("timeout", "connect", …) → percent of the step's requests, when known.
+    pub errors: BTreeMap<String, f64>,
+    /// Percent of requests that did not get a 2xx/3xx response (status 0, 4xx, 5xx).
+    pub error_share: f64,
+    /// hakaru's own CPU use as a share of all the machine's cores, 0..1, when recorded.
+    pub client_cpu_share: Option<f64>,
+    /// Server-side numbers recorded around the step (cache hit rate, server CPU, …).
+    pub probes: BTreeMap<String, f64>,
+    /// True when the step was cut short.
+    pub partial: bool,
+}
+
+/// One run, ready to analyse and draw.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// How the run is called in charts and tables (the file stem unless set).
+    pub label: String,
+    pub source: PathBuf,
+    pub format: SourceFormat,
+    pub points: Vec<Point>,
+    /// The run's settings and machine: only hakaru's JSON records them.
+    pub settings: Option<Settings>,
+    pub machine: Option<Machine>,
+    pub command_line: Vec<String>,
+    pub tool: Option<String>,
+    pub started_at: Option<String>,
+    pub targets: Vec<String>,
+    /// True when the run was interrupted before every step finished.
+    pub partial: bool,
+}
+
+impl Series {
+    /// True when any step recorded a p50 or p99.
+    pub fn has_percentiles(&self) -> bool {
+        self.points
+            .iter()
+            .any(|p| p.p50_s.is_some() || p.p99_s.is_some())
+    }
+
+    /// Every status code seen in any step, ascending.
+    pub fn status_codes(&self) -> Vec<u16> {
+        let mut codes: Vec<u16> = self
+            .points
+            .iter()
+            .flat_map(|p| p.statuses.keys().copied())
+            .collect();
+        codes.sort_unstable();
+        codes.dedup();
+        codes
+    }
+
+    /// Every probe name seen in any step, ascending.
+    pub fn probe_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .points
+            .iter()
+            .flat_map(|p| p.probes.keys().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    #[error("{path}: cannot read: {error}")]
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{path}: not a hakaru JSON result: {message}")]
+    Json { path: PathBuf, message: String },
+    #[error(
+        "{path}: result schema version {found} is newer than this hakaru understands \
+         (up to {supported}); upgrade hakaru to read it"
+    )]
+    FutureSchema {
+        path: PathBuf,
+        found: u64,
+        supported: u32,
+    },
+    #[error(
+        "{path}: not a drnbench or hakaru result: missing column(s) {}; found: {}",
+        missing.join(", "),
+        found.join(", ")
+    )]
+    MissingColumns {
+        path: PathBuf,
+        missing: Vec<String>,
+        found: Vec<String>,
+    },
+    #[error("{path}: the result holds no steps")]
+    Empty { path: PathBuf },
+    #[error("{path}: line {line}, column {column}: {value:?} is not a number")]
+    NotNumber {
+        path: PathBuf,
+        line: u64,
+        column: String,
+        value: String,
+    },
+    #[error("{path}: line {line}: {message}")]
+    Csv {
+        path: PathBuf,
+        line: u64,
+        message: String,
+    },
+    #[error("{path}: {at}: mismatched units: {detail}")]
+    MismatchedUnits {
+        path: PathBuf,
+        at: String,
+        detail: String,
+    },
+}
+
+/// Reads one result file of any supported kind. The label is the file stem.
+pub fn read_result(path: &Path) -> Result<Series, ReadError> {
+    let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
+        path: path.to_owned(),
+        error,
+    })?;
+    let text = String::from_utf8_lossy(&bytes);
+    let text = text.trim_start_matches('\u{feff}');
+    let series = if text.trim_start().starts_with('{') {
+        read_json(path, text)?
+    } else {
+        read_csv(path, text)?
+    };
+    if series.points.is_empty() {
+        return Err(ReadError::Empty {
+            path: path.to_owned(),
+        });
+    }
+    check_units(&series)?;
+    Ok(series)
+}
+
+fn label_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
+    let json_err = |message: String| ReadError::Json {
+        path: path.to_owned(),
+        message,
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| json_err(e.to_string()))?;
+    // The version is checked before the shape, so a newer file gets the clear message
+    // instead of whatever field it renamed.
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        None => return Err(json_err("no schema_version field".into())),
+        Some(found) if found > u64::from(SCHEMA_VERSION) => {
+            return Err(ReadError::FutureSchema {
+                path: path.to_owned(),
+                found,
+                supported: SCHEMA_VERSION,
+            })
+        }
+        Some(_) => {}
+    }
+    let run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
+    let mut series = Series::from_run(&run, &label_of(path));
+    series.source = path.to_owned();
+    Ok(series)
+}
+
+/// The server-side numbers of a step, by the names the CSV gives them.
+fn step_probes(s: &crate::result::StepResult) -> BTreeMap<String, f64> {
+    let mut out = BTreeMap::new();
+    if let Some(r) = s.cache_hit_rate {
+        out.insert("cache_hit_rate".to_owned(), r);
+    }
+    if let Some(p) = s.server_process.as_ref().filter(|p| p.error.is_none()) {
+        out.insert("server_cpu_cores".to_owned(), p.cores_used);
+        out.insert("server_rss_max_bytes".to_owned(), p.rss_max_bytes as f64);
+    }
+    out
+}
+
+impl Series {
+    /// A series straight from a run in memory, e.g. at the end of `hakaru ramp`
+    /// before (or without) reading the file back.
+    pub fn from_run(run: &RunResult, label: &str) -> Series {
+        let points = run
+            .steps
+            .iter()
+            .map(|s| {
+                let total = s.total_requests;
+                let statuses = s.status_percentages();
+                let errors = s
+                    .errors
+                    .iter()
+                    .filter(|(_, n)| **n > 0)
+                    .map(|(k, n)| (k.as_str().to_owned(), share(*n, total)))
+                    .collect();
+                let measured = s.latency.count > 0;
+                let lat = |v: f64| if measured { v } else { f64::NAN };
+                Point {
+                    n_clients: s.n_clients,
+                    total_requests: total,
+                    qps: s.qps,
+                    mean_s: lat(s.latency.mean_s),
+                    min_s: lat(s.latency.min_s),
+                    max_s: lat(s.latency.max_s),
+                    p50_s: measured.then_some(s.latency.p50_s),
+                    p90_s: measured.then_some(s.latency.p90_s),
+                    p99_s: measured.then_some(s.latency.p99_s),
+                    error_share: error_share(&statuses),
+                    statuses,
+                    errors,
+                    client_cpu_share: Some(s.client_cpu_share),
+                    probes: step_probes(s),
+                    partial: s.partial,
+                }
+            })
+            .collect();
+        Series {
+            label: label.to_owned(),
+            source: PathBuf::new(),
+            format: SourceFormat::HakaruJson,
+            points,
+            settings: Some(run.settings.clone()),
+            machine: Some(run.machine.clone()),
+            command_line: run.command_line.clone(),
+            tool: Some(run.tool.clone()),
+            started_at: Some(run.started_at.clone()),
+            targets: run.targets.clone(),
+            partial: run.partial,
+        }
+    }
+}
+
+fn share(n: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        n as f64 * 100.0 / total as f64
+    }
+}
+
+/// Percent of requests without a 2xx/3xx response.
+fn error_share(statuses: &BTreeMap<u16, f64>) -> f64 {
+    statuses
+        .iter()
+        .filter(|(c, _)| !(200..400).contains(*c))
+        .map(|(_, p)| p)
+        .sum()
+}
+
+/// What one CSV column holds.
+#[derive(Debug, Clone)]
+enum Column {
+    Known(&'static str),
+    Status(u16),
+    Probe(String),
+    Ignored,
+}
+
+fn classify(name: &str) -> Column {
+    if let Some(k) = DRNBENCH_COLUMNS
+        .iter()
+        .chain(HAKARU_EXTRA_COLUMNS.iter())
+        .find(|k| **k == name)
+    {
+        return Column::Known(k);
+    }
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        if let Ok(code) = name.parse::<u16>() {
+            return Column::Status(code);
+        }
+    }
+    // hakaru may grow more latency, error and byte columns; those are not probes.
+    let ours = name.ends_with("_elapsed_time")
+        || name.ends_with("_connect_time")
+        || name.starts_with("errors_")
+        || name.starts_with("bytes_")
+        || name.starts_with("client_")
+        || name == "round";
+    if ours || name.is_empty() {
+        Column::Ignored
+    } else {
+        Column::Probe(name.to_owned())
+    }
+}
+
+fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .flexible(false)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let csv_err = |e: csv::Error| ReadError::Csv {
+        path: path.to_owned(),
+        line: e.position().map(|p| p.line()).unwrap_or(1),
+        message: e.to_string(),
+    };
+    let headers: Vec<String> = rdr
+        .headers()
+        .map_err(csv_err)?
+        .iter()
+        .map(|h| h.to_owned())
+        .collect();
+    let missing: Vec<String> = DRNBENCH_COLUMNS
+        .iter()
+        .filter(|c| !headers.iter().any(|h| h == *c))
+        .map(|c| c.to_string())
+        .collect();
+    if !missing.is_empty() {
+        return Err(ReadError::MissingColumns {
+            path: path.to_owned(),
+            missing,
+            found: headers,
+        });
+    }
+    let format = if headers
+        .iter()
+        .any(|h| HAKARU_EXTRA_COLUMNS.contains(&h.as_str()))
+    {
+        SourceFormat::HakaruCsv
+    } else {
+        SourceFormat::DrnbenchCsv
+    };
+    let columns: Vec<Column> = headers.iter().map(|h| classify(h)).collect();
+
+    let mut points = Vec::new();
+    let mut any_partial = false;
+    for record in rdr.records() {
+        let record = record.map_err(csv_err)?;
+        let line = record.position().map(|p| p.line()).unwrap_or(0);
+        if record.iter().all(|c| c.is_empty()) {
+            continue;
+        }
+        let mut known: BTreeMap<&'static str, f64> = BTreeMap::new();
+        let mut p = Point::default();
+        for (cell, col) in record.iter().zip(&columns) {
+            let num = |name: &str| -> Result<Option<f64>, ReadError> {
+                if cell.is_empty() {
+                    return Ok(None);
+                }
+                cell.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .map(Some)
+                    .ok_or_else(|| ReadError::NotNumber {
+                        path: path.to_owned(),
+                        line,
+                        column: name.to_owned(),
+                        value: cell.to_owned(),
+                    })
+            };
+            match col {
+                Column::Known("partial") => {
+                    p.partial = matches!(cell, "true" | "1" | "yes");
+                }
+                Column::Known(name) => {
+                    if let Some(v) = num(name)? {
+                        known.insert(name, v);
+                    }
+                }
+                Column::Status(code) => {
+                    if let Some(v) = num(&code.to_string())? {
+                        p.statuses.insert(*code, v);
+                    }
+                }
+                Column::Probe(name) => {
+                    if let Some(v) = num(name)? {
+                        p.probes.insert(name.clone(), v);
+                    }
+                }
+                Column::Ignored => {}
+            }
+        }
+        // hakaru leaves latency cells empty for a step without responses (a 0 would
+        // read as "infinitely fast"); keep them as not-a-number, shown as "–".
+        for c in &DRNBENCH_COLUMNS[3..] {
+            known.entry(c).or_insert(f64::NAN);
+        }
+        for c in DRNBENCH_COLUMNS {
+            if !known.contains_key(c) {
+                let i = headers.iter().position(|h| h == c).unwrap_or(0);
+                return Err(ReadError::NotNumber {
+                    path: path.to_owned(),
+                    line,
+                    column: c.to_owned(),
+                    value: record.get(i).unwrap_or("").to_owned(),
+                });
+            }
+        }
+        let n_clients = known["n_clients"];
+        if n_clients < 0.0 || n_clients.fract() != 0.0 {
+            return Err(ReadError::Csv {
+                path: path.to_owned(),
+                line,
+                message: format!("n_clients {n_clients} is not a whole number of clients"),
+            });
+        }
+        p.n_clients = n_clients as usize;
+        p.total_requests = known["total_n_requests"].max(0.0) as u64;
+        p.qps = known["queries_per_second"];
+        p.min_s = known["min_elapsed_time"];
+        p.max_s = known["max_elapsed_time"];
+        p.mean_s = known["average_elapsed_time"];
+        p.p50_s = known.get("p50_elapsed_time").copied();
+        p.p90_s = known.get("p90_elapsed_time").copied();
+        p.p99_s = known.get("p99_elapsed_time").copied();
+        p.client_cpu_share = known.get("client_cpu_share").copied();
+        for kind in crate::stats::ErrorKind::ALL {
+            let col = format!("errors_{}", kind.as_str());
+            if let Some(n) = known.get(col.as_str()) {
+                if *n > 0.0 {
+                    p.errors
+                        .insert(kind.as_str().to_owned(), share(*n as u64, p.total_requests));
+                }
+            }
+        }
+        p.error_share = error_share(&p.statuses);
+        any_partial |= p.partial;
+        points.push(p);
+    }
+    Ok(Series {
+        label: label_of(path),
+        source: path.to_owned(),
+        format,
+        points,
+        settings: None,
+        machine: None,
+        command_line: Vec::new(),
+        tool: None,
+        started_at: None,
+        targets: Vec::new(),
+        partial: any_partial,
+    })
+}
+
+/// Refuses latencies that cannot be seconds: a CSV whose latency columns were written
+/// in milliseconds would otherwise draw charts a thousand times off.
+fn check_units(series: &Series) -> Result<(), ReadError> {
+    for (i, p) in series.points.iter().enumerate() {
+        let at = match series.format {
+            SourceFormat::HakaruJson => format!("step {}", i + 1),
+            // Header is line 1; blank lines are rare enough to ignore here.
+            _ => format!("line {}", i + 2),
+        };
+        let err = |detail: String| ReadError::MismatchedUnits {
+            path: series.source.clone(),
+            at: at.clone(),
+            detail,
+        };
+        if p.min_s > p.mean_s * 1.000_001 + 1e-12 || p.mean_s > p.max_s * 1.000_001 + 1e-12 {
+            return Err(err(format!(
+                "latencies out of order (min {} s, mean {} s, max {} s): are the columns swapped?",
+                p.min_s, p.mean_s, p.max_s
+            )));
+        }
+        if p.min_s > 60.0 && p.qps > 10.0 {
+            return Err(err(format!(
+                "min_elapsed_time is {} s while the step ran {} queries per second; \
+                 latencies must be in seconds (were they written in milliseconds?)",
+                p.min_s, p.qps
+            )));
+        }
+        // Little's law: in a closed model at most n_clients requests are in flight,
+        // so qps × mean latency cannot be far above n_clients. Milliseconds in a
+        // seconds column break this by about a thousand times.
+        let in_flight = p.qps * p.mean_s;
+        if p.n_clients > 0 && p.qps > 0.0 && in_flight > 50.0 * p.n_clients as f64 {
+            return Err(err(format!(
+                "{} queries per second at a mean latency of {} s would need {:.0} requests \
+                 in flight, but the step had {} client{}; latencies must be in seconds \
+                 (were they written in milliseconds?)",
+                p.qps,
+                p.mean_s,
+                in_flight,
+                p.n_clients,
+                if p.n_clients == 1 { "" } else { "s" }
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Reads several files; labels are their stems unless `labels` gives them.
+pub fn read_results(
+    paths: &[PathBuf],
+    labels: Option<&[String]>,
+) -> Result<Vec<Series>, ReadError> {
+    let mut out = Vec::with_capacity(paths.len());
+    for (i, p) in paths.iter().enumerate() {
+        let mut s = read_result(p)?;
+        if let Some(l) = labels.and_then(|l| l.get(i)) {
+            s.label = l.clone();
+        }
+        out.push(s);
+    }
+    if labels.is_none() {
+        // Two files with one stem (run.json, run.csv) would share a label: fall back to
+        // the file name, then to the path as given.
+        for level in 0..2 {
+            let names: Vec<String> = out.iter().map(|s| s.label.clone()).collect();
+            for s in out.iter_mut() {
+                if names.iter().filter(|n| **n == s.label).count() > 1 {
+                    s.label = if level == 0 {
+                        s.source
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_else(|| s.source.display().to_string())
+                    } else {
+                        s.source.display().to_string()
+                    };
+                }
+            }
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("hakaru-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn drnbench_csv_with_several_status_columns() {
+        let p = write(
+            "multi.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,0,200,500\n\
+             1,100,10.0,0.01,0.5,0.1,1.0,98.0,1.0\n\
+             2,200,20.0,0.01,0.6,0.1,,100.0,\n",
+        );
+        let s = read_result(&p).unwrap();
+        assert_eq!(s.format, SourceFormat::DrnbenchCsv);
+        assert_eq!(s.points.len(), 2);
+        assert_eq!(s.points[0].statuses[&0], 1.0);
+        assert_eq!(s.points[0].statuses[&500], 1.0);
+        assert!((s.points[0].error_share - 2.0).abs() < 1e-9);
+        assert_eq!(s.points[1].error_share, 0.0);
+        assert_eq!(s.status_codes(), vec![0, 200, 500]);
+    }
+
+    #[test]
+    fn unknown_named_columns_are_probes() {
+        let p = write(
+            "probe.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,200,p50_elapsed_time,cache_hit_rate,p75_elapsed_time\n\
+             1,100,10.0,0.01,0.5,0.1,100.0,0.09,0.5,0.1\n",
+        );
+        let s = read_result(&p).unwrap();
+        assert_eq!(s.format, SourceFormat::HakaruCsv);
+        assert_eq!(s.points[0].p50_s, Some(0.09));
+        assert_eq!(s.probe_names(), vec!["cache_hit_rate".to_string()]);
+    }
+
+    #[test]
+    fn bom_and_blank_lines_are_tolerated() {
+        let p = write(
+            "bom.csv",
+            "\u{feff}n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,200\n\
+             1,100,10.0,0.01,0.5,0.1,100.0\n\n",
+        );
+        assert_eq!(read_result(&p).unwrap().points.len(), 1);
+    }
+
+    #[test]
+    fn empty_latency_cells_of_a_step_without_responses() {
+        let p = write(
+            "noresp.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,0,200,p50_elapsed_time\n\
+             1,100,10.0,0.01,0.5,0.1,0,100.0,0.09\n\
+             2,40,0,,,,100.0,0,\n",
+        );
+        let s = read_result(&p).unwrap();
+        assert!(s.points[1].mean_s.is_nan());
+        assert_eq!(s.points[1].p50_s, None);
+        assert_eq!(s.points[1].error_share, 100.0);
+        let e = std::fs::write(&p, "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time\n1,100,,0.1,0.2,0.1\n");
+        e.unwrap();
+        let e = read_result(&p).unwrap_err().to_string();
+        assert!(e.contains("queries_per_second"), "{e}");
+    }
+
+    #[test]
+    fn fractional_clients_are_refused() {
+        let p = write(
+            "frac.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time\n\
+             1.5,100,10.0,0.01,0.5,0.1\n",
+        );
+        let e = read_result(&p).unwrap_err().to_string();
+        assert!(e.contains("frac.csv") && e.contains("line 2"), "{e}");
+    }
+}

@@ -1,0 +1,390 @@
+//! Reports end to end on committed fixtures: the readers (hakaru JSON/CSV, drnbench
+//! CSV with several status columns), the saturation analysis on the tutorial's numbers,
+//! exact snapshots of the Markdown and compare text, the HTML page's structure, and a
+//! clear error naming the file for each kind of bad input.
+
+use std::path::{Path, PathBuf};
+
+use hakaru::analysis::{self, Warning};
+use hakaru::report::chart::{self, terminal_chart, ChartOptions};
+use hakaru::report::compare::{
+    compare_html, compare_markdown, compare_rows, compare_text, run_compare,
+};
+use hakaru::report::html::{html_report, run_report, MarkdownTo, OutputPlan, ReportOptions};
+use hakaru::report::markdown::markdown_report;
+use hakaru::report::read::{read_result, read_results, SourceFormat};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn tutorial_runs() -> Vec<hakaru::report::read::Series> {
+    let paths: Vec<PathBuf> = [
+        "groonga-result.csv",
+        "synthetic-droonga-1node.csv",
+        "synthetic-droonga-2nodes.csv",
+        "synthetic-droonga-3nodes.csv",
+    ]
+    .iter()
+    .map(|n| fixture(n))
+    .collect();
+    let labels: Vec<String> = [
+        "groonga",
+        "droonga-1node",
+        "droonga-2nodes",
+        "droonga-3nodes",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    read_results(&paths, Some(&labels)).unwrap()
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("hakaru-report-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn tutorial_groonga_saturates_at_six_clients() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    assert_eq!(s.format, SourceFormat::DrnbenchCsv);
+    assert_eq!(s.label, "groonga-result");
+    assert_eq!(s.points.len(), 11);
+    let sat = analysis::analyse(&s);
+    let peak = sat.peak.unwrap();
+    assert_eq!(peak.n_clients, 6);
+    assert!((peak.qps - 151.333).abs() < 0.01);
+    // 95% of 151.3 is 143.8: 4 clients (118.6) fall short, 6 clients are the peak.
+    assert_eq!(sat.plateau.unwrap().n_clients, 6);
+    // Latency is 19.8 ms at 1 client and first passes 39.5 ms at 6 (the tutorial's
+    // "rises after 4 clients").
+    assert_eq!(sat.knee.unwrap().n_clients, 6);
+    let fit = sat.usl.unwrap();
+    assert!(fit.r_squared > 0.9, "{fit:?}");
+    assert!((fit.max_qps.unwrap() - 151.0).abs() < 10.0, "{fit:?}");
+    assert!(sat.warnings.is_empty(), "{:?}", sat.warnings);
+}
+
+#[test]
+fn drnbench_csv_with_several_status_columns_and_timeouts() {
+    let s = read_result(&fixture("drnbench-multi-status.csv")).unwrap();
+    assert_eq!(s.format, SourceFormat::DrnbenchCsv);
+    assert_eq!(s.status_codes(), vec![0, 200, 500, 503]);
+    let last = &s.points[4];
+    assert_eq!(last.n_clients, 8);
+    assert_eq!(last.statuses[&0], 8.0);
+    assert_eq!(last.statuses[&200], 88.0);
+    assert_eq!(last.statuses[&500], 2.0);
+    assert_eq!(last.statuses[&503], 2.0);
+    assert!((last.error_share - 12.0).abs() < 1e-9);
+    // Empty cells are "not seen", not zero.
+    assert!(!s.points[0].statuses.contains_key(&0));
+    assert_eq!(s.points[0].error_share, 0.0);
+    assert_eq!(s.points[0].p50_s, None);
+}
+
+#[test]
+fn hakaru_csv_reads_percentiles_errors_and_probes() {
+    let s = read_result(&fixture("hakaru-result.csv")).unwrap();
+    assert_eq!(s.format, SourceFormat::HakaruCsv);
+    let p = &s.points[4];
+    assert_eq!(p.n_clients, 16);
+    assert_eq!(p.p50_s, Some(0.0122));
+    assert_eq!(p.p99_s, Some(0.07));
+    assert_eq!(p.client_cpu_share, Some(0.185));
+    assert!((p.errors["timeout"] - 50.0 * 100.0 / 11200.0).abs() < 1e-9);
+    assert!(p.errors.contains_key("reset"));
+    assert_eq!(s.probe_names(), vec!["cache_hit_rate", "server_cpu_share"]);
+    assert_eq!(p.probes["server_cpu_share"], 1.0);
+}
+
+#[test]
+fn hakaru_json_reads_settings_machine_probes_and_client_limit() {
+    let s = read_result(&fixture("hakaru-result.json")).unwrap();
+    assert_eq!(s.format, SourceFormat::HakaruJson);
+    assert_eq!(s.machine.as_ref().unwrap().cpus, 2);
+    assert_eq!(s.settings.as_ref().unwrap().duration_s, Some(10.0));
+    assert_eq!(s.points.len(), 6);
+    assert_eq!(
+        s.points[5].statuses[&200],
+        9650.0 * 10.0 * 100.0 / (96500.0 + 30.0)
+    );
+    assert!(s.points[5].statuses[&0] > 0.0);
+    assert_eq!(
+        s.probe_names(),
+        vec!["cache_hit_rate", "server_cpu_cores", "server_rss_max_bytes"]
+    );
+    let sat = analysis::analyse(&s);
+    assert!(sat
+        .warnings
+        .iter()
+        .any(|w| matches!(w, Warning::ClientBottleneck { steps } if steps.len() == 2)));
+    let html = html_report(&s, &ReportOptions::default());
+    assert!(html.contains("may be the client&#39;s limit, not the server&#39;s"));
+    assert!(html.contains("cache_hit_rate"));
+    assert!(html.contains("bench0"));
+}
+
+#[test]
+fn bad_inputs_name_the_file_and_the_fault() {
+    let cases: [(&str, &[&str]); 7] = [
+        (
+            "bad-missing-columns.csv",
+            &["missing column(s) queries_per_second, min_elapsed_time, max_elapsed_time"],
+        ),
+        ("bad-empty.csv", &["holds no steps"]),
+        ("bad-empty.json", &["holds no steps"]),
+        ("bad-future-schema.json", &["schema version 99", "up to 1"]),
+        (
+            "bad-milliseconds.csv",
+            &["mismatched units", "milliseconds", "line 2"],
+        ),
+        (
+            "bad-not-a-number.csv",
+            &["line 3", "queries_per_second", "\"fast\""],
+        ),
+        ("does-not-exist.csv", &["cannot read"]),
+    ];
+    for (name, needles) in cases {
+        let e = read_result(&fixture(name)).unwrap_err().to_string();
+        assert!(e.contains(name), "{name}: {e}");
+        for n in needles {
+            assert!(e.contains(n), "{name}: expected {n:?} in {e}");
+        }
+    }
+}
+
+#[test]
+fn markdown_snapshot() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    assert_eq!(markdown_report(&s), EXPECTED_MARKDOWN);
+}
+
+#[test]
+fn compare_text_snapshot() {
+    assert_eq!(compare_text(&tutorial_runs()), EXPECTED_COMPARE);
+}
+
+#[test]
+fn compare_rows_hold_ratios_and_sentences() {
+    let runs = tutorial_runs();
+    let rows = compare_rows(&runs);
+    assert_eq!(rows[0].peak_clients, Some(6));
+    assert_eq!(rows[3].label, "droonga-3nodes");
+    let md = compare_markdown(&runs);
+    assert!(md.contains("| run | peak qps | at clients | plateau |"));
+    assert!(md.contains("droonga-3nodes holds 2.3× groonga's peak qps"));
+    let html = compare_html(&runs, &ReportOptions::default());
+    assert_eq!(html.matches("<svg").count(), 2);
+    assert!(html.contains("droonga-3nodes holds 2.3× groonga&#39;s peak qps"));
+    assert!(html.contains("<th>latency at peak</th>"));
+}
+
+#[test]
+fn html_report_is_self_contained_with_two_charts_and_tables() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    let html = html_report(&s, &ReportOptions::default());
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.matches("<svg").count() >= 2);
+    assert_eq!(html.matches("<svg").count(), html.matches("</svg>").count());
+    for h in [
+        "<th>clients</th>",
+        "<th>requests</th>",
+        "<th>qps</th>",
+        "<th>mean</th>",
+        "<th>max</th>",
+    ] {
+        assert!(html.contains(h), "{h}");
+    }
+    assert!(html.contains("Throughput peaks at 151.3 qps with 6 clients."));
+    assert!(html.contains("first exceeds twice that at 6 clients"));
+    assert!(
+        html.contains("mean at 1 client"),
+        "1-client reference line in the legend"
+    );
+    // Nothing to fetch: no scripts, no external stylesheets, images or fonts.
+    assert!(!html.contains("<script"));
+    assert!(!html.contains("src=\"http"));
+    assert!(!html.contains("href=\"http"));
+    assert!(!html.contains("@import"));
+    // The error chart appears only when something failed.
+    assert!(!html.contains("Failed requests"));
+    let multi = html_report(
+        &read_result(&fixture("drnbench-multi-status.csv")).unwrap(),
+        &ReportOptions::default(),
+    );
+    assert!(multi.contains("Failed requests"));
+    assert!(multi.contains("<th>0 (no response)</th>"));
+    assert!(multi.contains("<th>503</th>"));
+}
+
+#[test]
+fn log_latency_draws_max_and_says_log_scale() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    let lin = chart::latency_chart(&[&s], ChartOptions::default());
+    assert!(lin.lines.iter().all(|l| l.name != "max latency"));
+    assert_eq!(lin.notes.len(), 1);
+    let log = chart::latency_chart(&[&s], ChartOptions { log_latency: true });
+    assert!(log.lines.iter().any(|l| l.name == "max latency"));
+    assert!(log.y_title.contains("log scale"));
+    let svg = chart::render_line_chart(&log);
+    assert!(svg.starts_with("<svg") && svg.ends_with("</svg>") && svg.contains("viewBox"));
+}
+
+#[test]
+fn terminal_chart_is_ascii_and_marks_peak_and_knee() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    let t = terminal_chart(&s, 100);
+    assert!(t.is_ascii(), "{t}");
+    assert_eq!(t.lines().count(), 12);
+    assert!(t.lines().all(|l| l.len() <= 100), "{t}");
+    let six = t
+        .lines()
+        .find(|l| l.trim_start().starts_with("6 "))
+        .unwrap();
+    assert!(six.contains("peak") && six.contains("knee"), "{six}");
+    assert!(six.contains("151.3") && six.contains("42.3 ms"), "{six}");
+}
+
+#[test]
+fn run_report_writes_html_svg_and_markdown() {
+    let dir = temp_dir("report");
+    let src = dir.join("groonga.csv");
+    std::fs::copy(fixture("groonga-result.csv"), &src).unwrap();
+    let plan = OutputPlan {
+        svg: true,
+        markdown: Some(MarkdownTo::File(dir.join("groonga.md"))),
+        ..OutputPlan::default()
+    };
+    let out = run_report(&src, &plan).unwrap();
+    let names: Vec<String> = out
+        .files
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "groonga.html",
+            "groonga-throughput.svg",
+            "groonga-latency.svg",
+            "groonga.md"
+        ]
+    );
+    for p in &out.files {
+        assert!(std::fs::metadata(p).unwrap().len() > 100, "{}", p.display());
+    }
+    assert!(out.stdout.contains("Throughput peaks at 151.3 qps"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn run_compare_checks_label_count() {
+    let e = run_compare(
+        &[
+            fixture("groonga-result.csv"),
+            fixture("synthetic-droonga-1node.csv"),
+        ],
+        Some(&["only-one".to_string()]),
+        &OutputPlan::default(),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("1 label(s) for 2 file(s)"), "{e}");
+}
+
+#[test]
+fn same_stems_get_distinct_labels() {
+    let runs = read_results(
+        &[fixture("hakaru-result.json"), fixture("hakaru-result.csv")],
+        None,
+    )
+    .unwrap();
+    assert_eq!(runs[0].label, "hakaru-result.json");
+    assert_eq!(runs[1].label, "hakaru-result.csv");
+}
+
+#[test]
+fn png_charts_when_a_font_is_present() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    match hakaru::report::png::chart_pngs(&[&s], &ReportOptions::default()) {
+        Ok(pngs) => {
+            assert_eq!(pngs.len(), 2);
+            for (_, bytes) in pngs {
+                assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+            }
+        }
+        // A machine without any TrueType font: the error must say what to do.
+        Err(e) => assert!(e.to_string().contains("--svg"), "{e}"),
+    }
+}
+
+const EXPECTED_MARKDOWN: &str = r#"### groonga-result
+
+Throughput peaks at 151.3 qps with 6 clients.
+It levels off there: no smaller load reaches 95% of the peak.
+Mean latency is 19.8 ms at 1 client and first exceeds twice that at 6 clients (42.3 ms): from there on requests queue.
+The Universal Scalability Law fits with R² = 0.97 (contention σ = 0.105, coherency κ = 0.0075); it predicts at most 153.0 qps, at about 11 clients.
+
+| clients | requests | qps | mean | max | failed |
+|--:|--:|--:|--:|--:|--:|
+| 1 | 996 | 33.2 | 19.8 ms | 238 ms | 0% |
+| 2 | 1973 | 65.8 | 20.0 ms | 272 ms | 0% |
+| 4 | 3559 | 118.6 | 23.4 ms | 399 ms | 0% |
+| **6** | 4540 | 151.3 | 42.3 ms | 502 ms | 0% |
+| 8 | 4247 | 141.6 | 45.8 ms | 577 ms | 0% |
+| 10 | 4466 | 148.9 | 69.5 ms | 605 ms | 0% |
+| 12 | 4500 | 150.0 | 69.0 ms | 613 ms | 0% |
+| 14 | 4183 | 139.4 | 103 ms | 608 ms | 0% |
+| 16 | 4519 | 150.6 | 94.7 ms | 653 ms | 0% |
+| 18 | 4362 | 145.4 | 126 ms | 641 ms | 0% |
+| 20 | 4228 | 140.9 | 130 ms | 663 ms | 0% |
+"#;
+
+const EXPECTED_COMPARE: &str = r#"run                  peak qps  at clients  plateau  low-load latency  latency at peak  p99 at peak  failed
+groonga                 151.3           6        6           19.8 ms          42.3 ms            –      0%
+droonga-1node   141.7 (0.94×)          18       12   25.7 ms (1.30×)   86.4 ms (2.0×)            –      0%
+droonga-2nodes  252.7 (1.67×)          20       16   24.2 ms (1.22×)  53.8 ms (1.27×)            –      0%
+droonga-3nodes   343.1 (2.3×)          20       20   23.2 ms (1.17×)  39.6 ms (0.94×)            –      0%
+(ratios in parentheses are to groonga; "failed" is the share of requests without a 2xx/3xx response)
+
+droonga-1node reaches 94% of groonga's peak qps (141.7 vs 151.3 qps); its 1-client latency is 1.30× groonga's.
+droonga-1node levels off at 12 clients (groonga: 6).
+droonga-2nodes holds 1.67× groonga's peak qps (252.7 vs 151.3 qps); its 1-client latency is 1.22× groonga's.
+droonga-2nodes levels off at 16 clients (groonga: 6).
+droonga-3nodes holds 2.3× groonga's peak qps (343.1 vs 151.3 qps); its 1-client latency is 1.17× groonga's.
+droonga-3nodes levels off at 20 clients (groonga: 6).
+Highest peak: droonga-3nodes, 343.1 qps at 20 clients.
+warning: droonga-3nodes: throughput was still at its highest at the last step (20 clients): the data stop before the peak; raise --end-n-clients
+warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up to 20 clients: the data stop before the knee; raise --end-n-clients
+"#;
+
+#[test]
+fn series_from_a_run_in_memory_matches_the_file() {
+    let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
+    let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
+    let mem = hakaru::report::read::Series::from_run(&run, "ramp");
+    let file = read_result(&fixture("hakaru-result.json")).unwrap();
+    assert_eq!(mem.label, "ramp");
+    assert_eq!(mem.points.len(), file.points.len());
+    for (a, b) in mem.points.iter().zip(&file.points) {
+        assert_eq!(
+            (a.n_clients, a.qps, a.mean_s),
+            (b.n_clients, b.qps, b.mean_s)
+        );
+    }
+    let summary = chart::terminal_summary(&mem, 80);
+    assert!(
+        summary.contains("Throughput peaks at 9650 qps with 10 clients."),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("warning: hakaru itself used over 90%"),
+        "{summary}"
+    );
+}
