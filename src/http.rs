@@ -666,6 +666,10 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
         if buf.len() > 64 * 1024 * 1024 {
             return Err(format!("{url}: answer larger than 64 MiB"));
         }
+        // A server that ignores `Connection: close` still ends its body on time.
+        if length_complete(&buf) {
+            break;
+        }
     }
     let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
     let mut resp = httparse::Response::new(&mut headers);
@@ -707,6 +711,20 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
         raw.to_vec()
     };
     Ok(Fetched { status, body })
+}
+
+/// True once `buf` holds a whole response head and a Content-Length body.
+fn length_complete(buf: &[u8]) -> bool {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    let Ok(httparse::Status::Complete(used)) = resp.parse(buf) else {
+        return false;
+    };
+    resp.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse::<usize>().ok())
+        .is_some_and(|n| buf.len() >= used + n)
 }
 
 /// Decode a complete chunked body held in memory.

@@ -26,9 +26,7 @@
 //! and cannot be mistaken for a literal `+`.
 
 use std::collections::HashSet;
-use std::io::{Read, Write};
-use std::net::{TcpStream, ToSocketAddrs};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -456,122 +454,16 @@ pub(crate) fn hex_value(b: u8) -> Option<u8> {
     }
 }
 
-/// Fetches `url` (plain `http://` only) with one blocking HTTP/1.1 GET and returns
-/// the body as text. Enough for `hakaru terms --url`: one request, `Connection:
-/// close`, a body by Content-Length, chunks or end of stream, at most 256 MiB,
-/// everything within `timeout`. A non-2xx status is an error unless the body is
+/// Fetches `url` (plain `http://` only) with one blocking GET ([`crate::http::fetch`])
+/// and returns the body as text. A non-2xx status is an error unless the body is
 /// JSON (Groonga answers errors with status 400 and a JSON error that
 /// [`extract_terms`] explains better).
 pub fn fetch_url(url: &str, timeout: Duration) -> Result<String, TermsError> {
-    const MAX_BODY: usize = 256 << 20;
-    let fail = |message: String| TermsError::Fetch {
+    let fetched = crate::http::fetch(url, timeout).map_err(|message| TermsError::Fetch {
         url: url.to_string(),
         message,
-    };
-    let rest = url.strip_prefix("http://").ok_or_else(|| {
-        fail("only http:// URLs are supported (for https, fetch with another tool and pipe the result)".to_string())
     })?;
-    let (authority, path) = match rest.find('/') {
-        Some(i) => (&rest[..i], &rest[i..]),
-        None => (rest, "/"),
-    };
-    if authority.is_empty() {
-        return Err(fail("the URL has no host".to_string()));
-    }
-    let addr_text = if authority.starts_with('[') {
-        if authority.contains("]:") {
-            authority.to_string()
-        } else {
-            format!("{authority}:80")
-        }
-    } else if authority.contains(':') {
-        authority.to_string()
-    } else {
-        format!("{authority}:80")
-    };
-    let deadline = Instant::now() + timeout;
-    let addrs: Vec<_> = addr_text
-        .to_socket_addrs()
-        .map_err(|e| fail(format!("cannot resolve {authority}: {e}")))?
-        .collect();
-    let mut last_err = None;
-    let mut stream = None;
-    for addr in addrs {
-        match TcpStream::connect_timeout(&addr, timeout) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last_err = Some(e),
-        }
-    }
-    let mut stream = stream.ok_or_else(|| {
-        fail(format!(
-            "cannot connect to {authority}: {}",
-            last_err.map_or("no address".to_string(), |e| e.to_string())
-        ))
-    })?;
-    let io = |e: std::io::Error| {
-        if matches!(
-            e.kind(),
-            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-        ) {
-            fail(format!(
-                "no complete answer within {:.1} s",
-                timeout.as_secs_f64()
-            ))
-        } else {
-            fail(e.to_string())
-        }
-    };
-    stream.set_write_timeout(Some(timeout)).map_err(io)?;
-    let request = format!(
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nAccept: application/json\r\nUser-Agent: hakaru/{}\r\nConnection: close\r\n\r\n",
-        env!("CARGO_PKG_VERSION")
-    );
-    stream.write_all(request.as_bytes()).map_err(io)?;
-    let mut raw = Vec::new();
-    let mut buf = [0u8; 64 * 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(io(std::io::ErrorKind::TimedOut.into()));
-        }
-        stream.set_read_timeout(Some(left)).map_err(io)?;
-        let n = stream.read(&mut buf).map_err(io)?;
-        if n == 0 {
-            break;
-        }
-        raw.extend_from_slice(&buf[..n]);
-        if raw.len() > MAX_BODY {
-            return Err(fail(format!(
-                "the response is larger than {} MiB",
-                MAX_BODY >> 20
-            )));
-        }
-        if let Some(body) = complete_body(&raw).map_err(&fail)? {
-            return finish(body, url);
-        }
-    }
-    match complete_body(&raw).map_err(&fail)? {
-        Some(body) => finish(body, url),
-        None => {
-            // Closed before Content-Length/chunks were complete, or no length at all.
-            let (status, head_len, framing) =
-                parse_head(&raw).map_err(&fail)?.ok_or_else(|| {
-                    fail(
-                        "the server closed the connection before sending a whole response header"
-                            .to_string(),
-                    )
-                })?;
-            match framing {
-                Framing::UntilClose => finish((status, raw[head_len..].to_vec()), url),
-                _ => Err(fail(
-                    "the server closed the connection in the middle of the body".to_string(),
-                )),
-            }
-        }
-    }
+    finish((fetched.status, fetched.body), url)
 }
 
 fn finish((status, body): (u16, Vec<u8>), url: &str) -> Result<String, TermsError> {
@@ -588,82 +480,6 @@ fn finish((status, body): (u16, Vec<u8>), url: &str) -> Result<String, TermsErro
         });
     }
     Ok(text)
-}
-
-enum Framing {
-    Length(usize),
-    Chunked,
-    UntilClose,
-}
-
-/// Status, header length and framing once the whole header is in `raw`.
-fn parse_head(raw: &[u8]) -> Result<Option<(u16, usize, Framing)>, String> {
-    let mut headers = [httparse::EMPTY_HEADER; 64];
-    let mut resp = httparse::Response::new(&mut headers);
-    let head_len = match resp.parse(raw) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => return Ok(None),
-        Err(e) => return Err(format!("not an HTTP response: {e}")),
-    };
-    let status = resp.code.unwrap_or(0);
-    let mut framing = Framing::UntilClose;
-    for h in resp.headers.iter() {
-        if h.name.eq_ignore_ascii_case("transfer-encoding")
-            && String::from_utf8_lossy(h.value)
-                .to_ascii_lowercase()
-                .contains("chunked")
-        {
-            framing = Framing::Chunked;
-        } else if h.name.eq_ignore_ascii_case("content-length")
-            && !matches!(framing, Framing::Chunked)
-        {
-            let n = std::str::from_utf8(h.value)
-                .ok()
-                .and_then(|v| v.trim().parse().ok())
-                .ok_or_else(|| "invalid Content-Length".to_string())?;
-            framing = Framing::Length(n);
-        }
-    }
-    Ok(Some((status, head_len, framing)))
-}
-
-/// The body once it is complete (by length or chunks); `None` while more is needed.
-fn complete_body(raw: &[u8]) -> Result<Option<(u16, Vec<u8>)>, String> {
-    let Some((status, head_len, framing)) = parse_head(raw)? else {
-        return Ok(None);
-    };
-    let rest = &raw[head_len..];
-    match framing {
-        Framing::Length(n) => Ok((rest.len() >= n).then(|| (status, rest[..n].to_vec()))),
-        Framing::UntilClose => Ok(None),
-        Framing::Chunked => {
-            let mut body = Vec::new();
-            let mut pos = 0;
-            loop {
-                let Some(line_end) = find_crlf(&rest[pos..]) else {
-                    return Ok(None);
-                };
-                let size_text = std::str::from_utf8(&rest[pos..pos + line_end])
-                    .map_err(|_| "invalid chunk size".to_string())?;
-                let size_text = size_text.split(';').next().unwrap_or("").trim();
-                let size = usize::from_str_radix(size_text, 16)
-                    .map_err(|_| format!("invalid chunk size {size_text:?}"))?;
-                pos += line_end + 2;
-                if size == 0 {
-                    return Ok(Some((status, body)));
-                }
-                if rest.len() < pos + size + 2 {
-                    return Ok(None);
-                }
-                body.extend_from_slice(&rest[pos..pos + size]);
-                pos += size + 2;
-            }
-        }
-    }
-}
-
-fn find_crlf(b: &[u8]) -> Option<usize> {
-    b.windows(2).position(|w| w == b"\r\n")
 }
 
 #[cfg(test)]
@@ -865,18 +681,13 @@ mod tests {
     }
 
     #[test]
-    fn fetch_parses_lengths_and_chunks() {
-        let raw = b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello";
-        assert_eq!(complete_body(raw).unwrap(), Some((200, b"hello".to_vec())));
-        let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n2;x=y\r\nde\r\n0\r\n\r\n";
-        assert_eq!(complete_body(raw).unwrap(), Some((200, b"abcde".to_vec())));
-        let raw = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nab";
-        assert_eq!(complete_body(raw).unwrap(), None);
+    fn fetch_refuses_https() {
         assert!(fetch_url("https://127.0.0.1/", Duration::from_secs(1)).is_err());
     }
 
     #[test]
     fn fetch_from_a_loopback_server() {
+        use std::io::{Read, Write};
         use std::net::TcpListener;
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let port = listener.local_addr().unwrap().port();
