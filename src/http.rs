@@ -723,7 +723,13 @@ fn length_complete(buf: &[u8]) -> bool {
     resp.headers
         .iter()
         .find(|h| h.name.eq_ignore_ascii_case("content-length"))
-        .and_then(|h| std::str::from_utf8(h.value).ok()?.trim().parse::<usize>().ok())
+        .and_then(|h| {
+            std::str::from_utf8(h.value)
+                .ok()?
+                .trim()
+                .parse::<usize>()
+                .ok()
+        })
         .is_some_and(|n| buf.len() >= used + n)
 }
 

@@ -1,76 +1,175 @@
-//! `hakaru demo`: start the embedded target in-process, ramp clients against it, and
-//! write the results into one folder — the whole job with nothing installed.
+//! `hakaru demo`: the search-engine benchmark tutorial, end to end, with nothing
+//! installed. It starts the embedded search target as a separate process (so its CPU
+//! is measured apart from the client's), takes search terms from a real select, plans
+//! 200 unique requests for a 50% cache hit rate, ramps clients with the Groonga probe
+//! watching the cache, and writes everything into one folder.
 
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use super::args::parse_duration;
 use crate::console::Console;
 use crate::engine::{EngineConfig, StepSpec};
-use crate::pattern;
+use crate::patterngen::{self, PatternsOptions, RequestForm, RequestSet};
 use crate::plan::{Defaults, Order, Plan};
+use crate::probe::{ProbeKind, Prober};
 use crate::ramp::{self, client_steps, Outputs, RunSpec};
 use crate::report::csv::CsvFormat;
 use crate::result::{RunResult, Settings};
-use crate::target::basic::start_basic;
-use crate::target::server::ServerOptions;
+use crate::terms::{self, TermsOptions};
+
+/// The tutorial's select, with `{term}` where the search term goes.
+pub const TUTORIAL_TEMPLATE: &str = "/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text&output_columns=snippet_html(title),snippet_html(text),categories,_key&query_flags=NONE&sortby=title&drilldown=categories&drilldown_limit=10&drilldown_output_columns=_id,_key,_nsubrecs&drilldown_sortby=_nsubrecs&query={term}";
 
 #[derive(Args, Debug)]
 pub struct DemoArgs {
-    /// Folder for the patterns file and the results.
+    /// Folder for the terms, the patterns file and the results.
     #[arg(long, default_value = "hakaru-demo")]
     pub output_dir: PathBuf,
 
     /// Duration of each step.
-    #[arg(long, default_value = "2", value_parser = parse_duration)]
+    #[arg(long, default_value = "4", value_parser = parse_duration)]
     pub duration: Duration,
 
     /// Pause between steps.
-    #[arg(long, default_value = "0.5", value_parser = parse_duration)]
+    #[arg(long, default_value = "1", value_parser = parse_duration)]
     pub interval: Duration,
 
-    /// Clients in the last step.
+    /// Clients in the last step (steps: 1, 2, 4, ... like the tutorial's --step=2).
     #[arg(long, default_value_t = 8)]
     pub end_n_clients: usize,
+
+    /// Pages in the search target's generated corpus.
+    #[arg(long, default_value_t = 10_000)]
+    pub documents: usize,
+
+    /// The cache hit rate to plan the request set for.
+    #[arg(long, default_value_t = 0.5)]
+    pub cache_hit_rate: f64,
 }
 
-const DEMO_PATTERNS: &str = "\
-# hakaru demo: request patterns, one path per line (drnbench's plain-text form).
-/
-/bytes/1024
-/bytes/16384
-/status/200
-";
+/// The search target in a child process, stopped (by its PID) when dropped.
+struct ChildTarget {
+    child: Child,
+    addr: String,
+}
+
+impl ChildTarget {
+    fn start(documents: usize) -> Result<ChildTarget> {
+        let exe = std::env::current_exe().context("cannot find hakaru's own executable")?;
+        let mut child = Command::new(exe)
+            .args([
+                "serve",
+                "--search",
+                "--bind",
+                "127.0.0.1:0",
+                "--threads",
+                "1",
+                "--documents",
+                &documents.to_string(),
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .context("cannot start the search target")?;
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .context("reading the search target's address")?;
+        let Some(url) = line
+            .trim()
+            .strip_prefix("hakaru target listening on http://")
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!(
+                "the search target did not start (it said {:?})",
+                line.trim()
+            );
+        };
+        Ok(ChildTarget {
+            addr: url.to_string(),
+            child,
+        })
+    }
+}
+
+impl Drop for ChildTarget {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
 
 pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
-    std::fs::create_dir_all(&args.output_dir)
-        .with_context(|| format!("cannot create {}", args.output_dir.display()))?;
-    let patterns_path = args.output_dir.join("patterns.txt");
-    std::fs::write(&patterns_path, DEMO_PATTERNS)
-        .with_context(|| format!("cannot write {}", patterns_path.display()))?;
+    let dir = &args.output_dir;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    println!(
+        "Starting the embedded search target ({} pages, Groonga's HTTP API)...",
+        args.documents
+    );
+    let target = ChildTarget::start(args.documents)?;
+    let base = format!("http://{}", target.addr);
+    println!("Search target on {base} (pid {})", target.child.id());
 
-    // One core for the target, the rest for the client: a fair split on a small machine.
-    let server = start_basic(
-        "127.0.0.1:0".parse().expect("literal address"),
-        ServerOptions {
-            keep_alive: true,
-            threads: 1,
+    // 1. Search terms from a real select, as drnbench-extract-searchterms takes them.
+    let select =
+        format!("{base}/d/select?command_version=2&table=Pages&limit=400&output_columns=title");
+    let json = terms::fetch_url(&select, Duration::from_secs(30))?;
+    let terms = terms::extract_terms(
+        &json,
+        &select,
+        &TermsOptions {
+            unique: true,
+            ..TermsOptions::default()
         },
-    )
-    .context("cannot start the embedded target")?;
-    let addr = server.addr;
-    println!("Embedded target listening on http://{addr}");
+    )?;
+    std::fs::write(dir.join("terms.txt"), terms.join("\n") + "\n")?;
 
-    let set = pattern::load_file(&patterns_path)?;
+    // 2. Enough unique requests for the planned hit rate with a 100-entry cache.
+    let opts = PatternsOptions {
+        form: RequestForm::Template(TUTORIAL_TEMPLATE.into()),
+        set: RequestSet::CacheHitRate {
+            hit_rate: args.cache_hit_rate,
+            cache_size: 100,
+        },
+        ..PatternsOptions::default()
+    };
+    let generated = patterngen::generate(&terms, &opts)?;
+    for note in &generated.notes {
+        println!("{note}");
+    }
+    let patterns_path = dir.join("patterns.txt");
+    std::fs::write(&patterns_path, generated.paths.join("\n") + "\n")
+        .with_context(|| format!("cannot write {}", patterns_path.display()))?;
+    println!(
+        "{} terms in {}, {} request patterns in {}",
+        terms.len(),
+        dir.join("terms.txt").display(),
+        generated.paths.len(),
+        patterns_path.display()
+    );
+
+    // 3. The ramp, with the server's cache and CPU watched.
+    let set = crate::pattern::load_file(&patterns_path)?;
+    let (host, port) = target
+        .addr
+        .rsplit_once(':')
+        .context("the target's address has no port")?;
     let defaults = Defaults {
-        hosts: vec![addr.ip().to_string()],
-        port: addr.port(),
+        hosts: vec![host.to_string()],
+        port: port.parse().context("the target's port")?,
         ..Defaults::default()
     };
-    let plan = std::sync::Arc::new(Plan::build(&set, &defaults)?);
+    let plan = Arc::new(Plan::build(&set, &defaults)?);
     let threads = crate::sysinfo::cpus().saturating_sub(1).max(1);
     let engine = EngineConfig {
         threads,
@@ -91,7 +190,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
             rate: None,
         })
         .collect();
-    let csv = args.output_dir.join("result.csv");
+    let warmup = Duration::from_secs(2);
     let spec = RunSpec {
         mode: "ramp".into(),
         command_line,
@@ -108,26 +207,38 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
             patterns_source: patterns_path.display().to_string(),
             n_patterns: plan.n_patterns,
             threads,
+            planned_cache_hit_rate: Some(args.cache_hit_rate),
+            warmup_s: Some(warmup.as_secs_f64()),
             rounds: 1,
             ..Settings::default()
         },
-        outputs: Some(Outputs::beside(&csv, CsvFormat::Full)),
-        ..RunSpec::default()
+        outputs: Some(Outputs::beside(&dir.join("result.csv"), CsvFormat::Full)),
+        prober: Some(Prober {
+            kinds: vec![ProbeKind::Groonga],
+            hosts: plan.target_labels(),
+            timeout: Duration::from_secs(5),
+        }),
+        probe_pid: Some(target.child.id()),
+        rounds: 1,
+        warmup: Some(warmup),
     };
     let stop = super::ctrl_c_stop();
     let mut console = Console::new(true, 3, 3);
-    let result = ramp::run(&spec, &plan, &engine, &stop, &mut console);
-    server.stop();
-    let run = result?;
+    let run = ramp::run(&spec, &plan, &engine, &stop, &mut console)?;
+    drop(target);
+
     let out = spec.outputs.as_ref().expect("set above");
-    println!();
+    if run.steps.len() > 1 {
+        let series = crate::report::read::Series::from_run(&run, "demo");
+        println!("{}", crate::report::chart::terminal_summary(&series, 72));
+    }
     println!("{}", summary(&run));
-    println!("Patterns: {}", patterns_path.display());
     println!(
-        "Results:  {} (drnbench columns first) and {} (everything, histograms included)",
+        "Results: {} (drnbench's columns first) and {} (everything, histograms included)",
         out.csv.display(),
         out.json.display()
     );
+    println!("Next: hakaru report {}", out.json.display());
     Ok(if run.partial { 130 } else { 0 })
 }
 
@@ -138,15 +249,31 @@ pub fn summary(run: &RunResult) -> String {
     };
     let first = &run.steps[0];
     let errors: u64 = run.steps.iter().map(|s| s.error_total()).sum();
-    format!(
-        "Peak: {:.0} requests/s at {} clients. Mean latency {:.3} ms at {} client(s), {:.3} ms at the peak (p99 {:.3} ms). {} error(s) in {} step(s).",
+    let mut out = format!(
+        "Peak: {:.0} queries/s at {} clients. Mean latency {:.2} ms at {} client, {:.2} ms at the peak (p99 {:.2} ms). {errors} error(s).",
         peak.qps,
         peak.n_clients,
         first.latency.mean_s * 1e3,
         first.n_clients,
         peak.latency.mean_s * 1e3,
         peak.latency.p99_s * 1e3,
-        errors,
-        run.steps.len()
-    )
+    );
+    let rates: Vec<f64> = run.steps.iter().filter_map(|s| s.cache_hit_rate).collect();
+    if let (Some(planned), false) = (run.settings.planned_cache_hit_rate, rates.is_empty()) {
+        let measured = rates.iter().sum::<f64>() / rates.len() as f64;
+        out.push_str(&format!(
+            "\nCache hit rate: planned {:.0}%, measured {:.1}% (mean over the steps).",
+            planned * 100.0,
+            measured * 100.0
+        ));
+    }
+    if let Some(sp) = peak.server_process.as_ref().filter(|p| p.error.is_none()) {
+        out.push_str(&format!(
+            "\nAt the peak the search target kept {:.2} of {} cores busy; hakaru used {:.0}% of all cores.",
+            sp.cores_used,
+            run.machine.cpus,
+            peak.client_cpu_share * 100.0
+        ));
+    }
+    out
 }

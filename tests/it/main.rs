@@ -3,6 +3,7 @@
 mod util;
 
 mod bad_input;
+mod demo;
 mod groonga;
 mod nginx;
 mod probe;
