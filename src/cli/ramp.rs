@@ -63,7 +63,7 @@ pub fn parse_rates(s: &str) -> Result<Vec<f64>> {
         match nums[..] {
             [r] => out.push(r),
             [a, b, step] => {
-                if !(step > 0.0) || b < a {
+                if step.is_nan() || step <= 0.0 || b < a {
                     bail!("--rate {part}: expected START:END:STEP with END >= START and STEP > 0");
                 }
                 let mut r = a;
