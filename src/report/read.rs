@@ -11,44 +11,11 @@ use std::path::{Path, PathBuf};
 
 use crate::result::{Machine, RunResult, Settings, SCHEMA_VERSION};
 
-/// The columns drnbench writes first, in this order; hakaru's CSV starts with them too.
-pub const DRNBENCH_COLUMNS: [&str; 6] = [
-    "n_clients",
-    "total_n_requests",
-    "queries_per_second",
-    "min_elapsed_time",
-    "max_elapsed_time",
-    "average_elapsed_time",
-];
+pub use super::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
 
-/// Named columns hakaru's CSV may add after the status columns. Any one of them in a
-/// header marks the file as hakaru's.
-pub const HAKARU_EXTRA_COLUMNS: [&str; 24] = [
-    "p50_elapsed_time",
-    "p90_elapsed_time",
-    "p99_elapsed_time",
-    "p999_elapsed_time",
-    "stdev_elapsed_time",
-    "responses",
-    "errors_timeout",
-    "errors_connect",
-    "errors_tls",
-    "errors_reset",
-    "errors_malformed",
-    "errors_io",
-    "unfinished",
-    "late",
-    "dropped",
-    "bytes_received",
-    "bytes_sent",
-    "connections_opened",
-    "mean_connect_time",
-    "client_cpu_seconds",
-    "client_cpu_share",
-    "elapsed_seconds",
-    "partial",
-    "rate",
-];
+/// hakaru's CSV columns that carry server-side numbers: read as probes, like any
+/// named column this reader does not know.
+const PROBE_COLUMNS: [&str; 3] = ["cache_hit_rate", "server_cpu_cores", "server_rss_max_bytes"];
 
 /// Which kind of file a series came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,9 +315,12 @@ enum Column {
 }
 
 fn classify(name: &str) -> Column {
+    if PROBE_COLUMNS.contains(&name) {
+        return Column::Probe(name.to_owned());
+    }
     if let Some(k) = DRNBENCH_COLUMNS
         .iter()
-        .chain(HAKARU_EXTRA_COLUMNS.iter())
+        .chain(FULL_EXTRA_COLUMNS.iter())
         .find(|k| **k == name)
     {
         return Column::Known(k);
@@ -365,8 +335,7 @@ fn classify(name: &str) -> Column {
         || name.ends_with("_connect_time")
         || name.starts_with("errors_")
         || name.starts_with("bytes_")
-        || name.starts_with("client_")
-        || name == "round";
+        || name.starts_with("client_");
     if ours || name.is_empty() {
         Column::Ignored
     } else {
@@ -405,7 +374,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
     }
     let format = if headers
         .iter()
-        .any(|h| HAKARU_EXTRA_COLUMNS.contains(&h.as_str()))
+        .any(|h| FULL_EXTRA_COLUMNS.contains(&h.as_str()) && !PROBE_COLUMNS.contains(&h.as_str()))
     {
         SourceFormat::HakaruCsv
     } else {
@@ -608,6 +577,19 @@ pub fn read_results(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn csv_written_by_hakaru_reads_back_with_its_probes() {
+        use crate::report::{csv::to_csv, csv::CsvFormat, fixture};
+        let mut step = fixture::bare_step(4);
+        step.round = 2;
+        step.cache_hit_rate = Some(0.5);
+        let text = to_csv(&fixture::run(vec![step]), CsvFormat::Full);
+        let s = read_csv(Path::new("r.csv"), &text).unwrap();
+        assert_eq!(s.format, SourceFormat::HakaruCsv);
+        assert_eq!(s.probe_names(), vec!["cache_hit_rate".to_string()]);
+        assert_eq!(s.points[0].probes["cache_hit_rate"], 0.5);
+    }
 
     fn write(name: &str, text: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("hakaru-read-{}", std::process::id()));
