@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""hakaru's resident memory: a short run against a long one at 100 clients.
+
+Runs `hakaru run -c CONNECTIONS -n SMALL_N` and then `-n BIG_N` against a private
+nginx (TARGET=nginx, default) or hakaru's embedded target (TARGET=serve), takes each
+run's peak RSS from /usr/bin/time (%M), samples the long run's RSS from /proc as it
+goes, and checks the targets: peak RSS under 30 MB, and the long run within 10% of
+the short one (memory must not grow with the number of requests).
+
+Environment: SMALL_N (default 100000), BIG_N (10000000; a few minutes here),
+CONNECTIONS (100), TARGET (nginx or serve), HAKARU (binary path), KEEP=1.
+"""
+
+import atexit
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True  # keep bench/ free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+RSS_LIMIT_MB = 30.0
+GROWTH_LIMIT = 0.10
+
+
+def start_serve(binary, workdir):
+    """hakaru serve on port 0; its first line names the real address."""
+    log = open(os.path.join(workdir, "serve.out"), "w+b")
+    proc = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1:0"],
+                            stdout=subprocess.PIPE, stderr=log)
+    def stop():
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    atexit.register(stop)
+    line = proc.stdout.readline().decode(errors="replace")
+    m = re.search(r"listening on (http://\S+)", line)
+    if not m:
+        stop()
+        common.die(f"hakaru serve did not start: {line.strip()!r}")
+    return m.group(1) + "/", proc
+
+
+def child_pid(pid):
+    """The command GNU time runs is its only child."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            kids = f.read().split()
+        return int(kids[0]) if kids else None
+    except (OSError, ValueError):
+        return None
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def measure(binary, url, n, conns, base, sample_every):
+    """One run; returns (peak RSS MB, responses, qps, elapsed s, [(t, RSS MB)])."""
+    argv = [common.gnu_time(), "-f", "%U %S %M", "-o", base + ".time",
+            binary, "run", "-c", str(conns), "-n", str(n), "-k", "-o", base + ".csv", url]
+    samples = []
+    start = time.monotonic()
+    with open(base + ".out", "wb") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        pid = None
+        while proc.poll() is None:
+            time.sleep(sample_every)
+            pid = pid or child_pid(proc.pid)
+            value = rss_mb(pid) if pid else None
+            if value is not None:
+                samples.append((time.monotonic() - start, value))
+    if proc.returncode != 0:
+        common.die(f"hakaru run -n {n} exited {proc.returncode}; see {base}.out (KEEP=1)")
+    with open(base + ".time") as f:
+        peak_kb = float(f.read().split()[2])
+    with open(base + ".json") as f:
+        step = json.load(f)["steps"][0]
+    return peak_kb / 1024, step["responses"], step["qps"], step["elapsed_s"], samples
+
+
+def main():
+    if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
+        print(__doc__.strip())
+        return 0
+    small = common.env_number("SMALL_N", 100000, int)
+    big = common.env_number("BIG_N", 10000000, int)
+    conns = common.env_number("CONNECTIONS", 100, int)
+    target = os.environ.get("TARGET", "nginx")
+    if target not in ("nginx", "serve"):
+        common.die(f"TARGET={target!r}: use nginx or serve")
+    binary = common.hakaru_binary()
+    work = common.Workdir("hakaru-memory-").path
+    if target == "nginx":
+        server = common.Nginx(work)
+        url, what = server.url, server.version
+    else:
+        url, _ = start_serve(binary, work)
+        what = "hakaru serve (embedded target)"
+
+    print("# hakaru's resident memory: short run against long run\n")
+    print(f"machine: {common.machine_line()}")
+    print(f"target: {what} at {url}; {conns} clients, keep-alive\n")
+    results = {}
+    for n in (small, big):
+        peak, responses, qps, elapsed, samples = measure(
+            binary, url, n, conns, os.path.join(work, f"n{n}"), 0.5)
+        results[n] = peak
+        print(f"-n {n:>10}: peak RSS {peak:6.1f} MB  ({responses} responses in {elapsed:.1f} s, "
+              f"{qps:.0f} req/s)", flush=True)
+        if n == big and len(samples) >= 2:
+            # Ten evenly spaced samples show whether memory creeps up during the long run.
+            picks = [samples[round(i * (len(samples) - 1) / 9)] for i in range(10)]
+            timeline = "  ".join(f"{t:.0f}s:{mb:.1f}" for t, mb in picks)
+            print(f"  RSS over the long run (s:MB): {timeline}")
+    growth = results[big] / results[small] - 1
+    worst = max(results.values())
+    print()
+    print(f"target: peak RSS < {RSS_LIMIT_MB:.0f} MB at {conns} clients: {worst:.1f} MB -> "
+          f"{'PASS' if worst < RSS_LIMIT_MB else 'FAIL'}")
+    print(f"target: -n {big} within {GROWTH_LIMIT:.0%} of -n {small}: {results[big]:.1f} MB vs "
+          f"{results[small]:.1f} MB = {growth:+.1%} -> "
+          f"{'PASS' if abs(growth) <= GROWTH_LIMIT else 'FAIL'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
