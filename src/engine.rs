@@ -23,6 +23,21 @@ use tokio::time::timeout_at;
 use tokio_rustls::TlsConnector;
 
 use crate::http::{self, Conn};
+
+/// A client's connection to one target, and the read buffer it keeps across
+/// reconnects so that a run without keep-alive allocates nothing per request.
+struct Slot {
+    conn: Option<Conn>,
+    spare: Option<Box<[u8]>>,
+}
+
+impl Slot {
+    fn close(&mut self) {
+        if let Some(c) = self.conn.take() {
+            self.spare = Some(c.into_buffer());
+        }
+    }
+}
 use crate::plan::{Order, Picker, Plan, PreparedRequest};
 use crate::stats::{ErrorKind, Outcome, Recorder, RequestSample, LATE_THRESHOLD};
 use crate::sysinfo;
@@ -331,7 +346,12 @@ fn run_worker(
 async fn client_loop(w: Rc<Worker>, client: usize) {
     let plan = w.plan.clone();
     let mut picker = Picker::new(w.cfg.order, w.cfg.seed, client);
-    let mut conns: Vec<Option<Conn>> = (0..plan.targets.len()).map(|_| None).collect();
+    let mut conns: Vec<Slot> = (0..plan.targets.len())
+        .map(|_| Slot {
+            conn: None,
+            spare: None,
+        })
+        .collect();
     let counter = &w.progress[w.index].0;
     let mut index = 0u64;
     loop {
@@ -396,34 +416,39 @@ async fn client_loop(w: Rc<Worker>, client: usize) {
 }
 
 /// One request with its timeout: connect if needed, write, read the response.
-async fn send(w: &Worker, slot: &mut Option<Conn>, req: &PreparedRequest) -> Outcome {
+async fn send(w: &Worker, slot: &mut Slot, req: &PreparedRequest) -> Outcome {
     let deadline = tokio::time::Instant::now() + req.timeout;
     match timeout_at(deadline, attempt(w, slot, req)).await {
         Ok(outcome) => outcome,
         Err(_) => {
-            *slot = None;
+            // Cut off mid-connect, the buffer went with the connect future; a new one is made.
+            slot.close();
             Outcome::Error(ErrorKind::Timeout)
         }
     }
 }
 
-async fn attempt(w: &Worker, slot: &mut Option<Conn>, req: &PreparedRequest) -> Outcome {
+async fn attempt(w: &Worker, slot: &mut Slot, req: &PreparedRequest) -> Outcome {
     for first_try in [true, false] {
-        let reused = slot.is_some();
-        if slot.is_none() {
-            match http::connect(&w.plan.targets[req.target], w.cfg.tls.as_ref()).await {
+        let reused = slot.conn.is_some();
+        if slot.conn.is_none() {
+            let buf = slot.spare.take().unwrap_or_else(http::new_buffer);
+            match http::connect(&w.plan.targets[req.target], w.cfg.tls.as_ref(), buf).await {
                 Ok((conn, opened)) => {
                     let mut rec = w.rec.borrow_mut();
                     rec.record_connect(opened.connect);
                     if let Some(t) = opened.tls {
                         rec.record_tls(t);
                     }
-                    *slot = Some(conn);
+                    slot.conn = Some(conn);
                 }
-                Err(kind) => return Outcome::Error(kind),
+                Err((kind, buf)) => {
+                    slot.spare = Some(buf);
+                    return Outcome::Error(kind);
+                }
             }
         }
-        let conn = slot.as_mut().expect("connected above");
+        let conn = slot.conn.as_mut().expect("connected above");
         match conn.exchange(&req.bytes, req.head).await {
             Ok(resp) => {
                 let mut rec = w.rec.borrow_mut();
@@ -433,12 +458,12 @@ async fn attempt(w: &Worker, slot: &mut Option<Conn>, req: &PreparedRequest) -> 
                     rec.server_closes += 1;
                 }
                 if resp.close || !w.cfg.keep_alive {
-                    *slot = None;
+                    slot.close();
                 }
                 return Outcome::Status(resp.status);
             }
             Err(e) => {
-                *slot = None;
+                slot.close();
                 if reused && first_try && e.is_stale_connection() {
                     continue;
                 }
