@@ -383,7 +383,7 @@ async fn client_loop(w: Rc<Worker>, client: usize) {
         let req = &plan.requests[id];
         w.in_flight.set(w.in_flight.get() + 1);
         let sent = Instant::now();
-        let outcome = send(&w, &mut conns[req.target], req).await;
+        let outcome = send(&w, &mut conns[req.target], req, sent).await;
         let end = Instant::now();
         w.in_flight.set(w.in_flight.get() - 1);
         {
@@ -415,9 +415,9 @@ async fn client_loop(w: Rc<Worker>, client: usize) {
     }
 }
 
-/// One request with its timeout: connect if needed, write, read the response.
-async fn send(w: &Worker, slot: &mut Slot, req: &PreparedRequest) -> Outcome {
-    let deadline = tokio::time::Instant::now() + req.timeout;
+/// One request with its timeout (from `sent`): connect if needed, write, read the response.
+async fn send(w: &Worker, slot: &mut Slot, req: &PreparedRequest, sent: Instant) -> Outcome {
+    let deadline = tokio::time::Instant::from_std(sent + req.timeout);
     match timeout_at(deadline, attempt(w, slot, req)).await {
         Ok(outcome) => outcome,
         Err(_) => {

@@ -24,7 +24,7 @@ pub struct Cli {
 
 #[derive(Subcommand, Debug)]
 pub enum Command {
-    /// Start the embedded target and run a short benchmark against it, end to end.
+    /// The search benchmark tutorial end to end, against the embedded search target (nothing to install).
     Demo(demo::DemoArgs),
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
     Run(run::RunArgs),
