@@ -16,6 +16,7 @@ pub mod probe;
 pub mod ramp;
 pub mod report;
 pub mod result;
+pub mod rng;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::pattern::{self, Group, Pattern, PatternSet};
 use crate::result::RequestInfo;
+use crate::rng::SplitMix64;
 
 /// Defaults from the command line for whatever a pattern leaves out.
 #[derive(Debug, Clone)]
@@ -425,32 +426,6 @@ pub fn encode_request(
         bytes.extend_from_slice(b);
     }
     bytes
-}
-
-/// A small, fast, seedable generator (SplitMix64). Statistical quality is ample for
-/// picking requests; no cryptographic use.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(u64);
-
-impl SplitMix64 {
-    pub fn new(seed: u64) -> Self {
-        SplitMix64(seed)
-    }
-
-    #[inline]
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in 0..n (n > 0), by multiply-shift (Lemire): no division, negligible bias.
-    #[inline]
-    pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() as u128 * n as u128) >> 64) as usize
-    }
 }
 
 /// Draws requests for one client. Each client has its own, so nothing is shared.

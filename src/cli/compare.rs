@@ -4,9 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::chart::ChartOptions;
 use crate::report::compare::run_compare;
-use crate::report::html::{OutputPlan, ReportOptions};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,32 +17,13 @@ pub struct Args {
     /// Write an HTML page with the overlaid charts to FILE.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write the overlaid charts as SVG (next to the HTML, or compare-*.svg).
-    #[arg(long)]
-    pub svg: bool,
-    /// Also write the overlaid charts as PNG (needs a TrueType font on the system).
-    #[arg(long)]
-    pub png: bool,
-    /// Write the comparison as Markdown: to FILE, or to stdout without one.
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = "-")]
-    pub markdown: Option<PathBuf>,
-    /// Draw latency on a logarithmic axis.
-    #[arg(long)]
-    pub log_latency: bool,
+    /// --svg and --png write the overlaid charts next to the HTML, or as compare-*.svg/png.
+    #[command(flatten)]
+    pub charts: super::report::ChartFlags,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let plan = OutputPlan {
-        html: args.output,
-        svg: args.svg,
-        png: args.png,
-        markdown: super::report::markdown_to(args.markdown),
-        options: ReportOptions {
-            chart: ChartOptions {
-                log_latency: args.log_latency,
-            },
-        },
-    };
+    let plan = args.charts.plan(args.output);
     let written = run_compare(&args.results, args.label.as_deref(), &plan)?;
     print!("{}", written.stdout);
     for f in &written.files {

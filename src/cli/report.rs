@@ -15,10 +15,17 @@ pub struct Args {
     /// HTML file to write [default: RESULT with .html].
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write the two charts as SVG next to the HTML (NAME-throughput.svg, NAME-latency.svg).
+    #[command(flatten)]
+    pub charts: ChartFlags,
+}
+
+/// The output flags `report` and `compare` share.
+#[derive(clap::Args, Debug)]
+pub struct ChartFlags {
+    /// Also write the charts as SVG files (next to the HTML: NAME-throughput.svg, NAME-latency.svg).
     #[arg(long)]
     pub svg: bool,
-    /// Also write the two charts as PNG next to the HTML (needs a TrueType font on the system).
+    /// Also write the charts as PNG files (needs a TrueType font on the system).
     #[arg(long)]
     pub png: bool,
     /// Write a Markdown table to paste into a pull request: to FILE, or to stdout without one.
@@ -29,7 +36,23 @@ pub struct Args {
     pub log_latency: bool,
 }
 
-pub(crate) fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
+impl ChartFlags {
+    pub fn plan(self, html: Option<PathBuf>) -> OutputPlan {
+        OutputPlan {
+            html,
+            svg: self.svg,
+            png: self.png,
+            markdown: markdown_to(self.markdown),
+            options: ReportOptions {
+                chart: ChartOptions {
+                    log_latency: self.log_latency,
+                },
+            },
+        }
+    }
+}
+
+fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
     p.map(|p| {
         if p.as_os_str() == "-" {
             MarkdownTo::Stdout
@@ -40,17 +63,7 @@ pub(crate) fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let plan = OutputPlan {
-        html: args.output,
-        svg: args.svg,
-        png: args.png,
-        markdown: markdown_to(args.markdown),
-        options: ReportOptions {
-            chart: ChartOptions {
-                log_latency: args.log_latency,
-            },
-        },
-    };
+    let plan = args.charts.plan(args.output);
     let written = run_report(&args.result, &plan)?;
     print!("{}", written.stdout);
     for f in &written.files {

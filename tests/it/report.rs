@@ -322,7 +322,10 @@ fn png_charts_when_a_font_is_present() {
         // A machine without any TrueType font: the error must say what to do. CI
         // installs fonts-dejavu-core, so there the PNGs must be drawn.
         Err(e) => {
-            assert!(std::env::var_os("CI").is_none(), "CI has fonts-dejavu-core: {e}");
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI has fonts-dejavu-core: {e}"
+            );
             assert!(e.to_string().contains("--svg"), "{e}");
         }
     }

@@ -192,19 +192,7 @@ pub fn nginx(files: &[(&str, &[u8])], tls: bool) -> Server {
          server {{\n    {listen}\n    root {};\n    location /chunked {{ default_type text/plain; chunked_transfer_encoding on; gzip on; gzip_min_length 1; gzip_types text/plain; }}\n  }}\n}}\n",
         root.display()
     );
-    let conf_path = dir.write("nginx.conf", &conf);
-    let mut child = Command::new("nginx")
-        .arg("-p")
-        .arg(&dir.0)
-        .arg("-c")
-        .arg(&conf_path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nginx starts");
-    wait_for_port(port, &mut child, "nginx");
-    Server { child, port, dir }
+    nginx_like("nginx", &conf, port, dir)
 }
 
 /// A CA (ca.pem) and a server certificate it signed for 127.0.0.1 (cert.pem, key.pem).
@@ -268,6 +256,24 @@ fn make_certificates(dir: &TempDir) {
         "-out",
         "cert.pem",
     ]);
+}
+
+/// Start nginx or groonga-httpd with `conf` (written into `dir`), in the foreground,
+/// and wait until it listens on `port`.
+fn nginx_like(program: &str, conf: &str, port: u16, dir: TempDir) -> Server {
+    let conf_path = dir.write(&format!("{program}.conf"), conf);
+    let mut child = Command::new(program)
+        .arg("-p")
+        .arg(&dir.0)
+        .arg("-c")
+        .arg(&conf_path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{program} does not start: {e}"));
+    wait_for_port(port, &mut child, program);
+    Server { child, port, dir }
 }
 
 pub fn is_root() -> bool {
@@ -410,17 +416,5 @@ pub fn groonga_httpd(db: &Path) -> Server {
          server {{\n    listen 127.0.0.1:{port};\n    location /d/ {{ groonga on; }}\n  }}\n}}\n",
         db.display()
     );
-    let conf_path = dir.write("groonga-httpd.conf", &conf);
-    let mut child = Command::new("groonga-httpd")
-        .arg("-p")
-        .arg(&dir.0)
-        .arg("-c")
-        .arg(&conf_path)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("groonga-httpd starts");
-    wait_for_port(port, &mut child, "groonga-httpd");
-    Server { child, port, dir }
+    nginx_like("groonga-httpd", &conf, port, dir)
 }

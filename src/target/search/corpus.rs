@@ -6,33 +6,8 @@
 //! (SplitMix64), so the same options give the same corpus on every machine and
 //! a benchmark's terms and hit counts can be reproduced.
 
-/// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast, good enough for test data.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    /// Uniform in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + (self.next_u64() % (hi - lo + 1) as u64) as usize
-    }
-}
+/// The corpus generator: the crate's SplitMix64.
+pub type Rng = crate::rng::SplitMix64;
 
 /// Draws ranks 0..n with probability proportional to 1 / (rank + 1)^s.
 #[derive(Debug, Clone)]
