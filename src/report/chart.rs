@@ -174,6 +174,39 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     }
     t
 }
+/// The opening of a chart: the `<svg>` element (full width, `height` tall), its
+/// accessible label and description, a white background and the title.
+fn svg_open(o: &mut String, height: f64, label: &str, desc: Option<&str>, title: &str) {
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {height}" role="img" aria-label="{}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif" font-size="13">"#,
+        esc(label)
+    );
+    if let Some(d) = desc {
+        let _ = write!(o, "<desc>{}</desc>", esc(d));
+    }
+    let _ = write!(o, r#"<rect width="{W}" height="{height}" fill="white"/>"#);
+    let _ = write!(
+        o,
+        r##"<text x="{LEFT}" y="26" font-size="16" font-weight="600" fill="#222">{}</text>"##,
+        esc(title)
+    );
+}
+
+/// Horizontal grid lines with their tick labels on the left.
+fn y_grid(o: &mut String, ticks: &[f64], py: &dyn Fn(f64) -> f64, plot_w: f64) {
+    for t in ticks {
+        let yy = py(*t);
+        let _ = write!(
+            o,
+            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#e3e3e3"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444">{}</text>"##,
+            LEFT + plot_w,
+            LEFT - 8.0,
+            yy + 4.5,
+            tick_label(*t)
+        );
+    }
+}
 
 /// Tick label: the shortest decimal form (1.5, 0.05, 150), thousands separated
 /// from 10,000 on.
@@ -336,30 +369,8 @@ pub fn render_line_chart(c: &LineChart) -> String {
     let py = |v: f64| TOP + plot_h - y.frac(v) * plot_h;
 
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {H}" role="img" aria-label="{}" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif" font-size="13">"#,
-        esc(&c.title)
-    );
-    let _ = write!(o, "<desc>{}</desc>", esc(&c.desc));
-    let _ = write!(o, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
-    let _ = write!(
-        o,
-        r##"<text x="{LEFT}" y="26" font-size="16" font-weight="600" fill="#222">{}</text>"##,
-        esc(&c.title)
-    );
-    // Grid and tick labels.
-    for t in &y.ticks {
-        let yy = py(*t);
-        let _ = write!(
-            o,
-            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#e3e3e3"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 8.0,
-            yy + 4.5,
-            tick_label(*t)
-        );
-    }
+    svg_open(&mut o, H, &c.title, Some(&c.desc), &c.title);
+    y_grid(&mut o, &y.ticks, &py, plot_w);
     for t in &x.ticks {
         let xx = px(*t);
         let _ = write!(
@@ -705,26 +716,9 @@ pub fn error_chart(series: &Series) -> Option<String> {
     let slot = plot_w / steps.len() as f64;
     let bw = (slot * 0.6).min(40.0);
     let mut o = String::new();
-    let _ = write!(
-        o,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" role="img" aria-label="Failed requests per step" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'DejaVu Sans', sans-serif" font-size="13"><rect width="{W}" height="{h}" fill="white"/>"#
-    );
-    let _ = write!(
-        o,
-        r##"<text x="{LEFT}" y="26" font-size="16" font-weight="600" fill="#222">Failed requests — {}</text>"##,
-        esc(&series.label)
-    );
-    for t in &y.ticks {
-        let yy = py(*t);
-        let _ = write!(
-            o,
-            r##"<line x1="{LEFT}" y1="{yy:.1}" x2="{:.1}" y2="{yy:.1}" stroke="#e3e3e3"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444">{}</text>"##,
-            LEFT + plot_w,
-            LEFT - 8.0,
-            yy + 4.5,
-            tick_label(*t)
-        );
-    }
+    let title = format!("Failed requests — {}", series.label);
+    svg_open(&mut o, h, "Failed requests per step", None, &title);
+    y_grid(&mut o, &y.ticks, &py, plot_w);
     for (i, (p, stack)) in steps.iter().zip(&stacks).enumerate() {
         let cx = LEFT + slot * (i as f64 + 0.5);
         let mut base = 0.0;
