@@ -145,7 +145,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         args.request.n_fast_requests,
     );
     let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
-    if run.steps.len() > 1 {
+    if args.rate.is_some() {
+        // Steps differ by rate, not clients: the clients-axis analysis does not apply.
+        println!("{}", crate::report::text::rate_table(&run));
+    } else if run.steps.len() > 1 {
         let series = crate::report::read::Series::from_run(&run, "this run");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }

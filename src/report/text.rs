@@ -204,6 +204,38 @@ pub fn server_side(run: &RunResult, step: &StepResult) -> String {
     out
 }
 
+/// For an open-model ramp (`--rate`): each step's target rate against what the server
+/// answered, with response time (from the due time) and the requests that could not
+/// start on time. The first rate the server could not keep up with is marked.
+pub fn rate_table(run: &RunResult) -> String {
+    let mut out = String::from("  target/s  achieved/s     p50 ms     p99 ms   late  dropped\n");
+    let mut marked = false;
+    for s in run.steps.iter().filter(|s| s.rate.is_some()) {
+        let rate = s.rate.unwrap_or(0.0);
+        // Behind: under 95% of the target answered, or requests left waiting.
+        let behind = s.qps < rate * 0.95 || s.dropped > 0;
+        let mark = if behind && !marked {
+            marked = true;
+            "  <- falls behind"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            out,
+            "{rate:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>5}  {:>7}{mark}",
+            s.qps,
+            ms(s.latency.p50_s),
+            ms(s.latency.p99_s),
+            s.late,
+            s.dropped
+        );
+    }
+    if !marked {
+        out.push_str("The server kept up with every rate: raise the rates to find its limit.\n");
+    }
+    out
+}
+
 /// Cold against warm: each round's peak throughput and its latency at the first step,
 /// with the ratio to round 1. Empty for a run of one round.
 pub fn rounds_summary(run: &RunResult) -> String {

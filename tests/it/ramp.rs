@@ -124,3 +124,34 @@ fn ctrl_c_keeps_finished_steps() {
     assert_eq!(rows.len(), steps.len());
     assert!(String::from_utf8_lossy(&out.stderr).contains("Interrupted"));
 }
+
+#[test]
+fn rate_ramp_shows_where_the_server_falls_behind() {
+    let t = target();
+    let dir = TempDir::new("rateramp");
+    let csv = dir.path("r.csv");
+    // Two connections to a 20 ms endpoint answer at most ~100 requests/s.
+    let out = ok(&run(&[
+        "ramp",
+        "--rate=20,400",
+        "--end-n-clients=2",
+        "--duration=1",
+        "--interval=0",
+        &format!("http://{}/delay/20", t.addr),
+        &format!("--output-path={}", csv.display()),
+    ]));
+    let (h, rows) = read_csv(&csv);
+    let rates: Vec<f64> = rows.iter().map(|r| col(&h, r, "rate")).collect();
+    assert_eq!(rates, vec![20.0, 400.0]);
+    assert_eq!(col(&h, &rows[0], "dropped"), 0.0);
+    assert!(col(&h, &rows[1], "dropped") + col(&h, &rows[1], "late") > 100.0);
+    let behind = out
+        .lines()
+        .find(|l| l.contains("falls behind"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(behind.trim_start().starts_with("400.0"), "{behind}");
+    assert!(
+        !out.contains("Universal Scalability Law"),
+        "no clients-axis analysis for a rate ramp:\n{out}"
+    );
+}
