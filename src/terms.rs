@@ -232,14 +232,7 @@ pub fn parse_select_result(doc: &Value, source: &str) -> Result<SelectResult, Te
             let records = search
                 .iter()
                 .skip(2)
-                .map(|r| {
-                    r.as_array().cloned().ok_or_else(|| {
-                        shape(format!(
-                            "a record that is {} (expected an array)",
-                            describe(Some(r))
-                        ))
-                    })
-                })
+                .map(|r| as_record(r).map_err(&shape))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(SelectResult { columns, records })
         }
@@ -280,19 +273,19 @@ pub fn parse_select_result(doc: &Value, source: &str) -> Result<SelectResult, Te
                 .and_then(Value::as_array)
                 .ok_or_else(|| shape("a body without a \"records\" array".to_string()))?
                 .iter()
-                .map(|r| {
-                    r.as_array().cloned().ok_or_else(|| {
-                        shape(format!(
-                            "a record that is {} (expected an array)",
-                            describe(Some(r))
-                        ))
-                    })
-                })
+                .map(|r| as_record(r).map_err(&shape))
                 .collect::<Result<Vec<_>, _>>()?;
             Ok(SelectResult { columns, records })
         }
         other => Err(shape(describe(Some(other)))),
     }
+}
+
+/// A record is an array of column values in every command_version.
+fn as_record(r: &Value) -> Result<Vec<Value>, String> {
+    r.as_array()
+        .cloned()
+        .ok_or_else(|| format!("a record that is {} (expected an array)", describe(Some(r))))
 }
 
 fn check_v3_header(header: &Value, source: &str) -> Result<(), TermsError> {
