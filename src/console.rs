@@ -5,9 +5,9 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::engine::{Progress, StepSpec};
-use crate::ramp::{Observer, Position};
 use crate::report::text;
 use crate::result::{RunResult, StepResult};
+use crate::runner::{Observer, Position};
 
 pub struct Console {
     /// Print each step's row and details (ramp) rather than waiting for the summary (run).
@@ -40,7 +40,7 @@ impl Console {
 }
 
 fn describe(spec: &StepSpec) -> String {
-    match spec.rate {
+    match &spec.rate {
         Some(r) => format!("{r} req/s over {} connections", spec.n_clients.max(1)),
         None => format!("{} clients", spec.n_clients.max(1)),
     }

@@ -8,6 +8,8 @@
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
+use crate::http::encode::{encode_request, host_header};
+pub use crate::http::Target;
 use crate::pattern::{self, Group, Pattern, PatternSet};
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
@@ -44,27 +46,6 @@ impl Default for Defaults {
             body: None,
             content_type: None,
             keep_alive: true,
-        }
-    }
-}
-
-/// A host the run talks to, resolved once.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Target {
-    pub https: bool,
-    pub host: String,
-    pub port: u16,
-    pub addrs: Vec<SocketAddr>,
-}
-
-impl Target {
-    /// "http://host:port", as shown in reports.
-    pub fn label(&self) -> String {
-        let scheme = if self.https { "https" } else { "http" };
-        if self.host.contains(':') {
-            format!("{scheme}://[{}]:{}", self.host, self.port)
-        } else {
-            format!("{scheme}://{}:{}", self.host, self.port)
         }
     }
 }
@@ -217,10 +198,13 @@ impl Plan {
         }
         let timeout_s = p.timeout.or(g.timeout);
         let timeout = match timeout_s {
-            Some(t) if t > 0.0 && t.is_finite() => Duration::from_secs_f64(t),
+            Some(t) if t > 0.0 && t <= crate::engine::MAX_TIMEOUT.as_secs_f64() => {
+                Duration::from_secs_f64(t)
+            }
             Some(t) => {
                 return Err(PlanError::Invalid(format!(
-                    "timeout must be positive, found {t}"
+                    "timeout must be positive and at most {} s, found {t}",
+                    crate::engine::MAX_TIMEOUT.as_secs()
                 )))
             }
             None => d.timeout,
@@ -350,19 +334,6 @@ impl Plan {
     }
 }
 
-fn host_header(host: &str, port: u16, https: bool) -> String {
-    let host = if host.contains(':') {
-        format!("[{host}]")
-    } else {
-        host.to_string()
-    };
-    if (https && port == 443) || (!https && port == 80) {
-        host
-    } else {
-        format!("{host}:{port}")
-    }
-}
-
 /// Percent-encode what may not appear raw in a request target (non-ASCII bytes such
 /// as Japanese search terms, controls, spaces), leaving everything else as written.
 pub fn encode_path(path: &str) -> String {
@@ -375,57 +346,6 @@ pub fn encode_path(path: &str) -> String {
         }
     }
     out
-}
-
-/// The request exactly as it goes on the wire.
-pub fn encode_request(
-    method: &str,
-    path: &str,
-    host: &str,
-    headers: &[(String, String)],
-    body: Option<&[u8]>,
-    content_type: Option<&str>,
-    keep_alive: bool,
-) -> Vec<u8> {
-    let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-    let mut head = format!("{method} {path} HTTP/1.1\r\n");
-    if !has("host") {
-        head.push_str(&format!("Host: {host}\r\n"));
-    }
-    if !has("user-agent") {
-        head.push_str(concat!(
-            "User-Agent: hakaru/",
-            env!("CARGO_PKG_VERSION"),
-            "\r\n"
-        ));
-    }
-    if !has("accept") {
-        head.push_str("Accept: */*\r\n");
-    }
-    if !keep_alive && !has("connection") {
-        head.push_str("Connection: close\r\n");
-    }
-    for (k, v) in headers {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    let needs_length = body.is_some() || matches!(method, "POST" | "PUT" | "PATCH");
-    if let Some(ct) = content_type {
-        if body.is_some() && !has("content-type") {
-            head.push_str(&format!("Content-Type: {ct}\r\n"));
-        }
-    }
-    if needs_length && !has("content-length") {
-        head.push_str(&format!(
-            "Content-Length: {}\r\n",
-            body.map_or(0, <[u8]>::len)
-        ));
-    }
-    head.push_str("\r\n");
-    let mut bytes = head.into_bytes();
-    if let Some(b) = body {
-        bytes.extend_from_slice(b);
-    }
-    bytes
 }
 
 /// Draws requests for one client. Each client has its own, so nothing is shared.
@@ -503,31 +423,6 @@ mod tests {
             port: 10041,
             ..Defaults::default()
         }
-    }
-
-    #[test]
-    fn encodes_get_exactly() {
-        let b = encode_request("GET", "/d/status", "127.0.0.1:10041", &[], None, None, true);
-        let expected = format!("GET /d/status HTTP/1.1\r\nHost: 127.0.0.1:10041\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\n\r\n", env!("CARGO_PKG_VERSION"));
-        assert_eq!(String::from_utf8(b).unwrap(), expected);
-    }
-
-    #[test]
-    fn encodes_post_with_body_and_close() {
-        let b = encode_request(
-            "POST",
-            "/d/load",
-            "h",
-            &[("X-A".into(), "1".into())],
-            Some(b"[1]"),
-            Some("application/json"),
-            false,
-        );
-        let s = String::from_utf8(b).unwrap();
-        assert!(s.contains("Connection: close\r\n"));
-        assert!(s.contains("X-A: 1\r\n"));
-        assert!(s.contains("Content-Type: application/json\r\n"));
-        assert!(s.ends_with("Content-Length: 3\r\n\r\n[1]"));
     }
 
     #[test]

@@ -235,6 +235,34 @@ pub struct StepResult {
     /// The watched server process (`--probe-pid`).
     #[serde(default)]
     pub server_process: Option<ProcessUse>,
+    /// Open model with a rate that changes within the step: the profile in `--rate`'s
+    /// syntax (`rate` then holds the mean rate).
+    #[serde(default)]
+    pub rate_profile: Option<String>,
+    /// Why the step failed (a worker died): its numbers are incomplete.
+    #[serde(default)]
+    pub failure: Option<String>,
+    /// How late paced requests left: from the due time (open model) or the end of
+    /// `--wait` (closed model) to the actual send. Absent when nothing was paced.
+    #[serde(default)]
+    pub pacer_lag: Option<LatencySummary>,
+    /// HdrHistogram V2 serialization of the pacer lag (µs), base64.
+    #[serde(default)]
+    pub pacer_lag_histogram: Option<String>,
+    /// Item-level outcomes, when a response check looked inside the bodies.
+    #[serde(default)]
+    pub items: Option<ItemsResult>,
+}
+
+/// What response checks found inside the responses (documents of a bulk write…).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct ItemsResult {
+    /// Items carried by requests that ended.
+    pub sent: u64,
+    /// Items the server accepted.
+    pub ok: u64,
+    /// Failed items by kind.
+    pub failed: BTreeMap<String, u64>,
 }
 
 impl StepResult {
@@ -283,6 +311,9 @@ pub struct StepFacts {
     pub started_at: String,
     pub elapsed_s: f64,
     pub partial: bool,
+    pub failure: Option<String>,
+    /// The rate profile in `--rate`'s syntax, when it changes within the step.
+    pub rate_profile: Option<String>,
     pub client_cpu_s: f64,
     pub cpus: usize,
 }
@@ -347,6 +378,16 @@ impl StepResult {
             probes: Vec::new(),
             cache_hit_rate: None,
             server_process: None,
+            rate_profile: facts.rate_profile,
+            failure: facts.failure,
+            pacer_lag: (!rec.pacer_lag.is_empty()).then(|| LatencySummary::of(&rec.pacer_lag)),
+            pacer_lag_histogram: (!rec.pacer_lag.is_empty())
+                .then(|| encode_histogram(&rec.pacer_lag)),
+            items: (rec.items != Default::default()).then(|| ItemsResult {
+                sent: rec.items.sent,
+                ok: rec.items.ok,
+                failed: rec.items.failed.iter().cloned().collect(),
+            }),
         }
     }
 }
@@ -413,6 +454,8 @@ mod tests {
             started_at: String::new(),
             elapsed_s: 1.0,
             partial: false,
+            failure: None,
+            rate_profile: None,
             client_cpu_s: 0.0,
             cpus: 2,
         };

@@ -32,16 +32,20 @@ pub enum ErrorKind {
     Malformed,
     /// Any other I/O error while writing or reading.
     Io,
+    /// The client itself ran out of a resource (file descriptors, local ports, buffer
+    /// memory): not the server's fault. `ulimit -n` raises the usual limit.
+    ClientLimit,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 6] = [
+    pub const ALL: [ErrorKind; 7] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
         ErrorKind::Reset,
         ErrorKind::Malformed,
         ErrorKind::Io,
+        ErrorKind::ClientLimit,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -52,6 +56,7 @@ impl ErrorKind {
             ErrorKind::Reset => "reset",
             ErrorKind::Malformed => "malformed",
             ErrorKind::Io => "io",
+            ErrorKind::ClientLimit => "client_limit",
         }
     }
 
@@ -170,6 +175,46 @@ fn record_us(h: &mut Histogram<u64>, d: Duration) {
     h.saturating_record(us);
 }
 
+/// What response checks found inside the responses: the items requests carried
+/// (documents of a bulk write, records of a load), how many the server accepted, and
+/// the failures by kind. Items of a request that got no response are neither.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ItemCounts {
+    /// Items carried by requests that ended (with a response or an error).
+    pub sent: u64,
+    /// Items the server accepted, as far as the check could tell.
+    pub ok: u64,
+    /// Failed items by kind ("conflict", "not_loaded", …), in order of first sight.
+    pub failed: Vec<(String, u64)>,
+}
+
+impl ItemCounts {
+    #[inline]
+    pub fn ok(&mut self, n: u64) {
+        self.ok += n;
+    }
+
+    /// Count `n` failed items of `kind`; allocates only the first time a kind is seen.
+    pub fn failed(&mut self, kind: &str, n: u64) {
+        match self.failed.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, c)) => *c += n,
+            None => self.failed.push((kind.to_string(), n)),
+        }
+    }
+
+    pub fn total_failed(&self) -> u64 {
+        self.failed.iter().map(|(_, n)| n).sum()
+    }
+
+    pub fn merge(&mut self, other: &ItemCounts) {
+        self.sent += other.sent;
+        self.ok += other.ok;
+        for (k, n) in &other.failed {
+            self.failed(k, *n);
+        }
+    }
+}
+
 /// Per-host counters, for the breakdown when requests go round-robin over hosts.
 #[derive(Debug, Clone, Default)]
 pub struct HostCounters {
@@ -190,9 +235,14 @@ pub struct Recorder {
     pub connect: Histogram<u64>,
     /// Time of the TLS handshake, for every TLS connection opened.
     pub tls_handshake: Histogram<u64>,
+    /// How late each paced request left: from its due time (open model) or the end of
+    /// its client's `--wait` (closed model) to the actual send. How exact the load was.
+    pub pacer_lag: Histogram<u64>,
+    /// Item-level outcomes, from response checks that look inside bodies.
+    pub items: ItemCounts,
     /// Counts per HTTP status code (index = code, 0..=999).
     pub statuses: Vec<u64>,
-    pub errors: [u64; 6],
+    pub errors: [u64; ErrorKind::ALL.len()],
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
@@ -219,8 +269,10 @@ impl Recorder {
             service: new_histogram(),
             connect: new_histogram(),
             tls_handshake: new_histogram(),
+            pacer_lag: new_histogram(),
+            items: ItemCounts::default(),
             statuses: vec![0; 1000],
-            errors: [0; 6],
+            errors: [0; ErrorKind::ALL.len()],
             bytes_received: 0,
             bytes_sent: 0,
             connections_opened: 0,
@@ -270,6 +322,11 @@ impl Recorder {
     #[inline]
     pub fn record_service(&mut self, d: Duration) {
         record_us(&mut self.service, d);
+    }
+
+    #[inline]
+    pub fn record_pacer_lag(&mut self, d: Duration) {
+        record_us(&mut self.pacer_lag, d);
     }
 
     #[inline]
@@ -329,6 +386,10 @@ impl Recorder {
         self.tls_handshake
             .add(&other.tls_handshake)
             .expect("same histogram bounds");
+        self.pacer_lag
+            .add(&other.pacer_lag)
+            .expect("same histogram bounds");
+        self.items.merge(&other.items);
         for (a, b) in self.statuses.iter_mut().zip(&other.statuses) {
             *a += b;
         }

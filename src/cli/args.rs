@@ -8,12 +8,12 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 
-use crate::engine::EngineConfig;
+use crate::engine::{EngineConfig, Lane, PlanWorkload};
 use crate::pattern::{self, PatternSet};
 use crate::plan::{Defaults, Order, Plan};
-use crate::ramp::Outputs;
 use crate::report::csv::CsvFormat;
 use crate::result::Settings;
+use crate::runner::Outputs;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderArg {
@@ -165,7 +165,7 @@ impl SessionArgs {
     /// Check the flags and apply them to the run's settings and spec.
     pub fn apply(
         &self,
-        spec: &mut crate::ramp::RunSpec,
+        spec: &mut crate::runner::RunSpec,
         plan: &Plan,
         timeout: Duration,
     ) -> Result<()> {
@@ -227,6 +227,9 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     if !secs.is_finite() || secs < 0.0 {
         return Err(format!("\"{s}\" must be a non-negative duration"));
     }
+    if secs > crate::engine::MAX_DURATION.as_secs_f64() {
+        return Err(format!("\"{s}\" is longer than the 30 days hakaru accepts"));
+    }
     Ok(Duration::from_secs_f64(secs))
 }
 
@@ -250,6 +253,7 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
 /// Everything `run` and `ramp` build from the shared flags before any load is sent.
 pub struct Prepared {
     pub plan: Arc<Plan>,
+    pub workload: Arc<PlanWorkload>,
     pub engine: EngineConfig,
     pub settings: Settings,
     pub format: CsvFormat,
@@ -291,6 +295,12 @@ impl RequestArgs {
     pub fn prepare(&self, n_clients_hint: usize) -> Result<Prepared> {
         if self.default_timeout.is_zero() {
             bail!("--default-timeout must be positive");
+        }
+        if self.default_timeout > crate::engine::MAX_TIMEOUT {
+            bail!(
+                "--default-timeout must be at most {} s (latency is tracked up to one hour)",
+                crate::engine::MAX_TIMEOUT.as_secs()
+            );
         }
         let set = self.patterns()?;
         let body = match (&self.body, &self.body_file) {
@@ -345,12 +355,11 @@ impl RequestArgs {
         let engine = EngineConfig {
             threads,
             wait: self.wait,
-            order,
-            seed,
             keep_alive: self.keep_alive(),
             n_slow: self.n_slow_requests,
             n_fast: self.n_fast_requests,
             tls,
+            lane: Lane::ALL,
         };
         let settings = Settings {
             duration_s: None,
@@ -374,8 +383,14 @@ impl RequestArgs {
             FormatArg::Full => CsvFormat::Full,
             FormatArg::Drnbench => CsvFormat::Drnbench,
         };
+        let plan = Arc::new(plan);
         Ok(Prepared {
-            plan: Arc::new(plan),
+            workload: Arc::new(PlanWorkload {
+                plan: plan.clone(),
+                order,
+                seed,
+            }),
+            plan,
             engine,
             settings,
             format,
@@ -402,6 +417,9 @@ mod tests {
             .unwrap_err()
             .contains("unknown unit"));
         assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("1000000000")
+            .unwrap_err()
+            .contains("30 days"));
     }
 
     #[test]

@@ -15,13 +15,13 @@ use clap::Args;
 
 use super::args::parse_duration;
 use crate::console::Console;
-use crate::engine::{EngineConfig, StepSpec};
+use crate::engine::{EngineConfig, Lane, PlanWorkload, StepSpec};
 use crate::patterngen::{self, PatternsOptions, RequestForm, RequestSet};
 use crate::plan::{Defaults, Order, Plan};
 use crate::probe::{ProbeKind, Prober};
-use crate::ramp::{self, client_steps, Outputs, RunSpec};
 use crate::report::csv::CsvFormat;
 use crate::result::{RunResult, Settings};
+use crate::runner::{self, client_steps, Outputs, RunSpec};
 use crate::terms::{self, TermsOptions};
 
 /// The tutorial's select, with `{term}` where the search term goes.
@@ -174,13 +174,17 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     let engine = EngineConfig {
         threads,
         wait: Duration::ZERO,
-        order: Order::Random,
-        seed: 1,
         keep_alive: true,
         n_slow: 3,
         n_fast: 3,
         tls: None,
+        lane: Lane::ALL,
     };
+    let workload = Arc::new(PlanWorkload {
+        plan: plan.clone(),
+        order: Order::Random,
+        seed: 1,
+    });
     let steps: Vec<StepSpec> = client_steps(0, args.end_n_clients.max(1), 2)
         .into_iter()
         .map(|n| StepSpec {
@@ -224,7 +228,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     };
     let stop = super::ctrl_c_stop();
     let mut console = Console::new(true, 3, 3);
-    let run = ramp::run(&spec, &plan, &engine, &stop, &mut console)?;
+    let run = runner::run(&spec, &workload, &engine, &stop, &mut console)?;
     drop(target);
 
     let out = spec.outputs.as_ref().expect("set above");

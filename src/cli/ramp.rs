@@ -1,6 +1,7 @@
 //! `hakaru ramp`: drnbench-request-response's progressive benchmark; its flags work as they are.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
@@ -8,8 +9,8 @@ use clap::Args;
 
 use super::args::{parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
-use crate::engine::StepSpec;
-use crate::ramp::{self, client_steps, RunSpec};
+use crate::engine::{RateProfile, StepSpec};
+use crate::runner::{self, client_steps, RunSpec};
 
 #[derive(Args, Debug)]
 pub struct RampArgs {
@@ -78,8 +79,15 @@ pub fn parse_rates(s: &str) -> Result<Vec<f64>> {
     if out.is_empty() {
         bail!("--rate: no rates given");
     }
-    if let Some(bad) = out.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
-        bail!("--rate: every rate must be positive, found {bad}");
+    if let Some(bad) = out.iter().find(|r| {
+        !(r.is_finite()
+            && (crate::engine::pacer::MIN_RATE..=crate::engine::pacer::MAX_RATE).contains(*r))
+    }) {
+        bail!(
+            "--rate: every rate must be between {} and {} requests per second, found {bad}",
+            crate::engine::pacer::MIN_RATE,
+            crate::engine::pacer::MAX_RATE
+        );
     }
     Ok(out)
 }
@@ -101,13 +109,15 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let steps: Vec<StepSpec> = match &args.rate {
         Some(r) => parse_rates(r)?
             .into_iter()
-            .map(|rate| StepSpec {
-                n_clients: args.end_n_clients.max(1),
-                duration: Some(args.duration),
-                n_requests: None,
-                rate: Some(rate),
+            .map(|rate| -> Result<StepSpec> {
+                Ok(StepSpec {
+                    n_clients: args.end_n_clients.max(1),
+                    duration: Some(args.duration),
+                    n_requests: None,
+                    rate: Some(Arc::new(RateProfile::constant(rate)?)),
+                })
             })
-            .collect(),
+            .collect::<Result<_>>()?,
         None => client_steps(args.start_n_clients, args.end_n_clients, args.step)
             .into_iter()
             .map(|n| StepSpec {
@@ -144,7 +154,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         args.request.n_slow_requests,
         args.request.n_fast_requests,
     );
-    let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
+    let run = runner::run(
+        &spec,
+        &prepared.workload,
+        &prepared.engine,
+        &stop,
+        &mut console,
+    )?;
     if args.rate.is_some() {
         // Steps differ by rate, not clients: the clients-axis analysis does not apply.
         println!("{}", crate::report::text::rate_table(&run));
@@ -180,5 +196,6 @@ mod tests {
         assert!(parse_rates("0").is_err());
         assert!(parse_rates("5:1:1").is_err());
         assert!(parse_rates("a").is_err());
+        assert!(parse_rates("1e-20").is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! `hakaru run`: one step with the habits of ab, hey and wrk.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Result};
@@ -8,9 +9,9 @@ use clap::Args;
 
 use super::args::{parse_count, parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
-use crate::engine::StepSpec;
-use crate::ramp::{self, RunSpec};
+use crate::engine::{RateProfile, StepSpec};
 use crate::report::text;
+use crate::runner::{self, RunSpec};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -26,10 +27,12 @@ pub struct RunArgs {
     #[arg(short = 'd', long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
-    /// Open model: send this many requests per second on a fixed schedule, whatever the
-    /// responses do; latency counts from each request's due time.
+    /// Open model: requests per second on a timetable, whatever the responses do;
+    /// latency counts from each request's due time. A fixed rate (500), a linear ramp
+    /// over the run (100..2000), equal steps (100,200,400), or timed segments
+    /// (5s@100,10s@100..2000).
     #[arg(long, value_name = "REQ_PER_S")]
-    pub rate: Option<f64>,
+    pub rate: Option<String>,
 
     /// Write the CSV result here, and the JSON result beside it.
     #[arg(short = 'o', long)]
@@ -49,15 +52,22 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     if args.duration.is_some_and(|d| d.is_zero()) {
         bail!("-d must be positive");
     }
-    if let Some(r) = args.rate {
-        if !(r.is_finite() && r > 0.0) {
-            bail!("--rate must be a positive number of requests per second, found {r}");
-        }
-    }
     if args.requests == Some(0) {
         bail!("-n must be at least 1");
     }
-    let duration = match (args.requests, args.duration) {
+    let rate = match &args.rate {
+        Some(text) => Some(Arc::new(
+            RateProfile::parse(text, args.duration, parse_duration)
+                .map_err(|e| anyhow::anyhow!("--rate {text}: {e}"))?,
+        )),
+        None => None,
+    };
+    // A profile with timed segments lasts as long as they do.
+    let profile_length = rate
+        .as_ref()
+        .and_then(|r| r.length_s())
+        .map(Duration::from_secs_f64);
+    let duration = match (args.requests, args.duration.or(profile_length)) {
         (None, None) => Some(Duration::from_secs(10)),
         (_, d) => d,
     };
@@ -66,7 +76,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         n_clients: args.concurrency,
         duration,
         n_requests: args.requests,
-        rate: args.rate,
+        rate,
     };
     let mut settings = prepared.settings.clone();
     settings.duration_s = duration.map(|d| d.as_secs_f64());
@@ -93,7 +103,13 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         args.request.n_slow_requests,
         args.request.n_fast_requests,
     );
-    let run = ramp::run(&spec, &prepared.plan, &prepared.engine, &stop, &mut console)?;
+    let run = runner::run(
+        &spec,
+        &prepared.workload,
+        &prepared.engine,
+        &stop,
+        &mut console,
+    )?;
     if let Some(step) = run.steps.last() {
         print!("{}", text::run_summary(&run, step));
     }

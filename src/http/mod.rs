@@ -1,22 +1,96 @@
 //! The wire: connecting (TCP, TLS), writing a prepared request, and reading one
 //! HTTP/1.x response to its last byte (Content-Length, chunked, or until close),
-//! discarding the body while counting it. One reused buffer per connection; no
-//! allocation per request.
+//! counting its bytes as they arrive and keeping the body only when a response check
+//! asks for it. One reused buffer per connection; no allocation per request.
 
+pub mod encode;
+mod fetch;
+mod tls;
+
+pub use fetch::{fetch, Fetched};
+pub use tls::tls_connector;
+
+use std::cell::Cell;
 use std::io;
-use std::path::Path;
-use std::sync::Arc;
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
-use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
-use rustls::{ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme};
+use rustls::pki_types::ServerName;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use crate::plan::Target;
 use crate::stats::ErrorKind;
+
+/// A host the run talks to, resolved once before any load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Target {
+    pub https: bool,
+    pub host: String,
+    pub port: u16,
+    pub addrs: Vec<SocketAddr>,
+}
+
+impl Target {
+    /// "http://host:port", as shown in reports.
+    pub fn label(&self) -> String {
+        let scheme = if self.https { "https" } else { "http" };
+        if self.host.contains(':') {
+            format!("{scheme}://[{}]:{}", self.host, self.port)
+        } else {
+            format!("{scheme}://{}:{}", self.host, self.port)
+        }
+    }
+}
+
+/// Bytes moved on one worker's connections, counted as they move: a body cut off by
+/// a timeout still shows what arrived of it.
+#[derive(Debug, Default)]
+pub struct Meter {
+    pub received: Cell<u64>,
+    pub sent: Cell<u64>,
+}
+
+impl Meter {
+    #[inline]
+    fn add_received(&self, n: usize) {
+        self.received.set(self.received.get() + n as u64);
+    }
+    #[inline]
+    fn add_sent(&self, n: usize) {
+        self.sent.set(self.sent.get() + n as u64);
+    }
+}
+
+/// Where a response body goes when a check wants to read it: at most `limit` bytes
+/// are kept (the rest is counted and dropped, and `truncated` says so).
+pub struct BodySink<'a> {
+    pub buf: &'a mut Vec<u8>,
+    pub limit: usize,
+    pub truncated: bool,
+}
+
+impl BodySink<'_> {
+    #[inline]
+    fn push(&mut self, bytes: &[u8]) {
+        let room = self.limit.saturating_sub(self.buf.len());
+        if bytes.len() > room {
+            self.truncated = true;
+        }
+        self.buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    }
+}
+
+/// Errors of the client's own making: it ran out of file descriptors or of local
+/// ports. Not the server's fault, and retrying at once cannot help.
+pub fn is_client_limit(e: &io::Error) -> bool {
+    use rustix::io::Errno;
+    let errno = Errno::from_io_error(e);
+    matches!(
+        errno,
+        Some(Errno::MFILE | Errno::NFILE | Errno::ADDRNOTAVAIL | Errno::NOBUFS | Errno::NOMEM)
+    )
+}
 
 const BUF_SIZE: usize = 32 * 1024;
 const MAX_HEADERS: usize = 100;
@@ -29,14 +103,23 @@ enum Stream {
 }
 
 impl Stream {
-    async fn write_all(&mut self, b: &[u8]) -> io::Result<()> {
-        match self {
-            Stream::Plain(s) => s.write_all(b).await,
-            Stream::Tls(s) => {
-                s.write_all(b).await?;
-                s.flush().await
+    /// Write all of `b`, counting what the kernel took as it goes.
+    async fn write_all(&mut self, mut b: &[u8], meter: &Meter) -> io::Result<()> {
+        while !b.is_empty() {
+            let n = match self {
+                Stream::Plain(s) => s.write(b).await?,
+                Stream::Tls(s) => s.write(b).await?,
+            };
+            if n == 0 {
+                return Err(io::ErrorKind::WriteZero.into());
             }
+            meter.add_sent(n);
+            b = &b[n..];
         }
+        if let Stream::Tls(s) = self {
+            s.flush().await?;
+        }
+        Ok(())
     }
 
     async fn read(&mut self, b: &mut [u8]) -> io::Result<usize> {
@@ -102,6 +185,16 @@ impl WireError {
     }
 }
 
+impl std::fmt::Display for WireError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WireError::Io(e) => write!(f, "{e}"),
+            WireError::Eof { .. } => f.write_str("the connection closed before a whole response"),
+            WireError::Malformed(m) => f.write_str(m),
+        }
+    }
+}
+
 impl From<io::Error> for WireError {
     fn from(e: io::Error) -> Self {
         WireError::Io(e)
@@ -152,8 +245,9 @@ pub async fn connect(
         }
     }
     let Some(tcp) = tcp else {
-        let kind = match last.map(|e| e.kind()) {
-            Some(io::ErrorKind::TimedOut) => ErrorKind::Timeout,
+        let kind = match last {
+            Some(e) if is_client_limit(&e) => ErrorKind::ClientLimit,
+            Some(e) if e.kind() == io::ErrorKind::TimedOut => ErrorKind::Timeout,
             _ => ErrorKind::Connect,
         };
         return Err((kind, buf));
@@ -212,48 +306,59 @@ impl Conn {
         self.buf
     }
 
-    /// Write one request and read its response to the last byte.
-    pub async fn exchange(&mut self, request: &[u8], head: bool) -> Result<Response, WireError> {
-        self.stream.write_all(request).await?;
-        let mut bytes = 0u64;
+    /// Write one request and read its response to the last byte. Bytes are counted
+    /// into `meter` as they move; the body goes to `body` if given, else is dropped.
+    pub async fn exchange(
+        &mut self,
+        request: &[u8],
+        head: bool,
+        meter: &Meter,
+        body: Option<&mut BodySink<'_>>,
+    ) -> Result<Response, WireError> {
+        self.stream.write_all(request, meter).await?;
+        let mut r = Reader {
+            bytes: 0,
+            meter,
+            sink: body,
+        };
         loop {
-            let (status, body, close, used) = self.read_head(&mut bytes).await?;
+            let (status, kind, close, used) = self.read_head(&mut r).await?;
             self.start += used;
             // Interim responses (100 Continue, 103 Early Hints) precede the real one.
             if (100..200).contains(&status) && status != 101 {
                 continue;
             }
-            let body = if head || status == 204 || status == 304 || (100..200).contains(&status) {
+            let kind = if head || status == 204 || status == 304 || (100..200).contains(&status) {
                 BodyKind::None
             } else {
-                body
+                kind
             };
-            let close = match body {
+            let close = match kind {
                 BodyKind::None => close,
                 BodyKind::Length(n) => {
-                    self.skip(n, &mut bytes).await?;
+                    self.skip(n, &mut r).await?;
                     close
                 }
                 BodyKind::Chunked => {
-                    self.skip_chunked(&mut bytes).await?;
+                    self.skip_chunked(&mut r).await?;
                     close
                 }
                 BodyKind::UntilClose => {
-                    self.skip_to_eof(&mut bytes).await?;
+                    self.skip_to_eof(&mut r).await?;
                     true
                 }
             };
             self.served += 1;
             return Ok(Response {
                 status,
-                bytes,
+                bytes: r.bytes,
                 close,
             });
         }
     }
 
     /// Read more bytes into the buffer; counts them. Returns 0 at EOF.
-    async fn fill(&mut self, bytes: &mut u64) -> Result<usize, WireError> {
+    async fn fill(&mut self, r: &mut Reader<'_, '_>) -> Result<usize, WireError> {
         if self.start == self.end {
             self.start = 0;
             self.end = 0;
@@ -269,96 +374,57 @@ impl Conn {
         }
         let n = self.stream.read(&mut self.buf[self.end..]).await?;
         self.end += n;
-        *bytes += n as u64;
+        r.bytes += n as u64;
+        r.meter.add_received(n);
         Ok(n)
     }
 
     async fn read_head(
         &mut self,
-        bytes: &mut u64,
+        r: &mut Reader<'_, '_>,
     ) -> Result<(u16, BodyKind, bool, usize), WireError> {
         loop {
             if self.end > self.start {
-                let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-                let mut resp = httparse::Response::new(&mut headers);
-                match resp.parse(&self.buf[self.start..self.end]) {
-                    Ok(httparse::Status::Complete(used)) => {
-                        let status = resp.code.unwrap_or(0);
-                        let version = resp.version.unwrap_or(1);
-                        let mut length = None;
-                        let mut chunked = false;
-                        let mut conn_close = version == 0;
-                        for h in resp.headers.iter() {
-                            if h.name.eq_ignore_ascii_case("content-length") {
-                                let v = std::str::from_utf8(h.value)
-                                    .ok()
-                                    .and_then(|s| s.trim().parse::<u64>().ok());
-                                match v {
-                                    Some(n) => length = Some(n),
-                                    None => {
-                                        return Err(WireError::Malformed("invalid Content-Length"))
-                                    }
-                                }
-                            } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
-                                chunked = h
-                                    .value
-                                    .split(|b| *b == b',')
-                                    .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
-                            } else if h.name.eq_ignore_ascii_case("connection") {
-                                for token in h.value.split(|b| *b == b',') {
-                                    let t = token.trim_ascii();
-                                    if t.eq_ignore_ascii_case(b"close") {
-                                        conn_close = true;
-                                    } else if t.eq_ignore_ascii_case(b"keep-alive") && version == 0
-                                    {
-                                        conn_close = false;
-                                    }
-                                }
-                            }
-                        }
-                        let body = if chunked {
-                            BodyKind::Chunked
-                        } else if let Some(n) = length {
-                            BodyKind::Length(n)
-                        } else {
-                            BodyKind::UntilClose
-                        };
-                        return Ok((status, body, conn_close, used));
-                    }
-                    Ok(httparse::Status::Partial) => {}
-                    Err(_) => return Err(WireError::Malformed("not an HTTP/1.x response")),
+                if let Some(head) = parse_head(&self.buf[self.start..self.end])? {
+                    return Ok((head.status, head.body, head.close, head.len));
                 }
             }
-            let started = self.end > self.start || *bytes > 0;
-            if self.fill(bytes).await? == 0 {
+            let started = self.end > self.start || r.bytes > 0;
+            if self.fill(r).await? == 0 {
                 return Err(WireError::Eof { started });
             }
         }
     }
 
-    /// Discard exactly `n` body bytes.
-    async fn skip(&mut self, mut n: u64, bytes: &mut u64) -> Result<(), WireError> {
+    /// Take `n` buffered body bytes (to the sink, if any).
+    #[inline]
+    fn take(&mut self, n: usize, r: &mut Reader<'_, '_>) {
+        if let Some(sink) = r.sink.as_deref_mut() {
+            sink.push(&self.buf[self.start..self.start + n]);
+        }
+        self.start += n;
+    }
+
+    /// Read exactly `n` body bytes.
+    async fn skip(&mut self, mut n: u64, r: &mut Reader<'_, '_>) -> Result<(), WireError> {
         loop {
             let avail = (self.end - self.start) as u64;
             if avail >= n {
-                self.start += n as usize;
+                self.take(n as usize, r);
                 return Ok(());
             }
             n -= avail;
-            self.start = self.end;
-            if self.fill(bytes).await? == 0 {
+            self.take(avail as usize, r);
+            if self.fill(r).await? == 0 {
                 return Err(WireError::Eof { started: true });
             }
         }
     }
 
     /// One CRLF-terminated line, without the CRLF; the buffer window moves past it.
-    async fn line(&mut self, bytes: &mut u64) -> Result<(usize, usize), WireError> {
+    async fn line(&mut self, r: &mut Reader<'_, '_>) -> Result<(usize, usize), WireError> {
         loop {
-            if let Some(i) = self.buf[self.start..self.end]
-                .windows(2)
-                .position(|w| w == b"\r\n")
-            {
+            if let Some(i) = find_crlf(&self.buf[self.start..self.end]) {
                 let line = (self.start, self.start + i);
                 self.start += i + 2;
                 return Ok(line);
@@ -366,137 +432,122 @@ impl Conn {
             if self.end - self.start > MAX_LINE {
                 return Err(WireError::Malformed("chunk line too long"));
             }
-            if self.fill(bytes).await? == 0 {
+            if self.fill(r).await? == 0 {
                 return Err(WireError::Eof { started: true });
             }
         }
     }
 
-    async fn skip_chunked(&mut self, bytes: &mut u64) -> Result<(), WireError> {
+    async fn skip_chunked(&mut self, r: &mut Reader<'_, '_>) -> Result<(), WireError> {
         loop {
-            let (a, b) = self.line(bytes).await?;
-            let size_text = self.buf[a..b]
-                .split(|c| *c == b';')
-                .next()
-                .unwrap_or(&[])
-                .trim_ascii();
-            let size = std::str::from_utf8(size_text)
-                .ok()
-                .and_then(|s| u64::from_str_radix(s, 16).ok())
-                .ok_or(WireError::Malformed("invalid chunk size"))?;
+            let (a, b) = self.line(r).await?;
+            let size =
+                chunk_size(&self.buf[a..b]).ok_or(WireError::Malformed("invalid chunk size"))?;
             if size == 0 {
                 // Trailer fields, then an empty line.
                 loop {
-                    let (a, b) = self.line(bytes).await?;
+                    let (a, b) = self.line(r).await?;
                     if a == b {
                         return Ok(());
                     }
                 }
             }
-            self.skip(size, bytes).await?;
-            let (a, b) = self.line(bytes).await?;
+            self.skip(size, r).await?;
+            let (a, b) = self.line(r).await?;
             if a != b {
                 return Err(WireError::Malformed("chunk not followed by CRLF"));
             }
         }
     }
 
-    async fn skip_to_eof(&mut self, bytes: &mut u64) -> Result<(), WireError> {
-        self.start = self.end;
-        while self.fill(bytes).await? > 0 {
-            self.start = self.end;
+    async fn skip_to_eof(&mut self, r: &mut Reader<'_, '_>) -> Result<(), WireError> {
+        self.take(self.end - self.start, r);
+        while self.fill(r).await? > 0 {
+            self.take(self.end - self.start, r);
         }
         Ok(())
     }
 }
 
-/// The TLS client configuration for https targets: the bundled web PKI roots plus
-/// `cacert`, or no verification at all with `insecure` (for self-signed test servers).
-pub fn tls_connector(insecure: bool, cacert: Option<&Path>) -> Result<TlsConnector, String> {
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let builder = ClientConfig::builder_with_provider(provider.clone())
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?;
-    let mut config = if insecure {
-        builder
-            .dangerous()
-            .with_custom_certificate_verifier(Arc::new(NoVerification(provider)))
-            .with_no_client_auth()
-    } else {
-        let mut roots = RootCertStore {
-            roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-        };
-        if let Some(path) = cacert {
-            use rustls::pki_types::pem::PemObject;
-            let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(path)
-                .map_err(|e| format!("cannot read --cacert {}: {e}", path.display()))?
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("--cacert {}: {e}", path.display()))?;
-            if certs.is_empty() {
-                return Err(format!(
-                    "--cacert {}: no PEM certificates found",
-                    path.display()
-                ));
-            }
-            for c in certs {
-                roots
-                    .add(c)
-                    .map_err(|e| format!("--cacert {}: {e}", path.display()))?;
-            }
-        }
-        builder.with_root_certificates(roots).with_no_client_auth()
-    };
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(TlsConnector::from(Arc::new(config)))
+/// The state of reading one response.
+struct Reader<'m, 's> {
+    /// Bytes of this response so far.
+    bytes: u64,
+    meter: &'m Meter,
+    sink: Option<&'m mut BodySink<'s>>,
 }
 
-/// `--insecure`: accept any certificate, but still check handshake signatures are well formed.
-#[derive(Debug)]
-struct NoVerification(Arc<rustls::crypto::CryptoProvider>);
+/// What a response head says, from [`parse_head`].
+struct Head {
+    status: u16,
+    body: BodyKind,
+    close: bool,
+    /// Length of the head in bytes.
+    len: usize,
+}
 
-impl ServerCertVerifier for NoVerification {
-    fn verify_server_cert(
-        &self,
-        _: &CertificateDer<'_>,
-        _: &[CertificateDer<'_>],
-        _: &ServerName<'_>,
-        _: &[u8],
-        _: UnixTime,
-    ) -> Result<ServerCertVerified, rustls::Error> {
-        Ok(ServerCertVerified::assertion())
+/// The one response-head parser: `None` while the head is incomplete.
+fn parse_head(buf: &[u8]) -> Result<Option<Head>, WireError> {
+    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+    let mut resp = httparse::Response::new(&mut headers);
+    let used = match resp.parse(buf) {
+        Ok(httparse::Status::Complete(used)) => used,
+        Ok(httparse::Status::Partial) => return Ok(None),
+        Err(_) => return Err(WireError::Malformed("not an HTTP/1.x response")),
+    };
+    let status = resp.code.unwrap_or(0);
+    let version = resp.version.unwrap_or(1);
+    let mut length = None;
+    let mut chunked = false;
+    let mut close = version == 0;
+    for h in resp.headers.iter() {
+        if h.name.eq_ignore_ascii_case("content-length") {
+            let v = std::str::from_utf8(h.value)
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok());
+            match v {
+                Some(n) => length = Some(n),
+                None => return Err(WireError::Malformed("invalid Content-Length")),
+            }
+        } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
+            chunked = h
+                .value
+                .split(|b| *b == b',')
+                .any(|t| t.trim_ascii().eq_ignore_ascii_case(b"chunked"));
+        } else if h.name.eq_ignore_ascii_case("connection") {
+            for token in h.value.split(|b| *b == b',') {
+                let t = token.trim_ascii();
+                if t.eq_ignore_ascii_case(b"close") {
+                    close = true;
+                } else if t.eq_ignore_ascii_case(b"keep-alive") && version == 0 {
+                    close = false;
+                }
+            }
+        }
     }
+    let body = if chunked {
+        BodyKind::Chunked
+    } else if let Some(n) = length {
+        BodyKind::Length(n)
+    } else {
+        BodyKind::UntilClose
+    };
+    Ok(Some(Head {
+        status,
+        body,
+        close,
+        len: used,
+    }))
+}
 
-    fn verify_tls12_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls12_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
+fn find_crlf(b: &[u8]) -> Option<usize> {
+    b.windows(2).position(|w| w == b"\r\n")
+}
 
-    fn verify_tls13_signature(
-        &self,
-        message: &[u8],
-        cert: &CertificateDer<'_>,
-        dss: &DigitallySignedStruct,
-    ) -> Result<HandshakeSignatureValid, rustls::Error> {
-        rustls::crypto::verify_tls13_signature(
-            message,
-            cert,
-            dss,
-            &self.0.signature_verification_algorithms,
-        )
-    }
-
-    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
-        self.0.signature_verification_algorithms.supported_schemes()
-    }
+/// The size on a chunk-size line (extensions after `;` ignored).
+fn chunk_size(line: &[u8]) -> Option<u64> {
+    let text = line.split(|c| *c == b';').next()?.trim_ascii();
+    u64::from_str_radix(std::str::from_utf8(text).ok()?, 16).ok()
 }
 
 #[cfg(test)]
@@ -530,8 +581,13 @@ mod tests {
     async fn exchange(reply: &'static [u8]) -> Result<Response, WireError> {
         let t = one_shot(reply).await;
         let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
-        c.exchange(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", false)
-            .await
+        c.exchange(
+            b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+            false,
+            &Meter::default(),
+            None,
+        )
+        .await
     }
 
     #[tokio::test]
@@ -614,197 +670,5 @@ mod tests {
             connect(&t, None, new_buffer()).await.err().map(|e| e.0),
             Some(ErrorKind::Connect)
         );
-    }
-
-    #[test]
-    fn cacert_errors_name_the_file() {
-        let e = tls_connector(false, Some(Path::new("/nonexistent/ca.pem")))
-            .err()
-            .unwrap();
-        assert!(e.contains("/nonexistent/ca.pem"), "{e}");
-        assert!(tls_connector(true, None).is_ok());
-        assert!(tls_connector(false, None).is_ok());
-    }
-}
-
-/// A whole response read by [`fetch`].
-#[derive(Debug, Clone)]
-pub struct Fetched {
-    pub status: u16,
-    pub body: Vec<u8>,
-}
-
-/// One blocking `GET` of a plain-http URL with a deadline, the body kept (for probes
-/// and `terms --url`, between steps, never in the load path). Sends `Connection: close`
-/// and reads to the end; decodes a chunked body.
-pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
-    use std::io::{Read, Write};
-    use std::net::ToSocketAddrs;
-    let parts =
-        crate::pattern::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
-    if parts.https {
-        return Err(format!("{url}: https is not supported here, only http"));
-    }
-    let port = parts.port.unwrap_or(80);
-    let deadline = Instant::now() + timeout;
-    let addr = (parts.host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| format!("{url}: cannot resolve {}: {e}", parts.host))?
-        .next()
-        .ok_or_else(|| format!("{url}: no address for {}", parts.host))?;
-    let mut s =
-        std::net::TcpStream::connect_timeout(&addr, timeout).map_err(|e| format!("{url}: {e}"))?;
-    let host = if parts.host.contains(':') {
-        format!("[{}]:{port}", parts.host)
-    } else {
-        format!("{}:{port}", parts.host)
-    };
-    let req = format!("GET {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n", parts.path, env!("CARGO_PKG_VERSION"));
-    s.set_write_timeout(Some(timeout))
-        .map_err(|e| e.to_string())?;
-    s.write_all(req.as_bytes())
-        .map_err(|e| format!("{url}: {e}"))?;
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 16 * 1024];
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(format!(
-                "{url}: no complete answer within {:.1} s",
-                timeout.as_secs_f64()
-            ));
-        }
-        s.set_read_timeout(Some(left)).map_err(|e| e.to_string())?;
-        match s.read(&mut chunk) {
-            Ok(0) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e)
-                if e.kind() == io::ErrorKind::WouldBlock || e.kind() == io::ErrorKind::TimedOut =>
-            {
-                return Err(format!(
-                    "{url}: no complete answer within {:.1} s",
-                    timeout.as_secs_f64()
-                ))
-            }
-            Err(e) => return Err(format!("{url}: {e}")),
-        }
-        if buf.len() > 64 * 1024 * 1024 {
-            return Err(format!("{url}: answer larger than 64 MiB"));
-        }
-        // A server that ignores `Connection: close` still ends its body on time.
-        if length_complete(&buf) {
-            break;
-        }
-    }
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut headers);
-    let used = match resp.parse(&buf) {
-        Ok(httparse::Status::Complete(n)) => n,
-        Ok(httparse::Status::Partial) => {
-            return Err(format!(
-                "{url}: the connection closed before a whole response head"
-            ))
-        }
-        Err(e) => return Err(format!("{url}: not an HTTP response ({e})")),
-    };
-    let status = resp.code.unwrap_or(0);
-    let chunked = resp.headers.iter().any(|h| {
-        h.name.eq_ignore_ascii_case("transfer-encoding")
-            && h.value
-                .windows(7)
-                .any(|w| w.eq_ignore_ascii_case(b"chunked"))
-    });
-    let length = resp
-        .headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
-        .and_then(|h| {
-            std::str::from_utf8(h.value)
-                .ok()?
-                .trim()
-                .parse::<usize>()
-                .ok()
-        });
-    let raw = &buf[used..];
-    let body = if chunked {
-        dechunk(raw).ok_or_else(|| format!("{url}: invalid chunked body"))?
-    } else if let Some(n) = length {
-        raw.get(..n)
-            .ok_or_else(|| format!("{url}: body shorter than its Content-Length"))?
-            .to_vec()
-    } else {
-        raw.to_vec()
-    };
-    Ok(Fetched { status, body })
-}
-
-/// True once `buf` holds a whole response head and a Content-Length body.
-fn length_complete(buf: &[u8]) -> bool {
-    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-    let mut resp = httparse::Response::new(&mut headers);
-    let Ok(httparse::Status::Complete(used)) = resp.parse(buf) else {
-        return false;
-    };
-    resp.headers
-        .iter()
-        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
-        .and_then(|h| {
-            std::str::from_utf8(h.value)
-                .ok()?
-                .trim()
-                .parse::<usize>()
-                .ok()
-        })
-        .is_some_and(|n| buf.len() >= used + n)
-}
-
-/// Decode a complete chunked body held in memory.
-fn dechunk(mut raw: &[u8]) -> Option<Vec<u8>> {
-    let mut out = Vec::new();
-    loop {
-        let eol = raw.windows(2).position(|w| w == b"\r\n")?;
-        let size_text = raw[..eol].split(|c| *c == b';').next()?.trim_ascii();
-        let size = usize::from_str_radix(std::str::from_utf8(size_text).ok()?, 16).ok()?;
-        raw = &raw[eol + 2..];
-        if size == 0 {
-            return Some(out);
-        }
-        out.extend_from_slice(raw.get(..size)?);
-        raw = raw.get(size + 2..)?;
-    }
-}
-
-#[cfg(test)]
-mod fetch_tests {
-    use super::*;
-
-    #[test]
-    fn dechunks() {
-        assert_eq!(
-            dechunk(b"5\r\nhello\r\n6;x\r\n world\r\n0\r\n\r\n").unwrap(),
-            b"hello world"
-        );
-        assert!(dechunk(b"zz\r\n").is_none());
-    }
-
-    #[test]
-    fn fetch_reads_a_body() {
-        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-        let addr = l.local_addr().unwrap();
-        let t = std::thread::spawn(move || {
-            use std::io::{Read, Write};
-            let (mut s, _) = l.accept().unwrap();
-            let mut b = [0u8; 1024];
-            let _ = s.read(&mut b);
-            s.write_all(
-                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
-            )
-            .unwrap();
-        });
-        let f = fetch(&format!("http://{addr}/d/status"), Duration::from_secs(5)).unwrap();
-        assert_eq!((f.status, f.body.as_slice()), (200, &b"{}"[..]));
-        t.join().unwrap();
-        let e = fetch("https://127.0.0.1:1/", Duration::from_secs(1)).unwrap_err();
-        assert!(e.contains("https"), "{e}");
     }
 }

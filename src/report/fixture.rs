@@ -44,6 +44,11 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         cache_hit_rate: None,
         server_process: None,
         round: 1,
+        rate_profile: None,
+        failure: None,
+        pacer_lag: None,
+        pacer_lag_histogram: None,
+        items: None,
     }
 }
 
@@ -79,6 +84,8 @@ pub fn recorded_step(
         started_at: "2026-11-01T00:00:00Z".into(),
         elapsed_s,
         partial: false,
+        failure: None,
+        rate_profile: None,
         client_cpu_s: 0.5,
         cpus: 2,
     };

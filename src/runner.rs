@@ -1,13 +1,14 @@
-//! The progressive runner: steps of growing load, an interval between them, and the
-//! result files rewritten after every step so an interrupted run keeps every finished
-//! step. `hakaru run` is a ramp of one step.
+//! The runner: steps of growing load, an interval between them, rounds and warm-up,
+//! probes around each step, and the result files rewritten after every step so an
+//! interrupted run keeps every finished step. `hakaru run` is a ramp of one step.
+//! It drives any [`Workload`]; a step that fails (a worker died) is written, marked
+//! partial with the reason, and ends the run.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop};
-use crate::plan::Plan;
+use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::report::csv::{to_csv, CsvFormat};
 use crate::report::json::to_json;
@@ -86,6 +87,8 @@ impl Observer for Quiet {}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RampError {
+    #[error("the warm-up failed, nothing was measured: {0}")]
+    Warmup(String),
     #[error("cannot write result file {path}: {source}")]
     Write {
         path: String,
@@ -95,16 +98,16 @@ pub enum RampError {
 
 /// Run every step (every round); write the results after each. Returns the run,
 /// marked partial if it was stopped.
-pub fn run(
+pub fn run<W: Workload>(
     spec: &RunSpec,
-    plan: &Arc<Plan>,
+    workload: &Arc<W>,
     engine_cfg: &EngineConfig,
     stop: &Stop,
     observer: &mut dyn Observer,
 ) -> Result<RunResult, RampError> {
     let machine = sysinfo::machine();
     let cpus = machine.cpus;
-    let targets = plan.target_labels();
+    let targets: Vec<String> = workload.targets().iter().map(|t| t.label()).collect();
     let rounds = spec.rounds.max(1);
     let mut run = RunResult {
         schema_version: SCHEMA_VERSION,
@@ -116,7 +119,7 @@ pub fn run(
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
-        requests: plan.request_infos(),
+        requests: workload.request_infos(),
         steps: Vec::with_capacity(spec.steps.len() * rounds),
     };
     let mut first = true;
@@ -124,13 +127,16 @@ pub fn run(
         let warm = StepSpec {
             duration: Some(w),
             n_requests: None,
-            ..*step0
+            ..step0.clone()
         };
         observer.warmup_started(w, &warm);
-        let m = engine::run_step(plan, engine_cfg, &warm, stop, &mut |p| {
+        let m = engine::run_step(workload, engine_cfg, &warm, stop, &mut |p| {
             observer.progress(&warm, p)
         });
         observer.warmup_finished(m.recorder.responses(), m.recorder.total_errors());
+        if let Some(why) = m.failure {
+            return Err(RampError::Warmup(why));
+        }
         first = false;
     }
     'rounds: for round in 1..=rounds {
@@ -155,15 +161,16 @@ pub fn run(
                 step,
             );
             let result = run_one(
-                spec, plan, engine_cfg, step, stop, observer, &targets, cpus, round,
+                spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round,
             );
             run.partial |= result.partial;
+            let failed = result.failure.is_some();
             run.steps.push(result);
             if let Some(out) = &spec.outputs {
                 write_outputs(&run, out)?;
             }
             observer.step_finished(&run, run.steps.last().expect("just pushed"));
-            if stop.is_triggered() {
+            if stop.is_triggered() || failed {
                 break 'rounds;
             }
         }
@@ -179,9 +186,9 @@ pub fn run(
 
 /// One measured step with its probes around it.
 #[allow(clippy::too_many_arguments)]
-fn run_one(
+fn run_one<W: Workload>(
     spec: &RunSpec,
-    plan: &Arc<Plan>,
+    workload: &Arc<W>,
     engine_cfg: &EngineConfig,
     step: &StepSpec,
     stop: &Stop,
@@ -192,7 +199,7 @@ fn run_one(
 ) -> StepResult {
     let before = spec.prober.as_ref().map(Prober::snapshot);
     let mut watch = spec.probe_pid.map(ProcessWatch::start);
-    let measured = engine::run_step(plan, engine_cfg, step, stop, &mut |p| {
+    let measured = engine::run_step(workload, engine_cfg, step, stop, &mut |p| {
         if let Some(w) = watch.as_mut() {
             w.sample();
         }
@@ -201,7 +208,13 @@ fn run_one(
     let server_process = watch.map(ProcessWatch::finish);
     let facts = StepFacts {
         n_clients: step.n_clients.max(1),
-        rate: step.rate,
+        rate: step.mean_rate(),
+        rate_profile: step
+            .rate
+            .as_ref()
+            .filter(|r| r.fixed_rate().is_none())
+            .map(|r| r.to_string()),
+        failure: measured.failure,
         started_at: measured.started_at,
         elapsed_s: measured.elapsed.as_secs_f64(),
         partial: measured.partial,

@@ -1,0 +1,250 @@
+//! The one client loop: pace, draw a request, send it on the client's connection to
+//! its target, check the answer, record. Every workload and both load models run
+//! through here.
+
+use std::rc::Rc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use tokio::time::timeout_at;
+
+use super::timer::Timer;
+use super::workload::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
+use super::{Worker, WorkerPace};
+use crate::http::{self, BodySink, Conn};
+use crate::stats::{ErrorKind, Outcome, RequestSample, LATE_THRESHOLD};
+
+/// After the client ran out of descriptors or ports, wait this long before trying
+/// again: retrying at once cannot succeed, and would only burn the CPU.
+const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
+
+/// A client's connection to one target, and the read buffer it keeps across
+/// reconnects so that a run without keep-alive allocates nothing per request.
+struct Slot {
+    conn: Option<Conn>,
+    spare: Option<Box<[u8]>>,
+}
+
+impl Slot {
+    fn close(&mut self) {
+        if let Some(c) = self.conn.take() {
+            self.spare = Some(c.into_buffer());
+        }
+    }
+}
+
+/// When this client's next request may go, and from when its latency counts.
+struct Paced {
+    /// Open model: the due time, from which latency counts.
+    due: Option<Instant>,
+    /// When the pacer meant it to leave (due time, or end of `--wait`), for its lag.
+    intended: Option<Instant>,
+    index: Option<u64>,
+}
+
+pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client: usize) {
+    let mut source = w.workload.source(client);
+    let mut check = w.workload.check(client);
+    let body_limit = check.body_limit();
+    let mut body = Vec::new();
+    let mut slots: Vec<Slot> = (0..w.workload.targets().len())
+        .map(|_| Slot {
+            conn: None,
+            spare: None,
+        })
+        .collect();
+    let counter = &w.progress[w.index].0;
+    let mut n = 0u64;
+    let mut last_end: Option<Instant> = None;
+    loop {
+        let Some(paced) = pace(&w, &timer, last_end).await else {
+            return;
+        };
+        let req: Request<'_> = source.next(Turn {
+            client,
+            n,
+            index: paced.index,
+        });
+        let (target, info, items) = (req.target, req.info, req.items);
+        w.in_flight.set(w.in_flight.get() + 1);
+        let sent = Instant::now();
+        let mut sink = (body_limit > 0).then(|| {
+            body.clear();
+            BodySink {
+                buf: &mut body,
+                limit: body_limit,
+                truncated: false,
+            }
+        });
+        let outcome = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;
+        let truncated = sink.is_some_and(|s| s.truncated);
+        let end = Instant::now();
+        w.in_flight.set(w.in_flight.get() - 1);
+        {
+            let mut rec = w.rec.borrow_mut();
+            if let Some(intended) = paced.intended {
+                let lag = sent.saturating_duration_since(intended);
+                rec.record_pacer_lag(lag);
+                if paced.due.is_some() {
+                    rec.record_service(end - sent);
+                    if lag > LATE_THRESHOLD {
+                        rec.late += 1;
+                    }
+                }
+            }
+            let latency = end - paced.due.unwrap_or(sent);
+            let status = match outcome {
+                Outcome::Status(s) => {
+                    let answer = Answer {
+                        status: s,
+                        body: &body,
+                        truncated,
+                        items,
+                    };
+                    check.check(&answer, &mut rec.items);
+                    s
+                }
+                Outcome::Error(_) => 0,
+            };
+            rec.items.sent += items;
+            rec.record(target, outcome, latency, || RequestSample {
+                elapsed_s: latency.as_secs_f64(),
+                request: info,
+                status,
+                client,
+                index: n,
+            });
+        }
+        counter.fetch_add(1, Ordering::Relaxed);
+        n += 1;
+        last_end = Some(end);
+        // Every error path reaches an await point, so the deadline and Ctrl-C are
+        // seen even when every request fails at once (a refused port, no descriptors).
+        match outcome {
+            Outcome::Error(ErrorKind::ClientLimit) => {
+                tokio::time::sleep(CLIENT_LIMIT_BACKOFF).await
+            }
+            Outcome::Error(_) => tokio::task::yield_now().await,
+            Outcome::Status(_) => {}
+        }
+    }
+}
+
+/// Wait for this client's next turn; `None` when its share of the step is done.
+async fn pace<W: Workload>(
+    w: &Worker<W>,
+    timer: &Timer,
+    last_end: Option<Instant>,
+) -> Option<Paced> {
+    match &w.pace {
+        WorkerPace::Open(timetable) => {
+            let due = timetable.claim()?;
+            if due.at > Instant::now() {
+                timer.sleep_until(due.at).await;
+            }
+            Some(Paced {
+                due: Some(due.at),
+                intended: Some(due.at),
+                index: Some(due.index),
+            })
+        }
+        WorkerPace::Closed { wait, budget } => {
+            if budget.as_ref().is_some_and(|b| !b.take()) {
+                return None;
+            }
+            let intended = match last_end {
+                Some(end) if !wait.is_zero() => {
+                    let at = end.checked_add(*wait)?;
+                    if w.deadline.is_some_and(|d| at >= d) {
+                        return None;
+                    }
+                    timer.sleep_until(at).await;
+                    Some(at)
+                }
+                _ => None,
+            };
+            Some(Paced {
+                due: None,
+                intended,
+                index: None,
+            })
+        }
+    }
+}
+
+/// One request with its timeout (from `sent`): connect if needed, write, read the response.
+async fn send<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    req: &Request<'_>,
+    sent: Instant,
+    body: Option<&mut BodySink<'_>>,
+) -> Outcome {
+    let Some(deadline) = sent.checked_add(req.timeout) else {
+        return attempt(w, slot, req, body).await;
+    };
+    match timeout_at(deadline.into(), attempt(w, slot, req, body)).await {
+        Ok(outcome) => outcome,
+        Err(_) => {
+            // Cut off mid-connect, the buffer went with the connect future; a new one is made.
+            slot.close();
+            Outcome::Error(ErrorKind::Timeout)
+        }
+    }
+}
+
+async fn attempt<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    req: &Request<'_>,
+    mut body: Option<&mut BodySink<'_>>,
+) -> Outcome {
+    for first_try in [true, false] {
+        let reused = slot.conn.is_some();
+        if slot.conn.is_none() {
+            let buf = slot.spare.take().unwrap_or_else(http::new_buffer);
+            let target = &w.workload.targets()[req.target];
+            match http::connect(target, w.cfg.tls.as_ref(), buf).await {
+                Ok((conn, opened)) => {
+                    let mut rec = w.rec.borrow_mut();
+                    rec.record_connect(opened.connect);
+                    if let Some(t) = opened.tls {
+                        rec.record_tls(t);
+                    }
+                    slot.conn = Some(conn);
+                }
+                Err((kind, buf)) => {
+                    slot.spare = Some(buf);
+                    return Outcome::Error(kind);
+                }
+            }
+        }
+        if let Some(b) = body.as_deref_mut() {
+            b.buf.clear();
+            b.truncated = false;
+        }
+        let conn = slot.conn.as_mut().expect("connected above");
+        match conn
+            .exchange(req.bytes, req.head, &w.meter, body.as_deref_mut())
+            .await
+        {
+            Ok(resp) => {
+                if resp.close {
+                    w.rec.borrow_mut().server_closes += 1;
+                }
+                if resp.close || !w.cfg.keep_alive {
+                    slot.close();
+                }
+                return Outcome::Status(resp.status);
+            }
+            Err(e) => {
+                slot.close();
+                if reused && first_try && e.is_stale_connection() {
+                    continue;
+                }
+                return Outcome::Error(e.kind());
+            }
+        }
+    }
+    unreachable!("the loop returns on its second pass")
+}

@@ -1,0 +1,343 @@
+//! The engine: virtual clients on a thread-per-core runtime, with the kind of load as
+//! strategies behind one client loop.
+//!
+//! A step runs N clients spread over a few worker threads; each worker is a
+//! single-threaded tokio runtime whose clients share one [`Recorder`] without locks,
+//! merged exactly with the other workers' at the end of the step. What varies is
+//! plugged in, never copied:
+//! - **what to send** and **what to make of the answer**: a [`Workload`] gives each
+//!   client a [`RequestSource`] and a [`ResponseCheck`] ([`workload`]);
+//! - **when to send**: the [`pacer`] — closed model (back to back, `--wait`, a `-n`
+//!   budget) or open model (a [`RateProfile`] timetable, latency from each request's
+//!   due time, no coordinated omission), woken by a [`timer`] exact to microseconds.
+//!
+//! A step ends at its deadline, at its request budget, or on [`Stop`]; requests still
+//! in flight then are cut off and counted as unfinished, so no step outlives its
+//! duration (plus its timeout when it ends by count). A panicking worker fails the
+//! step instead of vanishing from its numbers.
+
+mod client;
+pub mod pacer;
+mod stop;
+pub mod timer;
+pub mod workload;
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+use tokio_rustls::TlsConnector;
+
+pub use pacer::{Lane, RateProfile};
+pub use stop::Stop;
+pub use workload::{
+    Answer, PlanWorkload, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload,
+};
+
+use crate::http::Meter;
+use crate::stats::Recorder;
+use crate::sysinfo;
+use pacer::{Budget, Timetable};
+
+/// The longest request timeout: the histograms track latency up to one hour exactly.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest step, interval, warm-up or pause a run accepts: 30 days.
+pub const MAX_DURATION: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// Settings that hold for every step of a run.
+#[derive(Clone)]
+pub struct EngineConfig {
+    /// Worker threads (each a single-threaded runtime). 0 = one per core.
+    pub threads: usize,
+    /// Pause of each client between requests (closed model).
+    pub wait: Duration,
+    pub keep_alive: bool,
+    pub n_slow: usize,
+    pub n_fast: usize,
+    pub tls: Option<TlsConnector>,
+    /// The part of every step's open-model timetable this process sends
+    /// ([`Lane::ALL`] unless the run is one shard of many).
+    pub lane: Lane,
+}
+
+/// What one step asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepSpec {
+    pub n_clients: usize,
+    /// The step ends after this long...
+    pub duration: Option<Duration>,
+    /// ...or after this many requests, whichever comes first.
+    pub n_requests: Option<u64>,
+    /// Open model: the arrival rate over the step.
+    pub rate: Option<Arc<RateProfile>>,
+}
+
+impl StepSpec {
+    /// Open model: the mean arrival rate over the step, requests per second.
+    pub fn mean_rate(&self) -> Option<f64> {
+        self.rate.as_ref().map(|r| r.mean_rate(self.duration))
+    }
+}
+
+/// What the engine measured in one step.
+pub struct StepRun {
+    pub recorder: Recorder,
+    pub started_at: String,
+    /// From the start of the step to the moment its last worker stopped.
+    pub elapsed: Duration,
+    /// Cut short by [`Stop`] or by a failure.
+    pub partial: bool,
+    /// Why the step failed (a worker panicked): its numbers are incomplete.
+    pub failure: Option<String>,
+    /// This process's CPU time (user + system) during the step, seconds.
+    pub cpu_s: f64,
+}
+
+/// Progress of a running step, for the live line.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub elapsed: Duration,
+    /// Requests that ended (response or error) so far.
+    pub finished: u64,
+}
+
+/// One counter per worker, each on its own cache line so workers never contend.
+#[repr(align(64))]
+#[derive(Default)]
+struct PaddedCounter(AtomicU64);
+
+/// How one worker paces its clients.
+enum WorkerPace {
+    Closed {
+        wait: Duration,
+        /// `-n`: this worker's claim on the step's shared budget.
+        budget: Option<Budget>,
+    },
+    Open(Timetable),
+}
+
+/// Everything the clients of one worker share. Single-threaded: plain cells.
+struct Worker<W: Workload> {
+    workload: Arc<W>,
+    cfg: EngineConfig,
+    rec: RefCell<Recorder>,
+    meter: Meter,
+    in_flight: Cell<u64>,
+    progress: Arc<[PaddedCounter]>,
+    index: usize,
+    deadline: Option<Instant>,
+    pace: WorkerPace,
+}
+
+/// What a worker thread hands back: its measurements, when it stopped, and why it
+/// failed if it did.
+type WorkerEnd = (Recorder, Instant, Option<String>);
+
+/// Run one step of `workload` and return what it measured. Blocks the calling thread.
+pub fn run_step<W: Workload>(
+    workload: &Arc<W>,
+    cfg: &EngineConfig,
+    spec: &StepSpec,
+    stop: &Stop,
+    on_progress: &mut dyn FnMut(Progress),
+) -> StepRun {
+    let n_clients = spec.n_clients.max(1);
+    let threads = if cfg.threads == 0 {
+        sysinfo::cpus()
+    } else {
+        cfg.threads
+    }
+    .clamp(1, n_clients);
+    let n_hosts = workload.targets().len();
+    let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
+    let budget = match (spec.n_requests, &spec.rate) {
+        (Some(n), None) => Some(Arc::new(AtomicU64::new(n))),
+        _ => None,
+    };
+    let started_at = sysinfo::now_rfc3339();
+    let cpu0 = sysinfo::process_cpu_seconds();
+    let t0 = Instant::now();
+    let deadline = spec.duration.and_then(|d| t0.checked_add(d));
+
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<WorkerEnd>();
+    let mut handles = Vec::with_capacity(threads);
+    let mut spawn_failure = None;
+    for w in 0..threads {
+        let clients: Vec<usize> = (w..n_clients).step_by(threads).collect();
+        let pace = match &spec.rate {
+            Some(profile) => WorkerPace::Open(Timetable::new(
+                t0,
+                profile.clone(),
+                cfg.lane.split(w as u64, threads as u64),
+                spec.n_requests,
+                deadline,
+            )),
+            None => WorkerPace::Closed {
+                wait: cfg.wait,
+                budget: budget
+                    .as_ref()
+                    .map(|b| Budget::new(b.clone(), spec.n_requests.unwrap_or(0), threads)),
+            },
+        };
+        let worker = Worker {
+            workload: workload.clone(),
+            cfg: cfg.clone(),
+            rec: RefCell::new(Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast)),
+            meter: Meter::default(),
+            in_flight: Cell::new(0),
+            progress: progress.clone(),
+            index: w,
+            deadline,
+            pace,
+        };
+        let stop_rx = stop.subscribe();
+        let tx = done_tx.clone();
+        let spawned = std::thread::Builder::new()
+            .name(format!("hakaru-worker-{w}"))
+            .spawn(move || {
+                let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    run_worker(worker, clients, stop_rx)
+                }))
+                .unwrap_or_else(|p| {
+                    (
+                        Recorder::new(0, 0, 0),
+                        Instant::now(),
+                        Some(panic_message(&*p)),
+                    )
+                });
+                let _ = tx.send(end);
+            });
+        match spawned {
+            Ok(h) => handles.push(h),
+            Err(e) => {
+                spawn_failure = Some(format!("cannot start worker thread {w}: {e}"));
+                break;
+            }
+        }
+    }
+    drop(done_tx);
+
+    let mut merged = Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast);
+    let mut failure = spawn_failure;
+    let mut last_end = t0;
+    loop {
+        match done_rx.recv_timeout(Duration::from_millis(250)) {
+            Ok((rec, end, failed)) => {
+                merged.merge(&rec);
+                last_end = last_end.max(end);
+                failure = failure.or(failed);
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+                on_progress(Progress {
+                    elapsed: t0.elapsed(),
+                    finished,
+                });
+            }
+            // Every worker has answered (or died without a word).
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    for h in handles {
+        if h.join().is_err() && failure.is_none() {
+            failure = Some("a worker thread died".into());
+        }
+    }
+    StepRun {
+        recorder: merged,
+        started_at,
+        elapsed: last_end.saturating_duration_since(t0),
+        partial: stop.is_triggered() || failure.is_some(),
+        failure,
+        cpu_s: (sysinfo::process_cpu_seconds() - cpu0).max(0.0),
+    }
+}
+
+fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
+    let what = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("a worker failed: {what}")
+}
+
+fn run_worker<W: Workload>(
+    worker: Worker<W>,
+    clients: Vec<usize>,
+    mut stop_rx: watch::Receiver<bool>,
+) -> WorkerEnd {
+    let rt = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            let why = format!("cannot build a worker's runtime: {e}");
+            return (worker.rec.into_inner(), Instant::now(), Some(why));
+        }
+    };
+    let worker = Rc::new(worker);
+    let local = tokio::task::LocalSet::new();
+    let (end, failure) = local.block_on(&rt, async {
+        let timer = timer::Timer::new();
+        let driver = tokio::task::spawn_local(timer.clone().drive());
+        let mut tasks: Vec<_> = clients
+            .into_iter()
+            .map(|c| tokio::task::spawn_local(client::run(worker.clone(), timer.clone(), c)))
+            .collect();
+        let mut failure = None;
+        // Handles leave `tasks` once awaited: a handle must not be polled again.
+        let all_done = async {
+            while let Some(t) = tasks.last_mut() {
+                let joined = t.await;
+                tasks.pop();
+                if let Err(e) = joined {
+                    if e.is_panic() {
+                        return Some(panic_message(&*e.into_panic()));
+                    }
+                }
+            }
+            None
+        };
+        let deadline = async {
+            match worker.deadline {
+                Some(d) => tokio::time::sleep_until(d.into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            f = all_done => failure = f,
+            _ = deadline => {}
+            _ = stop_rx.wait_for(|s| *s) => {}
+        }
+        let end = Instant::now();
+        for t in &tasks {
+            t.abort();
+        }
+        driver.abort();
+        // A client that panicked before the deadline fails the step too.
+        for t in tasks {
+            if let Err(e) = t.await {
+                if e.is_panic() && failure.is_none() {
+                    failure = Some(panic_message(&*e.into_panic()));
+                }
+            }
+        }
+        (end, failure)
+    });
+    drop(local);
+    let mut rec = worker.rec.replace(Recorder::new(0, 0, 0));
+    // Cut-off requests were neither answered nor failed by the server.
+    rec.unfinished += worker.in_flight.get();
+    rec.bytes_received += worker.meter.received.get();
+    rec.bytes_sent += worker.meter.sent.get();
+    if let WorkerPace::Open(t) = &worker.pace {
+        let cut = worker.deadline.map_or(end, |d| d.min(end));
+        rec.dropped += t.missed_before(cut);
+    }
+    (rec, end, failure)
+}

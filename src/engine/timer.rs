@@ -1,0 +1,218 @@
+//! Waking up on time: a per-worker timer exact to a few microseconds.
+//!
+//! tokio's timer wheel has millisecond resolution, so `sleep_until(due)` wakes up to
+//! ~1 ms late: at 2,000 requests/s most requests would leave late. Each worker keeps
+//! its own heap of wake-up times and one Linux `timerfd` armed for the earliest; the
+//! kernel fires it within microseconds and tokio's I/O driver wakes the worker. No
+//! spinning: a wait costs two syscalls at most, whatever its length.
+//!
+//! Where a timerfd cannot be had (not Linux, or no file descriptor left), waits fall
+//! back to tokio's timer, and the pacer lag histogram in the result shows the cost.
+
+use std::cell::{Cell, RefCell};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::future::poll_fn;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+use std::time::Instant;
+
+/// One pending wake-up; ordered by time, then by arrival.
+struct Entry {
+    at: Instant,
+    seq: u64,
+    waker: Waker,
+}
+
+impl PartialEq for Entry {
+    fn eq(&self, o: &Self) -> bool {
+        (self.at, self.seq) == (o.at, o.seq)
+    }
+}
+impl Eq for Entry {}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Entry {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(o.at, o.seq))
+    }
+}
+
+/// A worker's precise timer. Clone the `Rc` to share it among the worker's clients;
+/// [`Timer::drive`] must run as a task on the same worker.
+pub struct Timer {
+    heap: RefCell<BinaryHeap<Reverse<Entry>>>,
+    seq: Cell<u64>,
+    /// The time the timerfd is armed for, if armed.
+    armed: Cell<Option<Instant>>,
+    #[cfg(target_os = "linux")]
+    fd: Option<tokio::io::unix::AsyncFd<std::os::fd::OwnedFd>>,
+}
+
+impl Timer {
+    /// A timer on a new timerfd; must be called inside a tokio runtime.
+    pub fn new() -> Rc<Timer> {
+        Rc::new(Timer {
+            heap: RefCell::new(BinaryHeap::new()),
+            seq: Cell::new(0),
+            armed: Cell::new(None),
+            #[cfg(target_os = "linux")]
+            fd: linux::open(),
+        })
+    }
+
+    /// Whether waits are exact (timerfd) or fall back to tokio's millisecond timer.
+    pub fn is_precise(&self) -> bool {
+        #[cfg(target_os = "linux")]
+        return self.fd.is_some();
+        #[cfg(not(target_os = "linux"))]
+        false
+    }
+
+    /// Wait until `at`.
+    pub async fn sleep_until(&self, at: Instant) {
+        if !self.is_precise() {
+            tokio::time::sleep_until(at.into()).await;
+            return;
+        }
+        poll_fn(|cx| {
+            if Instant::now() >= at {
+                return Poll::Ready(());
+            }
+            let seq = self.seq.get();
+            self.seq.set(seq + 1);
+            self.heap.borrow_mut().push(Reverse(Entry {
+                at,
+                seq,
+                waker: cx.waker().clone(),
+            }));
+            if self.armed.get().is_none_or(|armed| at < armed) {
+                self.arm(at);
+            }
+            Poll::Pending
+        })
+        .await
+    }
+
+    fn arm(&self, at: Instant) {
+        self.armed.set(Some(at));
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.fd {
+            linux::arm(fd.get_ref(), at.saturating_duration_since(Instant::now()));
+        }
+    }
+
+    /// Fire the wake-ups whose time has come, whenever the timerfd says so. Runs for
+    /// the life of the worker.
+    pub async fn drive(self: Rc<Self>) {
+        #[cfg(target_os = "linux")]
+        if let Some(fd) = &self.fd {
+            loop {
+                let Ok(mut guard) = fd.readable().await else {
+                    return;
+                };
+                if guard.try_io(|f| linux::read(f.get_ref())).is_err() {
+                    continue; // not yet readable after all
+                }
+                self.armed.set(None);
+                let now = Instant::now();
+                let mut heap = self.heap.borrow_mut();
+                while heap.peek().is_some_and(|e| e.0.at <= now) {
+                    let Reverse(e) = heap.pop().expect("peeked");
+                    e.waker.wake();
+                }
+                let next = heap.peek().map(|e| e.0.at);
+                drop(heap);
+                if let Some(at) = next {
+                    self.arm(at);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::os::fd::{AsFd, OwnedFd};
+    use std::time::Duration;
+
+    use rustix::time::{
+        timerfd_create, timerfd_settime, Itimerspec, TimerfdClockId, TimerfdFlags,
+        TimerfdTimerFlags, Timespec,
+    };
+    use tokio::io::unix::AsyncFd;
+
+    pub fn open() -> Option<AsyncFd<OwnedFd>> {
+        let fd = timerfd_create(
+            TimerfdClockId::Monotonic,
+            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
+        )
+        .ok()?;
+        // SAFETY: the AsyncFd owns the OwnedFd, which stays open (and keeps its
+        // number) until the AsyncFd is dropped.
+        unsafe { AsyncFd::register_with_interest(fd, tokio::io::Interest::READABLE) }.ok()
+    }
+
+    pub fn arm(fd: &OwnedFd, after: Duration) {
+        // A zero value would disarm the timer: a wake-up already due fires in 1 ns.
+        let after = after.max(Duration::from_nanos(1));
+        let spec = Itimerspec {
+            it_interval: Timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            },
+            it_value: Timespec {
+                tv_sec: after.as_secs() as _,
+                tv_nsec: after.subsec_nanos() as _,
+            },
+        };
+        let _ = timerfd_settime(fd.as_fd(), TimerfdTimerFlags::empty(), &spec);
+    }
+
+    pub fn read(fd: &OwnedFd) -> std::io::Result<()> {
+        let mut expirations = [0u8; 8];
+        rustix::io::read(fd.as_fd(), &mut expirations)
+            .map(|_| ())
+            .map_err(std::io::Error::from)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn wakes_every_sleeper_in_order() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async {
+            let timer = Timer::new();
+            assert!(timer.is_precise());
+            let driver = tokio::task::spawn_local(timer.clone().drive());
+            let t0 = Instant::now();
+            let order = Rc::new(RefCell::new(Vec::new()));
+            let mut tasks = Vec::new();
+            for (i, ms) in [3u64, 1, 2].into_iter().enumerate() {
+                let (timer, order) = (timer.clone(), order.clone());
+                tasks.push(tokio::task::spawn_local(async move {
+                    let at = t0 + Duration::from_millis(ms);
+                    timer.sleep_until(at).await;
+                    assert!(Instant::now() >= at);
+                    order.borrow_mut().push(i);
+                }));
+            }
+            for t in tasks {
+                t.await.unwrap();
+            }
+            assert_eq!(*order.borrow(), vec![1, 2, 0]);
+            driver.abort();
+        });
+    }
+}

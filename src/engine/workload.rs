@@ -1,0 +1,156 @@
+//! What drives the engine: a [`Workload`] names the targets and gives each virtual
+//! client a [`RequestSource`] (what to send next) and a [`ResponseCheck`] (what to
+//! make of the answer). The engine owns pacing, connections, timeouts and recording;
+//! a new kind of load is a new workload, never a copy of the client loop.
+//!
+//! [`PlanWorkload`] is the request-response benchmark: requests encoded once from the
+//! patterns, drawn by each client's [`Picker`], checked by status only.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::http::Target;
+use crate::plan::{Order, Picker, Plan};
+use crate::result::RequestInfo;
+use crate::stats::ItemCounts;
+
+/// A request's place in the step, handed to [`RequestSource::next`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Turn {
+    /// The virtual client sending it (0-based, unique in the step).
+    pub client: usize,
+    /// The client's own count of requests in this step (0-based).
+    pub n: u64,
+    /// Open model: the request's index in the step's global timetable (unique across
+    /// workers and shards). `None` in the closed model.
+    pub index: Option<u64>,
+}
+
+/// One request, ready for the socket.
+#[derive(Debug, Clone, Copy)]
+pub struct Request<'a> {
+    /// Index into [`Workload::targets`].
+    pub target: usize,
+    /// The whole request as it goes on the wire.
+    pub bytes: &'a [u8],
+    pub timeout: Duration,
+    /// A HEAD request: the response has no body whatever its headers say.
+    pub head: bool,
+    /// Index into [`Workload::request_infos`], for the slowest/fastest lists.
+    pub info: usize,
+    /// Items the request carries (documents of a bulk write); 0 for plain requests.
+    pub items: u64,
+}
+
+/// One virtual client's requests. Lives on one worker thread, so it needs no locks;
+/// it may keep buffers and reuse them for every request.
+pub trait RequestSource {
+    fn next(&mut self, turn: Turn) -> Request<'_>;
+}
+
+/// A whole response, as a check sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Answer<'a> {
+    pub status: u16,
+    /// The body, up to [`ResponseCheck::body_limit`] bytes (empty when that is 0).
+    pub body: &'a [u8],
+    /// The body was longer than the limit; `body` holds its start.
+    pub truncated: bool,
+    /// Items the request carried ([`Request::items`]).
+    pub items: u64,
+}
+
+/// What a client makes of each response beyond its status, which the engine always
+/// records. Per client, like the source.
+pub trait ResponseCheck {
+    /// Bytes of body this check reads; 0 (the default) keeps bodies out of memory:
+    /// they are counted and dropped as they arrive.
+    fn body_limit(&self) -> usize {
+        0
+    }
+
+    /// Look at one whole response and count what it says about the items it carried.
+    fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts);
+}
+
+/// The default check: the status is the whole story.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StatusOnly;
+
+impl ResponseCheck for StatusOnly {
+    #[inline]
+    fn check(&mut self, _: &Answer<'_>, _: &mut ItemCounts) {}
+}
+
+/// A kind of load: the hosts it talks to and, per client, a source and a check.
+/// Shared by every worker thread, so it is `Send + Sync`; what each client keeps for
+/// itself lives in the source and check it makes.
+pub trait Workload: Send + Sync + 'static {
+    type Source: RequestSource + 'static;
+    type Check: ResponseCheck + 'static;
+
+    /// The hosts, resolved before any load.
+    fn targets(&self) -> &[Target];
+
+    /// Method and URL of the requests [`Request::info`] points at.
+    fn request_infos(&self) -> Vec<RequestInfo>;
+
+    /// The source of client `client` (unique in the step).
+    fn source(&self, client: usize) -> Self::Source;
+
+    /// The check of client `client`.
+    fn check(&self, client: usize) -> Self::Check;
+}
+
+/// The request-response benchmark: requests encoded once from the patterns.
+pub struct PlanWorkload {
+    pub plan: Arc<Plan>,
+    pub order: Order,
+    pub seed: u64,
+}
+
+/// A client drawing from the plan.
+pub struct PlanSource {
+    plan: Arc<Plan>,
+    picker: Picker,
+}
+
+impl RequestSource for PlanSource {
+    #[inline]
+    fn next(&mut self, _: Turn) -> Request<'_> {
+        let id = self.picker.next(&self.plan);
+        let r = &self.plan.requests[id];
+        Request {
+            target: r.target,
+            bytes: &r.bytes,
+            timeout: r.timeout,
+            head: r.head,
+            info: id,
+            items: 0,
+        }
+    }
+}
+
+impl Workload for PlanWorkload {
+    type Source = PlanSource;
+    type Check = StatusOnly;
+
+    fn targets(&self) -> &[Target] {
+        &self.plan.targets
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.plan.request_infos()
+    }
+
+    fn source(&self, client: usize) -> PlanSource {
+        PlanSource {
+            plan: self.plan.clone(),
+            picker: Picker::new(self.order, self.seed, client),
+        }
+    }
+
+    fn check(&self, _: usize) -> StatusOnly {
+        StatusOnly
+    }
+}
