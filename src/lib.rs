@@ -10,7 +10,6 @@ pub mod console;
 pub mod engine;
 pub mod http;
 pub mod pattern;
-pub mod patterngen;
 pub mod plan;
 pub mod probe;
 pub mod ramp;
@@ -20,4 +19,6 @@ pub mod rng;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;
-pub mod terms;
+
+// The old paths of `pattern::generate` and `pattern::terms`.
+pub use pattern::{generate as patterngen, terms};

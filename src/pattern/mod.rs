@@ -22,6 +22,9 @@
 use std::net::Ipv6Addr;
 use std::path::Path;
 
+pub mod generate;
+pub mod terms;
+
 /// One request pattern as written in the file. Fields left `None` fall back to the
 /// group's, then to the command line's defaults.
 #[derive(Debug, Clone, PartialEq, Default)]
