@@ -18,6 +18,8 @@ use tokio_rustls::TlsConnector;
 use crate::plan::Target;
 use crate::stats::ErrorKind;
 
+pub mod url;
+
 const BUF_SIZE: usize = 32 * 1024;
 const MAX_HEADERS: usize = 100;
 /// A chunk-size line longer than this is not HTTP.
@@ -640,8 +642,7 @@ pub struct Fetched {
 pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
     use std::io::{Read, Write};
     use std::net::ToSocketAddrs;
-    let parts =
-        crate::pattern::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
+    let parts = self::url::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
     if parts.https {
         return Err(format!("{url}: https is not supported here, only http"));
     }
