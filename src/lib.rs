@@ -10,7 +10,6 @@ pub mod console;
 pub mod engine;
 pub mod http;
 pub mod pattern;
-pub mod patterngen;
 pub mod plan;
 pub mod probe;
 pub mod report;
@@ -20,4 +19,14 @@ pub mod runner;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;
-pub mod terms;
+
+// The old paths of `pattern::generate` and `pattern::terms`, kept only while the
+// embedded server's code (moving on another branch) still names them. Remove these
+// once it imports from `pattern` and `http::url`.
+#[doc(hidden)]
+pub use pattern::generate as patterngen;
+#[doc(hidden)]
+pub mod terms {
+    pub use crate::http::url::percent_decode;
+    pub use crate::pattern::terms::*;
+}

@@ -9,6 +9,7 @@ use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
 use crate::http::encode::{encode_request, host_header};
+use crate::http::url::{encode_path, split_url};
 pub use crate::http::Target;
 use crate::pattern::{self, Group, Pattern, PatternSet};
 use crate::result::RequestInfo;
@@ -221,7 +222,7 @@ impl Plan {
 
         // An absolute URL names its own host; otherwise the pattern's, the group's, or the defaults'.
         let (https, hosts, port, path): (bool, Vec<(String, String)>, Option<u16>, String) =
-            if let Some(url) = pattern::split_url(&raw_path) {
+            if let Some(url) = split_url(&raw_path) {
                 (
                     url.https,
                     vec![(url.host, "URL".into())],
@@ -334,20 +335,6 @@ impl Plan {
     }
 }
 
-/// Percent-encode what may not appear raw in a request target (non-ASCII bytes such
-/// as Japanese search terms, controls, spaces), leaving everything else as written.
-pub fn encode_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b > 0x20 && b < 0x7f {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
 /// Draws requests for one client. Each client has its own, so nothing is shared.
 #[derive(Debug, Clone)]
 pub struct Picker {
@@ -423,15 +410,6 @@ mod tests {
             port: 10041,
             ..Defaults::default()
         }
-    }
-
-    #[test]
-    fn non_ascii_paths_are_percent_encoded() {
-        assert_eq!(
-            encode_path("/d/select?query=検索 x"),
-            "/d/select?query=%E6%A4%9C%E7%B4%A2%20x"
-        );
-        assert_eq!(encode_path("/a?b=%E6&c=d"), "/a?b=%E6&c=d");
     }
 
     #[test]

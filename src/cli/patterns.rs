@@ -1,13 +1,13 @@
 //! `hakaru patterns`: a request patterns file from search terms (the tutorial's sed
 //! step, drnbench-generate-select-patterns, cache-hit planning, Sekka's key sets).
-//! Flags map onto [`crate::patterngen::PatternsOptions`]; the logic lives there.
+//! Flags map onto [`crate::pattern::generate::PatternsOptions`]; the logic lives there.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
 
 use anyhow::Context;
 
-use crate::patterngen::{
+use crate::pattern::generate::{
     generate_file, read_terms, EscapeMode, OutputFormat, PatternsOptions, RequestForm, RequestSet,
     DEFAULT_CACHE_SIZE, DRNBENCH_BASE_PARAMS,
 };

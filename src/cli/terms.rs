@@ -1,5 +1,6 @@
 //! `hakaru terms`: search terms from Groonga select results (drnbench-extract-searchterms).
-//! Flags map onto [`crate::terms::TermsOptions`]; the logic lives in `crate::terms`.
+//! Flags map onto [`crate::pattern::terms::TermsOptions`]; the logic lives in
+//! `crate::pattern::terms`.
 
 use std::io::{Read, Write};
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::terms::{extract_terms_from, fetch_url, TermsOptions};
+use crate::pattern::terms::{extract_terms_from, fetch_url, TermsOptions};
 
 /// Print one column of each record of Groonga select results, one term per line.
 ///

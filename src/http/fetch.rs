@@ -19,8 +19,7 @@ pub struct Fetched {
 pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
     use std::io::{Read, Write};
     use std::net::ToSocketAddrs;
-    let parts =
-        crate::pattern::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
+    let parts = super::url::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
     if parts.https {
         return Err(format!("{url}: https is not supported here, only http"));
     }

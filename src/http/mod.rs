@@ -6,6 +6,7 @@
 pub mod encode;
 mod fetch;
 mod tls;
+pub mod url;
 
 pub use fetch::{fetch, Fetched};
 pub use tls::tls_connector;

@@ -34,7 +34,7 @@ use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::terms::{hex_value, percent_encode, push_byte};
+use crate::http::url::{encode_component, encode_component_keeping_escapes};
 
 /// The placeholder a template must contain.
 pub const TERM_PLACEHOLDER: &str = "{term}";
@@ -216,27 +216,8 @@ pub fn unique_requests_for(hit_rate: f64, cache_size: usize) -> Result<usize, Pa
 pub fn escape_term(term: &str, mode: EscapeMode) -> String {
     match mode {
         EscapeMode::Verbatim => term.to_string(),
-        EscapeMode::Raw => percent_encode(term),
-        EscapeMode::Auto => {
-            let bytes = term.as_bytes();
-            let mut out = String::with_capacity(bytes.len() * 3);
-            let mut i = 0;
-            while i < bytes.len() {
-                let b = bytes[i];
-                let is_escape = b == b'%'
-                    && i + 2 < bytes.len()
-                    && hex_value(bytes[i + 1]).is_some()
-                    && hex_value(bytes[i + 2]).is_some();
-                if is_escape {
-                    out.push_str(&term[i..i + 3]);
-                    i += 3;
-                } else {
-                    push_byte(&mut out, b);
-                    i += 1;
-                }
-            }
-            out
-        }
+        EscapeMode::Raw => encode_component(term),
+        EscapeMode::Auto => encode_component_keeping_escapes(term),
     }
 }
 
@@ -444,7 +425,7 @@ pub fn generate_file(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::terms::percent_decode;
+    use crate::http::url::percent_decode;
 
     const TEMPLATE: &str = "/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text&query_flags=NONE&query={term}";
 
@@ -524,7 +505,7 @@ mod tests {
             assert_eq!(query_of(p), t, "{p}");
         }
         // The same terms after `hakaru terms --escape`: unchanged by the default mode.
-        let escaped: Vec<String> = raw.iter().map(|t| percent_encode(t)).collect();
+        let escaped: Vec<String> = raw.iter().map(|t| encode_component(t)).collect();
         let g2 = generate(&escaped, &template_opts()).unwrap();
         assert_eq!(g.paths, g2.paths);
         // --escape encodes '%' too; --escaped takes terms as they are.

@@ -19,9 +19,9 @@
 //! spaces (a term is one line), surrounding spaces are trimmed, blank terms are
 //! skipped.
 //!
-//! `--escape` percent-encodes each term for a URL query parameter: RFC 3986
-//! unreserved characters (`A-Z a-z 0-9 - . _ ~`) stay, every other byte of the
-//! term's UTF-8 becomes `%XX` (a space is `%20`, never `+`). drnbench used Ruby's
+//! `--escape` percent-encodes each term for a URL query parameter
+//! ([`crate::http::url::encode_component`]): RFC 3986 unreserved characters
+//! (`A-Z a-z 0-9 - . _ ~`) stay, every other byte of the term's UTF-8 becomes `%XX` (a space is `%20`, never `+`). drnbench used Ruby's
 //! `CGI.escape`, which writes `+` for a space; `%20` means the same to every server
 //! and cannot be mistaken for a literal `+`.
 
@@ -29,6 +29,8 @@ use std::collections::HashSet;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::http::url::encode_component;
 
 /// What to extract and how to print it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -128,7 +130,7 @@ pub fn extract_terms_from(
                         continue;
                     }
                     let term = if opts.escape {
-                        percent_encode(&term)
+                        encode_component(&term)
                     } else {
                         term
                     };
@@ -391,62 +393,6 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Is `b` an RFC 3986 unreserved character (never needs escaping)?
-pub fn is_unreserved(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
-}
-
-/// Percent-encodes `s` for a URL query parameter: unreserved characters stay,
-/// every other UTF-8 byte becomes `%XX` (upper-case hex; a space is `%20`).
-pub fn percent_encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() * 3);
-    for &b in s.as_bytes() {
-        push_byte(&mut out, b);
-    }
-    out
-}
-
-pub(crate) fn push_byte(out: &mut String, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789ABCDEF";
-    if is_unreserved(b) {
-        out.push(b as char);
-    } else {
-        out.push('%');
-        out.push(HEX[(b >> 4) as usize] as char);
-        out.push(HEX[(b & 15) as usize] as char);
-    }
-}
-
-/// Decodes `%XX` sequences. A `%` not followed by two hex digits stays as it is;
-/// `+` stays `+` (RFC 3986; form decoding of `+` as a space is the caller's
-/// choice). Bytes that do not make valid UTF-8 become U+FFFD.
-pub fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            if let (Some(h), Some(l)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2])) {
-                out.push(h << 4 | l);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-pub(crate) fn hex_value(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
-}
-
 /// Fetches `url` (plain `http://` only) with one blocking GET ([`crate::http::fetch`])
 /// and returns the body as text. A non-2xx status is an error unless the body is
 /// JSON (Groonga answers errors with status 400 and a JSON error that
@@ -478,6 +424,7 @@ fn finish((status, body): (u16, Vec<u8>), url: &str) -> Result<String, TermsErro
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::http::url::percent_decode;
 
     const V1: &str = r#"[[0,1795240391.44,0.01],[[[3],[["_key","ShortText"],["title","ShortText"],["categories","Categories"],["_score","Int32"]],["page-1","Groonga fast search",["search","db"],2],["page-2","日本語 テキスト",["search"],1],["page-3","a&b #1 100%",[],1]]]]"#;
     const V2_DRILLDOWN: &str = r#"[[0,1.0,0.001],[[[2],[["title","ShortText"],["_key","ShortText"]],["Alpha","k1"],["Beta","k2"]],[[3],[["_key","ShortText"],["_nsubrecs","Int32"]],["search",2],["db",2],["x",1]]]]"#;
@@ -574,31 +521,6 @@ mod tests {
         );
         assert_eq!(t[2], "a%26b%20%231%20100%25");
         assert_eq!(percent_decode(&t[1]), "日本語 テキスト");
-    }
-
-    #[test]
-    fn percent_round_trip() {
-        for s in [
-            "a&b",
-            "#x",
-            "100%",
-            "a+b",
-            "a b",
-            "日本語",
-            "~._-",
-            "%41",
-            "=?/:;,'\"\\",
-            "",
-        ] {
-            let e = percent_encode(s);
-            assert!(e.bytes().all(|b| is_unreserved(b) || b == b'%'), "{e}");
-            assert_eq!(percent_decode(&e), s);
-        }
-        assert_eq!(percent_decode("%zz%4"), "%zz%4");
-        assert_eq!(percent_decode("a+b%2b"), "a+b+");
-        assert_eq!(percent_decode("%"), "%");
-        assert_eq!(percent_decode("%4"), "%4");
-        assert_eq!(percent_decode("%ff"), "\u{fffd}");
     }
 
     #[test]

@@ -1,0 +1,252 @@
+//! Request patterns: what to send, read from a patterns file or one URL, or
+//! generated from search terms.
+//!
+//! - [`text`]: the plain-text list of paths or URLs, one a line;
+//! - [`drnbench`]: every JSON form drnbench's README documents (named groups, an
+//!   array of groups, a single group; a group as an array of patterns or an object
+//!   with options; a pattern as a path string or an object), read by the small
+//!   span-keeping walker in [`json`];
+//! - [`generate`]: patterns files from search terms (templates, drnbench's base
+//!   params, cache-hit planning, same/unique keys);
+//! - [`terms`]: search terms from Groonga `select` results.
+//!
+//! This module only reads and validates; `plan` turns patterns into encoded requests.
+//! URLs are split and checked by [`crate::http::url`].
+//!
+//! The form of a file is chosen by its first character (after whitespace and a UTF-8
+//! BOM): `{` or `[` means JSON, anything else a text list. Invalid JSON is an error
+//! with its line and column — never silently re-read as text, which is what drnbench
+//! did.
+
+use std::path::Path;
+
+use crate::http::url::{check_host, check_path_chars, is_http_url, parse_http_url, quote};
+
+mod drnbench;
+pub mod generate;
+mod json;
+pub mod terms;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+/// One request pattern as written in the file. Fields left `None` fall back to the
+/// group's, then to the command line's defaults.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Pattern {
+    /// A path ("/d/select?query=a") or an absolute URL ("http://host:port/path").
+    /// Raw non-ASCII is kept as written (`plan` percent-encodes it); spaces and
+    /// control characters are rejected at parse time.
+    pub path: Option<String>,
+    /// An HTTP token such as "GET", kept as written.
+    pub method: Option<String>,
+    /// Request body. A JSON value that is not a string is sent as its JSON text.
+    pub body: Option<String>,
+    /// A host name or IP address; an IPv6 address is kept without brackets.
+    pub host: Option<String>,
+    pub port: Option<u16>,
+    /// Seconds.
+    pub timeout: Option<f64>,
+    pub headers: Vec<(String, String)>,
+}
+
+/// A group of patterns drawn with one frequency.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Group {
+    /// The key in the named-groups form.
+    pub name: Option<String>,
+    /// Share of all requests; `None` means an equal share of what is left.
+    pub frequency: Option<f64>,
+    /// Defaults for this group's patterns.
+    pub defaults: Pattern,
+    pub patterns: Vec<Pattern>,
+}
+
+/// Everything one patterns file (or one URL on the command line) describes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternSet {
+    /// Where the patterns came from, for messages and the result file.
+    pub source: String,
+    pub groups: Vec<Group>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PatternError {
+    #[error("cannot read patterns file {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("patterns file {path} is empty")]
+    Empty { path: String },
+    #[error("patterns file {path}: invalid JSON at line {line}, column {column}: {message}")]
+    Json {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A line of the text form (or a non-UTF-8 byte) is wrong.
+    #[error("patterns file {path}, line {line}: {message}")]
+    Line {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    /// Valid JSON of the wrong shape. `line` is where the offending value starts.
+    #[error(
+        "patterns file {path}{}: {message}",
+        .line.map(|l| format!(", line {l}")).unwrap_or_default()
+    )]
+    Shape {
+        path: String,
+        line: Option<usize>,
+        message: String,
+    },
+    /// A URL given on the command line is not an http(s) URL.
+    #[error("invalid URL {url:?}: {message}")]
+    Url { url: String, message: String },
+}
+
+impl PatternSet {
+    /// How many patterns all groups hold together.
+    pub fn n_patterns(&self) -> usize {
+        self.groups.iter().map(|g| g.patterns.len()).sum()
+    }
+
+    /// [`normalized_frequencies`] of this set's groups.
+    pub fn normalized_frequencies(&self) -> Vec<f64> {
+        normalized_frequencies(&self.groups)
+    }
+}
+
+/// Each group's share of requests, summing to 1, in group order.
+///
+/// drnbench's rule: a group without a frequency gets `1 / number_of_groups`, so with
+/// no frequencies at all every group gets an equal share. drnbench then sends
+/// `total × frequency` requests per group, so frequencies that do not sum to 1 change
+/// the total; hakaru draws groups at random instead, so it normalizes the same raw
+/// values to sum to 1 — the shares between groups are the ones drnbench would give.
+/// A frequency of 0 means the group is never drawn. If every share is 0 (which
+/// [`parse`] rejects) or a value is not finite, every group gets an equal share
+/// rather than a division by zero.
+pub fn normalized_frequencies(groups: &[Group]) -> Vec<f64> {
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let equal = 1.0 / groups.len() as f64;
+    let raw: Vec<f64> = groups
+        .iter()
+        .map(|g| match g.frequency {
+            Some(f) if f.is_finite() && f >= 0.0 => f,
+            Some(_) => 0.0,
+            None => equal,
+        })
+        .collect();
+    let total: f64 = raw.iter().sum();
+    if !(total > 0.0 && total.is_finite()) {
+        return vec![equal; groups.len()];
+    }
+    raw.iter().map(|r| r / total).collect()
+}
+
+/// Reads and parses a patterns file; messages name the file as given.
+pub fn load_file(path: &Path) -> Result<PatternSet, PatternError> {
+    let display = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| PatternError::Read {
+        path: display.clone(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+        PatternError::Line {
+            path: display.clone(),
+            line,
+            message: format!("not valid UTF-8 (byte offset {at}); save the file as UTF-8"),
+        }
+    })?;
+    parse(&text, &display)
+}
+
+/// Parses the text of a patterns file. `source` names it in messages and in
+/// [`PatternSet::source`].
+pub fn parse(text: &str, source: &str) -> Result<PatternSet, PatternError> {
+    let body = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let groups = match body.trim_start().chars().next() {
+        None => {
+            return Err(PatternError::Empty {
+                path: source.into(),
+            })
+        }
+        Some('{' | '[') => drnbench::parse_json(body, source)?,
+        Some(_) => vec![text::parse_text(body, source)?],
+    };
+    Ok(PatternSet {
+        source: source.into(),
+        groups,
+    })
+}
+
+/// A single URL given on the command line, as a one-pattern set whose source is the
+/// URL itself.
+pub fn from_url(url: &str) -> Result<PatternSet, PatternError> {
+    parse_http_url(url).map_err(|message| PatternError::Url {
+        url: url.into(),
+        message,
+    })?;
+    Ok(PatternSet {
+        source: url.into(),
+        groups: vec![Group {
+            patterns: vec![Pattern {
+                path: Some(url.into()),
+                ..Pattern::default()
+            }],
+            ..Group::default()
+        }],
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Checks shared by both forms; each returns a message without location.
+
+/// A path starting with '/' or an absolute http(s) URL.
+fn check_target(s: &str) -> Result<(), String> {
+    if s.starts_with('/') {
+        check_path_chars(s)
+    } else if is_http_url(s) {
+        parse_http_url(s).map(|_| ())
+    } else {
+        Err(format!(
+            "expected a path starting with '/' or an http(s):// URL, found {}",
+            quote(s)
+        ))
+    }
+}
+
+/// A host field: a name, an IPv4 address, or an IPv6 address with or without
+/// brackets (kept without).
+fn check_host_field(host: &str) -> Result<String, String> {
+    let bare = host
+        .strip_prefix('[')
+        .and_then(|h| h.strip_suffix(']'))
+        .unwrap_or(host);
+    if bare.contains(':') && check_host(&format!("[{bare}]")).is_ok() {
+        return Ok(bare.into());
+    }
+    if let Some((_, port)) = host.split_once(':') {
+        if !port.contains(':') {
+            return Err(format!(
+                "the host {} has a port; put the port in \"port\"",
+                quote(host)
+            ));
+        }
+    }
+    check_host(host)?;
+    Ok(host.into())
+}
+
+fn is_token_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c)
+}
