@@ -172,14 +172,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(out) = &spec.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
-    if run.partial {
-        eprintln!(
-            "Interrupted: {} finished step(s) kept; the last one is marked partial.",
-            run.steps.len()
-        );
-        return Ok(130);
-    }
-    Ok(0)
+    Ok(runner::exit_code(&run))
 }
 
 #[cfg(test)]

@@ -117,5 +117,5 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(out) = &spec.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
-    Ok(if run.partial { 130 } else { 0 })
+    Ok(runner::exit_code(&run))
 }

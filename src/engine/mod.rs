@@ -276,7 +276,11 @@ fn run_worker<W: Workload>(
     {
         Ok(rt) => rt,
         Err(e) => {
-            let why = format!("cannot build a worker's runtime: {e}");
+            let why = if crate::http::is_client_limit(&e) {
+                format!("cannot build a worker's runtime: {e} (raise the limit with ulimit -n)")
+            } else {
+                format!("cannot build a worker's runtime: {e}")
+            };
             return (worker.rec.into_inner(), Instant::now(), Some(why));
         }
     };

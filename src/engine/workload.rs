@@ -95,11 +95,10 @@ pub trait Workload: Send + Sync + 'static {
     /// Method and URL of the requests [`Request::info`] points at.
     fn request_infos(&self) -> Vec<RequestInfo>;
 
-    /// The source of client `client` (unique in the step).
-    fn source(&self, client: usize) -> Self::Source;
-
-    /// The check of client `client`.
-    fn check(&self, client: usize) -> Self::Check;
+    /// The source and the check of client `client` (unique in the step), made on the
+    /// worker thread that runs it; the two may share per-client state (what was
+    /// sent, for the check to compare).
+    fn client(&self, client: usize) -> (Self::Source, Self::Check);
 }
 
 /// The request-response benchmark: requests encoded once from the patterns.
@@ -143,14 +142,11 @@ impl Workload for PlanWorkload {
         self.plan.request_infos()
     }
 
-    fn source(&self, client: usize) -> PlanSource {
-        PlanSource {
+    fn client(&self, client: usize) -> (PlanSource, StatusOnly) {
+        let source = PlanSource {
             plan: self.plan.clone(),
             picker: Picker::new(self.order, self.seed, client),
-        }
-    }
-
-    fn check(&self, _: usize) -> StatusOnly {
-        StatusOnly
+        };
+        (source, StatusOnly)
     }
 }

@@ -4,6 +4,7 @@ mod util;
 
 mod bad_input;
 mod demo;
+mod engine;
 mod groonga;
 mod nginx;
 mod probe;
