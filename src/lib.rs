@@ -19,6 +19,7 @@ pub mod runner;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;
+pub mod workload;
 
 // The old paths of `pattern::generate` and `pattern::terms`, kept only while the
 // embedded server's code (moving on another branch) still names them. Remove these

@@ -8,12 +8,13 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 
-use crate::engine::{EngineConfig, Lane, PlanWorkload};
+use crate::engine::{EngineConfig, Lane};
 use crate::pattern::{self, PatternSet};
 use crate::plan::{Defaults, Order, Plan};
 use crate::report::csv::CsvFormat;
 use crate::result::Settings;
 use crate::runner::Outputs;
+use crate::workload::PlanWorkload;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderArg {

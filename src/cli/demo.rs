@@ -15,7 +15,7 @@ use clap::Args;
 
 use super::args::parse_duration;
 use crate::console::Console;
-use crate::engine::{EngineConfig, Lane, PlanWorkload, StepSpec};
+use crate::engine::{EngineConfig, Lane, StepSpec};
 use crate::pattern::generate::{self as patterngen, PatternsOptions, RequestForm, RequestSet};
 use crate::pattern::terms::{self, TermsOptions};
 use crate::plan::{Defaults, Order, Plan};
@@ -23,6 +23,7 @@ use crate::probe::{ProbeKind, Prober};
 use crate::report::csv::CsvFormat;
 use crate::result::{RunResult, Settings};
 use crate::runner::{self, client_steps, Outputs, RunSpec};
+use crate::workload::PlanWorkload;
 
 /// The tutorial's select, with `{term}` where the search term goes.
 pub const TUTORIAL_TEMPLATE: &str = "/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text&output_columns=snippet_html(title),snippet_html(text),categories,_key&query_flags=NONE&sortby=title&drilldown=categories&drilldown_limit=10&drilldown_output_columns=_id,_key,_nsubrecs&drilldown_sortby=_nsubrecs&query={term}";

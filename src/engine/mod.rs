@@ -33,9 +33,7 @@ use tokio_rustls::TlsConnector;
 
 pub use pacer::{Lane, RateProfile};
 pub use stop::Stop;
-pub use workload::{
-    Answer, PlanWorkload, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload,
-};
+pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
 use crate::http::Meter;
 use crate::stats::Recorder;

@@ -297,3 +297,119 @@ fn regression_bytes_of_a_body_cut_by_a_timeout_are_counted() {
     );
     assert!(step["bytes_sent"].as_u64().unwrap() > 0);
 }
+
+/// Test-only workload against real Groonga: each request loads `ITEMS` new pages,
+/// built at send time; the library's `CountAtPointer` check reads `[[0,…],N]`.
+struct GroongaLoad {
+    targets: Vec<Target>,
+    request: BodyRequest,
+}
+
+struct LoadSource {
+    request: BodyRequest,
+    body: Vec<u8>,
+    wire: Vec<u8>,
+}
+
+impl RequestSource for LoadSource {
+    fn next(&mut self, turn: Turn) -> Request<'_> {
+        self.body.clear();
+        self.body.push(b'[');
+        for i in 0..ITEMS {
+            if i > 0 {
+                self.body.push(b',');
+            }
+            write!(
+                self.body,
+                r#"{{"_key":"load-{}-{}-{i}","title":"loaded"}}"#,
+                turn.client, turn.n
+            )
+            .unwrap();
+        }
+        self.body.push(b']');
+        self.request.write(&mut self.wire, &self.body);
+        Request {
+            target: 0,
+            bytes: &self.wire,
+            timeout: Duration::from_secs(5),
+            head: false,
+            info: 0,
+            items: ITEMS,
+        }
+    }
+}
+
+impl Workload for GroongaLoad {
+    type Source = LoadSource;
+    type Check = hakaru::workload::check::CountAtPointer;
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        Vec::new()
+    }
+
+    fn client(&self, _: usize) -> (LoadSource, Self::Check) {
+        let source = LoadSource {
+            request: self.request.clone(),
+            body: Vec::new(),
+            wire: Vec::new(),
+        };
+        let check = hakaru::workload::check::CountAtPointer {
+            pointer: "/1".into(),
+            body_limit: 64 * 1024,
+        };
+        (source, check)
+    }
+}
+
+#[test]
+fn groonga_load_counts_what_was_kept_and_what_was_not() {
+    if !util::have("groonga") {
+        return;
+    }
+    let dir = TempDir::new("groonga-load");
+    let db = util::groonga_db(&dir, 10);
+    let server = util::groonga_http(&db);
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", server.port).parse().unwrap();
+    let host = addr.to_string();
+    let load = |content_type: &str| {
+        let workload = Arc::new(GroongaLoad {
+            targets: vec![Target {
+                https: false,
+                host: "127.0.0.1".into(),
+                port: addr.port(),
+                addrs: vec![addr],
+            }],
+            request: BodyRequest::new(
+                "POST",
+                "/d/load?table=Pages",
+                &host,
+                &[],
+                Some(content_type),
+                true,
+            ),
+        });
+        let spec = StepSpec {
+            n_clients: 2,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: Some(20),
+            rate: None,
+        };
+        engine::run_step(&workload, &config(1), &spec, &Stop::default(), &mut |_| {}).recorder
+    };
+    let kept = load("application/json");
+    assert_eq!(kept.items.sent, 20 * ITEMS);
+    assert_eq!(kept.items.ok, 20 * ITEMS, "{:?}", kept.items);
+    // With a form's content type (curl --data's default) Groonga answers 200 and
+    // loads nothing: acknowledged, not kept, and reported as such.
+    let lost = load("application/x-www-form-urlencoded");
+    assert_eq!(lost.status_counts().get(&200), Some(&20));
+    assert_eq!(lost.items.ok, 0);
+    assert_eq!(
+        lost.items.failed,
+        vec![(hakaru::workload::check::NOT_KEPT.to_string(), 20 * ITEMS)]
+    );
+}
