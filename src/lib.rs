@@ -17,7 +17,7 @@ pub mod ramp;
 pub mod report;
 pub mod result;
 pub mod rng;
+pub mod server;
 pub mod stats;
 pub mod sysinfo;
-pub mod target;
 pub mod terms;
