@@ -11,4 +11,4 @@ mod probe;
 mod ramp;
 mod report;
 mod run;
-mod target;
+mod server;

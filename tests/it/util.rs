@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use hakaru::target::basic::start_basic;
-use hakaru::target::server::{RunningServer, ServerOptions};
+use hakaru::server::basic::start_basic;
+use hakaru::server::listen::{RunningServer, ServerOptions};
 
 pub fn hakaru() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_hakaru"));
