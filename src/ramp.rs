@@ -2,41 +2,15 @@
 //! result files rewritten after every step so an interrupted run keeps every finished
 //! step. `hakaru run` is a ramp of one step.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop};
 use crate::plan::Plan;
 use crate::probe::{self, Prober, ProcessWatch};
-use crate::report::csv::{to_csv, CsvFormat};
-use crate::report::json::to_json;
-use crate::report::write_atomic;
+use crate::result::store::Outputs;
 use crate::result::{RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
 use crate::sysinfo;
-
-/// Where a run writes its result files.
-#[derive(Debug, Clone)]
-pub struct Outputs {
-    pub csv: PathBuf,
-    pub json: PathBuf,
-    pub format: CsvFormat,
-}
-
-impl Outputs {
-    /// The CSV and JSON result sit side by side: `x.csv` and `x.json` from either name.
-    pub fn beside(path: &Path, format: CsvFormat) -> Outputs {
-        let (csv, json) = if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            (path.with_extension("csv"), path.to_path_buf())
-        } else {
-            (path.to_path_buf(), path.with_extension("json"))
-        };
-        Outputs { csv, json, format }
-    }
-}
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
 #[derive(Default)]
@@ -221,14 +195,10 @@ fn run_one(
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    let write = |path: &Path, bytes: &[u8]| {
-        write_atomic(path, bytes).map_err(|source| RampError::Write {
-            path: path.display().to_string(),
-            source,
-        })
-    };
-    write(&out.json, to_json(run).as_bytes())?;
-    write(&out.csv, to_csv(run, out.format).as_bytes())
+    out.write(run).map_err(|(path, source)| RampError::Write {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
@@ -255,13 +225,5 @@ mod tests {
         assert_eq!(client_steps(1, 32, 1).len(), 32);
         assert_eq!(client_steps(5, 5, 3), vec![5]);
         assert_eq!(client_steps(0, 3, 1), vec![1, 2, 3]);
-    }
-
-    #[test]
-    fn outputs_sit_side_by_side() {
-        let o = Outputs::beside(Path::new("out/groonga-result.csv"), CsvFormat::Full);
-        assert_eq!(o.json, Path::new("out/groonga-result.json"));
-        let o = Outputs::beside(Path::new("r.json"), CsvFormat::Full);
-        assert_eq!(o.csv, Path::new("r.csv"));
     }
 }

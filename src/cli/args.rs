@@ -11,8 +11,8 @@ use clap::{Args, ValueEnum};
 use crate::engine::EngineConfig;
 use crate::pattern::{self, PatternSet};
 use crate::plan::{Defaults, Order, Plan};
-use crate::ramp::Outputs;
-use crate::report::csv::CsvFormat;
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
 use crate::result::Settings;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

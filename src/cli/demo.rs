@@ -19,8 +19,9 @@ use crate::engine::{EngineConfig, StepSpec};
 use crate::patterngen::{self, PatternsOptions, RequestForm, RequestSet};
 use crate::plan::{Defaults, Order, Plan};
 use crate::probe::{ProbeKind, Prober};
-use crate::ramp::{self, client_steps, Outputs, RunSpec};
-use crate::report::csv::CsvFormat;
+use crate::ramp::{self, client_steps, RunSpec};
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
 use crate::result::{RunResult, Settings};
 use crate::terms::{self, TermsOptions};
 

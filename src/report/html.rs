@@ -574,9 +574,9 @@ pub enum ReportError {
     LabelCount { labels: usize, files: usize },
 }
 
-/// Writes a report file atomically ([`crate::report::write_atomic`]), naming it on error.
+/// Writes a report file atomically ([`crate::result::store::write_atomic`]), naming it on error.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
-    crate::report::write_atomic(path, contents).map_err(|error| ReportError::Write {
+    crate::result::store::write_atomic(path, contents).map_err(|error| ReportError::Write {
         path: path.to_owned(),
         error,
     })

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::result::{Machine, RunResult, Settings, SCHEMA_VERSION};
 
-pub use super::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
+pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
 
 /// hakaru's CSV columns that carry server-side numbers: read as probes, like any
 /// named column this reader does not know.
@@ -580,7 +580,7 @@ mod tests {
 
     #[test]
     fn csv_written_by_hakaru_reads_back_with_its_probes() {
-        use crate::report::{csv::to_csv, csv::CsvFormat, fixture};
+        use crate::result::{csv::to_csv, csv::CsvFormat, fixture};
         let mut step = fixture::bare_step(4);
         step.round = 2;
         step.cache_hit_rate = Some(0.5);

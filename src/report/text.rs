@@ -12,7 +12,7 @@ use hdrhistogram::Histogram;
 use crate::result::{decode_histogram, LatencySummary, RequestInfo, RunResult, StepResult};
 use crate::stats::{RequestSample, LATE_THRESHOLD};
 
-use super::float_repr;
+use crate::result::csv::float_repr;
 
 /// Quantiles of ab's "served within a certain time" table, in percent.
 const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 100.0];
@@ -613,8 +613,8 @@ fn at_percent(h: &Histogram<u64>, pct: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{bare_step, recorded_step, run};
     use crate::result::encode_histogram;
+    use crate::result::fixture::{bare_step, recorded_step, run};
     use crate::stats::{new_histogram, ErrorKind};
 
     #[test]

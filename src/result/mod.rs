@@ -3,6 +3,12 @@
 //!
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
+pub mod csv;
+#[cfg(test)]
+pub(crate) mod fixture;
+pub mod json;
+pub mod store;
+
 use std::collections::BTreeMap;
 
 use base64::Engine as _;
