@@ -9,14 +9,14 @@ use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop};
 use crate::plan::Plan;
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::result::store::Outputs;
-use crate::result::{RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::{Mode, RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
 use crate::sysinfo;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
 #[derive(Default)]
 pub struct RunSpec {
-    /// "run" or "ramp".
-    pub mode: String,
+    /// Which command this run is.
+    pub mode: Mode,
     pub command_line: Vec<String>,
     pub steps: Vec<StepSpec>,
     pub interval: Duration,
@@ -84,7 +84,7 @@ pub fn run(
         schema_version: SCHEMA_VERSION,
         tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
         command_line: spec.command_line.clone(),
-        mode: spec.mode.clone(),
+        mode: spec.mode,
         started_at: sysinfo::now_rfc3339(),
         partial: false,
         settings: spec.settings.clone(),

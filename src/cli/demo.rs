@@ -22,7 +22,7 @@ use crate::probe::{ProbeKind, Prober};
 use crate::ramp::{self, client_steps, RunSpec};
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
-use crate::result::{RunResult, Settings};
+use crate::result::{LoadModel, Mode, RequestOrder, RunResult, Settings};
 use crate::terms::{self, TermsOptions};
 
 /// The tutorial's select, with `{term}` where the search term goes.
@@ -193,7 +193,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         .collect();
     let warmup = Duration::from_secs(2);
     let spec = RunSpec {
-        mode: "ramp".into(),
+        mode: Mode::Ramp,
         command_line,
         steps,
         interval: args.interval,
@@ -202,8 +202,8 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
             interval_s: args.interval.as_secs_f64(),
             timeout_s: defaults.timeout.as_secs_f64(),
             keep_alive: true,
-            model: "closed".into(),
-            order: "random".into(),
+            model: LoadModel::Closed,
+            order: RequestOrder::Random,
             seed: 1,
             patterns_source: patterns_path.display().to_string(),
             n_patterns: plan.n_patterns,

@@ -10,6 +10,7 @@ use super::args::{parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::engine::StepSpec;
 use crate::ramp::{self, client_steps, RunSpec};
+use crate::result::{LoadModel, Mode};
 
 #[derive(Args, Debug)]
 pub struct RampArgs {
@@ -123,10 +124,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     settings.duration_s = Some(args.duration.as_secs_f64());
     settings.interval_s = args.interval.as_secs_f64();
     if args.rate.is_some() {
-        settings.model = "open".into();
+        settings.model = LoadModel::Open;
     }
     let mut spec = RunSpec {
-        mode: "ramp".into(),
+        mode: Mode::Ramp,
         command_line,
         steps,
         interval: args.interval,

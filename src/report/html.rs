@@ -424,7 +424,7 @@ fn run_section(s: &Series) -> String {
             "keep-alive".into(),
             if st.keep_alive { "on" } else { "off" }.into(),
         ));
-        rows.push(("load model".into(), st.model.clone()));
+        rows.push(("load model".into(), st.model.to_string()));
         rows.push((
             "patterns".into(),
             format!(

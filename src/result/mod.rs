@@ -10,12 +10,14 @@ pub mod json;
 pub mod store;
 
 use std::collections::BTreeMap;
+use std::fmt;
 
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
+use crate::plan::Order;
 use crate::stats::{ErrorKind, Recorder, RequestSample};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
@@ -30,8 +32,8 @@ pub struct RunResult {
     pub tool: String,
     /// The command line as typed.
     pub command_line: Vec<String>,
-    /// "run" or "ramp".
-    pub mode: String,
+    /// Which command ran: `"run"` (one step) or `"ramp"` (steps of growing load).
+    pub mode: Mode,
     /// Wall-clock start, RFC 3339 UTC.
     pub started_at: String,
     /// True when the run was interrupted (Ctrl-C) before every step finished.
@@ -65,10 +67,10 @@ pub struct Settings {
     /// Default per-request timeout, seconds.
     pub timeout_s: f64,
     pub keep_alive: bool,
-    /// "closed" (N clients back to back) or "open" (fixed arrival rate).
-    pub model: String,
-    /// "random" or "sequential".
-    pub order: String,
+    /// `"closed"` (N clients back to back) or `"open"` (fixed arrival rate).
+    pub model: LoadModel,
+    /// `"random"` or `"sequential"`.
+    pub order: RequestOrder,
     pub seed: u64,
     /// Where the patterns came from: a file path or the URL given.
     pub patterns_source: String,
@@ -86,6 +88,89 @@ pub struct Settings {
     #[serde(default = "one")]
     pub rounds: usize,
 }
+
+/// Which command produced a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// `hakaru run`: one step.
+    #[default]
+    Run,
+    /// `hakaru ramp`: steps of growing load.
+    Ramp,
+}
+
+/// How load is offered to the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadModel {
+    /// N clients, each sending its next request when the previous one ends.
+    #[default]
+    Closed,
+    /// A fixed arrival rate, whatever the responses do.
+    Open,
+}
+
+/// The order in which clients draw requests from the patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestOrder {
+    /// Seeded random draws, weighted by frequency.
+    #[default]
+    Random,
+    /// The file's order, for exact replays.
+    Sequential,
+}
+
+impl Mode {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Run => "run",
+            Mode::Ramp => "ramp",
+        }
+    }
+}
+
+impl LoadModel {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadModel::Closed => "closed",
+            LoadModel::Open => "open",
+        }
+    }
+}
+
+impl RequestOrder {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestOrder::Random => "random",
+            RequestOrder::Sequential => "sequential",
+        }
+    }
+}
+
+impl From<Order> for RequestOrder {
+    fn from(o: Order) -> Self {
+        match o {
+            Order::Random => RequestOrder::Random,
+            Order::Sequential => RequestOrder::Sequential,
+        }
+    }
+}
+
+macro_rules! display_as_str {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+display_as_str!(Mode, LoadModel, RequestOrder);
 
 fn one() -> usize {
     1
@@ -379,6 +464,33 @@ mod tests {
     use super::*;
     use crate::stats::Outcome;
     use std::time::Duration;
+
+    #[test]
+    fn names_are_the_lowercase_strings_of_schema_1() {
+        let names = [
+            (serde_json::to_value(Mode::Run).unwrap(), "run"),
+            (serde_json::to_value(Mode::Ramp).unwrap(), "ramp"),
+            (serde_json::to_value(LoadModel::Closed).unwrap(), "closed"),
+            (serde_json::to_value(LoadModel::Open).unwrap(), "open"),
+            (
+                serde_json::to_value(RequestOrder::Random).unwrap(),
+                "random",
+            ),
+            (
+                serde_json::to_value(RequestOrder::Sequential).unwrap(),
+                "sequential",
+            ),
+        ];
+        for (value, name) in names {
+            assert_eq!(value, name);
+        }
+        assert_eq!(
+            serde_json::from_str::<Mode>("\"ramp\"").unwrap(),
+            Mode::Ramp
+        );
+        assert_eq!(LoadModel::Open.to_string(), "open");
+        assert!(serde_json::from_str::<LoadModel>("\"Open\"").is_err());
+    }
 
     #[test]
     fn histogram_round_trips() {
