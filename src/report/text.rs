@@ -453,7 +453,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
                 h.target,
                 h.responses,
                 h.errors,
-                ms(h.mean_s)
+                ms(h.mean_s())
             );
         }
     }

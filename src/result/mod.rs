@@ -18,10 +18,13 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Order;
-use crate::stats::{ErrorKind, Recorder, RequestSample};
+use crate::stats::{ErrorKind, Recorder, RequestSample, MAX_TRACKABLE_US};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// 2: a host's exact `latency_sum_us` replaces its `mean_s` (still read from version 1
+/// files); the connect and TLS histograms are kept; the top-N capacities are recorded.
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// One run of `hakaru run` or `hakaru ramp`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -226,11 +229,56 @@ impl LatencySummary {
 
 /// Requests and latency toward one host.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(from = "HostResultFile")]
 pub struct HostResult {
+    /// "scheme://host:port".
     pub target: String,
+    /// Whole HTTP responses from this host, any status.
     pub responses: u64,
+    /// Requests to this host that ended without a response.
     pub errors: u64,
-    pub mean_s: f64,
+    /// Sum of the response times of `responses`, microseconds: exact, so hosts and
+    /// shards add up; the mean is [`HostResult::mean_s`].
+    pub latency_sum_us: u64,
+}
+
+impl HostResult {
+    /// Mean response time in seconds, 0 without responses.
+    pub fn mean_s(&self) -> f64 {
+        if self.responses == 0 {
+            0.0
+        } else {
+            self.latency_sum_us as f64 / self.responses as f64 / 1e6
+        }
+    }
+}
+
+/// [`HostResult`] as files hold it: schema 1 wrote a mean (`mean_s`), later ones the sum.
+#[derive(Deserialize)]
+struct HostResultFile {
+    target: String,
+    responses: u64,
+    errors: u64,
+    #[serde(default)]
+    latency_sum_us: Option<u64>,
+    #[serde(default)]
+    mean_s: Option<f64>,
+}
+
+impl From<HostResultFile> for HostResult {
+    fn from(f: HostResultFile) -> Self {
+        // A schema-1 mean times the responses gives the sum back to within rounding.
+        let latency_sum_us = f.latency_sum_us.unwrap_or_else(|| {
+            let mean = f.mean_s.unwrap_or(0.0);
+            (mean * 1e6 * f.responses as f64).round().max(0.0) as u64
+        });
+        HostResult {
+            target: f.target,
+            responses: f.responses,
+            errors: f.errors,
+            latency_sum_us,
+        }
+    }
 }
 
 /// A server's own numbers around one step, from one probe on one host.
@@ -311,12 +359,27 @@ pub struct StepResult {
     /// hakaru's CPU use as a share of all the machine's cores, 0..1.
     pub client_cpu_share: f64,
     pub per_host: Vec<HostResult>,
+    /// The slowest requests, slowest first.
     pub slowest: Vec<RequestSample>,
+    /// The fastest requests, fastest first.
     pub fastest: Vec<RequestSample>,
+    /// How many requests `slowest` keeps at most (`--n-slow-requests`); absent in
+    /// schema-1 files.
+    #[serde(default)]
+    pub slowest_capacity: Option<usize>,
+    /// How many requests `fastest` keeps at most; absent in schema-1 files.
+    #[serde(default)]
+    pub fastest_capacity: Option<usize>,
     /// HdrHistogram V2 serialization of the response-time histogram (µs), base64.
     pub histogram: String,
     /// Same for the service-time histogram (open model only).
     pub service_histogram: Option<String>,
+    /// Same for the connect-time histogram; absent in schema-1 files.
+    #[serde(default)]
+    pub connect_histogram: Option<String>,
+    /// Same for the TLS-handshake histogram, when TLS connections were made.
+    #[serde(default)]
+    pub tls_handshake_histogram: Option<String>,
     /// Server-side numbers before and after the step (`--probe`).
     #[serde(default)]
     pub probes: Vec<ProbeResult>,
@@ -396,11 +459,7 @@ impl StepResult {
                 target: targets.get(i).cloned().unwrap_or_default(),
                 responses: h.responses,
                 errors: h.errors,
-                mean_s: if h.responses > 0 {
-                    h.latency_sum_us as f64 / h.responses as f64 / 1e6
-                } else {
-                    0.0
-                },
+                latency_sum_us: u64::try_from(h.latency_sum_us).unwrap_or(u64::MAX),
             })
             .collect();
         let elapsed = facts.elapsed_s.max(1e-9);
@@ -433,12 +492,99 @@ impl StepResult {
             per_host,
             slowest: rec.slowest.as_slice().to_vec(),
             fastest: rec.fastest.as_slice().to_vec(),
+            slowest_capacity: Some(rec.slowest.keep()),
+            fastest_capacity: Some(rec.fastest.keep()),
             histogram: encode_histogram(&rec.latency),
             service_histogram: open_model.then(|| encode_histogram(&rec.service)),
+            connect_histogram: Some(encode_histogram(&rec.connect)),
+            tls_handshake_histogram: (!rec.tls_handshake.is_empty())
+                .then(|| encode_histogram(&rec.tls_handshake)),
             probes: Vec::new(),
             cache_hit_rate: None,
             server_process: None,
         }
+    }
+}
+
+/// Why a step result cannot become a recorder again.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("step {n_clients} clients (round {round}): {which} histogram: {message}")]
+pub struct ToRecorderError {
+    pub n_clients: usize,
+    pub round: usize,
+    /// "response-time", "service-time", "connect" or "TLS handshake".
+    pub which: &'static str,
+    pub message: String,
+}
+
+impl StepResult {
+    /// The recorder this step was made from: the inverse of [`StepResult::from_recorder`],
+    /// exact for every histogram, counter and the slowest/fastest lists, so results
+    /// from many runs or machines merge as exactly as the workers of one step do.
+    ///
+    /// A histogram absent from the file (schema 1 had no connect histogram) comes back
+    /// empty; one that is present but does not decode is an error.
+    pub fn to_recorder(&self) -> Result<Recorder, ToRecorderError> {
+        let slow_keep = self.slowest_capacity.unwrap_or(self.slowest.len());
+        let fast_keep = self.fastest_capacity.unwrap_or(self.fastest.len());
+        let mut rec = Recorder::new(self.per_host.len(), slow_keep, fast_keep);
+        // Into the recorder's own histogram, so every recorder keeps the same bounds
+        // and merges without fail; values beyond them cannot come from hakaru.
+        let put = |which: &'static str, text: Option<&String>, into: &mut Histogram<u64>| {
+            let Some(text) = text else { return Ok(()) };
+            decode_histogram(text)
+                .and_then(|h| {
+                    into.add(&h)
+                        .map_err(|e| format!("values beyond {MAX_TRACKABLE_US} µs: {e:?}"))
+                })
+                .map_err(|message| ToRecorderError {
+                    n_clients: self.n_clients,
+                    round: self.round,
+                    which,
+                    message,
+                })
+        };
+        put("response-time", Some(&self.histogram), &mut rec.latency)?;
+        put(
+            "service-time",
+            self.service_histogram.as_ref(),
+            &mut rec.service,
+        )?;
+        put("connect", self.connect_histogram.as_ref(), &mut rec.connect)?;
+        put(
+            "TLS handshake",
+            self.tls_handshake_histogram.as_ref(),
+            &mut rec.tls_handshake,
+        )?;
+        let last_code = rec.statuses.len() - 1;
+        for (code, n) in &self.statuses {
+            rec.statuses[usize::from(*code).min(last_code)] += n;
+        }
+        for (kind, n) in &self.errors {
+            if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
+                rec.errors[i] += n;
+            }
+        }
+        rec.bytes_received = self.bytes_received;
+        rec.bytes_sent = self.bytes_sent;
+        rec.connections_opened = self.connections_opened;
+        rec.server_closes = self.server_closes;
+        rec.unfinished = self.unfinished;
+        rec.late = self.late;
+        rec.dropped = self.dropped;
+        for (into, h) in rec.per_host.iter_mut().zip(&self.per_host) {
+            into.responses = h.responses;
+            into.errors = h.errors;
+            into.latency_sum_us = u128::from(h.latency_sum_us);
+        }
+        // Offered in list order, ties keep their order: the lists come back as they were.
+        for s in &self.slowest {
+            rec.slowest.offer(s.clone());
+        }
+        for s in &self.fastest {
+            rec.fastest.offer(s.clone());
+        }
+        Ok(rec)
     }
 }
 
@@ -464,6 +610,152 @@ mod tests {
     use super::*;
     use crate::stats::Outcome;
     use std::time::Duration;
+
+    fn facts() -> StepFacts {
+        StepFacts {
+            n_clients: 2,
+            rate: Some(100.0),
+            started_at: String::new(),
+            elapsed_s: 1.0,
+            partial: false,
+            client_cpu_s: 0.0,
+            cpus: 2,
+        }
+    }
+
+    fn sample(ms: u64, client: usize) -> RequestSample {
+        RequestSample {
+            elapsed_s: ms as f64 / 1000.0,
+            request: ms as usize % 3,
+            status: 200,
+            client,
+            index: ms,
+        }
+    }
+
+    /// A recorder with something in every histogram, counter and list; `n` requests
+    /// from `from_ms` on, spread over two hosts.
+    fn busy(from_ms: u64, n: u64, client: usize) -> Recorder {
+        let mut r = Recorder::new(2, 3, 3);
+        for ms in from_ms..from_ms + n {
+            let outcome = match ms % 10 {
+                7 => Outcome::Status(503),
+                9 => Outcome::Error(ErrorKind::Reset),
+                _ => Outcome::Status(200),
+            };
+            r.record(
+                (ms % 2) as usize,
+                outcome,
+                Duration::from_micros(ms * 997),
+                || sample(ms, client),
+            );
+            r.record_service(Duration::from_micros(ms * 500));
+        }
+        r.record_connect(Duration::from_micros(120 + from_ms));
+        r.record_tls(Duration::from_micros(900 + from_ms));
+        r.bytes_received = 1000 * n;
+        r.bytes_sent = 100 * n;
+        r.server_closes = 1;
+        r.unfinished = 2;
+        r.late = 3;
+        r.dropped = 4;
+        r
+    }
+
+    fn assert_same(a: &Recorder, b: &Recorder) {
+        assert_eq!(a.latency, b.latency);
+        assert_eq!(a.service, b.service);
+        assert_eq!(a.connect, b.connect);
+        assert_eq!(a.tls_handshake, b.tls_handshake);
+        assert_eq!(a.statuses, b.statuses);
+        assert_eq!(a.errors, b.errors);
+        let counters = |r: &Recorder| {
+            [
+                r.bytes_received,
+                r.bytes_sent,
+                r.connections_opened,
+                r.server_closes,
+                r.unfinished,
+                r.late,
+                r.dropped,
+            ]
+        };
+        assert_eq!(counters(a), counters(b));
+        let hosts = |r: &Recorder| -> Vec<(u64, u64, u128)> {
+            r.per_host
+                .iter()
+                .map(|h| (h.responses, h.errors, h.latency_sum_us))
+                .collect()
+        };
+        assert_eq!(hosts(a), hosts(b));
+        assert_eq!(a.slowest.as_slice(), b.slowest.as_slice());
+        assert_eq!(a.fastest.as_slice(), b.fastest.as_slice());
+        assert_eq!(a.slowest.keep(), b.slowest.keep());
+        assert_eq!(a.fastest.keep(), b.fastest.keep());
+    }
+
+    fn step_of(r: &Recorder) -> StepResult {
+        StepResult::from_recorder(
+            facts(),
+            r,
+            &["http://a:1".into(), "http://b:2".into()],
+            true,
+        )
+    }
+
+    #[test]
+    fn a_step_turns_back_into_its_recorder() {
+        let rec = busy(1, 500, 0);
+        assert_same(&step_of(&rec).to_recorder().unwrap(), &rec);
+        // Through the file too.
+        let mut run = crate::result::fixture::run(vec![step_of(&rec)]);
+        run.steps[0].n_clients = 2;
+        let text = json::to_json(&run);
+        let back = json::from_json(&text, "r.json").unwrap();
+        assert_same(&back.steps[0].to_recorder().unwrap(), &rec);
+    }
+
+    #[test]
+    fn converting_then_merging_equals_merging_then_converting() {
+        // `b` has fewer requests than the lists keep: its capacity must survive.
+        let (a, b) = (busy(1, 400, 0), busy(1000, 2, 1));
+        let mut merged = a.clone();
+        merged.merge(&b);
+        let mut from_results = step_of(&a).to_recorder().unwrap();
+        from_results.merge(&step_of(&b).to_recorder().unwrap());
+        assert_same(&from_results, &merged);
+        assert_same(&step_of(&merged).to_recorder().unwrap(), &merged);
+        let (x, y) = (step_of(&from_results), step_of(&merged));
+        assert_eq!(x.latency, y.latency);
+        assert_eq!(x.per_host, y.per_host);
+        assert_eq!(x.slowest, y.slowest);
+    }
+
+    #[test]
+    fn schema_1_host_mean_reads_as_a_sum() {
+        let h: HostResult = serde_json::from_str(
+            r#"{"target": "http://a:1", "responses": 4, "errors": 1, "mean_s": 0.0025}"#,
+        )
+        .unwrap();
+        assert_eq!(h.latency_sum_us, 10_000);
+        assert_eq!(h.mean_s(), 0.0025);
+        let text = serde_json::to_string(&h).unwrap();
+        assert!(!text.contains("mean_s") && text.contains("\"latency_sum_us\":10000"));
+    }
+
+    #[test]
+    fn a_broken_histogram_is_an_error_naming_it() {
+        let mut s = step_of(&busy(1, 10, 0));
+        s.connect_histogram = Some("not base64!".into());
+        let err = s.to_recorder().unwrap_err();
+        assert_eq!(err.which, "connect");
+        assert!(err
+            .to_string()
+            .starts_with("step 2 clients (round 1): connect histogram"));
+        // Schema 1 had no connect histogram: it comes back empty.
+        s.connect_histogram = None;
+        assert!(s.to_recorder().unwrap().connect.is_empty());
+    }
 
     #[test]
     fn names_are_the_lowercase_strings_of_schema_1() {
