@@ -7,6 +7,7 @@ pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
+pub mod schema;
 pub mod store;
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use std::fmt;
 use base64::Engine as _;
 use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Order;
@@ -27,7 +29,7 @@ use crate::stats::{ErrorKind, Recorder, RequestSample, MAX_TRACKABLE_US};
 pub const SCHEMA_VERSION: u32 = 2;
 
 /// One run of `hakaru run` or `hakaru ramp`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RunResult {
     /// Version of this schema; see [`SCHEMA_VERSION`].
     pub schema_version: u32,
@@ -50,14 +52,14 @@ pub struct RunResult {
     pub steps: Vec<StepResult>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct RequestInfo {
     pub method: String,
     pub url: String,
 }
 
 /// The settings that shape the numbers.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
     /// Nominal duration of each step in seconds (absent when steps end by request count).
     pub duration_s: Option<f64>,
@@ -93,7 +95,7 @@ pub struct Settings {
 }
 
 /// Which command produced a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// `hakaru run`: one step.
@@ -104,7 +106,7 @@ pub enum Mode {
 }
 
 /// How load is offered to the target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LoadModel {
     /// N clients, each sending its next request when the previous one ends.
@@ -115,7 +117,7 @@ pub enum LoadModel {
 }
 
 /// The order in which clients draw requests from the patterns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RequestOrder {
     /// Seeded random draws, weighted by frequency.
@@ -180,7 +182,7 @@ fn one() -> usize {
 }
 
 /// Facts about the machine hakaru ran on.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Machine {
     pub hostname: String,
     pub os: String,
@@ -190,7 +192,7 @@ pub struct Machine {
 }
 
 /// Latency figures of one histogram, in seconds.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct LatencySummary {
     pub count: u64,
     pub min_s: f64,
@@ -228,7 +230,7 @@ impl LatencySummary {
 }
 
 /// Requests and latency toward one host.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 #[serde(from = "HostResultFile")]
 pub struct HostResult {
     /// "scheme://host:port".
@@ -254,7 +256,7 @@ impl HostResult {
 }
 
 /// [`HostResult`] as files hold it: schema 1 wrote a mean (`mean_s`), later ones the sum.
-#[derive(Deserialize)]
+#[derive(Deserialize, JsonSchema)]
 struct HostResultFile {
     target: String,
     responses: u64,
@@ -282,7 +284,7 @@ impl From<HostResultFile> for HostResult {
 }
 
 /// A server's own numbers around one step, from one probe on one host.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ProbeResult {
     /// "groonga", "droonga", "couchdb", or the name of a `url=` probe.
     pub probe: String,
@@ -299,7 +301,7 @@ pub struct ProbeResult {
 }
 
 /// A local server process's use of the machine during one step (`--probe-pid`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ProcessUse {
     pub pid: u32,
     /// CPU time (user + system) it used during the step, seconds.
@@ -312,7 +314,7 @@ pub struct ProcessUse {
 }
 
 /// What one step measured.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StepResult {
     /// Which repetition of the run this step belongs to (`--rounds`), from 1.
     #[serde(default = "one")]
