@@ -2,11 +2,10 @@
 //! turns up, how well the Universal Scalability Law explains the curve, and whether
 //! the numbers can be trusted (enough steps, past the knee, client not the bottleneck).
 //!
-//! Everything here is a pure function of a [`Series`]; the reports only format it.
+//! Everything here is a pure function of a [`Series`] returning numbers and findings;
+//! the reports word them ([`crate::report::findings`]).
 
-use std::fmt;
-
-use crate::report::read::{Point, Series};
+use crate::series::{Point, Series};
 
 /// Share of the peak that counts as "levelled off".
 pub const PLATEAU_SHARE: f64 = 0.95;
@@ -82,59 +81,6 @@ pub enum Warning {
     Partial,
 }
 
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Warning::FewPoints { n } => write!(
-                f,
-                "only {n} step{} with clients: a saturation curve needs at least {MIN_POINTS}; \
-                 use a smaller --step or a larger --end-n-clients",
-                if *n == 1 { "" } else { "s" }
-            ),
-            Warning::PoorFit { r_squared } => write!(
-                f,
-                "the Universal Scalability Law fits poorly (R² = {r_squared:.2}): the curve is \
-                 noisy or shaped by something else (errors, cache warm-up, a client limit), \
-                 so its predictions are rough"
-            ),
-            Warning::StillRising { last_clients } => write!(
-                f,
-                "throughput was still at its highest at the last step ({last_clients} clients): \
-                 the data stop before the peak; raise --end-n-clients"
-            ),
-            Warning::NoKnee { last_clients } => write!(
-                f,
-                "mean latency never reached {KNEE_FACTOR}× its lowest-load value up to \
-                 {last_clients} clients: the data stop before the knee; raise --end-n-clients"
-            ),
-            Warning::ClientBottleneck { steps } => {
-                let list: Vec<String> = steps
-                    .iter()
-                    .map(|(n, s)| {
-                        format!(
-                            "{n} client{} ({:.0}%)",
-                            if *n == 1 { "" } else { "s" },
-                            s * 100.0
-                        )
-                    })
-                    .collect();
-                write!(
-                    f,
-                    "hakaru itself used over {:.0}% of the load machine's CPU at {}: \
-                     these numbers may be the client's limit, not the server's; run hakaru \
-                     on a bigger machine or on several machines",
-                    CLIENT_CPU_LIMIT * 100.0,
-                    list.join(", ")
-                )
-            }
-            Warning::Partial => write!(
-                f,
-                "the run was interrupted: its last step may be short and its numbers rough"
-            ),
-        }
-    }
-}
-
 /// What a ramp says about saturation.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Saturation {
@@ -148,6 +94,10 @@ pub struct Saturation {
     pub knee: Option<StepRef>,
     pub usl: Option<UslFit>,
     pub warnings: Vec<Warning>,
+    /// Steps with clients and responses: 1 is a single-step run, not a curve.
+    pub measured_steps: usize,
+    /// The highest share of a step's requests without a 2xx/3xx response, percent.
+    pub max_error_share: f64,
 }
 
 /// Steps that carry a measurement: some clients and some responses.
@@ -253,6 +203,12 @@ pub fn analyse(series: &Series) -> Saturation {
         knee: kn,
         usl,
         warnings,
+        measured_steps: pts.len(),
+        max_error_share: series
+            .points
+            .iter()
+            .map(|p| p.error_share)
+            .fold(0.0, f64::max),
     }
 }
 
@@ -420,144 +376,10 @@ fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
     x.iter().all(|v| v.is_finite()).then_some(x)
 }
 
-/// Formats seconds with a unit a person reads at a glance: "19.8 ms", "1.25 s", "850 µs".
-pub fn fmt_latency(s: f64) -> String {
-    if !s.is_finite() {
-        return "–".into();
-    }
-    let (v, unit) = if s >= 1.0 {
-        (s, "s")
-    } else if s >= 1e-3 {
-        (s * 1e3, "ms")
-    } else {
-        (s * 1e6, "µs")
-    };
-    format!("{} {unit}", sig3(v))
-}
-
-/// Three significant digits, no trailing exponent: 151.3 → "151", 19.77 → "19.8".
-pub fn sig3(v: f64) -> String {
-    let a = v.abs();
-    if a >= 100.0 || a == 0.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
-}
-
-/// qps with one decimal below 1000, whole numbers above: "151.3", "12040".
-pub fn fmt_qps(q: f64) -> String {
-    if q >= 1000.0 {
-        format!("{q:.0}")
-    } else {
-        format!("{q:.1}")
-    }
-}
-
-/// The saturation summary in plain sentences, for reports and the end of a ramp.
-pub fn sentences(series: &Series, sat: &Saturation) -> Vec<String> {
-    let mut out = Vec::new();
-    let errs: f64 = series
-        .points
-        .iter()
-        .map(|p| p.error_share)
-        .fold(0.0, f64::max);
-    let errors_line = (errs > 0.0).then(|| {
-        format!(
-            "Up to {} of a step's requests failed or got an error status.",
-            crate::report::html::fmt_share(errs)
-        )
-    });
-    let clients = |n: usize| format!("{n} client{}", if n == 1 { "" } else { "s" });
-    let Some(pk) = sat.peak else {
-        out.push(
-            "No step got a response: there is nothing to analyse; check that the target \
-             was up and reachable."
-                .into(),
-        );
-        out.extend(errors_line);
-        return out;
-    };
-    if measured(series).count() == 1 {
-        // A single step (`hakaru run`): state it, there is no curve to read.
-        out.push(format!(
-            "Throughput was {} qps with {}, at a mean latency of {}.",
-            fmt_qps(pk.qps),
-            clients(pk.n_clients),
-            fmt_latency(pk.mean_s)
-        ));
-        out.extend(errors_line);
-        return out;
-    }
-    out.push(format!(
-        "Throughput peaks at {} qps with {}.",
-        fmt_qps(pk.qps),
-        clients(pk.n_clients)
-    ));
-    if let Some(pl) = sat.plateau {
-        if pl.n_clients < pk.n_clients {
-            out.push(format!(
-                "It levels off from {} on ({} qps, {:.0}% of the peak): more clients than \
-                 that add waiting, not throughput.",
-                clients(pl.n_clients),
-                fmt_qps(pl.qps),
-                PLATEAU_SHARE * 100.0
-            ));
-        } else {
-            out.push(format!(
-                "It levels off there: no smaller load reaches {:.0}% of the peak.",
-                PLATEAU_SHARE * 100.0
-            ));
-        }
-    }
-    if let Some(b) = sat.baseline {
-        match sat.knee {
-            Some(k) => out.push(format!(
-                "Mean latency is {} at {} and first exceeds twice that at {} ({}): from \
-                 there on requests queue.",
-                fmt_latency(b.mean_s),
-                clients(b.n_clients),
-                clients(k.n_clients),
-                fmt_latency(k.mean_s)
-            )),
-            None => out.push(format!(
-                "Mean latency is {} at {} and never doubles in this run.",
-                fmt_latency(b.mean_s),
-                clients(b.n_clients)
-            )),
-        }
-    }
-    if let Some(f) = sat.usl {
-        let mut s = format!(
-            "The Universal Scalability Law fits with R² = {:.2} (contention σ = {:.3}, \
-             coherency κ = {:.4})",
-            f.r_squared, f.sigma, f.kappa
-        );
-        match (f.max_qps, f.peak_clients) {
-            (Some(m), Some(n)) => s.push_str(&format!(
-                "; it predicts at most {} qps, at about {n:.0} clients.",
-                fmt_qps(m)
-            )),
-            (Some(m), None) => s.push_str(&format!(
-                "; it predicts throughput approaching {} qps without a peak.",
-                fmt_qps(m)
-            )),
-            _ => s.push_str("; it sees no limit yet: throughput grows in step with clients."),
-        }
-        out.push(s);
-    }
-    out.extend(errors_line);
-    out
-}
-
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::report::read::SourceFormat;
+    use crate::series::SourceFormat;
 
     pub(crate) fn series_of(pts: &[(usize, f64, f64)]) -> Series {
         Series {
@@ -649,12 +471,6 @@ mod tests {
         assert!(sat.warnings.contains(&Warning::ClientBottleneck {
             steps: vec![(2, 0.97)]
         }));
-        let text = sat
-            .warnings
-            .iter()
-            .map(|w| w.to_string())
-            .collect::<String>();
-        assert!(text.contains("client's limit"));
     }
 
     #[test]
@@ -679,27 +495,12 @@ mod tests {
         let one = series_of(&[(4, 100.0, 0.04)]);
         let sat = analyse(&one);
         assert!(sat.warnings.is_empty(), "{:?}", sat.warnings);
-        assert_eq!(
-            sentences(&one, &sat),
-            vec!["Throughput was 100.0 qps with 4 clients, at a mean latency of 40.0 ms."]
-        );
+        assert_eq!(sat.measured_steps, 1);
         let mut dead = series_of(&[(0, 0.0, 0.0), (1, 0.0, 0.0), (2, 0.0, 0.0)]);
         dead.points[1].error_share = 100.0;
         let sat = analyse(&dead);
         assert_eq!(sat.peak, None);
         assert!(sat.usl.is_none() && sat.warnings.is_empty());
-        let text = sentences(&dead, &sat).join(" ");
-        assert!(
-            text.contains("No step got a response") && text.contains("100%"),
-            "{text}"
-        );
-    }
-
-    #[test]
-    fn formats() {
-        assert_eq!(fmt_latency(0.019765), "19.8 ms");
-        assert_eq!(fmt_latency(1.5), "1.50 s");
-        assert_eq!(fmt_latency(0.00085), "850 µs");
-        assert_eq!(fmt_qps(151.333), "151.3");
+        assert_eq!(sat.max_error_share, 100.0);
     }
 }

@@ -5,11 +5,12 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, fmt_latency, fmt_qps};
+use crate::analysis;
 use crate::report::chart::{self, esc};
-use crate::report::html::{self, fmt_share, ReportOptions};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::html::{self, ReportOptions};
 use crate::report::markdown::{md_table, Align};
-use crate::report::read::Series;
+use crate::series::Series;
 
 /// The figures of one run that a comparison puts side by side.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,9 +5,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use crate::analysis::{self, fmt_latency, fmt_qps, Saturation};
+use crate::analysis::{self, Saturation};
 use crate::report::chart::{self, esc, ChartOptions};
-use crate::report::read::Series;
+use crate::report::findings;
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::series::Series;
 
 /// How a report is drawn.
 #[derive(Debug, Clone, Copy, Default)]
@@ -101,10 +103,6 @@ pub(crate) fn rich(text: &str) -> String {
         }
     }
     o
-}
-
-fn clients(n: usize) -> String {
-    format!("{n} client{}", if n == 1 { "" } else { "s" })
 }
 
 /// A one-line description of where a series came from.
@@ -260,23 +258,6 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o
 }
 
-/// Percent with enough digits that a small share, or a small gap to 100%, still
-/// shows: "0.025%", "1.50%", "99.975%", "100%".
-pub fn fmt_share(p: f64) -> String {
-    let gap = 100.0 - p;
-    if p == 0.0 {
-        "0%".into()
-    } else if p == 100.0 {
-        "100%".into()
-    } else if p < 0.1 || (gap > 0.0 && gap < 0.1) {
-        format!("{p:.3}%")
-    } else if p < 10.0 || (gap > 0.0 && gap < 1.0) {
-        format!("{p:.2}%")
-    } else {
-        format!("{p:.1}%")
-    }
-}
-
 fn status_section(s: &Series) -> String {
     let codes = s.status_codes();
     let kinds: Vec<String> = {
@@ -363,7 +344,7 @@ fn probe_value(name: &str, v: f64) -> String {
     } else if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
-        analysis::sig3(v)
+        sig3(v)
     }
 }
 
@@ -501,7 +482,7 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     );
     b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
     b.push_str(&cards(&sat));
-    for line in analysis::sentences(s, &sat) {
+    for line in findings::sentences(&sat) {
         let _ = write!(b, "<p>{}</p>", rich(&line));
     }
     let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();

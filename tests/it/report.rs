@@ -12,7 +12,8 @@ use hakaru::report::compare::{
 };
 use hakaru::report::html::{html_report, run_report, MarkdownTo, OutputPlan, ReportOptions};
 use hakaru::report::markdown::markdown_report;
-use hakaru::report::read::{read_result, read_results, SourceFormat};
+use hakaru::report::read::{read_result, read_results};
+use hakaru::series::SourceFormat;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -20,7 +21,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn tutorial_runs() -> Vec<hakaru::report::read::Series> {
+fn tutorial_runs() -> Vec<hakaru::series::Series> {
     let paths: Vec<PathBuf> = [
         "groonga-result.csv",
         "synthetic-droonga-1node.csv",
@@ -376,7 +377,7 @@ warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up
 fn series_from_a_run_in_memory_matches_the_file() {
     let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
     let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
-    let mem = hakaru::report::read::Series::from_run(&run, "ramp");
+    let mem = hakaru::series::Series::from_run(&run, "ramp");
     let file = read_result(&fixture("hakaru-result.json")).unwrap();
     assert_eq!(mem.label, "ramp");
     assert_eq!(mem.points.len(), file.points.len());
