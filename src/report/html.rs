@@ -3,33 +3,13 @@
 //! the charts, the per-step numbers, statuses, probes and the run's settings.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use crate::analysis::{self, Saturation};
-use crate::report::chart::{self, esc, ChartOptions};
+use crate::report::chart::{self, esc};
 use crate::report::findings;
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::report::ReportOptions;
 use crate::series::Series;
-
-/// How a report is drawn.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ReportOptions {
-    pub chart: ChartOptions,
-}
-
-/// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
-pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let name = if suffix.starts_with('-') || suffix.starts_with('.') {
-        format!("{stem}{suffix}")
-    } else {
-        format!("{stem}.{suffix}")
-    };
-    path.with_file_name(name)
-}
 
 pub(crate) const CSS: &str = r#"
 :root { color-scheme: light; }
@@ -537,102 +517,4 @@ pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, S
 
 fn svg_file(svg: String) -> String {
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
-}
-
-/// Why a report could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Read(#[from] crate::report::read::ReadError),
-    #[error("{path}: cannot write: {error}")]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("{0}")]
-    Png(String),
-    #[error("--label gives {labels} label(s) for {files} file(s); give one per file")]
-    LabelCount { labels: usize, files: usize },
-}
-
-/// Writes a report file atomically ([`crate::result::store::write_atomic`]), naming it on error.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
-    crate::result::store::write_atomic(path, contents).map_err(|error| ReportError::Write {
-        path: path.to_owned(),
-        error,
-    })
-}
-
-/// Where Markdown goes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MarkdownTo {
-    Stdout,
-    File(PathBuf),
-}
-
-/// What `hakaru report` and `hakaru compare` should write.
-#[derive(Debug, Clone, Default)]
-pub struct OutputPlan {
-    /// The HTML page.
-    pub html: Option<PathBuf>,
-    /// Write the two charts as SVG next to the HTML (`<stem>-throughput.svg`, …).
-    pub svg: bool,
-    /// Same as PNG.
-    pub png: bool,
-    pub markdown: Option<MarkdownTo>,
-    pub options: ReportOptions,
-}
-
-/// What was written, for the CLI to tell the user; `stdout` is text to print.
-#[derive(Debug, Clone, Default)]
-pub struct Written {
-    pub files: Vec<PathBuf>,
-    pub stdout: String,
-}
-
-/// Writes the charts of `series` next to `base` as SVG and/or PNG.
-pub(crate) fn write_charts(
-    series: &[&Series],
-    base: &Path,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    if plan.svg {
-        for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, suffix);
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-    }
-    if plan.png {
-        for (suffix, bytes) in crate::report::png::chart_pngs(series, &plan.options)? {
-            let p = sibling(base, suffix);
-            write_atomic(&p, &bytes)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
-}
-
-/// `hakaru report`: reads one result and writes what the plan asks for. The terminal
-/// gets the saturation summary and a text chart unless Markdown goes to stdout.
-pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
-    let s = crate::report::read::read_result(result)?;
-    let mut out = Written::default();
-    let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
-    write_atomic(&html_path, html_report(&s, &plan.options).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_charts(&[&s], &html_path, plan, &mut out)?;
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = crate::report::markdown::markdown_report(&s),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, crate::report::markdown::markdown_report(&s).as_bytes())?;
-            out.files.push(p.clone());
-        }
-        None => {}
-    }
-    if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = chart::terminal_summary(&s, 100);
-    }
-    Ok(out)
 }

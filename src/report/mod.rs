@@ -1,14 +1,16 @@
 //! Renderers of results: terminal text for a run; charts, HTML, Markdown and
-//! comparisons; and the readers that turn hakaru's and drnbench's files into the
+//! comparisons; the sentences they share ([`findings`]) and how numbers are written
+//! ([`fmt`]); and the readers that turn hakaru's and drnbench's files into the
 //! [`crate::series::Series`] the renderers draw.
 //!
 //! Every renderer is a pure function of a [`crate::result::RunResult`], a
-//! [`crate::result::StepResult`] or a series, returning a `String`; choosing a file or
-//! stdout is the caller's business ([`crate::result::store::write_atomic`] puts bytes
-//! on disk).
+//! [`crate::result::StepResult`] or a series, returning a `String` (PNG bytes for
+//! [`png`]); [`files`] decides which files `hakaru report` and `hakaru compare` write
+//! and puts them on disk.
 
 pub mod chart;
 pub mod compare;
+pub mod files;
 pub mod findings;
 pub mod fmt;
 pub mod html;
@@ -16,3 +18,11 @@ pub mod markdown;
 pub mod png;
 pub mod read;
 pub mod text;
+
+use chart::ChartOptions;
+
+/// How a report is drawn.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ReportOptions {
+    pub chart: ChartOptions,
+}

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use hakaru::analysis::{self, Warning};
 use hakaru::report::chart::{self, terminal_chart, ChartOptions};
-use hakaru::report::compare::{
-    compare_html, compare_markdown, compare_rows, compare_text, run_compare,
-};
-use hakaru::report::html::{html_report, run_report, MarkdownTo, OutputPlan, ReportOptions};
+use hakaru::report::compare::{compare_html, compare_markdown, compare_rows, compare_text};
+use hakaru::report::files::{run_compare, run_report, MarkdownTo, OutputPlan};
+use hakaru::report::html::html_report;
 use hakaru::report::markdown::markdown_report;
 use hakaru::report::read::{read_result, read_results};
+use hakaru::report::ReportOptions;
 use hakaru::series::SourceFormat;
 
 fn fixture(name: &str) -> PathBuf {
