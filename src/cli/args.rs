@@ -11,9 +11,9 @@ use clap::{Args, ValueEnum};
 use crate::engine::{EngineConfig, Lane};
 use crate::pattern::{self, PatternSet};
 use crate::plan::{Defaults, Order, Plan};
-use crate::report::csv::CsvFormat;
-use crate::result::Settings;
-use crate::runner::Outputs;
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::{LoadModel, Settings};
 use crate::workload::PlanWorkload;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -369,8 +369,8 @@ impl RequestArgs {
             wait_s: self.wait.as_secs_f64(),
             timeout_s: self.default_timeout.as_secs_f64(),
             keep_alive: self.keep_alive(),
-            model: "closed".into(),
-            order: format!("{:?}", self.order).to_lowercase(),
+            model: LoadModel::Closed,
+            order: order.into(),
             seed,
             patterns_source: plan.source.clone(),
             n_patterns: plan.n_patterns,

@@ -20,9 +20,10 @@ use crate::pattern::generate::{self as patterngen, PatternsOptions, RequestForm,
 use crate::pattern::terms::{self, TermsOptions};
 use crate::plan::{Defaults, Order, Plan};
 use crate::probe::{ProbeKind, Prober};
-use crate::report::csv::CsvFormat;
-use crate::result::{RunResult, Settings};
-use crate::runner::{self, client_steps, Outputs, RunSpec};
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::{LoadModel, Mode, RequestOrder, RunResult, Settings};
+use crate::runner::{self, client_steps, RunSpec};
 use crate::workload::PlanWorkload;
 
 /// The tutorial's select, with `{term}` where the search term goes.
@@ -197,7 +198,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         .collect();
     let warmup = Duration::from_secs(2);
     let spec = RunSpec {
-        mode: "ramp".into(),
+        mode: Mode::Ramp,
         command_line,
         steps,
         interval: args.interval,
@@ -206,8 +207,8 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
             interval_s: args.interval.as_secs_f64(),
             timeout_s: defaults.timeout.as_secs_f64(),
             keep_alive: true,
-            model: "closed".into(),
-            order: "random".into(),
+            model: LoadModel::Closed,
+            order: RequestOrder::Random,
             seed: 1,
             patterns_source: patterns_path.display().to_string(),
             n_patterns: plan.n_patterns,
@@ -234,7 +235,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
 
     let out = spec.outputs.as_ref().expect("set above");
     if run.steps.len() > 1 {
-        let series = crate::report::read::Series::from_run(&run, "demo");
+        let series = crate::series::Series::from_run(&run, "demo");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }
     println!("{}", summary(&run));

@@ -10,6 +10,7 @@ use clap::Args;
 use super::args::{parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::engine::{RateProfile, StepSpec};
+use crate::result::{LoadModel, Mode};
 use crate::runner::{self, client_steps, RunSpec};
 
 #[derive(Args, Debug)]
@@ -133,10 +134,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     settings.duration_s = Some(args.duration.as_secs_f64());
     settings.interval_s = args.interval.as_secs_f64();
     if args.rate.is_some() {
-        settings.model = "open".into();
+        settings.model = LoadModel::Open;
     }
     let mut spec = RunSpec {
-        mode: "ramp".into(),
+        mode: Mode::Ramp,
         command_line,
         steps,
         interval: args.interval,
@@ -165,7 +166,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         // Steps differ by rate, not clients: the clients-axis analysis does not apply.
         println!("{}", crate::report::text::rate_table(&run));
     } else if run.steps.len() > 1 {
-        let series = crate::report::read::Series::from_run(&run, "this run");
+        let series = crate::series::Series::from_run(&run, "this run");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }
     print!("{}", crate::report::text::rounds_summary(&run));

@@ -11,6 +11,7 @@ use super::args::{parse_count, parse_duration, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::engine::{RateProfile, StepSpec};
 use crate::report::text;
+use crate::result::{LoadModel, Mode};
 use crate::runner::{self, RunSpec};
 
 #[derive(Args, Debug)]
@@ -82,10 +83,10 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     settings.duration_s = duration.map(|d| d.as_secs_f64());
     settings.n_requests = args.requests;
     if args.rate.is_some() {
-        settings.model = "open".into();
+        settings.model = LoadModel::Open;
     }
     let mut spec = RunSpec {
-        mode: "run".into(),
+        mode: Mode::Run,
         command_line,
         steps: vec![step],
         interval: Duration::ZERO,
