@@ -728,7 +728,7 @@ mod tests {
         assert_eq!(a.connect, b.connect);
         assert_eq!(a.tls_handshake, b.tls_handshake);
         assert_eq!(a.pacer_lag, b.pacer_lag);
-        let mut items = |r: &Recorder| {
+        let items = |r: &Recorder| {
             let mut i = r.items.clone();
             i.failed.sort();
             i
