@@ -209,9 +209,9 @@ fn run_one<W: Workload>(
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    out.write(run).map_err(|(path, source)| RampError::Write {
-        path: path.display().to_string(),
-        source,
+    out.write(run).map_err(|e| RampError::Write {
+        path: e.path.display().to_string(),
+        source: e.source,
     })
 }
 

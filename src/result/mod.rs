@@ -33,7 +33,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct RunResult {
     /// Version of this schema; see [`SCHEMA_VERSION`].
     pub schema_version: u32,
-    /// "hakaru <version>".
+    /// `hakaru <version>`: the tool and version that wrote the file.
     pub tool: String,
     /// The command line as typed.
     pub command_line: Vec<String>,
