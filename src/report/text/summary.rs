@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 use super::{ms, server_side};
 use crate::analysis::step as step_findings;
 use crate::result::{decode_histogram, LatencySummary, RunResult, StepResult};
-use crate::stats::LATE_THRESHOLD;
+use crate::stats::{ErrorKind, LATE_THRESHOLD};
 
 /// Quantiles of ab's "served within a certain time" table, in percent.
 const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 100.0];
@@ -45,17 +45,28 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         "Keep-alive",
         if run.settings.keep_alive { "on" } else { "off" },
     );
-    match step.rate {
-        Some(rate) => field(
+    match (step.rate, &step.rate_profile) {
+        (Some(rate), Some(profile)) => field(
+            &mut out,
+            "Model",
+            format!("open (rate profile {profile} requests/s, {rate:.1} on average)"),
+        ),
+        (Some(rate), None) => field(
             &mut out,
             "Model",
             format!("open ({rate:.1} requests/s target rate)"),
         ),
-        None => field(&mut out, "Model", "closed (clients send back to back)"),
+        (None, _) => field(&mut out, "Model", "closed (clients send back to back)"),
     }
     field(&mut out, "Concurrency", step.n_clients);
     field(&mut out, "Time taken", format!("{elapsed:.3} seconds"));
-    if step.partial {
+    if let Some(why) = &step.failure {
+        field(
+            &mut out,
+            "Failed step",
+            format!("{why} (figures are incomplete)"),
+        );
+    } else if step.partial {
         field(
             &mut out,
             "Cut short",
@@ -81,6 +92,21 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             "Failed requests",
             format!("{failed} (no response: {})", kinds.join(", ")),
         );
+        if step.errors.contains_key(&ErrorKind::ClientLimit) {
+            let limit = run
+                .machine
+                .fd_limit
+                .map(|n| format!(" (open-file limit {n})"))
+                .unwrap_or_default();
+            field(
+                &mut out,
+                "Client limit",
+                format!(
+                    "hakaru itself ran out of file descriptors or local ports{limit}: \
+                     raise the limit with ulimit -n, or use fewer clients"
+                ),
+            );
+        }
     }
     let non_2xx: Vec<(u16, u64)> = step
         .statuses
@@ -152,6 +178,8 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     connections(&mut out, run, step);
     if open {
         open_model(&mut out, step);
+    } else {
+        pacer_lag(&mut out, step); // --wait
     }
     if run.targets.len() > 1 && !step.per_host.is_empty() {
         out.push_str("Per target:\n");
@@ -261,6 +289,18 @@ fn open_model(out: &mut String, step: &StepResult) {
             out,
             "Service time",
             format!("{} (from the actual send)", latency_brief(service)),
+        );
+    }
+    pacer_lag(out, step);
+}
+
+/// How exact the pacing was: due time (or end of `--wait`) to the actual send.
+fn pacer_lag(out: &mut String, step: &StepResult) {
+    if let Some(lag) = step.pacer_lag.as_ref().filter(|l| l.count > 0) {
+        field(
+            out,
+            "Pacer lag",
+            format!("{} (intended send time to actual send)", latency_brief(lag)),
         );
     }
 }
@@ -420,6 +460,47 @@ mod tests {
         );
         assert!(text.contains("          response    service\n"));
         assert!(text.contains("    50%      1.050      0.549\n"), "{text}");
+    }
+
+    #[test]
+    fn summary_shows_the_pacer_lag_the_profile_and_a_failure() {
+        let mut step = detailed_step();
+        step.rate = Some(150.0);
+        step.rate_profile = Some("100..200".into());
+        let mut lag = new_histogram();
+        for us in 10..30u64 {
+            lag.record(us).unwrap();
+        }
+        step.pacer_lag = Some(LatencySummary::of(&lag));
+        step.failure = Some("a worker failed: boom".into());
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains(
+            "Model:                  open (rate profile 100..200 requests/s, 150.0 on average)\n"
+        ));
+        assert!(
+            text.contains("Pacer lag:              mean 0.019 ms, p50 0.019 ms"),
+            "{text}"
+        );
+        assert!(text.contains("(intended send time to actual send)"));
+        assert!(
+            text.contains("Failed step:            a worker failed: boom (figures are incomplete)")
+        );
+        assert!(!text.contains("Cut short"));
+    }
+
+    #[test]
+    fn client_limit_errors_say_how_to_raise_the_limit() {
+        let mut step = detailed_step();
+        step.errors.insert(ErrorKind::ClientLimit, 7);
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains("client_limit 7"), "{text}");
+        assert!(
+            text.contains(
+                "Client limit:           hakaru itself ran out of file descriptors or local ports \
+             (open-file limit 1024): raise the limit with ulimit -n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
