@@ -355,11 +355,11 @@ impl SearchTarget {
                 0,
             ));
         }
-        let json_body = req.headers.iter().any(|(k, v)| {
-            k.eq_ignore_ascii_case("content-type")
-                && v.trim()
-                    .to_ascii_lowercase()
-                    .starts_with("application/json")
+        let json_body = req.headers.get_all("content-type").iter().any(|v| {
+            v.as_bytes()
+                .trim_ascii()
+                .to_ascii_lowercase()
+                .starts_with(b"application/json")
         });
         let text: std::borrow::Cow<'_, str> = match params.get("values") {
             Some(v) => v.into(),
