@@ -4,6 +4,7 @@
 use super::*;
 use crate::patterngen::{self, PatternsOptions, RequestForm, RequestSet};
 use crate::terms::{extract_terms, TermsOptions};
+use serde_json::Value;
 
 fn target(documents: usize) -> SearchTarget {
     SearchTarget::new(SearchOptions {
