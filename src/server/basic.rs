@@ -16,10 +16,12 @@
 //! `?close=1` on any of them closes the connection after the answer.
 
 use std::net::SocketAddr;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use super::handler::{Handler, Request, Response};
+use bytes::Bytes;
+
+use super::handler::{Handler, HeaderMap, Request, Response};
 use super::listen::{RunningServer, ServerOptions, ServerStats};
 
 /// Largest `/bytes/N`.
@@ -32,6 +34,10 @@ pub const ROOT_BODY: &str = "hakaru target\n";
 
 /// `/bytes/N` repeats this 64-byte line, so any prefix is predictable and readable.
 const BYTES_LINE: &[u8; 64] = b"hakaru 0123456789 abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQR\n";
+
+/// `/bytes/N` up to this size is a slice of one shared buffer (no allocation per
+/// answer); larger bodies are built for their request (their transfer costs more).
+const SHARED_BYTES: usize = 1024 * 1024;
 
 /// The deterministic endpoints. Holds the server's counters for `/stats`.
 pub struct BasicTarget {
@@ -48,7 +54,7 @@ impl BasicTarget {
     fn route(&self, req: &Request<'_>) -> Response {
         match req.path {
             "/" => Response::text(200, ROOT_BODY),
-            "/echo" => Response::new(200, "application/octet-stream", req.body),
+            "/echo" => Response::new(200, "application/octet-stream", req.body.clone()),
             "/headers" => Response::text(200, headers_text(req.headers)),
             "/stats" => Response::json(
                 200,
@@ -93,9 +99,7 @@ pub fn start_basic(bind: SocketAddr, opts: ServerOptions) -> std::io::Result<Run
 
 fn bytes(n: &str) -> Response {
     match n.parse::<usize>() {
-        Ok(n) if n <= MAX_BYTES => {
-            Response::new(200, "application/octet-stream", deterministic_bytes(n))
-        }
+        Ok(n) if n <= MAX_BYTES => Response::new(200, "application/octet-stream", pattern_bytes(n)),
         Ok(_) => Response::text(
             400,
             format!("/bytes/{n}: more than the cap of {MAX_BYTES} bytes\n"),
@@ -141,15 +145,28 @@ fn wants_close(query: &str) -> bool {
             .any(|kv| kv == "close=1" || kv == "close=true")
 }
 
-fn headers_text(headers: &[(String, String)]) -> String {
+fn headers_text(headers: &HeaderMap) -> String {
     let mut text = String::new();
     for (name, value) in headers {
-        text.push_str(name);
+        text.push_str(name.as_str());
         text.push_str(": ");
-        text.push_str(value);
+        text.push_str(&String::from_utf8_lossy(value.as_bytes()));
         text.push('\n');
     }
     text
+}
+
+/// The first `n` bytes of the repeated [`BYTES_LINE`]: a slice of the shared buffer
+/// when it is long enough.
+fn pattern_bytes(n: usize) -> Bytes {
+    static SHARED: OnceLock<Bytes> = OnceLock::new();
+    if n <= SHARED_BYTES {
+        SHARED
+            .get_or_init(|| Bytes::from(deterministic_bytes(SHARED_BYTES)))
+            .slice(..n)
+    } else {
+        Bytes::from(deterministic_bytes(n))
+    }
 }
 
 /// N bytes of [`BYTES_LINE`] repeated; doubling copies keep a large N cheap.
@@ -173,8 +190,8 @@ mod tests {
             method: "GET",
             path,
             query,
-            headers: &[],
-            body: b"",
+            headers: &HeaderMap::new(),
+            body: &Bytes::new(),
         })
     }
 
@@ -186,7 +203,7 @@ mod tests {
     fn root_answers_a_fixed_body() {
         let resp = get(&target(), "/");
         assert_eq!(
-            (resp.status, resp.body.as_slice()),
+            (resp.status, resp.body.as_ref()),
             (200, ROOT_BODY.as_bytes())
         );
         assert!(!resp.close);
@@ -194,7 +211,17 @@ mod tests {
 
     #[test]
     fn bytes_are_exact_deterministic_and_capped() {
-        for n in [0, 1, 63, 64, 65, 1000, 100_000] {
+        for n in [
+            0,
+            1,
+            63,
+            64,
+            65,
+            1000,
+            100_000,
+            SHARED_BYTES,
+            SHARED_BYTES + 1,
+        ] {
             let resp = get(&target(), &format!("/bytes/{n}"));
             assert_eq!(resp.status, 200);
             assert_eq!(resp.body.len(), n);
@@ -254,23 +281,24 @@ mod tests {
     #[test]
     fn echo_headers_stats_and_unknown_paths() {
         let t = target();
-        let headers = [("X-Test".to_string(), "yes".to_string())];
+        let mut headers = HeaderMap::new();
+        headers.insert("X-Test", "yes".parse().unwrap());
         let resp = t.handle(&Request {
             method: "POST",
             path: "/echo",
             query: "",
             headers: &headers,
-            body: b"payload",
+            body: &Bytes::from_static(b"payload"),
         });
-        assert_eq!(resp.body, b"payload");
+        assert_eq!(resp.body, &b"payload"[..]);
         let resp = t.handle(&Request {
             method: "GET",
             path: "/headers",
             query: "",
             headers: &headers,
-            body: b"",
+            body: &Bytes::new(),
         });
-        assert_eq!(resp.body, b"X-Test: yes\n");
+        assert_eq!(resp.body, &b"x-test: yes\n"[..]);
         let stats = get(&t, "/stats");
         assert_eq!(stats.content_type, "application/json");
         let v: serde_json::Value = serde_json::from_slice(&stats.body).unwrap();

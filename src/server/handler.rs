@@ -1,9 +1,14 @@
 //! The contract between the embedded target's HTTP server and what answers requests.
 //!
-//! The server (connection handling, keep-alive, parsing) lives in `server::listen`;
-//! each kind of target (`basic` endpoints, the `search` engine) implements [`Handler`].
+//! The protocol (hyper) and connection handling live in `server::listen` and
+//! `server::service`; each kind of target (`basic` endpoints, the `search` engine)
+//! implements [`Handler`]. Bodies are [`Bytes`] so an answer can share a buffer (the
+//! `/bytes/N` pattern, an echoed request) instead of copying it.
 
 use std::time::Duration;
+
+use bytes::Bytes;
+pub use hyper::HeaderMap;
 
 /// A parsed request as a handler sees it.
 #[derive(Debug)]
@@ -13,8 +18,9 @@ pub struct Request<'a> {
     pub path: &'a str,
     /// The raw query string (after `?`), empty when there is none.
     pub query: &'a str,
-    pub headers: &'a [(String, String)],
-    pub body: &'a [u8],
+    /// Header names are lower case (as hyper keeps them), in the order received.
+    pub headers: &'a HeaderMap,
+    pub body: &'a Bytes,
 }
 
 /// What a handler answers.
@@ -22,7 +28,7 @@ pub struct Request<'a> {
 pub struct Response {
     pub status: u16,
     pub content_type: &'static str,
-    pub body: Vec<u8>,
+    pub body: Bytes,
     /// Wait this long before answering (the server sleeps without blocking other connections).
     pub delay: Option<Duration>,
     /// Close the connection after this response, whatever the client asked.
@@ -30,7 +36,7 @@ pub struct Response {
 }
 
 impl Response {
-    pub fn new(status: u16, content_type: &'static str, body: impl Into<Vec<u8>>) -> Self {
+    pub fn new(status: u16, content_type: &'static str, body: impl Into<Bytes>) -> Self {
         Response {
             status,
             content_type,
@@ -40,11 +46,11 @@ impl Response {
         }
     }
 
-    pub fn text(status: u16, body: impl Into<Vec<u8>>) -> Self {
+    pub fn text(status: u16, body: impl Into<Bytes>) -> Self {
         Response::new(status, "text/plain", body)
     }
 
-    pub fn json(status: u16, body: impl Into<Vec<u8>>) -> Self {
+    pub fn json(status: u16, body: impl Into<Bytes>) -> Self {
         Response::new(status, "application/json", body)
     }
 }

@@ -6,3 +6,4 @@ pub mod basic;
 pub mod handler;
 pub mod listen;
 pub mod search;
+pub mod service;

@@ -4,6 +4,7 @@
 use super::*;
 use crate::pattern::generate::{self as patterngen, PatternsOptions, RequestForm, RequestSet};
 use crate::pattern::terms::{extract_terms, TermsOptions};
+use serde_json::Value;
 
 fn target(documents: usize) -> SearchTarget {
     SearchTarget::new(SearchOptions {
@@ -16,8 +17,8 @@ fn target(documents: usize) -> SearchTarget {
 fn request<'a>(
     method: &'a str,
     path_and_query: &'a str,
-    headers: &'a [(String, String)],
-    body: &'a [u8],
+    headers: &'a crate::server::handler::HeaderMap,
+    body: &'a bytes::Bytes,
 ) -> Request<'a> {
     let (path, query) = path_and_query
         .split_once('?')
@@ -32,24 +33,23 @@ fn request<'a>(
 }
 
 fn get(t: &SearchTarget, path_and_query: &str) -> (u16, Value) {
-    let resp = t.handle(&request("GET", path_and_query, &[], b""));
+    let empty = bytes::Bytes::new();
+    let resp = t.handle(&request("GET", path_and_query, &Default::default(), &empty));
     assert_eq!(resp.content_type, "application/json");
-    let text = String::from_utf8(resp.body).unwrap();
+    let text = String::from_utf8(resp.body.to_vec()).unwrap();
     let v = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path_and_query}: {e}: {text}"));
     (resp.status, v)
 }
 
 fn load(t: &SearchTarget, query: &str, body: &str, json_type: bool) -> (u16, Value) {
-    let headers = if json_type {
-        vec![(
-            "Content-Type".to_string(),
-            "application/json; charset=utf-8".to_string(),
-        )]
-    } else {
-        vec![]
-    };
+    let mut headers = crate::server::handler::HeaderMap::new();
+    if json_type {
+        let value = "application/json; charset=utf-8".parse().unwrap();
+        headers.insert("Content-Type", value);
+    }
     let path = format!("/d/load?{query}");
-    let resp = t.handle(&request("POST", &path, &headers, body.as_bytes()));
+    let body = bytes::Bytes::copy_from_slice(body.as_bytes());
+    let resp = t.handle(&request("POST", &path, &headers, &body));
     (resp.status, serde_json::from_slice(&resp.body).unwrap())
 }
 
