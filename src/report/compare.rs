@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 
 use crate::analysis;
 use crate::report::chart::{self, esc};
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::findings::compare_sentences;
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_ratio, fmt_share};
 use crate::report::html;
 use crate::report::markdown::{md_table, Align};
 use crate::report::ReportOptions;
@@ -64,20 +65,8 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
         .collect()
 }
 
-/// "2.4×", "1.30×", "0.94×": two decimals below 2 so small differences still show.
-pub fn fmt_ratio(r: f64) -> String {
-    if !r.is_finite() {
-        "–".into()
-    } else if r >= 10.0 {
-        format!("{r:.0}×")
-    } else if r >= 2.0 {
-        format!("{r:.1}×")
-    } else {
-        format!("{r:.2}×")
-    }
-}
-
-fn ratio(a: Option<f64>, base: Option<f64>) -> Option<f64> {
+/// `a ÷ base` when both are known and the base is positive.
+pub(crate) fn ratio(a: Option<f64>, base: Option<f64>) -> Option<f64> {
     match (a, base) {
         (Some(a), Some(b)) if b > 0.0 => Some(a / b),
         _ => None,
@@ -147,77 +136,6 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
             ]
         })
         .collect()
-}
-
-/// Plain sentences comparing every run with the first.
-pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
-    let mut out = Vec::new();
-    let Some(base) = rows.first() else {
-        return out;
-    };
-    let b = &base.label;
-    for r in &rows[1..] {
-        let mut s = String::new();
-        match ratio(r.peak_qps, base.peak_qps) {
-            Some(q) if q >= 1.05 => {
-                let _ = write!(s, "{} holds {} {b}'s peak qps", r.label, fmt_ratio(q));
-            }
-            Some(q) if q > 0.95 => {
-                let _ = write!(s, "{} matches {b}'s peak qps (within 5%)", r.label);
-            }
-            Some(q) => {
-                let _ = write!(
-                    s,
-                    "{} reaches {}{:.0}% of {b}'s peak qps",
-                    r.label,
-                    if q < 0.8 { "only " } else { "" },
-                    q * 100.0
-                );
-            }
-            None => {
-                let _ = write!(s, "{} has no throughput to compare", r.label);
-            }
-        }
-        if let (Some(p), Some(bp)) = (r.peak_qps, base.peak_qps) {
-            let _ = write!(s, " ({} vs {} qps)", fmt_qps(p), fmt_qps(bp));
-        }
-        if let Some(l) = ratio(r.low_load_latency_s, base.low_load_latency_s) {
-            let at = match r.low_load_clients {
-                Some(1) | None => "1-client".to_string(),
-                Some(n) => format!("{n}-client"),
-            };
-            if (0.95..1.05).contains(&l) {
-                let _ = write!(s, "; its {at} latency is about the same as {b}'s");
-            } else {
-                let _ = write!(s, "; its {at} latency is {} {b}'s", fmt_ratio(l));
-            }
-        }
-        s.push('.');
-        out.push(s);
-        if let (Some(p), Some(bp)) = (r.plateau_clients, base.plateau_clients) {
-            if p != bp {
-                out.push(format!(
-                    "{} levels off at {p} clients ({b}: {bp}).",
-                    r.label
-                ));
-            }
-        }
-    }
-    if rows.len() > 2 {
-        if let Some(best) = rows.iter().filter(|r| r.peak_qps.is_some()).max_by(|a, b| {
-            a.peak_qps
-                .unwrap_or(0.0)
-                .total_cmp(&b.peak_qps.unwrap_or(0.0))
-        }) {
-            out.push(format!(
-                "Highest peak: {}, {} qps at {} clients.",
-                best.label,
-                best.peak_qps.map(fmt_qps).unwrap_or_default(),
-                best.peak_clients.unwrap_or(0)
-            ));
-        }
-    }
-    out
 }
 
 /// Plain text for the terminal: the table with aligned columns, then the sentences and

@@ -1,13 +1,16 @@
-//! The sentences of the reports: what the analysis found, said in words. The analysis
-//! returns numbers and findings; every report (terminal, HTML, Markdown, the end of a
-//! ramp) words them through here, so they say the same thing the same way.
+//! The sentences of the reports: what the analysis found about a run, and how runs
+//! compare, said in words. The analysis returns numbers and findings; every report
+//! (terminal, HTML, Markdown, the end of a ramp, comparisons) words them through here,
+//! so they say the same thing the same way.
 
 use std::fmt;
+use std::fmt::Write as _;
 
 use crate::analysis::{
     Saturation, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS, PLATEAU_SHARE,
 };
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share};
+use crate::report::compare::{ratio, CompareRow};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -150,6 +153,77 @@ pub fn sentences(sat: &Saturation) -> Vec<String> {
         out.push(s);
     }
     out.extend(errors_line);
+    out
+}
+
+/// Plain sentences comparing every run with the first.
+pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(base) = rows.first() else {
+        return out;
+    };
+    let b = &base.label;
+    for r in &rows[1..] {
+        let mut s = String::new();
+        match ratio(r.peak_qps, base.peak_qps) {
+            Some(q) if q >= 1.05 => {
+                let _ = write!(s, "{} holds {} {b}'s peak qps", r.label, fmt_ratio(q));
+            }
+            Some(q) if q > 0.95 => {
+                let _ = write!(s, "{} matches {b}'s peak qps (within 5%)", r.label);
+            }
+            Some(q) => {
+                let _ = write!(
+                    s,
+                    "{} reaches {}{:.0}% of {b}'s peak qps",
+                    r.label,
+                    if q < 0.8 { "only " } else { "" },
+                    q * 100.0
+                );
+            }
+            None => {
+                let _ = write!(s, "{} has no throughput to compare", r.label);
+            }
+        }
+        if let (Some(p), Some(bp)) = (r.peak_qps, base.peak_qps) {
+            let _ = write!(s, " ({} vs {} qps)", fmt_qps(p), fmt_qps(bp));
+        }
+        if let Some(l) = ratio(r.low_load_latency_s, base.low_load_latency_s) {
+            let at = match r.low_load_clients {
+                Some(1) | None => "1-client".to_string(),
+                Some(n) => format!("{n}-client"),
+            };
+            if (0.95..1.05).contains(&l) {
+                let _ = write!(s, "; its {at} latency is about the same as {b}'s");
+            } else {
+                let _ = write!(s, "; its {at} latency is {} {b}'s", fmt_ratio(l));
+            }
+        }
+        s.push('.');
+        out.push(s);
+        if let (Some(p), Some(bp)) = (r.plateau_clients, base.plateau_clients) {
+            if p != bp {
+                out.push(format!(
+                    "{} levels off at {p} clients ({b}: {bp}).",
+                    r.label
+                ));
+            }
+        }
+    }
+    if rows.len() > 2 {
+        if let Some(best) = rows.iter().filter(|r| r.peak_qps.is_some()).max_by(|a, b| {
+            a.peak_qps
+                .unwrap_or(0.0)
+                .total_cmp(&b.peak_qps.unwrap_or(0.0))
+        }) {
+            out.push(format!(
+                "Highest peak: {}, {} qps at {} clients.",
+                best.label,
+                best.peak_qps.map(fmt_qps).unwrap_or_default(),
+                best.peak_clients.unwrap_or(0)
+            ));
+        }
+    }
     out
 }
 

@@ -57,6 +57,19 @@ pub fn fmt_share(p: f64) -> String {
     }
 }
 
+/// "2.4×", "1.30×", "0.94×": two decimals below 2 so small differences still show.
+pub fn fmt_ratio(r: f64) -> String {
+    if !r.is_finite() {
+        "–".into()
+    } else if r >= 10.0 {
+        format!("{r:.0}×")
+    } else if r >= 2.0 {
+        format!("{r:.1}×")
+    } else {
+        format!("{r:.2}×")
+    }
+}
+
 /// "1 client", "8 clients".
 pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
