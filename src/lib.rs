@@ -16,6 +16,7 @@ pub mod report;
 pub mod result;
 pub mod rng;
 pub mod runner;
+pub mod spec;
 pub mod stats;
 pub mod sysinfo;
 pub mod target;

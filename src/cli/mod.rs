@@ -1,5 +1,7 @@
-//! The command line: clap definitions and the glue from flags to the library.
-//! No logic worth testing lives here.
+//! The command line: clap definitions and the glue from flags to the library. Each
+//! load command turns its flags into plain [`crate::spec`] options, builds the run there
+//! and hands it to [`run_load`]. No logic worth testing lives here, and nothing below
+//! `cli` sees clap.
 
 pub mod args;
 pub mod compare;
@@ -13,7 +15,10 @@ pub mod terms;
 
 use clap::{Parser, Subcommand};
 
+use crate::console::Console;
 use crate::engine::Stop;
+use crate::result::RunResult;
+use crate::spec::Ready;
 
 #[derive(Parser, Debug)]
 #[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None)]
@@ -54,6 +59,21 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
     }
+}
+
+/// Run a built request-response run with the console showing it (`rows`: one line per
+/// step, as ramps show) and Ctrl-C ending it cleanly. Every load command goes through
+/// here, so there is one signal handler.
+pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
+    let stop = ctrl_c_stop();
+    let mut console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast);
+    Ok(crate::runner::run(
+        &ready.run,
+        &ready.workload,
+        &ready.engine,
+        &stop,
+        &mut console,
+    )?)
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
