@@ -16,18 +16,8 @@ pub mod report;
 pub mod result;
 pub mod rng;
 pub mod runner;
+pub mod server;
 pub mod spec;
 pub mod stats;
 pub mod sysinfo;
-pub mod target;
-
-// The old paths of `pattern::generate` and `pattern::terms`, kept only while the
-// embedded server's code (moving on another branch) still names them. Remove these
-// once it imports from `pattern` and `http::url`.
-#[doc(hidden)]
-pub use pattern::generate as patterngen;
-#[doc(hidden)]
-pub mod terms {
-    pub use crate::http::url::percent_decode;
-    pub use crate::pattern::terms::*;
-}
+pub mod workload;

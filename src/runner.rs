@@ -244,6 +244,31 @@ fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
     write(&out.csv, to_csv(run, out.format).as_bytes())
 }
 
+/// The exit code of a finished run, after saying why it is incomplete: 1 when a step
+/// failed (its numbers are incomplete), 130 when it was interrupted, else 0.
+pub fn exit_code(run: &RunResult) -> i32 {
+    if let Some((i, why)) = run
+        .steps
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| s.failure.as_deref().map(|w| (i, w)))
+    {
+        eprintln!(
+            "hakaru: step {} failed, its numbers are incomplete and the run stopped there: {why}",
+            i + 1
+        );
+        return 1;
+    }
+    if run.partial {
+        eprintln!(
+            "Interrupted: {} step(s) kept; the last one is marked partial.",
+            run.steps.len()
+        );
+        return 130;
+    }
+    0
+}
+
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
 /// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not twice.
 pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
@@ -268,6 +293,18 @@ mod tests {
         assert_eq!(client_steps(1, 32, 1).len(), 32);
         assert_eq!(client_steps(5, 5, 3), vec![5]);
         assert_eq!(client_steps(0, 3, 1), vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn a_failed_step_fails_the_run() {
+        let mut step = crate::report::fixture::bare_step(1);
+        let mut run = crate::report::fixture::run(vec![step.clone()]);
+        assert_eq!(exit_code(&run), 0);
+        run.partial = true;
+        assert_eq!(exit_code(&run), 130);
+        step.failure = Some("a worker failed: boom".into());
+        run.steps.push(step);
+        assert_eq!(exit_code(&run), 1);
     }
 
     #[test]

@@ -229,7 +229,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         out.json.display()
     );
     println!("Next: hakaru report {}", out.json.display());
-    Ok(if run.partial { 130 } else { 0 })
+    Ok(crate::runner::exit_code(&run))
 }
 
 /// The few sentences the demo ends with.

@@ -87,12 +87,5 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
-    if run.partial {
-        eprintln!(
-            "Interrupted: {} finished step(s) kept; the last one is marked partial.",
-            run.steps.len()
-        );
-        return Ok(130);
-    }
-    Ok(0)
+    Ok(crate::runner::exit_code(&run))
 }

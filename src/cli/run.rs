@@ -71,5 +71,5 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
-    Ok(if run.partial { 130 } else { 0 })
+    Ok(crate::runner::exit_code(&run))
 }

@@ -8,8 +8,8 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 
-use crate::target::basic::start_basic;
-use crate::target::server::{check_bind, ServerOptions, ShutdownSignal};
+use crate::server::basic::start_basic;
+use crate::server::listen::{check_bind, ServerOptions, ShutdownSignal};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -55,12 +55,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         ShutdownSignal::new().context("installing the SIGINT/SIGTERM handlers")?
     };
     let server = if args.search {
-        let search = crate::target::search::SearchOptions {
+        let search = crate::server::search::SearchOptions {
             documents: args.documents.map_or(10_000, |n| n as usize),
             ..Default::default()
         };
         eprintln!("Building the search corpus ({} pages)...", search.documents);
-        crate::target::search::start_search(args.bind, search, opts)?
+        crate::server::search::start_search(args.bind, search, opts)?
     } else {
         start_basic(args.bind, opts)
             .with_context(|| format!("--bind {}: cannot listen", args.bind))?

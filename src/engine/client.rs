@@ -43,8 +43,7 @@ struct Paced {
 }
 
 pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client: usize) {
-    let mut source = w.workload.source(client);
-    let mut check = w.workload.check(client);
+    let (mut source, mut check) = w.workload.client(client);
     let body_limit = check.body_limit();
     let mut body = Vec::new();
     let mut slots: Vec<Slot> = (0..w.workload.targets().len())

@@ -33,9 +33,7 @@ use tokio_rustls::TlsConnector;
 
 pub use pacer::{Lane, RateProfile};
 pub use stop::Stop;
-pub use workload::{
-    Answer, PlanWorkload, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload,
-};
+pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
 use crate::http::Meter;
 use crate::stats::Recorder;
@@ -276,7 +274,11 @@ fn run_worker<W: Workload>(
     {
         Ok(rt) => rt,
         Err(e) => {
-            let why = format!("cannot build a worker's runtime: {e}");
+            let why = if crate::http::is_client_limit(&e) {
+                format!("cannot build a worker's runtime: {e} (raise the limit with ulimit -n)")
+            } else {
+                format!("cannot build a worker's runtime: {e}")
+            };
             return (worker.rec.into_inner(), Instant::now(), Some(why));
         }
     };

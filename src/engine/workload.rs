@@ -3,14 +3,11 @@
 //! make of the answer). The engine owns pacing, connections, timeouts and recording;
 //! a new kind of load is a new workload, never a copy of the client loop.
 //!
-//! [`PlanWorkload`] is the request-response benchmark: requests encoded once from the
-//! patterns, drawn by each client's [`Picker`], checked by status only.
+//! The workloads themselves live in [`crate::workload`].
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use crate::http::Target;
-use crate::plan::{Order, Picker, Plan};
 use crate::result::RequestInfo;
 use crate::stats::ItemCounts;
 
@@ -95,62 +92,8 @@ pub trait Workload: Send + Sync + 'static {
     /// Method and URL of the requests [`Request::info`] points at.
     fn request_infos(&self) -> Vec<RequestInfo>;
 
-    /// The source of client `client` (unique in the step).
-    fn source(&self, client: usize) -> Self::Source;
-
-    /// The check of client `client`.
-    fn check(&self, client: usize) -> Self::Check;
-}
-
-/// The request-response benchmark: requests encoded once from the patterns.
-pub struct PlanWorkload {
-    pub plan: Arc<Plan>,
-    pub order: Order,
-    pub seed: u64,
-}
-
-/// A client drawing from the plan.
-pub struct PlanSource {
-    plan: Arc<Plan>,
-    picker: Picker,
-}
-
-impl RequestSource for PlanSource {
-    #[inline]
-    fn next(&mut self, _: Turn) -> Request<'_> {
-        let id = self.picker.next(&self.plan);
-        let r = &self.plan.requests[id];
-        Request {
-            target: r.target,
-            bytes: &r.bytes,
-            timeout: r.timeout,
-            head: r.head,
-            info: id,
-            items: 0,
-        }
-    }
-}
-
-impl Workload for PlanWorkload {
-    type Source = PlanSource;
-    type Check = StatusOnly;
-
-    fn targets(&self) -> &[Target] {
-        &self.plan.targets
-    }
-
-    fn request_infos(&self) -> Vec<RequestInfo> {
-        self.plan.request_infos()
-    }
-
-    fn source(&self, client: usize) -> PlanSource {
-        PlanSource {
-            plan: self.plan.clone(),
-            picker: Picker::new(self.order, self.seed, client),
-        }
-    }
-
-    fn check(&self, _: usize) -> StatusOnly {
-        StatusOnly
-    }
+    /// The source and the check of client `client` (unique in the step), made on the
+    /// worker thread that runs it; the two may share per-client state (what was
+    /// sent, for the check to compare).
+    fn client(&self, client: usize) -> (Self::Source, Self::Check);
 }

@@ -16,7 +16,7 @@ pub mod read;
 pub mod text;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 
 use std::fs::{self, File};
 use std::io::{self, Write};

@@ -18,15 +18,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
-use crate::engine::{
-    EngineConfig, Lane, PlanWorkload, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT,
-};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
 use crate::report::csv::CsvFormat;
 use crate::result::Settings;
 use crate::runner::{client_steps, Outputs, RunSpec};
+use crate::workload::PlanWorkload;
 
 pub use parse::{parse_count, parse_duration, parse_rates};
 

@@ -4,10 +4,11 @@ mod util;
 
 mod bad_input;
 mod demo;
+mod engine;
 mod groonga;
 mod nginx;
 mod probe;
 mod ramp;
 mod report;
 mod run;
-mod target;
+mod server;

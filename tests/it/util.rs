@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use hakaru::target::basic::start_basic;
-use hakaru::target::server::{RunningServer, ServerOptions};
+use hakaru::server::basic::start_basic;
+use hakaru::server::listen::{RunningServer, ServerOptions};
 
 pub fn hakaru() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_hakaru"));
@@ -417,4 +417,19 @@ pub fn groonga_httpd(db: &Path) -> Server {
         db.display()
     );
     nginx_like("groonga-httpd", &conf, port, dir)
+}
+
+/// Wait for `child` at most `limit`; a child still running then is killed (it is ours)
+/// and `None` returned, so a hang fails the test instead of stalling the suite.
+pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if let Ok(Some(status)) = child.try_wait() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
 }

@@ -2,8 +2,8 @@
 //! tested on its own).
 
 use super::*;
-use crate::patterngen::{self, PatternsOptions, RequestForm, RequestSet};
-use crate::terms::{extract_terms, TermsOptions};
+use crate::pattern::generate::{self as patterngen, PatternsOptions, RequestForm, RequestSet};
+use crate::pattern::terms::{extract_terms, TermsOptions};
 
 fn target(documents: usize) -> SearchTarget {
     SearchTarget::new(SearchOptions {

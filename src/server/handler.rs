@@ -1,6 +1,6 @@
 //! The contract between the embedded target's HTTP server and what answers requests.
 //!
-//! The server (connection handling, keep-alive, parsing) lives in `target::server`;
+//! The server (connection handling, keep-alive, parsing) lives in `server::listen`;
 //! each kind of target (`basic` endpoints, the `search` engine) implements [`Handler`].
 
 use std::time::Duration;

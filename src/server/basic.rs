@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::handler::{Handler, Request, Response};
-use super::server::{RunningServer, ServerOptions, ServerStats};
+use super::listen::{RunningServer, ServerOptions, ServerStats};
 
 /// Largest `/bytes/N`.
 pub const MAX_BYTES: usize = 64 * 1024 * 1024;

@@ -1123,9 +1123,9 @@ mod tests;
 pub fn start_search(
     bind: std::net::SocketAddr,
     search: SearchOptions,
-    opts: crate::target::server::ServerOptions,
-) -> Result<crate::target::server::RunningServer, SearchError> {
+    opts: crate::server::listen::ServerOptions,
+) -> Result<crate::server::listen::RunningServer, SearchError> {
     let target = SearchTarget::new(search)?;
-    crate::target::server::RunningServer::start(bind, std::sync::Arc::new(target), opts)
+    crate::server::listen::RunningServer::start(bind, std::sync::Arc::new(target), opts)
         .map_err(SearchError::Bind)
 }

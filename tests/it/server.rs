@@ -6,8 +6,8 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};
 
-use hakaru::target::basic::start_basic;
-use hakaru::target::server::{RunningServer, ServerOptions};
+use hakaru::server::basic::start_basic;
+use hakaru::server::listen::{RunningServer, ServerOptions};
 
 const TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -458,16 +458,16 @@ fn several_worker_threads_serve_concurrent_connections() {
 /// A handler that blocks (like a SQLite query) and panics on `/panic`.
 struct Blocking;
 
-impl hakaru::target::handler::Handler for Blocking {
+impl hakaru::server::handler::Handler for Blocking {
     fn handle(
         &self,
-        req: &hakaru::target::handler::Request<'_>,
-    ) -> hakaru::target::handler::Response {
+        req: &hakaru::server::handler::Request<'_>,
+    ) -> hakaru::server::handler::Response {
         if req.path == "/panic" {
             panic!("handler bug");
         }
         std::thread::sleep(Duration::from_millis(5));
-        hakaru::target::handler::Response::text(200, "slept\n")
+        hakaru::server::handler::Response::text(200, "slept\n")
     }
 
     fn may_block(&self) -> bool {

@@ -40,9 +40,9 @@ impl CommandError {
 /// reads it), then `%XX`.
 pub fn decode_component(s: &str) -> String {
     if s.contains('+') {
-        crate::terms::percent_decode(&s.replace('+', " "))
+        crate::http::url::percent_decode(&s.replace('+', " "))
     } else {
-        crate::terms::percent_decode(s)
+        crate::http::url::percent_decode(s)
     }
 }
 
