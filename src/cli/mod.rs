@@ -77,7 +77,7 @@ pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
-pub fn ctrl_c_stop() -> Stop {
+fn ctrl_c_stop() -> Stop {
     let stop = Stop::default();
     let s = stop.clone();
     let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {

@@ -272,7 +272,8 @@ pub struct Ready {
 }
 
 impl Ready {
-    /// Open model: the steps differ by rate, not by clients.
+    /// Open model (`--rate`): requests go out on a timetable, and a ramp's steps differ by
+    /// rate, not by clients.
     pub fn open_model(&self) -> bool {
         self.run.steps.iter().any(|s| s.rate.is_some())
     }
