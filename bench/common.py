@@ -1,4 +1,4 @@
-"""Shared pieces of the bench/ scripts: a private nginx, timed tool runs, medians.
+"""Shared pieces of the bench/ scripts: a private nginx or embedded target, timed runs, medians.
 
 Python 3 standard library only, so the benchmarks run on a fresh machine after
 `apt-get install nginx wrk apache2-utils` (plus `time` for /usr/bin/time).
@@ -6,6 +6,7 @@ Python 3 standard library only, so the benchmarks run on a fresh machine after
 
 import atexit
 import os
+import re
 import shutil
 import signal
 import socket
@@ -183,6 +184,40 @@ http {{
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, IndexError, ValueError):
             return float("nan")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+class Serve:
+    """`hakaru serve` (the embedded target) on a free loopback port, stopped by its PID at exit.
+
+    It binds port 0 and prints "hakaru target listening on http://ADDR" first; that
+    line gives the URL.
+    """
+
+    def __init__(self, binary, workdir):
+        self.log_path = os.path.join(workdir, "serve.err")
+        self.proc = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1:0"],
+                                     stdout=subprocess.PIPE, stderr=open(self.log_path, "wb"))
+        atexit.register(self.stop)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: sys.exit(130))
+        line = self.proc.stdout.readline().decode(errors="replace")
+        m = re.search(r"listening on (http://\S+)", line)
+        if not m:
+            self.stop()
+            die(f"hakaru serve did not start: {line.strip()!r}; see {self.log_path}")
+        self.url = m.group(1) + "/"
+
+    def alive(self):
+        return self.proc.poll() is None
 
     def stop(self):
         if self.proc.poll() is None:

@@ -11,10 +11,8 @@ Environment: SMALL_N (default 100000), BIG_N (10000000; a few minutes here),
 CONNECTIONS (100), TARGET (nginx or serve), HAKARU (binary path), KEEP=1.
 """
 
-import atexit
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -25,29 +23,6 @@ import common  # noqa: E402
 
 RSS_LIMIT_MB = 30.0
 GROWTH_LIMIT = 0.10
-
-
-def start_serve(binary, workdir):
-    """hakaru serve on port 0; its first line names the real address."""
-    log = open(os.path.join(workdir, "serve.out"), "w+b")
-    proc = subprocess.Popen([binary, "serve", "--bind", "127.0.0.1:0"],
-                            stdout=subprocess.PIPE, stderr=log)
-    def stop():
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-    atexit.register(stop)
-    line = proc.stdout.readline().decode(errors="replace")
-    m = re.search(r"listening on (http://\S+)", line)
-    if not m:
-        stop()
-        common.die(f"hakaru serve did not start: {line.strip()!r}")
-    return m.group(1) + "/", proc
 
 
 def child_pid(pid):
@@ -111,7 +86,8 @@ def main():
         server = common.Nginx(work)
         url, what = server.url, server.version
     else:
-        url, _ = start_serve(binary, work)
+        server = common.Serve(binary, work)
+        url = server.url
         what = "hakaru serve (embedded target)"
 
     print("# hakaru's resident memory: short run against long run\n")

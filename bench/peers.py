@@ -9,7 +9,9 @@ medians across rounds and, per round, ratios against wrk.
 
 Environment: DURATION (s, default 10), ROUNDS (3), CONNECTIONS (50), PAUSE (s between
 runs, 1), TOOLS (comma list; default hakaru,wrk,ab,oha,hey; `hakaru-t1` adds hakaru
-with --threads 1), HAKARU (binary path), KEEP=1 keeps the raw outputs.
+with --threads 1; `hakaru-before` and `hakaru-before-t1` run the binary at
+HAKARU_BEFORE, an older build, the same ways), HAKARU (binary path), KEEP=1 keeps
+the raw outputs.
 Flags: --no-keep-alive also runs a section with keep-alive off; --help.
 """
 
@@ -25,7 +27,18 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 DEFAULT_TOOLS = "hakaru,wrk,ab,oha,hey"
-KNOWN_TOOLS = ("hakaru", "hakaru-t1", "wrk", "ab", "oha", "hey")
+KNOWN_TOOLS = ("hakaru", "hakaru-t1", "hakaru-before", "hakaru-before-t1", "wrk", "ab", "oha",
+               "hey")
+
+
+def before_binary():
+    """The older build named by HAKARU_BEFORE, to set beside the current one."""
+    path = os.environ.get("HAKARU_BEFORE")
+    if not path:
+        common.die("TOOLS names hakaru-before: set HAKARU_BEFORE to the older binary")
+    if not os.access(path, os.X_OK):
+        common.die(f"HAKARU_BEFORE={path} is not an executable")
+    return path
 
 
 def hakaru_argv(binary, threads):
@@ -145,8 +158,8 @@ def build_tools():
     tools = {}
     for name in wanted:
         if name.startswith("hakaru"):
-            b = common.hakaru_binary()
-            threads = 1 if name == "hakaru-t1" else None
+            b = before_binary() if name.startswith("hakaru-before") else common.hakaru_binary()
+            threads = 1 if name.endswith("-t1") else None
             tools[name] = dict(binary=b, argv=hakaru_argv(b, threads), parse=parse_hakaru)
             continue
         b = common.find_tool(name)
@@ -185,7 +198,7 @@ def run_section(title, tools, nginx, work, keep_alive, dur, rounds, conns, pause
                 row.update(n=0, rps=float("nan"), errors=float("nan"), cpu100k=float("nan"))
                 print(f"  could not read {name}'s output ({e}); see {base}.out (KEEP=1)")
             runs[name].append(row)
-            print(f"  round {r + 1}/{rounds}  {name:<10} {common.fmt(row['rps'], '10.0f')} req/s"
+            print(f"  round {r + 1}/{rounds}  {name:<16} {common.fmt(row['rps'], '10.0f')} req/s"
                   f"  {common.fmt(row['cpu'], '6.2f')} CPU-s"
                   f"  {common.fmt(row['cpu100k'], '5.2f')} CPU-s/100k"
                   f"  {common.fmt(row['rss_mb'], '6.1f')} MB"
@@ -240,9 +253,8 @@ def print_table(summary, rounds):
 
 
 def print_targets(summary):
-    for name in ("hakaru", "hakaru-t1"):
-        s = summary.get(name)
-        if s is None:
+    for name, s in summary.items():
+        if not name.startswith("hakaru"):
             continue
         cpu_ok = s["cpu_ratio"] <= 1.0
         rps_ok = s["rps_ratio"] >= 0.95
@@ -252,6 +264,22 @@ def print_targets(summary):
               f"(rounds: {rounds_cpu}) -> {'PASS' if cpu_ok else 'FAIL'}")
         print(f"target: {name} req/s >= 0.95x wrk's: {s['rps_ratio']:.2f}x "
               f"(rounds: {rounds_rps}) -> {'PASS' if rps_ok else 'FAIL'}")
+
+
+def print_before_after(runs):
+    """The current build against the older one, per round and then the median."""
+    lines = []
+    for new, old in (("hakaru", "hakaru-before"), ("hakaru-t1", "hakaru-before-t1")):
+        if new not in runs or old not in runs:
+            continue
+        prev = {row["round"]: row for row in runs[old]}
+        for key, what in (("cpu100k", "CPU per request"), ("rps", "req/s")):
+            per_round = [ratio(row[key], prev[row["round"]][key]) for row in runs[new]]
+            rounds = ", ".join(common.fmt(v, ".2f") for v in per_round)
+            lines.append(f"{new} ÷ {old}, {what}: "
+                         f"{common.fmt(common.median(per_round), '.2f')}x (rounds: {rounds})")
+    if lines:
+        print("\n" + "\n".join(lines))
 
 
 def main():
@@ -287,6 +315,7 @@ def main():
         if keep_alive:
             print()
             print_targets(summary)
+        print_before_after(runs)
     return 0
 
 

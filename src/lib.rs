@@ -1,6 +1,7 @@
 //! hakaru (測る, "to measure"): a benchmarking tool for data services.
 //!
-//! Data flows one way: patterns → plan → engine → step stats → result file → report.
+//! Data flows one way: patterns → plan → engine → step stats → result → series →
+//! analysis → report.
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets.
 
@@ -16,6 +17,7 @@ pub mod report;
 pub mod result;
 pub mod rng;
 pub mod runner;
+pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;

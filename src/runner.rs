@@ -4,46 +4,20 @@
 //! It drives any [`Workload`]; a step that fails (a worker died) is written, marked
 //! partial with the reason, and ends the run.
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
-use crate::report::csv::{to_csv, CsvFormat};
-use crate::report::json::to_json;
-use crate::report::write_atomic;
-use crate::result::{RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::store::Outputs;
+use crate::result::{Mode, RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
 use crate::sysinfo;
-
-/// Where a run writes its result files.
-#[derive(Debug, Clone)]
-pub struct Outputs {
-    pub csv: PathBuf,
-    pub json: PathBuf,
-    pub format: CsvFormat,
-}
-
-impl Outputs {
-    /// The CSV and JSON result sit side by side: `x.csv` and `x.json` from either name.
-    pub fn beside(path: &Path, format: CsvFormat) -> Outputs {
-        let (csv, json) = if path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("json"))
-        {
-            (path.with_extension("csv"), path.to_path_buf())
-        } else {
-            (path.to_path_buf(), path.with_extension("json"))
-        };
-        Outputs { csv, json, format }
-    }
-}
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
 #[derive(Default)]
 pub struct RunSpec {
-    /// "run" or "ramp".
-    pub mode: String,
+    /// Which command this run is.
+    pub mode: Mode,
     pub command_line: Vec<String>,
     pub steps: Vec<StepSpec>,
     pub interval: Duration,
@@ -113,7 +87,7 @@ pub fn run<W: Workload>(
         schema_version: SCHEMA_VERSION,
         tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
         command_line: spec.command_line.clone(),
-        mode: spec.mode.clone(),
+        mode: spec.mode,
         started_at: sysinfo::now_rfc3339(),
         partial: false,
         settings: spec.settings.clone(),
@@ -234,14 +208,10 @@ fn run_one<W: Workload>(
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    let write = |path: &Path, bytes: &[u8]| {
-        write_atomic(path, bytes).map_err(|source| RampError::Write {
-            path: path.display().to_string(),
-            source,
-        })
-    };
-    write(&out.json, to_json(run).as_bytes())?;
-    write(&out.csv, to_csv(run, out.format).as_bytes())
+    out.write(run).map_err(|(path, source)| RampError::Write {
+        path: path.display().to_string(),
+        source,
+    })
 }
 
 /// The exit code of a finished run, after saying why it is incomplete: 1 when a step
@@ -297,21 +267,13 @@ mod tests {
 
     #[test]
     fn a_failed_step_fails_the_run() {
-        let mut step = crate::report::fixture::bare_step(1);
-        let mut run = crate::report::fixture::run(vec![step.clone()]);
+        let mut step = crate::result::fixture::bare_step(1);
+        let mut run = crate::result::fixture::run(vec![step.clone()]);
         assert_eq!(exit_code(&run), 0);
         run.partial = true;
         assert_eq!(exit_code(&run), 130);
         step.failure = Some("a worker failed: boom".into());
         run.steps.push(step);
         assert_eq!(exit_code(&run), 1);
-    }
-
-    #[test]
-    fn outputs_sit_side_by_side() {
-        let o = Outputs::beside(Path::new("out/groonga-result.csv"), CsvFormat::Full);
-        assert_eq!(o.json, Path::new("out/groonga-result.json"));
-        let o = Outputs::beside(Path::new("r.json"), CsvFormat::Full);
-        assert_eq!(o.csv, Path::new("r.csv"));
     }
 }

@@ -155,6 +155,11 @@ impl TopN {
         }
     }
 
+    /// How many samples the list keeps at most.
+    pub fn keep(&self) -> usize {
+        self.keep
+    }
+
     pub fn into_vec(self) -> Vec<RequestSample> {
         self.items
     }

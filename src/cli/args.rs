@@ -7,7 +7,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 
 use crate::plan::Order;
-use crate::report::csv::CsvFormat;
+use crate::result::csv::CsvFormat;
 use crate::spec::{parse_duration, Body, RequestOptions, SessionOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

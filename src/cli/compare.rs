@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::compare::run_compare;
+use crate::report::files::run_compare;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

@@ -80,7 +80,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         // Steps differ by rate, not clients: the clients-axis analysis does not apply.
         println!("{}", crate::report::text::rate_table(&run));
     } else if run.steps.len() > 1 {
-        let series = crate::report::read::Series::from_run(&run, "this run");
+        let series = crate::series::Series::from_run(&run, "this run");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }
     print!("{}", crate::report::text::rounds_summary(&run));

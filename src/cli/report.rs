@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::html::{run_report, MarkdownTo, OutputPlan, ReportOptions};
+use crate::report::files::{run_report, MarkdownTo, OutputPlan};
+use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {

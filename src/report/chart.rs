@@ -9,8 +9,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, fmt_latency, fmt_qps};
-use crate::report::read::Series;
+use crate::analysis;
+use crate::report::findings;
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::series::Series;
 
 /// Okabe & Ito (2008), "Color Universal Design", ordered for contrast on white; the
 /// yellow comes last because it reads poorly on white.
@@ -490,7 +492,7 @@ pub fn latency_unit(max_s: f64) -> (&'static str, f64) {
     }
 }
 
-fn xs(s: &Series) -> impl Iterator<Item = &crate::report::read::Point> {
+fn xs(s: &Series) -> impl Iterator<Item = &crate::series::Point> {
     s.points.iter().filter(|p| p.n_clients > 0)
 }
 
@@ -547,7 +549,7 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
     let mut lines = Vec::new();
     let mut refs = Vec::new();
     let mut notes = Vec::new();
-    type Get = fn(&crate::report::read::Point) -> Option<f64>;
+    type Get = fn(&crate::series::Point) -> Option<f64>;
     if let [s] = series {
         let kinds: [(&str, Get, &'static str, Option<&'static str>, Marker); 4] = [
             ("mean", |p| Some(p.mean_s), PALETTE[0], None, Marker::Circle),
@@ -679,7 +681,7 @@ fn status_class(code: u16) -> (&'static str, &'static str) {
 /// Stacked bars of the failed share of each step (no response, 4xx, 5xx), in percent
 /// of the step's requests. None when every request of every step succeeded.
 pub fn error_chart(series: &Series) -> Option<String> {
-    let steps: Vec<&crate::report::read::Point> = xs(series).collect();
+    let steps: Vec<&crate::series::Point> = xs(series).collect();
     if steps.iter().all(|p| p.error_share <= 0.0) {
         return None;
     }
@@ -779,7 +781,7 @@ fn status_class_color(i: usize) -> &'static str {
 /// for the end of a ramp. Marks the peak, the plateau and the knee.
 pub fn terminal_chart(series: &Series, width: usize) -> String {
     let sat = analysis::analyse(series);
-    let steps: Vec<(usize, &crate::report::read::Point)> = series
+    let steps: Vec<(usize, &crate::series::Point)> = series
         .points
         .iter()
         .enumerate()
@@ -854,7 +856,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     let sat = analysis::analyse(series);
     let mut o = terminal_chart(series, width);
     o.push('\n');
-    for line in analysis::sentences(series, &sat) {
+    for line in findings::sentences(&sat) {
         o.push_str(&line);
         o.push('\n');
     }

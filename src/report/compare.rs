@@ -5,11 +5,13 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, fmt_latency, fmt_qps};
+use crate::analysis;
 use crate::report::chart::{self, esc};
-use crate::report::html::{self, fmt_share, ReportOptions};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::html;
 use crate::report::markdown::{md_table, Align};
-use crate::report::read::Series;
+use crate::report::ReportOptions;
+use crate::series::Series;
 
 /// The figures of one run that a comparison puts side by side.
 #[derive(Debug, Clone, PartialEq)]
@@ -354,44 +356,4 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     }
     b.push_str("</dl></section>");
     html::page(&format!("Comparison: {} — hakaru", labels.join(", ")), &b)
-}
-
-/// `hakaru compare`: reads the results (labels from `labels` or the file stems) and
-/// writes what the plan asks for. The plain-text comparison is always returned for
-/// the terminal, unless Markdown goes to stdout.
-pub fn run_compare(
-    paths: &[std::path::PathBuf],
-    labels: Option<&[String]>,
-    plan: &html::OutputPlan,
-) -> Result<html::Written, html::ReportError> {
-    if let Some(l) = labels {
-        if l.len() != paths.len() {
-            return Err(html::ReportError::LabelCount {
-                labels: l.len(),
-                files: paths.len(),
-            });
-        }
-    }
-    let series = crate::report::read::read_results(paths, labels)?;
-    let mut out = html::Written::default();
-    if let Some(p) = &plan.html {
-        html::write_atomic(p, compare_html(&series, &plan.options).as_bytes())?;
-        out.files.push(p.clone());
-    }
-    let base = plan
-        .html
-        .clone()
-        .unwrap_or_else(|| std::path::PathBuf::from("compare.html"));
-    let refs: Vec<&Series> = series.iter().collect();
-    html::write_charts(&refs, &base, plan, &mut out)?;
-    match &plan.markdown {
-        Some(html::MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),
-        Some(html::MarkdownTo::File(p)) => {
-            html::write_atomic(p, compare_markdown(&series).as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = compare_text(&series);
-        }
-        None => out.stdout = compare_text(&series),
-    }
-    Ok(out)
 }

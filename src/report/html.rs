@@ -3,31 +3,13 @@
 //! the charts, the per-step numbers, statuses, probes and the run's settings.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
-use crate::analysis::{self, fmt_latency, fmt_qps, Saturation};
-use crate::report::chart::{self, esc, ChartOptions};
-use crate::report::read::Series;
-
-/// How a report is drawn.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ReportOptions {
-    pub chart: ChartOptions,
-}
-
-/// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
-pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
-    let stem = path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report".into());
-    let name = if suffix.starts_with('-') || suffix.starts_with('.') {
-        format!("{stem}{suffix}")
-    } else {
-        format!("{stem}.{suffix}")
-    };
-    path.with_file_name(name)
-}
+use crate::analysis::{self, Saturation};
+use crate::report::chart::{self, esc};
+use crate::report::findings;
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::report::ReportOptions;
+use crate::series::Series;
 
 pub(crate) const CSS: &str = r#"
 :root { color-scheme: light; }
@@ -101,10 +83,6 @@ pub(crate) fn rich(text: &str) -> String {
         }
     }
     o
-}
-
-fn clients(n: usize) -> String {
-    format!("{n} client{}", if n == 1 { "" } else { "s" })
 }
 
 /// A one-line description of where a series came from.
@@ -260,23 +238,6 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o
 }
 
-/// Percent with enough digits that a small share, or a small gap to 100%, still
-/// shows: "0.025%", "1.50%", "99.975%", "100%".
-pub fn fmt_share(p: f64) -> String {
-    let gap = 100.0 - p;
-    if p == 0.0 {
-        "0%".into()
-    } else if p == 100.0 {
-        "100%".into()
-    } else if p < 0.1 || (gap > 0.0 && gap < 0.1) {
-        format!("{p:.3}%")
-    } else if p < 10.0 || (gap > 0.0 && gap < 1.0) {
-        format!("{p:.2}%")
-    } else {
-        format!("{p:.1}%")
-    }
-}
-
 fn status_section(s: &Series) -> String {
     let codes = s.status_codes();
     let kinds: Vec<String> = {
@@ -363,7 +324,7 @@ fn probe_value(name: &str, v: f64) -> String {
     } else if v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
-        analysis::sig3(v)
+        sig3(v)
     }
 }
 
@@ -424,7 +385,7 @@ fn run_section(s: &Series) -> String {
             "keep-alive".into(),
             if st.keep_alive { "on" } else { "off" }.into(),
         ));
-        rows.push(("load model".into(), st.model.clone()));
+        rows.push(("load model".into(), st.model.to_string()));
         rows.push((
             "patterns".into(),
             format!(
@@ -501,7 +462,7 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     );
     b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
     b.push_str(&cards(&sat));
-    for line in analysis::sentences(s, &sat) {
+    for line in findings::sentences(&sat) {
         let _ = write!(b, "<p>{}</p>", rich(&line));
     }
     let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
@@ -556,102 +517,4 @@ pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, S
 
 fn svg_file(svg: String) -> String {
     format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
-}
-
-/// Why a report could not be written.
-#[derive(Debug, thiserror::Error)]
-pub enum ReportError {
-    #[error(transparent)]
-    Read(#[from] crate::report::read::ReadError),
-    #[error("{path}: cannot write: {error}")]
-    Write {
-        path: PathBuf,
-        error: std::io::Error,
-    },
-    #[error("{0}")]
-    Png(String),
-    #[error("--label gives {labels} label(s) for {files} file(s); give one per file")]
-    LabelCount { labels: usize, files: usize },
-}
-
-/// Writes a report file atomically ([`crate::report::write_atomic`]), naming it on error.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
-    crate::report::write_atomic(path, contents).map_err(|error| ReportError::Write {
-        path: path.to_owned(),
-        error,
-    })
-}
-
-/// Where Markdown goes.
-#[derive(Debug, Clone, PartialEq)]
-pub enum MarkdownTo {
-    Stdout,
-    File(PathBuf),
-}
-
-/// What `hakaru report` and `hakaru compare` should write.
-#[derive(Debug, Clone, Default)]
-pub struct OutputPlan {
-    /// The HTML page.
-    pub html: Option<PathBuf>,
-    /// Write the two charts as SVG next to the HTML (`<stem>-throughput.svg`, …).
-    pub svg: bool,
-    /// Same as PNG.
-    pub png: bool,
-    pub markdown: Option<MarkdownTo>,
-    pub options: ReportOptions,
-}
-
-/// What was written, for the CLI to tell the user; `stdout` is text to print.
-#[derive(Debug, Clone, Default)]
-pub struct Written {
-    pub files: Vec<PathBuf>,
-    pub stdout: String,
-}
-
-/// Writes the charts of `series` next to `base` as SVG and/or PNG.
-pub(crate) fn write_charts(
-    series: &[&Series],
-    base: &Path,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    if plan.svg {
-        for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, suffix);
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-    }
-    if plan.png {
-        for (suffix, bytes) in crate::report::png::chart_pngs(series, &plan.options)? {
-            let p = sibling(base, suffix);
-            write_atomic(&p, &bytes)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
-}
-
-/// `hakaru report`: reads one result and writes what the plan asks for. The terminal
-/// gets the saturation summary and a text chart unless Markdown goes to stdout.
-pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
-    let s = crate::report::read::read_result(result)?;
-    let mut out = Written::default();
-    let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
-    write_atomic(&html_path, html_report(&s, &plan.options).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_charts(&[&s], &html_path, plan, &mut out)?;
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = crate::report::markdown::markdown_report(&s),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, crate::report::markdown::markdown_report(&s).as_bytes())?;
-            out.files.push(p.clone());
-        }
-        None => {}
-    }
-    if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = chart::terminal_summary(&s, 100);
-    }
-    Ok(out)
 }

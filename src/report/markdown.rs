@@ -1,9 +1,10 @@
 //! Markdown tables to paste into a pull request or an issue: one run's steps with its
 //! saturation summary, and the helpers the comparison uses for its own table.
 
-use crate::analysis::{self, fmt_latency, fmt_qps};
-use crate::report::html::fmt_share;
-use crate::report::read::Series;
+use crate::analysis;
+use crate::report::findings;
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::series::Series;
 
 /// Column alignment in a Markdown table.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,7 +44,7 @@ pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Str
 pub fn markdown_report(s: &Series) -> String {
     let sat = analysis::analyse(s);
     let mut o = format!("### {}\n\n", s.label);
-    for line in analysis::sentences(s, &sat) {
+    for line in findings::sentences(&sat) {
         o.push_str(&line);
         o.push('\n');
     }

@@ -13,8 +13,9 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use crate::report::chart::{self, LineChart, Marker};
-use crate::report::html::{ReportError, ReportOptions};
-use crate::report::read::Series;
+use crate::report::files::ReportError;
+use crate::report::ReportOptions;
+use crate::series::Series;
 
 const FONT_NAME: &str = "hakaru-sans";
 const SIZE: (u32, u32) = (1200, 560);

@@ -9,113 +9,14 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::result::{Machine, RunResult, Settings, SCHEMA_VERSION};
+use crate::result::{RunResult, SCHEMA_VERSION};
+use crate::series::{error_share, share, Point, Series, SourceFormat};
 
-pub use super::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
+pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
 
 /// hakaru's CSV columns that carry server-side numbers: read as probes, like any
 /// named column this reader does not know.
 const PROBE_COLUMNS: [&str; 3] = ["cache_hit_rate", "server_cpu_cores", "server_rss_max_bytes"];
-
-/// Which kind of file a series came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SourceFormat {
-    HakaruJson,
-    HakaruCsv,
-    DrnbenchCsv,
-}
-
-impl SourceFormat {
-    pub fn describe(self) -> &'static str {
-        match self {
-            SourceFormat::HakaruJson => "hakaru JSON result",
-            SourceFormat::HakaruCsv => "hakaru CSV",
-            SourceFormat::DrnbenchCsv => "drnbench CSV",
-        }
-    }
-}
-
-/// One step of a ramp as the reports need it. Latencies in seconds, shares in percent.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Point {
-    /// Concurrent clients of the step.
-    pub n_clients: usize,
-    /// Requests that ended in the step (drnbench's `total_n_requests`).
-    pub total_requests: u64,
-    /// Responses per second.
-    pub qps: f64,
-    pub mean_s: f64,
-    pub min_s: f64,
-    pub max_s: f64,
-    pub p50_s: Option<f64>,
-    pub p90_s: Option<f64>,
-    pub p99_s: Option<f64>,
-    /// HTTP status → percent of the step's requests; status 0 is "no response"
-    /// (timeouts and connection errors), as drnbench writes it.
-    pub statuses: BTreeMap<u16, f64>,
-    /// Error kind ("timeout", "connect", …) → percent of the step's requests, when known.
-    pub errors: BTreeMap<String, f64>,
-    /// Percent of requests that did not get a 2xx/3xx response (status 0, 4xx, 5xx).
-    pub error_share: f64,
-    /// hakaru's own CPU use as a share of all the machine's cores, 0..1, when recorded.
-    pub client_cpu_share: Option<f64>,
-    /// Server-side numbers recorded around the step (cache hit rate, server CPU, …).
-    pub probes: BTreeMap<String, f64>,
-    /// True when the step was cut short.
-    pub partial: bool,
-}
-
-/// One run, ready to analyse and draw.
-#[derive(Debug, Clone)]
-pub struct Series {
-    /// How the run is called in charts and tables (the file stem unless set).
-    pub label: String,
-    pub source: PathBuf,
-    pub format: SourceFormat,
-    pub points: Vec<Point>,
-    /// The run's settings and machine: only hakaru's JSON records them.
-    pub settings: Option<Settings>,
-    pub machine: Option<Machine>,
-    pub command_line: Vec<String>,
-    pub tool: Option<String>,
-    pub started_at: Option<String>,
-    pub targets: Vec<String>,
-    /// True when the run was interrupted before every step finished.
-    pub partial: bool,
-}
-
-impl Series {
-    /// True when any step recorded a p50 or p99.
-    pub fn has_percentiles(&self) -> bool {
-        self.points
-            .iter()
-            .any(|p| p.p50_s.is_some() || p.p99_s.is_some())
-    }
-
-    /// Every status code seen in any step, ascending.
-    pub fn status_codes(&self) -> Vec<u16> {
-        let mut codes: Vec<u16> = self
-            .points
-            .iter()
-            .flat_map(|p| p.statuses.keys().copied())
-            .collect();
-        codes.sort_unstable();
-        codes.dedup();
-        codes
-    }
-
-    /// Every probe name seen in any step, ascending.
-    pub fn probe_names(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .points
-            .iter()
-            .flat_map(|p| p.probes.keys().cloned())
-            .collect();
-        names.sort();
-        names.dedup();
-        names
-    }
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReadError {
@@ -220,89 +121,6 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
     Ok(series)
-}
-
-/// The server-side numbers of a step, by the names the CSV gives them.
-fn step_probes(s: &crate::result::StepResult) -> BTreeMap<String, f64> {
-    let mut out = BTreeMap::new();
-    if let Some(r) = s.cache_hit_rate {
-        out.insert("cache_hit_rate".to_owned(), r);
-    }
-    if let Some(p) = s.server_process.as_ref().filter(|p| p.error.is_none()) {
-        out.insert("server_cpu_cores".to_owned(), p.cores_used);
-        out.insert("server_rss_max_bytes".to_owned(), p.rss_max_bytes as f64);
-    }
-    out
-}
-
-impl Series {
-    /// A series straight from a run in memory, e.g. at the end of `hakaru ramp`
-    /// before (or without) reading the file back.
-    pub fn from_run(run: &RunResult, label: &str) -> Series {
-        let points = run
-            .steps
-            .iter()
-            .map(|s| {
-                let total = s.total_requests;
-                let statuses = s.status_percentages();
-                let errors = s
-                    .errors
-                    .iter()
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(k, n)| (k.as_str().to_owned(), share(*n, total)))
-                    .collect();
-                let measured = s.latency.count > 0;
-                let lat = |v: f64| if measured { v } else { f64::NAN };
-                Point {
-                    n_clients: s.n_clients,
-                    total_requests: total,
-                    qps: s.qps,
-                    mean_s: lat(s.latency.mean_s),
-                    min_s: lat(s.latency.min_s),
-                    max_s: lat(s.latency.max_s),
-                    p50_s: measured.then_some(s.latency.p50_s),
-                    p90_s: measured.then_some(s.latency.p90_s),
-                    p99_s: measured.then_some(s.latency.p99_s),
-                    error_share: error_share(&statuses),
-                    statuses,
-                    errors,
-                    client_cpu_share: Some(s.client_cpu_share),
-                    probes: step_probes(s),
-                    partial: s.partial,
-                }
-            })
-            .collect();
-        Series {
-            label: label.to_owned(),
-            source: PathBuf::new(),
-            format: SourceFormat::HakaruJson,
-            points,
-            settings: Some(run.settings.clone()),
-            machine: Some(run.machine.clone()),
-            command_line: run.command_line.clone(),
-            tool: Some(run.tool.clone()),
-            started_at: Some(run.started_at.clone()),
-            targets: run.targets.clone(),
-            partial: run.partial,
-        }
-    }
-}
-
-fn share(n: u64, total: u64) -> f64 {
-    if total == 0 {
-        0.0
-    } else {
-        n as f64 * 100.0 / total as f64
-    }
-}
-
-/// Percent of requests without a 2xx/3xx response.
-fn error_share(statuses: &BTreeMap<u16, f64>) -> f64 {
-    statuses
-        .iter()
-        .filter(|(c, _)| !(200..400).contains(*c))
-        .map(|(_, p)| p)
-        .sum()
 }
 
 /// What one CSV column holds.
@@ -580,7 +398,7 @@ mod tests {
 
     #[test]
     fn csv_written_by_hakaru_reads_back_with_its_probes() {
-        use crate::report::{csv::to_csv, csv::CsvFormat, fixture};
+        use crate::result::{csv::to_csv, csv::CsvFormat, fixture};
         let mut step = fixture::bare_step(4);
         step.round = 2;
         step.cache_hit_rate = Some(0.5);

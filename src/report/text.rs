@@ -9,19 +9,14 @@ use std::fmt::Write as _;
 
 use hdrhistogram::Histogram;
 
+use crate::analysis::step::{self as step_findings, CpuLimit};
 use crate::result::{decode_histogram, LatencySummary, RequestInfo, RunResult, StepResult};
 use crate::stats::{RequestSample, LATE_THRESHOLD};
 
-use super::float_repr;
+use crate::result::csv::float_repr;
 
 /// Quantiles of ab's "served within a certain time" table, in percent.
 const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 100.0];
-
-/// Client CPU share above which the report warns that the client may be the bottleneck.
-const CLIENT_BUSY_SHARE: f64 = 0.9;
-
-/// Connections per request from which keep-alive counts as not having happened.
-const NO_KEEP_ALIVE_RATIO: f64 = 0.9;
 
 fn ms(seconds: f64) -> f64 {
     seconds * 1e3
@@ -115,11 +110,6 @@ pub fn step_detail(
     out
 }
 
-/// Cache hit rates off the plan by more than this (0..1) get a warning.
-const HIT_RATE_TOLERANCE: f64 = 0.10;
-/// A watched server process below this share of the cores is "far from using its cores".
-const SERVER_IDLE_SHARE: f64 = 0.5;
-
 /// What the server side saw during a step: probes (cache hit rate against the plan,
 /// counters), the watched process's CPU and memory, and which side was the limit.
 /// Empty when nothing was probed.
@@ -132,12 +122,12 @@ pub fn server_side(run: &RunResult, step: &StepResult) -> String {
             .unwrap_or_default();
         let _ = writeln!(out, "Cache hit rate (server): {:.1}%{plan}", rate * 100.0);
         if let Some(p) = planned {
-            if (rate - p).abs() > HIT_RATE_TOLERANCE {
+            if step_findings::hit_rate_off_plan(rate, p) {
                 let _ = writeln!(
                     out,
                     "Warning: the measured cache hit rate {:.1}% is more than {:.0} points from the planned {:.1}%",
                     rate * 100.0,
-                    HIT_RATE_TOLERANCE * 100.0,
+                    step_findings::HIT_RATE_TOLERANCE * 100.0,
                     p * 100.0
                 );
             }
@@ -183,20 +173,22 @@ pub fn server_side(run: &RunResult, step: &StepResult) -> String {
                     sp.rss_max_bytes as f64 / 1e6
                 );
                 let server_share = sp.cores_used / cores as f64;
-                if step.client_cpu_share > CLIENT_BUSY_SHARE && server_share < SERVER_IDLE_SHARE {
-                    let _ = writeln!(
-                        out,
-                        "Warning: the client was saturated while the server used {:.0}% of the cores: these numbers are the client's limit, not the server's",
-                        server_share * 100.0
-                    );
-                } else if server_share > CLIENT_BUSY_SHARE
-                    && step.client_cpu_share < SERVER_IDLE_SHARE
-                {
-                    let _ = writeln!(
-                        out,
-                        "The server was the limit: it kept {:.0}% of the cores busy",
-                        server_share * 100.0
-                    );
+                match step_findings::cpu_limit(step.client_cpu_share, server_share) {
+                    Some(CpuLimit::Client) => {
+                        let _ = writeln!(
+                            out,
+                            "Warning: the client was saturated while the server used {:.0}% of the cores: these numbers are the client's limit, not the server's",
+                            server_share * 100.0
+                        );
+                    }
+                    Some(CpuLimit::Server) => {
+                        let _ = writeln!(
+                            out,
+                            "The server was the limit: it kept {:.0}% of the cores busy",
+                            server_share * 100.0
+                        );
+                    }
+                    None => {}
                 }
             }
         }
@@ -453,7 +445,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
                 h.target,
                 h.responses,
                 h.errors,
-                ms(h.mean_s)
+                ms(h.mean_s())
             );
         }
     }
@@ -472,7 +464,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             if cores == 1 { "" } else { "s" }
         ),
     );
-    if step.client_cpu_share > CLIENT_BUSY_SHARE {
+    if step_findings::client_busy(step.client_cpu_share) {
         let _ = writeln!(
             out,
             "Warning: hakaru used {:.0}% of {cores} cores — the client may be the bottleneck",
@@ -488,7 +480,7 @@ fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     if step.total_requests > 0 {
         let per = step.connections_opened as f64 / step.total_requests as f64;
         let _ = write!(text, " ({per:.2} per request");
-        if run.settings.keep_alive && step.total_requests > 1 && per >= NO_KEEP_ALIVE_RATIO {
+        if step_findings::keep_alive_missing(&run.settings, step) {
             text.push_str(" — keep-alive did not happen");
         }
         text.push(')');
@@ -613,8 +605,8 @@ fn at_percent(h: &Histogram<u64>, pct: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{bare_step, recorded_step, run};
     use crate::result::encode_histogram;
+    use crate::result::fixture::{bare_step, recorded_step, run};
     use crate::stats::{new_histogram, ErrorKind};
 
     #[test]

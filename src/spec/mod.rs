@@ -22,9 +22,10 @@ use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
-use crate::report::csv::CsvFormat;
-use crate::result::Settings;
-use crate::runner::{client_steps, Outputs, RunSpec};
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::{LoadModel, Mode, Settings};
+use crate::runner::{client_steps, RunSpec};
 use crate::workload::PlanWorkload;
 
 pub use parse::{parse_count, parse_duration, parse_rates};
@@ -345,12 +346,11 @@ impl RunOptions {
             timeout_s: r.timeout.as_secs_f64(),
             keep_alive: r.keep_alive,
             model: if steps.iter().any(|s| s.rate.is_some()) {
-                "open"
+                LoadModel::Open
             } else {
-                "closed"
-            }
-            .into(),
-            order: format!("{:?}", r.order).to_lowercase(),
+                LoadModel::Closed
+            },
+            order: r.order.into(),
             seed,
             patterns_source: plan.source.clone(),
             n_patterns: plan.n_patterns,
@@ -383,10 +383,9 @@ impl RunOptions {
         };
         let run = RunSpec {
             mode: match self.load {
-                Load::Step { .. } => "run",
-                Load::Clients { .. } | Load::Rates { .. } => "ramp",
-            }
-            .into(),
+                Load::Step { .. } => Mode::Run,
+                Load::Clients { .. } | Load::Rates { .. } => Mode::Ramp,
+            },
             command_line: self.command_line.clone(),
             steps,
             interval: self.interval,
@@ -846,12 +845,12 @@ mod tests {
         let ready = run_options(step(3))
             .build()
             .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(ready.run.mode, "run");
+        assert_eq!(ready.run.mode, Mode::Run);
         assert_eq!(ready.run.steps.len(), 1);
         assert_eq!(ready.run.steps[0].n_clients, 3);
         assert_eq!(ready.run.steps[0].duration, Some(DEFAULT_RUN_DURATION));
         assert_eq!(ready.run.settings.duration_s, Some(10.0));
-        assert_eq!(ready.run.settings.model, "closed");
+        assert_eq!(ready.run.settings.model, LoadModel::Closed);
         assert_eq!(ready.run.settings.threads, ready.engine.threads.min(3));
         assert!(ready.run.outputs.is_none());
         assert!(!ready.open_model());
@@ -868,7 +867,7 @@ mod tests {
         o.request.seed = Some(7);
         let ready = o.build().unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(ready.run.steps[0].duration, Some(Duration::from_secs(5)));
-        assert_eq!(ready.run.settings.model, "open");
+        assert_eq!(ready.run.settings.model, LoadModel::Open);
         assert_eq!(ready.run.settings.seed, 7);
         assert_eq!(ready.workload.seed, 7);
         assert!(ready.open_model());
@@ -889,7 +888,7 @@ mod tests {
         let ready = o.build().unwrap_or_else(|e| panic!("{e}"));
         let clients: Vec<usize> = ready.run.steps.iter().map(|s| s.n_clients).collect();
         assert_eq!(clients, vec![1, 2, 4]);
-        assert_eq!(ready.run.mode, "ramp");
+        assert_eq!(ready.run.mode, Mode::Ramp);
         assert_eq!(ready.run.rounds, 2);
         assert_eq!(ready.run.settings.rounds, 2);
         assert_eq!(ready.run.settings.interval_s, 1.0);
@@ -913,7 +912,7 @@ mod tests {
         let rates: Vec<Option<f64>> = ready.run.steps.iter().map(|s| s.mean_rate()).collect();
         assert_eq!(rates, vec![Some(100.0), Some(200.0), Some(300.0)]);
         assert!(ready.run.steps.iter().all(|s| s.n_clients == 8));
-        assert_eq!(ready.run.settings.model, "open");
+        assert_eq!(ready.run.settings.model, LoadModel::Open);
     }
 
     #[test]

@@ -5,12 +5,10 @@
 //! `n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,
 //! average_elapsed_time`, then one column per HTTP status seen in any step, each the
 //! percentage of that step's requests (an integer `0` where the status did not occur).
-//! Floats are printed the way Ruby prints them (see [`super::float_repr`]).
+//! Floats are printed the way Ruby prints them (see [`float_repr`]).
 
 use crate::result::{LatencySummary, RunResult, StepResult};
 use crate::stats::ErrorKind;
-
-use super::float_repr;
 
 /// Which columns [`to_csv`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -197,10 +195,53 @@ fn latency_cell(summary: &LatencySummary, value: f64) -> String {
     }
 }
 
+/// A float the way Ruby's `Float#to_s` prints it (and so drnbench's CSV): the shortest
+/// text that reads back as the same number, always with a `.` or an exponent —
+/// `100.0`, `33.2`, `0.019765581680722916`, `1.0e-05`, `1.0e+15`.
+pub fn float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return "NaN".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if x == 0.0 {
+        return if x.is_sign_negative() { "-0.0" } else { "0.0" }.into();
+    }
+    // `{:e}` gives the shortest round-trip digits: "-1.2345e-5".
+    let sci = format!("{x:e}");
+    let (mantissa, exp) = sci.split_once('e').expect("`{:e}` always has an exponent");
+    let exp: i32 = exp.parse().expect("`{:e}` exponent is an integer");
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    // Ruby's `flo_to_s`: `decpt` is where the decimal point falls relative to the
+    // digits. Plain notation from 1e-4 up to 1e15 (beyond, only while no zero is padded).
+    let decpt = exp + 1;
+    let n = digits.len() as i32;
+    if decpt > 0 && decpt < n {
+        let (int, frac) = digits.split_at(decpt as usize);
+        format!("{sign}{int}.{frac}")
+    } else if decpt > 0 && decpt <= 15 {
+        let zeros = "0".repeat((decpt - n) as usize);
+        format!("{sign}{digits}{zeros}.0")
+    } else if decpt <= 0 && decpt > -4 {
+        let zeros = "0".repeat((-decpt) as usize);
+        format!("{sign}0.{zeros}{digits}")
+    } else {
+        let (first, rest) = digits.split_at(1);
+        let rest = if rest.is_empty() { "0" } else { rest };
+        let esign = if exp < 0 { '-' } else { '+' };
+        format!("{sign}{first}.{rest}e{esign}{:02}", exp.abs())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{bare_step, run};
+    use crate::result::fixture::{bare_step, run};
 
     /// Three steps: all 200; 200 plus timeouts; 200 plus 503. The first step's
     /// figures are the drnbench tutorial's.
@@ -325,5 +366,33 @@ mod tests {
     fn empty_run_is_just_the_header() {
         let csv = to_csv(&run(vec![]), CsvFormat::Drnbench);
         assert_eq!(csv, format!("{}\n", DRNBENCH_COLUMNS.join(",")));
+    }
+
+    #[test]
+    fn floats_print_like_ruby() {
+        let cases = [
+            (100.0, "100.0"),
+            (33.2, "33.2"),
+            (0.019765581680722916, "0.019765581680722916"),
+            (0.001773766, "0.001773766"),
+            (0.0001, "0.0001"),
+            (0.00001, "1.0e-05"),
+            (0.000012, "1.2e-05"),
+            (1e14, "100000000000000.0"),
+            (1e15, "1.0e+15"),
+            (1234567890123456.8, "1234567890123456.8"),
+            (1e16, "1.0e+16"),
+            (1.5e300, "1.5e+300"),
+            (-2.5, "-2.5"),
+            (0.0, "0.0"),
+            (12345.678, "12345.678"),
+            (f64::NAN, "NaN"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(float_repr(x), want, "{x:?}");
+            if x.is_finite() {
+                assert_eq!(float_repr(x).parse::<f64>().unwrap(), x);
+            }
+        }
     }
 }

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::result::{
-    encode_histogram, LatencySummary, Machine, RequestInfo, RunResult, Settings, StepFacts,
-    StepResult, SCHEMA_VERSION,
+    encode_histogram, LatencySummary, LoadModel, Machine, Mode, RequestInfo, RequestOrder,
+    RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION,
 };
 use crate::stats::{new_histogram, ErrorKind, Outcome, Recorder, RequestSample};
 
@@ -40,6 +40,10 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         fastest: Vec::new(),
         histogram: encode_histogram(&new_histogram()),
         service_histogram: None,
+        slowest_capacity: None,
+        fastest_capacity: None,
+        connect_histogram: None,
+        tls_handshake_histogram: None,
         probes: Vec::new(),
         cache_hit_rate: None,
         server_process: None,
@@ -97,7 +101,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         schema_version: SCHEMA_VERSION,
         tool: "hakaru 0.1.0".into(),
         command_line: vec!["hakaru".into(), "ramp".into()],
-        mode: "ramp".into(),
+        mode: Mode::Ramp,
         started_at: "2026-11-01T00:00:00Z".into(),
         partial: false,
         settings: Settings {
@@ -105,8 +109,8 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             interval_s: 10.0,
             timeout_s: 10.0,
             keep_alive: true,
-            model: "closed".into(),
-            order: "random".into(),
+            model: LoadModel::Closed,
+            order: RequestOrder::Random,
             seed: 42,
             patterns_source: "patterns.txt".into(),
             n_patterns: 2,

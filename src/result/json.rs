@@ -65,7 +65,7 @@ pub fn from_json(text: &str, path_for_errors: &str) -> Result<RunResult, ResultR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture::{recorded_step, run};
+    use crate::result::fixture::{recorded_step, run};
     use crate::stats::ErrorKind;
 
     fn sample() -> RunResult {

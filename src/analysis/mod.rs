@@ -1,0 +1,287 @@
+//! Saturation analysis of a ramp: where throughput peaks and levels off, where latency
+//! turns up, how well the Universal Scalability Law explains the curve, and whether
+//! the numbers can be trusted (enough steps, past the knee, client not the bottleneck).
+//!
+//! Everything here is a pure function of a [`Series`] returning numbers and findings;
+//! the reports word them ([`crate::report::findings`]).
+
+pub mod step;
+mod usl;
+
+pub use usl::{fit_usl, UslFit};
+
+use crate::series::{Point, Series};
+
+/// Share of the peak that counts as "levelled off".
+pub const PLATEAU_SHARE: f64 = 0.95;
+/// Mean latency above this many times the lowest-load latency marks the knee.
+pub const KNEE_FACTOR: f64 = 2.0;
+/// Client CPU share (of all cores) above which the client may be the bottleneck.
+pub const CLIENT_CPU_LIMIT: f64 = 0.9;
+/// R² below which the USL fit is called poor.
+pub const GOOD_FIT_R2: f64 = 0.9;
+/// Fewer steps than this cannot show a saturation curve.
+pub const MIN_POINTS: usize = 4;
+
+/// A step singled out by the analysis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepRef {
+    /// Index into `Series::points`.
+    pub index: usize,
+    pub n_clients: usize,
+    pub qps: f64,
+    pub mean_s: f64,
+}
+
+impl StepRef {
+    fn of(index: usize, p: &Point) -> Self {
+        StepRef {
+            index,
+            n_clients: p.n_clients,
+            qps: p.qps,
+            mean_s: p.mean_s,
+        }
+    }
+}
+
+/// Something the reader should know before trusting the numbers.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+    /// Too few steps to show a curve.
+    FewPoints { n: usize },
+    /// The USL explains the curve poorly.
+    PoorFit { r_squared: f64 },
+    /// Throughput was still at its highest on the last step.
+    StillRising { last_clients: usize },
+    /// Latency never doubled: the run stopped before the knee.
+    NoKnee { last_clients: usize },
+    /// hakaru's own CPU was near its cores' limit on these steps (clients, share 0..1).
+    ClientBottleneck { steps: Vec<(usize, f64)> },
+    /// The run was interrupted; the last step may be short.
+    Partial,
+}
+
+/// What a ramp says about saturation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Saturation {
+    /// The step with the highest qps (the first one on ties).
+    pub peak: Option<StepRef>,
+    /// The fewest clients reaching [`PLATEAU_SHARE`] of the peak.
+    pub plateau: Option<StepRef>,
+    /// The lowest-load step: the first with clients and responses.
+    pub baseline: Option<StepRef>,
+    /// The first step whose mean latency exceeds [`KNEE_FACTOR`]× the baseline's.
+    pub knee: Option<StepRef>,
+    pub usl: Option<UslFit>,
+    pub warnings: Vec<Warning>,
+    /// Steps with clients and responses: 1 is a single-step run, not a curve.
+    pub measured_steps: usize,
+    /// The highest share of a step's requests without a 2xx/3xx response, percent.
+    pub max_error_share: f64,
+}
+
+/// Steps that carry a measurement: some clients and some responses.
+fn measured(series: &Series) -> impl Iterator<Item = (usize, &Point)> {
+    series
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.n_clients > 0 && p.qps > 0.0)
+}
+
+/// The step with the highest qps.
+pub fn peak(series: &Series) -> Option<StepRef> {
+    let mut best: Option<(usize, &Point)> = None;
+    for (i, p) in measured(series) {
+        if best.is_none_or(|(_, b)| p.qps > b.qps) {
+            best = Some((i, p));
+        }
+    }
+    best.map(|(i, p)| StepRef::of(i, p))
+}
+
+/// The fewest clients whose step reaches `PLATEAU_SHARE` of the peak qps.
+pub fn plateau(series: &Series) -> Option<StepRef> {
+    let pk = peak(series)?;
+    measured(series)
+        .filter(|(_, p)| p.qps >= PLATEAU_SHARE * pk.qps)
+        .min_by_key(|(_, p)| p.n_clients)
+        .map(|(i, p)| StepRef::of(i, p))
+}
+
+/// The first step whose mean latency exceeds `KNEE_FACTOR`× the first measured step's.
+pub fn knee(series: &Series) -> Option<StepRef> {
+    let mut steps = measured(series);
+    let (_, base) = steps.next()?;
+    if base.mean_s <= 0.0 {
+        return None;
+    }
+    steps
+        .find(|(_, p)| p.mean_s > KNEE_FACTOR * base.mean_s)
+        .map(|(i, p)| StepRef::of(i, p))
+}
+
+/// Steps where hakaru's own CPU share exceeded [`CLIENT_CPU_LIMIT`]: (clients, share).
+pub fn client_bottleneck(series: &Series) -> Vec<(usize, f64)> {
+    series
+        .points
+        .iter()
+        .filter_map(|p| {
+            p.client_cpu_share
+                .filter(|s| step::client_busy(*s))
+                .map(|s| (p.n_clients, s))
+        })
+        .collect()
+}
+
+/// The whole saturation analysis of a series.
+pub fn analyse(series: &Series) -> Saturation {
+    let pts: Vec<(f64, f64)> = measured(series)
+        .map(|(_, p)| (p.n_clients as f64, p.qps))
+        .collect();
+    let baseline = measured(series).next().map(|(i, p)| StepRef::of(i, p));
+    let pk = peak(series);
+    let kn = knee(series);
+    let usl = fit_usl(&pts);
+    let mut warnings = Vec::new();
+    if series.partial {
+        warnings.push(Warning::Partial);
+    }
+    // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
+    // not a ramp that came out short.
+    if pts.len() >= 2 && pts.len() < MIN_POINTS {
+        warnings.push(Warning::FewPoints { n: pts.len() });
+    }
+    let last = measured(series).last().map(|(i, p)| (i, p.n_clients));
+    if pts.len() >= 2 {
+        if let (Some(pk), Some((last_i, last_clients))) = (pk, last) {
+            // Rising only if no earlier step came within the plateau share of it.
+            let levelled = plateau(series).is_some_and(|p| p.index != last_i);
+            if pk.index == last_i && !levelled {
+                warnings.push(Warning::StillRising { last_clients });
+            }
+            if kn.is_none() {
+                warnings.push(Warning::NoKnee { last_clients });
+            }
+        }
+    }
+    if let Some(fit) = usl {
+        if pts.len() >= MIN_POINTS && fit.r_squared < GOOD_FIT_R2 {
+            warnings.push(Warning::PoorFit {
+                r_squared: fit.r_squared,
+            });
+        }
+    }
+    let cb = client_bottleneck(series);
+    if !cb.is_empty() {
+        warnings.push(Warning::ClientBottleneck { steps: cb });
+    }
+    Saturation {
+        peak: pk,
+        plateau: plateau(series),
+        baseline,
+        knee: kn,
+        usl,
+        warnings,
+        measured_steps: pts.len(),
+        max_error_share: series
+            .points
+            .iter()
+            .map(|p| p.error_share)
+            .fold(0.0, f64::max),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::series::SourceFormat;
+
+    pub(crate) fn series_of(pts: &[(usize, f64, f64)]) -> Series {
+        Series {
+            label: "t".into(),
+            source: "t.csv".into(),
+            format: SourceFormat::DrnbenchCsv,
+            points: pts
+                .iter()
+                .map(|&(n, qps, mean)| Point {
+                    n_clients: n,
+                    total_requests: (qps * 10.0) as u64,
+                    qps,
+                    mean_s: mean,
+                    min_s: mean / 2.0,
+                    max_s: mean * 3.0,
+                    ..Point::default()
+                })
+                .collect(),
+            settings: None,
+            machine: None,
+            command_line: vec![],
+            tool: None,
+            started_at: None,
+            targets: vec![],
+            partial: false,
+        }
+    }
+
+    #[test]
+    fn linear_curve_has_no_knee_and_no_coherency() {
+        let s = series_of(
+            &(1..=10)
+                .map(|n| (n, 30.0 * n as f64, 0.02))
+                .collect::<Vec<_>>(),
+        );
+        let sat = analyse(&s);
+        assert_eq!(sat.knee, None);
+        let f = sat.usl.unwrap();
+        assert!(f.kappa < 1e-6 && f.sigma < 1e-6, "{f:?}");
+        assert!((f.lambda - 30.0).abs() <= 0.01 * 30.0);
+        assert!(sat.warnings.contains(&Warning::NoKnee { last_clients: 10 }));
+        assert!(sat
+            .warnings
+            .contains(&Warning::StillRising { last_clients: 10 }));
+    }
+
+    #[test]
+    fn few_points_and_client_bottleneck_are_warned() {
+        let mut s = series_of(&[(1, 10.0, 0.1), (2, 20.0, 0.1)]);
+        s.points[1].client_cpu_share = Some(0.97);
+        let sat = analyse(&s);
+        assert!(sat.warnings.contains(&Warning::FewPoints { n: 2 }));
+        assert!(sat.usl.is_none());
+        assert!(sat.warnings.contains(&Warning::ClientBottleneck {
+            steps: vec![(2, 0.97)]
+        }));
+    }
+
+    #[test]
+    fn peak_plateau_and_knee() {
+        let s = series_of(&[
+            (0, 0.0, 0.0),
+            (1, 30.0, 0.010),
+            (2, 60.0, 0.011),
+            (4, 96.0, 0.015),
+            (6, 100.0, 0.025),
+            (8, 99.0, 0.05),
+        ]);
+        let sat = analyse(&s);
+        assert_eq!(sat.peak.unwrap().n_clients, 6);
+        assert_eq!(sat.plateau.unwrap().n_clients, 4);
+        assert_eq!(sat.knee.unwrap().n_clients, 6);
+        assert_eq!(sat.baseline.unwrap().n_clients, 1);
+    }
+
+    #[test]
+    fn single_step_and_dead_runs_read_plainly() {
+        let one = series_of(&[(4, 100.0, 0.04)]);
+        let sat = analyse(&one);
+        assert!(sat.warnings.is_empty(), "{:?}", sat.warnings);
+        assert_eq!(sat.measured_steps, 1);
+        let mut dead = series_of(&[(0, 0.0, 0.0), (1, 0.0, 0.0), (2, 0.0, 0.0)]);
+        dead.points[1].error_share = 100.0;
+        let sat = analyse(&dead);
+        assert_eq!(sat.peak, None);
+        assert!(sat.usl.is_none() && sat.warnings.is_empty());
+        assert_eq!(sat.max_error_share, 100.0);
+    }
+}

@@ -1,0 +1,166 @@
+//! The files `hakaru report` and `hakaru compare` write: which ones (an [`OutputPlan`]),
+//! reading the results, asking the renderers for the bytes and putting each file on
+//! disk atomically. The renderers themselves touch no file.
+
+use std::path::{Path, PathBuf};
+
+use crate::report::chart;
+use crate::report::compare::{compare_html, compare_markdown, compare_text};
+use crate::report::html::{chart_svgs, html_report};
+use crate::report::markdown::markdown_report;
+use crate::report::png::chart_pngs;
+use crate::report::read::{read_result, read_results};
+use crate::report::ReportOptions;
+use crate::series::Series;
+
+/// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
+pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "report".into());
+    let name = if suffix.starts_with('-') || suffix.starts_with('.') {
+        format!("{stem}{suffix}")
+    } else {
+        format!("{stem}.{suffix}")
+    };
+    path.with_file_name(name)
+}
+
+/// Why a report could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Read(#[from] crate::report::read::ReadError),
+    #[error("{path}: cannot write: {error}")]
+    Write {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    #[error("{0}")]
+    Png(String),
+    #[error("--label gives {labels} label(s) for {files} file(s); give one per file")]
+    LabelCount { labels: usize, files: usize },
+}
+
+/// Writes a report file atomically ([`crate::result::store::write_atomic`]), naming it on error.
+pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
+    crate::result::store::write_atomic(path, contents).map_err(|error| ReportError::Write {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+/// Where Markdown goes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MarkdownTo {
+    Stdout,
+    File(PathBuf),
+}
+
+/// What `hakaru report` and `hakaru compare` should write.
+#[derive(Debug, Clone, Default)]
+pub struct OutputPlan {
+    /// The HTML page.
+    pub html: Option<PathBuf>,
+    /// Write the two charts as SVG next to the HTML (`<stem>-throughput.svg`, …).
+    pub svg: bool,
+    /// Same as PNG.
+    pub png: bool,
+    pub markdown: Option<MarkdownTo>,
+    pub options: ReportOptions,
+}
+
+/// What was written, for the CLI to tell the user; `stdout` is text to print.
+#[derive(Debug, Clone, Default)]
+pub struct Written {
+    pub files: Vec<PathBuf>,
+    pub stdout: String,
+}
+
+/// Writes the charts of `series` next to `base` as SVG and/or PNG.
+pub(crate) fn write_charts(
+    series: &[&Series],
+    base: &Path,
+    plan: &OutputPlan,
+    out: &mut Written,
+) -> Result<(), ReportError> {
+    if plan.svg {
+        for (suffix, svg) in chart_svgs(series, &plan.options) {
+            let p = sibling(base, suffix);
+            write_atomic(&p, svg.as_bytes())?;
+            out.files.push(p);
+        }
+    }
+    if plan.png {
+        for (suffix, bytes) in chart_pngs(series, &plan.options)? {
+            let p = sibling(base, suffix);
+            write_atomic(&p, &bytes)?;
+            out.files.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `hakaru report`: reads one result and writes what the plan asks for. The terminal
+/// gets the saturation summary and a text chart unless Markdown goes to stdout.
+pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
+    let s = read_result(result)?;
+    let mut out = Written::default();
+    let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
+    write_atomic(&html_path, html_report(&s, &plan.options).as_bytes())?;
+    out.files.push(html_path.clone());
+    write_charts(&[&s], &html_path, plan, &mut out)?;
+    match &plan.markdown {
+        Some(MarkdownTo::Stdout) => out.stdout = markdown_report(&s),
+        Some(MarkdownTo::File(p)) => {
+            write_atomic(p, markdown_report(&s).as_bytes())?;
+            out.files.push(p.clone());
+        }
+        None => {}
+    }
+    if plan.markdown != Some(MarkdownTo::Stdout) {
+        out.stdout = chart::terminal_summary(&s, 100);
+    }
+    Ok(out)
+}
+
+/// `hakaru compare`: reads the results (labels from `labels` or the file stems) and
+/// writes what the plan asks for. The plain-text comparison is always returned for
+/// the terminal, unless Markdown goes to stdout.
+pub fn run_compare(
+    paths: &[PathBuf],
+    labels: Option<&[String]>,
+    plan: &OutputPlan,
+) -> Result<Written, ReportError> {
+    if let Some(l) = labels {
+        if l.len() != paths.len() {
+            return Err(ReportError::LabelCount {
+                labels: l.len(),
+                files: paths.len(),
+            });
+        }
+    }
+    let series = read_results(paths, labels)?;
+    let mut out = Written::default();
+    if let Some(p) = &plan.html {
+        write_atomic(p, compare_html(&series, &plan.options).as_bytes())?;
+        out.files.push(p.clone());
+    }
+    let base = plan
+        .html
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("compare.html"));
+    let refs: Vec<&Series> = series.iter().collect();
+    write_charts(&refs, &base, plan, &mut out)?;
+    match &plan.markdown {
+        Some(MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),
+        Some(MarkdownTo::File(p)) => {
+            write_atomic(p, compare_markdown(&series).as_bytes())?;
+            out.files.push(p.clone());
+            out.stdout = compare_text(&series);
+        }
+        None => out.stdout = compare_text(&series),
+    }
+    Ok(out)
+}

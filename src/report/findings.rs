@@ -1,0 +1,191 @@
+//! The sentences of the reports: what the analysis found, said in words. The analysis
+//! returns numbers and findings; every report (terminal, HTML, Markdown, the end of a
+//! ramp) words them through here, so they say the same thing the same way.
+
+use std::fmt;
+
+use crate::analysis::{
+    Saturation, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS, PLATEAU_SHARE,
+};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share};
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::FewPoints { n } => write!(
+                f,
+                "only {n} step{} with clients: a saturation curve needs at least {MIN_POINTS}; \
+                 use a smaller --step or a larger --end-n-clients",
+                if *n == 1 { "" } else { "s" }
+            ),
+            Warning::PoorFit { r_squared } => write!(
+                f,
+                "the Universal Scalability Law fits poorly (R² = {r_squared:.2}): the curve is \
+                 noisy or shaped by something else (errors, cache warm-up, a client limit), \
+                 so its predictions are rough"
+            ),
+            Warning::StillRising { last_clients } => write!(
+                f,
+                "throughput was still at its highest at the last step ({last_clients} clients): \
+                 the data stop before the peak; raise --end-n-clients"
+            ),
+            Warning::NoKnee { last_clients } => write!(
+                f,
+                "mean latency never reached {KNEE_FACTOR}× its lowest-load value up to \
+                 {last_clients} clients: the data stop before the knee; raise --end-n-clients"
+            ),
+            Warning::ClientBottleneck { steps } => {
+                let list: Vec<String> = steps
+                    .iter()
+                    .map(|(n, s)| {
+                        format!(
+                            "{n} client{} ({:.0}%)",
+                            if *n == 1 { "" } else { "s" },
+                            s * 100.0
+                        )
+                    })
+                    .collect();
+                write!(
+                    f,
+                    "hakaru itself used over {:.0}% of the load machine's CPU at {}: \
+                     these numbers may be the client's limit, not the server's; run hakaru \
+                     on a bigger machine or on several machines",
+                    CLIENT_CPU_LIMIT * 100.0,
+                    list.join(", ")
+                )
+            }
+            Warning::Partial => write!(
+                f,
+                "the run was interrupted: its last step may be short and its numbers rough"
+            ),
+        }
+    }
+}
+
+/// The saturation summary in plain sentences, for reports and the end of a ramp.
+pub fn sentences(sat: &Saturation) -> Vec<String> {
+    let mut out = Vec::new();
+    let errs = sat.max_error_share;
+    let errors_line = (errs > 0.0).then(|| {
+        format!(
+            "Up to {} of a step's requests failed or got an error status.",
+            fmt_share(errs)
+        )
+    });
+    let Some(pk) = sat.peak else {
+        out.push(
+            "No step got a response: there is nothing to analyse; check that the target \
+             was up and reachable."
+                .into(),
+        );
+        out.extend(errors_line);
+        return out;
+    };
+    if sat.measured_steps == 1 {
+        // A single step (`hakaru run`): state it, there is no curve to read.
+        out.push(format!(
+            "Throughput was {} qps with {}, at a mean latency of {}.",
+            fmt_qps(pk.qps),
+            clients(pk.n_clients),
+            fmt_latency(pk.mean_s)
+        ));
+        out.extend(errors_line);
+        return out;
+    }
+    out.push(format!(
+        "Throughput peaks at {} qps with {}.",
+        fmt_qps(pk.qps),
+        clients(pk.n_clients)
+    ));
+    if let Some(pl) = sat.plateau {
+        if pl.n_clients < pk.n_clients {
+            out.push(format!(
+                "It levels off from {} on ({} qps, {:.0}% of the peak): more clients than \
+                 that add waiting, not throughput.",
+                clients(pl.n_clients),
+                fmt_qps(pl.qps),
+                PLATEAU_SHARE * 100.0
+            ));
+        } else {
+            out.push(format!(
+                "It levels off there: no smaller load reaches {:.0}% of the peak.",
+                PLATEAU_SHARE * 100.0
+            ));
+        }
+    }
+    if let Some(b) = sat.baseline {
+        match sat.knee {
+            Some(k) => out.push(format!(
+                "Mean latency is {} at {} and first exceeds twice that at {} ({}): from \
+                 there on requests queue.",
+                fmt_latency(b.mean_s),
+                clients(b.n_clients),
+                clients(k.n_clients),
+                fmt_latency(k.mean_s)
+            )),
+            None => out.push(format!(
+                "Mean latency is {} at {} and never doubles in this run.",
+                fmt_latency(b.mean_s),
+                clients(b.n_clients)
+            )),
+        }
+    }
+    if let Some(f) = sat.usl {
+        let mut s = format!(
+            "The Universal Scalability Law fits with R² = {:.2} (contention σ = {:.3}, \
+             coherency κ = {:.4})",
+            f.r_squared, f.sigma, f.kappa
+        );
+        match (f.max_qps, f.peak_clients) {
+            (Some(m), Some(n)) => s.push_str(&format!(
+                "; it predicts at most {} qps, at about {n:.0} clients.",
+                fmt_qps(m)
+            )),
+            (Some(m), None) => s.push_str(&format!(
+                "; it predicts throughput approaching {} qps without a peak.",
+                fmt_qps(m)
+            )),
+            _ => s.push_str("; it sees no limit yet: throughput grows in step with clients."),
+        }
+        out.push(s);
+    }
+    out.extend(errors_line);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::{analyse, tests::series_of};
+
+    #[test]
+    fn client_bottleneck_says_whose_limit() {
+        let mut s = series_of(&[(1, 10.0, 0.1), (2, 20.0, 0.1)]);
+        s.points[1].client_cpu_share = Some(0.97);
+        let sat = analyse(&s);
+        let text = sat
+            .warnings
+            .iter()
+            .map(|w| w.to_string())
+            .collect::<String>();
+        assert!(text.contains("client's limit"));
+    }
+
+    #[test]
+    fn single_step_and_dead_runs_read_plainly() {
+        let one = series_of(&[(4, 100.0, 0.04)]);
+        let sat = analyse(&one);
+        assert_eq!(
+            sentences(&sat),
+            vec!["Throughput was 100.0 qps with 4 clients, at a mean latency of 40.0 ms."]
+        );
+        let mut dead = series_of(&[(0, 0.0, 0.0), (1, 0.0, 0.0), (2, 0.0, 0.0)]);
+        dead.points[1].error_share = 100.0;
+        let sat = analyse(&dead);
+        let text = sentences(&sat).join(" ");
+        assert!(
+            text.contains("No step got a response") && text.contains("100%"),
+            "{text}"
+        );
+    }
+}

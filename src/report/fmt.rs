@@ -1,0 +1,76 @@
+//! How the reports write numbers: latencies with a unit read at a glance, qps, shares
+//! in percent that still show a small gap, and counts of clients. One place, so every
+//! report prints the same figure the same way.
+
+/// Formats seconds with a unit a person reads at a glance: "19.8 ms", "1.25 s", "850 µs".
+pub fn fmt_latency(s: f64) -> String {
+    if !s.is_finite() {
+        return "–".into();
+    }
+    let (v, unit) = if s >= 1.0 {
+        (s, "s")
+    } else if s >= 1e-3 {
+        (s * 1e3, "ms")
+    } else {
+        (s * 1e6, "µs")
+    };
+    format!("{} {unit}", sig3(v))
+}
+
+/// Three significant digits, no trailing exponent: 151.3 → "151", 19.77 → "19.8".
+pub fn sig3(v: f64) -> String {
+    let a = v.abs();
+    if a >= 100.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// qps with one decimal below 1000, whole numbers above: "151.3", "12040".
+pub fn fmt_qps(q: f64) -> String {
+    if q >= 1000.0 {
+        format!("{q:.0}")
+    } else {
+        format!("{q:.1}")
+    }
+}
+
+/// Percent with enough digits that a small share, or a small gap to 100%, still
+/// shows: "0.025%", "1.50%", "99.975%", "100%".
+pub fn fmt_share(p: f64) -> String {
+    let gap = 100.0 - p;
+    if p == 0.0 {
+        "0%".into()
+    } else if p == 100.0 {
+        "100%".into()
+    } else if p < 0.1 || (gap > 0.0 && gap < 0.1) {
+        format!("{p:.3}%")
+    } else if p < 10.0 || (gap > 0.0 && gap < 1.0) {
+        format!("{p:.2}%")
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// "1 client", "8 clients".
+pub fn clients(n: usize) -> String {
+    format!("{n} client{}", if n == 1 { "" } else { "s" })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats() {
+        assert_eq!(fmt_latency(0.019765), "19.8 ms");
+        assert_eq!(fmt_latency(1.5), "1.50 s");
+        assert_eq!(fmt_latency(0.00085), "850 µs");
+        assert_eq!(fmt_qps(151.333), "151.3");
+    }
+}

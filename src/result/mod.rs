@@ -1,0 +1,906 @@
+//! The result of a run: plain serde structs, versioned, holding everything needed to
+//! redraw any report later (settings, machine, and per step the serialized histograms).
+//!
+//! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
+
+pub mod csv;
+#[cfg(test)]
+pub(crate) mod fixture;
+pub mod json;
+pub mod schema;
+pub mod store;
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use base64::Engine as _;
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::plan::Order;
+use crate::stats::{ErrorKind, ItemCounts, Recorder, RequestSample, MAX_TRACKABLE_US};
+
+/// Bumped when a field changes meaning or disappears; readers refuse newer versions.
+///
+/// 2: a host's exact `latency_sum_us` replaces its `mean_s` (still read from version 1
+/// files); the connect and TLS histograms are kept; the top-N capacities are recorded.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// One run of `hakaru run` or `hakaru ramp`.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct RunResult {
+    /// Version of this schema; see [`SCHEMA_VERSION`].
+    pub schema_version: u32,
+    /// "hakaru <version>".
+    pub tool: String,
+    /// The command line as typed.
+    pub command_line: Vec<String>,
+    /// Which command ran: `"run"` (one step) or `"ramp"` (steps of growing load).
+    pub mode: Mode,
+    /// Wall-clock start, RFC 3339 UTC.
+    pub started_at: String,
+    /// True when the run was interrupted (Ctrl-C) before every step finished.
+    pub partial: bool,
+    pub settings: Settings,
+    pub machine: Machine,
+    /// The hosts requests went to: "scheme://host:port".
+    pub targets: Vec<String>,
+    /// Method and URL of every planned request, indexed by [`RequestSample::request`].
+    pub requests: Vec<RequestInfo>,
+    pub steps: Vec<StepResult>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct RequestInfo {
+    pub method: String,
+    pub url: String,
+}
+
+/// The settings that shape the numbers.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Settings {
+    /// Nominal duration of each step in seconds (absent when steps end by request count).
+    pub duration_s: Option<f64>,
+    /// Total request budget of a step (`-n`), if any.
+    pub n_requests: Option<u64>,
+    /// Pause between steps, seconds.
+    pub interval_s: f64,
+    /// Per-client pause between requests, seconds.
+    pub wait_s: f64,
+    /// Default per-request timeout, seconds.
+    pub timeout_s: f64,
+    pub keep_alive: bool,
+    /// `"closed"` (N clients back to back) or `"open"` (fixed arrival rate).
+    pub model: LoadModel,
+    /// `"random"` or `"sequential"`.
+    pub order: RequestOrder,
+    pub seed: u64,
+    /// Where the patterns came from: a file path or the URL given.
+    pub patterns_source: String,
+    pub n_patterns: usize,
+    pub insecure: bool,
+    /// Worker threads the engine ran on.
+    pub threads: usize,
+    /// The cache hit rate the request set was planned for (`--expect-cache-hit-rate`), 0..1.
+    #[serde(default)]
+    pub planned_cache_hit_rate: Option<f64>,
+    /// Uncounted load sent before the first step (`--warmup`), seconds.
+    #[serde(default)]
+    pub warmup_s: Option<f64>,
+    /// How many times the whole set of steps ran (`--rounds`); 1 when not repeated.
+    #[serde(default = "one")]
+    pub rounds: usize,
+}
+
+/// Which command produced a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// `hakaru run`: one step.
+    #[default]
+    Run,
+    /// `hakaru ramp`: steps of growing load.
+    Ramp,
+}
+
+/// How load is offered to the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadModel {
+    /// N clients, each sending its next request when the previous one ends.
+    #[default]
+    Closed,
+    /// A fixed arrival rate, whatever the responses do.
+    Open,
+}
+
+/// The order in which clients draw requests from the patterns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestOrder {
+    /// Seeded random draws, weighted by frequency.
+    #[default]
+    Random,
+    /// The file's order, for exact replays.
+    Sequential,
+}
+
+impl Mode {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Run => "run",
+            Mode::Ramp => "ramp",
+        }
+    }
+}
+
+impl LoadModel {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LoadModel::Closed => "closed",
+            LoadModel::Open => "open",
+        }
+    }
+}
+
+impl RequestOrder {
+    /// The name as written in the result file.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestOrder::Random => "random",
+            RequestOrder::Sequential => "sequential",
+        }
+    }
+}
+
+impl From<Order> for RequestOrder {
+    fn from(o: Order) -> Self {
+        match o {
+            Order::Random => RequestOrder::Random,
+            Order::Sequential => RequestOrder::Sequential,
+        }
+    }
+}
+
+macro_rules! display_as_str {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    )*};
+}
+display_as_str!(Mode, LoadModel, RequestOrder);
+
+fn one() -> usize {
+    1
+}
+
+/// Facts about the machine hakaru ran on.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
+pub struct Machine {
+    pub hostname: String,
+    pub os: String,
+    pub cpus: usize,
+    pub cpu_model: String,
+    pub memory_bytes: u64,
+}
+
+/// Latency figures of one histogram, in seconds.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub min_s: f64,
+    pub max_s: f64,
+    pub mean_s: f64,
+    pub stdev_s: f64,
+    pub p50_s: f64,
+    pub p75_s: f64,
+    pub p90_s: f64,
+    pub p95_s: f64,
+    pub p99_s: f64,
+    pub p999_s: f64,
+}
+
+impl LatencySummary {
+    pub fn of(h: &Histogram<u64>) -> Self {
+        if h.is_empty() {
+            return LatencySummary::default();
+        }
+        let s = |us: u64| us as f64 / 1e6;
+        LatencySummary {
+            count: h.len(),
+            min_s: s(h.min()),
+            max_s: s(h.max()),
+            mean_s: h.mean() / 1e6,
+            stdev_s: h.stdev() / 1e6,
+            p50_s: s(h.value_at_quantile(0.50)),
+            p75_s: s(h.value_at_quantile(0.75)),
+            p90_s: s(h.value_at_quantile(0.90)),
+            p95_s: s(h.value_at_quantile(0.95)),
+            p99_s: s(h.value_at_quantile(0.99)),
+            p999_s: s(h.value_at_quantile(0.999)),
+        }
+    }
+}
+
+/// Requests and latency toward one host.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
+#[serde(from = "HostResultFile")]
+pub struct HostResult {
+    /// "scheme://host:port".
+    pub target: String,
+    /// Whole HTTP responses from this host, any status.
+    pub responses: u64,
+    /// Requests to this host that ended without a response.
+    pub errors: u64,
+    /// Sum of the response times of `responses`, microseconds: exact, so hosts and
+    /// shards add up; the mean is [`HostResult::mean_s`].
+    pub latency_sum_us: u64,
+}
+
+impl HostResult {
+    /// Mean response time in seconds, 0 without responses.
+    pub fn mean_s(&self) -> f64 {
+        if self.responses == 0 {
+            0.0
+        } else {
+            self.latency_sum_us as f64 / self.responses as f64 / 1e6
+        }
+    }
+}
+
+/// [`HostResult`] as files hold it: schema 1 wrote a mean (`mean_s`), later ones the sum.
+#[derive(Deserialize, JsonSchema)]
+struct HostResultFile {
+    target: String,
+    responses: u64,
+    errors: u64,
+    #[serde(default)]
+    latency_sum_us: Option<u64>,
+    #[serde(default)]
+    mean_s: Option<f64>,
+}
+
+impl From<HostResultFile> for HostResult {
+    fn from(f: HostResultFile) -> Self {
+        // A schema-1 mean times the responses gives the sum back to within rounding.
+        let latency_sum_us = f.latency_sum_us.unwrap_or_else(|| {
+            let mean = f.mean_s.unwrap_or(0.0);
+            (mean * 1e6 * f.responses as f64).round().max(0.0) as u64
+        });
+        HostResult {
+            target: f.target,
+            responses: f.responses,
+            errors: f.errors,
+            latency_sum_us,
+        }
+    }
+}
+
+/// A server's own numbers around one step, from one probe on one host.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct ProbeResult {
+    /// "groonga", "droonga", "couchdb", or the name of a `url=` probe.
+    pub probe: String,
+    /// "http://host:port".
+    pub target: String,
+    pub before: BTreeMap<String, f64>,
+    pub after: BTreeMap<String, f64>,
+    /// after − before, for every value read both times.
+    pub delta: BTreeMap<String, f64>,
+    /// The step's own cache hit rate on this host (Δ hits ÷ Δ queries), 0..1.
+    pub cache_hit_rate: Option<f64>,
+    /// Why the probe has no numbers (the run went on without them).
+    pub error: Option<String>,
+}
+
+/// A local server process's use of the machine during one step (`--probe-pid`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct ProcessUse {
+    pub pid: u32,
+    /// CPU time (user + system) it used during the step, seconds.
+    pub cpu_s: f64,
+    /// Average number of cores it kept busy (top's CPU% ÷ 100).
+    pub cores_used: f64,
+    /// Highest resident memory seen, bytes.
+    pub rss_max_bytes: u64,
+    pub error: Option<String>,
+}
+
+/// What one step measured.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct StepResult {
+    /// Which repetition of the run this step belongs to (`--rounds`), from 1.
+    #[serde(default = "one")]
+    pub round: usize,
+    /// Concurrent clients (connections) in this step.
+    pub n_clients: usize,
+    /// Open model: the target arrival rate in requests per second.
+    pub rate: Option<f64>,
+    /// Wall-clock start of the step, RFC 3339 UTC.
+    pub started_at: String,
+    /// Measured wall time of the step, seconds (the qps denominator).
+    pub elapsed_s: f64,
+    /// True when the step was cut short (Ctrl-C).
+    pub partial: bool,
+    /// Requests that ended in the step: responses plus errors (drnbench's total_n_requests).
+    pub total_requests: u64,
+    /// Whole HTTP responses received, any status.
+    pub responses: u64,
+    /// Responses per second of measured wall time.
+    pub qps: f64,
+    /// Response time of the responses. Open model: from each request's intended start.
+    pub latency: LatencySummary,
+    /// Open model: service time, from the actual send.
+    pub service: Option<LatencySummary>,
+    pub connect: LatencySummary,
+    pub tls_handshake: Option<LatencySummary>,
+    /// HTTP status code → count.
+    pub statuses: BTreeMap<u16, u64>,
+    /// Error kind → count. Timeouts are reported by drnbench as status 0.
+    pub errors: BTreeMap<ErrorKind, u64>,
+    /// In flight when the step ended: neither a success nor an error of the server.
+    pub unfinished: u64,
+    /// Open model: requests that started late because every connection was busy.
+    pub late: u64,
+    /// Open model: requests whose intended start passed but that never started.
+    pub dropped: u64,
+    pub bytes_received: u64,
+    pub bytes_sent: u64,
+    pub connections_opened: u64,
+    /// Responses after which the server closed the connection.
+    pub server_closes: u64,
+    /// hakaru's own CPU time during the step (user + system), seconds.
+    pub client_cpu_s: f64,
+    /// hakaru's CPU use as a share of all the machine's cores, 0..1.
+    pub client_cpu_share: f64,
+    pub per_host: Vec<HostResult>,
+    /// The slowest requests, slowest first.
+    pub slowest: Vec<RequestSample>,
+    /// The fastest requests, fastest first.
+    pub fastest: Vec<RequestSample>,
+    /// How many requests `slowest` keeps at most (`--n-slow-requests`); absent in
+    /// schema-1 files.
+    #[serde(default)]
+    pub slowest_capacity: Option<usize>,
+    /// How many requests `fastest` keeps at most; absent in schema-1 files.
+    #[serde(default)]
+    pub fastest_capacity: Option<usize>,
+    /// HdrHistogram V2 serialization of the response-time histogram (µs), base64.
+    pub histogram: String,
+    /// Same for the service-time histogram (open model only).
+    pub service_histogram: Option<String>,
+    /// Same for the connect-time histogram; absent in schema-1 files.
+    #[serde(default)]
+    pub connect_histogram: Option<String>,
+    /// Same for the TLS-handshake histogram, when TLS connections were made.
+    #[serde(default)]
+    pub tls_handshake_histogram: Option<String>,
+    /// Server-side numbers before and after the step (`--probe`).
+    #[serde(default)]
+    pub probes: Vec<ProbeResult>,
+    /// The step's cache hit rate over all hosts, from the probes, 0..1.
+    #[serde(default)]
+    pub cache_hit_rate: Option<f64>,
+    /// The watched server process (`--probe-pid`).
+    #[serde(default)]
+    pub server_process: Option<ProcessUse>,
+    /// Open model with a rate that changes within the step: the profile in `--rate`'s
+    /// syntax (`rate` then holds the mean rate).
+    #[serde(default)]
+    pub rate_profile: Option<String>,
+    /// Why the step failed (a worker died): its numbers are incomplete.
+    #[serde(default)]
+    pub failure: Option<String>,
+    /// How late paced requests left: from the due time (open model) or the end of
+    /// `--wait` (closed model) to the actual send. Absent when nothing was paced.
+    #[serde(default)]
+    pub pacer_lag: Option<LatencySummary>,
+    /// HdrHistogram V2 serialization of the pacer lag (µs), base64.
+    #[serde(default)]
+    pub pacer_lag_histogram: Option<String>,
+    /// Item-level outcomes, when a response check looked inside the bodies.
+    #[serde(default)]
+    pub items: Option<ItemsResult>,
+}
+
+/// What response checks found inside the responses (documents of a bulk write…).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct ItemsResult {
+    /// Items carried by requests that ended.
+    pub sent: u64,
+    /// Items the server accepted.
+    pub ok: u64,
+    /// Failed items by kind.
+    pub failed: BTreeMap<String, u64>,
+}
+
+impl StepResult {
+    /// Share of each status in percent of `total_requests`, the way drnbench writes
+    /// them: every request without a response counts as status 0.
+    pub fn status_percentages(&self) -> BTreeMap<u16, f64> {
+        let mut out = BTreeMap::new();
+        if self.total_requests == 0 {
+            return out;
+        }
+        let total = self.total_requests as f64;
+        for (code, n) in &self.statuses {
+            out.insert(*code, *n as f64 * 100.0 / total);
+        }
+        let failed: u64 = self.errors.values().sum();
+        if failed > 0 {
+            *out.entry(0).or_insert(0.0) += failed as f64 * 100.0 / total;
+        }
+        out
+    }
+
+    pub fn error_total(&self) -> u64 {
+        self.errors.values().sum()
+    }
+
+    /// Responses with a status outside 200..=399.
+    pub fn non_2xx_3xx(&self) -> u64 {
+        self.statuses
+            .iter()
+            .filter(|(c, _)| !(200..400).contains(*c))
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The response-time histogram, decoded.
+    pub fn decode_histogram(&self) -> Result<Histogram<u64>, String> {
+        decode_histogram(&self.histogram)
+    }
+}
+
+/// What the engine hands over at the end of a step, besides the recorder.
+#[derive(Debug, Clone)]
+pub struct StepFacts {
+    pub n_clients: usize,
+    pub rate: Option<f64>,
+    pub started_at: String,
+    pub elapsed_s: f64,
+    pub partial: bool,
+    pub failure: Option<String>,
+    /// The rate profile in `--rate`'s syntax, when it changes within the step.
+    pub rate_profile: Option<String>,
+    pub client_cpu_s: f64,
+    pub cpus: usize,
+}
+
+impl StepResult {
+    pub fn from_recorder(
+        facts: StepFacts,
+        rec: &Recorder,
+        targets: &[String],
+        open_model: bool,
+    ) -> Self {
+        let responses = rec.responses();
+        let errors = rec.error_counts();
+        let total_requests = responses + rec.total_errors();
+        let per_host = rec
+            .per_host
+            .iter()
+            .enumerate()
+            .map(|(i, h)| HostResult {
+                target: targets.get(i).cloned().unwrap_or_default(),
+                responses: h.responses,
+                errors: h.errors,
+                latency_sum_us: u64::try_from(h.latency_sum_us).unwrap_or(u64::MAX),
+            })
+            .collect();
+        let elapsed = facts.elapsed_s.max(1e-9);
+        StepResult {
+            round: 1,
+            n_clients: facts.n_clients,
+            rate: facts.rate,
+            started_at: facts.started_at,
+            elapsed_s: facts.elapsed_s,
+            partial: facts.partial,
+            total_requests,
+            responses,
+            qps: responses as f64 / elapsed,
+            latency: LatencySummary::of(&rec.latency),
+            service: open_model.then(|| LatencySummary::of(&rec.service)),
+            connect: LatencySummary::of(&rec.connect),
+            tls_handshake: (!rec.tls_handshake.is_empty())
+                .then(|| LatencySummary::of(&rec.tls_handshake)),
+            statuses: rec.status_counts(),
+            errors,
+            unfinished: rec.unfinished,
+            late: rec.late,
+            dropped: rec.dropped,
+            bytes_received: rec.bytes_received,
+            bytes_sent: rec.bytes_sent,
+            connections_opened: rec.connections_opened,
+            server_closes: rec.server_closes,
+            client_cpu_s: facts.client_cpu_s,
+            client_cpu_share: facts.client_cpu_s / elapsed / facts.cpus.max(1) as f64,
+            per_host,
+            slowest: rec.slowest.as_slice().to_vec(),
+            fastest: rec.fastest.as_slice().to_vec(),
+            slowest_capacity: Some(rec.slowest.keep()),
+            fastest_capacity: Some(rec.fastest.keep()),
+            histogram: encode_histogram(&rec.latency),
+            service_histogram: open_model.then(|| encode_histogram(&rec.service)),
+            connect_histogram: Some(encode_histogram(&rec.connect)),
+            tls_handshake_histogram: (!rec.tls_handshake.is_empty())
+                .then(|| encode_histogram(&rec.tls_handshake)),
+            probes: Vec::new(),
+            cache_hit_rate: None,
+            server_process: None,
+            rate_profile: facts.rate_profile,
+            failure: facts.failure,
+            pacer_lag: (!rec.pacer_lag.is_empty()).then(|| LatencySummary::of(&rec.pacer_lag)),
+            pacer_lag_histogram: (!rec.pacer_lag.is_empty())
+                .then(|| encode_histogram(&rec.pacer_lag)),
+            items: (rec.items != ItemCounts::default()).then(|| ItemsResult {
+                sent: rec.items.sent,
+                ok: rec.items.ok,
+                failed: rec.items.failed.iter().cloned().collect(),
+            }),
+        }
+    }
+}
+
+/// Why a step result cannot become a recorder again.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("step {n_clients} clients (round {round}): {which} histogram: {message}")]
+pub struct ToRecorderError {
+    pub n_clients: usize,
+    pub round: usize,
+    /// "response-time", "service-time", "connect", "TLS handshake" or "pacer lag".
+    pub which: &'static str,
+    pub message: String,
+}
+
+impl StepResult {
+    /// The recorder this step was made from: the inverse of [`StepResult::from_recorder`],
+    /// exact for every histogram, counter and the slowest/fastest lists, so results
+    /// from many runs or machines merge as exactly as the workers of one step do.
+    ///
+    /// A histogram absent from the file (schema 1 had no connect histogram) comes back
+    /// empty; one that is present but does not decode is an error.
+    pub fn to_recorder(&self) -> Result<Recorder, ToRecorderError> {
+        let slow_keep = self.slowest_capacity.unwrap_or(self.slowest.len());
+        let fast_keep = self.fastest_capacity.unwrap_or(self.fastest.len());
+        let mut rec = Recorder::new(self.per_host.len(), slow_keep, fast_keep);
+        // Into the recorder's own histogram, so every recorder keeps the same bounds
+        // and merges without fail; values beyond them cannot come from hakaru.
+        let put = |which: &'static str, text: Option<&String>, into: &mut Histogram<u64>| {
+            let Some(text) = text else { return Ok(()) };
+            decode_histogram(text)
+                .and_then(|h| {
+                    into.add(&h)
+                        .map_err(|e| format!("values beyond {MAX_TRACKABLE_US} µs: {e:?}"))
+                })
+                .map_err(|message| ToRecorderError {
+                    n_clients: self.n_clients,
+                    round: self.round,
+                    which,
+                    message,
+                })
+        };
+        put("response-time", Some(&self.histogram), &mut rec.latency)?;
+        put(
+            "service-time",
+            self.service_histogram.as_ref(),
+            &mut rec.service,
+        )?;
+        put("connect", self.connect_histogram.as_ref(), &mut rec.connect)?;
+        put(
+            "TLS handshake",
+            self.tls_handshake_histogram.as_ref(),
+            &mut rec.tls_handshake,
+        )?;
+        put(
+            "pacer lag",
+            self.pacer_lag_histogram.as_ref(),
+            &mut rec.pacer_lag,
+        )?;
+        if let Some(items) = &self.items {
+            rec.items.sent = items.sent;
+            rec.items.ok = items.ok;
+            rec.items.failed = items.failed.iter().map(|(k, n)| (k.clone(), *n)).collect();
+        }
+        let last_code = rec.statuses.len() - 1;
+        for (code, n) in &self.statuses {
+            rec.statuses[usize::from(*code).min(last_code)] += n;
+        }
+        for (kind, n) in &self.errors {
+            if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
+                rec.errors[i] += n;
+            }
+        }
+        rec.bytes_received = self.bytes_received;
+        rec.bytes_sent = self.bytes_sent;
+        rec.connections_opened = self.connections_opened;
+        rec.server_closes = self.server_closes;
+        rec.unfinished = self.unfinished;
+        rec.late = self.late;
+        rec.dropped = self.dropped;
+        for (into, h) in rec.per_host.iter_mut().zip(&self.per_host) {
+            into.responses = h.responses;
+            into.errors = h.errors;
+            into.latency_sum_us = u128::from(h.latency_sum_us);
+        }
+        // Offered in list order, ties keep their order: the lists come back as they were.
+        for s in &self.slowest {
+            rec.slowest.offer(s.clone());
+        }
+        for s in &self.fastest {
+            rec.fastest.offer(s.clone());
+        }
+        Ok(rec)
+    }
+}
+
+pub fn encode_histogram(h: &Histogram<u64>) -> String {
+    let mut buf = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut buf)
+        .expect("serializing to memory cannot fail");
+    base64::engine::general_purpose::STANDARD.encode(buf)
+}
+
+pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, String> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(s)
+        .map_err(|e| format!("histogram is not base64: {e}"))?;
+    Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .map_err(|e| format!("histogram does not decode: {e:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::Outcome;
+    use std::time::Duration;
+
+    fn facts() -> StepFacts {
+        StepFacts {
+            n_clients: 2,
+            rate: Some(100.0),
+            started_at: String::new(),
+            elapsed_s: 1.0,
+            partial: false,
+            failure: None,
+            rate_profile: None,
+            client_cpu_s: 0.0,
+            cpus: 2,
+        }
+    }
+
+    fn sample(ms: u64, client: usize) -> RequestSample {
+        RequestSample {
+            elapsed_s: ms as f64 / 1000.0,
+            request: ms as usize % 3,
+            status: 200,
+            client,
+            index: ms,
+        }
+    }
+
+    /// A recorder with something in every histogram, counter and list; `n` requests
+    /// from `from_ms` on, spread over two hosts.
+    fn busy(from_ms: u64, n: u64, client: usize) -> Recorder {
+        let mut r = Recorder::new(2, 3, 3);
+        for ms in from_ms..from_ms + n {
+            let outcome = match ms % 10 {
+                7 => Outcome::Status(503),
+                9 => Outcome::Error(ErrorKind::Reset),
+                _ => Outcome::Status(200),
+            };
+            r.record(
+                (ms % 2) as usize,
+                outcome,
+                Duration::from_micros(ms * 997),
+                || sample(ms, client),
+            );
+            r.record_service(Duration::from_micros(ms * 500));
+            r.record_pacer_lag(Duration::from_micros(ms % 37));
+        }
+        r.items.sent = 10 * n;
+        r.items.ok(9 * n);
+        r.items.failed("conflict", n / 2);
+        r.items.failed("not_kept", n - n / 2);
+        r.record_connect(Duration::from_micros(120 + from_ms));
+        r.record_tls(Duration::from_micros(900 + from_ms));
+        r.bytes_received = 1000 * n;
+        r.bytes_sent = 100 * n;
+        r.server_closes = 1;
+        r.unfinished = 2;
+        r.late = 3;
+        r.dropped = 4;
+        r
+    }
+
+    fn assert_same(a: &Recorder, b: &Recorder) {
+        assert_eq!(a.latency, b.latency);
+        assert_eq!(a.service, b.service);
+        assert_eq!(a.connect, b.connect);
+        assert_eq!(a.tls_handshake, b.tls_handshake);
+        assert_eq!(a.pacer_lag, b.pacer_lag);
+        let items = |r: &Recorder| {
+            let mut i = r.items.clone();
+            i.failed.sort();
+            i
+        };
+        assert_eq!(items(a), items(b));
+        assert_eq!(a.statuses, b.statuses);
+        assert_eq!(a.errors, b.errors);
+        let counters = |r: &Recorder| {
+            [
+                r.bytes_received,
+                r.bytes_sent,
+                r.connections_opened,
+                r.server_closes,
+                r.unfinished,
+                r.late,
+                r.dropped,
+            ]
+        };
+        assert_eq!(counters(a), counters(b));
+        let hosts = |r: &Recorder| -> Vec<(u64, u64, u128)> {
+            r.per_host
+                .iter()
+                .map(|h| (h.responses, h.errors, h.latency_sum_us))
+                .collect()
+        };
+        assert_eq!(hosts(a), hosts(b));
+        assert_eq!(a.slowest.as_slice(), b.slowest.as_slice());
+        assert_eq!(a.fastest.as_slice(), b.fastest.as_slice());
+        assert_eq!(a.slowest.keep(), b.slowest.keep());
+        assert_eq!(a.fastest.keep(), b.fastest.keep());
+    }
+
+    fn step_of(r: &Recorder) -> StepResult {
+        StepResult::from_recorder(
+            facts(),
+            r,
+            &["http://a:1".into(), "http://b:2".into()],
+            true,
+        )
+    }
+
+    #[test]
+    fn a_step_turns_back_into_its_recorder() {
+        let rec = busy(1, 500, 0);
+        assert_same(&step_of(&rec).to_recorder().unwrap(), &rec);
+        // Through the file too.
+        let mut run = crate::result::fixture::run(vec![step_of(&rec)]);
+        run.steps[0].n_clients = 2;
+        let text = json::to_json(&run);
+        let back = json::from_json(&text, "r.json").unwrap();
+        assert_same(&back.steps[0].to_recorder().unwrap(), &rec);
+    }
+
+    #[test]
+    fn converting_then_merging_equals_merging_then_converting() {
+        // `b` has fewer requests than the lists keep: its capacity must survive.
+        let (a, b) = (busy(1, 400, 0), busy(1000, 2, 1));
+        let mut merged = a.clone();
+        merged.merge(&b);
+        let mut from_results = step_of(&a).to_recorder().unwrap();
+        from_results.merge(&step_of(&b).to_recorder().unwrap());
+        assert_same(&from_results, &merged);
+        assert_same(&step_of(&merged).to_recorder().unwrap(), &merged);
+        let (x, y) = (step_of(&from_results), step_of(&merged));
+        assert_eq!(x.latency, y.latency);
+        assert_eq!(x.per_host, y.per_host);
+        assert_eq!(x.slowest, y.slowest);
+    }
+
+    #[test]
+    fn schema_1_host_mean_reads_as_a_sum() {
+        let h: HostResult = serde_json::from_str(
+            r#"{"target": "http://a:1", "responses": 4, "errors": 1, "mean_s": 0.0025}"#,
+        )
+        .unwrap();
+        assert_eq!(h.latency_sum_us, 10_000);
+        assert_eq!(h.mean_s(), 0.0025);
+        let text = serde_json::to_string(&h).unwrap();
+        assert!(!text.contains("mean_s") && text.contains("\"latency_sum_us\":10000"));
+    }
+
+    #[test]
+    fn a_broken_histogram_is_an_error_naming_it() {
+        let mut s = step_of(&busy(1, 10, 0));
+        s.connect_histogram = Some("not base64!".into());
+        let err = s.to_recorder().unwrap_err();
+        assert_eq!(err.which, "connect");
+        assert!(err
+            .to_string()
+            .starts_with("step 2 clients (round 1): connect histogram"));
+        // Schema 1 had no connect histogram: it comes back empty.
+        s.connect_histogram = None;
+        assert!(s.to_recorder().unwrap().connect.is_empty());
+    }
+
+    #[test]
+    fn names_are_the_lowercase_strings_of_schema_1() {
+        let names = [
+            (serde_json::to_value(Mode::Run).unwrap(), "run"),
+            (serde_json::to_value(Mode::Ramp).unwrap(), "ramp"),
+            (serde_json::to_value(LoadModel::Closed).unwrap(), "closed"),
+            (serde_json::to_value(LoadModel::Open).unwrap(), "open"),
+            (
+                serde_json::to_value(RequestOrder::Random).unwrap(),
+                "random",
+            ),
+            (
+                serde_json::to_value(RequestOrder::Sequential).unwrap(),
+                "sequential",
+            ),
+        ];
+        for (value, name) in names {
+            assert_eq!(value, name);
+        }
+        assert_eq!(
+            serde_json::from_str::<Mode>("\"ramp\"").unwrap(),
+            Mode::Ramp
+        );
+        assert_eq!(LoadModel::Open.to_string(), "open");
+        assert!(serde_json::from_str::<LoadModel>("\"Open\"").is_err());
+    }
+
+    #[test]
+    fn histogram_round_trips() {
+        let mut r = Recorder::new(1, 0, 0);
+        for ms in 1..=1000u64 {
+            r.record(
+                0,
+                Outcome::Status(200),
+                Duration::from_micros(ms * 37),
+                || unreachable!(),
+            );
+        }
+        let enc = encode_histogram(&r.latency);
+        let dec = decode_histogram(&enc).unwrap();
+        assert_eq!(dec, r.latency);
+    }
+
+    #[test]
+    fn failed_requests_count_as_status_zero() {
+        let mut r = Recorder::new(1, 0, 0);
+        for _ in 0..3 {
+            r.record(
+                0,
+                Outcome::Status(200),
+                Duration::from_millis(1),
+                || unreachable!(),
+            );
+        }
+        r.record(
+            0,
+            Outcome::Error(ErrorKind::Timeout),
+            Duration::from_secs(5),
+            || unreachable!(),
+        );
+        let facts = StepFacts {
+            n_clients: 1,
+            rate: None,
+            started_at: String::new(),
+            elapsed_s: 1.0,
+            partial: false,
+            failure: None,
+            rate_profile: None,
+            client_cpu_s: 0.0,
+            cpus: 2,
+        };
+        let s = StepResult::from_recorder(facts, &r, &["http://a:1".into()], false);
+        assert_eq!(s.total_requests, 4);
+        assert_eq!(s.responses, 3);
+        assert_eq!(s.qps, 3.0);
+        let p = s.status_percentages();
+        assert_eq!(p[&200], 75.0);
+        assert_eq!(p[&0], 25.0);
+    }
+}
