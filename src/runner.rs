@@ -79,7 +79,8 @@ pub fn run<W: Workload>(
     stop: &Stop,
     observer: &mut dyn Observer,
 ) -> Result<RunResult, RampError> {
-    let machine = sysinfo::machine();
+    let mut machine = sysinfo::machine();
+    machine.fd_limit = sysinfo::raise_fd_limit();
     let cpus = machine.cpus;
     let targets: Vec<String> = workload.targets().iter().map(|t| t.label()).collect();
     let rounds = spec.rounds.max(1);
@@ -208,9 +209,9 @@ fn run_one<W: Workload>(
 }
 
 fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    out.write(run).map_err(|(path, source)| RampError::Write {
-        path: path.display().to_string(),
-        source,
+    out.write(run).map_err(|e| RampError::Write {
+        path: e.path.display().to_string(),
+        source: e.source,
     })
 }
 

@@ -109,6 +109,7 @@ pub fn machine() -> Machine {
         cpus: cpus(),
         cpu_model,
         memory_bytes,
+        fd_limit: None,
     }
 }
 

@@ -123,6 +123,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             cpus: 2,
             cpu_model: "test cpu".into(),
             memory_bytes: 1 << 30,
+            fd_limit: Some(1024),
         },
         targets: vec!["http://127.0.0.1:10041".into()],
         requests: vec![

@@ -33,7 +33,7 @@ pub const SCHEMA_VERSION: u32 = 2;
 pub struct RunResult {
     /// Version of this schema; see [`SCHEMA_VERSION`].
     pub schema_version: u32,
-    /// "hakaru <version>".
+    /// `hakaru <version>`: the tool and version that wrote the file.
     pub tool: String,
     /// The command line as typed.
     pub command_line: Vec<String>,
@@ -189,6 +189,10 @@ pub struct Machine {
     pub cpus: usize,
     pub cpu_model: String,
     pub memory_bytes: u64,
+    /// The limit on open files hakaru ran with (each connection takes one), after
+    /// raising its soft limit to the hard one.
+    #[serde(default)]
+    pub fd_limit: Option<u64>,
 }
 
 /// Latency figures of one histogram, in seconds.
@@ -347,7 +351,8 @@ pub struct StepResult {
     pub errors: BTreeMap<ErrorKind, u64>,
     /// In flight when the step ended: neither a success nor an error of the server.
     pub unfinished: u64,
-    /// Open model: requests that started late because every connection was busy.
+    /// Open model: requests sent more than 1 ms after their due time (every connection
+    /// was busy, or the client could not keep up).
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,

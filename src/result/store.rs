@@ -32,12 +32,25 @@ impl Outputs {
     }
 
     /// Rewrite both files from `run`, the JSON first (it holds everything; the CSV is
-    /// derived from it). On error, the path of the file that failed comes with it.
-    pub fn write(&self, run: &RunResult) -> Result<(), (PathBuf, io::Error)> {
-        write_atomic(&self.json, to_json(run).as_bytes()).map_err(|e| (self.json.clone(), e))?;
-        write_atomic(&self.csv, to_csv(run, self.format).as_bytes())
-            .map_err(|e| (self.csv.clone(), e))
+    /// derived from it).
+    pub fn write(&self, run: &RunResult) -> Result<(), WriteError> {
+        let write = |path: &Path, bytes: &[u8]| {
+            write_atomic(path, bytes).map_err(|source| WriteError {
+                path: path.to_owned(),
+                source,
+            })
+        };
+        write(&self.json, to_json(run).as_bytes())?;
+        write(&self.csv, to_csv(run, self.format).as_bytes())
     }
+}
+
+/// A result file that could not be written.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot write result file {}: {source}", path.display())]
+pub struct WriteError {
+    pub path: PathBuf,
+    pub source: io::Error,
 }
 
 /// Replace `path` with `bytes` so that a reader (or a crash) sees either the old file

@@ -1,0 +1,184 @@
+//! The line charts of one or several runs: throughput and latency against clients,
+//! which lines each has, and what is left out (and said so) to keep them readable.
+
+use super::{
+    latency_unit, ChartOptions, Line, LineChart, Marker, RefLine, MARKERS, MAX_OVER_TYPICAL,
+    PALETTE,
+};
+use crate::analysis;
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::series::Series;
+
+pub(super) fn xs(s: &Series) -> impl Iterator<Item = &crate::series::Point> {
+    s.points.iter().filter(|p| p.n_clients > 0)
+}
+
+/// Throughput (qps) against clients; one line per run.
+pub fn throughput_chart(series: &[&Series]) -> LineChart {
+    let lines = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: s.label.clone(),
+            color: PALETTE[i % PALETTE.len()],
+            dash: None,
+            marker: MARKERS[i % MARKERS.len()],
+            points: xs(s).map(|p| (p.n_clients as f64, p.qps)).collect(),
+            tips: xs(s)
+                .map(|p| {
+                    format!(
+                        "{}: {} clients, {} qps",
+                        s.label,
+                        p.n_clients,
+                        fmt_qps(p.qps)
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let title = if series.len() == 1 {
+        format!("Throughput — {}", series[0].label)
+    } else {
+        "Throughput".to_owned()
+    };
+    LineChart {
+        desc: "Queries per second against the number of concurrent clients".into(),
+        title,
+        x_title: "concurrent clients".into(),
+        y_title: "throughput (queries per second)".into(),
+        lines,
+        refs: Vec::new(),
+        log_y: false,
+        notes: Vec::new(),
+    }
+}
+
+/// Latency against clients. One run: mean, p50, p99 and max where present, with the
+/// 1-client mean as a dashed reference. Several runs: each run's mean (the tutorial's
+/// overlay), plus each run's p99 dashed when known.
+pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
+    let max_s = series
+        .iter()
+        .flat_map(|s| xs(s))
+        .map(|p| p.mean_s.max(p.p99_s.unwrap_or(0.0)))
+        .fold(0.0, f64::max);
+    let (unit, k) = latency_unit(max_s);
+    let mut lines = Vec::new();
+    let mut refs = Vec::new();
+    let mut notes = Vec::new();
+    type Get = fn(&crate::series::Point) -> Option<f64>;
+    if let [s] = series {
+        let kinds: [(&str, Get, &'static str, Option<&'static str>, Marker); 4] = [
+            ("mean", |p| Some(p.mean_s), PALETTE[0], None, Marker::Circle),
+            ("p50", |p| p.p50_s, PALETTE[2], None, Marker::Square),
+            ("p99", |p| p.p99_s, PALETTE[3], None, Marker::Triangle),
+            (
+                "max",
+                |p| Some(p.max_s),
+                PALETTE[6],
+                Some("2 4"),
+                Marker::Diamond,
+            ),
+        ];
+        // A max far above the rest squashes the mean into the floor of a linear chart:
+        // leave it out there (it stays in the tables) and say so; a log axis keeps it.
+        let typical = xs(s)
+            .map(|p| p.mean_s.max(p.p99_s.unwrap_or(0.0)))
+            .fold(0.0, f64::max);
+        let worst = xs(s).map(|p| p.max_s).fold(0.0, f64::max);
+        let drop_max = !opts.log_latency && worst > MAX_OVER_TYPICAL * typical;
+        for (name, get, color, dash, marker) in kinds {
+            if drop_max && name == "max" {
+                notes.push(format!(
+                    "Max latency (up to {}) is left out of this chart to keep the others \
+                     readable; the table has it, and --log-latency draws it.",
+                    fmt_latency(worst)
+                ));
+                continue;
+            }
+            let pts: Vec<(f64, f64, usize)> = xs(s)
+                .filter_map(|p| get(p).map(|v| (p.n_clients as f64, v * k, p.n_clients)))
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            lines.push(Line {
+                name: format!("{name} latency"),
+                color,
+                dash,
+                marker,
+                tips: pts
+                    .iter()
+                    .map(|(_, v, n)| format!("{name}: {n} clients, {}", fmt_latency(v / k)))
+                    .collect(),
+                points: pts.iter().map(|(a, b, _)| (*a, *b)).collect(),
+            });
+        }
+        if let Some(b) = analysis::analyse(s).baseline {
+            refs.push(RefLine {
+                name: format!(
+                    "mean at {} client{}",
+                    b.n_clients,
+                    if b.n_clients == 1 { "" } else { "s" }
+                ),
+                y: b.mean_s * k,
+                color: "#7a7a7a",
+            });
+        }
+    } else {
+        for (i, s) in series.iter().enumerate() {
+            let color = PALETTE[i % PALETTE.len()];
+            lines.push(Line {
+                name: format!("{} mean", s.label),
+                color,
+                dash: None,
+                marker: MARKERS[i % MARKERS.len()],
+                points: xs(s).map(|p| (p.n_clients as f64, p.mean_s * k)).collect(),
+                tips: xs(s)
+                    .map(|p| {
+                        format!(
+                            "{}: {} clients, mean {}",
+                            s.label,
+                            p.n_clients,
+                            fmt_latency(p.mean_s)
+                        )
+                    })
+                    .collect(),
+            });
+        }
+        for (i, s) in series.iter().enumerate() {
+            if !s.has_percentiles() {
+                continue;
+            }
+            let pts: Vec<_> = xs(s)
+                .filter_map(|p| p.p99_s.map(|v| (p.n_clients, v)))
+                .collect();
+            lines.push(Line {
+                name: format!("{} p99", s.label),
+                color: PALETTE[i % PALETTE.len()],
+                dash: Some("6 4"),
+                marker: Marker::None,
+                points: pts.iter().map(|(n, v)| (*n as f64, v * k)).collect(),
+                tips: Vec::new(),
+            });
+        }
+    }
+    let title = if series.len() == 1 {
+        format!("Latency — {}", series[0].label)
+    } else {
+        "Mean latency".to_owned()
+    };
+    LineChart {
+        desc: "Response time against the number of concurrent clients".into(),
+        title,
+        x_title: "concurrent clients".into(),
+        y_title: format!(
+            "latency ({unit}{})",
+            if opts.log_latency { ", log scale" } else { "" }
+        ),
+        lines,
+        refs,
+        log_y: opts.log_latency,
+        notes,
+    }
+}

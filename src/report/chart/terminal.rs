@@ -1,0 +1,98 @@
+//! The ASCII chart and summary printed on the terminal at the end of a ramp and by
+//! `hakaru report`.
+
+use std::fmt::Write as _;
+
+use crate::analysis;
+use crate::report::findings;
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::series::Series;
+
+/// A compact ASCII chart of qps and mean latency against clients, one row per step,
+/// for the end of a ramp. Marks the peak, the plateau and the knee.
+pub fn terminal_chart(series: &Series, width: usize) -> String {
+    let sat = analysis::analyse(series);
+    let steps: Vec<(usize, &crate::series::Point)> = series
+        .points
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.n_clients > 0)
+        .collect();
+    if steps.is_empty() {
+        return "(no steps to chart)\n".into();
+    }
+    let max_q = steps.iter().map(|(_, p)| p.qps).fold(0.0, f64::max);
+    let max_l = steps.iter().map(|(_, p)| p.mean_s).fold(0.0, f64::max);
+    // Columns: clients(7) + 2 + bar + 1 + qps(8) + 3 + bar + 1 + latency(9), then a
+    // note of up to 18 ("  <- plateau, knee").
+    let fixed = 7 + 2 + 1 + 8 + 3 + 1 + 9 + 18;
+    let bar = (width.saturating_sub(fixed) / 2).clamp(8, 60);
+    let mut o = String::new();
+    let header = format!(
+        "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}",
+        "clients",
+        "throughput",
+        "qps",
+        "mean latency",
+        "",
+        w = bar
+    );
+    let _ = writeln!(o, "{}", header.trim_end());
+    let fill = |v: f64, max: f64, c: char| -> String {
+        let n = if max > 0.0 {
+            ((v / max) * bar as f64).round() as usize
+        } else {
+            0
+        };
+        let mut s: String = std::iter::repeat_n(c, n.min(bar)).collect();
+        if n == 0 && v > 0.0 {
+            s.push('.');
+        }
+        s
+    };
+    for (i, p) in steps {
+        let mut notes = Vec::new();
+        if sat.peak.is_some_and(|s| s.index == i) {
+            notes.push("peak");
+        }
+        if sat.plateau.is_some_and(|s| s.index == i) && sat.peak.is_none_or(|s| s.index != i) {
+            notes.push("plateau");
+        }
+        if sat.knee.is_some_and(|s| s.index == i) {
+            notes.push("knee");
+        }
+        let lat = fmt_latency(p.mean_s).replace('µ', "u").replace('–', "-");
+        let line = format!(
+            "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}{}",
+            p.n_clients,
+            fill(p.qps, max_q, '#'),
+            fmt_qps(p.qps),
+            fill(p.mean_s, max_l, '='),
+            lat,
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("  <- {}", notes.join(", "))
+            },
+            w = bar
+        );
+        let _ = writeln!(o, "{}", line.trim_end());
+    }
+    o
+}
+
+/// What `ramp` prints when it ends and `report` prints on the terminal: the text
+/// chart, the saturation sentences and any warnings.
+pub fn terminal_summary(series: &Series, width: usize) -> String {
+    let sat = analysis::analyse(series);
+    let mut o = terminal_chart(series, width);
+    o.push('\n');
+    for line in findings::sentences(&sat) {
+        o.push_str(&line);
+        o.push('\n');
+    }
+    for w in &sat.warnings {
+        let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}

@@ -1,0 +1,520 @@
+//! The ab/hey-style summary of `hakaru run`: the step's figures, connections, the
+//! open model's lateness, ab's percentile table, client CPU and the server side.
+
+use std::fmt::Write as _;
+
+use hdrhistogram::Histogram;
+
+use super::{ms, server_side};
+use crate::analysis::step as step_findings;
+use crate::result::{decode_histogram, LatencySummary, RunResult, StepResult};
+use crate::stats::{ErrorKind, LATE_THRESHOLD};
+
+/// Quantiles of ab's "served within a certain time" table, in percent.
+const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 100.0];
+
+/// Label column of [`run_summary`], wide enough for the longest label.
+fn field(out: &mut String, label: &str, value: impl std::fmt::Display) {
+    let _ = writeln!(out, "{:<24}{value}", format!("{label}:"));
+}
+
+fn latency_brief(l: &LatencySummary) -> String {
+    format!(
+        "mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        ms(l.mean_s),
+        ms(l.p50_s),
+        ms(l.p99_s),
+        ms(l.max_s)
+    )
+}
+
+/// The ab/hey-style summary of one step of `hakaru run`. Measured figures come from
+/// the step's histograms and counters; derived ones say how they were derived.
+pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
+    let mut out = String::new();
+    let open = step.rate.is_some();
+    let cores = run.machine.cpus.max(1);
+    let elapsed = step.elapsed_s;
+
+    match run.targets.as_slice() {
+        [one] => field(&mut out, "Target", one),
+        many => field(&mut out, "Targets", many.join(", ")),
+    }
+    field(
+        &mut out,
+        "Keep-alive",
+        if run.settings.keep_alive { "on" } else { "off" },
+    );
+    match (step.rate, &step.rate_profile) {
+        (Some(rate), Some(profile)) => field(
+            &mut out,
+            "Model",
+            format!("open (rate profile {profile} requests/s, {rate:.1} on average)"),
+        ),
+        (Some(rate), None) => field(
+            &mut out,
+            "Model",
+            format!("open ({rate:.1} requests/s target rate)"),
+        ),
+        (None, _) => field(&mut out, "Model", "closed (clients send back to back)"),
+    }
+    field(&mut out, "Concurrency", step.n_clients);
+    field(&mut out, "Time taken", format!("{elapsed:.3} seconds"));
+    if let Some(why) = &step.failure {
+        field(
+            &mut out,
+            "Failed step",
+            format!("{why} (figures are incomplete)"),
+        );
+    } else if step.partial {
+        field(
+            &mut out,
+            "Cut short",
+            "yes (interrupted; figures cover the measured part)",
+        );
+    }
+    field(
+        &mut out,
+        "Complete requests",
+        format!("{} (whole HTTP responses, any status)", step.responses),
+    );
+    let failed = step.error_total();
+    if failed == 0 {
+        field(&mut out, "Failed requests", 0);
+    } else {
+        let kinds: Vec<String> = step
+            .errors
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        field(
+            &mut out,
+            "Failed requests",
+            format!("{failed} (no response: {})", kinds.join(", ")),
+        );
+        if step.errors.contains_key(&ErrorKind::ClientLimit) {
+            let limit = run
+                .machine
+                .fd_limit
+                .map(|n| format!(" (open-file limit {n})"))
+                .unwrap_or_default();
+            field(
+                &mut out,
+                "Client limit",
+                format!(
+                    "hakaru itself ran out of file descriptors or local ports{limit}: \
+                     raise the limit with ulimit -n, or use fewer clients"
+                ),
+            );
+        }
+    }
+    let non_2xx: Vec<(u16, u64)> = step
+        .statuses
+        .iter()
+        .filter(|(c, _)| !(200..300).contains(*c))
+        .map(|(c, n)| (*c, *n))
+        .collect();
+    let n_non_2xx: u64 = non_2xx.iter().map(|(_, n)| n).sum();
+    if n_non_2xx == 0 {
+        field(&mut out, "Non-2xx responses", 0);
+    } else {
+        let codes: Vec<String> = non_2xx.iter().map(|(c, n)| format!("{c}: {n}")).collect();
+        field(
+            &mut out,
+            "Non-2xx responses",
+            format!("{n_non_2xx} ({})", codes.join(", ")),
+        );
+    }
+    field(
+        &mut out,
+        "Unfinished at end",
+        format!(
+            "{} (in flight when the step ended; neither success nor failure)",
+            step.unfinished
+        ),
+    );
+    field(
+        &mut out,
+        "Total transferred",
+        format!(
+            "{} bytes received, {} bytes sent",
+            step.bytes_received, step.bytes_sent
+        ),
+    );
+    field(
+        &mut out,
+        "Requests per second",
+        format!("{:.2} [#/sec] (responses / measured wall time)", step.qps),
+    );
+    let l = &step.latency;
+    if l.count > 0 {
+        field(
+            &mut out,
+            "Time per request",
+            format!("{:.3} [ms] (mean response time, measured)", ms(l.mean_s)),
+        );
+    }
+    if step.responses > 0 {
+        field(
+            &mut out,
+            "Time per request",
+            format!(
+                "{:.3} [ms] (mean, across all concurrent requests: \
+                 time taken / complete requests, derived)",
+                ms(elapsed / step.responses as f64)
+            ),
+        );
+    }
+    if elapsed > 0.0 {
+        field(
+            &mut out,
+            "Transfer rate",
+            format!(
+                "{:.2} [Kbytes/sec] received",
+                step.bytes_received as f64 / 1024.0 / elapsed
+            ),
+        );
+    }
+    connections(&mut out, run, step);
+    if open {
+        open_model(&mut out, step);
+    } else {
+        pacer_lag(&mut out, step); // --wait
+    }
+    if run.targets.len() > 1 && !step.per_host.is_empty() {
+        out.push_str("Per target:\n");
+        for h in &step.per_host {
+            let _ = writeln!(
+                out,
+                "  {}  responses {}  errors {}  mean {:.3} ms",
+                h.target,
+                h.responses,
+                h.errors,
+                ms(h.mean_s())
+            );
+        }
+    }
+
+    out.push('\n');
+    percent_table(&mut out, step);
+    out.push('\n');
+
+    field(
+        &mut out,
+        "Client CPU",
+        format!(
+            "{:.2} s ({:.0}% of {cores} core{})",
+            step.client_cpu_s,
+            step.client_cpu_share * 100.0,
+            if cores == 1 { "" } else { "s" }
+        ),
+    );
+    if step_findings::client_busy(step.client_cpu_share) {
+        let _ = writeln!(
+            out,
+            "Warning: hakaru used {:.0}% of {cores} cores — the client may be the bottleneck",
+            step.client_cpu_share * 100.0
+        );
+    }
+    out.push_str(&server_side(run, step));
+    out
+}
+
+fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
+    let mut text = format!("{} opened", step.connections_opened);
+    if step.total_requests > 0 {
+        let per = step.connections_opened as f64 / step.total_requests as f64;
+        let _ = write!(text, " ({per:.2} per request");
+        if step_findings::keep_alive_missing(&run.settings, step) {
+            text.push_str(" — keep-alive did not happen");
+        }
+        text.push(')');
+    }
+    field(out, "Connections", text);
+    if run.settings.keep_alive && step.server_closes > 0 {
+        field(
+            out,
+            "Server closes",
+            format!(
+                "{} responses ended with the server closing the connection",
+                step.server_closes
+            ),
+        );
+    }
+    if step.connect.count > 0 {
+        field(out, "Connect time", latency_brief(&step.connect));
+    }
+    if let Some(tls) = step.tls_handshake.as_ref().filter(|t| t.count > 0) {
+        field(out, "TLS handshake", latency_brief(tls));
+    }
+}
+
+fn open_model(out: &mut String, step: &StepResult) {
+    if let Some(rate) = step.rate {
+        field(
+            out,
+            "Target rate",
+            format!(
+                "{rate:.1} requests/s (achieved {:.1} responses/s)",
+                step.qps
+            ),
+        );
+    }
+    field(
+        out,
+        "Late",
+        format!(
+            "{} (started more than {} ms after their intended time)",
+            step.late,
+            LATE_THRESHOLD.as_millis()
+        ),
+    );
+    field(
+        out,
+        "Dropped",
+        format!("{} (intended start passed, never started)", step.dropped),
+    );
+    if step.latency.count > 0 {
+        field(
+            out,
+            "Response time",
+            format!(
+                "{} (from each request's intended start)",
+                latency_brief(&step.latency)
+            ),
+        );
+    }
+    if let Some(service) = step.service.as_ref().filter(|s| s.count > 0) {
+        field(
+            out,
+            "Service time",
+            format!("{} (from the actual send)", latency_brief(service)),
+        );
+    }
+    pacer_lag(out, step);
+}
+
+/// How exact the pacing was: due time (or end of `--wait`) to the actual send.
+fn pacer_lag(out: &mut String, step: &StepResult) {
+    if let Some(lag) = step.pacer_lag.as_ref().filter(|l| l.count > 0) {
+        field(
+            out,
+            "Pacer lag",
+            format!("{} (intended send time to actual send)", latency_brief(lag)),
+        );
+    }
+}
+
+/// ab's table, from the decoded histogram; the open model adds service time beside.
+fn percent_table(out: &mut String, step: &StepResult) {
+    out.push_str("Percentage of the requests served within a certain time (ms)\n");
+    let response = match step.decode_histogram() {
+        Ok(h) if h.is_empty() => {
+            out.push_str("  (no responses)\n");
+            return;
+        }
+        Ok(h) => h,
+        Err(e) => {
+            let _ = writeln!(out, "  (response-time histogram unreadable: {e})");
+            return;
+        }
+    };
+    let service = step
+        .service_histogram
+        .as_deref()
+        .and_then(|s| decode_histogram(s).ok())
+        .filter(|h| !h.is_empty());
+    if service.is_some() {
+        out.push_str("          response    service\n");
+    }
+    for pct in TABLE_PERCENTS {
+        let label = format!("{}%", float_label(pct));
+        let _ = write!(out, "{label:>7} {:>10.3}", at_percent(&response, pct));
+        if let Some(s) = &service {
+            let _ = write!(out, " {:>10.3}", at_percent(s, pct));
+        }
+        if pct == 100.0 {
+            out.push_str(" (longest request)");
+        }
+        out.push('\n');
+    }
+}
+
+/// `50` for 50.0, `99.9` for 99.9.
+fn float_label(pct: f64) -> String {
+    if pct.fract() == 0.0 {
+        format!("{pct:.0}")
+    } else {
+        format!("{pct}")
+    }
+}
+
+/// Latency at a percentile of a microsecond histogram, in milliseconds.
+fn at_percent(h: &Histogram<u64>, pct: f64) -> f64 {
+    let us = if pct >= 100.0 {
+        h.max()
+    } else {
+        h.value_at_quantile(pct / 100.0)
+    };
+    us as f64 / 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::detailed_step;
+    use super::*;
+    use crate::result::encode_histogram;
+    use crate::result::fixture::{bare_step, run};
+    use crate::stats::new_histogram;
+
+    #[test]
+    fn summary_states_the_key_facts() {
+        let mut step = detailed_step();
+        step.connections_opened = 100;
+        step.bytes_received = 102_400;
+        step.bytes_sent = 5_000;
+        let r = run(vec![step.clone()]);
+        let text = run_summary(&r, &step);
+        let has = |line: &str| {
+            assert!(
+                text.lines().any(|l| l == line),
+                "missing {line:?} in\n{text}"
+            );
+        };
+        has("Target:                 http://127.0.0.1:10041");
+        has("Keep-alive:             on");
+        has("Model:                  closed (clients send back to back)");
+        has("Concurrency:            2");
+        has("Time taken:             1.000 seconds");
+        has("Complete requests:      99 (whole HTTP responses, any status)");
+        has("Failed requests:        1 (no response: timeout 1)");
+        has("Non-2xx responses:      2 (503: 2)");
+        has("Unfinished at end:      0 (in flight when the step ended; neither success nor failure)");
+        has("Total transferred:      102400 bytes received, 5000 bytes sent");
+        has("Requests per second:    99.00 [#/sec] (responses / measured wall time)");
+        has("Time per request:       10.101 [ms] (mean, across all concurrent requests: time taken / complete requests, derived)");
+        has("Transfer rate:          100.00 [Kbytes/sec] received");
+        has("Connections:            100 opened (1.00 per request — keep-alive did not happen)");
+        has("Percentage of the requests served within a certain time (ms)");
+        has("    50%      1.050");
+        has("  99.9%      1.600");
+        has("   100%      1.600 (longest request)");
+        has("Client CPU:             0.50 s (25% of 2 cores)");
+        let mean = text
+            .lines()
+            .find(|l| l.starts_with("Time per request:") && l.contains("measured"))
+            .unwrap();
+        assert!(
+            mean.contains("[ms] (mean response time, measured)"),
+            "{mean}"
+        );
+        assert!(!text.contains("Warning"));
+        assert!(!text.contains("Target rate"));
+    }
+
+    #[test]
+    fn summary_warns_when_the_client_is_busy() {
+        let mut step = detailed_step();
+        step.client_cpu_share = 0.97;
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text
+            .contains("Warning: hakaru used 97% of 2 cores — the client may be the bottleneck\n"));
+    }
+
+    #[test]
+    fn summary_keep_alive_that_worked_is_not_flagged() {
+        let mut step = detailed_step();
+        step.connections_opened = 2;
+        let mut r = run(vec![step.clone()]);
+        let text = run_summary(&r, &step);
+        assert!(text.contains("Connections:            2 opened (0.02 per request)\n"));
+        r.settings.keep_alive = false;
+        step.connections_opened = 100;
+        let text = run_summary(&r, &step);
+        assert!(text.contains("Keep-alive:             off\n"));
+        assert!(text.contains("(1.00 per request)\n"), "{text}");
+    }
+
+    #[test]
+    fn summary_open_model_shows_service_beside_response() {
+        let mut step = detailed_step();
+        step.rate = Some(100.0);
+        step.late = 3;
+        step.dropped = 1;
+        let mut service = new_histogram();
+        for us in 500..600u64 {
+            service.record(us).unwrap();
+        }
+        step.service = Some(LatencySummary::of(&service));
+        step.service_histogram = Some(encode_histogram(&service));
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains("Model:                  open (100.0 requests/s target rate)\n"));
+        assert!(
+            text.contains("Target rate:            100.0 requests/s (achieved 99.0 responses/s)\n")
+        );
+        assert!(text.contains("Late:                   3 (started more than 1 ms"));
+        assert!(text.contains("Dropped:                1 "));
+        assert!(
+            text.contains("Service time:           mean 0.550 ms"),
+            "{text}"
+        );
+        assert!(text.contains("          response    service\n"));
+        assert!(text.contains("    50%      1.050      0.549\n"), "{text}");
+    }
+
+    #[test]
+    fn summary_shows_the_pacer_lag_the_profile_and_a_failure() {
+        let mut step = detailed_step();
+        step.rate = Some(150.0);
+        step.rate_profile = Some("100..200".into());
+        let mut lag = new_histogram();
+        for us in 10..30u64 {
+            lag.record(us).unwrap();
+        }
+        step.pacer_lag = Some(LatencySummary::of(&lag));
+        step.failure = Some("a worker failed: boom".into());
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains(
+            "Model:                  open (rate profile 100..200 requests/s, 150.0 on average)\n"
+        ));
+        assert!(
+            text.contains("Pacer lag:              mean 0.019 ms, p50 0.019 ms"),
+            "{text}"
+        );
+        assert!(text.contains("(intended send time to actual send)"));
+        assert!(
+            text.contains("Failed step:            a worker failed: boom (figures are incomplete)")
+        );
+        assert!(!text.contains("Cut short"));
+    }
+
+    #[test]
+    fn client_limit_errors_say_how_to_raise_the_limit() {
+        let mut step = detailed_step();
+        step.errors.insert(ErrorKind::ClientLimit, 7);
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains("client_limit 7"), "{text}");
+        assert!(
+            text.contains(
+                "Client limit:           hakaru itself ran out of file descriptors or local ports \
+             (open-file limit 1024): raise the limit with ulimit -n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn summary_without_responses_does_not_divide_by_zero() {
+        let step = bare_step(1);
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(text.contains("Complete requests:      0 "));
+        assert!(text.contains(
+            "Percentage of the requests served within a certain time (ms)\n  (no responses)\n"
+        ));
+        assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+        let mut broken = step;
+        broken.histogram = "not base64!".into();
+        let text = run_summary(&run(vec![broken.clone()]), &broken);
+        assert!(text.contains("histogram unreadable"));
+    }
+}
