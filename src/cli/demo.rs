@@ -106,7 +106,7 @@ impl Drop for ChildTarget {
 /// The tutorial's ramp as plain options: the same builder as `ramp` with the demo's
 /// fixed settings (random order with seed 1, 3 slowest/fastest, a 2 s warm-up, the
 /// Groonga probe, a thread left to the target).
-fn options(
+pub(crate) fn options(
     args: &DemoArgs,
     command_line: Vec<String>,
     host: &str,

@@ -1,7 +1,7 @@
 //! The command line: clap definitions and the glue from flags to the library. Each
 //! load command turns its flags into plain [`crate::spec`] options, builds the run there
-//! and hands it to [`run_load`]. No logic worth testing lives here, and nothing below
-//! `cli` sees clap.
+//! and hands it to [`run_load`]. No logic lives here beyond that mapping (its tests
+//! check it), and nothing below `cli` sees clap.
 
 pub mod args;
 pub mod compare;
@@ -111,4 +111,66 @@ fn ctrl_c_stop() -> Stop {
         });
     });
     stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Load;
+    use std::time::Duration;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(args).expect("parses").command
+    }
+
+    #[test]
+    fn flags_become_options() {
+        let Command::Run(a) = parse(&["hakaru", "run", "-c", "3", "-n", "10k", "-k", "http://h/"])
+        else {
+            panic!("run")
+        };
+        let o = a.options(vec![]);
+        assert_eq!(
+            o.load,
+            Load::Step {
+                clients: 3,
+                duration: None,
+                requests: Some(10_000),
+                rate: None
+            }
+        );
+        assert!(o.request.keep_alive);
+        let Command::Ramp(a) = parse(&[
+            "hakaru",
+            "ramp",
+            "--rate",
+            "100,200",
+            "--no-keep-alive",
+            "http://h/",
+        ]) else {
+            panic!("ramp")
+        };
+        let o = a.options(vec![]);
+        assert!(matches!(o.load, Load::Rates { clients: 1, .. }));
+        assert!(!o.request.keep_alive);
+        assert_eq!(o.interval, Duration::from_secs(10));
+        assert_eq!(o.output_path, Some("hakaru-result.csv".into()));
+    }
+
+    #[test]
+    fn the_demo_defaults_pass_the_checks() {
+        let Command::Demo(a) = parse(&["hakaru", "demo"]) else {
+            panic!("demo")
+        };
+        demo::options(
+            &a,
+            vec![],
+            "127.0.0.1",
+            1,
+            std::path::Path::new("p.txt"),
+            None,
+        )
+        .check()
+        .expect("valid");
+    }
 }
