@@ -19,6 +19,7 @@ pub mod rng;
 pub mod runner;
 pub mod series;
 pub mod server;
+pub mod spec;
 pub mod stats;
 pub mod sysinfo;
 pub mod workload;

@@ -1,20 +1,14 @@
 //! Flags shared by `run` and `ramp` (drnbench's names, with ab/hey/wrk's short forms),
-//! and their conversion into a validated plan. Nothing below the CLI sees clap.
+//! and their conversion into plain options; [`crate::spec`] validates those.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 
-use crate::engine::{EngineConfig, Lane};
-use crate::pattern::{self, PatternSet};
-use crate::plan::{Defaults, Order, Plan};
+use crate::plan::Order;
 use crate::result::csv::CsvFormat;
-use crate::result::store::Outputs;
-use crate::result::{LoadModel, Settings};
-use crate::workload::PlanWorkload;
+use crate::spec::{parse_duration, Body, RequestOptions, SessionOptions};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderArg {
@@ -162,272 +156,54 @@ pub struct SessionArgs {
     pub warmup: Option<Duration>,
 }
 
-impl SessionArgs {
-    /// Check the flags and apply them to the run's settings and spec.
-    pub fn apply(
-        &self,
-        spec: &mut crate::runner::RunSpec,
-        plan: &Plan,
-        timeout: Duration,
-    ) -> Result<()> {
-        if self.rounds == 0 {
-            bail!("--rounds must be at least 1");
-        }
-        if let Some(r) = self.expect_cache_hit_rate {
-            if !(0.0..=1.0).contains(&r) {
-                bail!("--expect-cache-hit-rate must be between 0 and 1, found {r}");
-            }
-        }
-        if let Some(pid) = self.probe_pid {
-            crate::probe::ProcessWatch::check(pid).map_err(anyhow::Error::msg)?;
-        }
-        if !self.probe.is_empty() {
-            spec.prober = Some(crate::probe::Prober {
-                kinds: self.probe.clone(),
-                hosts: plan
-                    .targets
-                    .iter()
-                    .filter(|t| !t.https)
-                    .map(|t| t.label())
-                    .collect(),
-                timeout: timeout.min(Duration::from_secs(5)),
-            });
-        }
-        spec.probe_pid = self.probe_pid;
-        spec.rounds = self.rounds;
-        spec.warmup = self.warmup.filter(|w| !w.is_zero());
-        spec.settings.rounds = self.rounds;
-        spec.settings.warmup_s = spec.warmup.map(|w| w.as_secs_f64());
-        spec.settings.planned_cache_hit_rate = self.expect_cache_hit_rate;
-        Ok(())
-    }
-}
-
-/// Parse "30", "2.5", "30s", "500ms", "2m", "1h" into a duration.
-pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    let s = s.trim();
-    let (num, unit) = match s.find(|c: char| c.is_ascii_alphabetic()) {
-        Some(i) => (&s[..i], &s[i..]),
-        None => (s, "s"),
-    };
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m)"))?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "s" | "sec" => v,
-        "m" | "min" => v * 60.0,
-        "h" => v * 3600.0,
-        _ => {
-            return Err(format!(
-                "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
-            ))
-        }
-    };
-    if !secs.is_finite() || secs < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative duration"));
-    }
-    if secs > crate::engine::MAX_DURATION.as_secs_f64() {
-        return Err(format!("\"{s}\" is longer than the 30 days hakaru accepts"));
-    }
-    Ok(Duration::from_secs_f64(secs))
-}
-
-/// Parse "1000" or "10k" into a count.
-pub fn parse_count(s: &str) -> Result<u64, String> {
-    let t = s.trim().to_ascii_lowercase();
-    let (num, mult) = match t.chars().last() {
-        Some('k') => (&t[..t.len() - 1], 1_000.0),
-        Some('m') => (&t[..t.len() - 1], 1_000_000.0),
-        _ => (&t[..], 1.0),
-    };
-    let v: f64 = num
-        .parse()
-        .map_err(|_| format!("\"{s}\" is not a count (try 1000, 10k, 1m)"))?;
-    if v < 0.0 || !v.is_finite() {
-        return Err(format!("\"{s}\" must not be negative"));
-    }
-    Ok((v * mult).round() as u64)
-}
-
-/// Everything `run` and `ramp` build from the shared flags before any load is sent.
-pub struct Prepared {
-    pub plan: Arc<Plan>,
-    pub workload: Arc<PlanWorkload>,
-    pub engine: EngineConfig,
-    pub settings: Settings,
-    pub format: CsvFormat,
-}
-
 impl RequestArgs {
-    pub fn keep_alive(&self) -> bool {
-        !self.no_keep_alive
-    }
-
-    pub fn patterns(&self) -> Result<PatternSet> {
-        match (&self.url, &self.request_patterns_file) {
-            (Some(_), Some(_)) => bail!("give either a URL or --request-patterns-file, not both"),
-            (Some(url), None) => Ok(pattern::from_url(url)?),
-            (None, Some(path)) => Ok(pattern::load_file(path)?),
-            (None, None) => bail!("nothing to request: give a URL or --request-patterns-file"),
-        }
-    }
-
-    fn headers(&self) -> Result<Vec<(String, String)>> {
-        self.headers
-            .iter()
-            .map(|h| {
-                let (k, v) = h
-                    .split_once(':')
-                    .with_context(|| format!("-H \"{h}\": expected \"Name: value\""))?;
-                let k = k.trim();
-                if k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic()) {
-                    bail!("-H \"{h}\": \"{k}\" is not a header name");
-                }
-                if v.contains(['\r', '\n']) {
-                    bail!("-H \"{h}\": a header value cannot contain a line break");
-                }
-                Ok((k.to_string(), v.trim().to_string()))
-            })
-            .collect()
-    }
-
-    pub fn prepare(&self, n_clients_hint: usize) -> Result<Prepared> {
-        if self.default_timeout.is_zero() {
-            bail!("--default-timeout must be positive");
-        }
-        if self.default_timeout > crate::engine::MAX_TIMEOUT {
-            bail!(
-                "--default-timeout must be at most {} s (latency is tracked up to one hour)",
-                crate::engine::MAX_TIMEOUT.as_secs()
-            );
-        }
-        let set = self.patterns()?;
-        let body = match (&self.body, &self.body_file) {
-            (Some(b), _) => Some(b.clone().into_bytes()),
-            (None, Some(p)) => Some(
-                std::fs::read(p)
-                    .with_context(|| format!("cannot read --body-file {}", p.display()))?,
-            ),
-            (None, None) => None,
-        };
-        let defaults = Defaults {
-            hosts: self
-                .default_hosts
-                .iter()
-                .map(|h| h.trim().to_string())
-                .filter(|h| !h.is_empty())
-                .collect(),
+    /// The plain options these flags say.
+    pub fn options(&self) -> RequestOptions {
+        RequestOptions {
+            url: self.url.clone(),
+            patterns_file: self.request_patterns_file.clone(),
+            hosts: self.default_hosts.clone(),
             port: self.default_port,
             path: self.default_path.clone(),
             method: self.default_method.clone(),
             timeout: self.default_timeout,
             https: self.https,
-            headers: self.headers()?,
-            body,
+            headers: self.headers.clone(),
+            body: match (&self.body, &self.body_file) {
+                (Some(b), _) => Some(Body::Text(b.clone())),
+                (None, Some(p)) => Some(Body::File(p.clone())),
+                (None, None) => None,
+            },
             content_type: self.content_type.clone(),
-            keep_alive: self.keep_alive(),
-        };
-        let plan = Plan::build(&set, &defaults)?;
-        let tls = if plan.uses_tls() || self.insecure || self.cacert.is_some() {
-            Some(
-                crate::http::tls_connector(self.insecure, self.cacert.as_deref())
-                    .map_err(anyhow::Error::msg)?,
-            )
-        } else {
-            None
-        };
-        let seed = self.seed.unwrap_or_else(|| {
-            let t = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            t.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
-        });
-        let order = match self.order {
-            OrderArg::Random => Order::Random,
-            OrderArg::Sequential => Order::Sequential,
-        };
-        let threads = if self.threads == 0 {
-            crate::sysinfo::cpus()
-        } else {
-            self.threads
-        };
-        let engine = EngineConfig {
-            threads,
+            keep_alive: !self.no_keep_alive,
+            insecure: self.insecure,
+            cacert: self.cacert.clone(),
             wait: self.wait,
-            keep_alive: self.keep_alive(),
+            order: match self.order {
+                OrderArg::Random => Order::Random,
+                OrderArg::Sequential => Order::Sequential,
+            },
+            seed: self.seed,
+            threads: self.threads,
             n_slow: self.n_slow_requests,
             n_fast: self.n_fast_requests,
-            tls,
-            lane: Lane::ALL,
-        };
-        let settings = Settings {
-            duration_s: None,
-            n_requests: None,
-            interval_s: 0.0,
-            wait_s: self.wait.as_secs_f64(),
-            timeout_s: self.default_timeout.as_secs_f64(),
-            keep_alive: self.keep_alive(),
-            model: LoadModel::Closed,
-            order: order.into(),
-            seed,
-            patterns_source: plan.source.clone(),
-            n_patterns: plan.n_patterns,
-            insecure: self.insecure,
-            threads: threads.min(n_clients_hint.max(1)),
-            planned_cache_hit_rate: None,
-            warmup_s: None,
-            rounds: 1,
-        };
-        let format = match self.format {
-            FormatArg::Full => CsvFormat::Full,
-            FormatArg::Drnbench => CsvFormat::Drnbench,
-        };
-        let plan = Arc::new(plan);
-        Ok(Prepared {
-            workload: Arc::new(PlanWorkload {
-                plan: plan.clone(),
-                order,
-                seed,
-            }),
-            plan,
-            engine,
-            settings,
-            format,
-        })
-    }
-
-    pub fn outputs(&self, path: Option<&PathBuf>, format: CsvFormat) -> Option<Outputs> {
-        path.map(|p| Outputs::beside(p, format))
+            format: match self.format {
+                FormatArg::Full => CsvFormat::Full,
+                FormatArg::Drnbench => CsvFormat::Drnbench,
+            },
+        }
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
-        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
-        assert!(parse_duration("-1").is_err());
-        assert!(parse_duration("3 parsecs")
-            .unwrap_err()
-            .contains("unknown unit"));
-        assert!(parse_duration("abc").is_err());
-        assert!(parse_duration("1000000000")
-            .unwrap_err()
-            .contains("30 days"));
-    }
-
-    #[test]
-    fn counts() {
-        assert_eq!(parse_count("100000").unwrap(), 100_000);
-        assert_eq!(parse_count("10k").unwrap(), 10_000);
-        assert_eq!(parse_count("1M").unwrap(), 1_000_000);
-        assert!(parse_count("lots").is_err());
+impl SessionArgs {
+    /// The plain options these flags say.
+    pub fn options(&self) -> SessionOptions {
+        SessionOptions {
+            probes: self.probe.clone(),
+            probe_pid: self.probe_pid,
+            expect_cache_hit_rate: self.expect_cache_hit_rate,
+            rounds: self.rounds,
+            warmup: self.warmup,
+        }
     }
 }

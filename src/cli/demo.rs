@@ -5,26 +5,18 @@
 //! watching the cache, and writes everything into one folder.
 
 use std::io::{BufRead, BufReader};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
-use super::args::parse_duration;
-use crate::console::Console;
-use crate::engine::{EngineConfig, Lane, StepSpec};
 use crate::pattern::generate::{self as patterngen, PatternsOptions, RequestForm, RequestSet};
 use crate::pattern::terms::{self, TermsOptions};
-use crate::plan::{Defaults, Order, Plan};
-use crate::probe::{ProbeKind, Prober};
-use crate::result::csv::CsvFormat;
-use crate::result::store::Outputs;
-use crate::result::{LoadModel, Mode, RequestOrder, RunResult, Settings};
-use crate::runner::{self, client_steps, RunSpec};
-use crate::workload::PlanWorkload;
+use crate::probe::ProbeKind;
+use crate::result::RunResult;
+use crate::spec::{parse_duration, Load, RequestOptions, RunOptions, SessionOptions};
 
 /// The tutorial's select, with `{term}` where the search term goes.
 pub const TUTORIAL_TEMPLATE: &str = "/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text&output_columns=snippet_html(title),snippet_html(text),categories,_key&query_flags=NONE&sortby=title&drilldown=categories&drilldown_limit=10&drilldown_output_columns=_id,_key,_nsubrecs&drilldown_sortby=_nsubrecs&query={term}";
@@ -111,8 +103,52 @@ impl Drop for ChildTarget {
     }
 }
 
+/// The tutorial's ramp as plain options: the same builder as `ramp` with the demo's
+/// fixed settings (random order with seed 1, 3 slowest/fastest, a 2 s warm-up, the
+/// Groonga probe, a thread left to the target).
+pub(crate) fn options(
+    args: &DemoArgs,
+    command_line: Vec<String>,
+    host: &str,
+    port: u16,
+    patterns: &Path,
+    target_pid: Option<u32>,
+) -> RunOptions {
+    RunOptions {
+        request: RequestOptions {
+            patterns_file: Some(patterns.to_path_buf()),
+            hosts: vec![host.to_string()],
+            port,
+            seed: Some(1),
+            threads: crate::sysinfo::cpus().saturating_sub(1).max(1),
+            n_slow: 3,
+            n_fast: 3,
+            ..RequestOptions::default()
+        },
+        session: SessionOptions {
+            probes: vec![ProbeKind::Groonga],
+            probe_pid: target_pid,
+            expect_cache_hit_rate: Some(args.cache_hit_rate),
+            rounds: 1,
+            warmup: Some(Duration::from_secs(2)),
+        },
+        load: Load::Clients {
+            start: 0,
+            end: args.end_n_clients,
+            step: 2,
+            duration: args.duration,
+        },
+        interval: args.interval,
+        output_path: Some(args.output_dir.join("result.csv")),
+        command_line,
+    }
+}
+
 pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     let dir = &args.output_dir;
+    let patterns_path = dir.join("patterns.txt");
+    // Refuse bad flags before starting anything.
+    options(&args, Vec::new(), "127.0.0.1", 1, &patterns_path, None).check()?;
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     println!(
         "Starting the embedded search target ({} pages, Groonga's HTTP API)...",
@@ -149,7 +185,6 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     for note in &generated.notes {
         println!("{note}");
     }
-    let patterns_path = dir.join("patterns.txt");
     std::fs::write(&patterns_path, generated.paths.join("\n") + "\n")
         .with_context(|| format!("cannot write {}", patterns_path.display()))?;
     println!(
@@ -161,79 +196,28 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     );
 
     // 3. The ramp, with the server's cache and CPU watched.
-    let set = crate::pattern::load_file(&patterns_path)?;
     let (host, port) = target
         .addr
         .rsplit_once(':')
         .context("the target's address has no port")?;
-    let defaults = Defaults {
-        hosts: vec![host.to_string()],
-        port: port.parse().context("the target's port")?,
-        ..Defaults::default()
-    };
-    let plan = Arc::new(Plan::build(&set, &defaults)?);
-    let threads = crate::sysinfo::cpus().saturating_sub(1).max(1);
-    let engine = EngineConfig {
-        threads,
-        wait: Duration::ZERO,
-        keep_alive: true,
-        n_slow: 3,
-        n_fast: 3,
-        tls: None,
-        lane: Lane::ALL,
-    };
-    let workload = Arc::new(PlanWorkload {
-        plan: plan.clone(),
-        order: Order::Random,
-        seed: 1,
-    });
-    let steps: Vec<StepSpec> = client_steps(0, args.end_n_clients.max(1), 2)
-        .into_iter()
-        .map(|n| StepSpec {
-            n_clients: n,
-            duration: Some(args.duration),
-            n_requests: None,
-            rate: None,
-        })
-        .collect();
-    let warmup = Duration::from_secs(2);
-    let spec = RunSpec {
-        mode: Mode::Ramp,
+    let port = port.parse().context("the target's port")?;
+    let ready = options(
+        &args,
         command_line,
-        steps,
-        interval: args.interval,
-        settings: Settings {
-            duration_s: Some(args.duration.as_secs_f64()),
-            interval_s: args.interval.as_secs_f64(),
-            timeout_s: defaults.timeout.as_secs_f64(),
-            keep_alive: true,
-            model: LoadModel::Closed,
-            order: RequestOrder::Random,
-            seed: 1,
-            patterns_source: patterns_path.display().to_string(),
-            n_patterns: plan.n_patterns,
-            threads,
-            planned_cache_hit_rate: Some(args.cache_hit_rate),
-            warmup_s: Some(warmup.as_secs_f64()),
-            rounds: 1,
-            ..Settings::default()
-        },
-        outputs: Some(Outputs::beside(&dir.join("result.csv"), CsvFormat::Full)),
-        prober: Some(Prober {
-            kinds: vec![ProbeKind::Groonga],
-            hosts: plan.target_labels(),
-            timeout: Duration::from_secs(5),
-        }),
-        probe_pid: Some(target.child.id()),
-        rounds: 1,
-        warmup: Some(warmup),
-    };
-    let stop = super::ctrl_c_stop();
-    let mut console = Console::new(true, 3, 3);
-    let run = runner::run(&spec, &workload, &engine, &stop, &mut console)?;
+        host,
+        port,
+        &patterns_path,
+        Some(target.child.id()),
+    )
+    .build()?;
+    let run = super::run_load(&ready, true)?;
     drop(target);
 
-    let out = spec.outputs.as_ref().expect("set above");
+    let out = ready
+        .run
+        .outputs
+        .as_ref()
+        .expect("the demo writes its results");
     if run.steps.len() > 1 {
         let series = crate::series::Series::from_run(&run, "demo");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
@@ -245,7 +229,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         out.json.display()
     );
     println!("Next: hakaru report {}", out.json.display());
-    Ok(if run.partial { 130 } else { 0 })
+    Ok(crate::runner::exit_code(&run))
 }
 
 /// The few sentences the demo ends with.

@@ -1,5 +1,7 @@
-//! The command line: clap definitions and the glue from flags to the library.
-//! No logic worth testing lives here.
+//! The command line: clap definitions and the glue from flags to the library. Each
+//! load command turns its flags into plain [`crate::spec`] options, builds the run there
+//! and hands it to [`run_load`]. No logic lives here beyond that mapping (its tests
+//! check it), and nothing below `cli` sees clap.
 
 pub mod args;
 pub mod compare;
@@ -13,7 +15,10 @@ pub mod terms;
 
 use clap::{Parser, Subcommand};
 
+use crate::console::Console;
 use crate::engine::Stop;
+use crate::result::RunResult;
+use crate::spec::Ready;
 
 #[derive(Parser, Debug)]
 #[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None)]
@@ -56,8 +61,23 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
     }
 }
 
+/// Run a built request-response run with the console showing it (`rows`: one line per
+/// step, as ramps show) and Ctrl-C ending it cleanly. Every load command goes through
+/// here, so there is one signal handler.
+pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
+    let stop = ctrl_c_stop();
+    let mut console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast);
+    Ok(crate::runner::run(
+        &ready.run,
+        &ready.workload,
+        &ready.engine,
+        &stop,
+        &mut console,
+    )?)
+}
+
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
-pub fn ctrl_c_stop() -> Stop {
+fn ctrl_c_stop() -> Stop {
     let stop = Stop::default();
     let s = stop.clone();
     let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {
@@ -91,4 +111,66 @@ pub fn ctrl_c_stop() -> Stop {
         });
     });
     stop
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Load;
+    use std::time::Duration;
+
+    fn parse(args: &[&str]) -> Command {
+        Cli::try_parse_from(args).expect("parses").command
+    }
+
+    #[test]
+    fn flags_become_options() {
+        let Command::Run(a) = parse(&["hakaru", "run", "-c", "3", "-n", "10k", "-k", "http://h/"])
+        else {
+            panic!("run")
+        };
+        let o = a.options(vec![]);
+        assert_eq!(
+            o.load,
+            Load::Step {
+                clients: 3,
+                duration: None,
+                requests: Some(10_000),
+                rate: None
+            }
+        );
+        assert!(o.request.keep_alive);
+        let Command::Ramp(a) = parse(&[
+            "hakaru",
+            "ramp",
+            "--rate",
+            "100,200",
+            "--no-keep-alive",
+            "http://h/",
+        ]) else {
+            panic!("ramp")
+        };
+        let o = a.options(vec![]);
+        assert!(matches!(o.load, Load::Rates { clients: 1, .. }));
+        assert!(!o.request.keep_alive);
+        assert_eq!(o.interval, Duration::from_secs(10));
+        assert_eq!(o.output_path, Some("hakaru-result.csv".into()));
+    }
+
+    #[test]
+    fn the_demo_defaults_pass_the_checks() {
+        let Command::Demo(a) = parse(&["hakaru", "demo"]) else {
+            panic!("demo")
+        };
+        demo::options(
+            &a,
+            vec![],
+            "127.0.0.1",
+            1,
+            std::path::Path::new("p.txt"),
+            None,
+        )
+        .check()
+        .expect("valid");
+    }
 }

@@ -1,18 +1,14 @@
 //! `hakaru run`: one step with the habits of ab, hey and wrk.
 
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 
-use super::args::{parse_count, parse_duration, RequestArgs, SessionArgs};
-use crate::console::Console;
-use crate::engine::{RateProfile, StepSpec};
+use super::args::{RequestArgs, SessionArgs};
 use crate::report::text;
-use crate::result::{LoadModel, Mode};
-use crate::runner::{self, RunSpec};
+use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 
 #[derive(Args, Debug)]
 pub struct RunArgs {
@@ -46,77 +42,34 @@ pub struct RunArgs {
     pub session: SessionArgs,
 }
 
+impl RunArgs {
+    /// The plain options these flags say.
+    pub fn options(&self, command_line: Vec<String>) -> RunOptions {
+        RunOptions {
+            request: self.request.options(),
+            session: self.session.options(),
+            load: Load::Step {
+                clients: self.concurrency,
+                duration: self.duration,
+                requests: self.requests,
+                rate: self.rate.clone(),
+            },
+            interval: Duration::ZERO,
+            output_path: self.output_path.clone(),
+            command_line,
+        }
+    }
+}
+
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
-    if args.concurrency == 0 {
-        bail!("-c must be at least 1");
-    }
-    if args.duration.is_some_and(|d| d.is_zero()) {
-        bail!("-d must be positive");
-    }
-    if args.requests == Some(0) {
-        bail!("-n must be at least 1");
-    }
-    let rate = match &args.rate {
-        Some(text) => Some(Arc::new(
-            RateProfile::parse(text, args.duration, parse_duration)
-                .map_err(|e| anyhow::anyhow!("--rate {text}: {e}"))?,
-        )),
-        None => None,
-    };
-    // A profile with timed segments lasts as long as they do.
-    let profile_length = rate
-        .as_ref()
-        .and_then(|r| r.length_s())
-        .map(Duration::from_secs_f64);
-    let duration = match (args.requests, args.duration.or(profile_length)) {
-        (None, None) => Some(Duration::from_secs(10)),
-        (_, d) => d,
-    };
-    let prepared = args.request.prepare(args.concurrency)?;
-    let step = StepSpec {
-        n_clients: args.concurrency,
-        duration,
-        n_requests: args.requests,
-        rate,
-    };
-    let mut settings = prepared.settings.clone();
-    settings.duration_s = duration.map(|d| d.as_secs_f64());
-    settings.n_requests = args.requests;
-    if args.rate.is_some() {
-        settings.model = LoadModel::Open;
-    }
-    let mut spec = RunSpec {
-        mode: Mode::Run,
-        command_line,
-        steps: vec![step],
-        interval: Duration::ZERO,
-        settings,
-        outputs: args
-            .request
-            .outputs(args.output_path.as_ref(), prepared.format),
-        ..RunSpec::default()
-    };
-    args.session
-        .apply(&mut spec, &prepared.plan, args.request.default_timeout)?;
-    let stop = super::ctrl_c_stop();
-    let mut console = Console::new(
-        false,
-        args.request.n_slow_requests,
-        args.request.n_fast_requests,
-    );
-    let run = runner::run(
-        &spec,
-        &prepared.workload,
-        &prepared.engine,
-        &stop,
-        &mut console,
-    )?;
+    let ready = args.options(command_line).build()?;
+    let run = super::run_load(&ready, false)?;
     if let Some(step) = run.steps.last() {
         print!("{}", text::run_summary(&run, step));
     }
-    print!("{}", crate::report::text::rounds_summary(&run));
-    if let Some(out) = &spec.outputs {
+    print!("{}", text::rounds_summary(&run));
+    if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
-    Ok(runner::exit_code(&run))
+    Ok(crate::runner::exit_code(&run))
 }

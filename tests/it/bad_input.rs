@@ -110,3 +110,70 @@ fn bad_header() {
         &["-H"],
     );
 }
+
+/// Run hakaru with `args` against a listener that counts connections, writing (if it
+/// ever got that far) into a temp dir; assert it fails, names `flag`, and neither
+/// connected nor wrote a result.
+fn refused_before_load(args: &[&str], flag: &str) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let dir = TempDir::new("refused");
+    let out = dir.path("result.csv");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["-o", out.to_str().unwrap(), &url]);
+    let mut child = hakaru()
+        .args(&all)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("hakaru starts");
+    // A refusal takes milliseconds; a minute means load is being sent. The bound only
+    // keeps a broken build from hanging the suite.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("hakaru {all:?} did not exit: it should refuse {flag} at once");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    match listener.accept() {
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+        other => panic!("hakaru {all:?} connected to the target: {other:?}"),
+    }
+    assert!(!out.exists(), "{} was written", out.display());
+    assert!(!out.with_extension("json").exists());
+    let output = child.wait_with_output().unwrap();
+    let err = stderr(&output);
+    assert!(
+        output.status.code().is_some_and(|c| c != 0),
+        "hakaru {all:?} should fail, got {:?}\n{err}",
+        output.status
+    );
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        err.contains(flag),
+        "error for {all:?} should name {flag}:\n{err}"
+    );
+}
+
+#[test]
+fn out_of_range_values_are_refused_before_any_load() {
+    refused_before_load(&["run", "--rate", "1e-20"], "--rate");
+    refused_before_load(&["run", "--timeout", "1e19"], "timeout");
+    refused_before_load(&["run", "--timeout", "2h"], "--default-timeout");
+    refused_before_load(&["run", "-d", "1000000000"], "--duration");
+    refused_before_load(&["run", "--threads", "100000"], "--threads");
+    refused_before_load(&["run", "-c", "2000000"], "-c");
+    refused_before_load(&["run", "--n-slow-requests", "100000"], "--n-slow-requests");
+    refused_before_load(&["run", "--rounds", "0"], "--rounds");
+    refused_before_load(&["ramp", "--rate", "1e-20"], "--rate");
+    refused_before_load(&["ramp", "--end-n-clients", "2000000"], "--end-n-clients");
+    refused_before_load(
+        &["ramp", "--n-fast-requests", "100000"],
+        "--n-fast-requests",
+    );
+    refused_before_load(&["ramp", "--interval", "1e9"], "--interval");
+}

@@ -1,0 +1,925 @@
+//! The run specification: what a request-response run is asked to do, as plain options
+//! (no clap: `cli` fills them from flags, `demo` from the tutorial's fixed settings, a
+//! library user by hand), validated in ONE place and turned into everything the runner
+//! needs — the steps, settings and outputs ([`RunSpec`]), the workload and the
+//! engine's configuration ([`Ready`]).
+//!
+//! Every range check lives here, with an error that names the flag the value came
+//! from. [`RunOptions::check`] runs the checks that need nothing from outside (numbers,
+//! durations, rates, headers) and [`RunOptions::build`] runs them first, before it reads
+//! a patterns file, resolves a host or loads a certificate; nothing here sends load.
+//! The parsers of durations, counts and lists of rates are here too ([`parse`]), so
+//! `cli` only names them.
+
+mod parse;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
+use crate::pattern::{self, PatternError, PatternSet};
+use crate::plan::{Defaults, Order, Plan, PlanError};
+use crate::probe::{ProbeKind, Prober, ProcessWatch};
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::{LoadModel, Mode, Settings};
+use crate::runner::{client_steps, RunSpec};
+use crate::workload::PlanWorkload;
+
+pub use parse::{parse_count, parse_duration, parse_rates};
+
+/// The most worker threads a run may ask for (`--threads`): far above any machine's
+/// cores, low enough that a typo does not try to spawn a hundred thousand threads.
+pub const MAX_THREADS: usize = 4096;
+/// The most clients (connections) one step may have (`-c`, `--end-n-clients`).
+pub const MAX_CLIENTS: usize = 1_000_000;
+/// The most slowest or fastest requests a step may list: each is kept per worker.
+pub const MAX_LISTED: usize = 10_000;
+/// The most steps a run may have, all rounds together: each is a row of the result,
+/// kept in memory and rewritten after every step.
+pub const MAX_STEPS: usize = 10_000;
+/// A step's length when `run` is given neither `-d` nor `-n`.
+pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
+
+/// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    #[error("{flag} must be at least {min}")]
+    AtLeast { flag: &'static str, min: u64 },
+    #[error("{flag} must be at most {max}, found {found}")]
+    AtMost {
+        flag: &'static str,
+        max: u64,
+        found: u64,
+    },
+    #[error("{flag} must be positive")]
+    NotPositive { flag: &'static str },
+    #[error("{flag} must be at most {} s ({why})", .max.as_secs())]
+    TooLong {
+        flag: &'static str,
+        max: Duration,
+        why: &'static str,
+    },
+    #[error("--end-n-clients ({end}) is below --start-n-clients ({start})")]
+    EndBelowStart { start: usize, end: usize },
+    #[error(
+        "--rounds {rounds} × {steps} step(s) is more than the {MAX_STEPS} steps a run may have"
+    )]
+    TooManySteps { rounds: usize, steps: usize },
+    #[error("--start-n-clients to --end-n-clients by --step makes {steps} steps, more than the {MAX_STEPS} a run may have")]
+    TooManyClientSteps { steps: usize },
+    #[error("--expect-cache-hit-rate must be between 0 and 1, found {0}")]
+    HitRate(f64),
+    /// `run --rate`: a rate profile.
+    // Not a `source`: the message already says it, and `{:#}` would say it twice.
+    #[error("--rate {text}: {why}")]
+    Rate { text: String, why: RateError },
+    /// `ramp --rate`: a list of rates.
+    #[error("--rate: \"{number}\" in \"{part}\" is not a number")]
+    RateNotANumber { number: String, part: String },
+    #[error("--rate {0}: expected START:END:STEP with END >= START and STEP > 0")]
+    RateRange(String),
+    #[error("--rate: \"{0}\" is neither a rate nor START:END:STEP")]
+    RateNeither(String),
+    #[error("--rate: no rates given")]
+    NoRates,
+    #[error("--rate: every rate must be between {MIN_RATE} and {MAX_RATE} requests per second, found {0}")]
+    RateOutOfRange(f64),
+    #[error("--rate: more than the {MAX_STEPS} steps a run may have")]
+    TooManyRates,
+    #[error("give either a URL or --request-patterns-file, not both")]
+    UrlAndFile,
+    #[error("nothing to request: give a URL or --request-patterns-file")]
+    NothingToRequest,
+    #[error("-H \"{0}\": expected \"Name: value\"")]
+    HeaderNoColon(String),
+    #[error("-H \"{header}\": \"{name}\" is not a header name")]
+    HeaderName { header: String, name: String },
+    #[error("-H \"{0}\": a header value cannot contain a line break")]
+    HeaderLineBreak(String),
+    #[error("cannot read --body-file {path}: {why}")]
+    BodyFile { path: String, why: std::io::Error },
+    #[error(transparent)]
+    Patterns(#[from] PatternError),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    /// `--cacert`, `--insecure`: the message names the flag.
+    #[error("{0}")]
+    Tls(String),
+    /// `--probe-pid`: the message names the flag.
+    #[error("{0}")]
+    ProbePid(String),
+}
+
+/// A request body for patterns without their own.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// `-b TEXT`.
+    Text(String),
+    /// `--body-file PATH`, read when the run is built.
+    File(PathBuf),
+}
+
+/// What to request and how: the patterns, the defaults for what they leave out, the
+/// connection, and what each step keeps.
+#[derive(Debug, Clone)]
+pub struct RequestOptions {
+    /// A single URL instead of a patterns file.
+    pub url: Option<String>,
+    /// `--request-patterns-file`.
+    pub patterns_file: Option<PathBuf>,
+    /// `--default-hosts`, used round-robin.
+    pub hosts: Vec<String>,
+    pub port: u16,
+    pub path: String,
+    pub method: String,
+    /// `--default-timeout` of each request.
+    pub timeout: Duration,
+    /// Send https to hosts named without a scheme.
+    pub https: bool,
+    /// `-H`, as typed: "Name: value".
+    pub headers: Vec<String>,
+    pub body: Option<Body>,
+    /// `-T`.
+    pub content_type: Option<String>,
+    pub keep_alive: bool,
+    /// Accept any TLS certificate.
+    pub insecure: bool,
+    /// `--cacert`: a PEM file of CA certificates to trust as well.
+    pub cacert: Option<PathBuf>,
+    /// `--wait`: each client's pause between requests.
+    pub wait: Duration,
+    pub order: Order,
+    /// None: a seed from the clock and the process id.
+    pub seed: Option<u64>,
+    /// Worker threads; 0: one per core.
+    pub threads: usize,
+    /// `--n-slow-requests`.
+    pub n_slow: usize,
+    /// `--n-fast-requests`.
+    pub n_fast: usize,
+    /// The CSV result's columns.
+    pub format: CsvFormat,
+}
+
+impl Default for RequestOptions {
+    /// The flags' defaults.
+    fn default() -> Self {
+        let d = Defaults::default();
+        RequestOptions {
+            url: None,
+            patterns_file: None,
+            hosts: d.hosts,
+            port: d.port,
+            path: d.path,
+            method: d.method,
+            timeout: d.timeout,
+            https: d.https,
+            headers: Vec::new(),
+            body: None,
+            content_type: None,
+            keep_alive: d.keep_alive,
+            insecure: false,
+            cacert: None,
+            wait: Duration::ZERO,
+            order: Order::Random,
+            seed: None,
+            threads: 0,
+            n_slow: 5,
+            n_fast: 5,
+            format: CsvFormat::Full,
+        }
+    }
+}
+
+/// The session around the load: server probes, rounds, warm-up.
+#[derive(Debug, Clone)]
+pub struct SessionOptions {
+    /// Server-side numbers read before and after each step on every (plain http) host.
+    pub probes: Vec<ProbeKind>,
+    /// A local server process sampled during each step.
+    pub probe_pid: Option<u32>,
+    /// The cache hit rate the request set was planned for, 0..1.
+    pub expect_cache_hit_rate: Option<f64>,
+    /// Every step runs this many times.
+    pub rounds: usize,
+    /// Uncounted load before the first step.
+    pub warmup: Option<Duration>,
+}
+
+impl Default for SessionOptions {
+    fn default() -> Self {
+        SessionOptions {
+            probes: Vec::new(),
+            probe_pid: None,
+            expect_cache_hit_rate: None,
+            rounds: 1,
+            warmup: None,
+        }
+    }
+}
+
+/// The load's shape: which steps the run has.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Load {
+    /// `run`: one step of `clients` clients, ending after `duration` or `requests`
+    /// ([`DEFAULT_RUN_DURATION`] when neither is given, the profile's length when its
+    /// segments are timed). With `rate`, an open-model step on that profile (`--rate`).
+    Step {
+        clients: usize,
+        duration: Option<Duration>,
+        requests: Option<u64>,
+        rate: Option<String>,
+    },
+    /// `ramp`: one closed-model step per client count, `start` to `end` by `step`
+    /// (0 clients runs 1, as in drnbench).
+    Clients {
+        start: usize,
+        end: usize,
+        step: usize,
+        duration: Duration,
+    },
+    /// `ramp --rate`: one open-model step per rate of `rates` (see [`parse_rates`]),
+    /// each with up to `clients` connections.
+    Rates {
+        rates: String,
+        clients: usize,
+        duration: Duration,
+    },
+}
+
+/// Everything a request-response run is asked to do.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub request: RequestOptions,
+    pub session: SessionOptions,
+    pub load: Load,
+    /// Pause between steps.
+    pub interval: Duration,
+    /// The CSV result's path (the JSON result goes beside it); None: no files.
+    pub output_path: Option<PathBuf>,
+    /// As typed, for the result.
+    pub command_line: Vec<String>,
+}
+
+/// A validated run, ready for [`crate::runner::run`].
+pub struct Ready {
+    /// Steps, interval, rounds, warm-up, probes, outputs and the settings recorded in the result.
+    pub run: RunSpec,
+    pub workload: Arc<PlanWorkload>,
+    pub engine: EngineConfig,
+}
+
+impl Ready {
+    /// Open model (`--rate`): requests go out on a timetable, and a ramp's steps differ by
+    /// rate, not by clients.
+    pub fn open_model(&self) -> bool {
+        self.run.steps.iter().any(|s| s.rate.is_some())
+    }
+}
+
+impl RunOptions {
+    /// The checks that need nothing from outside: every number, duration, rate and header.
+    pub fn check(&self) -> Result<(), SpecError> {
+        self.steps().map(|_| ())
+    }
+
+    /// Validate the options and build the run: read the patterns (and body) files,
+    /// resolve the hosts, load TLS roots, check the probed process. Sends nothing.
+    pub fn build(&self) -> Result<Ready, SpecError> {
+        let steps = self.steps()?;
+        let r = &self.request;
+        let s = &self.session;
+        let set = r.patterns()?;
+        let body = match &r.body {
+            Some(Body::Text(b)) => Some(b.clone().into_bytes()),
+            Some(Body::File(p)) => Some(std::fs::read(p).map_err(|why| SpecError::BodyFile {
+                path: p.display().to_string(),
+                why,
+            })?),
+            None => None,
+        };
+        let defaults = Defaults {
+            hosts: r
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            port: r.port,
+            path: r.path.clone(),
+            method: r.method.clone(),
+            timeout: r.timeout,
+            https: r.https,
+            headers: r.parsed_headers()?,
+            body,
+            content_type: r.content_type.clone(),
+            keep_alive: r.keep_alive,
+        };
+        let plan = Plan::build(&set, &defaults)?;
+        let tls = if plan.uses_tls() || r.insecure || r.cacert.is_some() {
+            Some(
+                crate::http::tls_connector(r.insecure, r.cacert.as_deref())
+                    .map_err(SpecError::Tls)?,
+            )
+        } else {
+            None
+        };
+        if let Some(pid) = s.probe_pid {
+            ProcessWatch::check(pid).map_err(SpecError::ProbePid)?;
+        }
+        let seed = r.seed.unwrap_or_else(clock_seed);
+        let threads = if r.threads == 0 {
+            crate::sysinfo::cpus()
+        } else {
+            r.threads
+        };
+        let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
+        let warmup = s.warmup.filter(|w| !w.is_zero());
+        let settings = Settings {
+            duration_s: steps[0].duration.map(|d| d.as_secs_f64()),
+            n_requests: steps[0].n_requests,
+            interval_s: self.interval.as_secs_f64(),
+            wait_s: r.wait.as_secs_f64(),
+            timeout_s: r.timeout.as_secs_f64(),
+            keep_alive: r.keep_alive,
+            model: if steps.iter().any(|s| s.rate.is_some()) {
+                LoadModel::Open
+            } else {
+                LoadModel::Closed
+            },
+            order: r.order.into(),
+            seed,
+            patterns_source: plan.source.clone(),
+            n_patterns: plan.n_patterns,
+            insecure: r.insecure,
+            // A worker without a client would idle: the engine runs at most one per client.
+            threads: threads.min(most_clients.max(1)),
+            planned_cache_hit_rate: s.expect_cache_hit_rate,
+            warmup_s: warmup.map(|w| w.as_secs_f64()),
+            rounds: s.rounds,
+        };
+        let prober = (!s.probes.is_empty()).then(|| Prober {
+            kinds: s.probes.clone(),
+            // The probes speak plain HTTP only.
+            hosts: plan
+                .targets
+                .iter()
+                .filter(|t| !t.https)
+                .map(|t| t.label())
+                .collect(),
+            timeout: r.timeout.min(Duration::from_secs(5)),
+        });
+        let engine = EngineConfig {
+            threads,
+            wait: r.wait,
+            keep_alive: r.keep_alive,
+            n_slow: r.n_slow,
+            n_fast: r.n_fast,
+            tls,
+            lane: Lane::ALL,
+        };
+        let run = RunSpec {
+            mode: match self.load {
+                Load::Step { .. } => Mode::Run,
+                Load::Clients { .. } | Load::Rates { .. } => Mode::Ramp,
+            },
+            command_line: self.command_line.clone(),
+            steps,
+            interval: self.interval,
+            settings,
+            outputs: self
+                .output_path
+                .as_ref()
+                .map(|p| Outputs::beside(p, r.format)),
+            prober,
+            probe_pid: s.probe_pid,
+            rounds: s.rounds,
+            warmup,
+        };
+        Ok(Ready {
+            run,
+            workload: Arc::new(PlanWorkload {
+                plan: Arc::new(plan),
+                order: r.order,
+                seed,
+            }),
+            engine,
+        })
+    }
+
+    /// Every pure check, in the order a user would fix them (the load's shape first);
+    /// returns the steps.
+    fn steps(&self) -> Result<Vec<StepSpec>, SpecError> {
+        let steps = self.load.steps()?;
+        at_most_duration("--interval", self.interval)?;
+        self.request.check()?;
+        self.session.check()?;
+        if steps.len().saturating_mul(self.session.rounds) > MAX_STEPS {
+            return Err(SpecError::TooManySteps {
+                rounds: self.session.rounds,
+                steps: steps.len(),
+            });
+        }
+        Ok(steps)
+    }
+}
+
+impl Load {
+    fn steps(&self) -> Result<Vec<StepSpec>, SpecError> {
+        match self {
+            Load::Step {
+                clients,
+                duration,
+                requests,
+                rate,
+            } => {
+                check_clients("-c", *clients)?;
+                if let Some(d) = duration {
+                    positive_duration("-d", *d)?;
+                }
+                if *requests == Some(0) {
+                    return Err(SpecError::AtLeast { flag: "-n", min: 1 });
+                }
+                let rate = match rate {
+                    Some(text) => Some(Arc::new(
+                        RateProfile::parse(text, *duration, parse_duration).map_err(|why| {
+                            SpecError::Rate {
+                                text: text.clone(),
+                                why,
+                            }
+                        })?,
+                    )),
+                    None => None,
+                };
+                // A profile with timed segments lasts as long as they do.
+                let profile_length =
+                    match rate.as_ref().and_then(|r| r.length_s()) {
+                        Some(s) => Some(Duration::try_from_secs_f64(s).map_err(|_| {
+                            SpecError::TooLong {
+                                flag: "--rate",
+                                max: MAX_DURATION,
+                                why: "30 days",
+                            }
+                        })?),
+                        None => None,
+                    };
+                let duration = match (requests, duration.or(profile_length)) {
+                    (None, None) => Some(DEFAULT_RUN_DURATION),
+                    (_, d) => d,
+                };
+                if let Some(d) = duration {
+                    at_most_duration("--rate", d)?;
+                }
+                Ok(vec![StepSpec {
+                    n_clients: *clients,
+                    duration,
+                    n_requests: *requests,
+                    rate,
+                }])
+            }
+            Load::Clients {
+                start,
+                end,
+                step,
+                duration,
+            } => {
+                if *step == 0 {
+                    return Err(SpecError::AtLeast {
+                        flag: "--step",
+                        min: 1,
+                    });
+                }
+                if end < start {
+                    return Err(SpecError::EndBelowStart {
+                        start: *start,
+                        end: *end,
+                    });
+                }
+                check_clients("--end-n-clients", *end)?;
+                positive_duration("--duration", *duration)?;
+                // Counted before they are listed: a million one-client steps is a typo.
+                if (end - start) / step >= MAX_STEPS {
+                    return Err(SpecError::TooManyClientSteps {
+                        steps: (end - start) / step + 1,
+                    });
+                }
+                Ok(client_steps(*start, *end, *step)
+                    .into_iter()
+                    .map(|n| StepSpec {
+                        n_clients: n,
+                        duration: Some(*duration),
+                        n_requests: None,
+                        rate: None,
+                    })
+                    .collect())
+            }
+            Load::Rates {
+                rates,
+                clients,
+                duration,
+            } => {
+                check_clients("--end-n-clients", *clients)?;
+                positive_duration("--duration", *duration)?;
+                parse_rates(rates)?
+                    .into_iter()
+                    .map(|rate| {
+                        Ok(StepSpec {
+                            n_clients: *clients,
+                            duration: Some(*duration),
+                            n_requests: None,
+                            rate: Some(Arc::new(RateProfile::constant(rate).map_err(|why| {
+                                SpecError::Rate {
+                                    text: rates.clone(),
+                                    why,
+                                }
+                            })?)),
+                        })
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
+impl RequestOptions {
+    fn check(&self) -> Result<(), SpecError> {
+        if self.threads > MAX_THREADS {
+            return Err(SpecError::AtMost {
+                flag: "--threads",
+                max: MAX_THREADS as u64,
+                found: self.threads as u64,
+            });
+        }
+        for (flag, n) in [
+            ("--n-slow-requests", self.n_slow),
+            ("--n-fast-requests", self.n_fast),
+        ] {
+            if n > MAX_LISTED {
+                return Err(SpecError::AtMost {
+                    flag,
+                    max: MAX_LISTED as u64,
+                    found: n as u64,
+                });
+            }
+        }
+        if self.timeout.is_zero() {
+            return Err(SpecError::NotPositive {
+                flag: "--default-timeout",
+            });
+        }
+        if self.timeout > MAX_TIMEOUT {
+            return Err(SpecError::TooLong {
+                flag: "--default-timeout",
+                max: MAX_TIMEOUT,
+                why: "latency is tracked up to one hour",
+            });
+        }
+        at_most_duration("--wait", self.wait)?;
+        match (&self.url, &self.patterns_file) {
+            (Some(_), Some(_)) => return Err(SpecError::UrlAndFile),
+            (None, None) => return Err(SpecError::NothingToRequest),
+            _ => {}
+        }
+        self.parsed_headers().map(|_| ())
+    }
+
+    fn patterns(&self) -> Result<PatternSet, SpecError> {
+        match (&self.url, &self.patterns_file) {
+            (Some(_), Some(_)) => Err(SpecError::UrlAndFile),
+            (Some(url), None) => Ok(pattern::from_url(url)?),
+            (None, Some(path)) => Ok(pattern::load_file(path)?),
+            (None, None) => Err(SpecError::NothingToRequest),
+        }
+    }
+
+    fn parsed_headers(&self) -> Result<Vec<(String, String)>, SpecError> {
+        self.headers.iter().map(|h| parse_header(h)).collect()
+    }
+}
+
+impl SessionOptions {
+    fn check(&self) -> Result<(), SpecError> {
+        if self.rounds == 0 {
+            return Err(SpecError::AtLeast {
+                flag: "--rounds",
+                min: 1,
+            });
+        }
+        if self.rounds > MAX_STEPS {
+            return Err(SpecError::AtMost {
+                flag: "--rounds",
+                max: MAX_STEPS as u64,
+                found: self.rounds as u64,
+            });
+        }
+        if let Some(r) = self.expect_cache_hit_rate {
+            // Written so that NaN is refused too.
+            if !(0.0..=1.0).contains(&r) {
+                return Err(SpecError::HitRate(r));
+            }
+        }
+        if let Some(w) = self.warmup {
+            at_most_duration("--warmup", w)?;
+        }
+        Ok(())
+    }
+}
+
+fn check_clients(flag: &'static str, n: usize) -> Result<(), SpecError> {
+    if n == 0 {
+        return Err(SpecError::AtLeast { flag, min: 1 });
+    }
+    if n > MAX_CLIENTS {
+        return Err(SpecError::AtMost {
+            flag,
+            max: MAX_CLIENTS as u64,
+            found: n as u64,
+        });
+    }
+    Ok(())
+}
+
+fn positive_duration(flag: &'static str, d: Duration) -> Result<(), SpecError> {
+    if d.is_zero() {
+        return Err(SpecError::NotPositive { flag });
+    }
+    at_most_duration(flag, d)
+}
+
+fn at_most_duration(flag: &'static str, d: Duration) -> Result<(), SpecError> {
+    if d > MAX_DURATION {
+        return Err(SpecError::TooLong {
+            flag,
+            max: MAX_DURATION,
+            why: "30 days",
+        });
+    }
+    Ok(())
+}
+
+/// `-H "Name: value"` into its name and value.
+fn parse_header(h: &str) -> Result<(String, String), SpecError> {
+    let (k, v) = h
+        .split_once(':')
+        .ok_or_else(|| SpecError::HeaderNoColon(h.to_string()))?;
+    let k = k.trim();
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_graphic()) {
+        return Err(SpecError::HeaderName {
+            header: h.to_string(),
+            name: k.to_string(),
+        });
+    }
+    if v.contains(['\r', '\n']) {
+        return Err(SpecError::HeaderLineBreak(h.to_string()));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
+}
+
+/// A seed that differs between runs: the clock and the process id.
+fn clock_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    t.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_options(load: Load) -> RunOptions {
+        RunOptions {
+            request: RequestOptions {
+                url: Some("http://127.0.0.1:1/".into()),
+                ..RequestOptions::default()
+            },
+            session: SessionOptions::default(),
+            load,
+            interval: Duration::ZERO,
+            output_path: None,
+            command_line: vec!["hakaru".into()],
+        }
+    }
+
+    fn step(clients: usize) -> Load {
+        Load::Step {
+            clients,
+            duration: None,
+            requests: None,
+            rate: None,
+        }
+    }
+
+    fn ramp(start: usize, end: usize, step: usize, duration: Duration) -> Load {
+        Load::Clients {
+            start,
+            end,
+            step,
+            duration,
+        }
+    }
+
+    /// The message of the refusal, which must name `flag`.
+    fn refused(o: &RunOptions, flag: &str) -> String {
+        let e = o.check().expect_err("should be refused").to_string();
+        assert!(e.contains(flag), "{e:?} should name {flag}");
+        e
+    }
+
+    #[test]
+    fn the_load_refuses_what_it_cannot_run() {
+        refused(&run_options(step(0)), "-c must be at least 1");
+        refused(&run_options(step(MAX_CLIENTS + 1)), "-c must be at most");
+        let mut o = run_options(step(1));
+        o.load = Load::Step {
+            clients: 1,
+            duration: Some(Duration::ZERO),
+            requests: None,
+            rate: None,
+        };
+        refused(&o, "-d must be positive");
+        o.load = Load::Step {
+            clients: 1,
+            duration: None,
+            requests: Some(0),
+            rate: None,
+        };
+        refused(&o, "-n must be at least 1");
+        for rate in ["1e-20", "-5", "fast", "1e9"] {
+            o.load = Load::Step {
+                clients: 1,
+                duration: None,
+                requests: None,
+                rate: Some(rate.into()),
+            };
+            refused(&o, &format!("--rate {rate}"));
+        }
+        let d = Duration::from_secs(1);
+        refused(&run_options(ramp(0, 1, 0, d)), "--step must be at least 1");
+        refused(&run_options(ramp(5, 2, 1, d)), "--end-n-clients (2)");
+        refused(&run_options(ramp(0, 0, 1, d)), "--end-n-clients");
+        refused(&run_options(ramp(0, 1, 1, Duration::ZERO)), "--duration");
+        refused(
+            &run_options(ramp(0, 1, 1, MAX_DURATION * 2)),
+            "--duration must be at most",
+        );
+        refused(&run_options(ramp(0, MAX_CLIENTS, 1, d)), "--step");
+        refused(
+            &run_options(ramp(0, MAX_CLIENTS + 1, 1, d)),
+            "--end-n-clients must be at most",
+        );
+        let rates = |rates: &str, clients| {
+            run_options(Load::Rates {
+                rates: rates.into(),
+                clients,
+                duration: d,
+            })
+        };
+        refused(&rates("100", 0), "--end-n-clients");
+        refused(&rates("1e-20", 1), "--rate");
+        let mut o = run_options(ramp(0, 1, 1, d));
+        o.interval = MAX_DURATION * 2;
+        refused(&o, "--interval");
+    }
+
+    #[test]
+    fn request_and_session_flags_are_checked() {
+        let with = |f: &dyn Fn(&mut RunOptions)| {
+            let mut o = run_options(step(1));
+            f(&mut o);
+            o
+        };
+        refused(&with(&|o| o.request.threads = 100_000), "--threads");
+        refused(&with(&|o| o.request.n_slow = 10_001), "--n-slow-requests");
+        refused(&with(&|o| o.request.n_fast = 10_001), "--n-fast-requests");
+        refused(
+            &with(&|o| o.request.timeout = Duration::ZERO),
+            "--default-timeout must be positive",
+        );
+        refused(
+            &with(&|o| o.request.timeout = Duration::from_secs(3601)),
+            "--default-timeout must be at most 3600 s",
+        );
+        refused(&with(&|o| o.request.wait = MAX_DURATION * 2), "--wait");
+        refused(&with(&|o| o.request.headers = vec!["nope".into()]), "-H");
+        refused(
+            &with(&|o| o.request.headers = vec!["A b: c".into()]),
+            "-H \"A b: c\"",
+        );
+        refused(
+            &with(&|o| o.request.headers = vec!["A: b\r\nC: d".into()]),
+            "line break",
+        );
+        refused(&with(&|o| o.request.url = None), "URL");
+        refused(
+            &with(&|o| o.request.patterns_file = Some("p.txt".into())),
+            "not both",
+        );
+        refused(
+            &with(&|o| o.session.rounds = 0),
+            "--rounds must be at least 1",
+        );
+        refused(&with(&|o| o.session.rounds = 1_000_000), "--rounds");
+        refused(
+            &with(&|o| o.session.expect_cache_hit_rate = Some(1.5)),
+            "--expect-cache-hit-rate",
+        );
+        refused(
+            &with(&|o| o.session.expect_cache_hit_rate = Some(f64::NAN)),
+            "--expect-cache-hit-rate",
+        );
+        refused(
+            &with(&|o| o.session.warmup = Some(MAX_DURATION * 2)),
+            "--warmup",
+        );
+        let mut o = run_options(ramp(0, 100, 1, Duration::from_secs(1)));
+        o.session.rounds = 1000;
+        refused(&o, "--rounds 1000");
+    }
+
+    #[test]
+    fn a_run_is_one_step_of_ten_seconds_by_default() {
+        let ready = run_options(step(3))
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ready.run.mode, Mode::Run);
+        assert_eq!(ready.run.steps.len(), 1);
+        assert_eq!(ready.run.steps[0].n_clients, 3);
+        assert_eq!(ready.run.steps[0].duration, Some(DEFAULT_RUN_DURATION));
+        assert_eq!(ready.run.settings.duration_s, Some(10.0));
+        assert_eq!(ready.run.settings.model, LoadModel::Closed);
+        assert_eq!(ready.run.settings.threads, ready.engine.threads.min(3));
+        assert!(ready.run.outputs.is_none());
+        assert!(!ready.open_model());
+    }
+
+    #[test]
+    fn a_timed_profile_sets_the_steps_length() {
+        let mut o = run_options(Load::Step {
+            clients: 2,
+            duration: None,
+            requests: None,
+            rate: Some("2s@100,3s@100..200".into()),
+        });
+        o.request.seed = Some(7);
+        let ready = o.build().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(ready.run.steps[0].duration, Some(Duration::from_secs(5)));
+        assert_eq!(ready.run.settings.model, LoadModel::Open);
+        assert_eq!(ready.run.settings.seed, 7);
+        assert_eq!(ready.workload.seed, 7);
+        assert!(ready.open_model());
+    }
+
+    #[test]
+    fn a_ramp_has_drnbench_steps_and_its_session() {
+        let mut o = run_options(ramp(0, 4, 2, Duration::from_secs(3)));
+        o.interval = Duration::from_secs(1);
+        o.output_path = Some("out/r.csv".into());
+        o.session = SessionOptions {
+            probes: vec![ProbeKind::Groonga],
+            expect_cache_hit_rate: Some(0.5),
+            rounds: 2,
+            warmup: Some(Duration::from_secs(2)),
+            ..SessionOptions::default()
+        };
+        let ready = o.build().unwrap_or_else(|e| panic!("{e}"));
+        let clients: Vec<usize> = ready.run.steps.iter().map(|s| s.n_clients).collect();
+        assert_eq!(clients, vec![1, 2, 4]);
+        assert_eq!(ready.run.mode, Mode::Ramp);
+        assert_eq!(ready.run.rounds, 2);
+        assert_eq!(ready.run.settings.rounds, 2);
+        assert_eq!(ready.run.settings.interval_s, 1.0);
+        assert_eq!(ready.run.settings.duration_s, Some(3.0));
+        assert_eq!(ready.run.settings.warmup_s, Some(2.0));
+        assert_eq!(ready.run.settings.planned_cache_hit_rate, Some(0.5));
+        let prober = ready.run.prober.as_ref().expect("a prober");
+        assert_eq!(prober.hosts, vec!["http://127.0.0.1:1".to_string()]);
+        let out = ready.run.outputs.as_ref().expect("outputs");
+        assert_eq!(out.json, std::path::Path::new("out/r.json"));
+    }
+
+    #[test]
+    fn a_rate_ramp_has_one_step_per_rate() {
+        let o = run_options(Load::Rates {
+            rates: "100:300:100".into(),
+            clients: 8,
+            duration: Duration::from_secs(2),
+        });
+        let ready = o.build().unwrap_or_else(|e| panic!("{e}"));
+        let rates: Vec<Option<f64>> = ready.run.steps.iter().map(|s| s.mean_rate()).collect();
+        assert_eq!(rates, vec![Some(100.0), Some(200.0), Some(300.0)]);
+        assert!(ready.run.steps.iter().all(|s| s.n_clients == 8));
+        assert_eq!(ready.run.settings.model, LoadModel::Open);
+    }
+
+    #[test]
+    fn a_missing_body_file_is_named() {
+        let mut o = run_options(step(1));
+        o.request.body = Some(Body::File("/nonexistent/body.json".into()));
+        let e = o.build().err().expect("refused").to_string();
+        assert!(e.contains("--body-file /nonexistent/body.json"), "{e}");
+    }
+}

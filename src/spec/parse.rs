@@ -1,0 +1,153 @@
+//! The parsers of the values run options are written in: durations ("30", "500ms",
+//! "2m"), counts ("10k") and `ramp`'s lists of rates ("100,200" or "100:1000:100").
+//! clap calls the first two on flags; [`super::RunOptions`] calls the last.
+
+use std::time::Duration;
+
+use super::{SpecError, MAX_STEPS};
+use crate::engine::pacer::{MAX_RATE, MIN_RATE};
+use crate::engine::MAX_DURATION;
+
+/// Parse "30", "2.5", "1e3", "30s", "500ms", "2m", "1h" into a duration of at most
+/// [`MAX_DURATION`] (beyond it a `Duration` could not even hold some values).
+pub fn parse_duration(s: &str) -> Result<Duration, String> {
+    let s = s.trim();
+    // The unit is the trailing letters, so "1e3" is a number and "1e3ms" one with a unit.
+    let num = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &s[num.len()..];
+    let v: f64 = num
+        .trim()
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m)"))?;
+    let secs = match unit {
+        "ms" => v / 1000.0,
+        "" | "s" | "sec" => v,
+        "m" | "min" => v * 60.0,
+        "h" => v * 3600.0,
+        _ => {
+            return Err(format!(
+                "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
+            ))
+        }
+    };
+    if secs < 0.0 {
+        return Err(format!("\"{s}\" must be a non-negative duration"));
+    }
+    if secs.is_nan() || secs > MAX_DURATION.as_secs_f64() {
+        return Err(format!("\"{s}\" is longer than the 30 days hakaru accepts"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+/// Parse "1000", "10k" or "1m" into a count.
+pub fn parse_count(s: &str) -> Result<u64, String> {
+    let t = s.trim().to_ascii_lowercase();
+    let (num, mult) = match t.chars().last() {
+        Some('k') => (&t[..t.len() - 1], 1_000.0),
+        Some('m') => (&t[..t.len() - 1], 1_000_000.0),
+        _ => (&t[..], 1.0),
+    };
+    let v: f64 = num
+        .parse()
+        .map_err(|_| format!("\"{s}\" is not a count (try 1000, 10k, 1m)"))?;
+    if v < 0.0 || !v.is_finite() {
+        return Err(format!("\"{s}\" must not be negative"));
+    }
+    Ok((v * mult).round() as u64)
+}
+
+/// `ramp --rate`: "100,200,400" or "100:1000:100" (and mixes of both) into a list of
+/// rates, each between [`MIN_RATE`] and [`MAX_RATE`], at most [`MAX_STEPS`] of them.
+pub fn parse_rates(s: &str) -> Result<Vec<f64>, SpecError> {
+    let mut out = Vec::new();
+    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let nums: Vec<f64> = part
+            .split(':')
+            .map(|n| {
+                n.trim()
+                    .parse::<f64>()
+                    .map_err(|_| SpecError::RateNotANumber {
+                        number: n.to_string(),
+                        part: part.to_string(),
+                    })
+            })
+            .collect::<Result<_, _>>()?;
+        match nums[..] {
+            [r] => out.push(r),
+            [a, b, step] => {
+                if step.is_nan() || step <= 0.0 || b < a {
+                    return Err(SpecError::RateRange(part.to_string()));
+                }
+                let mut r = a;
+                while r <= b + 1e-9 {
+                    if out.len() >= MAX_STEPS {
+                        return Err(SpecError::TooManyRates);
+                    }
+                    out.push(r);
+                    r += step;
+                }
+            }
+            _ => return Err(SpecError::RateNeither(part.to_string())),
+        }
+        if out.len() > MAX_STEPS {
+            return Err(SpecError::TooManyRates);
+        }
+    }
+    if out.is_empty() {
+        return Err(SpecError::NoRates);
+    }
+    if let Some(bad) = out
+        .iter()
+        .find(|r| !(r.is_finite() && (MIN_RATE..=MAX_RATE).contains(*r)))
+    {
+        return Err(SpecError::RateOutOfRange(*bad));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
+        assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("1e3").unwrap(), Duration::from_secs(1000));
+        assert_eq!(parse_duration("1e3ms").unwrap(), Duration::from_secs(1));
+        assert!(parse_duration("-1").is_err());
+        assert!(parse_duration("3 parsecs")
+            .unwrap_err()
+            .contains("unknown unit"));
+        assert!(parse_duration("abc").is_err());
+        assert!(parse_duration("inf").is_err());
+        assert!(parse_duration("1000000000")
+            .unwrap_err()
+            .contains("30 days"));
+        assert!(parse_duration("1e19").unwrap_err().contains("30 days"));
+        assert!(parse_duration("1e400").unwrap_err().contains("30 days"));
+    }
+
+    #[test]
+    fn counts() {
+        assert_eq!(parse_count("100000").unwrap(), 100_000);
+        assert_eq!(parse_count("10k").unwrap(), 10_000);
+        assert_eq!(parse_count("1M").unwrap(), 1_000_000);
+        assert!(parse_count("lots").is_err());
+    }
+
+    #[test]
+    fn rate_lists_and_ramps() {
+        assert_eq!(parse_rates("100,200").unwrap(), vec![100.0, 200.0]);
+        assert_eq!(
+            parse_rates("100:300:100").unwrap(),
+            vec![100.0, 200.0, 300.0]
+        );
+        for bad in ["0", "5:1:1", "a", "1e-20", "", "1:2", "1:1e9:1", "NaN"] {
+            let e = parse_rates(bad).expect_err(bad).to_string();
+            assert!(e.contains("--rate"), "{bad}: {e}");
+        }
+    }
+}
