@@ -1,5 +1,6 @@
-//! One blocking GET with the body kept, for probes and `terms --url`: between steps,
-//! never in the load path. It reads heads and chunks with the wire's own parser.
+//! One blocking request with the body kept, for probes, `terms --url` and `ab`'s look
+//! at the server before the load: between steps, never in the load path. It reads
+//! heads and chunks with the wire's own parser.
 
 use std::io;
 use std::time::{Duration, Instant};
@@ -11,12 +12,35 @@ use super::{chunk_size, find_crlf, parse_head, BodyKind, Head};
 pub struct Fetched {
     pub status: u16,
     pub body: Vec<u8>,
+    /// The `Server` header, as ab shows it ("Server Software").
+    pub server: Option<String>,
 }
 
 /// One blocking `GET` of a plain-http URL with a deadline, the body kept (for probes
 /// and `terms --url`, between steps, never in the load path). Sends `Connection: close`
 /// and reads to the end; decodes a chunked body.
 pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
+    Fetched::request(url, "GET", &[], timeout)
+}
+
+impl Fetched {
+    /// [`fetch`] with a method and extra headers (`ab`'s `-H`, `-C`, `-A`), no body.
+    pub fn request(
+        url: &str,
+        method: &str,
+        headers: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Fetched, String> {
+        send(url, method, headers, timeout)
+    }
+}
+
+fn send(
+    url: &str,
+    method: &str,
+    headers: &[(String, String)],
+    timeout: Duration,
+) -> Result<Fetched, String> {
     use std::io::{Read, Write};
     use std::net::ToSocketAddrs;
     let parts = super::url::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
@@ -37,7 +61,15 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
     } else {
         format!("{}:{port}", parts.host)
     };
-    let req = format!("GET {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\nConnection: close\r\n\r\n", parts.path, env!("CARGO_PKG_VERSION"));
+    let mut req = format!(
+        "{method} {} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\nConnection: close\r\n",
+        parts.path,
+        env!("CARGO_PKG_VERSION")
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
     s.set_write_timeout(Some(timeout))
         .map_err(|e| e.to_string())?;
     s.write_all(req.as_bytes())
@@ -95,7 +127,19 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
     Ok(Fetched {
         status: head.status,
         body,
+        server: server_header(&buf[..head.len]),
     })
+}
+
+/// The `Server` header of a whole response head, if any.
+fn server_header(head: &[u8]) -> Option<String> {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut resp = httparse::Response::new(&mut headers);
+    resp.parse(head).ok()?;
+    resp.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("server"))
+        .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
 }
 
 /// True once `buf` holds a whole response head and a Content-Length body.
@@ -148,12 +192,13 @@ mod tests {
             let mut b = [0u8; 1024];
             let _ = s.read(&mut b);
             s.write_all(
-                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+                b"HTTP/1.1 200 OK\r\nServer: test/1.0\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
             )
             .unwrap();
         });
         let f = fetch(&format!("http://{addr}/d/status"), Duration::from_secs(5)).unwrap();
         assert_eq!((f.status, f.body.as_slice()), (200, &b"{}"[..]));
+        assert_eq!(f.server.as_deref(), Some("test/1.0"));
         t.join().unwrap();
         let e = fetch("https://127.0.0.1:1/", Duration::from_secs(1)).unwrap_err();
         assert!(e.contains("https"), "{e}");
