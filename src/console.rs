@@ -76,8 +76,12 @@ impl Console {
 
 fn describe(spec: &StepSpec) -> String {
     match &spec.rate {
-        Some(r) => format!("{r} req/s over {} connections", spec.n_clients.max(1)),
-        None => format!("{} clients", spec.n_clients.max(1)),
+        Some(r) => format!(
+            "{r} req/s over {} connection{}",
+            spec.n_clients.max(1),
+            if spec.n_clients > 1 { "s" } else { "" }
+        ),
+        None => crate::report::fmt::clients(spec.n_clients.max(1)),
     }
 }
 

@@ -29,13 +29,15 @@ impl fmt::Display for Warning {
             ),
             Warning::StillRising { last_clients } => write!(
                 f,
-                "throughput was still at its highest at the last step ({last_clients} clients): \
-                 the data stop before the peak; raise --end-n-clients"
+                "throughput was still at its highest at the last step ({}): \
+                 the data stop before the peak; raise --end-n-clients",
+                clients(*last_clients)
             ),
             Warning::NoKnee { last_clients } => write!(
                 f,
                 "mean latency never reached {KNEE_FACTOR}× its lowest-load value up to \
-                 {last_clients} clients: the data stop before the knee; raise --end-n-clients"
+                 {}: the data stop before the knee; raise --end-n-clients",
+                clients(*last_clients)
             ),
             Warning::ClientBottleneck { steps } => {
                 let list: Vec<String> = steps
@@ -204,8 +206,9 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
         if let (Some(p), Some(bp)) = (r.plateau_clients, base.plateau_clients) {
             if p != bp {
                 out.push(format!(
-                    "{} levels off at {p} clients ({b}: {bp}).",
-                    r.label
+                    "{} levels off at {} ({b}: {bp}).",
+                    r.label,
+                    clients(p)
                 ));
             }
         }
@@ -217,10 +220,10 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 .total_cmp(&b.peak_qps.unwrap_or(0.0))
         }) {
             out.push(format!(
-                "Highest peak: {}, {} qps at {} clients.",
+                "Highest peak: {}, {} qps at {}.",
                 best.label,
                 best.peak_qps.map(fmt_qps).unwrap_or_default(),
-                best.peak_clients.unwrap_or(0)
+                clients(best.peak_clients.unwrap_or(0))
             ));
         }
     }

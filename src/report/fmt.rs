@@ -33,7 +33,8 @@ pub fn sig3(v: f64) -> String {
 
 /// qps with one decimal below 1000, whole numbers above: "151.3", "12040".
 pub fn fmt_qps(q: f64) -> String {
-    if q >= 1000.0 {
+    // 999.96 would round up to "1000.0" with one decimal.
+    if q >= 999.95 {
         format!("{q:.0}")
     } else {
         format!("{q:.1}")
@@ -85,5 +86,6 @@ mod tests {
         assert_eq!(fmt_latency(1.5), "1.50 s");
         assert_eq!(fmt_latency(0.00085), "850 µs");
         assert_eq!(fmt_qps(151.333), "151.3");
+        assert_eq!(fmt_qps(999.96), "1000");
     }
 }

@@ -1,5 +1,7 @@
 //! What the terminal shows: one aligned row per finished ramp step, drnbench's
-//! per-step report, and an ab/hey-style summary for `hakaru run`.
+//! per-step report, and an ab/hey-style summary for `hakaru run`. Latencies carry a
+//! unit chosen for their size (µs, ms, s) and three significant digits, counts read
+//! as counts: no raw floats in what a person reads (the CSV keeps drnbench's floats).
 //!
 //! Each figure says where it comes from: measured (from the histograms and counters)
 //! or derived (arithmetic on other figures), because tools that blur the two mislead
@@ -7,10 +9,9 @@
 
 use std::fmt::Write as _;
 
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::result::{RequestInfo, StepResult};
 use crate::stats::RequestSample;
-
-use crate::result::csv::float_repr;
 
 pub mod ab;
 mod ramp_end;
@@ -26,25 +27,25 @@ fn ms(seconds: f64) -> f64 {
 }
 
 /// One line per finished step, columns fixed-width so consecutive rows align:
-/// `clients    8  requests    41230  qps   13743.2  mean    0.58 ms  p50 …  errors 0`.
+/// `clients    8  requests    41230  qps     13743  mean  580 µs  p50  510 µs  …  errors 0`.
 /// Open-model steps start with their target rate.
 pub fn step_row(step: &StepResult) -> String {
     let l = &step.latency;
     let mut row = String::new();
     if let Some(rate) = step.rate {
-        let _ = write!(row, "rate {rate:>9.1}/s  ");
+        let _ = write!(row, "rate {:>7}/s  ", fmt_qps(rate));
     }
     let _ = write!(
         row,
-        "clients {:>4}  requests {:>8}  qps {:>9.1}  mean {:>7.2} ms  p50 {:>7.2} ms  \
-         p99 {:>7.2} ms  max {:>8.2} ms  errors {}",
+        "clients {:>4}  requests {:>8}  qps {:>7}  mean {:>7}  p50 {:>7}  \
+         p99 {:>7}  max {:>7}  errors {}",
         step.n_clients,
         step.total_requests,
-        step.qps,
-        ms(l.mean_s),
-        ms(l.p50_s),
-        ms(l.p99_s),
-        ms(l.max_s),
+        fmt_qps(step.qps),
+        fmt_latency(l.mean_s),
+        fmt_latency(l.p50_s),
+        fmt_latency(l.p99_s),
+        fmt_latency(l.max_s),
         step.error_total(),
     );
     if step.unfinished > 0 {
@@ -70,14 +71,14 @@ pub fn step_detail(
         out,
         "Total requests: {} ({} queries per second)",
         step.total_requests,
-        float_repr(step.qps)
+        fmt_qps(step.qps)
     );
     out.push_str("Status:\n");
     // drnbench lists the most frequent status first.
     let mut shares: Vec<(u16, f64)> = step.status_percentages().into_iter().collect();
     shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     for (status, pct) in shares {
-        let _ = writeln!(out, "  {status}: {} %", float_repr(pct));
+        let _ = writeln!(out, "  {status}: {}", fmt_share(pct));
     }
     if !step.errors.is_empty() {
         out.push_str("Errors (status 0):\n");
@@ -93,9 +94,9 @@ pub fn step_detail(
     if l.count == 0 {
         out.push_str("  (no responses)\n");
     } else {
-        let _ = writeln!(out, "  min:     {} sec", float_repr(l.min_s));
-        let _ = writeln!(out, "  max:     {} sec", float_repr(l.max_s));
-        let _ = writeln!(out, "  average: {} sec", float_repr(l.mean_s));
+        let _ = writeln!(out, "  min:     {}", fmt_latency(l.min_s));
+        let _ = writeln!(out, "  max:     {}", fmt_latency(l.max_s));
+        let _ = writeln!(out, "  average: {}", fmt_latency(l.mean_s));
     }
     for (what, samples, n) in [
         ("fast", &step.fastest, n_fast),
@@ -113,7 +114,7 @@ pub fn step_detail(
     out
 }
 
-/// `0.001234 sec: GET 200 <client 3>#17 http://host:port/path`.
+/// `1.23 ms: GET 200 <client 3>#17 http://host:port/path`.
 fn request_line(s: &RequestSample, requests: &[RequestInfo]) -> String {
     let status = if s.status == 0 {
         "0(error)".to_string()
@@ -125,8 +126,10 @@ fn request_line(s: &RequestSample, requests: &[RequestInfo]) -> String {
         None => ("?", format!("<request {}>", s.request)),
     };
     format!(
-        "{:.6} sec: {method} {status} <client {}>#{} {url}",
-        s.elapsed_s, s.client, s.index
+        "{:>7}: {method} {status} <client {}>#{} {url}",
+        fmt_latency(s.elapsed_s),
+        s.client,
+        s.index
     )
 }
 
@@ -137,44 +140,81 @@ pub(super) mod tests {
     use crate::result::LatencySummary;
     use crate::stats::ErrorKind;
 
-    #[test]
-    fn step_row_snapshot() {
-        let mut s = bare_step(8);
-        s.total_requests = 41230;
-        s.qps = 13743.2;
+    /// Compares `text` with the committed `tests/fixtures/NAME`; `HAKARU_BLESS=1`
+    /// rewrites the file.
+    pub(crate) fn snapshot(name: &str, text: &str) {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(name);
+        if std::env::var_os("HAKARU_BLESS").is_some() {
+            std::fs::write(&path, text).unwrap();
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (HAKARU_BLESS=1 writes it)", path.display()));
+        assert_eq!(text, want, "{name} differs (HAKARU_BLESS=1 to accept)");
+    }
+
+    fn row_step(clients: usize, requests: u64, qps: f64, lat: [f64; 4]) -> StepResult {
+        let mut s = bare_step(clients);
+        s.total_requests = requests;
+        s.qps = qps;
         s.latency = LatencySummary {
-            count: 41230,
-            mean_s: 0.00058,
-            p50_s: 0.00051,
-            p99_s: 0.0019,
-            max_s: 0.0124,
+            count: requests,
+            mean_s: lat[0],
+            p50_s: lat[1],
+            p99_s: lat[2],
+            max_s: lat[3],
             ..LatencySummary::default()
         };
-        assert_eq!(
-            step_row(&s),
-            "clients    8  requests    41230  qps   13743.2  mean    0.58 ms  p50    0.51 ms  \
-             p99    1.90 ms  max    12.40 ms  errors 0"
-        );
-        let mut wide = s.clone();
-        wide.n_clients = 128;
-        wide.total_requests = 1234567;
-        wide.qps = 41152.3;
-        wide.errors.insert(ErrorKind::Reset, 3);
-        wide.unfinished = 5;
-        wide.partial = true;
-        let (a, b) = (step_row(&s), step_row(&wide));
-        // Columns line up: each label starts at the same offset in both rows.
+        s
+    }
+
+    #[test]
+    fn step_rows_snapshot() {
+        let mut rows = vec![
+            row_step(
+                1,
+                8806,
+                8806.46301483591,
+                [1.3e-05, 0.000012, 0.000051, 0.000402],
+            ),
+            row_step(8, 41230, 13743.2, [0.00058, 0.00051, 0.0019, 0.0124]),
+            row_step(64, 151, 5.03, [0.98, 0.5, 3.2, 12.5]),
+            row_step(128, 1234567, 41152.3, [0.0151, 0.0123, 0.1987, 1.0]),
+        ];
+        rows[3].errors.insert(ErrorKind::Reset, 3);
+        rows[3].unfinished = 5;
+        rows[3].partial = true;
+        let mut open = row_step(4, 30000, 999.96, [0.00123, 0.0011, 0.0042, 0.009]);
+        open.rate = Some(1000.0);
+        rows.push(open);
+        let text: String = rows.iter().map(|r| step_row(r) + "\n").collect();
+        snapshot("step-rows.txt", &text);
+        // Columns line up: each label starts at the same character in every closed row.
+        let lines: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
         for label in ["requests", "qps", "mean", "p50", "p99", "max", "errors"] {
-            assert_eq!(a.find(label), b.find(label), "{label}\n{a}\n{b}");
+            let at = |l: &Vec<char>| {
+                let s: String = l.iter().collect();
+                s.find(label).map(|b| s[..b].chars().count())
+            };
+            let first = at(&lines[0]);
+            for l in &lines[1..4] {
+                assert_eq!(at(l), first, "{label}\n{text}");
+            }
         }
-        assert!(b.ends_with("errors 3  unfinished 5  (partial)"), "{b}");
+        assert!(!text.contains("8806.46") && !text.contains("e-0"), "{text}");
+        assert!(!text.contains("1 clients"));
     }
 
     #[test]
     fn step_row_leads_with_rate_in_open_model() {
         let mut s = bare_step(4);
         s.rate = Some(1000.0);
-        assert!(step_row(&s).starts_with("rate    1000.0/s  clients    4"));
+        assert!(
+            step_row(&s).starts_with("rate    1000/s  clients    4"),
+            "{}",
+            step_row(&s)
+        );
     }
 
     pub(super) fn detailed_step() -> StepResult {
@@ -185,31 +225,30 @@ pub(super) mod tests {
     }
 
     #[test]
-    fn step_detail_follows_drnbench() {
+    fn step_detail_follows_drnbench_in_readable_units() {
         let r = run(vec![detailed_step()]);
         let text = step_detail(&r.steps[0], &r.requests, 2, 1);
+        snapshot("step-detail.txt", &text);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Total requests: 100 (99.0 queries per second)");
         assert_eq!(lines[1], "Status:");
-        assert_eq!(lines[2], "  200: 97.0 %");
-        assert_eq!(lines[3], "  503: 2.0 %");
-        assert_eq!(lines[4], "  0: 1.0 %");
+        assert_eq!(lines[2], "  200: 97.0%");
+        assert_eq!(lines[3], "  503: 2.00%");
+        assert_eq!(lines[4], "  0: 1.00%");
         assert!(
             text.contains("Errors (status 0):\n  timeout: 1\n"),
             "{text}"
         );
-        assert!(text.contains("  min:     0.001001 sec\n"), "{text}");
-        assert!(text.contains("  max:     0.0016 sec\n"), "{text}");
-        assert!(text.contains(
-            "Top 1 fast requests:\n [time: method status <client>#index url]\n  \
-             0.001001 sec: GET 200 <client 0>#0 http://127.0.0.1:10041/d/status\n"
-        ));
+        assert!(text.contains("  min:     1.00 ms\n"), "{text}");
+        assert!(text.contains("  max:     1.60 ms\n"), "{text}");
         // Request 99 (0-based) is the timeout: odd → the select URL, client 1, #49.
         assert!(text.contains(
-            "Top 2 slow requests:\n [time: method status <client>#index url]\n  \
-             3.000000 sec: GET 0(error) <client 1>#49 http://127.0.0.1:10041/d/select?table=Store\n  \
-             0.001600 sec: GET 503 "
-        ));
+            "   3.00 s: GET 0(error) <client 1>#49 http://127.0.0.1:10041/d/select?table=Store\n"
+        ), "{text}");
+        assert!(
+            !text.contains(" sec\n") && !text.contains(" sec:"),
+            "{text}"
+        );
     }
 
     #[test]
@@ -224,7 +263,10 @@ pub(super) mod tests {
         });
         let text = step_detail(&s, &[], 5, 0);
         assert!(text.contains("(no responses)"));
-        assert!(text.contains("0.500000 sec: ? 200 <client 0>#0 <request 99>"));
+        assert!(
+            text.contains(" 500 ms: ? 200 <client 0>#0 <request 99>"),
+            "{text}"
+        );
         assert!(!text.contains("fast requests"));
     }
 }

@@ -3,14 +3,14 @@
 
 use std::fmt::Write as _;
 
-use super::ms;
+use crate::report::fmt::{fmt_latency, fmt_qps};
 use crate::result::{RunResult, StepResult};
 
 /// For an open-model ramp (`--rate`): each step's target rate against what the server
 /// answered, with response time (from the due time) and the requests that could not
 /// start on time. The first rate the server could not keep up with is marked.
 pub fn rate_table(run: &RunResult) -> String {
-    let mut out = String::from("  target/s  achieved/s     p50 ms     p99 ms   late  dropped\n");
+    let mut out = String::from("  target/s  achieved/s        p50        p99   late  dropped\n");
     let mut marked = false;
     for s in run.steps.iter().filter(|s| s.rate.is_some()) {
         let rate = s.rate.unwrap_or(0.0);
@@ -24,10 +24,11 @@ pub fn rate_table(run: &RunResult) -> String {
         };
         let _ = writeln!(
             out,
-            "{rate:>10.1}  {:>10.1}  {:>9.2}  {:>9.2}  {:>5}  {:>7}{mark}",
-            s.qps,
-            ms(s.latency.p50_s),
-            ms(s.latency.p99_s),
+            "{:>10}  {:>10}  {:>9}  {:>9}  {:>5}  {:>7}{mark}",
+            fmt_qps(rate),
+            fmt_qps(s.qps),
+            fmt_latency(s.latency.p50_s),
+            fmt_latency(s.latency.p99_s),
             s.late,
             s.dropped
         );
@@ -61,10 +62,10 @@ pub fn rounds_summary(run: &RunResult) -> String {
         };
         let _ = writeln!(
             out,
-            "{r:>5}  {:>8.1}  {:>10}  {:>12.3} ms  {ratio:>10}",
-            peak.qps,
+            "{r:>5}  {:>8}  {:>10}  {:>15}  {ratio:>10}",
+            fmt_qps(peak.qps),
             peak.n_clients,
-            ms(first.latency.mean_s)
+            fmt_latency(first.latency.mean_s)
         );
     }
     if let Some(hit) = run

@@ -7,6 +7,7 @@ use hdrhistogram::Histogram;
 
 use super::{ms, server_side};
 use crate::analysis::step as step_findings;
+use crate::report::fmt::fmt_latency;
 use crate::result::{decode_histogram, LatencySummary, RunResult, StepResult};
 use crate::stats::{ErrorKind, LATE_THRESHOLD};
 
@@ -20,11 +21,11 @@ pub(super) fn field(out: &mut String, label: &str, value: impl std::fmt::Display
 
 fn latency_brief(l: &LatencySummary) -> String {
     format!(
-        "mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
-        ms(l.mean_s),
-        ms(l.p50_s),
-        ms(l.p99_s),
-        ms(l.max_s)
+        "mean {}, p50 {}, p99 {}, max {}",
+        fmt_latency(l.mean_s),
+        fmt_latency(l.p50_s),
+        fmt_latency(l.p99_s),
+        fmt_latency(l.max_s)
     )
 }
 
@@ -455,7 +456,7 @@ mod tests {
         assert!(text.contains("Late:                   3 (started more than 1 ms"));
         assert!(text.contains("Dropped:                1 "));
         assert!(
-            text.contains("Service time:           mean 0.550 ms"),
+            text.contains("Service time:           mean 550 µs"),
             "{text}"
         );
         assert!(text.contains("          response    service\n"));
@@ -478,7 +479,7 @@ mod tests {
             "Model:                  open (rate profile 100..200 requests/s, 150.0 on average)\n"
         ));
         assert!(
-            text.contains("Pacer lag:              mean 0.019 ms, p50 0.019 ms"),
+            text.contains("Pacer lag:              mean 19.5 µs, p50 19.0 µs"),
             "{text}"
         );
         assert!(text.contains("(intended send time to actual send)"));
