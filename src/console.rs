@@ -1,5 +1,6 @@
 //! What a person sees while a run goes: a live progress line on stderr (only on a
-//! terminal), each finished step's row and its slowest/fastest requests on stdout;
+//! terminal), each finished step's row on stdout (with `--verbose`, drnbench's block
+//! and the slowest/fastest requests after it);
 //! or, for `hakaru ab`, ab's own "Completed N requests" lines; or nothing (`-q`).
 
 use std::io::{IsTerminal, Write};
@@ -18,6 +19,10 @@ pub struct Console {
     live: bool,
     /// `-q`: no progress, no rows, no warm-up lines.
     quiet: bool,
+    /// `--verbose`: drnbench's whole block after each row.
+    verbose: bool,
+    /// "unfinished" has been explained (once per run).
+    explained_unfinished: bool,
     /// `hakaru ab`: ab's heartbeat lines instead of the live line.
     heartbeat: Option<Heartbeat>,
     step_label: String,
@@ -39,6 +44,8 @@ impl Console {
             n_fast,
             live: std::io::stderr().is_terminal(),
             quiet: false,
+            verbose: false,
+            explained_unfinished: false,
             heartbeat: None,
             step_label: String::new(),
             last_len: 0,
@@ -52,6 +59,13 @@ impl Console {
             self.live = false;
             self.rows = false;
         }
+        self
+    }
+
+    /// After each step's row, drnbench's block: statuses, errors by kind, elapsed
+    /// min/max/average, the slowest and fastest requests (`--verbose`).
+    pub fn verbose(mut self, verbose: bool) -> Self {
+        self.verbose = verbose;
         self
     }
 
@@ -142,11 +156,17 @@ impl Observer for Console {
         if self.rows {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", text::step_row(step));
-            let _ = writeln!(
-                out,
-                "{}",
-                text::step_detail(step, &run.requests, self.n_slow, self.n_fast)
-            );
+            if step.unfinished > 0 && !self.explained_unfinished {
+                self.explained_unfinished = true;
+                let _ = writeln!(out, "{}", text::UNFINISHED_NOTE);
+            }
+            if self.verbose {
+                let _ = writeln!(
+                    out,
+                    "{}",
+                    text::step_detail(step, &run.requests, self.n_slow, self.n_fast)
+                );
+            }
         }
     }
 

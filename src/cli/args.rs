@@ -218,8 +218,13 @@ pub struct OutputArgs {
     pub json: bool,
 
     /// No progress line, no per-step rows: only the summary (none at all beside --json or -o -).
-    #[arg(short = 'q', long)]
+    #[arg(short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
+
+    /// After each step's row, drnbench's whole block: status shares, errors by kind,
+    /// elapsed min/max/average, the slowest and fastest requests.
+    #[arg(short = 'v', long)]
+    pub verbose: bool,
 }
 
 /// `-o -`: the CSV goes to stdout when the run ends, and no file is written.

@@ -84,8 +84,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let human = Human::new(&args.output, csv_to_stdout)?;
     // Each step's row goes to stdout: not when stdout carries JSON or CSV.
     let rows = !human.machine();
-    let console =
-        Console::new(rows, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
+    let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
+        .quiet(args.output.quiet)
+        .verbose(args.output.verbose);
     let run = super::run_load_with(&ready, console)?;
     if ready.open_model() {
         // Steps differ by rate, not clients: the clients-axis analysis does not apply.

@@ -75,6 +75,17 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let run = super::run_load_with(&ready, console)?;
     if let Some(step) = run.steps.last() {
         human.print(&text::run_summary(&run, step));
+        if args.output.verbose {
+            human.print(&format!(
+                "\n{}",
+                text::step_detail(
+                    step,
+                    &run.requests,
+                    ready.engine.n_slow,
+                    ready.engine.n_fast
+                )
+            ));
+        }
         if args.output.json {
             println!("{}", serde_json::to_string_pretty(step)?);
         }

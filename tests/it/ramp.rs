@@ -38,9 +38,30 @@ fn tutorial_command_runs_with_only_the_name_changed() {
     assert_eq!(v["partial"], false);
     // Each step's histogram is kept so reports can be redrawn.
     assert!(v["steps"][3]["histogram"].as_str().unwrap().len() > 10);
-    // The per-step report, as drnbench prints it.
+    // One row per step; drnbench's whole block waits for --verbose.
+    let rows = out
+        .lines()
+        .filter(|l| l.starts_with("clients ") && l.contains("requests"));
+    assert_eq!(rows.count(), 4, "{out}");
+    assert!(!out.contains("Top 5 slow requests:"), "{out}");
+}
+
+#[test]
+fn verbose_prints_drnbench_per_step_block() {
+    let t = target();
+    let dir = TempDir::new("verbose");
+    let out = ok(&run(&[
+        "ramp",
+        "--verbose",
+        "--end-n-clients=2",
+        "--duration=0.2",
+        "--interval=0",
+        &format!("--output-path={}", dir.path("r.csv").display()),
+        &format!("http://{}/", t.addr),
+    ]));
     assert!(out.contains("Top 5 slow requests:"), "{out}");
     assert!(out.contains("Top 5 fast requests:"), "{out}");
+    assert!(out.contains("Elapsed time:"), "{out}");
 }
 
 #[test]

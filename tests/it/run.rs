@@ -392,12 +392,16 @@ fn quiet_ramp_prints_no_step_rows() {
     let mut loud = args(false);
     loud.push(&url);
     let out = run(&loud);
-    assert!(ok(&out).contains("Total requests:"), "{}", stdout(&out));
+    assert!(
+        ok(&out).contains("clients    2  requests"),
+        "{}",
+        stdout(&out)
+    );
     let mut quiet = args(true);
     quiet.push(&url);
     let out = run(&quiet);
     let text = ok(&out);
-    assert!(!text.contains("Total requests:"), "{text}");
+    assert!(!text.contains("clients    2  requests"), "{text}");
     assert!(!stderr(&out).contains("Running step"), "{}", stderr(&out));
     assert!(text.contains("Results:"), "{text}");
 }

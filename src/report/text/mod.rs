@@ -22,6 +22,11 @@ pub use ramp_end::{rate_table, rounds_summary};
 pub use server::server_side;
 pub use summary::run_summary;
 
+/// Said once, under the first row that has unfinished requests.
+pub const UNFINISHED_NOTE: &str =
+    "  (unfinished: requests in flight when the step's time ran out; \
+     neither a success nor an error, and not in the figures)";
+
 fn ms(seconds: f64) -> f64 {
     seconds * 1e3
 }
