@@ -54,6 +54,9 @@ pub struct Point {
     pub probes: BTreeMap<String, f64>,
     /// True when the step was cut short.
     pub partial: bool,
+    /// How late the pacer sent at the 99th percentile (open model, `--wait`), when
+    /// recorded: how exact the load was.
+    pub pacer_lag_p99_s: Option<f64>,
 }
 
 /// One run, ready to analyse and draw.
@@ -155,6 +158,7 @@ impl Series {
                     client_cpu_share: Some(s.client_cpu_share),
                     probes: step_probes(s),
                     partial: s.partial,
+                    pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
                 }
             })
             .collect();

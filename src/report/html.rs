@@ -186,6 +186,7 @@ fn opt_latency(v: Option<f64>) -> String {
 fn steps_table(s: &Series, sat: &Saturation) -> String {
     let pct = s.has_percentiles();
     let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
+    let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
@@ -193,6 +194,9 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o.push_str("<th>min</th><th>max</th><th>failed</th>");
     if cpu {
         o.push_str("<th>client CPU</th>");
+    }
+    if lag {
+        o.push_str("<th>pacer lag p99</th>");
     }
     o.push_str("</tr></thead><tbody>");
     for (i, p) in s.points.iter().enumerate() {
@@ -232,9 +236,16 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
                     .unwrap_or_else(|| "–".into())
             );
         }
+        if lag {
+            let _ = write!(o, "<td>{}</td>", opt_latency(p.pacer_lag_p99_s));
+        }
         o.push_str("</tr>");
     }
-    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.</p>");
+    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.");
+    if lag {
+        o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
+    }
+    o.push_str("</p>");
     o
 }
 

@@ -397,3 +397,27 @@ fn series_from_a_run_in_memory_matches_the_file() {
         "{summary}"
     );
 }
+
+#[test]
+fn html_report_shows_how_exact_a_paced_run_was() {
+    let t = crate::util::target();
+    let dir = crate::util::TempDir::new("paced-report");
+    let out = dir.path("r.json");
+    crate::util::ok(&crate::util::run(&[
+        "run",
+        "--rate",
+        "200",
+        "-c",
+        "4",
+        "-d",
+        "0.5s",
+        "-o",
+        out.to_str().unwrap(),
+        &format!("http://{}/", t.addr),
+    ]));
+    let html = html_report(&read_result(&out).unwrap(), &ReportOptions::default());
+    assert!(html.contains("<th>pacer lag p99</th>"), "{html}");
+    // A closed-model run without --wait paces nothing: no such column.
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    assert!(!html_report(&s, &ReportOptions::default()).contains("pacer lag"));
+}
