@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::result::store::Outputs;
-use crate::result::{Mode, RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::{Mode, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION};
 use crate::sysinfo;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
@@ -91,12 +91,17 @@ pub fn run<W: Workload>(
         mode: spec.mode,
         started_at: sysinfo::now_rfc3339(),
         partial: false,
+        state: RunState::Running,
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
         requests: workload.request_infos(),
         steps: Vec::with_capacity(spec.steps.len() * rounds),
     };
+    if let Some(out) = &spec.outputs {
+        // Temporaries a killed earlier run left beside these files.
+        out.clean_stale();
+    }
     let mut first = true;
     if let (Some(w), Some(step0)) = (spec.warmup, spec.steps.first()) {
         let warm = StepSpec {
@@ -152,9 +157,16 @@ pub fn run<W: Workload>(
     }
     if run.steps.len() < spec.steps.len() * rounds {
         run.partial = true;
-        if let Some(out) = &spec.outputs {
-            write_outputs(&run, out)?;
-        }
+    }
+    run.state = if run.steps.iter().any(|s| s.failure.is_some()) {
+        RunState::Failed
+    } else if run.partial {
+        RunState::Interrupted
+    } else {
+        RunState::Complete
+    };
+    if let Some(out) = &spec.outputs {
+        write_outputs(&run, out)?;
     }
     Ok(run)
 }

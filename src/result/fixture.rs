@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::result::{
     encode_histogram, LatencySummary, LoadModel, Machine, Mode, RequestInfo, RequestOrder,
-    RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION,
+    RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
 };
 use crate::stats::{new_histogram, ErrorKind, Outcome, Recorder, RequestSample};
 
@@ -104,6 +104,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         mode: Mode::Ramp,
         started_at: "2026-11-01T00:00:00Z".into(),
         partial: false,
+        state: RunState::Complete,
         settings: Settings {
             duration_s: Some(30.0),
             interval_s: 10.0,

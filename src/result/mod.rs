@@ -43,6 +43,12 @@ pub struct RunResult {
     pub started_at: String,
     /// True when the run was interrupted (Ctrl-C) before every step finished.
     pub partial: bool,
+    /// How far the run got when this file was written: `"running"` while steps remain
+    /// (a file left by a kill stays so), then `"complete"`, `"interrupted"` or
+    /// `"failed"`. Files written before this field existed read as `"complete"`, or
+    /// `"interrupted"` when `partial`.
+    #[serde(default)]
+    pub state: RunState,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
@@ -92,6 +98,49 @@ pub struct Settings {
     /// How many times the whole set of steps ran (`--rounds`); 1 when not repeated.
     #[serde(default = "one")]
     pub rounds: usize,
+}
+
+/// How far a run got when its result file was last written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Steps remained: the file was written after a step and the run went on (or was
+    /// killed before it could say otherwise).
+    Running,
+    /// Every planned step ran to its end.
+    #[default]
+    Complete,
+    /// Stopped (Ctrl-C, SIGTERM) before every step finished; the last step may be short.
+    Interrupted,
+    /// A step failed (a worker died, or the step got no response at all): the run
+    /// stopped there.
+    Failed,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "complete",
+            RunState::Interrupted => "interrupted",
+            RunState::Failed => "failed",
+        }
+    }
+
+    /// The state of a file written before `state` was recorded: only `partial` tells.
+    pub fn from_partial(partial: bool) -> RunState {
+        if partial {
+            RunState::Interrupted
+        } else {
+            RunState::Complete
+        }
+    }
+}
+
+impl fmt::Display for RunState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Which command produced a run.
