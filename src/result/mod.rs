@@ -49,6 +49,10 @@ pub struct RunResult {
     /// `"interrupted"` when `partial`.
     #[serde(default)]
     pub state: RunState,
+    /// Why the run stopped before its last step, when it did on its own (a step that
+    /// got no response at all); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
@@ -398,6 +402,10 @@ pub struct StepResult {
     pub statuses: BTreeMap<u16, u64>,
     /// Error kind → count. Timeouts are reported by drnbench as status 0.
     pub errors: BTreeMap<ErrorKind, u64>,
+    /// Error kind → the first message of that kind in the step (an OS or TLS reason,
+    /// "Connection refused (os error 111)"), to say why without a packet capture.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_samples: BTreeMap<ErrorKind, String>,
     /// In flight when the step ended: neither a success nor an error of the server.
     pub unfinished: u64,
     /// Open model: requests sent more than 1 ms after their due time (every connection
@@ -567,6 +575,7 @@ impl StepResult {
                 .then(|| LatencySummary::of(&rec.tls_handshake)),
             statuses: rec.status_counts(),
             errors,
+            error_samples: rec.error_sample_map(),
             unfinished: rec.unfinished,
             late: rec.late,
             dropped: rec.dropped,
@@ -671,6 +680,9 @@ impl StepResult {
             if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
                 rec.errors[i] += n;
             }
+        }
+        for (kind, message) in &self.error_samples {
+            rec.note_error(*kind, || message.clone());
         }
         rec.bytes_received = self.bytes_received;
         rec.bytes_sent = self.bytes_sent;

@@ -3,12 +3,13 @@
 //!
 //! Two files cannot be replaced in one atomic step, so the pair is committed in two
 //! phases: both temporaries are written and fsynced first (the slow part, where a kill
-//! is likely), then renamed back to back, the CSV first and the JSON last. A kill can
-//! then leave the pair disagreeing only between two adjacent `rename` calls, and even
-//! there the JSON (which readers trust, and whose `state` says `running`) is the older,
-//! whole file. The temporaries carry the writer's pid; a later run over the same files
-//! removes those whose writer is gone ([`Outputs::clean_stale`]), so a kill leaves no
-//! litter behind for long.
+//! is likely), then renamed back to back, the CSV first and the JSON last, and the
+//! directory fsynced once. A kill can leave the pair disagreeing only between those
+//! two adjacent `rename` calls, and then in one known shape: the CSV one step ahead,
+//! the JSON (which readers trust, and whose `state` says `running`) the previous whole
+//! file, and the newer JSON still in its temporary. The temporaries carry the writer's
+//! pid; a later run over the same files removes those whose writer is gone
+//! ([`Outputs::clean_stale`]), so a kill leaves no litter behind for long.
 
 use std::fs::{self, File};
 use std::io::{self, Write};
@@ -56,11 +57,15 @@ impl Outputs {
                 return Err(err(&self.json)(e));
             }
         };
-        if let Err(e) = commit(&csv_tmp, &self.csv) {
+        // The two renames are back to back (no fsync between them) so the window in
+        // which a kill leaves the pair disagreeing is as small as two system calls.
+        if let Err(e) = rename(&csv_tmp, &self.csv) {
             let _ = fs::remove_file(&json_tmp);
             return Err(err(&self.csv)(e));
         }
-        commit(&json_tmp, &self.json).map_err(err(&self.json))
+        rename(&json_tmp, &self.json).map_err(err(&self.json))?;
+        sync_dir(&self.json);
+        Ok(())
     }
 
     /// Remove temporaries that an earlier writer of these files left when it was killed
@@ -141,20 +146,30 @@ fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     Ok(tmp)
 }
 
-/// Rename a temporary over `path` and fsync the directory (best effort: not every
-/// filesystem allows it). The temporary is removed if the rename fails.
-fn commit(tmp: &Path, path: &Path) -> io::Result<()> {
-    if let Err(e) = fs::rename(tmp, path) {
+/// Rename a temporary over `path`; the temporary is removed if that fails.
+fn rename(tmp: &Path, path: &Path) -> io::Result<()> {
+    fs::rename(tmp, path).map_err(|e| {
         let _ = fs::remove_file(tmp);
-        return Err(io::Error::new(
-            e.kind(),
-            format!("{}: cannot replace: {e}", path.display()),
-        ));
-    }
-    // The rename is only durable once the directory entry is; not fatal if refused.
-    if let Some(d) = tmp.parent().and_then(|d| File::open(d).ok()) {
+        io::Error::new(e.kind(), format!("{}: cannot replace: {e}", path.display()))
+    })
+}
+
+/// fsync the directory holding `path`: a rename is only durable once the directory
+/// entry is. Best effort: not every filesystem allows it.
+fn sync_dir(path: &Path) {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
+}
+
+/// Rename a temporary over `path` and fsync the directory.
+fn commit(tmp: &Path, path: &Path) -> io::Result<()> {
+    rename(tmp, path)?;
+    sync_dir(path);
     Ok(())
 }
 

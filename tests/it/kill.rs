@@ -25,14 +25,34 @@ fn check_files(dir: &Path) -> Option<(usize, RunState)> {
             "unexpected file {name}"
         );
     }
-    assert_eq!(csv.exists(), json.exists(), "one file without the other");
+    // The newer JSON a kill between the two renames leaves in its temporary.
+    let pending_json = || -> Option<usize> {
+        let tmp = std::fs::read_dir(dir).unwrap().find_map(|e| {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            name.starts_with(".r.json.tmp-").then(|| e.path())
+        })?;
+        let text = std::fs::read_to_string(tmp).ok()?;
+        from_json(&text, "tmp").ok().map(|r| r.steps.len())
+    };
     if !json.exists() {
+        if csv.exists() {
+            // Killed between the renames of the very first write.
+            let (_, rows) = read_csv(&csv);
+            assert_eq!(pending_json(), Some(rows.len()), "a CSV without its JSON");
+        }
         return None;
     }
     let text = std::fs::read_to_string(&json).unwrap();
     let run = from_json(&text, "r.json").unwrap_or_else(|e| panic!("{e}\n{text}"));
     let (_, rows) = read_csv(&csv);
-    assert_eq!(rows.len(), run.steps.len(), "CSV and JSON disagree");
+    if rows.len() != run.steps.len() {
+        // The one shape the store allows (see result/store.rs): the CSV one step ahead
+        // and the matching JSON whole in its temporary.
+        assert_eq!(rows.len(), run.steps.len() + 1, "CSV and JSON disagree");
+        assert_eq!(pending_json(), Some(rows.len()), "CSV and JSON disagree");
+        assert_eq!(run.state, RunState::Running);
+    }
     Some((run.steps.len(), run.state))
 }
 
@@ -58,6 +78,8 @@ fn sigkill_at_any_moment_leaves_consistent_files() {
                                 "--end-n-clients=40",
                                 "--duration=0.03",
                                 "--interval=0",
+                                // A loaded test machine may leave a 30 ms step unanswered.
+                                "--keep-going",
                                 &url,
                             ])
                             .arg(format!("--output-path={}", dir.path("r.csv").display()))
@@ -80,8 +102,8 @@ fn sigkill_at_any_moment_leaves_consistent_files() {
                             "run",
                             "-c",
                             "1",
-                            "-d",
-                            "0.05",
+                            "-n",
+                            "3",
                             &url,
                             "-o",
                             dir.path("r.csv").to_str().unwrap(),
@@ -128,6 +150,7 @@ fn a_killed_run_reads_as_incomplete() {
             "--end-n-clients=100",
             "--duration=0.05",
             "--interval=0",
+            "--keep-going",
         ])
         .arg(format!("http://{}/", t.addr))
         .arg(format!("--output-path={}", dir.path("r.csv").display()))
