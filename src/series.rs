@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::result::{Machine, RunResult, Settings, StepResult};
+use crate::result::{Machine, RunResult, RunState, Settings, StepResult};
 
 /// Which kind of file a series came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,6 +83,9 @@ pub struct Series {
     pub targets: Vec<String>,
     /// True when the run was interrupted before every step finished.
     pub partial: bool,
+    /// How far the run got: only hakaru's JSON says `running` or `failed`; a CSV reads
+    /// as complete, or interrupted when a step is marked partial.
+    pub state: RunState,
 }
 
 impl Series {
@@ -190,6 +193,7 @@ impl Series {
             started_at: Some(run.started_at.clone()),
             targets: run.targets.clone(),
             partial: run.partial,
+            state: run.state,
         }
     }
 }

@@ -15,6 +15,7 @@ pub use rate::{analyse_rates, RateFindings, RateStep};
 pub use setup::{setup_differences, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
+use crate::result::RunState;
 use crate::series::{Point, Series};
 
 /// Share of the peak that counts as "levelled off".
@@ -62,8 +63,9 @@ pub enum Warning {
     NoKnee { last_clients: usize },
     /// hakaru's own CPU was near its cores' limit on these steps (clients, share 0..1).
     ClientBottleneck { steps: Vec<(usize, f64)> },
-    /// The run was interrupted; the last step may be short.
-    Partial,
+    /// The run did not finish: still running when its file was written (or killed
+    /// then), interrupted, or stopped by a failed step.
+    Incomplete(RunState),
 }
 
 /// What a ramp says about saturation.
@@ -149,8 +151,10 @@ pub fn analyse(series: &Series) -> Saturation {
     let kn = knee(series);
     let usl = fit_usl(&pts);
     let mut warnings = Vec::new();
-    if series.partial {
-        warnings.push(Warning::Partial);
+    if series.state != RunState::Complete {
+        warnings.push(Warning::Incomplete(series.state));
+    } else if series.partial {
+        warnings.push(Warning::Incomplete(RunState::Interrupted));
     }
     // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
     // not a ramp that came out short.
@@ -226,6 +230,7 @@ pub(crate) mod tests {
             started_at: None,
             targets: vec![],
             partial: false,
+            state: crate::result::RunState::Complete,
         }
     }
 

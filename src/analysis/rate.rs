@@ -93,6 +93,7 @@ mod tests {
             started_at: None,
             targets: Vec::new(),
             partial: false,
+            state: Default::default(),
         }
     }
 

@@ -97,6 +97,7 @@ mod tests {
             started_at: None,
             targets: vec![target.into()],
             partial: false,
+            state: Default::default(),
         }
     }
 

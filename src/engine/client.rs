@@ -189,6 +189,12 @@ async fn send<W: Workload>(
         Err(_) => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
             slot.close();
+            w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
+                format!(
+                    "no whole response within the timeout ({} ms)",
+                    req.timeout.as_millis()
+                )
+            });
             Outcome::Error(ErrorKind::Timeout)
         }
     }
@@ -214,9 +220,11 @@ async fn attempt<W: Workload>(
                     }
                     slot.conn = Some(conn);
                 }
-                Err((kind, buf)) => {
-                    slot.spare = Some(buf);
-                    return Outcome::Error(kind);
+                Err(e) => {
+                    slot.spare = Some(e.buf);
+                    let cause = &e.cause;
+                    w.rec.borrow_mut().note_error(e.kind, || cause.to_string());
+                    return Outcome::Error(e.kind);
                 }
             }
         }
@@ -243,7 +251,9 @@ async fn attempt<W: Workload>(
                 if reused && first_try && e.is_stale_connection() {
                     continue;
                 }
-                return Outcome::Error(e.kind());
+                let kind = e.kind();
+                w.rec.borrow_mut().note_error(kind, || e.to_string());
+                return Outcome::Error(kind);
             }
         }
     }

@@ -63,7 +63,7 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
         tokio::time::timeout(timeout, async {
             let (mut conn, _) = connect(&target, None, new_buffer())
                 .await
-                .map_err(|(kind, _)| format!("{url}: cannot connect ({kind})"))?;
+                .map_err(|e| format!("{url}: cannot connect: {}", e.cause))?;
             let mut body = Vec::new();
             let mut sink = BodySink {
                 buf: &mut body,

@@ -12,6 +12,7 @@ use crate::analysis::{
 };
 use crate::report::compare::{ratio, CompareRow};
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::result::RunState;
 use crate::series::Series;
 
 impl fmt::Display for Warning {
@@ -59,11 +60,28 @@ impl fmt::Display for Warning {
                     list.join(", ")
                 )
             }
-            Warning::Partial => write!(
-                f,
-                "the run was interrupted: its last step may be short and its numbers rough"
-            ),
+            Warning::Incomplete(state) => f.write_str(incomplete(*state)),
         }
+    }
+}
+
+/// Why a run's numbers are not the whole run, by its state.
+pub fn incomplete(state: RunState) -> &'static str {
+    match state {
+        RunState::Running => {
+            "this result is INCOMPLETE: its file was written while the run was still \
+             going, and nothing wrote it again (the run was killed, or is still running); \
+             steps after the last one here are missing"
+        }
+        RunState::Interrupted => {
+            "this result is INCOMPLETE: the run was interrupted, so later steps are \
+             missing and its last step may be short"
+        }
+        RunState::Failed => {
+            "this result is INCOMPLETE: a step failed and the run stopped there; that \
+             step's numbers are incomplete"
+        }
+        RunState::Complete => "the run finished every step",
     }
 }
 

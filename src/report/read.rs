@@ -117,7 +117,11 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
         }
         Some(_) => {}
     }
-    let run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
+    let had_state = value.get("state").is_some();
+    let mut run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
+    if !had_state {
+        run.state = crate::result::RunState::from_partial(run.partial);
+    }
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
     Ok(series)
@@ -313,6 +317,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         started_at: None,
         targets: Vec::new(),
         partial: any_partial,
+        state: crate::result::RunState::from_partial(any_partial),
     })
 }
 

@@ -207,6 +207,8 @@ pub struct SessionOptions {
     pub rounds: usize,
     /// Uncounted load before the first step.
     pub warmup: Option<Duration>,
+    /// Go on after a step that got no response at all.
+    pub keep_going: bool,
 }
 
 impl Default for SessionOptions {
@@ -217,6 +219,7 @@ impl Default for SessionOptions {
             expect_cache_hit_rate: None,
             rounds: 1,
             warmup: None,
+            keep_going: false,
         }
     }
 }
@@ -398,6 +401,7 @@ impl RunOptions {
             probe_pid: s.probe_pid,
             rounds: s.rounds,
             warmup,
+            keep_going: s.keep_going,
         };
         Ok(Ready {
             run,
