@@ -53,6 +53,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag: None,
         pacer_lag_histogram: None,
         items: None,
+        bulk: None,
     }
 }
 
@@ -137,5 +138,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             },
         ],
         steps,
+        verify: None,
     }
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::{BulkSettings, TargetKind};
 use crate::http::fetch;
+use crate::result::VerifyResult;
 
 /// The URL the count is read from.
 pub fn count_url(s: &BulkSettings) -> String {
@@ -33,6 +34,19 @@ pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
         ));
     }
     read_count(s.kind, &got.body).map_err(|why| format!("{url}: {why}"))
+}
+
+/// The comparison: documents that appeared (after − before) against those acknowledged.
+pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> VerifyResult {
+    let present = after as i64 - before as i64;
+    VerifyResult {
+        url,
+        acknowledged,
+        present,
+        present_before: before,
+        present_after: after,
+        matches: present == acknowledged as i64,
+    }
 }
 
 /// The count in an answer of [`count_url`].
