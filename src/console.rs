@@ -1,5 +1,6 @@
 //! What a person sees while a run goes: a live progress line on stderr (only on a
-//! terminal), each finished step's row and its slowest/fastest requests on stdout.
+//! terminal), each finished step's row and its slowest/fastest requests on stdout;
+//! or, for `hakaru ab`, ab's own "Completed N requests" lines; or nothing (`-q`).
 
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
@@ -15,8 +16,19 @@ pub struct Console {
     pub n_slow: usize,
     pub n_fast: usize,
     live: bool,
+    /// `-q`: no progress, no rows, no warm-up lines.
+    quiet: bool,
+    /// `hakaru ab`: ab's heartbeat lines instead of the live line.
+    heartbeat: Option<Heartbeat>,
     step_label: String,
     last_len: usize,
+}
+
+/// ab's progress: "Completed N requests" every tenth of the budget (at least every
+/// 100), only for budgets over 150 requests, as ab prints them.
+struct Heartbeat {
+    every: u64,
+    next: u64,
 }
 
 impl Console {
@@ -26,9 +38,32 @@ impl Console {
             n_slow,
             n_fast,
             live: std::io::stderr().is_terminal(),
+            quiet: false,
+            heartbeat: None,
             step_label: String::new(),
             last_len: 0,
         }
+    }
+
+    /// Show nothing while the run goes (`-q`); the summary is printed by the command.
+    pub fn quiet(mut self, quiet: bool) -> Self {
+        if quiet {
+            self.quiet = true;
+            self.live = false;
+            self.rows = false;
+        }
+        self
+    }
+
+    /// ab's progress lines for a budget of `requests` (none for 150 or fewer, as ab).
+    pub fn ab_heartbeat(mut self, requests: u64) -> Self {
+        self.live = false;
+        self.rows = false;
+        if requests > 150 && !self.quiet {
+            let every = (requests / 10).max(100);
+            self.heartbeat = Some(Heartbeat { every, next: every });
+        }
+        self
     }
 
     fn clear_live(&mut self) {
@@ -54,12 +89,18 @@ impl Observer for Console {
             String::new()
         };
         self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
-        if self.rows {
+        if self.rows && !self.quiet {
             eprintln!("Running {}...", self.step_label);
         }
     }
 
     fn progress(&mut self, spec: &StepSpec, p: Progress) {
+        if let Some(h) = &mut self.heartbeat {
+            while p.finished >= h.next {
+                eprintln!("Completed {} requests", h.next);
+                h.next += h.every;
+            }
+        }
         if !self.live {
             return;
         }
@@ -86,6 +127,14 @@ impl Observer for Console {
 
     fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
         self.clear_live();
+        if let Some(h) = &mut self.heartbeat {
+            // The last marks may fall between two progress reports.
+            while step.total_requests >= h.next {
+                eprintln!("Completed {} requests", h.next);
+                h.next += h.every;
+            }
+            eprintln!("Finished {} requests", step.total_requests);
+        }
         if self.rows {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", text::step_row(step));
@@ -99,6 +148,9 @@ impl Observer for Console {
 
     fn warmup_started(&mut self, d: Duration, spec: &StepSpec) {
         self.step_label = format!("warm-up: {}", describe(spec));
+        if self.quiet {
+            return;
+        }
         eprintln!(
             "Warm-up: {:.1} s at {}, not counted in any step...",
             d.as_secs_f64(),
@@ -108,6 +160,9 @@ impl Observer for Console {
 
     fn warmup_finished(&mut self, responses: u64, errors: u64) {
         self.clear_live();
+        if self.quiet {
+            return;
+        }
         eprintln!("Warm-up done: {responses} responses and {errors} errors, not counted.");
     }
 

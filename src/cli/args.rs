@@ -1,7 +1,8 @@
 //! Flags shared by `run` and `ramp` (drnbench's names, with ab/hey/wrk's short forms),
-//! and their conversion into plain options; [`crate::spec`] validates those.
+//! and their conversion into plain options; [`crate::spec`] validates those. Also where
+//! the commands' own output goes (`--json`, `-o -`, `-q`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
@@ -210,6 +211,60 @@ impl SessionArgs {
             rounds: self.rounds,
             warmup: self.warmup,
             keep_going: self.keep_going,
+        }
+    }
+}
+
+/// How `run` and `ramp` report: text, JSON or CSV on stdout, quietly or not.
+#[derive(Args, Debug, Clone, Default)]
+pub struct OutputArgs {
+    /// Print the result as JSON on stdout (run: its step; ramp: the whole run, as the
+    /// .json file holds it); the text summary goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+
+    /// No progress line, no per-step rows: only the summary (none at all beside --json or -o -).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// `-o -`: the CSV goes to stdout when the run ends, and no file is written.
+pub fn is_stdout(path: Option<&Path>) -> bool {
+    path == Some(Path::new("-"))
+}
+
+/// Where the text meant for a person goes: stdout, unless stdout carries JSON or CSV
+/// (then stderr, or nowhere with `-q`).
+#[derive(Debug, Clone, Copy)]
+pub struct Human {
+    to_stderr: bool,
+    silent: bool,
+}
+
+impl Human {
+    /// Refuses `--json` with `-o -`: one stdout cannot carry both.
+    pub fn new(output: &OutputArgs, csv_to_stdout: bool) -> anyhow::Result<Self> {
+        if output.json && csv_to_stdout {
+            anyhow::bail!("--json and -o - both print on stdout: give one of them");
+        }
+        let machine = output.json || csv_to_stdout;
+        Ok(Human {
+            to_stderr: machine,
+            silent: machine && output.quiet,
+        })
+    }
+
+    /// True when stdout carries JSON or CSV.
+    pub fn machine(&self) -> bool {
+        self.to_stderr
+    }
+
+    pub fn print(&self, text: &str) {
+        if self.silent {
+        } else if self.to_stderr {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
         }
     }
 }

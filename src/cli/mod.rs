@@ -3,6 +3,7 @@
 //! and hands it to [`run_load`]. No logic lives here beyond that mapping (its tests
 //! check it), and nothing below `cli` sees clap.
 
+pub mod ab;
 pub mod args;
 pub mod bulk;
 pub mod compare;
@@ -47,6 +48,8 @@ pub enum Command {
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
     #[command(after_help = EXIT_CODES_HELP)]
     Run(run::RunArgs),
+    /// ApacheBench's flags, defaults and report: porting an ab script means changing the command name.
+    Ab(ab::AbArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     #[command(after_help = EXIT_CODES_HELP)]
     Ramp(ramp::RampArgs),
@@ -69,6 +72,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
     match cli.command {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),
+        Command::Ab(a) => ab::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
@@ -114,7 +118,14 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
 /// step, as ramps show) and Ctrl-C ending it cleanly. Every load command goes through
 /// here, so there is one signal handler.
 pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
-    let mut console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast);
+    run_load_with(
+        ready,
+        Console::new(rows, ready.engine.n_slow, ready.engine.n_fast),
+    )
+}
+
+/// [`run_load`] with a console set up by the command (quiet, ab's progress lines).
+pub fn run_load_with(ready: &Ready, mut console: Console) -> anyhow::Result<RunResult> {
     run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)
 }
 

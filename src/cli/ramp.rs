@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::args::{RequestArgs, SessionArgs};
+use super::args::{is_stdout, Human, OutputArgs, RequestArgs, SessionArgs};
+use crate::console::Console;
 use crate::spec::{parse_duration, Load, RunOptions};
 
 #[derive(Args, Debug)]
@@ -35,9 +36,12 @@ pub struct RampArgs {
     #[arg(long, value_name = "RATES")]
     pub rate: Option<String>,
 
-    /// Where to write the CSV result (the JSON result goes beside it).
+    /// Where to write the CSV result (the JSON result goes beside it); `-` prints the CSV on stdout instead.
     #[arg(short = 'o', long, default_value = "hakaru-result.csv")]
     pub output_path: PathBuf,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -67,25 +71,48 @@ impl RampArgs {
             session: self.session.options(),
             load,
             interval: self.interval,
-            output_path: Some(self.output_path.clone()),
+            output_path: Some(self.output_path.clone()).filter(|p| !is_stdout(Some(p))),
             command_line,
         }
     }
 }
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
-    let ready = args.options(command_line).build()?;
-    let run = super::run_load(&ready, true)?;
+    let options = args.options(command_line);
+    let ready = options.build()?;
+    let csv_to_stdout = is_stdout(Some(&args.output_path));
+    let human = Human::new(&args.output, csv_to_stdout)?;
+    // Each step's row goes to stdout: not when stdout carries JSON or CSV.
+    let rows = !human.machine();
+    let console =
+        Console::new(rows, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
+    let run = super::run_load_with(&ready, console)?;
     if ready.open_model() {
         // Steps differ by rate, not clients: the clients-axis analysis does not apply.
-        println!("{}", crate::report::text::rate_table(&run));
+        human.print(&format!("{}\n", crate::report::text::rate_table(&run)));
     } else if run.steps.len() > 1 {
         let series = crate::series::Series::from_run(&run, "this run");
-        println!("{}", crate::report::chart::terminal_summary(&series, 72));
+        human.print(&format!(
+            "{}\n",
+            crate::report::chart::terminal_summary(&series, 72)
+        ));
     }
-    print!("{}", crate::report::text::rounds_summary(&run));
+    human.print(&crate::report::text::rounds_summary(&run));
+    if args.output.json {
+        println!("{}", crate::result::json::to_json(&run));
+    }
+    if csv_to_stdout {
+        print!(
+            "{}",
+            crate::result::csv::to_csv(&run, options.request.format)
+        );
+    }
     if let Some(out) = &ready.run.outputs {
-        println!("Results: {} and {}", out.csv.display(), out.json.display());
+        human.print(&format!(
+            "Results: {} and {}\n",
+            out.csv.display(),
+            out.json.display()
+        ));
     }
     Ok(crate::runner::exit_code(&run))
 }

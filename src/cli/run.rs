@@ -6,7 +6,8 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::args::{RequestArgs, SessionArgs};
+use super::args::{is_stdout, Human, OutputArgs, RequestArgs, SessionArgs};
+use crate::console::Console;
 use crate::report::text;
 use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 
@@ -31,9 +32,12 @@ pub struct RunArgs {
     #[arg(long, value_name = "REQ_PER_S")]
     pub rate: Option<String>,
 
-    /// Write the CSV result here, and the JSON result beside it.
+    /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV on stdout instead.
     #[arg(short = 'o', long)]
     pub output_path: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     #[command(flatten)]
     pub request: RequestArgs,
@@ -55,21 +59,39 @@ impl RunArgs {
                 rate: self.rate.clone(),
             },
             interval: Duration::ZERO,
-            output_path: self.output_path.clone(),
+            output_path: self.output_path.clone().filter(|p| !is_stdout(Some(p))),
             command_line,
         }
     }
 }
 
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
-    let ready = args.options(command_line).build()?;
-    let run = super::run_load(&ready, false)?;
+    let options = args.options(command_line);
+    let ready = options.build()?;
+    let csv_to_stdout = is_stdout(args.output_path.as_deref());
+    let human = Human::new(&args.output, csv_to_stdout)?;
+    let console =
+        Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
+    let run = super::run_load_with(&ready, console)?;
     if let Some(step) = run.steps.last() {
-        print!("{}", text::run_summary(&run, step));
+        human.print(&text::run_summary(&run, step));
+        if args.output.json {
+            println!("{}", serde_json::to_string_pretty(step)?);
+        }
     }
-    print!("{}", text::rounds_summary(&run));
+    human.print(&text::rounds_summary(&run));
+    if csv_to_stdout {
+        print!(
+            "{}",
+            crate::result::csv::to_csv(&run, options.request.format)
+        );
+    }
     if let Some(out) = &ready.run.outputs {
-        println!("Results: {} and {}", out.csv.display(), out.json.display());
+        human.print(&format!(
+            "Results: {} and {}\n",
+            out.csv.display(),
+            out.json.display()
+        ));
     }
     Ok(crate::runner::exit_code(&run))
 }

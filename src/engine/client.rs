@@ -82,6 +82,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 buf: &mut body,
                 limit: body_limit,
                 truncated: false,
+                head: None,
             }
         });
         let outcome = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;

@@ -1,6 +1,7 @@
-//! One GET with the body kept, for probes and `terms --url`: between steps, never in
-//! the load path. It goes through the wire's own connection code, head parser and
-//! chunked decoder (on a small runtime of its own), so there is one HTTP reader.
+//! One blocking request with the body kept, for probes, `terms --url` and `ab`'s look
+//! at the server before the load: between steps, never in the load path. It goes
+//! through the wire's own connection code, head parser and chunked decoder (on a small
+//! runtime of its own), so there is one HTTP reader.
 
 use std::net::ToSocketAddrs;
 use std::time::Duration;
@@ -16,12 +17,35 @@ const MAX_BODY: usize = 64 * 1024 * 1024;
 pub struct Fetched {
     pub status: u16,
     pub body: Vec<u8>,
+    /// The `Server` header, as ab shows it ("Server Software").
+    pub server: Option<String>,
 }
 
 /// One blocking `GET` of a plain-http URL with a deadline, the body kept (for probes
 /// and `terms --url`). Sends `Connection: close`. Must not be called from inside a
 /// tokio runtime.
 pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
+    Fetched::request(url, "GET", &[], timeout)
+}
+
+impl Fetched {
+    /// [`fetch`] with a method and extra headers (`ab`'s `-H`, `-C`, `-A`), no body.
+    pub fn request(
+        url: &str,
+        method: &str,
+        headers: &[(String, String)],
+        timeout: Duration,
+    ) -> Result<Fetched, String> {
+        send(url, method, headers, timeout)
+    }
+}
+
+fn send(
+    url: &str,
+    method: &str,
+    headers: &[(String, String)],
+    timeout: Duration,
+) -> Result<Fetched, String> {
     let parts = super::url::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
     if parts.https {
         return Err(format!("{url}: https is not supported here, only http"));
@@ -41,10 +65,10 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
         addrs,
     };
     let request = encode_request(
-        "GET",
+        method,
         &parts.path,
         &host_header(&parts.host, port, false),
-        &[],
+        headers,
         None,
         None,
         false,
@@ -64,14 +88,20 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
             let (mut conn, _) = connect(&target, None, new_buffer())
                 .await
                 .map_err(|e| format!("{url}: cannot connect: {}", e.cause))?;
-            let mut body = Vec::new();
+            let (mut body, mut head) = (Vec::new(), Vec::new());
             let mut sink = BodySink {
                 buf: &mut body,
                 limit: MAX_BODY,
                 truncated: false,
+                head: Some(&mut head),
             };
             let response = conn
-                .exchange(&request, false, &Meter::default(), Some(&mut sink))
+                .exchange(
+                    &request,
+                    method == "HEAD",
+                    &Meter::default(),
+                    Some(&mut sink),
+                )
                 .await
                 .map_err(|e| format!("{url}: {e}"))?;
             if sink.truncated {
@@ -80,11 +110,23 @@ pub fn fetch(url: &str, timeout: Duration) -> Result<Fetched, String> {
             Ok(Fetched {
                 status: response.status,
                 body,
+                server: server_header(&head),
             })
         })
         .await
         .unwrap_or_else(|_| Err(late()))
     })
+}
+
+/// The `Server` header of a whole response head, if any.
+fn server_header(head: &[u8]) -> Option<String> {
+    let mut headers = [httparse::EMPTY_HEADER; 64];
+    let mut resp = httparse::Response::new(&mut headers);
+    resp.parse(head).ok()?;
+    resp.headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("server"))
+        .map(|h| String::from_utf8_lossy(h.value).trim().to_string())
 }
 
 #[cfg(test)]
@@ -109,10 +151,11 @@ mod tests {
     #[test]
     fn fetch_reads_chunked_and_length_bodies() {
         let addr = serve_once(
-            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n3;x=1\r\n[1]\r\n0\r\n\r\n",
+            b"HTTP/1.1 200 OK\r\nServer: test/1.0\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n3;x=1\r\n[1]\r\n0\r\n\r\n",
         );
         let f = fetch(&format!("http://{addr}/d/status"), Duration::from_secs(5)).unwrap();
         assert_eq!((f.status, f.body.as_slice()), (200, &b"{}[1]"[..]));
+        assert_eq!(f.server.as_deref(), Some("test/1.0"));
         let addr = serve_once(b"HTTP/1.1 404 Not Found\r\nContent-Length: 4\r\n\r\nnope");
         let f = fetch(&format!("http://{addr}/x"), Duration::from_secs(5)).unwrap();
         assert_eq!((f.status, f.body.as_slice()), (404, &b"nope"[..]));

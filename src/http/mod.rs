@@ -69,6 +69,9 @@ pub struct BodySink<'a> {
     pub buf: &'a mut Vec<u8>,
     pub limit: usize,
     pub truncated: bool,
+    /// Where to copy the (final) response head, for a caller that reads its headers
+    /// (`fetch`); the load path leaves it `None`.
+    pub head: Option<&'a mut Vec<u8>>,
 }
 
 impl BodySink<'_> {
@@ -346,6 +349,10 @@ impl Conn {
         };
         loop {
             let (status, kind, close, used) = self.read_head(&mut r).await?;
+            if let Some(head) = r.sink.as_deref_mut().and_then(|s| s.head.as_deref_mut()) {
+                head.clear();
+                head.extend_from_slice(&self.buf[self.start..self.start + used]);
+            }
             self.start += used;
             // Interim responses (100 Continue, 103 Early Hints) precede the real one.
             if (100..200).contains(&status) && status != 101 {

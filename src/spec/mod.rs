@@ -11,6 +11,7 @@
 //! The parsers of durations, counts and lists of rates are here too ([`parse`]), so
 //! `cli` only names them.
 
+pub mod ab;
 pub mod bulk;
 mod parse;
 

@@ -2,6 +2,7 @@
 
 mod util;
 
+mod ab;
 mod bad_input;
 mod bulk;
 mod demo;

@@ -326,3 +326,123 @@ fn requests_spread_round_robin_over_default_hosts() {
     assert!(ra.abs_diff(rb) <= 3, "round-robin split {ra}/{rb}");
     assert_eq!(a.stats.requests() + b.stats.requests(), 600);
 }
+
+#[test]
+fn the_summary_always_states_keep_alive() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let on = ok(&run(&["run", "-c", "2", "-n", "50", &url]));
+    assert!(on.contains("Keep-alive:             on\n"), "{on}");
+    let off = ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "50",
+        "--no-keep-alive",
+        &url,
+    ]));
+    assert!(off.contains("Keep-alive:             off\n"), "{off}");
+}
+
+#[test]
+fn json_prints_the_step_on_stdout_and_the_summary_on_stderr() {
+    let t = target();
+    let out = run(&[
+        "run",
+        "--json",
+        "-c",
+        "2",
+        "-n",
+        "120",
+        &format!("http://{}/", t.addr),
+    ]);
+    let step: serde_json::Value = serde_json::from_str(&ok(&out)).expect("stdout is JSON");
+    assert_eq!(step["total_requests"], 120);
+    assert_eq!(step["n_clients"], 2);
+    assert!(stderr(&out).contains("Keep-alive:"), "{}", stderr(&out));
+    // -q with --json: stdout is the JSON, stderr has no summary.
+    let out = run(&[
+        "run",
+        "--json",
+        "-q",
+        "-n",
+        "10",
+        &format!("http://{}/", t.addr),
+    ]);
+    let _: serde_json::Value = serde_json::from_str(&ok(&out)).expect("stdout is JSON");
+    assert!(!stderr(&out).contains("Keep-alive:"), "{}", stderr(&out));
+}
+
+#[test]
+fn output_dash_is_stdout_not_a_file_named_dash() {
+    let t = target();
+    let dir = TempDir::new("dash");
+    let url = format!("http://{}/", t.addr);
+    for cmd in [
+        &["run", "-n", "30", "-o", "-", &url][..],
+        &[
+            "ramp",
+            "--end-n-clients",
+            "2",
+            "--duration",
+            "0.2",
+            "--interval",
+            "0",
+            "-o",
+            "-",
+            &url,
+        ][..],
+    ] {
+        let out = hakaru().current_dir(&dir.0).args(cmd).output().unwrap();
+        let csv = ok(&out);
+        assert!(
+            csv.starts_with("n_clients,total_n_requests,queries_per_second,"),
+            "{csv}"
+        );
+        assert!(!dir.path("-").exists() && !dir.path("-.json").exists());
+        assert!(
+            !csv.contains("Keep-alive:") && !csv.contains("requests "),
+            "{csv}"
+        );
+    }
+    let out = run(&["run", "--json", "-o", "-", "-n", "1", &url]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("--json and -o -"), "{}", stderr(&out));
+}
+
+#[test]
+fn quiet_ramp_prints_no_step_rows() {
+    let t = target();
+    let dir = TempDir::new("quiet");
+    let csv = dir.path("r.csv");
+    let args = |q: bool| {
+        let mut a = vec![
+            "ramp",
+            "--end-n-clients",
+            "2",
+            "--duration",
+            "0.2",
+            "--interval",
+            "0",
+            "-o",
+            csv.to_str().unwrap(),
+        ];
+        if q {
+            a.push("-q");
+        }
+        a
+    };
+    let url = format!("http://{}/", t.addr);
+    let mut loud = args(false);
+    loud.push(&url);
+    let out = run(&loud);
+    assert!(ok(&out).contains("Total requests:"), "{}", stdout(&out));
+    let mut quiet = args(true);
+    quiet.push(&url);
+    let out = run(&quiet);
+    let text = ok(&out);
+    assert!(!text.contains("Total requests:"), "{text}");
+    assert!(!stderr(&out).contains("Running step"), "{}", stderr(&out));
+    assert!(text.contains("Results:"), "{text}");
+}

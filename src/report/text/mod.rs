@@ -12,6 +12,7 @@ use crate::stats::RequestSample;
 
 use crate::result::csv::float_repr;
 
+pub mod ab;
 mod ramp_end;
 mod server;
 mod summary;

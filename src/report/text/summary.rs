@@ -14,7 +14,7 @@ use crate::stats::{ErrorKind, LATE_THRESHOLD};
 const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.0, 99.9, 100.0];
 
 /// Label column of [`run_summary`], wide enough for the longest label.
-fn field(out: &mut String, label: &str, value: impl std::fmt::Display) {
+pub(super) fn field(out: &mut String, label: &str, value: impl std::fmt::Display) {
     let _ = writeln!(out, "{:<24}{value}", format!("{label}:"));
 }
 
@@ -353,7 +353,7 @@ fn float_label(pct: f64) -> String {
 }
 
 /// Latency at a percentile of a microsecond histogram, in milliseconds.
-fn at_percent(h: &Histogram<u64>, pct: f64) -> f64 {
+pub(super) fn at_percent(h: &Histogram<u64>, pct: f64) -> f64 {
     let us = if pct >= 100.0 {
         h.max()
     } else {

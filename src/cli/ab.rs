@@ -1,0 +1,230 @@
+//! `hakaru ab`: ApacheBench's flags with ApacheBench's defaults and report. The flags
+//! become [`crate::spec::ab::AbOptions`], which become the same run options `run`
+//! uses; the load goes through the same runner and engine. Before the load, one
+//! uncounted GET reads what ab's header shows (Server, document length).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Args;
+
+use crate::console::Console;
+use crate::http::url::parse_http_url;
+use crate::http::Fetched;
+use crate::report::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
+use crate::spec::ab::{AbOptions, DEFAULT_TIMEOUT};
+use crate::spec::{parse_count, parse_duration};
+
+#[derive(Args, Debug)]
+pub struct AbArgs {
+    /// http[s]://host[:port]/path
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// Number of requests to perform (ab's default: 1; 50000 with -t).
+    #[arg(short = 'n', value_parser = parse_count, value_name = "REQUESTS")]
+    pub requests: Option<u64>,
+
+    /// Number of multiple requests to make at a time.
+    #[arg(short = 'c', default_value_t = 1, value_name = "CONCURRENCY")]
+    pub concurrency: usize,
+
+    /// Seconds to max. to spend on benchmarking; implies -n 50000 unless -n is given.
+    #[arg(short = 't', value_parser = parse_duration, value_name = "TIMELIMIT")]
+    pub timelimit: Option<Duration>,
+
+    /// Seconds to max. wait for each response (ab's default: 30).
+    #[arg(short = 's', value_parser = parse_duration, value_name = "TIMEOUT")]
+    pub timeout: Option<Duration>,
+
+    /// File containing data to POST. Remember also to set -T.
+    #[arg(short = 'p', value_name = "POSTFILE")]
+    pub post_file: Option<PathBuf>,
+
+    /// File containing data to PUT. Remember also to set -T.
+    #[arg(short = 'u', value_name = "PUTFILE")]
+    pub put_file: Option<PathBuf>,
+
+    /// Content-type header to use for POST/PUT data (default: text/plain).
+    #[arg(short = 'T', value_name = "CONTENT_TYPE")]
+    pub content_type: Option<String>,
+
+    /// Add an arbitrary header line, eg. 'Accept-Encoding: gzip'. Repeatable.
+    #[arg(short = 'H', value_name = "ATTRIBUTE")]
+    pub headers: Vec<String>,
+
+    /// Add cookie, eg. 'Apache=1234'. Repeatable (joined into one Cookie header).
+    #[arg(short = 'C', value_name = "ATTRIBUTE")]
+    pub cookies: Vec<String>,
+
+    /// Add Basic WWW Authentication, the attributes are a colon separated username and password.
+    #[arg(short = 'A', value_name = "ATTRIBUTE")]
+    pub auth: Option<String>,
+
+    /// Use HTTP KeepAlive feature (without it: one connection per request).
+    #[arg(short = 'k')]
+    pub keep_alive: bool,
+
+    /// Accept variable document length (accepted: hakaru never counts a length change as a failure).
+    #[arg(short = 'l')]
+    pub variable_length: bool,
+
+    /// Don't exit on socket receive errors (accepted: hakaru never exits on them).
+    #[arg(short = 'r')]
+    pub keep_going: bool,
+
+    /// Do not show progress when doing more than 150 requests.
+    #[arg(short = 'q')]
+    pub quiet: bool,
+
+    /// Output CSV file with percentages served (0-100 %, ms), as ab writes it.
+    #[arg(short = 'e', value_name = "CSV_FILE")]
+    pub csv: Option<PathBuf>,
+
+    /// Output collected data to gnuplot format file (ab's columns; see the README for how they are rebuilt).
+    #[arg(short = 'g', value_name = "GNUPLOT_FILE")]
+    pub gnuplot: Option<PathBuf>,
+}
+
+impl AbArgs {
+    /// The plain options these flags say.
+    pub fn options(&self) -> AbOptions {
+        AbOptions {
+            url: self.url.clone(),
+            requests: self.requests,
+            concurrency: self.concurrency,
+            timelimit: self.timelimit,
+            post_file: self.post_file.clone(),
+            put_file: self.put_file.clone(),
+            content_type: self.content_type.clone(),
+            headers: self.headers.clone(),
+            cookies: self.cookies.clone(),
+            auth: self.auth.clone(),
+            timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
+            keep_alive: self.keep_alive,
+        }
+    }
+}
+
+pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
+    let ab = args.options();
+    let ready = ab.run_options(command_line)?.build()?;
+    let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;
+    let port = parts.port.unwrap_or(if parts.https { 443 } else { 80 });
+    let mut facts = AbFacts {
+        server_software: None,
+        not_asked: None,
+        hostname: parts.host.clone(),
+        port,
+        path: parts.path.clone(),
+        document_length: None,
+        variable_length: args.variable_length,
+        body_sent: ab.post_file.is_some() || ab.put_file.is_some(),
+    };
+    if facts.body_sent {
+        facts.not_asked = Some("hakaru sends no uncounted POST or PUT before the load".into());
+    } else if parts.https {
+        facts.not_asked = Some("the look before the load speaks plain http only".into());
+    } else {
+        match Fetched::request(&ab.url, "GET", &ab.header_pairs()?, ab.timeout) {
+            Ok(f) => {
+                facts.server_software = Some(f.server.unwrap_or_default());
+                facts.document_length = Some(f.body.len() as u64);
+            }
+            Err(e) => facts.not_asked = Some(format!("no answer before the load: {e}")),
+        }
+    }
+    println!(
+        "This is hakaru {} running ApacheBench's command: ab's flags, defaults and report.\n",
+        env!("CARGO_PKG_VERSION")
+    );
+    println!("Benchmarking {} (be patient)", parts.host);
+    let console = Console::new(false, 0, 0)
+        .quiet(args.quiet)
+        .ab_heartbeat(ab.budget());
+    let run = super::run_load_with(&ready, console)?;
+    if let Some(step) = run.steps.last() {
+        print!("\n\n{}", ab_summary(&run, step, &facts));
+        if let Some(path) = &args.csv {
+            let csv = percentile_csv(step).map_err(anyhow::Error::msg)?;
+            std::fs::write(path, csv)
+                .with_context(|| format!("-e {}: cannot write", path.display()))?;
+        }
+        if let Some(path) = &args.gnuplot {
+            let write = || -> std::io::Result<()> {
+                let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
+                write_gnuplot(step, &mut f)?;
+                std::io::Write::flush(&mut f)
+            };
+            write().with_context(|| format!("-g {}: cannot write", path.display()))?;
+        }
+    }
+    Ok(crate::runner::exit_code(&run))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cli, Command};
+    use clap::Parser;
+    use std::time::Duration;
+
+    #[test]
+    fn abs_flags_become_ab_options() {
+        let cli = Cli::try_parse_from([
+            "hakaru",
+            "ab",
+            "-c",
+            "100",
+            "-n",
+            "100000",
+            "-k",
+            "-t",
+            "5",
+            "-s",
+            "2",
+            "-H",
+            "A: 1",
+            "-H",
+            "B: 2",
+            "-C",
+            "x=1",
+            "-A",
+            "u:p",
+            "-p",
+            "b.json",
+            "-T",
+            "application/json",
+            "-l",
+            "-q",
+            "-r",
+            "-e",
+            "p.csv",
+            "-g",
+            "p.tsv",
+            "http://0.0.0.0:10041/d/status",
+        ])
+        .expect("parses");
+        let Command::Ab(a) = cli.command else {
+            panic!("ab")
+        };
+        let o = a.options();
+        assert_eq!(o.concurrency, 100);
+        assert_eq!(o.requests, Some(100_000));
+        assert!(o.keep_alive);
+        assert_eq!(o.timelimit, Some(Duration::from_secs(5)));
+        assert_eq!(o.timeout, Duration::from_secs(2));
+        assert_eq!(o.headers, vec!["A: 1", "B: 2"]);
+        assert_eq!(o.cookies, vec!["x=1"]);
+        assert_eq!(o.auth.as_deref(), Some("u:p"));
+        assert_eq!(o.content_type.as_deref(), Some("application/json"));
+        assert!(a.variable_length && a.quiet && a.keep_going);
+        let cli = Cli::try_parse_from(["hakaru", "ab", "http://h/"]).expect("parses");
+        let Command::Ab(a) = cli.command else {
+            panic!("ab")
+        };
+        let o = a.options();
+        assert_eq!((o.concurrency, o.budget(), o.keep_alive), (1, 1, false));
+        assert_eq!(o.timeout, Duration::from_secs(30));
+    }
+}

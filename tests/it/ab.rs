@@ -1,0 +1,140 @@
+//! `hakaru ab` against the embedded target and nginx: ab's defaults (one connection
+//! per request unless -k), ab's layout, and its -e/-g files.
+
+use crate::util::*;
+
+/// The number after `label` on its line of the report.
+fn number(out: &str, label: &str) -> u64 {
+    let line = out
+        .lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no {label:?} in:\n{out}"));
+    line[label.len()..]
+        .split_whitespace()
+        .next()
+        .and_then(|w| w.parse().ok())
+        .unwrap_or_else(|| panic!("no number in {line:?}"))
+}
+
+fn check_ab_pair(url: &str) -> (String, String) {
+    let off = ok(&run(&["ab", "-c", "10", "-n", "200", url]));
+    assert_eq!(number(&off, "Complete requests:"), 200, "{off}");
+    assert_eq!(number(&off, "Failed requests:"), 0, "{off}");
+    assert_eq!(number(&off, "Connections opened:"), 200, "{off}");
+    assert!(!off.contains("Keep-Alive requests:"), "{off}");
+    let on = ok(&run(&["ab", "-c", "10", "-n", "200", "-k", url]));
+    assert_eq!(number(&on, "Complete requests:"), 200, "{on}");
+    assert!(number(&on, "Connections opened:") <= 10, "{on}");
+    assert_eq!(number(&on, "Keep-Alive requests:"), 200, "{on}");
+    for out in [&off, &on] {
+        for line in [
+            "Server Software:",
+            "Server Hostname:        127.0.0.1",
+            "Document Path:",
+            "Concurrency Level:      10",
+            "Time taken for tests:",
+            "Requests per second:",
+            "Connection Times (ms)",
+            "Total:  ",
+            "Percentage of the requests served within a certain time (ms)",
+            " 100%  ",
+        ] {
+            assert!(out.contains(line), "missing {line:?} in:\n{out}");
+        }
+    }
+    (off, on)
+}
+
+#[test]
+fn ab_defaults_against_the_embedded_target() {
+    let t = target();
+    let url = format!("http://{}/bytes/100", t.addr);
+    let (off, _) = check_ab_pair(&url);
+    assert_eq!(number(&off, "Document Length:"), 100, "{off}");
+    assert_eq!(number(&off, "HTML transferred:"), 20_000, "{off}");
+    // 400 counted requests and the one uncounted look before each run.
+    assert_eq!(t.stats.requests(), 402);
+}
+
+#[test]
+fn ab_against_nginx_names_the_server() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx(&[("index.html", b"hello from nginx\n")], false);
+    let url = format!("http://127.0.0.1:{}/index.html", s.port);
+    let (off, on) = check_ab_pair(&url);
+    for out in [&off, &on] {
+        assert!(out.contains("Server Software:        nginx"), "{out}");
+        assert_eq!(number(out, "Document Length:"), 17, "{out}");
+    }
+}
+
+#[test]
+fn ab_writes_its_percentile_csv_and_gnuplot_files() {
+    let t = target();
+    let dir = TempDir::new("ab-files");
+    let (csv, tsv) = (dir.path("p.csv"), dir.path("p.tsv"));
+    let out = run(&[
+        "ab",
+        "-q",
+        "-c",
+        "2",
+        "-n",
+        "300",
+        "-e",
+        csv.to_str().unwrap(),
+        "-g",
+        tsv.to_str().unwrap(),
+        &format!("http://{}/", t.addr),
+    ]);
+    ok(&out);
+    assert!(!stderr(&out).contains("Completed"), "-q: {}", stderr(&out));
+    let csv = std::fs::read_to_string(csv).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 102);
+    assert_eq!(lines[0], "Percentage served,Time in ms");
+    assert!(lines[101].starts_with("100,"));
+    let tsv = std::fs::read_to_string(tsv).unwrap();
+    assert_eq!(tsv.lines().count(), 301);
+    assert!(tsv.starts_with("starttime\tseconds\tctime\tdtime\tttime\twait\n"));
+}
+
+#[test]
+fn ab_posts_a_file_with_abs_content_type() {
+    let t = target();
+    let dir = TempDir::new("ab-post");
+    let body = dir.write("body.txt", "hello");
+    let out = run(&[
+        "ab",
+        "-n",
+        "200",
+        "-p",
+        body.to_str().unwrap(),
+        &format!("http://{}/", t.addr),
+    ]);
+    let text = ok(&out);
+    assert!(
+        stderr(&out).contains("Completed 100 requests"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(text.contains("Total body sent:"), "{text}");
+    assert!(text.contains("kb/s sent"), "{text}");
+    assert!(
+        text.contains("Server Software:        (not asked"),
+        "{text}"
+    );
+    assert_eq!(t.stats.requests(), 200);
+}
+
+#[test]
+fn ab_refuses_more_clients_than_requests() {
+    let out = run(&["ab", "-c", "10", "http://127.0.0.1:1/"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("-c 10 is more than -n 1"),
+        "{}",
+        stderr(&out)
+    );
+}
