@@ -231,7 +231,10 @@ fn run_one<W: Workload>(
     let server_process = watch.map(ProcessWatch::finish);
     let facts = StepFacts {
         n_clients: step.n_clients.max(1),
-        rate: step.mean_rate(),
+        // A shard sends its share of the timetable: its own offered rate.
+        rate: step
+            .mean_rate()
+            .map(|r| r / f64::from(spec.settings.shard.map_or(1, |k| k.count))),
         rate_profile: step
             .rate
             .as_ref()

@@ -160,6 +160,11 @@ pub struct SessionArgs {
     /// ramp stops there: a dead target would only burn CPU through every step).
     #[arg(long)]
     pub keep_going: bool,
+
+    /// Run as load machine K of N: this machine's share of every step's clients, -n
+    /// budget and --rate timetable; `hakaru merge` joins the N results exactly.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
 }
 
 impl RequestArgs {
@@ -211,6 +216,7 @@ impl SessionArgs {
             rounds: self.rounds,
             warmup: self.warmup,
             keep_going: self.keep_going,
+            shard: self.shard,
         }
     }
 }

@@ -132,6 +132,7 @@ pub(crate) fn options(
             rounds: 1,
             warmup: Some(Duration::from_secs(2)),
             keep_going: false,
+            shard: None,
         },
         load: Load::Clients {
             start: 0,

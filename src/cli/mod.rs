@@ -8,6 +8,7 @@ pub mod args;
 pub mod bulk;
 pub mod compare;
 pub mod demo;
+pub mod merge;
 pub mod patterns;
 pub mod ramp;
 pub mod report;
@@ -61,6 +62,8 @@ pub enum Command {
     Report(report::Args),
     /// Overlay several results (hakaru's or drnbench's): charts, a table of ratios, plain sentences.
     Compare(compare::Args),
+    /// Join the results of one run spread over many load machines (--shard K/N), exactly.
+    Merge(merge::Args),
     /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
@@ -78,6 +81,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Serve(a) => serve::run(a),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
     }
@@ -95,6 +99,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::plan::PlanError>()
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
+            || c.is::<crate::result::merge::MergeError>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(

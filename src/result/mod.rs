@@ -7,6 +7,7 @@ pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
+pub mod merge;
 pub mod schema;
 pub mod store;
 
@@ -123,6 +124,9 @@ pub struct Settings {
     /// `bulk`: what was written and how.
     #[serde(default)]
     pub bulk: Option<BulkSettingsResult>,
+    /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
+    #[serde(default)]
+    pub shard: Option<Shard>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
@@ -148,6 +152,31 @@ pub struct BulkSettingsResult {
     pub count: Option<u64>,
     /// `--rate`: documents per second (open model).
     pub rate_docs_per_s: Option<f64>,
+}
+
+/// One load machine's part of a run spread over many (`--shard K/N`): it ran its share
+/// of every step's clients and requests, and its share of the open model's timetable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Shard {
+    /// K, from 1.
+    pub index: u32,
+    /// N, the number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// This shard's part of `total` things (clients, requests): as even as can be, the
+    /// first `total % count` shards taking one more.
+    pub fn share(self, total: u64) -> u64 {
+        let (n, k) = (u64::from(self.count), u64::from(self.index - 1));
+        total / n + u64::from(k < total % n)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
 }
 
 /// How far a run got when its result file was last written.

@@ -386,6 +386,7 @@ impl BulkOptions {
             planned_cache_hit_rate: None,
             warmup_s: None,
             rounds: 1,
+            shard: None,
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

@@ -15,3 +15,4 @@ mod ramp;
 mod report;
 mod run;
 mod server;
+mod shard;
