@@ -6,6 +6,7 @@ mod bad_input;
 mod demo;
 mod engine;
 mod groonga;
+mod hostile;
 mod kill;
 mod nginx;
 mod probe;
