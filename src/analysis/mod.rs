@@ -1,13 +1,18 @@
 //! Saturation analysis of a ramp: where throughput peaks and levels off, where latency
 //! turns up, how well the Universal Scalability Law explains the curve, and whether
 //! the numbers can be trusted (enough steps, past the knee, client not the bottleneck).
+//! An open-model run (steps by arrival rate) is read by [`rate`] instead.
 //!
 //! Everything here is a pure function of a [`Series`] returning numbers and findings;
 //! the reports word them ([`crate::report::findings`]).
 
+pub mod rate;
+pub mod setup;
 pub mod step;
 mod usl;
 
+pub use rate::{analyse_rates, RateFindings, RateStep};
+pub use setup::{setup_differences, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
 use crate::result::RunState;

@@ -67,6 +67,15 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         let (target, info, items) = (req.target, req.info, req.items);
         w.in_flight.set(w.in_flight.get() + 1);
         let sent = Instant::now();
+        // Recorded as the request leaves, so one cut off at the step's end counts too.
+        let lag = paced.intended.map(|at| sent.saturating_duration_since(at));
+        if let Some(lag) = lag {
+            let mut rec = w.rec.borrow_mut();
+            rec.record_pacer_lag(lag);
+            if paced.due.is_some() && lag > LATE_THRESHOLD {
+                rec.late += 1;
+            }
+        }
         let mut sink = (body_limit > 0).then(|| {
             body.clear();
             BodySink {
@@ -81,15 +90,8 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         w.in_flight.set(w.in_flight.get() - 1);
         {
             let mut rec = w.rec.borrow_mut();
-            if let Some(intended) = paced.intended {
-                let lag = sent.saturating_duration_since(intended);
-                rec.record_pacer_lag(lag);
-                if paced.due.is_some() {
-                    rec.record_service(end - sent);
-                    if lag > LATE_THRESHOLD {
-                        rec.late += 1;
-                    }
-                }
+            if paced.due.is_some() {
+                rec.record_service(end - sent);
             }
             let latency = end - paced.due.unwrap_or(sent);
             let status = match outcome {
