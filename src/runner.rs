@@ -34,6 +34,17 @@ pub struct RunSpec {
     /// Go on after a step that got no response at all (`--keep-going`); by default the
     /// run stops there and says why.
     pub keep_going: bool,
+    /// For workloads whose requests change from step to step (`bulk`'s batch sizes).
+    pub hooks: Option<Arc<dyn StepHooks>>,
+}
+
+/// What a workload that changes from step to step does around each step.
+pub trait StepHooks: Send + Sync {
+    /// Before step `index` of [`RunSpec::steps`] (and the warm-up, as step 0), before
+    /// its clients are made.
+    fn before_step(&self, _index: usize, _spec: &StepSpec) {}
+    /// After step `index`, on its result before it is written.
+    fn after_step(&self, _index: usize, _result: &mut StepResult) {}
 }
 
 /// Where a step stands in the run.
@@ -101,6 +112,7 @@ pub fn run<W: Workload>(
         targets: targets.clone(),
         requests: workload.request_infos(),
         steps: Vec::with_capacity(spec.steps.len() * rounds),
+        verify: None,
     };
     if let Some(out) = &spec.outputs {
         // Temporaries a killed earlier run left beside these files.
@@ -113,6 +125,9 @@ pub fn run<W: Workload>(
             n_requests: None,
             ..step0.clone()
         };
+        if let Some(h) = &spec.hooks {
+            h.before_step(0, &warm);
+        }
         observer.warmup_started(w, &warm);
         let m = engine::run_step(workload, engine_cfg, &warm, stop, &mut |p| {
             observer.progress(&warm, p)
@@ -144,9 +159,15 @@ pub fn run<W: Workload>(
                 },
                 step,
             );
-            let result = run_one(
+            if let Some(h) = &spec.hooks {
+                h.before_step(index, step);
+            }
+            let mut result = run_one(
                 spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round,
             );
+            if let Some(h) = &spec.hooks {
+                h.after_step(index, &mut result);
+            }
             run.partial |= result.partial;
             let last = round == rounds && index + 1 == spec.steps.len();
             if result.responses == 0 && !spec.keep_going && !last && !stop.is_triggered() {

@@ -4,6 +4,7 @@
 //! check it), and nothing below `cli` sees clap.
 
 pub mod args;
+pub mod bulk;
 pub mod compare;
 pub mod demo;
 pub mod patterns;
@@ -15,9 +16,12 @@ pub mod terms;
 
 use clap::{Parser, Subcommand};
 
+use std::sync::Arc;
+
 use crate::console::Console;
-use crate::engine::Stop;
+use crate::engine::{EngineConfig, Stop, Workload};
 use crate::result::RunResult;
+use crate::runner::{Observer, RunSpec};
 use crate::spec::Ready;
 
 /// The exit codes, as `--help` shows them (the values are [`crate::runner::exit`]).
@@ -54,6 +58,8 @@ pub enum Command {
     Report(report::Args),
     /// Overlay several results (hakaru's or drnbench's): charts, a table of ratios, plain sentences.
     Compare(compare::Args),
+    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
 }
@@ -64,6 +70,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
+        Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
@@ -107,15 +114,19 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
 /// step, as ramps show) and Ctrl-C ending it cleanly. Every load command goes through
 /// here, so there is one signal handler.
 pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
-    let stop = ctrl_c_stop();
     let mut console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast);
-    Ok(crate::runner::run(
-        &ready.run,
-        &ready.workload,
-        &ready.engine,
-        &stop,
-        &mut console,
-    )?)
+    run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)
+}
+
+/// [`run_load`] for any workload and observer (`bulk`).
+pub fn run_workload<W: Workload>(
+    run: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<RunResult> {
+    let stop = ctrl_c_stop();
+    Ok(crate::runner::run(run, workload, engine, &stop, observer)?)
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.

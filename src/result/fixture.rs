@@ -54,6 +54,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag: None,
         pacer_lag_histogram: None,
         items: None,
+        bulk: None,
     }
 }
 
@@ -140,5 +141,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             },
         ],
         steps,
+        verify: None,
     }
 }

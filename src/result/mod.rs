@@ -60,6 +60,24 @@ pub struct RunResult {
     /// Method and URL of every planned request, indexed by [`RequestSample::request`].
     pub requests: Vec<RequestInfo>,
     pub steps: Vec<StepResult>,
+    /// `bulk --verify`: acknowledged documents against the server's own count.
+    #[serde(default)]
+    pub verify: Option<VerifyResult>,
+}
+
+/// `bulk --verify`: what the server acknowledged against what it holds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct VerifyResult {
+    /// Where the count was read (CouchDB `GET /db`, Groonga `select --limit 0`).
+    pub url: String,
+    /// Documents the server acknowledged over every step (items ok).
+    pub acknowledged: u64,
+    /// Documents that appeared: the count after the last step minus before the first.
+    pub present: i64,
+    pub present_before: u64,
+    pub present_after: u64,
+    /// `acknowledged` and `present` agree.
+    pub matches: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
@@ -102,6 +120,34 @@ pub struct Settings {
     /// How many times the whole set of steps ran (`--rounds`); 1 when not repeated.
     #[serde(default = "one")]
     pub rounds: usize,
+    /// `bulk`: what was written and how.
+    #[serde(default)]
+    pub bulk: Option<BulkSettingsResult>,
+}
+
+/// The settings of a bulk write (`hakaru bulk`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct BulkSettingsResult {
+    /// `"couchdb"` or `"groonga"`.
+    pub target: String,
+    /// One document per request (`--single`).
+    pub single: bool,
+    /// `"sequential"`, `"random"`, `"uuid"` or `"server"`.
+    pub ids: String,
+    /// The document template (`--doc`, `--doc-file`).
+    pub doc: String,
+    /// CouchDB `?batch=ok` was asked for.
+    pub batch_ok: bool,
+    /// CouchDB `X-Couch-Full-Commit: true` was sent.
+    pub full_commit: bool,
+    /// The request's content type.
+    pub content_type: String,
+    /// Groonga: the table loaded into.
+    pub table: Option<String>,
+    /// `--count`: documents asked for per step.
+    pub count: Option<u64>,
+    /// `--rate`: documents per second (open model).
+    pub rate_docs_per_s: Option<f64>,
 }
 
 /// How far a run got when its result file was last written.
@@ -156,6 +202,8 @@ pub enum Mode {
     Run,
     /// `hakaru ramp`: steps of growing load.
     Ramp,
+    /// `hakaru bulk`: write throughput, one step per batch size and writer count.
+    Bulk,
 }
 
 /// How load is offered to the target.
@@ -186,6 +234,7 @@ impl Mode {
         match self {
             Mode::Run => "run",
             Mode::Ramp => "ramp",
+            Mode::Bulk => "bulk",
         }
     }
 }
@@ -470,6 +519,24 @@ pub struct StepResult {
     /// Item-level outcomes, when a response check looked inside the bodies.
     #[serde(default)]
     pub items: Option<ItemsResult>,
+    /// `bulk`: the step's batch size, writers and documents.
+    #[serde(default)]
+    pub bulk: Option<BulkStepResult>,
+}
+
+/// One step of a bulk write.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct BulkStepResult {
+    /// Documents per request.
+    pub batch_size: u64,
+    /// Parallel writers (clients).
+    pub writers: usize,
+    /// Documents the server acknowledged (items ok).
+    pub docs_acknowledged: u64,
+    /// Acknowledged documents per second of measured wall time.
+    pub docs_per_s: f64,
+    /// Documents that failed, by kind (`conflict`, `not_kept`, `rejected`…).
+    pub item_errors: BTreeMap<String, u64>,
 }
 
 /// What response checks found inside the responses (documents of a bulk write…).
@@ -608,6 +675,7 @@ impl StepResult {
                 ok: rec.items.ok,
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
+            bulk: None,
         }
     }
 }

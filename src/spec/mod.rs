@@ -11,6 +11,7 @@
 //! The parsers of durations, counts and lists of rates are here too ([`parse`]), so
 //! `cli` only names them.
 
+pub mod bulk;
 mod parse;
 
 use std::path::PathBuf;
@@ -363,6 +364,7 @@ impl RunOptions {
             planned_cache_hit_rate: s.expect_cache_hit_rate,
             warmup_s: warmup.map(|w| w.as_secs_f64()),
             rounds: s.rounds,
+            bulk: None,
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -402,6 +404,7 @@ impl RunOptions {
             rounds: s.rounds,
             warmup,
             keep_going: s.keep_going,
+            hooks: None,
         };
         Ok(Ready {
             run,

@@ -3,6 +3,7 @@
 mod util;
 
 mod bad_input;
+mod bulk;
 mod demo;
 mod engine;
 mod groonga;
