@@ -35,10 +35,13 @@ pub enum ErrorKind {
     /// The client itself ran out of a resource (file descriptors, local ports, buffer
     /// memory): not the server's fault. `ulimit -n` raises the usual limit.
     ClientLimit,
+    /// The connection closed before the body's promised length (Content-Length, or a
+    /// chunk's size) had arrived: the server promised more than it sent.
+    Truncated,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -46,6 +49,7 @@ impl ErrorKind {
         ErrorKind::Malformed,
         ErrorKind::Io,
         ErrorKind::ClientLimit,
+        ErrorKind::Truncated,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +61,7 @@ impl ErrorKind {
             ErrorKind::Malformed => "malformed",
             ErrorKind::Io => "io",
             ErrorKind::ClientLimit => "client_limit",
+            ErrorKind::Truncated => "truncated",
         }
     }
 

@@ -153,6 +153,9 @@ pub enum WireError {
         started: bool,
     },
     Malformed(&'static str),
+    /// The connection ended inside a body whose length was promised (Content-Length,
+    /// or a chunk's size): the server sent less than it said.
+    Truncated,
 }
 
 impl WireError {
@@ -160,6 +163,7 @@ impl WireError {
         match self {
             WireError::Malformed(_) => ErrorKind::Malformed,
             WireError::Eof { .. } => ErrorKind::Reset,
+            WireError::Truncated => ErrorKind::Truncated,
             WireError::Io(e) => match e.kind() {
                 io::ErrorKind::ConnectionReset
                 | io::ErrorKind::ConnectionAborted
@@ -184,7 +188,7 @@ impl WireError {
                     | io::ErrorKind::BrokenPipe
                     | io::ErrorKind::ConnectionAborted
             ),
-            WireError::Malformed(_) => false,
+            WireError::Malformed(_) | WireError::Truncated => false,
         }
     }
 }
@@ -195,6 +199,9 @@ impl std::fmt::Display for WireError {
             WireError::Io(e) => write!(f, "{e}"),
             WireError::Eof { .. } => f.write_str("the connection closed before a whole response"),
             WireError::Malformed(m) => f.write_str(m),
+            WireError::Truncated => {
+                f.write_str("the connection closed before the promised body length arrived")
+            }
         }
     }
 }
@@ -446,7 +453,7 @@ impl Conn {
             n -= avail;
             self.take(avail as usize, r);
             if self.fill(r).await? == 0 {
-                return Err(WireError::Eof { started: true });
+                return Err(WireError::Truncated);
             }
         }
     }
@@ -671,8 +678,13 @@ mod tests {
         let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
             .await
             .unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Reset);
+        // A promised length that never came is truncated, not reset.
+        assert_eq!(e.kind(), ErrorKind::Truncated);
         assert!(!e.is_stale_connection());
+        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n")
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Reset, "mid-head is a reset");
         let e = exchange(b"").await.unwrap_err();
         assert!(e.is_stale_connection());
         let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")

@@ -8,6 +8,7 @@ mod bulk;
 mod demo;
 mod engine;
 mod groonga;
+mod hostile;
 mod kill;
 mod nginx;
 mod probe;
