@@ -257,7 +257,7 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         match verify::present(settings, count_timeout) {
             Ok(after) => {
                 let v = verify::compare(verify::count_url(settings), acknowledged, before, after);
-                print!("{}", verify_summary(&v));
+                print!("{}", verify_summary(&v, &run));
                 if !v.matches && code == 0 {
                     code = 1;
                 }
