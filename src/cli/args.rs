@@ -154,6 +154,11 @@ pub struct SessionArgs {
     /// Send uncounted load for this long before the first step (and say so).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub warmup: Option<Duration>,
+
+    /// Go on to the next step even when a step got no response at all (by default a
+    /// ramp stops there: a dead target would only burn CPU through every step).
+    #[arg(long)]
+    pub keep_going: bool,
 }
 
 impl RequestArgs {
@@ -204,6 +209,7 @@ impl SessionArgs {
             expect_cache_hit_rate: self.expect_cache_hit_rate,
             rounds: self.rounds,
             warmup: self.warmup,
+            keep_going: self.keep_going,
         }
     }
 }

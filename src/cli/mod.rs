@@ -24,8 +24,17 @@ use crate::result::RunResult;
 use crate::runner::{Observer, RunSpec};
 use crate::spec::Ready;
 
+/// The exit codes, as `--help` shows them (the values are [`crate::runner::exit`]).
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0    measured: every step ran and got responses
+  1    measured, but nothing was answered (every request failed), a step got no
+       response and the ramp stopped (see --keep-going), or a step failed
+  2    bad input: a flag, URL or file was refused before any load was sent
+  130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
+
 #[derive(Parser, Debug)]
-#[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None)]
+#[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -36,8 +45,10 @@ pub enum Command {
     /// The search benchmark tutorial end to end, against the embedded search target (nothing to install).
     Demo(demo::DemoArgs),
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
+    #[command(after_help = EXIT_CODES_HELP)]
     Run(run::RunArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
+    #[command(after_help = EXIT_CODES_HELP)]
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
     Terms(terms::Args),
@@ -65,6 +76,38 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Compare(a) => compare::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+    }
+}
+
+/// The exit code of an error that ended a command: 2 when the input was refused (a
+/// flag, a URL, a patterns or result file: nothing was sent), 1 otherwise.
+pub fn error_exit_code(e: &anyhow::Error) -> i32 {
+    use crate::runner::exit;
+    let bad_input = e.chain().any(|c| {
+        c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::bulk::BulkError>()
+            || c.is::<crate::pattern::PatternError>()
+            || c.is::<crate::pattern::generate::PatternGenError>()
+            || c.is::<crate::pattern::terms::TermsError>()
+            || c.is::<crate::plan::PlanError>()
+            || c.is::<crate::report::read::ReadError>()
+            || c.is::<crate::result::json::ResultReadError>()
+            || matches!(
+                c.downcast_ref::<crate::report::files::ReportError>(),
+                Some(
+                    crate::report::files::ReportError::LabelCount { .. }
+                        | crate::report::files::ReportError::Read(_)
+                )
+            )
+            // A file named on the command line that is not there.
+            || c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+    });
+    let ours = e.chain().any(|c| c.is::<crate::runner::RampError>());
+    if bad_input && !ours {
+        exit::BAD_INPUT
+    } else {
+        exit::FAILED
     }
 }
 

@@ -226,13 +226,22 @@ pub fn new_buffer() -> Box<[u8]> {
     vec![0; BUF_SIZE].into_boxed_slice()
 }
 
+/// A connection that could not be opened: its kind, the OS or TLS reason, and the
+/// read buffer handed back.
+pub struct ConnectError {
+    pub kind: ErrorKind,
+    /// Why, as the OS or the TLS library said it (made into text only when shown).
+    pub cause: WireError,
+    pub buf: Box<[u8]>,
+}
+
 /// Open a connection to a target: TCP, then TLS for https targets. `buf` becomes the
 /// connection's read buffer (its old contents do not matter); a failure hands it back.
 pub async fn connect(
     target: &Target,
     tls: Option<&TlsConnector>,
     buf: Box<[u8]>,
-) -> Result<(Conn, Opened), (ErrorKind, Box<[u8]>)> {
+) -> Result<(Conn, Opened), ConnectError> {
     let t0 = Instant::now();
     let mut last = None;
     let mut tcp = None;
@@ -246,21 +255,30 @@ pub async fn connect(
         }
     }
     let Some(tcp) = tcp else {
-        let kind = match last {
-            Some(e) if is_client_limit(&e) => ErrorKind::ClientLimit,
+        let kind = match &last {
+            Some(e) if is_client_limit(e) => ErrorKind::ClientLimit,
             Some(e) if e.kind() == io::ErrorKind::TimedOut => ErrorKind::Timeout,
             _ => ErrorKind::Connect,
         };
-        return Err((kind, buf));
+        let cause = match last {
+            Some(e) => WireError::Io(e),
+            None => WireError::Malformed("the host has no address to connect to"),
+        };
+        return Err(ConnectError { kind, cause, buf });
     };
     let _ = tcp.set_nodelay(true);
     let connect = t0.elapsed();
     let (stream, tls_time) = if target.https {
+        let tls_error = |cause: &'static str, buf| ConnectError {
+            kind: ErrorKind::Tls,
+            cause: WireError::Malformed(cause),
+            buf,
+        };
         let Some(connector) = tls else {
-            return Err((ErrorKind::Tls, buf));
+            return Err(tls_error("no TLS configuration", buf));
         };
         let Ok(name) = ServerName::try_from(target.host.clone()) else {
-            return Err((ErrorKind::Tls, buf));
+            return Err(tls_error("the host is not a valid TLS server name", buf));
         };
         let t1 = Instant::now();
         match connector.connect(name, tcp).await {
@@ -272,7 +290,11 @@ pub async fn connect(
                     }
                     _ => ErrorKind::Tls,
                 };
-                return Err((kind, buf));
+                return Err(ConnectError {
+                    kind,
+                    cause: WireError::Io(e),
+                    buf,
+                });
             }
         }
     } else {
@@ -667,9 +689,12 @@ mod tests {
             port: addr.port(),
             addrs: vec![addr],
         };
-        assert_eq!(
-            connect(&t, None, new_buffer()).await.err().map(|e| e.0),
-            Some(ErrorKind::Connect)
-        );
+        let e = connect(&t, None, new_buffer())
+            .await
+            .err()
+            .expect("refused");
+        assert_eq!(e.kind, ErrorKind::Connect);
+        // The OS's reason is kept for the result and the summary.
+        assert!(e.cause.to_string().contains("refused"), "{}", e.cause);
     }
 }

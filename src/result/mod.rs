@@ -43,6 +43,16 @@ pub struct RunResult {
     pub started_at: String,
     /// True when the run was interrupted (Ctrl-C) before every step finished.
     pub partial: bool,
+    /// How far the run got when this file was written: `"running"` while steps remain
+    /// (a file left by a kill stays so), then `"complete"`, `"interrupted"` or
+    /// `"failed"`. Files written before this field existed read as `"complete"`, or
+    /// `"interrupted"` when `partial`.
+    #[serde(default)]
+    pub state: RunState,
+    /// Why the run stopped before its last step, when it did on its own (a step that
+    /// got no response at all); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
@@ -138,6 +148,49 @@ pub struct BulkSettingsResult {
     pub count: Option<u64>,
     /// `--rate`: documents per second (open model).
     pub rate_docs_per_s: Option<f64>,
+}
+
+/// How far a run got when its result file was last written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Steps remained: the file was written after a step and the run went on (or was
+    /// killed before it could say otherwise).
+    Running,
+    /// Every planned step ran to its end.
+    #[default]
+    Complete,
+    /// Stopped (Ctrl-C, SIGTERM) before every step finished; the last step may be short.
+    Interrupted,
+    /// A step failed (a worker died, or the step got no response at all): the run
+    /// stopped there.
+    Failed,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "complete",
+            RunState::Interrupted => "interrupted",
+            RunState::Failed => "failed",
+        }
+    }
+
+    /// The state of a file written before `state` was recorded: only `partial` tells.
+    pub fn from_partial(partial: bool) -> RunState {
+        if partial {
+            RunState::Interrupted
+        } else {
+            RunState::Complete
+        }
+    }
+}
+
+impl fmt::Display for RunState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Which command produced a run.
@@ -398,6 +451,10 @@ pub struct StepResult {
     pub statuses: BTreeMap<u16, u64>,
     /// Error kind → count. Timeouts are reported by drnbench as status 0.
     pub errors: BTreeMap<ErrorKind, u64>,
+    /// Error kind → the first message of that kind in the step (an OS or TLS reason,
+    /// "Connection refused (os error 111)"), to say why without a packet capture.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_samples: BTreeMap<ErrorKind, String>,
     /// In flight when the step ended: neither a success nor an error of the server.
     pub unfinished: u64,
     /// Open model: requests sent more than 1 ms after their due time (every connection
@@ -585,6 +642,7 @@ impl StepResult {
                 .then(|| LatencySummary::of(&rec.tls_handshake)),
             statuses: rec.status_counts(),
             errors,
+            error_samples: rec.error_sample_map(),
             unfinished: rec.unfinished,
             late: rec.late,
             dropped: rec.dropped,
@@ -690,6 +748,9 @@ impl StepResult {
             if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
                 rec.errors[i] += n;
             }
+        }
+        for (kind, message) in &self.error_samples {
+            rec.note_error(*kind, || message.clone());
         }
         rec.bytes_received = self.bytes_received;
         rec.bytes_sent = self.bytes_sent;

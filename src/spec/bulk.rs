@@ -431,6 +431,7 @@ impl BulkOptions {
             probe_pid: None,
             rounds: 1,
             warmup: None,
+            keep_going: false,
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),

@@ -208,6 +208,8 @@ pub struct SessionOptions {
     pub rounds: usize,
     /// Uncounted load before the first step.
     pub warmup: Option<Duration>,
+    /// Go on after a step that got no response at all.
+    pub keep_going: bool,
 }
 
 impl Default for SessionOptions {
@@ -218,6 +220,7 @@ impl Default for SessionOptions {
             expect_cache_hit_rate: None,
             rounds: 1,
             warmup: None,
+            keep_going: false,
         }
     }
 }
@@ -400,6 +403,7 @@ impl RunOptions {
             probe_pid: s.probe_pid,
             rounds: s.rounds,
             warmup,
+            keep_going: s.keep_going,
             hooks: None,
         };
         Ok(Ready {

@@ -7,6 +7,7 @@ mod bulk;
 mod demo;
 mod engine;
 mod groonga;
+mod kill;
 mod nginx;
 mod probe;
 mod ramp;

@@ -42,6 +42,19 @@ pub fn ok(o: &Output) -> String {
     stdout(o)
 }
 
+/// Assert a run measured but got no response at all: exit 1, saying so.
+pub fn answered_nothing(o: &Output) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected exit 1 (nothing answered)\nstdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+    assert!(stderr(o).contains("nothing was answered"), "{}", stderr(o));
+    stdout(o)
+}
+
 pub fn target() -> RunningServer {
     start_basic(
         "127.0.0.1:0".parse().unwrap(),
