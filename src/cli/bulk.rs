@@ -248,16 +248,9 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     print!("{}", bulk_summary(&run));
     let mut code = crate::runner::exit_code(&run);
     if let Some(before) = before {
-        let acknowledged = run
-            .steps
-            .iter()
-            .filter_map(|s| s.items.as_ref())
-            .map(|i| i.ok)
-            .sum();
-        match verify::present(settings, count_timeout) {
-            Ok(after) => {
-                let v = verify::compare(verify::count_url(settings), acknowledged, before, after);
-                print!("{}", verify_summary(&v));
+        match verify::after_run(settings, &run, before, count_timeout) {
+            Ok(v) => {
+                print!("{}", verify_summary(&v, &run));
                 if !v.matches && code == 0 {
                     code = 1;
                 }

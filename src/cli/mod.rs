@@ -93,6 +93,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     use crate::runner::exit;
     let bad_input = e.chain().any(|c| {
         c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::bulk::BulkError>()
             || c.is::<crate::pattern::PatternError>()
             || c.is::<crate::pattern::generate::PatternGenError>()
             || c.is::<crate::pattern::terms::TermsError>()

@@ -111,6 +111,18 @@ pub fn bulk_summary(run: &RunResult) -> String {
             kinds.join(", ")
         );
     }
+    for st in &run.steps {
+        let batch = st.bulk.as_ref().map_or(1, |b| b.batch_size);
+        if st.unfinished > 0 {
+            let _ = writeln!(
+                out,
+                "Cut off: at batch size {batch} with {} writers, {} requests ({} documents) were still in flight when the step ended; the server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
+                st.n_clients,
+                st.unfinished,
+                st.unfinished * batch
+            );
+        }
+    }
     for w in mode_warnings(run) {
         let _ = writeln!(out, "Warning: {w}");
     }
@@ -144,8 +156,16 @@ pub fn mode_warnings(run: &RunResult) -> Vec<String> {
     out
 }
 
+/// Documents of requests cut off at a step's end: neither acknowledged nor failed.
+pub fn docs_in_flight(run: &RunResult) -> u64 {
+    run.steps
+        .iter()
+        .map(|s| s.unfinished * s.bulk.as_ref().map_or(1, |b| b.batch_size))
+        .sum()
+}
+
 /// `--verify`'s lines: acknowledged against present, loud when they differ.
-pub fn verify_summary(v: &VerifyResult) -> String {
+pub fn verify_summary(v: &VerifyResult, run: &RunResult) -> String {
     let mut out = format!(
         "Verify: {} documents acknowledged, {} present ({} before the first step, {} after the last, from {}).\n",
         v.acknowledged, v.present, v.present_before, v.present_after, v.url
@@ -160,6 +180,13 @@ pub fn verify_summary(v: &VerifyResult) -> String {
             )
         };
         let _ = writeln!(out, "VERIFY FAILED: {what}.");
+        let in_flight = docs_in_flight(run);
+        if diff > 0 && diff as u64 <= in_flight {
+            let _ = writeln!(
+                out,
+                "  {in_flight} documents were in requests cut off at a step's end: the server wrote some of them without hakaru seeing the answer."
+            );
+        }
     }
     out
 }
@@ -229,10 +256,25 @@ mod tests {
             present_after: 105,
             matches: true,
         };
-        assert!(!verify_summary(&v).contains("FAILED"));
+        let mut r = bulk_run(&[(201, 7)], false);
+        assert!(!verify_summary(&v, &r).contains("FAILED"));
         v.present = 90;
         v.matches = false;
-        assert!(verify_summary(&v)
+        assert!(verify_summary(&v, &r)
             .contains("VERIFY FAILED: 10 acknowledged documents are NOT on the server"));
+        // More present than acknowledged, explained by requests cut off at the end.
+        v.present = 3100;
+        r.steps[0].unfinished = 3;
+        let text = verify_summary(&v, &r);
+        assert!(
+            text.contains("3000 more documents are on the server"),
+            "{text}"
+        );
+        assert!(
+            text.contains("3000 documents were in requests cut off"),
+            "{text}"
+        );
+        assert!(bulk_summary(&r)
+            .contains("Cut off: at batch size 1000 with 10 writers, 3 requests (3000 documents)"));
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::{BulkSettings, TargetKind};
 use crate::http::fetch;
-use crate::result::VerifyResult;
+use crate::result::{RunResult, VerifyResult};
 
 /// The URL the count is read from.
 pub fn count_url(s: &BulkSettings) -> String {
@@ -47,6 +47,26 @@ pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> Verif
         present_after: after,
         matches: present == acknowledged as i64,
     }
+}
+
+/// Documents the server acknowledged over a run's steps.
+pub fn acknowledged(run: &RunResult) -> u64 {
+    run.steps
+        .iter()
+        .filter_map(|s| s.items.as_ref())
+        .map(|i| i.ok)
+        .sum()
+}
+
+/// After the last step: read the count again and compare it with what `run` acknowledged.
+pub fn after_run(
+    s: &BulkSettings,
+    run: &RunResult,
+    before: u64,
+    timeout: Duration,
+) -> Result<VerifyResult, String> {
+    let after = present(s, timeout)?;
+    Ok(compare(count_url(s), acknowledged(run), before, after))
 }
 
 /// The count in an answer of [`count_url`].
