@@ -3,7 +3,7 @@
 //! Data flows one way: patterns → plan → engine → step stats → result → series →
 //! analysis → report.
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
-//! report knows nothing of sockets.
+//! report knows nothing of sockets. `ARCHITECTURE.md` at the root is the map.
 
 pub mod analysis;
 pub mod cli;

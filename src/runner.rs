@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::result::store::Outputs;
-use crate::result::{Mode, RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::{Mode, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION};
 use crate::sysinfo;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
@@ -31,6 +31,20 @@ pub struct RunSpec {
     pub rounds: usize,
     /// Uncounted load before the first step, at the first step's load.
     pub warmup: Option<Duration>,
+    /// Go on after a step that got no response at all (`--keep-going`); by default the
+    /// run stops there and says why.
+    pub keep_going: bool,
+    /// For workloads whose requests change from step to step (`bulk`'s batch sizes).
+    pub hooks: Option<Arc<dyn StepHooks>>,
+}
+
+/// What a workload that changes from step to step does around each step.
+pub trait StepHooks: Send + Sync {
+    /// Before step `index` of [`RunSpec::steps`] (and the warm-up, as step 0), before
+    /// its clients are made.
+    fn before_step(&self, _index: usize, _spec: &StepSpec) {}
+    /// After step `index`, on its result before it is written.
+    fn after_step(&self, _index: usize, _result: &mut StepResult) {}
 }
 
 /// Where a step stands in the run.
@@ -91,12 +105,19 @@ pub fn run<W: Workload>(
         mode: spec.mode,
         started_at: sysinfo::now_rfc3339(),
         partial: false,
+        state: RunState::Running,
+        stop_reason: None,
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
         requests: workload.request_infos(),
         steps: Vec::with_capacity(spec.steps.len() * rounds),
+        verify: None,
     };
+    if let Some(out) = &spec.outputs {
+        // Temporaries a killed earlier run left beside these files.
+        out.clean_stale();
+    }
     let mut first = true;
     if let (Some(w), Some(step0)) = (spec.warmup, spec.steps.first()) {
         let warm = StepSpec {
@@ -104,6 +125,9 @@ pub fn run<W: Workload>(
             n_requests: None,
             ..step0.clone()
         };
+        if let Some(h) = &spec.hooks {
+            h.before_step(0, &warm);
+        }
         observer.warmup_started(w, &warm);
         let m = engine::run_step(workload, engine_cfg, &warm, stop, &mut |p| {
             observer.progress(&warm, p)
@@ -135,11 +159,28 @@ pub fn run<W: Workload>(
                 },
                 step,
             );
-            let result = run_one(
+            if let Some(h) = &spec.hooks {
+                h.before_step(index, step);
+            }
+            let mut result = run_one(
                 spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round,
             );
+            if let Some(h) = &spec.hooks {
+                h.after_step(index, &mut result);
+            }
             run.partial |= result.partial;
-            let failed = result.failure.is_some();
+            let last = round == rounds && index + 1 == spec.steps.len();
+            if result.responses == 0 && !spec.keep_going && !last && !stop.is_triggered() {
+                run.stop_reason = Some(format!(
+                    "step {} got no response at all{}; the run stopped there \
+                     (--keep-going runs every step)",
+                    run.steps.len() + 1,
+                    sample_failure(&result)
+                        .map(|s| format!(" ({s})"))
+                        .unwrap_or_default()
+                ));
+            }
+            let failed = result.failure.is_some() || run.stop_reason.is_some();
             run.steps.push(result);
             if let Some(out) = &spec.outputs {
                 write_outputs(&run, out)?;
@@ -152,9 +193,16 @@ pub fn run<W: Workload>(
     }
     if run.steps.len() < spec.steps.len() * rounds {
         run.partial = true;
-        if let Some(out) = &spec.outputs {
-            write_outputs(&run, out)?;
-        }
+    }
+    run.state = if run.stop_reason.is_some() || run.steps.iter().any(|s| s.failure.is_some()) {
+        RunState::Failed
+    } else if run.partial {
+        RunState::Interrupted
+    } else {
+        RunState::Complete
+    };
+    if let Some(out) = &spec.outputs {
+        write_outputs(&run, out)?;
     }
     Ok(run)
 }
@@ -183,7 +231,10 @@ fn run_one<W: Workload>(
     let server_process = watch.map(ProcessWatch::finish);
     let facts = StepFacts {
         n_clients: step.n_clients.max(1),
-        rate: step.mean_rate(),
+        // A shard sends its share of the timetable: its own offered rate.
+        rate: step
+            .mean_rate()
+            .map(|r| r / f64::from(spec.settings.shard.map_or(1, |k| k.count))),
         rate_profile: step
             .rate
             .as_ref()
@@ -215,8 +266,31 @@ fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
     })
 }
 
-/// The exit code of a finished run, after saying why it is incomplete: 1 when a step
-/// failed (its numbers are incomplete), 130 when it was interrupted, else 0.
+/// The commonest error kind of a step with its first message: "connect 812:
+/// Connection refused (os error 111)".
+pub fn sample_failure(step: &StepResult) -> Option<String> {
+    let (kind, n) = step.errors.iter().max_by_key(|(_, n)| **n)?;
+    Some(match step.error_samples.get(kind) {
+        Some(m) => format!("{kind} {n}: {m}"),
+        None => format!("{kind} {n}"),
+    })
+}
+
+/// The exit codes of load commands, as `--help` and the README list them.
+pub mod exit {
+    /// Measured: every planned step ran and got responses.
+    pub const MEASURED: i32 = 0;
+    /// Measured, but nothing was answered (every request failed), or a step failed.
+    pub const FAILED: i32 = 1;
+    /// Bad input (flags, files): refused before any load.
+    pub const BAD_INPUT: i32 = 2;
+    /// Interrupted (Ctrl-C, SIGTERM); the finished steps are kept.
+    pub const INTERRUPTED: i32 = 130;
+}
+
+/// The exit code of a finished run, after saying why it is incomplete (see [`exit`]):
+/// 1 when a step failed or the run stopped at a step without responses, 130 when it
+/// was interrupted, 1 when no request at all was answered, else 0.
 pub fn exit_code(run: &RunResult) -> i32 {
     if let Some((i, why)) = run
         .steps
@@ -228,16 +302,30 @@ pub fn exit_code(run: &RunResult) -> i32 {
             "hakaru: step {} failed, its numbers are incomplete and the run stopped there: {why}",
             i + 1
         );
-        return 1;
+        return exit::FAILED;
+    }
+    if let Some(why) = &run.stop_reason {
+        eprintln!("hakaru: {why}");
+        return exit::FAILED;
     }
     if run.partial {
         eprintln!(
             "Interrupted: {} step(s) kept; the last one is marked partial.",
             run.steps.len()
         );
-        return 130;
+        return exit::INTERRUPTED;
     }
-    0
+    if run.steps.iter().all(|s| s.responses == 0) {
+        let why = run
+            .steps
+            .iter()
+            .find_map(sample_failure)
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        eprintln!("hakaru: nothing was answered: no request got a response{why}");
+        return exit::FAILED;
+    }
+    exit::MEASURED
 }
 
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
@@ -269,6 +357,7 @@ mod tests {
     #[test]
     fn a_failed_step_fails_the_run() {
         let mut step = crate::result::fixture::bare_step(1);
+        step.responses = 1;
         let mut run = crate::result::fixture::run(vec![step.clone()]);
         assert_eq!(exit_code(&run), 0);
         run.partial = true;
@@ -276,5 +365,28 @@ mod tests {
         step.failure = Some("a worker failed: boom".into());
         run.steps.push(step);
         assert_eq!(exit_code(&run), 1);
+    }
+
+    #[test]
+    fn nothing_answered_is_a_failure_and_a_stop_reason_too() {
+        use crate::stats::ErrorKind;
+        let mut answered = crate::result::fixture::bare_step(1);
+        answered.responses = 3;
+        let mut dead = crate::result::fixture::bare_step(2);
+        dead.errors.insert(ErrorKind::Connect, 9);
+        dead.error_samples.insert(
+            ErrorKind::Connect,
+            "Connection refused (os error 111)".into(),
+        );
+        assert_eq!(
+            sample_failure(&dead).as_deref(),
+            Some("connect 9: Connection refused (os error 111)")
+        );
+        let mut run = crate::result::fixture::run(vec![dead.clone()]);
+        assert_eq!(exit_code(&run), exit::FAILED);
+        run.steps.insert(0, answered);
+        assert_eq!(exit_code(&run), exit::MEASURED);
+        run.stop_reason = Some("step 2 got no response at all".into());
+        assert_eq!(exit_code(&run), exit::FAILED);
     }
 }

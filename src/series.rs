@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use crate::result::{Machine, RunResult, Settings, StepResult};
+use crate::result::{Machine, RunResult, RunState, Settings, StepResult};
 
 /// Which kind of file a series came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +54,16 @@ pub struct Point {
     pub probes: BTreeMap<String, f64>,
     /// True when the step was cut short.
     pub partial: bool,
+    /// Open model: the rate asked for, requests per second (the mean over the step
+    /// when the rate changed within it).
+    pub rate: Option<f64>,
+    /// Open model: requests sent more than 1 ms after their due time.
+    pub late: u64,
+    /// Open model: requests whose due time passed but that never started.
+    pub dropped: u64,
+    /// How late the pacer sent at the 99th percentile (open model, `--wait`), when
+    /// recorded: how exact the load was.
+    pub pacer_lag_p99_s: Option<f64>,
 }
 
 /// One run, ready to analyse and draw.
@@ -73,9 +83,18 @@ pub struct Series {
     pub targets: Vec<String>,
     /// True when the run was interrupted before every step finished.
     pub partial: bool,
+    /// How far the run got: only hakaru's JSON says `running` or `failed`; a CSV reads
+    /// as complete, or interrupted when a step is marked partial.
+    pub state: RunState,
 }
 
 impl Series {
+    /// True when the steps differ by arrival rate (open model), not by clients: the
+    /// x axis of every chart and the meaning of "saturation" change with it.
+    pub fn is_open_model(&self) -> bool {
+        !self.points.is_empty() && self.points.iter().all(|p| p.rate.is_some())
+    }
+
     /// True when any step recorded a p50 or p99.
     pub fn has_percentiles(&self) -> bool {
         self.points
@@ -155,6 +174,10 @@ impl Series {
                     client_cpu_share: Some(s.client_cpu_share),
                     probes: step_probes(s),
                     partial: s.partial,
+                    pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
+                    rate: s.rate,
+                    late: s.late,
+                    dropped: s.dropped,
                 }
             })
             .collect();
@@ -170,6 +193,7 @@ impl Series {
             started_at: Some(run.started_at.clone()),
             targets: run.targets.clone(),
             partial: run.partial,
+            state: run.state,
         }
     }
 }

@@ -35,10 +35,13 @@ pub enum ErrorKind {
     /// The client itself ran out of a resource (file descriptors, local ports, buffer
     /// memory): not the server's fault. `ulimit -n` raises the usual limit.
     ClientLimit,
+    /// The connection closed before the body's promised length (Content-Length, or a
+    /// chunk's size) had arrived: the server promised more than it sent.
+    Truncated,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 7] = [
+    pub const ALL: [ErrorKind; 8] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -46,6 +49,7 @@ impl ErrorKind {
         ErrorKind::Malformed,
         ErrorKind::Io,
         ErrorKind::ClientLimit,
+        ErrorKind::Truncated,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +61,7 @@ impl ErrorKind {
             ErrorKind::Malformed => "malformed",
             ErrorKind::Io => "io",
             ErrorKind::ClientLimit => "client_limit",
+            ErrorKind::Truncated => "truncated",
         }
     }
 
@@ -248,6 +253,9 @@ pub struct Recorder {
     /// Counts per HTTP status code (index = code, 0..=999).
     pub statuses: Vec<u64>,
     pub errors: [u64; ErrorKind::ALL.len()],
+    /// The first error message seen per kind ("Connection refused (os error 111)"):
+    /// made only the first time a kind occurs in this worker, so counting stays free.
+    pub error_samples: [Option<String>; ErrorKind::ALL.len()],
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
@@ -278,6 +286,7 @@ impl Recorder {
             items: ItemCounts::default(),
             statuses: vec![0; 1000],
             errors: [0; ErrorKind::ALL.len()],
+            error_samples: Default::default(),
             bytes_received: 0,
             bytes_sent: 0,
             connections_opened: 0,
@@ -345,6 +354,24 @@ impl Recorder {
         record_us(&mut self.tls_handshake, d);
     }
 
+    /// Keep `message()` as the sample of `kind` unless one is already kept; the
+    /// message is only made the first time.
+    #[inline]
+    pub fn note_error(&mut self, kind: ErrorKind, message: impl FnOnce() -> String) {
+        let slot = &mut self.error_samples[kind.index()];
+        if slot.is_none() {
+            *slot = Some(message());
+        }
+    }
+
+    /// Error kind → its first message, only kinds with one.
+    pub fn error_sample_map(&self) -> BTreeMap<ErrorKind, String> {
+        ErrorKind::ALL
+            .iter()
+            .filter_map(|k| Some((*k, self.error_samples[k.index()].clone()?)))
+            .collect()
+    }
+
     pub fn error_count(&self, kind: ErrorKind) -> u64 {
         self.errors[kind.index()]
     }
@@ -400,6 +427,11 @@ impl Recorder {
         }
         for (a, b) in self.errors.iter_mut().zip(&other.errors) {
             *a += b;
+        }
+        for (a, b) in self.error_samples.iter_mut().zip(&other.error_samples) {
+            if a.is_none() {
+                a.clone_from(b);
+            }
         }
         self.bytes_received += other.bytes_received;
         self.bytes_sent += other.bytes_sent;

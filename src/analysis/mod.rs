@@ -1,15 +1,21 @@
 //! Saturation analysis of a ramp: where throughput peaks and levels off, where latency
 //! turns up, how well the Universal Scalability Law explains the curve, and whether
 //! the numbers can be trusted (enough steps, past the knee, client not the bottleneck).
+//! An open-model run (steps by arrival rate) is read by [`rate`] instead.
 //!
 //! Everything here is a pure function of a [`Series`] returning numbers and findings;
 //! the reports word them ([`crate::report::findings`]).
 
+pub mod rate;
+pub mod setup;
 pub mod step;
 mod usl;
 
+pub use rate::{analyse_rates, RateFindings, RateStep};
+pub use setup::{setup_differences, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
+use crate::result::RunState;
 use crate::series::{Point, Series};
 
 /// Share of the peak that counts as "levelled off".
@@ -57,8 +63,9 @@ pub enum Warning {
     NoKnee { last_clients: usize },
     /// hakaru's own CPU was near its cores' limit on these steps (clients, share 0..1).
     ClientBottleneck { steps: Vec<(usize, f64)> },
-    /// The run was interrupted; the last step may be short.
-    Partial,
+    /// The run did not finish: still running when its file was written (or killed
+    /// then), interrupted, or stopped by a failed step.
+    Incomplete(RunState),
 }
 
 /// What a ramp says about saturation.
@@ -144,8 +151,10 @@ pub fn analyse(series: &Series) -> Saturation {
     let kn = knee(series);
     let usl = fit_usl(&pts);
     let mut warnings = Vec::new();
-    if series.partial {
-        warnings.push(Warning::Partial);
+    if series.state != RunState::Complete {
+        warnings.push(Warning::Incomplete(series.state));
+    } else if series.partial {
+        warnings.push(Warning::Incomplete(RunState::Interrupted));
     }
     // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
     // not a ramp that came out short.
@@ -221,6 +230,7 @@ pub(crate) mod tests {
             started_at: None,
             targets: vec![],
             partial: false,
+            state: crate::result::RunState::Complete,
         }
     }
 

@@ -155,6 +155,16 @@ pub struct SessionArgs {
     /// Send uncounted load for this long before the first step (and say so).
     #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
     pub warmup: Option<Duration>,
+
+    /// Go on to the next step even when a step got no response at all (by default a
+    /// ramp stops there: a dead target would only burn CPU through every step).
+    #[arg(long)]
+    pub keep_going: bool,
+
+    /// Run as load machine K of N: this machine's share of every step's clients, -n
+    /// budget and --rate timetable; `hakaru merge` joins the N results exactly.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
 }
 
 impl RequestArgs {
@@ -205,6 +215,8 @@ impl SessionArgs {
             expect_cache_hit_rate: self.expect_cache_hit_rate,
             rounds: self.rounds,
             warmup: self.warmup,
+            keep_going: self.keep_going,
+            shard: self.shard,
         }
     }
 }

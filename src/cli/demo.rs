@@ -131,6 +131,8 @@ pub(crate) fn options(
             expect_cache_hit_rate: Some(args.cache_hit_rate),
             rounds: 1,
             warmup: Some(Duration::from_secs(2)),
+            keep_going: false,
+            shard: None,
         },
         load: Load::Clients {
             start: 0,

@@ -5,8 +5,10 @@
 
 pub mod ab;
 pub mod args;
+pub mod bulk;
 pub mod compare;
 pub mod demo;
+pub mod merge;
 pub mod patterns;
 pub mod ramp;
 pub mod report;
@@ -16,13 +18,25 @@ pub mod terms;
 
 use clap::{Parser, Subcommand};
 
+use std::sync::Arc;
+
 use crate::console::Console;
-use crate::engine::Stop;
+use crate::engine::{EngineConfig, Stop, Workload};
 use crate::result::RunResult;
+use crate::runner::{Observer, RunSpec};
 use crate::spec::Ready;
 
+/// The exit codes, as `--help` shows them (the values are [`crate::runner::exit`]).
+pub const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0    measured: every step ran and got responses
+  1    measured, but nothing was answered (every request failed), a step got no
+       response and the ramp stopped (see --keep-going), or a step failed
+  2    bad input: a flag, URL or file was refused before any load was sent
+  130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
+
 #[derive(Parser, Debug)]
-#[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None)]
+#[command(name = "hakaru", version, about = "測る — fast, honest benchmarks for data services", long_about = None, after_help = EXIT_CODES_HELP)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -33,10 +47,12 @@ pub enum Command {
     /// The search benchmark tutorial end to end, against the embedded search target (nothing to install).
     Demo(demo::DemoArgs),
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
+    #[command(after_help = EXIT_CODES_HELP)]
     Run(run::RunArgs),
     /// ApacheBench's flags, defaults and report: porting an ab script means changing the command name.
     Ab(ab::AbArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
+    #[command(after_help = EXIT_CODES_HELP)]
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
     Terms(terms::Args),
@@ -46,6 +62,10 @@ pub enum Command {
     Report(report::Args),
     /// Overlay several results (hakaru's or drnbench's): charts, a table of ratios, plain sentences.
     Compare(compare::Args),
+    /// Join the results of one run spread over many load machines (--shard K/N), exactly.
+    Merge(merge::Args),
+    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
 }
@@ -57,11 +77,46 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Run(a) => run::run(a, command_line),
         Command::Ab(a) => ab::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
+        Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+    }
+}
+
+/// The exit code of an error that ended a command: 2 when the input was refused (a
+/// flag, a URL, a patterns or result file: nothing was sent), 1 otherwise.
+pub fn error_exit_code(e: &anyhow::Error) -> i32 {
+    use crate::runner::exit;
+    let bad_input = e.chain().any(|c| {
+        c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::bulk::BulkError>()
+            || c.is::<crate::pattern::PatternError>()
+            || c.is::<crate::pattern::generate::PatternGenError>()
+            || c.is::<crate::pattern::terms::TermsError>()
+            || c.is::<crate::plan::PlanError>()
+            || c.is::<crate::report::read::ReadError>()
+            || c.is::<crate::result::json::ResultReadError>()
+            || c.is::<crate::result::merge::MergeError>()
+            || matches!(
+                c.downcast_ref::<crate::report::files::ReportError>(),
+                Some(
+                    crate::report::files::ReportError::LabelCount { .. }
+                        | crate::report::files::ReportError::Read(_)
+                )
+            )
+            // A file named on the command line that is not there.
+            || c.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+    });
+    let ours = e.chain().any(|c| c.is::<crate::runner::RampError>());
+    if bad_input && !ours {
+        exit::BAD_INPUT
+    } else {
+        exit::FAILED
     }
 }
 
@@ -77,14 +132,18 @@ pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
 
 /// [`run_load`] with a console set up by the command (quiet, ab's progress lines).
 pub fn run_load_with(ready: &Ready, mut console: Console) -> anyhow::Result<RunResult> {
+    run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)
+}
+
+/// [`run_load`] for any workload and observer (`bulk`).
+pub fn run_workload<W: Workload>(
+    run: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<RunResult> {
     let stop = ctrl_c_stop();
-    Ok(crate::runner::run(
-        &ready.run,
-        &ready.workload,
-        &ready.engine,
-        &stop,
-        &mut console,
-    )?)
+    Ok(crate::runner::run(run, workload, engine, &stop, observer)?)
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.

@@ -67,12 +67,22 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         let (target, info, items) = (req.target, req.info, req.items);
         w.in_flight.set(w.in_flight.get() + 1);
         let sent = Instant::now();
+        // Recorded as the request leaves, so one cut off at the step's end counts too.
+        let lag = paced.intended.map(|at| sent.saturating_duration_since(at));
+        if let Some(lag) = lag {
+            let mut rec = w.rec.borrow_mut();
+            rec.record_pacer_lag(lag);
+            if paced.due.is_some() && lag > LATE_THRESHOLD {
+                rec.late += 1;
+            }
+        }
         let mut sink = (body_limit > 0).then(|| {
             body.clear();
             BodySink {
                 buf: &mut body,
                 limit: body_limit,
                 truncated: false,
+                head: None,
             }
         });
         let outcome = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;
@@ -81,15 +91,8 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         w.in_flight.set(w.in_flight.get() - 1);
         {
             let mut rec = w.rec.borrow_mut();
-            if let Some(intended) = paced.intended {
-                let lag = sent.saturating_duration_since(intended);
-                rec.record_pacer_lag(lag);
-                if paced.due.is_some() {
-                    rec.record_service(end - sent);
-                    if lag > LATE_THRESHOLD {
-                        rec.late += 1;
-                    }
-                }
+            if paced.due.is_some() {
+                rec.record_service(end - sent);
             }
             let latency = end - paced.due.unwrap_or(sent);
             let status = match outcome {
@@ -187,6 +190,12 @@ async fn send<W: Workload>(
         Err(_) => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
             slot.close();
+            w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
+                format!(
+                    "no whole response within the timeout ({} ms)",
+                    req.timeout.as_millis()
+                )
+            });
             Outcome::Error(ErrorKind::Timeout)
         }
     }
@@ -212,9 +221,11 @@ async fn attempt<W: Workload>(
                     }
                     slot.conn = Some(conn);
                 }
-                Err((kind, buf)) => {
-                    slot.spare = Some(buf);
-                    return Outcome::Error(kind);
+                Err(e) => {
+                    slot.spare = Some(e.buf);
+                    let cause = &e.cause;
+                    w.rec.borrow_mut().note_error(e.kind, || cause.to_string());
+                    return Outcome::Error(e.kind);
                 }
             }
         }
@@ -241,7 +252,9 @@ async fn attempt<W: Workload>(
                 if reused && first_try && e.is_stale_connection() {
                     continue;
                 }
-                return Outcome::Error(e.kind());
+                let kind = e.kind();
+                w.rec.borrow_mut().note_error(kind, || e.to_string());
+                return Outcome::Error(kind);
             }
         }
     }

@@ -69,6 +69,9 @@ pub struct BodySink<'a> {
     pub buf: &'a mut Vec<u8>,
     pub limit: usize,
     pub truncated: bool,
+    /// Where to copy the (final) response head, for a caller that reads its headers
+    /// (`fetch`); the load path leaves it `None`.
+    pub head: Option<&'a mut Vec<u8>>,
 }
 
 impl BodySink<'_> {
@@ -150,6 +153,9 @@ pub enum WireError {
         started: bool,
     },
     Malformed(&'static str),
+    /// The connection ended inside a body whose length was promised (Content-Length,
+    /// or a chunk's size): the server sent less than it said.
+    Truncated,
 }
 
 impl WireError {
@@ -157,6 +163,7 @@ impl WireError {
         match self {
             WireError::Malformed(_) => ErrorKind::Malformed,
             WireError::Eof { .. } => ErrorKind::Reset,
+            WireError::Truncated => ErrorKind::Truncated,
             WireError::Io(e) => match e.kind() {
                 io::ErrorKind::ConnectionReset
                 | io::ErrorKind::ConnectionAborted
@@ -181,7 +188,7 @@ impl WireError {
                     | io::ErrorKind::BrokenPipe
                     | io::ErrorKind::ConnectionAborted
             ),
-            WireError::Malformed(_) => false,
+            WireError::Malformed(_) | WireError::Truncated => false,
         }
     }
 }
@@ -192,6 +199,9 @@ impl std::fmt::Display for WireError {
             WireError::Io(e) => write!(f, "{e}"),
             WireError::Eof { .. } => f.write_str("the connection closed before a whole response"),
             WireError::Malformed(m) => f.write_str(m),
+            WireError::Truncated => {
+                f.write_str("the connection closed before the promised body length arrived")
+            }
         }
     }
 }
@@ -226,13 +236,22 @@ pub fn new_buffer() -> Box<[u8]> {
     vec![0; BUF_SIZE].into_boxed_slice()
 }
 
+/// A connection that could not be opened: its kind, the OS or TLS reason, and the
+/// read buffer handed back.
+pub struct ConnectError {
+    pub kind: ErrorKind,
+    /// Why, as the OS or the TLS library said it (made into text only when shown).
+    pub cause: WireError,
+    pub buf: Box<[u8]>,
+}
+
 /// Open a connection to a target: TCP, then TLS for https targets. `buf` becomes the
 /// connection's read buffer (its old contents do not matter); a failure hands it back.
 pub async fn connect(
     target: &Target,
     tls: Option<&TlsConnector>,
     buf: Box<[u8]>,
-) -> Result<(Conn, Opened), (ErrorKind, Box<[u8]>)> {
+) -> Result<(Conn, Opened), ConnectError> {
     let t0 = Instant::now();
     let mut last = None;
     let mut tcp = None;
@@ -246,21 +265,30 @@ pub async fn connect(
         }
     }
     let Some(tcp) = tcp else {
-        let kind = match last {
-            Some(e) if is_client_limit(&e) => ErrorKind::ClientLimit,
+        let kind = match &last {
+            Some(e) if is_client_limit(e) => ErrorKind::ClientLimit,
             Some(e) if e.kind() == io::ErrorKind::TimedOut => ErrorKind::Timeout,
             _ => ErrorKind::Connect,
         };
-        return Err((kind, buf));
+        let cause = match last {
+            Some(e) => WireError::Io(e),
+            None => WireError::Malformed("the host has no address to connect to"),
+        };
+        return Err(ConnectError { kind, cause, buf });
     };
     let _ = tcp.set_nodelay(true);
     let connect = t0.elapsed();
     let (stream, tls_time) = if target.https {
+        let tls_error = |cause: &'static str, buf| ConnectError {
+            kind: ErrorKind::Tls,
+            cause: WireError::Malformed(cause),
+            buf,
+        };
         let Some(connector) = tls else {
-            return Err((ErrorKind::Tls, buf));
+            return Err(tls_error("no TLS configuration", buf));
         };
         let Ok(name) = ServerName::try_from(target.host.clone()) else {
-            return Err((ErrorKind::Tls, buf));
+            return Err(tls_error("the host is not a valid TLS server name", buf));
         };
         let t1 = Instant::now();
         match connector.connect(name, tcp).await {
@@ -272,7 +300,11 @@ pub async fn connect(
                     }
                     _ => ErrorKind::Tls,
                 };
-                return Err((kind, buf));
+                return Err(ConnectError {
+                    kind,
+                    cause: WireError::Io(e),
+                    buf,
+                });
             }
         }
     } else {
@@ -324,6 +356,10 @@ impl Conn {
         };
         loop {
             let (status, kind, close, used) = self.read_head(&mut r).await?;
+            if let Some(head) = r.sink.as_deref_mut().and_then(|s| s.head.as_deref_mut()) {
+                head.clear();
+                head.extend_from_slice(&self.buf[self.start..self.start + used]);
+            }
             self.start += used;
             // Interim responses (100 Continue, 103 Early Hints) precede the real one.
             if (100..200).contains(&status) && status != 101 {
@@ -417,7 +453,7 @@ impl Conn {
             n -= avail;
             self.take(avail as usize, r);
             if self.fill(r).await? == 0 {
-                return Err(WireError::Eof { started: true });
+                return Err(WireError::Truncated);
             }
         }
     }
@@ -642,8 +678,13 @@ mod tests {
         let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nshort")
             .await
             .unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Reset);
+        // A promised length that never came is truncated, not reset.
+        assert_eq!(e.kind(), ErrorKind::Truncated);
         assert!(!e.is_stale_connection());
+        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n")
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Reset, "mid-head is a reset");
         let e = exchange(b"").await.unwrap_err();
         assert!(e.is_stale_connection());
         let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n")
@@ -667,9 +708,12 @@ mod tests {
             port: addr.port(),
             addrs: vec![addr],
         };
-        assert_eq!(
-            connect(&t, None, new_buffer()).await.err().map(|e| e.0),
-            Some(ErrorKind::Connect)
-        );
+        let e = connect(&t, None, new_buffer())
+            .await
+            .err()
+            .expect("refused");
+        assert_eq!(e.kind, ErrorKind::Connect);
+        // The OS's reason is kept for the result and the summary.
+        assert!(e.cause.to_string().contains("refused"), "{}", e.cause);
     }
 }

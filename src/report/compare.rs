@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use crate::analysis;
 use crate::report::chart::{self, esc};
-use crate::report::findings::compare_sentences;
+use crate::report::findings::{self, compare_sentences};
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_ratio, fmt_share};
 use crate::report::html;
 use crate::report::markdown::{md_table, Align};
@@ -183,6 +183,13 @@ pub fn compare_text(series: &[Series]) -> String {
         o.push_str(&s);
         o.push('\n');
     }
+    for d in analysis::setup_differences(series) {
+        if d.is_serious() {
+            let _ = writeln!(o, "warning: {}", findings::difference_sentence(&d));
+        } else {
+            let _ = writeln!(o, "{}", findings::difference_sentence(&d));
+        }
+    }
     for r in &rows {
         for w in &r.warnings {
             let _ = writeln!(o, "warning: {}: {w}", r.label);
@@ -205,6 +212,14 @@ pub fn compare_markdown(series: &[Series]) -> String {
     o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
     if let Some(b) = rows.first() {
         let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+    }
+    for d in analysis::setup_differences(series) {
+        let text = findings::difference_sentence(&d);
+        if d.is_serious() {
+            let _ = write!(o, "\n> **Warning:** {text}\n");
+        } else {
+            let _ = write!(o, "\n{text}\n");
+        }
     }
     for r in &rows {
         for w in &r.warnings {
@@ -229,11 +244,20 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     for s in compare_sentences(&rows) {
         let _ = write!(b, "<p>{}</p>", html::rich(&s));
     }
-    let warnings: Vec<String> = rows
+    let differences = analysis::setup_differences(series);
+    let warnings: Vec<String> = differences
         .iter()
-        .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.label)))
+        .filter(|d| d.is_serious())
+        .map(findings::difference_sentence)
+        .chain(
+            rows.iter()
+                .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.label))),
+        )
         .collect();
     b.push_str(&html::warnings_box(&warnings));
+    for d in differences.iter().filter(|d| !d.is_serious()) {
+        let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
+    }
     b.push_str("</section>");
     b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
     for h in HEADERS {
@@ -253,16 +277,9 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
         analysis::PLATEAU_SHARE * 100.0
     );
-    let _ = write!(
-        b,
-        "<section>{}</section>",
-        chart::render_line_chart(&chart::throughput_chart(&refs))
-    );
-    let _ = write!(
-        b,
-        "<section>{}</section>",
-        chart::render_line_chart(&chart::latency_chart(&refs, opts.chart))
-    );
+    for c in html::run_charts(&refs, opts) {
+        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&c));
+    }
     b.push_str("<section><h2>Sources</h2><dl>");
     for s in series {
         let _ = write!(

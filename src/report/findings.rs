@@ -7,10 +7,13 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::analysis::{
-    Saturation, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS, PLATEAU_SHARE,
+    RateFindings, Saturation, SetupDifference, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS,
+    PLATEAU_SHARE,
 };
 use crate::report::compare::{ratio, CompareRow};
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::result::RunState;
+use crate::series::Series;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -59,15 +62,127 @@ impl fmt::Display for Warning {
                     list.join(", ")
                 )
             }
-            Warning::Partial => write!(
-                f,
-                "the run was interrupted: its last step may be short and its numbers rough"
-            ),
+            Warning::Incomplete(state) => f.write_str(incomplete(*state)),
         }
     }
 }
 
+/// Why a run's numbers are not the whole run, by its state.
+pub fn incomplete(state: RunState) -> &'static str {
+    match state {
+        RunState::Running => {
+            "this result is INCOMPLETE: its file was written while the run was still \
+             going, and nothing wrote it again (the run was killed, or is still running); \
+             steps after the last one here are missing"
+        }
+        RunState::Interrupted => {
+            "this result is INCOMPLETE: the run was interrupted, so later steps are \
+             missing and its last step may be short"
+        }
+        RunState::Failed => {
+            "this result is INCOMPLETE: a step failed and the run stopped there; that \
+             step's numbers are incomplete"
+        }
+        RunState::Complete => "the run finished every step",
+    }
+}
+
 /// The saturation summary in plain sentences, for reports and the end of a ramp.
+/// What differs between compared runs, in words: a warning for a difference that
+/// changes what the numbers mean, a plain note for the targets.
+pub fn difference_sentence(d: &SetupDifference) -> String {
+    fn each<T>(v: &[(String, T)], f: impl Fn(&T) -> String) -> String {
+        v.iter()
+            .map(|(label, x)| format!("{label} {}", f(x)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+    match d {
+        SetupDifference::OpenModel(v) => format!(
+            "these runs differ in load model ({}): steps by rate and steps by clients do \
+             not share an axis, so the overlay and the ratios compare different things",
+            each(v, |open| {
+                if *open {
+                    "open, by rate"
+                } else {
+                    "closed, by clients"
+                }
+                .to_owned()
+            })
+        ),
+        SetupDifference::StepDuration(v) => format!(
+            "these runs differ in step duration ({}): short steps weigh warm-up and \
+             cache effects more",
+            each(v, |d| match d {
+                Some(d) => format!("{d} s"),
+                None => "by request count".to_owned(),
+            })
+        ),
+        SetupDifference::KeepAlive(v) => format!(
+            "these runs differ in keep-alive ({}): connection setup is in one and not the \
+             other, which alone can change throughput several times over",
+            each(v, |k| if *k { "on" } else { "off" }.to_owned())
+        ),
+        SetupDifference::Targets(v) => format!(
+            "Targets: {}.",
+            v.iter()
+                .map(|(label, t)| format!("{label} → {}", t.join(", ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ),
+    }
+}
+
+/// What an open-model run found, in words: the highest rate held, the first not held
+/// and how it showed, or that no limit was reached.
+pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(last) = f.steps.last() else {
+        return out;
+    };
+    match f.first_behind {
+        None => out.push(format!(
+            "The server kept up with every offered rate, up to {} requests/s: the run \
+             stops before its limit; raise the rates to find it.",
+            fmt_qps(f.steps.iter().map(|r| r.rate).fold(last.rate, f64::max))
+        )),
+        Some(b) => {
+            let p = &s.points[b.index];
+            match f.highest_held {
+                Some(h) if h.rate < b.rate => out.push(format!(
+                    "The server kept up to {} requests/s; at {} requests/s it fell behind.",
+                    fmt_qps(h.rate),
+                    fmt_qps(b.rate)
+                )),
+                _ => out.push(format!(
+                    "The server fell behind already at {} requests/s, the first rate offered.",
+                    fmt_qps(b.rate)
+                )),
+            }
+            out.push(format!(
+                "There it answered {} per second ({} of the rate), {} request{} left more \
+                 than 1 ms late and {} never started.",
+                fmt_qps(p.qps),
+                fmt_share(p.qps / b.rate * 100.0),
+                p.late,
+                if p.late == 1 { "" } else { "s" },
+                p.dropped
+            ));
+        }
+    }
+    if let Some(h) = f.highest_held {
+        let p = &s.points[h.index];
+        if let Some(p99) = p.p99_s.filter(|v| v.is_finite()) {
+            out.push(format!(
+                "At {} requests/s, p99 latency from the due time was {}.",
+                fmt_qps(h.rate),
+                fmt_latency(p99)
+            ));
+        }
+    }
+    out
+}
+
 pub fn sentences(sat: &Saturation) -> Vec<String> {
     let mut out = Vec::new();
     let errs = sat.max_error_share;

@@ -38,6 +38,7 @@ th, td { padding: 4px 10px; border-bottom: 1px solid #eceef2; text-align: right;
 th { background: #f3f5f8; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 tr.peak td { background: #eef6ff; }
+tr.behind td { background: #fdf0ee; }
 .scroll { overflow-x: auto; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 18px; margin: 0; }
 dt { color: #5a6270; }
@@ -186,6 +187,7 @@ fn opt_latency(v: Option<f64>) -> String {
 fn steps_table(s: &Series, sat: &Saturation) -> String {
     let pct = s.has_percentiles();
     let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
+    let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
@@ -193,6 +195,9 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o.push_str("<th>min</th><th>max</th><th>failed</th>");
     if cpu {
         o.push_str("<th>client CPU</th>");
+    }
+    if lag {
+        o.push_str("<th>pacer lag p99</th>");
     }
     o.push_str("</tr></thead><tbody>");
     for (i, p) in s.points.iter().enumerate() {
@@ -232,9 +237,16 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
                     .unwrap_or_else(|| "–".into())
             );
         }
+        if lag {
+            let _ = write!(o, "<td>{}</td>", opt_latency(p.pacer_lag_p99_s));
+        }
         o.push_str("</tr>");
     }
-    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.</p>");
+    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.");
+    if lag {
+        o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
+    }
+    o.push_str("</p>");
     o
 }
 
@@ -460,58 +472,170 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         esc(&s.label),
         esc(&source_line(s))
     );
-    b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
-    b.push_str(&cards(&sat));
-    for line in findings::sentences(&sat) {
-        let _ = write!(b, "<p>{}</p>", rich(&line));
+    if s.is_open_model() {
+        b.push_str(&rate_body(s, opts));
+    } else {
+        b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
+        b.push_str(&cards(&sat));
+        for line in findings::sentences(&sat) {
+            let _ = write!(b, "<p>{}</p>", rich(&line));
+        }
+        let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
+        b.push_str(&warnings_box(&warnings));
+        b.push_str("</section>");
+        let _ = write!(
+            b,
+            "<section>{}</section>",
+            chart::render_line_chart(&chart::throughput_chart(&[s]))
+        );
+        let lat = chart::latency_chart(&[s], opts.chart);
+        let _ = write!(
+            b,
+            "<section>{}<p class=\"note\">{}{}</p></section>",
+            chart::render_line_chart(&lat),
+            if lat.refs.is_empty() {
+                ""
+            } else {
+                "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
+            },
+            lat.notes
+                .iter()
+                .map(|n| format!(" {}", rich(n)))
+                .collect::<String>()
+        );
+        let _ = write!(
+            b,
+            "<section><h2>Steps</h2>{}</section>",
+            steps_table(s, &sat)
+        );
     }
-    let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
-    b.push_str(&warnings_box(&warnings));
-    b.push_str("</section>");
-    let _ = write!(
-        b,
-        "<section>{}</section>",
-        chart::render_line_chart(&chart::throughput_chart(&[s]))
-    );
-    let lat = chart::latency_chart(&[s], opts.chart);
-    let _ = write!(
-        b,
-        "<section>{}<p class=\"note\">{}{}</p></section>",
-        chart::render_line_chart(&lat),
-        if lat.refs.is_empty() {
-            ""
-        } else {
-            "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
-        },
-        lat.notes
-            .iter()
-            .map(|n| format!(" {}", rich(n)))
-            .collect::<String>()
-    );
-    let _ = write!(
-        b,
-        "<section><h2>Steps</h2>{}</section>",
-        steps_table(s, &sat)
-    );
     b.push_str(&status_section(s));
     b.push_str(&probes_section(s));
     b.push_str(&run_section(s));
     page(&format!("{} — hakaru report", s.label), &b)
 }
 
+/// The summary, charts and steps of an open-model run: offered against answered
+/// rate, latency from the due time, late and dropped requests, the pacer's lag.
+fn rate_body(s: &Series, opts: &ReportOptions) -> String {
+    let f = analysis::analyse_rates(s);
+    let mut b = String::from("<section class=\"summary\"><h2>Which rates it held</h2>");
+    b.push_str("<div class=\"cards\">");
+    let mut card = |k: &str, v: String, n: String| {
+        let _ = write!(
+            b,
+            "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}</div><div class=\"n\">{}</div></div>",
+            esc(k),
+            esc(&v),
+            esc(&n)
+        );
+    };
+    match f.highest_held {
+        Some(h) => card(
+            "Highest rate held",
+            format!("{} req/s", fmt_qps(h.rate)),
+            format!("answered {}/s", fmt_qps(h.achieved)),
+        ),
+        None => card(
+            "Highest rate held",
+            "none".into(),
+            "not even the first".into(),
+        ),
+    }
+    match f.first_behind {
+        Some(r) => card(
+            "Falls behind at",
+            format!("{} req/s", fmt_qps(r.rate)),
+            format!("answered {}/s", fmt_qps(r.achieved)),
+        ),
+        None => card(
+            "Falls behind at",
+            "not reached".into(),
+            "kept up with every rate".into(),
+        ),
+    }
+    b.push_str("</div>");
+    for line in findings::rate_sentences(s, &f) {
+        let _ = write!(b, "<p>{}</p>", rich(&line));
+    }
+    b.push_str("</section>");
+    for chart in run_charts(&[s], opts) {
+        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&chart));
+    }
+    let _ = write!(
+        b,
+        "<section><h2>Steps</h2>{}</section>",
+        rate_steps_table(s)
+    );
+    b
+}
+
+fn rate_steps_table(s: &Series) -> String {
+    let mut o = String::from(
+        "<div class=\"scroll\"><table><thead><tr><th>offered/s</th><th>answered/s</th><th>held</th>\
+         <th>p50</th><th>p99</th><th>max</th><th>late</th><th>dropped</th><th>failed</th>\
+         <th>pacer lag p99</th><th>connections</th></tr></thead><tbody>",
+    );
+    for p in &s.points {
+        let Some(rate) = p.rate else { continue };
+        let held = analysis::rate::held(p);
+        let _ = write!(
+            o,
+            "<tr{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if held { "" } else { " class=\"behind\"" },
+            fmt_qps(rate),
+            if p.partial { " (cut short)" } else { "" },
+            fmt_qps(p.qps),
+            if held { "yes" } else { "no" },
+            opt_latency(p.p50_s),
+            opt_latency(p.p99_s),
+            fmt_latency(p.max_s),
+            p.late,
+            p.dropped,
+            fmt_share(p.error_share),
+            opt_latency(p.pacer_lag_p99_s),
+            p.n_clients
+        );
+    }
+    let _ = write!(
+        o,
+        "</tbody></table></div><p class=\"note\">Open model: requests are due on a timetable \
+         whatever the responses do, and latency counts from each request's due time. A rate \
+         is held when at least {:.0}% of it was answered and no due request was left unsent. \
+         \"late\" requests left more than 1 ms after their due time (every connection was \
+         busy); \"dropped\" were due but never started. \"pacer lag\" is how late requests \
+         left: how exact the load was.</p>",
+        analysis::rate::HELD_SHARE * 100.0
+    );
+    o
+}
+
+/// The two line charts of one or several runs: answered and latency against offered
+/// rate when every run is open-model, else throughput and latency against clients.
+pub(crate) fn run_charts(series: &[&Series], opts: &ReportOptions) -> [chart::LineChart; 2] {
+    if series.iter().all(|s| s.is_open_model()) {
+        [
+            chart::rate_throughput_chart(series),
+            chart::rate_latency_chart(series, opts.chart),
+        ]
+    } else {
+        [
+            chart::throughput_chart(series),
+            chart::latency_chart(series, opts.chart),
+        ]
+    }
+}
+
 /// The two charts of a run as standalone SVG files: (suffix, contents).
 pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, String); 2] {
+    let [throughput, latency] = run_charts(series, opts);
     [
         (
             "-throughput.svg",
-            svg_file(chart::render_line_chart(&chart::throughput_chart(series))),
+            svg_file(chart::render_line_chart(&throughput)),
         ),
-        (
-            "-latency.svg",
-            svg_file(chart::render_line_chart(&chart::latency_chart(
-                series, opts.chart,
-            ))),
-        ),
+        ("-latency.svg", svg_file(chart::render_line_chart(&latency))),
     ]
 }
 

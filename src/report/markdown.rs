@@ -42,6 +42,9 @@ pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Str
 /// One run as Markdown: a heading, the saturation sentences, warnings, and a table
 /// of the steps (p50/p99 columns only when the file has them).
 pub fn markdown_report(s: &Series) -> String {
+    if s.is_open_model() {
+        return rate_markdown(s);
+    }
     let sat = analysis::analyse(s);
     let mut o = format!("### {}\n\n", s.label);
     for line in findings::sentences(&sat) {
@@ -82,6 +85,51 @@ pub fn markdown_report(s: &Series) -> String {
             r.push(fmt_latency(p.max_s));
             r.push(fmt_share(p.error_share));
             r
+        })
+        .collect();
+    o.push_str(&md_table(&headers, &aligns, &rows));
+    o
+}
+
+/// An open-model run as Markdown: the rate findings and a table of offered against
+/// answered rate per step.
+fn rate_markdown(s: &Series) -> String {
+    let f = analysis::analyse_rates(s);
+    let mut o = format!("### {}\n\n", s.label);
+    for line in findings::rate_sentences(s, &f) {
+        o.push_str(&line);
+        o.push('\n');
+    }
+    o.push('\n');
+    let headers = [
+        "offered/s",
+        "answered/s",
+        "held",
+        "p50",
+        "p99",
+        "late",
+        "dropped",
+    ];
+    let aligns = vec![Align::Right; headers.len()];
+    let lat = |v: Option<f64>| {
+        v.filter(|v| v.is_finite())
+            .map(fmt_latency)
+            .unwrap_or_else(|| "–".into())
+    };
+    let rows: Vec<Vec<String>> = f
+        .steps
+        .iter()
+        .map(|r| {
+            let p = &s.points[r.index];
+            vec![
+                fmt_qps(r.rate),
+                fmt_qps(r.achieved),
+                if r.held { "yes" } else { "**no**" }.to_owned(),
+                lat(p.p50_s),
+                lat(p.p99_s),
+                p.late.to_string(),
+                p.dropped.to_string(),
+            ]
         })
         .collect();
     o.push_str(&md_table(&headers, &aligns, &rows));

@@ -8,6 +8,7 @@
 //! [`png`]); [`files`] decides which files `hakaru report` and `hakaru compare` write
 //! and puts them on disk.
 
+pub mod bulk;
 pub mod chart;
 pub mod compare;
 pub mod files;

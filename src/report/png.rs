@@ -207,10 +207,8 @@ pub fn chart_pngs(
     series: &[&Series],
     opts: &ReportOptions,
 ) -> Result<Vec<(&'static str, Vec<u8>)>, ReportError> {
-    let charts = [
-        ("-throughput.png", chart::throughput_chart(series)),
-        ("-latency.png", chart::latency_chart(series, opts.chart)),
-    ];
+    let [throughput, latency] = crate::report::html::run_charts(series, opts);
+    let charts = [("-throughput.png", throughput), ("-latency.png", latency)];
     let mut out = Vec::new();
     for (suffix, c) in charts {
         let tmp = std::env::temp_dir().join(format!(

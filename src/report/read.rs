@@ -117,7 +117,11 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
         }
         Some(_) => {}
     }
-    let run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
+    let had_state = value.get("state").is_some();
+    let mut run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
+    if !had_state {
+        run.state = crate::result::RunState::from_partial(run.partial);
+    }
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
     Ok(series)
@@ -282,6 +286,12 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         p.p90_s = known.get("p90_elapsed_time").copied();
         p.p99_s = known.get("p99_elapsed_time").copied();
         p.client_cpu_share = known.get("client_cpu_share").copied();
+        p.rate = known
+            .get("rate")
+            .copied()
+            .filter(|r| r.is_finite() && *r > 0.0);
+        p.late = known.get("late").map_or(0, |n| n.max(0.0) as u64);
+        p.dropped = known.get("dropped").map_or(0, |n| n.max(0.0) as u64);
         for kind in crate::stats::ErrorKind::ALL {
             let col = format!("errors_{}", kind.as_str());
             if let Some(n) = known.get(col.as_str()) {
@@ -307,6 +317,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         started_at: None,
         targets: Vec::new(),
         partial: any_partial,
+        state: crate::result::RunState::from_partial(any_partial),
     })
 }
 

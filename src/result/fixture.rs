@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use crate::result::{
     encode_histogram, LatencySummary, LoadModel, Machine, Mode, RequestInfo, RequestOrder,
-    RunResult, Settings, StepFacts, StepResult, SCHEMA_VERSION,
+    RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
 };
 use crate::stats::{new_histogram, ErrorKind, Outcome, Recorder, RequestSample};
 
@@ -26,6 +26,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         tls_handshake: None,
         statuses: BTreeMap::new(),
         errors: BTreeMap::new(),
+        error_samples: BTreeMap::new(),
         unfinished: 0,
         late: 0,
         dropped: 0,
@@ -53,6 +54,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag: None,
         pacer_lag_histogram: None,
         items: None,
+        bulk: None,
     }
 }
 
@@ -104,6 +106,8 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         mode: Mode::Ramp,
         started_at: "2026-11-01T00:00:00Z".into(),
         partial: false,
+        state: RunState::Complete,
+        stop_reason: None,
         settings: Settings {
             duration_s: Some(30.0),
             interval_s: 10.0,
@@ -137,5 +141,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             },
         ],
         steps,
+        verify: None,
     }
 }

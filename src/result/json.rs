@@ -44,6 +44,7 @@ pub fn from_json(text: &str, path_for_errors: &str) -> Result<RunResult, ResultR
     #[derive(Deserialize)]
     struct Version {
         schema_version: u32,
+        state: Option<serde::de::IgnoredAny>,
     }
     let invalid = |e: serde_json::Error| ResultReadError::Invalid {
         path: path_for_errors.to_string(),
@@ -59,7 +60,11 @@ pub fn from_json(text: &str, path_for_errors: &str) -> Result<RunResult, ResultR
             supported: SCHEMA_VERSION,
         });
     }
-    serde_json::from_str(text).map_err(invalid)
+    let mut run: RunResult = serde_json::from_str(text).map_err(invalid)?;
+    if version.state.is_none() {
+        run.state = super::RunState::from_partial(run.partial);
+    }
+    Ok(run)
 }
 
 #[cfg(test)]
@@ -140,5 +145,25 @@ mod tests {
         assert!(err.to_string().contains("missing field"), "{err}");
         let err = from_json("", "e.json").unwrap_err();
         assert!(err.to_string().starts_with("e.json:"), "{err}");
+    }
+
+    #[test]
+    fn files_without_a_state_read_from_partial() {
+        use crate::result::RunState;
+        let mut r = sample();
+        r.state = RunState::Running;
+        let text = to_json(&r);
+        assert!(text.contains("\"state\": \"running\""), "{text}");
+        assert_eq!(from_json(&text, "r.json").unwrap().state, RunState::Running);
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        v.as_object_mut().unwrap().remove("state");
+        let old = serde_json::to_string(&v).unwrap();
+        assert_eq!(from_json(&old, "r.json").unwrap().state, RunState::Complete);
+        v["partial"] = true.into();
+        let old = serde_json::to_string(&v).unwrap();
+        assert_eq!(
+            from_json(&old, "r.json").unwrap().state,
+            RunState::Interrupted
+        );
     }
 }

@@ -7,6 +7,7 @@ pub mod csv;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
+pub mod merge;
 pub mod schema;
 pub mod store;
 
@@ -43,6 +44,16 @@ pub struct RunResult {
     pub started_at: String,
     /// True when the run was interrupted (Ctrl-C) before every step finished.
     pub partial: bool,
+    /// How far the run got when this file was written: `"running"` while steps remain
+    /// (a file left by a kill stays so), then `"complete"`, `"interrupted"` or
+    /// `"failed"`. Files written before this field existed read as `"complete"`, or
+    /// `"interrupted"` when `partial`.
+    #[serde(default)]
+    pub state: RunState,
+    /// Why the run stopped before its last step, when it did on its own (a step that
+    /// got no response at all); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
@@ -50,6 +61,24 @@ pub struct RunResult {
     /// Method and URL of every planned request, indexed by [`RequestSample::request`].
     pub requests: Vec<RequestInfo>,
     pub steps: Vec<StepResult>,
+    /// `bulk --verify`: acknowledged documents against the server's own count.
+    #[serde(default)]
+    pub verify: Option<VerifyResult>,
+}
+
+/// `bulk --verify`: what the server acknowledged against what it holds.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct VerifyResult {
+    /// Where the count was read (CouchDB `GET /db`, Groonga `select --limit 0`).
+    pub url: String,
+    /// Documents the server acknowledged over every step (items ok).
+    pub acknowledged: u64,
+    /// Documents that appeared: the count after the last step minus before the first.
+    pub present: i64,
+    pub present_before: u64,
+    pub present_after: u64,
+    /// `acknowledged` and `present` agree.
+    pub matches: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
@@ -92,6 +121,105 @@ pub struct Settings {
     /// How many times the whole set of steps ran (`--rounds`); 1 when not repeated.
     #[serde(default = "one")]
     pub rounds: usize,
+    /// `bulk`: what was written and how.
+    #[serde(default)]
+    pub bulk: Option<BulkSettingsResult>,
+    /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
+    #[serde(default)]
+    pub shard: Option<Shard>,
+}
+
+/// The settings of a bulk write (`hakaru bulk`).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct BulkSettingsResult {
+    /// `"couchdb"` or `"groonga"`.
+    pub target: String,
+    /// One document per request (`--single`).
+    pub single: bool,
+    /// `"sequential"`, `"random"`, `"uuid"` or `"server"`.
+    pub ids: String,
+    /// The document template (`--doc`, `--doc-file`).
+    pub doc: String,
+    /// CouchDB `?batch=ok` was asked for.
+    pub batch_ok: bool,
+    /// CouchDB `X-Couch-Full-Commit: true` was sent.
+    pub full_commit: bool,
+    /// The request's content type.
+    pub content_type: String,
+    /// Groonga: the table loaded into.
+    pub table: Option<String>,
+    /// `--count`: documents asked for per step.
+    pub count: Option<u64>,
+    /// `--rate`: documents per second (open model).
+    pub rate_docs_per_s: Option<f64>,
+}
+
+/// One load machine's part of a run spread over many (`--shard K/N`): it ran its share
+/// of every step's clients and requests, and its share of the open model's timetable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Shard {
+    /// K, from 1.
+    pub index: u32,
+    /// N, the number of shards.
+    pub count: u32,
+}
+
+impl Shard {
+    /// This shard's part of `total` things (clients, requests): as even as can be, the
+    /// first `total % count` shards taking one more.
+    pub fn share(self, total: u64) -> u64 {
+        let (n, k) = (u64::from(self.count), u64::from(self.index - 1));
+        total / n + u64::from(k < total % n)
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// How far a run got when its result file was last written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum RunState {
+    /// Steps remained: the file was written after a step and the run went on (or was
+    /// killed before it could say otherwise).
+    Running,
+    /// Every planned step ran to its end.
+    #[default]
+    Complete,
+    /// Stopped (Ctrl-C, SIGTERM) before every step finished; the last step may be short.
+    Interrupted,
+    /// A step failed (a worker died, or the step got no response at all): the run
+    /// stopped there.
+    Failed,
+}
+
+impl RunState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunState::Running => "running",
+            RunState::Complete => "complete",
+            RunState::Interrupted => "interrupted",
+            RunState::Failed => "failed",
+        }
+    }
+
+    /// The state of a file written before `state` was recorded: only `partial` tells.
+    pub fn from_partial(partial: bool) -> RunState {
+        if partial {
+            RunState::Interrupted
+        } else {
+            RunState::Complete
+        }
+    }
+}
+
+impl fmt::Display for RunState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// Which command produced a run.
@@ -103,6 +231,8 @@ pub enum Mode {
     Run,
     /// `hakaru ramp`: steps of growing load.
     Ramp,
+    /// `hakaru bulk`: write throughput, one step per batch size and writer count.
+    Bulk,
 }
 
 /// How load is offered to the target.
@@ -133,6 +263,7 @@ impl Mode {
         match self {
             Mode::Run => "run",
             Mode::Ramp => "ramp",
+            Mode::Bulk => "bulk",
         }
     }
 }
@@ -349,6 +480,10 @@ pub struct StepResult {
     pub statuses: BTreeMap<u16, u64>,
     /// Error kind → count. Timeouts are reported by drnbench as status 0.
     pub errors: BTreeMap<ErrorKind, u64>,
+    /// Error kind → the first message of that kind in the step (an OS or TLS reason,
+    /// "Connection refused (os error 111)"), to say why without a packet capture.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub error_samples: BTreeMap<ErrorKind, String>,
     /// In flight when the step ended: neither a success nor an error of the server.
     pub unfinished: u64,
     /// Open model: requests sent more than 1 ms after their due time (every connection
@@ -413,6 +548,24 @@ pub struct StepResult {
     /// Item-level outcomes, when a response check looked inside the bodies.
     #[serde(default)]
     pub items: Option<ItemsResult>,
+    /// `bulk`: the step's batch size, writers and documents.
+    #[serde(default)]
+    pub bulk: Option<BulkStepResult>,
+}
+
+/// One step of a bulk write.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct BulkStepResult {
+    /// Documents per request.
+    pub batch_size: u64,
+    /// Parallel writers (clients).
+    pub writers: usize,
+    /// Documents the server acknowledged (items ok).
+    pub docs_acknowledged: u64,
+    /// Acknowledged documents per second of measured wall time.
+    pub docs_per_s: f64,
+    /// Documents that failed, by kind (`conflict`, `not_kept`, `rejected`…).
+    pub item_errors: BTreeMap<String, u64>,
 }
 
 /// What response checks found inside the responses (documents of a bulk write…).
@@ -518,6 +671,7 @@ impl StepResult {
                 .then(|| LatencySummary::of(&rec.tls_handshake)),
             statuses: rec.status_counts(),
             errors,
+            error_samples: rec.error_sample_map(),
             unfinished: rec.unfinished,
             late: rec.late,
             dropped: rec.dropped,
@@ -550,6 +704,7 @@ impl StepResult {
                 ok: rec.items.ok,
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
+            bulk: None,
         }
     }
 }
@@ -622,6 +777,9 @@ impl StepResult {
             if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
                 rec.errors[i] += n;
             }
+        }
+        for (kind, message) in &self.error_samples {
+            rec.note_error(*kind, || message.clone());
         }
         rec.bytes_received = self.bytes_received;
         rec.bytes_sent = self.bytes_sent;

@@ -12,6 +12,7 @@
 //! `cli` only names them.
 
 pub mod ab;
+pub mod bulk;
 mod parse;
 
 use std::path::PathBuf;
@@ -25,11 +26,11 @@ use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
-use crate::result::{LoadModel, Mode, Settings};
+use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_rates};
+pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
 /// cores, low enough that a typo does not try to spawn a hundred thousand threads.
@@ -47,6 +48,13 @@ pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
 /// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
+    #[error("--shard {shard}: {total} {what} cannot be shared by {count} machines, each needs at least one")]
+    ShardTooSmall {
+        shard: Shard,
+        what: &'static str,
+        total: u64,
+        count: u32,
+    },
     #[error("{flag} must be at least {min}")]
     AtLeast { flag: &'static str, min: u64 },
     #[error("{flag} must be at most {max}, found {found}")]
@@ -208,6 +216,10 @@ pub struct SessionOptions {
     pub rounds: usize,
     /// Uncounted load before the first step.
     pub warmup: Option<Duration>,
+    /// Go on after a step that got no response at all.
+    pub keep_going: bool,
+    /// This machine's part of a run spread over many (`--shard K/N`).
+    pub shard: Option<Shard>,
 }
 
 impl Default for SessionOptions {
@@ -218,6 +230,8 @@ impl Default for SessionOptions {
             expect_cache_hit_rate: None,
             rounds: 1,
             warmup: None,
+            keep_going: false,
+            shard: None,
         }
     }
 }
@@ -284,13 +298,25 @@ impl Ready {
 impl RunOptions {
     /// The checks that need nothing from outside: every number, duration, rate and header.
     pub fn check(&self) -> Result<(), SpecError> {
-        self.steps().map(|_| ())
+        self.shared(self.steps()?).map(|_| ())
+    }
+
+    /// This machine's part of the steps when it is one shard of many (`--shard`).
+    fn shared(&self, mut steps: Vec<StepSpec>) -> Result<Vec<StepSpec>, SpecError> {
+        if let Some(shard) = self.session.shard {
+            for step in &mut steps {
+                share_step(step, shard)?;
+            }
+        }
+        Ok(steps)
     }
 
     /// Validate the options and build the run: read the patterns (and body) files,
     /// resolve the hosts, load TLS roots, check the probed process. Sends nothing.
     pub fn build(&self) -> Result<Ready, SpecError> {
-        let steps = self.steps()?;
+        // The settings record the whole plan; the steps run are this machine's share.
+        let whole = self.steps()?;
+        let steps = self.shared(whole.clone())?;
         let r = &self.request;
         let s = &self.session;
         let set = r.patterns()?;
@@ -331,7 +357,11 @@ impl RunOptions {
         if let Some(pid) = s.probe_pid {
             ProcessWatch::check(pid).map_err(SpecError::ProbePid)?;
         }
-        let seed = r.seed.unwrap_or_else(clock_seed);
+        // Each shard draws its own requests, reproducibly from the one seed.
+        let seed = r.seed.unwrap_or_else(clock_seed)
+            ^ s.shard.map_or(0, |k| {
+                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
         let threads = if r.threads == 0 {
             crate::sysinfo::cpus()
         } else {
@@ -340,8 +370,8 @@ impl RunOptions {
         let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
         let warmup = s.warmup.filter(|w| !w.is_zero());
         let settings = Settings {
-            duration_s: steps[0].duration.map(|d| d.as_secs_f64()),
-            n_requests: steps[0].n_requests,
+            duration_s: whole[0].duration.map(|d| d.as_secs_f64()),
+            n_requests: whole[0].n_requests,
             interval_s: self.interval.as_secs_f64(),
             wait_s: r.wait.as_secs_f64(),
             timeout_s: r.timeout.as_secs_f64(),
@@ -361,6 +391,8 @@ impl RunOptions {
             planned_cache_hit_rate: s.expect_cache_hit_rate,
             warmup_s: warmup.map(|w| w.as_secs_f64()),
             rounds: s.rounds,
+            bulk: None,
+            shard: s.shard,
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -380,7 +412,9 @@ impl RunOptions {
             n_slow: r.n_slow,
             n_fast: r.n_fast,
             tls,
-            lane: Lane::ALL,
+            lane: s.shard.map_or(Lane::ALL, |k| {
+                Lane::shard(u64::from(k.index - 1), u64::from(k.count))
+            }),
         };
         let run = RunSpec {
             mode: match self.load {
@@ -399,6 +433,8 @@ impl RunOptions {
             probe_pid: s.probe_pid,
             rounds: s.rounds,
             warmup,
+            keep_going: s.keep_going,
+            hooks: None,
         };
         Ok(Ready {
             run,
@@ -627,6 +663,30 @@ impl SessionOptions {
         }
         Ok(())
     }
+}
+
+/// One shard's part of a step: its share of the clients, and of a closed-model `-n`
+/// budget. The open model's timetable is shared by index in the engine (the lane), so
+/// its `-n` limit stays the step's own.
+fn share_step(step: &mut StepSpec, shard: Shard) -> Result<(), SpecError> {
+    let part = |what: &'static str, total: u64| -> Result<u64, SpecError> {
+        match shard.share(total) {
+            0 => Err(SpecError::ShardTooSmall {
+                shard,
+                what,
+                total,
+                count: shard.count,
+            }),
+            n => Ok(n),
+        }
+    };
+    step.n_clients = part("clients", step.n_clients as u64)? as usize;
+    if step.rate.is_none() {
+        if let Some(n) = step.n_requests {
+            step.n_requests = Some(part("requests", n)?);
+        }
+    }
+    Ok(())
 }
 
 fn check_clients(flag: &'static str, n: usize) -> Result<(), SpecError> {

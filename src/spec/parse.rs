@@ -40,6 +40,20 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
 }
 
 /// Parse "1000", "10k" or "1m" into a count.
+/// Parse `--shard K/N`: shard K (from 1) of N, N at most 10,000.
+pub fn parse_shard(s: &str) -> Result<crate::result::Shard, String> {
+    let bad = || format!("\"{s}\" is not a shard: give K/N, this machine's number K from 1 to N");
+    let (k, n) = s.trim().split_once('/').ok_or_else(bad)?;
+    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    let n: u32 = n.trim().parse().map_err(|_| bad())?;
+    if n == 0 || n > 10_000 || k == 0 || k > n {
+        return Err(format!(
+            "\"{s}\": K must be from 1 to N, and N from 1 to 10,000"
+        ));
+    }
+    Ok(crate::result::Shard { index: k, count: n })
+}
+
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().to_ascii_lowercase();
     let (num, mult) = match t.chars().last() {

@@ -13,6 +13,20 @@ pub const UNREADABLE: &str = "unreadable";
 /// The kind for items of a request answered with a status outside 2xx.
 pub const REJECTED: &str = "rejected";
 
+/// The body of a 2xx answer as JSON; otherwise every item it carried is counted as
+/// failed (rejected, or unreadable: not JSON, or cut at the body limit) and `None`.
+fn json_body(answer: &Answer<'_>, items: &mut ItemCounts) -> Option<serde_json::Value> {
+    if !(200..300).contains(&answer.status) {
+        items.failed(REJECTED, answer.items);
+        return None;
+    }
+    let value = serde_json::from_slice(answer.body).ok();
+    if value.is_none() {
+        items.failed(UNREADABLE, answer.items);
+    }
+    value
+}
+
 /// Reads how many items the server kept from a number at a JSON pointer (`/1` for
 /// Groonga's `load`) and compares it with the items the request carried.
 #[derive(Debug, Clone)]
@@ -27,14 +41,10 @@ impl ResponseCheck for CountAtPointer {
     }
 
     fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts) {
-        if !(200..300).contains(&answer.status) {
-            items.failed(REJECTED, answer.items);
+        let Some(body) = json_body(answer, items) else {
             return;
-        }
-        let count = serde_json::from_slice::<serde_json::Value>(answer.body)
-            .ok()
-            .and_then(|v| v.pointer(&self.pointer).and_then(|n| n.as_u64()));
-        match count {
+        };
+        match body.pointer(&self.pointer).and_then(|n| n.as_u64()) {
             Some(n) => {
                 let kept = n.min(answer.items);
                 items.ok(kept);
@@ -61,13 +71,10 @@ impl ResponseCheck for PerItemResults {
     }
 
     fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts) {
-        if !(200..300).contains(&answer.status) {
-            items.failed(REJECTED, answer.items);
+        let Some(body) = json_body(answer, items) else {
             return;
-        }
-        let Ok(serde_json::Value::Array(results)) =
-            serde_json::from_slice::<serde_json::Value>(answer.body)
-        else {
+        };
+        let serde_json::Value::Array(results) = body else {
             items.failed(UNREADABLE, answer.items);
             return;
         };

@@ -4,7 +4,10 @@
 //! - [`request_response`]: requests from patterns files and URLs (`run`, `ramp`, `demo`).
 //! - [`check`]: response checks that read bodies: a count at a JSON pointer (Groonga's
 //!   `load`), per-item results (CouchDB's `_bulk_docs`).
+//! - [`bulk`]: bulk writes (`hakaru bulk`): batches of documents from a template,
+//!   built at send time, to CouchDB or Groonga.
 
+pub mod bulk;
 pub mod check;
 pub mod request_response;
 

@@ -7,8 +7,8 @@ fn fails_with(args: &[&str], needles: &[&str]) {
     let err = stderr(&out);
     assert_eq!(
         out.status.code(),
-        Some(1),
-        "expected a clean failure for {args:?}\nstdout: {}\nstderr: {err}",
+        Some(2),
+        "expected a clean failure (bad input: 2) for {args:?}\nstdout: {}\nstderr: {err}",
         stdout(&out)
     );
     assert!(!err.contains("panicked"), "{err}");
@@ -148,7 +148,7 @@ fn refused_before_load(args: &[&str], flag: &str) {
     let output = child.wait_with_output().unwrap();
     let err = stderr(&output);
     assert!(
-        output.status.code().is_some_and(|c| c != 0),
+        output.status.code() == Some(2),
         "hakaru {all:?} should fail, got {:?}\n{err}",
         output.status
     );

@@ -275,7 +275,7 @@ fn regression_bytes_of_a_body_cut_by_a_timeout_are_counted() {
     });
     let dir = TempDir::new("cutbytes");
     let out = dir.path("r.json");
-    util::ok(&util::run(&[
+    util::answered_nothing(&util::run(&[
         "run",
         "-c",
         "1",

@@ -4,12 +4,16 @@ mod util;
 
 mod ab;
 mod bad_input;
+mod bulk;
 mod demo;
 mod engine;
 mod groonga;
+mod hostile;
+mod kill;
 mod nginx;
 mod probe;
 mod ramp;
 mod report;
 mod run;
 mod server;
+mod shard;

@@ -94,7 +94,7 @@ fn https_verifies_certificates() {
 
     // Self-signed: refused by default, counted as TLS errors.
     let strict = dir.path("strict.json");
-    ok(&run(&[
+    answered_nothing(&run(&[
         "run",
         "-c",
         "1",
@@ -106,6 +106,9 @@ fn https_verifies_certificates() {
     ]));
     let v = read_json(&strict);
     assert_eq!(v["steps"][0]["errors"]["tls"], 3, "{}", v["steps"][0]);
+    // The TLS library's reason is kept, so the user sees why.
+    let why = v["steps"][0]["error_samples"]["tls"].as_str().unwrap();
+    assert!(why.contains("certificate"), "{why}");
 
     // --insecure accepts it; handshake time is reported on its own.
     let insecure = dir.path("insecure.json");

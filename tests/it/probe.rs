@@ -43,7 +43,7 @@ fn url_probe_sees_exactly_the_step_requests() {
 #[test]
 fn missing_pid_is_refused_before_load() {
     let out = run(&["run", "--probe-pid", "4294967294", "http://127.0.0.1:1/"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(2), "bad input");
     assert!(stderr(&out).contains("no such process"), "{}", stderr(&out));
 }
 

@@ -397,3 +397,69 @@ fn series_from_a_run_in_memory_matches_the_file() {
         "{summary}"
     );
 }
+
+#[test]
+fn html_report_shows_how_exact_a_paced_run_was() {
+    let t = crate::util::target();
+    let dir = crate::util::TempDir::new("paced-report");
+    let out = dir.path("r.json");
+    crate::util::ok(&crate::util::run(&[
+        "run",
+        "--rate",
+        "200",
+        "-c",
+        "4",
+        "-d",
+        "0.5s",
+        "-o",
+        out.to_str().unwrap(),
+        &format!("http://{}/", t.addr),
+    ]));
+    let html = html_report(&read_result(&out).unwrap(), &ReportOptions::default());
+    assert!(html.contains("<th>pacer lag p99</th>"), "{html}");
+    // A closed-model run without --wait paces nothing: no such column.
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    assert!(!html_report(&s, &ReportOptions::default()).contains("pacer lag"));
+}
+
+/// Bug: the report of an open-model (`--rate`) ramp drew every step at "N clients",
+/// called the knee "N clients" and advised raising --end-n-clients.
+#[test]
+fn regression_rate_ramp_report_reads_rates_not_clients() {
+    let t = crate::util::target();
+    let dir = crate::util::TempDir::new("rate-report");
+    let csv = dir.path("r.csv");
+    // Two connections to a 20 ms endpoint answer at most ~100 requests/s.
+    crate::util::ok(&crate::util::run(&[
+        "ramp",
+        "--rate=20,400",
+        "--end-n-clients=2",
+        "--duration=1",
+        "--interval=0",
+        &format!("http://{}/delay/20", t.addr),
+        &format!("--output-path={}", csv.display()),
+    ]));
+    // From the JSON and from the CSV alike.
+    for path in [dir.path("r.json"), csv] {
+        let s = read_result(&path).unwrap();
+        assert!(s.is_open_model());
+        let html = html_report(&s, &ReportOptions::default());
+        assert!(html.contains("Which rates it held"), "{html}");
+        assert!(html.contains("<div class=\"v\">20.0 req/s</div>"), "{html}");
+        assert!(
+            html.contains("<div class=\"v\">400.0 req/s</div>"),
+            "{html}"
+        );
+        assert!(html.contains(
+            "The server kept up to 20.0 requests/s; at 400.0 requests/s it fell behind."
+        ));
+        assert!(html.contains("offered rate (requests per second)"));
+        for clients_talk in [
+            "raise --end-n-clients",
+            "Where it saturates",
+            "Latency knee",
+        ] {
+            assert!(!html.contains(clients_talk), "{clients_talk}");
+        }
+    }
+}

@@ -77,7 +77,7 @@ fn timeouts_are_status_zero_and_the_run_goes_on() {
     let csv = dir.path("r.csv");
     let url = format!("http://{}/delay/2000", t.addr);
     let started = std::time::Instant::now();
-    ok(&run(&[
+    answered_nothing(&run(&[
         "run",
         "-c",
         "2",
@@ -112,12 +112,57 @@ fn refused_port_counts_connect_errors() {
         "-o",
         json.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    // Measured, but nothing was answered: a script must not take it for a result.
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("nothing was answered"),
+        "{}",
+        stderr(&out)
+    );
     let v = read_json(&json);
     let step = &v["steps"][0];
     assert!(step["errors"]["connect"].as_u64().unwrap() > 0, "{step}");
     assert_eq!(step["responses"], 0);
-    assert!(stdout(&out).contains("connect"), "{}", stdout(&out));
+    // The OS's reason, in the result and on the terminal.
+    let reason = step["error_samples"]["connect"].as_str().unwrap();
+    assert!(reason.contains("refused"), "{reason}");
+    assert!(stdout(&out).contains("first connect"), "{}", stdout(&out));
+    assert!(stderr(&out).contains("refused"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_ramp_against_a_dead_port_stops_at_its_first_step() {
+    let port = free_port();
+    let dir = TempDir::new("dead-ramp");
+    let csv = dir.path("r.csv");
+    let args = [
+        "ramp",
+        "--end-n-clients=4",
+        "--duration=0.2",
+        "--interval=0",
+    ];
+    let url = format!("http://127.0.0.1:{port}/");
+    let out_path = format!("--output-path={}", csv.display());
+    let out = run(&[&args[..], &[url.as_str(), out_path.as_str()]].concat());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("step 1 got no response at all") && err.contains("refused"),
+        "{err}"
+    );
+    let v = read_json(&dir.path("r.json"));
+    assert_eq!(v["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(v["state"], "failed");
+    // --keep-going runs every step; still nothing answered, so still 1.
+    let keep = run(&[
+        &args[..],
+        &[url.as_str(), out_path.as_str(), "--keep-going"],
+    ]
+    .concat());
+    assert_eq!(keep.status.code(), Some(1), "{}", stderr(&keep));
+    let v = read_json(&dir.path("r.json"));
+    assert_eq!(v["steps"].as_array().unwrap().len(), 4);
+    assert_eq!(v["state"], "complete");
 }
 
 #[test]

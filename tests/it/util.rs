@@ -42,6 +42,19 @@ pub fn ok(o: &Output) -> String {
     stdout(o)
 }
 
+/// Assert a run measured but got no response at all: exit 1, saying so.
+pub fn answered_nothing(o: &Output) -> String {
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "expected exit 1 (nothing answered)\nstdout:\n{}\nstderr:\n{}",
+        stdout(o),
+        stderr(o)
+    );
+    assert!(stderr(o).contains("nothing was answered"), "{}", stderr(o));
+    stdout(o)
+}
+
 pub fn target() -> RunningServer {
     start_basic(
         "127.0.0.1:0".parse().unwrap(),
@@ -432,4 +445,116 @@ pub fn wait_bounded(child: &mut Child, limit: Duration) -> Option<std::process::
     let _ = child.kill();
     let _ = child.wait();
     None
+}
+
+/// Where `.ci/run` installs pouchdb-server: `$HAKARU_NPM_DIR`, else `~/.cache/hakaru-npm`.
+pub fn pouchdb_program() -> Option<PathBuf> {
+    let dir = std::env::var_os("HAKARU_NPM_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/hakaru-npm")))?;
+    let p = dir.join("node_modules/.bin/pouchdb-server");
+    p.exists().then_some(p)
+}
+
+/// Is pouchdb-server installed (and node to run it)? As with [`have`], a missing one
+/// fails in CI instead of skipping.
+pub fn have_pouchdb() -> bool {
+    if pouchdb_program().is_some() && have("node") {
+        return true;
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "pouchdb-server is not installed, but CI must run this test (.ci/run installs it)"
+    );
+    eprintln!("skipped: pouchdb-server is not installed (run .ci/run, or npm install pouchdb-server --ignore-scripts in ~/.cache/hakaru-npm)");
+    false
+}
+
+/// pouchdb-server (a CouchDB-compatible server on Node) on a loopback port, its data,
+/// config and log in a temp dir, the log quiet (it logs every request otherwise).
+/// Waits until it answers `GET /`. Check [`have_pouchdb`] first.
+pub fn pouchdb() -> Server {
+    let program = pouchdb_program().expect("pouchdb-server is installed");
+    let port = free_port();
+    let dir = TempDir::new("pouchdb");
+    let config = dir.write(
+        "config.json",
+        &format!(
+            "{{\"log\": {{\"file\": \"{}\", \"level\": \"warning\"}}}}",
+            dir.path("log.txt").display()
+        ),
+    );
+    let mut child = Command::new(program)
+        .args(["--host", "127.0.0.1", "--port", &port.to_string(), "--dir"])
+        .arg(dir.path("data"))
+        .arg("--config")
+        .arg(&config)
+        // It writes nothing else, but a stray file lands in the temp dir, not the tree.
+        .current_dir(&dir.0)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("pouchdb-server starts");
+    let url = format!("http://127.0.0.1:{port}/");
+    let start = Instant::now();
+    loop {
+        if http(&url, "GET", None).is_some_and(|(status, _)| status == 200) {
+            break;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("pouchdb-server exited before answering: {status}");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "pouchdb-server did not answer on port {port} within 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Server { child, port, dir }
+}
+
+/// One plain HTTP/1.1 request with `Connection: close` (JSON body if any); the status
+/// and body, or `None` when nothing answered. For setting up and reading back test
+/// servers, never for load.
+pub fn http(url: &str, method: &str, body: Option<&str>) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://")?;
+    let (hostport, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let path = if path.is_empty() { "/" } else { path };
+    let mut s = TcpStream::connect(hostport).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(30))).ok()?;
+    let body = body.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {hostport}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).ok()?;
+    let mut out = Vec::new();
+    s.read_to_end(&mut out).ok()?;
+    let text = String::from_utf8_lossy(&out).into_owned();
+    let status = text.split_whitespace().nth(1)?.parse().ok()?;
+    let (head, body) = text.split_once("\r\n\r\n")?;
+    let body = if head
+        .to_ascii_lowercase()
+        .contains("transfer-encoding: chunked")
+    {
+        dechunk(body)
+    } else {
+        body.to_string()
+    };
+    Some((status, body))
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 || rest.len() < n {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = rest[n..].trim_start_matches("\r\n");
+    }
+    out
 }

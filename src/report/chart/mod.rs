@@ -10,11 +10,13 @@
 use std::fmt::Write as _;
 
 mod errors;
+mod rates;
 mod runs;
 mod svg;
 mod terminal;
 
 pub use errors::error_chart;
+pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
 pub use svg::render_line_chart;
 pub use terminal::{terminal_chart, terminal_summary};

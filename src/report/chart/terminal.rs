@@ -84,6 +84,9 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
 /// What `ramp` prints when it ends and `report` prints on the terminal: the text
 /// chart, the saturation sentences and any warnings.
 pub fn terminal_summary(series: &Series, width: usize) -> String {
+    if series.is_open_model() {
+        return rate_summary(series);
+    }
     let sat = analysis::analyse(series);
     let mut o = terminal_chart(series, width);
     o.push('\n');
@@ -93,6 +96,40 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     }
     for w in &sat.warnings {
         let _ = writeln!(o, "warning: {w}");
+    }
+    o
+}
+
+/// An open-model run on the terminal: offered against answered rate per step, the
+/// latency from the due time, late and dropped requests, then the findings.
+fn rate_summary(series: &Series) -> String {
+    let f = analysis::analyse_rates(series);
+    let mut o =
+        String::from(" offered/s  answered/s  held        p50        p99   late  dropped\n");
+    for r in &f.steps {
+        let p = &series.points[r.index];
+        let lat = |v: Option<f64>| {
+            v.filter(|v| v.is_finite())
+                .map(fmt_latency)
+                .unwrap_or_else(|| "-".into())
+                .replace('µ', "u")
+        };
+        let _ = writeln!(
+            o,
+            "{:>10}  {:>10}  {:<4}  {:>9}  {:>9}  {:>5}  {:>7}",
+            fmt_qps(r.rate),
+            fmt_qps(r.achieved),
+            if r.held { "yes" } else { "no" },
+            lat(p.p50_s),
+            lat(p.p99_s),
+            p.late,
+            p.dropped
+        );
+    }
+    o.push('\n');
+    for line in findings::rate_sentences(series, &f) {
+        o.push_str(&line);
+        o.push('\n');
     }
     o
 }

@@ -88,7 +88,14 @@ pub fn step_detail(
     if !step.errors.is_empty() {
         out.push_str("Errors (status 0):\n");
         for (kind, n) in &step.errors {
-            let _ = writeln!(out, "  {kind}: {n}");
+            match step.error_samples.get(kind) {
+                Some(m) => {
+                    let _ = writeln!(out, "  {kind}: {n} (first: {m})");
+                }
+                None => {
+                    let _ = writeln!(out, "  {kind}: {n}");
+                }
+            }
         }
     }
     if step.unfinished > 0 {

@@ -93,6 +93,9 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             "Failed requests",
             format!("{failed} (no response: {})", kinds.join(", ")),
         );
+        for (kind, message) in &step.error_samples {
+            field(&mut out, &format!("  first {kind}"), message);
+        }
         if step.errors.contains_key(&ErrorKind::ClientLimit) {
             let limit = run
                 .machine

@@ -1,0 +1,121 @@
+//! Whether runs can be compared: the settings that change what the numbers mean
+//! (load model, step duration, keep-alive) and the targets, run by run, where they
+//! differ. Runs read from drnbench's CSV record no settings; only the load model,
+//! which shows in the steps themselves, is known for them.
+
+use crate::series::Series;
+
+/// One setting that differs between compared runs, with each run's value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SetupDifference {
+    /// Steps by arrival rate (true) against steps by clients (false): the charts do not
+    /// share an axis.
+    OpenModel(Vec<(String, bool)>),
+    /// Nominal step duration, seconds (`None`: steps ended by request count).
+    StepDuration(Vec<(String, Option<f64>)>),
+    KeepAlive(Vec<(String, bool)>),
+    /// The hosts each run sent to: expected to differ when systems are compared, but
+    /// worth seeing.
+    Targets(Vec<(String, Vec<String>)>),
+}
+
+impl SetupDifference {
+    /// Differences that change what the numbers mean (not just where they came from).
+    pub fn is_serious(&self) -> bool {
+        !matches!(self, SetupDifference::Targets(_))
+    }
+}
+
+/// The settings in which `series` differ, in a fixed order.
+pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
+    fn differ<T: PartialEq>(v: &[(String, T)]) -> bool {
+        v.windows(2).any(|w| w[0].1 != w[1].1)
+    }
+    let mut out = Vec::new();
+    let models: Vec<(String, bool)> = series
+        .iter()
+        .map(|s| (s.label.clone(), s.is_open_model()))
+        .collect();
+    if differ(&models) {
+        out.push(SetupDifference::OpenModel(models));
+    }
+    let with_settings: Vec<_> = series
+        .iter()
+        .filter_map(|s| s.settings.as_ref().map(|st| (s, st)))
+        .collect();
+    if with_settings.len() < 2 {
+        return out;
+    }
+    let durations: Vec<(String, Option<f64>)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.duration_s))
+        .collect();
+    if differ(&durations) {
+        out.push(SetupDifference::StepDuration(durations));
+    }
+    let keep_alive: Vec<(String, bool)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.keep_alive))
+        .collect();
+    if differ(&keep_alive) {
+        out.push(SetupDifference::KeepAlive(keep_alive));
+    }
+    let targets: Vec<(String, Vec<String>)> = with_settings
+        .iter()
+        .map(|(s, _)| (s.label.clone(), s.targets.clone()))
+        .collect();
+    if differ(&targets) {
+        out.push(SetupDifference::Targets(targets));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::Settings;
+    use crate::series::{Point, SourceFormat};
+
+    fn series(label: &str, rate: Option<f64>, keep_alive: bool, target: &str) -> Series {
+        Series {
+            label: label.into(),
+            source: "x.json".into(),
+            format: SourceFormat::HakaruJson,
+            points: vec![Point {
+                n_clients: 10,
+                rate,
+                ..Point::default()
+            }],
+            settings: Some(Settings {
+                duration_s: Some(30.0),
+                keep_alive,
+                ..Settings::default()
+            }),
+            machine: None,
+            command_line: Vec::new(),
+            tool: None,
+            started_at: None,
+            targets: vec![target.into()],
+            partial: false,
+            state: Default::default(),
+        }
+    }
+
+    #[test]
+    fn names_what_differs_and_nothing_else() {
+        let a = series("a", None, true, "http://node0:10041");
+        let b = series("b", Some(100.0), false, "http://node0:10041");
+        let d = setup_differences(&[a.clone(), b]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(
+            d[0],
+            SetupDifference::OpenModel(vec![("a".into(), false), ("b".into(), true)])
+        );
+        assert!(matches!(&d[1], SetupDifference::KeepAlive(_)));
+        let c = series("c", None, true, "http://node1:10041");
+        let d = setup_differences(&[a.clone(), c]);
+        assert_eq!(d.len(), 1);
+        assert!(!d[0].is_serious());
+        assert!(setup_differences(&[a.clone(), a]).is_empty());
+    }
+}

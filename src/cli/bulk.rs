@@ -1,0 +1,321 @@
+//! `hakaru bulk`: write throughput, the CouchDB "High Performance" chapter's
+//! experiment in one command — batch sizes × parallel writers, single inserts,
+//! `batch=ok`, full commit — against CouchDB or Groonga. Flags → [`BulkOptions`];
+//! the checks and the run's shape are in [`crate::spec::bulk`].
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+
+use super::args::FormatArg;
+use crate::console::Console;
+use crate::engine::{Progress, StepSpec};
+use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
+use crate::result::csv::CsvFormat;
+use crate::result::{RunResult, StepResult};
+use crate::runner::{Observer, Position};
+use crate::spec::bulk::{BulkOptions, DocSource};
+use crate::spec::{parse_count, parse_duration};
+use crate::workload::bulk::{verify, IdStrategy, TargetKind};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum TargetArg {
+    /// CouchDB (or pouchdb-server): `_bulk_docs`, single PUT/POST; the URL names the database.
+    Couchdb,
+    /// Groonga: `/d/load` into --table; the URL is the server's.
+    Groonga,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum IdsArg {
+    /// Mostly monotonic IDs (a run prefix, the writer's serial, a counter): seekless B-tree inserts.
+    Sequential,
+    /// 32 random hex digits: inserts all over the B-tree.
+    Random,
+    /// Random version-4 UUIDs.
+    Uuid,
+    /// No ID: the server names each document.
+    Server,
+}
+
+#[derive(Args, Debug)]
+pub struct BulkArgs {
+    /// The kind of server.
+    #[arg(long, value_enum, default_value_t = TargetArg::Couchdb)]
+    pub target: TargetArg,
+
+    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041).
+    #[arg(value_name = "URL")]
+    pub url: String,
+
+    /// Documents per request, one step each (10k accepted). Default 1000.
+    #[arg(long, value_name = "N1,N2,...")]
+    pub batch_sizes: Option<String>,
+
+    /// Parallel writers (connections), one step per count for every batch size.
+    #[arg(long, default_value = "1", value_name = "W1,W2,...")]
+    pub writers: String,
+
+    /// How long each step lasts (10s, 1m). Without --duration or --count, 10 s.
+    #[arg(short = 'd', long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Documents per step (rounded up to whole batches), instead of a duration.
+    #[arg(short = 'n', long, value_parser = parse_count)]
+    pub count: Option<u64>,
+
+    /// Open model: documents per second (requests per second × batch size), whatever the answers do.
+    #[arg(long, value_name = "DOCS_PER_S")]
+    pub rate: Option<f64>,
+
+    /// One document per request (CouchDB PUT /db/ID, or POST /db with --ids server).
+    #[arg(long)]
+    pub single: bool,
+
+    /// CouchDB: add ?batch=ok (writes kept in memory, answered 202 Accepted).
+    #[arg(long)]
+    pub batch_ok: bool,
+
+    /// CouchDB: send X-Couch-Full-Commit: true (durable writes, an fsync each).
+    #[arg(long)]
+    pub full_commit: bool,
+
+    /// Groonga: the table to load into.
+    #[arg(long, value_name = "TABLE")]
+    pub table: Option<String>,
+
+    /// Read the server's count before the first step and after the last, and compare it with the documents acknowledged (exit 1 when they differ).
+    #[arg(long)]
+    pub verify: bool,
+
+    /// The document: JSON with placeholders {{seq}} {{writer}} {{rand}} {{uuid}} {{bytes:N}} {{now}}.
+    #[arg(
+        long,
+        default_value = r#"{"foo":"bar"}"#,
+        conflicts_with = "doc_file",
+        value_name = "JSON"
+    )]
+    pub doc: String,
+
+    /// Read the document template from a file.
+    #[arg(long, value_name = "PATH")]
+    pub doc_file: Option<PathBuf>,
+
+    /// How documents are named. Default: sequential (server when the document sets its own _id/_key).
+    #[arg(long, value_enum)]
+    pub ids: Option<IdsArg>,
+
+    /// Start every generated ID with this (default: a prefix unique to the run).
+    #[arg(long, value_name = "PREFIX")]
+    pub id_prefix: Option<String>,
+
+    /// The requests' Content-Type (default application/json; Groonga loads nothing without it).
+    #[arg(long, value_name = "TYPE")]
+    pub content_type: Option<String>,
+
+    /// Extra request header, repeatable: -H 'Authorization: Basic …'.
+    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    pub headers: Vec<String>,
+
+    /// Timeout of each request.
+    #[arg(long, default_value = "60", value_parser = parse_duration, value_name = "DURATION")]
+    pub timeout: Duration,
+
+    /// Close the connection after each request.
+    #[arg(long)]
+    pub no_keep_alive: bool,
+
+    /// Pause between steps.
+    #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
+    pub interval: Duration,
+
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+
+    /// Seed of random IDs and placeholders (default: from the clock).
+    #[arg(long)]
+    pub seed: Option<u64>,
+
+    /// Write the CSV result here, and the JSON result beside it.
+    #[arg(short = 'o', long)]
+    pub output_path: Option<PathBuf>,
+
+    /// The CSV's columns.
+    #[arg(long, value_enum, default_value_t = FormatArg::Full)]
+    pub format: FormatArg,
+}
+
+impl BulkArgs {
+    /// The plain options these flags say.
+    pub fn options(&self, command_line: Vec<String>) -> BulkOptions {
+        BulkOptions {
+            target: match self.target {
+                TargetArg::Couchdb => TargetKind::CouchDb,
+                TargetArg::Groonga => TargetKind::Groonga,
+            },
+            url: self.url.clone(),
+            batch_sizes: self.batch_sizes.clone(),
+            writers: self.writers.clone(),
+            duration: self.duration,
+            count: self.count,
+            rate: self.rate,
+            single: self.single,
+            batch_ok: self.batch_ok,
+            full_commit: self.full_commit,
+            table: self.table.clone(),
+            verify: self.verify,
+            doc: match &self.doc_file {
+                Some(p) => DocSource::File(p.clone()),
+                None => DocSource::Text(self.doc.clone()),
+            },
+            ids: self.ids.map(|i| match i {
+                IdsArg::Sequential => IdStrategy::Sequential,
+                IdsArg::Random => IdStrategy::Random,
+                IdsArg::Uuid => IdStrategy::Uuid,
+                IdsArg::Server => IdStrategy::Server,
+            }),
+            id_prefix: self.id_prefix.clone(),
+            content_type: self.content_type.clone(),
+            headers: self.headers.clone(),
+            timeout: self.timeout,
+            keep_alive: !self.no_keep_alive,
+            threads: self.threads,
+            seed: self.seed,
+            interval: self.interval,
+            output_path: self.output_path.clone(),
+            format: match self.format {
+                FormatArg::Full => CsvFormat::Full,
+                FormatArg::Drnbench => CsvFormat::Drnbench,
+            },
+            command_line,
+        }
+    }
+}
+
+/// The console's live line, and the table's rows as steps finish.
+struct BulkConsole {
+    inner: Console,
+    header_shown: bool,
+}
+
+impl Observer for BulkConsole {
+    fn step_started(&mut self, at: Position, spec: &StepSpec) {
+        self.inner.step_started(at, spec);
+    }
+
+    fn progress(&mut self, spec: &StepSpec, p: Progress) {
+        self.inner.progress(spec, p);
+    }
+
+    fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
+        self.inner.step_finished(run, step);
+        if !self.header_shown {
+            eprintln!("{}", bulk_header());
+            self.header_shown = true;
+        }
+        eprintln!("{}", bulk_row(step));
+    }
+
+    fn interval(&mut self, d: Duration) {
+        self.inner.interval(d);
+    }
+}
+
+pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
+    let ready = args.options(command_line).build()?;
+    for note in &ready.notes {
+        eprintln!("Note: {note}");
+    }
+    let settings = ready.workload.settings();
+    let count_timeout = settings.timeout.min(Duration::from_secs(30));
+    let before = if ready.verify {
+        Some(
+            verify::present(settings, count_timeout)
+                .map_err(anyhow::Error::msg)
+                .context("--verify: cannot read the server's count before the first step")?,
+        )
+    } else {
+        None
+    };
+    let mut console = BulkConsole {
+        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
+        header_shown: false,
+    };
+    let mut run = super::run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)?;
+    print!("{}", bulk_summary(&run));
+    let mut code = crate::runner::exit_code(&run);
+    if let Some(before) = before {
+        match verify::after_run(settings, &run, before, count_timeout) {
+            Ok(v) => {
+                print!("{}", verify_summary(&v, &run));
+                if !v.matches && code == 0 {
+                    code = 1;
+                }
+                run.verify = Some(v);
+                if let Some(out) = &ready.run.outputs {
+                    out.write(&run).map_err(|e| {
+                        anyhow::anyhow!(
+                            "cannot write result file {}: {}",
+                            e.path.display(),
+                            e.source
+                        )
+                    })?;
+                }
+            }
+            Err(why) => {
+                eprintln!(
+                    "VERIFY FAILED: cannot read the server's count after the last step: {why}"
+                );
+                if code == 0 {
+                    code = 1;
+                }
+            }
+        }
+    }
+    if let Some(out) = &ready.run.outputs {
+        println!("Results: {} and {}", out.csv.display(), out.json.display());
+    }
+    Ok(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Cli, Command};
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn flags_become_options_that_pass_the_checks() {
+        let cli = Cli::try_parse_from([
+            "hakaru",
+            "bulk",
+            "--target",
+            "groonga",
+            "http://127.0.0.1:10041",
+            "--table",
+            "Docs",
+            "--batch-sizes",
+            "100,1k",
+            "--writers",
+            "1,10",
+            "--count",
+            "10k",
+            "--ids",
+            "uuid",
+        ])
+        .expect("parses");
+        let Command::Bulk(a) = cli.command else {
+            panic!("bulk")
+        };
+        let o = a.options(vec![]);
+        assert_eq!(o.target, TargetKind::Groonga);
+        assert_eq!(o.count, Some(10_000));
+        assert_eq!(o.ids, Some(IdStrategy::Uuid));
+        assert_eq!(o.doc, DocSource::Text(r#"{"foo":"bar"}"#.into()));
+        let ready = o.build().expect("valid");
+        assert_eq!(ready.run.steps.len(), 4);
+    }
+}

@@ -1,0 +1,280 @@
+//! The terminal table of a bulk write (`hakaru bulk`), laid out like the CouchDB
+//! chapter's results: per (batch size, writers) the documents per second, requests per
+//! second, megabytes sent per second, latency per request, documents acknowledged,
+//! item errors by kind and the statuses seen; then what the run must not hide — a
+//! requested mode the server did not honour, and `--verify`'s comparison.
+
+use std::fmt::Write as _;
+
+use super::fmt::{fmt_latency, fmt_qps};
+use crate::result::{RunResult, StepResult, VerifyResult};
+
+/// The header of [`bulk_row`].
+pub fn bulk_header() -> String {
+    format!(
+        "{:>7} {:>7} {:>10} {:>9} {:>9} {:>9} {:>9} {:>9} {:>12}  {:<20} {}",
+        "batch",
+        "writers",
+        "docs/s",
+        "req/s",
+        "MB/s sent",
+        "p50",
+        "p99",
+        "max",
+        "acknowledged",
+        "item errors",
+        "statuses"
+    )
+}
+
+/// One step's line of the table.
+pub fn bulk_row(s: &StepResult) -> String {
+    let bulk = s.bulk.clone().unwrap_or_default();
+    let elapsed = s.elapsed_s.max(1e-9);
+    let errors = if bulk.item_errors.is_empty() {
+        "-".to_string()
+    } else {
+        bulk.item_errors
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut statuses: Vec<String> = s.statuses.iter().map(|(c, n)| format!("{c}×{n}")).collect();
+    statuses.extend(s.errors.iter().map(|(k, n)| format!("{k}×{n}")));
+    let lat = |v: f64| {
+        if s.responses == 0 {
+            "-".to_string()
+        } else {
+            fmt_latency(v)
+        }
+    };
+    format!(
+        "{:>7} {:>7} {:>10} {:>9} {:>9.2} {:>9} {:>9} {:>9} {:>12}  {:<20} {}",
+        bulk.batch_size,
+        bulk.writers,
+        fmt_qps(bulk.docs_per_s),
+        fmt_qps(s.qps),
+        s.bytes_sent as f64 / elapsed / 1e6,
+        lat(s.latency.p50_s),
+        lat(s.latency.p99_s),
+        lat(s.latency.max_s),
+        bulk.docs_acknowledged,
+        errors,
+        if statuses.is_empty() {
+            "-".to_string()
+        } else {
+            statuses.join(" ")
+        }
+    )
+}
+
+/// The whole table, then the warnings.
+pub fn bulk_summary(run: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", bulk_header());
+    for s in &run.steps {
+        let _ = writeln!(out, "{}", bulk_row(s));
+    }
+    if let Some(b) = &run.settings.bulk {
+        let sent: u64 = run
+            .steps
+            .iter()
+            .filter_map(|s| s.items.as_ref())
+            .map(|i| i.sent)
+            .sum();
+        let _ = writeln!(
+            out,
+            "Latency is per request ({}); documents are {}; IDs {}; {} documents sent.",
+            if b.single {
+                "one document each"
+            } else {
+                "one batch each"
+            },
+            b.doc,
+            b.ids,
+            sent
+        );
+    }
+    let mut failed = std::collections::BTreeMap::<&str, u64>::new();
+    for s in &run.steps {
+        for (k, n) in s.items.iter().flat_map(|i| &i.failed) {
+            *failed.entry(k).or_default() += n;
+        }
+    }
+    if !failed.is_empty() {
+        let kinds: Vec<String> = failed.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let _ = writeln!(
+            out,
+            "Not written: {} documents ({}).",
+            failed.values().sum::<u64>(),
+            kinds.join(", ")
+        );
+    }
+    for st in &run.steps {
+        let batch = st.bulk.as_ref().map_or(1, |b| b.batch_size);
+        if st.unfinished > 0 {
+            let _ = writeln!(
+                out,
+                "Cut off: at batch size {batch} with {} writers, {} requests ({} documents) were still in flight when the step ended; the server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
+                st.n_clients,
+                st.unfinished,
+                st.unfinished * batch
+            );
+        }
+    }
+    for w in mode_warnings(run) {
+        let _ = writeln!(out, "Warning: {w}");
+    }
+    out
+}
+
+/// Modes asked for that the answers show were not honoured.
+pub fn mode_warnings(run: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(b) = &run.settings.bulk else {
+        return out;
+    };
+    if b.batch_ok {
+        let count = |code: u16| -> u64 {
+            run.steps
+                .iter()
+                .map(|s| s.statuses.get(&code).copied().unwrap_or(0))
+                .sum()
+        };
+        let (created, accepted) = (count(201), count(202));
+        if accepted == 0 && created > 0 {
+            out.push(format!(
+                "batch=ok asked, the server answered 201 ({created} times, never 202): the mode was ignored, every write was a normal one"
+            ));
+        } else if accepted > 0 && created > 0 {
+            out.push(format!(
+                "batch=ok asked, the server answered 202 {accepted} times and 201 {created} times: only some writes were batched"
+            ));
+        }
+    }
+    out
+}
+
+/// Documents of requests cut off at a step's end: neither acknowledged nor failed.
+pub fn docs_in_flight(run: &RunResult) -> u64 {
+    run.steps
+        .iter()
+        .map(|s| s.unfinished * s.bulk.as_ref().map_or(1, |b| b.batch_size))
+        .sum()
+}
+
+/// `--verify`'s lines: acknowledged against present, loud when they differ.
+pub fn verify_summary(v: &VerifyResult, run: &RunResult) -> String {
+    let mut out = format!(
+        "Verify: {} documents acknowledged, {} present ({} before the first step, {} after the last, from {}).\n",
+        v.acknowledged, v.present, v.present_before, v.present_after, v.url
+    );
+    if !v.matches {
+        let diff = v.present - v.acknowledged as i64;
+        let what = if diff < 0 {
+            format!("{} acknowledged documents are NOT on the server", -diff)
+        } else {
+            format!(
+                "{diff} more documents are on the server than were acknowledged (another writer, or writes counted as failed that were kept)"
+            )
+        };
+        let _ = writeln!(out, "VERIFY FAILED: {what}.");
+        let in_flight = docs_in_flight(run);
+        if diff > 0 && diff as u64 <= in_flight {
+            let _ = writeln!(
+                out,
+                "  {in_flight} documents were in requests cut off at a step's end: the server wrote some of them without hakaru seeing the answer."
+            );
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{bare_step, run};
+    use crate::result::{BulkSettingsResult, BulkStepResult};
+
+    fn bulk_run(statuses: &[(u16, u64)], batch_ok: bool) -> RunResult {
+        let mut s = bare_step(10);
+        s.elapsed_s = 2.0;
+        s.responses = statuses.iter().map(|(_, n)| n).sum();
+        s.qps = s.responses as f64 / 2.0;
+        s.bytes_sent = 4_000_000;
+        s.statuses = statuses.iter().copied().collect();
+        s.bulk = Some(BulkStepResult {
+            batch_size: 1000,
+            writers: 10,
+            docs_acknowledged: 7000,
+            docs_per_s: 3500.0,
+            item_errors: [("conflict".to_string(), 3)].into_iter().collect(),
+        });
+        let mut r = run(vec![s]);
+        r.settings.bulk = Some(BulkSettingsResult {
+            target: "couchdb".into(),
+            batch_ok,
+            doc: r#"{"foo":"bar"}"#.into(),
+            ids: "sequential".into(),
+            ..BulkSettingsResult::default()
+        });
+        r
+    }
+
+    #[test]
+    fn the_table_reads_like_the_chapter() {
+        let text = bulk_summary(&bulk_run(&[(201, 7)], false));
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(lines[0].trim_start().starts_with("batch writers"), "{text}");
+        let row: Vec<&str> = lines[1].split_whitespace().collect();
+        assert_eq!(&row[..5], &["1000", "10", "3500", "3.5", "2.00"], "{text}");
+        assert!(
+            lines[1].contains("conflict 3") && lines[1].ends_with("201×7"),
+            "{text}"
+        );
+        assert!(!text.contains("Warning"));
+    }
+
+    #[test]
+    fn an_ignored_batch_mode_is_said() {
+        let text = bulk_summary(&bulk_run(&[(201, 7)], true));
+        assert!(
+            text.contains("Warning: batch=ok asked, the server answered 201"),
+            "{text}"
+        );
+        assert!(mode_warnings(&bulk_run(&[(202, 7)], true)).is_empty());
+    }
+
+    #[test]
+    fn a_verify_mismatch_is_loud() {
+        let mut v = VerifyResult {
+            url: "http://h/db".into(),
+            acknowledged: 100,
+            present: 100,
+            present_before: 5,
+            present_after: 105,
+            matches: true,
+        };
+        let mut r = bulk_run(&[(201, 7)], false);
+        assert!(!verify_summary(&v, &r).contains("FAILED"));
+        v.present = 90;
+        v.matches = false;
+        assert!(verify_summary(&v, &r)
+            .contains("VERIFY FAILED: 10 acknowledged documents are NOT on the server"));
+        // More present than acknowledged, explained by requests cut off at the end.
+        v.present = 3100;
+        r.steps[0].unfinished = 3;
+        let text = verify_summary(&v, &r);
+        assert!(
+            text.contains("3000 more documents are on the server"),
+            "{text}"
+        );
+        assert!(
+            text.contains("3000 documents were in requests cut off"),
+            "{text}"
+        );
+        assert!(bulk_summary(&r)
+            .contains("Cut off: at batch size 1000 with 10 writers, 3 requests (3000 documents)"));
+    }
+}

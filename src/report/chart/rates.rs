@@ -1,0 +1,141 @@
+//! The line charts of open-model runs, whose steps differ by offered rate: what the
+//! server answered against what was offered (with the line it would follow if it
+//! kept up), and latency from the due time against the offered rate.
+
+use super::{latency_unit, ChartOptions, Line, LineChart, Marker, MARKERS, PALETTE};
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::series::{Point, Series};
+
+fn rated(s: &Series) -> impl Iterator<Item = (f64, &Point)> {
+    s.points.iter().filter_map(|p| p.rate.map(|r| (r, p)))
+}
+
+/// Answered against offered requests per second; one line per run, and the diagonal
+/// a server that keeps up would follow.
+pub fn rate_throughput_chart(series: &[&Series]) -> LineChart {
+    let mut lines: Vec<Line> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| Line {
+            name: if series.len() == 1 {
+                "answered".to_owned()
+            } else {
+                s.label.clone()
+            },
+            color: PALETTE[i % PALETTE.len()],
+            dash: None,
+            marker: MARKERS[i % MARKERS.len()],
+            points: rated(s).map(|(r, p)| (r, p.qps)).collect(),
+            tips: rated(s)
+                .map(|(r, p)| {
+                    format!(
+                        "{}: {} req/s offered, {} answered, {} dropped",
+                        s.label,
+                        fmt_qps(r),
+                        fmt_qps(p.qps),
+                        p.dropped
+                    )
+                })
+                .collect(),
+        })
+        .collect();
+    let max_rate = series
+        .iter()
+        .flat_map(|s| rated(s).map(|(r, _)| r))
+        .fold(0.0, f64::max);
+    if max_rate > 0.0 {
+        lines.push(Line {
+            name: "offered (kept up)".into(),
+            color: "#7a7a7a",
+            dash: Some("6 4"),
+            marker: Marker::None,
+            points: vec![(0.0, 0.0), (max_rate, max_rate)],
+            tips: Vec::new(),
+        });
+    }
+    LineChart {
+        desc: "Responses per second against the offered arrival rate".into(),
+        title: title("Answered against offered rate", series),
+        x_title: "offered rate (requests per second)".into(),
+        y_title: "answered (responses per second)".into(),
+        lines,
+        refs: Vec::new(),
+        log_y: false,
+        notes: Vec::new(),
+    }
+}
+
+/// Latency from each request's due time against the offered rate. One run: p50, p99
+/// and max; several: each run's p99.
+pub fn rate_latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
+    let max_s = series
+        .iter()
+        .flat_map(|s| rated(s))
+        .map(|(_, p)| p.max_s.max(p.p99_s.unwrap_or(0.0)))
+        .fold(0.0, f64::max);
+    let (unit, k) = latency_unit(max_s);
+    type Get = fn(&Point) -> Option<f64>;
+    // One run: colours as in the clients chart; several: each run's own colour.
+    let kinds: Vec<(&str, Get, Option<&'static str>, &'static str)> = if series.len() == 1 {
+        vec![
+            ("p50", |p| p.p50_s, None, PALETTE[2]),
+            ("p99", |p| p.p99_s, None, PALETTE[3]),
+            ("max", |p| Some(p.max_s), Some("2 4"), PALETTE[6]),
+        ]
+    } else {
+        vec![("p99", |p| p.p99_s, None, "")]
+    };
+    let mut lines = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        for (j, (name, get, dash, color)) in kinds.iter().enumerate() {
+            let pts: Vec<(f64, f64)> = rated(s)
+                .filter_map(|(r, p)| get(p).filter(|v| v.is_finite()).map(|v| (r, v)))
+                .collect();
+            if pts.is_empty() {
+                continue;
+            }
+            let (color, marker) = if series.len() == 1 {
+                (*color, MARKERS[j % MARKERS.len()])
+            } else {
+                (PALETTE[i % PALETTE.len()], MARKERS[i % MARKERS.len()])
+            };
+            lines.push(Line {
+                name: if series.len() == 1 {
+                    format!("{name} latency")
+                } else {
+                    format!("{} {name}", s.label)
+                },
+                color,
+                dash: *dash,
+                marker,
+                tips: pts
+                    .iter()
+                    .map(|(r, v)| {
+                        format!("{name}: {} req/s offered, {}", fmt_qps(*r), fmt_latency(*v))
+                    })
+                    .collect(),
+                points: pts.iter().map(|(r, v)| (*r, v * k)).collect(),
+            });
+        }
+    }
+    LineChart {
+        desc: "Response time from each request's due time against the offered rate".into(),
+        title: title("Latency against offered rate", series),
+        x_title: "offered rate (requests per second)".into(),
+        y_title: format!(
+            "latency from the due time ({unit}{})",
+            if opts.log_latency { ", log scale" } else { "" }
+        ),
+        lines,
+        refs: Vec::new(),
+        log_y: opts.log_latency,
+        notes: Vec::new(),
+    }
+}
+
+fn title(what: &str, series: &[&Series]) -> String {
+    match series {
+        [one] => format!("{what} — {}", one.label),
+        _ => what.to_owned(),
+    }
+}

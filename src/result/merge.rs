@@ -1,0 +1,242 @@
+//! Joining the results of one run spread over many load machines (`--shard K/N`) into
+//! the result one machine would have written: each step's histograms added, counts
+//! summed, clients and offered rates summed, qps from the common step window. Exact,
+//! because every histogram is in the files (see [`StepResult::to_recorder`]).
+//!
+//! It refuses what would not be one run: results of different plans (settings, targets,
+//! requests, steps), shards counted differently, a shard given twice, and names a
+//! missing shard.
+
+use super::{RunResult, Shard, StepFacts, StepResult, ToRecorderError};
+
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("give at least two shard results to merge")]
+    TooFew,
+    #[error("{path} is not a shard's result (it was not run with --shard K/N)")]
+    NotAShard { path: String },
+    #[error("{path} is shard {shard}, but {first} is shard {first_shard}: the shards were counted differently")]
+    Count {
+        path: String,
+        shard: Shard,
+        first: String,
+        first_shard: Shard,
+    },
+    #[error("{path} and {other} are both shard {shard}")]
+    Twice {
+        path: String,
+        other: String,
+        shard: Shard,
+    },
+    #[error("shard {index}/{count} is missing")]
+    Missing { index: u32, count: u32 },
+    #[error("{path} is not the same plan as {first}: {what} differ")]
+    Plan {
+        path: String,
+        first: String,
+        what: &'static str,
+    },
+    #[error("{path}: {source}")]
+    Histogram {
+        path: String,
+        source: ToRecorderError,
+    },
+}
+
+/// Merge shard results given with the paths they came from (for errors).
+pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeError> {
+    let [(first_path, first), ..] = results else {
+        return Err(MergeError::TooFew);
+    };
+    if results.len() < 2 {
+        return Err(MergeError::TooFew);
+    }
+    let shard_of = |path: &str, r: &RunResult| {
+        r.settings.shard.ok_or_else(|| MergeError::NotAShard {
+            path: path.to_owned(),
+        })
+    };
+    let first_shard = shard_of(first_path, first)?;
+    let mut seen: Vec<Option<&str>> = vec![None; first_shard.count as usize];
+    for (path, r) in results {
+        let shard = shard_of(path, r)?;
+        if shard.count != first_shard.count {
+            return Err(MergeError::Count {
+                path: path.clone(),
+                shard,
+                first: first_path.clone(),
+                first_shard,
+            });
+        }
+        if let Some(other) = seen[shard.index as usize - 1].replace(path) {
+            return Err(MergeError::Twice {
+                path: path.clone(),
+                other: other.to_owned(),
+                shard,
+            });
+        }
+        same_plan(first, r).map_err(|what| MergeError::Plan {
+            path: path.clone(),
+            first: first_path.clone(),
+            what,
+        })?;
+    }
+    if let Some(k) = seen.iter().position(Option::is_none) {
+        return Err(MergeError::Missing {
+            index: k as u32 + 1,
+            count: first_shard.count,
+        });
+    }
+    let mut merged = first.clone();
+    merged.settings.shard = None;
+    merged.settings.threads = results.iter().map(|(_, r)| r.settings.threads).sum();
+    merged.partial = results.iter().any(|(_, r)| r.partial);
+    merged.started_at = results
+        .iter()
+        .map(|(_, r)| r.started_at.clone())
+        .min()
+        .unwrap_or_default();
+    // The worst state wins: one failed or unfinished machine makes the whole incomplete.
+    merged.state = results
+        .iter()
+        .map(|(_, r)| r.state)
+        .max_by_key(|s| state_rank(*s))
+        .unwrap_or(merged.state);
+    merged.machine.cpus = results.iter().map(|(_, r)| r.machine.cpus).sum();
+    merged.machine.hostname = results
+        .iter()
+        .map(|(_, r)| r.machine.hostname.clone())
+        .collect::<Vec<_>>()
+        .join(",");
+    merged.steps = (0..first.steps.len())
+        .map(|i| merge_step(results, i))
+        .collect::<Result<_, _>>()?;
+    Ok(merged)
+}
+
+fn state_rank(s: super::RunState) -> u8 {
+    use super::RunState::*;
+    match s {
+        Complete => 0,
+        Interrupted => 1,
+        Running => 2,
+        Failed => 3,
+    }
+}
+
+/// What must be equal for results to be shards of one run: everything that shapes the
+/// numbers, except what a shard changes (its seed, threads, and its share of each
+/// step's clients and requests).
+fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
+    let (sa, sb) = (&a.settings, &b.settings);
+    let checks: [(&'static str, bool); 9] = [
+        ("modes", a.mode == b.mode),
+        ("targets", a.targets == b.targets),
+        ("request lists", a.requests == b.requests),
+        ("numbers of steps", a.steps.len() == b.steps.len()),
+        (
+            "step durations or request counts",
+            sa.duration_s == sb.duration_s
+                && sa.interval_s == sb.interval_s
+                && sa.n_requests == sb.n_requests,
+        ),
+        ("load models", sa.model == sb.model),
+        (
+            "keep-alive, timeout or --wait settings",
+            sa.keep_alive == sb.keep_alive
+                && sa.timeout_s == sb.timeout_s
+                && sa.wait_s == sb.wait_s,
+        ),
+        ("rounds", sa.rounds == sb.rounds),
+        (
+            "steps' rounds",
+            a.steps
+                .iter()
+                .zip(&b.steps)
+                .all(|(x, y)| x.round == y.round),
+        ),
+    ];
+    match checks.iter().find(|(_, ok)| !ok) {
+        Some((what, _)) => Err(what),
+        None => Ok(()),
+    }
+}
+
+fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, MergeError> {
+    let steps: Vec<(&String, &StepResult)> =
+        results.iter().map(|(p, r)| (p, &r.steps[i])).collect();
+    let mut rec = None;
+    for (path, s) in &steps {
+        let r = s.to_recorder().map_err(|source| MergeError::Histogram {
+            path: (*path).clone(),
+            source,
+        })?;
+        match rec.as_mut() {
+            None => rec = Some(r),
+            Some(m) => crate::stats::Recorder::merge(m, &r),
+        }
+    }
+    let rec = rec.expect("at least two shards");
+    let first = steps[0].1;
+    // Shards start each step together; the step's window is the longest of theirs.
+    let elapsed_s = steps.iter().map(|(_, s)| s.elapsed_s).fold(0.0, f64::max);
+    let facts = StepFacts {
+        n_clients: steps.iter().map(|(_, s)| s.n_clients).sum(),
+        rate: first
+            .rate
+            .map(|_| steps.iter().filter_map(|(_, s)| s.rate).sum()),
+        started_at: steps
+            .iter()
+            .map(|(_, s)| s.started_at.clone())
+            .min()
+            .unwrap_or_default(),
+        elapsed_s,
+        partial: steps.iter().any(|(_, s)| s.partial),
+        failure: steps.iter().find_map(|(_, s)| s.failure.clone()),
+        rate_profile: first.rate_profile.clone(),
+        client_cpu_s: steps.iter().map(|(_, s)| s.client_cpu_s).sum(),
+        cpus: results.iter().map(|(_, r)| r.machine.cpus).sum(),
+    };
+    let targets: Vec<String> = first.per_host.iter().map(|h| h.target.clone()).collect();
+    let mut merged = StepResult::from_recorder(facts, &rec, &targets, first.service.is_some());
+    merged.round = first.round;
+    // Server-side numbers are the servers' own: every shard read the same ones.
+    merged.probes = first.probes.clone();
+    merged.cache_hit_rate = first.cache_hit_rate;
+    merged.server_process = first.server_process.clone();
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares_add_up_to_the_whole() {
+        for total in [0u64, 1, 2, 7, 1000, 1001] {
+            for count in 1..=5u32 {
+                let sum: u64 = (1..=count)
+                    .map(|index| Shard { index, count }.share(total))
+                    .sum();
+                assert_eq!(sum, total, "{total} over {count}");
+            }
+        }
+        assert_eq!(Shard { index: 1, count: 3 }.share(7), 3);
+        assert_eq!(Shard { index: 3, count: 3 }.share(7), 2);
+        assert_eq!(
+            crate::spec::parse_shard("2/3"),
+            Ok(Shard { index: 2, count: 3 })
+        );
+        for bad in ["0/3", "4/3", "1/0", "x", "1/20000"] {
+            assert!(crate::spec::parse_shard(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn merging_nothing_or_a_plain_run_is_refused() {
+        assert!(matches!(merge_shards(&[]), Err(MergeError::TooFew)));
+        let run = crate::result::fixture::run(vec![crate::result::fixture::bare_step(1)]);
+        let e = merge_shards(&[("a".into(), run.clone()), ("b".into(), run)]).unwrap_err();
+        assert!(e.to_string().contains("not a shard's result"), "{e}");
+    }
+}

@@ -1,0 +1,661 @@
+//! The bulk-write specification (`hakaru bulk`): plain options, validated in one
+//! place before any load, turned into the runner's inputs — one step per (batch size,
+//! writers), the [`BulkWorkload`] and hooks that set each step's batch size and
+//! record its documents.
+//!
+//! `--count` is documents per step, turned into a request budget (rounded up to whole
+//! batches); `--rate` is documents per second, an open-model rate of requests per
+//! second ÷ batch size.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::{
+    at_most_duration, check_clients, clock_seed, parse_count, parse_header, positive_duration,
+    SpecError, MAX_STEPS, MAX_THREADS,
+};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_TIMEOUT};
+use crate::http::Target;
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::{
+    BulkSettingsResult, BulkStepResult, LoadModel, Mode, RequestOrder, Settings, StepResult,
+};
+use crate::runner::{RunSpec, StepHooks};
+use crate::workload::bulk::{
+    BulkSettings, BulkWorkload, DocTemplate, IdStrategy, TargetKind, TemplateError,
+};
+
+/// The largest batch a request may carry.
+pub const MAX_BATCH: u64 = 1_000_000;
+/// The chapter's method: count the documents saved in 10 seconds.
+pub const DEFAULT_BULK_DURATION: Duration = Duration::from_secs(10);
+
+/// Where the document template comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DocSource {
+    /// `--doc TEXT`.
+    Text(String),
+    /// `--doc-file PATH`.
+    File(PathBuf),
+}
+
+/// Everything `hakaru bulk` is asked to do, as plain options.
+#[derive(Debug, Clone)]
+pub struct BulkOptions {
+    pub target: TargetKind,
+    pub url: String,
+    /// `--batch-sizes` as typed ("100,1000,10k"); None: 1000 (or 1 with `--single`).
+    pub batch_sizes: Option<String>,
+    /// `--writers` as typed ("1,10").
+    pub writers: String,
+    pub duration: Option<Duration>,
+    /// Documents per step.
+    pub count: Option<u64>,
+    /// Documents per second (open model).
+    pub rate: Option<f64>,
+    pub single: bool,
+    pub batch_ok: bool,
+    pub full_commit: bool,
+    /// Groonga's table.
+    pub table: Option<String>,
+    pub verify: bool,
+    pub doc: DocSource,
+    /// None: sequential, unless the template sets its own ID.
+    pub ids: Option<IdStrategy>,
+    /// None: a prefix unique to the run.
+    pub id_prefix: Option<String>,
+    /// None: application/json.
+    pub content_type: Option<String>,
+    /// `-H`, as typed.
+    pub headers: Vec<String>,
+    pub timeout: Duration,
+    pub keep_alive: bool,
+    pub threads: usize,
+    pub seed: Option<u64>,
+    pub interval: Duration,
+    pub output_path: Option<PathBuf>,
+    pub format: CsvFormat,
+    pub command_line: Vec<String>,
+}
+
+impl Default for BulkOptions {
+    fn default() -> Self {
+        BulkOptions {
+            target: TargetKind::CouchDb,
+            url: String::new(),
+            batch_sizes: None,
+            writers: "1".into(),
+            duration: None,
+            count: None,
+            rate: None,
+            single: false,
+            batch_ok: false,
+            full_commit: false,
+            table: None,
+            verify: false,
+            doc: DocSource::Text(r#"{"foo":"bar"}"#.into()),
+            ids: None,
+            id_prefix: None,
+            content_type: None,
+            headers: Vec::new(),
+            timeout: Duration::from_secs(60),
+            keep_alive: true,
+            threads: 0,
+            seed: None,
+            interval: Duration::ZERO,
+            output_path: None,
+            format: CsvFormat::Full,
+            command_line: Vec::new(),
+        }
+    }
+}
+
+/// What `hakaru bulk` refuses, before any load.
+#[derive(Debug, thiserror::Error)]
+pub enum BulkError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("{0}")]
+    Url(String),
+    #[error("--target couchdb needs the database in the URL: http://HOST:5984/DB (found {0})")]
+    NoDatabase(String),
+    #[error("the URL must not have a query string ({0}): hakaru adds what each request needs")]
+    Query(String),
+    #[error("--target groonga needs --table (the table documents are loaded into)")]
+    NoTable,
+    #[error("--table is for Groonga; CouchDB's database is the URL's path")]
+    TableForCouchDb,
+    #[error("Groonga has no {what}: {why}")]
+    NotGroonga {
+        what: &'static str,
+        why: &'static str,
+    },
+    #[error("--single sends one document per request; leave out --batch-sizes")]
+    SingleAndBatches,
+    #[error("--batch-sizes: \"{0}\" is not a count")]
+    BatchNotACount(String),
+    #[error("--batch-sizes: every batch must hold 1 to {MAX_BATCH} documents, found {0}")]
+    BatchRange(u64),
+    #[error("--writers: \"{0}\" is not a number of writers")]
+    WritersNotANumber(String),
+    #[error("{flag}: no values given")]
+    Empty { flag: &'static str },
+    #[error("--batch-sizes × --writers makes {0} steps, more than the {MAX_STEPS} a run may have")]
+    TooManySteps(usize),
+    #[error("--count must be at least 1")]
+    NoCount,
+    #[error("--rate must be a positive number of documents per second, found {0}")]
+    Rate(f64),
+    #[error("--rate {rate} docs/s at batch size {batch}: {why}")]
+    RateProfile {
+        rate: f64,
+        batch: u64,
+        why: crate::engine::pacer::RateError,
+    },
+    #[error("{source_name}: {why}")]
+    Template {
+        source_name: String,
+        why: TemplateError,
+    },
+    #[error("cannot read --doc-file {path}: {why}")]
+    DocFile { path: String, why: std::io::Error },
+    #[error("the document sets {field} itself, so --ids {ids} cannot name it; leave out --ids")]
+    TemplateSetsId {
+        field: &'static str,
+        ids: &'static str,
+    },
+    #[error("--id-prefix \"{0}\": use letters, digits, '-', '_' or '.' (it goes into URLs and JSON unescaped)")]
+    IdPrefix(String),
+    #[error("--content-type \"{0}\": a header value cannot contain a line break")]
+    ContentType(String),
+    #[error("cannot resolve host \"{host}\": {why}")]
+    Resolve { host: String, why: String },
+    #[error("{0}")]
+    Tls(String),
+}
+
+/// A validated bulk write, ready for [`crate::runner::run`].
+pub struct BulkReady {
+    pub run: RunSpec,
+    pub workload: Arc<BulkWorkload>,
+    pub engine: EngineConfig,
+    pub verify: bool,
+    /// Things worth saying before the load (a `--count` rounded up to whole batches).
+    pub notes: Vec<String>,
+}
+
+impl BulkOptions {
+    /// Validate and build. Reads the document file and resolves the host; sends nothing.
+    pub fn build(&self) -> Result<BulkReady, BulkError> {
+        let url = crate::http::url::parse_http_url(&self.url).map_err(BulkError::Url)?;
+        if url.path.contains('?') {
+            return Err(BulkError::Query(self.url.clone()));
+        }
+        let base_path = url.path.trim_end_matches('/').to_string();
+        match self.target {
+            TargetKind::CouchDb => {
+                if base_path.is_empty() {
+                    return Err(BulkError::NoDatabase(self.url.clone()));
+                }
+                if self.table.is_some() {
+                    return Err(BulkError::TableForCouchDb);
+                }
+            }
+            TargetKind::Groonga => {
+                if self.table.as_deref().is_none_or(|t| t.trim().is_empty()) {
+                    return Err(BulkError::NoTable);
+                }
+                if self.batch_ok {
+                    return Err(BulkError::NotGroonga {
+                        what: "batch=ok mode",
+                        why: "it is CouchDB's (a 202 for writes kept in memory); leave out --batch-ok",
+                    });
+                }
+                if self.full_commit {
+                    return Err(BulkError::NotGroonga {
+                        what: "full-commit header",
+                        why: "X-Couch-Full-Commit is CouchDB's; leave out --full-commit",
+                    });
+                }
+            }
+        }
+        let batches = self.batch_sizes()?;
+        let writers = self.writers()?;
+        if batches.len() * writers.len() > MAX_STEPS {
+            return Err(BulkError::TooManySteps(batches.len() * writers.len()));
+        }
+        if self.count == Some(0) {
+            return Err(BulkError::NoCount);
+        }
+        if let Some(d) = self.duration {
+            positive_duration("--duration", d)?;
+        }
+        at_most_duration("--interval", self.interval)?;
+        if self.timeout.is_zero() {
+            return Err(SpecError::NotPositive { flag: "--timeout" }.into());
+        }
+        if self.timeout > MAX_TIMEOUT {
+            return Err(SpecError::TooLong {
+                flag: "--timeout",
+                max: MAX_TIMEOUT,
+                why: "latency is tracked up to one hour",
+            }
+            .into());
+        }
+        if self.threads > MAX_THREADS {
+            return Err(SpecError::AtMost {
+                flag: "--threads",
+                max: MAX_THREADS as u64,
+                found: self.threads as u64,
+            }
+            .into());
+        }
+        if let Some(r) = self.rate {
+            if r.is_nan() || r <= 0.0 {
+                return Err(BulkError::Rate(r));
+            }
+        }
+        let content_type = self
+            .content_type
+            .clone()
+            .unwrap_or_else(|| "application/json".into());
+        if content_type.contains(['\r', '\n']) {
+            return Err(BulkError::ContentType(content_type));
+        }
+        let headers = self
+            .headers
+            .iter()
+            .map(|h| parse_header(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        if let Some(p) = &self.id_prefix {
+            if !p
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+            {
+                return Err(BulkError::IdPrefix(p.clone()));
+            }
+        }
+
+        // Steps: batch sizes outside, writers inside, as the chapter's table reads.
+        let duration = match (self.duration, self.count) {
+            (None, None) => Some(DEFAULT_BULK_DURATION),
+            (d, _) => d,
+        };
+        let mut steps = Vec::new();
+        let mut notes = Vec::new();
+        for &batch in &batches {
+            let n_requests = self.count.map(|c| c.div_ceil(batch));
+            if let Some(c) = self.count {
+                if c % batch != 0 {
+                    notes.push(format!(
+                        "--count {c} at batch size {batch}: {} requests, {} documents per step",
+                        c.div_ceil(batch),
+                        c.div_ceil(batch) * batch
+                    ));
+                }
+            }
+            let rate = match self.rate {
+                Some(r) => Some(Arc::new(RateProfile::constant(r / batch as f64).map_err(
+                    |why| BulkError::RateProfile {
+                        rate: r,
+                        batch,
+                        why,
+                    },
+                )?)),
+                None => None,
+            };
+            for &w in &writers {
+                steps.push(StepSpec {
+                    n_clients: w,
+                    duration,
+                    n_requests,
+                    rate: rate.clone(),
+                });
+            }
+        }
+
+        let (doc_text, source_name) = match &self.doc {
+            DocSource::Text(t) => (t.clone(), "--doc".to_string()),
+            DocSource::File(p) => (
+                std::fs::read_to_string(p).map_err(|why| BulkError::DocFile {
+                    path: p.display().to_string(),
+                    why,
+                })?,
+                format!("--doc-file {}", p.display()),
+            ),
+        };
+        let template = DocTemplate::parse(doc_text.trim())
+            .map_err(|why| BulkError::Template { source_name, why })?;
+        let field = self.target.id_field();
+        let ids = if template.sets_key(field) {
+            match self.ids {
+                Some(i) if i != IdStrategy::Server => {
+                    return Err(BulkError::TemplateSetsId {
+                        field,
+                        ids: i.as_str(),
+                    })
+                }
+                _ => IdStrategy::Server,
+            }
+        } else {
+            self.ids.unwrap_or(IdStrategy::Sequential)
+        };
+
+        let seed = self.seed.unwrap_or_else(clock_seed);
+        let id_prefix = self
+            .id_prefix
+            .clone()
+            .unwrap_or_else(|| format!("{:08x}-", (seed >> 32) as u32 ^ seed as u32));
+        let port = url.port.unwrap_or(match (url.https, self.target) {
+            (true, _) => 443,
+            (false, TargetKind::CouchDb) => 5984,
+            (false, TargetKind::Groonga) => 10041,
+        });
+        let target = resolve(url.https, &url.host, port)?;
+        let tls = if url.https {
+            Some(crate::http::tls_connector(false, None).map_err(BulkError::Tls)?)
+        } else {
+            None
+        };
+        let threads = if self.threads == 0 {
+            crate::sysinfo::cpus()
+        } else {
+            self.threads
+        };
+        let most_writers = writers.iter().copied().max().unwrap_or(1);
+        let settings = Settings {
+            duration_s: duration.map(|d| d.as_secs_f64()),
+            n_requests: None,
+            interval_s: self.interval.as_secs_f64(),
+            wait_s: 0.0,
+            timeout_s: self.timeout.as_secs_f64(),
+            keep_alive: self.keep_alive,
+            model: if self.rate.is_some() {
+                LoadModel::Open
+            } else {
+                LoadModel::Closed
+            },
+            order: RequestOrder::Sequential,
+            seed,
+            patterns_source: self.url.clone(),
+            n_patterns: 1,
+            insecure: false,
+            threads: threads.min(most_writers),
+            planned_cache_hit_rate: None,
+            warmup_s: None,
+            rounds: 1,
+            shard: None,
+            bulk: Some(BulkSettingsResult {
+                target: self.target.as_str().into(),
+                single: self.single,
+                ids: ids.as_str().into(),
+                doc: template.text().to_string(),
+                batch_ok: self.batch_ok,
+                full_commit: self.full_commit,
+                content_type: content_type.clone(),
+                table: self.table.clone(),
+                count: self.count,
+                rate_docs_per_s: self.rate,
+            }),
+        };
+        let workload = Arc::new(BulkWorkload::new(BulkSettings {
+            kind: self.target,
+            target,
+            base_path,
+            table: self.table.clone().unwrap_or_default(),
+            single: self.single,
+            ids,
+            id_prefix,
+            template,
+            batch_ok: self.batch_ok,
+            full_commit: self.full_commit,
+            content_type,
+            headers,
+            timeout: self.timeout,
+            keep_alive: self.keep_alive,
+            seed,
+            batch_sizes: steps_batches(&batches, writers.len()),
+        }));
+        let run = RunSpec {
+            mode: Mode::Bulk,
+            command_line: self.command_line.clone(),
+            steps,
+            interval: self.interval,
+            settings,
+            outputs: self
+                .output_path
+                .as_ref()
+                .map(|p| Outputs::beside(p, self.format)),
+            prober: None,
+            probe_pid: None,
+            rounds: 1,
+            warmup: None,
+            keep_going: false,
+            hooks: Some(Arc::new(BulkHooks {
+                workload: workload.clone(),
+            })),
+        };
+        let engine = EngineConfig {
+            threads,
+            wait: Duration::ZERO,
+            keep_alive: self.keep_alive,
+            n_slow: 5,
+            n_fast: 5,
+            tls,
+            lane: Lane::ALL,
+        };
+        Ok(BulkReady {
+            run,
+            workload,
+            engine,
+            verify: self.verify,
+            notes,
+        })
+    }
+
+    fn batch_sizes(&self) -> Result<Vec<u64>, BulkError> {
+        let Some(text) = &self.batch_sizes else {
+            return Ok(vec![if self.single { 1 } else { 1000 }]);
+        };
+        if self.single {
+            return Err(BulkError::SingleAndBatches);
+        }
+        let sizes = list(text, "--batch-sizes")?
+            .into_iter()
+            .map(|p| parse_count(p).map_err(|_| BulkError::BatchNotACount(p.to_string())))
+            .collect::<Result<Vec<u64>, _>>()?;
+        if let Some(&b) = sizes.iter().find(|&&b| b == 0 || b > MAX_BATCH) {
+            return Err(BulkError::BatchRange(b));
+        }
+        Ok(sizes)
+    }
+
+    fn writers(&self) -> Result<Vec<usize>, BulkError> {
+        let writers = list(&self.writers, "--writers")?
+            .into_iter()
+            .map(|p| {
+                p.parse::<usize>()
+                    .map_err(|_| BulkError::WritersNotANumber(p.to_string()))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        for &w in &writers {
+            check_clients("--writers", w)?;
+        }
+        Ok(writers)
+    }
+}
+
+fn list<'a>(text: &'a str, flag: &'static str) -> Result<Vec<&'a str>, BulkError> {
+    let parts: Vec<&str> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    if parts.is_empty() {
+        return Err(BulkError::Empty { flag });
+    }
+    Ok(parts)
+}
+
+/// The batch size of every step, in step order (each batch size once per writer count).
+fn steps_batches(batches: &[u64], n_writers: usize) -> Vec<u64> {
+    batches
+        .iter()
+        .flat_map(|&b| std::iter::repeat_n(b, n_writers))
+        .collect()
+}
+
+fn resolve(https: bool, host: &str, port: u16) -> Result<Target, BulkError> {
+    use std::net::ToSocketAddrs;
+    let addrs: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| BulkError::Resolve {
+            host: host.to_string(),
+            why: e.to_string(),
+        })?
+        .collect();
+    if addrs.is_empty() {
+        return Err(BulkError::Resolve {
+            host: host.to_string(),
+            why: "no addresses".into(),
+        });
+    }
+    Ok(Target {
+        https,
+        host: host.to_string(),
+        port,
+        addrs,
+    })
+}
+
+/// Sets each step's batch size before it runs, and records its documents after.
+struct BulkHooks {
+    workload: Arc<BulkWorkload>,
+}
+
+impl StepHooks for BulkHooks {
+    fn before_step(&self, index: usize, spec: &StepSpec) {
+        self.workload.begin_step(index, spec.n_clients);
+    }
+
+    fn after_step(&self, index: usize, result: &mut StepResult) {
+        let items = result.items.clone().unwrap_or_default();
+        result.bulk = Some(BulkStepResult {
+            batch_size: self.workload.batch_size(index),
+            writers: result.n_clients,
+            docs_acknowledged: items.ok,
+            docs_per_s: if result.elapsed_s > 0.0 {
+                items.ok as f64 / result.elapsed_s
+            } else {
+                0.0
+            },
+            item_errors: items.failed,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts(target: TargetKind, url: &str) -> BulkOptions {
+        BulkOptions {
+            target,
+            url: url.into(),
+            ..BulkOptions::default()
+        }
+    }
+
+    fn err(o: &BulkOptions) -> String {
+        match o.build() {
+            Ok(_) => panic!("accepted"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn steps_are_batch_sizes_by_writers_with_documents_as_budgets() {
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/bench/");
+        o.batch_sizes = Some("100,1k".into());
+        o.writers = "1,10".into();
+        o.count = Some(1500);
+        let r = o.build().unwrap();
+        let shape: Vec<(usize, Option<u64>)> = r
+            .run
+            .steps
+            .iter()
+            .map(|s| (s.n_clients, s.n_requests))
+            .collect();
+        assert_eq!(
+            shape,
+            vec![(1, Some(15)), (10, Some(15)), (1, Some(2)), (10, Some(2))]
+        );
+        assert_eq!(
+            r.workload.settings().batch_sizes,
+            vec![100, 100, 1000, 1000]
+        );
+        assert_eq!(r.workload.settings().base_path, "/bench");
+        assert_eq!(r.notes.len(), 1, "1500 is not whole batches of 1000");
+        assert_eq!(r.run.mode, Mode::Bulk);
+        // --rate is documents per second: requests per second ÷ batch size.
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/bench");
+        o.batch_sizes = Some("100".into());
+        o.rate = Some(5000.0);
+        let r = o.build().unwrap();
+        assert_eq!(r.run.steps[0].mean_rate(), Some(50.0));
+        assert_eq!(r.run.steps[0].duration, Some(DEFAULT_BULK_DURATION));
+    }
+
+    #[test]
+    fn what_a_target_cannot_do_is_refused_by_name() {
+        let mut o = opts(TargetKind::Groonga, "http://127.0.0.1:10041");
+        assert!(err(&o).contains("--table"));
+        o.table = Some("Docs".into());
+        o.batch_ok = true;
+        assert!(
+            err(&o).starts_with("Groonga has no batch=ok"),
+            "{}",
+            err(&o)
+        );
+        o.batch_ok = false;
+        o.full_commit = true;
+        assert!(err(&o).starts_with("Groonga has no full-commit"));
+        o.full_commit = false;
+        assert!(o.build().is_ok());
+        assert!(err(&opts(TargetKind::CouchDb, "http://127.0.0.1:5984/")).contains("database"));
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.single = true;
+        o.batch_sizes = Some("10".into());
+        assert!(err(&o).contains("--single"));
+    }
+
+    #[test]
+    fn bad_documents_and_lists_are_refused_before_any_load() {
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.doc = DocSource::Text(r#"{"n":{{sequence}}}"#.into());
+        let e = err(&o);
+        assert!(
+            e.starts_with("--doc: line 1, column 6: unknown placeholder"),
+            "{e}"
+        );
+        o.doc = DocSource::Text(r#"{"_id":"d{{seq}}"}"#.into());
+        o.ids = Some(IdStrategy::Uuid);
+        assert!(err(&o).contains("sets _id itself"));
+        o.ids = None;
+        let r = o.build().unwrap();
+        assert_eq!(r.workload.settings().ids, IdStrategy::Server);
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.batch_sizes = Some("0".into());
+        assert!(err(&o).contains("1 to"));
+        o.batch_sizes = Some("ten".into());
+        assert!(err(&o).contains("\"ten\""));
+        o.batch_sizes = None;
+        o.writers = "0".into();
+        assert!(err(&o).contains("--writers"));
+        o.writers = "1".into();
+        o.id_prefix = Some("a/b".into());
+        assert!(err(&o).contains("--id-prefix"));
+    }
+}

@@ -1,0 +1,117 @@
+//! `--verify`: the server's own count of documents, read before the first step and
+//! after the last (never during load), so acknowledged writes can be compared with
+//! what is really there: CouchDB `GET /db` → `doc_count`, Groonga
+//! `/d/select?table=T&limit=0` → the number of hits.
+
+use std::time::Duration;
+
+use super::{BulkSettings, TargetKind};
+use crate::http::fetch;
+use crate::result::{RunResult, VerifyResult};
+
+/// The URL the count is read from.
+pub fn count_url(s: &BulkSettings) -> String {
+    match s.kind {
+        TargetKind::CouchDb => format!("{}{}", s.target.label(), s.base_path),
+        TargetKind::Groonga => format!(
+            "{}{}/d/select?table={}&limit=0&output_columns=_id",
+            s.target.label(),
+            s.base_path,
+            crate::http::url::encode_component(&s.table)
+        ),
+    }
+}
+
+/// Read the server's count of documents.
+pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
+    let url = count_url(s);
+    let got = fetch(&url, timeout)?;
+    if got.status != 200 {
+        return Err(format!(
+            "{url} answered {}: {}",
+            got.status,
+            String::from_utf8_lossy(&got.body[..got.body.len().min(200)])
+        ));
+    }
+    read_count(s.kind, &got.body).map_err(|why| format!("{url}: {why}"))
+}
+
+/// The comparison: documents that appeared (after − before) against those acknowledged.
+pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> VerifyResult {
+    let present = after as i64 - before as i64;
+    VerifyResult {
+        url,
+        acknowledged,
+        present,
+        present_before: before,
+        present_after: after,
+        matches: present == acknowledged as i64,
+    }
+}
+
+/// Documents the server acknowledged over a run's steps.
+pub fn acknowledged(run: &RunResult) -> u64 {
+    run.steps
+        .iter()
+        .filter_map(|s| s.items.as_ref())
+        .map(|i| i.ok)
+        .sum()
+}
+
+/// After the last step: read the count again and compare it with what `run` acknowledged.
+pub fn after_run(
+    s: &BulkSettings,
+    run: &RunResult,
+    before: u64,
+    timeout: Duration,
+) -> Result<VerifyResult, String> {
+    let after = present(s, timeout)?;
+    Ok(compare(count_url(s), acknowledged(run), before, after))
+}
+
+/// The count in an answer of [`count_url`].
+pub fn read_count(kind: TargetKind, body: &[u8]) -> Result<u64, String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON ({e})"))?;
+    let n = match kind {
+        TargetKind::CouchDb => v.get("doc_count"),
+        // [[status,…],[[[N_hits],[columns…],…]]]
+        TargetKind::Groonga => {
+            if v.pointer("/0/0").and_then(|c| c.as_i64()) != Some(0) {
+                return Err(format!(
+                    "Groonga answered an error: {}",
+                    v.pointer("/0").map(|h| h.to_string()).unwrap_or_default()
+                ));
+            }
+            v.pointer("/1/0/0/0")
+        }
+    };
+    n.and_then(|n| n.as_u64())
+        .ok_or_else(|| "no document count in the answer".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_from_each_server() {
+        assert_eq!(
+            read_count(TargetKind::CouchDb, br#"{"doc_count":3,"update_seq":3}"#),
+            Ok(3)
+        );
+        assert_eq!(
+            read_count(
+                TargetKind::Groonga,
+                br#"[[0,1.0,0.01],[[[1200],[["_id","UInt32"]]]]]"#
+            ),
+            Ok(1200)
+        );
+        assert!(
+            read_count(TargetKind::Groonga, br#"[[-22,1.0,0.0,"no table"]]"#)
+                .unwrap_err()
+                .contains("error")
+        );
+        assert!(read_count(TargetKind::CouchDb, b"{}").is_err());
+    }
+}

@@ -1,0 +1,126 @@
+//! Many load machines as one (`--shard K/N` and `hakaru merge`): the shards together
+//! send exactly the one-machine plan, and the merged result adds up exactly.
+
+use crate::util::*;
+
+fn shard_run(t: &str, dir: &TempDir, k: u32, extra: &[&str]) -> std::path::PathBuf {
+    let out = dir.path(&format!("shard-{k}.json"));
+    let mut args = vec!["run", "--shard"];
+    let shard = format!("{k}/3");
+    args.push(&shard);
+    args.extend_from_slice(extra);
+    let o = out.to_str().unwrap().to_owned();
+    args.extend_from_slice(&["-o", &o, t]);
+    ok(&run(&args));
+    out
+}
+
+#[test]
+fn three_shards_send_the_one_machine_plan_and_merge_exactly() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("shards");
+    // Closed model: 7 clients and 1,000 requests shared 3/2/2 and 334/333/333.
+    let paths: Vec<_> = (1..=3)
+        .map(|k| shard_run(&url, &dir, k, &["-c", "7", "-n", "1000", "--seed", "5"]))
+        .collect();
+    let clients: Vec<u64> = paths
+        .iter()
+        .map(|p| read_json(p)["steps"][0]["n_clients"].as_u64().unwrap())
+        .collect();
+    assert_eq!(clients, vec![3, 2, 2]);
+    let merged = dir.path("merged.json");
+    let mut args = vec!["merge".to_owned()];
+    args.extend(paths.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".to_owned(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&run(&args));
+    let m = read_json(&merged);
+    let step = &m["steps"][0];
+    assert_eq!(step["total_requests"], 1000, "{step}");
+    assert_eq!(step["responses"], 1000);
+    assert_eq!(step["n_clients"], 7);
+    assert_eq!(m["settings"]["shard"], serde_json::Value::Null);
+    // The merged histogram holds every response of every shard.
+    let r =
+        hakaru::result::json::from_json(&std::fs::read_to_string(&merged).unwrap(), "m").unwrap();
+    assert_eq!(r.steps[0].to_recorder().unwrap().latency.len(), 1000);
+    assert!(dir.path("merged.csv").exists());
+}
+
+#[test]
+fn open_model_shards_split_one_timetable() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("rate-shards");
+    // 300 requests due at 1,000/s, shared by index: 100 each, none twice.
+    let paths: Vec<_> = (1..=3)
+        .map(|k| shard_run(&url, &dir, k, &["-c", "4", "--rate", "1000", "-n", "300"]))
+        .collect();
+    for p in &paths {
+        let step = &read_json(p)["steps"][0];
+        assert_eq!(step["total_requests"], 100, "{step}");
+        assert!((step["rate"].as_f64().unwrap() - 1000.0 / 3.0).abs() < 1e-6);
+    }
+    let merged = dir.path("m.json");
+    let a: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    ok(&run(&[
+        "merge",
+        &a[0],
+        &a[1],
+        &a[2],
+        "-o",
+        merged.to_str().unwrap(),
+    ]));
+    let step = &read_json(&merged)["steps"][0];
+    assert_eq!(step["total_requests"], 300);
+    assert!(
+        (step["rate"].as_f64().unwrap() - 1000.0).abs() < 1e-6,
+        "{step}"
+    );
+}
+
+#[test]
+fn merge_refuses_a_missing_a_doubled_or_a_foreign_shard() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("bad-shards");
+    let one = shard_run(&url, &dir, 1, &["-c", "3", "-n", "30"])
+        .display()
+        .to_string();
+    let two = shard_run(&url, &dir, 2, &["-c", "3", "-n", "30"])
+        .display()
+        .to_string();
+    let other = dir.path("other.json");
+    ok(&run(&[
+        "run",
+        "--shard",
+        "3/3",
+        "-c",
+        "3",
+        "-n",
+        "60",
+        "-o",
+        other.to_str().unwrap(),
+        &url,
+    ]));
+    let out = dir.path("m.json").display().to_string();
+    let refused = |args: &[&str], says: &str| {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    };
+    refused(&["merge", &one, &two, "-o", &out], "shard 3/3 is missing");
+    refused(&["merge", &one, &one, "-o", &out], "are both shard 1/3");
+    refused(
+        &["merge", &one, &two, other.to_str().unwrap(), "-o", &out],
+        "is not the same plan",
+    );
+    let o = run(&["run", "--shard", "4/3", &url]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("K must be from 1 to N"),
+        "{}",
+        stderr(&o)
+    );
+}
