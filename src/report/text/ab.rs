@@ -40,15 +40,20 @@ pub struct AbFacts {
 }
 
 /// ab's error breakdown: (connect, receive, length, exceptions). hakaru never counts a
-/// length change as a failure, so Length is 0.
+/// length change as a failure, so Length is 0. The match is exhaustive so that a new
+/// error kind has to be placed here.
 fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
-    let n = |k: ErrorKind| step.errors.get(&k).copied().unwrap_or(0);
-    (
-        n(ErrorKind::Connect) + n(ErrorKind::Tls),
-        n(ErrorKind::Reset) + n(ErrorKind::Io) + n(ErrorKind::Malformed),
-        0,
-        n(ErrorKind::Timeout) + n(ErrorKind::ClientLimit),
-    )
+    let (mut connect, mut receive, mut exceptions) = (0, 0, 0);
+    for (kind, n) in &step.errors {
+        match kind {
+            ErrorKind::Connect | ErrorKind::Tls => connect += n,
+            ErrorKind::Reset | ErrorKind::Io | ErrorKind::Malformed | ErrorKind::Truncated => {
+                receive += n
+            }
+            ErrorKind::Timeout | ErrorKind::ClientLimit => exceptions += n,
+        }
+    }
+    (connect, receive, 0, exceptions)
 }
 
 /// ab rounds microseconds to whole milliseconds this way (`ap_round_ms`).
@@ -347,8 +352,9 @@ fn extras(
     );
     if step.error_total() > 0 {
         out.push_str(
-            "  Failed requests: Connect = connect + tls, Receive = reset + io + malformed,\n  \
-             Exceptions = timeout + client_limit; a different length is never a failure.\n",
+            "  Failed requests: Connect = connect + tls, Receive = reset + io + malformed + truncated\n  \
+             (a body shorter than promised), Exceptions = timeout + client_limit; a different\n  \
+             length is never a failure.\n",
         );
     }
 }
