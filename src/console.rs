@@ -23,10 +23,31 @@ pub struct Console {
     verbose: bool,
     /// "unfinished" has been explained (once per run).
     explained_unfinished: bool,
+    /// Steps still to run after the current one (all rounds); None in the warm-up.
+    steps_left: Option<usize>,
+    /// The pause between steps, once the runner has said it.
+    interval: Duration,
+    /// Not on a terminal: when the next plain progress line is due (step time).
+    next_plain: Duration,
+    /// Plain progress lines off a terminal (not for `ab`, which has its own).
+    plain_lines: bool,
     /// `hakaru ab`: ab's heartbeat lines instead of the live line.
     heartbeat: Option<Heartbeat>,
     step_label: String,
     last_len: usize,
+}
+
+/// Off a terminal (a log, CI), a plain progress line this often within a step.
+const PLAIN_EVERY: Duration = Duration::from_secs(10);
+
+/// A time left, read at a glance: "45s", "1m20s", "2h05m".
+fn fmt_eta(d: Duration) -> String {
+    let s = d.as_secs_f64().round() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
+        _ => format!("{}h{:02}m", s / 3600, s % 3600 / 60),
+    }
 }
 
 /// ab's progress: "Completed N requests" every tenth of the budget (at least every
@@ -46,6 +67,10 @@ impl Console {
             quiet: false,
             verbose: false,
             explained_unfinished: false,
+            steps_left: None,
+            interval: Duration::ZERO,
+            next_plain: PLAIN_EVERY,
+            plain_lines: true,
             heartbeat: None,
             step_label: String::new(),
             last_len: 0,
@@ -72,12 +97,40 @@ impl Console {
     /// ab's progress lines for a budget of `requests` (none for 150 or fewer, as ab).
     pub fn ab_heartbeat(mut self, requests: u64) -> Self {
         self.live = false;
+        self.plain_lines = false;
         self.rows = false;
         if requests > 150 && !self.quiet {
             let every = (requests / 10).max(100);
             self.heartbeat = Some(Heartbeat { every, next: every });
         }
         self
+    }
+
+    /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  ramp ends in ~1m50s".
+    fn progress_line(&self, spec: &StepSpec, p: Progress) -> String {
+        let secs = p.elapsed.as_secs_f64();
+        let of = match (spec.duration, spec.n_requests) {
+            (Some(d), _) => format!(" / {:.0} s", d.as_secs_f64()),
+            _ => String::new(),
+        };
+        let of_n = spec
+            .n_requests
+            .map(|n| format!(" / {n}"))
+            .unwrap_or_default();
+        let mut line = format!(
+            "  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s",
+            self.step_label,
+            p.finished,
+            p.finished as f64 / secs.max(1e-9)
+        );
+        // The whole run's end, when every step lasts a known time.
+        if let (Some(left), Some(d), None) = (self.steps_left, spec.duration, spec.n_requests) {
+            if left > 0 {
+                let eta = d.saturating_sub(p.elapsed) + (d + self.interval) * left as u32;
+                line.push_str(&format!("  run ends in ~{}", fmt_eta(eta)));
+            }
+        }
+        line
     }
 
     fn clear_live(&mut self) {
@@ -107,6 +160,8 @@ impl Observer for Console {
             String::new()
         };
         self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
+        self.steps_left = Some(at.of - at.index - 1 + (at.rounds - at.round) * at.of);
+        self.next_plain = PLAIN_EVERY;
         if self.rows && !self.quiet {
             eprintln!("Running {}...", self.step_label);
         }
@@ -119,28 +174,24 @@ impl Observer for Console {
                 h.next += h.every;
             }
         }
+        if self.quiet || self.heartbeat.is_some() {
+            return;
+        }
+        if !self.live && self.plain_lines {
+            // A log gets a plain line now and then instead of a redrawn one.
+            if p.elapsed >= self.next_plain {
+                self.next_plain = p.elapsed + PLAIN_EVERY;
+                eprintln!("{}", self.progress_line(spec, p));
+            }
+        }
         if !self.live {
             return;
         }
-        let secs = p.elapsed.as_secs_f64();
-        let of = match (spec.duration, spec.n_requests) {
-            (Some(d), _) => format!(" / {:.0} s", d.as_secs_f64()),
-            _ => String::new(),
-        };
-        let of_n = spec
-            .n_requests
-            .map(|n| format!(" / {n}"))
-            .unwrap_or_default();
-        let line = format!(
-            "  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s",
-            self.step_label,
-            p.finished,
-            p.finished as f64 / secs.max(1e-9)
-        );
-        let pad = self.last_len.saturating_sub(line.len());
+        let line = self.progress_line(spec, p);
+        let pad = self.last_len.saturating_sub(line.chars().count());
         eprint!("\r{line}{}", " ".repeat(pad));
         let _ = std::io::stderr().flush();
-        self.last_len = line.len();
+        self.last_len = line.chars().count();
     }
 
     fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
@@ -172,6 +223,8 @@ impl Observer for Console {
 
     fn warmup_started(&mut self, d: Duration, spec: &StepSpec) {
         self.step_label = format!("warm-up: {}", describe(spec));
+        self.steps_left = None;
+        self.next_plain = PLAIN_EVERY;
         if self.quiet {
             return;
         }
@@ -191,8 +244,76 @@ impl Observer for Console {
     }
 
     fn interval(&mut self, d: Duration) {
+        self.interval = d;
         if self.rows && self.live {
             eprintln!("  (interval {:.1} s)", d.as_secs_f64());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eta_reads_at_a_glance() {
+        assert_eq!(fmt_eta(Duration::from_secs(45)), "45s");
+        assert_eq!(fmt_eta(Duration::from_secs(80)), "1m20s");
+        assert_eq!(fmt_eta(Duration::from_secs(2 * 3600 + 5 * 60)), "2h05m");
+    }
+
+    #[test]
+    fn the_progress_line_says_when_the_run_ends() {
+        let mut c = Console::new(true, 0, 0);
+        let spec = StepSpec {
+            n_clients: 4,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: None,
+            rate: None,
+        };
+        c.interval = Duration::from_secs(10);
+        c.step_started(
+            Position {
+                round: 1,
+                rounds: 1,
+                index: 1,
+                of: 4,
+            },
+            &spec,
+        );
+        let line = c.progress_line(
+            &spec,
+            Progress {
+                elapsed: Duration::from_secs(10),
+                finished: 1000,
+            },
+        );
+        // 20 s of this step, then two steps of 30 s with 10 s pauses.
+        assert_eq!(
+            line,
+            "  step 2/4: 4 clients  10.0 s / 30 s  1000 requests  100 req/s  run ends in ~1m40s"
+        );
+        let one = StepSpec {
+            n_clients: 1,
+            ..spec
+        };
+        c.step_started(
+            Position {
+                round: 1,
+                rounds: 1,
+                index: 3,
+                of: 4,
+            },
+            &one,
+        );
+        let line = c.progress_line(
+            &one,
+            Progress {
+                elapsed: Duration::from_secs(1),
+                finished: 10,
+            },
+        );
+        assert!(line.starts_with("  step 4/4: 1 client  "), "{line}");
+        assert!(!line.contains("run ends"), "{line}");
     }
 }
