@@ -62,6 +62,14 @@ pub struct AbArgs {
     #[arg(short = 'A', value_name = "ATTRIBUTE")]
     pub auth: Option<String>,
 
+    /// Use HEAD instead of GET.
+    #[arg(short = 'i')]
+    pub head: bool,
+
+    /// Method name.
+    #[arg(short = 'm', value_name = "METHOD")]
+    pub method: Option<String>,
+
     /// Use HTTP KeepAlive feature (without it: one connection per request).
     #[arg(short = 'k')]
     pub keep_alive: bool,
@@ -103,6 +111,8 @@ impl AbArgs {
             auth: self.auth.clone(),
             timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
             keep_alive: self.keep_alive,
+            head: self.head,
+            method: self.method.clone(),
         }
     }
 }
@@ -122,15 +132,19 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         variable_length: args.variable_length,
         body_sent: ab.post_file.is_some() || ab.put_file.is_some(),
     };
-    if facts.body_sent {
-        facts.not_asked = Some("hakaru sends no uncounted POST or PUT before the load".into());
+    if !ab.safe_to_look() {
+        facts.not_asked = Some(format!(
+            "hakaru sends no uncounted {} before the load",
+            ab.method()
+        ));
     } else if parts.https {
         facts.not_asked = Some("the look before the load speaks plain http only".into());
     } else {
         match Fetched::request(&ab.url, "GET", &ab.header_pairs()?, ab.timeout) {
             Ok(f) => {
                 facts.server_software = Some(f.server.unwrap_or_default());
-                facts.document_length = Some(f.body.len() as u64);
+                // A HEAD response has no body: ab reads 0 bytes.
+                facts.document_length = Some(if ab.head { 0 } else { f.body.len() as u64 });
             }
             Err(e) => facts.not_asked = Some(format!("no answer before the load: {e}")),
         }

@@ -44,6 +44,10 @@ pub struct AbOptions {
     pub timeout: Duration,
     /// `-k`.
     pub keep_alive: bool,
+    /// `-i`: HEAD instead of GET.
+    pub head: bool,
+    /// `-m`: a method name of one's own (sent with the `-p`/`-u` body, if any).
+    pub method: Option<String>,
 }
 
 impl Default for AbOptions {
@@ -62,6 +66,8 @@ impl Default for AbOptions {
             auth: None,
             timeout: DEFAULT_TIMEOUT,
             keep_alive: false,
+            head: false,
+            method: None,
         }
     }
 }
@@ -71,6 +77,10 @@ impl Default for AbOptions {
 pub enum AbError {
     #[error("-p and -u cannot be used together (one body, one method)")]
     PostAndPut,
+    #[error("-i (HEAD) cannot send the -p/-u body")]
+    HeadWithBody,
+    #[error("-m \"{0}\" is not a method name")]
+    Method(String),
     #[error(
         "-c {concurrency} is more than -n {requests}: ab cannot use more clients than requests"
     )]
@@ -91,15 +101,28 @@ impl AbOptions {
         }
     }
 
-    /// The method ab sends: PUT with `-u`, POST with `-p`, else GET.
-    pub fn method(&self) -> &'static str {
-        if self.put_file.is_some() {
+    /// The method ab sends: `-m`'s, else HEAD with `-i`, PUT with `-u`, POST with `-p`,
+    /// else GET.
+    pub fn method(&self) -> &str {
+        if let Some(m) = &self.method {
+            m
+        } else if self.head {
+            "HEAD"
+        } else if self.put_file.is_some() {
             "PUT"
         } else if self.post_file.is_some() {
             "POST"
         } else {
             "GET"
         }
+    }
+
+    /// True when one uncounted request before the load has no effect on the server's
+    /// data: GET and HEAD without a body. (The look itself is a GET.)
+    pub fn safe_to_look(&self) -> bool {
+        self.post_file.is_none()
+            && self.put_file.is_none()
+            && matches!(self.method(), "GET" | "HEAD")
     }
 
     /// The headers every request carries: `-H` as typed, then the cookie and the
@@ -135,6 +158,18 @@ impl AbOptions {
     pub fn run_options(&self, command_line: Vec<String>) -> Result<RunOptions, AbError> {
         if self.post_file.is_some() && self.put_file.is_some() {
             return Err(AbError::PostAndPut);
+        }
+        if self.head && (self.post_file.is_some() || self.put_file.is_some()) {
+            return Err(AbError::HeadWithBody);
+        }
+        if let Some(m) = &self.method {
+            if m.is_empty()
+                || !m
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            {
+                return Err(AbError::Method(m.clone()));
+            }
         }
         let requests = self.budget();
         if requests > 0 && self.concurrency as u64 > requests {
@@ -264,6 +299,16 @@ mod tests {
         .unwrap();
         assert_eq!(o.request.method, "PUT");
         assert_eq!(o.request.content_type.as_deref(), Some("application/json"));
+        let o = ab(|o| o.head = true);
+        assert_eq!(o.method(), "HEAD");
+        assert!(o.safe_to_look());
+        let o = ab(|o| {
+            o.method = Some("PATCH".into());
+            o.post_file = Some("b".into());
+        });
+        assert_eq!(o.run_options(vec![]).unwrap().request.method, "PATCH");
+        assert!(!o.safe_to_look());
+        assert!(!ab(|o| o.method = Some("DELETE".into())).safe_to_look());
     }
 
     #[test]
@@ -278,6 +323,12 @@ mod tests {
         assert!(e(ab(|o| o.cookies = vec!["nope".into()])).contains("-C \"nope\""));
         assert!(e(ab(|o| o.headers = vec!["nope".into()])).contains("-H"));
         assert!(e(ab(|o| o.concurrency = 0)).contains("-c must be at least 1"));
+        assert!(e(ab(|o| {
+            o.head = true;
+            o.post_file = Some("a".into());
+        }))
+        .contains("-i (HEAD)"));
+        assert!(e(ab(|o| o.method = Some("GE T".into()))).contains("-m \"GE T\""));
         assert!(e(ab(|o| o.requests = Some(0))).contains("-n must be at least 1"));
     }
 }

@@ -138,3 +138,19 @@ fn ab_refuses_more_clients_than_requests() {
         stderr(&out)
     );
 }
+
+#[test]
+fn ab_head_and_custom_methods() {
+    let t = target();
+    let url = format!("http://{}/bytes/100", t.addr);
+    let out = ok(&run(&["ab", "-i", "-n", "20", &url]));
+    assert_eq!(number(&out, "Complete requests:"), 20, "{out}");
+    assert_eq!(number(&out, "Failed requests:"), 0, "{out}");
+    assert_eq!(number(&out, "Document Length:"), 0, "{out}");
+    let out = ok(&run(&["ab", "-m", "DELETE", "-n", "5", &url]));
+    assert_eq!(number(&out, "Complete requests:"), 5, "{out}");
+    assert!(
+        out.contains("(not asked: hakaru sends no uncounted DELETE"),
+        "{out}"
+    );
+}
