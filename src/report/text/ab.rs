@@ -132,7 +132,7 @@ pub fn ab_summary(run: &RunResult, step: &StepResult, facts: &AbFacts) -> String
     match (facts.variable_length, facts.document_length) {
         (true, _) => field(&mut out, "Document Length", "Variable"),
         (false, Some(n)) => field(&mut out, "Document Length", format!("{n} bytes")),
-        (false, None) => field(&mut out, "Document Length", "unknown (see below)"),
+        (false, None) => field(&mut out, "Document Length", "unknown (see the notes)"),
     }
     out.push('\n');
     field(&mut out, "Concurrency Level", step.n_clients);
@@ -181,7 +181,7 @@ pub fn ab_summary(run: &RunResult, step: &StepResult, facts: &AbFacts) -> String
             "HTML transferred",
             format!("{} bytes", len * step.responses),
         ),
-        _ => field(&mut out, "HTML transferred", "- (see below)"),
+        _ => field(&mut out, "HTML transferred", "- (see the notes)"),
     }
     if elapsed > 0.0 && done > 0 {
         let d = done as f64;
@@ -334,6 +334,12 @@ fn extras(
     if facts.server_software.is_some() {
         out.push_str(
             "  Server Software and Document Length come from one uncounted request sent before the load.\n",
+        );
+    }
+    if facts.document_length.is_none() && !facts.variable_length {
+        out.push_str(
+            "  Document Length and HTML transferred are unknown: the server was not asked before\n  \
+             the load (see Server Software), and hakaru counts bytes on the wire, not bodies.\n",
         );
     }
     if facts.document_length.is_some() && !facts.variable_length {
@@ -616,7 +622,8 @@ mod tests {
         let text = ab_summary(&r, &step, &facts);
         assert!(text.contains("Server Software:        (not asked: a POST body"));
         assert!(text.contains("Document Length:        unknown"));
-        assert!(text.contains("HTML transferred:       - (see below)"));
+        assert!(text.contains("HTML transferred:       - (see the notes)"));
+        assert!(text.contains("  Document Length and HTML transferred are unknown"));
         assert!(text.contains("Total body sent:        16000\n"), "{text}");
         assert!(text.contains(" kb/s sent\n") && text.contains(" kb/s total\n"));
         facts.variable_length = true;
