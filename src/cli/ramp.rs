@@ -88,10 +88,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
     let run = super::run_load_with(&ready, console)?;
-    if ready.open_model() {
-        // Steps differ by rate, not clients: the clients-axis analysis does not apply.
-        human.print(&format!("{}\n", crate::report::text::rate_table(&run)));
-    } else if run.steps.len() > 1 {
+    // A rate ramp is read by rate (the clients-axis analysis does not apply); either
+    // way the end of a ramp shows what `hakaru report` would.
+    if ready.open_model() || run.steps.len() > 1 {
         let series = crate::series::Series::from_run(&run, "this run");
         human.print(&format!(
             "{}\n",

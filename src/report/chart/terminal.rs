@@ -100,12 +100,12 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     o
 }
 
-/// An open-model run on the terminal: offered against answered rate per step, the
-/// latency from the due time, late and dropped requests, then the findings.
+/// An open-model run on the terminal (the end of `ramp --rate`, and `report`): offered
+/// against answered rate per step, the latency from the due time, late and dropped
+/// requests, the first rate not held marked; then the findings.
 fn rate_summary(series: &Series) -> String {
     let f = analysis::analyse_rates(series);
-    let mut o =
-        String::from(" offered/s  answered/s  held        p50        p99   late  dropped\n");
+    let mut o = String::from(" offered/s  answered/s        p50        p99   late  dropped\n");
     for r in &f.steps {
         let p = &series.points[r.index];
         let lat = |v: Option<f64>| {
@@ -114,12 +114,16 @@ fn rate_summary(series: &Series) -> String {
                 .unwrap_or_else(|| "-".into())
                 .replace('µ', "u")
         };
+        let mark = if f.first_behind.is_some_and(|b| b.index == r.index) {
+            "  <- falls behind"
+        } else {
+            ""
+        };
         let _ = writeln!(
             o,
-            "{:>10}  {:>10}  {:<4}  {:>9}  {:>9}  {:>5}  {:>7}",
+            "{:>10}  {:>10}  {:>9}  {:>9}  {:>5}  {:>7}{mark}",
             fmt_qps(r.rate),
             fmt_qps(r.achieved),
-            if r.held { "yes" } else { "no" },
             lat(p.p50_s),
             lat(p.p99_s),
             p.late,

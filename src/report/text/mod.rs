@@ -18,7 +18,7 @@ mod ramp_end;
 mod server;
 mod summary;
 
-pub use ramp_end::{rate_table, rounds_summary};
+pub use ramp_end::rounds_summary;
 pub use server::server_side;
 pub use summary::run_summary;
 

@@ -1,43 +1,11 @@
-//! The tables printed when a ramp ends: an open-model ramp's rates (target against
-//! achieved), and the rounds of a repeated run (cold against warm).
+//! The table printed when a repeated ramp ends: its rounds, cold against warm. (An
+//! open-model ramp ends with [`crate::report::chart::terminal_summary`], as `report`
+//! shows it.)
 
 use std::fmt::Write as _;
 
 use crate::report::fmt::{fmt_latency, fmt_qps};
 use crate::result::{RunResult, StepResult};
-
-/// For an open-model ramp (`--rate`): each step's target rate against what the server
-/// answered, with response time (from the due time) and the requests that could not
-/// start on time. The first rate the server could not keep up with is marked.
-pub fn rate_table(run: &RunResult) -> String {
-    let mut out = String::from("  target/s  achieved/s        p50        p99   late  dropped\n");
-    let mut marked = false;
-    for s in run.steps.iter().filter(|s| s.rate.is_some()) {
-        let rate = s.rate.unwrap_or(0.0);
-        // Behind: under 95% of the target answered, or requests left waiting.
-        let behind = s.qps < rate * 0.95 || s.dropped > 0;
-        let mark = if behind && !marked {
-            marked = true;
-            "  <- falls behind"
-        } else {
-            ""
-        };
-        let _ = writeln!(
-            out,
-            "{:>10}  {:>10}  {:>9}  {:>9}  {:>5}  {:>7}{mark}",
-            fmt_qps(rate),
-            fmt_qps(s.qps),
-            fmt_latency(s.latency.p50_s),
-            fmt_latency(s.latency.p99_s),
-            s.late,
-            s.dropped
-        );
-    }
-    if !marked {
-        out.push_str("The server kept up with every rate: raise the rates to find its limit.\n");
-    }
-    out
-}
 
 /// Cold against warm: each round's peak throughput and its latency at the first step,
 /// with the ratio to round 1. Empty for a run of one round.
