@@ -13,6 +13,7 @@ pub mod http;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
+pub mod redact;
 pub mod report;
 pub mod result;
 pub mod rng;

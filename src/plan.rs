@@ -32,6 +32,11 @@ pub struct Defaults {
     /// `-T`: Content-Type for requests with a body.
     pub content_type: Option<String>,
     pub keep_alive: bool,
+    /// Whether patterns may name hosts of their own (absolute URLs, a pattern's `host`)
+    /// beyond `hosts` and the groups' default hosts. Off for a patterns file unless
+    /// `--allow-pattern-hosts`, so that a file from elsewhere cannot aim the load at a
+    /// third party.
+    pub allow_pattern_hosts: bool,
 }
 
 impl Default for Defaults {
@@ -47,6 +52,7 @@ impl Default for Defaults {
             body: None,
             content_type: None,
             keep_alive: true,
+            allow_pattern_hosts: true,
         }
     }
 }
@@ -93,6 +99,9 @@ pub struct Plan {
     /// Sequential order: every (pattern, host) pair in file order.
     sequence: Vec<usize>,
     pub n_patterns: usize,
+    /// Hosts patterns may name without `--allow-pattern-hosts`: `--default-hosts` and
+    /// the groups' own default hosts.
+    allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -126,6 +135,13 @@ impl Plan {
             thresholds: Vec::new(),
             sequence: Vec::new(),
             n_patterns: 0,
+            allowed_hosts: defaults
+                .hosts
+                .iter()
+                .map(String::as_str)
+                .chain(set.groups.iter().filter_map(|g| g.defaults.host.as_deref()))
+                .map(|h| unbracket(h).to_string())
+                .collect(),
         };
         let mut acc = 0.0;
         for (gi, group) in set.groups.iter().enumerate() {
@@ -221,11 +237,13 @@ impl Plan {
             .or_else(|| d.body.clone());
 
         // An absolute URL names its own host; otherwise the pattern's, the group's, or the defaults'.
-        let (https, hosts, port, path): (bool, Vec<(String, String)>, Option<u16>, String) =
+        // Each host with where it came from and whether the pattern itself named it.
+        type Hosts = Vec<(String, String, bool)>;
+        let (https, hosts, port, path): (bool, Hosts, Option<u16>, String) =
             if let Some(url) = split_url(&raw_path) {
                 (
                     url.https,
-                    vec![(url.host, "URL".into())],
+                    vec![(url.host, "URL".into(), true)],
                     url.port,
                     url.path,
                 )
@@ -234,12 +252,13 @@ impl Plan {
                     "path must start with '/' or be an http(s):// URL, found \"{raw_path}\""
                 )));
             } else {
-                let hosts = match p.host.clone().or_else(|| g.host.clone()) {
-                    Some(h) => vec![(h, "patterns file".into())],
-                    None => d
+                let hosts = match (&p.host, &g.host) {
+                    (Some(h), _) => vec![(h.clone(), "patterns file".into(), true)],
+                    (None, Some(h)) => vec![(h.clone(), "patterns file".into(), false)],
+                    (None, None) => d
                         .hosts
                         .iter()
-                        .map(|h| (h.clone(), "--default-hosts".into()))
+                        .map(|h| (h.clone(), "--default-hosts".into(), false))
                         .collect(),
                 };
                 (d.https, hosts, p.port.or(g.port), raw_path)
@@ -248,11 +267,20 @@ impl Plan {
         let path = encode_path(&path);
 
         let mut ids = Vec::with_capacity(hosts.len());
-        for (host, origin) in hosts {
-            let host = host
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .to_string();
+        for (host, origin, own) in hosts {
+            let host = unbracket(&host).to_string();
+            if own
+                && !d.allow_pattern_hosts
+                && !self
+                    .allowed_hosts
+                    .iter()
+                    .any(|a| a.eq_ignore_ascii_case(&host))
+            {
+                return Err(PlanError::Invalid(format!(
+                    "host \"{host}\" is not among --default-hosts or the groups' hosts; \
+                     pass --allow-pattern-hosts to send load to the hosts a patterns file names"
+                )));
+            }
             let target = self.target_index(https, &host, port, &origin)?;
             let host_header = host_header(&host, port, https);
             let bytes = encode_request(
@@ -333,6 +361,11 @@ impl Plan {
     pub fn uses_tls(&self) -> bool {
         self.targets.iter().any(|t| t.https)
     }
+}
+
+/// An IPv6 address without the brackets a URL puts around it.
+fn unbracket(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
 }
 
 /// Draws requests for one client. Each client has its own, so nothing is shared.

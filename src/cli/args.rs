@@ -75,6 +75,16 @@ pub struct RequestArgs {
     #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
     pub headers: Vec<String>,
 
+    /// A header whose value is secret, repeatable: redacted in results, reports and the
+    /// terminal like Authorization, Cookie and Proxy-Authorization (still sent).
+    #[arg(long, value_name = "NAME")]
+    pub secret_header: Vec<String>,
+
+    /// Let a patterns file send load to hosts of its own (absolute URLs, a pattern's
+    /// "host") that --default-hosts does not name.
+    #[arg(long)]
+    pub allow_pattern_hosts: bool,
+
     /// Request body for patterns without their own.
     #[arg(short = 'b', long, conflicts_with = "body_file", value_name = "TEXT")]
     pub body: Option<String>,
@@ -180,6 +190,8 @@ impl RequestArgs {
             timeout: self.default_timeout,
             https: self.https,
             headers: self.headers.clone(),
+            secret_headers: self.secret_header.clone(),
+            allow_pattern_hosts: self.allow_pattern_hosts,
             body: match (&self.body, &self.body_file) {
                 (Some(b), _) => Some(Body::Text(b.clone())),
                 (None, Some(p)) => Some(Body::File(p.clone())),

@@ -420,7 +420,8 @@ impl BulkOptions {
         }));
         let run = RunSpec {
             mode: Mode::Bulk,
-            command_line: self.command_line.clone(),
+            // Secret header values go on the wire, never into results.
+            command_line: crate::redact::Redactor::default().command_line(&self.command_line),
             steps,
             interval: self.interval,
             settings,

@@ -24,6 +24,7 @@ use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
+use crate::redact::Redactor;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
@@ -150,6 +151,10 @@ pub struct RequestOptions {
     pub https: bool,
     /// `-H`, as typed: "Name: value".
     pub headers: Vec<String>,
+    /// `--secret-header`: more names whose values are redacted (see [`crate::redact`]).
+    pub secret_headers: Vec<String>,
+    /// `--allow-pattern-hosts`: a patterns file may send load to hosts of its own.
+    pub allow_pattern_hosts: bool,
     pub body: Option<Body>,
     /// `-T`.
     pub content_type: Option<String>,
@@ -187,6 +192,8 @@ impl Default for RequestOptions {
             timeout: d.timeout,
             https: d.https,
             headers: Vec::new(),
+            secret_headers: Vec::new(),
+            allow_pattern_hosts: false,
             body: None,
             content_type: None,
             keep_alive: d.keep_alive,
@@ -344,6 +351,8 @@ impl RunOptions {
             body,
             content_type: r.content_type.clone(),
             keep_alive: r.keep_alive,
+            // A URL on the command line names its own host; a file's hosts need leave.
+            allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
         };
         let plan = Plan::build(&set, &defaults)?;
         let tls = if plan.uses_tls() || r.insecure || r.cacert.is_some() {
@@ -421,7 +430,8 @@ impl RunOptions {
                 Load::Step { .. } => Mode::Run,
                 Load::Clients { .. } | Load::Rates { .. } => Mode::Ramp,
             },
-            command_line: self.command_line.clone(),
+            // Secret header values go on the wire, never into results.
+            command_line: Redactor::new(&r.secret_headers).command_line(&self.command_line),
             steps,
             interval: self.interval,
             settings,

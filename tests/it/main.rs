@@ -15,5 +15,6 @@ mod probe;
 mod ramp;
 mod report;
 mod run;
+mod safety;
 mod server;
 mod shard;

@@ -1,0 +1,174 @@
+//! Secret header values kept out of everything hakaru writes or prints.
+//!
+//! `Authorization`, `Cookie` and `Proxy-Authorization` are secret by default, and
+//! `--secret-header NAME` marks more. Their values still go on the wire; what the result
+//! files, the reports and the terminal show is `Name: <redacted>`. The one place a
+//! secret could leak into a result is the command line as typed, so that is what is
+//! rewritten, once, when the run is specified.
+
+/// Header names whose values are never written or printed.
+pub const SECRET_HEADERS: [&str; 3] = ["Authorization", "Cookie", "Proxy-Authorization"];
+
+/// What a secret value is replaced with.
+pub const REDACTED: &str = "<redacted>";
+
+/// Which header values are secret: the default three plus `--secret-header` names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Redactor {
+    extra: Vec<String>,
+}
+
+impl Redactor {
+    /// The default secret headers and these more (`--secret-header`, as typed).
+    pub fn new(extra: &[String]) -> Self {
+        Redactor {
+            extra: extra
+                .iter()
+                .map(|n| n.trim().trim_end_matches(':').trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect(),
+        }
+    }
+
+    /// Whether a header of this name has its value redacted (names are case-insensitive).
+    pub fn is_secret(&self, name: &str) -> bool {
+        let name = name.trim();
+        SECRET_HEADERS.iter().any(|s| s.eq_ignore_ascii_case(name))
+            || self.extra.iter().any(|s| s.eq_ignore_ascii_case(name))
+    }
+
+    /// A "Name: value" line as it may be shown: the value replaced when the name is secret.
+    pub fn header_line(&self, line: &str) -> String {
+        match line.split_once(':') {
+            Some((name, _)) if self.is_secret(name) => format!("{}: {REDACTED}", name.trim()),
+            _ => line.to_string(),
+        }
+    }
+
+    /// The command line as it may be recorded: every `-H`/`--header` value naming a
+    /// secret header, and `ab`'s `-A` (credentials) and `-C` (cookie) values, redacted.
+    pub fn command_line(&self, args: &[String]) -> Vec<String> {
+        let ab = args.get(1).is_some_and(|a| a == "ab");
+        let mut out = Vec::with_capacity(args.len());
+        let mut next_is_secret = false;
+        for arg in args {
+            if std::mem::take(&mut next_is_secret) {
+                out.push(REDACTED.to_string());
+                continue;
+            }
+            if ab && (arg == "-A" || arg == "-C") {
+                next_is_secret = true;
+                out.push(arg.clone());
+                continue;
+            }
+            if ab && arg.len() > 2 && (arg.starts_with("-A") || arg.starts_with("-C")) {
+                out.push(format!("{}{REDACTED}", &arg[..2]));
+                continue;
+            }
+            out.push(self.header_arg(arg));
+        }
+        out
+    }
+
+    /// One argument that may carry a header: "Name: v", "-HName: v", "--header=Name: v".
+    fn header_arg(&self, arg: &str) -> String {
+        let prefix = ["--header=", "-H"]
+            .into_iter()
+            .find(|p| arg.starts_with(p) && arg.contains(':'))
+            .unwrap_or("");
+        let rest = &arg[prefix.len()..];
+        match rest.split_once(':') {
+            // A URL ("http://…") has no header name before its colon.
+            Some((name, _)) if self.is_secret(name) => {
+                format!("{prefix}{}", self.header_line(rest))
+            }
+            _ => arg.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(args: &[&str], extra: &[&str]) -> Vec<String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        Redactor::new(&extra).command_line(&args)
+    }
+
+    #[test]
+    fn default_secret_headers_in_every_form() {
+        let got = line(
+            &[
+                "hakaru",
+                "run",
+                "-H",
+                "Authorization: Bearer s3cret",
+                "-Hcookie: a=1",
+                "--header=Proxy-Authorization: Basic eA==",
+                "-H",
+                "Accept: text/plain",
+                "http://127.0.0.1:1/",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            vec![
+                "hakaru",
+                "run",
+                "-H",
+                "Authorization: <redacted>",
+                "-Hcookie: <redacted>",
+                "--header=Proxy-Authorization: <redacted>",
+                "-H",
+                "Accept: text/plain",
+                "http://127.0.0.1:1/",
+            ]
+        );
+        assert!(!got.concat().contains("s3cret"));
+    }
+
+    #[test]
+    fn secret_header_flag_marks_more() {
+        let got = line(
+            &["hakaru", "run", "-H", "X-Api-Key: k", "-H", "X-Other: o"],
+            &["x-api-key"],
+        );
+        assert_eq!(got[3], "X-Api-Key: <redacted>");
+        assert_eq!(got[5], "X-Other: o");
+    }
+
+    #[test]
+    fn ab_credentials_and_cookies() {
+        let got = line(
+            &[
+                "hakaru",
+                "ab",
+                "-A",
+                "user:pw",
+                "-Ca=b",
+                "-C",
+                "c=d",
+                "http://h/",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            vec![
+                "hakaru",
+                "ab",
+                "-A",
+                "<redacted>",
+                "-C<redacted>",
+                "-C",
+                "<redacted>",
+                "http://h/"
+            ]
+        );
+        // Outside ab, -A and -C mean nothing secret.
+        assert_eq!(line(&["hakaru", "run", "-C", "x"], &[])[3], "x");
+    }
+}
