@@ -9,6 +9,8 @@ pub mod analysis;
 pub mod cli;
 pub mod console;
 pub mod engine;
+#[doc(hidden)]
+pub mod fuzz;
 pub mod http;
 pub mod pattern;
 pub mod plan;

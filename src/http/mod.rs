@@ -104,6 +104,15 @@ const MAX_LINE: usize = 4096;
 enum Stream {
     Plain(TcpStream),
     Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
+    /// Canned bytes for the fuzz targets ([`Conn::from_bytes`]): the real reader on no socket.
+    Memory(Box<Memory>),
+}
+
+/// What a [`Stream::Memory`] reads: `data`, at most `step` bytes per read, then EOF.
+struct Memory {
+    data: Vec<u8>,
+    pos: usize,
+    step: usize,
 }
 
 impl Stream {
@@ -113,6 +122,7 @@ impl Stream {
             let n = match self {
                 Stream::Plain(s) => s.write(b).await?,
                 Stream::Tls(s) => s.write(b).await?,
+                Stream::Memory(_) => b.len(),
             };
             if n == 0 {
                 return Err(io::ErrorKind::WriteZero.into());
@@ -130,6 +140,12 @@ impl Stream {
         match self {
             Stream::Plain(s) => s.read(b).await,
             Stream::Tls(s) => s.read(b).await,
+            Stream::Memory(m) => {
+                let n = m.step.min(b.len()).min(m.data.len() - m.pos);
+                b[..n].copy_from_slice(&m.data[m.pos..m.pos + n]);
+                m.pos += n;
+                Ok(n)
+            }
         }
     }
 }
@@ -334,6 +350,23 @@ enum BodyKind {
 }
 
 impl Conn {
+    /// A connection whose server sends `data` (`step` bytes per read, then closes) and
+    /// ignores what it is sent: how the fuzz targets drive the response reader.
+    #[doc(hidden)]
+    pub fn from_bytes(data: Vec<u8>, step: usize) -> Conn {
+        Conn {
+            stream: Stream::Memory(Box::new(Memory {
+                data,
+                pos: 0,
+                step: step.max(1),
+            })),
+            buf: new_buffer(),
+            start: 0,
+            end: 0,
+            served: 0,
+        }
+    }
+
     /// Close the connection and keep its read buffer for the next one.
     pub fn into_buffer(self) -> Box<[u8]> {
         self.buf

@@ -75,7 +75,13 @@ pub fn read_result(path: &Path) -> Result<Series, ReadError> {
         path: path.to_owned(),
         error,
     })?;
-    let text = String::from_utf8_lossy(&bytes);
+    read_result_bytes(path, &bytes)
+}
+
+/// [`read_result`] of bytes already read; `path` names them (and labels the series).
+#[doc(hidden)]
+pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError> {
+    let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start_matches('\u{feff}');
     let series = if text.trim_start().starts_with('{') {
         read_json(path, text)?
