@@ -744,7 +744,10 @@ fn parse_header(h: &str) -> Result<(String, String), SpecError> {
         });
     }
     if v.contains(['\r', '\n']) {
-        return Err(SpecError::HeaderLineBreak(h.to_string()));
+        // The message shows the header; a secret value stays out of it.
+        return Err(SpecError::HeaderLineBreak(
+            Redactor::default().header_line(h),
+        ));
     }
     Ok((k.to_string(), v.trim().to_string()))
 }
@@ -884,6 +887,11 @@ mod tests {
             &with(&|o| o.request.headers = vec!["A: b\r\nC: d".into()]),
             "line break",
         );
+        let e = refused(
+            &with(&|o| o.request.headers = vec!["Cookie: s3cret\nX: y".into()]),
+            "-H \"Cookie: <redacted>\"",
+        );
+        assert!(!e.contains("s3cret"), "{e}");
         refused(&with(&|o| o.request.url = None), "URL");
         refused(
             &with(&|o| o.request.patterns_file = Some("p.txt".into())),
