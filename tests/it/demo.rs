@@ -65,7 +65,10 @@ fn demo_bulk_runs_the_write_experiment_against_the_document_store() {
     for label in ["bulk ", "single ", "batch=ok ", "full commit "] {
         assert!(out.lines().any(|l| l.starts_with(label)), "{label}: {out}");
     }
-    assert!(out.contains("Full commit (X-Couch-Full-Commit: true"), "{out}");
+    assert!(
+        out.contains("Full commit (X-Couch-Full-Commit: true"),
+        "{out}"
+    );
     assert!(out.contains("Every document accounted for"), "{out}");
     assert!(!out.contains("MISMATCH"), "{out}");
     assert!(!out.contains("mode was ignored"), "{out}");

@@ -89,6 +89,14 @@ fn batches_and_writers_add_up_with_verify() {
     assert_eq!(v["verify"]["matches"], true, "{text}");
     assert_eq!(v["verify"]["acknowledged"], total);
     assert_eq!(doc_count(&db), total);
+    // The CSV: drnbench's columns first, bulk's by name after.
+    let (h, rows) = read_csv(&dir.path("bulk.csv"));
+    assert_eq!(h[0], "n_clients");
+    assert_eq!(rows.len(), 4);
+    assert_eq!(col(&h, &rows[1], "batch_size"), 10.0);
+    assert_eq!(col(&h, &rows[1], "writers"), 3.0);
+    assert_eq!(col(&h, &rows[3], "docs_acknowledged"), 300.0);
+    assert!(col(&h, &rows[3], "docs_per_s") > 0.0);
 }
 
 #[test]
@@ -174,6 +182,8 @@ fn a_conflict_is_counted_by_kind() {
     assert_eq!(v["steps"][0]["bulk"]["docs_acknowledged"], 50);
     assert_eq!(v["verify"]["matches"], true, "{text}");
     assert_eq!(doc_count(&db), 60);
+    let (h, rows) = read_csv(&dir.path("bulk.csv"));
+    assert_eq!(col(&h, &rows[0], "item_errors_conflict"), 10.0);
 }
 
 #[test]
