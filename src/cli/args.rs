@@ -278,4 +278,25 @@ impl Human {
             print!("{text}");
         }
     }
+
+    /// The end of `run` and `ramp`: the CSV on stdout with `-o -`, else where the
+    /// result files are.
+    pub fn outputs(
+        &self,
+        run: &crate::result::RunResult,
+        csv_to_stdout: bool,
+        format: CsvFormat,
+        files: Option<&crate::result::store::Outputs>,
+    ) {
+        if csv_to_stdout {
+            print!("{}", crate::result::csv::to_csv(run, format));
+        }
+        if let Some(out) = files {
+            self.print(&format!(
+                "Results: {} and {}\n",
+                out.csv.display(),
+                out.json.display()
+            ));
+        }
+    }
 }

@@ -101,18 +101,11 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
-    if csv_to_stdout {
-        print!(
-            "{}",
-            crate::result::csv::to_csv(&run, options.request.format)
-        );
-    }
-    if let Some(out) = &ready.run.outputs {
-        human.print(&format!(
-            "Results: {} and {}\n",
-            out.csv.display(),
-            out.json.display()
-        ));
-    }
+    human.outputs(
+        &run,
+        csv_to_stdout,
+        options.request.format,
+        ready.run.outputs.as_ref(),
+    );
     Ok(crate::runner::exit_code(&run))
 }
