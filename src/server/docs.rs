@@ -275,10 +275,6 @@ impl DocsTarget {
         docs: Vec<(String, Map<String, Value>)>,
         mode: Mode,
     ) -> Result<Vec<Outcome>, Response> {
-        let mut store = lock(&self.store);
-        if !store.dbs.contains_key(db) {
-            return Err(error(404, "not_found", "Database does not exist."));
-        }
         // In the request's order: a document to write, or one refused already.
         let mut fresh = Vec::with_capacity(docs.len());
         for (id, mut doc) in docs {
@@ -299,6 +295,11 @@ impl DocsTarget {
                 rev,
                 body,
             }));
+        }
+        // Serialised above without the lock: only SQLite's single writer waits on it.
+        let mut store = lock(&self.store);
+        if !store.dbs.contains_key(db) {
+            return Err(error(404, "not_found", "Database does not exist."));
         }
         let conflict = |id| Outcome::Failed {
             id,
