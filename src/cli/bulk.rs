@@ -16,7 +16,7 @@ use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
 use crate::result::csv::CsvFormat;
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
-use crate::spec::bulk::{BulkOptions, DocSource};
+use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
 use crate::spec::{parse_count, parse_duration};
 use crate::workload::bulk::{verify, IdStrategy, TargetKind};
 
@@ -229,6 +229,26 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     for note in &ready.notes {
         eprintln!("Note: {note}");
     }
+    let mut console = BulkConsole {
+        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
+        header_shown: false,
+    };
+    let (_, code) = execute(&ready, &mut console, true)?;
+    if let Some(out) = &ready.run.outputs {
+        println!("Results: {} and {}", out.csv.display(), out.json.display());
+    }
+    Ok(code)
+}
+
+/// Runs a bulk write with `--verify`'s count around it; the run (its `verify` filled
+/// in and written) and the exit code (1 on a mismatch). With `print`, the table and
+/// the comparison go to stdout; without, the caller says them (`hakaru demo --bulk`
+/// prints one table of several runs).
+pub(crate) fn execute(
+    ready: &BulkReady,
+    observer: &mut dyn Observer,
+    print: bool,
+) -> Result<(RunResult, i32)> {
     let settings = ready.workload.settings();
     let count_timeout = settings.timeout.min(Duration::from_secs(30));
     let before = if ready.verify {
@@ -240,17 +260,17 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     } else {
         None
     };
-    let mut console = BulkConsole {
-        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
-        header_shown: false,
-    };
-    let mut run = super::run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)?;
-    print!("{}", bulk_summary(&run));
+    let mut run = super::run_workload(&ready.run, &ready.workload, &ready.engine, observer)?;
+    if print {
+        print!("{}", bulk_summary(&run));
+    }
     let mut code = crate::runner::exit_code(&run);
     if let Some(before) = before {
         match verify::after_run(settings, &run, before, count_timeout) {
             Ok(v) => {
-                print!("{}", verify_summary(&v, &run));
+                if print {
+                    print!("{}", verify_summary(&v, &run));
+                }
                 if !v.matches && code == 0 {
                     code = 1;
                 }
@@ -275,10 +295,7 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
             }
         }
     }
-    if let Some(out) = &ready.run.outputs {
-        println!("Results: {} and {}", out.csv.display(), out.json.display());
-    }
-    Ok(code)
+    Ok((run, code))
 }
 
 #[cfg(test)]

@@ -2,7 +2,10 @@
 //! installed. It starts the embedded search target as a separate process (so its CPU
 //! is measured apart from the client's), takes search terms from a real select, plans
 //! 200 unique requests for a 50% cache hit rate, ramps clients with the Groonga probe
-//! watching the cache, and writes everything into one folder.
+//! watching the cache, and writes everything into one folder. `--bulk` runs the
+//! write-throughput experiment instead ([`bulk`]).
+
+pub mod bulk;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -27,13 +30,37 @@ pub struct DemoArgs {
     #[arg(long, default_value = "hakaru-demo")]
     pub output_dir: PathBuf,
 
-    /// Duration of each step.
-    #[arg(long, default_value = "4", value_parser = parse_duration)]
-    pub duration: Duration,
+    /// Duration of each step (default 4 s; 2 s with --bulk).
+    #[arg(long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
 
-    /// Pause between steps.
-    #[arg(long, default_value = "1", value_parser = parse_duration)]
-    pub interval: Duration,
+    /// Pause between steps (default 1 s; none with --bulk).
+    #[arg(long, value_parser = parse_duration)]
+    pub interval: Option<Duration>,
+
+    /// The write experiment instead (CouchDB's "High Performance" chapter): bulk
+    /// batch sizes × writers, single inserts, batch=ok and full commit against the
+    /// embedded document store.
+    #[arg(long)]
+    pub bulk: bool,
+
+    /// --bulk: documents per request, one step each.
+    #[arg(
+        long,
+        default_value = "100,1000,5000",
+        requires = "bulk",
+        value_name = "N1,N2,..."
+    )]
+    pub batch_sizes: String,
+
+    /// --bulk: parallel writers of every batch size.
+    #[arg(
+        long,
+        default_value = "1,10",
+        requires = "bulk",
+        value_name = "W1,W2,..."
+    )]
+    pub writers: String,
 
     /// Clients in the last step (steps: 1, 2, 4, ... like the tutorial's --step=2).
     #[arg(long, default_value_t = 8)]
@@ -48,46 +75,36 @@ pub struct DemoArgs {
     pub cache_hit_rate: f64,
 }
 
-/// The search target in a child process, stopped (by its PID) when dropped.
+/// An embedded target in a child process (`hakaru serve ARGS` on a loopback port),
+/// stopped (by its PID) when dropped.
 struct ChildTarget {
     child: Child,
     addr: String,
 }
 
 impl ChildTarget {
-    fn start(documents: usize) -> Result<ChildTarget> {
+    fn start(args: &[&str], what: &str) -> Result<ChildTarget> {
         let exe = std::env::current_exe().context("cannot find hakaru's own executable")?;
         let mut child = Command::new(exe)
-            .args([
-                "serve",
-                "--search",
-                "--bind",
-                "127.0.0.1:0",
-                "--threads",
-                "1",
-                "--documents",
-                &documents.to_string(),
-            ])
+            .args(args)
+            .args(["--bind", "127.0.0.1:0"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .context("cannot start the search target")?;
+            .with_context(|| format!("cannot start the {what}"))?;
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut line = String::new();
         BufReader::new(stdout)
             .read_line(&mut line)
-            .context("reading the search target's address")?;
+            .with_context(|| format!("reading the {what}'s address"))?;
         let Some(url) = line
             .trim()
             .strip_prefix("hakaru target listening on http://")
         else {
             let _ = child.kill();
             let _ = child.wait();
-            bail!(
-                "the search target did not start (it said {:?})",
-                line.trim()
-            );
+            bail!("the {what} did not start (it said {:?})", line.trim());
         };
         Ok(ChildTarget {
             addr: url.to_string(),
@@ -138,15 +155,18 @@ pub(crate) fn options(
             start: 0,
             end: args.end_n_clients,
             step: 2,
-            duration: args.duration,
+            duration: args.duration.unwrap_or(Duration::from_secs(4)),
         },
-        interval: args.interval,
+        interval: args.interval.unwrap_or(Duration::from_secs(1)),
         output_path: Some(args.output_dir.join("result.csv")),
         command_line,
     }
 }
 
 pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
+    if args.bulk {
+        return bulk::run(&args, command_line);
+    }
     let dir = &args.output_dir;
     let patterns_path = dir.join("patterns.txt");
     // Refuse bad flags before starting anything.
@@ -156,7 +176,18 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         "Starting the embedded search target ({} pages, Groonga's HTTP API)...",
         args.documents
     );
-    let target = ChildTarget::start(args.documents)?;
+    let documents = args.documents.to_string();
+    let target = ChildTarget::start(
+        &[
+            "serve",
+            "--search",
+            "--threads",
+            "1",
+            "--documents",
+            &documents,
+        ],
+        "search target",
+    )?;
     let base = format!("http://{}", target.addr);
     println!("Search target on {base} (pid {})", target.child.id());
 

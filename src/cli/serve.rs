@@ -37,6 +37,11 @@ pub struct Args {
     /// Number of generated documents for --search.
     #[arg(long, requires = "search")]
     pub documents: Option<u64>,
+
+    /// Serve the document store (CouchDB's `_bulk_docs`, single PUT/POST, `GET /db`,
+    /// `batch=ok`, `X-Couch-Full-Commit`) instead of the basic endpoints.
+    #[arg(long, conflicts_with = "search")]
+    pub docs: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -61,6 +66,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         };
         eprintln!("Building the search corpus ({} pages)...", search.documents);
         crate::server::search::start_search(args.bind, search, opts)?
+    } else if args.docs {
+        let docs = crate::server::docs::DocsOptions::default();
+        crate::server::docs::start_docs(args.bind, docs, opts)?
     } else {
         start_basic(args.bind, opts)
             .with_context(|| format!("--bind {}: cannot listen", args.bind))?

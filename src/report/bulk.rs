@@ -164,6 +164,41 @@ pub fn docs_in_flight(run: &RunResult) -> u64 {
         .sum()
 }
 
+/// `hakaru demo --bulk`'s table: the rows of several runs, each labelled with its
+/// mode (the chapter's bulk sizes, single inserts, `batch=ok`, full commit), then any
+/// mode a server did not honour.
+pub fn labelled_table(parts: &[(&str, &RunResult)]) -> String {
+    let mut out = format!("{:<12} {}\n", "mode", bulk_header());
+    for (label, run) in parts {
+        for s in &run.steps {
+            let _ = writeln!(out, "{label:<12} {}", bulk_row(s));
+        }
+    }
+    for (label, run) in parts {
+        for w in mode_warnings(run) {
+            let _ = writeln!(out, "Warning ({label}): {w}");
+        }
+    }
+    out
+}
+
+/// One sentence on what durable writes cost: single inserts with full commit against
+/// the same without.
+pub fn full_commit_cost(without: &StepResult, with: &StepResult) -> String {
+    let rate = |s: &StepResult| s.bulk.as_ref().map_or(0.0, |b| b.docs_per_s);
+    let (a, b) = (rate(without), rate(with));
+    let cost = if b > 0.0 && a > 0.0 {
+        format!("{:.1}× slower", a / b)
+    } else {
+        "no comparison (a step wrote nothing)".to_string()
+    };
+    format!(
+        "Full commit (X-Couch-Full-Commit: true, an fsync per write): {} docs/s against {} docs/s without, {cost}.",
+        fmt_qps(b),
+        fmt_qps(a)
+    )
+}
+
 /// `--verify`'s lines: acknowledged against present, loud when they differ.
 pub fn verify_summary(v: &VerifyResult, run: &RunResult) -> String {
     let mut out = format!(
@@ -276,5 +311,19 @@ mod tests {
         );
         assert!(bulk_summary(&r)
             .contains("Cut off: at batch size 1000 with 10 writers, 3 requests (3000 documents)"));
+    }
+
+    #[test]
+    fn the_demo_table_labels_rows_and_says_what_full_commit_cost() {
+        let fast = bulk_run(&[(201, 7)], false);
+        let mut slow = bulk_run(&[(201, 7)], false);
+        slow.steps[0].bulk.as_mut().unwrap().docs_per_s = 350.0;
+        let t = labelled_table(&[("single", &fast), ("full commit", &slow)]);
+        assert!(t.lines().next().unwrap().starts_with("mode "), "{t}");
+        assert!(t.contains("\nfull commit  "), "{t}");
+        let line = full_commit_cost(&fast.steps[0], &slow.steps[0]);
+        assert!(line.contains("10.0× slower"), "{line}");
+        slow.steps[0].bulk = None;
+        assert!(full_commit_cost(&fast.steps[0], &slow.steps[0]).contains("no comparison"));
     }
 }

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use crate::result::{RunResult, SCHEMA_VERSION};
 use crate::series::{error_share, share, Point, Series, SourceFormat};
 
+use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
 pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
 
 /// hakaru's CSV columns that carry server-side numbers: read as probes, like any
@@ -163,7 +164,10 @@ fn classify(name: &str) -> Column {
         || name.ends_with("_connect_time")
         || name.starts_with("errors_")
         || name.starts_with("bytes_")
-        || name.starts_with("client_");
+        || name.starts_with("client_")
+        // A bulk write's figures (`hakaru bulk`): read from its JSON, not charted from CSV.
+        || BULK_COLUMNS.contains(&name)
+        || name.starts_with(ITEM_ERRORS_PREFIX);
     if ours || name.is_empty() {
         Column::Ignored
     } else {
@@ -356,9 +360,15 @@ fn check_units(series: &Series) -> Result<(), ReadError> {
         }
         // Little's law: in a closed model at most n_clients requests are in flight,
         // so qps × mean latency cannot be far above n_clients. Milliseconds in a
-        // seconds column break this by about a thousand times.
+        // seconds column break this by about a thousand times. Not in the open model:
+        // its latency counts from the due time, and an overloaded server's queue (the
+        // requests waiting for a connection) has no bound but the step's length.
         let in_flight = p.qps * p.mean_s;
-        if p.n_clients > 0 && p.qps > 0.0 && in_flight > 50.0 * p.n_clients as f64 {
+        if p.rate.is_none()
+            && p.n_clients > 0
+            && p.qps > 0.0
+            && in_flight > 50.0 * p.n_clients as f64
+        {
             return Err(err(format!(
                 "{} queries per second at a mean latency of {} s would need {:.0} requests \
                  in flight, but the step had {} client{}; latencies must be in seconds \
@@ -463,6 +473,18 @@ mod tests {
         assert_eq!(s.format, SourceFormat::HakaruCsv);
         assert_eq!(s.points[0].p50_s, Some(0.09));
         assert_eq!(s.probe_names(), vec!["cache_hit_rate".to_string()]);
+    }
+
+    #[test]
+    fn bulk_columns_are_not_probes() {
+        let p = write(
+            "bulk.csv",
+            "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,201,p50_elapsed_time,batch_size,writers,docs_acknowledged,docs_per_s,item_errors_conflict\n\
+             1,10,5.0,0.01,0.5,0.1,100.0,0.09,100,1,990,495.0,10\n",
+        );
+        let s = read_result(&p).unwrap();
+        assert_eq!(s.points.len(), 1);
+        assert!(s.probe_names().is_empty(), "{:?}", s.probe_names());
     }
 
     #[test]

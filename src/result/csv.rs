@@ -88,6 +88,22 @@ pub const FULL_EXTRA_COLUMNS: [&str; 30] = [
     "server_rss_max_bytes",
 ];
 
+/// The columns a bulk write (`hakaru bulk`) adds after [`FULL_EXTRA_COLUMNS`], in
+/// [`CsvFormat::Full`] only and only for bulk runs; then one `item_errors_<kind>`
+/// column per kind of per-document failure any step saw (`item_errors_conflict`…),
+/// sorted by kind, each a count of documents (0 where the step saw none).
+///
+/// | column | meaning |
+/// |---|---|
+/// | `batch_size` | documents per request |
+/// | `writers` | parallel writers (the same as `n_clients`) |
+/// | `docs_acknowledged` | documents the server acknowledged |
+/// | `docs_per_s` | acknowledged documents per second |
+pub const BULK_COLUMNS: [&str; 4] = ["batch_size", "writers", "docs_acknowledged", "docs_per_s"];
+
+/// Starts the name of a column counting one kind of per-document failure.
+pub const ITEM_ERRORS_PREFIX: &str = "item_errors_";
+
 /// The whole CSV of a run: a header and one row per step, `\n`-terminated.
 pub fn to_csv(run: &RunResult, format: CsvFormat) -> String {
     let statuses = all_statuses(&run.steps);
@@ -95,8 +111,15 @@ pub fn to_csv(run: &RunResult, format: CsvFormat) -> String {
 
     let mut header: Vec<String> = DRNBENCH_COLUMNS.iter().map(|c| c.to_string()).collect();
     header.extend(statuses.iter().map(|s| s.to_string()));
+    let bulk_kinds = (format == CsvFormat::Full)
+        .then(|| bulk_error_kinds(run))
+        .flatten();
     if format == CsvFormat::Full {
         header.extend(FULL_EXTRA_COLUMNS.iter().map(|c| c.to_string()));
+    }
+    if let Some(kinds) = &bulk_kinds {
+        header.extend(BULK_COLUMNS.iter().map(|c| c.to_string()));
+        header.extend(kinds.iter().map(|k| format!("{ITEM_ERRORS_PREFIX}{k}")));
     }
     write(&mut w, &header);
 
@@ -111,12 +134,50 @@ pub fn to_csv(run: &RunResult, format: CsvFormat) -> String {
         if format == CsvFormat::Full {
             row.extend(extra_cells(step));
         }
+        if let Some(kinds) = &bulk_kinds {
+            row.extend(bulk_cells(step, kinds));
+        }
         write(&mut w, &row);
     }
     let bytes = w
         .into_inner()
         .expect("flushing a CSV writer into memory cannot fail");
     String::from_utf8(bytes).expect("every cell is UTF-8")
+}
+
+/// For a bulk run, every kind of item error any step saw (sorted); `None` otherwise.
+fn bulk_error_kinds(run: &RunResult) -> Option<Vec<String>> {
+    if run.settings.bulk.is_none() && run.steps.iter().all(|s| s.bulk.is_none()) {
+        return None;
+    }
+    let mut kinds: Vec<String> = run
+        .steps
+        .iter()
+        .filter_map(|s| s.bulk.as_ref())
+        .flat_map(|b| b.item_errors.keys().cloned())
+        .collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    Some(kinds)
+}
+
+fn bulk_cells(step: &StepResult, kinds: &[String]) -> Vec<String> {
+    let Some(b) = &step.bulk else {
+        // A step without bulk figures in a bulk run: empty, not a misleading 0.
+        return vec![String::new(); BULK_COLUMNS.len() + kinds.len()];
+    };
+    let mut cells = vec![
+        b.batch_size.to_string(),
+        b.writers.to_string(),
+        b.docs_acknowledged.to_string(),
+        float_repr(b.docs_per_s),
+    ];
+    cells.extend(
+        kinds
+            .iter()
+            .map(|k| b.item_errors.get(k).copied().unwrap_or(0).to_string()),
+    );
+    cells
 }
 
 fn write(w: &mut ::csv::Writer<Vec<u8>>, record: &[String]) {
@@ -395,5 +456,44 @@ mod tests {
                 assert_eq!(float_repr(x).parse::<f64>().unwrap(), x);
             }
         }
+    }
+
+    #[test]
+    fn bulk_runs_add_their_columns_by_name_after_the_others() {
+        use crate::result::BulkStepResult;
+        let mut a = bare_step(1);
+        a.bulk = Some(BulkStepResult {
+            batch_size: 100,
+            writers: 1,
+            docs_acknowledged: 900,
+            docs_per_s: 450.0,
+            item_errors: [("conflict".to_string(), 100)].into_iter().collect(),
+        });
+        let mut b = bare_step(10);
+        b.bulk = Some(BulkStepResult {
+            batch_size: 1000,
+            writers: 10,
+            docs_acknowledged: 5000,
+            docs_per_s: 2500.0,
+            item_errors: [("forbidden".to_string(), 2)].into_iter().collect(),
+        });
+        let r = run(vec![a, b]);
+        let csv = to_csv(&r, CsvFormat::Full);
+        let lines: Vec<&str> = csv.lines().collect();
+        assert!(lines[0].starts_with(&DRNBENCH_COLUMNS.join(",")));
+        assert!(lines[0].ends_with(&format!(
+            "{},{},batch_size,writers,docs_acknowledged,docs_per_s,item_errors_conflict,item_errors_forbidden",
+            FULL_EXTRA_COLUMNS[FULL_EXTRA_COLUMNS.len() - 2],
+            FULL_EXTRA_COLUMNS[FULL_EXTRA_COLUMNS.len() - 1]
+        )), "{}", lines[0]);
+        assert!(lines[1].ends_with(",100,1,900,450.0,100,0"), "{}", lines[1]);
+        assert!(
+            lines[2].ends_with(",1000,10,5000,2500.0,0,2"),
+            "{}",
+            lines[2]
+        );
+        // drnbench's format stays exactly drnbench's; a run that is not bulk has none.
+        assert!(!to_csv(&r, CsvFormat::Drnbench).contains("batch_size"));
+        assert!(!to_csv(&three_steps(), CsvFormat::Full).contains("batch_size"));
     }
 }

@@ -1,8 +1,10 @@
 //! The embedded targets (`hakaru serve`): an HTTP server on loopback with deterministic
-//! endpoints (`basic`) or a Groonga-compatible search engine (`search`), so
+//! endpoints (`basic`), a Groonga-compatible search engine (`search`) or a
+//! CouchDB-compatible document store (`docs`), so
 //! hakaru can be tried, calibrated and tested with nothing else installed.
 
 pub mod basic;
+pub mod docs;
 pub mod handler;
 pub mod listen;
 pub mod search;

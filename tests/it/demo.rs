@@ -49,3 +49,39 @@ fn demo_runs_the_tutorial_against_the_search_target() {
     assert_eq!(rows.len(), 3);
     assert_eq!(col(&h, &rows[0], "n_clients"), 1.0);
 }
+
+#[test]
+fn demo_bulk_runs_the_write_experiment_against_the_document_store() {
+    let dir = TempDir::new("demo-bulk");
+    let out_dir = dir.path("out");
+    let out = ok(&run(&[
+        "demo",
+        "--bulk",
+        "--duration=0.3",
+        "--batch-sizes=10,50",
+        "--writers=1,2",
+        &format!("--output-dir={}", out_dir.display()),
+    ]));
+    for label in ["bulk ", "single ", "batch=ok ", "full commit "] {
+        assert!(out.lines().any(|l| l.starts_with(label)), "{label}: {out}");
+    }
+    assert!(
+        out.contains("Full commit (X-Couch-Full-Commit: true"),
+        "{out}"
+    );
+    assert!(out.contains("Every document accounted for"), "{out}");
+    assert!(!out.contains("MISMATCH"), "{out}");
+    assert!(!out.contains("mode was ignored"), "{out}");
+    let bulk = read_json(&out_dir.join("bulk-bulk.json"));
+    assert_eq!(bulk["steps"].as_array().unwrap().len(), 4);
+    let batch_ok = read_json(&out_dir.join("bulk-batchok.json"));
+    let accepted = batch_ok["steps"][0]["statuses"]["202"].as_u64().unwrap();
+    assert!(accepted > 0, "batch=ok answered 202");
+    assert_eq!(
+        batch_ok["steps"][0]["bulk"]["docs_acknowledged"].as_u64(),
+        Some(accepted)
+    );
+    let full = read_json(&out_dir.join("bulk-fullcommit.json"));
+    assert_eq!(full["settings"]["bulk"]["full_commit"], true);
+    assert!(full["steps"][0]["statuses"]["201"].as_u64().unwrap() > 0);
+}

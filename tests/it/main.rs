@@ -6,6 +6,7 @@ mod ab;
 mod bad_input;
 mod bulk;
 mod demo;
+mod docs;
 mod engine;
 mod groonga;
 mod hostile;

@@ -151,28 +151,29 @@ fn rate_ramp_shows_where_the_server_falls_behind() {
     let t = target();
     let dir = TempDir::new("rateramp");
     let csv = dir.path("r.csv");
-    // Two connections to a 20 ms endpoint answer at most ~100 requests/s. Steps of 2 s
-    // (40 requests at 20/s), so one request cut off at a step's end on a busy machine
-    // does not read as falling behind (95% held).
+    // Two connections to a 5 ms endpoint answer at most ~400 requests/s: 2,000/s is far
+    // beyond them. Steps of 2 s (40 requests at 20/s), each done 5 ms after it is due,
+    // so a busy test machine does not cut enough of them off at the step's end to read
+    // as falling behind at 20/s (95% held).
     let out = ok(&run(&[
         "ramp",
-        "--rate=20,400",
+        "--rate=20,2000",
         "--end-n-clients=2",
         "--duration=2",
         "--interval=0",
-        &format!("http://{}/delay/20", t.addr),
+        &format!("http://{}/delay/5", t.addr),
         &format!("--output-path={}", csv.display()),
     ]));
     let (h, rows) = read_csv(&csv);
     let rates: Vec<f64> = rows.iter().map(|r| col(&h, r, "rate")).collect();
-    assert_eq!(rates, vec![20.0, 400.0]);
+    assert_eq!(rates, vec![20.0, 2000.0]);
     assert_eq!(col(&h, &rows[0], "dropped"), 0.0);
     assert!(col(&h, &rows[1], "dropped") + col(&h, &rows[1], "late") > 100.0);
     let behind = out
         .lines()
         .find(|l| l.contains("falls behind"))
         .unwrap_or_else(|| panic!("{out}"));
-    assert!(behind.trim_start().starts_with("400.0"), "{behind}");
+    assert!(behind.trim_start().starts_with("2000"), "{behind}");
     assert!(
         !out.contains("Universal Scalability Law"),
         "no clients-axis analysis for a rate ramp:\n{out}"
