@@ -56,6 +56,19 @@ pub fn split_url(s: &str) -> Option<UrlParts> {
     parse_http_url(s).ok()
 }
 
+/// `url` with any `user:password@` before its host replaced, for messages: a password
+/// typed into a URL must not be echoed.
+pub fn without_userinfo(url: &str) -> String {
+    let start = url.find("://").map_or(0, |i| i + 3);
+    let end = url[start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| start + i);
+    match url[start..end].rfind('@') {
+        Some(at) => format!("{}<redacted>@{}", &url[..start], &url[start + at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
 /// [`split_url`] with a message saying what is wrong (without the source's location).
 pub fn parse_http_url(s: &str) -> Result<UrlParts, String> {
     let (https, rest) = http_scheme(s)
@@ -68,7 +81,7 @@ pub fn parse_http_url(s: &str) -> Result<UrlParts, String> {
     if authority.contains('@') {
         return Err(format!(
             "user names in URLs are not supported (send an Authorization header instead): {}",
-            quote(s)
+            quote(&without_userinfo(s))
         ));
     }
     let (host, port) = if let Some(inner) = authority.strip_prefix('[') {
@@ -266,6 +279,17 @@ pub fn percent_decode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn passwords_in_urls_are_not_echoed() {
+        assert_eq!(
+            without_userinfo("http://u:pw@h:1/a@b?x=@"),
+            "http://<redacted>@h:1/a@b?x=@"
+        );
+        assert_eq!(without_userinfo("http://h/p"), "http://h/p");
+        let e = parse_http_url("http://u:secretpw@h/").unwrap_err();
+        assert!(!e.contains("secretpw"), "{e}");
+    }
 
     #[test]
     fn split_url_forms() {

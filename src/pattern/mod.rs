@@ -193,7 +193,7 @@ pub fn parse(text: &str, source: &str) -> Result<PatternSet, PatternError> {
 /// URL itself.
 pub fn from_url(url: &str) -> Result<PatternSet, PatternError> {
     parse_http_url(url).map_err(|message| PatternError::Url {
-        url: url.into(),
+        url: crate::http::url::without_userinfo(url),
         message,
     })?;
     Ok(PatternSet {
