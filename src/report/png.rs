@@ -131,8 +131,21 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                     .copied()
                     .filter(|(x, y)| x.is_finite() && y.is_finite() && (!c.log_y || *y > 0.0))
                     .collect();
-                ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
-                    .map_err(err)?;
+                // A dashed line in the SVG (p99, max) is dashed here too: the same
+                // pattern, doubled for the PNG's larger pixels.
+                match dash_pattern(l.dash) {
+                    Some((on, off)) => ch
+                        .draw_series(DashedLineSeries::new(
+                            pts.clone(),
+                            on,
+                            off,
+                            col.stroke_width(3),
+                        ))
+                        .map_err(err)?,
+                    None => ch
+                        .draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
+                        .map_err(err)?,
+                };
                 match l.marker {
                     Marker::None => {}
                     Marker::Square => {
@@ -202,6 +215,17 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
     Ok(())
 }
 
+/// An SVG `stroke-dasharray` such as "6 4" as (dash, gap) in PNG pixels.
+fn dash_pattern(dash: Option<&str>) -> Option<(u32, u32)> {
+    let mut parts = dash?.split_whitespace().map(|n| n.parse::<f64>().ok());
+    let on = parts.next()??;
+    let off = parts.next().flatten().unwrap_or(on);
+    Some((
+        (on * 2.0).round().max(1.0) as u32,
+        (off * 2.0).round().max(1.0) as u32,
+    ))
+}
+
 /// The two charts as PNG bytes: (file suffix, bytes).
 pub fn chart_pngs(
     series: &[&Series],
@@ -226,4 +250,18 @@ pub fn chart_pngs(
         out.push((suffix, res?));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bug: p99 lost its dashes in PNG, so mean and p99 looked the same.
+    #[test]
+    fn regression_png_lines_keep_the_svg_dashes() {
+        assert_eq!(dash_pattern(Some("6 4")), Some((12, 8)));
+        assert_eq!(dash_pattern(Some("2")), Some((4, 4)));
+        assert_eq!(dash_pattern(None), None);
+        assert_eq!(dash_pattern(Some("x")), None);
+    }
 }

@@ -163,8 +163,12 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
             });
         }
     }
+    // The title says what is drawn: several runs show each one's mean, and its p99
+    // (dashed) when the files have percentiles.
     let title = if series.len() == 1 {
         format!("Latency — {}", series[0].label)
+    } else if lines.iter().any(|l| l.name.ends_with(" p99")) {
+        "Mean and p99 latency".to_owned()
     } else {
         "Mean latency".to_owned()
     };
