@@ -2,8 +2,6 @@
 //! and Groonga, both started on loopback and stopped by PID. Every test counts
 //! documents, never time.
 
-use std::process::{Command, Stdio};
-
 use crate::util::*;
 
 #[test]
@@ -264,25 +262,10 @@ fn batch_ok_against_pouchdb_warns_that_the_mode_was_ignored() {
 /// A Groonga database with a `Docs` hash table (`_key` ShortText, `foo`).
 fn groonga_docs(dir: &TempDir) -> std::path::PathBuf {
     let db = dir.path("db");
-    let mut child = Command::new("groonga")
-        .arg("-n")
-        .arg(&db)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("groonga runs");
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(
-                b"table_create Docs TABLE_HASH_KEY ShortText\ncolumn_create Docs foo COLUMN_SCALAR ShortText\n",
-            )
-            .unwrap();
-    }
-    assert!(child.wait().unwrap().success());
+    groonga_create(
+        &db,
+        b"table_create Docs TABLE_HASH_KEY ShortText\ncolumn_create Docs foo COLUMN_SCALAR ShortText\n",
+    );
     db
 }
 

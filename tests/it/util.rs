@@ -364,27 +364,27 @@ pub fn groonga_db(dir: &TempDir, n: usize) -> PathBuf {
         ));
     }
     cmds.push_str("]\n");
+    groonga_create(&db, cmds.as_bytes());
+    db
+}
+
+/// Create the Groonga database `db` and run `commands` (table_create, load, …) in it.
+pub fn groonga_create(db: &Path, commands: &[u8]) {
     let mut child = Command::new("groonga")
         .arg("-n")
-        .arg(&db)
+        .arg(db)
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
         .expect("groonga runs");
     {
         use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(cmds.as_bytes())
-            .unwrap();
+        child.stdin.take().unwrap().write_all(commands).unwrap();
     }
     assert!(
         child.wait().unwrap().success(),
         "groonga could not build the database"
     );
-    db
 }
 
 /// Groonga's built-in HTTP server in the foreground on a loopback port.
