@@ -18,7 +18,7 @@ use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
 use crate::spec::{parse_count, parse_duration};
-use crate::workload::bulk::{verify, IdStrategy, TargetKind};
+use crate::workload::bulk::{verify, EsAction, IdStrategy, TargetKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TargetArg {
@@ -26,6 +26,17 @@ pub enum TargetArg {
     Couchdb,
     /// Groonga: `/d/load` into --table; the URL is the server's.
     Groonga,
+    /// Elasticsearch or OpenSearch: `_bulk` NDJSON; the URL names the index.
+    #[value(alias = "opensearch")]
+    Elasticsearch,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ActionArg {
+    /// Write, replacing a document with the same ID.
+    Index,
+    /// Write only new IDs (an existing one is a version_conflict_engine_exception).
+    Create,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,7 +57,7 @@ pub struct BulkArgs {
     #[arg(long, value_enum, default_value_t = TargetArg::Couchdb)]
     pub target: TargetArg,
 
-    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041).
+    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041); Elasticsearch: the index's (http://127.0.0.1:9200/logs).
     #[arg(value_name = "URL")]
     pub url: String,
 
@@ -81,6 +92,10 @@ pub struct BulkArgs {
     /// CouchDB: send X-Couch-Full-Commit: true (durable writes, an fsync each).
     #[arg(long)]
     pub full_commit: bool,
+
+    /// Elasticsearch: each document's bulk action (default index).
+    #[arg(long, value_enum)]
+    pub action: Option<ActionArg>,
 
     /// Groonga: the table to load into.
     #[arg(long, value_name = "TABLE")]
@@ -155,6 +170,7 @@ impl BulkArgs {
             target: match self.target {
                 TargetArg::Couchdb => TargetKind::CouchDb,
                 TargetArg::Groonga => TargetKind::Groonga,
+                TargetArg::Elasticsearch => TargetKind::Elasticsearch,
             },
             url: self.url.clone(),
             batch_sizes: self.batch_sizes.clone(),
@@ -165,6 +181,10 @@ impl BulkArgs {
             single: self.single,
             batch_ok: self.batch_ok,
             full_commit: self.full_commit,
+            action: self.action.map(|a| match a {
+                ActionArg::Index => EsAction::Index,
+                ActionArg::Create => EsAction::Create,
+            }),
             table: self.table.clone(),
             verify: self.verify,
             doc: match &self.doc_file {

@@ -64,7 +64,7 @@ pub enum Command {
     Compare(compare::Args),
     /// Join the results of one run spread over many load machines (--shard K/N), exactly.
     Merge(merge::Args),
-    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),

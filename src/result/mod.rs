@@ -132,7 +132,7 @@ pub struct Settings {
 /// The settings of a bulk write (`hakaru bulk`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct BulkSettingsResult {
-    /// `"couchdb"` or `"groonga"`.
+    /// `"couchdb"`, `"groonga"`, `"elasticsearch"` or `"template"`.
     pub target: String,
     /// One document per request (`--single`).
     pub single: bool,
@@ -152,6 +152,9 @@ pub struct BulkSettingsResult {
     pub count: Option<u64>,
     /// `--rate`: documents per second (open model).
     pub rate_docs_per_s: Option<f64>,
+    /// Elasticsearch: each document's bulk action (`"index"` or `"create"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
 }
 
 /// One load machine's part of a run spread over many (`--shard K/N`): it ran its share

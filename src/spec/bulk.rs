@@ -24,7 +24,7 @@ use crate::result::{
 };
 use crate::runner::{RunSpec, StepHooks};
 use crate::workload::bulk::{
-    BulkSettings, BulkWorkload, DocTemplate, IdStrategy, TargetKind, TemplateError,
+    BulkSettings, BulkWorkload, DocTemplate, EsAction, IdStrategy, TargetKind, TemplateError,
 };
 
 /// The largest batch a request may carry.
@@ -58,6 +58,8 @@ pub struct BulkOptions {
     pub single: bool,
     pub batch_ok: bool,
     pub full_commit: bool,
+    /// Elasticsearch's bulk action (None: index).
+    pub action: Option<EsAction>,
     /// Groonga's table.
     pub table: Option<String>,
     pub verify: bool,
@@ -93,6 +95,7 @@ impl Default for BulkOptions {
             single: false,
             batch_ok: false,
             full_commit: false,
+            action: None,
             table: None,
             verify: false,
             doc: DocSource::Text(r#"{"foo":"bar"}"#.into()),
@@ -132,6 +135,19 @@ pub enum BulkError {
         what: &'static str,
         why: &'static str,
     },
+    #[error("Elasticsearch has no {what}: {why}")]
+    NotElasticsearch {
+        what: &'static str,
+        why: &'static str,
+    },
+    #[error(
+        "--target elasticsearch needs the index in the URL: http://HOST:9200/INDEX (found {0})"
+    )]
+    NoIndex(String),
+    #[error(
+        "--action is Elasticsearch's (index or create per document); leave it out for --target {0}"
+    )]
+    ActionNotEs(&'static str),
     #[error("--single sends one document per request; leave out --batch-sizes")]
     SingleAndBatches,
     #[error("--batch-sizes: \"{0}\" is not a count")]
@@ -203,6 +219,33 @@ impl BulkOptions {
                     return Err(BulkError::TableForCouchDb);
                 }
             }
+            TargetKind::Elasticsearch => {
+                if base_path.is_empty() {
+                    return Err(BulkError::NoIndex(self.url.clone()));
+                }
+                let refuse = |what, why| Err(BulkError::NotElasticsearch { what, why });
+                if self.table.is_some() {
+                    return refuse("--table", "the index is the URL's path");
+                }
+                if self.single {
+                    return refuse(
+                        "--single here",
+                        "one document per request is --batch-sizes 1 (a _bulk of one)",
+                    );
+                }
+                if self.batch_ok {
+                    return refuse(
+                        "batch=ok mode",
+                        "it is CouchDB's (a 202 for writes kept in memory); leave out --batch-ok",
+                    );
+                }
+                if self.full_commit {
+                    return refuse(
+                        "full-commit header",
+                        "X-Couch-Full-Commit is CouchDB's (Elasticsearch fsyncs its translog per request by default); leave out --full-commit",
+                    );
+                }
+            }
             TargetKind::Groonga => {
                 if self.table.as_deref().is_none_or(|t| t.trim().is_empty()) {
                     return Err(BulkError::NoTable);
@@ -220,6 +263,9 @@ impl BulkOptions {
                     });
                 }
             }
+        }
+        if self.action.is_some() && self.target != TargetKind::Elasticsearch {
+            return Err(BulkError::ActionNotEs(self.target.as_str()));
         }
         let batches = self.batch_sizes()?;
         let writers = self.writers()?;
@@ -257,10 +303,13 @@ impl BulkOptions {
                 return Err(BulkError::Rate(r));
             }
         }
-        let content_type = self
-            .content_type
-            .clone()
-            .unwrap_or_else(|| "application/json".into());
+        let content_type = self.content_type.clone().unwrap_or_else(|| {
+            match self.target {
+                TargetKind::Elasticsearch => "application/x-ndjson",
+                _ => "application/json",
+            }
+            .into()
+        });
         if content_type.contains(['\r', '\n']) {
             return Err(BulkError::ContentType(content_type));
         }
@@ -329,6 +378,12 @@ impl BulkOptions {
         let template = DocTemplate::parse(doc_text.trim())
             .map_err(|why| BulkError::Template { source_name, why })?;
         let field = self.target.id_field();
+        if self.target == TargetKind::Elasticsearch && template.sets_key(field) {
+            return Err(BulkError::NotElasticsearch {
+                what: "_id inside a document",
+                why: "it refuses the metadata field in a source; leave _id out (--ids names documents in the action line)",
+            });
+        }
         let ids = if template.sets_key(field) {
             match self.ids {
                 Some(i) if i != IdStrategy::Server => {
@@ -352,6 +407,7 @@ impl BulkOptions {
             (true, _) => 443,
             (false, TargetKind::CouchDb) => 5984,
             (false, TargetKind::Groonga) => 10041,
+            (false, TargetKind::Elasticsearch) => 9200,
         });
         let target = resolve(url.https, &url.host, port)?;
         let tls = if url.https {
@@ -398,6 +454,8 @@ impl BulkOptions {
                 table: self.table.clone(),
                 count: self.count,
                 rate_docs_per_s: self.rate,
+                action: (self.target == TargetKind::Elasticsearch)
+                    .then(|| self.action.unwrap_or(EsAction::Index).as_str().to_string()),
             }),
         };
         let workload = Arc::new(BulkWorkload::new(BulkSettings {
@@ -411,6 +469,7 @@ impl BulkOptions {
             template,
             batch_ok: self.batch_ok,
             full_commit: self.full_commit,
+            es_action: self.action.unwrap_or(EsAction::Index),
             content_type,
             headers,
             timeout: self.timeout,
@@ -630,6 +689,24 @@ mod tests {
         o.single = true;
         o.batch_sizes = Some("10".into());
         assert!(err(&o).contains("--single"));
+    }
+
+    #[test]
+    fn elasticsearch_needs_an_index_and_refuses_couchdbs_modes() {
+        assert!(err(&opts(TargetKind::Elasticsearch, "http://127.0.0.1:9200")).contains("index"));
+        let mut o = opts(TargetKind::Elasticsearch, "http://127.0.0.1:9200/logs");
+        let r = o.build().unwrap();
+        assert_eq!(r.workload.settings().target.port, 9200);
+        assert_eq!(r.workload.settings().content_type, "application/x-ndjson");
+        assert_eq!(r.workload.settings().es_action, EsAction::Index);
+        o.doc = DocSource::Text(r#"{"_id":"x"}"#.into());
+        assert!(err(&o).contains("_id inside a document"), "{}", err(&o));
+        o.doc = DocSource::Text(r#"{"a":1}"#.into());
+        o.batch_ok = true;
+        assert!(err(&o).starts_with("Elasticsearch has no batch=ok"));
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.action = Some(EsAction::Create);
+        assert!(err(&o).starts_with("--action is Elasticsearch's"));
     }
 
     #[test]

@@ -204,3 +204,84 @@ fn full_commit_completes_and_is_recorded() {
     }
     assert_eq!(doc_count(&db), 40);
 }
+
+/// The store standing in for Elasticsearch: `_bulk` NDJSON with real per-item results,
+/// `_count` for `--verify`.
+#[test]
+fn elasticsearch_bulk_counts_every_document_and_conflicts_by_type() {
+    let s = docs_server();
+    let index = format!("http://127.0.0.1:{}/logs", s.port);
+    let dir = TempDir::new("docs-es");
+    let (out, v) = bulk(
+        &dir,
+        &[
+            "--target",
+            "elasticsearch",
+            &index,
+            "--batch-sizes",
+            "10,100",
+            "--writers",
+            "1,2",
+            "--count",
+            "200",
+            "--verify",
+        ],
+    );
+    let text = ok(&out);
+    for i in 0..4 {
+        assert_eq!(v["steps"][i]["bulk"]["docs_acknowledged"], 200, "{text}");
+    }
+    assert_eq!(v["settings"]["bulk"]["action"], "index");
+    assert_eq!(
+        v["settings"]["bulk"]["content_type"],
+        "application/x-ndjson"
+    );
+    assert_eq!(v["verify"]["present"], 800, "{text}");
+    assert_eq!(v["verify"]["matches"], true);
+
+    // Ten IDs written first: `create` of them again is a version conflict each.
+    let lines: String = (0..10)
+        .map(|i| format!("{{\"create\":{{\"_id\":\"e-000000-{i:012}\"}}}}\n{{\"a\":1}}\n"))
+        .collect();
+    let (status, body) = http(&format!("{index}/_bulk"), "POST", Some(&lines)).unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains(r#""errors":false"#), "{body}");
+    let (out, v) = bulk(
+        &dir,
+        &[
+            "--target",
+            "opensearch",
+            &index,
+            "--action",
+            "create",
+            "--batch-sizes",
+            "20",
+            "--count",
+            "60",
+            "--id-prefix",
+            "e-",
+            "--verify",
+        ],
+    );
+    let text = ok(&out);
+    let b = &v["steps"][0]["bulk"];
+    assert_eq!(
+        b["item_errors"]["version_conflict_engine_exception"], 10,
+        "{text}"
+    );
+    assert_eq!(b["docs_acknowledged"], 50);
+    assert_eq!(v["verify"]["matches"], true, "{text}");
+    assert!(
+        text.contains("version_conflict_engine_exception 10"),
+        "{text}"
+    );
+    let (_, count) = http(&format!("{index}/_count"), "GET", None).unwrap();
+    assert!(count.contains(r#""count":860"#), "{count}");
+    // A malformed action line refuses the request, as Elasticsearch does.
+    let (status, body) = http(&format!("{index}/_bulk"), "POST", Some("[1]\n")).unwrap();
+    assert_eq!(status, 400, "{body}");
+    assert!(
+        body.contains("Malformed action/metadata line [1]"),
+        "{body}"
+    );
+}

@@ -9,6 +9,9 @@
 //! - Groonga: `POST /d/load?table=T` with a JSON array and `Content-Type:
 //!   application/json`, read back by the loaded count ([`CountAtPointer`] at `/1`):
 //!   Groonga answers success having loaded nothing when the content type is wrong.
+//! - Elasticsearch/OpenSearch: `POST /index/_bulk` with an action line
+//!   (`{"index":{"_id":…}}` or `create`) and a source line per document, NDJSON, read
+//!   back per item by `error.type` ([`ItemErrors`] at `/items/*/*/error`).
 //!
 //! Document IDs are unique across writers, steps and rounds without coordination:
 //! each step's clients get a serial number from the workload ([`BulkWorkload::begin_step`]),
@@ -27,7 +30,7 @@ use crate::http::Target;
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 use crate::stats::ItemCounts;
-use crate::workload::check::{CountAtPointer, PerItemResults, REJECTED};
+use crate::workload::check::{CountAtPointer, ItemErrors, PerItemResults, StarPointer, REJECTED};
 
 pub use template::{DocTemplate, TemplateError};
 
@@ -36,6 +39,8 @@ pub use template::{DocTemplate, TemplateError};
 pub enum TargetKind {
     CouchDb,
     Groonga,
+    /// Elasticsearch or OpenSearch `_bulk`.
+    Elasticsearch,
 }
 
 impl TargetKind {
@@ -43,14 +48,33 @@ impl TargetKind {
         match self {
             TargetKind::CouchDb => "couchdb",
             TargetKind::Groonga => "groonga",
+            TargetKind::Elasticsearch => "elasticsearch",
         }
     }
 
     /// The member a document's ID goes in.
     pub fn id_field(self) -> &'static str {
         match self {
-            TargetKind::CouchDb => "_id",
+            TargetKind::CouchDb | TargetKind::Elasticsearch => "_id",
             TargetKind::Groonga => "_key",
+        }
+    }
+}
+
+/// Elasticsearch's bulk action per document (`--action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EsAction {
+    /// Write, replacing a document with the same ID.
+    Index,
+    /// Write only if the ID is new: an existing one is a `version_conflict_engine_exception`.
+    Create,
+}
+
+impl EsAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EsAction::Index => "index",
+            EsAction::Create => "create",
         }
     }
 }
@@ -110,6 +134,8 @@ pub struct BulkSettings {
     pub batch_ok: bool,
     /// CouchDB `X-Couch-Full-Commit: true`.
     pub full_commit: bool,
+    /// Elasticsearch: each document's action.
+    pub es_action: EsAction,
     pub content_type: String,
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
@@ -129,6 +155,7 @@ impl BulkSettings {
                 ("POST", format!("{}{q}", self.base_path))
             }
             (TargetKind::CouchDb, true) => ("PUT", format!("{}/{{id}}{q}", self.base_path)),
+            (TargetKind::Elasticsearch, _) => ("POST", format!("{}/_bulk", self.base_path)),
             (TargetKind::Groonga, _) => (
                 "POST",
                 format!(
@@ -240,6 +267,11 @@ impl Workload for BulkWorkload {
                 pointer: "/1".into(),
                 body_limit: 64 << 10,
             }),
+            (TargetKind::Elasticsearch, _) => BulkCheck::Errors(ItemErrors {
+                pointer: StarPointer::parse("/items/*/*/error").expect("a valid pointer"),
+                // `{"index":{"_index":…,"_id":…,"_version":1,"result":"created",…}}`, ~250 bytes.
+                body_limit: (batch as usize).saturating_mul(512) + (64 << 10),
+            }),
         };
         let source = BulkSource {
             rng: SplitMix64::new(s.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
@@ -303,7 +335,21 @@ impl BulkSource {
     #[inline]
     fn push_doc(&mut self, now_ms: u64) {
         self.make_id();
-        let in_body = !self.id.is_empty() && self.id_at.is_none();
+        if self.s.kind == TargetKind::Elasticsearch {
+            // The ID goes in the action line: Elasticsearch refuses `_id` in a source.
+            self.body.extend_from_slice(b"{\"");
+            self.body
+                .extend_from_slice(self.s.es_action.as_str().as_bytes());
+            if self.id.is_empty() {
+                self.body.extend_from_slice(b"\":{}}\n");
+            } else {
+                self.body.extend_from_slice(b"\":{\"_id\":\"");
+                self.body.extend_from_slice(&self.id);
+                self.body.extend_from_slice(b"\"}}\n");
+            }
+        }
+        let in_body =
+            !self.id.is_empty() && self.id_at.is_none() && self.s.kind != TargetKind::Elasticsearch;
         let id = in_body.then_some((self.s.kind.id_field(), &self.id[..]));
         let mut fill = template::Fill {
             seq: self.docs,
@@ -312,6 +358,9 @@ impl BulkSource {
             rng: &mut self.rng,
         };
         self.s.template.fill(&mut self.body, &mut fill, id);
+        if self.s.kind == TargetKind::Elasticsearch {
+            self.body.push(b'\n');
+        }
         self.docs += 1;
     }
 }
@@ -326,10 +375,12 @@ impl RequestSource for BulkSource {
             (TargetKind::CouchDb, false) => (b"{\"docs\":[", b"]}"),
             (TargetKind::CouchDb, true) => (b"", b""),
             (TargetKind::Groonga, _) => (b"[", b"]"),
+            (TargetKind::Elasticsearch, _) => (b"", b""),
         };
+        let comma = self.s.kind != TargetKind::Elasticsearch;
         self.body.extend_from_slice(open);
         for i in 0..self.batch {
-            if i > 0 {
+            if i > 0 && comma {
                 self.body.push(b',');
             }
             self.push_doc(now_ms);
@@ -358,6 +409,8 @@ pub enum BulkCheck {
     Items(PerItemResults),
     /// Groonga `load`: the loaded count.
     Count(CountAtPointer),
+    /// Elasticsearch `_bulk`: one result per document, failed by `error.type`.
+    Errors(ItemErrors),
     /// A single CouchDB insert: 201 or 202, else the error CouchDB names.
     Single,
 }
@@ -367,6 +420,7 @@ impl ResponseCheck for BulkCheck {
         match self {
             BulkCheck::Items(c) => c.body_limit(),
             BulkCheck::Count(c) => c.body_limit(),
+            BulkCheck::Errors(c) => c.body_limit(),
             BulkCheck::Single => 4096,
         }
     }
@@ -375,6 +429,7 @@ impl ResponseCheck for BulkCheck {
         match self {
             BulkCheck::Items(c) => c.check(answer, items),
             BulkCheck::Count(c) => c.check(answer, items),
+            BulkCheck::Errors(c) => c.check(answer, items),
             BulkCheck::Single => single_check(answer, items),
         }
     }
@@ -419,6 +474,7 @@ mod tests {
             template: DocTemplate::parse(r#"{"foo":"bar","n":{{seq}}}"#).unwrap(),
             batch_ok: false,
             full_commit: true,
+            es_action: EsAction::Create,
             content_type: "application/json".into(),
             headers: vec![],
             timeout: Duration::from_secs(5),
@@ -491,6 +547,24 @@ mod tests {
         let docs = v.as_array().unwrap();
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[0]["_key"].as_str().unwrap().len(), 2 + 36);
+    }
+
+    #[test]
+    fn elasticsearch_batches_are_ndjson_with_the_id_in_the_action() {
+        let mut s = settings(TargetKind::Elasticsearch, false, IdStrategy::Sequential);
+        s.base_path = "/logs".into();
+        s.full_commit = false;
+        let w = BulkWorkload::new(s);
+        w.begin_step(0, 1);
+        let (mut src, _) = w.client(0);
+        let (head, body) = body_of(src.next(turn(0)).bytes);
+        assert!(head.starts_with("POST /logs/_bulk HTTP/1.1\r\n"), "{head}");
+        let lines: Vec<&str> = body.split_terminator('\n').collect();
+        assert!(body.ends_with('\n'));
+        assert_eq!(lines.len(), 6, "{body}");
+        assert_eq!(lines[0], r#"{"create":{"_id":"p-000000-000000000000"}}"#);
+        assert_eq!(lines[1], r#"{"foo":"bar","n":0}"#);
+        assert_eq!(lines[5], r#"{"foo":"bar","n":2}"#);
     }
 
     #[test]

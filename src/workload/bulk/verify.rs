@@ -1,7 +1,9 @@
 //! `--verify`: the server's own count of documents, read before the first step and
 //! after the last (never during load), so acknowledged writes can be compared with
 //! what is really there: CouchDB `GET /db` → `doc_count`, Groonga
-//! `/d/select?table=T&limit=0` → the number of hits.
+//! `/d/select?table=T&limit=0` → the number of hits, Elasticsearch `POST
+//! /index/_refresh` (documents are searchable only after a refresh) then `GET
+//! /index/_count` → `count`.
 
 use std::time::Duration;
 
@@ -19,13 +21,26 @@ pub fn count_url(s: &BulkSettings) -> String {
             s.base_path,
             crate::http::url::encode_component(&s.table)
         ),
+        TargetKind::Elasticsearch => format!("{}{}/_count", s.target.label(), s.base_path),
     }
 }
 
 /// Read the server's count of documents.
 pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
     let url = count_url(s);
+    if s.kind == TargetKind::Elasticsearch {
+        let refresh = format!("{}{}/_refresh", s.target.label(), s.base_path);
+        let got = crate::http::Fetched::request(&refresh, "POST", &[], timeout)?;
+        // A missing index has nothing to refresh; its count says so below.
+        if got.status != 200 && got.status != 404 {
+            return Err(format!("{refresh} answered {}", got.status));
+        }
+    }
     let got = fetch(&url, timeout)?;
+    if got.status == 404 && s.kind == TargetKind::Elasticsearch {
+        // The index is made by the first `_bulk`: none yet is zero documents.
+        return Ok(0);
+    }
     if got.status != 200 {
         return Err(format!(
             "{url} answered {}: {}",
@@ -75,6 +90,7 @@ pub fn read_count(kind: TargetKind, body: &[u8]) -> Result<u64, String> {
         serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON ({e})"))?;
     let n = match kind {
         TargetKind::CouchDb => v.get("doc_count"),
+        TargetKind::Elasticsearch => v.get("count"),
         // [[status,…],[[[N_hits],[columns…],…]]]
         TargetKind::Groonga => {
             if v.pointer("/0/0").and_then(|c| c.as_i64()) != Some(0) {
@@ -113,5 +129,12 @@ mod tests {
                 .contains("error")
         );
         assert!(read_count(TargetKind::CouchDb, b"{}").is_err());
+        assert_eq!(
+            read_count(
+                TargetKind::Elasticsearch,
+                br#"{"count":7,"_shards":{"total":1}}"#
+            ),
+            Ok(7)
+        );
     }
 }
