@@ -29,6 +29,8 @@ pub enum TargetArg {
     /// Elasticsearch or OpenSearch: `_bulk` NDJSON; the URL names the index.
     #[value(alias = "opensearch")]
     Elasticsearch,
+    /// Any other HTTP bulk API: the body from --template; the URL is the request's (query included).
+    Template,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,6 +103,30 @@ pub struct BulkArgs {
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
 
+    /// --target template: the request body, the per-document part between {{#docs}} and {{/docs}} ({{#docs ","}} to separate copies); inside it {{id}} and the document placeholders, outside {{batch}}.
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
+
+    /// --target template: the request method (default POST).
+    #[arg(long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// --target template: the answer's count of documents kept, at this JSON pointer (Groonga's load: /1).
+    #[arg(long, value_name = "POINTER")]
+    pub ok_pointer: Option<String>,
+
+    /// --target template: one result per document, an error where this pointer finds one ('/items/*/error'; '*' is each element).
+    #[arg(long, value_name = "POINTER")]
+    pub item_error_pointer: Option<String>,
+
+    /// --target template with --verify: the URL answering the server's count of documents.
+    #[arg(long, value_name = "URL")]
+    pub count_url: Option<String>,
+
+    /// --target template with --verify: where the count is in --count-url's JSON.
+    #[arg(long, value_name = "POINTER")]
+    pub count_pointer: Option<String>,
+
     /// Read the server's count before the first step and after the last, and compare it with the documents acknowledged (exit 1 when they differ).
     #[arg(long)]
     pub verify: bool,
@@ -109,13 +135,13 @@ pub struct BulkArgs {
     #[arg(
         long,
         default_value = r#"{"foo":"bar"}"#,
-        conflicts_with = "doc_file",
+        conflicts_with_all = ["doc_file", "template"],
         value_name = "JSON"
     )]
     pub doc: String,
 
     /// Read the document template from a file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "template")]
     pub doc_file: Option<PathBuf>,
 
     /// How documents are named. Default: sequential (server when the document sets its own _id/_key).
@@ -171,6 +197,7 @@ impl BulkArgs {
                 TargetArg::Couchdb => TargetKind::CouchDb,
                 TargetArg::Groonga => TargetKind::Groonga,
                 TargetArg::Elasticsearch => TargetKind::Elasticsearch,
+                TargetArg::Template => TargetKind::Template,
             },
             url: self.url.clone(),
             batch_sizes: self.batch_sizes.clone(),
@@ -186,6 +213,12 @@ impl BulkArgs {
                 ActionArg::Create => EsAction::Create,
             }),
             table: self.table.clone(),
+            template: self.template.clone(),
+            method: self.method.clone(),
+            ok_pointer: self.ok_pointer.clone(),
+            item_error_pointer: self.item_error_pointer.clone(),
+            count_url: self.count_url.clone(),
+            count_pointer: self.count_pointer.clone(),
             verify: self.verify,
             doc: match &self.doc_file {
                 Some(p) => DocSource::File(p.clone()),

@@ -138,7 +138,7 @@ pub struct BulkSettingsResult {
     pub single: bool,
     /// `"sequential"`, `"random"`, `"uuid"` or `"server"`.
     pub ids: String,
-    /// The document template (`--doc`, `--doc-file`).
+    /// The document template (`--doc`, `--doc-file`), or the body template (`--template`).
     pub doc: String,
     /// CouchDB `?batch=ok` was asked for.
     pub batch_ok: bool,
@@ -155,6 +155,13 @@ pub struct BulkSettingsResult {
     /// Elasticsearch: each document's bulk action (`"index"` or `"create"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// `--target template`: the request's method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// `--target template`: how answers are read (`ok-pointer /1`,
+    /// `item-error-pointer /items/*/error`, or `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_rule: Option<String>,
 }
 
 /// One load machine's part of a run spread over many (`--shard K/N`): it ran its share

@@ -285,3 +285,61 @@ fn elasticsearch_bulk_counts_every_document_and_conflicts_by_type() {
         "{body}"
     );
 }
+
+/// `--target template` with per-item errors read at a wildcard pointer, against the
+/// store's Elasticsearch `_bulk`.
+#[test]
+fn a_templated_ndjson_body_counts_item_errors_at_a_pointer() {
+    let s = docs_server();
+    let base = format!("http://127.0.0.1:{}", s.port);
+    let dir = TempDir::new("docs-template");
+    let template = dir.path("bulk.ndjson");
+    // The index exists before the first count (`PUT /tpl` makes it, as in Elasticsearch).
+    create_db(&s, "tpl");
+    std::fs::write(
+        &template,
+        "{{#docs}}{\"create\":{\"_index\":\"tpl\",\"_id\":\"{{id}}\"}}\n{\"n\":{{seq}}}\n{{/docs}}",
+    )
+    .unwrap();
+    let args = |count: &str| -> Vec<String> {
+        [
+            "--target",
+            "template",
+            &format!("{base}/_bulk"),
+            "--template",
+            template.to_str().unwrap(),
+            "--content-type",
+            "application/x-ndjson",
+            "--item-error-pointer",
+            "/items/*/*/error",
+            "--batch-sizes",
+            "20",
+            "--count",
+            count,
+            "--id-prefix",
+            "tp-",
+            "--verify",
+            "--count-url",
+            &format!("{base}/tpl/_count"),
+            "--count-pointer",
+            "/count",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    };
+    let a = args("100");
+    let (out, v) = bulk(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    let text = ok(&out);
+    assert_eq!(v["steps"][0]["bulk"]["docs_acknowledged"], 100, "{text}");
+    assert_eq!(v["verify"]["present"], 100, "{text}");
+    // The same IDs again: every one a version conflict, counted by its type.
+    let a = args("40");
+    let (out, v) = bulk(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>());
+    let text = ok(&out);
+    assert_eq!(
+        v["steps"][0]["bulk"]["item_errors"]["version_conflict_engine_exception"], 40,
+        "{text}"
+    );
+    assert_eq!(v["verify"]["matches"], true, "{text}");
+}

@@ -12,11 +12,15 @@
 //! - Elasticsearch/OpenSearch: `POST /index/_bulk` with an action line
 //!   (`{"index":{"_id":…}}` or `create`) and a source line per document, NDJSON, read
 //!   back per item by `error.type` ([`ItemErrors`] at `/items/*/*/error`).
+//! - Any other HTTP bulk API (`--target template`): a [`BodyTemplate`] with the
+//!   per-document part marked, the method and content type given, and a
+//!   [`ResponseRule`]: a count at a pointer, per-item errors, or the status alone.
 //!
 //! Document IDs are unique across writers, steps and rounds without coordination:
 //! each step's clients get a serial number from the workload ([`BulkWorkload::begin_step`]),
 //! and each client numbers its own documents.
 
+pub mod body;
 pub mod template;
 pub mod verify;
 
@@ -32,6 +36,7 @@ use crate::rng::SplitMix64;
 use crate::stats::ItemCounts;
 use crate::workload::check::{CountAtPointer, ItemErrors, PerItemResults, StarPointer, REJECTED};
 
+pub use body::{BodyError, BodyTemplate};
 pub use template::{DocTemplate, TemplateError};
 
 /// The kind of server a bulk write talks to.
@@ -41,6 +46,8 @@ pub enum TargetKind {
     Groonga,
     /// Elasticsearch or OpenSearch `_bulk`.
     Elasticsearch,
+    /// Any HTTP bulk API, its body from a template (`--template`).
+    Template,
 }
 
 impl TargetKind {
@@ -49,13 +56,14 @@ impl TargetKind {
             TargetKind::CouchDb => "couchdb",
             TargetKind::Groonga => "groonga",
             TargetKind::Elasticsearch => "elasticsearch",
+            TargetKind::Template => "template",
         }
     }
 
     /// The member a document's ID goes in.
     pub fn id_field(self) -> &'static str {
         match self {
-            TargetKind::CouchDb | TargetKind::Elasticsearch => "_id",
+            TargetKind::CouchDb | TargetKind::Elasticsearch | TargetKind::Template => "_id",
             TargetKind::Groonga => "_key",
         }
     }
@@ -77,6 +85,27 @@ impl EsAction {
             EsAction::Create => "create",
         }
     }
+}
+
+/// How a templated target's answer says what was kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseRule {
+    /// A 2xx answer kept every document (nothing better is known).
+    Status,
+    /// `--ok-pointer`: the number of documents kept, at a JSON pointer.
+    Count(String),
+    /// `--item-error-pointer`: one result per document, failed where the pointer finds an error.
+    Items(StarPointer),
+}
+
+/// What `--target template` sends and reads.
+#[derive(Debug, Clone)]
+pub struct Templated {
+    pub body: BodyTemplate,
+    pub method: String,
+    pub rule: ResponseRule,
+    /// `--verify`: the URL that answers the server's count, and the pointer to it.
+    pub count: Option<(String, String)>,
 }
 
 /// How documents are named (`--ids`).
@@ -136,6 +165,9 @@ pub struct BulkSettings {
     pub full_commit: bool,
     /// Elasticsearch: each document's action.
     pub es_action: EsAction,
+    /// `--target template`: the body, method and response rule (`base_path` is then
+    /// the whole path and query).
+    pub templated: Option<Templated>,
     pub content_type: String,
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
@@ -147,15 +179,20 @@ pub struct BulkSettings {
 
 impl BulkSettings {
     /// Method and path of the requests (with `{id}` where a single PUT puts the ID).
-    fn method_path(&self) -> (&'static str, String) {
+    fn method_path(&self) -> (&str, String) {
         let q = if self.batch_ok { "?batch=ok" } else { "" };
+        if let Some(t) = &self.templated {
+            return (t.method.as_str(), self.base_path.clone());
+        }
         match (self.kind, self.single) {
             (TargetKind::CouchDb, false) => ("POST", format!("{}/_bulk_docs{q}", self.base_path)),
             (TargetKind::CouchDb, true) if self.ids == IdStrategy::Server => {
                 ("POST", format!("{}{q}", self.base_path))
             }
             (TargetKind::CouchDb, true) => ("PUT", format!("{}/{{id}}{q}", self.base_path)),
-            (TargetKind::Elasticsearch, _) => ("POST", format!("{}/_bulk", self.base_path)),
+            (TargetKind::Elasticsearch | TargetKind::Template, _) => {
+                ("POST", format!("{}/_bulk", self.base_path))
+            }
             (TargetKind::Groonga, _) => (
                 "POST",
                 format!(
@@ -258,6 +295,23 @@ impl Workload for BulkWorkload {
             s.keep_alive,
         );
         let check = match (s.kind, s.single) {
+            (TargetKind::Template, _) => {
+                let rule = s
+                    .templated
+                    .as_ref()
+                    .map_or(ResponseRule::Status, |t| t.rule.clone());
+                match rule {
+                    ResponseRule::Status => BulkCheck::Status,
+                    ResponseRule::Count(pointer) => BulkCheck::Count(CountAtPointer {
+                        pointer,
+                        body_limit: 1 << 20,
+                    }),
+                    ResponseRule::Items(pointer) => BulkCheck::Errors(ItemErrors {
+                        pointer,
+                        body_limit: (batch as usize).saturating_mul(512) + (64 << 10),
+                    }),
+                }
+            }
             (TargetKind::CouchDb, false) => BulkCheck::Items(PerItemResults {
                 // One `{"ok":true,"id":…,"rev":…}` per document, ~100 bytes.
                 body_limit: (batch as usize).saturating_mul(256) + (64 << 10),
@@ -365,17 +419,65 @@ impl BulkSource {
     }
 }
 
+impl BulkSource {
+    /// A templated batch: head, each document (with its ID), tail.
+    #[inline]
+    fn fill_templated(&mut self, t: &BodyTemplate, now_ms: u64) {
+        let mut fill = template::Fill {
+            seq: self.docs,
+            writer: self.writer,
+            now_ms,
+            rng: &mut self.rng,
+        };
+        t.head(&mut self.body, &mut fill, self.batch);
+        for i in 0..self.batch {
+            self.make_id();
+            let mut fill = template::Fill {
+                seq: self.docs,
+                writer: self.writer,
+                now_ms,
+                rng: &mut self.rng,
+            };
+            t.doc(&mut self.body, &mut fill, &self.id, i == 0);
+            self.docs += 1;
+        }
+        let mut fill = template::Fill {
+            seq: self.docs,
+            writer: self.writer,
+            now_ms,
+            rng: &mut self.rng,
+        };
+        t.tail(&mut self.body, &mut fill, self.batch);
+    }
+}
+
 impl RequestSource for BulkSource {
     fn next(&mut self, _: Turn) -> Request<'_> {
         let now_ms = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         self.body.clear();
+        if self.s.templated.is_some() {
+            // A second handle on the settings, so the body can be filled from them.
+            let s = Arc::clone(&self.s);
+            if let Some(t) = &s.templated {
+                self.fill_templated(&t.body, now_ms);
+            }
+            self.request.write(&mut self.wire, &self.body);
+            return Request {
+                target: 0,
+                bytes: &self.wire,
+                timeout: self.s.timeout,
+                head: false,
+                info: 0,
+                items: self.batch,
+            };
+        }
         let (open, close): (&[u8], &[u8]) = match (self.s.kind, self.s.single) {
             (TargetKind::CouchDb, false) => (b"{\"docs\":[", b"]}"),
             (TargetKind::CouchDb, true) => (b"", b""),
             (TargetKind::Groonga, _) => (b"[", b"]"),
-            (TargetKind::Elasticsearch, _) => (b"", b""),
+            (TargetKind::Elasticsearch | TargetKind::Template, _) => (b"", b""),
         };
         let comma = self.s.kind != TargetKind::Elasticsearch;
         self.body.extend_from_slice(open);
@@ -413,6 +515,8 @@ pub enum BulkCheck {
     Errors(ItemErrors),
     /// A single CouchDB insert: 201 or 202, else the error CouchDB names.
     Single,
+    /// A templated target without a response rule: 2xx kept the batch.
+    Status,
 }
 
 impl ResponseCheck for BulkCheck {
@@ -422,6 +526,7 @@ impl ResponseCheck for BulkCheck {
             BulkCheck::Count(c) => c.body_limit(),
             BulkCheck::Errors(c) => c.body_limit(),
             BulkCheck::Single => 4096,
+            BulkCheck::Status => 0,
         }
     }
 
@@ -431,6 +536,8 @@ impl ResponseCheck for BulkCheck {
             BulkCheck::Count(c) => c.check(answer, items),
             BulkCheck::Errors(c) => c.check(answer, items),
             BulkCheck::Single => single_check(answer, items),
+            BulkCheck::Status if (200..300).contains(&answer.status) => items.ok(answer.items),
+            BulkCheck::Status => items.failed(REJECTED, answer.items),
         }
     }
 }
@@ -475,6 +582,7 @@ mod tests {
             batch_ok: false,
             full_commit: true,
             es_action: EsAction::Create,
+            templated: None,
             content_type: "application/json".into(),
             headers: vec![],
             timeout: Duration::from_secs(5),

@@ -22,6 +22,11 @@ pub fn count_url(s: &BulkSettings) -> String {
             crate::http::url::encode_component(&s.table)
         ),
         TargetKind::Elasticsearch => format!("{}{}/_count", s.target.label(), s.base_path),
+        TargetKind::Template => s
+            .templated
+            .as_ref()
+            .and_then(|t| t.count.as_ref())
+            .map_or_else(String::new, |(url, _)| url.clone()),
     }
 }
 
@@ -48,7 +53,12 @@ pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
             String::from_utf8_lossy(&got.body[..got.body.len().min(200)])
         ));
     }
-    read_count(s.kind, &got.body).map_err(|why| format!("{url}: {why}"))
+    let pointer = s
+        .templated
+        .as_ref()
+        .and_then(|t| t.count.as_ref())
+        .map(|(_, p)| p.as_str());
+    read_count(s.kind, pointer, &got.body).map_err(|why| format!("{url}: {why}"))
 }
 
 /// The comparison: documents that appeared (after − before) against those acknowledged.
@@ -85,12 +95,14 @@ pub fn after_run(
 }
 
 /// The count in an answer of [`count_url`].
-pub fn read_count(kind: TargetKind, body: &[u8]) -> Result<u64, String> {
+/// `pointer`: where a templated target's count is (`--count-pointer`).
+pub fn read_count(kind: TargetKind, pointer: Option<&str>, body: &[u8]) -> Result<u64, String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON ({e})"))?;
     let n = match kind {
         TargetKind::CouchDb => v.get("doc_count"),
         TargetKind::Elasticsearch => v.get("count"),
+        TargetKind::Template => v.pointer(pointer.unwrap_or("")),
         // [[status,…],[[[N_hits],[columns…],…]]]
         TargetKind::Groonga => {
             if v.pointer("/0/0").and_then(|c| c.as_i64()) != Some(0) {
@@ -113,28 +125,38 @@ mod tests {
     #[test]
     fn counts_from_each_server() {
         assert_eq!(
-            read_count(TargetKind::CouchDb, br#"{"doc_count":3,"update_seq":3}"#),
+            read_count(
+                TargetKind::CouchDb,
+                None,
+                br#"{"doc_count":3,"update_seq":3}"#
+            ),
             Ok(3)
         );
         assert_eq!(
             read_count(
                 TargetKind::Groonga,
+                None,
                 br#"[[0,1.0,0.01],[[[1200],[["_id","UInt32"]]]]]"#
             ),
             Ok(1200)
         );
         assert!(
-            read_count(TargetKind::Groonga, br#"[[-22,1.0,0.0,"no table"]]"#)
+            read_count(TargetKind::Groonga, None, br#"[[-22,1.0,0.0,"no table"]]"#)
                 .unwrap_err()
                 .contains("error")
         );
-        assert!(read_count(TargetKind::CouchDb, b"{}").is_err());
+        assert!(read_count(TargetKind::CouchDb, None, b"{}").is_err());
         assert_eq!(
             read_count(
                 TargetKind::Elasticsearch,
+                None,
                 br#"{"count":7,"_shards":{"total":1}}"#
             ),
             Ok(7)
+        );
+        assert_eq!(
+            read_count(TargetKind::Template, Some("/n/0"), br#"{"n":[12]}"#),
+            Ok(12)
         );
     }
 }
