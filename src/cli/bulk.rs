@@ -322,9 +322,9 @@ pub(crate) fn execute(
         match verify::after_run(settings, &run, before, count_timeout) {
             Ok(v) => {
                 if print {
-                    print!("{}", verify_summary(&v, &run));
+                    print!("{}", verify_summary(&v));
                 }
-                if !v.matches && code == 0 {
+                if v.failed() && code == 0 {
                     code = 1;
                 }
                 run.verify = Some(v);

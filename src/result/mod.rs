@@ -79,6 +79,25 @@ pub struct VerifyResult {
     pub present_after: u64,
     /// `acknowledged` and `present` agree.
     pub matches: bool,
+    /// Documents in requests cut off at a timed step's end: the server may have
+    /// written them without hakaru seeing the answer. More present than acknowledged,
+    /// by no more than this, is explained (not a failure).
+    #[serde(default)]
+    pub in_flight: u64,
+}
+
+impl VerifyResult {
+    /// More present than acknowledged, by no more than the documents in flight when a
+    /// timed step ended: nothing acknowledged is missing.
+    pub fn explained(&self) -> bool {
+        let diff = self.present - self.acknowledged as i64;
+        diff > 0 && diff as u64 <= self.in_flight
+    }
+
+    /// A difference that means documents are missing or unaccounted for.
+    pub fn failed(&self) -> bool {
+        !self.matches && !self.explained()
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]

@@ -314,6 +314,11 @@ fn groonga_loads_are_counted_and_the_content_type_trap_is_caught() {
     assert_eq!(v["verify"]["present"], 0);
     assert_eq!(v["verify"]["matches"], true);
     assert!(text.contains("not_kept 400"), "{text}");
+    assert!(
+        text.contains("Truncated: at batch size 50 with 1 writer (about "),
+        "{text}"
+    );
+    assert!(text.contains("Groonga then loads nothing"), "{text}");
 }
 
 #[test]

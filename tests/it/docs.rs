@@ -343,3 +343,77 @@ fn a_templated_ndjson_body_counts_item_errors_at_a_pointer() {
     );
     assert_eq!(v["verify"]["matches"], true, "{text}");
 }
+
+/// nginx in front of the store with a small `client_max_body_size`: the batches it
+/// refuses (413) are explained with their size, not just counted.
+#[test]
+fn a_413_from_a_proxy_is_explained_with_the_batch_size_and_bytes() {
+    if !have("nginx") {
+        return;
+    }
+    let s = docs_server();
+    create_db(&s, "limited");
+    let proxy = nginx_proxy(s.port, "client_max_body_size 4k;");
+    let db = format!("http://127.0.0.1:{}/limited", proxy.port);
+    let dir = TempDir::new("docs-413");
+    let (out, v) = bulk(
+        &dir,
+        &[
+            &db,
+            "--batch-sizes",
+            "10,500",
+            "--count",
+            "1000",
+            "--verify",
+        ],
+    );
+    let text = stdout(&out);
+    assert_eq!(v["steps"][0]["bulk"]["docs_acknowledged"], 1000, "{text}");
+    assert_eq!(v["steps"][1]["statuses"]["413"], 2, "{text}");
+    assert_eq!(v["steps"][1]["bulk"]["item_errors"]["rejected"], 1000);
+    assert!(
+        text.contains("Too large: at batch size 500 with 1 writer (about 2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("answered 413 Content Too Large and their 1000 documents not written"),
+        "{text}"
+    );
+    assert!(text.contains("client_max_body_size"), "{text}");
+    assert_eq!(v["verify"]["present"], 1000);
+    assert_eq!(v["verify"]["matches"], true);
+}
+
+/// A timed step ends with batches in flight; the store may write them after hakaru
+/// stopped listening. `--verify` then finds more than acknowledged, and says why
+/// instead of failing. (When no batch was cut off, the counts match exactly.)
+#[test]
+fn documents_in_flight_at_a_timed_steps_end_explain_a_surplus() {
+    let s = docs_server();
+    let db = create_db(&s, "inflight");
+    let dir = TempDir::new("docs-inflight");
+    let (out, v) = bulk(
+        &dir,
+        &[
+            &db,
+            "--batch-sizes",
+            "2000",
+            "--writers",
+            "4",
+            "--duration",
+            "1s",
+            "--verify",
+        ],
+    );
+    let text = ok(&out);
+    let (ack, present) = (
+        v["verify"]["acknowledged"].as_i64().unwrap(),
+        v["verify"]["present"].as_i64().unwrap(),
+    );
+    let in_flight = v["verify"]["in_flight"].as_i64().unwrap();
+    assert!(present >= ack && present <= ack + in_flight, "{text}");
+    if present > ack {
+        assert!(text.contains("explained: "), "{text}");
+        assert!(!text.contains("FAILED"), "{text}");
+    }
+}

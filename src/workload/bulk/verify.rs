@@ -62,7 +62,13 @@ pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
 }
 
 /// The comparison: documents that appeared (after − before) against those acknowledged.
-pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> VerifyResult {
+pub fn compare(
+    url: String,
+    acknowledged: u64,
+    in_flight: u64,
+    before: u64,
+    after: u64,
+) -> VerifyResult {
     let present = after as i64 - before as i64;
     VerifyResult {
         url,
@@ -71,6 +77,7 @@ pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> Verif
         present_before: before,
         present_after: after,
         matches: present == acknowledged as i64,
+        in_flight,
     }
 }
 
@@ -91,7 +98,18 @@ pub fn after_run(
     timeout: Duration,
 ) -> Result<VerifyResult, String> {
     let after = present(s, timeout)?;
-    Ok(compare(count_url(s), acknowledged(run), before, after))
+    let in_flight = run
+        .steps
+        .iter()
+        .map(|st| st.unfinished * st.bulk.as_ref().map_or(1, |b| b.batch_size))
+        .sum();
+    Ok(compare(
+        count_url(s),
+        acknowledged(run),
+        in_flight,
+        before,
+        after,
+    ))
 }
 
 /// The count in an answer of [`count_url`].
