@@ -111,17 +111,8 @@ pub fn bulk_summary(run: &RunResult) -> String {
             kinds.join(", ")
         );
     }
-    for st in &run.steps {
-        let batch = st.bulk.as_ref().map_or(1, |b| b.batch_size);
-        if st.unfinished > 0 {
-            let _ = writeln!(
-                out,
-                "Cut off: at batch size {batch} with {} writers, {} requests ({} documents) were still in flight when the step ended; the server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
-                st.n_clients,
-                st.unfinished,
-                st.unfinished * batch
-            );
-        }
+    if let Some(line) = cut_off(run) {
+        let _ = writeln!(out, "{line}");
     }
     for e in explanations(run) {
         let _ = writeln!(out, "{e}");
@@ -188,6 +179,34 @@ pub fn explanations(run: &RunResult) -> Vec<String> {
         }
     }
     out
+}
+
+/// One sentence on the requests still in flight when timed steps ended, per step.
+pub fn cut_off(run: &RunResult) -> Option<String> {
+    let parts: Vec<String> = run
+        .steps
+        .iter()
+        .filter(|st| st.unfinished > 0)
+        .map(|st| {
+            let (batch, writers) = st
+                .bulk
+                .as_ref()
+                .map_or((1, st.n_clients), |b| (b.batch_size, b.writers));
+            format!(
+                "batch {batch} × {writers} writer{}: {} request{} ({} documents)",
+                if writers == 1 { "" } else { "s" },
+                st.unfinished,
+                if st.unfinished == 1 { "" } else { "s" },
+                st.unfinished * batch
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Cut off when the step ended, still in flight — {}. The server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
+            parts.join("; ")
+        )
+    })
 }
 
 /// Modes asked for that the answers show were not honoured.
@@ -382,8 +401,9 @@ mod tests {
         assert!(!v.failed());
         v.present = 3101;
         assert!(verify_summary(&v).contains("VERIFY FAILED: 3001 more"));
-        assert!(bulk_summary(&r)
-            .contains("Cut off: at batch size 1000 with 10 writers, 3 requests (3000 documents)"));
+        assert!(bulk_summary(&r).contains(
+            "Cut off when the step ended, still in flight — batch 1000 × 10 writers: 3 requests (3000 documents)."
+        ));
     }
 
     #[test]

@@ -417,3 +417,61 @@ fn documents_in_flight_at_a_timed_steps_end_explain_a_surplus() {
         assert!(!text.contains("FAILED"), "{text}");
     }
 }
+
+/// `hakaru report` and `hakaru compare` on bulk results: the charts against batch
+/// size, one line per writer count, and the table with its explanations.
+#[test]
+fn bulk_results_are_reported_and_compared_by_batch_size() {
+    let s = docs_server();
+    let dir = TempDir::new("docs-report");
+    let mut files = Vec::new();
+    for name in ["plain", "durable"] {
+        let db = create_db(&s, name);
+        let csv = dir.path(&format!("{name}.csv"));
+        let mut cmd = hakaru();
+        cmd.args(["bulk", &db, "--batch-sizes", "10,50", "--writers", "1,2"]);
+        cmd.args(["--count", "100", "-o", csv.to_str().unwrap()]);
+        if name == "durable" {
+            cmd.arg("--full-commit");
+        }
+        ok(&cmd.output().unwrap());
+        files.push(dir.path(&format!("{name}.json")));
+    }
+    let out = run(&[
+        "report",
+        files[0].to_str().unwrap(),
+        "--svg",
+        "--markdown",
+        dir.path("plain.md").to_str().unwrap(),
+    ]);
+    let text = ok(&out);
+    assert!(text.contains("batch writers"), "{text}");
+    let html = std::fs::read_to_string(dir.path("plain.html")).unwrap();
+    assert!(
+        html.contains("Documents per second by batch size"),
+        "{html}"
+    );
+    assert!(html.contains("<th>acknowledged</th>"));
+    let svg = std::fs::read_to_string(dir.path("plain-docs.svg")).unwrap();
+    assert!(
+        svg.contains("1 writer") && svg.contains("2 writers"),
+        "{svg}"
+    );
+    assert!(dir.path("plain-latency.svg").exists());
+    let md = std::fs::read_to_string(dir.path("plain.md")).unwrap();
+    assert!(md.contains("| 50 | 2 |"), "{md}");
+
+    let out = run(&[
+        "compare",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+        "-o",
+        dir.path("cmp.html").to_str().unwrap(),
+        "--svg",
+    ]);
+    ok(&out);
+    let svg = std::fs::read_to_string(dir.path("cmp-docs.svg")).unwrap();
+    assert!(svg.contains("durable, 2 writers"), "{svg}");
+    let html = std::fs::read_to_string(dir.path("cmp.html")).unwrap();
+    assert!(html.contains("full commit"), "{html}");
+}
