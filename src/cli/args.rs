@@ -175,6 +175,12 @@ pub struct SessionArgs {
     /// budget and --rate timetable; `hakaru merge` joins the N results exactly.
     #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
     pub shard: Option<crate::result::Shard>,
+
+    /// Start the first step (or the warm-up) at this moment, and every later step at
+    /// its planned offset from it: 2026-11-23T10:00:00Z, or +30s from now. Load
+    /// machines sharing a clock (NTP) run each step together; a late start is recorded.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
 }
 
 impl RequestArgs {
@@ -229,6 +235,7 @@ impl SessionArgs {
             warmup: self.warmup,
             keep_going: self.keep_going,
             shard: self.shard,
+            start_at: self.start_at,
         }
     }
 }

@@ -131,6 +131,11 @@ pub struct BulkArgs {
     #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
 
+    /// Start the first step at this moment (2026-11-23T10:00:00Z, or +30s from now) and
+    /// every later step at its planned offset, so load machines run steps together.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
+
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -185,6 +190,7 @@ impl BulkArgs {
             threads: self.threads,
             seed: self.seed,
             interval: self.interval,
+            start_at: self.start_at,
             output_path: self.output_path.clone(),
             format: match self.format {
                 FormatArg::Full => CsvFormat::Full,

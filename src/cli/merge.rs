@@ -8,7 +8,7 @@ use anyhow::Context;
 
 use crate::result::csv::CsvFormat;
 use crate::result::json::from_json;
-use crate::result::merge::merge_shards;
+use crate::result::merge::{late_starts, merge_shards};
 use crate::result::store::Outputs;
 
 #[derive(clap::Args, Debug)]
@@ -29,6 +29,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         shards.push((shown.clone(), from_json(&text, &shown)?));
     }
     let merged = merge_shards(&shards)?;
+    for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
+        eprintln!("warning: {late}: that step's shards did not run fully together");
+    }
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
     let requests: u64 = merged.steps.iter().map(|s| s.total_requests).sum();

@@ -204,7 +204,29 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
     merged.probes = first.probes.clone();
     merged.cache_hit_rate = first.cache_hit_rate;
     merged.server_process = first.server_process.clone();
+    merged.start_late_s = steps
+        .iter()
+        .filter_map(|(_, s)| s.start_late_s)
+        .reduce(f64::max);
     Ok(merged)
+}
+
+/// `--start-at`: the shards' steps that started more than `limit_s` late, in words
+/// ("shard 2/3 started step 1 0.412 s late"), for whoever merges to see.
+pub fn late_starts(results: &[(String, RunResult)], limit_s: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, r) in results {
+        for (i, s) in r.steps.iter().enumerate() {
+            if let Some(late) = s.start_late_s.filter(|l| *l > limit_s) {
+                let who = r
+                    .settings
+                    .shard
+                    .map_or_else(|| path.clone(), |k| format!("shard {k} ({path})"));
+                out.push(format!("{who} started step {} {late:.3} s late", i + 1));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

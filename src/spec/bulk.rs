@@ -75,6 +75,8 @@ pub struct BulkOptions {
     pub threads: usize,
     pub seed: Option<u64>,
     pub interval: Duration,
+    /// `--start-at`: when the first step starts (see [`super::SessionOptions`]).
+    pub start_at: Option<super::StartAt>,
     pub output_path: Option<PathBuf>,
     pub format: CsvFormat,
     pub command_line: Vec<String>,
@@ -105,6 +107,7 @@ impl Default for BulkOptions {
             threads: 0,
             seed: None,
             interval: Duration::ZERO,
+            start_at: None,
             output_path: None,
             format: CsvFormat::Full,
             command_line: Vec::new(),
@@ -316,6 +319,8 @@ impl BulkOptions {
             }
         }
 
+        let start_at = super::start_moment(self.start_at, &steps, 1)?;
+
         let (doc_text, source_name) = match &self.doc {
             DocSource::Text(t) => (t.clone(), "--doc".to_string()),
             DocSource::File(p) => (
@@ -387,6 +392,7 @@ impl BulkOptions {
             warmup_s: None,
             rounds: 1,
             shard: None,
+            start_at: start_at.map(crate::sysinfo::rfc3339),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,
@@ -437,6 +443,7 @@ impl BulkOptions {
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),
+            start_at,
         };
         let engine = EngineConfig {
             threads,
