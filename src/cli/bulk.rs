@@ -136,6 +136,12 @@ pub struct BulkArgs {
     #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
     pub start_at: Option<crate::spec::StartAt>,
 
+    /// Run as load machine K of N: this machine's share of every step's writers,
+    /// --count and --rate, with document IDs no other shard makes; `hakaru merge`
+    /// joins the N results exactly.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -191,6 +197,7 @@ impl BulkArgs {
             seed: self.seed,
             interval: self.interval,
             start_at: self.start_at,
+            shard: self.shard,
             output_path: self.output_path.clone(),
             format: match self.format {
                 FormatArg::Full => CsvFormat::Full,

@@ -7,7 +7,7 @@
 //! requests, steps), shards counted differently, a shard given twice, and names a
 //! missing shard.
 
-use super::{RunResult, Shard, StepFacts, StepResult, ToRecorderError};
+use super::{BulkStepResult, RunResult, Shard, StepFacts, StepResult, ToRecorderError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -129,7 +129,7 @@ fn state_rank(s: super::RunState) -> u8 {
 /// step's clients and requests).
 fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
     let (sa, sb) = (&a.settings, &b.settings);
-    let checks: [(&'static str, bool); 9] = [
+    let checks: [(&'static str, bool); 10] = [
         ("modes", a.mode == b.mode),
         ("targets", a.targets == b.targets),
         ("request lists", a.requests == b.requests),
@@ -148,6 +148,7 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
                 && sa.wait_s == sb.wait_s,
         ),
         ("rounds", sa.rounds == sb.rounds),
+        ("bulk settings", sa.bulk == sb.bulk),
         (
             "steps' rounds",
             a.steps
@@ -204,6 +205,21 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
     merged.probes = first.probes.clone();
     merged.cache_hit_rate = first.cache_hit_rate;
     merged.server_process = first.server_process.clone();
+    // A bulk step: every shard's documents, over the common window.
+    merged.bulk = first.bulk.as_ref().map(|b| {
+        let items = merged.items.clone().unwrap_or_default();
+        BulkStepResult {
+            batch_size: b.batch_size,
+            writers: merged.n_clients,
+            docs_acknowledged: items.ok,
+            docs_per_s: if elapsed_s > 0.0 {
+                items.ok as f64 / elapsed_s
+            } else {
+                0.0
+            },
+            item_errors: items.failed,
+        }
+    });
     merged.start_late_s = steps
         .iter()
         .filter_map(|(_, s)| s.start_late_s)

@@ -202,3 +202,57 @@ fn start_at_refuses_a_moment_past_or_a_schedule_it_cannot_plan() {
         "--start-at: step 1 ends by request count (-n)",
     );
 }
+
+#[test]
+fn bulk_shards_write_every_document_once_even_with_one_prefix_and_seed() {
+    use crate::docs::{create_db, doc_count, docs_server};
+    let s = docs_server();
+    let db = create_db(&s, "shards");
+    let dir = TempDir::new("bulk-shards");
+    // What an Indexed Job does: the same flags on every machine, only K differs.
+    let paths: Vec<String> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("b{k}.csv"));
+            let o = hakaru()
+                .args(["bulk", &db, "--shard", &format!("{k}/3")])
+                .args(["--batch-sizes", "10,50", "--writers", "3", "--count", "600"])
+                .args(["--id-prefix", "same-", "--seed", "7", "--ids", "sequential"])
+                .arg("-o")
+                .arg(&out)
+                .output()
+                .unwrap();
+            ok(&o);
+            dir.path(&format!("b{k}.json")).display().to_string()
+        })
+        .collect();
+    for p in &paths {
+        let step = &read_json(std::path::Path::new(p))["steps"][0];
+        assert_eq!(step["bulk"]["writers"], 1, "{step}");
+    }
+    let merged = dir.path("m.json");
+    ok(&run(&[
+        "merge",
+        &paths[0],
+        &paths[1],
+        &paths[2],
+        "-o",
+        merged.to_str().unwrap(),
+    ]));
+    let m = read_json(&merged);
+    let mut acknowledged = 0;
+    for step in m["steps"].as_array().unwrap() {
+        // 600 documents a step over three machines, not one of them a conflict.
+        assert_eq!(step["bulk"]["docs_acknowledged"], 600, "{step}");
+        assert_eq!(step["bulk"]["writers"], 3);
+        assert!(step["bulk"]["item_errors"].as_object().unwrap().is_empty());
+        acknowledged += 600;
+    }
+    assert_eq!(doc_count(&db), acknowledged);
+    let o = run(&["bulk", &db, "--shard", "1/3", "--writers", "3", "--verify"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--verify with --shard"),
+        "{}",
+        stderr(&o)
+    );
+}
