@@ -227,6 +227,35 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
     Ok(merged)
 }
 
+/// The results in a stream of text that holds several, one per load machine: pods'
+/// logs one after another (`kubectl logs -l … | hakaru merge -`). A result is a
+/// pretty-printed JSON document (see [`super::json::to_json`]): from a line that is
+/// just `{` to the next line that is just `}`. Returns the documents and the lines
+/// between them (a pod's warnings, which whoever merges should see).
+pub fn split_results(text: &str) -> (Vec<&str>, Vec<&str>) {
+    let (mut docs, mut other) = (Vec::new(), Vec::new());
+    let mut start = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        match (start, bare) {
+            (None, "{") => start = Some(offset),
+            (Some(from), "}") => {
+                docs.push(&text[from..offset + line.len()]);
+                start = None;
+            }
+            (None, l) if !l.trim().is_empty() => other.push(l),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    if let Some(from) = start {
+        // Cut off (a pod killed while printing): let the reader say where.
+        docs.push(&text[from..]);
+    }
+    (docs, other)
+}
+
 /// `--start-at`: the shards' steps that started more than `limit_s` late, in words
 /// ("shard 2/3 started step 1 0.412 s late"), for whoever merges to see.
 pub fn late_starts(results: &[(String, RunResult)], limit_s: f64) -> Vec<String> {
@@ -265,9 +294,34 @@ mod tests {
             crate::spec::parse_shard("2/3"),
             Ok(Shard { index: 2, count: 3 })
         );
-        for bad in ["0/3", "4/3", "1/0", "x", "1/20000"] {
+        assert_eq!(
+            crate::spec::parse_shard("0+1/3"),
+            Ok(Shard { index: 1, count: 3 })
+        );
+        assert_eq!(
+            crate::spec::parse_shard("2+1/3"),
+            Ok(Shard { index: 3, count: 3 })
+        );
+        for bad in [
+            "0/3", "4/3", "1/0", "x", "1/20000", "3+1/3", "+1/3", "$(I)+1/3",
+        ] {
             assert!(crate::spec::parse_shard(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn results_are_found_between_log_lines() {
+        let run = crate::result::fixture::run(vec![crate::result::fixture::bare_step(1)]);
+        let one = crate::result::json::to_json(&run);
+        let log = format!("starting\n{one}hakaru: a warning\n\n{one}{{\n  \"cut\": ");
+        let (docs, other) = split_results(&log);
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0], one);
+        assert_eq!(docs[1], one);
+        assert!(docs[2].starts_with("{\n  \"cut"));
+        assert_eq!(other, vec!["starting", "hakaru: a warning"]);
+        let back = crate::result::json::from_json(docs[1], "-").unwrap();
+        assert_eq!(back.steps.len(), 1);
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub enum SpecError {
     StartAtPast { at: String, ago: f64 },
     #[error("--start-at: step {step} ends by request count (-n), so the steps after it have no planned start; give -d")]
     StartAtNeedsDuration { step: usize },
+    #[error("--format json is for -o - (the result on stdout); with a file, the JSON result is written beside the CSV anyway")]
+    FormatJsonToFile,
     #[error("{flag} must be at least {min}")]
     AtLeast { flag: &'static str, min: u64 },
     #[error("{flag} must be at most {max}, found {found}")]

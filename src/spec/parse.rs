@@ -39,11 +39,20 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
     Ok(Duration::from_secs_f64(secs))
 }
 
-/// Parse `--shard K/N`: shard K (from 1) of N, N at most 10,000.
+/// Parse `--shard K/N`: shard K (from 1) of N, N at most 10,000. K may be written
+/// `I+1`, so a Kubernetes Indexed Job's 0-based `$(JOB_COMPLETION_INDEX)+1/N` works
+/// without a shell in the image.
 pub fn parse_shard(s: &str) -> Result<crate::result::Shard, String> {
     let bad = || format!("\"{s}\" is not a shard: give K/N, this machine's number K from 1 to N");
     let (k, n) = s.trim().split_once('/').ok_or_else(bad)?;
-    let k: u32 = k.trim().parse().map_err(|_| bad())?;
+    let k: u32 = match k.split_once('+') {
+        Some((i, one)) => {
+            let i: u32 = i.trim().parse().map_err(|_| bad())?;
+            let one: u32 = one.trim().parse().map_err(|_| bad())?;
+            i.checked_add(one).ok_or_else(bad)?
+        }
+        None => k.trim().parse().map_err(|_| bad())?,
+    };
     let n: u32 = n.trim().parse().map_err(|_| bad())?;
     if n == 0 || n > 10_000 || k == 0 || k > n {
         return Err(format!(
