@@ -64,6 +64,8 @@ pub struct Point {
     /// How late the pacer sent at the 99th percentile (open model, `--wait`), when
     /// recorded: how exact the load was.
     pub pacer_lag_p99_s: Option<f64>,
+    /// `--start-at`: how late the step started after its planned moment, seconds.
+    pub start_late_s: Option<f64>,
 }
 
 /// One run, ready to analyse and draw.
@@ -175,6 +177,7 @@ impl Series {
                     probes: step_probes(s),
                     partial: s.partial,
                     pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
+                    start_late_s: s.start_late_s,
                     rate: s.rate,
                     late: s.late,
                     dropped: s.dropped,

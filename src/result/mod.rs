@@ -146,6 +146,10 @@ pub struct Settings {
     /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// `--start-at`: the moment the first step (or warm-up) was to start, RFC 3339 UTC;
+    /// every step was to start at its planned offset from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
@@ -580,6 +584,10 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
+    /// `--start-at`: how late the step started after its planned moment, seconds (a
+    /// merged result: the latest of its shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
 }
 
 /// One step of a bulk write.
@@ -734,6 +742,7 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            start_late_s: None,
         }
     }
 }

@@ -10,6 +10,7 @@ mod docs;
 mod engine;
 mod groonga;
 mod hostile;
+mod k8s;
 mod kill;
 mod nginx;
 mod probe;
