@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis;
-use crate::report::chart::{self, esc};
+use crate::report::chart::esc;
 use crate::report::findings::{self, compare_sentences};
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_ratio, fmt_share};
 use crate::report::html;
@@ -277,8 +277,8 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
         analysis::PLATEAU_SHARE * 100.0
     );
-    for c in html::run_charts(&refs, opts) {
-        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&c));
+    for (_, c) in html::run_charts(&refs, opts) {
+        b.push_str(&html::chart_section(&c));
     }
     b.push_str("<section><h2>Sources</h2><dl>");
     for s in series {

@@ -87,14 +87,14 @@ pub(crate) fn write_charts(
 ) -> Result<(), ReportError> {
     if plan.svg {
         for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, svg.as_bytes())?;
             out.files.push(p);
         }
     }
     if plan.png {
         for (suffix, bytes) in chart_pngs(series, &plan.options)? {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, &bytes)?;
             out.files.push(p);
         }

@@ -71,6 +71,24 @@ pub fn fmt_ratio(r: f64) -> String {
     }
 }
 
+/// Bytes in decimal units with three significant digits: "512 B", "48.2 kB",
+/// "1.25 MB", "3.40 GB".
+pub fn fmt_bytes(b: f64) -> String {
+    if !b.is_finite() {
+        return "–".into();
+    }
+    let (v, unit) = if b >= 1e9 {
+        (b / 1e9, "GB")
+    } else if b >= 1e6 {
+        (b / 1e6, "MB")
+    } else if b >= 1e3 {
+        (b / 1e3, "kB")
+    } else {
+        return format!("{b:.0} B");
+    };
+    format!("{} {unit}", sig3(v))
+}
+
 /// "1 client", "8 clients".
 pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
@@ -87,5 +105,8 @@ mod tests {
         assert_eq!(fmt_latency(0.00085), "850 µs");
         assert_eq!(fmt_qps(151.333), "151.3");
         assert_eq!(fmt_qps(999.96), "1000");
+        assert_eq!(fmt_bytes(512.0), "512 B");
+        assert_eq!(fmt_bytes(48_231.0), "48.2 kB");
+        assert_eq!(fmt_bytes(1_254_000.0), "1.25 MB");
     }
 }

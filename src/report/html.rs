@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use crate::analysis::{self, Saturation};
 use crate::report::chart::{self, esc};
 use crate::report::findings;
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3};
 use crate::report::ReportOptions;
 use crate::series::Series;
 
@@ -32,9 +32,9 @@ section { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px;
   padding: 8px 14px; margin: 10px 0 0; }
 .warn p { margin: 4px 0; }
 svg { width: 100%; height: auto; display: block; }
-table { border-collapse: collapse; width: 100%; font-size: 14px;
+table { border-collapse: collapse; width: 100%; font-size: 13.5px;
   font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
 th { background: #f3f5f8; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 tr.peak td { background: #eef6ff; }
@@ -180,6 +180,61 @@ fn cards(sat: &Saturation) -> String {
     o
 }
 
+fn opt_count(v: Option<u64>) -> String {
+    v.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
+}
+
+/// Each host's responses, errors and mean per step: whether the load was spread as
+/// meant and one node was slower than the others.
+fn hosts_section(s: &Series) -> String {
+    let mut targets: Vec<&str> = s
+        .points
+        .iter()
+        .flat_map(|p| p.hosts.iter().map(|h| h.target.as_str()))
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    match targets.as_slice() {
+        [] => return String::new(),
+        [one] => {
+            return format!(
+                "<section><h2>Hosts</h2><p>Every request went to one host, <code>{}</code>.</p></section>",
+                esc(one)
+            )
+        }
+        _ => {}
+    }
+    let mut o = String::from(
+        "<section><h2>Hosts</h2><div class=\"scroll\"><table><thead><tr><th>step</th><th>host</th>\
+         <th>responses</th><th>share</th><th>errors</th><th>mean</th></tr></thead><tbody>",
+    );
+    for p in &s.points {
+        let total: u64 = p.hosts.iter().map(|h| h.responses + h.errors).sum();
+        for (i, h) in p.hosts.iter().enumerate() {
+            let step = if i == 0 {
+                match p.rate {
+                    Some(r) => format!("{} req/s", fmt_qps(r)),
+                    None => clients(p.n_clients),
+                }
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&step),
+                esc(&h.target),
+                h.responses,
+                fmt_share(crate::series::share(h.responses + h.errors, total)),
+                h.errors,
+                fmt_latency(h.mean_s)
+            );
+        }
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">\"share\" is the host's part of the step's requests; a host much slower than the others drags every client that waits on it.</p></section>");
+    o
+}
+
 fn opt_latency(v: Option<f64>) -> String {
     v.map(fmt_latency).unwrap_or_else(|| "–".into())
 }
@@ -188,6 +243,8 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     let pct = s.has_percentiles();
     let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
+    let conns = s.points.iter().any(|p| p.connections_opened.is_some());
+    let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
     let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
@@ -198,6 +255,12 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     }
     if lag {
         o.push_str("<th>pacer lag p99</th>");
+    }
+    if conns {
+        o.push_str("<th>connections</th>");
+    }
+    if bytes {
+        o.push_str("<th>received</th>");
     }
     o.push_str("</tr></thead><tbody>");
     for (i, p) in s.points.iter().enumerate() {
@@ -240,11 +303,26 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
         if lag {
             let _ = write!(o, "<td>{}</td>", opt_latency(p.pacer_lag_p99_s));
         }
+        if conns {
+            let _ = write!(o, "<td>{}</td>", opt_count(p.connections_opened));
+        }
+        if bytes {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.bytes_received
+                    .map(|b| fmt_bytes(b as f64))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
         o.push_str("</tr>");
     }
     o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.");
     if lag {
         o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
+    }
+    if conns {
+        o.push_str(" \"connections\" is how many the step opened: as many as clients when connections are kept alive, one per request without keep-alive or when the server closes them.");
     }
     o.push_str("</p>");
     o
@@ -328,7 +406,9 @@ fn status_section(s: &Series) -> String {
 fn probe_value(name: &str, v: f64) -> String {
     // Rates and shares recorded as 0..1 read better as percentages.
     let lname = name.to_ascii_lowercase();
-    if (lname.contains("rate") || lname.contains("share"))
+    if lname.ends_with("bytes") || lname.contains("_bytes") {
+        fmt_bytes(v)
+    } else if (lname.contains("rate") || lname.contains("share"))
         && (0.0..=1.0).contains(&v)
         && !lname.contains("per_second")
     {
@@ -469,7 +549,7 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     let _ = write!(
         b,
         "<h1>{}</h1><p class=\"sub\">{}</p>",
-        esc(&s.label),
+        esc(&s.name()),
         esc(&source_line(s))
     );
     if s.is_open_model() {
@@ -483,36 +563,20 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
         b.push_str(&warnings_box(&warnings));
         b.push_str("</section>");
-        let _ = write!(
-            b,
-            "<section>{}</section>",
-            chart::render_line_chart(&chart::throughput_chart(&[s]))
-        );
-        let lat = chart::latency_chart(&[s], opts.chart);
-        let _ = write!(
-            b,
-            "<section>{}<p class=\"note\">{}{}</p></section>",
-            chart::render_line_chart(&lat),
-            if lat.refs.is_empty() {
-                ""
-            } else {
-                "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
-            },
-            lat.notes
-                .iter()
-                .map(|n| format!(" {}", rich(n)))
-                .collect::<String>()
-        );
+        for (_, c) in run_charts(&[s], opts) {
+            b.push_str(&chart_section(&c));
+        }
         let _ = write!(
             b,
             "<section><h2>Steps</h2>{}</section>",
             steps_table(s, &sat)
         );
     }
+    b.push_str(&hosts_section(s));
     b.push_str(&status_section(s));
     b.push_str(&probes_section(s));
     b.push_str(&run_section(s));
-    page(&format!("{} — hakaru report", s.label), &b)
+    page(&format!("{} — hakaru report", s.name()), &b)
 }
 
 /// The summary, charts and steps of an open-model run: offered against answered
@@ -559,8 +623,8 @@ fn rate_body(s: &Series, opts: &ReportOptions) -> String {
         let _ = write!(b, "<p>{}</p>", rich(&line));
     }
     b.push_str("</section>");
-    for chart in run_charts(&[s], opts) {
-        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&chart));
+    for (_, c) in run_charts(&[s], opts) {
+        b.push_str(&chart_section(&c));
     }
     let _ = write!(
         b,
@@ -611,32 +675,74 @@ fn rate_steps_table(s: &Series) -> String {
     o
 }
 
-/// The two line charts of one or several runs: answered and latency against offered
-/// rate when every run is open-model, else throughput and latency against clients.
-pub(crate) fn run_charts(series: &[&Series], opts: &ReportOptions) -> [chart::LineChart; 2] {
-    if series.iter().all(|s| s.is_open_model()) {
-        [
-            chart::rate_throughput_chart(series),
-            chart::rate_latency_chart(series, opts.chart),
+/// The line charts of one or several runs, each with the suffix of its standalone
+/// file: answered and latency against offered rate when every run is open-model,
+/// else throughput and latency against clients; then latency against throughput,
+/// and for one run each step's latency by percentile (when the file has histograms).
+pub(crate) fn run_charts(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut charts = if series.iter().all(|s| s.is_open_model()) {
+        vec![
+            ("-throughput", chart::rate_throughput_chart(series)),
+            ("-latency", chart::rate_latency_chart(series, opts.chart)),
         ]
     } else {
-        [
-            chart::throughput_chart(series),
-            chart::latency_chart(series, opts.chart),
+        vec![
+            ("-throughput", chart::throughput_chart(series)),
+            ("-latency", chart::latency_chart(series, opts.chart)),
         ]
+    };
+    charts.push((
+        "-latency-throughput",
+        chart::latency_throughput_chart(series, opts.chart),
+    ));
+    if let [s] = series {
+        if let Some(c) = chart::percentile_chart(s, opts.chart) {
+            charts.push(("-percentiles", c));
+        }
     }
+    charts
 }
 
-/// The two charts of a run as standalone SVG files: (suffix, contents).
-pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, String); 2] {
-    let [throughput, latency] = run_charts(series, opts);
-    [
-        (
-            "-throughput.svg",
-            svg_file(chart::render_line_chart(&throughput)),
-        ),
-        ("-latency.svg", svg_file(chart::render_line_chart(&latency))),
-    ]
+/// The charts as standalone files, titled with the run's name since no page around
+/// them says it: (suffix without extension, chart).
+pub(crate) fn standalone_charts(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut charts = run_charts(series, opts);
+    if let [s] = series {
+        for (_, c) in &mut charts {
+            c.title = format!("{} — {}", c.title, s.name());
+        }
+    }
+    charts
+}
+
+/// The charts of a run as standalone SVG files: (suffix, contents).
+pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> Vec<(String, String)> {
+    standalone_charts(series, opts)
+        .into_iter()
+        .map(|(suffix, c)| {
+            (
+                format!("{suffix}.svg"),
+                svg_file(chart::render_line_chart(&c)),
+            )
+        })
+        .collect()
+}
+
+/// A chart in its own section, with its notes under it.
+pub(crate) fn chart_section(c: &chart::LineChart) -> String {
+    let mut o = format!("<section>{}", chart::render_line_chart(c));
+    if !c.notes.is_empty() {
+        let notes: Vec<String> = c.notes.iter().map(|n| rich(n)).collect();
+        let _ = write!(o, "<p class=\"note\">{}</p>", notes.join(" "));
+    }
+    o.push_str("</section>");
+    o
 }
 
 fn svg_file(svg: String) -> String {
