@@ -151,7 +151,8 @@ pub fn run_compare(
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    let refs: Vec<&Series> = series.iter().collect();
+    let shown = crate::report::compare::display_series(&series);
+    let refs: Vec<&Series> = shown.iter().collect();
     write_charts(&refs, &base, plan, &mut out)?;
     match &plan.markdown {
         Some(MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),

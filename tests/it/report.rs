@@ -540,3 +540,64 @@ fn regression_rate_ramp_report_reads_rates_not_clients() {
         }
     }
 }
+
+#[test]
+fn repeated_runs_carry_a_spread_and_noise_is_called_noise() {
+    let base = read_result(&fixture("groonga-result.csv")).unwrap();
+    let rep = |label: &str, k: f64| {
+        let mut s = base.clone();
+        s.label = label.into();
+        for p in &mut s.points {
+            p.qps *= k;
+        }
+        s
+    };
+    let runs = vec![
+        rep("a", 1.0),
+        rep("a", 1.02),
+        rep("a", 0.98),
+        rep("b", 1.2),
+        rep("b", 1.22),
+        rep("b", 1.18),
+        rep("c", 0.9),
+        rep("c", 1.1),
+        rep("c", 1.02),
+    ];
+    let rows = compare_rows(&runs);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1].runs, 3);
+    let text = compare_text(&runs);
+    assert!(text.contains("b holds 1.20 ± 0.03× a's peak qps"), "{text}");
+    assert!(
+        text.contains("c's peak qps is within the noise of a's: 1.01 ± 0.10×"),
+        "{text}"
+    );
+    assert!(text.contains("(≈ 1.01 ± 0.10×)"), "{text}");
+}
+
+#[test]
+fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
+    let one = read_result(&fixture("groonga-result.csv")).unwrap();
+    let mut s = one.clone();
+    s.points.clear();
+    for (round, k) in [(1, 0.5), (2, 1.0), (3, 1.02)] {
+        s.points.extend(one.points.iter().cloned().map(|mut p| {
+            p.round = round;
+            p.qps *= k;
+            p
+        }));
+    }
+    let shown = hakaru::report::compare::display_series(std::slice::from_ref(&s));
+    let labels: Vec<&str> = shown.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["groonga-result warm", "groonga-result cold"]);
+    assert!((shown[0].points[3].qps - 151.3 * 1.01).abs() < 0.1);
+    let html = html_report(&s, &ReportOptions::default());
+    assert!(html.contains("<h2>Rounds</h2>"), "{html}");
+    assert!(html.contains("mean of the 2 warm rounds"), "{html}");
+    assert!(html.contains("the cold round reached 50% of it"), "{html}");
+    let t = chart::terminal_summary(&s, 100);
+    assert!(
+        t.starts_with("Mean of the warm rounds 2–3 (round 1, cold, peaked at 75.7 qps):"),
+        "{t}"
+    );
+}

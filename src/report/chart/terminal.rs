@@ -87,8 +87,27 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     if series.is_open_model() {
         return rate_summary(series);
     }
+    // A repeated run: the warm rounds' mean, with the cold first round in a line.
+    let rounds = series.rounds();
+    let shown = if rounds > 1 {
+        crate::report::compare::display_series(std::slice::from_ref(series))
+    } else {
+        vec![series.clone()]
+    };
+    let series = &shown[0];
     let sat = analysis::analyse(series);
-    let mut o = terminal_chart(series, width);
+    let mut o = String::new();
+    if let Some(cold) = shown.get(1) {
+        let _ = writeln!(
+            o,
+            "Mean of the warm rounds 2–{} (round 1, cold, peaked at {} qps):",
+            rounds,
+            analysis::peak(cold)
+                .map(|p| fmt_qps(p.qps))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+    o.push_str(&terminal_chart(series, width));
     o.push('\n');
     for line in findings::sentences(&sat) {
         o.push_str(&line);
