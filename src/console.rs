@@ -162,9 +162,8 @@ impl Observer for Console {
         self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
         self.steps_left = Some(at.of - at.index - 1 + (at.rounds - at.round) * at.of);
         self.next_plain = PLAIN_EVERY;
-        if self.rows && !self.quiet {
-            eprintln!("Running {}...", self.step_label);
-        }
+        // One row per step: a terminal shows the step on the live line, a log gets a
+        // plain progress line while a long step runs.
     }
 
     fn progress(&mut self, spec: &StepSpec, p: Progress) {
@@ -207,7 +206,7 @@ impl Observer for Console {
         if self.rows {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", text::step_row(step));
-            if step.unfinished > 0 && !self.explained_unfinished {
+            if text::unfinished_matters(step) && !self.explained_unfinished {
                 self.explained_unfinished = true;
                 let _ = writeln!(out, "{}", text::UNFINISHED_NOTE);
             }

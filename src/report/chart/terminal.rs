@@ -1,4 +1,4 @@
-//! The ASCII chart and summary printed on the terminal at the end of a ramp and by
+//! The plain-text chart (ASCII but for µ) and summary printed on the terminal at the end of a ramp and by
 //! `hakaru report`.
 
 use std::fmt::Write as _;
@@ -61,7 +61,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         if sat.knee.is_some_and(|s| s.index == i) {
             notes.push("knee");
         }
-        let lat = fmt_latency(p.mean_s).replace('µ', "u").replace('–', "-");
+        let lat = fmt_latency(p.mean_s).replace('–', "-");
         let line = format!(
             "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}{}",
             p.n_clients,
@@ -131,7 +131,6 @@ fn rate_summary(series: &Series) -> String {
             v.filter(|v| v.is_finite())
                 .map(fmt_latency)
                 .unwrap_or_else(|| "-".into())
-                .replace('µ', "u")
         };
         let mark = if f.first_behind.is_some_and(|b| b.index == r.index) {
             "  <- falls behind"
