@@ -285,6 +285,7 @@ mod tests {
             Progress {
                 elapsed: Duration::from_secs(10),
                 finished: 1000,
+                failed: 0,
             },
         );
         // 20 s of this step, then two steps of 30 s with 10 s pauses.
@@ -310,6 +311,7 @@ mod tests {
             Progress {
                 elapsed: Duration::from_secs(1),
                 finished: 10,
+                failed: 0,
             },
         );
         assert!(line.starts_with("  step 4/4: 1 client  "), "{line}");
