@@ -65,6 +65,17 @@ pub fn step_row(step: &StepResult) -> String {
         fmt_latency(l.max_s),
         step.error_total(),
     );
+    // "errors" are requests without a response; a server answering 503 to
+    // everything must not read as "errors 0" and nothing else.
+    let failed_status: u64 = step
+        .statuses
+        .iter()
+        .filter(|(c, _)| **c >= 400)
+        .map(|(_, n)| n)
+        .sum();
+    if failed_status > 0 {
+        let _ = write!(row, "  4xx/5xx {failed_status}");
+    }
     if unfinished_matters(step) {
         let _ = write!(row, "  unfinished {}", step.unfinished);
     }
@@ -210,6 +221,8 @@ pub(super) mod tests {
         // 5 in flight of 1.2 million: not worth a word; 64 of 215 is.
         rows[3].unfinished = 5;
         rows[2].unfinished = 64;
+        rows[3].statuses.insert(200, 1_234_000);
+        rows[3].statuses.insert(503, 564);
         rows[3].partial = true;
         let mut open = row_step(4, 30000, 999.96, [0.00123, 0.0011, 0.0042, 0.009]);
         open.rate = Some(1000.0);
