@@ -100,6 +100,10 @@ pub fn source_line(s: &Series) -> String {
         .min();
     let hi = s.points.iter().map(|p| p.n_clients).max();
     let range = match (lo, hi) {
+        // Open model: the clients are the connections the rates could use.
+        (_, Some(b)) if s.is_open_model() => {
+            format!("up to {b} connection{}", if b == 1 { "" } else { "s" })
+        }
         (Some(a), Some(b)) if a != b => format!("{a}–{b} clients"),
         (Some(a), _) => clients(a),
         _ => "no clients".into(),

@@ -128,6 +128,12 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
             // in the SVG.
             let mark_col = rgb(chart::svg::MARK_COLOR);
             for (row, (mx, label, _)) in marks.iter().enumerate() {
+                // A label near the right edge sits left of its line, as in the SVG
+                // (about 9 px a character at 16 px).
+                let width = 9 * label.chars().count() as i32;
+                let near_right = (x_hi - mx) / (x_hi - x_lo) * f64::from(SIZE.0 - LEGEND_W - 100)
+                    < f64::from(width + 12);
+                let dx = if near_right { -width - 6 } else { 6 };
                 ch.draw_series(DashedLineSeries::new(
                     [(*mx, y.lo), (*mx, y.hi)],
                     6,
@@ -137,7 +143,7 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                 .map_err(err)?;
                 ch.draw_series(std::iter::once(
                     EmptyElement::at((*mx, y.hi))
-                        + Text::new(label.clone(), (6, 6 + 20 * row as i32), font(16.0)),
+                        + Text::new(label.clone(), (dx, 6 + 20 * row as i32), font(16.0)),
                 ))
                 .map_err(err)?;
             }

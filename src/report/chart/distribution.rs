@@ -182,7 +182,12 @@ pub fn percentile_chart(s: &Series, opts: ChartOptions) -> Option<LineChart> {
         .fold(0.0, f64::max);
     notes.push(format!(
         "Each curve stops where its step's sample count stops saying anything (1,000 \
-         requests reach 99.9%); this run's go up to {}.",
+         requests reach 99.9%); this run's deepest reaches {}{}.",
+        if deepest > deepest.floor() {
+            "past "
+        } else {
+            ""
+        },
         nines_label(deepest.floor())
     ));
     Some(LineChart {

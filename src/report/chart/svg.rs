@@ -31,23 +31,30 @@ pub(crate) fn grouped_marks(c: &LineChart) -> Vec<(f64, String, String)> {
 
 /// Dashed vertical lines with their labels at the top of the plot; a label that
 /// would run into the one before it drops a line.
-fn marks_svg(o: &mut String, c: &LineChart, px: &dyn Fn(f64) -> f64, plot_h: f64) {
+fn marks_svg(o: &mut String, c: &LineChart, px: &dyn Fn(f64) -> f64, plot_w: f64, plot_h: f64) {
     let mut last_end = f64::NEG_INFINITY;
     let mut row = 0;
     for (x, label, tip) in grouped_marks(c) {
         let xx = px(x);
-        row = if xx < last_end { row + 1 } else { 0 };
+        // About 6.5 px a character at 12 px; a label that would leave the plot on
+        // the right sits left of its line instead.
+        let width = 6.5 * label.chars().count() as f64;
+        let left = xx + 4.0 + width > LEFT + plot_w;
+        let (tx, anchor, start) = if left {
+            (xx - 4.0, "end", xx - 4.0 - width)
+        } else {
+            (xx + 4.0, "start", xx + 4.0)
+        };
+        row = if start < last_end { row + 1 } else { 0 };
         let ty = TOP + 15.0 + 15.0 * row as f64;
         let _ = write!(
             o,
-            r##"<g><title>{}</title><line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{MARK_COLOR}" stroke-width="1.2" stroke-dasharray="3 3"/><text x="{:.1}" y="{ty:.1}" font-size="12" fill="#555" stroke="white" stroke-width="3" paint-order="stroke">{}</text></g>"##,
+            r##"<g><title>{}</title><line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{MARK_COLOR}" stroke-width="1.2" stroke-dasharray="3 3"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" font-size="12" fill="#555" stroke="white" stroke-width="3" paint-order="stroke">{}</text></g>"##,
             esc(&tip),
             TOP + plot_h,
-            xx + 4.0,
             esc(&label)
         );
-        // About 6.5 px a character at 12 px.
-        last_end = xx + 4.0 + 6.5 * label.chars().count() as f64 + 6.0;
+        last_end = start + width + 6.0;
     }
 }
 
@@ -141,7 +148,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
         TOP + plot_h / 2.0,
         esc(&c.y_title)
     );
-    marks_svg(&mut o, c, &px, plot_h);
+    marks_svg(&mut o, c, &px, plot_w, plot_h);
     // Reference lines under the data.
     for r in &c.refs {
         let yy = py(r.y);

@@ -226,16 +226,21 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     out
 }
 
+/// Connections per request: "1.00 per request", or "1 per 1000 requests" when
+/// "0.00 per request" would say nothing.
+pub(super) fn per_request(per: f64) -> String {
+    if per >= 0.01 || per == 0.0 {
+        format!("{per:.2} per request")
+    } else {
+        format!("1 per {:.0} requests", 1.0 / per)
+    }
+}
+
 fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     let mut text = format!("{} opened", step.connections_opened);
     if step.total_requests > 0 {
         let per = step.connections_opened as f64 / step.total_requests as f64;
-        // "0.00 per request" says nothing: a rare reconnect reads as one per N.
-        if per >= 0.01 || per == 0.0 {
-            let _ = write!(text, " ({per:.2} per request");
-        } else {
-            let _ = write!(text, " (1 per {:.0} requests", 1.0 / per);
-        }
+        let _ = write!(text, " ({}", per_request(per));
         if step_findings::keep_alive_missing(&run.settings, step) {
             text.push_str(" — keep-alive did not happen");
         }
