@@ -19,6 +19,7 @@ pub mod html;
 pub mod markdown;
 pub mod png;
 pub mod read;
+mod sections;
 pub mod text;
 
 use chart::ChartOptions;
