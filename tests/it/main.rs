@@ -11,6 +11,7 @@ mod engine;
 mod groonga;
 mod hostile;
 mod kill;
+mod memory;
 mod nginx;
 mod probe;
 mod ramp;
