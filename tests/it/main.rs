@@ -5,6 +5,7 @@ mod util;
 mod ab;
 mod bad_input;
 mod bulk;
+mod connections;
 mod demo;
 mod docs;
 mod engine;
