@@ -14,6 +14,7 @@ pub mod ramp;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod stream;
 pub mod terms;
 
 use clap::{Parser, Subcommand};
@@ -68,6 +69,8 @@ pub enum Command {
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
+    /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
+    Stream(stream::StreamArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -84,6 +87,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Merge(a) => merge::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+        Command::Stream(a) => stream::run(a, command_line),
     }
 }
 
@@ -101,6 +105,8 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
+            || c.is::<crate::stream::StreamError>()
+            || c.is::<crate::stream::record::TooSmall>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(
