@@ -153,7 +153,7 @@ pub fn run_workload<W: Workload>(
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
-fn ctrl_c_stop() -> Stop {
+pub(crate) fn ctrl_c_stop() -> Stop {
     let stop = Stop::default();
     let s = stop.clone();
     let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {

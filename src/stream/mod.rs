@@ -13,7 +13,11 @@
 //! - [`experiment`]: `stream run`, the seed's whole experiment (sizes × repeats);
 //! - [`result`]: the `hakaru-stream` result (JSON and CSV), documented in docs/stream.md.
 
+pub mod http_sink;
+pub mod options;
 pub mod record;
+pub mod send;
+pub mod sink;
 
 use std::path::PathBuf;
 
@@ -31,24 +35,27 @@ pub enum StreamError {
     TooSmall(#[from] record::TooSmall),
     #[error("{flag}: {why}")]
     Flag { flag: &'static str, why: String },
-    #[error("--to {uri}: cannot connect to {addr}: {source} (is the receiver running?)")]
+    #[error("--to {uri}: cannot connect to {addr} (is the receiver running?)")]
     Connect {
         uri: String,
         addr: String,
+        #[source]
         source: std::io::Error,
     },
-    #[error("{flag} {uri}: cannot open {path}: {source}")]
+    #[error("{flag} {uri}: cannot open {path}")]
     Open {
         flag: &'static str,
         uri: String,
         path: PathBuf,
+        #[source]
         source: std::io::Error,
     },
-    #[error("{flag} {uri}: cannot listen on {addr}: {source}")]
+    #[error("{flag} {uri}: cannot listen on {addr}")]
     Listen {
         flag: &'static str,
         uri: String,
         addr: String,
+        #[source]
         source: std::io::Error,
     },
 }

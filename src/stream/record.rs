@@ -167,6 +167,10 @@ impl Encoder {
         self.size
     }
 
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// Append the `n`-th record (0-based) of `sender` sent at `now_us`; exactly
     /// [`Encoder::size`] bytes. A value wider than planned (an unbounded run past
     /// 2³² records) gives `false` and appends nothing.

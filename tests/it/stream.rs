@@ -1,0 +1,232 @@
+//! `hakaru stream` and `hakaru watch` end to end: records into files, directories,
+//! TCP (hakaru's own listener, rsyslogd), UDP and HTTP (the embedded target), read
+//! back and counted exactly.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::time::Duration;
+
+use hakaru::stream::record::decode;
+
+use crate::util::*;
+
+/// Every record of `text` decoded: (sender, seq) pairs, sorted.
+fn records(text: &[u8]) -> Vec<(Option<u32>, u64)> {
+    let mut v: Vec<_> = text
+        .split_inclusive(|&b| b == b'\n')
+        .map(|l| {
+            let r = decode(l)
+                .unwrap_or_else(|| panic!("not a record: {:?}", String::from_utf8_lossy(l)));
+            (r.sender, r.seq)
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn gen_writes_exact_records_and_says_what_fits() {
+    let o = run(&[
+        "stream",
+        "gen",
+        "--record-size",
+        "6",
+        "--count",
+        "1k",
+        "--senders",
+        "3",
+    ]);
+    let out = ok(&o);
+    assert_eq!(out.len(), 6_000);
+    assert!(out.lines().all(|l| l.len() == 5 && l.starts_with('q')));
+    assert!(stderr(&o).contains("sequence only"), "{}", stderr(&o));
+    let o = run(&["stream", "gen", "--record-size", "4", "--count", "10M"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--record-size 4: too small") && stderr(&o).contains("is 8"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn send_appends_every_senders_count_to_a_file() {
+    let dir = TempDir::new("stream-file");
+    let f = dir.path("out.log");
+    let to = format!("file:{}", f.display());
+    let out = ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &to,
+        "--record-size",
+        "100",
+        "-n",
+        "20k",
+        "-c",
+        "3",
+    ]));
+    assert!(
+        out.starts_with("Sent 60,000 records (5.7 MiB) in "),
+        "{out}"
+    );
+    let text = std::fs::read(&f).unwrap();
+    assert_eq!(text.len(), 60_000 * 100);
+    let got = records(&text);
+    let want: Vec<_> = (0..3u32)
+        .flat_map(|s| (0..20_000u64).map(move |q| (Some(s), q)))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn send_rotates_a_directory_and_paces_a_rate() {
+    let dir = TempDir::new("stream-dir");
+    let to = format!("dir:{}", dir.path("d").display());
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &to,
+        "--record-size",
+        "50",
+        "-n",
+        "2500",
+        "-c",
+        "2",
+        "--rotate",
+        "1000",
+        "--rate",
+        "20000",
+    ]));
+    let mut names: Vec<_> = std::fs::read_dir(dir.path("d"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 6, "{names:?}");
+    let mut all = Vec::new();
+    for n in &names {
+        all.extend(std::fs::read(dir.path("d").join(n)).unwrap());
+    }
+    assert_eq!(records(&all).len(), 5000);
+}
+
+#[test]
+fn send_frames_octet_counts_on_tcp() {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let reader = std::thread::spawn(move || {
+        let (mut c, _) = l.accept().unwrap();
+        let mut all = Vec::new();
+        c.read_to_end(&mut all).unwrap();
+        all
+    });
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("tcp://127.0.0.1:{port}"),
+        "--record-size",
+        "40",
+        "-n",
+        "100",
+        "--framing",
+        "octet",
+    ]));
+    let all = reader.join().unwrap();
+    // "39 " then the 39 bytes without the newline, 100 times.
+    assert_eq!(all.len(), 100 * 42);
+    for frame in all.chunks(42) {
+        assert!(
+            frame.starts_with(b"39 t0-"),
+            "{:?}",
+            String::from_utf8_lossy(frame)
+        );
+    }
+}
+
+#[test]
+fn a_receiver_that_closes_mid_run_is_counted_and_the_rest_is_written() {
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Read a little from the first sender, then close; keep the second open.
+        let (mut a, _) = l.accept().unwrap();
+        let (mut b, _) = l.accept().unwrap();
+        let mut buf = vec![0u8; 64 << 10];
+        let _ = a.read(&mut buf);
+        drop(a);
+        let mut sink = Vec::new();
+        let _ = b.read_to_end(&mut sink);
+    });
+    let o = run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("tcp://127.0.0.1:{port}"),
+        "--record-size",
+        "1000",
+        "-c",
+        "2",
+        "-d",
+        "3",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["failed_senders"], 1);
+    let failed: Vec<_> = rep["senders"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["error"].is_string())
+        .collect();
+    assert!(
+        failed[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("receiver closed"),
+        "{failed:?}"
+    );
+    assert!(stderr(&o).contains("stopped after"), "{}", stderr(&o));
+}
+
+#[test]
+fn send_posts_batches_to_http() {
+    let t = target();
+    let o = run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("http://{}/", t.addr),
+        "--record-size",
+        "200",
+        "-n",
+        "1000",
+        "-c",
+        "2",
+        "--batch",
+        "100",
+        "--json",
+    ]);
+    ok(&o);
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["senders"][0]["records"], 2000);
+}
+
+#[test]
+fn send_refuses_bad_sinks_before_any_load() {
+    let port = free_port();
+    for (to, says) in [
+        ("ftp://x/y".to_string(), "unknown scheme"),
+        (format!("tcp://127.0.0.1:{port}"), "cannot connect"),
+        ("file:/nonexistent-hakaru-dir/x".to_string(), "cannot open"),
+        (format!("http://127.0.0.1:{port}/"), "cannot connect"),
+    ] {
+        let o = run(&["stream", "send", "--to", &to, "-n", "10"]);
+        assert_eq!(o.status.code(), Some(2), "{to}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{to}: {}", stderr(&o));
+    }
+    let _ = Duration::ZERO;
+}
