@@ -16,6 +16,7 @@ pub mod run;
 pub mod serve;
 pub mod stream;
 pub mod terms;
+pub mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -71,6 +72,8 @@ pub enum Command {
     Serve(serve::Args),
     /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
     Stream(stream::StreamArgs),
+    /// What arrives at the far end of a pipeline: records/s and MiB/s per interval and window; --verify for loss, duplicates and latency.
+    Watch(watch::WatchArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -88,6 +91,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
         Command::Stream(a) => stream::run(a, command_line),
+        Command::Watch(a) => watch::run(a, command_line),
     }
 }
 

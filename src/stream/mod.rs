@@ -14,10 +14,15 @@
 //! - [`result`]: the `hakaru-stream` result (JSON and CSV), documented in docs/stream.md.
 
 pub mod http_sink;
+pub mod machine;
 pub mod options;
 pub mod record;
+pub mod result;
 pub mod send;
 pub mod sink;
+pub mod source;
+pub mod verify;
+pub mod watch;
 
 use std::path::PathBuf;
 

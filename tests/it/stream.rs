@@ -230,3 +230,181 @@ fn send_refuses_bad_sinks_before_any_load() {
     }
     let _ = Duration::ZERO;
 }
+
+/// `hakaru watch` started in the background; its listen address (when it has one)
+/// read from its first line on stderr.
+struct Watch {
+    child: std::process::Child,
+    addr: Option<String>,
+}
+
+impl Watch {
+    fn start(args: &[&str]) -> Watch {
+        use std::io::BufRead;
+        let mut child = hakaru()
+            .arg("watch")
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("hakaru watch starts");
+        let mut addr = None;
+        if args[0].starts_with("listen:") {
+            let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+            let mut line = String::new();
+            err.read_line(&mut line).unwrap();
+            addr = Some(
+                line.trim()
+                    .strip_prefix("hakaru: listening on ")
+                    .unwrap_or_else(|| panic!("{line}"))
+                    .to_string(),
+            );
+            // Keep draining stderr so the watch never blocks on it.
+            std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        }
+        Watch { child, addr }
+    }
+
+    /// Wait (bounded) and return stdout and the exit code.
+    fn end(mut self) -> (String, Option<i32>) {
+        let status = wait_bounded(&mut self.child, Duration::from_secs(60))
+            .expect("the watch ends within its window");
+        let mut out = String::new();
+        self.child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (out, status.code())
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn watch_verifies_every_record_of_three_senders_exactly() {
+    let dir = TempDir::new("stream-watch");
+    let out = dir.path("w.csv");
+    let w = Watch::start(&[
+        "listen:tcp://127.0.0.1:0",
+        "--interval",
+        "200ms",
+        "--warmup",
+        "0",
+        "--window",
+        "30s",
+        "--verify",
+        "--expect",
+        "20k",
+        "--senders",
+        "3",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let addr = w.addr.clone().unwrap();
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("tcp://{addr}"),
+        "--record-size",
+        "100",
+        "-n",
+        "20k",
+        "-c",
+        "3",
+    ]));
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Verified: 60,000 records received, 0 lost, 0 duplicated, 0 out of order"),
+        "{text}"
+    );
+    assert!(text.contains("Latency, send to arrival: p50 "), "{text}");
+    let j = read_json(&dir.path("w.json"));
+    assert_eq!(j["kind"], "hakaru-stream");
+    let v = &j["watch"]["verify"];
+    assert_eq!(v["received"], 60_000);
+    assert_eq!(v["senders"].as_array().unwrap().len(), 3);
+    assert_eq!(j["watch"]["total_bytes"], 6_000_000);
+    let (head, rows) = read_csv(&out);
+    assert_eq!(head[..3], ["t_s", "phase", "records"]);
+    let sum: f64 = rows.iter().map(|r| col(&head, r, "records")).sum();
+    assert_eq!(sum, 60_000.0);
+}
+
+#[test]
+fn watch_follows_a_file_that_is_truncated_between_sends() {
+    let dir = TempDir::new("stream-watch-file");
+    let f = dir.path("unify.log");
+    let w = Watch::start(&[
+        &format!("file:{}", f.display()),
+        "--interval",
+        "100ms",
+        "--warmup",
+        "0",
+        "--window",
+        "6s",
+        "--verify",
+        "--no-machine",
+    ]);
+    let to = format!("file:{}", f.display());
+    // 1,000 records, then the file emptied (the seed's way of starting over), then a
+    // send of 2,000 whose sequence starts again at 0.
+    std::thread::sleep(Duration::from_millis(300));
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &to,
+        "--record-size",
+        "64",
+        "-n",
+        "1000",
+    ]));
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &to,
+        "--record-size",
+        "64",
+        "-n",
+        "2000",
+    ]));
+    let (text, _) = w.end();
+    assert!(text.contains("In all: 3,000 records"), "{text}");
+    assert!(text.contains("1 truncations"), "{text}");
+    assert!(
+        text.contains("3,000 records received, 0 lost, 1,000 duplicated"),
+        "{text}"
+    );
+}
+
+#[test]
+fn watch_refuses_bad_sources_before_measuring() {
+    for (src, says) in [
+        ("ftp://x", "unknown scheme"),
+        ("listen:tcp://0.0.0.0:5", "not a loopback"),
+        ("dir:/nonexistent-hakaru-dir", "cannot open"),
+        ("file:/nonexistent-hakaru-dir/x", "cannot open"),
+    ] {
+        let o = run(&["watch", src, "--window", "1s"]);
+        assert_eq!(o.status.code(), Some(2), "{src}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{src}: {}", stderr(&o));
+    }
+}
