@@ -408,3 +408,175 @@ fn watch_refuses_bad_sources_before_measuring() {
         assert!(stderr(&o).contains(says), "{src}: {}", stderr(&o));
     }
 }
+
+/// A private rsyslogd: imtcp on a loopback port, every message's raw text into one
+/// file (FIELD-NOTES' recipe). `None` (skipped) when rsyslogd is not installed.
+fn rsyslogd(dir: &TempDir) -> Option<Server> {
+    let program = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"]
+        .into_iter()
+        .find(|p| std::path::Path::new(p).exists())
+        .map(str::to_string)
+        .or_else(|| have("rsyslogd").then(|| "rsyslogd".to_string()))?;
+    let port = free_port();
+    let base = dir.0.display();
+    std::fs::create_dir_all(dir.path("work")).unwrap();
+    let conf = dir.write(
+        "rsyslog.conf",
+        &format!(
+            r#"global(workDirectory="{base}/work" maxMessageSize="64k")
+module(load="imtcp")
+template(name="rawmsg" type="string" string="%rawmsg%\n")
+ruleset(name="bench") {{ action(type="omfile" file="{base}/out.log" template="rawmsg") }}
+input(type="imtcp" address="127.0.0.1" port="{port}" ruleset="bench")
+"#
+        ),
+    );
+    let mut child = std::process::Command::new(program)
+        .args(["-n", "-f"])
+        .arg(&conf)
+        .arg("-i")
+        .arg(dir.path("rsyslogd.pid"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("rsyslogd starts");
+    wait_for_port(port, &mut child, "rsyslogd");
+    let dir = TempDir::new("rsyslog-server");
+    Some(Server { child, port, dir })
+}
+
+/// Records through rsyslogd into its file, checked one by one at the file.
+fn through_rsyslog(record_size: &str, senders: &str, count: &str, framing: &str) -> String {
+    let dir = TempDir::new("rsyslog");
+    let Some(server) = rsyslogd(&dir) else {
+        return String::new();
+    };
+    let out = dir.path("out.log");
+    let w = Watch::start(&[
+        &format!("file:{}", out.display()),
+        "--interval",
+        "250ms",
+        "--warmup",
+        "0",
+        "--window",
+        "60s",
+        "--verify",
+        "--expect",
+        count,
+        "--senders",
+        senders,
+        "--no-machine",
+    ]);
+    std::thread::sleep(Duration::from_millis(200));
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("tcp://127.0.0.1:{}", server.port),
+        "--record-size",
+        record_size,
+        "-n",
+        count,
+        "-c",
+        senders,
+        "--rate",
+        "20000",
+        "--framing",
+        framing,
+    ]));
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    text
+}
+
+#[test]
+fn rsyslog_delivers_every_record_exactly_once_at_a_moderate_rate() {
+    let text = through_rsyslog("200", "2", "10k", "newline");
+    if text.is_empty() {
+        return;
+    }
+    assert!(
+        text.contains("Verified: 20,000 records received, 0 lost, 0 duplicated, 0 out of order\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn rsyslog_reads_octet_counted_4k_records_whole() {
+    // 4 KiB is above nothing here (maxMessageSize 64k), and octet counting keeps each
+    // record one message whatever it holds.
+    let text = through_rsyslog("4096", "1", "3000", "octet");
+    if text.is_empty() {
+        return;
+    }
+    assert!(
+        text.contains("Verified: 3,000 records received, 0 lost, 0 duplicated"),
+        "{text}"
+    );
+    assert!(text.contains("In all: 3,000 records, 11.7 MiB"), "{text}");
+}
+
+#[test]
+fn a_receiver_too_small_for_the_load_shows_the_loss_it_caused() {
+    // hakaru's own UDP receiver with a tiny socket buffer, stopped (SIGSTOP) while
+    // 20,000 datagrams arrive: the kernel keeps what fits and drops the rest.
+    let w = Watch::start(&[
+        "listen:udp://127.0.0.1:0",
+        "--recv-buffer",
+        "4096",
+        "--interval",
+        "200ms",
+        "--warmup",
+        "0",
+        "--window",
+        "3s",
+        "--verify",
+        "--expect",
+        "20k",
+        "--senders",
+        "1",
+        "--no-machine",
+    ]);
+    let addr = w.addr.clone().unwrap();
+    let pid = w.child.id().to_string();
+    let signal = |sig: &str| {
+        let s = std::process::Command::new("kill")
+            .args([sig, &pid])
+            .status()
+            .unwrap();
+        assert!(s.success());
+    };
+    signal("-STOP");
+    let sent = run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("udp://{addr}"),
+        "--record-size",
+        "100",
+        "-n",
+        "20k",
+    ]);
+    signal("-CONT");
+    ok(&sent);
+    let (text, code) = w.end();
+    assert_eq!(code, Some(1), "loss fails the watch: {text}");
+    let received: u64 = text
+        .split("Verified: ")
+        .nth(1)
+        .and_then(|t| t.split(" records received").next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(received > 0 && received < 20_000, "{text}");
+    let lost = 20_000 - received;
+    let lost_text = crate_grouped(lost);
+    assert!(
+        text.contains(&format!("received, {lost_text} lost, 0 duplicated")),
+        "{text}"
+    );
+}
+
+fn crate_grouped(n: u64) -> String {
+    hakaru::report::stream::grouped(n)
+}
