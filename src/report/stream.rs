@@ -233,7 +233,10 @@ pub fn experiment_table(sizes: &[SizeRun]) -> String {
         "{:>11}  {:>14}  {:>10}  {:>7}  {:>10}  {:>10}  {:>10}",
         "record size", "records/s", "MiB/s", "repeats", "lost", "duplicated", "p99"
     );
+    let mut in_warmup = false;
     for r in sizes {
+        let measured = r.repeats.iter().any(|x| !x.watch.runs.is_empty());
+        in_warmup |= !measured;
         let (mut lost, mut dup, mut p99, mut verified) = (0, 0, 0, false);
         for rep in &r.repeats {
             if let Some(v) = &rep.watch.verify {
@@ -246,10 +249,18 @@ pub fn experiment_table(sizes: &[SizeRun]) -> String {
         let dash = |x: u64| if verified { grouped(x) } else { "–".into() };
         let _ = writeln!(
             s,
-            "{:>11}  {:>14}  {:>10.1}  {:>7}  {:>10}  {:>10}  {:>10}",
+            "{:>11}  {:>14}  {:>10}  {:>7}  {:>10}  {:>10}  {:>10}",
             format!("{} B", grouped(r.record_size as u64)),
-            grouped(r.mean.records_per_s.round() as u64),
-            r.mean.mib_per_s,
+            if measured {
+                grouped(r.mean.records_per_s.round() as u64)
+            } else {
+                "–*".into()
+            },
+            if measured {
+                format!("{:.1}", r.mean.mib_per_s)
+            } else {
+                "–".into()
+            },
             r.repeats.len(),
             dash(lost),
             dash(dup),
@@ -258,6 +269,12 @@ pub fn experiment_table(sizes: &[SizeRun]) -> String {
             } else {
                 "–".into()
             }
+        );
+    }
+    if in_warmup {
+        let _ = writeln!(
+            s,
+            "* every record arrived within the warm-up: nothing left to measure (send more, or shorten --warmup)"
         );
     }
     s

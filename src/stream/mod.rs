@@ -13,6 +13,7 @@
 //! - [`experiment`]: `stream run`, the seed's whole experiment (sizes × repeats);
 //! - [`result`]: the `hakaru-stream` result (JSON and CSV), documented in docs/stream.md.
 
+pub mod experiment;
 pub mod http_sink;
 pub mod machine;
 pub mod options;

@@ -96,9 +96,13 @@ impl SendOptions {
             (_, d) => d,
         };
         let rate = match &self.rate {
+            // "50k" and "1M" as well as the engine's own profiles.
             Some(r) => Some(Arc::new(
-                RateProfile::parse(r, duration, crate::spec::parse_duration)
-                    .map_err(|e| flag("--rate", e.to_string()))?,
+                match crate::spec::parse_count(r) {
+                    Ok(n) => RateProfile::constant(n as f64),
+                    Err(_) => RateProfile::parse(r, duration, crate::spec::parse_duration),
+                }
+                .map_err(|e| flag("--rate", e.to_string()))?,
             )),
             None => None,
         };

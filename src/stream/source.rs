@@ -252,20 +252,24 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
                     source: io::Error::new(io::ErrorKind::NotFound, "no such directory"),
                 });
             }
-            let (p, sh, from_start) = (p.clone(), shared.clone(), opts.from_start);
-            spawn("hakaru-watch-file", move || {
-                follow_file(&p, &sh, from_start)
-            })
+            let f = Follow::starting_now(p.clone(), opts.from_start);
+            let sh = shared.clone();
+            spawn("hakaru-watch-file", move || follow_file(f, &sh))
         }
         SourceUri::Dir(d) => {
-            std::fs::read_dir(d).map_err(|e| StreamError::Open {
+            let entries = std::fs::read_dir(d).map_err(|e| StreamError::Open {
                 flag: "SOURCE",
                 uri: text.to_string(),
                 path: d.clone(),
                 source: e,
             })?;
-            let (d, sh, from_start) = (d.clone(), shared.clone(), opts.from_start);
-            spawn("hakaru-watch-dir", move || follow_dir(&d, &sh, from_start))
+            let files: HashMap<PathBuf, Follow> = entries
+                .flatten()
+                .filter(|e| e.file_type().is_ok_and(|ft| ft.is_file()))
+                .map(|e| (e.path(), Follow::starting_now(e.path(), opts.from_start)))
+                .collect();
+            let (d, sh) = (d.clone(), shared.clone());
+            spawn("hakaru-watch-dir", move || follow_dir(&d, files, &sh))
         }
         SourceUri::ListenTcp(a) => {
             let l = TcpListener::bind(a).map_err(|e| listen_err(a, e))?;
@@ -323,6 +327,24 @@ impl Follow {
             pos: 0,
             buf: vec![0; CHUNK],
         }
+    }
+
+    /// A follower that skips what the file holds now (unless `from_start`): taken when
+    /// the watch starts, before any sender writes, so nothing written after is missed.
+    fn starting_now(path: PathBuf, from_start: bool) -> Follow {
+        let mut f = Follow::new(path);
+        if !from_start {
+            if let Ok(mut file) = File::open(&f.path) {
+                if let Ok(m) = file.metadata() {
+                    if file.seek(SeekFrom::Start(m.len())).is_ok() {
+                        f.ino = m.ino();
+                        f.pos = m.len();
+                        f.file = Some(file);
+                    }
+                }
+            }
+        }
+        f
     }
 
     /// Read what is new; true when anything was.
@@ -383,30 +405,26 @@ impl Follow {
     }
 }
 
-fn follow_file(path: &Path, sh: &Shared, from_start: bool) {
+fn follow_file(mut f: Follow, sh: &Shared) {
     let mut t = Tally::new(sh);
-    let mut f = Follow::new(path.to_path_buf());
-    let mut first = true;
+    // Files opened from here on (created, rotated in) are new: read from their start.
     while !sh.stop.load(Ordering::Relaxed) {
-        match f.poll(&mut t, from_start || !first) {
+        match f.poll(&mut t, true) {
             Ok(true) => continue,
             Ok(false) => {}
             Err(e) => {
-                t.fail(format!("{}: {e}", path.display()));
+                t.fail(format!("{}: {e}", f.path.display()));
                 return;
             }
         }
-        first = false;
         std::thread::sleep(POLL);
     }
     // What arrived before the stop still counts.
     let _ = f.poll(&mut t, true);
 }
 
-fn follow_dir(dir: &Path, sh: &Shared, from_start: bool) {
+fn follow_dir(dir: &Path, mut files: HashMap<PathBuf, Follow>, sh: &Shared) {
     let mut t = Tally::new(sh);
-    let mut files: HashMap<PathBuf, Follow> = HashMap::new();
-    let mut first = true;
     let mut last = false;
     loop {
         let stopping = sh.stop.load(Ordering::Relaxed);
@@ -423,10 +441,10 @@ fn follow_dir(dir: &Path, sh: &Shared, from_start: bool) {
             if !e.file_type().is_ok_and(|ft| ft.is_file()) {
                 continue;
             }
-            let fresh = !files.contains_key(&p);
+            // Files that were there when the watch began were opened at their end
+            // (unless --from-start); any other is new and read from its start.
             let f = files.entry(p.clone()).or_insert_with(|| Follow::new(p));
-            // Files there when the watch began: only what is added (unless --from-start).
-            match f.poll(&mut t, from_start || !(first && fresh)) {
+            match f.poll(&mut t, true) {
                 Ok(a) => any |= a,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => {
@@ -437,7 +455,6 @@ fn follow_dir(dir: &Path, sh: &Shared, from_start: bool) {
         }
         // Files gone from the directory: drop them (what they held was read).
         files.retain(|p, _| p.exists());
-        first = false;
         if last {
             return;
         }

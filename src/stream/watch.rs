@@ -163,6 +163,8 @@ impl WatchOptions {
         let mut finished = false;
         let mut in_window = plan.warmup.is_zero();
         let mut run_no = 1u32;
+        // When the record count last grew, and to what.
+        let mut growth = (t0, read().1);
         while !finished {
             let boundary = if in_window {
                 warm_end + plan.window * run_no
@@ -172,15 +174,23 @@ impl WatchOptions {
             let next = next_tick.min(boundary);
             // Wait for the next sample, looking at the end conditions as we go.
             let mut early = false;
+            let mut ended_by_done = false;
             loop {
                 let now = Instant::now();
                 if now >= next {
                     break;
                 }
                 let (_, records) = read();
-                if stop.is_triggered() || plan.expect_total.is_some_and(|e| records >= e) || done()
-                {
+                if records != growth.1 {
+                    growth = (now, records);
+                }
+                if stop.is_triggered() || plan.expect_total.is_some_and(|e| records >= e) {
                     early = true;
+                    break;
+                }
+                if done() {
+                    early = true;
+                    ended_by_done = true;
                     break;
                 }
                 std::thread::sleep(CHECK.min(next - now));
@@ -213,13 +223,22 @@ impl WatchOptions {
             }
             let at_boundary = in_window && now >= warm_end + plan.window * run_no;
             if in_window && (at_boundary || early) {
-                let secs = now.saturating_duration_since(window_start.0).as_secs_f64();
+                // Ended because the senders are done and the receiver went quiet: the
+                // quiet tail is not transfer time, so the window ends at the last arrival.
+                let end_at = if ended_by_done {
+                    growth.0.max(window_start.0)
+                } else {
+                    now
+                };
+                let secs = end_at
+                    .saturating_duration_since(window_start.0)
+                    .as_secs_f64();
                 let (b, r) = (counts.0 - window_start.1 .0, counts.1 - window_start.1 .1);
                 if secs > 0.0 {
                     runs.push(Window {
                         run: run_no,
                         from_s: window_start.0.saturating_duration_since(t0).as_secs_f64(),
-                        to_s: now.saturating_duration_since(t0).as_secs_f64(),
+                        to_s: end_at.saturating_duration_since(t0).as_secs_f64(),
                         records: r,
                         bytes: b,
                         records_per_s: r as f64 / secs,

@@ -580,3 +580,65 @@ fn a_receiver_too_small_for_the_load_shows_the_loss_it_caused() {
 fn crate_grouped(n: u64) -> String {
     hakaru::report::stream::grouped(n)
 }
+
+#[test]
+fn stream_run_makes_the_seeds_table() {
+    let dir = TempDir::new("stream-run");
+    let log = dir.path("unify.log");
+    let out = dir.path("exp.csv");
+    let o = run(&[
+        "stream",
+        "run",
+        "--to",
+        &format!("file:{}", log.display()),
+        "--watch",
+        &format!("file:{}", log.display()),
+        "--record-sizes",
+        "10,1024",
+        "-c",
+        "3",
+        "-n",
+        "5k",
+        "--repeat",
+        "2",
+        "--interval",
+        "100ms",
+        "--warmup",
+        "0",
+        "--window",
+        "30s",
+        "--verify",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("10 B, round 2: "), "{text}");
+    assert!(
+        text.contains("sent 15,000, arrived 15,000, 0 lost, 0 duplicated"),
+        "{text}"
+    );
+    let table = text
+        .split_once("record size")
+        .map(|(_, t)| t)
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(table.contains("\n       10 B "), "{table}");
+    assert!(table.contains("\n    1,024 B "), "{table}");
+    let (head, rows) = read_csv(&out);
+    assert_eq!(rows.len(), 4);
+    for r in &rows {
+        assert_eq!(col(&head, r, "received"), 15_000.0);
+        assert_eq!(col(&head, r, "lost"), 0.0);
+    }
+    let j = read_json(&dir.path("exp.json"));
+    assert_eq!(j["complete"], true);
+    assert_eq!(
+        j["sizes"][1]["repeats"][0]["watch"]["verify"]["senders"][2]["received"],
+        5000
+    );
+    assert!(
+        j["sizes"][0]["repeats"][0]["watch"]["timeline"][0]["machine"]["mem_free_mib"]
+            .as_f64()
+            .is_some_and(|m| m > 0.0)
+    );
+}
