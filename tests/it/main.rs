@@ -22,3 +22,4 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod stream;
