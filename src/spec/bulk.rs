@@ -446,6 +446,7 @@ impl BulkOptions {
             n_fast: 5,
             tls,
             lane: Lane::ALL,
+            timeline: false,
         };
         Ok(BulkReady {
             run,
