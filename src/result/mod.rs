@@ -10,6 +10,7 @@ pub mod json;
 pub mod merge;
 pub mod schema;
 pub mod store;
+pub mod timeline;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -551,6 +552,9 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
+    /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<timeline::SecondResult>>,
 }
 
 /// One step of a bulk write.
@@ -705,6 +709,10 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            timeline: rec
+                .timeline
+                .as_ref()
+                .map(|t| timeline::seconds(t, facts.elapsed_s)),
         }
     }
 }
