@@ -24,5 +24,6 @@ pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
+pub mod suite;
 pub mod sysinfo;
 pub mod workload;

@@ -14,6 +14,7 @@ pub mod ramp;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod suite;
 pub mod terms;
 
 use clap::{Parser, Subcommand};
@@ -66,6 +67,9 @@ pub enum Command {
     Merge(merge::Args),
     /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
+    /// A scenario: phases of weighted workloads, events (stop, kill, restart) at given times, recovery measured.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
 }
@@ -79,6 +83,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
+        Command::Suite(a) => suite::run(a, command_line),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
@@ -98,6 +103,8 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::pattern::generate::PatternGenError>()
             || c.is::<crate::pattern::terms::TermsError>()
             || c.is::<crate::plan::PlanError>()
+            || c.is::<crate::suite::ScenarioError>()
+            || c.is::<crate::suite::SuiteError>()
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
@@ -147,7 +154,7 @@ pub fn run_workload<W: Workload>(
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
-fn ctrl_c_stop() -> Stop {
+pub(crate) fn ctrl_c_stop() -> Stop {
     let stop = Stop::default();
     let s = stop.clone();
     let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {

@@ -18,6 +18,7 @@ pub mod html;
 pub mod markdown;
 pub mod png;
 pub mod read;
+pub mod suite;
 pub mod text;
 
 use chart::ChartOptions;

@@ -143,5 +143,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         ],
         steps,
         verify: None,
+        suite: None,
     }
 }

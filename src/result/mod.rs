@@ -10,6 +10,7 @@ pub mod json;
 pub mod merge;
 pub mod schema;
 pub mod store;
+pub mod suite;
 pub mod timeline;
 
 use std::collections::BTreeMap;
@@ -65,6 +66,9 @@ pub struct RunResult {
     /// `bulk --verify`: acknowledged documents against the server's own count.
     #[serde(default)]
     pub verify: Option<VerifyResult>,
+    /// `suite`: the scenario's phases, events and recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<suite::SuiteResult>,
 }
 
 /// `bulk --verify`: what the server acknowledged against what it holds.
@@ -234,6 +238,8 @@ pub enum Mode {
     Ramp,
     /// `hakaru bulk`: write throughput, one step per batch size and writer count.
     Bulk,
+    /// `hakaru suite`: a scenario's phases, one step each.
+    Suite,
 }
 
 /// How load is offered to the target.
@@ -265,6 +271,7 @@ impl Mode {
             Mode::Run => "run",
             Mode::Ramp => "ramp",
             Mode::Bulk => "bulk",
+            Mode::Suite => "suite",
         }
     }
 }

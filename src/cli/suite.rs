@@ -1,0 +1,56 @@
+//! `hakaru suite SCENARIO.toml`: a scenario's phases, events and recovery (see
+//! [`crate::suite`]). Flags to options; the scenario file says the rest.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use super::args::{Human, OutputArgs};
+use crate::console::Console;
+use crate::suite::Scenario;
+
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// The scenario: phases, workloads with weights, targets, events (TOML).
+    pub scenario: PathBuf,
+
+    /// Write the CSV result here, the JSON result and the HTML timeline beside it.
+    #[arg(short = 'o', long)]
+    pub output_path: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
+    let scenario = Scenario::load(&args.scenario)?;
+    let stop = super::ctrl_c_stop();
+    let ready = crate::suite::build(
+        scenario,
+        args.output_path.clone(),
+        command_line,
+        stop.clone(),
+    )?;
+    let human = Human::new(&args.output, false)?;
+    let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
+        .quiet(args.output.quiet)
+        .verbose(args.output.verbose);
+    let run = crate::suite::run::run(&ready, &stop, &mut console)?;
+    human.print(&format!("\n{}", crate::report::suite::text(&run)));
+    if args.output.json {
+        println!("{}", crate::result::json::to_json(&run));
+    }
+    if let Some(out) = &ready.run.outputs {
+        let html = out.json.with_extension("html");
+        std::fs::write(&html, crate::report::suite::html(&run))
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", html.display()))?;
+        human.print(&format!(
+            "Results: {} and {}; timeline: {}\n",
+            out.csv.display(),
+            out.json.display(),
+            html.display()
+        ));
+    }
+    Ok(crate::runner::exit_code(&run))
+}

@@ -1,0 +1,274 @@
+//! `hakaru suite`: scenario files refused before any load, phases of weighted mixes
+//! against the embedded target with a per-second timeline, events whose failures are
+//! reported without ending the run, and recovery measured after a real stall (two
+//! Groonga processes, one stopped with SIGSTOP and resumed).
+
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::util::{self, ok, read_json, run, stderr, TempDir};
+
+fn steps(v: &Value) -> &Vec<Value> {
+    v["steps"].as_array().expect("steps")
+}
+
+#[test]
+fn a_bad_scenario_is_refused_before_any_load_with_file_line_and_key() {
+    let server = util::target();
+    let dir = TempDir::new("suite-bad");
+    let good = format!(
+        "[[phase]]\nname = \"a\"\nduration = \"1s\"\nclients = 1\n[[phase.workload]]\nurl = \"http://{}/\"\nweight = 1\n",
+        server.addr
+    );
+    for (text, says) in [
+        (good.replace("clients = 1", "clients = 1\nclient = 2"), ":5: key `client`: unknown field `client`"),
+        (good.replace("weight = 1", "weight = 0"), ":7: key `weight`: must be between 1 and 1000000, found 0"),
+        (
+            format!("{good}[[event]]\nat = \"-1s\"\nrun = \"true\"\n"),
+            ":9: key `at`: \"-1s\": negative times are refused",
+        ),
+        (
+            format!("{good}[[phase]]\nname = \"b\"\nstart = \"0.5s\"\nduration = \"1s\"\nclients = 1\n[[phase.workload]]\nurl = \"http://{}/\"\n", server.addr),
+            ":10: key `start`: 0.5s overlaps phase \"a\", which runs until 1s",
+        ),
+        (
+            format!("{good}[[event]]\nat = \"0.5s\"\nrun = \"kill {{pid:db}}\"\n"),
+            ":10: key `run`: {pid:db}: no target \"db\" in [targets]",
+        ),
+    ] {
+        let file = dir.write("s.toml", &text);
+        let out = run(&["suite", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        let e = stderr(&out);
+        assert!(e.contains(&format!("{}{says}", file.display())), "{e}");
+    }
+    assert_eq!(server.stats.requests(), 0, "nothing was sent");
+}
+
+#[test]
+fn phases_mix_workloads_by_weight_and_a_failed_event_is_reported_not_fatal() {
+    let a = util::target();
+    let b = util::target();
+    let dir = TempDir::new("suite-mix");
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            r#"
+[[phase]]
+name = "warm-up"
+duration = "1s"
+clients = 2
+[[phase.workload]]
+url = "http://{a}/"
+
+[[phase]]
+name = "mix"
+duration = "3s"
+rate = 400
+clients = 8
+[[phase.workload]]
+url = "http://{a}/bytes/10"
+weight = 9
+[[phase.workload]]
+url = "http://{b}/status/200"
+weight = 1
+
+[[event]]
+name = "broken"
+at = "2s"
+run = "echo this fault tool is missing >&2; exit 7"
+"#,
+            a = a.addr,
+            b = b.addr
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(
+        text.contains("broken: echo this fault tool is missing"),
+        "{text}"
+    );
+    assert!(
+        text.contains("FAILED: exit status 7: this fault tool is missing"),
+        "{text}"
+    );
+    let v = read_json(&dir.path("r.json"));
+    assert_eq!(v["mode"], "suite");
+    assert_eq!(v["state"], "complete");
+    let steps = steps(&v);
+    assert_eq!(steps.len(), 2, "the run went on after the failed event");
+    let suite = &v["suite"];
+    assert_eq!(suite["phases"][1]["name"], "mix");
+    assert_eq!(suite["phases"][1]["workloads"][1]["weight"], 1);
+    let e = &suite["events"][0];
+    assert_eq!(
+        (e["ok"].as_bool(), e["exit_code"].as_i64()),
+        (Some(false), Some(7))
+    );
+    assert!(e["started_s"].as_f64().unwrap() >= 2.0);
+    // Weights 9:1 over two hosts: the mix's counts say so.
+    let hosts = steps[1]["per_host"].as_array().unwrap();
+    let count = |addr: &std::net::SocketAddr| {
+        hosts
+            .iter()
+            .find(|h| h["target"] == format!("http://{addr}"))
+            .map_or(0, |h| h["responses"].as_u64().unwrap())
+    };
+    let (na, nb) = (count(&a.addr), count(&b.addr));
+    assert!(na + nb > 500, "{na} + {nb}");
+    let share = nb as f64 / (na + nb) as f64;
+    assert!(
+        (0.05..0.16).contains(&share),
+        "b's share {share} is not near 1/10"
+    );
+    // The timeline holds every response of its step, second by second.
+    for s in steps {
+        let t = s["timeline"].as_array().expect("a timeline");
+        let sum: u64 = t.iter().map(|x| x["responses"].as_u64().unwrap()).sum();
+        assert_eq!(sum, s["responses"].as_u64().unwrap());
+        assert!(t.iter().all(|x| x["histogram"].as_str().is_some()));
+    }
+    let html = std::fs::read_to_string(dir.path("r.html")).expect("the timeline page");
+    assert!(html.contains("<svg") && html.contains("broken ✗") && html.contains(">mix<"));
+}
+
+/// A Groonga built-in HTTP server on `addr:port`, in the foreground.
+fn groonga_on(addr: &str, port: u16, db: &std::path::Path, dir: &TempDir) -> util::Server {
+    let logs = TempDir::new("groonga-logs");
+    let mut child = Command::new("groonga")
+        .args(["--protocol", "http", "-s", "--bind-address", addr, "-p"])
+        .arg(port.to_string())
+        .arg("--log-path")
+        .arg(logs.path("groonga.log"))
+        .arg("--query-log-path")
+        .arg(logs.path("query.log"))
+        .arg(db)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("groonga starts");
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect((addr, port)).is_err() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "groonga on {addr}:{port} exited"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(15),
+            "groonga did not listen"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = dir;
+    util::Server {
+        child,
+        port,
+        dir: logs,
+    }
+}
+
+#[test]
+fn recovery_after_one_of_two_groonga_hosts_is_stopped_and_resumed() {
+    if !util::have("groonga") {
+        return;
+    }
+    let dir = TempDir::new("suite-groonga");
+    let db1_dir = TempDir::new("suite-db1");
+    let db1 = util::groonga_db(&db1_dir, 50);
+    let db2_dir = TempDir::new("suite-db2");
+    let db2 = util::groonga_db(&db2_dir, 50);
+    // Two hosts on one port, as --default-hosts has them: two loopback addresses.
+    let port = util::free_port();
+    let node0 = groonga_on("127.0.0.1", port, &db1, &dir);
+    let node1 = groonga_on("127.0.0.2", port, &db2, &dir);
+    let (stop_at, cont_at) = (5.0, 8.0);
+    dir.write(
+        "patterns.txt",
+        "/d/select?table=Pages&match_columns=text&query=text&limit=3\n/d/select?table=Pages&match_columns=title&query=alpha&limit=3\n",
+    );
+    let scenario = dir.write(
+        "fault.toml",
+        &format!(
+            r#"
+hosts = ["127.0.0.1", "127.0.0.2"]
+port = {port}
+timeout = "20s"
+
+[targets.node0]
+pid = {pid0}
+[targets.node1]
+pid = {pid1}
+
+# Lenient on latency and throughput noise (a shared machine): the stall itself
+# takes every request, which no criterion can miss.
+[recovery]
+throughput = 0.5
+p99_factor = 4
+hold = "3s"
+
+[[phase]]
+name = "steady"
+duration = "14s"
+clients = 4
+[[phase.workload]]
+patterns = "patterns.txt"
+
+[[event]]
+name = "stop node1"
+at = "{stop_at}s"
+run = "kill -STOP {{pid:node1}}"
+[[event]]
+name = "resume node1"
+at = "{cont_at}s"
+run = "kill -CONT {{pid:node1}}"
+"#,
+            pid0 = node0.child.id(),
+            pid1 = node1.child.id(),
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    // Whatever happened, node1 must not stay stopped.
+    let _ = Command::new("kill")
+        .args(["-CONT", &node1.child.id().to_string()])
+        .status();
+    let text = ok(&o);
+    let v = read_json(&dir.path("r.json"));
+    let events = v["suite"]["events"].as_array().unwrap();
+    assert!(events.iter().all(|e| e["ok"] == true), "{text}");
+    let stop = &events[0]["recovery"];
+    let truth = cont_at - stop_at;
+    let recovery = stop["recovery_s"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("not recovered: {text}"));
+    assert!(
+        (recovery - truth).abs() <= 1.0,
+        "recovery {recovery} s is not within a second of the stall's {truth} s\n{text}"
+    );
+    let baseline = stop["baseline"]["throughput"].as_f64().unwrap();
+    assert!(baseline > 0.0);
+    assert!(
+        stop["worst_throughput"].as_f64().unwrap() < baseline / 2.0,
+        "the stall shows in the worst second: {text}"
+    );
+    let resume = &events[1]["recovery"];
+    assert_eq!(resume["baseline"]["inherited"], true);
+    assert!(resume["recovery_s"].as_f64().unwrap() <= 1.0, "{text}");
+    assert!(text.contains("recovered in"), "{text}");
+    drop(node1);
+    drop(node0);
+}
