@@ -424,7 +424,7 @@ pub fn html(run: &RunResult) -> String {
     );
     let _ = write!(
         b,
-        "<section><h2>Phases and events</h2><pre>{}</pre>",
+        "<section><h2>Phases and events</h2><pre style=\"white-space: pre-wrap\">{}</pre>",
         esc(&text(run))
     );
     if let Some(c) = &suite.recovery_criteria {
@@ -444,4 +444,106 @@ pub fn html(run: &RunResult) -> String {
     }
     b.push_str("</section>");
     super::html::page(&format!("{} — hakaru suite", suite.scenario), &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::recovery::{Baseline, Criteria};
+    use crate::result::suite::{PhaseResult, SuiteResult};
+
+    fn suite_run() -> RunResult {
+        let mut a = crate::result::fixture::bare_step(4);
+        a.elapsed_s = 10.0;
+        a.qps = 1000.0;
+        a.total_requests = 10_000;
+        a.responses = 9_990;
+        a.errors.insert(crate::stats::ErrorKind::Timeout, 10);
+        a.latency.p50_s = 0.0004;
+        a.latency.p99_s = 2.5;
+        let mut run = crate::result::fixture::run(vec![a]);
+        run.suite = Some(SuiteResult {
+            scenario: "fault.toml".into(),
+            phases: vec![PhaseResult {
+                name: "steady".into(),
+                start_s: 0.0,
+                duration_s: 10.0,
+                rate: Some("1000".into()),
+                clients: 16,
+                workloads: Vec::new(),
+            }],
+            events: vec![
+                EventResult {
+                    name: "stop node1".into(),
+                    at_s: 4.0,
+                    run: "kill -STOP {pid:node1}".into(),
+                    command: Some("kill -STOP 4242".into()),
+                    started_s: Some(4.001),
+                    ok: true,
+                    exit_code: Some(0),
+                    recovery: Some(Recovery {
+                        at_s: 4.001,
+                        baseline: Some(Baseline {
+                            from_s: 0.0,
+                            to_s: 4.0,
+                            throughput: 1000.0,
+                            p99_s: 0.012,
+                            success: 1.0,
+                            inherited: false,
+                        }),
+                        first_error_s: Some(1.0),
+                        worst_second_s: Some(0.999),
+                        worst_throughput: Some(0.0),
+                        worst_success: None,
+                        worst_p99_s: None,
+                        recovery_s: Some(3.0),
+                    }),
+                    ..Default::default()
+                },
+                EventResult {
+                    name: "chaos".into(),
+                    at_s: 6.0,
+                    run: "chaos-tool".into(),
+                    command: Some("chaos-tool".into()),
+                    started_s: Some(6.0),
+                    exit_code: Some(127),
+                    error: Some("exit status 127: chaos-tool: not found".into()),
+                    ..Default::default()
+                },
+                EventResult {
+                    name: "late".into(),
+                    at_s: 9.5,
+                    run: "true".into(),
+                    ..Default::default()
+                },
+            ],
+            recovery_criteria: Some(Criteria::default()),
+        });
+        run
+    }
+
+    #[test]
+    fn the_terminal_summary() {
+        assert_eq!(
+            text(&suite_run()),
+            "phase               start    length      req/s    failed        p50        p99
+steady               0.0s     10.0s       1000     0.10%     400 µs     2.50 s
+
+Events:
+    4.00s  stop node1: kill -STOP 4242 — ok
+           recovered in 3.0 s · first failure +1.0 s · worst +1.0 s: 0.0/s · baseline 1000/s, p99 12.0 ms
+    6.00s  chaos: chaos-tool — FAILED: exit status 127: chaos-tool: not found
+    9.50s  late: true — did not run (the scenario ended first)
+"
+        );
+    }
+
+    #[test]
+    fn the_page_marks_phases_and_events() {
+        let page = html(&suite_run());
+        assert!(page.contains(">steady</text>"));
+        assert!(page.contains("chaos ✗"));
+        assert!(page.contains("stop node1 recovered in 3.0 s"));
+        assert!(page.contains("5 consecutive seconds"));
+    }
 }
