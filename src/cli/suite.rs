@@ -36,7 +36,10 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let run = crate::suite::run::run(&ready, &stop, &mut console)?;
+    let run = crate::suite::run::run(&ready, &stop, &mut console).map_err(|e| match e {
+        crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
+        crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+    })?;
     human.print(&format!("\n{}", crate::report::suite::text(&run)));
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));

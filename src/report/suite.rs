@@ -51,6 +51,35 @@ pub fn text(run: &RunResult) -> String {
             let _ = writeln!(o, "           {}", recovery_line(r));
         }
     }
+    for v in &suite.verify {
+        let _ = match (&v.result, &v.error) {
+            (Some(r), _) => writeln!(
+                o,
+                "\nDocuments written in \"{}\": {} acknowledged, {} present ({} before, {} after){}",
+                v.phase,
+                r.acknowledged,
+                r.present,
+                r.present_before,
+                r.present_after,
+                if r.matches {
+                    ": they match".to_string()
+                } else if r.present < r.acknowledged as i64 {
+                    format!(": {} acknowledged documents are missing", r.acknowledged as i64 - r.present)
+                } else {
+                    format!(
+                        ": {} more than acknowledged (written, but their answers were lost)",
+                        r.present - r.acknowledged as i64
+                    )
+                }
+            ),
+            (None, Some(why)) => writeln!(
+                o,
+                "\nDocuments written in \"{}\": the server's count could not be read after the last phase: {why}",
+                v.phase
+            ),
+            (None, None) => Ok(()),
+        };
+    }
     o
 }
 
@@ -518,6 +547,16 @@ mod tests {
                 },
             ],
             recovery_criteria: Some(Criteria::default()),
+            verify: vec![crate::result::suite::SuiteVerify {
+                phase: "steady".into(),
+                result: Some(crate::workload::bulk::verify::compare(
+                    "http://127.0.0.1:5984/db".into(),
+                    9480,
+                    0,
+                    9500,
+                )),
+                error: None,
+            }],
         });
         run
     }
@@ -534,6 +573,8 @@ Events:
            recovered in 3.0 s · first failure +1.0 s · worst +1.0 s: 0.0/s · baseline 1000/s, p99 12.0 ms
     6.00s  chaos: chaos-tool — FAILED: exit status 127: chaos-tool: not found
     9.50s  late: true — did not run (the scenario ended first)
+
+Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500 after): 20 more than acknowledged (written, but their answers were lost)
 "
         );
     }

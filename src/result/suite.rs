@@ -19,6 +19,20 @@ pub struct SuiteResult {
     pub events: Vec<EventResult>,
     /// What counted as recovered.
     pub recovery_criteria: Option<Criteria>,
+    /// Bulk writers with `verify = true`: documents acknowledged against those the
+    /// server holds, read before the first phase and after the last.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub verify: Vec<SuiteVerify>,
+}
+
+/// One bulk workload's check.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct SuiteVerify {
+    /// The phase it wrote in.
+    pub phase: String,
+    pub result: Option<super::VerifyResult>,
+    /// Why the count could not be read after the last phase.
+    pub error: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]

@@ -221,13 +221,28 @@ fn run_shell(command: &str, limit: Duration) -> (Option<i32>, Option<String>) {
         Err(e) => return (None, Some(format!("cannot run sh: {e}"))),
     };
     // Read stderr on the side, so a chatty command cannot fill the pipe and stall.
-    let reader = child.stderr.take().map(|mut err| {
+    // A command that starts a server in the background may leave it holding the pipe:
+    // its stderr is waited for briefly after the command ends, not to the pipe's end.
+    let (tx, rx) = std::sync::mpsc::channel();
+    if let Some(mut err) = child.stderr.take() {
         std::thread::spawn(move || {
             let mut buf = Vec::new();
-            let _ = err.read_to_end(&mut buf);
-            buf
-        })
-    });
+            let mut chunk = [0u8; 1024];
+            while let Ok(n) = err.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                buf.extend_from_slice(&chunk[..n]);
+                // The end is what says why; keep memory bounded.
+                if buf.len() > 64 * STDERR_KEPT {
+                    buf.drain(..buf.len() - STDERR_KEPT);
+                }
+                let _ = tx.send(buf.clone());
+            }
+        });
+    } else {
+        drop(tx);
+    }
     let end = Instant::now() + limit;
     let status = loop {
         match child.try_wait() {
@@ -241,10 +256,12 @@ fn run_shell(command: &str, limit: Duration) -> (Option<i32>, Option<String>) {
             Err(e) => return (None, Some(format!("cannot wait for the command: {e}"))),
         }
     };
-    let stderr = reader
-        .and_then(|r| r.join().ok())
-        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
-        .unwrap_or_default();
+    let mut last = Vec::new();
+    let until = Instant::now() + Duration::from_millis(200);
+    while let Ok(b) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
+        last = b;
+    }
+    let stderr = String::from_utf8_lossy(&last).trim().to_string();
     let tail = |s: &str| -> String {
         let start = s.len().saturating_sub(STDERR_KEPT);
         let start = (start..=s.len())

@@ -9,16 +9,20 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::events;
-use super::scenario::{Scenario, Source, TargetPid};
+use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid};
 use crate::analysis::recovery::{self, Point};
 use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
-use crate::result::suite::{scenario_seconds, PhaseResult, SuiteResult, WorkloadResult};
+use crate::result::suite::{
+    scenario_seconds, PhaseResult, SuiteResult, SuiteVerify, WorkloadResult,
+};
 use crate::result::{LoadModel, Mode, RunResult, RunState, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
+use crate::spec::bulk::{BulkOptions, DocSource};
 use crate::spec::{parse_duration, Load, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::{AnyWorkload, Mix};
 
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
@@ -34,12 +38,33 @@ pub enum SuiteError {
         source_name: String,
         why: Box<SpecError>,
     },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
+    Bulk {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: Box<crate::spec::bulk::BulkError>,
+    },
+    #[error("{path}: phase \"{phase}\": a bulk workload with verify = true must be the only bulk workload of its phase (their acknowledged documents cannot be told apart)")]
+    VerifyShared { path: String, phase: String },
+    #[error("{path}: verify: cannot read the server's count before the first phase: {why}")]
+    VerifyBefore { path: String, why: String },
     #[error("{path}: targets.{name}: pid {pid}: no such process")]
     NoProcess {
         path: String,
         name: String,
         pid: u32,
     },
+}
+
+/// Why a scenario stopped before its result was whole.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Suite(#[from] SuiteError),
+    #[error(transparent)]
+    Ramp(#[from] RampError),
 }
 
 /// A scenario ready to run.
@@ -49,12 +74,16 @@ pub struct SuiteReady {
     pub workload: Arc<Mix>,
     pub engine: EngineConfig,
     hooks: Arc<SuiteHooks>,
+    /// Bulk writers whose documents are counted on the server after the last phase.
+    verified: Vec<(usize, Arc<BulkWorkload>)>,
 }
 
 /// What the runner calls around each phase: the mix's phase, the phase's start time,
 /// and the events' clock started with the first phase.
 struct SuiteHooks {
     mix: Arc<Mix>,
+    /// Bulk writers by phase: each takes fresh client serials (unique IDs) as its phase begins.
+    bulks: Vec<(usize, Arc<BulkWorkload>)>,
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
@@ -93,6 +122,10 @@ impl StepHooks for SuiteHooks {
             .unwrap_or_else(|e| e.into_inner())
             .push(t0.elapsed().as_secs_f64());
         self.mix.set_phase(index);
+        let clients = self.scenario.phases.get(index).map_or(1, |p| p.clients);
+        for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
+            b.begin_step(0, clients);
+        }
     }
 }
 
@@ -119,6 +152,8 @@ pub fn build(
     let seed = scenario.seed.unwrap_or_else(clock_seed);
     let mut phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>> = Vec::new();
     let mut first: Option<crate::spec::Ready> = None;
+    let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
+    let mut verified: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
     let mut tls = None;
     let mut n_patterns = 0;
     for (i, phase) in scenario.phases.iter().enumerate() {
@@ -127,6 +162,24 @@ pub fn build(
             let (url, patterns_file) = match &w.source {
                 Source::Url(u) => (Some(u.clone()), None),
                 Source::Patterns(p) => (None, Some(p.clone())),
+                Source::Bulk(b) => {
+                    let ready = bulk_options(&scenario, b, phase, seed, i, j, &command_line)
+                        .build()
+                        .map_err(|why| SuiteError::Bulk {
+                            path: path.clone(),
+                            phase: phase.name.clone(),
+                            index: j + 1,
+                            source_name: w.source.describe(),
+                            why: Box::new(why),
+                        })?;
+                    tls = tls.or(ready.engine.tls.clone());
+                    if b.verify {
+                        verified.push((i, ready.workload.clone()));
+                    }
+                    bulks.push((i, ready.workload.clone()));
+                    parts.push((ready.workload.clone(), w.weight));
+                    continue;
+                }
             };
             let options = RunOptions {
                 request: RequestOptions {
@@ -173,7 +226,37 @@ pub fn build(
         }
         phases.push(parts);
     }
-    let first = first.expect("a scenario has a phase with a workload");
+    for (i, phase) in scenario.phases.iter().enumerate() {
+        let n = bulks.iter().filter(|(p, _)| *p == i).count();
+        if n > 1 && verified.iter().any(|(p, _)| *p == i) {
+            return Err(SuiteError::VerifyShared {
+                path: path.clone(),
+                phase: phase.name.clone(),
+            });
+        }
+    }
+    let first = match first {
+        Some(f) => f,
+        // Only bulk writers: the settings come from a plain run of the same shape.
+        None => RunOptions {
+            request: RequestOptions {
+                url: Some("http://127.0.0.1:1/".into()),
+                ..RequestOptions::default()
+            },
+            session: SessionOptions::default(),
+            load: Load::Step {
+                clients: 1,
+                duration: Some(Duration::from_secs(1)),
+                requests: None,
+                rate: None,
+            },
+            interval: Duration::ZERO,
+            output_path: None,
+            command_line: command_line.clone(),
+        }
+        .build()
+        .expect("a fixed valid run"),
+    };
     let mix = Arc::new(Mix::new(phases, seed));
     let steps: Vec<StepSpec> = scenario
         .phases
@@ -207,6 +290,7 @@ pub fn build(
     settings.threads = engine.threads.min(most_clients);
     let hooks = Arc::new(SuiteHooks {
         mix: mix.clone(),
+        bulks,
         scenario: scenario.clone(),
         stop,
         t0: Mutex::new(None),
@@ -234,7 +318,45 @@ pub fn build(
         workload: mix,
         engine,
         hooks,
+        verified,
     })
+}
+
+/// `hakaru bulk`'s options for a bulk workload of phase `i`.
+fn bulk_options(
+    scenario: &Scenario,
+    b: &BulkSpec,
+    phase: &Phase,
+    seed: u64,
+    i: usize,
+    j: usize,
+    command_line: &[String],
+) -> BulkOptions {
+    let defaults = BulkOptions::default();
+    BulkOptions {
+        target: b.target,
+        url: b.url.clone(),
+        batch_sizes: (!b.single).then(|| b.batch.to_string()),
+        writers: phase.clients.to_string(),
+        duration: Some(phase.duration),
+        single: b.single,
+        table: b.table.clone(),
+        verify: b.verify,
+        doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
+        ids: b.ids,
+        // Unique to the run, the phase and the workload: no two writers share an ID.
+        id_prefix: Some(format!(
+            "{:08x}-{i}-{j}-",
+            (seed >> 32) as u32 ^ seed as u32
+        )),
+        headers: scenario.headers.clone(),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        threads: scenario.threads.unwrap_or(0),
+        seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        command_line: command_line.to_vec(),
+        ..defaults
+    }
 }
 
 /// Run the phases, then add the events and the recovery after each, and write the
@@ -243,7 +365,18 @@ pub fn run(
     ready: &SuiteReady,
     stop: &Stop,
     observer: &mut dyn Observer,
-) -> Result<RunResult, RampError> {
+) -> Result<RunResult, RunError> {
+    let path = ready.scenario.path.display().to_string();
+    let count_timeout = ready.scenario.timeout.unwrap_or(Duration::from_secs(10));
+    let mut before = Vec::with_capacity(ready.verified.len());
+    for (_, b) in &ready.verified {
+        before.push(verify::present(b.settings(), count_timeout).map_err(|why| {
+            SuiteError::VerifyBefore {
+                path: path.clone(),
+                why,
+            }
+        })?);
+    }
     let result = crate::runner::run(&ready.run, &ready.workload, &ready.engine, stop, observer);
     // Whatever happened to the run, the events' threads end here.
     let running = ready
@@ -306,9 +439,48 @@ pub fn run(
             outcomes
         },
         recovery_criteria: Some(ready.scenario.recovery),
+        verify: Vec::new(),
     };
     // The steps that ran are the phases that started.
     suite.phases.truncate(run.steps.len());
+    // After the last phase (and the recovery it gave): acknowledged against present.
+    for ((phase, b), before) in ready.verified.iter().zip(before) {
+        let acknowledged: u64 = run
+            .steps
+            .get(*phase)
+            .and_then(|s| s.items.as_ref())
+            .map_or(0, |i| i.ok);
+        let url = verify::count_url(b.settings());
+        // A server restarted by the scenario may still be coming back: a few tries.
+        let mut last = Err(String::new());
+        for _ in 0..20 {
+            last = verify::present(b.settings(), count_timeout);
+            if last.is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        suite.verify.push(match last {
+            Ok(after) => SuiteVerify {
+                phase: suite
+                    .phases
+                    .get(*phase)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                result: Some(verify::compare(url, acknowledged, before, after)),
+                error: None,
+            },
+            Err(why) => SuiteVerify {
+                phase: suite
+                    .phases
+                    .get(*phase)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                result: None,
+                error: Some(why),
+            },
+        });
+    }
     run.suite = Some(suite);
     add_recovery(&mut run, &ready.scenario);
     if let Some(why) = stopped_by {

@@ -124,7 +124,25 @@ struct FilePhase {
 struct FileWorkload {
     patterns: Option<String>,
     url: Option<String>,
+    bulk: Option<Spanned<FileBulk>>,
     weight: Option<Spanned<i64>>,
+}
+
+/// `bulk = { target = "couchdb", url = "http://127.0.0.1:5984/db", batch = 100 }`:
+/// `hakaru bulk`'s writers as a workload of the mix.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileBulk {
+    target: Option<String>,
+    url: String,
+    batch: Option<u64>,
+    doc: Option<String>,
+    table: Option<String>,
+    #[serde(default)]
+    single: bool,
+    #[serde(default)]
+    verify: bool,
+    ids: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +215,25 @@ pub enum Source {
     /// A patterns file, relative to the scenario's directory.
     Patterns(PathBuf),
     Url(String),
+    /// Bulk writers ([`crate::workload::bulk`]).
+    Bulk(BulkSpec),
+}
+
+/// A bulk write in a phase's mix: `hakaru bulk`'s options that make sense there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkSpec {
+    pub target: crate::workload::bulk::TargetKind,
+    /// CouchDB: the database's URL; Groonga: the server's.
+    pub url: String,
+    /// Documents per request.
+    pub batch: u64,
+    /// The document template (`--doc`); None: `hakaru bulk`'s default.
+    pub doc: Option<String>,
+    pub table: Option<String>,
+    pub single: bool,
+    /// Compare acknowledged documents with the server's count after the last phase.
+    pub verify: bool,
+    pub ids: Option<crate::workload::bulk::IdStrategy>,
 }
 
 impl Source {
@@ -204,6 +241,12 @@ impl Source {
         match self {
             Source::Patterns(p) => p.display().to_string(),
             Source::Url(u) => crate::http::url::without_userinfo(u),
+            Source::Bulk(b) => format!(
+                "bulk {} {} (batch {})",
+                b.target.as_str(),
+                crate::http::url::without_userinfo(&b.url),
+                b.batch
+            ),
         }
     }
 }
@@ -383,14 +426,15 @@ impl Scenario {
             for w in &p.workloads {
                 let wspan = w.span();
                 let w = w.get_ref();
-                let source = match (&w.patterns, &w.url) {
-                    (Some(f), None) => Source::Patterns(dir.join(f)),
-                    (None, Some(u)) => Source::Url(u.clone()),
+                let source = match (&w.patterns, &w.url, &w.bulk) {
+                    (Some(f), None, None) => Source::Patterns(dir.join(f)),
+                    (None, Some(u), None) => Source::Url(u.clone()),
+                    (None, None, Some(b)) => Source::Bulk(at.bulk(b)?),
                     _ => {
                         return Err(at.error(
                             wspan,
                             "workload",
-                            "give exactly one of patterns and url",
+                            "give exactly one of patterns, url and bulk",
                         ))
                     }
                 };
@@ -589,6 +633,54 @@ impl Locator<'_> {
         Ok(d)
     }
 
+    fn bulk(&self, b: &Spanned<FileBulk>) -> Result<BulkSpec, ScenarioError> {
+        use crate::workload::bulk::{IdStrategy, TargetKind};
+        let span = b.span();
+        let b = b.get_ref();
+        let target = match b.target.as_deref() {
+            None | Some("couchdb") => TargetKind::CouchDb,
+            Some("groonga") => TargetKind::Groonga,
+            Some(other) => {
+                return Err(self.error(
+                    span,
+                    "bulk.target",
+                    &format!("\"{other}\": use \"couchdb\" or \"groonga\""),
+                ))
+            }
+        };
+        let batch = b.batch.unwrap_or(if b.single { 1 } else { 100 });
+        if !(1..=crate::spec::bulk::MAX_BATCH).contains(&batch) {
+            return Err(self.error(
+                span,
+                "bulk.batch",
+                &format!(
+                    "between 1 and {}, found {batch}",
+                    crate::spec::bulk::MAX_BATCH
+                ),
+            ));
+        }
+        let ids = match &b.ids {
+            None => None,
+            Some(i) => Some(IdStrategy::parse(i).ok_or_else(|| {
+                self.error(
+                    span.clone(),
+                    "bulk.ids",
+                    &format!("\"{i}\": use sequential, random, uuid or server"),
+                )
+            })?),
+        };
+        Ok(BulkSpec {
+            target,
+            url: b.url.clone(),
+            batch,
+            doc: b.doc.clone(),
+            table: b.table.clone(),
+            single: b.single,
+            verify: b.verify,
+            ids,
+        })
+    }
+
     fn share(&self, v: &Spanned<f64>, key: &str, max: f64) -> Result<f64, ScenarioError> {
         let x = *v.get_ref();
         if !(x > 0.0 && x <= max) {
@@ -767,6 +859,43 @@ run = "kill -STOP {pid:target}"
         );
         let e = parse(&format!("{MINIMAL}[recovery]\nhold = \"1.5s\"\n")).unwrap_err();
         assert!(e.contains("whole seconds"), "{e}");
+    }
+
+    #[test]
+    fn bulk_writers_are_a_workload() {
+        let s = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://127.0.0.1:5984/db\", batch = 50, verify = true }",
+        ))
+        .expect("valid");
+        let Source::Bulk(b) = &s.phases[0].workloads[1].source else {
+            panic!("a bulk workload")
+        };
+        assert_eq!(
+            (b.batch, b.verify, b.target.as_str()),
+            (50, true, "couchdb")
+        );
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://h/db\", target = \"mongo\" }",
+        ))
+        .unwrap_err();
+        assert!(e.contains(":15: key `bulk.target`: \"mongo\""), "{e}");
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://h/db\", batchsize = 3 }",
+        ))
+        .unwrap_err();
+        assert!(e.contains("unknown field `batchsize`"), "{e}");
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "patterns = \"w.json\"\nurl = \"http://h/\"",
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("give exactly one of patterns, url and bulk"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -272,3 +272,115 @@ run = "kill -CONT {{pid:node1}}"
     drop(node1);
     drop(node0);
 }
+
+#[test]
+fn pouchdb_restarted_during_a_write_phase_keeps_what_it_acknowledged() {
+    if !util::have_pouchdb() {
+        return;
+    }
+    let program = util::pouchdb_program().expect("installed");
+    let dir = TempDir::new("suite-pouchdb");
+    let port = util::free_port();
+    let config = dir.write(
+        "config.json",
+        &format!(
+            "{{\"log\": {{\"file\": \"{}\", \"level\": \"warning\"}}}}",
+            dir.path("log.txt").display()
+        ),
+    );
+    // The same start for the test and for the scenario's restart: in the background,
+    // its PID in a file the scenario's target reads when an event fires.
+    let start = dir.write(
+        "start.sh",
+        &format!(
+            "cd {d} && {program} --host 127.0.0.1 --port {port} --dir {d}/data --config {config} \
+             </dev/null >{d}/out.txt 2>&1 &\necho $! > {d}/pouchdb.pid\n",
+            d = dir.0.display(),
+            program = program.display(),
+            config = config.display(),
+        ),
+    );
+    let pid = || -> Option<u32> {
+        std::fs::read_to_string(dir.path("pouchdb.pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    let kill_pouchdb = || {
+        if let Some(p) = pid() {
+            let _ = Command::new("kill").arg(p.to_string()).status();
+        }
+    };
+    let up = |limit: Duration| {
+        let t = std::time::Instant::now();
+        while t.elapsed() < limit {
+            if util::http(&format!("http://127.0.0.1:{port}/"), "GET", None)
+                .is_some_and(|(s, _)| s == 200)
+            {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        false
+    };
+    assert!(Command::new("sh").arg(&start).status().unwrap().success());
+    assert!(up(Duration::from_secs(30)), "pouchdb-server did not answer");
+    let db = format!("http://127.0.0.1:{port}/bench");
+    assert_eq!(util::http(&db, "PUT", None).map(|r| r.0), Some(201));
+    let scenario = dir.write(
+        "restart.toml",
+        &format!(
+            r#"
+timeout = "5s"
+
+[targets.couch]
+pid_file = "pouchdb.pid"
+
+[[phase]]
+name = "write"
+duration = "12s"
+clients = 2
+[[phase.workload]]
+bulk = {{ target = "couchdb", url = "{db}", batch = 20, verify = true }}
+
+[[event]]
+name = "stop couch"
+at = "2s"
+run = "kill {{pid:couch}}"
+[[event]]
+name = "start couch"
+at = "3s"
+run = "sh {start}"
+"#,
+            start = start.display()
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = util::stdout(&o);
+    kill_pouchdb();
+    assert!(o.status.success(), "{text}\n{}", stderr(&o));
+    let v = read_json(&dir.path("r.json"));
+    let events = v["suite"]["events"].as_array().unwrap();
+    assert!(events.iter().all(|e| e["ok"] == true), "{text}");
+    let step = &steps(&v)[0];
+    assert!(
+        step["errors"].as_object().is_some_and(|e| !e.is_empty()),
+        "writes failed while the server was down: {text}"
+    );
+    let check = &v["suite"]["verify"][0]["result"];
+    let acknowledged = check["acknowledged"].as_u64().expect("counted");
+    let present = check["present"].as_i64().expect("read back");
+    assert!(acknowledged > 0, "{text}");
+    assert!(
+        present >= acknowledged as i64,
+        "acknowledged documents went missing: {acknowledged} acknowledged, {present} present\n{text}"
+    );
+    assert!(text.contains("acknowledged"), "{text}");
+}
