@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use super::scenario::{Event, TargetPid};
+use super::scenario::{Action, Event, TargetPid};
 use crate::engine::Stop;
 use crate::result::suite::EventResult;
 
@@ -140,6 +140,24 @@ struct Fired {
 }
 
 fn fire(event: &Event, targets: &BTreeMap<String, TargetPid>) -> Fired {
+    if let Action::Api { method, url, body } = &event.action {
+        let got =
+            crate::http::Fetched::json(url, method, body.as_deref().unwrap_or(""), event.timeout);
+        let error = match got {
+            Ok(f) if (200..300).contains(&f.status) => None,
+            Ok(f) => Some(format!(
+                "answered {}: {}",
+                f.status,
+                String::from_utf8_lossy(&f.body[..f.body.len().min(STDERR_KEPT)]).trim()
+            )),
+            Err(why) => Some(why),
+        };
+        return Fired {
+            command: Some(format!("{method} {url}")),
+            exit_code: None,
+            error,
+        };
+    }
     let command = match fill_pids(&event.run, targets) {
         Ok(c) => c,
         Err(why) => {

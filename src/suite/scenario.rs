@@ -86,6 +86,8 @@ struct FileScenario {
     phases: Vec<Spanned<FilePhase>>,
     #[serde(default, rename = "event")]
     events: Vec<Spanned<FileEvent>>,
+    /// Toxiproxy's API, for `toxic` events.
+    toxiproxy: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,13 +151,45 @@ struct FileBulk {
 #[serde(deny_unknown_fields)]
 struct FileEvent {
     at: Spanned<NumOrText>,
-    run: Spanned<String>,
+    run: Option<Spanned<String>>,
+    /// A Toxiproxy toxic added at `at` (and removed after `for`).
+    toxic: Option<Spanned<FileToxic>>,
+    #[serde(rename = "for")]
+    for_: Option<Spanned<NumOrText>>,
     name: Option<String>,
     timeout: Option<Spanned<NumOrText>>,
     on_failure: Option<Spanned<String>>,
     /// Measure recovery after this event (default true).
     recovery: Option<bool>,
 }
+
+/// `toxic = { proxy = "web", type = "latency", attributes = { latency = 200 } }`:
+/// Toxiproxy's own toxic, as its API takes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileToxic {
+    proxy: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    attributes: toml::Table,
+    stream: Option<String>,
+    toxicity: Option<f64>,
+}
+
+/// Toxiproxy's toxics, as its API names them.
+const TOXICS: [&str; 7] = [
+    "latency",
+    "bandwidth",
+    "slow_close",
+    "timeout",
+    "reset_peer",
+    "slicer",
+    "limit_data",
+];
+
+/// Where Toxiproxy's API listens unless the scenario says (`toxiproxy = "…"`).
+pub const DEFAULT_TOXIPROXY: &str = "http://127.0.0.1:8474";
 
 /// A validated scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -256,12 +290,27 @@ pub struct Event {
     pub name: String,
     /// From the scenario's start.
     pub at: Duration,
-    /// The command as written, `{pid:NAME}` not yet filled in.
+    /// The command as written, `{pid:NAME}` not yet filled in; for a toxic, what it does.
     pub run: String,
+    pub action: Action,
     pub timeout: Duration,
     /// A failed command ends the run (`on_failure = "stop"`); by default it goes on.
     pub stop_on_failure: bool,
     pub measure_recovery: bool,
+}
+
+/// What an event does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// `sh -c` the event's `run`.
+    Shell,
+    /// A call to Toxiproxy's API: `POST …/proxies/P/toxics` with the toxic, or
+    /// `DELETE …/proxies/P/toxics/NAME`.
+    Api {
+        method: &'static str,
+        url: String,
+        body: Option<String>,
+    },
 }
 
 /// Clients of an open-model phase that names none: connections enough for most rates.
@@ -475,6 +524,7 @@ impl Scenario {
             });
         }
         let mut events = Vec::with_capacity(file.events.len());
+        let mut removals = Vec::new();
         for (i, e) in file.events.iter().enumerate() {
             let e = e.get_ref();
             let when = at.duration(&e.at, "at")?;
@@ -489,19 +539,70 @@ impl Scenario {
                     ),
                 ));
             }
-            let run = e.run.get_ref().clone();
-            if run.trim().is_empty() {
-                return Err(at.error(e.run.span(), "run", "an empty command"));
-            }
-            for name in pid_names(&run).map_err(|why| at.error(e.run.span(), "run", &why))? {
-                if !targets.contains_key(name) {
-                    return Err(at.error(
-                        e.run.span(),
-                        "run",
-                        &format!("{{pid:{name}}}: no target \"{name}\" in [targets]"),
-                    ));
+            let (run, action) = match (&e.run, &e.toxic) {
+                (Some(r), None) => {
+                    if e.for_.is_some() {
+                        return Err(at.error(
+                            r.span(),
+                            "for",
+                            "only a toxic is removed after a while; a command runs once",
+                        ));
+                    }
+                    let run = r.get_ref().clone();
+                    if run.trim().is_empty() {
+                        return Err(at.error(r.span(), "run", "an empty command"));
+                    }
+                    for name in pid_names(&run).map_err(|why| at.error(r.span(), "run", &why))? {
+                        if !targets.contains_key(name) {
+                            return Err(at.error(
+                                r.span(),
+                                "run",
+                                &format!("{{pid:{name}}}: no target \"{name}\" in [targets]"),
+                            ));
+                        }
+                    }
+                    (run, Action::Shell)
                 }
-            }
+                (None, Some(t)) => {
+                    let api = file
+                        .toxiproxy
+                        .as_deref()
+                        .unwrap_or(DEFAULT_TOXIPROXY)
+                        .trim_end_matches('/');
+                    let name = format!("hakaru-{}", i + 1);
+                    let (run, action, remove) = at.toxic(t, api, &name)?;
+                    if let Some(f) = &e.for_ {
+                        let d = at.positive(f, "for")?;
+                        if when + d >= end {
+                            return Err(at.error(
+                                f.span(),
+                                "for",
+                                &format!(
+                                    "the toxic would be removed at {}, not before the scenario's end ({})",
+                                    secs(when + d),
+                                    secs(end)
+                                ),
+                            ));
+                        }
+                        removals.push(Event {
+                            name: format!(
+                                "{} ends",
+                                e.name.clone().unwrap_or_else(|| format!("event {}", i + 1))
+                            ),
+                            at: when + d,
+                            run: format!("toxiproxy: remove {name}"),
+                            action: remove,
+                            timeout: DEFAULT_EVENT_TIMEOUT,
+                            stop_on_failure: false,
+                            measure_recovery: e.recovery.unwrap_or(true),
+                        });
+                    }
+                    (run, action)
+                }
+                _ => {
+                    return Err(at.error(e.at.span(), "event", "give exactly one of run and toxic"))
+                }
+            };
             let timeout = match &e.timeout {
                 Some(t) => at.positive(t, "timeout")?,
                 None => DEFAULT_EVENT_TIMEOUT,
@@ -524,11 +625,13 @@ impl Scenario {
                 name: e.name.clone().unwrap_or_else(|| format!("event {}", i + 1)),
                 at: when,
                 run,
+                action,
                 timeout,
                 stop_on_failure,
                 measure_recovery: e.recovery.unwrap_or(true),
             });
         }
+        events.extend(removals);
         // Stable: events at the same time run in the file's order.
         events.sort_by_key(|e| e.at);
         Ok(Scenario {
@@ -679,6 +782,66 @@ impl Locator<'_> {
             verify: b.verify,
             ids,
         })
+    }
+
+    /// The toxic's description, the call that adds it and the one that removes it.
+    fn toxic(
+        &self,
+        t: &Spanned<FileToxic>,
+        api: &str,
+        name: &str,
+    ) -> Result<(String, Action, Action), ScenarioError> {
+        let span = t.span();
+        let t = t.get_ref();
+        if !TOXICS.contains(&t.kind.as_str()) {
+            return Err(self.error(
+                span,
+                "toxic.type",
+                &format!(
+                    "\"{}\": Toxiproxy's toxics are {}",
+                    t.kind,
+                    TOXICS.join(", ")
+                ),
+            ));
+        }
+        let stream = t.stream.as_deref().unwrap_or("downstream");
+        if !matches!(stream, "downstream" | "upstream") {
+            return Err(self.error(
+                span,
+                "toxic.stream",
+                &format!("\"{stream}\": use \"downstream\" or \"upstream\""),
+            ));
+        }
+        let toxicity = t.toxicity.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&toxicity) {
+            return Err(self.error(span, "toxic.toxicity", "between 0 and 1"));
+        }
+        let attributes = serde_json::to_value(&t.attributes)
+            .map_err(|e| self.error(span.clone(), "toxic.attributes", &e.to_string()))?;
+        let body = serde_json::json!({
+            "name": name,
+            "type": t.kind,
+            "stream": stream,
+            "toxicity": toxicity,
+            "attributes": attributes,
+        });
+        let proxy = crate::http::url::encode_component(&t.proxy);
+        Ok((
+            format!(
+                "toxiproxy: add {} {} to {} {}",
+                t.kind, name, t.proxy, attributes
+            ),
+            Action::Api {
+                method: "POST",
+                url: format!("{api}/proxies/{proxy}/toxics"),
+                body: Some(body.to_string()),
+            },
+            Action::Api {
+                method: "DELETE",
+                url: format!("{api}/proxies/{proxy}/toxics/{name}"),
+                body: None,
+            },
+        ))
     }
 
     fn share(&self, v: &Spanned<f64>, key: &str, max: f64) -> Result<f64, ScenarioError> {
@@ -896,6 +1059,64 @@ run = "kill -STOP {pid:target}"
             e.contains("give exactly one of patterns, url and bulk"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_toxic_is_added_and_removed() {
+        let s = parse(&format!(
+            "toxiproxy = \"http://127.0.0.1:9999/\"\n{MINIMAL}[[event]]\nname = \"slow\"\nat = \"3s\"\nfor = \"4s\"\ntoxic = {{ proxy = \"web\", type = \"latency\", attributes = {{ latency = 200 }} }}\n"
+        ))
+        .expect("valid");
+        let names: Vec<(&str, u64)> = s
+            .events
+            .iter()
+            .map(|e| (e.name.as_str(), e.at.as_secs()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("slow", 3),
+                ("slow ends", 7),
+                ("event 2", 8),
+                ("event 1", 11)
+            ]
+        );
+        let Action::Api { method, url, body } = &s.events[0].action else {
+            panic!("an API call")
+        };
+        assert_eq!(
+            (*method, url.as_str()),
+            ("POST", "http://127.0.0.1:9999/proxies/web/toxics")
+        );
+        let body: serde_json::Value = serde_json::from_str(body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["attributes"]["latency"], 200);
+        assert_eq!(body["name"], "hakaru-3");
+        assert_eq!(
+            s.events[1].action,
+            Action::Api {
+                method: "DELETE",
+                url: "http://127.0.0.1:9999/proxies/web/toxics/hakaru-3".into(),
+                body: None
+            }
+        );
+        let e = parse(&format!(
+            "{MINIMAL}[[event]]\nat = \"3s\"\ntoxic = {{ proxy = \"web\", type = \"lag\" }}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("key `toxic.type`: \"lag\": Toxiproxy's toxics are latency"),
+            "{e}"
+        );
+        let e = parse(&format!(
+            "{MINIMAL}[[event]]\nat = \"3s\"\nfor = \"20s\"\ntoxic = {{ proxy = \"web\", type = \"latency\" }}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("key `for`: the toxic would be removed at 23s"),
+            "{e}"
+        );
+        let e = parse(&format!("{MINIMAL}[[event]]\nat = \"3s\"\n")).unwrap_err();
+        assert!(e.contains("give exactly one of run and toxic"), "{e}");
     }
 
     #[test]

@@ -384,3 +384,119 @@ run = "sh {start}"
     );
     assert!(text.contains("acknowledged"), "{text}");
 }
+
+/// Toxiproxy's server, where `.ci/run` builds it (`$HAKARU_TOXIPROXY`, else
+/// `~/.cache/hakaru-go/bin/toxiproxy-server`). Missing: skipped, except in CI.
+fn toxiproxy_program() -> Option<std::path::PathBuf> {
+    let p = std::env::var_os("HAKARU_TOXIPROXY")
+        .map(std::path::PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(|h| std::path::Path::new(&h).join(".cache/hakaru-go/bin/toxiproxy-server"))
+        })
+        .filter(|p| p.exists());
+    if p.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "toxiproxy-server is not installed, but CI must run this test (.ci/run builds it)"
+        );
+        eprintln!("skipped: toxiproxy-server is not installed (run .ci/run)");
+    }
+    p
+}
+
+#[test]
+fn latency_from_toxiproxy_for_a_window_shows_and_recovers() {
+    let Some(program) = toxiproxy_program() else {
+        return;
+    };
+    let upstream = util::target();
+    let api_port = util::free_port();
+    let mut child = Command::new(program)
+        .args(["-host", "127.0.0.1", "-port", &api_port.to_string()])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("toxiproxy-server starts");
+    util::wait_for_port(api_port, &mut child, "toxiproxy-server");
+    let toxiproxy = util::Server {
+        child,
+        port: api_port,
+        dir: TempDir::new("toxiproxy"),
+    };
+    let proxy_port = util::free_port();
+    let created = util::http(
+        &format!("http://127.0.0.1:{api_port}/proxies"),
+        "POST",
+        Some(&format!(
+            r#"{{"name":"web","listen":"127.0.0.1:{proxy_port}","upstream":"{}","enabled":true}}"#,
+            upstream.addr
+        )),
+    );
+    assert_eq!(created.as_ref().map(|r| r.0), Some(201), "{created:?}");
+    let dir = TempDir::new("suite-toxic");
+    let (from, lasting) = (3.0, 4.0);
+    let scenario = dir.write(
+        "toxic.toml",
+        &format!(
+            r#"
+toxiproxy = "http://127.0.0.1:{api_port}"
+
+# Lenient on noise (a shared machine): 100 ms on every response cannot hide.
+[recovery]
+throughput = 0.5
+p99_factor = 3
+hold = "3s"
+
+[[phase]]
+name = "steady"
+duration = "11s"
+clients = 2
+[[phase.workload]]
+url = "http://127.0.0.1:{proxy_port}/"
+
+[[event]]
+name = "slow network"
+at = "{from}s"
+for = "{lasting}s"
+toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = 100 }} }}
+"#
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    let v = read_json(&dir.path("r.json"));
+    let events = v["suite"]["events"].as_array().unwrap();
+    assert_eq!(events.len(), 2, "added, then removed: {text}");
+    assert!(events.iter().all(|e| e["ok"] == true), "{text}");
+    let seconds = steps(&v)[0]["timeline"].as_array().unwrap().clone();
+    let p99 = |range: std::ops::Range<u64>| -> f64 {
+        seconds
+            .iter()
+            .filter(|s| range.contains(&s["second"].as_u64().unwrap()))
+            .map(|s| s["p99_s"].as_f64().unwrap())
+            .fold(0.0, f64::max)
+    };
+    assert!(p99(0..3) < 0.05, "before: {text}");
+    assert!(p99(4..7) >= 0.095, "the toxic's 100 ms show in p99: {text}");
+    assert!(p99(8..11) < 0.05, "after: {text}");
+    let added = events[0]["recovery"]["recovery_s"]
+        .as_f64()
+        .expect("recovered");
+    assert!(
+        (added - lasting).abs() <= 1.0,
+        "recovery {added} s is not within a second of the toxic's {lasting} s\n{text}"
+    );
+    assert!(
+        events[1]["recovery"]["recovery_s"].as_f64().unwrap() <= 1.0,
+        "{text}"
+    );
+    drop(toxiproxy);
+}
