@@ -8,12 +8,22 @@ use clap::Args;
 
 use super::args::{Human, OutputArgs};
 use crate::console::Console;
-use crate::suite::Scenario;
+use crate::suite::{profiles, Scenario, ScenarioError};
 
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
     /// The scenario: phases, workloads with weights, targets, events (TOML).
-    pub scenario: PathBuf,
+    #[arg(required_unless_present = "profile", conflicts_with = "profile")]
+    pub scenario: Option<PathBuf>,
+
+    /// A built-in scenario: read-heavy, write-heavy or fault-tolerance (files it names
+    /// are read from the current directory).
+    #[arg(long, value_name = "NAME")]
+    pub profile: Option<String>,
+
+    /// With --profile: write the scenario on stdout, to copy and adapt, and run nothing.
+    #[arg(long, requires = "profile")]
+    pub print: bool,
 
     /// Write the CSV result here, the JSON result and the HTML timeline beside it.
     #[arg(short = 'o', long)]
@@ -24,7 +34,24 @@ pub struct SuiteArgs {
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
-    let scenario = Scenario::load(&args.scenario)?;
+    let scenario = match (&args.scenario, &args.profile) {
+        (_, Some(name)) => {
+            let text = profiles::profile(name).ok_or_else(|| ScenarioError::Whole {
+                path: format!("--profile {name}"),
+                why: format!(
+                    "no such profile; the built-in ones are {}",
+                    profiles::names()
+                ),
+            })?;
+            if args.print {
+                print!("{text}");
+                return Ok(crate::runner::exit::MEASURED);
+            }
+            Scenario::parse(text, &PathBuf::from(format!("profile:{name}")))?
+        }
+        (Some(path), None) => Scenario::load(path)?,
+        (None, None) => anyhow::bail!("give a scenario file or --profile NAME"),
+    };
     let stop = super::ctrl_c_stop();
     let ready = crate::suite::build(
         scenario,

@@ -7,8 +7,10 @@
 //!   every error).
 //! - [`events`]: the events' clock and their commands.
 //! - [`run`]: phases → the runner's steps, the mix, the events, the recovery.
+//! - [`profiles`]: the built-in scenarios (`--profile NAME`).
 
 pub mod events;
+pub mod profiles;
 pub mod run;
 pub mod scenario;
 

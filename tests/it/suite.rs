@@ -500,3 +500,20 @@ toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = 100 }} }}
     );
     drop(toxiproxy);
 }
+
+#[test]
+fn profiles_print_as_the_files_they_are() {
+    for name in ["read-heavy", "write-heavy", "fault-tolerance"] {
+        let out = ok(&run(&["suite", "--profile", name, "--print"]));
+        let file = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.toml")),
+        )
+        .unwrap();
+        assert_eq!(out, file);
+    }
+    let o = run(&["suite", "--profile", "ycsb-z", "--print"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no such profile; the built-in ones are read-heavy"));
+    let o = run(&["suite"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
