@@ -7,6 +7,7 @@
 //! the reports word them ([`crate::report::findings`]).
 
 pub mod rate;
+pub mod recovery;
 pub mod repeat;
 pub mod setup;
 pub mod step;

@@ -21,6 +21,7 @@ pub mod png;
 pub mod read;
 mod sections;
 pub mod stream;
+pub mod suite;
 pub mod text;
 
 use chart::ChartOptions;

@@ -447,6 +447,7 @@ impl RunOptions {
             lane: s.shard.map_or(Lane::ALL, |k| {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
+            timeline: false,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -23,3 +23,4 @@ mod safety;
 mod server;
 mod shard;
 mod stream;
+mod suite;
