@@ -113,6 +113,7 @@ pub fn run<W: Workload>(
         requests: workload.request_infos(),
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
+        thresholds: None,
     };
     if let Some(out) = &spec.outputs {
         // Temporaries a killed earlier run left beside these files.

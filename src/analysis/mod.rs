@@ -9,6 +9,7 @@
 pub mod rate;
 pub mod setup;
 pub mod step;
+pub mod threshold;
 mod usl;
 
 pub use rate::{analyse_rates, RateFindings, RateStep};

@@ -146,6 +146,9 @@ pub struct BulkArgs {
     /// The CSV's columns.
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 impl BulkArgs {
@@ -225,6 +228,7 @@ impl Observer for BulkConsole {
 }
 
 pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
+    args.thresholds.check(true)?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -233,7 +237,14 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
         header_shown: false,
     };
-    let (_, code) = execute(&ready, &mut console, true)?;
+    let (mut run, code) = execute(&ready, &mut console, true)?;
+    if let Some(table) = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?
+    {
+        print!("\n{table}");
+    }
+    let code = super::threshold::exit_code(&run, code);
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }

@@ -19,6 +19,10 @@ pub struct Args {
     /// Where to write the merged result (the CSV goes beside it).
     #[arg(short = 'o', long = "output-path", value_name = "FILE")]
     pub output_path: PathBuf,
+
+    /// Judged on the merged result: the whole run's percentiles, not one machine's.
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -28,9 +32,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?;
         shards.push((shown.clone(), from_json(&text, &shown)?));
     }
-    let merged = merge_shards(&shards)?;
+    let mut merged = merge_shards(&shards)?;
+    args.thresholds
+        .check(merged.mode == crate::result::Mode::Bulk)?;
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
+    let table = args.thresholds.judge(&mut merged, Some(&out))?;
     let requests: u64 = merged.steps.iter().map(|s| s.total_requests).sum();
     println!(
         "Merged {} shards: {} step(s), {requests} requests. Results: {} and {}",
@@ -39,5 +46,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         out.csv.display(),
         out.json.display()
     );
-    Ok(0)
+    if let Some(table) = table {
+        print!("\n{table}");
+    }
+    Ok(super::threshold::exit_code(&merged, 0))
 }

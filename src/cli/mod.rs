@@ -15,6 +15,7 @@ pub mod report;
 pub mod run;
 pub mod serve;
 pub mod terms;
+pub mod threshold;
 
 use clap::{Parser, Subcommand};
 
@@ -31,7 +32,8 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
   1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), or a step failed
+       response and the ramp stopped (see --keep-going), a step failed, or
+       a --threshold did not hold
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -93,6 +95,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     use crate::runner::exit;
     let bad_input = e.chain().any(|c| {
         c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::threshold::ThresholdUseError>()
             || c.is::<crate::spec::bulk::BulkError>()
             || c.is::<crate::pattern::PatternError>()
             || c.is::<crate::pattern::generate::PatternGenError>()

@@ -48,6 +48,9 @@ pub struct RampArgs {
 
     #[command(flatten)]
     pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 impl RampArgs {
@@ -79,6 +82,7 @@ impl RampArgs {
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
+    args.thresholds.check(false)?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     let human = Human::new(&args.output, csv_to_stdout)?;
@@ -87,7 +91,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console)?;
+    let table = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?;
     // A rate ramp is read by rate (the clients-axis analysis does not apply); either
     // way the end of a ramp shows what `hakaru report` would.
     if ready.open_model() || run.steps.len() > 1 {
@@ -98,6 +105,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         ));
     }
     human.print(&crate::report::text::rounds_summary(&run));
+    if let Some(table) = table {
+        human.print(&format!("\n{table}"));
+    }
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
@@ -107,5 +117,6 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         options.request.format,
         ready.run.outputs.as_ref(),
     );
-    Ok(crate::runner::exit_code(&run))
+    let code = crate::runner::exit_code(&run);
+    Ok(super::threshold::exit_code(&run, code))
 }

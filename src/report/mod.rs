@@ -15,10 +15,12 @@ pub mod files;
 pub mod findings;
 pub mod fmt;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod png;
 pub mod read;
 pub mod text;
+pub mod threshold;
 
 use chart::ChartOptions;
 

@@ -142,5 +142,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         ],
         steps,
         verify: None,
+        thresholds: None,
     }
 }

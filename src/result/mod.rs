@@ -10,6 +10,7 @@ pub mod json;
 pub mod merge;
 pub mod schema;
 pub mod store;
+pub mod threshold;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -64,6 +65,9 @@ pub struct RunResult {
     /// `bulk --verify`: acknowledged documents against the server's own count.
     #[serde(default)]
     pub verify: Option<VerifyResult>,
+    /// `--threshold`: each threshold with its verdict overall and per step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<threshold::ThresholdsResult>,
 }
 
 /// `bulk --verify`: what the server acknowledged against what it holds.

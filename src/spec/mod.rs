@@ -14,6 +14,7 @@
 pub mod ab;
 pub mod bulk;
 mod parse;
+pub mod threshold;
 
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -19,3 +19,4 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod threshold;
