@@ -114,6 +114,7 @@ pub fn run<W: Workload>(
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
         thresholds: None,
+        find_max: None,
     };
     if let Some(out) = &spec.outputs {
         // Temporaries a killed earlier run left beside these files.

@@ -8,6 +8,7 @@ pub mod args;
 pub mod bulk;
 pub mod compare;
 pub mod demo;
+pub mod find_max;
 pub mod merge;
 pub mod patterns;
 pub mod ramp;
@@ -32,8 +33,8 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
   1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), a step failed, or
-       a --threshold did not hold
+       response and the ramp stopped (see --keep-going), a step failed, a
+       --threshold did not hold, or ramp --find-max found no rate meeting --slo
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -96,6 +97,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     let bad_input = e.chain().any(|c| {
         c.is::<crate::spec::SpecError>()
             || c.is::<crate::spec::threshold::ThresholdUseError>()
+            || c.is::<crate::spec::find_max::FindMaxError>()
             || c.is::<crate::spec::bulk::BulkError>()
             || c.is::<crate::pattern::PatternError>()
             || c.is::<crate::pattern::generate::PatternGenError>()

@@ -16,9 +16,10 @@ pub struct RampArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub start_n_clients: usize,
 
-    /// Clients in the last step. With --rate: the connections each step may use.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub end_n_clients: usize,
+    /// Clients in the last step. With --rate: the connections each step may use
+    /// (--find-max: the connections every probe may use) [default: 1; 100 with --find-max].
+    #[arg(long, value_name = "N")]
+    pub end_n_clients: Option<usize>,
 
     /// Clients added at each step.
     #[arg(long, default_value_t = 1, value_name = "COUNT")]
@@ -51,6 +52,9 @@ pub struct RampArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub find_max: super::find_max::FindMaxArgs,
 }
 
 impl RampArgs {
@@ -59,12 +63,19 @@ impl RampArgs {
         let load = match &self.rate {
             Some(rates) => Load::Rates {
                 rates: rates.clone(),
-                clients: self.end_n_clients,
+                clients: self.end_n_clients.unwrap_or(1),
+                duration: self.duration,
+            },
+            None if self.find_max.find_max => Load::Rates {
+                rates: self.find_max.start_rate.to_string(),
+                clients: self
+                    .end_n_clients
+                    .unwrap_or(crate::spec::find_max::DEFAULT_CONNECTIONS),
                 duration: self.duration,
             },
             None => Load::Clients {
                 start: self.start_n_clients,
-                end: self.end_n_clients,
+                end: self.end_n_clients.unwrap_or(1),
                 step: self.step,
                 duration: self.duration,
             },
@@ -81,6 +92,9 @@ impl RampArgs {
 }
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
+    if args.find_max.find_max {
+        return super::find_max::run(args, command_line);
+    }
     let options = args.options(command_line);
     args.thresholds.check(false)?;
     let ready = options.build()?;

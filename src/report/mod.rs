@@ -12,6 +12,7 @@ pub mod bulk;
 pub mod chart;
 pub mod compare;
 pub mod files;
+pub mod find_max;
 pub mod findings;
 pub mod fmt;
 pub mod html;

@@ -143,5 +143,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         steps,
         verify: None,
         thresholds: None,
+        find_max: None,
     }
 }

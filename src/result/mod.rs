@@ -4,6 +4,7 @@
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
 pub mod csv;
+pub mod find_max;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
@@ -68,6 +69,9 @@ pub struct RunResult {
     /// `--threshold`: each threshold with its verdict overall and per step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub thresholds: Option<threshold::ThresholdsResult>,
+    /// `ramp --find-max`: the highest rate that met the SLO, and every probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub find_max: Option<find_max::FindMaxResult>,
 }
 
 /// `bulk --verify`: what the server acknowledged against what it holds.

@@ -13,6 +13,7 @@
 
 pub mod ab;
 pub mod bulk;
+pub mod find_max;
 mod parse;
 pub mod threshold;
 

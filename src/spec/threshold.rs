@@ -173,9 +173,13 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
     Threshold::parse(s).map_err(|e| e.to_string())
 }
 
+/// A service-level objective: thresholds that must all hold (`--slo`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slo(pub Vec<Threshold>);
+
 /// clap's value parser for `--slo`.
-pub fn parse_slo(s: &str) -> Result<Vec<Threshold>, String> {
-    parse_list(s).map_err(|e| e.to_string())
+pub fn parse_slo(s: &str) -> Result<Slo, String> {
+    parse_list(s).map(Slo).map_err(|e| e.to_string())
 }
 
 /// Parse `part`, which starts `offset` bytes into `whole` (for the column).
