@@ -1,5 +1,5 @@
 //! The driver of `ramp --find-max`: asks the [`Search`] for the next rate, runs that
-//! probe through the runner (two open-model halves back to back, so the judge can see
+//! probe through the runner (open-model parts back to back, so the judge can see
 //! whether a queue grew), judges it, and writes the result after every probe, so a
 //! stopped search keeps what it learned. Knows nothing of how requests are made.
 
@@ -12,6 +12,9 @@ use crate::result::find_max::{FindMaxResult, ProbeResult};
 use crate::result::{RunResult, RunState};
 use crate::runner::{self, Observer, RampError, RunSpec};
 use crate::spec::find_max::FindMaxSpec;
+
+/// A probe runs as this many parts back to back, so the judge can see a trend.
+const PARTS: usize = 4;
 
 /// A rate whose probes keep ending with too few responses is probed at most this many
 /// times as long before its shortfall counts as a failure.
@@ -70,16 +73,16 @@ pub fn run<W: Workload>(
             // The spec bounds every rate the search can reach; stop rather than panic.
             Err(_) => break,
         };
-        let half = StepSpec {
+        let part = StepSpec {
             n_clients: connections,
-            duration: Some(length / 2),
+            duration: Some(length / PARTS as u32),
             n_requests: None,
             rate: Some(profile),
         };
         let spec = RunSpec {
             mode: base.mode,
             command_line: base.command_line.clone(),
-            steps: vec![half.clone(), half],
+            steps: vec![part; PARTS],
             interval: std::time::Duration::ZERO,
             settings: base.settings.clone(),
             outputs: None,
@@ -87,8 +90,8 @@ pub fn run<W: Workload>(
             probe_pid: base.probe_pid,
             rounds: 1,
             warmup: if probes.is_empty() { base.warmup } else { None },
-            // A first half without responses still gets its second: the probe fails
-            // on its own numbers.
+            // A part without responses does not end the probe: it fails on its own
+            // numbers.
             keep_going: true,
             hooks: None,
         };
@@ -97,24 +100,25 @@ pub fn run<W: Workload>(
             steps: Vec::new(),
             ..measured.clone()
         });
-        let [first, second] = measured.steps.as_slice() else {
+        if measured.steps.len() < PARTS {
             // Stopped within the probe: nothing to judge.
             out.partial = true;
             break;
-        };
-        let mut whole = match combine(&[first, second], measured.machine.cpus) {
+        }
+        let parts: Vec<&crate::result::StepResult> = measured.steps.iter().collect();
+        let mut whole = match combine(&parts, measured.machine.cpus) {
             Ok(Some(w)) => w,
             // Fresh histograms always decode; a failure here is a failed run, not a probe.
             _ => {
                 out.state = RunState::Failed;
-                out.stop_reason = Some("a probe's two halves could not be joined".into());
+                out.stop_reason = Some("a probe's parts could not be joined".into());
                 break;
             }
         };
-        // Both halves ran at the probe's rate; the time-weighted mean would round it.
+        // Every part ran at the probe's rate; the time-weighted mean would round it.
         whole.rate = Some(rate);
         let failed_step = whole.failure.clone();
-        let mut probe = judge_probe(&fm.slo, rate, first, second, &whole);
+        let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();
         probe.inconclusive = probe.too_few_samples
             && probe.failed.is_empty()

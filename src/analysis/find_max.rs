@@ -1,15 +1,16 @@
 //! `ramp --find-max --slo …`: the highest open-model rate a server sustains within a
 //! service-level objective. Two pure parts the driver ([`crate::find_max`]) runs:
 //!
-//! - [`judge_probe`]: one probe at one rate, run as two halves back to back, passes
+//! - [`judge_probe`]: one probe at one rate, run as parts back to back, passes
 //!   when (1) it has enough responses for every SLO figure to be trusted
 //!   ([`probe_min_samples`]: at least [`MIN_PROBE_SAMPLES`]), (2) every SLO threshold
-//!   holds over the whole probe, (3) the queue did not grow: the second half's median
-//!   response time is not above the first half's p90 by more than the first half's
-//!   own spread (p90 − p50, at least [`QUEUE_MARGIN_S`]): noise moves a half's
-//!   percentiles by about its spread, a growing queue by its whole backlog,
+//!   holds over the whole probe, (3) the queue did not grow: the median response time
+//!   does not rise from every part to the next with the last part's median above the
+//!   first part's p90 by more than that part's own spread (p90 − p50, at least
+//!   [`QUEUE_MARGIN_S`]). Noise moves a part's percentiles by about its spread and
+//!   in no particular direction; a growing queue moves them steadily up,
 //!   (4) the server kept up: the requests that ended are at least [`KEPT_UP_SHARE`]
-//!   of those a server keeping up would have ended — each half's due requests less
+//!   of those a server keeping up would have ended — each part's due requests less
 //!   the rate times its mean response time (by Little's law, that many are still in
 //!   flight at the cut); a server past capacity ends only its capacity's worth, and
 //!   the check errs to the safe side when hakaru itself is late,
@@ -53,13 +54,12 @@ pub fn probe_min_samples(slo: &[Threshold]) -> u64 {
         .max(MIN_PROBE_SAMPLES)
 }
 
-/// Judge a probe at `rate` from its two halves and the two taken together. `why` is
-/// left empty for the report to word.
+/// Judge a probe at `rate` from its parts (run back to back, at least two) and the
+/// parts taken together. `why` is left empty for the report to word.
 pub fn judge_probe(
     slo: &[Threshold],
     rate: f64,
-    first: &StepResult,
-    second: &StepResult,
+    parts: &[&StepResult],
     whole: &StepResult,
 ) -> ProbeResult {
     let need = probe_min_samples(slo);
@@ -77,13 +77,21 @@ pub fn judge_probe(
         .iter()
         .map(|t| judge(t, whole).value)
         .collect::<Vec<_>>();
-    let halves_answered = first.responses > 0 && second.responses > 0;
-    let margin = (first.latency.p90_s - first.latency.p50_s).max(QUEUE_MARGIN_S);
-    let queue_growing = halves_answered && second.latency.p50_s > first.latency.p90_s + margin;
-    // What a server keeping up would have ended in each half: the requests due (ended,
+    let medians: Vec<f64> = parts.iter().map(|p| p.latency.p50_s).collect();
+    let queue_growing = match (parts.first(), parts.last()) {
+        (Some(first), Some(last)) if parts.len() > 1 => {
+            let answered = parts.iter().all(|p| p.responses > 0);
+            // Rising from part to part: a burst of noise in one part is not a trend.
+            let rising = medians.windows(2).all(|w| w[1] > w[0] + QUEUE_MARGIN_S);
+            let margin = (first.latency.p90_s - first.latency.p50_s).max(QUEUE_MARGIN_S);
+            answered && rising && last.latency.p50_s > first.latency.p90_s + margin
+        }
+        _ => false,
+    };
+    // What a server keeping up would have ended in each part: the requests due (ended,
     // in flight or never sent), less those a steady queue holds at the cut: the rate ×
     // the mean response time (Little's law; both count from the due time).
-    let expected: f64 = [first, second]
+    let expected: f64 = parts
         .iter()
         .map(|h| {
             let due = (h.total_requests + h.unfinished + h.dropped) as f64;
@@ -117,9 +125,8 @@ pub fn judge_probe(
         too_few_samples,
         inconclusive: false,
         queue_growing,
-        first_half_p50_s: first.latency.p50_s,
-        first_half_p90_s: first.latency.p90_s,
-        second_half_p50_s: second.latency.p50_s,
+        part_p50_s: medians,
+        first_part_p90_s: parts.first().map_or(0.0, |p| p.latency.p90_s),
         late: whole.late,
         dropped: whole.dropped,
         client_behind,
@@ -378,23 +385,28 @@ mod tests {
     #[test]
     fn a_probe_passes_only_on_enough_samples_without_a_growing_queue() {
         let slo = vec![Threshold::parse("p99<2s").expect("valid")];
-        // Two halves of 1..=600 ms: steady.
+        // Two parts of 1..=600 ms: steady.
         let (a, b) = (step(600, 0, 1.0), step(600, 0, 1.0));
         let whole = crate::analysis::threshold::combine(&[&a, &b], 2)
             .unwrap()
             .unwrap();
-        let p = judge_probe(&slo, 800.0, &a, &b, &whole);
+        let p = judge_probe(&slo, 800.0, &[&a, &b], &whole);
         assert!(p.passed, "{p:?}");
         assert_eq!((p.responses, p.min_samples), (1200, 1000));
-        let short = judge_probe(&slo, 800.0, &a, &a, &a);
+        let short = judge_probe(&slo, 800.0, &[&a, &a], &a);
         assert!(short.too_few_samples && !short.passed);
-        // The second half all slower than the first's p90: a queue building up.
-        let mut slow = step(600, 0, 1.0);
+        // The medians rising part after part, the last above the first's p90: a queue
+        // building up.
+        let (mut mid, mut slow) = (step(600, 0, 1.0), step(600, 0, 1.0));
+        mid.latency.p50_s = 0.7;
         slow.latency.p50_s = 1.5;
-        let p = judge_probe(&slo, 800.0, &a, &slow, &whole);
+        let p = judge_probe(&slo, 800.0, &[&a, &mid, &slow], &whole);
         assert!(p.queue_growing && !p.passed && p.failed.is_empty());
+        // A slow part that is not the end of a rise is noise.
+        let p = judge_probe(&slo, 800.0, &[&a, &slow, &b], &whole);
+        assert!(!p.queue_growing, "{p:?}");
         let tight = vec![Threshold::parse("p99<100ms").expect("valid")];
-        let p = judge_probe(&tight, 800.0, &a, &b, &whole);
+        let p = judge_probe(&tight, 800.0, &[&a, &b], &whole);
         assert_eq!(p.failed[0].threshold, "p99<100ms");
         assert!(!p.passed);
     }

@@ -31,9 +31,10 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     }
     if p.queue_growing {
         out.push(format!(
-            "queue growing: median {} in the second half, above the first half's p90 {}",
-            fmt_latency(p.second_half_p50_s),
-            fmt_latency(p.first_half_p90_s)
+            "queue growing: median {} rising to {}, above the first part's p90 {}",
+            fmt_latency(p.part_p50_s.first().copied().unwrap_or(0.0)),
+            fmt_latency(p.part_p50_s.last().copied().unwrap_or(0.0)),
+            fmt_latency(p.first_part_p90_s)
         ));
     }
     if p.fell_behind {
@@ -166,9 +167,8 @@ mod tests {
             responses: (rate * 2.0) as u64,
             min_samples: 1000,
             values: vec![Some(0.0042), Some(0.0)],
-            first_half_p50_s: 0.004,
-            first_half_p90_s: 0.0045,
-            second_half_p50_s: 0.004,
+            part_p50_s: vec![0.004, 0.004],
+            first_part_p90_s: 0.0045,
             ..ProbeResult::default()
         }
     }
@@ -183,8 +183,8 @@ mod tests {
             value: Some(0.312),
         }];
         slow.queue_growing = true;
-        slow.second_half_p50_s = 0.210;
-        slow.first_half_p90_s = 0.120;
+        slow.part_p50_s = vec![0.1, 0.15, 0.21];
+        slow.first_part_p90_s = 0.120;
         slow.why = why(&slow);
         let mut short = probe(450.0, false);
         short.responses = 640;
@@ -205,7 +205,7 @@ mod tests {
             probe_table(&fm),
             "  #     rate/s   answered  responses      p99<50ms   errors<0.1%  result
   1      400.0      400.0        800       4.20 ms            0%  pass
-  2      800.0      500.0       1000        312 ms            0%  FAIL: p99<50ms was 312 ms; queue growing: median 210 ms in the second half, above the first half's p90 120 ms
+  2      800.0      500.0       1000        312 ms            0%  FAIL: p99<50ms was 312 ms; queue growing: median 100 ms rising to 210 ms, above the first part's p90 120 ms
   3      450.0      320.0        640       4.20 ms            0%  FAIL: only 640 responses (needs 1000 to judge)
 "
         );

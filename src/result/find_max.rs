@@ -33,12 +33,12 @@ pub struct FindMaxResult {
     pub probes: Vec<ProbeResult>,
 }
 
-/// One probe: a fixed rate for a while, run as two halves back to back.
+/// One probe: a fixed rate for a while, run as parts back to back.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ProbeResult {
     /// Offered rate, requests per second.
     pub rate: f64,
-    /// Index of the probe's measurements (both halves together) in `steps`.
+    /// Index of the probe's measurements (its parts together) in `steps`.
     pub step: usize,
     pub passed: bool,
     /// Measured wall time, seconds.
@@ -58,19 +58,21 @@ pub struct ProbeResult {
     /// as long, and this probe counts neither as a pass nor as a failure.
     #[serde(default)]
     pub inconclusive: bool,
-    /// The second half's median response time was above the first half's p90 by more
-    /// than the first half's spread (p90 − p50): a queue was building, so the rate is not sustainable even if the SLO held so far.
+    /// The median response time rose from every part of the probe to the next, the
+    /// last part's above the first part's p90 by more than its spread (p90 − p50): a
+    /// queue was building, so the rate is not sustainable even if the SLO held so far.
     pub queue_growing: bool,
     /// Requests that ended ÷ those a server keeping up with the rate would have ended
-    /// (each half's due requests less the rate × its mean response time).
+    /// (each part's due requests less the rate × its mean response time).
     #[serde(default)]
     pub kept_up_share: f64,
     /// `kept_up_share` below 0.97: the server answered slower than requests came.
     #[serde(default)]
     pub fell_behind: bool,
-    pub first_half_p50_s: f64,
-    pub first_half_p90_s: f64,
-    pub second_half_p50_s: f64,
+    /// The median response time of each part of the probe, in order, seconds.
+    pub part_p50_s: Vec<f64>,
+    /// The first part's p90, seconds.
+    pub first_part_p90_s: f64,
     /// Requests sent more than 1 ms after their due time.
     pub late: u64,
     /// Requests due but never sent.
