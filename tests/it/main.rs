@@ -8,6 +8,7 @@ mod bulk;
 mod demo;
 mod docs;
 mod engine;
+mod find_max;
 mod groonga;
 mod hostile;
 mod kill;
