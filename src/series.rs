@@ -64,6 +64,8 @@ pub struct Point {
     /// How late the pacer sent at the 99th percentile (open model, `--wait`), when
     /// recorded: how exact the load was.
     pub pacer_lag_p99_s: Option<f64>,
+    /// `--start-at`: how late the step started after its planned moment, seconds.
+    pub start_late_s: Option<f64>,
     /// Which repetition of the run (`--rounds`) the step belongs to, from 1; 1 when
     /// the file does not say.
     pub round: usize,
@@ -274,6 +276,7 @@ impl Series {
                     probes: step_probes(s),
                     partial: s.partial,
                     pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
+                    start_late_s: s.start_late_s,
                     rate: s.rate,
                     late: s.late,
                     dropped: s.dropped,

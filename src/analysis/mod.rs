@@ -73,6 +73,27 @@ pub enum Warning {
     /// The run did not finish: still running when its file was written (or killed
     /// then), interrupted, or stopped by a failed step.
     Incomplete(RunState),
+    /// `--start-at`: steps that started more than [`START_LATE_LIMIT_S`] after their
+    /// planned moment (step number from 1, seconds late): on many load machines, their
+    /// windows did not fully overlap.
+    StartedLate { steps: Vec<(usize, f64)> },
+}
+
+/// A step that starts later than this after its `--start-at` moment is worth a word.
+pub const START_LATE_LIMIT_S: f64 = 0.1;
+
+/// Steps that started late: (step number from 1, seconds).
+pub fn started_late(series: &Series) -> Vec<(usize, f64)> {
+    series
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.start_late_s
+                .filter(|s| *s > START_LATE_LIMIT_S)
+                .map(|s| (i + 1, s))
+        })
+        .collect()
 }
 
 /// What a ramp says about saturation.
@@ -162,6 +183,10 @@ pub fn analyse(series: &Series) -> Saturation {
         warnings.push(Warning::Incomplete(series.state));
     } else if series.partial {
         warnings.push(Warning::Incomplete(RunState::Interrupted));
+    }
+    let late = started_late(series);
+    if !late.is_empty() {
+        warnings.push(Warning::StartedLate { steps: late });
     }
     // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
     // not a ramp that came out short.

@@ -67,8 +67,22 @@ impl fmt::Display for Warning {
                 )
             }
             Warning::Incomplete(state) => f.write_str(incomplete(*state)),
+            Warning::StartedLate { steps } => write!(f, "{}", started_late(steps)),
         }
     }
+}
+
+/// `--start-at`: which steps started late, and what it means for a merged result.
+pub fn started_late(steps: &[(usize, f64)]) -> String {
+    let list: Vec<String> = steps
+        .iter()
+        .map(|(i, s)| format!("step {i} by {s:.3} s"))
+        .collect();
+    format!(
+        "started after the --start-at schedule: {}; on several load machines those \
+         steps did not run fully together, so the merged step never carried its whole load at once",
+        list.join(", ")
+    )
 }
 
 /// The warnings of several runs, one sentence per problem rather than one per run:
@@ -169,6 +183,12 @@ fn grouped(runs: &[&(String, Warning)]) -> String {
             })
         ),
         Warning::Incomplete(state) => format!("{labels}: {}", incomplete(*state)),
+        // Which steps were late differs per run: one sentence per run, joined.
+        Warning::StartedLate { .. } => runs
+            .iter()
+            .map(|(l, w)| format!("{l}: {w}"))
+            .collect::<Vec<_>>()
+            .join("; "),
     }
 }
 

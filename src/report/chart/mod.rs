@@ -9,6 +9,7 @@
 
 use std::fmt::Write as _;
 
+mod bulk;
 mod distribution;
 mod errors;
 mod rates;
@@ -16,6 +17,7 @@ mod runs;
 pub(crate) mod svg;
 mod terminal;
 
+pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
 pub use rates::{rate_latency_chart, rate_throughput_chart};

@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::result::{RequestInfo, StepResult};
+use crate::result::{RequestList, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
@@ -90,7 +90,7 @@ pub fn step_row(step: &StepResult) -> String {
 /// `requests` resolves [`RequestSample::request`] to method and URL.
 pub fn step_detail(
     step: &StepResult,
-    requests: &[RequestInfo],
+    requests: &RequestList,
     n_slow: usize,
     n_fast: usize,
 ) -> String {
@@ -150,7 +150,7 @@ pub fn step_detail(
 }
 
 /// `1.23 ms: GET 200 <client 3>#17 http://host:port/path`.
-fn request_line(s: &RequestSample, requests: &[RequestInfo]) -> String {
+fn request_line(s: &RequestSample, requests: &RequestList) -> String {
     let status = if s.status == 0 {
         "0(error)".to_string()
     } else {
@@ -300,7 +300,7 @@ pub(super) mod tests {
             client: 0,
             index: 0,
         });
-        let text = step_detail(&s, &[], 5, 0);
+        let text = step_detail(&s, &RequestList::default(), 5, 0);
         assert!(text.contains("(no responses)"));
         assert!(
             text.contains(" 500 ms: ? 200 <client 0>#0 <request 99>"),

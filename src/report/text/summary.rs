@@ -222,6 +222,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.client_cpu_share * 100.0
         );
     }
+    if let Some(late) = step
+        .start_late_s
+        .filter(|l| *l > crate::analysis::START_LATE_LIMIT_S)
+    {
+        let _ = writeln!(
+            out,
+            "Warning: the step started {late:.3} s after its --start-at moment"
+        );
+    }
     out.push_str(&server_side(run, step));
     out
 }
