@@ -12,6 +12,7 @@ mod groonga;
 mod hostile;
 mod k8s;
 mod kill;
+mod netns;
 mod nginx;
 mod probe;
 mod ramp;
