@@ -17,7 +17,7 @@ use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
 use crate::spec::{parse_count, parse_duration};
-use crate::workload::bulk::{verify, IdStrategy, TargetKind};
+use crate::workload::bulk::{verify, EsAction, IdStrategy, TargetKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TargetArg {
@@ -25,6 +25,19 @@ pub enum TargetArg {
     Couchdb,
     /// Groonga: `/d/load` into --table; the URL is the server's.
     Groonga,
+    /// Elasticsearch or OpenSearch: `_bulk` NDJSON; the URL names the index.
+    #[value(alias = "opensearch")]
+    Elasticsearch,
+    /// Any other HTTP bulk API: the body from --template; the URL is the request's (query included).
+    Template,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ActionArg {
+    /// Write, replacing a document with the same ID.
+    Index,
+    /// Write only new IDs (an existing one is a version_conflict_engine_exception).
+    Create,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -45,7 +58,7 @@ pub struct BulkArgs {
     #[arg(long, value_enum, default_value_t = TargetArg::Couchdb)]
     pub target: TargetArg,
 
-    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041).
+    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041); Elasticsearch: the index's (http://127.0.0.1:9200/logs).
     #[arg(value_name = "URL")]
     pub url: String,
 
@@ -81,9 +94,37 @@ pub struct BulkArgs {
     #[arg(long)]
     pub full_commit: bool,
 
+    /// Elasticsearch: each document's bulk action (default index).
+    #[arg(long, value_enum)]
+    pub action: Option<ActionArg>,
+
     /// Groonga: the table to load into.
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
+
+    /// --target template: the request body, the per-document part between {{#docs}} and {{/docs}} ({{#docs ","}} to separate copies); inside it {{id}} and the document placeholders, outside {{batch}}.
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
+
+    /// --target template: the request method (default POST).
+    #[arg(long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// --target template: the answer's count of documents kept, at this JSON pointer (Groonga's load: /1).
+    #[arg(long, value_name = "POINTER")]
+    pub ok_pointer: Option<String>,
+
+    /// --target template: one result per document, an error where this pointer finds one ('/items/*/error'; '*' is each element).
+    #[arg(long, value_name = "POINTER")]
+    pub item_error_pointer: Option<String>,
+
+    /// --target template with --verify: the URL answering the server's count of documents.
+    #[arg(long, value_name = "URL")]
+    pub count_url: Option<String>,
+
+    /// --target template with --verify: where the count is in --count-url's JSON.
+    #[arg(long, value_name = "POINTER")]
+    pub count_pointer: Option<String>,
 
     /// Read the server's count before the first step and after the last, and compare it with the documents acknowledged (exit 1 when they differ).
     #[arg(long)]
@@ -93,13 +134,13 @@ pub struct BulkArgs {
     #[arg(
         long,
         default_value = r#"{"foo":"bar"}"#,
-        conflicts_with = "doc_file",
+        conflicts_with_all = ["doc_file", "template"],
         value_name = "JSON"
     )]
     pub doc: String,
 
     /// Read the document template from a file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "template")]
     pub doc_file: Option<PathBuf>,
 
     /// How documents are named. Default: sequential (server when the document sets its own _id/_key).
@@ -166,6 +207,8 @@ impl BulkArgs {
             target: match self.target {
                 TargetArg::Couchdb => TargetKind::CouchDb,
                 TargetArg::Groonga => TargetKind::Groonga,
+                TargetArg::Elasticsearch => TargetKind::Elasticsearch,
+                TargetArg::Template => TargetKind::Template,
             },
             url: self.url.clone(),
             batch_sizes: self.batch_sizes.clone(),
@@ -176,7 +219,17 @@ impl BulkArgs {
             single: self.single,
             batch_ok: self.batch_ok,
             full_commit: self.full_commit,
+            action: self.action.map(|a| match a {
+                ActionArg::Index => EsAction::Index,
+                ActionArg::Create => EsAction::Create,
+            }),
             table: self.table.clone(),
+            template: self.template.clone(),
+            method: self.method.clone(),
+            ok_pointer: self.ok_pointer.clone(),
+            item_error_pointer: self.item_error_pointer.clone(),
+            count_url: self.count_url.clone(),
+            count_pointer: self.count_pointer.clone(),
             verify: self.verify,
             doc: match &self.doc_file {
                 Some(p) => DocSource::File(p.clone()),
@@ -288,9 +341,9 @@ pub(crate) fn execute(
         match verify::after_run(settings, &run, before, count_timeout) {
             Ok(v) => {
                 if print {
-                    print!("{}", verify_summary(&v, &run));
+                    print!("{}", verify_summary(&v));
                 }
-                if !v.matches && code == 0 {
+                if v.failed() && code == 0 {
                     code = 1;
                 }
                 run.verify = Some(v);

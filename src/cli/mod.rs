@@ -67,7 +67,7 @@ pub enum Command {
     Merge(merge::Args),
     /// Kubernetes manifests for a run on many load machines (an Indexed Job).
     K8s(k8s::Args),
-    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),

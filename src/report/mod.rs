@@ -9,6 +9,7 @@
 //! and puts them on disk.
 
 pub mod bulk;
+pub mod bulk_page;
 pub mod chart;
 pub mod compare;
 pub mod files;

@@ -9,12 +9,14 @@
 
 use std::fmt::Write as _;
 
+mod bulk;
 mod errors;
 mod rates;
 mod runs;
 mod svg;
 mod terminal;
 
+pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use errors::error_chart;
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
