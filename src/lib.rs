@@ -25,5 +25,6 @@ pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
+pub mod stream;
 pub mod sysinfo;
 pub mod workload;

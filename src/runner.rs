@@ -10,7 +10,9 @@ use std::time::{Duration, SystemTime};
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::result::store::Outputs;
-use crate::result::{Mode, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::{
+    Mode, RequestList, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
+};
 use crate::sysinfo;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
@@ -114,7 +116,13 @@ pub fn run<W: Workload>(
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
-        requests: workload.request_infos(),
+        // Every planned request only when asked (`--request-list`): a million-line
+        // patterns file would otherwise put a million URLs into memory and the file.
+        requests: if spec.settings.request_list {
+            RequestList::all(workload.request_infos())
+        } else {
+            RequestList::default()
+        },
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
     };
@@ -187,6 +195,8 @@ pub fn run<W: Workload>(
                 h.after_step(index, &mut result);
             }
             run.partial |= result.partial;
+            run.requests
+                .add_named(&result, |id| workload.request_info(id));
             let last = round == rounds && index + 1 == spec.steps.len();
             if result.responses == 0 && !spec.keep_going && !last && !stop.is_triggered() {
                 run.stop_reason = Some(format!(

@@ -166,6 +166,12 @@ pub struct RequestArgs {
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub n_fast_requests: usize,
 
+    /// Keep every planned request's method and URL in the result. By default it keeps
+    /// only those its slowest/fastest lists name, with the patterns file's SHA-256 and
+    /// count, so a result of a million-line patterns file stays small.
+    #[arg(long)]
+    pub request_list: bool,
+
     /// CSV columns: full (drnbench's, then more by name) or drnbench (exactly drnbench's).
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
@@ -245,6 +251,7 @@ impl RequestArgs {
             threads: self.threads,
             n_slow: self.n_slow_requests,
             n_fast: self.n_fast_requests,
+            request_list: self.request_list,
             format: self.format.csv(),
         }
     }

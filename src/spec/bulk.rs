@@ -552,6 +552,8 @@ impl BulkOptions {
             seed,
             patterns_source: self.url.clone(),
             n_patterns: 1,
+            patterns_sha256: None,
+            request_list: false,
             insecure: false,
             threads: threads.min(most_writers),
             planned_cache_hit_rate: None,

@@ -182,6 +182,9 @@ pub struct RequestOptions {
     pub n_slow: usize,
     /// `--n-fast-requests`.
     pub n_fast: usize,
+    /// `--request-list`: the result keeps every planned request, not only those its
+    /// slowest and fastest lists name.
+    pub request_list: bool,
     /// The CSV result's columns.
     pub format: CsvFormat,
 }
@@ -213,6 +216,7 @@ impl Default for RequestOptions {
             threads: 0,
             n_slow: 5,
             n_fast: 5,
+            request_list: false,
             format: CsvFormat::Full,
         }
     }
@@ -408,6 +412,8 @@ impl RunOptions {
             seed,
             patterns_source: plan.source.clone(),
             n_patterns: plan.n_patterns,
+            patterns_sha256: plan.digest.clone(),
+            request_list: r.request_list,
             insecure: r.insecure,
             // A worker without a client would idle: the engine runs at most one per client.
             threads: threads.min(most_clients.max(1)),

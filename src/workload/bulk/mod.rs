@@ -268,6 +268,7 @@ impl Workload for BulkWorkload {
     fn request_infos(&self) -> Vec<RequestInfo> {
         let (method, path) = self.settings.method_path();
         vec![RequestInfo {
+            id: None,
             method: method.into(),
             url: format!("{}{path}", self.settings.target.label()),
         }]
