@@ -172,26 +172,19 @@ impl Lab {
         format!("http://{}.1:{port}", self.subnet)
     }
 
-    /// The shards, started together on one `--start-at`; their result files.
-    fn shards(&mut self, dir: &TempDir, name: &str, args: &[&str]) -> Vec<String> {
-        let at = hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(4));
+    /// The shards, started together on `--start-at at`; their result files.
+    fn shards(&mut self, dir: &TempDir, name: &str, at: &str, args: &[&str]) -> Vec<String> {
         let n = self.shard_ns.len();
         let mut running = Vec::new();
         for (i, ns) in self.shard_ns.iter().enumerate() {
             let out = dir.path(&format!("{name}-{}.csv", i + 1));
             let child = Lab::hakaru_in(ns)
                 .args(args)
-                .args([
-                    "--shard",
-                    &format!("{}/{n}", i + 1),
-                    "--start-at",
-                    &at,
-                    "-q",
-                ])
+                .args(["--shard", &format!("{}/{n}", i + 1), "--start-at", at, "-q"])
                 .arg("-o")
                 .arg(&out)
                 .stdout(Stdio::null())
-                .stderr(Stdio::piped())
+                .stderr(Stdio::inherit())
                 .spawn()
                 .unwrap();
             running.push(child);
@@ -204,6 +197,11 @@ impl Lab {
             .map(|k| dir.path(&format!("{name}-{k}.json")).display().to_string())
             .collect()
     }
+}
+
+/// A `--start-at` a few seconds ahead, time for the processes to start.
+fn soon() -> String {
+    hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(4))
 }
 
 fn merge(dir: &TempDir, name: &str, shards: &[String]) -> serde_json::Value {
@@ -222,19 +220,34 @@ fn three_shards_in_their_own_namespaces_equal_one_machine() {
     let url = lab.serve();
     let slow = format!("{url}/delay/100");
 
-    // Closed model: 12 clients on one machine, or 4 on each of three.
+    // Closed model: 12 clients on one machine, or 4 on each of three. The one machine
+    // runs at the same moment as the three, so this busy box treats them alike.
+    let at = soon();
     let load = ["run", "-c", "12", "-d", "4", "--threads", "1"];
+    let single = dir.path("single.csv");
+    let mut one = Lab::hakaru_in(&lab.shard_ns[0])
+        .args(load)
+        .args([
+            "--start-at",
+            &at,
+            "-q",
+            "-o",
+            single.to_str().unwrap(),
+            &slow,
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
     let mut args = load.to_vec();
     args.push(&slow);
-    let shards = lab.shards(&dir, "closed", &args);
+    let shards = lab.shards(&dir, "closed", &at, &args);
+    let status = wait_bounded(&mut one, Duration::from_secs(120));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "the one machine failed"
+    );
     let merged = merge(&dir, "closed-merged", &shards);
-    let single = dir.path("single.csv");
-    let o = Lab::hakaru_in(&lab.shard_ns[0])
-        .args(load)
-        .args(["-q", "-o", single.to_str().unwrap(), &slow])
-        .output()
-        .unwrap();
-    ok(&o);
     let single = read_json(&dir.path("single.json"));
     let (m, s) = (&merged["steps"][0], &single["steps"][0]);
     assert_eq!(m["n_clients"], 12);
@@ -269,6 +282,7 @@ fn three_shards_in_their_own_namespaces_equal_one_machine() {
     let shards = lab.shards(
         &dir,
         "open",
+        &soon(),
         &[
             "run",
             "--rate",
