@@ -3,6 +3,7 @@
 # a fixed number of executions per target, then executions and crashes per target.
 #
 #   bench/fuzz.sh                 # 10M executions of the wire parser, 1M of the others
+#                                 # (the stream records and scenario targets: 100k, SLOW_RUNS)
 #   WIRE_RUNS=1000 RUNS=1000 bench/fuzz.sh   # a smoke run
 #   HAKARU_FUZZ=stdlib bench/fuzz.sh         # the stdlib harness even when cargo-fuzz exists
 #
@@ -15,10 +16,17 @@ cd "$(dirname "$0")/.."
 
 WIRE_RUNS=${WIRE_RUNS:-10000000}
 RUNS=${RUNS:-1000000}
+SLOW_RUNS=${SLOW_RUNS:-100000}
 SEED=${SEED:-1}
-TARGETS=(http_response patterns terms results)
+TARGETS=(http_response patterns terms results scenario bulk_response stream_records expressions)
 
-runs_of() { if [ "$1" = http_response ]; then echo "$WIRE_RUNS"; else echo "$RUNS"; fi; }
+runs_of() {
+    case "$1" in
+        http_response) echo "$WIRE_RUNS" ;;
+        stream_records | scenario) echo "$SLOW_RUNS" ;;
+        *) echo "$RUNS" ;;
+    esac
+}
 
 engine=stdlib
 if [ "${HAKARU_FUZZ:-}" != stdlib ] && cargo fuzz --version >/dev/null 2>&1 \

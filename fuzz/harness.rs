@@ -1,7 +1,8 @@
 //! The stdlib fuzz harness: runs hakaru's fuzz targets ([`hakaru::fuzz`]) on random and
 //! mutated inputs without cargo-fuzz or nightly, for CI's smoke runs and `bench/fuzz.sh`.
 //!
-//! `cargo run --example fuzz -- [TARGET|all] [RUNS] [SEED]` prints one line per target
+//! `cargo run --example fuzz -- [TARGET|all] [RUNS] [SEED]` (`all`: fewer for the slow
+//! targets, [`hakaru::fuzz::runs_for`]) prints one line per target
 //! (executions, crashes, seconds), writes each crash to `fuzz/artifacts/TARGET/` and
 //! exits 1 when any target crashed. `cargo run --example fuzz -- seeds TARGET DIR`
 //! writes the target's seed inputs into DIR, as a corpus for cargo-fuzz.
@@ -22,6 +23,14 @@ fn main() {
     }
     let which = args.first().map_or("all", String::as_str);
     let runs: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(10_000);
+    // `all N` scales N down for the slow targets; a named target gets exactly N.
+    let scaled = |name: &str| {
+        if which == "all" {
+            hakaru::fuzz::runs_for(name, runs)
+        } else {
+            runs
+        }
+    };
     let seed: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1);
     let targets: Vec<_> = hakaru::fuzz::TARGETS
         .iter()
@@ -40,7 +49,7 @@ fn main() {
     let mut crashed = false;
     for (name, target) in targets {
         let t0 = Instant::now();
-        let out = hakaru::fuzz::run(*target, &hakaru::fuzz::seeds(name), runs, seed);
+        let out = hakaru::fuzz::run(*target, &hakaru::fuzz::seeds(name), scaled(name), seed);
         println!(
             "{name}: {} executions, {} crashes, {:.1} s",
             out.executions,

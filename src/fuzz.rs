@@ -16,12 +16,27 @@ use crate::rng::SplitMix64;
 pub type Target = fn(&[u8]);
 
 /// The targets by name, for the harness and `bench/fuzz.sh`.
-pub const TARGETS: [(&str, Target); 4] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("http_response", http_response),
     ("patterns", patterns),
     ("terms", terms),
     ("results", results),
+    ("scenario", scenario),
+    ("bulk_response", bulk_response),
+    ("stream_records", stream_records),
+    ("expressions", expressions),
 ];
+
+/// The share of a run's executions a target gets: the slow ones (a histogram and a
+/// bitmap per input; a TOML document and its checks) fewer, so that the CI smoke run
+/// (`all 50000`) stays within seconds. `bench/fuzz.sh` asks for its counts outright.
+pub fn runs_for(name: &str, runs: u64) -> u64 {
+    match name {
+        "stream_records" => (runs / 50).max(1),
+        "scenario" => (runs / 5).max(1),
+        _ => runs,
+    }
+}
 
 /// The wire: response heads (1xx, close, Content-Length, chunked) and bodies, up to
 /// four responses on one keep-alive connection. The first byte picks how many bytes
@@ -85,6 +100,183 @@ pub fn results(data: &[u8]) {
     let _ = crate::report::read::read_result_bytes(Path::new("fuzz.json"), data);
 }
 
+/// `suite` scenario files: TOML, then every check. An error names a line, except the
+/// few about the whole file (no phase, too many phases or events).
+pub fn scenario(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    if let Err(e) = crate::suite::scenario::Scenario::parse(&text, Path::new("fuzz.toml")) {
+        if let crate::suite::scenario::ScenarioError::Whole { why, .. } = &e {
+            assert!(
+                why.starts_with("no [[phase]]") || why.starts_with("more than"),
+                "an error without a line: {e}"
+            );
+        }
+    }
+}
+
+/// What bulk writes read back: Groonga's `load` count, CouchDB's per-document results
+/// and single-document answers, Elasticsearch's `items` with `*` pointers, the count
+/// answers `--verify` reads, and the body and document templates. The first byte picks
+/// the reader, the second the items the request carried. Every item is counted once:
+/// accepted or failed.
+pub fn bulk_response(data: &[u8]) {
+    use crate::engine::{Answer, ResponseCheck};
+    use crate::workload::bulk::{verify::read_count, BulkCheck, TargetKind};
+    use crate::workload::check::{CountAtPointer, ItemErrors, PerItemResults, StarPointer};
+
+    let [pick, items, rest @ ..] = data else {
+        return;
+    };
+    let items = u64::from(*items);
+    // A first line, for readers that take a pointer.
+    let (first, body) = match rest.iter().position(|&b| b == b'\n') {
+        Some(i) => (String::from_utf8_lossy(&rest[..i]), &rest[i + 1..]),
+        None => (String::from_utf8_lossy(b""), rest),
+    };
+    let check = |c: &mut dyn ResponseCheck, status: u16, body: &[u8]| {
+        let answer = Answer {
+            status,
+            body,
+            truncated: false,
+            items,
+        };
+        let mut counts = crate::stats::ItemCounts::default();
+        c.check(&answer, &mut counts);
+        let failed: u64 = counts.failed.iter().map(|(_, n)| n).sum();
+        assert_eq!(counts.ok + failed, items, "items counted once: {counts:?}");
+    };
+    let status = if pick & 0x80 == 0 {
+        200
+    } else {
+        201 + u16::from(pick & 3)
+    };
+    match pick % 8 {
+        0 => check(
+            &mut CountAtPointer {
+                pointer: "/1".into(),
+                body_limit: 1 << 20,
+            },
+            status,
+            rest,
+        ),
+        1 => check(
+            &mut PerItemResults {
+                body_limit: 1 << 20,
+            },
+            status,
+            rest,
+        ),
+        2 => {
+            let pointer = StarPointer::parse(&first)
+                .or_else(|_| StarPointer::parse("/items/*/*/error"))
+                .expect("the default pointer parses");
+            check(
+                &mut ItemErrors {
+                    pointer,
+                    body_limit: 1 << 20,
+                },
+                status,
+                body,
+            );
+        }
+        3 => check(&mut BulkCheck::Single, status, rest),
+        4 => {
+            for kind in [
+                TargetKind::Groonga,
+                TargetKind::CouchDb,
+                TargetKind::Elasticsearch,
+                TargetKind::Template,
+            ] {
+                let _ = read_count(kind, Some(&first), body);
+            }
+        }
+        5 | 6 => {
+            let text = String::from_utf8_lossy(rest);
+            let mut rng = SplitMix64::new(1);
+            let mut f = crate::workload::bulk::template::Fill {
+                seq: 7,
+                writer: 1,
+                now_ms: 1,
+                rng: &mut rng,
+            };
+            let mut out = Vec::new();
+            if pick % 8 == 5 {
+                if let Ok(t) = crate::workload::bulk::body::BodyTemplate::parse(&text) {
+                    let _ = t.check_json(pick & 0x10 != 0);
+                    t.head(&mut out, &mut f, 2);
+                    t.doc(&mut out, &mut f, b"id-1", true);
+                    t.doc(&mut out, &mut f, b"id-2", false);
+                    t.tail(&mut out, &mut f, 2);
+                }
+            } else if let Ok(t) = crate::workload::bulk::template::DocTemplate::parse(&text) {
+                t.fill(&mut out, &mut f, Some(("_id", b"id-1")));
+                t.fill(&mut out, &mut f, None);
+            }
+        }
+        _ => {
+            let _ = StarPointer::parse(&String::from_utf8_lossy(rest));
+        }
+    }
+}
+
+/// Stream records as a pipeline hands them back: the record decoder line by line, then
+/// `watch --verify`'s line splitter and verifier over reads the first byte sizes.
+/// Sequence numbers are kept below 2^20 for the verifier: its bitmap is sized by the
+/// highest one seen (up to [`crate::stream::verify::MAX_SEQ`], 1 GiB), by design.
+pub fn stream_records(data: &[u8]) {
+    use crate::stream::record::decode;
+    use crate::stream::verify::{Lines, Verifier};
+
+    let Some((&step, rest)) = data.split_first() else {
+        return;
+    };
+    let mut small = true;
+    for line in rest.split_inclusive(|&b| b == b'\n') {
+        if let Some(r) = decode(line) {
+            small &= r.seq < 1 << 20;
+        }
+    }
+    if !small {
+        return;
+    }
+    let mut v = Verifier::default();
+    let mut lines = Lines::default();
+    for chunk in rest.chunks(usize::from(step).max(1)) {
+        lines.feed(chunk, &mut v, 1_000_000);
+    }
+    lines.finish(&mut v, 1_000_000);
+    let mut both = v.clone();
+    both.merge(&v);
+    let one = v.report(Some(u64::from(step)), Some(2));
+    let two = both.report(None, None);
+    assert_eq!(
+        two.received,
+        2 * one.received,
+        "a merge counts both readers"
+    );
+}
+
+/// Flag expressions read from scripts and CI files: `--threshold`/`--slo` and
+/// `--start-at` (resolved, as the run does).
+pub fn expressions(data: &[u8]) {
+    use crate::spec::threshold::{parse_list, Threshold};
+    let text = String::from_utf8_lossy(data);
+    for e in [Threshold::parse(&text).err(), parse_list(&text).err()]
+        .into_iter()
+        .flatten()
+    {
+        assert!(
+            e.column >= 1 && e.column <= text.len() + 1,
+            "column {} of {} bytes",
+            e.column,
+            text.len()
+        );
+    }
+    if let Ok(at) = crate::spec::parse_start_at(&text) {
+        let _ = at.resolve(std::time::SystemTime::now());
+    }
+}
+
 /// Inputs the harness starts from and mutates: one valid example or more per target.
 pub fn seeds(target: &str) -> Vec<Vec<u8>> {
     let s: &[&str] = match target {
@@ -108,6 +300,29 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         "results" => &[
             "n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,average_elapsed_time,200\n1,10,5.0,0.001,0.01,0.005,1.0\n",
             r#"{"schema_version": 2, "tool": "hakaru", "command_line": [], "mode": "run", "started_at": "x", "partial": false, "steps": []}"#,
+        ],
+        "scenario" => &[
+            "hosts = [\"127.0.0.1:10041\"]\n[targets.t]\npid = 1\n[recovery]\n\n[[phase]]\nname = \"steady\"\nduration = \"20s\"\nrate = 500\n[[phase.workload]]\npatterns = \"reads.txt\"\nweight = 95\n[[phase.workload]]\nbulk = { target = \"couchdb\", url = \"http://127.0.0.1:5984/db\", batch = 100 }\nweight = 5\n\n[[event]]\nat = \"8s\"\nrun = \"kill -STOP {pid:t}\"\n[[event]]\nat = \"9s\"\nfor = \"2s\"\ntoxic = { proxy = \"web\", type = \"latency\", attributes = { latency = 200 } }\n",
+            "[[phase]]\nduration = 3\nclients = 2\n[[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+        ],
+        "bulk_response" => &[
+            "\u{0}\u{3}[[0,1.0,0.1],3]",
+            "\u{1}\u{2}[{\"ok\":true,\"id\":\"a\"},{\"id\":\"b\",\"error\":\"conflict\",\"reason\":\"x\"}]",
+            "\u{2}\u{2}/items/*/*/error\n{\"errors\":true,\"items\":[{\"index\":{\"status\":201}},{\"index\":{\"error\":{\"type\":\"version_conflict_engine_exception\"}}}]}",
+            "\u{83}\u{1}{\"error\":\"conflict\",\"reason\":\"Document update conflict.\"}",
+            "\u{4}\u{0}/hits/total\n[[0,1.0,0.1],[[[42],[[\"_id\",\"UInt32\"]]]]]",
+            "\u{5}\u{0}{\"table\":\"Docs\",\"n\":{{batch}},\"values\":[{{#docs \",\"}}{\"_key\":\"{{id}}\",\"n\":{{seq}},\"r\":{{rand}},\"u\":\"{{uuid}}\",\"b\":\"{{bytes:8}}\"}{{/docs}}]}",
+            "\u{6}\u{0}{\"title\":\"doc {{seq}}\",\"w\":{{writer}},\"t\":{{now}},\"pad\":\"{{bytes:16}}\"}",
+        ],
+        "stream_records" => &[
+            "\u{7}t0-1-5af3107a4000 xxxx\ns1-2\nq3\n{\"s\":0,\"q\":4,\"t\":1000}\n{\"q\":5}\n{\"t\":1,\"q\":6,\"s\":2}\nnot a record\n\n",
+            "\u{1}{\"s\":1,\"q\":1,\"p\":\"xxxx\"}\r\n{\"s\":1,\"q\":1   }\n",
+        ],
+        "expressions" => &[
+            "p99<50ms,errors<0.1%",
+            "p50 <= 10ms, rps>=1000, mean<2s",
+            "+30s",
+            "2026-11-23T10:00:00.5+09:00",
         ],
         _ => &[],
     };
