@@ -339,8 +339,13 @@ fn write_filler(out: &mut Vec<u8>, n: usize, rng: &mut SplitMix64) {
     }
 }
 
-/// 1-based line and column (in characters) of byte `off` of `text`.
+/// 1-based line and column (in characters) of byte `off` of `text`; an offset inside
+/// a character (serde_json's columns count bytes) names that character.
 pub(crate) fn line_col(text: &str, off: usize) -> (usize, usize) {
+    let mut off = off.min(text.len());
+    while !text.is_char_boundary(off) {
+        off -= 1;
+    }
     let before = &text[..off];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
