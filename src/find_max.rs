@@ -90,6 +90,11 @@ pub fn run<W: Workload>(
             probe_pid: base.probe_pid,
             rounds: 1,
             warmup: if probes.is_empty() { base.warmup } else { None },
+            start_at: if probes.is_empty() {
+                base.start_at
+            } else {
+                None
+            },
             // A part without responses does not end the probe: it fails on its own
             // numbers.
             keep_going: true,
@@ -202,7 +207,7 @@ fn empty_run(base: &RunSpec) -> RunResult {
         settings: base.settings.clone(),
         machine: crate::sysinfo::machine(),
         targets: Vec::new(),
-        requests: Vec::new(),
+        requests: Default::default(),
         steps: Vec::new(),
         verify: None,
         thresholds: None,

@@ -13,6 +13,7 @@ pub mod find_max;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;
+pub mod k8s;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
@@ -25,5 +26,6 @@ pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
+pub mod stream;
 pub mod sysinfo;
 pub mod workload;

@@ -143,7 +143,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     human.outputs(
         &run,
         csv_to_stdout,
-        options.request.format,
+        args.request.format,
         ready.run.outputs.as_ref(),
     );
     Ok(exit_code(&run))

@@ -9,6 +9,7 @@
 //! and puts them on disk.
 
 pub mod bulk;
+pub mod bulk_page;
 pub mod chart;
 pub mod compare;
 pub mod files;
@@ -20,6 +21,8 @@ pub mod junit;
 pub mod markdown;
 pub mod png;
 pub mod read;
+mod sections;
+pub mod stream;
 pub mod text;
 pub mod threshold;
 
