@@ -13,7 +13,6 @@ use super::args::FormatArg;
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
-use crate::result::csv::CsvFormat;
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
@@ -172,6 +171,17 @@ pub struct BulkArgs {
     #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
 
+    /// Start the first step at this moment (2026-11-23T10:00:00Z, or +30s from now) and
+    /// every later step at its planned offset, so load machines run steps together.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
+
+    /// Run as load machine K of N: this machine's share of every step's writers,
+    /// --count and --rate, with document IDs no other shard makes; `hakaru merge`
+    /// joins the N results exactly.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -180,7 +190,8 @@ pub struct BulkArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Write the CSV result here, and the JSON result beside it.
+    /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV
+    /// (with --format json, the JSON) on stdout instead.
     #[arg(short = 'o', long)]
     pub output_path: Option<PathBuf>,
 
@@ -238,11 +249,13 @@ impl BulkArgs {
             threads: self.threads,
             seed: self.seed,
             interval: self.interval,
-            output_path: self.output_path.clone(),
-            format: match self.format {
-                FormatArg::Full => CsvFormat::Full,
-                FormatArg::Drnbench => CsvFormat::Drnbench,
-            },
+            start_at: self.start_at,
+            shard: self.shard,
+            output_path: self
+                .output_path
+                .clone()
+                .filter(|p| !super::args::is_stdout(Some(p))),
+            format: self.format.csv(),
             command_line,
         }
     }
@@ -278,6 +291,8 @@ impl Observer for BulkConsole {
 }
 
 pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
+    let to_stdout = super::args::is_stdout(args.output_path.as_deref());
+    args.format.check(to_stdout)?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -286,7 +301,11 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
         header_shown: false,
     };
-    let (_, code) = execute(&ready, &mut console, true)?;
+    let (run, code) = execute(&ready, &mut console, !to_stdout)?;
+    if to_stdout {
+        // stdout carries the result; the table's rows went to stderr as steps ended.
+        print!("{}", args.format.stdout(&run));
+    }
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }

@@ -47,6 +47,8 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     check_bind(args.bind, args.allow_remote)?;
+    // A descriptor per connection: as many as the hard limit allows, as `run` does.
+    crate::sysinfo::raise_fd_limit();
     let opts = ServerOptions {
         keep_alive: !args.no_keep_alive,
         threads: args.threads,

@@ -87,14 +87,14 @@ pub(crate) fn write_charts(
 ) -> Result<(), ReportError> {
     if plan.svg {
         for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, svg.as_bytes())?;
             out.files.push(p);
         }
     }
     if plan.png {
         for (suffix, bytes) in chart_pngs(series, &plan.options)? {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, &bytes)?;
             out.files.push(p);
         }
@@ -173,7 +173,8 @@ pub fn run_compare(
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    let refs: Vec<&Series> = series.iter().collect();
+    let shown = crate::report::compare::display_series(&series);
+    let refs: Vec<&Series> = shown.iter().collect();
     write_charts(&refs, &base, plan, &mut out)?;
     match &plan.markdown {
         Some(MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),

@@ -19,6 +19,8 @@ pub mod html;
 pub mod markdown;
 pub mod png;
 pub mod read;
+mod sections;
+pub mod stream;
 pub mod text;
 
 use chart::ChartOptions;

@@ -8,6 +8,7 @@ pub mod csv;
 pub(crate) mod fixture;
 pub mod json;
 pub mod merge;
+mod requests;
 pub mod schema;
 pub mod store;
 
@@ -22,12 +23,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::Order;
 use crate::stats::{ErrorKind, ItemCounts, Recorder, RequestSample, MAX_TRACKABLE_US};
+pub use requests::{RequestInfo, RequestList};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
 ///
 /// 2: a host's exact `latency_sum_us` replaces its `mean_s` (still read from version 1
 /// files); the connect and TLS histograms are kept; the top-N capacities are recorded.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `requests` holds only the requests the slowest/fastest lists name, each with its
+/// `id` (all of them, numbered by place, with `--request-list` and in older files); the
+/// patterns file's digest is recorded.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One run of `hakaru run` or `hakaru ramp`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -58,8 +63,9 @@ pub struct RunResult {
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
     pub targets: Vec<String>,
-    /// Method and URL of every planned request, indexed by [`RequestSample::request`].
-    pub requests: Vec<RequestInfo>,
+    /// Method and URL of the requests the steps' slowest and fastest lists name, by
+    /// [`RequestSample::request`]; every planned request with `--request-list`.
+    pub requests: RequestList,
     pub steps: Vec<StepResult>,
     /// `bulk --verify`: acknowledged documents against the server's own count.
     #[serde(default)]
@@ -100,12 +106,6 @@ impl VerifyResult {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
-pub struct RequestInfo {
-    pub method: String,
-    pub url: String,
-}
-
 /// The settings that shape the numbers.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct Settings {
@@ -128,6 +128,13 @@ pub struct Settings {
     /// Where the patterns came from: a file path or the URL given.
     pub patterns_source: String,
     pub n_patterns: usize,
+    /// `sha256:<hex>` of the patterns file's bytes (absent for a URL, and in files
+    /// before schema 3): which patterns ran, without keeping them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns_sha256: Option<String>,
+    /// `requests` holds every planned request (`--request-list`).
+    #[serde(default)]
+    pub request_list: bool,
     pub insecure: bool,
     /// Worker threads the engine ran on.
     pub threads: usize,
@@ -146,6 +153,10 @@ pub struct Settings {
     /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// `--start-at`: the moment the first step (or warm-up) was to start, RFC 3339 UTC;
+    /// every step was to start at its planned offset from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
@@ -580,6 +591,10 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
+    /// `--start-at`: how late the step started after its planned moment, seconds (a
+    /// merged result: the latest of its shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
 }
 
 /// One step of a bulk write.
@@ -734,6 +749,7 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            start_late_s: None,
         }
     }
 }

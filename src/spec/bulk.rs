@@ -20,7 +20,7 @@ use crate::http::Target;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{
-    BulkSettingsResult, BulkStepResult, LoadModel, Mode, RequestOrder, Settings, StepResult,
+    BulkSettingsResult, BulkStepResult, LoadModel, Mode, RequestOrder, Settings, Shard, StepResult,
 };
 use crate::runner::{RunSpec, StepHooks};
 use crate::workload::bulk::{
@@ -91,6 +91,11 @@ pub struct BulkOptions {
     pub threads: usize,
     pub seed: Option<u64>,
     pub interval: Duration,
+    /// `--start-at`: when the first step starts (see [`super::SessionOptions`]).
+    pub start_at: Option<super::StartAt>,
+    /// `--shard K/N`: this machine's share of every step's writers, `--count` and
+    /// `--rate`, and its own lane of document IDs.
+    pub shard: Option<Shard>,
     pub output_path: Option<PathBuf>,
     pub format: CsvFormat,
     pub command_line: Vec<String>,
@@ -128,6 +133,8 @@ impl Default for BulkOptions {
             threads: 0,
             seed: None,
             interval: Duration::ZERO,
+            start_at: None,
+            shard: None,
             output_path: None,
             format: CsvFormat::Full,
             command_line: Vec::new(),
@@ -232,6 +239,8 @@ pub enum BulkError {
     Resolve { host: String, why: String },
     #[error("{0}")]
     Tls(String),
+    #[error("--verify with --shard: each machine would count the others' documents too; compare the merged result's documents acknowledged with the server's own count")]
+    VerifyShard,
 }
 
 /// A validated bulk write, ready for [`crate::runner::run`].
@@ -442,6 +451,17 @@ impl BulkOptions {
             }
         }
 
+        // The steps run are this machine's share; the settings' --count stays the whole's.
+        if let Some(shard) = self.shard {
+            if self.verify {
+                return Err(BulkError::VerifyShard);
+            }
+            for step in &mut steps {
+                super::share_step(step, shard)?;
+            }
+        }
+        let start_at = super::start_moment(self.start_at, &steps, 1)?;
+
         let (doc_text, source_name) = match &self.doc {
             DocSource::Text(t) => (t.clone(), "--doc".to_string()),
             DocSource::File(p) => (
@@ -488,7 +508,11 @@ impl BulkOptions {
             self.ids.unwrap_or(IdStrategy::Sequential)
         };
 
-        let seed = self.seed.unwrap_or_else(clock_seed);
+        // Each shard draws its own random IDs and placeholders, reproducibly.
+        let seed = self.seed.unwrap_or_else(clock_seed)
+            ^ self.shard.map_or(0, |k| {
+                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
         let id_prefix = self
             .id_prefix
             .clone()
@@ -511,7 +535,7 @@ impl BulkOptions {
         } else {
             self.threads
         };
-        let most_writers = writers.iter().copied().max().unwrap_or(1);
+        let most_writers = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
         let settings = Settings {
             duration_s: duration.map(|d| d.as_secs_f64()),
             n_requests: None,
@@ -528,12 +552,15 @@ impl BulkOptions {
             seed,
             patterns_source: self.url.clone(),
             n_patterns: 1,
+            patterns_sha256: None,
+            request_list: false,
             insecure: false,
             threads: threads.min(most_writers),
             planned_cache_hit_rate: None,
             warmup_s: None,
             rounds: 1,
-            shard: None,
+            shard: self.shard,
+            start_at: start_at.map(crate::sysinfo::rfc3339),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,
@@ -580,6 +607,7 @@ impl BulkOptions {
             keep_alive: self.keep_alive,
             seed,
             batch_sizes: steps_batches(&batches, writers.len()),
+            shard: self.shard,
         }));
         let run = RunSpec {
             mode: Mode::Bulk,
@@ -600,6 +628,7 @@ impl BulkOptions {
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),
+            start_at,
         };
         let engine = EngineConfig {
             threads,
@@ -608,7 +637,9 @@ impl BulkOptions {
             n_slow: 5,
             n_fast: 5,
             tls,
-            lane: Lane::ALL,
+            lane: self.shard.map_or(Lane::ALL, |k| {
+                Lane::shard(u64::from(k.index - 1), u64::from(k.count))
+            }),
         };
         Ok(BulkReady {
             run,

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use crate::util::*;
 
 /// `hakaru serve --docs` on a loopback port, stopped by its PID when dropped.
-fn docs_server() -> Server {
+pub(crate) fn docs_server() -> Server {
     let mut child = hakaru()
         .args(["serve", "--docs", "--bind", "127.0.0.1:0", "--threads", "2"])
         .stdin(Stdio::null())
@@ -33,14 +33,14 @@ fn docs_server() -> Server {
     }
 }
 
-fn create_db(s: &Server, name: &str) -> String {
+pub(crate) fn create_db(s: &Server, name: &str) -> String {
     let db = format!("http://127.0.0.1:{}/{name}", s.port);
     let (status, body) = http(&db, "PUT", None).expect("the store answers");
     assert_eq!(status, 201, "{body}");
     db
 }
 
-fn doc_count(db: &str) -> u64 {
+pub(crate) fn doc_count(db: &str) -> u64 {
     let (_, info) = http(db, "GET", None).unwrap();
     let v: serde_json::Value = serde_json::from_str(&info).unwrap();
     v["doc_count"].as_u64().unwrap()

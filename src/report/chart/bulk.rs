@@ -112,6 +112,8 @@ pub fn bulk_docs_chart(runs: &[(&str, &RunResult)]) -> LineChart {
         y_title: "documents per second".into(),
         lines,
         refs: Vec::new(),
+        x_axis: super::XAxis::Clients,
+        marks: Vec::new(),
         log_y: false,
         notes,
     }
@@ -173,6 +175,8 @@ pub fn bulk_latency_chart(runs: &[(&str, &RunResult)], opts: ChartOptions) -> Li
         ),
         lines,
         refs: Vec::new(),
+        x_axis: super::XAxis::Clients,
+        marks: Vec::new(),
         log_y: opts.log_latency,
         notes: if runs.len() == 1 {
             vec!["Solid lines are the median (p50), dashed the 99th percentile.".into()]

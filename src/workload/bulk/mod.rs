@@ -18,7 +18,9 @@
 //!
 //! Document IDs are unique across writers, steps and rounds without coordination:
 //! each step's clients get a serial number from the workload ([`BulkWorkload::begin_step`]),
-//! and each client numbers its own documents.
+//! and each client numbers its own documents. On many load machines (`--shard K/N`)
+//! shard K's serials are those ≡ K-1 mod N, so sequential IDs stay unique even when
+//! every machine was given the same `--id-prefix` and `--seed`.
 
 pub mod body;
 pub mod template;
@@ -175,6 +177,8 @@ pub struct BulkSettings {
     pub seed: u64,
     /// Documents per request of each step, by the step's index in the run.
     pub batch_sizes: Vec<u64>,
+    /// `--shard K/N`: this machine's lane of the writers' serial numbers.
+    pub shard: Option<crate::result::Shard>,
 }
 
 impl BulkSettings {
@@ -264,6 +268,7 @@ impl Workload for BulkWorkload {
     fn request_infos(&self) -> Vec<RequestInfo> {
         let (method, path) = self.settings.method_path();
         vec![RequestInfo {
+            id: None,
             method: method.into(),
             url: format!("{}{path}", self.settings.target.label()),
         }]
@@ -272,7 +277,10 @@ impl Workload for BulkWorkload {
     fn client(&self, client: usize) -> (BulkSource, BulkCheck) {
         let s = self.settings.clone();
         let batch = self.batch_size(self.step.load(Ordering::SeqCst));
-        let serial = self.step_base.load(Ordering::SeqCst) + client as u64;
+        let local = self.step_base.load(Ordering::SeqCst) + client as u64;
+        let serial = s.shard.map_or(local, |k| {
+            local * u64::from(k.count) + u64::from(k.index - 1)
+        });
         let (method, path) = s.method_path();
         let mut headers = s.headers.clone();
         if s.full_commit {
@@ -588,6 +596,7 @@ mod tests {
             timeout: Duration::from_secs(5),
             keep_alive: true,
             seed: 1,
+            shard: None,
             batch_sizes: vec![3, 2],
         }
     }
