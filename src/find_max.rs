@@ -91,15 +91,12 @@ pub fn run<W: Workload>(
             probe_pid: base.probe_pid,
             rounds: 1,
             warmup: if probes.is_empty() { base.warmup } else { None },
-            start_at: if probes.is_empty() {
-                base.start_at
-            } else {
-                None
-            },
             // A part without responses does not end the probe: it fails on its own
             // numbers.
             keep_going: true,
             hooks: None,
+            // Probes follow one another as the search decides: no shared schedule.
+            start_at: None,
         };
         let measured = runner::run(&spec, workload, engine, stop, observer)?;
         let out = run.get_or_insert_with(|| RunResult {
@@ -211,6 +208,7 @@ fn empty_run(base: &RunSpec) -> RunResult {
         requests: Default::default(),
         steps: Vec::new(),
         verify: None,
+        suite: None,
         thresholds: None,
         find_max: None,
     }

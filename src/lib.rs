@@ -27,5 +27,6 @@ pub mod server;
 pub mod spec;
 pub mod stats;
 pub mod stream;
+pub mod suite;
 pub mod sysinfo;
 pub mod workload;

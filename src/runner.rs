@@ -125,6 +125,7 @@ pub fn run<W: Workload>(
         },
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
+        suite: None,
         thresholds: None,
         find_max: None,
     };

@@ -8,6 +8,7 @@
 
 pub mod find_max;
 pub mod rate;
+pub mod recovery;
 pub mod repeat;
 pub mod setup;
 pub mod step;

@@ -294,9 +294,9 @@ impl Observer for BulkConsole {
 }
 
 pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
-    args.thresholds.check(true)?;
     let to_stdout = super::args::is_stdout(args.output_path.as_deref());
     args.format.check(to_stdout)?;
+    args.thresholds.check(true)?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -306,19 +306,22 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         header_shown: false,
     };
     let (mut run, code) = execute(&ready, &mut console, !to_stdout)?;
-    let table = args
+    if let Some(table) = args
         .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?;
+        .judge(&mut run, ready.run.outputs.as_ref())?
+    {
+        // With -o -, stdout carries the result: the verdicts go to stderr.
+        if to_stdout {
+            eprint!("\n{table}");
+        } else {
+            print!("\n{table}");
+        }
+    }
+    let code = super::threshold::exit_code(&run, code);
     if to_stdout {
         // stdout carries the result; the table's rows went to stderr as steps ended.
         print!("{}", args.format.stdout(&run));
-        if let Some(table) = &table {
-            eprint!("\n{table}");
-        }
-    } else if let Some(table) = &table {
-        print!("\n{table}");
     }
-    let code = super::threshold::exit_code(&run, code);
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }

@@ -58,11 +58,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     let mut merged = merge_shards(&shards)?;
-    args.thresholds
-        .check(merged.mode == crate::result::Mode::Bulk)?;
     for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }
+    args.thresholds
+        .check(merged.mode == crate::result::Mode::Bulk)?;
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
     let table = args.thresholds.judge(&mut merged, Some(&out))?;

@@ -17,6 +17,7 @@ pub mod report;
 pub mod run;
 pub mod serve;
 pub mod stream;
+pub mod suite;
 pub mod terms;
 pub mod threshold;
 pub mod watch;
@@ -74,6 +75,9 @@ pub enum Command {
     K8s(k8s::Args),
     /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
+    /// A scenario: phases of weighted workloads, events (stop, kill, restart) at given times, recovery measured.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
     /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
@@ -91,6 +95,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
+        Command::Suite(a) => suite::run(a, command_line),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
@@ -115,6 +120,8 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::pattern::generate::PatternGenError>()
             || c.is::<crate::pattern::terms::TermsError>()
             || c.is::<crate::plan::PlanError>()
+            || c.is::<crate::suite::ScenarioError>()
+            || c.is::<crate::suite::SuiteError>()
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
