@@ -7,7 +7,9 @@ pub mod ab;
 pub mod args;
 pub mod bulk;
 pub mod compare;
+pub mod completions;
 pub mod demo;
+pub mod hints;
 pub mod merge;
 pub mod patterns;
 pub mod ramp;
@@ -68,6 +70,10 @@ pub enum Command {
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
+    /// A shell completion script on stdout: hakaru completions bash|zsh|fish.
+    Completions(completions::CompletionsArgs),
+    /// The manual page: hakaru(1) on stdout, or a page per command with --dir.
+    Man(completions::ManArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -84,6 +90,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Merge(a) => merge::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 
