@@ -12,6 +12,7 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;
+pub mod k8s;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
@@ -24,5 +25,6 @@ pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
+pub mod stream;
 pub mod sysinfo;
 pub mod workload;

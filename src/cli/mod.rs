@@ -10,13 +10,16 @@ pub mod compare;
 pub mod completions;
 pub mod demo;
 pub mod hints;
+pub mod k8s;
 pub mod merge;
 pub mod patterns;
 pub mod ramp;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod stream;
 pub mod terms;
+pub mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -66,10 +69,16 @@ pub enum Command {
     Compare(compare::Args),
     /// Join the results of one run spread over many load machines (--shard K/N), exactly.
     Merge(merge::Args),
-    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    /// Kubernetes manifests for a run on many load machines (an Indexed Job).
+    K8s(k8s::Args),
+    /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
+    /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
+    Stream(stream::StreamArgs),
+    /// What arrives at the far end of a pipeline: records/s and MiB/s per interval and window; --verify for loss, duplicates and latency.
+    Watch(watch::WatchArgs),
     /// A shell completion script on stdout: hakaru completions bash|zsh|fish.
     Completions(completions::CompletionsArgs),
     /// The manual page: hakaru(1) on stdout, or a page per command with --dir.
@@ -88,8 +97,11 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::K8s(a) => k8s::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+        Command::Stream(a) => stream::run(a, command_line),
+        Command::Watch(a) => watch::run(a, command_line),
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
     }
@@ -109,6 +121,9 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
+            || c.is::<crate::k8s::K8sError>()
+            || c.is::<crate::stream::StreamError>()
+            || c.is::<crate::stream::record::TooSmall>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(
@@ -155,7 +170,7 @@ pub fn run_workload<W: Workload>(
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
-fn ctrl_c_stop() -> Stop {
+pub(crate) fn ctrl_c_stop() -> Stop {
     let stop = Stop::default();
     let s = stop.clone();
     let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {

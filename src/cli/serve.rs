@@ -39,7 +39,8 @@ pub struct Args {
     pub documents: Option<u64>,
 
     /// Serve the document store (CouchDB's `_bulk_docs`, single PUT/POST, `GET /db`,
-    /// `batch=ok`, `X-Couch-Full-Commit`) instead of the basic endpoints.
+    /// `batch=ok`, `X-Couch-Full-Commit`; standing in for Elasticsearch: `_bulk`, `_count`)
+    /// instead of the basic endpoints.
     #[arg(long, conflicts_with = "search")]
     pub docs: bool,
 }

@@ -55,6 +55,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag_histogram: None,
         items: None,
         bulk: None,
+        start_late_s: None,
     }
 }
 

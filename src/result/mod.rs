@@ -85,6 +85,25 @@ pub struct VerifyResult {
     pub present_after: u64,
     /// `acknowledged` and `present` agree.
     pub matches: bool,
+    /// Documents in requests cut off at a timed step's end: the server may have
+    /// written them without hakaru seeing the answer. More present than acknowledged,
+    /// by no more than this, is explained (not a failure).
+    #[serde(default)]
+    pub in_flight: u64,
+}
+
+impl VerifyResult {
+    /// More present than acknowledged, by no more than the documents in flight when a
+    /// timed step ended: nothing acknowledged is missing.
+    pub fn explained(&self) -> bool {
+        let diff = self.present - self.acknowledged as i64;
+        diff > 0 && diff as u64 <= self.in_flight
+    }
+
+    /// A difference that means documents are missing or unaccounted for.
+    pub fn failed(&self) -> bool {
+        !self.matches && !self.explained()
+    }
 }
 
 /// The settings that shape the numbers.
@@ -134,18 +153,22 @@ pub struct Settings {
     /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// `--start-at`: the moment the first step (or warm-up) was to start, RFC 3339 UTC;
+    /// every step was to start at its planned offset from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct BulkSettingsResult {
-    /// `"couchdb"` or `"groonga"`.
+    /// `"couchdb"`, `"groonga"`, `"elasticsearch"` or `"template"`.
     pub target: String,
     /// One document per request (`--single`).
     pub single: bool,
     /// `"sequential"`, `"random"`, `"uuid"` or `"server"`.
     pub ids: String,
-    /// The document template (`--doc`, `--doc-file`).
+    /// The document template (`--doc`, `--doc-file`), or the body template (`--template`).
     pub doc: String,
     /// CouchDB `?batch=ok` was asked for.
     pub batch_ok: bool,
@@ -159,6 +182,16 @@ pub struct BulkSettingsResult {
     pub count: Option<u64>,
     /// `--rate`: documents per second (open model).
     pub rate_docs_per_s: Option<f64>,
+    /// Elasticsearch: each document's bulk action (`"index"` or `"create"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// `--target template`: the request's method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// `--target template`: how answers are read (`ok-pointer /1`,
+    /// `item-error-pointer /items/*/error`, or `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_rule: Option<String>,
 }
 
 /// One load machine's part of a run spread over many (`--shard K/N`): it ran its share
@@ -558,6 +591,10 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
+    /// `--start-at`: how late the step started after its planned moment, seconds (a
+    /// merged result: the latest of its shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
 }
 
 /// One step of a bulk write.
@@ -712,6 +749,7 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            start_late_s: None,
         }
     }
 }
