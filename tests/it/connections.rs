@@ -8,7 +8,9 @@
 //! and cannot be raised. `HAKARU_CONNECTIONS_SECS` sets how long the connections are
 //! held: 60 s by default in CI (`CI=true`), 10 s otherwise. Clients pause 5 s between
 //! requests (`--wait 5s`, about 2,000 requests/s in all), so the connections stay open
-//! without the test taking both cores from the timing-minded tests beside it.
+//! without the test taking both cores from the timing-minded tests beside it. A client
+//! sends no request that its pause would carry past the end, so the step ends (and the
+//! connections close) after the last round that fits: at least 55 s of the 60.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
