@@ -553,6 +553,7 @@ mod tests {
                     "http://127.0.0.1:5984/db".into(),
                     9480,
                     0,
+                    0,
                     9500,
                 )),
                 error: None,

@@ -743,11 +743,12 @@ impl Locator<'_> {
         let target = match b.target.as_deref() {
             None | Some("couchdb") => TargetKind::CouchDb,
             Some("groonga") => TargetKind::Groonga,
+            Some("elasticsearch") => TargetKind::Elasticsearch,
             Some(other) => {
                 return Err(self.error(
                     span,
                     "bulk.target",
-                    &format!("\"{other}\": use \"couchdb\" or \"groonga\""),
+                    &format!("\"{other}\": use \"couchdb\", \"groonga\" or \"elasticsearch\""),
                 ))
             }
         };
