@@ -25,6 +25,7 @@ pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
+pub mod stream;
 pub mod suite;
 pub mod sysinfo;
 pub mod workload;

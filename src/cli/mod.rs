@@ -15,8 +15,10 @@ pub mod ramp;
 pub mod report;
 pub mod run;
 pub mod serve;
+pub mod stream;
 pub mod suite;
 pub mod terms;
+pub mod watch;
 
 use clap::{Parser, Subcommand};
 
@@ -75,6 +77,10 @@ pub enum Command {
     Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
+    /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
+    Stream(stream::StreamArgs),
+    /// What arrives at the far end of a pipeline: records/s and MiB/s per interval and window; --verify for loss, duplicates and latency.
+    Watch(watch::WatchArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -93,6 +99,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::K8s(a) => k8s::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
+        Command::Stream(a) => stream::run(a, command_line),
+        Command::Watch(a) => watch::run(a, command_line),
     }
 }
 
@@ -113,6 +121,8 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
+            || c.is::<crate::stream::StreamError>()
+            || c.is::<crate::stream::record::TooSmall>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(

@@ -20,6 +20,7 @@ pub mod markdown;
 pub mod png;
 pub mod read;
 mod sections;
+pub mod stream;
 pub mod suite;
 pub mod text;
 

@@ -55,8 +55,8 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag_histogram: None,
         items: None,
         bulk: None,
-        timeline: None,
         start_late_s: None,
+        timeline: None,
     }
 }
 

@@ -599,13 +599,13 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
-    /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeline: Option<Vec<timeline::SecondResult>>,
     /// `--start-at`: how late the step started after its planned moment, seconds (a
     /// merged result: the latest of its shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_late_s: Option<f64>,
+    /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<timeline::SecondResult>>,
 }
 
 /// One step of a bulk write.
@@ -760,11 +760,11 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            start_late_s: None,
             timeline: rec
                 .timeline
                 .as_ref()
                 .map(|t| timeline::seconds(t, facts.elapsed_s)),
-            start_late_s: None,
         }
     }
 }

@@ -22,4 +22,5 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod stream;
 mod suite;

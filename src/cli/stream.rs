@@ -1,0 +1,418 @@
+//! `hakaru stream gen|send|run`: records for log pipelines. Flags → plain options →
+//! [`crate::stream`]; nothing here but the mapping and the printing.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand, ValueEnum};
+
+use std::time::Duration;
+
+use super::args::is_stdout;
+use crate::report::stream::{experiment_table, grouped, interval_line};
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::spec::{parse_count, parse_duration};
+use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptions};
+use crate::stream::options::SendOptions;
+use crate::stream::record::{generate, Encoder, Format};
+use crate::stream::result::{to_csv, write_files, Point, Repeat, StreamResult};
+use crate::stream::sink::Framing;
+use crate::stream::watch::WatchOptions;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FormatArg {
+    /// `t<sender>-<seq>-<µs> xxx…`: a letter, hex fields, padding.
+    Raw,
+    /// One JSON object per line: {"s":S,"q":Q,"t":µs,"p":"xxx…"}.
+    Json,
+}
+
+impl From<FormatArg> for Format {
+    fn from(f: FormatArg) -> Format {
+        match f {
+            FormatArg::Raw => Format::Raw,
+            FormatArg::Json => Format::Json,
+        }
+    }
+}
+
+#[derive(Args, Debug)]
+pub struct StreamArgs {
+    #[command(subcommand)]
+    pub command: StreamCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum StreamCommand {
+    /// Write records to stdout (or -o): each exactly --record-size bytes with its newline,
+    /// carrying sender, sequence and send time as far as they fit.
+    Gen(GenArgs),
+    /// Push records into a pipeline: file:PATH, dir:PATH, tcp://HOST:PORT, udp://HOST:PORT, http://HOST:PORT/PATH.
+    Send(SendArgs),
+    /// The whole experiment: for each --record-sizes, --repeat times, send into --to and watch --watch; a table of records/s and MiB/s per size.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct GenArgs {
+    /// Bytes per record, the newline included.
+    #[arg(long, default_value_t = 1024, value_name = "BYTES")]
+    pub record_size: usize,
+
+    /// Records to write (10k, 10M accepted).
+    #[arg(short = 'n', long, value_parser = parse_count)]
+    pub count: u64,
+
+    #[arg(long, value_enum, default_value_t = FormatArg::Raw)]
+    pub format: FormatArg,
+
+    /// The sender id these records carry.
+    #[arg(long, default_value_t = 0)]
+    pub sender: u64,
+
+    /// Senders in all (sets the id width; with sequence-only records, their shared sequence).
+    #[arg(long, default_value_t = 1)]
+    pub senders: u64,
+
+    /// Write to this file instead of stdout.
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FramingArg {
+    /// Each record ends with a newline.
+    Newline,
+    /// RFC 6587 octet counting: `LEN SP MSG` (rsyslog's imtcp, syslog-ng).
+    Octet,
+}
+
+/// How records are made: shared by `send` and `run`.
+#[derive(Args, Debug, Clone)]
+pub struct RecordArgs {
+    #[arg(long, value_enum, default_value_t = FormatArg::Raw)]
+    pub format: FormatArg,
+
+    /// Parallel senders, each with its own id, connection or file handle.
+    #[arg(short = 'c', long, default_value_t = 1)]
+    pub senders: u64,
+
+    /// Records per sender (10k, 10M accepted); each of the seed's senders sent the whole file.
+    #[arg(short = 'n', long, value_parser = parse_count)]
+    pub count: Option<u64>,
+
+    /// Send for this long (10s, 2m) instead of (or as well as) --count. Default 10 s.
+    #[arg(short = 'd', long, value_parser = parse_duration)]
+    pub duration: Option<Duration>,
+
+    /// Open model: records per second over all senders (500k, or a profile like 10s@1000..50000).
+    #[arg(long, value_name = "RECORDS_PER_S")]
+    pub rate: Option<String>,
+
+    /// tcp://: how records are framed.
+    #[arg(long, value_enum, default_value_t = FramingArg::Newline)]
+    pub framing: FramingArg,
+
+    /// dir:PATH: a new file every N records (per sender).
+    #[arg(long, default_value = "1M", value_parser = parse_count, value_name = "N")]
+    pub rotate: u64,
+
+    /// http://: records per POST.
+    #[arg(long, default_value = "1000", value_parser = parse_count, value_name = "N")]
+    pub batch: u64,
+}
+
+#[derive(Args, Debug)]
+pub struct SendArgs {
+    /// Where the records go.
+    #[arg(long, value_name = "URI")]
+    pub to: String,
+
+    /// Bytes per record, the newline included.
+    #[arg(long, default_value_t = 1024, value_name = "BYTES")]
+    pub record_size: usize,
+
+    #[command(flatten)]
+    pub records: RecordArgs,
+
+    /// Print the send report as JSON on stdout (the summary goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl RecordArgs {
+    pub fn options(&self, to: &str, record_size: usize) -> SendOptions {
+        SendOptions {
+            to: to.to_string(),
+            record_size,
+            format: self.format.into(),
+            senders: self.senders,
+            count: self.count,
+            duration: self.duration,
+            rate: self.rate.clone(),
+            framing: match self.framing {
+                FramingArg::Newline => Framing::Newline,
+                FramingArg::Octet => Framing::Octet,
+            },
+            rotate: self.rotate,
+            batch: self.batch,
+        }
+    }
+}
+
+pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
+    match a.command {
+        StreamCommand::Gen(g) => gen(g),
+        StreamCommand::Send(s) => send(s),
+        StreamCommand::Run(r) => run_experiment(r, _command_line),
+    }
+}
+
+fn send(a: SendArgs) -> Result<i32> {
+    let opts = a.records.options(&a.to, a.record_size);
+    let ready = opts.open()?;
+    eprintln!(
+        "hakaru: {}-byte records to {}, carrying {}",
+        a.record_size,
+        a.to,
+        ready.plan().encoder.layout()
+    );
+    let stop = super::ctrl_c_stop();
+    let report = ready.run(&stop)?;
+    let summary = crate::report::stream::send_summary(&report, a.record_size);
+    if a.json {
+        eprint!("{summary}");
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{summary}");
+    }
+    Ok(if report.failed_senders > 0 || report.records() == 0 {
+        crate::runner::exit::FAILED
+    } else if stop.is_triggered() {
+        crate::runner::exit::INTERRUPTED
+    } else {
+        0
+    })
+}
+
+fn gen(g: GenArgs) -> Result<i32> {
+    if g.sender >= g.senders.max(1) {
+        return Err(crate::stream::StreamError::Flag {
+            flag: "--sender",
+            why: format!("{} is not below --senders {}", g.sender, g.senders),
+        }
+        .into());
+    }
+    let enc = Encoder::new(g.format.into(), g.record_size, g.senders, Some(g.count))?;
+    eprintln!(
+        "hakaru: {} records of {} bytes carry {}",
+        g.count,
+        g.record_size,
+        enc.layout()
+    );
+    match &g.output {
+        Some(p) => {
+            let f = std::fs::File::create(p).with_context(|| format!("-o {}", p.display()))?;
+            let mut w = std::io::BufWriter::new(f);
+            generate(&mut w, &enc, g.sender, g.count)?;
+            w.flush()?;
+        }
+        None => {
+            let out = std::io::stdout();
+            let mut lock = out.lock();
+            generate(&mut lock, &enc, g.sender, g.count)?;
+        }
+    }
+    Ok(0)
+}
+
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// Where the records go (as `stream send --to`).
+    #[arg(long, value_name = "URI")]
+    pub to: String,
+
+    /// Where they are counted (as `watch SOURCE`).
+    #[arg(long = "watch", value_name = "SOURCE")]
+    pub source: String,
+
+    /// Record sizes in bytes, newline included; one row of the table each.
+    #[arg(long, default_value = "10,1024,4096", value_name = "B1,B2,...")]
+    pub record_sizes: String,
+
+    /// Send-and-watch rounds per record size.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+
+    #[command(flatten)]
+    pub records: RecordArgs,
+
+    /// One line per interval.
+    #[arg(short = 'i', long, default_value = "10s", value_parser = parse_duration)]
+    pub interval: Duration,
+
+    /// Not measured at the start of each round.
+    #[arg(long, default_value = "20s", value_parser = parse_duration)]
+    pub warmup: Duration,
+
+    /// The measured window of each round.
+    #[arg(long, default_value = "100s", value_parser = parse_duration)]
+    pub window: Duration,
+
+    /// Check every record at the receiving end: loss, duplicates, order, latency.
+    #[arg(long)]
+    pub verify: bool,
+
+    /// The receiver's process: its CPU goes in the timeline.
+    #[arg(long)]
+    pub pid: Option<u32>,
+
+    /// Write the CSV (the table) here and the JSON (with every timeline) beside it,
+    /// after every round; `-` prints the CSV on stdout at the end.
+    #[arg(short = 'o', long)]
+    pub output_path: Option<PathBuf>,
+
+    /// Print the JSON result on stdout (the text goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+
+    /// No line per interval.
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
+}
+
+/// Prints the experiment as it goes and rewrites its files after every round.
+struct Progress<'a> {
+    quiet: bool,
+    to_stderr: bool,
+    files: Option<&'a crate::result::store::Outputs>,
+    write_error: Option<anyhow::Error>,
+}
+
+impl Progress<'_> {
+    fn say(&self, text: &str) {
+        if self.to_stderr {
+            eprint!("{text}");
+        } else {
+            print!("{text}");
+        }
+    }
+}
+
+impl ExperimentObserver for Progress<'_> {
+    fn point(&mut self, size: usize, repeat: u32, p: &Point) {
+        if !self.quiet {
+            self.say(&format!("{size:>6} B #{repeat} {}", interval_line(p)));
+        }
+    }
+
+    fn repeat_done(&mut self, size: usize, repeat: u32, r: &Repeat) {
+        let w = &r.watch;
+        let mut line = format!(
+            "{size} B, round {repeat}: {} records/s, {:.1} MiB/s over {:.1} s; sent {}, arrived {}",
+            grouped(w.mean.records_per_s.round() as u64),
+            w.mean.mib_per_s,
+            w.runs.first().map_or(0.0, |x| x.to_s - x.from_s),
+            grouped(r.send.records()),
+            grouped(w.total_records),
+        );
+        if let Some(v) = &w.verify {
+            line.push_str(&format!(
+                ", {} lost, {} duplicated",
+                grouped(v.lost),
+                grouped(v.duplicated)
+            ));
+        }
+        line.push('\n');
+        self.say(&line);
+    }
+
+    fn progress(&mut self, result: &StreamResult) {
+        if let Some(f) = self.files {
+            if let Err(e) = write_files(result, &f.csv, &f.json) {
+                self.write_error =
+                    Some(anyhow::Error::new(e).context(format!("writing {}", f.csv.display())));
+            }
+        }
+    }
+}
+
+fn run_experiment(a: RunArgs, command_line: Vec<String>) -> Result<i32> {
+    let csv_stdout = is_stdout(a.output_path.as_deref());
+    if a.json && csv_stdout {
+        anyhow::bail!("--json and -o - both print on stdout: give one of them");
+    }
+    let mut send = a.records.options(&a.to, 0);
+    // Without a count or a duration the senders go on for the whole round.
+    if send.count.is_none() && send.duration.is_none() {
+        send.duration = Some(a.warmup + a.window + a.interval);
+    }
+    let opts = ExperimentOptions {
+        send,
+        watch: WatchOptions {
+            source: a.source.clone(),
+            interval: a.interval,
+            warmup: a.warmup,
+            window: a.window,
+            repeat: 1,
+            verify: a.verify,
+            expect: None,
+            senders: None,
+            pid: a.pid,
+            recv_buffer: None,
+            from_start: false,
+            machine: true,
+        },
+        record_sizes: parse_sizes(&a.record_sizes)?,
+        repeat: a.repeat,
+    };
+    opts.check()?;
+    let files = a
+        .output_path
+        .as_ref()
+        .filter(|_| !csv_stdout)
+        .map(|p| Outputs::beside(p, CsvFormat::Full));
+    let mut obs = Progress {
+        quiet: a.quiet,
+        to_stderr: a.json || csv_stdout,
+        files: files.as_ref(),
+        write_error: None,
+    };
+    let stop = super::ctrl_c_stop();
+    let mut result = StreamResult::new(command_line, crate::sysinfo::now_rfc3339());
+    opts.run(&mut result, &stop, &mut obs)?;
+    obs.progress(&result);
+    if let Some(e) = obs.write_error.take() {
+        return Err(e);
+    }
+    obs.say(&experiment_table(&result.sizes));
+    if let Some(f) = &files {
+        obs.say(&format!(
+            "Results: {} and {}\n",
+            f.csv.display(),
+            f.json.display()
+        ));
+    }
+    if csv_stdout {
+        print!("{}", to_csv(&result));
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&result)?);
+    }
+    let failed = result.sizes.iter().flat_map(|s| &s.repeats).any(|r| {
+        r.send.failed_senders > 0
+            || r.watch
+                .verify
+                .as_ref()
+                .is_some_and(|v| v.lost > 0 || v.duplicated > 0)
+    });
+    Ok(if stop.is_triggered() {
+        crate::runner::exit::INTERRUPTED
+    } else if failed {
+        crate::runner::exit::FAILED
+    } else {
+        0
+    })
+}

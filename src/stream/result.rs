@@ -1,0 +1,211 @@
+//! The `hakaru-stream` result: what `watch` and `stream run` write with `-o` (JSON and
+//! CSV, both whole after any stop) and print with `--json`. A result kind of its own
+//! (`"kind": "hakaru-stream"`), documented field by field in docs/stream.md; the
+//! request-response result schema is untouched.
+
+use serde::{Deserialize, Serialize};
+
+use super::machine::MachineSample;
+use super::send::SendReport;
+use super::verify::VerifyReport;
+
+pub const KIND: &str = "hakaru-stream";
+pub const VERSION: u32 = 1;
+
+/// One interval of a watch: what arrived during it and the machine beside it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    /// Seconds from the start of the watch to the end of this interval.
+    pub t_s: f64,
+    /// "warmup", "run 1", "run 2", …
+    pub phase: String,
+    /// Bytes and records arrived in this interval.
+    pub bytes: u64,
+    pub records: u64,
+    pub records_per_s: f64,
+    /// MiB (2²⁰ bytes) per second.
+    pub mib_per_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineSample>,
+}
+
+/// One measured window (after the warm-up).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Window {
+    /// 1-based.
+    pub run: u32,
+    pub from_s: f64,
+    pub to_s: f64,
+    pub records: u64,
+    pub bytes: u64,
+    pub records_per_s: f64,
+    pub mib_per_s: f64,
+    /// Ended before its length: everything expected had arrived, or the watch was stopped.
+    pub cut_short: bool,
+}
+
+/// The mean of the windows' rates.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Means {
+    pub records_per_s: f64,
+    pub mib_per_s: f64,
+}
+
+/// What one watch measured.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WatchReport {
+    pub source: String,
+    pub interval_s: f64,
+    pub warmup_s: f64,
+    pub window_s: f64,
+    pub repeat: u32,
+    pub started_at: String,
+    pub timeline: Vec<Point>,
+    pub runs: Vec<Window>,
+    pub mean: Means,
+    /// Totals over the whole watch (warm-up included).
+    pub total_records: u64,
+    pub total_bytes: u64,
+    /// file:/dir: files read again from the start after shrinking, and followed to
+    /// their end after a rename or delete; listen:tcp: connections accepted.
+    pub truncations: u64,
+    pub rotations: u64,
+    pub connections: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyReport>,
+    /// Readers that stopped on an error.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reader_errors: Vec<String>,
+}
+
+/// `stream run`: one record size, its repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeRun {
+    pub record_size: usize,
+    pub repeats: Vec<Repeat>,
+    /// The mean over the repeats of each repeat's window mean.
+    pub mean: Means,
+}
+
+/// `stream run`: one repeat — the send and what the watch saw.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Repeat {
+    pub send: SendReport,
+    pub watch: WatchReport,
+}
+
+/// The whole file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StreamResult {
+    /// Always "hakaru-stream".
+    pub kind: String,
+    pub version: u32,
+    pub command: Vec<String>,
+    pub started_at: String,
+    /// `watch`: its report.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<WatchReport>,
+    /// `stream run`: the sink and source, and a result per record size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sizes: Vec<SizeRun>,
+    /// False while a run is still going (the files are rewritten as it goes) or when it
+    /// was stopped.
+    pub complete: bool,
+}
+
+impl StreamResult {
+    pub fn new(command: Vec<String>, started_at: String) -> StreamResult {
+        StreamResult {
+            kind: KIND.into(),
+            version: VERSION,
+            command,
+            started_at,
+            watch: None,
+            to: None,
+            sizes: Vec::new(),
+            complete: false,
+        }
+    }
+}
+
+/// The CSV: `watch`'s timeline, or `stream run`'s table (one row per size and repeat).
+pub fn to_csv(r: &StreamResult) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    if let Some(watch) = &r.watch {
+        timeline_csv(&mut w, None, &watch.timeline);
+    } else {
+        let _ = w.write_record([
+            "record_size",
+            "repeat",
+            "records_per_s",
+            "mib_per_s",
+            "sent",
+            "received",
+            "lost",
+            "duplicated",
+            "out_of_order",
+            "latency_p50_us",
+            "latency_p99_us",
+        ]);
+        for s in &r.sizes {
+            for (i, rep) in s.repeats.iter().enumerate() {
+                let v = rep.watch.verify.as_ref();
+                let lat = v.and_then(|v| v.latency_us.as_ref());
+                let opt = |x: Option<u64>| x.map_or(String::new(), |x| x.to_string());
+                let _ = w.write_record([
+                    s.record_size.to_string(),
+                    (i + 1).to_string(),
+                    format!("{:.1}", rep.watch.mean.records_per_s),
+                    format!("{:.3}", rep.watch.mean.mib_per_s),
+                    rep.send.records().to_string(),
+                    rep.watch.total_records.to_string(),
+                    opt(v.map(|v| v.lost)),
+                    opt(v.map(|v| v.duplicated)),
+                    opt(v.map(|v| v.out_of_order)),
+                    opt(lat.map(|l| l.p50)),
+                    opt(lat.map(|l| l.p99)),
+                ]);
+            }
+        }
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+fn timeline_csv(w: &mut csv::Writer<Vec<u8>>, _size: Option<usize>, points: &[Point]) {
+    let mut head = vec![
+        "t_s",
+        "phase",
+        "records",
+        "bytes",
+        "records_per_s",
+        "mib_per_s",
+    ];
+    head.extend(MachineSample::CSV_HEADER);
+    let _ = w.write_record(&head);
+    for p in points {
+        let mut row = vec![
+            format!("{:.3}", p.t_s),
+            p.phase.clone(),
+            p.records.to_string(),
+            p.bytes.to_string(),
+            format!("{:.1}", p.records_per_s),
+            format!("{:.3}", p.mib_per_s),
+        ];
+        row.extend(MachineSample::csv_row(p.machine.as_ref()));
+        let _ = w.write_record(&row);
+    }
+}
+
+/// Write the CSV at `csv` and the JSON at `json`, each atomically (a reader never sees
+/// half a file; a stop between the two leaves the older JSON whole).
+pub fn write_files(
+    r: &StreamResult,
+    csv: &std::path::Path,
+    json: &std::path::Path,
+) -> std::io::Result<()> {
+    crate::result::store::write_atomic(csv, to_csv(r).as_bytes())?;
+    let text = serde_json::to_string_pretty(r).map_err(std::io::Error::other)?;
+    crate::result::store::write_atomic(json, text.as_bytes())
+}

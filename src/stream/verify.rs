@@ -1,0 +1,421 @@
+//! `watch --verify`: what arrived, record by record — per sender the sequence numbers
+//! seen (a bitmap, so duplicates are exact), lost (gaps, or short of `--expect`),
+//! duplicated, out of order (lower than one already seen from that sender), and the
+//! end-to-end latency (arrival − embedded send time) in an HDR histogram.
+//!
+//! Each reader thread keeps its own [`Verifier`]; they merge exactly at the end (a
+//! sequence number seen by two readers is a duplicate). Lines that are not records are
+//! counted apart, never guessed at.
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use super::record::{decode, Record};
+
+/// Sender ids above this are not ours (`stream send` starts at most 4,096 senders).
+pub const MAX_SENDER: u32 = 4095;
+/// Sequence numbers at or above this are not ours (the bitmap would be 1 GiB).
+pub const MAX_SEQ: u64 = 1 << 33;
+/// The longest latency tracked exactly: one hour, in µs.
+const MAX_LATENCY_US: u64 = 3_600_000_000;
+
+/// What one sender's records did.
+#[derive(Debug, Clone, Default)]
+struct Track {
+    seen: Vec<u64>,
+    received: u64,
+    distinct: u64,
+    duplicated: u64,
+    out_of_order: u64,
+    max: Option<u64>,
+}
+
+impl Track {
+    #[inline]
+    fn add(&mut self, seq: u64) {
+        let (w, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
+        if w >= self.seen.len() {
+            let want = (w + 1).max(self.seen.len() * 2).max(1024);
+            self.seen.resize(want, 0);
+        }
+        self.received += 1;
+        if self.seen[w] & bit != 0 {
+            self.duplicated += 1;
+        } else {
+            self.seen[w] |= bit;
+            self.distinct += 1;
+        }
+        match self.max {
+            Some(m) if seq < m => self.out_of_order += 1,
+            Some(m) if seq == m => {}
+            _ => self.max = Some(seq),
+        }
+    }
+
+    fn merge(&mut self, o: &Track) {
+        if o.seen.len() > self.seen.len() {
+            self.seen.resize(o.seen.len(), 0);
+        }
+        let mut both = 0u64;
+        for (a, b) in self.seen.iter_mut().zip(&o.seen) {
+            both += (*a & *b).count_ones() as u64;
+            *a |= *b;
+        }
+        self.received += o.received;
+        self.distinct += o.distinct - both;
+        self.duplicated += o.duplicated + both;
+        self.out_of_order += o.out_of_order;
+        self.max = self.max.max(o.max);
+    }
+}
+
+/// One reader's verification state.
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    /// By sender id.
+    senders: Vec<Option<Track>>,
+    /// Records without a sender (the sequence-only layout).
+    shared: Option<Track>,
+    latency: Histogram<u64>,
+    /// Records whose send time is after their arrival (clocks apart): latency 0.
+    early: u64,
+    foreign: u64,
+}
+
+impl Default for Verifier {
+    fn default() -> Self {
+        Verifier {
+            senders: Vec::new(),
+            shared: None,
+            latency: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("valid bounds"),
+            early: 0,
+            foreign: 0,
+        }
+    }
+}
+
+/// Per-sender findings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SenderCheck {
+    /// The sender id; `null` for sequence-only records (the senders' shared sequence).
+    pub sender: Option<u32>,
+    /// Records that arrived, duplicates included.
+    pub received: u64,
+    /// Distinct sequence numbers that arrived.
+    pub distinct: u64,
+    /// Sequence numbers that never arrived: gaps below the highest seen, or short of
+    /// the expected count when one was given.
+    pub lost: u64,
+    /// Records that arrived again.
+    pub duplicated: u64,
+    /// Records that arrived after a higher sequence number of the same sender.
+    pub out_of_order: u64,
+    pub max_seq: Option<u64>,
+}
+
+/// End-to-end latency, microseconds, from the records' own send times.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyUs {
+    pub count: u64,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    /// Records stamped later than they arrived (the sender's clock is ahead): counted as 0.
+    pub early: u64,
+}
+
+/// What `--verify` found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyReport {
+    pub senders: Vec<SenderCheck>,
+    pub received: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub out_of_order: u64,
+    /// Lines that are not hakaru records (a pipeline's own lines, or damage).
+    pub foreign_lines: u64,
+    /// `None` when the records carry no send time (too small for it).
+    pub latency_us: Option<LatencyUs>,
+}
+
+impl Verifier {
+    /// One line (its newline optional), arrived at `now_us`.
+    #[inline]
+    pub fn line(&mut self, line: &[u8], now_us: u64) {
+        match decode(line) {
+            Some(r) => self.record(r, now_us),
+            None => {
+                // An empty line between records is framing, not a foreign record.
+                if !(line.is_empty() || line == b"\n" || line == b"\r\n") {
+                    self.foreign += 1;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    pub fn record(&mut self, r: Record, now_us: u64) {
+        if r.seq >= MAX_SEQ {
+            self.foreign += 1;
+            return;
+        }
+        let track = match r.sender {
+            Some(s) if s > MAX_SENDER => {
+                self.foreign += 1;
+                return;
+            }
+            Some(s) => {
+                let s = s as usize;
+                if s >= self.senders.len() {
+                    self.senders.resize(s + 1, None);
+                }
+                self.senders[s].get_or_insert_with(Track::default)
+            }
+            None => self.shared.get_or_insert_with(Track::default),
+        };
+        track.add(r.seq);
+        if let Some(t) = r.sent_us {
+            let lat = if now_us >= t {
+                now_us - t
+            } else {
+                self.early += 1;
+                0
+            };
+            self.latency.saturating_record(lat.max(1));
+        }
+    }
+
+    pub fn merge(&mut self, o: &Verifier) {
+        if o.senders.len() > self.senders.len() {
+            self.senders.resize(o.senders.len(), None);
+        }
+        for (a, b) in self.senders.iter_mut().zip(&o.senders) {
+            if let Some(b) = b {
+                a.get_or_insert_with(Track::default).merge(b);
+            }
+        }
+        if let Some(b) = &o.shared {
+            self.shared.get_or_insert_with(Track::default).merge(b);
+        }
+        let _ = self.latency.add(&o.latency);
+        self.early += o.early;
+        self.foreign += o.foreign;
+    }
+
+    /// The findings. `expect`: records each sender sent (`--count`); `senders`: how
+    /// many there were, so a sender of which nothing arrived is seen as lost whole.
+    pub fn report(&self, expect: Option<u64>, senders: Option<u32>) -> VerifyReport {
+        let mut out = VerifyReport {
+            foreign_lines: self.foreign,
+            ..Default::default()
+        };
+        let finding = |sender: Option<u32>, t: &Track, expect: Option<u64>| {
+            let span = expect.unwrap_or_else(|| t.max.map_or(0, |m| m + 1));
+            // Records beyond the expected count are not ours to judge as lost.
+            let distinct_in = match expect {
+                Some(e) => count_below(&t.seen, e),
+                None => t.distinct,
+            };
+            SenderCheck {
+                sender,
+                received: t.received,
+                distinct: t.distinct,
+                lost: span.saturating_sub(distinct_in),
+                duplicated: t.duplicated,
+                out_of_order: t.out_of_order,
+                max_seq: t.max,
+            }
+        };
+        let n_senders = senders.map_or(self.senders.len(), |n| n as usize);
+        for s in 0..self.senders.len().max(n_senders) {
+            let t = self.senders.get(s).and_then(|t| t.as_ref());
+            match t {
+                Some(t) => out.senders.push(finding(Some(s as u32), t, expect)),
+                None if s < n_senders && self.shared.is_none() => {
+                    out.senders
+                        .push(finding(Some(s as u32), &Track::default(), expect))
+                }
+                None => {}
+            }
+        }
+        if let Some(t) = &self.shared {
+            let total = expect.map(|e| e * senders.unwrap_or(1) as u64);
+            out.senders.push(finding(None, t, total));
+        }
+        for s in &out.senders {
+            out.received += s.received;
+            out.lost += s.lost;
+            out.duplicated += s.duplicated;
+            out.out_of_order += s.out_of_order;
+        }
+        let h = &self.latency;
+        if !h.is_empty() {
+            out.latency_us = Some(LatencyUs {
+                count: h.len(),
+                mean: h.mean(),
+                min: h.min(),
+                p50: h.value_at_quantile(0.5),
+                p90: h.value_at_quantile(0.9),
+                p99: h.value_at_quantile(0.99),
+                p999: h.value_at_quantile(0.999),
+                max: h.max(),
+                early: self.early,
+            });
+        }
+        out
+    }
+}
+
+/// Set bits of `bits` below position `n`.
+fn count_below(bits: &[u64], n: u64) -> u64 {
+    let full = (n / 64) as usize;
+    let mut c: u64 = bits.iter().take(full).map(|w| w.count_ones() as u64).sum();
+    if let Some(w) = bits.get(full) {
+        let rest = n % 64;
+        if rest > 0 {
+            c += (w & ((1u64 << rest) - 1)).count_ones() as u64;
+        }
+    }
+    c
+}
+
+/// Splits a byte stream into lines across reads, for a [`Verifier`]: one per reader.
+#[derive(Debug, Default)]
+pub struct Lines {
+    carry: Vec<u8>,
+}
+
+impl Lines {
+    /// Feed the next bytes of the stream; every whole line goes to `v`.
+    pub fn feed(&mut self, mut chunk: &[u8], v: &mut Verifier, now_us: u64) {
+        if !self.carry.is_empty() {
+            match chunk.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    self.carry.extend_from_slice(&chunk[..=i]);
+                    v.line(&self.carry, now_us);
+                    self.carry.clear();
+                    chunk = &chunk[i + 1..];
+                }
+                None => {
+                    self.carry.extend_from_slice(chunk);
+                    return;
+                }
+            }
+        }
+        let mut start = 0;
+        while let Some(i) = chunk[start..].iter().position(|&b| b == b'\n') {
+            v.line(&chunk[start..start + i + 1], now_us);
+            start += i + 1;
+        }
+        self.carry.extend_from_slice(&chunk[start..]);
+    }
+
+    /// The stream ended: a last line without its newline still counts.
+    pub fn finish(&mut self, v: &mut Verifier, now_us: u64) {
+        if !self.carry.is_empty() {
+            v.line(&self.carry, now_us);
+            self.carry.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stream::record::{Encoder, Format};
+
+    fn rec(sender: u32, seq: u64) -> Record {
+        Record {
+            sender: Some(sender),
+            seq,
+            sent_us: Some(1_000),
+        }
+    }
+
+    #[test]
+    fn loss_duplicates_and_order_are_exact() {
+        let mut v = Verifier::default();
+        for seq in [0, 1, 2, 5, 4, 4, 6] {
+            v.record(rec(0, seq), 1_250);
+        }
+        v.record(rec(1, 0), 2_000);
+        let r = v.report(None, None);
+        assert_eq!(
+            r.senders[0],
+            SenderCheck {
+                sender: Some(0),
+                received: 7,
+                distinct: 6,
+                lost: 1, // 3
+                duplicated: 1,
+                out_of_order: 2, // 4, then 4 again, after 5
+                max_seq: Some(6),
+            }
+        );
+        assert_eq!(r.senders[1].lost, 0);
+        // With the expected count, the tail that never came is lost too.
+        let r = v.report(Some(10), Some(3));
+        assert_eq!(r.senders[0].lost, 4);
+        assert_eq!(r.senders[2].lost, 10, "a sender of which nothing arrived");
+        assert_eq!(r.lost, 4 + 9 + 10);
+        let l = r.latency_us.unwrap();
+        assert_eq!((l.count, l.min, l.max), (8, 250, 1000));
+    }
+
+    #[test]
+    fn merged_readers_find_cross_duplicates() {
+        let (mut a, mut b) = (Verifier::default(), Verifier::default());
+        for s in 0..100 {
+            a.record(rec(0, s), 2_000);
+        }
+        for s in 90..200 {
+            b.record(rec(0, s), 2_000);
+        }
+        a.merge(&b);
+        let r = a.report(Some(200), None);
+        assert_eq!((r.received, r.duplicated, r.lost), (210, 10, 0));
+    }
+
+    #[test]
+    fn lines_split_across_reads_and_foreign_lines_count_apart() {
+        let enc = Encoder::new(Format::Raw, 30, 1, Some(100)).unwrap();
+        let mut bytes = Vec::new();
+        for n in 0..100 {
+            enc.encode(&mut bytes, 0, n, 5);
+        }
+        bytes.extend_from_slice(b"<13>Nov 22 hello from rsyslog\n");
+        let mut v = Verifier::default();
+        let mut lines = Lines::default();
+        for chunk in bytes.chunks(7) {
+            lines.feed(chunk, &mut v, 10);
+        }
+        lines.finish(&mut v, 10);
+        let r = v.report(Some(100), Some(1));
+        assert_eq!(
+            (r.received, r.lost, r.duplicated, r.foreign_lines),
+            (100, 0, 0, 1)
+        );
+    }
+
+    #[test]
+    fn sequence_only_records_are_checked_as_one_stream() {
+        let enc = Encoder::new(Format::Raw, 5, 3, Some(1000)).unwrap();
+        let mut v = Verifier::default();
+        let mut buf = Vec::new();
+        for n in 0..1000 {
+            for s in 0..3 {
+                buf.clear();
+                enc.encode(&mut buf, s, n, 0);
+                v.line(&buf, 0);
+            }
+        }
+        let r = v.report(Some(1000), Some(3));
+        assert_eq!(r.senders.len(), 1);
+        assert_eq!((r.senders[0].sender, r.received, r.lost), (None, 3000, 0));
+        assert!(r.latency_us.is_none());
+    }
+}
