@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod cli;
 pub mod console;
 pub mod engine;
+pub mod find_max;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;

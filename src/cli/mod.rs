@@ -8,6 +8,7 @@ pub mod args;
 pub mod bulk;
 pub mod compare;
 pub mod demo;
+pub mod find_max;
 pub mod k8s;
 pub mod merge;
 pub mod patterns;
@@ -18,6 +19,7 @@ pub mod serve;
 pub mod stream;
 pub mod suite;
 pub mod terms;
+pub mod threshold;
 pub mod watch;
 
 use clap::{Parser, Subcommand};
@@ -35,7 +37,8 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
   1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), or a step failed
+       response and the ramp stopped (see --keep-going), a step failed, a
+       --threshold did not hold, or ramp --find-max found no rate meeting --slo
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -110,6 +113,8 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     use crate::runner::exit;
     let bad_input = e.chain().any(|c| {
         c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::threshold::ThresholdUseError>()
+            || c.is::<crate::spec::find_max::FindMaxError>()
             || c.is::<crate::spec::bulk::BulkError>()
             || c.is::<crate::pattern::PatternError>()
             || c.is::<crate::pattern::generate::PatternGenError>()

@@ -13,9 +13,11 @@ pub mod bulk_page;
 pub mod chart;
 pub mod compare;
 pub mod files;
+pub mod find_max;
 pub mod findings;
 pub mod fmt;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod png;
 pub mod read;
@@ -23,6 +25,7 @@ mod sections;
 pub mod stream;
 pub mod suite;
 pub mod text;
+pub mod threshold;
 
 use chart::ChartOptions;
 

@@ -147,5 +147,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         steps,
         verify: None,
         suite: None,
+        thresholds: None,
+        find_max: None,
     }
 }

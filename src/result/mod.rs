@@ -4,6 +4,7 @@
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
 pub mod csv;
+pub mod find_max;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
@@ -12,6 +13,7 @@ mod requests;
 pub mod schema;
 pub mod store;
 pub mod suite;
+pub mod threshold;
 pub mod timeline;
 
 use std::collections::BTreeMap;
@@ -75,6 +77,12 @@ pub struct RunResult {
     /// `suite`: the scenario's phases, events and recovery.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite: Option<suite::SuiteResult>,
+    /// `--threshold`: each threshold with its verdict overall and per step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<threshold::ThresholdsResult>,
+    /// `ramp --find-max`: the highest rate that met the SLO, and every probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub find_max: Option<find_max::FindMaxResult>,
 }
 
 /// `bulk --verify`: what the server acknowledged against what it holds.

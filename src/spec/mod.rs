@@ -13,7 +13,9 @@
 
 pub mod ab;
 pub mod bulk;
+pub mod find_max;
 mod parse;
+pub mod threshold;
 
 use std::path::PathBuf;
 use std::sync::Arc;
