@@ -533,3 +533,68 @@ fn profiles_print_as_the_files_they_are() {
     let o = run(&["suite"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+#[test]
+fn thresholds_are_judged_per_phase_and_fail_the_run() {
+    let server = util::target();
+    let dir = TempDir::new("suite-thresholds");
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            r#"
+thresholds = ["errors<=0"]
+
+[[phase]]
+name = "first"
+duration = "1s"
+clients = 1
+[[phase.workload]]
+url = "http://{a}/"
+
+[[phase]]
+name = "second"
+duration = "1s"
+clients = 1
+[[phase.workload]]
+url = "http://{a}/status/503"
+"#,
+            a = server.addr
+        ),
+    );
+    let junit = dir.path("junit.xml");
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--threshold",
+        "qps>0",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = util::stdout(&o);
+    assert!(text.contains("phase second"), "{text}");
+    assert!(
+        stderr(&o).contains("threshold(s) failed: errors<=0"),
+        "{}",
+        stderr(&o)
+    );
+    let v = read_json(&dir.path("r.json"));
+    let t = &v["thresholds"];
+    assert_eq!(t["passed"], false);
+    let errors = &t["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["threshold"] == "errors<=0")
+        .unwrap()["steps"];
+    assert_eq!(
+        (errors[0]["passed"].as_bool(), errors[1]["passed"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testsuite"));
+}
