@@ -146,6 +146,16 @@ run = "echo this fault tool is missing >&2; exit 7"
     }
     let html = std::fs::read_to_string(dir.path("r.html")).expect("the timeline page");
     assert!(html.contains("<svg") && html.contains("broken ✗") && html.contains(">mix<"));
+    // `hakaru report` on the result draws the same page.
+    let page = dir.path("again.html");
+    ok(&run(&[
+        "report",
+        dir.path("r.json").to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]));
+    let again = std::fs::read_to_string(&page).unwrap();
+    assert!(again.contains("Scenario") && again.contains("broken ✗"));
 }
 
 /// A Groonga built-in HTTP server on `addr:port`, in the foreground.
