@@ -15,6 +15,7 @@ mod hostile;
 mod k8s;
 mod kill;
 mod memory;
+mod netns;
 mod nginx;
 mod probe;
 mod ramp;
