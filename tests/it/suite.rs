@@ -227,10 +227,11 @@ pid = {pid0}
 [targets.node1]
 pid = {pid1}
 
-# Lenient on latency and throughput noise (a shared machine): the stall itself
-# takes every request, which no criterion can miss.
+# Lenient on latency and throughput noise (a shared machine, where other tests take
+# the CPU a closed model's throughput depends on): the stall itself takes every
+# request, which no criterion can miss.
 [recovery]
-throughput = 0.5
+throughput = 0.25
 p99_factor = 4
 hold = "3s"
 
