@@ -16,8 +16,9 @@ use crate::spec::find_max::FindMaxSpec;
 /// A probe runs as this many parts back to back, so the judge can see a trend.
 const PARTS: usize = 4;
 
-/// A rate whose probes keep ending with too few responses is probed at most this many
-/// times as long before its shortfall counts as a failure.
+/// A rate whose probes keep ending with too few responses (or with hakaru behind its
+/// timetable) is probed at most this many times as long before that counts as a
+/// failure.
 const MAX_STRETCH: u32 = 4;
 
 /// What the driver tells the terminal besides the runner's progress.
@@ -122,11 +123,11 @@ pub fn run<W: Workload>(
         let failed_step = whole.failure.clone();
         let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();
-        probe.inconclusive = probe.too_few_samples
+        // Too few responses, or hakaru itself behind its timetable, with nothing else
+        // wrong: the probe says nothing about the server yet.
+        probe.inconclusive = (probe.too_few_samples || probe.client_behind)
             && probe.failed.is_empty()
             && !probe.queue_growing
-            && !probe.fell_behind
-            && !probe.client_behind
             && stretch < MAX_STRETCH;
         probe.why = crate::report::find_max::why(&probe);
         out.steps.push(whole);

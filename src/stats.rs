@@ -659,6 +659,14 @@ mod tests {
     }
 
     #[test]
+    fn a_second_costs_a_few_kilobytes() {
+        // 3,328 u32 counters: 13 KB per second per worker, preallocated for the step.
+        let h = new_second_histogram();
+        assert_eq!(h.distinct_values(), 3328);
+        assert!(h.distinct_values() * std::mem::size_of::<u32>() <= 14 * 1024);
+    }
+
+    #[test]
     fn top_n_keeps_constant_size() {
         let mut t = TopN::new(5, true);
         for ms in 0..10_000 {

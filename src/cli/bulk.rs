@@ -182,8 +182,8 @@ pub struct BulkArgs {
     #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
     pub shard: Option<crate::result::Shard>,
 
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0, the default, means one per core.
+    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
     /// Seed of random IDs and placeholders (default: from the clock).

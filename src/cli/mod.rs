@@ -7,8 +7,10 @@ pub mod ab;
 pub mod args;
 pub mod bulk;
 pub mod compare;
+pub mod completions;
 pub mod demo;
 pub mod find_max;
+pub mod hints;
 pub mod k8s;
 pub mod merge;
 pub mod patterns;
@@ -84,6 +86,10 @@ pub enum Command {
     Stream(stream::StreamArgs),
     /// What arrives at the far end of a pipeline: records/s and MiB/s per interval and window; --verify for loss, duplicates and latency.
     Watch(watch::WatchArgs),
+    /// A shell completion script on stdout: hakaru completions bash|zsh|fish.
+    Completions(completions::CompletionsArgs),
+    /// The manual page: hakaru(1) on stdout, or a page per command with --dir.
+    Man(completions::ManArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -104,6 +110,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Patterns(a) => patterns::run(a),
         Command::Stream(a) => stream::run(a, command_line),
         Command::Watch(a) => watch::run(a, command_line),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 

@@ -76,6 +76,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let plan = args.charts.plan(args.output);
     let written = run_report(&args.result, &plan)?;
+    // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
+    if let Some(suite) = suite_result(&args.result) {
+        for f in written
+            .files
+            .iter()
+            .filter(|f| f.extension().is_some_and(|e| e == "html"))
+        {
+            std::fs::write(f, crate::report::suite::html(&suite))
+                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
+        }
+    }
     print!("{}", written.stdout);
     for f in &written.files {
         eprintln!("wrote {}", f.display());
@@ -89,6 +100,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         print!("\n{table}");
     }
     Ok(super::threshold::exit_code(run, 0))
+}
+
+/// The result at `path` (or the JSON beside its CSV) when it is a scenario's.
+fn suite_result(path: &std::path::Path) -> Option<crate::result::RunResult> {
+    let json = path.with_extension("json");
+    let text = std::fs::read_to_string(&json).ok()?;
+    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
+    run.suite.is_some().then_some(run)
 }
 
 /// hakaru's JSON result at `path`, or beside it when `path` is its CSV.

@@ -21,8 +21,8 @@ pub struct Args {
     #[arg(long)]
     pub no_keep_alive: bool,
 
-    /// Worker threads; 0 = one per core.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0, the default, means one per core.
+    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
     /// Allow a non-loopback --bind address (benchmarks on shared machines should not).

@@ -31,6 +31,11 @@ pub struct SuiteArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Thresholds (also the scenario's `thresholds = [...]`): judged per phase and
+    /// over the whole scenario.
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
@@ -52,6 +57,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         (Some(path), None) => Scenario::load(path)?,
         (None, None) => anyhow::bail!("give a scenario file or --profile NAME"),
     };
+    let mut thresholds = args.thresholds.clone();
+    thresholds
+        .thresholds
+        .extend(scenario.thresholds.iter().cloned());
+    thresholds.check(false)?;
     let stop = super::ctrl_c_stop();
     let ready = crate::suite::build(
         scenario,
@@ -63,11 +73,15 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let run = crate::suite::run::run(&ready, &stop, &mut console).map_err(|e| match e {
+    let mut run = crate::suite::run::run(&ready, &stop, &mut console).map_err(|e| match e {
         crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
         crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
     })?;
+    let table = thresholds.judge(&mut run, ready.run.outputs.as_ref())?;
     human.print(&format!("\n{}", crate::report::suite::text(&run)));
+    if let Some(table) = table {
+        human.print(&format!("\n{table}"));
+    }
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
@@ -82,5 +96,6 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
             html.display()
         ));
     }
-    Ok(crate::runner::exit_code(&run))
+    let code = crate::runner::exit_code(&run);
+    Ok(super::threshold::exit_code(&run, code))
 }

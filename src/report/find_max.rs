@@ -12,14 +12,8 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     let mut out = Vec::new();
     if p.too_few_samples {
         out.push(format!(
-            "only {} responses (needs {} to judge){}",
-            p.responses,
-            p.min_samples,
-            if p.inconclusive {
-                ": probed again for twice as long"
-            } else {
-                ""
-            }
+            "only {} responses (needs {} to judge)",
+            p.responses, p.min_samples
         ));
     }
     for f in &p.failed {
@@ -37,16 +31,16 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
             fmt_latency(p.first_part_p90_s)
         ));
     }
-    if p.fell_behind {
-        out.push(format!(
-            "the server fell behind: {:.1}% of the requests a server keeping up would have answered",
-            p.kept_up_share * 100.0
-        ));
-    }
     if p.client_behind {
         out.push(format!(
             "hakaru fell behind its timetable ({} due requests never sent): more --end-n-clients, or a faster client machine",
             p.dropped
+        ));
+    }
+    if !out.is_empty() && p.fell_behind {
+        out.push(format!(
+            "answered {:.1}% of what a server keeping up would have",
+            p.kept_up_share * 100.0
         ));
     }
     let ended = p.responses.max(1) as f64;
@@ -55,6 +49,9 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
             "{} requests left late (every connection busy, or hakaru short of CPU)",
             p.late
         ));
+    }
+    if p.inconclusive {
+        out.push("probed again for twice as long".into());
     }
     out
 }

@@ -48,6 +48,10 @@ pub fn step_label(run: &RunResult, index: usize) -> String {
         return format!("step {}", index + 1);
     };
     let load = load_label(s);
+    // A scenario's steps are its phases, by name.
+    if let Some(p) = run.suite.as_ref().and_then(|x| x.phases.get(index)) {
+        return format!("phase {} ({load})", p.name);
+    }
     if run.settings.rounds > 1 {
         format!("step {} ({load}, round {})", index + 1, s.round)
     } else {

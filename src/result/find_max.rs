@@ -54,8 +54,9 @@ pub struct ProbeResult {
     /// Fewer responses than `min_samples`: not judged, counted as a failure unless
     /// `inconclusive`.
     pub too_few_samples: bool,
-    /// Too few responses and nothing else wrong: the rate was probed again for twice
-    /// as long, and this probe counts neither as a pass nor as a failure.
+    /// Too few responses, or hakaru behind its timetable, and nothing else wrong: the
+    /// rate was probed again for twice as long, and this probe counts neither as a
+    /// pass nor as a failure.
     #[serde(default)]
     pub inconclusive: bool,
     /// The median response time rose from every part of the probe to the next, the
@@ -66,7 +67,10 @@ pub struct ProbeResult {
     /// (each part's due requests less the rate × its mean response time).
     #[serde(default)]
     pub kept_up_share: f64,
-    /// `kept_up_share` below 0.97: the server answered slower than requests came.
+    /// `kept_up_share` below 0.97: the server may have answered slower than requests
+    /// came. Said among the reasons of a failed probe, not a failure of its own (the
+    /// requests cut off at a part's end are the slowest, so the estimate runs short on
+    /// a busy machine).
     #[serde(default)]
     pub fell_behind: bool,
     /// The median response time of each part of the probe, in order, seconds.

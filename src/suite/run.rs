@@ -451,12 +451,13 @@ pub fn run(
             .get(*phase)
             .and_then(|s| s.items.as_ref())
             .map_or(0, |i| i.ok);
-        // Requests cut off at the phase's end may have been written: at most this
-        // many documents (the phase's unfinished requests, reads included, as batches).
-        let in_flight = run.steps.get(*phase).map_or(0, |s| {
-            s.unfinished * s.bulk.as_ref().map_or(1, |k| k.batch_size)
-        });
         let url = verify::count_url(b.settings());
+        // Requests cut off at the phase's end may have been written: at most this many
+        // documents (the phase's unfinished requests, reads among them, times the batch).
+        let in_flight = run
+            .steps
+            .get(*phase)
+            .map_or(0, |s| s.unfinished * b.batch_size(0));
         // A server restarted by the scenario may still be coming back: a few tries.
         let mut last = Err(String::new());
         for _ in 0..20 {

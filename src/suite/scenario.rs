@@ -88,6 +88,9 @@ struct FileScenario {
     events: Vec<Spanned<FileEvent>>,
     /// Toxiproxy's API, for `toxic` events.
     toxiproxy: Option<String>,
+    /// `--threshold`s, judged per phase and over the whole scenario.
+    #[serde(default)]
+    thresholds: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -211,6 +214,8 @@ pub struct Scenario {
     pub phases: Vec<Phase>,
     /// In time order.
     pub events: Vec<Event>,
+    /// Judged per phase and over the whole scenario, as `--threshold` is.
+    pub thresholds: Vec<crate::spec::threshold::Threshold>,
 }
 
 /// Where a target's PID comes from, read when an event needs it (a restarted server
@@ -385,6 +390,14 @@ impl Scenario {
             }
         }
         let recovery = at.recovery(file.recovery.as_ref())?;
+        let thresholds = file
+            .thresholds
+            .iter()
+            .map(|t| {
+                crate::spec::threshold::parse_threshold(t.get_ref())
+                    .map_err(|why| at.error(t.span(), "thresholds", &why))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
 
         if file.phases.is_empty() {
             return Err(ScenarioError::Whole {
@@ -650,6 +663,7 @@ impl Scenario {
             recovery,
             phases,
             events,
+            thresholds,
         })
     }
 }
@@ -743,11 +757,12 @@ impl Locator<'_> {
         let target = match b.target.as_deref() {
             None | Some("couchdb") => TargetKind::CouchDb,
             Some("groonga") => TargetKind::Groonga,
+            Some("elasticsearch") => TargetKind::Elasticsearch,
             Some(other) => {
                 return Err(self.error(
                     span,
                     "bulk.target",
-                    &format!("\"{other}\": use \"couchdb\" or \"groonga\""),
+                    &format!("\"{other}\": use \"couchdb\", \"groonga\" or \"elasticsearch\""),
                 ))
             }
         };
@@ -1117,6 +1132,18 @@ run = "kill -STOP {pid:target}"
         );
         let e = parse(&format!("{MINIMAL}[[event]]\nat = \"3s\"\n")).unwrap_err();
         assert!(e.contains("give exactly one of run and toxic"), "{e}");
+    }
+
+    #[test]
+    fn thresholds_are_read_and_checked() {
+        let s = parse(&format!(
+            "thresholds = [\"p99<200ms\", \"errors<0.1%\"]\n{MINIMAL}"
+        ))
+        .expect("valid");
+        let texts: Vec<&str> = s.thresholds.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, vec!["p99<200ms", "errors<0.1%"]);
+        let e = parse(&format!("thresholds = [\"p99<<2\"]\n{MINIMAL}")).unwrap_err();
+        assert!(e.starts_with("dir/s.toml:1: key `thresholds`: "), "{e}");
     }
 
     #[test]

@@ -45,12 +45,12 @@ fn work_server(workers: usize) -> Server {
 #[test]
 fn find_max_lands_within_10_percent_below_a_known_capacity() {
     // 100 workers of 100 ms: 1,000 requests per second, exactly. Long service times
-    // keep a loaded machine's scheduling noise small beside them, and 3 s probes let a
-    // queue 2.5% past capacity grow well beyond that noise. No black-box probe tells a
-    // rate within its noise of the capacity from the capacity itself, so the start
-    // rate puts every probe the search can make at the capacity, below it, or at
-    // least 2.5% above it (400, 800, 1600, 1200, 1000, then 1100, 1050, 1025 or 900,
-    // 950, 975).
+    // keep a loaded machine's scheduling noise small beside them. No black-box probe
+    // tells a rate within its noise of the capacity from the capacity itself (a busy
+    // machine adds tens of ms, the backlog of a 2% overload grows by 100 ms in a 5 s probe), so
+    // the start rate and a 10% precision keep every probe the search can make below
+    // the capacity or at least 5% above it: 470, 940, 1880, 1410, 1175, 1057.5, then
+    // 998.75 (or lower after a failure), and there the bracket is within 10%.
     let s = work_server(100);
     let capacity = 1000.0;
     let dir = TempDir::new("find-max");
@@ -61,15 +61,17 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
         "--slo",
         "p99<1s,errors<0.1%",
         "--start-rate",
-        "400",
+        "470",
+        "--precision",
+        "10",
         "--duration",
-        "3s",
+        "5s",
         "--interval",
         "0.2s",
         "--max-probes",
         "24",
         "--end-n-clients",
-        "400",
+        "250",
         "-q",
         "-o",
         csv.to_str().unwrap(),
@@ -111,7 +113,7 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
     assert!(at_answer >= 2, "the answer was not probed twice\n{out}");
     let bracket = fm["lowest_failed_rate"].as_f64().unwrap();
     assert!(
-        bracket > answer && bracket <= answer * 1.05 + 1e-9,
+        bracket > answer && bracket <= answer * 1.10 + 1e-9,
         "{fm:#}"
     );
     assert!(out.contains("Max sustainable rate:"), "{out}");

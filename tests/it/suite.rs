@@ -10,6 +10,14 @@ use serde_json::Value;
 
 use crate::util::{self, ok, read_json, run, stderr, TempDir};
 
+/// The timed scenarios below measure recovery on a shared machine: one at a time, so
+/// they do not slow each other down mid-measurement.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn timed() -> std::sync::MutexGuard<'static, ()> {
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn steps(v: &Value) -> &Vec<Value> {
     v["steps"].as_array().expect("steps")
 }
@@ -138,6 +146,16 @@ run = "echo this fault tool is missing >&2; exit 7"
     }
     let html = std::fs::read_to_string(dir.path("r.html")).expect("the timeline page");
     assert!(html.contains("<svg") && html.contains("broken ✗") && html.contains(">mix<"));
+    // `hakaru report` on the result draws the same page.
+    let page = dir.path("again.html");
+    ok(&run(&[
+        "report",
+        dir.path("r.json").to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]));
+    let again = std::fs::read_to_string(&page).unwrap();
+    assert!(again.contains("Scenario") && again.contains("broken ✗"));
 }
 
 /// A Groonga built-in HTTP server on `addr:port`, in the foreground.
@@ -178,6 +196,7 @@ fn groonga_on(addr: &str, port: u16, db: &std::path::Path, dir: &TempDir) -> uti
 
 #[test]
 fn recovery_after_one_of_two_groonga_hosts_is_stopped_and_resumed() {
+    let _one_at_a_time = timed();
     if !util::have("groonga") {
         return;
     }
@@ -208,10 +227,11 @@ pid = {pid0}
 [targets.node1]
 pid = {pid1}
 
-# Lenient on latency and throughput noise (a shared machine): the stall itself
-# takes every request, which no criterion can miss.
+# Lenient on latency and throughput noise (a shared machine, where other tests take
+# the CPU a closed model's throughput depends on): the stall itself takes every
+# request, which no criterion can miss.
 [recovery]
-throughput = 0.5
+throughput = 0.25
 p99_factor = 4
 hold = "3s"
 
@@ -275,6 +295,7 @@ run = "kill -CONT {{pid:node1}}"
 
 #[test]
 fn pouchdb_restarted_during_a_write_phase_keeps_what_it_acknowledged() {
+    let _one_at_a_time = timed();
     if !util::have_pouchdb() {
         return;
     }
@@ -406,7 +427,8 @@ fn toxiproxy_program() -> Option<std::path::PathBuf> {
 }
 
 #[test]
-fn latency_from_toxiproxy_for_a_window_shows_and_recovers() {
+fn latency_from_toxiproxy_for_a_window_shows_in_p99_and_recovers() {
+    let _one_at_a_time = timed();
     let Some(program) = toxiproxy_program() else {
         return;
     };
@@ -436,14 +458,15 @@ fn latency_from_toxiproxy_for_a_window_shows_and_recovers() {
     );
     assert_eq!(created.as_ref().map(|r| r.0), Some(201), "{created:?}");
     let dir = TempDir::new("suite-toxic");
-    let (from, lasting) = (3.0, 4.0);
+    let (from, lasting, latency_ms) = (3.0, 4.0, 500);
     let scenario = dir.write(
         "toxic.toml",
         &format!(
             r#"
 toxiproxy = "http://127.0.0.1:{api_port}"
 
-# Lenient on noise (a shared machine): 100 ms on every response cannot hide.
+# An open-model rate with connections to spare even at 300 ms a response: the
+# throughput holds whatever else the machine does, and the p99 tells the toxic.
 [recovery]
 throughput = 0.5
 p99_factor = 3
@@ -452,7 +475,8 @@ hold = "3s"
 [[phase]]
 name = "steady"
 duration = "11s"
-clients = 2
+rate = 100
+clients = 100
 [[phase.workload]]
 url = "http://127.0.0.1:{proxy_port}/"
 
@@ -460,7 +484,7 @@ url = "http://127.0.0.1:{proxy_port}/"
 name = "slow network"
 at = "{from}s"
 for = "{lasting}s"
-toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = 100 }} }}
+toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = {latency_ms} }} }}
 "#
         ),
     );
@@ -484,20 +508,22 @@ toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = 100 }} }}
             .map(|s| s["p99_s"].as_f64().unwrap())
             .fold(0.0, f64::max)
     };
-    assert!(p99(0..3) < 0.05, "before: {text}");
-    assert!(p99(4..7) >= 0.095, "the toxic's 100 ms show in p99: {text}");
-    assert!(p99(8..11) < 0.05, "after: {text}");
+    // Before and after, well under the toxic's delay (a shared machine has its own).
+    assert!(p99(0..3) < 0.25, "before: {text}");
+    assert!(p99(4..7) >= 0.49, "the toxic's 500 ms show in p99: {text}");
+    assert!(p99(8..11) < 0.25, "after: {text}");
     let added = events[0]["recovery"]["recovery_s"]
         .as_f64()
         .expect("recovered");
+    // Requests in flight when the toxic goes still carry its delay.
+    let truth = lasting + f64::from(latency_ms) / 1000.0;
     assert!(
-        (added - lasting).abs() <= 1.0,
-        "recovery {added} s is not within a second of the toxic's {lasting} s\n{text}"
+        (added - truth).abs() <= 1.0,
+        "recovery {added} s is not within a second of the toxic's {truth} s\n{text}"
     );
-    assert!(
-        events[1]["recovery"]["recovery_s"].as_f64().unwrap() <= 1.0,
-        "{text}"
-    );
+    // After the removal: the requests then in flight, within a second of the timeline.
+    let ends = events[1]["recovery"]["recovery_s"].as_f64().unwrap();
+    assert!(ends <= 1.0 + f64::from(latency_ms) / 1000.0, "{text}");
     drop(toxiproxy);
 }
 
@@ -516,4 +542,69 @@ fn profiles_print_as_the_files_they_are() {
     assert!(stderr(&o).contains("no such profile; the built-in ones are read-heavy"));
     let o = run(&["suite"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn thresholds_are_judged_per_phase_and_fail_the_run() {
+    let server = util::target();
+    let dir = TempDir::new("suite-thresholds");
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            r#"
+thresholds = ["errors<=0"]
+
+[[phase]]
+name = "first"
+duration = "1s"
+clients = 1
+[[phase.workload]]
+url = "http://{a}/"
+
+[[phase]]
+name = "second"
+duration = "1s"
+clients = 1
+[[phase.workload]]
+url = "http://{a}/status/503"
+"#,
+            a = server.addr
+        ),
+    );
+    let junit = dir.path("junit.xml");
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--threshold",
+        "qps>0",
+        "--junit",
+        junit.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let text = util::stdout(&o);
+    assert!(text.contains("phase second"), "{text}");
+    assert!(
+        stderr(&o).contains("threshold(s) failed: errors<=0"),
+        "{}",
+        stderr(&o)
+    );
+    let v = read_json(&dir.path("r.json"));
+    let t = &v["thresholds"];
+    assert_eq!(t["passed"], false);
+    let errors = &t["thresholds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["threshold"] == "errors<=0")
+        .unwrap()["steps"];
+    assert_eq!(
+        (errors[0]["passed"].as_bool(), errors[1]["passed"].as_bool()),
+        (Some(true), Some(false))
+    );
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testsuite"));
 }
