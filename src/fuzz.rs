@@ -28,12 +28,12 @@ pub const TARGETS: [(&str, Target); 8] = [
 ];
 
 /// The share of a run's executions a target gets: the slow ones (a histogram and a
-/// bitmap per input; a TOML document and its checks) fewer, so that the CI smoke run
+/// bitmap per input; a TOML document and its checks; the result readers) fewer, so that the CI smoke run
 /// (`all 50000`) stays within seconds. `bench/fuzz.sh` asks for its counts outright.
 pub fn runs_for(name: &str, runs: u64) -> u64 {
     match name {
-        "stream_records" => (runs / 50).max(1),
-        "scenario" => (runs / 5).max(1),
+        "stream_records" => (runs / 100).max(1),
+        "scenario" | "results" => (runs / 5).max(1),
         _ => runs,
     }
 }
