@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""hakaru's resident memory: a short run against a long one at 100 clients.
+"""hakaru's resident memory: a short run against a long one at 100 clients, and a
+patterns file of a million lines.
 
 Runs `hakaru run -c CONNECTIONS -n SMALL_N` and then `-n BIG_N` against a private
 nginx (TARGET=nginx, default) or hakaru's embedded target (TARGET=serve), takes each
@@ -7,8 +8,14 @@ run's peak RSS from /usr/bin/time (%M), samples the long run's RSS from /proc as
 goes, and checks the targets: peak RSS under 30 MB, and the long run within 10% of
 the short one (memory must not grow with the number of requests).
 
+Then writes a patterns file of PATTERNS lines (`hakaru patterns`'s search template,
+`...&query=termN`, about 108 bytes a line), runs `hakaru run -d 2 -c 10` on it and
+checks its peak RSS against 150 MB (memory must not grow with the patterns file);
+the result file's size is printed beside it.
+
 Environment: SMALL_N (default 100000), BIG_N (10000000; a few minutes here),
-CONNECTIONS (100), TARGET (nginx or serve), HAKARU (binary path), KEEP=1.
+CONNECTIONS (100), PATTERNS (1000000; SKIP_N=1 runs only the patterns case),
+TARGET (nginx or serve), HAKARU (binary path), KEEP=1.
 """
 
 import json
@@ -23,6 +30,10 @@ import common  # noqa: E402
 
 RSS_LIMIT_MB = 30.0
 GROWTH_LIMIT = 0.10
+PATTERNS_RSS_LIMIT_MB = 150.0
+# `hakaru patterns --template`'s example: the shared start of every line, then a term.
+PATTERN_LINE = ("/d/select?command_version=2&table=Pages&limit=10&match_columns=title,text"
+                "&query_flags=NONE&query=term{}\n")
 
 
 def child_pid(pid):
@@ -70,6 +81,28 @@ def measure(binary, url, n, conns, base, sample_every):
     return peak_kb / 1024, step["responses"], step["qps"], step["elapsed_s"], samples
 
 
+def measure_patterns(binary, url, n, work):
+    """A 2-second run on a patterns file of n lines; returns (peak RSS MB, wall s,
+    result JSON bytes, file bytes)."""
+    path = os.path.join(work, f"patterns-{n}.txt")
+    with open(path, "w") as f:
+        for i in range(n):
+            f.write(PATTERN_LINE.format(i))
+    host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+    base = os.path.join(work, f"patterns-{n}")
+    argv = [common.gnu_time(), "-f", "%e %M", "-o", base + ".time",
+            binary, "run", "-d", "2", "-c", "10", "--request-patterns-file", path,
+            "--default-hosts", host, "--default-port", port, "-o", base + ".csv"]
+    with open(base + ".out", "wb") as out:
+        rc = subprocess.call(argv, stdout=out, stderr=subprocess.STDOUT)
+    if rc != 0:
+        common.die(f"hakaru run on {n} patterns exited {rc}; see {base}.out (KEEP=1)")
+    with open(base + ".time") as f:
+        wall, peak_kb = f.read().split()[-2:]
+    return (float(peak_kb) / 1024, float(wall), os.path.getsize(base + ".json"),
+            os.path.getsize(path))
+
+
 def main():
     if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
         print(__doc__.strip())
@@ -90,9 +123,18 @@ def main():
         url = server.url
         what = "hakaru serve (embedded target)"
 
-    print("# hakaru's resident memory: short run against long run\n")
+    patterns = common.env_number("PATTERNS", 1000000, int)
+    print("# hakaru's resident memory: short run against long run, and a big patterns file\n")
     print(f"machine: {common.machine_line()}")
     print(f"target: {what} at {url}; {conns} clients, keep-alive\n")
+    peak, wall, json_bytes, file_bytes = measure_patterns(binary, url, patterns, work)
+    print(f"{patterns} patterns ({file_bytes / 1e6:.0f} MB file), -d 2 -c 10: peak RSS "
+          f"{peak:.1f} MB, {wall:.1f} s wall (so {wall - 2:.1f} s to read and plan), "
+          f"result JSON {json_bytes / 1e3:.0f} kB")
+    print(f"target: peak RSS < {PATTERNS_RSS_LIMIT_MB:.0f} MB with {patterns} patterns: "
+          f"{'PASS' if peak < PATTERNS_RSS_LIMIT_MB else 'FAIL'}\n", flush=True)
+    if os.environ.get("SKIP_N"):
+        return 0
     results = {}
     for n in (small, big):
         peak, responses, qps, elapsed, samples = measure(

@@ -35,7 +35,13 @@ pub struct Console {
     heartbeat: Option<Heartbeat>,
     step_label: String,
     last_len: usize,
+    /// The live rate: requests ended over the last second or so, from the last two
+    /// samples at least [`RATE_WINDOW`] apart (elapsed, ended, rate then).
+    window: (Duration, u64, Option<f64>),
 }
+
+/// The live line's rate is over this long: steady enough to read, quick to follow.
+const RATE_WINDOW: Duration = Duration::from_secs(1);
 
 /// Off a terminal (a log, CI), a plain progress line this often within a step.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
@@ -74,6 +80,7 @@ impl Console {
             heartbeat: None,
             step_label: String::new(),
             last_len: 0,
+            window: (Duration::ZERO, 0, None),
         }
     }
 
@@ -106,7 +113,20 @@ impl Console {
         self
     }
 
-    /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  ramp ends in ~1m50s".
+    /// Takes a progress sample into the live rate's window.
+    fn sample(&mut self, p: Progress) {
+        let (at, n, _) = self.window;
+        if p.elapsed < at {
+            // A new step: start again.
+            self.window = (p.elapsed, p.finished, None);
+        } else if p.elapsed - at >= RATE_WINDOW {
+            let rate = p.finished.saturating_sub(n) as f64 / (p.elapsed - at).as_secs_f64();
+            self.window = (p.elapsed, p.finished, Some(rate));
+        }
+    }
+
+    /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  3 failed (0.01%)
+    /// run ends in ~1m50s": the rate is the last second's once there is one.
     fn progress_line(&self, spec: &StepSpec, p: Progress) -> String {
         let secs = p.elapsed.as_secs_f64();
         let of = match (spec.duration, spec.n_requests) {
@@ -117,12 +137,20 @@ impl Console {
             .n_requests
             .map(|n| format!(" / {n}"))
             .unwrap_or_default();
+        let rate = self.window.2.unwrap_or(p.finished as f64 / secs.max(1e-9));
         let mut line = format!(
-            "  {}  {secs:.1} s{of}  {}{of_n} requests  {:.0} req/s",
+            "  {}  {secs:.1} s{of}  {}{of_n} requests  {} req/s",
             self.step_label,
             p.finished,
-            p.finished as f64 / secs.max(1e-9)
+            crate::report::fmt::fmt_qps(rate)
         );
+        if p.failed > 0 {
+            line.push_str(&format!(
+                "  {} failed ({})",
+                p.failed,
+                crate::report::fmt::fmt_share(p.failed as f64 * 100.0 / p.finished.max(1) as f64)
+            ));
+        }
         // The whole run's end, when every step lasts a known time.
         if let (Some(left), Some(d), None) = (self.steps_left, spec.duration, spec.n_requests) {
             if left > 0 {
@@ -162,9 +190,9 @@ impl Observer for Console {
         self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
         self.steps_left = Some(at.of - at.index - 1 + (at.rounds - at.round) * at.of);
         self.next_plain = PLAIN_EVERY;
-        if self.rows && !self.quiet {
-            eprintln!("Running {}...", self.step_label);
-        }
+        self.window = (Duration::ZERO, 0, None);
+        // One row per step: a terminal shows the step on the live line, a log gets a
+        // plain progress line while a long step runs.
     }
 
     fn progress(&mut self, spec: &StepSpec, p: Progress) {
@@ -177,6 +205,7 @@ impl Observer for Console {
         if self.quiet || self.heartbeat.is_some() {
             return;
         }
+        self.sample(p);
         if !self.live && self.plain_lines {
             // A log gets a plain line now and then instead of a redrawn one.
             if p.elapsed >= self.next_plain {
@@ -207,7 +236,7 @@ impl Observer for Console {
         if self.rows {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{}", text::step_row(step));
-            if step.unfinished > 0 && !self.explained_unfinished {
+            if text::unfinished_matters(step) && !self.explained_unfinished {
                 self.explained_unfinished = true;
                 let _ = writeln!(out, "{}", text::UNFINISHED_NOTE);
             }
@@ -286,12 +315,29 @@ mod tests {
             Progress {
                 elapsed: Duration::from_secs(10),
                 finished: 1000,
+                failed: 0,
             },
         );
         // 20 s of this step, then two steps of 30 s with 10 s pauses.
         assert_eq!(
             line,
-            "  step 2/4: 4 clients  10.0 s / 30 s  1000 requests  100 req/s  run ends in ~1m40s"
+            "  step 2/4: 4 clients  10.0 s / 30 s  1000 requests  100.0 req/s  run ends in ~1m40s"
+        );
+        // Then the last second's rate, and the failures when there are some.
+        c.sample(Progress {
+            elapsed: Duration::from_secs(10),
+            finished: 1000,
+            failed: 0,
+        });
+        let p = Progress {
+            elapsed: Duration::from_secs(11),
+            finished: 1500,
+            failed: 3,
+        };
+        c.sample(p);
+        assert_eq!(
+            c.progress_line(&spec, p),
+            "  step 2/4: 4 clients  11.0 s / 30 s  1500 requests  500.0 req/s  3 failed (0.20%)  run ends in ~1m39s"
         );
         let one = StepSpec {
             n_clients: 1,
@@ -311,6 +357,7 @@ mod tests {
             Progress {
                 elapsed: Duration::from_secs(1),
                 finished: 10,
+                failed: 0,
             },
         );
         assert!(line.starts_with("  step 4/4: 1 client  "), "{line}");

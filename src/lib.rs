@@ -12,6 +12,7 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;
+pub mod k8s;
 pub mod pattern;
 pub mod plan;
 pub mod probe;

@@ -5,12 +5,14 @@
 //! partial with the reason, and ends the run.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
 use crate::result::store::Outputs;
-use crate::result::{Mode, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION};
+use crate::result::{
+    Mode, RequestList, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
+};
 use crate::sysinfo;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
@@ -36,6 +38,10 @@ pub struct RunSpec {
     pub keep_going: bool,
     /// For workloads whose requests change from step to step (`bulk`'s batch sizes).
     pub hooks: Option<Arc<dyn StepHooks>>,
+    /// `--start-at`: the warm-up (or first step) starts at this moment and every step
+    /// at its planned offset from it (durations and intervals before it), so load
+    /// machines sharing a clock run each step together ([`start`]).
+    pub start_at: Option<SystemTime>,
 }
 
 /// What a workload that changes from step to step does around each step.
@@ -110,7 +116,13 @@ pub fn run<W: Workload>(
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
-        requests: workload.request_infos(),
+        // Every planned request only when asked (`--request-list`): a million-line
+        // patterns file would otherwise put a million URLs into memory and the file.
+        requests: if spec.settings.request_list {
+            RequestList::all(workload.request_infos())
+        } else {
+            RequestList::default()
+        },
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
     };
@@ -119,6 +131,8 @@ pub fn run<W: Workload>(
         out.clean_stale();
     }
     let mut first = true;
+    // Where the next step is planned to start, from `--start-at`.
+    let mut planned = spec.start_at;
     if let (Some(w), Some(step0)) = (spec.warmup, spec.steps.first()) {
         let warm = StepSpec {
             duration: Some(w),
@@ -129,6 +143,13 @@ pub fn run<W: Workload>(
             h.before_step(0, &warm);
         }
         observer.warmup_started(w, &warm);
+        if let Some(at) = spec.start_at {
+            if start::wait_until(at, stop).is_none() {
+                run.partial = true;
+                run.state = RunState::Interrupted;
+                return Ok(run);
+            }
+        }
         let m = engine::run_step(workload, engine_cfg, &warm, stop, &mut |p| {
             observer.progress(&warm, p)
         });
@@ -137,12 +158,15 @@ pub fn run<W: Workload>(
             return Err(RampError::Warmup(why));
         }
         first = false;
+        planned = planned.map(|t| t + w);
     }
     'rounds: for round in 1..=rounds {
         for (index, step) in spec.steps.iter().enumerate() {
             if !first && !spec.interval.is_zero() {
                 observer.interval(spec.interval);
-                if stop.sleep(spec.interval) {
+                planned = planned.map(|t| t + spec.interval);
+                // With --start-at the wait for the step's planned moment is the interval.
+                if planned.is_none() && stop.sleep(spec.interval) {
                     break 'rounds;
                 }
             }
@@ -162,13 +186,17 @@ pub fn run<W: Workload>(
             if let Some(h) = &spec.hooks {
                 h.before_step(index, step);
             }
+            let at = planned;
+            planned = planned.map(|t| t + step.duration.unwrap_or_default());
             let mut result = run_one(
-                spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round,
+                spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round, at,
             );
             if let Some(h) = &spec.hooks {
                 h.after_step(index, &mut result);
             }
             run.partial |= result.partial;
+            run.requests
+                .add_named(&result, |id| workload.request_info(id));
             let last = round == rounds && index + 1 == spec.steps.len();
             if result.responses == 0 && !spec.keep_going && !last && !stop.is_triggered() {
                 run.stop_reason = Some(format!(
@@ -219,8 +247,11 @@ fn run_one<W: Workload>(
     targets: &[String],
     cpus: usize,
     round: usize,
+    at: Option<SystemTime>,
 ) -> StepResult {
     let before = spec.prober.as_ref().map(Prober::snapshot);
+    // Last before the load, so the probes' own time does not make the step late.
+    let late = at.and_then(|at| start::wait_until(at, stop));
     let mut watch = spec.probe_pid.map(ProcessWatch::start);
     let measured = engine::run_step(workload, engine_cfg, step, stop, &mut |p| {
         if let Some(w) = watch.as_mut() {
@@ -250,6 +281,7 @@ fn run_one<W: Workload>(
     let mut result =
         StepResult::from_recorder(facts, &measured.recorder, targets, step.rate.is_some());
     result.round = round;
+    result.start_late_s = late.map(|d| d.as_secs_f64());
     result.server_process = server_process;
     if let (Some(prober), Some(before)) = (&spec.prober, before) {
         let after = prober.snapshot();
@@ -274,6 +306,52 @@ pub fn sample_failure(step: &StepResult) -> Option<String> {
         Some(m) => format!("{kind} {n}: {m}"),
         None => format!("{kind} {n}"),
     })
+}
+
+/// Waiting for a step's planned moment on the wall clock that load machines share.
+pub mod start {
+    use std::time::{Duration, Instant, SystemTime};
+
+    use crate::engine::timer::Timer;
+    use crate::engine::Stop;
+
+    /// How long before the moment the coarse, interruptible sleep hands over to the
+    /// precise timer.
+    const HANDOVER: Duration = Duration::from_millis(20);
+
+    /// Wait until `at`; returns how late the wait ended (zero or a few µs when `at` was
+    /// ahead, more when it had already passed), or `None` when the run was stopped.
+    pub fn wait_until(at: SystemTime, stop: &Stop) -> Option<Duration> {
+        // The wall clock says how far away the moment is; the monotonic clock waits.
+        let (now_wall, now) = (SystemTime::now(), Instant::now());
+        let Ok(ahead) = at.duration_since(now_wall) else {
+            return Some(now_wall.duration_since(at).unwrap_or_default());
+        };
+        let due = now + ahead;
+        if ahead > HANDOVER && stop.sleep(ahead - HANDOVER) {
+            return None;
+        }
+        precise_sleep_until(due);
+        (!stop.is_triggered()).then(|| Instant::now().saturating_duration_since(due))
+    }
+
+    /// The engine's timer (a timerfd, then a short spin) on a runtime of its own.
+    fn precise_sleep_until(due: Instant) {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+        let Ok(rt) = rt else {
+            std::thread::sleep(due.saturating_duration_since(Instant::now()));
+            return;
+        };
+        let local = tokio::task::LocalSet::new();
+        local.block_on(&rt, async {
+            let timer = Timer::new();
+            let driver = tokio::task::spawn_local(timer.clone().drive());
+            timer.sleep_until(due).await;
+            driver.abort();
+        });
+    }
 }
 
 /// The exit codes of load commands, as `--help` and the README list them.
@@ -342,6 +420,21 @@ pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn start_waits_for_the_moment_and_says_how_late() {
+        let stop = Stop::default();
+        let at = SystemTime::now() + Duration::from_millis(50);
+        let late = start::wait_until(at, &stop).unwrap();
+        assert!(SystemTime::now() >= at);
+        assert!(late < Duration::from_secs(5), "{late:?}");
+        // A moment already past: no wait, and its lateness.
+        let past = SystemTime::now() - Duration::from_secs(3);
+        assert!(start::wait_until(past, &stop).unwrap() >= Duration::from_secs(3));
+        stop.trigger();
+        let later = SystemTime::now() + Duration::from_secs(60);
+        assert_eq!(start::wait_until(later, &stop), None);
+    }
 
     #[test]
     fn tutorial_steps() {

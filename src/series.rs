@@ -64,6 +64,32 @@ pub struct Point {
     /// How late the pacer sent at the 99th percentile (open model, `--wait`), when
     /// recorded: how exact the load was.
     pub pacer_lag_p99_s: Option<f64>,
+    /// `--start-at`: how late the step started after its planned moment, seconds.
+    pub start_late_s: Option<f64>,
+    /// Which repetition of the run (`--rounds`) the step belongs to, from 1; 1 when
+    /// the file does not say.
+    pub round: usize,
+    /// The latency distribution from the step's HDR histogram: (nines, seconds),
+    /// where nines is −log10(1 − q) (0 = 0%, 2 = 99%, 3 = 99.9%). Empty when the file
+    /// holds no histogram (a CSV).
+    pub percentiles: Vec<(f64, f64)>,
+    /// Connections the step opened, when recorded.
+    pub connections_opened: Option<u64>,
+    /// Response bytes received, when recorded.
+    pub bytes_received: Option<u64>,
+    /// Each host's share of the step, when recorded (hakaru's JSON).
+    pub hosts: Vec<HostPoint>,
+}
+
+/// One host's part of a step.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HostPoint {
+    /// "scheme://host:port".
+    pub target: String,
+    pub responses: u64,
+    pub errors: u64,
+    /// Mean response time, seconds (NaN without responses).
+    pub mean_s: f64,
 }
 
 /// One run, ready to analyse and draw.
@@ -114,6 +140,75 @@ impl Series {
         codes
     }
 
+    /// How many rounds (`--rounds`) the run holds; 1 when it was not repeated.
+    pub fn rounds(&self) -> usize {
+        self.points
+            .iter()
+            .map(|p| p.round)
+            .max()
+            .unwrap_or(1)
+            .max(1)
+    }
+
+    /// The steps of one round (from 1) as a series of their own, labelled
+    /// "<label> round N".
+    pub fn round(&self, round: usize) -> Series {
+        let mut s = self.clone();
+        s.points.retain(|p| p.round.max(1) == round);
+        s.label = format!("{} round {round}", self.label);
+        s
+    }
+
+    /// A readable name for the run: what was measured, against what, over which
+    /// load ("ramp of GET 127.0.0.1:10041/d/select, 1–20 clients"), from what the
+    /// file records; the file's stem when it records nothing (a CSV).
+    pub fn name(&self) -> String {
+        let command = self
+            .command_line
+            .get(1)
+            .map(String::as_str)
+            .filter(|c| !c.starts_with('-'));
+        // One URL requested: name it whole, path and all.
+        let single_url = self
+            .settings
+            .as_ref()
+            .filter(|st| st.n_patterns == 1 && st.patterns_source.contains("://"))
+            .map(|st| st.patterns_source.trim_start_matches("http://").to_owned());
+        let target = match self.targets.as_slice() {
+            _ if single_url.is_some() => single_url,
+            [] => None,
+            [one] => Some(one.trim_start_matches("http://").to_owned()),
+            [first, rest @ ..] => Some(format!(
+                "{} and {} more host{}",
+                first.trim_start_matches("http://"),
+                rest.len(),
+                if rest.len() == 1 { "" } else { "s" }
+            )),
+        };
+        let (Some(command), Some(target)) = (command, target) else {
+            return self.label.clone();
+        };
+        let load = if self.is_open_model() {
+            let rates: Vec<f64> = self.points.iter().filter_map(|p| p.rate).collect();
+            let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
+            let hi = rates.iter().copied().fold(0.0, f64::max);
+            if lo < hi {
+                format!("{}–{} req/s", lo.round(), hi.round())
+            } else {
+                format!("{} req/s", hi.round())
+            }
+        } else {
+            let lo = self.points.iter().map(|p| p.n_clients).min().unwrap_or(0);
+            let hi = self.points.iter().map(|p| p.n_clients).max().unwrap_or(0);
+            if lo < hi {
+                format!("{lo}–{hi} clients")
+            } else {
+                format!("{hi} client{}", if hi == 1 { "" } else { "s" })
+            }
+        };
+        format!("{command} of {target}, {load}")
+    }
+
     /// Every probe name seen in any step, ascending.
     pub fn probe_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
@@ -130,6 +225,12 @@ impl Series {
 /// The server-side numbers of a step, by the names the CSV gives them.
 fn step_probes(s: &StepResult) -> BTreeMap<String, f64> {
     let mut out = BTreeMap::new();
+    // What each probe counted during the step (after − before), summed over hosts.
+    for p in s.probes.iter().filter(|p| p.error.is_none()) {
+        for (k, v) in &p.delta {
+            *out.entry(format!("{} Δ{k}", p.probe)).or_insert(0.0) += v;
+        }
+    }
     if let Some(r) = s.cache_hit_rate {
         out.insert("cache_hit_rate".to_owned(), r);
     }
@@ -175,9 +276,31 @@ impl Series {
                     probes: step_probes(s),
                     partial: s.partial,
                     pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
+                    start_late_s: s.start_late_s,
                     rate: s.rate,
                     late: s.late,
                     dropped: s.dropped,
+                    round: s.round.max(1),
+                    percentiles: s
+                        .decode_histogram()
+                        .map(|h| percentile_curve(&h))
+                        .unwrap_or_default(),
+                    connections_opened: Some(s.connections_opened),
+                    bytes_received: Some(s.bytes_received),
+                    hosts: s
+                        .per_host
+                        .iter()
+                        .map(|h| HostPoint {
+                            target: h.target.clone(),
+                            responses: h.responses,
+                            errors: h.errors,
+                            mean_s: if h.responses > 0 {
+                                h.mean_s()
+                            } else {
+                                f64::NAN
+                            },
+                        })
+                        .collect(),
                 }
             })
             .collect();
@@ -196,6 +319,28 @@ impl Series {
             state: run.state,
         }
     }
+}
+
+/// Steps of a tenth of a nine: 90%, 92.1%, 93.7% … as HdrHistogram's plots sample.
+const NINES_STEP: f64 = 0.1;
+/// The curve stops at 99.999%: beyond, no step has the samples to say.
+const MAX_NINES: f64 = 5.0;
+
+/// The percentile curve of a histogram (µs): (nines, seconds), up to the percentile
+/// its sample count supports (1,000 samples say nothing past 99.9%).
+pub(crate) fn percentile_curve(h: &hdrhistogram::Histogram<u64>) -> Vec<(f64, f64)> {
+    if h.is_empty() {
+        return Vec::new();
+    }
+    let top = (h.len() as f64).log10().min(MAX_NINES);
+    let n = (top / NINES_STEP).floor() as usize;
+    (0..=n)
+        .map(|i| {
+            let nines = i as f64 * NINES_STEP;
+            let q = 1.0 - 10f64.powf(-nines);
+            (nines, h.value_at_quantile(q) as f64 / 1e6)
+        })
+        .collect()
 }
 
 pub(crate) fn share(n: u64, total: u64) -> f64 {

@@ -7,11 +7,13 @@
 //! the reports word them ([`crate::report::findings`]).
 
 pub mod rate;
+pub mod repeat;
 pub mod setup;
 pub mod step;
 mod usl;
 
 pub use rate::{analyse_rates, RateFindings, RateStep};
+pub use repeat::{RatioSpread, Spread};
 pub use setup::{setup_differences, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
@@ -24,8 +26,12 @@ pub const PLATEAU_SHARE: f64 = 0.95;
 pub const KNEE_FACTOR: f64 = 2.0;
 /// Client CPU share (of all cores) above which the client may be the bottleneck.
 pub const CLIENT_CPU_LIMIT: f64 = 0.9;
-/// R² below which the USL fit is called poor.
+/// R² below which the USL fit may be poor.
 pub const GOOD_FIT_R2: f64 = 0.9;
+/// …and it is, when its typical miss is also above this share of the peak: a flat
+/// plateau with a little noise has a low R² (little variance to explain) although
+/// the curve fits it well.
+pub const POOR_FIT_ERROR: f64 = 0.05;
 /// Fewer steps than this cannot show a saturation curve.
 pub const MIN_POINTS: usize = 4;
 
@@ -55,8 +61,9 @@ impl StepRef {
 pub enum Warning {
     /// Too few steps to show a curve.
     FewPoints { n: usize },
-    /// The USL explains the curve poorly.
-    PoorFit { r_squared: f64 },
+    /// The USL explains the curve poorly: a low R² and a typical miss (root mean
+    /// square, as a share of the peak qps) above [`POOR_FIT_ERROR`].
+    PoorFit { r_squared: f64, rel_error: f64 },
     /// Throughput was still at its highest on the last step.
     StillRising { last_clients: usize },
     /// Latency never doubled: the run stopped before the knee.
@@ -66,6 +73,27 @@ pub enum Warning {
     /// The run did not finish: still running when its file was written (or killed
     /// then), interrupted, or stopped by a failed step.
     Incomplete(RunState),
+    /// `--start-at`: steps that started more than [`START_LATE_LIMIT_S`] after their
+    /// planned moment (step number from 1, seconds late): on many load machines, their
+    /// windows did not fully overlap.
+    StartedLate { steps: Vec<(usize, f64)> },
+}
+
+/// A step that starts later than this after its `--start-at` moment is worth a word.
+pub const START_LATE_LIMIT_S: f64 = 0.1;
+
+/// Steps that started late: (step number from 1, seconds).
+pub fn started_late(series: &Series) -> Vec<(usize, f64)> {
+    series
+        .points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            p.start_late_s
+                .filter(|s| *s > START_LATE_LIMIT_S)
+                .map(|s| (i + 1, s))
+        })
+        .collect()
 }
 
 /// What a ramp says about saturation.
@@ -156,6 +184,10 @@ pub fn analyse(series: &Series) -> Saturation {
     } else if series.partial {
         warnings.push(Warning::Incomplete(RunState::Interrupted));
     }
+    let late = started_late(series);
+    if !late.is_empty() {
+        warnings.push(Warning::StartedLate { steps: late });
+    }
     // No step at all: the summary says so. One step: a single-step run (`hakaru run`),
     // not a ramp that came out short.
     if pts.len() >= 2 && pts.len() < MIN_POINTS {
@@ -174,10 +206,18 @@ pub fn analyse(series: &Series) -> Saturation {
             }
         }
     }
-    if let Some(fit) = usl {
-        if pts.len() >= MIN_POINTS && fit.r_squared < GOOD_FIT_R2 {
+    if let (Some(fit), Some(pk)) = (usl, pk) {
+        let rms = (pts
+            .iter()
+            .map(|(n, q)| (q - fit.predict(*n)).powi(2))
+            .sum::<f64>()
+            / pts.len().max(1) as f64)
+            .sqrt();
+        let rel_error = rms / pk.qps;
+        if pts.len() >= MIN_POINTS && fit.r_squared < GOOD_FIT_R2 && rel_error > POOR_FIT_ERROR {
             warnings.push(Warning::PoorFit {
                 r_squared: fit.r_squared,
+                rel_error,
             });
         }
     }

@@ -23,6 +23,35 @@ pub enum FormatArg {
     Full,
     /// drnbench's columns only.
     Drnbench,
+    /// With `-o -`: the whole result as JSON on stdout instead of the CSV (histograms
+    /// included: what `hakaru merge -` reads, e.g. from `kubectl logs`).
+    Json,
+}
+
+impl FormatArg {
+    /// The CSV's columns (a file's JSON is always written beside its CSV).
+    pub fn csv(self) -> CsvFormat {
+        match self {
+            FormatArg::Full | FormatArg::Json => CsvFormat::Full,
+            FormatArg::Drnbench => CsvFormat::Drnbench,
+        }
+    }
+
+    /// `--format json` is what `-o -` prints; a file's JSON is written anyway.
+    pub fn check(self, to_stdout: bool) -> anyhow::Result<()> {
+        if self == FormatArg::Json && !to_stdout {
+            return Err(crate::spec::SpecError::FormatJsonToFile.into());
+        }
+        Ok(())
+    }
+
+    /// What `-o -` prints: the CSV, or the whole result as JSON.
+    pub fn stdout(self, run: &crate::result::RunResult) -> String {
+        match self {
+            FormatArg::Json => crate::result::json::to_json(run),
+            f => crate::result::csv::to_csv(run, f.csv()),
+        }
+    }
 }
 
 #[derive(Args, Debug, Clone)]
@@ -137,6 +166,12 @@ pub struct RequestArgs {
     #[arg(long, default_value_t = 5, value_name = "N")]
     pub n_fast_requests: usize,
 
+    /// Keep every planned request's method and URL in the result. By default it keeps
+    /// only those its slowest/fastest lists name, with the patterns file's SHA-256 and
+    /// count, so a result of a million-line patterns file stays small.
+    #[arg(long)]
+    pub request_list: bool,
+
     /// CSV columns: full (drnbench's, then more by name) or drnbench (exactly drnbench's).
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
@@ -175,6 +210,12 @@ pub struct SessionArgs {
     /// budget and --rate timetable; `hakaru merge` joins the N results exactly.
     #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
     pub shard: Option<crate::result::Shard>,
+
+    /// Start the first step (or the warm-up) at this moment, and every later step at
+    /// its planned offset from it: 2026-11-23T10:00:00Z, or +30s from now. Load
+    /// machines sharing a clock (NTP) run each step together; a late start is recorded.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
 }
 
 impl RequestArgs {
@@ -210,10 +251,8 @@ impl RequestArgs {
             threads: self.threads,
             n_slow: self.n_slow_requests,
             n_fast: self.n_fast_requests,
-            format: match self.format {
-                FormatArg::Full => CsvFormat::Full,
-                FormatArg::Drnbench => CsvFormat::Drnbench,
-            },
+            request_list: self.request_list,
+            format: self.format.csv(),
         }
     }
 }
@@ -229,6 +268,7 @@ impl SessionArgs {
             warmup: self.warmup,
             keep_going: self.keep_going,
             shard: self.shard,
+            start_at: self.start_at,
         }
     }
 }
@@ -291,17 +331,17 @@ impl Human {
         }
     }
 
-    /// The end of `run` and `ramp`: the CSV on stdout with `-o -`, else where the
-    /// result files are.
+    /// The end of `run` and `ramp`: the CSV (or with `--format json` the JSON) on
+    /// stdout with `-o -`, else where the result files are.
     pub fn outputs(
         &self,
         run: &crate::result::RunResult,
         csv_to_stdout: bool,
-        format: CsvFormat,
+        format: FormatArg,
         files: Option<&crate::result::store::Outputs>,
     ) {
         if csv_to_stdout {
-            print!("{}", crate::result::csv::to_csv(run, format));
+            print!("{}", format.stdout(run));
         }
         if let Some(out) = files {
             self.print(&format!(

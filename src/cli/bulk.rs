@@ -13,12 +13,11 @@ use super::args::FormatArg;
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
-use crate::result::csv::CsvFormat;
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
 use crate::spec::{parse_count, parse_duration};
-use crate::workload::bulk::{verify, IdStrategy, TargetKind};
+use crate::workload::bulk::{verify, EsAction, IdStrategy, TargetKind};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum TargetArg {
@@ -26,6 +25,19 @@ pub enum TargetArg {
     Couchdb,
     /// Groonga: `/d/load` into --table; the URL is the server's.
     Groonga,
+    /// Elasticsearch or OpenSearch: `_bulk` NDJSON; the URL names the index.
+    #[value(alias = "opensearch")]
+    Elasticsearch,
+    /// Any other HTTP bulk API: the body from --template; the URL is the request's (query included).
+    Template,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ActionArg {
+    /// Write, replacing a document with the same ID.
+    Index,
+    /// Write only new IDs (an existing one is a version_conflict_engine_exception).
+    Create,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,7 +58,7 @@ pub struct BulkArgs {
     #[arg(long, value_enum, default_value_t = TargetArg::Couchdb)]
     pub target: TargetArg,
 
-    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041).
+    /// CouchDB: the database's URL (http://127.0.0.1:5984/bench); Groonga: the server's (http://127.0.0.1:10041); Elasticsearch: the index's (http://127.0.0.1:9200/logs).
     #[arg(value_name = "URL")]
     pub url: String,
 
@@ -82,9 +94,37 @@ pub struct BulkArgs {
     #[arg(long)]
     pub full_commit: bool,
 
+    /// Elasticsearch: each document's bulk action (default index).
+    #[arg(long, value_enum)]
+    pub action: Option<ActionArg>,
+
     /// Groonga: the table to load into.
     #[arg(long, value_name = "TABLE")]
     pub table: Option<String>,
+
+    /// --target template: the request body, the per-document part between {{#docs}} and {{/docs}} ({{#docs ","}} to separate copies); inside it {{id}} and the document placeholders, outside {{batch}}.
+    #[arg(long, value_name = "FILE")]
+    pub template: Option<PathBuf>,
+
+    /// --target template: the request method (default POST).
+    #[arg(long, value_name = "METHOD")]
+    pub method: Option<String>,
+
+    /// --target template: the answer's count of documents kept, at this JSON pointer (Groonga's load: /1).
+    #[arg(long, value_name = "POINTER")]
+    pub ok_pointer: Option<String>,
+
+    /// --target template: one result per document, an error where this pointer finds one ('/items/*/error'; '*' is each element).
+    #[arg(long, value_name = "POINTER")]
+    pub item_error_pointer: Option<String>,
+
+    /// --target template with --verify: the URL answering the server's count of documents.
+    #[arg(long, value_name = "URL")]
+    pub count_url: Option<String>,
+
+    /// --target template with --verify: where the count is in --count-url's JSON.
+    #[arg(long, value_name = "POINTER")]
+    pub count_pointer: Option<String>,
 
     /// Read the server's count before the first step and after the last, and compare it with the documents acknowledged (exit 1 when they differ).
     #[arg(long)]
@@ -94,13 +134,13 @@ pub struct BulkArgs {
     #[arg(
         long,
         default_value = r#"{"foo":"bar"}"#,
-        conflicts_with = "doc_file",
+        conflicts_with_all = ["doc_file", "template"],
         value_name = "JSON"
     )]
     pub doc: String,
 
     /// Read the document template from a file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", conflicts_with = "template")]
     pub doc_file: Option<PathBuf>,
 
     /// How documents are named. Default: sequential (server when the document sets its own _id/_key).
@@ -131,6 +171,17 @@ pub struct BulkArgs {
     #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
 
+    /// Start the first step at this moment (2026-11-23T10:00:00Z, or +30s from now) and
+    /// every later step at its planned offset, so load machines run steps together.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
+
+    /// Run as load machine K of N: this machine's share of every step's writers,
+    /// --count and --rate, with document IDs no other shard makes; `hakaru merge`
+    /// joins the N results exactly.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -139,7 +190,8 @@ pub struct BulkArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Write the CSV result here, and the JSON result beside it.
+    /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV
+    /// (with --format json, the JSON) on stdout instead.
     #[arg(short = 'o', long)]
     pub output_path: Option<PathBuf>,
 
@@ -155,6 +207,8 @@ impl BulkArgs {
             target: match self.target {
                 TargetArg::Couchdb => TargetKind::CouchDb,
                 TargetArg::Groonga => TargetKind::Groonga,
+                TargetArg::Elasticsearch => TargetKind::Elasticsearch,
+                TargetArg::Template => TargetKind::Template,
             },
             url: self.url.clone(),
             batch_sizes: self.batch_sizes.clone(),
@@ -165,7 +219,17 @@ impl BulkArgs {
             single: self.single,
             batch_ok: self.batch_ok,
             full_commit: self.full_commit,
+            action: self.action.map(|a| match a {
+                ActionArg::Index => EsAction::Index,
+                ActionArg::Create => EsAction::Create,
+            }),
             table: self.table.clone(),
+            template: self.template.clone(),
+            method: self.method.clone(),
+            ok_pointer: self.ok_pointer.clone(),
+            item_error_pointer: self.item_error_pointer.clone(),
+            count_url: self.count_url.clone(),
+            count_pointer: self.count_pointer.clone(),
             verify: self.verify,
             doc: match &self.doc_file {
                 Some(p) => DocSource::File(p.clone()),
@@ -185,11 +249,13 @@ impl BulkArgs {
             threads: self.threads,
             seed: self.seed,
             interval: self.interval,
-            output_path: self.output_path.clone(),
-            format: match self.format {
-                FormatArg::Full => CsvFormat::Full,
-                FormatArg::Drnbench => CsvFormat::Drnbench,
-            },
+            start_at: self.start_at,
+            shard: self.shard,
+            output_path: self
+                .output_path
+                .clone()
+                .filter(|p| !super::args::is_stdout(Some(p))),
+            format: self.format.csv(),
             command_line,
         }
     }
@@ -225,6 +291,8 @@ impl Observer for BulkConsole {
 }
 
 pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
+    let to_stdout = super::args::is_stdout(args.output_path.as_deref());
+    args.format.check(to_stdout)?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -233,7 +301,11 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
         header_shown: false,
     };
-    let (_, code) = execute(&ready, &mut console, true)?;
+    let (run, code) = execute(&ready, &mut console, !to_stdout)?;
+    if to_stdout {
+        // stdout carries the result; the table's rows went to stderr as steps ended.
+        print!("{}", args.format.stdout(&run));
+    }
     if let Some(out) = &ready.run.outputs {
         println!("Results: {} and {}", out.csv.display(), out.json.display());
     }
@@ -269,9 +341,9 @@ pub(crate) fn execute(
         match verify::after_run(settings, &run, before, count_timeout) {
             Ok(v) => {
                 if print {
-                    print!("{}", verify_summary(&v, &run));
+                    print!("{}", verify_summary(&v));
                 }
-                if !v.matches && code == 0 {
+                if v.failed() && code == 0 {
                     code = 1;
                 }
                 run.verify = Some(v);

@@ -11,7 +11,9 @@ pub struct Args {
     /// Results to compare; the first is the baseline the ratios refer to.
     #[arg(value_name = "RESULT", required = true, num_args = 1..)]
     pub results: Vec<PathBuf>,
-    /// Names of the runs, comma-separated, one per file [default: the file names without extension].
+    /// Names of the runs, comma-separated, one per file [default: the file names without
+    /// extension]. Files in a row with the same name are repetitions of one setup: their
+    /// peak is a mean with a spread ("1.18 ± 0.05×"), as are a --rounds run's warm rounds.
     #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
     pub label: Option<Vec<String>>,
     /// Write an HTML page with the overlaid charts to FILE.

@@ -150,6 +150,7 @@ pub(crate) fn options(
             warmup: Some(Duration::from_secs(2)),
             keep_going: false,
             shard: None,
+            start_at: None,
         },
         load: Load::Clients {
             start: 0,

@@ -4,17 +4,20 @@
 
 use std::path::PathBuf;
 
+use std::io::Read;
+
 use anyhow::Context;
 
 use crate::result::csv::CsvFormat;
 use crate::result::json::from_json;
-use crate::result::merge::merge_shards;
+use crate::result::merge::{late_starts, merge_shards, split_results};
 use crate::result::store::Outputs;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// The shards' JSON results, one per machine, in any order.
-    #[arg(value_name = "SHARD_RESULT", required = true, num_args = 2..)]
+    /// The shards' JSON results, one per machine, in any order; `-` reads them from
+    /// stdin, several one after another with log lines between them (`kubectl logs`).
+    #[arg(value_name = "SHARD_RESULT", required = true, num_args = 1..)]
     pub results: Vec<PathBuf>,
     /// Where to write the merged result (the CSV goes beside it).
     #[arg(short = 'o', long = "output-path", value_name = "FILE")]
@@ -24,11 +27,36 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut shards = Vec::with_capacity(args.results.len());
     for path in &args.results {
-        let shown = path.display().to_string();
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?;
-        shards.push((shown.clone(), from_json(&text, &shown)?));
+        let (shown, text) = if path.as_os_str() == "-" {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read stdin")?;
+            ("stdin".to_owned(), text)
+        } else {
+            let shown = path.display().to_string();
+            let text =
+                std::fs::read_to_string(path).with_context(|| format!("cannot read {shown}"))?;
+            (shown, text)
+        };
+        let (docs, other) = split_results(&text);
+        if docs.is_empty() || (docs.len() == 1 && other.is_empty()) {
+            // One result file as written: read whole, so errors keep its line numbers.
+            shards.push((shown.clone(), from_json(&text, &shown)?));
+            continue;
+        }
+        for line in other {
+            eprintln!("{shown}: {line}");
+        }
+        for (i, doc) in docs.iter().enumerate() {
+            let name = format!("{shown} (result {})", i + 1);
+            shards.push((name.clone(), from_json(doc, &name)?));
+        }
     }
     let merged = merge_shards(&shards)?;
+    for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
+        eprintln!("warning: {late}: that step's shards did not run fully together");
+    }
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
     let requests: u64 = merged.steps.iter().map(|s| s.total_requests).sum();

@@ -8,6 +8,7 @@ pub mod args;
 pub mod bulk;
 pub mod compare;
 pub mod demo;
+pub mod k8s;
 pub mod merge;
 pub mod patterns;
 pub mod ramp;
@@ -66,7 +67,9 @@ pub enum Command {
     Compare(compare::Args),
     /// Join the results of one run spread over many load machines (--shard K/N), exactly.
     Merge(merge::Args),
-    /// Write throughput: batches of documents to CouchDB or Groonga, one step per batch size and writer count.
+    /// Kubernetes manifests for a run on many load machines (an Indexed Job).
+    K8s(k8s::Args),
+    /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
@@ -88,6 +91,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
+        Command::K8s(a) => k8s::run(a),
         Command::Terms(a) => terms::run(a),
         Command::Patterns(a) => patterns::run(a),
         Command::Stream(a) => stream::run(a, command_line),
@@ -111,6 +115,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
+            || c.is::<crate::k8s::K8sError>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(

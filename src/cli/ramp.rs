@@ -81,6 +81,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
+    args.request.format.check(csv_to_stdout)?;
     let human = Human::new(&args.output, csv_to_stdout)?;
     // Each step's row goes to stdout: not when stdout carries JSON or CSV.
     let rows = !human.machine();
@@ -104,7 +105,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     human.outputs(
         &run,
         csv_to_stdout,
-        options.request.format,
+        args.request.format,
         ready.run.outputs.as_ref(),
     );
     Ok(crate::runner::exit_code(&run))

@@ -23,7 +23,7 @@ pub struct Args {
 /// The output flags `report` and `compare` share.
 #[derive(clap::Args, Debug)]
 pub struct ChartFlags {
-    /// Also write the charts as SVG files (next to the HTML: NAME-throughput.svg, NAME-latency.svg).
+    /// Also write the charts as SVG files (next to the HTML: NAME-throughput.svg, NAME-latency.svg, …).
     #[arg(long)]
     pub svg: bool,
     /// Also write the charts as PNG files (needs a TrueType font on the system).

@@ -69,6 +69,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
+    args.request.format.check(csv_to_stdout)?;
     let human = Human::new(&args.output, csv_to_stdout)?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
@@ -94,7 +95,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     human.outputs(
         &run,
         csv_to_stdout,
-        options.request.format,
+        args.request.format,
         ready.run.outputs.as_ref(),
     );
     Ok(crate::runner::exit_code(&run))

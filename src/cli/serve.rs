@@ -39,13 +39,16 @@ pub struct Args {
     pub documents: Option<u64>,
 
     /// Serve the document store (CouchDB's `_bulk_docs`, single PUT/POST, `GET /db`,
-    /// `batch=ok`, `X-Couch-Full-Commit`) instead of the basic endpoints.
+    /// `batch=ok`, `X-Couch-Full-Commit`; standing in for Elasticsearch: `_bulk`, `_count`)
+    /// instead of the basic endpoints.
     #[arg(long, conflicts_with = "search")]
     pub docs: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     check_bind(args.bind, args.allow_remote)?;
+    // A descriptor per connection: as many as the hard limit allows, as `run` does.
+    crate::sysinfo::raise_fd_limit();
     let opts = ServerOptions {
         keep_alive: !args.no_keep_alive,
         threads: args.threads,

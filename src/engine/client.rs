@@ -53,6 +53,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         })
         .collect();
     let counter = &w.progress[w.index].0;
+    let failed = &w.progress[w.index].1;
     let mut n = 0u64;
     let mut last_end: Option<Instant> = None;
     loop {
@@ -109,6 +110,9 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 Outcome::Error(_) => 0,
             };
             rec.items.sent += items;
+            if !(200..400).contains(&status) {
+                failed.fetch_add(1, Ordering::Relaxed);
+            }
             rec.record(target, outcome, latency, || RequestSample {
                 elapsed_s: latency.as_secs_f64(),
                 request: info,

@@ -100,12 +100,15 @@ pub struct Progress {
     pub elapsed: Duration,
     /// Requests that ended (response or error) so far.
     pub finished: u64,
+    /// Of those, requests without a 2xx/3xx response (errors, 4xx, 5xx).
+    pub failed: u64,
 }
 
-/// One counter per worker, each on its own cache line so workers never contend.
+/// One worker's counters (ended, failed), on their own cache line so workers never
+/// contend; only the worker writes them.
 #[repr(align(64))]
 #[derive(Default)]
-struct PaddedCounter(AtomicU64);
+struct PaddedCounter(AtomicU64, AtomicU64);
 
 /// How one worker paces its clients.
 enum WorkerPace {
@@ -230,9 +233,11 @@ pub fn run_step<W: Workload>(
             }
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+                let failed = progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum();
                 on_progress(Progress {
                     elapsed: t0.elapsed(),
                     finished,
+                    failed,
                 });
             }
             // Every worker has answered (or died without a word).

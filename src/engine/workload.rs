@@ -92,6 +92,13 @@ pub trait Workload: Send + Sync + 'static {
     /// Method and URL of the requests [`Request::info`] points at.
     fn request_infos(&self) -> Vec<RequestInfo>;
 
+    /// Method and URL of request `info` alone, for the results' slowest and fastest
+    /// lists; by default looked up in [`Workload::request_infos`]. A workload of many
+    /// requests answers directly, so that the list is never built.
+    fn request_info(&self, info: usize) -> Option<RequestInfo> {
+        self.request_infos().into_iter().nth(info)
+    }
+
     /// The source and the check of client `client` (unique in the step), made on the
     /// worker thread that runs it; the two may share per-client state (what was
     /// sent, for the check to compare).

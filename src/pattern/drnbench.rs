@@ -13,7 +13,9 @@
 //! of its Droonga mode, for one). A JSON `null` counts as absent, as Ruby's `||=` does.
 
 use super::json::{self, compact, member, shape, Kind, Node, ShapeErr};
-use super::{check_host_field, check_target, is_token_char, Group, Pattern, PatternError};
+use super::{
+    check_host_field, check_target, is_token_char, Group, Pattern, PatternError, Patterns,
+};
 use crate::http::url::{parse_port, quote};
 
 /// drnbench's test for a group object: it has `"patterns"` or `"pattern"`.
@@ -198,12 +200,13 @@ impl Reader<'_> {
 
     fn group(&self, node: &Node, label: GroupLabel) -> Result<Group, ShapeErr> {
         let g = label.group();
-        let patterns_of = |items: &[Node]| -> Result<Vec<Pattern>, ShapeErr> {
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, p)| self.pattern(p, &label.pattern(Some(i + 1))))
-                .collect()
+        let patterns_of = |items: &[Node]| -> Result<Patterns, ShapeErr> {
+            let mut out = Patterns::default();
+            for (i, p) in items.iter().enumerate() {
+                out.push(self.pattern(p, &label.pattern(Some(i + 1)))?);
+            }
+            out.shrink();
+            Ok(out)
         };
         let group = match &node.kind {
             Kind::Array(items) => Group {
@@ -239,7 +242,7 @@ impl Reader<'_> {
                         );
                         return Err(shape(p, m));
                     }
-                    (Some(p), None) => vec![self.pattern(p, &label.pattern(None))?],
+                    (Some(p), None) => Patterns::from(vec![self.pattern(p, &label.pattern(None))?]),
                     (None, Some(ps)) => match &ps.kind {
                         Kind::Array(items) => patterns_of(items)?,
                         _ => {

@@ -10,6 +10,10 @@
 //!   params, cache-hit planning, same/unique keys);
 //! - [`terms`]: search terms from Groonga `select` results.
 //!
+//! A group's patterns are kept compactly ([`store`]), and the text form is read a
+//! line at a time, so a file of a million lines costs tens of megabytes, not its size
+//! several times over. The file's SHA-256 is taken as it is read, for the result.
+//!
 //! This module only reads and validates; `plan` turns patterns into encoded requests.
 //! URLs are split and checked by [`crate::http::url`].
 //!
@@ -18,6 +22,7 @@
 //! with its line and column — never silently re-read as text, which is what drnbench
 //! did.
 
+use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
 
 use crate::http::url::{check_host, check_path_chars, is_http_url, parse_http_url, quote};
@@ -25,8 +30,11 @@ use crate::http::url::{check_host, check_path_chars, is_http_url, parse_http_url
 mod drnbench;
 pub mod generate;
 mod json;
+mod store;
 pub mod terms;
 mod text;
+
+pub use store::{split, Entry, Patterns};
 
 #[cfg(test)]
 mod tests;
@@ -60,7 +68,7 @@ pub struct Group {
     pub frequency: Option<f64>,
     /// Defaults for this group's patterns.
     pub defaults: Pattern,
-    pub patterns: Vec<Pattern>,
+    pub patterns: Patterns,
 }
 
 /// Everything one patterns file (or one URL on the command line) describes.
@@ -69,6 +77,8 @@ pub struct PatternSet {
     /// Where the patterns came from, for messages and the result file.
     pub source: String,
     pub groups: Vec<Group>,
+    /// `sha256:<hex>` of the file's bytes; `None` for a URL on the command line.
+    pub digest: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -151,23 +161,88 @@ pub fn normalized_frequencies(groups: &[Group]) -> Vec<f64> {
     raw.iter().map(|r| r / total).collect()
 }
 
-/// Reads and parses a patterns file; messages name the file as given.
+/// Reads and parses a patterns file; messages name the file as given. The text form
+/// is read a line at a time; JSON is read whole (its walker keeps spans).
 pub fn load_file(path: &Path) -> Result<PatternSet, PatternError> {
     let display = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| PatternError::Read {
+    let read_error = |source| PatternError::Read {
         path: display.clone(),
         source,
-    })?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let at = e.utf8_error().valid_up_to();
-        let line = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count() + 1;
-        PatternError::Line {
-            path: display.clone(),
-            line,
-            message: format!("not valid UTF-8 (byte offset {at}); save the file as UTF-8"),
+    };
+    let file = std::fs::File::open(path).map_err(read_error)?;
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    let mut digest = ring::digest::Context::new(&ring::digest::SHA256);
+    let not_utf8 = |line: usize, at: usize| PatternError::Line {
+        path: display.clone(),
+        line,
+        message: format!("not valid UTF-8 (byte offset {at}); save the file as UTF-8"),
+    };
+    let mut buf = Vec::new();
+    // Blank lines before the first that tells the form, kept for JSON's line numbers.
+    let mut lead = String::new();
+    let (mut number, mut offset) = (0, 0);
+    let mut text: Option<text::TextParser> = None;
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf).map_err(read_error)? == 0 {
+            break;
         }
-    })?;
-    parse(&text, &display)
+        digest.update(&buf);
+        number += 1;
+        let bytes = if number == 1 {
+            buf.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(&buf)
+        } else {
+            &buf
+        };
+        let line = std::str::from_utf8(bytes)
+            .map_err(|e| not_utf8(number, offset + (buf.len() - bytes.len()) + e.valid_up_to()))?;
+        offset += buf.len();
+        if let Some(parser) = &mut text {
+            parser.line(number, line)?;
+            continue;
+        }
+        match line.trim_start().chars().next() {
+            None => lead.push_str(line),
+            Some('{' | '[') => {
+                let mut rest = Vec::new();
+                reader.read_to_end(&mut rest).map_err(read_error)?;
+                digest.update(&rest);
+                let rest = String::from_utf8(rest).map_err(|e| {
+                    let at = e.utf8_error().valid_up_to();
+                    let lines = e.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count();
+                    not_utf8(number + 1 + lines, offset + at)
+                })?;
+                lead.push_str(line);
+                lead.push_str(&rest);
+                let groups = drnbench::parse_json(&lead, &display)?;
+                return Ok(PatternSet {
+                    source: display,
+                    groups,
+                    digest: Some(hex_digest(digest.finish())),
+                });
+            }
+            Some(_) => {
+                let mut parser = text::TextParser::new(&display);
+                parser.line(number, line)?;
+                text = Some(parser);
+            }
+        }
+    }
+    let Some(parser) = text else {
+        return Err(PatternError::Empty { path: display });
+    };
+    let groups = vec![parser.finish()?];
+    Ok(PatternSet {
+        source: display,
+        groups,
+        digest: Some(hex_digest(digest.finish())),
+    })
+}
+
+/// `sha256:<hex>`, as the result records a patterns file.
+fn hex_digest(d: ring::digest::Digest) -> String {
+    let hex: String = d.as_ref().iter().map(|b| format!("{b:02x}")).collect();
+    format!("sha256:{hex}")
 }
 
 /// Parses the text of a patterns file. `source` names it in messages and in
@@ -186,6 +261,10 @@ pub fn parse(text: &str, source: &str) -> Result<PatternSet, PatternError> {
     Ok(PatternSet {
         source: source.into(),
         groups,
+        digest: Some(hex_digest(ring::digest::digest(
+            &ring::digest::SHA256,
+            text.as_bytes(),
+        ))),
     })
 }
 
@@ -196,15 +275,15 @@ pub fn from_url(url: &str) -> Result<PatternSet, PatternError> {
         url: crate::http::url::without_userinfo(url),
         message,
     })?;
+    let mut patterns = Patterns::default();
+    patterns.push_path(url);
     Ok(PatternSet {
         source: url.into(),
         groups: vec![Group {
-            patterns: vec![Pattern {
-                path: Some(url.into()),
-                ..Pattern::default()
-            }],
+            patterns,
             ..Group::default()
         }],
+        digest: None,
     })
 }
 

@@ -17,10 +17,11 @@ fn err(text: &str) -> PatternError {
     }
 }
 
-fn paths(g: &Group) -> Vec<&str> {
+fn paths(g: &Group) -> Vec<String> {
     g.patterns
-        .iter()
-        .map(|p| p.path.as_deref().unwrap_or("-"))
+        .to_vec()
+        .into_iter()
+        .map(|p| p.path.unwrap_or_else(|| "-".into()))
         .collect()
 }
 
@@ -59,7 +60,7 @@ fn text_skips_blank_and_comment_lines_and_trims_crlf() {
     assert_eq!(g.name, None);
     assert_eq!(g.frequency, None);
     assert_eq!(g.defaults, Pattern::default());
-    assert_eq!(g.patterns, vec![path("/a?x=1"), path("/b")]);
+    assert_eq!(g.patterns.to_vec(), vec![path("/a?x=1"), path("/b")]);
     assert_eq!(set.n_patterns(), 2);
 }
 
@@ -81,7 +82,7 @@ fn text_tutorial_select_line() {
     let text = format!("{SELECT}\n{}\n", SELECT.replace("AAA", "BBB"));
     let set = ok(&text);
     assert_eq!(set.n_patterns(), 2);
-    assert_eq!(set.groups[0].patterns[0].path.as_deref(), Some(SELECT));
+    assert_eq!(set.groups[0].patterns.get(0).path.as_deref(), Some(SELECT));
 }
 
 #[test]
@@ -280,7 +281,7 @@ fn single_group_array_form() {
     assert_eq!(set.groups.len(), 1);
     let g = &set.groups[0];
     assert_eq!(paths(g), ["/a", "/b", "http://127.0.0.1:8080/c"]);
-    assert_eq!(g.patterns[1].method.as_deref(), Some("DELETE"));
+    assert_eq!(g.patterns.get(1).method.as_deref(), Some("DELETE"));
     // A first element that is a pattern object makes it a single group too.
     let set = ok(r#"[{"path": "/a"}, "/b"]"#);
     assert_eq!(set.groups.len(), 1);
@@ -293,7 +294,7 @@ fn group_with_singular_pattern() {
     let g = &set.groups[0];
     assert_eq!(g.defaults.method.as_deref(), Some("PUT"));
     assert_eq!(g.patterns.len(), 1);
-    assert_eq!(g.patterns[0].body.as_deref(), Some("x"));
+    assert_eq!(g.patterns.get(0).body.as_deref(), Some("x"));
     let set = ok(r#"{"g": {"pattern": "/one"}}"#);
     assert_eq!(paths(&set.groups[0]), ["/one"]);
 }
@@ -309,7 +310,7 @@ fn body_string_and_json_value() {
         {"path": "/n", "body": 42},
         {"path": "/null", "body": null}
     ]"#);
-    let p = &set.groups[0].patterns;
+    let p = set.groups[0].patterns.to_vec();
     assert_eq!(p[0].body.as_deref(), Some("raw text\n"));
     // Compact JSON text, keys in file order, numbers as written.
     assert_eq!(
@@ -333,7 +334,7 @@ fn headers_at_group_and_pattern_level() {
         ]
     );
     assert_eq!(
-        g.patterns[0].headers,
+        g.patterns.get(0).headers,
         [(
             "Content-Type".to_string(),
             "text/plain; charset=utf-8".to_string()
@@ -354,10 +355,10 @@ fn host_port_timeout_at_group_and_pattern_level() {
     assert_eq!(g.defaults.timeout, Some(2.5));
     assert_eq!(g.defaults.path.as_deref(), Some("/d/status"));
     // A pattern object without "path" is allowed: it takes the group's.
-    assert_eq!(g.patterns[0], Pattern::default());
-    assert_eq!(g.patterns[1].host.as_deref(), Some("::1"));
-    assert_eq!(g.patterns[1].port, Some(8080));
-    assert_eq!(g.patterns[1].timeout, Some(1.0));
+    assert_eq!(g.patterns.get(0), Pattern::default());
+    assert_eq!(g.patterns.get(1).host.as_deref(), Some("::1"));
+    assert_eq!(g.patterns.get(1).port, Some(8080));
+    assert_eq!(g.patterns.get(1).timeout, Some(1.0));
     assert_eq!(set.groups[1].defaults.host.as_deref(), Some("::1"));
 }
 
@@ -593,7 +594,7 @@ fn from_url_makes_one_pattern() {
     assert_eq!(set.source, "http://127.0.0.1:10041/d/status");
     assert_eq!(set.n_patterns(), 1);
     assert_eq!(
-        set.groups[0].patterns[0],
+        set.groups[0].patterns.get(0),
         path("http://127.0.0.1:10041/d/status")
     );
     let e = from_url("127.0.0.1:10041/d/status").unwrap_err();

@@ -1,35 +1,59 @@
 //! The plain-text patterns file: one path (`/d/select?...`) or absolute URL a line,
 //! as drnbench and the tutorial write it. Blank lines and lines starting with `#`
-//! are skipped; a bad line is an error naming its number.
+//! are skipped; a bad line is an error naming its number. Lines are taken one at a
+//! time, so a file of millions is read without holding it whole.
 
-use super::{check_target, Group, Pattern, PatternError};
+use super::{check_target, Group, PatternError, Patterns};
 
-pub(super) fn parse_text(body: &str, source: &str) -> Result<Group, PatternError> {
-    let mut patterns = Vec::new();
-    for (i, raw) in body.split('\n').enumerate() {
+/// Reads the text form line by line.
+pub(super) struct TextParser<'s> {
+    source: &'s str,
+    patterns: Patterns,
+}
+
+impl<'s> TextParser<'s> {
+    pub(super) fn new(source: &'s str) -> Self {
+        TextParser {
+            source,
+            patterns: Patterns::default(),
+        }
+    }
+
+    /// Line `number` (1-based), with or without its line break.
+    pub(super) fn line(&mut self, number: usize, raw: &str) -> Result<(), PatternError> {
         // Only ASCII whitespace is trimmed: an ideographic space at the end of a
         // Japanese query term is part of the term.
         let line = raw.trim_matches(|c: char| c.is_ascii_whitespace());
         if line.is_empty() || line.starts_with('#') {
-            continue;
+            return Ok(());
         }
         check_target(line).map_err(|message| PatternError::Line {
-            path: source.into(),
-            line: i + 1,
+            path: self.source.into(),
+            line: number,
             message,
         })?;
-        patterns.push(Pattern {
-            path: Some(line.into()),
-            ..Pattern::default()
-        });
+        self.patterns.push_path(line);
+        Ok(())
     }
-    if patterns.is_empty() {
-        return Err(PatternError::Empty {
-            path: source.into(),
-        });
+
+    pub(super) fn finish(mut self) -> Result<Group, PatternError> {
+        if self.patterns.is_empty() {
+            return Err(PatternError::Empty {
+                path: self.source.into(),
+            });
+        }
+        self.patterns.shrink();
+        Ok(Group {
+            patterns: self.patterns,
+            ..Group::default()
+        })
     }
-    Ok(Group {
-        patterns,
-        ..Group::default()
-    })
+}
+
+pub(super) fn parse_text(body: &str, source: &str) -> Result<Group, PatternError> {
+    let mut parser = TextParser::new(source);
+    for (i, raw) in body.split('\n').enumerate() {
+        parser.line(i + 1, raw)?;
+    }
+    parser.finish()
 }

@@ -111,22 +111,102 @@ pub fn bulk_summary(run: &RunResult) -> String {
             kinds.join(", ")
         );
     }
-    for st in &run.steps {
-        let batch = st.bulk.as_ref().map_or(1, |b| b.batch_size);
-        if st.unfinished > 0 {
-            let _ = writeln!(
-                out,
-                "Cut off: at batch size {batch} with {} writers, {} requests ({} documents) were still in flight when the step ended; the server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
-                st.n_clients,
-                st.unfinished,
-                st.unfinished * batch
-            );
-        }
+    if let Some(line) = cut_off(run) {
+        let _ = writeln!(out, "{line}");
+    }
+    for e in explanations(run) {
+        let _ = writeln!(out, "{e}");
     }
     for w in mode_warnings(run) {
         let _ = writeln!(out, "Warning: {w}");
     }
     out
+}
+
+/// Bytes as people read them: 812 B, 45.3 KB, 1.05 MB (powers of 1000, like MB/s).
+fn fmt_bytes(b: f64) -> String {
+    if b >= 1e6 {
+        format!("{:.2} MB", b / 1e6)
+    } else if b >= 1e3 {
+        format!("{:.1} KB", b / 1e3)
+    } else {
+        format!("{b:.0} B")
+    }
+}
+
+/// The sentences a count alone would hide, one per step where it happened: batches
+/// refused as too large (413), and batches the server kept only part of. Each says the
+/// batch size and the bytes per request, which is what a limit is about.
+pub fn explanations(run: &RunResult) -> Vec<String> {
+    let mut out = Vec::new();
+    for st in &run.steps {
+        let Some(b) = &st.bulk else { continue };
+        let sent = st.total_requests + st.unfinished;
+        let per_request = if sent > 0 {
+            fmt_bytes(st.bytes_sent as f64 / sent as f64)
+        } else {
+            "-".into()
+        };
+        let at = format!(
+            "at batch size {} with {} writer{} (about {per_request} per request)",
+            b.batch_size,
+            b.writers,
+            if b.writers == 1 { "" } else { "s" }
+        );
+        let too_large = st.statuses.get(&413).copied().unwrap_or(0);
+        if too_large > 0 {
+            out.push(format!(
+                "Too large: {at}, {too_large} requests were answered 413 Content Too Large and their {} documents not written. The server, or a proxy in front of it, refuses bodies this big (nginx's client_max_body_size is 1 MB unless set; serve --docs takes 64 MiB): use smaller --batch-sizes or raise the limit.",
+                too_large * b.batch_size
+            ));
+        }
+        let not_kept = b
+            .item_errors
+            .get(crate::workload::check::NOT_KEPT)
+            .copied()
+            .unwrap_or(0);
+        if not_kept > 0 {
+            let target = run.settings.bulk.as_ref().map_or("", |s| s.target.as_str());
+            let why = if target == "groonga" || target == "template" {
+                "the answer's count of documents loaded was below the batch: a body cut short (a proxy's or the server's limit), a Content-Type the server does not read as JSON (Groonga then loads nothing and still answers 200), or records it could not load"
+            } else {
+                "the answer listed fewer results than the batch had documents: a body cut short on the way, or a server that dropped part of it"
+            };
+            out.push(format!(
+                "Truncated: {at}, the answers kept {not_kept} fewer documents than the requests carried ({} kept); {why}.",
+                b.docs_acknowledged,
+            ));
+        }
+    }
+    out
+}
+
+/// One sentence on the requests still in flight when timed steps ended, per step.
+pub fn cut_off(run: &RunResult) -> Option<String> {
+    let parts: Vec<String> = run
+        .steps
+        .iter()
+        .filter(|st| st.unfinished > 0)
+        .map(|st| {
+            let (batch, writers) = st
+                .bulk
+                .as_ref()
+                .map_or((1, st.n_clients), |b| (b.batch_size, b.writers));
+            format!(
+                "batch {batch} × {writers} writer{}: {} request{} ({} documents)",
+                if writers == 1 { "" } else { "s" },
+                st.unfinished,
+                if st.unfinished == 1 { "" } else { "s" },
+                st.unfinished * batch
+            )
+        })
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "Cut off when the step ended, still in flight — {}. The server may still write them, and its work on them runs into the next step (use --count, a longer --duration, or --interval).",
+            parts.join("; ")
+        )
+    })
 }
 
 /// Modes asked for that the answers show were not honoured.
@@ -199,29 +279,39 @@ pub fn full_commit_cost(without: &StepResult, with: &StepResult) -> String {
     )
 }
 
-/// `--verify`'s lines: acknowledged against present, loud when they differ.
-pub fn verify_summary(v: &VerifyResult, run: &RunResult) -> String {
+/// `--verify`'s lines: acknowledged against present, loud when they differ, and
+/// explained when the difference is documents in flight at a timed step's end.
+pub fn verify_summary(v: &VerifyResult) -> String {
     let mut out = format!(
         "Verify: {} documents acknowledged, {} present ({} before the first step, {} after the last, from {}).\n",
         v.acknowledged, v.present, v.present_before, v.present_after, v.url
     );
-    if !v.matches {
-        let diff = v.present - v.acknowledged as i64;
-        let what = if diff < 0 {
-            format!("{} acknowledged documents are NOT on the server", -diff)
-        } else {
-            format!(
-                "{diff} more documents are on the server than were acknowledged (another writer, or writes counted as failed that were kept)"
-            )
-        };
-        let _ = writeln!(out, "VERIFY FAILED: {what}.");
-        let in_flight = docs_in_flight(run);
-        if diff > 0 && diff as u64 <= in_flight {
-            let _ = writeln!(
-                out,
-                "  {in_flight} documents were in requests cut off at a step's end: the server wrote some of them without hakaru seeing the answer."
-            );
-        }
+    if v.matches {
+        return out;
+    }
+    let diff = v.present - v.acknowledged as i64;
+    if v.explained() {
+        let _ = writeln!(
+            out,
+            "Verify: {diff} more documents are on the server than were acknowledged, explained: {} documents were in requests still in flight when a timed step ended, and the server wrote {diff} of them without hakaru seeing the answer. Nothing acknowledged is missing; --count instead of --duration gives an exact match.",
+            v.in_flight
+        );
+        return out;
+    }
+    let what = if diff < 0 {
+        format!("{} acknowledged documents are NOT on the server", -diff)
+    } else {
+        format!(
+            "{diff} more documents are on the server than were acknowledged (another writer, or writes counted as failed that were kept)"
+        )
+    };
+    let _ = writeln!(out, "VERIFY FAILED: {what}.");
+    if diff > 0 && v.in_flight > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of them may be documents in requests cut off at a step's end.",
+            v.in_flight
+        );
     }
     out
 }
@@ -290,27 +380,48 @@ mod tests {
             present_before: 5,
             present_after: 105,
             matches: true,
+            in_flight: 0,
         };
         let mut r = bulk_run(&[(201, 7)], false);
-        assert!(!verify_summary(&v, &r).contains("FAILED"));
+        assert!(!verify_summary(&v).contains("FAILED"));
         v.present = 90;
         v.matches = false;
-        assert!(verify_summary(&v, &r)
+        assert!(verify_summary(&v)
             .contains("VERIFY FAILED: 10 acknowledged documents are NOT on the server"));
         // More present than acknowledged, explained by requests cut off at the end.
         v.present = 3100;
+        v.in_flight = 3000;
         r.steps[0].unfinished = 3;
-        let text = verify_summary(&v, &r);
+        let text = verify_summary(&v);
         assert!(
-            text.contains("3000 more documents are on the server"),
+            text.contains("Verify: 3000 more documents are on the server than were acknowledged, explained: 3000 documents were in requests still in flight"),
+            "{text}"
+        );
+        assert!(!text.contains("FAILED"), "{text}");
+        assert!(!v.failed());
+        v.present = 3101;
+        assert!(verify_summary(&v).contains("VERIFY FAILED: 3001 more"));
+        assert!(bulk_summary(&r).contains(
+            "Cut off when the step ended, still in flight — batch 1000 × 10 writers: 3 requests (3000 documents)."
+        ));
+    }
+
+    #[test]
+    fn a_413_and_a_truncated_batch_are_explained_with_their_size() {
+        let mut r = bulk_run(&[(201, 5), (413, 2)], false);
+        r.steps[0].total_requests = 7;
+        r.steps[0].bytes_sent = 7 * 25_000;
+        let b = r.steps[0].bulk.as_mut().unwrap();
+        b.item_errors.insert("not_kept".into(), 40);
+        let text = bulk_summary(&r);
+        assert!(
+            text.contains("Too large: at batch size 1000 with 10 writers (about 25.0 KB per request), 2 requests were answered 413 Content Too Large and their 2000 documents not written."),
             "{text}"
         );
         assert!(
-            text.contains("3000 documents were in requests cut off"),
+            text.contains("Truncated: at batch size 1000 with 10 writers (about 25.0 KB per request), the answers kept 40 fewer documents than the requests carried (7000 kept); "),
             "{text}"
         );
-        assert!(bulk_summary(&r)
-            .contains("Cut off: at batch size 1000 with 10 writers, 3 requests (3000 documents)"));
     }
 
     #[test]

@@ -5,10 +5,12 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis;
-use crate::report::chart::{self, esc};
+use crate::analysis::{self, repeat, repeat::Group, RatioSpread, Spread};
+use crate::report::chart::esc;
 use crate::report::findings::{self, compare_sentences};
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::report::fmt::{
+    fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
+};
 use crate::report::html;
 use crate::report::markdown::{md_table, Align};
 use crate::report::ReportOptions;
@@ -32,15 +34,52 @@ pub struct CompareRow {
     pub p99_at_peak_s: Option<f64>,
     /// Percent of all requests of the run without a 2xx/3xx response.
     pub error_share: f64,
-    /// Warnings of the run's saturation analysis, as sentences.
-    pub warnings: Vec<String>,
+    /// Warnings of the run's saturation analysis.
+    pub warnings: Vec<analysis::Warning>,
+    /// Repetitions behind the row (rounds, or files of one label); 1 for a single run.
+    pub runs: usize,
+    /// The peak qps of each repetition, as a spread (`peak_qps` is then its mean).
+    pub peak_spread: Option<Spread>,
+    /// The peak ratio to the first row with its spread, when both are repeated.
+    pub peak_ratio: Option<RatioSpread>,
 }
 
-/// Computes one row per run.
+/// The setups of a comparison as drawn and tabled: each group's mean over its
+/// repetitions (labelled "<label> warm" when a cold first round is set apart), then
+/// that cold round ("<label> cold").
+pub fn display_series(series: &[Series]) -> Vec<Series> {
+    display(&repeat::groups(series))
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// Each displayed series with the peak qps of its repetitions.
+fn display(groups: &[Group]) -> Vec<(Series, Option<Spread>)> {
+    let peak_of = |s: &Series| analysis::peak(s).map(|p| p.qps);
+    let mut out = Vec::new();
+    for g in groups {
+        let mut mean = g.mean();
+        if let Some(cold) = &g.cold {
+            mean.label = format!("{} warm", g.label);
+            out.push((mean, g.spread(peak_of)));
+            let mut c = cold.clone();
+            c.label = format!("{} cold", g.label);
+            let spread = Spread::of(peak_of(&c));
+            out.push((c, spread));
+        } else {
+            out.push((mean, g.spread(peak_of)));
+        }
+    }
+    out
+}
+
+/// Computes one row per setup (repetitions folded into one row, a cold first round
+/// in its own).
 pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
-    series
+    let mut rows: Vec<CompareRow> = display(&repeat::groups(series))
         .iter()
-        .map(|s| {
+        .map(|(s, spread)| {
             let sat = analysis::analyse(s);
             let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
             let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();
@@ -49,9 +88,10 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 .iter()
                 .map(|p| p.error_share * p.total_requests as f64)
                 .sum();
+            let repeated = spread.filter(|sp| sp.n > 1);
             CompareRow {
                 label: s.label.clone(),
-                peak_qps: sat.peak.map(|p| p.qps),
+                peak_qps: repeated.map(|sp| sp.mean).or(sat.peak.map(|p| p.qps)),
                 peak_clients: sat.peak.map(|p| p.n_clients),
                 plateau_clients: sat.plateau.map(|p| p.n_clients),
                 low_load_latency_s: sat.baseline.map(|b| b.mean_s),
@@ -59,10 +99,31 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 latency_at_peak_s: sat.peak.map(|p| p.mean_s),
                 p99_at_peak_s: peak_point.and_then(|p| p.p99_s),
                 error_share: if total > 0.0 { failed / total } else { 0.0 },
-                warnings: sat.warnings.iter().map(|w| w.to_string()).collect(),
+                warnings: sat.warnings.clone(),
+                runs: spread.map_or(1, |sp| sp.n),
+                peak_spread: *spread,
+                peak_ratio: None,
             }
         })
-        .collect()
+        .collect();
+    if let Some(base) = rows.first().and_then(|r| r.peak_spread) {
+        for r in rows.iter_mut().skip(1) {
+            r.peak_ratio = r
+                .peak_spread
+                .filter(|sp| sp.n > 1 && base.n > 1)
+                .and_then(|sp| repeat::ratio(sp, base));
+        }
+    }
+    rows
+}
+
+/// Every row's warnings, one sentence per kind of problem.
+fn warnings(rows: &[CompareRow]) -> Vec<String> {
+    let items: Vec<(String, analysis::Warning)> = rows
+        .iter()
+        .flat_map(|r| r.warnings.iter().map(|w| (r.label.clone(), w.clone())))
+        .collect();
+    findings::grouped_warnings(&items)
 }
 
 /// `a ÷ base` when both are known and the base is positive.
@@ -78,6 +139,29 @@ fn cell(v: String, r: Option<f64>, is_base: bool) -> String {
     match r {
         Some(r) if !is_base => format!("{v} ({})", fmt_ratio(r)),
         _ => v,
+    }
+}
+
+/// The peak qps: "151.3 ± 2.1 (1.18 ± 0.05×)" with repetitions, "≈" when the
+/// difference is inside the noise.
+fn peak_cell(r: &CompareRow, base: &CompareRow, is_base: bool) -> String {
+    let Some(q) = r.peak_qps else {
+        return "–".into();
+    };
+    let v = match r.peak_spread.filter(|s| s.n > 1) {
+        Some(s) => fmt_spread(s.mean, s.sd),
+        None => fmt_qps(q),
+    };
+    if is_base {
+        return v;
+    }
+    match r.peak_ratio {
+        Some(rs) => format!(
+            "{v} ({}{})",
+            if rs.within_noise { "≈ " } else { "" },
+            fmt_ratio_spread(rs.ratio, rs.sd)
+        ),
+        None => cell(v, ratio(r.peak_qps, base.peak_qps), false),
     }
 }
 
@@ -104,11 +188,7 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
             let is_base = i == 0;
             vec![
                 r.label.clone(),
-                cell(
-                    r.peak_qps.map(fmt_qps).unwrap_or_else(dash),
-                    ratio(r.peak_qps, base.peak_qps),
-                    is_base,
-                ),
+                peak_cell(r, base, is_base),
                 r.peak_clients.map(|n| n.to_string()).unwrap_or_else(dash),
                 r.plateau_clients
                     .map(|n| n.to_string())
@@ -174,8 +254,13 @@ pub fn compare_text(series: &[Series]) -> String {
     if let Some(b) = rows.first() {
         let _ = writeln!(
             o,
-            "(ratios in parentheses are to {}; \"failed\" is the share of requests without a 2xx/3xx response)",
-            b.label
+            "(ratios in parentheses are to {}; \"failed\" is the share of requests without a 2xx/3xx response{})",
+            b.label,
+            if rows.iter().any(|r| r.runs > 1) {
+                "; a ± b is the mean and standard deviation of repetitions, ≈ a difference within the noise"
+            } else {
+                ""
+            }
         );
     }
     o.push('\n');
@@ -190,10 +275,8 @@ pub fn compare_text(series: &[Series]) -> String {
             let _ = writeln!(o, "{}", findings::difference_sentence(&d));
         }
     }
-    for r in &rows {
-        for w in &r.warnings {
-            let _ = writeln!(o, "warning: {}: {w}", r.label);
-        }
+    for w in warnings(&rows) {
+        let _ = writeln!(o, "warning: {w}");
     }
     o
 }
@@ -221,10 +304,8 @@ pub fn compare_markdown(series: &[Series]) -> String {
             let _ = write!(o, "\n{text}\n");
         }
     }
-    for r in &rows {
-        for w in &r.warnings {
-            let _ = write!(o, "\n> **Warning ({}):** {w}\n", r.label);
-        }
+    for w in warnings(&rows) {
+        let _ = write!(o, "\n> **Warning:** {w}\n");
     }
     o
 }
@@ -232,8 +313,10 @@ pub fn compare_markdown(series: &[Series]) -> String {
 /// The comparison as one self-contained HTML page with the overlaid charts.
 pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     let rows = compare_rows(series);
-    let refs: Vec<&Series> = series.iter().collect();
-    let labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    let shown = display_series(series);
+    let refs: Vec<&Series> = shown.iter().collect();
+    let mut labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
+    labels.dedup();
     let mut b = String::new();
     let _ = write!(
         b,
@@ -249,10 +332,7 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         .iter()
         .filter(|d| d.is_serious())
         .map(findings::difference_sentence)
-        .chain(
-            rows.iter()
-                .flat_map(|r| r.warnings.iter().map(move |w| format!("{}: {w}", r.label))),
-        )
+        .chain(warnings(&rows))
         .collect();
     b.push_str(&html::warnings_box(&warnings));
     for d in differences.iter().filter(|d| !d.is_serious()) {
@@ -273,12 +353,13 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     }
     let _ = write!(
         b,
-        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p></section>",
+        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p></section>",
         esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        repeat::NOISE_SIGMAS,
         analysis::PLATEAU_SHARE * 100.0
     );
-    for c in html::run_charts(&refs, opts) {
-        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&c));
+    for (_, c) in html::run_charts(&refs, opts) {
+        b.push_str(&html::chart_section(&c));
     }
     b.push_str("<section><h2>Sources</h2><dl>");
     for s in series {

@@ -87,14 +87,14 @@ pub(crate) fn write_charts(
 ) -> Result<(), ReportError> {
     if plan.svg {
         for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, svg.as_bytes())?;
             out.files.push(p);
         }
     }
     if plan.png {
         for (suffix, bytes) in chart_pngs(series, &plan.options)? {
-            let p = sibling(base, suffix);
+            let p = sibling(base, &suffix);
             write_atomic(&p, &bytes)?;
             out.files.push(p);
         }
@@ -105,6 +105,9 @@ pub(crate) fn write_charts(
 /// `hakaru report`: reads one result and writes what the plan asks for. The terminal
 /// gets the saturation summary and a text chart unless Markdown goes to stdout.
 pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
+    if let Some(run) = crate::report::bulk_page::read_bulk(result) {
+        return crate::report::bulk_page::report(result, &run, plan);
+    }
     let s = read_result(result)?;
     let mut out = Written::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
@@ -141,6 +144,25 @@ pub fn run_compare(
             });
         }
     }
+    let bulk: Vec<_> = paths
+        .iter()
+        .filter_map(|p| crate::report::bulk_page::read_bulk(p))
+        .collect();
+    if !paths.is_empty() && bulk.len() == paths.len() {
+        let names: Vec<String> = match labels {
+            Some(l) => l.to_vec(),
+            None => paths
+                .iter()
+                .map(|p| {
+                    p.file_stem().map_or_else(
+                        || p.display().to_string(),
+                        |n| n.to_string_lossy().into_owned(),
+                    )
+                })
+                .collect(),
+        };
+        return crate::report::bulk_page::compare(&names, &bulk, plan);
+    }
     let series = read_results(paths, labels)?;
     let mut out = Written::default();
     if let Some(p) = &plan.html {
@@ -151,7 +173,8 @@ pub fn run_compare(
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    let refs: Vec<&Series> = series.iter().collect();
+    let shown = crate::report::compare::display_series(&series);
+    let refs: Vec<&Series> = shown.iter().collect();
     write_charts(&refs, &base, plan, &mut out)?;
     match &plan.markdown {
         Some(MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),

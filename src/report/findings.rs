@@ -11,7 +11,7 @@ use crate::analysis::{
     PLATEAU_SHARE,
 };
 use crate::report::compare::{ratio, CompareRow};
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share};
 use crate::result::RunState;
 use crate::series::Series;
 
@@ -24,11 +24,15 @@ impl fmt::Display for Warning {
                  use a smaller --step or a larger --end-n-clients",
                 if *n == 1 { "" } else { "s" }
             ),
-            Warning::PoorFit { r_squared } => write!(
+            Warning::PoorFit {
+                r_squared,
+                rel_error,
+            } => write!(
                 f,
-                "the Universal Scalability Law fits poorly (R² = {r_squared:.2}): the curve is \
-                 noisy or shaped by something else (errors, cache warm-up, a client limit), \
-                 so its predictions are rough"
+                "the Universal Scalability Law fits poorly (R² = {r_squared:.2}, off by {:.0}% \
+                 of the peak on a typical step): the curve is noisy or shaped by something \
+                 else (errors, cache warm-up, a client limit), so its predictions are rough",
+                rel_error * 100.0
             ),
             Warning::StillRising { last_clients } => write!(
                 f,
@@ -63,7 +67,128 @@ impl fmt::Display for Warning {
                 )
             }
             Warning::Incomplete(state) => f.write_str(incomplete(*state)),
+            Warning::StartedLate { steps } => write!(f, "{}", started_late(steps)),
         }
+    }
+}
+
+/// `--start-at`: which steps started late, and what it means for a merged result.
+pub fn started_late(steps: &[(usize, f64)]) -> String {
+    let list: Vec<String> = steps
+        .iter()
+        .map(|(i, s)| format!("step {i} by {s:.3} s"))
+        .collect();
+    format!(
+        "started after the --start-at schedule: {}; on several load machines those \
+         steps did not run fully together, so the merged step never carried its whole load at once",
+        list.join(", ")
+    )
+}
+
+/// The warnings of several runs, one sentence per problem rather than one per run:
+/// "throughput was still at its highest at the last step of a (20 clients) and b
+/// (18 clients): …". A problem of a single run reads as "<label>: <warning>".
+pub fn grouped_warnings(items: &[(String, Warning)]) -> Vec<String> {
+    // Same kind of problem (and, for an incomplete run, the same state).
+    type Kind = (std::mem::Discriminant<Warning>, Option<RunState>);
+    fn key(w: &Warning) -> Kind {
+        match w {
+            Warning::Incomplete(s) => (std::mem::discriminant(w), Some(*s)),
+            _ => (std::mem::discriminant(w), None),
+        }
+    }
+    let mut kinds: Vec<(Kind, Vec<&(String, Warning)>)> = Vec::new();
+    for it in items {
+        match kinds.iter_mut().find(|(k, _)| *k == key(&it.1)) {
+            Some((_, v)) => v.push(it),
+            None => kinds.push((key(&it.1), vec![it])),
+        }
+    }
+    kinds
+        .into_iter()
+        .map(|(_, runs)| match runs.as_slice() {
+            [(label, w)] => format!("{label}: {w}"),
+            many => grouped(many),
+        })
+        .collect()
+}
+
+/// "a (20 clients), b (18 clients) and c (20 clients)".
+fn and_list(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+fn grouped(runs: &[&(String, Warning)]) -> String {
+    let each = |f: &dyn Fn(&Warning) -> String| {
+        and_list(
+            &runs
+                .iter()
+                .map(|(l, w)| format!("{l} ({})", f(w)))
+                .collect::<Vec<_>>(),
+        )
+    };
+    let labels = and_list(&runs.iter().map(|(l, _)| l.clone()).collect::<Vec<_>>());
+    match &runs[0].1 {
+        Warning::FewPoints { .. } => format!(
+            "too few steps with clients in {}: a saturation curve needs at least \
+             {MIN_POINTS}; use a smaller --step or a larger --end-n-clients",
+            each(&|w| match w {
+                Warning::FewPoints { n } => n.to_string(),
+                _ => String::new(),
+            })
+        ),
+        Warning::PoorFit { .. } => format!(
+            "the Universal Scalability Law fits poorly for {}: those curves are noisy or \
+             shaped by something else (errors, cache warm-up, a client limit), so their \
+             predictions are rough",
+            each(&|w| match w {
+                Warning::PoorFit {
+                    r_squared,
+                    rel_error,
+                } => format!("R² = {r_squared:.2}, off by {:.0}%", rel_error * 100.0),
+                _ => String::new(),
+            })
+        ),
+        Warning::StillRising { .. } => format!(
+            "throughput was still at its highest at the last step of {}: the data stop \
+             before the peak; raise --end-n-clients",
+            each(&|w| match w {
+                Warning::StillRising { last_clients } => clients(*last_clients),
+                _ => String::new(),
+            })
+        ),
+        Warning::NoKnee { .. } => format!(
+            "mean latency never reached {KNEE_FACTOR}× its lowest-load value in {}: the \
+             data stop before the knee; raise --end-n-clients",
+            each(&|w| match w {
+                Warning::NoKnee { last_clients } => format!("up to {}", clients(*last_clients)),
+                _ => String::new(),
+            })
+        ),
+        Warning::ClientBottleneck { .. } => format!(
+            "hakaru itself used over {:.0}% of the load machine's CPU in {}: these numbers \
+             may be the client's limit, not the server's; run hakaru on a bigger machine or \
+             on several machines",
+            CLIENT_CPU_LIMIT * 100.0,
+            each(&|w| match w {
+                Warning::ClientBottleneck { steps } => {
+                    let n: Vec<String> = steps.iter().map(|(n, _)| n.to_string()).collect();
+                    format!("at {} clients", n.join(", "))
+                }
+                _ => String::new(),
+            })
+        ),
+        Warning::Incomplete(state) => format!("{labels}: {}", incomplete(*state)),
+        // Which steps were late differs per run: one sentence per run, joined.
+        Warning::StartedLate { .. } => runs
+            .iter()
+            .map(|(l, w)| format!("{l}: {w}"))
+            .collect::<Vec<_>>()
+            .join("; "),
     }
 }
 
@@ -282,14 +407,32 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
     let b = &base.label;
     for r in &rows[1..] {
         let mut s = String::new();
-        match ratio(r.peak_qps, base.peak_qps) {
-            Some(q) if q >= 1.05 => {
+        match (r.peak_ratio, ratio(r.peak_qps, base.peak_qps)) {
+            // Repetitions on both sides: the ratio with its spread, and whether the
+            // difference stands out of the noise at all.
+            (Some(rs), _) if rs.within_noise => {
+                let _ = write!(
+                    s,
+                    "{}'s peak qps is within the noise of {b}'s: {}",
+                    r.label,
+                    fmt_ratio_spread(rs.ratio, rs.sd)
+                );
+            }
+            (Some(rs), _) if rs.sd.is_some() => {
+                let _ = write!(
+                    s,
+                    "{} holds {} {b}'s peak qps",
+                    r.label,
+                    fmt_ratio_spread(rs.ratio, rs.sd)
+                );
+            }
+            (_, Some(q)) if q >= 1.05 => {
                 let _ = write!(s, "{} holds {} {b}'s peak qps", r.label, fmt_ratio(q));
             }
-            Some(q) if q > 0.95 => {
+            (_, Some(q)) if q > 0.95 => {
                 let _ = write!(s, "{} matches {b}'s peak qps (within 5%)", r.label);
             }
-            Some(q) => {
+            (_, Some(q)) => {
                 let _ = write!(
                     s,
                     "{} reaches {}{:.0}% of {b}'s peak qps",
@@ -298,12 +441,24 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                     q * 100.0
                 );
             }
-            None => {
+            (_, None) => {
                 let _ = write!(s, "{} has no throughput to compare", r.label);
             }
         }
         if let (Some(p), Some(bp)) = (r.peak_qps, base.peak_qps) {
-            let _ = write!(s, " ({} vs {} qps)", fmt_qps(p), fmt_qps(bp));
+            let _ = write!(
+                s,
+                " ({} vs {} qps{})",
+                fmt_qps(p),
+                fmt_qps(bp),
+                match (r.runs, base.runs) {
+                    (1, 1) => String::new(),
+                    (a, b) if a == b => format!(", means of {a} runs each"),
+                    (1, b) => format!(", against a mean of {b} runs"),
+                    (a, 1) => format!(", a mean of {a} runs against one"),
+                    (a, b) => format!(", means of {a} and {b} runs"),
+                }
+            );
         }
         if let Some(l) = ratio(r.low_load_latency_s, base.low_load_latency_s) {
             let at = match r.low_load_clients {

@@ -71,6 +71,50 @@ pub fn fmt_ratio(r: f64) -> String {
     }
 }
 
+/// Bytes in decimal units with three significant digits: "512 B", "48.2 kB",
+/// "1.25 MB", "3.40 GB".
+pub fn fmt_bytes(b: f64) -> String {
+    if !b.is_finite() {
+        return "–".into();
+    }
+    let (v, unit) = if b >= 1e9 {
+        (b / 1e9, "GB")
+    } else if b >= 1e6 {
+        (b / 1e6, "MB")
+    } else if b >= 1e3 {
+        (b / 1e3, "kB")
+    } else {
+        return format!("{b:.0} B");
+    };
+    format!("{} {unit}", sig3(v))
+}
+
+/// A ratio with its spread as hyperfine writes it: "1.18 ± 0.05×"; without a
+/// spread, [`fmt_ratio`].
+pub fn fmt_ratio_spread(r: f64, sd: Option<f64>) -> String {
+    let Some(sd) = sd.filter(|s| s.is_finite()) else {
+        return fmt_ratio(r);
+    };
+    let digits = if r >= 10.0 {
+        0
+    } else if r >= 2.0 {
+        1
+    } else {
+        2
+    };
+    format!("{r:.digits$} ± {sd:.digits$}×")
+}
+
+/// A mean and its standard deviation to the precision the deviation allows (two
+/// significant digits of it): "7018 ± 820", "151.3 ± 3.2".
+pub fn fmt_spread(mean: f64, sd: f64) -> String {
+    if !(sd.is_finite() && sd > 0.0) {
+        return format!("{} ± 0", fmt_qps(mean));
+    }
+    let digits = (1.0 - sd.log10().floor()).max(0.0) as usize;
+    format!("{mean:.digits$} ± {sd:.digits$}")
+}
+
 /// "1 client", "8 clients".
 pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
@@ -87,5 +131,12 @@ mod tests {
         assert_eq!(fmt_latency(0.00085), "850 µs");
         assert_eq!(fmt_qps(151.333), "151.3");
         assert_eq!(fmt_qps(999.96), "1000");
+        assert_eq!(fmt_ratio_spread(1.1789, Some(0.0512)), "1.18 ± 0.05×");
+        assert_eq!(fmt_ratio_spread(2.4, None), "2.4×");
+        assert_eq!(fmt_spread(7018.2, 820.1), "7018 ± 820");
+        assert_eq!(fmt_spread(151.33, 3.21), "151.3 ± 3.2");
+        assert_eq!(fmt_bytes(512.0), "512 B");
+        assert_eq!(fmt_bytes(48_231.0), "48.2 kB");
+        assert_eq!(fmt_bytes(1_254_000.0), "1.25 MB");
     }
 }

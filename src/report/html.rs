@@ -7,7 +7,10 @@ use std::fmt::Write as _;
 use crate::analysis::{self, Saturation};
 use crate::report::chart::{self, esc};
 use crate::report::findings;
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share};
+use crate::report::sections::{
+    hosts_section, probes_section, rounds_section, run_section, status_section,
+};
 use crate::report::ReportOptions;
 use crate::series::Series;
 
@@ -32,9 +35,9 @@ section { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px;
   padding: 8px 14px; margin: 10px 0 0; }
 .warn p { margin: 4px 0; }
 svg { width: 100%; height: auto; display: block; }
-table { border-collapse: collapse; width: 100%; font-size: 14px;
+table { border-collapse: collapse; width: 100%; font-size: 13.5px;
   font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 10px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
+th, td { padding: 4px 7px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
 th { background: #f3f5f8; font-weight: 600; }
 th:first-child, td:first-child { text-align: left; }
 tr.peak td { background: #eef6ff; }
@@ -97,6 +100,10 @@ pub fn source_line(s: &Series) -> String {
         .min();
     let hi = s.points.iter().map(|p| p.n_clients).max();
     let range = match (lo, hi) {
+        // Open model: the clients are the connections the rates could use.
+        (_, Some(b)) if s.is_open_model() => {
+            format!("up to {b} connection{}", if b == 1 { "" } else { "s" })
+        }
         (Some(a), Some(b)) if a != b => format!("{a}–{b} clients"),
         (Some(a), _) => clients(a),
         _ => "no clients".into(),
@@ -180,6 +187,10 @@ fn cards(sat: &Saturation) -> String {
     o
 }
 
+fn opt_count(v: Option<u64>) -> String {
+    v.map(|n| n.to_string()).unwrap_or_else(|| "–".into())
+}
+
 fn opt_latency(v: Option<f64>) -> String {
     v.map(fmt_latency).unwrap_or_else(|| "–".into())
 }
@@ -188,6 +199,8 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     let pct = s.has_percentiles();
     let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
+    let conns = s.points.iter().any(|p| p.connections_opened.is_some());
+    let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
     let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
@@ -198,6 +211,12 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     }
     if lag {
         o.push_str("<th>pacer lag p99</th>");
+    }
+    if conns {
+        o.push_str("<th>connections</th>");
+    }
+    if bytes {
+        o.push_str("<th>received</th>");
     }
     o.push_str("</tr></thead><tbody>");
     for (i, p) in s.points.iter().enumerate() {
@@ -240,213 +259,28 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
         if lag {
             let _ = write!(o, "<td>{}</td>", opt_latency(p.pacer_lag_p99_s));
         }
+        if conns {
+            let _ = write!(o, "<td>{}</td>", opt_count(p.connections_opened));
+        }
+        if bytes {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.bytes_received
+                    .map(|b| fmt_bytes(b as f64))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
         o.push_str("</tr>");
     }
     o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.");
     if lag {
         o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
     }
+    if conns {
+        o.push_str(" \"connections\" is how many the step opened: as many as clients when connections are kept alive, one per request without keep-alive or when the server closes them.");
+    }
     o.push_str("</p>");
-    o
-}
-
-fn status_section(s: &Series) -> String {
-    let codes = s.status_codes();
-    let kinds: Vec<String> = {
-        let mut k: Vec<String> = s
-            .points
-            .iter()
-            .flat_map(|p| p.errors.keys().cloned())
-            .collect();
-        k.sort();
-        k.dedup();
-        k
-    };
-    let mut o = String::from("<section><h2>Status and errors per step</h2>");
-    if s.points.iter().all(|p| p.error_share == 0.0) && codes.iter().all(|c| (200..400).contains(c))
-    {
-        let list: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
-        let _ = write!(
-            o,
-            "<p>Every request of every step got a {} response: no timeouts, no errors.</p>",
-            if list.is_empty() {
-                "successful".into()
-            } else {
-                list.join("/")
-            }
-        );
-    }
-    if let Some(svg) = chart::error_chart(s) {
-        o.push_str(&svg);
-    }
-    if codes.len() <= 1 && kinds.is_empty() {
-        // One status everywhere: the sentence above says it all.
-        o.push_str("</section>");
-        return o;
-    }
-    o.push_str("<div class=\"scroll\"><table><thead><tr><th>clients</th>");
-    for c in &codes {
-        let name = if *c == 0 {
-            "0 (no response)".into()
-        } else {
-            c.to_string()
-        };
-        let _ = write!(o, "<th>{}</th>", esc(&name));
-    }
-    for k in &kinds {
-        let _ = write!(o, "<th>{}</th>", esc(k));
-    }
-    o.push_str("</tr></thead><tbody>");
-    for p in &s.points {
-        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
-        for c in &codes {
-            let _ = write!(
-                o,
-                "<td>{}</td>",
-                p.statuses
-                    .get(c)
-                    .map(|v| fmt_share(*v))
-                    .unwrap_or_else(|| "–".into())
-            );
-        }
-        for k in &kinds {
-            let _ = write!(
-                o,
-                "<td>{}</td>",
-                p.errors
-                    .get(k)
-                    .map(|v| fmt_share(*v))
-                    .unwrap_or_else(|| "–".into())
-            );
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table></div><p class=\"note\">Shares in percent of each step's requests. Status 0 means no response: a timeout or a connection error, as drnbench counts it.</p></section>");
-    o
-}
-
-fn probe_value(name: &str, v: f64) -> String {
-    // Rates and shares recorded as 0..1 read better as percentages.
-    let lname = name.to_ascii_lowercase();
-    if (lname.contains("rate") || lname.contains("share"))
-        && (0.0..=1.0).contains(&v)
-        && !lname.contains("per_second")
-    {
-        format!("{:.1}%", v * 100.0)
-    } else if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        sig3(v)
-    }
-}
-
-fn probes_section(s: &Series) -> String {
-    let names = s.probe_names();
-    if names.is_empty() {
-        return String::new();
-    }
-    let mut o = String::from(
-        "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>clients</th>",
-    );
-    for n in &names {
-        let _ = write!(o, "<th>{}</th>", esc(n));
-    }
-    o.push_str("</tr></thead><tbody>");
-    for p in &s.points {
-        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
-        for n in &names {
-            let _ = write!(
-                o,
-                "<td>{}</td>",
-                p.probes
-                    .get(n)
-                    .map(|v| probe_value(n, *v))
-                    .unwrap_or_else(|| "–".into())
-            );
-        }
-        o.push_str("</tr>");
-    }
-    o.push_str("</tbody></table></div><p class=\"note\">Server-side numbers recorded around each step. A cache hit rate near 100% means the run measured the cache, not the search.</p></section>");
-    o
-}
-
-fn run_section(s: &Series) -> String {
-    let mut rows: Vec<(String, String)> = Vec::new();
-    if let Some(t) = &s.tool {
-        rows.push(("tool".into(), t.clone()));
-    }
-    if let Some(t) = &s.started_at {
-        rows.push(("started".into(), t.clone()));
-    }
-    if !s.targets.is_empty() {
-        rows.push(("targets".into(), s.targets.join(", ")));
-    }
-    if let Some(st) = &s.settings {
-        if let Some(d) = st.duration_s {
-            rows.push(("step duration".into(), format!("{d} s")));
-        }
-        if let Some(n) = st.n_requests {
-            rows.push(("requests per step".into(), n.to_string()));
-        }
-        rows.push(("interval".into(), format!("{} s", st.interval_s)));
-        if st.wait_s > 0.0 {
-            rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
-        }
-        rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
-        rows.push((
-            "keep-alive".into(),
-            if st.keep_alive { "on" } else { "off" }.into(),
-        ));
-        rows.push(("load model".into(), st.model.to_string()));
-        rows.push((
-            "patterns".into(),
-            format!(
-                "{} from {} ({} order, seed {})",
-                st.n_patterns, st.patterns_source, st.order, st.seed
-            ),
-        ));
-        rows.push(("engine threads".into(), st.threads.to_string()));
-    }
-    if let Some(m) = &s.machine {
-        rows.push((
-            "load machine".into(),
-            format!(
-                "{} · {} · {} CPU{} {} · {:.1} GiB",
-                m.hostname,
-                m.os,
-                m.cpus,
-                if m.cpus == 1 { "" } else { "s" },
-                if m.cpu_model.is_empty() {
-                    String::new()
-                } else {
-                    format!("({})", m.cpu_model)
-                },
-                m.memory_bytes as f64 / (1u64 << 30) as f64
-            ),
-        ));
-    }
-    let mut o = String::from("<section><h2>Run</h2>");
-    if rows.is_empty() {
-        let _ = write!(
-            o,
-            "<p>This {} records no settings or machine facts; hakaru's JSON result does.</p>",
-            esc(s.format.describe())
-        );
-    } else {
-        o.push_str("<dl>");
-        for (k, v) in rows {
-            let _ = write!(o, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
-        }
-        o.push_str("</dl>");
-    }
-    if !s.command_line.is_empty() {
-        let _ = write!(
-            o,
-            "<p>Command: <code>{}</code></p>",
-            esc(&s.command_line.join(" "))
-        );
-    }
-    o.push_str("</section>");
     o
 }
 
@@ -464,16 +298,25 @@ pub(crate) fn warnings_box(warnings: &[String]) -> String {
 
 /// The whole report of one run as an HTML page.
 pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
-    let sat = analysis::analyse(s);
+    // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
+    // cold first round.
+    let shown = if s.rounds() > 1 {
+        crate::report::compare::display_series(std::slice::from_ref(s))
+    } else {
+        vec![s.clone()]
+    };
+    let main = &shown[0];
+    let drawn: Vec<&Series> = shown.iter().collect();
+    let sat = analysis::analyse(main);
     let mut b = String::new();
     let _ = write!(
         b,
         "<h1>{}</h1><p class=\"sub\">{}</p>",
-        esc(&s.label),
+        esc(&s.name()),
         esc(&source_line(s))
     );
     if s.is_open_model() {
-        b.push_str(&rate_body(s, opts));
+        b.push_str(&rate_body(main, &drawn, opts));
     } else {
         b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
         b.push_str(&cards(&sat));
@@ -483,41 +326,31 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
         b.push_str(&warnings_box(&warnings));
         b.push_str("</section>");
+        b.push_str(&rounds_section(s));
+        for (_, c) in run_charts(&drawn, opts) {
+            b.push_str(&chart_section(&c));
+        }
         let _ = write!(
             b,
-            "<section>{}</section>",
-            chart::render_line_chart(&chart::throughput_chart(&[s]))
-        );
-        let lat = chart::latency_chart(&[s], opts.chart);
-        let _ = write!(
-            b,
-            "<section>{}<p class=\"note\">{}{}</p></section>",
-            chart::render_line_chart(&lat),
-            if lat.refs.is_empty() {
-                ""
+            "<section><h2>Steps{}</h2>{}</section>",
+            if shown.len() > 1 {
+                " (warm rounds, mean)"
             } else {
-                "The dashed grey line is the mean latency at the lowest load: where the mean rises well above it, requests wait for each other."
+                ""
             },
-            lat.notes
-                .iter()
-                .map(|n| format!(" {}", rich(n)))
-                .collect::<String>()
-        );
-        let _ = write!(
-            b,
-            "<section><h2>Steps</h2>{}</section>",
-            steps_table(s, &sat)
+            steps_table(main, &sat)
         );
     }
-    b.push_str(&status_section(s));
+    b.push_str(&hosts_section(s));
+    b.push_str(&status_section(main));
     b.push_str(&probes_section(s));
     b.push_str(&run_section(s));
-    page(&format!("{} — hakaru report", s.label), &b)
+    page(&format!("{} — hakaru report", s.name()), &b)
 }
 
 /// The summary, charts and steps of an open-model run: offered against answered
 /// rate, latency from the due time, late and dropped requests, the pacer's lag.
-fn rate_body(s: &Series, opts: &ReportOptions) -> String {
+fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
     let mut b = String::from("<section class=\"summary\"><h2>Which rates it held</h2>");
     b.push_str("<div class=\"cards\">");
@@ -559,8 +392,8 @@ fn rate_body(s: &Series, opts: &ReportOptions) -> String {
         let _ = write!(b, "<p>{}</p>", rich(&line));
     }
     b.push_str("</section>");
-    for chart in run_charts(&[s], opts) {
-        let _ = write!(b, "<section>{}</section>", chart::render_line_chart(&chart));
+    for (_, c) in run_charts(drawn, opts) {
+        b.push_str(&chart_section(&c));
     }
     let _ = write!(
         b,
@@ -611,32 +444,74 @@ fn rate_steps_table(s: &Series) -> String {
     o
 }
 
-/// The two line charts of one or several runs: answered and latency against offered
-/// rate when every run is open-model, else throughput and latency against clients.
-pub(crate) fn run_charts(series: &[&Series], opts: &ReportOptions) -> [chart::LineChart; 2] {
-    if series.iter().all(|s| s.is_open_model()) {
-        [
-            chart::rate_throughput_chart(series),
-            chart::rate_latency_chart(series, opts.chart),
+/// The line charts of one or several runs, each with the suffix of its standalone
+/// file: answered and latency against offered rate when every run is open-model,
+/// else throughput and latency against clients; then latency against throughput,
+/// and for one run each step's latency by percentile (when the file has histograms).
+pub(crate) fn run_charts(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut charts = if series.iter().all(|s| s.is_open_model()) {
+        vec![
+            ("-throughput", chart::rate_throughput_chart(series)),
+            ("-latency", chart::rate_latency_chart(series, opts.chart)),
         ]
     } else {
-        [
-            chart::throughput_chart(series),
-            chart::latency_chart(series, opts.chart),
+        vec![
+            ("-throughput", chart::throughput_chart(series)),
+            ("-latency", chart::latency_chart(series, opts.chart)),
         ]
+    };
+    charts.push((
+        "-latency-throughput",
+        chart::latency_throughput_chart(series, opts.chart),
+    ));
+    if let [s] = series {
+        if let Some(c) = chart::percentile_chart(s, opts.chart) {
+            charts.push(("-percentiles", c));
+        }
     }
+    charts
 }
 
-/// The two charts of a run as standalone SVG files: (suffix, contents).
-pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> [(&'static str, String); 2] {
-    let [throughput, latency] = run_charts(series, opts);
-    [
-        (
-            "-throughput.svg",
-            svg_file(chart::render_line_chart(&throughput)),
-        ),
-        ("-latency.svg", svg_file(chart::render_line_chart(&latency))),
-    ]
+/// The charts as standalone files, titled with the run's name since no page around
+/// them says it: (suffix without extension, chart).
+pub(crate) fn standalone_charts(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut charts = run_charts(series, opts);
+    if let [s] = series {
+        for (_, c) in &mut charts {
+            c.title = format!("{} — {}", c.title, s.name());
+        }
+    }
+    charts
+}
+
+/// The charts of a run as standalone SVG files: (suffix, contents).
+pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> Vec<(String, String)> {
+    standalone_charts(series, opts)
+        .into_iter()
+        .map(|(suffix, c)| {
+            (
+                format!("{suffix}.svg"),
+                svg_file(chart::render_line_chart(&c)),
+            )
+        })
+        .collect()
+}
+
+/// A chart in its own section, with its notes under it.
+pub(crate) fn chart_section(c: &chart::LineChart) -> String {
+    let mut o = format!("<section>{}", chart::render_line_chart(c));
+    if !c.notes.is_empty() {
+        let notes: Vec<String> = c.notes.iter().map(|n| rich(n)).collect();
+        let _ = write!(o, "<p class=\"note\">{}</p>", notes.join(" "));
+    }
+    o.push_str("</section>");
+    o
 }
 
 fn svg_file(svg: String) -> String {

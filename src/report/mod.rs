@@ -9,6 +9,7 @@
 //! and puts them on disk.
 
 pub mod bulk;
+pub mod bulk_page;
 pub mod chart;
 pub mod compare;
 pub mod files;
@@ -18,6 +19,7 @@ pub mod html;
 pub mod markdown;
 pub mod png;
 pub mod read;
+mod sections;
 pub mod stream;
 pub mod text;
 

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
-use crate::report::chart::{self, LineChart, Marker};
+use crate::report::chart::{self, LineChart, Marker, XAxis};
 use crate::report::files::ReportError;
 use crate::report::ReportOptions;
 use crate::series::Series;
@@ -82,14 +82,10 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
     let root = BitMapBackend::new(path, SIZE).into_drawing_area();
     root.fill(&WHITE).map_err(err)?;
     let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
-    let pts = || c.lines.iter().flat_map(|l| l.points.iter().copied());
-    let x_max = pts().map(|p| p.0).fold(1.0, f64::max);
-    let x_hi = *chart::nice_ticks(0.0, x_max, 8).last().unwrap_or(&x_max);
-    let ys: Vec<f64> = pts()
-        .map(|p| p.1)
-        .chain(c.refs.iter().map(|r| r.y))
-        .filter(|v| v.is_finite())
-        .collect();
+    let x = chart::x_axis(c);
+    let y = chart::y_axis(c);
+    let (x_lo, x_hi) = (x.lo, x.hi);
+    let marks = chart::svg::grouped_marks(c);
     let font = |size: f64| (FONT_NAME, size).into_font();
     let mut builder = ChartBuilder::on(&plot);
     builder
@@ -104,7 +100,12 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
             ch.configure_mesh()
                 .x_desc(c.x_title.as_str())
                 .y_desc(c.y_title.as_str())
-                .x_label_formatter(&|v| chart::tick_label(*v))
+                .x_labels(if c.x_axis == XAxis::Nines {
+                    x.ticks.len()
+                } else {
+                    10
+                })
+                .x_label_formatter(&|v| chart::x_tick_label(c.x_axis, *v))
                 .y_label_formatter(&|v| chart::tick_label(*v))
                 .label_style(font(17.0))
                 .axis_desc_style(font(18.0))
@@ -117,11 +118,34 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                 // A dashed reference line, drawn as short segments.
                 let n = 60;
                 for i in (0..n).step_by(2) {
-                    let a = x_hi * i as f64 / n as f64;
-                    let b = x_hi * (i + 1) as f64 / n as f64;
+                    let a = x_lo + (x_hi - x_lo) * i as f64 / n as f64;
+                    let b = x_lo + (x_hi - x_lo) * (i + 1) as f64 / n as f64;
                     ch.draw_series(LineSeries::new([(a, r.y), (b, r.y)], col.stroke_width(2)))
                         .map_err(err)?;
                 }
+            }
+            // The peak, plateau and knee: dashed verticals labelled at the top, as
+            // in the SVG.
+            let mark_col = rgb(chart::svg::MARK_COLOR);
+            for (row, (mx, label, _)) in marks.iter().enumerate() {
+                // A label near the right edge sits left of its line, as in the SVG
+                // (about 9 px a character at 16 px).
+                let width = 9 * label.chars().count() as i32;
+                let near_right = (x_hi - mx) / (x_hi - x_lo) * f64::from(SIZE.0 - LEGEND_W - 100)
+                    < f64::from(width + 12);
+                let dx = if near_right { -width - 6 } else { 6 };
+                ch.draw_series(DashedLineSeries::new(
+                    [(*mx, y.lo), (*mx, y.hi)],
+                    6,
+                    6,
+                    mark_col.stroke_width(2),
+                ))
+                .map_err(err)?;
+                ch.draw_series(std::iter::once(
+                    EmptyElement::at((*mx, y.hi))
+                        + Text::new(label.clone(), (dx, 6 + 20 * row as i32), font(16.0)),
+                ))
+                .map_err(err)?;
             }
             for l in &c.lines {
                 let col = rgb(l.color);
@@ -173,24 +197,13 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
         }};
     }
 
-    if c.log_y {
-        let pos: Vec<f64> = ys.iter().copied().filter(|v| *v > 0.0).collect();
-        let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = pos.iter().copied().fold(0.0, f64::max);
-        let (lo, hi) = if lo.is_finite() && hi > 0.0 {
-            let t = chart::log_ticks(lo, hi);
-            (t[0], *t.last().unwrap_or(&hi))
-        } else {
-            (1.0, 10.0)
-        };
+    if y.log {
         draw!(builder
-            .build_cartesian_2d(0.0..x_hi, (lo..hi).log_scale())
+            .build_cartesian_2d(x_lo..x_hi, (y.lo..y.hi).log_scale())
             .map_err(err)?);
     } else {
-        let hi = ys.iter().copied().fold(0.0, f64::max);
-        let t = chart::nice_ticks(0.0, if hi > 0.0 { hi * 1.04 } else { 1.0 }, 6);
         draw!(builder
-            .build_cartesian_2d(0.0..x_hi, 0.0..*t.last().unwrap_or(&1.0))
+            .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
             .map_err(err)?);
     }
 
@@ -226,15 +239,14 @@ fn dash_pattern(dash: Option<&str>) -> Option<(u32, u32)> {
     ))
 }
 
-/// The two charts as PNG bytes: (file suffix, bytes).
+/// The charts as PNG bytes: (file suffix, bytes).
 pub fn chart_pngs(
     series: &[&Series],
     opts: &ReportOptions,
-) -> Result<Vec<(&'static str, Vec<u8>)>, ReportError> {
-    let [throughput, latency] = crate::report::html::run_charts(series, opts);
-    let charts = [("-throughput.png", throughput), ("-latency.png", latency)];
+) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
     let mut out = Vec::new();
-    for (suffix, c) in charts {
+    for (suffix, c) in crate::report::html::standalone_charts(series, opts) {
+        let suffix = format!("{suffix}.png");
         let tmp = std::env::temp_dir().join(format!(
             "hakaru-chart-{}-{}{suffix}",
             std::process::id(),

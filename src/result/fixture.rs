@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use crate::result::{
-    encode_histogram, LatencySummary, LoadModel, Machine, Mode, RequestInfo, RequestOrder,
-    RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
+    encode_histogram, LatencySummary, LoadModel, Machine, Mode, RequestInfo, RequestList,
+    RequestOrder, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
 };
 use crate::stats::{new_histogram, ErrorKind, Outcome, Recorder, RequestSample};
 
@@ -55,6 +55,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         pacer_lag_histogram: None,
         items: None,
         bulk: None,
+        start_late_s: None,
     }
 }
 
@@ -130,16 +131,18 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
             fd_limit: Some(1024),
         },
         targets: vec!["http://127.0.0.1:10041".into()],
-        requests: vec![
+        requests: RequestList::all(vec![
             RequestInfo {
+                id: None,
                 method: "GET".into(),
                 url: "http://127.0.0.1:10041/d/status".into(),
             },
             RequestInfo {
+                id: None,
                 method: "GET".into(),
                 url: "http://127.0.0.1:10041/d/select?table=Store".into(),
             },
-        ],
+        ]),
         steps,
         verify: None,
     }

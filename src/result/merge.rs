@@ -7,7 +7,7 @@
 //! requests, steps), shards counted differently, a shard given twice, and names a
 //! missing shard.
 
-use super::{RunResult, Shard, StepFacts, StepResult, ToRecorderError};
+use super::{BulkStepResult, RunResult, Shard, StepFacts, StepResult, ToRecorderError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum MergeError {
@@ -108,6 +108,10 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
         .map(|(_, r)| r.machine.hostname.clone())
         .collect::<Vec<_>>()
         .join(",");
+    // Each shard names its own slowest and fastest requests.
+    merged.requests = results
+        .iter()
+        .fold(first.requests.clone(), |acc, (_, r)| acc.union(&r.requests));
     merged.steps = (0..first.steps.len())
         .map(|i| merge_step(results, i))
         .collect::<Result<_, _>>()?;
@@ -129,10 +133,15 @@ fn state_rank(s: super::RunState) -> u8 {
 /// step's clients and requests).
 fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
     let (sa, sb) = (&a.settings, &b.settings);
-    let checks: [(&'static str, bool); 9] = [
+    let checks: [(&'static str, bool); 10] = [
         ("modes", a.mode == b.mode),
         ("targets", a.targets == b.targets),
-        ("request lists", a.requests == b.requests),
+        (
+            "request lists or patterns files",
+            a.requests.agrees_with(&b.requests)
+                && sa.patterns_sha256 == sb.patterns_sha256
+                && sa.n_patterns == sb.n_patterns,
+        ),
         ("numbers of steps", a.steps.len() == b.steps.len()),
         (
             "step durations or request counts",
@@ -148,6 +157,7 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
                 && sa.wait_s == sb.wait_s,
         ),
         ("rounds", sa.rounds == sb.rounds),
+        ("bulk settings", sa.bulk == sb.bulk),
         (
             "steps' rounds",
             a.steps
@@ -204,7 +214,73 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
     merged.probes = first.probes.clone();
     merged.cache_hit_rate = first.cache_hit_rate;
     merged.server_process = first.server_process.clone();
+    // A bulk step: every shard's documents, over the common window.
+    merged.bulk = first.bulk.as_ref().map(|b| {
+        let items = merged.items.clone().unwrap_or_default();
+        BulkStepResult {
+            batch_size: b.batch_size,
+            writers: merged.n_clients,
+            docs_acknowledged: items.ok,
+            docs_per_s: if elapsed_s > 0.0 {
+                items.ok as f64 / elapsed_s
+            } else {
+                0.0
+            },
+            item_errors: items.failed,
+        }
+    });
+    merged.start_late_s = steps
+        .iter()
+        .filter_map(|(_, s)| s.start_late_s)
+        .reduce(f64::max);
     Ok(merged)
+}
+
+/// The results in a stream of text that holds several, one per load machine: pods'
+/// logs one after another (`kubectl logs -l … | hakaru merge -`). A result is a
+/// pretty-printed JSON document (see [`super::json::to_json`]): from a line that is
+/// just `{` to the next line that is just `}`. Returns the documents and the lines
+/// between them (a pod's warnings, which whoever merges should see).
+pub fn split_results(text: &str) -> (Vec<&str>, Vec<&str>) {
+    let (mut docs, mut other) = (Vec::new(), Vec::new());
+    let mut start = None;
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let bare = line.trim_end_matches(['\n', '\r']);
+        match (start, bare) {
+            (None, "{") => start = Some(offset),
+            (Some(from), "}") => {
+                docs.push(&text[from..offset + line.len()]);
+                start = None;
+            }
+            (None, l) if !l.trim().is_empty() => other.push(l),
+            _ => {}
+        }
+        offset += line.len();
+    }
+    if let Some(from) = start {
+        // Cut off (a pod killed while printing): let the reader say where.
+        docs.push(&text[from..]);
+    }
+    (docs, other)
+}
+
+/// `--start-at`: the shards' steps that started more than `limit_s` late, in words
+/// ("shard 2/3 started step 1 0.412 s late"), for whoever merges to see.
+pub fn late_starts(results: &[(String, RunResult)], limit_s: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    for (path, r) in results {
+        for (i, s) in r.steps.iter().enumerate() {
+            if let Some(late) = s.start_late_s.filter(|l| *l > limit_s) {
+                let who = r
+                    .settings
+                    .shard
+                    .map_or_else(|| path.clone(), |k| format!("shard {k} ({path})"));
+                out.push(format!("{who} started step {} {late:.3} s late", i + 1));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -227,9 +303,34 @@ mod tests {
             crate::spec::parse_shard("2/3"),
             Ok(Shard { index: 2, count: 3 })
         );
-        for bad in ["0/3", "4/3", "1/0", "x", "1/20000"] {
+        assert_eq!(
+            crate::spec::parse_shard("0+1/3"),
+            Ok(Shard { index: 1, count: 3 })
+        );
+        assert_eq!(
+            crate::spec::parse_shard("2+1/3"),
+            Ok(Shard { index: 3, count: 3 })
+        );
+        for bad in [
+            "0/3", "4/3", "1/0", "x", "1/20000", "3+1/3", "+1/3", "$(I)+1/3",
+        ] {
             assert!(crate::spec::parse_shard(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn results_are_found_between_log_lines() {
+        let run = crate::result::fixture::run(vec![crate::result::fixture::bare_step(1)]);
+        let one = crate::result::json::to_json(&run);
+        let log = format!("starting\n{one}hakaru: a warning\n\n{one}{{\n  \"cut\": ");
+        let (docs, other) = split_results(&log);
+        assert_eq!(docs.len(), 3);
+        assert_eq!(docs[0], one);
+        assert_eq!(docs[1], one);
+        assert!(docs[2].starts_with("{\n  \"cut"));
+        assert_eq!(other, vec!["starting", "hakaru: a warning"]);
+        let back = crate::result::json::from_json(docs[1], "-").unwrap();
+        assert_eq!(back.steps.len(), 1);
     }
 
     #[test]

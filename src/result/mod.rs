@@ -8,6 +8,7 @@ pub mod csv;
 pub(crate) mod fixture;
 pub mod json;
 pub mod merge;
+mod requests;
 pub mod schema;
 pub mod store;
 
@@ -22,12 +23,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::plan::Order;
 use crate::stats::{ErrorKind, ItemCounts, Recorder, RequestSample, MAX_TRACKABLE_US};
+pub use requests::{RequestInfo, RequestList};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
 ///
 /// 2: a host's exact `latency_sum_us` replaces its `mean_s` (still read from version 1
 /// files); the connect and TLS histograms are kept; the top-N capacities are recorded.
-pub const SCHEMA_VERSION: u32 = 2;
+/// 3: `requests` holds only the requests the slowest/fastest lists name, each with its
+/// `id` (all of them, numbered by place, with `--request-list` and in older files); the
+/// patterns file's digest is recorded.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// One run of `hakaru run` or `hakaru ramp`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -58,8 +63,9 @@ pub struct RunResult {
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
     pub targets: Vec<String>,
-    /// Method and URL of every planned request, indexed by [`RequestSample::request`].
-    pub requests: Vec<RequestInfo>,
+    /// Method and URL of the requests the steps' slowest and fastest lists name, by
+    /// [`RequestSample::request`]; every planned request with `--request-list`.
+    pub requests: RequestList,
     pub steps: Vec<StepResult>,
     /// `bulk --verify`: acknowledged documents against the server's own count.
     #[serde(default)]
@@ -79,12 +85,25 @@ pub struct VerifyResult {
     pub present_after: u64,
     /// `acknowledged` and `present` agree.
     pub matches: bool,
+    /// Documents in requests cut off at a timed step's end: the server may have
+    /// written them without hakaru seeing the answer. More present than acknowledged,
+    /// by no more than this, is explained (not a failure).
+    #[serde(default)]
+    pub in_flight: u64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
-pub struct RequestInfo {
-    pub method: String,
-    pub url: String,
+impl VerifyResult {
+    /// More present than acknowledged, by no more than the documents in flight when a
+    /// timed step ended: nothing acknowledged is missing.
+    pub fn explained(&self) -> bool {
+        let diff = self.present - self.acknowledged as i64;
+        diff > 0 && diff as u64 <= self.in_flight
+    }
+
+    /// A difference that means documents are missing or unaccounted for.
+    pub fn failed(&self) -> bool {
+        !self.matches && !self.explained()
+    }
 }
 
 /// The settings that shape the numbers.
@@ -109,6 +128,13 @@ pub struct Settings {
     /// Where the patterns came from: a file path or the URL given.
     pub patterns_source: String,
     pub n_patterns: usize,
+    /// `sha256:<hex>` of the patterns file's bytes (absent for a URL, and in files
+    /// before schema 3): which patterns ran, without keeping them all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub patterns_sha256: Option<String>,
+    /// `requests` holds every planned request (`--request-list`).
+    #[serde(default)]
+    pub request_list: bool,
     pub insecure: bool,
     /// Worker threads the engine ran on.
     pub threads: usize,
@@ -127,18 +153,22 @@ pub struct Settings {
     /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// `--start-at`: the moment the first step (or warm-up) was to start, RFC 3339 UTC;
+    /// every step was to start at its planned offset from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_at: Option<String>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct BulkSettingsResult {
-    /// `"couchdb"` or `"groonga"`.
+    /// `"couchdb"`, `"groonga"`, `"elasticsearch"` or `"template"`.
     pub target: String,
     /// One document per request (`--single`).
     pub single: bool,
     /// `"sequential"`, `"random"`, `"uuid"` or `"server"`.
     pub ids: String,
-    /// The document template (`--doc`, `--doc-file`).
+    /// The document template (`--doc`, `--doc-file`), or the body template (`--template`).
     pub doc: String,
     /// CouchDB `?batch=ok` was asked for.
     pub batch_ok: bool,
@@ -152,6 +182,16 @@ pub struct BulkSettingsResult {
     pub count: Option<u64>,
     /// `--rate`: documents per second (open model).
     pub rate_docs_per_s: Option<f64>,
+    /// Elasticsearch: each document's bulk action (`"index"` or `"create"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// `--target template`: the request's method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// `--target template`: how answers are read (`ok-pointer /1`,
+    /// `item-error-pointer /items/*/error`, or `status`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_rule: Option<String>,
 }
 
 /// One load machine's part of a run spread over many (`--shard K/N`): it ran its share
@@ -551,6 +591,10 @@ pub struct StepResult {
     /// `bulk`: the step's batch size, writers and documents.
     #[serde(default)]
     pub bulk: Option<BulkStepResult>,
+    /// `--start-at`: how late the step started after its planned moment, seconds (a
+    /// merged result: the latest of its shards).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
 }
 
 /// One step of a bulk write.
@@ -705,6 +749,7 @@ impl StepResult {
                 failed: rec.items.failed.iter().cloned().collect(),
             }),
             bulk: None,
+            start_late_s: None,
         }
     }
 }

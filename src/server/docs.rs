@@ -24,6 +24,9 @@
 //!   `synchronous=FULL`: SQLite fsyncs the WAL before answering. It wins over
 //!   `batch=ok` when both are asked: the write is durable, answered 201.
 //!
+//! It also stands in for Elasticsearch's `_bulk`, `_count` and `_refresh` (see
+//! [`es`]), so the `--target elasticsearch` path is tested where no Elasticsearch runs.
+//!
 //! Not CouchDB: an existing ID is always a conflict (no updates by `_rev`, no
 //! deletes of documents), revisions are `1-` and a hash of the body, no views or
 //! changes feed. The database is a temporary SQLite file removed at exit.
@@ -617,6 +620,19 @@ impl Handler for DocsTarget {
                 names.sort();
                 Response::json(200, json!(names).to_string() + "\n")
             }
+            ("_bulk", None) if m == "POST" || m == "PUT" => self.es_bulk(None, req),
+            (index, Some(op @ ("_bulk" | "_count" | "_refresh"))) if es::valid_index(index) => {
+                match (op, m) {
+                    ("_bulk", "POST" | "PUT") => self.es_bulk(Some(index), req),
+                    ("_count", "GET" | "POST") => self.es_count(index),
+                    ("_refresh", "GET" | "POST") => self.es_refresh(index),
+                    _ => es::es_error(
+                        405,
+                        "method_not_allowed",
+                        &format!("Incorrect HTTP method for uri [/{index}/{op}] and method [{m}]"),
+                    ),
+                }
+            }
             (name, _) if !valid_db_name(name) => error(
                 400,
                 "illegal_database_name",
@@ -687,6 +703,9 @@ fn spawn_flusher(target: Weak<DocsTarget>, every: Duration) {
             }
         });
 }
+
+#[path = "docs_es.rs"]
+mod es;
 
 #[cfg(test)]
 #[path = "docs_tests.rs"]

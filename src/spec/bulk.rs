@@ -20,12 +20,14 @@ use crate::http::Target;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{
-    BulkSettingsResult, BulkStepResult, LoadModel, Mode, RequestOrder, Settings, StepResult,
+    BulkSettingsResult, BulkStepResult, LoadModel, Mode, RequestOrder, Settings, Shard, StepResult,
 };
 use crate::runner::{RunSpec, StepHooks};
 use crate::workload::bulk::{
-    BulkSettings, BulkWorkload, DocTemplate, IdStrategy, TargetKind, TemplateError,
+    BodyError, BodyTemplate, BulkSettings, BulkWorkload, DocTemplate, EsAction, IdStrategy,
+    ResponseRule, TargetKind, TemplateError, Templated,
 };
+use crate::workload::check::StarPointer;
 
 /// The largest batch a request may carry.
 pub const MAX_BATCH: u64 = 1_000_000;
@@ -58,8 +60,22 @@ pub struct BulkOptions {
     pub single: bool,
     pub batch_ok: bool,
     pub full_commit: bool,
+    /// Elasticsearch's bulk action (None: index).
+    pub action: Option<EsAction>,
     /// Groonga's table.
     pub table: Option<String>,
+    /// `--target template`: the body template's file.
+    pub template: Option<PathBuf>,
+    /// `--target template`: the method (None: POST).
+    pub method: Option<String>,
+    /// `--target template`: the count of documents kept, at this JSON pointer.
+    pub ok_pointer: Option<String>,
+    /// `--target template`: per-item errors at this pointer (`/items/*/error`).
+    pub item_error_pointer: Option<String>,
+    /// `--target template` `--verify`: the URL answering the server's count…
+    pub count_url: Option<String>,
+    /// …and where in its JSON the count is.
+    pub count_pointer: Option<String>,
     pub verify: bool,
     pub doc: DocSource,
     /// None: sequential, unless the template sets its own ID.
@@ -75,6 +91,11 @@ pub struct BulkOptions {
     pub threads: usize,
     pub seed: Option<u64>,
     pub interval: Duration,
+    /// `--start-at`: when the first step starts (see [`super::SessionOptions`]).
+    pub start_at: Option<super::StartAt>,
+    /// `--shard K/N`: this machine's share of every step's writers, `--count` and
+    /// `--rate`, and its own lane of document IDs.
+    pub shard: Option<Shard>,
     pub output_path: Option<PathBuf>,
     pub format: CsvFormat,
     pub command_line: Vec<String>,
@@ -93,7 +114,14 @@ impl Default for BulkOptions {
             single: false,
             batch_ok: false,
             full_commit: false,
+            action: None,
             table: None,
+            template: None,
+            method: None,
+            ok_pointer: None,
+            item_error_pointer: None,
+            count_url: None,
+            count_pointer: None,
             verify: false,
             doc: DocSource::Text(r#"{"foo":"bar"}"#.into()),
             ids: None,
@@ -105,6 +133,8 @@ impl Default for BulkOptions {
             threads: 0,
             seed: None,
             interval: Duration::ZERO,
+            start_at: None,
+            shard: None,
             output_path: None,
             format: CsvFormat::Full,
             command_line: Vec::new(),
@@ -132,6 +162,41 @@ pub enum BulkError {
         what: &'static str,
         why: &'static str,
     },
+    #[error("Elasticsearch has no {what}: {why}")]
+    NotElasticsearch {
+        what: &'static str,
+        why: &'static str,
+    },
+    #[error(
+        "--target elasticsearch needs the index in the URL: http://HOST:9200/INDEX (found {0})"
+    )]
+    NoIndex(String),
+    #[error(
+        "--action is Elasticsearch's (index or create per document); leave it out for --target {0}"
+    )]
+    ActionNotEs(&'static str),
+    #[error("--target template needs --template FILE (the request body, its per-document part marked with {{{{#docs}}}}…{{{{/docs}}}})")]
+    NoTemplate,
+    #[error("{0} is for --target template")]
+    TemplateOnly(&'static str),
+    #[error("--target template: {what} is CouchDB's or Elasticsearch's; the template says everything sent")]
+    NotTemplate { what: &'static str },
+    #[error("cannot read --template {path}: {why}")]
+    TemplateFile { path: String, why: std::io::Error },
+    #[error("--template {path}: {why}")]
+    Body { path: String, why: BodyError },
+    #[error("--ok-pointer {0}: a JSON pointer starts with '/' (Groonga's load count: /1)")]
+    OkPointer(String),
+    #[error("--item-error-pointer {0}")]
+    ItemPointer(String),
+    #[error("--ok-pointer and --item-error-pointer are two ways of reading the answer; give one")]
+    BothRules,
+    #[error("--method \"{0}\": an HTTP method is letters (POST, PUT…)")]
+    Method(String),
+    #[error("--ids {0}: the template has no {{{{id}}}} in its {{{{#docs}}}} part to put IDs in")]
+    IdsUnused(&'static str),
+    #[error("--verify with --target template needs --count-url and --count-pointer (where the server says how many documents it has)")]
+    VerifyTemplate,
     #[error("--single sends one document per request; leave out --batch-sizes")]
     SingleAndBatches,
     #[error("--batch-sizes: \"{0}\" is not a count")]
@@ -174,6 +239,8 @@ pub enum BulkError {
     Resolve { host: String, why: String },
     #[error("{0}")]
     Tls(String),
+    #[error("--verify with --shard: each machine would count the others' documents too; compare the merged result's documents acknowledged with the server's own count")]
+    VerifyShard,
 }
 
 /// A validated bulk write, ready for [`crate::runner::run`].
@@ -190,10 +257,16 @@ impl BulkOptions {
     /// Validate and build. Reads the document file and resolves the host; sends nothing.
     pub fn build(&self) -> Result<BulkReady, BulkError> {
         let url = crate::http::url::parse_http_url(&self.url).map_err(BulkError::Url)?;
-        if url.path.contains('?') {
+        let templated = self.target == TargetKind::Template;
+        if url.path.contains('?') && !templated {
             return Err(BulkError::Query(self.url.clone()));
         }
-        let base_path = url.path.trim_end_matches('/').to_string();
+        let base_path = match (templated, url.path.as_str()) {
+            (true, "") => "/".to_string(),
+            // A templated target's URL is the request's path and query, as given.
+            (true, p) => p.to_string(),
+            (false, p) => p.trim_end_matches('/').to_string(),
+        };
         match self.target {
             TargetKind::CouchDb => {
                 if base_path.is_empty() {
@@ -201,6 +274,48 @@ impl BulkOptions {
                 }
                 if self.table.is_some() {
                     return Err(BulkError::TableForCouchDb);
+                }
+            }
+            TargetKind::Elasticsearch => {
+                if base_path.is_empty() {
+                    return Err(BulkError::NoIndex(self.url.clone()));
+                }
+                let refuse = |what, why| Err(BulkError::NotElasticsearch { what, why });
+                if self.table.is_some() {
+                    return refuse("--table", "the index is the URL's path");
+                }
+                if self.single {
+                    return refuse(
+                        "--single here",
+                        "one document per request is --batch-sizes 1 (a _bulk of one)",
+                    );
+                }
+                if self.batch_ok {
+                    return refuse(
+                        "batch=ok mode",
+                        "it is CouchDB's (a 202 for writes kept in memory); leave out --batch-ok",
+                    );
+                }
+                if self.full_commit {
+                    return refuse(
+                        "full-commit header",
+                        "X-Couch-Full-Commit is CouchDB's (Elasticsearch fsyncs its translog per request by default); leave out --full-commit",
+                    );
+                }
+            }
+            TargetKind::Template => {
+                for (given, what) in [
+                    (self.single, "--single"),
+                    (self.batch_ok, "--batch-ok"),
+                    (self.full_commit, "--full-commit"),
+                    (self.table.is_some(), "--table"),
+                ] {
+                    if given {
+                        return Err(BulkError::NotTemplate { what });
+                    }
+                }
+                if self.template.is_none() {
+                    return Err(BulkError::NoTemplate);
                 }
             }
             TargetKind::Groonga => {
@@ -220,6 +335,23 @@ impl BulkOptions {
                     });
                 }
             }
+        }
+        if !templated {
+            for (given, flag) in [
+                (self.template.is_some(), "--template"),
+                (self.method.is_some(), "--method"),
+                (self.ok_pointer.is_some(), "--ok-pointer"),
+                (self.item_error_pointer.is_some(), "--item-error-pointer"),
+                (self.count_url.is_some(), "--count-url"),
+                (self.count_pointer.is_some(), "--count-pointer"),
+            ] {
+                if given {
+                    return Err(BulkError::TemplateOnly(flag));
+                }
+            }
+        }
+        if self.action.is_some() && self.target != TargetKind::Elasticsearch {
+            return Err(BulkError::ActionNotEs(self.target.as_str()));
         }
         let batches = self.batch_sizes()?;
         let writers = self.writers()?;
@@ -257,10 +389,13 @@ impl BulkOptions {
                 return Err(BulkError::Rate(r));
             }
         }
-        let content_type = self
-            .content_type
-            .clone()
-            .unwrap_or_else(|| "application/json".into());
+        let content_type = self.content_type.clone().unwrap_or_else(|| {
+            match self.target {
+                TargetKind::Elasticsearch => "application/x-ndjson",
+                _ => "application/json",
+            }
+            .into()
+        });
         if content_type.contains(['\r', '\n']) {
             return Err(BulkError::ContentType(content_type));
         }
@@ -316,6 +451,17 @@ impl BulkOptions {
             }
         }
 
+        // The steps run are this machine's share; the settings' --count stays the whole's.
+        if let Some(shard) = self.shard {
+            if self.verify {
+                return Err(BulkError::VerifyShard);
+            }
+            for step in &mut steps {
+                super::share_step(step, shard)?;
+            }
+        }
+        let start_at = super::start_moment(self.start_at, &steps, 1)?;
+
         let (doc_text, source_name) = match &self.doc {
             DocSource::Text(t) => (t.clone(), "--doc".to_string()),
             DocSource::File(p) => (
@@ -328,8 +474,27 @@ impl BulkOptions {
         };
         let template = DocTemplate::parse(doc_text.trim())
             .map_err(|why| BulkError::Template { source_name, why })?;
+        let templated = match &self.template {
+            Some(path) if templated => Some(self.templated(path, &content_type)?),
+            _ => None,
+        };
         let field = self.target.id_field();
-        let ids = if template.sets_key(field) {
+        if self.target == TargetKind::Elasticsearch && template.sets_key(field) {
+            return Err(BulkError::NotElasticsearch {
+                what: "_id inside a document",
+                why: "it refuses the metadata field in a source; leave _id out (--ids names documents in the action line)",
+            });
+        }
+        let ids = if let Some(t) = &templated {
+            match self.ids {
+                Some(i) if i != IdStrategy::Server && !t.body.uses_id() => {
+                    return Err(BulkError::IdsUnused(i.as_str()))
+                }
+                Some(i) => i,
+                None if t.body.uses_id() => IdStrategy::Sequential,
+                None => IdStrategy::Server,
+            }
+        } else if template.sets_key(field) {
             match self.ids {
                 Some(i) if i != IdStrategy::Server => {
                     return Err(BulkError::TemplateSetsId {
@@ -343,7 +508,11 @@ impl BulkOptions {
             self.ids.unwrap_or(IdStrategy::Sequential)
         };
 
-        let seed = self.seed.unwrap_or_else(clock_seed);
+        // Each shard draws its own random IDs and placeholders, reproducibly.
+        let seed = self.seed.unwrap_or_else(clock_seed)
+            ^ self.shard.map_or(0, |k| {
+                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
         let id_prefix = self
             .id_prefix
             .clone()
@@ -352,6 +521,8 @@ impl BulkOptions {
             (true, _) => 443,
             (false, TargetKind::CouchDb) => 5984,
             (false, TargetKind::Groonga) => 10041,
+            (false, TargetKind::Elasticsearch) => 9200,
+            (false, TargetKind::Template) => 80,
         });
         let target = resolve(url.https, &url.host, port)?;
         let tls = if url.https {
@@ -364,7 +535,7 @@ impl BulkOptions {
         } else {
             self.threads
         };
-        let most_writers = writers.iter().copied().max().unwrap_or(1);
+        let most_writers = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
         let settings = Settings {
             duration_s: duration.map(|d| d.as_secs_f64()),
             n_requests: None,
@@ -381,23 +552,40 @@ impl BulkOptions {
             seed,
             patterns_source: self.url.clone(),
             n_patterns: 1,
+            patterns_sha256: None,
+            request_list: false,
             insecure: false,
             threads: threads.min(most_writers),
             planned_cache_hit_rate: None,
             warmup_s: None,
             rounds: 1,
-            shard: None,
+            shard: self.shard,
+            start_at: start_at.map(crate::sysinfo::rfc3339),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,
                 ids: ids.as_str().into(),
-                doc: template.text().to_string(),
+                doc: templated
+                    .as_ref()
+                    .map_or(template.text(), |t| t.body.text())
+                    .to_string(),
                 batch_ok: self.batch_ok,
                 full_commit: self.full_commit,
                 content_type: content_type.clone(),
                 table: self.table.clone(),
                 count: self.count,
                 rate_docs_per_s: self.rate,
+                action: (self.target == TargetKind::Elasticsearch)
+                    .then(|| self.action.unwrap_or(EsAction::Index).as_str().to_string()),
+                method: templated.as_ref().map(|t| t.method.clone()),
+                response_rule: templated.as_ref().map(|t| match &t.rule {
+                    ResponseRule::Status => "status".to_string(),
+                    ResponseRule::Count(p) => format!("ok-pointer {p}"),
+                    ResponseRule::Items(_) => format!(
+                        "item-error-pointer {}",
+                        self.item_error_pointer.as_deref().unwrap_or_default()
+                    ),
+                }),
             }),
         };
         let workload = Arc::new(BulkWorkload::new(BulkSettings {
@@ -411,12 +599,15 @@ impl BulkOptions {
             template,
             batch_ok: self.batch_ok,
             full_commit: self.full_commit,
+            es_action: self.action.unwrap_or(EsAction::Index),
+            templated,
             content_type,
             headers,
             timeout: self.timeout,
             keep_alive: self.keep_alive,
             seed,
             batch_sizes: steps_batches(&batches, writers.len()),
+            shard: self.shard,
         }));
         let run = RunSpec {
             mode: Mode::Bulk,
@@ -437,6 +628,7 @@ impl BulkOptions {
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),
+            start_at,
         };
         let engine = EngineConfig {
             threads,
@@ -445,7 +637,9 @@ impl BulkOptions {
             n_slow: 5,
             n_fast: 5,
             tls,
-            lane: Lane::ALL,
+            lane: self.shard.map_or(Lane::ALL, |k| {
+                Lane::shard(u64::from(k.index - 1), u64::from(k.count))
+            }),
         };
         Ok(BulkReady {
             run,
@@ -453,6 +647,72 @@ impl BulkOptions {
             engine,
             verify: self.verify,
             notes,
+        })
+    }
+
+    /// `--target template`'s body, method, response rule and count.
+    fn templated(&self, path: &PathBuf, content_type: &str) -> Result<Templated, BulkError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|why| BulkError::TemplateFile {
+            path: shown.clone(),
+            why,
+        })?;
+        let body = BodyTemplate::parse(&text).map_err(|why| BulkError::Body {
+            path: shown.clone(),
+            why,
+        })?;
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or("")
+            .trim()
+            .to_ascii_lowercase();
+        let check = if media == "application/x-ndjson" {
+            Some(true)
+        } else if media == "application/json" || media.ends_with("+json") {
+            Some(false)
+        } else {
+            None
+        };
+        if let Some(ndjson) = check {
+            body.check_json(ndjson)
+                .map_err(|why| BulkError::Body { path: shown, why })?;
+        }
+        let method = self.method.clone().unwrap_or_else(|| "POST".into());
+        if method.is_empty() || !method.chars().all(|c| c.is_ascii_alphabetic()) {
+            return Err(BulkError::Method(method));
+        }
+        let rule = match (&self.ok_pointer, &self.item_error_pointer) {
+            (Some(_), Some(_)) => return Err(BulkError::BothRules),
+            (Some(p), None) if !p.starts_with('/') => return Err(BulkError::OkPointer(p.clone())),
+            (Some(p), None) => ResponseRule::Count(p.clone()),
+            (None, Some(p)) => {
+                ResponseRule::Items(StarPointer::parse(p).map_err(BulkError::ItemPointer)?)
+            }
+            (None, None) => ResponseRule::Status,
+        };
+        let count = match (&self.count_url, &self.count_pointer) {
+            (Some(u), Some(p)) => {
+                crate::http::url::parse_http_url(u)
+                    .map_err(|e| BulkError::Url(format!("--count-url: {e}")))?;
+                if !p.starts_with('/') {
+                    return Err(BulkError::Url(format!(
+                        "--count-pointer {p}: a JSON pointer starts with '/'"
+                    )));
+                }
+                Some((u.clone(), p.clone()))
+            }
+            (None, None) => None,
+            _ => return Err(BulkError::VerifyTemplate),
+        };
+        if self.verify && count.is_none() {
+            return Err(BulkError::VerifyTemplate);
+        }
+        Ok(Templated {
+            body,
+            method: method.to_ascii_uppercase(),
+            rule,
+            count,
         })
     }
 
@@ -630,6 +890,64 @@ mod tests {
         o.single = true;
         o.batch_sizes = Some("10".into());
         assert!(err(&o).contains("--single"));
+    }
+
+    #[test]
+    fn elasticsearch_needs_an_index_and_refuses_couchdbs_modes() {
+        assert!(err(&opts(TargetKind::Elasticsearch, "http://127.0.0.1:9200")).contains("index"));
+        let mut o = opts(TargetKind::Elasticsearch, "http://127.0.0.1:9200/logs");
+        let r = o.build().unwrap();
+        assert_eq!(r.workload.settings().target.port, 9200);
+        assert_eq!(r.workload.settings().content_type, "application/x-ndjson");
+        assert_eq!(r.workload.settings().es_action, EsAction::Index);
+        o.doc = DocSource::Text(r#"{"_id":"x"}"#.into());
+        assert!(err(&o).contains("_id inside a document"), "{}", err(&o));
+        o.doc = DocSource::Text(r#"{"a":1}"#.into());
+        o.batch_ok = true;
+        assert!(err(&o).starts_with("Elasticsearch has no batch=ok"));
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.action = Some(EsAction::Create);
+        assert!(err(&o).starts_with("--action is Elasticsearch's"));
+    }
+
+    #[test]
+    fn template_flags_belong_to_the_template_target() {
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.ok_pointer = Some("/1".into());
+        assert_eq!(err(&o), "--ok-pointer is for --target template");
+        let mut o = opts(
+            TargetKind::Template,
+            "http://127.0.0.1:10041/d/load?table=T",
+        );
+        assert!(err(&o).starts_with("--target template needs --template"));
+        let dir = std::env::temp_dir().join(format!("hakaru-spec-tpl-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("t.json");
+        std::fs::write(&path, r#"[{{#docs ","}}{"_key":"{{id}}"}{{/docs}}]"#).unwrap();
+        o.template = Some(path.clone());
+        o.ok_pointer = Some("/1".into());
+        o.item_error_pointer = Some("/items/*/error".into());
+        assert!(err(&o).contains("give one"));
+        o.item_error_pointer = None;
+        o.verify = true;
+        assert!(err(&o).contains("--count-url"));
+        o.verify = false;
+        o.method = Some("P0ST".into());
+        assert!(err(&o).contains("--method"));
+        o.method = Some("put".into());
+        let r = o.build().unwrap();
+        let s = r.workload.settings();
+        assert_eq!(s.base_path, "/d/load?table=T");
+        assert_eq!(s.ids, IdStrategy::Sequential);
+        let t = s.templated.as_ref().unwrap();
+        assert_eq!(
+            (t.method.as_str(), &t.rule),
+            ("PUT", &ResponseRule::Count("/1".into()))
+        );
+        std::fs::write(&path, r#"[{{#docs ","}}{"a":1}{{/docs}}]"#).unwrap();
+        o.ids = Some(IdStrategy::Uuid);
+        assert!(err(&o).contains("no {{id}}"));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -17,7 +17,7 @@ mod parse;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
@@ -31,7 +31,7 @@ use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
+pub use parse::{parse_count, parse_duration, parse_rates, parse_shard, parse_start_at, StartAt};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
 /// cores, low enough that a typo does not try to spawn a hundred thousand threads.
@@ -45,6 +45,10 @@ pub const MAX_LISTED: usize = 10_000;
 pub const MAX_STEPS: usize = 10_000;
 /// A step's length when `run` is given neither `-d` nor `-n`.
 pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
+/// How far in the past a `--start-at` may be: a machine that starts that much after
+/// the others still joins (its lateness is recorded); beyond it the shards could not
+/// be in step, so the run is refused.
+pub const START_AT_TOLERANCE: Duration = Duration::from_secs(1);
 
 /// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +60,12 @@ pub enum SpecError {
         total: u64,
         count: u32,
     },
+    #[error("--start-at {at}: that moment passed {ago:.1} s ago (this machine's clock); give a later time, or +30s")]
+    StartAtPast { at: String, ago: f64 },
+    #[error("--start-at: step {step} ends by request count (-n), so the steps after it have no planned start; give -d")]
+    StartAtNeedsDuration { step: usize },
+    #[error("--format json is for -o - (the result on stdout); with a file, the JSON result is written beside the CSV anyway")]
+    FormatJsonToFile,
     #[error("{flag} must be at least {min}")]
     AtLeast { flag: &'static str, min: u64 },
     #[error("{flag} must be at most {max}, found {found}")]
@@ -174,6 +184,9 @@ pub struct RequestOptions {
     pub n_slow: usize,
     /// `--n-fast-requests`.
     pub n_fast: usize,
+    /// `--request-list`: the result keeps every planned request, not only those its
+    /// slowest and fastest lists name.
+    pub request_list: bool,
     /// The CSV result's columns.
     pub format: CsvFormat,
 }
@@ -205,6 +218,7 @@ impl Default for RequestOptions {
             threads: 0,
             n_slow: 5,
             n_fast: 5,
+            request_list: false,
             format: CsvFormat::Full,
         }
     }
@@ -227,6 +241,9 @@ pub struct SessionOptions {
     pub keep_going: bool,
     /// This machine's part of a run spread over many (`--shard K/N`).
     pub shard: Option<Shard>,
+    /// `--start-at`: when the first step (or the warm-up) starts; every later step
+    /// starts at its planned offset from it, so shards on many machines stay in step.
+    pub start_at: Option<StartAt>,
 }
 
 impl Default for SessionOptions {
@@ -239,6 +256,7 @@ impl Default for SessionOptions {
             warmup: None,
             keep_going: false,
             shard: None,
+            start_at: None,
         }
     }
 }
@@ -305,7 +323,8 @@ impl Ready {
 impl RunOptions {
     /// The checks that need nothing from outside: every number, duration, rate and header.
     pub fn check(&self) -> Result<(), SpecError> {
-        self.shared(self.steps()?).map(|_| ())
+        let steps = self.shared(self.steps()?)?;
+        start_moment(self.session.start_at, &steps, self.session.rounds).map(|_| ())
     }
 
     /// This machine's part of the steps when it is one shard of many (`--shard`).
@@ -326,6 +345,7 @@ impl RunOptions {
         let steps = self.shared(whole.clone())?;
         let r = &self.request;
         let s = &self.session;
+        let start_at = start_moment(s.start_at, &steps, s.rounds)?;
         let set = r.patterns()?;
         let body = match &r.body {
             Some(Body::Text(b)) => Some(b.clone().into_bytes()),
@@ -394,6 +414,8 @@ impl RunOptions {
             seed,
             patterns_source: plan.source.clone(),
             n_patterns: plan.n_patterns,
+            patterns_sha256: plan.digest.clone(),
+            request_list: r.request_list,
             insecure: r.insecure,
             // A worker without a client would idle: the engine runs at most one per client.
             threads: threads.min(most_clients.max(1)),
@@ -402,6 +424,7 @@ impl RunOptions {
             rounds: s.rounds,
             bulk: None,
             shard: s.shard,
+            start_at: start_at.map(crate::sysinfo::rfc3339),
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -445,6 +468,7 @@ impl RunOptions {
             warmup,
             keep_going: s.keep_going,
             hooks: None,
+            start_at,
         };
         Ok(Ready {
             run,
@@ -673,6 +697,34 @@ impl SessionOptions {
         }
         Ok(())
     }
+}
+
+/// `--start-at` as a moment, refused when it passed more than [`START_AT_TOLERANCE`]
+/// ago or when a step before the last has no planned length (it ends by `-n`).
+pub(crate) fn start_moment(
+    start_at: Option<StartAt>,
+    steps: &[StepSpec],
+    rounds: usize,
+) -> Result<Option<SystemTime>, SpecError> {
+    let Some(start_at) = start_at else {
+        return Ok(None);
+    };
+    let all = steps.len() * rounds.max(1);
+    if let Some(i) = (0..all.saturating_sub(1)).find(|i| steps[i % steps.len()].duration.is_none())
+    {
+        return Err(SpecError::StartAtNeedsDuration { step: i + 1 });
+    }
+    let now = SystemTime::now();
+    let at = start_at.resolve(now);
+    if let Ok(ago) = now.duration_since(at) {
+        if ago > START_AT_TOLERANCE {
+            return Err(SpecError::StartAtPast {
+                at: crate::sysinfo::rfc3339(at),
+                ago: ago.as_secs_f64(),
+            });
+        }
+    }
+    Ok(Some(at))
 }
 
 /// One shard's part of a step: its share of the clients, and of a closed-model `-n`

@@ -139,6 +139,7 @@ impl Workload for HttpSink {
 
     fn request_infos(&self) -> Vec<RequestInfo> {
         vec![RequestInfo {
+            id: None,
             method: "POST".into(),
             url: self.url.clone(),
         }]

@@ -92,6 +92,118 @@ impl ResponseCheck for PerItemResults {
     }
 }
 
+/// A JSON pointer with `*` segments: `/items/*/error`. The part before the first `*`
+/// names the array of per-item results; each `*` matches every element (or member).
+/// Refused with the segment's position when it cannot work (no `*`, `*` first…).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StarPointer {
+    /// Pointer to the array of items (`/items`; empty: the body itself).
+    pub items: String,
+    /// The rest, applied to each item: segments, `*` matching any member.
+    pub rest: Vec<String>,
+}
+
+impl StarPointer {
+    pub fn parse(text: &str) -> Result<StarPointer, String> {
+        if !text.starts_with('/') {
+            return Err(format!(
+                "\"{text}\": a JSON pointer starts with '/' (e.g. /items/*/error)"
+            ));
+        }
+        let segments: Vec<&str> = text[1..].split('/').collect();
+        let Some(star) = segments.iter().position(|s| *s == "*") else {
+            return Err(format!(
+                "\"{text}\": no '*' says where the items are (e.g. /items/*/error: one result per element of /items)"
+            ));
+        };
+        if star + 1 == segments.len() {
+            return Err(format!(
+                "\"{text}\": nothing after the last '*' at column {}: name the member that holds an item's error",
+                text.len()
+            ));
+        }
+        let unescape = |s: &str| s.replace("~1", "/").replace("~0", "~");
+        Ok(StarPointer {
+            items: segments[..star]
+                .iter()
+                .map(|s| format!("/{s}"))
+                .collect::<String>(),
+            rest: segments[star + 1..].iter().map(|s| unescape(s)).collect(),
+        })
+    }
+
+    /// The error of one item, if any (the first match of `*`s; `null` is no error).
+    fn error_of<'a>(&self, item: &'a serde_json::Value) -> Option<&'a serde_json::Value> {
+        fn walk<'a>(v: &'a serde_json::Value, rest: &[String]) -> Option<&'a serde_json::Value> {
+            let Some((first, tail)) = rest.split_first() else {
+                return (!v.is_null()).then_some(v);
+            };
+            match (first.as_str(), v) {
+                ("*", serde_json::Value::Object(m)) => m.values().find_map(|c| walk(c, tail)),
+                ("*", serde_json::Value::Array(a)) => a.iter().find_map(|c| walk(c, tail)),
+                (k, serde_json::Value::Object(m)) => m.get(k).and_then(|c| walk(c, tail)),
+                (k, serde_json::Value::Array(a)) => k
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|i| a.get(i))
+                    .and_then(|c| walk(c, tail)),
+                _ => None,
+            }
+        }
+        walk(item, &self.rest)
+    }
+}
+
+/// The kind of a per-item error: the string itself (`"conflict"`), or an object's
+/// `type` (Elasticsearch: `version_conflict_engine_exception`) or `error` member.
+fn error_kind(e: &serde_json::Value) -> &str {
+    match e {
+        serde_json::Value::String(s) => s,
+        serde_json::Value::Object(o) => o
+            .get("type")
+            .or_else(|| o.get("error"))
+            .and_then(|t| t.as_str())
+            .unwrap_or("error"),
+        _ => "error",
+    }
+}
+
+/// Reads one result per item from the array a [`StarPointer`] names, failed by the
+/// kind of its error (Elasticsearch's `_bulk`: `/items/*/*/error`, its `type`);
+/// items with no element in the answer were not kept.
+#[derive(Debug, Clone)]
+pub struct ItemErrors {
+    pub pointer: StarPointer,
+    pub body_limit: usize,
+}
+
+impl ResponseCheck for ItemErrors {
+    fn body_limit(&self) -> usize {
+        self.body_limit
+    }
+
+    fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts) {
+        let Some(body) = json_body(answer, items) else {
+            return;
+        };
+        let Some(serde_json::Value::Array(results)) = body.pointer(&self.pointer.items) else {
+            items.failed(UNREADABLE, answer.items);
+            return;
+        };
+        let mut seen = 0u64;
+        for r in results.iter().take(answer.items as usize) {
+            seen += 1;
+            match self.pointer.error_of(r) {
+                Some(e) => items.failed(error_kind(e), 1),
+                None => items.ok(1),
+            }
+        }
+        if seen < answer.items {
+            items.failed(NOT_KEPT, answer.items - seen);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,5 +258,50 @@ mod tests {
             counts.failed,
             vec![("conflict".to_string(), 1), (NOT_KEPT.to_string(), 1)]
         );
+    }
+
+    #[test]
+    fn star_pointers_find_each_items_error() {
+        assert!(StarPointer::parse("items/*/error")
+            .unwrap_err()
+            .contains("starts with '/'"));
+        assert!(StarPointer::parse("/items/error")
+            .unwrap_err()
+            .contains("no '*'"));
+        assert!(StarPointer::parse("/items/*")
+            .unwrap_err()
+            .contains("column 8"));
+        let p = StarPointer::parse("/items/*/*/error").unwrap();
+        assert_eq!(p.items, "/items");
+        let mut c = ItemErrors {
+            pointer: p,
+            body_limit: 1 << 20,
+        };
+        let mut counts = ItemCounts::default();
+        let body = r#"{"took":3,"errors":true,"items":[
+            {"create":{"_id":"a","status":201,"result":"created"}},
+            {"create":{"_id":"b","status":409,"error":{"type":"version_conflict_engine_exception","reason":"exists"}}},
+            {"index":{"_id":"c","status":400,"error":"mapper_parsing_exception"}}]}"#;
+        c.check(
+            &Answer {
+                status: 200,
+                body: body.as_bytes(),
+                truncated: false,
+                items: 4,
+            },
+            &mut counts,
+        );
+        assert_eq!(counts.ok, 1);
+        assert_eq!(
+            counts.failed,
+            vec![
+                ("version_conflict_engine_exception".to_string(), 1),
+                ("mapper_parsing_exception".to_string(), 1),
+                (NOT_KEPT.to_string(), 1)
+            ]
+        );
+        // The body itself as the array: CouchDB's `_bulk_docs` read the generic way.
+        let p = StarPointer::parse("/*/error").unwrap();
+        assert_eq!(p.items, "");
     }
 }

@@ -19,16 +19,24 @@ pub struct PlanWorkload {
 pub struct PlanSource {
     plan: Arc<Plan>,
     picker: Picker,
+    /// The request being sent, joined from the plan's parts; reused, and rewritten
+    /// only when the draw changes (a run of one URL writes it once).
+    buf: Vec<u8>,
+    last: Option<usize>,
 }
 
 impl RequestSource for PlanSource {
     #[inline]
     fn next(&mut self, _: Turn) -> Request<'_> {
         let id = self.picker.next(&self.plan);
-        let r = &self.plan.requests[id];
+        if self.last != Some(id) {
+            self.plan.write_request(id, &mut self.buf);
+            self.last = Some(id);
+        }
+        let r = self.plan.request(id);
         Request {
             target: r.target,
-            bytes: &r.bytes,
+            bytes: &self.buf,
             timeout: r.timeout,
             head: r.head,
             info: id,
@@ -49,10 +57,16 @@ impl Workload for PlanWorkload {
         self.plan.request_infos()
     }
 
+    fn request_info(&self, info: usize) -> Option<RequestInfo> {
+        self.plan.request_info(info)
+    }
+
     fn client(&self, client: usize) -> (PlanSource, StatusOnly) {
         let source = PlanSource {
             plan: self.plan.clone(),
             picker: Picker::new(self.order, self.seed, client),
+            buf: Vec::new(),
+            last: None,
         };
         (source, StatusOnly)
     }

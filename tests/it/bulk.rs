@@ -314,6 +314,11 @@ fn groonga_loads_are_counted_and_the_content_type_trap_is_caught() {
     assert_eq!(v["verify"]["present"], 0);
     assert_eq!(v["verify"]["matches"], true);
     assert!(text.contains("not_kept 400"), "{text}");
+    assert!(
+        text.contains("Truncated: at batch size 50 with 1 writer (about "),
+        "{text}"
+    );
+    assert!(text.contains("Groonga then loads nothing"), "{text}");
 }
 
 #[test]
@@ -393,5 +398,122 @@ fn bad_documents_and_modes_are_refused_before_any_load() {
         stderr(&out).contains("Groonga has no full-commit header"),
         "{}",
         stderr(&out)
+    );
+}
+
+/// `--target template` against real Groonga: the body written out by hand, the loaded
+/// count read at `/1`, the server's count for `--verify` from `select`.
+#[test]
+fn a_templated_body_loads_into_groonga_and_is_verified() {
+    if !have("groonga") {
+        return;
+    }
+    let dir = TempDir::new("bulk-template-groonga");
+    let g = groonga_http(&groonga_docs(&dir));
+    let load = format!("http://127.0.0.1:{}/d/load?table=Docs", g.port);
+    let count = format!(
+        "http://127.0.0.1:{}/d/select?table=Docs&limit=0&output_columns=_id",
+        g.port
+    );
+    let template = dir.path("load.json");
+    std::fs::write(
+        &template,
+        "[\n{{#docs \",\\n\"}}{\"_key\":\"{{id}}\",\"foo\":\"w{{writer}}-{{seq}}\"}{{/docs}}\n]\n",
+    )
+    .unwrap();
+    let (out, v) = bulk(
+        &dir,
+        &[
+            "--target",
+            "template",
+            &load,
+            "--template",
+            template.to_str().unwrap(),
+            "--ok-pointer",
+            "/1",
+            "--batch-sizes",
+            "25,100",
+            "--writers",
+            "1,2",
+            "--count",
+            "300",
+            "--verify",
+            "--count-url",
+            &count,
+            "--count-pointer",
+            "/1/0/0/0",
+        ],
+    );
+    let text = ok(&out);
+    for i in 0..4 {
+        assert_eq!(step_bulk(&v, i)["docs_acknowledged"], 300, "{text}");
+    }
+    assert_eq!(v["settings"]["bulk"]["response_rule"], "ok-pointer /1");
+    assert_eq!(v["settings"]["bulk"]["method"], "POST");
+    assert_eq!(v["verify"]["present"], 1200, "{text}");
+    assert_eq!(v["verify"]["matches"], true);
+
+    // Without {{id}} every document has the same (empty) key: loaded, yet one record.
+    std::fs::write(
+        &template,
+        "[{{#docs \",\"}}{\"_key\":\"same\",\"foo\":\"{{seq}}\"}{{/docs}}]",
+    )
+    .unwrap();
+    let (out, v) = bulk(
+        &dir,
+        &[
+            "--target",
+            "template",
+            &load,
+            "--template",
+            template.to_str().unwrap(),
+            "--ok-pointer",
+            "/1",
+            "--batch-sizes",
+            "10",
+            "--count",
+            "50",
+            "--verify",
+            "--count-url",
+            &count,
+            "--count-pointer",
+            "/1/0/0/0",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert_eq!(v["verify"]["present"], 1);
+    assert_eq!(v["settings"]["bulk"]["ids"], "server");
+}
+
+#[test]
+fn a_broken_body_template_is_refused_with_its_position() {
+    let dir = TempDir::new("bulk-template-bad");
+    let template = dir.path("t.json");
+    std::fs::write(&template, "[\n  {{#docs}}{\"n\":{{seq}}}{{/docs}}\n]\n").unwrap();
+    let out = run(&[
+        "bulk",
+        "--target",
+        "template",
+        "http://127.0.0.1:1/load",
+        "--template",
+        template.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(err.contains("t.json: line 2, column "), "{err}");
+    assert!(err.contains("not valid JSON once filled"), "{err}");
+    std::fs::write(&template, "[{{#docs}}{\"n\":{{seq}}}]").unwrap();
+    let out = run(&[
+        "bulk",
+        "--target",
+        "template",
+        "http://127.0.0.1:1/load",
+        "--template",
+        template.to_str().unwrap(),
+    ]);
+    let err = stderr(&out);
+    assert!(
+        err.contains("line 1, column 2: {{#docs}} is never closed with {{/docs}}"),
+        "{err}"
     );
 }

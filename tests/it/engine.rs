@@ -108,6 +108,7 @@ impl Workload for EchoBatches {
 
     fn request_infos(&self) -> Vec<RequestInfo> {
         vec![RequestInfo {
+            id: None,
             method: "POST".into(),
             url: format!("{}/echo", self.targets[0].label()),
         }]

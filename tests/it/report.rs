@@ -118,7 +118,13 @@ fn hakaru_json_reads_settings_machine_probes_and_client_limit() {
     assert!(s.points[5].statuses[&0] > 0.0);
     assert_eq!(
         s.probe_names(),
-        vec!["cache_hit_rate", "server_cpu_cores", "server_rss_max_bytes"]
+        vec![
+            "cache_hit_rate",
+            "groonga Δcache_hits",
+            "groonga Δn_queries",
+            "server_cpu_cores",
+            "server_rss_max_bytes"
+        ]
     );
     let sat = analysis::analyse(&s);
     assert!(sat
@@ -182,7 +188,8 @@ fn compare_rows_hold_ratios_and_sentences() {
     assert!(md.contains("| run | peak qps | at clients | plateau |"));
     assert!(md.contains("droonga-3nodes holds 2.3× groonga's peak qps"));
     let html = compare_html(&runs, &ReportOptions::default());
-    assert_eq!(html.matches("<svg").count(), 2);
+    // Throughput, latency, latency against throughput.
+    assert_eq!(html.matches("<svg").count(), 3);
     assert!(html.contains("droonga-3nodes holds 2.3× groonga&#39;s peak qps"));
     assert!(html.contains("<th>latency at peak</th>"));
 }
@@ -226,11 +233,77 @@ fn html_report_is_self_contained_with_two_charts_and_tables() {
 }
 
 #[test]
+fn charts_mark_the_peak_plateau_and_knee() {
+    let s = read_result(&fixture("groonga-result.csv")).unwrap();
+    let t = chart::throughput_chart(&[&s]);
+    let marks: Vec<(f64, &str)> = t.marks.iter().map(|m| (m.x, m.label.as_str())).collect();
+    assert_eq!(marks, [(6.0, "knee"), (6.0, "plateau"), (6.0, "peak")]);
+    let svg = chart::render_line_chart(&t);
+    // Marks on one step share one label; each has its hover text.
+    assert!(svg.contains(">knee · plateau · peak</text>"), "{svg}");
+    assert!(svg.contains("<title>knee: mean latency first above 2× the lowest load"));
+    // An overlay of several runs carries no marks (they would tangle).
+    let runs = tutorial_runs();
+    let refs: Vec<&hakaru::series::Series> = runs.iter().collect();
+    assert!(chart::throughput_chart(&refs).marks.is_empty());
+    // Latency against throughput: qps on x, one point per step with its hover text.
+    let lt = chart::latency_throughput_chart(&[&s], ChartOptions::default());
+    assert_eq!(lt.lines[0].points.len(), s.points.len());
+    assert!((lt.lines[0].points[3].0 - 151.3).abs() < 0.05);
+    assert!(chart::render_line_chart(&lt)
+        .contains("<title>groonga-result: 6 clients, 151.3 qps, mean 42.3 ms</title>"));
+    // A CSV holds no histograms: no percentile chart.
+    assert!(chart::percentile_chart(&s, ChartOptions::default()).is_none());
+}
+
+#[test]
+fn json_report_draws_percentiles_and_names_the_run() {
+    let t = crate::util::target();
+    let dir = crate::util::TempDir::new("percentile-report");
+    let out = dir.path("r.csv");
+    crate::util::ok(&crate::util::run(&[
+        "ramp",
+        "--start-n-clients=1",
+        "--end-n-clients=3",
+        "--step=2",
+        "--duration=0.3",
+        "--interval=0",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        &format!("http://{}/", t.addr),
+    ]));
+    let s = read_result(&dir.path("r.json")).unwrap();
+    assert_eq!(s.name(), format!("ramp of {}/, 1–3 clients", t.addr));
+    let c = chart::percentile_chart(&s, ChartOptions::default()).unwrap();
+    assert_eq!(c.lines.len(), s.points.len());
+    // x is the count of nines, from 0% on; the latency never falls with the percentile.
+    for l in &c.lines {
+        assert_eq!(l.points[0].0, 0.0);
+        assert!(
+            l.points.windows(2).all(|w| w[1].1 >= w[0].1),
+            "{:?}",
+            l.points
+        );
+    }
+    let svg = chart::render_line_chart(&c);
+    for t in ["0%", "90%", "99%"] {
+        assert!(svg.contains(&format!(">{t}</text>")), "{t}");
+    }
+    let html = html_report(&s, &ReportOptions::default());
+    assert!(html.contains(&format!("<h1>{}</h1>", chart::esc(&s.name()))));
+    assert!(html.contains("Latency by percentile"));
+    assert!(html.contains("<th>connections</th>") && html.contains("<th>received</th>"));
+    assert!(html.contains("<h2>Hosts</h2>"));
+}
+
+#[test]
 fn log_latency_draws_max_and_says_log_scale() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
     let lin = chart::latency_chart(&[&s], ChartOptions::default());
     assert!(lin.lines.iter().all(|l| l.name != "max latency"));
-    assert_eq!(lin.notes.len(), 1);
+    // The grey reference line's note and the max left out.
+    assert_eq!(lin.notes.len(), 2);
     let log = chart::latency_chart(&[&s], ChartOptions { log_latency: true });
     assert!(log.lines.iter().any(|l| l.name == "max latency"));
     assert!(log.y_title.contains("log scale"));
@@ -242,9 +315,10 @@ fn log_latency_draws_max_and_says_log_scale() {
 fn terminal_chart_is_ascii_and_marks_peak_and_knee() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
     let t = terminal_chart(&s, 100);
-    assert!(t.is_ascii(), "{t}");
+    // Plain text: ASCII but for µ, spelled as everywhere else.
+    assert!(t.chars().all(|c| c.is_ascii() || c == 'µ'), "{t}");
     assert_eq!(t.lines().count(), 12);
-    assert!(t.lines().all(|l| l.len() <= 100), "{t}");
+    assert!(t.lines().all(|l| l.chars().count() <= 100), "{t}");
     let six = t
         .lines()
         .find(|l| l.trim_start().starts_with("6 "))
@@ -275,6 +349,7 @@ fn run_report_writes_html_svg_and_markdown() {
             "groonga.html",
             "groonga-throughput.svg",
             "groonga-latency.svg",
+            "groonga-latency-throughput.svg",
             "groonga.md"
         ]
     );
@@ -316,7 +391,9 @@ fn png_charts_when_a_font_is_present() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
     match hakaru::report::png::chart_pngs(&[&s], &ReportOptions::default()) {
         Ok(pngs) => {
-            assert_eq!(pngs.len(), 2);
+            // Throughput, latency, latency against throughput (a CSV has no
+            // histograms, so no percentile chart).
+            assert_eq!(pngs.len(), 3);
             for (_, bytes) in pngs {
                 assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
             }
@@ -463,4 +540,65 @@ fn regression_rate_ramp_report_reads_rates_not_clients() {
             assert!(!html.contains(clients_talk), "{clients_talk}");
         }
     }
+}
+
+#[test]
+fn repeated_runs_carry_a_spread_and_noise_is_called_noise() {
+    let base = read_result(&fixture("groonga-result.csv")).unwrap();
+    let rep = |label: &str, k: f64| {
+        let mut s = base.clone();
+        s.label = label.into();
+        for p in &mut s.points {
+            p.qps *= k;
+        }
+        s
+    };
+    let runs = vec![
+        rep("a", 1.0),
+        rep("a", 1.02),
+        rep("a", 0.98),
+        rep("b", 1.2),
+        rep("b", 1.22),
+        rep("b", 1.18),
+        rep("c", 0.9),
+        rep("c", 1.1),
+        rep("c", 1.02),
+    ];
+    let rows = compare_rows(&runs);
+    assert_eq!(rows.len(), 3);
+    assert_eq!(rows[1].runs, 3);
+    let text = compare_text(&runs);
+    assert!(text.contains("b holds 1.20 ± 0.03× a's peak qps"), "{text}");
+    assert!(
+        text.contains("c's peak qps is within the noise of a's: 1.01 ± 0.10×"),
+        "{text}"
+    );
+    assert!(text.contains("(≈ 1.01 ± 0.10×)"), "{text}");
+}
+
+#[test]
+fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
+    let one = read_result(&fixture("groonga-result.csv")).unwrap();
+    let mut s = one.clone();
+    s.points.clear();
+    for (round, k) in [(1, 0.5), (2, 1.0), (3, 1.02)] {
+        s.points.extend(one.points.iter().cloned().map(|mut p| {
+            p.round = round;
+            p.qps *= k;
+            p
+        }));
+    }
+    let shown = hakaru::report::compare::display_series(std::slice::from_ref(&s));
+    let labels: Vec<&str> = shown.iter().map(|s| s.label.as_str()).collect();
+    assert_eq!(labels, ["groonga-result warm", "groonga-result cold"]);
+    assert!((shown[0].points[3].qps - 151.3 * 1.01).abs() < 0.1);
+    let html = html_report(&s, &ReportOptions::default());
+    assert!(html.contains("<h2>Rounds</h2>"), "{html}");
+    assert!(html.contains("mean of the 2 warm rounds"), "{html}");
+    assert!(html.contains("the cold round reached 50% of it"), "{html}");
+    let t = chart::terminal_summary(&s, 100);
+    assert!(
+        t.starts_with("Mean of the warm rounds 2–3 (round 1, cold, peaked at 75.7 qps):"),
+        "{t}"
+    );
 }

@@ -124,3 +124,135 @@ fn merge_refuses_a_missing_a_doubled_or_a_foreign_shard() {
         stderr(&o)
     );
 }
+
+#[test]
+fn start_at_starts_every_shard_on_the_same_schedule() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("start-at");
+    // A moment two seconds ahead, as `date -u` would give it to every machine.
+    let at = std::time::SystemTime::now() + std::time::Duration::from_secs(2);
+    let at = hakaru::sysinfo::rfc3339(at);
+    let children: Vec<_> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("s{k}.json"));
+            let child = hakaru()
+                .args(["ramp", "--shard", &format!("{k}/3"), "--start-at", &at])
+                .args([
+                    "--start-n-clients",
+                    "3",
+                    "--end-n-clients",
+                    "6",
+                    "--step",
+                    "3",
+                ])
+                .args(["--duration", "0.5", "--interval", "0.5", "-q"])
+                .args(["-o", out.to_str().unwrap(), &url])
+                .stdout(std::process::Stdio::null())
+                .spawn()
+                .unwrap();
+            (child, out)
+        })
+        .collect();
+    let mut paths = Vec::new();
+    for (mut child, out) in children {
+        let status = wait_bounded(&mut child, std::time::Duration::from_secs(60));
+        assert_eq!(status.and_then(|s| s.code()), Some(0));
+        let r = read_json(&out);
+        assert_eq!(r["settings"]["start_at"].as_str().unwrap(), at);
+        for step in r["steps"].as_array().unwrap() {
+            // Each step says how late it started; the first did not start early.
+            assert!(step["start_late_s"].as_f64().unwrap() >= 0.0, "{step}");
+        }
+        assert!(r["steps"][0]["started_at"].as_str().unwrap() >= at.as_str());
+        paths.push(out.display().to_string());
+    }
+    let merged = dir.path("m.json");
+    ok(&run(&[
+        "merge",
+        &paths[0],
+        &paths[1],
+        &paths[2],
+        "-o",
+        merged.to_str().unwrap(),
+    ]));
+    let m = read_json(&merged);
+    assert_eq!(m["steps"].as_array().unwrap().len(), 2);
+    assert!(m["steps"][1]["start_late_s"].as_f64().is_some());
+}
+
+#[test]
+fn start_at_refuses_a_moment_past_or_a_schedule_it_cannot_plan() {
+    let refused = |args: &[&str], says: &str| {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+    };
+    let url = "http://127.0.0.1:9/";
+    refused(
+        &["run", "--start-at", "2020-01-01T00:00:00Z", url],
+        "--start-at 2020-01-01T00:00:00.000Z: that moment passed",
+    );
+    refused(
+        &["run", "--start-at", "tomorrow", url],
+        "neither a time like 2026-11-23T10:00:00Z nor a delay like +30s",
+    );
+    refused(
+        &["run", "--start-at", "+1s", "-n", "10", "--rounds", "2", url],
+        "--start-at: step 1 ends by request count (-n)",
+    );
+}
+
+#[test]
+fn bulk_shards_write_every_document_once_even_with_one_prefix_and_seed() {
+    use crate::docs::{create_db, doc_count, docs_server};
+    let s = docs_server();
+    let db = create_db(&s, "shards");
+    let dir = TempDir::new("bulk-shards");
+    // What an Indexed Job does: the same flags on every machine, only K differs.
+    let paths: Vec<String> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("b{k}.csv"));
+            let o = hakaru()
+                .args(["bulk", &db, "--shard", &format!("{k}/3")])
+                .args(["--batch-sizes", "10,50", "--writers", "3", "--count", "600"])
+                .args(["--id-prefix", "same-", "--seed", "7", "--ids", "sequential"])
+                .arg("-o")
+                .arg(&out)
+                .output()
+                .unwrap();
+            ok(&o);
+            dir.path(&format!("b{k}.json")).display().to_string()
+        })
+        .collect();
+    for p in &paths {
+        let step = &read_json(std::path::Path::new(p))["steps"][0];
+        assert_eq!(step["bulk"]["writers"], 1, "{step}");
+    }
+    let merged = dir.path("m.json");
+    ok(&run(&[
+        "merge",
+        &paths[0],
+        &paths[1],
+        &paths[2],
+        "-o",
+        merged.to_str().unwrap(),
+    ]));
+    let m = read_json(&merged);
+    let mut acknowledged = 0;
+    for step in m["steps"].as_array().unwrap() {
+        // 600 documents a step over three machines, not one of them a conflict.
+        assert_eq!(step["bulk"]["docs_acknowledged"], 600, "{step}");
+        assert_eq!(step["bulk"]["writers"], 3);
+        assert!(step["bulk"]["item_errors"].as_object().unwrap().is_empty());
+        acknowledged += 600;
+    }
+    assert_eq!(doc_count(&db), acknowledged);
+    let o = run(&["bulk", &db, "--shard", "1/3", "--writers", "3", "--verify"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--verify with --shard"),
+        "{}",
+        stderr(&o)
+    );
+}

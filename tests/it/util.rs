@@ -208,6 +208,23 @@ pub fn nginx(files: &[(&str, &[u8])], tls: bool) -> Server {
     nginx_like("nginx", &conf, port, dir)
 }
 
+/// nginx as a reverse proxy to `upstream` (a loopback port), with `directives` added
+/// to its server block (`client_max_body_size 2k;`), in the foreground, one process.
+pub fn nginx_proxy(upstream: u16, directives: &str) -> Server {
+    let dir = TempDir::new("nginx-proxy");
+    let port = free_port();
+    let d = dir.0.display();
+    let user = if is_root() { "user root root;" } else { "" };
+    let conf = format!(
+        "{user}\nworker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  access_log off;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests 1000000;\n\
+         upstream store {{ server 127.0.0.1:{upstream}; keepalive 16; }}\n\
+         server {{\n    listen 127.0.0.1:{port};\n    {directives}\n    location / {{ proxy_pass http://store; proxy_http_version 1.1; proxy_set_header Connection \"\"; }}\n  }}\n}}\n"
+    );
+    nginx_like("nginx", &conf, port, dir)
+}
+
 /// A CA (ca.pem) and a server certificate it signed for 127.0.0.1 (cert.pem, key.pem).
 fn make_certificates(dir: &TempDir) {
     let openssl = |args: &[&str]| {

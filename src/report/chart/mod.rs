@@ -9,12 +9,16 @@
 
 use std::fmt::Write as _;
 
+mod bulk;
+mod distribution;
 mod errors;
 mod rates;
 mod runs;
-mod svg;
+pub(crate) mod svg;
 mod terminal;
 
+pub use bulk::{bulk_docs_chart, bulk_latency_chart};
+pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
@@ -83,8 +87,31 @@ pub struct RefLine {
     pub color: &'static str,
 }
 
+/// What a chart's x axis counts, which decides its ticks and their labels.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub enum XAxis {
+    /// Concurrent clients: whole numbers, never a tick between two of them.
+    #[default]
+    Clients,
+    /// Any other linear quantity from 0 (throughput, offered rate).
+    Linear,
+    /// Percentiles on HdrHistogram's log axis: x is the count of nines,
+    /// −log10(1 − q), so 0 is 0%, 1 is 90%, 2 is 99%, 3 is 99.9%.
+    Nines,
+}
+
+/// A vertical mark at one x: where the peak, the plateau or the knee is.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub x: f64,
+    /// Short text drawn at the top of the plot ("peak", "knee").
+    pub label: String,
+    /// Longer hover text.
+    pub tip: String,
+}
+
 /// A line chart in data units, ready to render.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct LineChart {
     pub title: String,
     pub x_title: String,
@@ -92,6 +119,9 @@ pub struct LineChart {
     pub lines: Vec<Line>,
     pub refs: Vec<RefLine>,
     pub log_y: bool,
+    pub x_axis: XAxis,
+    /// Vertical marks (peak, plateau, knee), drawn under the data.
+    pub marks: Vec<Mark>,
     /// Accessible description for screen readers.
     pub desc: String,
     /// Sentences to print under the chart (what was left out and why).
@@ -184,11 +214,11 @@ pub fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     t
 }
 /// A plot axis: its range, scale and ticks.
-struct Axis {
-    lo: f64,
-    hi: f64,
-    log: bool,
-    ticks: Vec<f64>,
+pub(crate) struct Axis {
+    pub(crate) lo: f64,
+    pub(crate) hi: f64,
+    pub(crate) log: bool,
+    pub(crate) ticks: Vec<f64>,
 }
 
 impl Axis {
@@ -223,6 +253,17 @@ impl Axis {
         }
     }
 
+    /// Whole nines up to `max` (at least 99%, at most 99.999%).
+    fn nines(max: f64) -> Self {
+        let hi = max.ceil().clamp(2.0, 5.0);
+        Axis {
+            lo: 0.0,
+            hi,
+            log: false,
+            ticks: (0..=hi as usize).map(|v| v as f64).collect(),
+        }
+    }
+
     /// 0..1 position along the axis.
     fn frac(&self, v: f64) -> f64 {
         if self.log {
@@ -230,6 +271,73 @@ impl Axis {
         } else {
             (v - self.lo) / (self.hi - self.lo)
         }
+    }
+}
+
+/// The x axis of a chart, as both the SVG and the PNG draw it.
+pub(crate) fn x_axis(c: &LineChart) -> Axis {
+    let xs = c
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .chain(c.marks.iter().map(|m| m.x))
+        .filter(|x| x.is_finite());
+    match c.x_axis {
+        XAxis::Clients => Axis::clients(xs.fold(1.0, f64::max)),
+        XAxis::Linear => {
+            let hi = xs.fold(0.0, f64::max);
+            Axis::linear(0.0, if hi > 0.0 { hi * 1.03 } else { 1.0 }, 8)
+        }
+        XAxis::Nines => Axis::nines(xs.fold(0.0, f64::max)),
+    }
+}
+
+/// The y axis of a chart: from 0 (linear) or decades around the data (log).
+pub(crate) fn y_axis(c: &LineChart) -> Axis {
+    let ys = c
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter())
+        .filter(|(x, y)| x.is_finite() && y.is_finite())
+        .map(|p| p.1)
+        .chain(c.refs.iter().map(|r| r.y));
+    if c.log_y {
+        let pos: Vec<f64> = ys.filter(|v| *v > 0.0).collect();
+        let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = pos.iter().copied().fold(0.0, f64::max);
+        if lo.is_finite() && hi > 0.0 {
+            Axis::log(lo, hi)
+        } else {
+            Axis::log(1.0, 10.0)
+        }
+    } else {
+        let hi = ys.fold(0.0, f64::max);
+        Axis::linear(0.0, if hi > 0.0 { hi * 1.04 } else { 1.0 }, 6)
+    }
+}
+
+/// The label of an x tick: a number, or a percentile on a nines axis.
+pub(crate) fn x_tick_label(kind: XAxis, v: f64) -> String {
+    match kind {
+        XAxis::Nines => nines_label(v),
+        _ => tick_label(v),
+    }
+}
+
+/// A count of nines as a percentile: 0 → "0%", 2 → "99%", 3 → "99.9%".
+pub fn nines_label(n: f64) -> String {
+    if n <= 0.0 {
+        return "0%".into();
+    }
+    let n = n.round() as usize;
+    if n == 1 {
+        "90%".into()
+    } else {
+        format!(
+            "99{}{}%",
+            if n > 2 { "." } else { "" },
+            "9".repeat(n.saturating_sub(2))
+        )
     }
 }
 
@@ -344,6 +452,12 @@ mod tests {
         assert_eq!(tick_label(150.0), "150");
         assert_eq!(tick_label(1.5), "1.5");
         assert_eq!(tick_label(2.0), "2");
+    }
+
+    #[test]
+    fn percentile_labels() {
+        let labels: Vec<String> = (0..=5).map(|n| nines_label(n as f64)).collect();
+        assert_eq!(labels, ["0%", "90%", "99%", "99.9%", "99.99%", "99.999%"]);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! server answered against what was offered (with the line it would follow if it
 //! kept up), and latency from the due time against the offered rate.
 
-use super::{latency_unit, ChartOptions, Line, LineChart, Marker, MARKERS, PALETTE};
+use super::{latency_unit, ChartOptions, Line, LineChart, Mark, Marker, XAxis, MARKERS, PALETTE};
 use crate::report::fmt::{fmt_latency, fmt_qps};
 use crate::series::{Point, Series};
 
@@ -59,9 +59,9 @@ pub fn rate_throughput_chart(series: &[&Series]) -> LineChart {
         x_title: "offered rate (requests per second)".into(),
         y_title: "answered (responses per second)".into(),
         lines,
-        refs: Vec::new(),
-        log_y: false,
-        notes: Vec::new(),
+        x_axis: XAxis::Linear,
+        marks: rate_marks(series),
+        ..LineChart::default()
     }
 }
 
@@ -127,15 +127,45 @@ pub fn rate_latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
             if opts.log_latency { ", log scale" } else { "" }
         ),
         lines,
-        refs: Vec::new(),
         log_y: opts.log_latency,
-        notes: Vec::new(),
+        x_axis: XAxis::Linear,
+        marks: rate_marks(series),
+        ..LineChart::default()
     }
 }
 
-fn title(what: &str, series: &[&Series]) -> String {
-    match series {
-        [one] => format!("{what} — {}", one.label),
-        _ => what.to_owned(),
+fn title(what: &str, _series: &[&Series]) -> String {
+    what.to_owned()
+}
+
+/// A single open-model run's highest rate held and first rate not held, as marks.
+fn rate_marks(series: &[&Series]) -> Vec<Mark> {
+    let [s] = series else {
+        return Vec::new();
+    };
+    let f = crate::analysis::analyse_rates(s);
+    let mut marks = Vec::new();
+    if let Some(h) = f.highest_held {
+        marks.push(Mark {
+            x: h.rate,
+            label: "held".into(),
+            tip: format!(
+                "highest rate held: {} req/s (answered {}/s)",
+                fmt_qps(h.rate),
+                fmt_qps(h.achieved)
+            ),
+        });
     }
+    if let Some(b) = f.first_behind {
+        marks.push(Mark {
+            x: b.rate,
+            label: "falls behind".into(),
+            tip: format!(
+                "first rate not held: {} req/s (answered {}/s)",
+                fmt_qps(b.rate),
+                fmt_qps(b.achieved)
+            ),
+        });
+    }
+    marks
 }

@@ -2,15 +2,57 @@
 //! which lines each has, and what is left out (and said so) to keep them readable.
 
 use super::{
-    latency_unit, ChartOptions, Line, LineChart, Marker, RefLine, MARKERS, MAX_OVER_TYPICAL,
+    latency_unit, ChartOptions, Line, LineChart, Mark, Marker, RefLine, MARKERS, MAX_OVER_TYPICAL,
     PALETTE,
 };
 use crate::analysis;
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps};
 use crate::series::Series;
 
 pub(super) fn xs(s: &Series) -> impl Iterator<Item = &crate::series::Point> {
     s.points.iter().filter(|p| p.n_clients > 0)
+}
+
+/// The peak, the plateau and the knee of a single run, as vertical marks at their
+/// clients; none for an overlay of several runs (their marks would tangle).
+pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
+    let [s] = series else {
+        return Vec::new();
+    };
+    let sat = analysis::analyse(s);
+    let mut marks = Vec::new();
+    if let Some(k) = sat.knee {
+        marks.push(Mark {
+            x: k.n_clients as f64,
+            label: "knee".into(),
+            tip: format!(
+                "knee: mean latency first above {}× the lowest load's, at {} ({})",
+                analysis::KNEE_FACTOR,
+                clients(k.n_clients),
+                fmt_latency(k.mean_s)
+            ),
+        });
+    }
+    if let Some(p) = sat.plateau {
+        marks.push(Mark {
+            x: p.n_clients as f64,
+            label: "plateau".into(),
+            tip: format!(
+                "plateau: {:.0}% of the peak from {} on ({} qps)",
+                analysis::PLATEAU_SHARE * 100.0,
+                clients(p.n_clients),
+                fmt_qps(p.qps)
+            ),
+        });
+    }
+    if let Some(p) = sat.peak {
+        marks.push(Mark {
+            x: p.n_clients as f64,
+            label: "peak".into(),
+            tip: format!("peak: {} qps at {}", fmt_qps(p.qps), clients(p.n_clients)),
+        });
+    }
+    marks
 }
 
 /// Throughput (qps) against clients; one line per run.
@@ -36,20 +78,14 @@ pub fn throughput_chart(series: &[&Series]) -> LineChart {
                 .collect(),
         })
         .collect();
-    let title = if series.len() == 1 {
-        format!("Throughput — {}", series[0].label)
-    } else {
-        "Throughput".to_owned()
-    };
     LineChart {
         desc: "Queries per second against the number of concurrent clients".into(),
-        title,
+        title: "Throughput against clients".into(),
         x_title: "concurrent clients".into(),
         y_title: "throughput (queries per second)".into(),
         lines,
-        refs: Vec::new(),
-        log_y: false,
-        notes: Vec::new(),
+        marks: saturation_marks(series),
+        ..LineChart::default()
     }
 }
 
@@ -115,6 +151,12 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
             });
         }
         if let Some(b) = analysis::analyse(s).baseline {
+            notes.insert(
+                0,
+                "The dashed grey line is the mean latency at the lowest load: where the mean \
+                 rises well above it, requests wait for each other."
+                    .into(),
+            );
             refs.push(RefLine {
                 name: format!(
                     "mean at {} client{}",
@@ -166,7 +208,7 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
     // The title says what is drawn: several runs show each one's mean, and its p99
     // (dashed) when the files have percentiles.
     let title = if series.len() == 1 {
-        format!("Latency — {}", series[0].label)
+        "Latency against clients".to_owned()
     } else if lines.iter().any(|l| l.name.ends_with(" p99")) {
         "Mean and p99 latency".to_owned()
     } else {
@@ -184,5 +226,7 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
         refs,
         log_y: opts.log_latency,
         notes,
+        marks: saturation_marks(series),
+        ..LineChart::default()
     }
 }

@@ -4,8 +4,59 @@
 use std::fmt::Write as _;
 
 use super::{
-    esc, svg_open, tick_label, y_grid, Axis, LineChart, Marker, BOTTOM, H, LEFT, LEGEND_W, TOP, W,
+    esc, svg_open, x_axis, x_tick_label, y_axis, y_grid, LineChart, Marker, BOTTOM, H, LEFT,
+    LEGEND_W, TOP, W,
 };
+
+/// Colour of the vertical marks: quieter than any line.
+pub(crate) const MARK_COLOR: &str = "#8a8f98";
+
+/// The marks of a chart grouped by x (the plateau and the peak often fall on one
+/// step), left to right: (x, "plateau · peak", hover text).
+pub(crate) fn grouped_marks(c: &LineChart) -> Vec<(f64, String, String)> {
+    let mut out: Vec<(f64, String, String)> = Vec::new();
+    let mut marks: Vec<_> = c.marks.iter().filter(|m| m.x.is_finite()).collect();
+    marks.sort_by(|a, b| a.x.total_cmp(&b.x));
+    for m in marks {
+        match out.last_mut() {
+            Some(last) if last.0 == m.x => {
+                last.1 = format!("{} · {}", last.1, m.label);
+                last.2 = format!("{}; {}", last.2, m.tip);
+            }
+            _ => out.push((m.x, m.label.clone(), m.tip.clone())),
+        }
+    }
+    out
+}
+
+/// Dashed vertical lines with their labels at the top of the plot; a label that
+/// would run into the one before it drops a line.
+fn marks_svg(o: &mut String, c: &LineChart, px: &dyn Fn(f64) -> f64, plot_w: f64, plot_h: f64) {
+    let mut last_end = f64::NEG_INFINITY;
+    let mut row = 0;
+    for (x, label, tip) in grouped_marks(c) {
+        let xx = px(x);
+        // About 6.5 px a character at 12 px; a label that would leave the plot on
+        // the right sits left of its line instead.
+        let width = 6.5 * label.chars().count() as f64;
+        let left = xx + 4.0 + width > LEFT + plot_w;
+        let (tx, anchor, start) = if left {
+            (xx - 4.0, "end", xx - 4.0 - width)
+        } else {
+            (xx + 4.0, "start", xx + 4.0)
+        };
+        row = if start < last_end { row + 1 } else { 0 };
+        let ty = TOP + 15.0 + 15.0 * row as f64;
+        let _ = write!(
+            o,
+            r##"<g><title>{}</title><line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="{MARK_COLOR}" stroke-width="1.2" stroke-dasharray="3 3"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="{anchor}" font-size="12" fill="#555" stroke="white" stroke-width="3" paint-order="stroke">{}</text></g>"##,
+            esc(&tip),
+            TOP + plot_h,
+            esc(&label)
+        );
+        last_end = start + width + 6.0;
+    }
+}
 
 fn marker_svg(out: &mut String, m: Marker, x: f64, y: f64, color: &str, tip: Option<&str>) {
     let r = 4.2;
@@ -61,28 +112,8 @@ fn marker_svg(out: &mut String, m: Marker, x: f64, y: f64, color: &str, tip: Opt
 pub fn render_line_chart(c: &LineChart) -> String {
     let plot_w = W - LEFT - LEGEND_W;
     let plot_h = H - TOP - BOTTOM;
-    let all: Vec<(f64, f64)> = c
-        .lines
-        .iter()
-        .flat_map(|l| l.points.iter().copied())
-        .filter(|(x, y)| x.is_finite() && y.is_finite())
-        .collect();
-    let x_max = all.iter().map(|p| p.0).fold(1.0, f64::max);
-    let x = Axis::clients(x_max);
-    let ys = all.iter().map(|p| p.1).chain(c.refs.iter().map(|r| r.y));
-    let y = if c.log_y {
-        let pos: Vec<f64> = ys.filter(|v| *v > 0.0).collect();
-        let lo = pos.iter().copied().fold(f64::INFINITY, f64::min);
-        let hi = pos.iter().copied().fold(0.0, f64::max);
-        if lo.is_finite() && hi > 0.0 {
-            Axis::log(lo, hi)
-        } else {
-            Axis::log(1.0, 10.0)
-        }
-    } else {
-        let hi = ys.fold(0.0, f64::max);
-        Axis::linear(0.0, if hi > 0.0 { hi * 1.04 } else { 1.0 }, 6)
-    };
+    let x = x_axis(c);
+    let y = y_axis(c);
     let px = |v: f64| LEFT + x.frac(v) * plot_w;
     let py = |v: f64| TOP + plot_h - y.frac(v) * plot_h;
 
@@ -96,7 +127,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
             r##"<line x1="{xx:.1}" y1="{TOP}" x2="{xx:.1}" y2="{:.1}" stroke="#f0f0f0"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
             TOP + plot_h,
             TOP + plot_h + 18.0,
-            tick_label(*t)
+            x_tick_label(c.x_axis, *t)
         );
     }
     let _ = write!(
@@ -117,6 +148,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
         TOP + plot_h / 2.0,
         esc(&c.y_title)
     );
+    marks_svg(&mut o, c, &px, plot_w, plot_h);
     // Reference lines under the data.
     for r in &c.refs {
         let yy = py(r.y);
@@ -145,9 +177,15 @@ pub fn render_line_chart(c: &LineChart) -> String {
             .iter()
             .map(|(a, b)| format!("{:.1},{:.1}", px(*a), py(*b)))
             .collect();
+        // A line without markers names itself on hover (its points have no tips).
+        let close = if l.marker == Marker::None {
+            format!("><title>{}</title></polyline>", esc(&l.name))
+        } else {
+            "/>".to_owned()
+        };
         let _ = write!(
             o,
-            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.2" stroke-linejoin="round"{}/>"#,
+            r#"<polyline points="{}" fill="none" stroke="{}" stroke-width="2.2" stroke-linejoin="round"{}{close}"#,
             d.join(" "),
             l.color,
             l.dash

@@ -1,4 +1,4 @@
-//! The ASCII chart and summary printed on the terminal at the end of a ramp and by
+//! The plain-text chart (ASCII but for µ) and summary printed on the terminal at the end of a ramp and by
 //! `hakaru report`.
 
 use std::fmt::Write as _;
@@ -61,7 +61,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         if sat.knee.is_some_and(|s| s.index == i) {
             notes.push("knee");
         }
-        let lat = fmt_latency(p.mean_s).replace('µ', "u").replace('–', "-");
+        let lat = fmt_latency(p.mean_s).replace('–', "-");
         let line = format!(
             "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}{}",
             p.n_clients,
@@ -87,8 +87,27 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     if series.is_open_model() {
         return rate_summary(series);
     }
+    // A repeated run: the warm rounds' mean, with the cold first round in a line.
+    let rounds = series.rounds();
+    let shown = if rounds > 1 {
+        crate::report::compare::display_series(std::slice::from_ref(series))
+    } else {
+        vec![series.clone()]
+    };
+    let series = &shown[0];
     let sat = analysis::analyse(series);
-    let mut o = terminal_chart(series, width);
+    let mut o = String::new();
+    if let Some(cold) = shown.get(1) {
+        let _ = writeln!(
+            o,
+            "Mean of the warm rounds 2–{} (round 1, cold, peaked at {} qps):",
+            rounds,
+            analysis::peak(cold)
+                .map(|p| fmt_qps(p.qps))
+                .unwrap_or_else(|| "-".into())
+        );
+    }
+    o.push_str(&terminal_chart(series, width));
     o.push('\n');
     for line in findings::sentences(&sat) {
         o.push_str(&line);
@@ -112,7 +131,6 @@ fn rate_summary(series: &Series) -> String {
             v.filter(|v| v.is_finite())
                 .map(fmt_latency)
                 .unwrap_or_else(|| "-".into())
-                .replace('µ', "u")
         };
         let mark = if f.first_behind.is_some_and(|b| b.index == r.index) {
             "  <- falls behind"

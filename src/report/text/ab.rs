@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use hdrhistogram::Histogram;
 
-use super::summary::{at_percent, field};
+use super::summary::{at_percent, field, per_request};
 use crate::report::fmt::fmt_latency;
 use crate::result::{decode_histogram, RunResult, StepResult};
 use crate::stats::ErrorKind;
@@ -278,8 +278,16 @@ fn extras(
     if step.total_requests > 0 {
         let _ = write!(
             conns,
-            " ({:.2} per request)",
-            step.connections_opened as f64 / step.total_requests as f64
+            " ({}{})",
+            per_request(step.connections_opened as f64 / step.total_requests as f64),
+            // -k asked for keep-alive and the server closed every connection anyway
+            // (Groonga's own HTTP server): ab's "Keep-Alive requests: 0" says so
+            // only to those who know to look.
+            if crate::analysis::step::keep_alive_missing(&run.settings, step) {
+                " — keep-alive did not happen: the server closed every connection"
+            } else {
+                ""
+            }
         );
     }
     field(out, "Connections opened", conns);
@@ -553,6 +561,32 @@ mod tests {
     fn ab_layout_snapshot() {
         let (r, step, facts) = fixed();
         snapshot("ab-summary.txt", &ab_summary(&r, &step, &facts));
+    }
+
+    /// Bug: `-k` against Groonga's own HTTP server opened a connection per request
+    /// and nothing beside ab's "Keep-Alive requests: 0" said so.
+    #[test]
+    fn regression_ab_says_when_keep_alive_did_not_happen() {
+        let (mut r, mut step, facts) = fixed();
+        r.settings.keep_alive = true;
+        let text = ab_summary(&r, &step, &facts);
+        assert!(
+            text.contains("keep-alive did not happen: the server closed every connection"),
+            "{text}"
+        );
+        step.connections_opened = 10;
+        let text = ab_summary(&r, &step, &facts);
+        assert!(
+            text.contains("Connections opened:     10 (0.05 per request)\n"),
+            "{text}"
+        );
+        step.connections_opened = 1;
+        step.total_requests = 5000;
+        let text = ab_summary(&r, &step, &facts);
+        assert!(
+            text.contains("Connections opened:     1 (1 per 5000 requests)\n"),
+            "{text}"
+        );
     }
 
     #[test]

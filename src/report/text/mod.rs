@@ -10,7 +10,7 @@
 use std::fmt::Write as _;
 
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::result::{RequestInfo, StepResult};
+use crate::result::{RequestList, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
@@ -22,7 +22,19 @@ pub use ramp_end::rounds_summary;
 pub use server::server_side;
 pub use summary::run_summary;
 
-/// Said once, under the first row that has unfinished requests.
+/// Unfinished requests are worth a word when they are over this share of the step's
+/// requests: a closed-model step always ends with one per client in flight, which
+/// changes nothing; a server that holds many requests past the end does.
+pub const UNFINISHED_SHARE: f64 = 0.01;
+
+/// True when a step's unfinished requests are worth showing ([`UNFINISHED_SHARE`]).
+pub fn unfinished_matters(step: &StepResult) -> bool {
+    step.unfinished > 0
+        && step.unfinished as f64
+            > UNFINISHED_SHARE * (step.total_requests + step.unfinished) as f64
+}
+
+/// Said once, under the first row that shows unfinished requests.
 pub const UNFINISHED_NOTE: &str =
     "  (unfinished: requests in flight when the step's time ran out; \
      neither a success nor an error, and not in the figures)";
@@ -53,7 +65,18 @@ pub fn step_row(step: &StepResult) -> String {
         fmt_latency(l.max_s),
         step.error_total(),
     );
-    if step.unfinished > 0 {
+    // "errors" are requests without a response; a server answering 503 to
+    // everything must not read as "errors 0" and nothing else.
+    let failed_status: u64 = step
+        .statuses
+        .iter()
+        .filter(|(c, _)| **c >= 400)
+        .map(|(_, n)| n)
+        .sum();
+    if failed_status > 0 {
+        let _ = write!(row, "  4xx/5xx {failed_status}");
+    }
+    if unfinished_matters(step) {
         let _ = write!(row, "  unfinished {}", step.unfinished);
     }
     if step.partial {
@@ -67,7 +90,7 @@ pub fn step_row(step: &StepResult) -> String {
 /// `requests` resolves [`RequestSample::request`] to method and URL.
 pub fn step_detail(
     step: &StepResult,
-    requests: &[RequestInfo],
+    requests: &RequestList,
     n_slow: usize,
     n_fast: usize,
 ) -> String {
@@ -98,7 +121,7 @@ pub fn step_detail(
             }
         }
     }
-    if step.unfinished > 0 {
+    if unfinished_matters(step) {
         let _ = writeln!(out, "Unfinished at end: {}", step.unfinished);
     }
     out.push_str("Elapsed time:\n");
@@ -127,7 +150,7 @@ pub fn step_detail(
 }
 
 /// `1.23 ms: GET 200 <client 3>#17 http://host:port/path`.
-fn request_line(s: &RequestSample, requests: &[RequestInfo]) -> String {
+fn request_line(s: &RequestSample, requests: &RequestList) -> String {
     let status = if s.status == 0 {
         "0(error)".to_string()
     } else {
@@ -195,7 +218,11 @@ pub(super) mod tests {
             row_step(128, 1234567, 41152.3, [0.0151, 0.0123, 0.1987, 1.0]),
         ];
         rows[3].errors.insert(ErrorKind::Reset, 3);
+        // 5 in flight of 1.2 million: not worth a word; 64 of 215 is.
         rows[3].unfinished = 5;
+        rows[2].unfinished = 64;
+        rows[3].statuses.insert(200, 1_234_000);
+        rows[3].statuses.insert(503, 564);
         rows[3].partial = true;
         let mut open = row_step(4, 30000, 999.96, [0.00123, 0.0011, 0.0042, 0.009]);
         open.rate = Some(1000.0);
@@ -273,7 +300,7 @@ pub(super) mod tests {
             client: 0,
             index: 0,
         });
-        let text = step_detail(&s, &[], 5, 0);
+        let text = step_detail(&s, &RequestList::default(), 5, 0);
         assert!(text.contains("(no responses)"));
         assert!(
             text.contains(" 500 ms: ? 200 <client 0>#0 <request 99>"),

@@ -129,14 +129,16 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             format!("{n_non_2xx} ({})", codes.join(", ")),
         );
     }
-    field(
-        &mut out,
-        "Unfinished at end",
-        format!(
-            "{} (in flight when the step ended; neither success nor failure)",
-            step.unfinished
-        ),
-    );
+    if super::unfinished_matters(step) {
+        field(
+            &mut out,
+            "Unfinished at end",
+            format!(
+                "{} (in flight when the step ended; neither success nor failure)",
+                step.unfinished
+            ),
+        );
+    }
     field(
         &mut out,
         "Total transferred",
@@ -220,15 +222,34 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.client_cpu_share * 100.0
         );
     }
+    if let Some(late) = step
+        .start_late_s
+        .filter(|l| *l > crate::analysis::START_LATE_LIMIT_S)
+    {
+        let _ = writeln!(
+            out,
+            "Warning: the step started {late:.3} s after its --start-at moment"
+        );
+    }
     out.push_str(&server_side(run, step));
     out
+}
+
+/// Connections per request: "1.00 per request", or "1 per 1000 requests" when
+/// "0.00 per request" would say nothing.
+pub(super) fn per_request(per: f64) -> String {
+    if per >= 0.01 || per == 0.0 {
+        format!("{per:.2} per request")
+    } else {
+        format!("1 per {:.0} requests", 1.0 / per)
+    }
 }
 
 fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     let mut text = format!("{} opened", step.connections_opened);
     if step.total_requests > 0 {
         let per = step.connections_opened as f64 / step.total_requests as f64;
-        let _ = write!(text, " ({per:.2} per request");
+        let _ = write!(text, " ({}", per_request(per));
         if step_findings::keep_alive_missing(&run.settings, step) {
             text.push_str(" — keep-alive did not happen");
         }
@@ -393,7 +414,8 @@ mod tests {
         has("Complete requests:      99 (whole HTTP responses, any status)");
         has("Failed requests:        1 (no response: timeout 1)");
         has("Non-2xx responses:      2 (503: 2)");
-        has("Unfinished at end:      0 (in flight when the step ended; neither success nor failure)");
+        // None unfinished: not a word about them.
+        assert!(!text.contains("Unfinished"), "{text}");
         has("Total transferred:      102400 bytes received, 5000 bytes sent");
         has("Requests per second:    99.00 [#/sec] (responses / measured wall time)");
         has("Time per request:       10.101 [ms] (mean, across all concurrent requests: time taken / complete requests, derived)");

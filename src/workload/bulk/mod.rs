@@ -9,11 +9,20 @@
 //! - Groonga: `POST /d/load?table=T` with a JSON array and `Content-Type:
 //!   application/json`, read back by the loaded count ([`CountAtPointer`] at `/1`):
 //!   Groonga answers success having loaded nothing when the content type is wrong.
+//! - Elasticsearch/OpenSearch: `POST /index/_bulk` with an action line
+//!   (`{"index":{"_id":…}}` or `create`) and a source line per document, NDJSON, read
+//!   back per item by `error.type` ([`ItemErrors`] at `/items/*/*/error`).
+//! - Any other HTTP bulk API (`--target template`): a [`BodyTemplate`] with the
+//!   per-document part marked, the method and content type given, and a
+//!   [`ResponseRule`]: a count at a pointer, per-item errors, or the status alone.
 //!
 //! Document IDs are unique across writers, steps and rounds without coordination:
 //! each step's clients get a serial number from the workload ([`BulkWorkload::begin_step`]),
-//! and each client numbers its own documents.
+//! and each client numbers its own documents. On many load machines (`--shard K/N`)
+//! shard K's serials are those ≡ K-1 mod N, so sequential IDs stay unique even when
+//! every machine was given the same `--id-prefix` and `--seed`.
 
+pub mod body;
 pub mod template;
 pub mod verify;
 
@@ -27,8 +36,9 @@ use crate::http::Target;
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 use crate::stats::ItemCounts;
-use crate::workload::check::{CountAtPointer, PerItemResults, REJECTED};
+use crate::workload::check::{CountAtPointer, ItemErrors, PerItemResults, StarPointer, REJECTED};
 
+pub use body::{BodyError, BodyTemplate};
 pub use template::{DocTemplate, TemplateError};
 
 /// The kind of server a bulk write talks to.
@@ -36,6 +46,10 @@ pub use template::{DocTemplate, TemplateError};
 pub enum TargetKind {
     CouchDb,
     Groonga,
+    /// Elasticsearch or OpenSearch `_bulk`.
+    Elasticsearch,
+    /// Any HTTP bulk API, its body from a template (`--template`).
+    Template,
 }
 
 impl TargetKind {
@@ -43,16 +57,57 @@ impl TargetKind {
         match self {
             TargetKind::CouchDb => "couchdb",
             TargetKind::Groonga => "groonga",
+            TargetKind::Elasticsearch => "elasticsearch",
+            TargetKind::Template => "template",
         }
     }
 
     /// The member a document's ID goes in.
     pub fn id_field(self) -> &'static str {
         match self {
-            TargetKind::CouchDb => "_id",
+            TargetKind::CouchDb | TargetKind::Elasticsearch | TargetKind::Template => "_id",
             TargetKind::Groonga => "_key",
         }
     }
+}
+
+/// Elasticsearch's bulk action per document (`--action`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EsAction {
+    /// Write, replacing a document with the same ID.
+    Index,
+    /// Write only if the ID is new: an existing one is a `version_conflict_engine_exception`.
+    Create,
+}
+
+impl EsAction {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EsAction::Index => "index",
+            EsAction::Create => "create",
+        }
+    }
+}
+
+/// How a templated target's answer says what was kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ResponseRule {
+    /// A 2xx answer kept every document (nothing better is known).
+    Status,
+    /// `--ok-pointer`: the number of documents kept, at a JSON pointer.
+    Count(String),
+    /// `--item-error-pointer`: one result per document, failed where the pointer finds an error.
+    Items(StarPointer),
+}
+
+/// What `--target template` sends and reads.
+#[derive(Debug, Clone)]
+pub struct Templated {
+    pub body: BodyTemplate,
+    pub method: String,
+    pub rule: ResponseRule,
+    /// `--verify`: the URL that answers the server's count, and the pointer to it.
+    pub count: Option<(String, String)>,
 }
 
 /// How documents are named (`--ids`).
@@ -110,6 +165,11 @@ pub struct BulkSettings {
     pub batch_ok: bool,
     /// CouchDB `X-Couch-Full-Commit: true`.
     pub full_commit: bool,
+    /// Elasticsearch: each document's action.
+    pub es_action: EsAction,
+    /// `--target template`: the body, method and response rule (`base_path` is then
+    /// the whole path and query).
+    pub templated: Option<Templated>,
     pub content_type: String,
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
@@ -117,18 +177,26 @@ pub struct BulkSettings {
     pub seed: u64,
     /// Documents per request of each step, by the step's index in the run.
     pub batch_sizes: Vec<u64>,
+    /// `--shard K/N`: this machine's lane of the writers' serial numbers.
+    pub shard: Option<crate::result::Shard>,
 }
 
 impl BulkSettings {
     /// Method and path of the requests (with `{id}` where a single PUT puts the ID).
-    fn method_path(&self) -> (&'static str, String) {
+    fn method_path(&self) -> (&str, String) {
         let q = if self.batch_ok { "?batch=ok" } else { "" };
+        if let Some(t) = &self.templated {
+            return (t.method.as_str(), self.base_path.clone());
+        }
         match (self.kind, self.single) {
             (TargetKind::CouchDb, false) => ("POST", format!("{}/_bulk_docs{q}", self.base_path)),
             (TargetKind::CouchDb, true) if self.ids == IdStrategy::Server => {
                 ("POST", format!("{}{q}", self.base_path))
             }
             (TargetKind::CouchDb, true) => ("PUT", format!("{}/{{id}}{q}", self.base_path)),
+            (TargetKind::Elasticsearch | TargetKind::Template, _) => {
+                ("POST", format!("{}/_bulk", self.base_path))
+            }
             (TargetKind::Groonga, _) => (
                 "POST",
                 format!(
@@ -200,6 +268,7 @@ impl Workload for BulkWorkload {
     fn request_infos(&self) -> Vec<RequestInfo> {
         let (method, path) = self.settings.method_path();
         vec![RequestInfo {
+            id: None,
             method: method.into(),
             url: format!("{}{path}", self.settings.target.label()),
         }]
@@ -208,7 +277,10 @@ impl Workload for BulkWorkload {
     fn client(&self, client: usize) -> (BulkSource, BulkCheck) {
         let s = self.settings.clone();
         let batch = self.batch_size(self.step.load(Ordering::SeqCst));
-        let serial = self.step_base.load(Ordering::SeqCst) + client as u64;
+        let local = self.step_base.load(Ordering::SeqCst) + client as u64;
+        let serial = s.shard.map_or(local, |k| {
+            local * u64::from(k.count) + u64::from(k.index - 1)
+        });
         let (method, path) = s.method_path();
         let mut headers = s.headers.clone();
         if s.full_commit {
@@ -231,6 +303,23 @@ impl Workload for BulkWorkload {
             s.keep_alive,
         );
         let check = match (s.kind, s.single) {
+            (TargetKind::Template, _) => {
+                let rule = s
+                    .templated
+                    .as_ref()
+                    .map_or(ResponseRule::Status, |t| t.rule.clone());
+                match rule {
+                    ResponseRule::Status => BulkCheck::Status,
+                    ResponseRule::Count(pointer) => BulkCheck::Count(CountAtPointer {
+                        pointer,
+                        body_limit: 1 << 20,
+                    }),
+                    ResponseRule::Items(pointer) => BulkCheck::Errors(ItemErrors {
+                        pointer,
+                        body_limit: (batch as usize).saturating_mul(512) + (64 << 10),
+                    }),
+                }
+            }
             (TargetKind::CouchDb, false) => BulkCheck::Items(PerItemResults {
                 // One `{"ok":true,"id":…,"rev":…}` per document, ~100 bytes.
                 body_limit: (batch as usize).saturating_mul(256) + (64 << 10),
@@ -239,6 +328,11 @@ impl Workload for BulkWorkload {
             (TargetKind::Groonga, _) => BulkCheck::Count(CountAtPointer {
                 pointer: "/1".into(),
                 body_limit: 64 << 10,
+            }),
+            (TargetKind::Elasticsearch, _) => BulkCheck::Errors(ItemErrors {
+                pointer: StarPointer::parse("/items/*/*/error").expect("a valid pointer"),
+                // `{"index":{"_index":…,"_id":…,"_version":1,"result":"created",…}}`, ~250 bytes.
+                body_limit: (batch as usize).saturating_mul(512) + (64 << 10),
             }),
         };
         let source = BulkSource {
@@ -303,7 +397,21 @@ impl BulkSource {
     #[inline]
     fn push_doc(&mut self, now_ms: u64) {
         self.make_id();
-        let in_body = !self.id.is_empty() && self.id_at.is_none();
+        if self.s.kind == TargetKind::Elasticsearch {
+            // The ID goes in the action line: Elasticsearch refuses `_id` in a source.
+            self.body.extend_from_slice(b"{\"");
+            self.body
+                .extend_from_slice(self.s.es_action.as_str().as_bytes());
+            if self.id.is_empty() {
+                self.body.extend_from_slice(b"\":{}}\n");
+            } else {
+                self.body.extend_from_slice(b"\":{\"_id\":\"");
+                self.body.extend_from_slice(&self.id);
+                self.body.extend_from_slice(b"\"}}\n");
+            }
+        }
+        let in_body =
+            !self.id.is_empty() && self.id_at.is_none() && self.s.kind != TargetKind::Elasticsearch;
         let id = in_body.then_some((self.s.kind.id_field(), &self.id[..]));
         let mut fill = template::Fill {
             seq: self.docs,
@@ -312,7 +420,42 @@ impl BulkSource {
             rng: &mut self.rng,
         };
         self.s.template.fill(&mut self.body, &mut fill, id);
+        if self.s.kind == TargetKind::Elasticsearch {
+            self.body.push(b'\n');
+        }
         self.docs += 1;
+    }
+}
+
+impl BulkSource {
+    /// A templated batch: head, each document (with its ID), tail.
+    #[inline]
+    fn fill_templated(&mut self, t: &BodyTemplate, now_ms: u64) {
+        let mut fill = template::Fill {
+            seq: self.docs,
+            writer: self.writer,
+            now_ms,
+            rng: &mut self.rng,
+        };
+        t.head(&mut self.body, &mut fill, self.batch);
+        for i in 0..self.batch {
+            self.make_id();
+            let mut fill = template::Fill {
+                seq: self.docs,
+                writer: self.writer,
+                now_ms,
+                rng: &mut self.rng,
+            };
+            t.doc(&mut self.body, &mut fill, &self.id, i == 0);
+            self.docs += 1;
+        }
+        let mut fill = template::Fill {
+            seq: self.docs,
+            writer: self.writer,
+            now_ms,
+            rng: &mut self.rng,
+        };
+        t.tail(&mut self.body, &mut fill, self.batch);
     }
 }
 
@@ -322,14 +465,32 @@ impl RequestSource for BulkSource {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         self.body.clear();
+        if self.s.templated.is_some() {
+            // A second handle on the settings, so the body can be filled from them.
+            let s = Arc::clone(&self.s);
+            if let Some(t) = &s.templated {
+                self.fill_templated(&t.body, now_ms);
+            }
+            self.request.write(&mut self.wire, &self.body);
+            return Request {
+                target: 0,
+                bytes: &self.wire,
+                timeout: self.s.timeout,
+                head: false,
+                info: 0,
+                items: self.batch,
+            };
+        }
         let (open, close): (&[u8], &[u8]) = match (self.s.kind, self.s.single) {
             (TargetKind::CouchDb, false) => (b"{\"docs\":[", b"]}"),
             (TargetKind::CouchDb, true) => (b"", b""),
             (TargetKind::Groonga, _) => (b"[", b"]"),
+            (TargetKind::Elasticsearch | TargetKind::Template, _) => (b"", b""),
         };
+        let comma = self.s.kind != TargetKind::Elasticsearch;
         self.body.extend_from_slice(open);
         for i in 0..self.batch {
-            if i > 0 {
+            if i > 0 && comma {
                 self.body.push(b',');
             }
             self.push_doc(now_ms);
@@ -358,8 +519,12 @@ pub enum BulkCheck {
     Items(PerItemResults),
     /// Groonga `load`: the loaded count.
     Count(CountAtPointer),
+    /// Elasticsearch `_bulk`: one result per document, failed by `error.type`.
+    Errors(ItemErrors),
     /// A single CouchDB insert: 201 or 202, else the error CouchDB names.
     Single,
+    /// A templated target without a response rule: 2xx kept the batch.
+    Status,
 }
 
 impl ResponseCheck for BulkCheck {
@@ -367,7 +532,9 @@ impl ResponseCheck for BulkCheck {
         match self {
             BulkCheck::Items(c) => c.body_limit(),
             BulkCheck::Count(c) => c.body_limit(),
+            BulkCheck::Errors(c) => c.body_limit(),
             BulkCheck::Single => 4096,
+            BulkCheck::Status => 0,
         }
     }
 
@@ -375,7 +542,10 @@ impl ResponseCheck for BulkCheck {
         match self {
             BulkCheck::Items(c) => c.check(answer, items),
             BulkCheck::Count(c) => c.check(answer, items),
+            BulkCheck::Errors(c) => c.check(answer, items),
             BulkCheck::Single => single_check(answer, items),
+            BulkCheck::Status if (200..300).contains(&answer.status) => items.ok(answer.items),
+            BulkCheck::Status => items.failed(REJECTED, answer.items),
         }
     }
 }
@@ -419,11 +589,14 @@ mod tests {
             template: DocTemplate::parse(r#"{"foo":"bar","n":{{seq}}}"#).unwrap(),
             batch_ok: false,
             full_commit: true,
+            es_action: EsAction::Create,
+            templated: None,
             content_type: "application/json".into(),
             headers: vec![],
             timeout: Duration::from_secs(5),
             keep_alive: true,
             seed: 1,
+            shard: None,
             batch_sizes: vec![3, 2],
         }
     }
@@ -491,6 +664,24 @@ mod tests {
         let docs = v.as_array().unwrap();
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[0]["_key"].as_str().unwrap().len(), 2 + 36);
+    }
+
+    #[test]
+    fn elasticsearch_batches_are_ndjson_with_the_id_in_the_action() {
+        let mut s = settings(TargetKind::Elasticsearch, false, IdStrategy::Sequential);
+        s.base_path = "/logs".into();
+        s.full_commit = false;
+        let w = BulkWorkload::new(s);
+        w.begin_step(0, 1);
+        let (mut src, _) = w.client(0);
+        let (head, body) = body_of(src.next(turn(0)).bytes);
+        assert!(head.starts_with("POST /logs/_bulk HTTP/1.1\r\n"), "{head}");
+        let lines: Vec<&str> = body.split_terminator('\n').collect();
+        assert!(body.ends_with('\n'));
+        assert_eq!(lines.len(), 6, "{body}");
+        assert_eq!(lines[0], r#"{"create":{"_id":"p-000000-000000000000"}}"#);
+        assert_eq!(lines[1], r#"{"foo":"bar","n":0}"#);
+        assert_eq!(lines[5], r#"{"foo":"bar","n":2}"#);
     }
 
     #[test]

@@ -94,25 +94,16 @@ impl DocTemplate {
                 pieces.push(Piece::Lit(at..open));
             }
             let name = text[open + 2..close].trim();
-            let slot = match name {
-                "seq" => Slot::Seq,
-                "writer" => Slot::Writer,
-                "rand" => Slot::Rand,
-                "uuid" => Slot::Uuid,
-                "now" => Slot::Now,
-                _ => match name.strip_prefix("bytes:") {
-                    Some(n) => match n.trim().parse::<usize>() {
-                        Ok(n) if (1..=MAX_FILLER).contains(&n) => Slot::Bytes(n),
-                        _ => return Err(TemplateError::BadBytes { line, column }),
-                    },
-                    None => {
-                        return Err(TemplateError::Unknown {
-                            name: name.to_string(),
-                            line,
-                            column,
-                        })
-                    }
-                },
+            let slot = match parse_slot(name) {
+                Some(Ok(slot)) => slot,
+                Some(Err(())) => return Err(TemplateError::BadBytes { line, column }),
+                None => {
+                    return Err(TemplateError::Unknown {
+                        name: name.to_string(),
+                        line,
+                        column,
+                    })
+                }
             };
             pieces.push(Piece::Slot(slot, open));
             at = close + 2;
@@ -234,13 +225,40 @@ impl DocTemplate {
     fn piece(&self, p: &Piece, out: &mut Vec<u8>, f: &mut Fill<'_>) {
         match p {
             Piece::Lit(r) => out.extend_from_slice(&self.text.as_bytes()[r.clone()]),
-            Piece::Slot(Slot::Seq, _) => write_u64(out, f.seq),
-            Piece::Slot(Slot::Writer, _) => write_u64(out, f.writer),
-            Piece::Slot(Slot::Rand, _) => write_u64(out, f.rng.next_u64() >> 11),
-            Piece::Slot(Slot::Now, _) => write_u64(out, f.now_ms),
-            Piece::Slot(Slot::Uuid, _) => write_uuid(out, f.rng),
-            Piece::Slot(Slot::Bytes(n), _) => write_filler(out, *n, f.rng),
+            Piece::Slot(slot, _) => write_slot(out, *slot, f),
         }
+    }
+}
+
+/// A placeholder's slot by name (`seq`, `bytes:100`…); `Some(Err)` for a `bytes:N`
+/// out of range, `None` for a name that is not one.
+pub fn parse_slot(name: &str) -> Option<Result<Slot, ()>> {
+    Some(Ok(match name {
+        "seq" => Slot::Seq,
+        "writer" => Slot::Writer,
+        "rand" => Slot::Rand,
+        "uuid" => Slot::Uuid,
+        "now" => Slot::Now,
+        _ => {
+            let n = name.strip_prefix("bytes:")?;
+            return Some(match n.trim().parse::<usize>() {
+                Ok(n) if (1..=MAX_FILLER).contains(&n) => Ok(Slot::Bytes(n)),
+                _ => Err(()),
+            });
+        }
+    }))
+}
+
+/// One slot's value, written raw.
+#[inline]
+pub fn write_slot(out: &mut Vec<u8>, slot: Slot, f: &mut Fill<'_>) {
+    match slot {
+        Slot::Seq => write_u64(out, f.seq),
+        Slot::Writer => write_u64(out, f.writer),
+        Slot::Rand => write_u64(out, f.rng.next_u64() >> 11),
+        Slot::Now => write_u64(out, f.now_ms),
+        Slot::Uuid => write_uuid(out, f.rng),
+        Slot::Bytes(n) => write_filler(out, n, f.rng),
     }
 }
 
@@ -322,7 +340,7 @@ fn write_filler(out: &mut Vec<u8>, n: usize, rng: &mut SplitMix64) {
 }
 
 /// 1-based line and column (in characters) of byte `off` of `text`.
-fn line_col(text: &str, off: usize) -> (usize, usize) {
+pub(crate) fn line_col(text: &str, off: usize) -> (usize, usize) {
     let before = &text[..off];
     let line = before.matches('\n').count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
@@ -330,7 +348,7 @@ fn line_col(text: &str, off: usize) -> (usize, usize) {
 }
 
 /// The byte offset of serde_json's (line, column) in `bytes` (its column counts bytes).
-fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
+pub(crate) fn offset_of(bytes: &[u8], line: usize, column: usize) -> usize {
     let mut start = 0;
     for _ in 1..line {
         match bytes[start..].iter().position(|&b| b == b'\n') {

@@ -1,7 +1,9 @@
 //! `--verify`: the server's own count of documents, read before the first step and
 //! after the last (never during load), so acknowledged writes can be compared with
 //! what is really there: CouchDB `GET /db` → `doc_count`, Groonga
-//! `/d/select?table=T&limit=0` → the number of hits.
+//! `/d/select?table=T&limit=0` → the number of hits, Elasticsearch `POST
+//! /index/_refresh` (documents are searchable only after a refresh) then `GET
+//! /index/_count` → `count`.
 
 use std::time::Duration;
 
@@ -19,13 +21,31 @@ pub fn count_url(s: &BulkSettings) -> String {
             s.base_path,
             crate::http::url::encode_component(&s.table)
         ),
+        TargetKind::Elasticsearch => format!("{}{}/_count", s.target.label(), s.base_path),
+        TargetKind::Template => s
+            .templated
+            .as_ref()
+            .and_then(|t| t.count.as_ref())
+            .map_or_else(String::new, |(url, _)| url.clone()),
     }
 }
 
 /// Read the server's count of documents.
 pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
     let url = count_url(s);
+    if s.kind == TargetKind::Elasticsearch {
+        let refresh = format!("{}{}/_refresh", s.target.label(), s.base_path);
+        let got = crate::http::Fetched::request(&refresh, "POST", &[], timeout)?;
+        // A missing index has nothing to refresh; its count says so below.
+        if got.status != 200 && got.status != 404 {
+            return Err(format!("{refresh} answered {}", got.status));
+        }
+    }
     let got = fetch(&url, timeout)?;
+    if got.status == 404 && s.kind == TargetKind::Elasticsearch {
+        // The index is made by the first `_bulk`: none yet is zero documents.
+        return Ok(0);
+    }
     if got.status != 200 {
         return Err(format!(
             "{url} answered {}: {}",
@@ -33,11 +53,22 @@ pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
             String::from_utf8_lossy(&got.body[..got.body.len().min(200)])
         ));
     }
-    read_count(s.kind, &got.body).map_err(|why| format!("{url}: {why}"))
+    let pointer = s
+        .templated
+        .as_ref()
+        .and_then(|t| t.count.as_ref())
+        .map(|(_, p)| p.as_str());
+    read_count(s.kind, pointer, &got.body).map_err(|why| format!("{url}: {why}"))
 }
 
 /// The comparison: documents that appeared (after − before) against those acknowledged.
-pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> VerifyResult {
+pub fn compare(
+    url: String,
+    acknowledged: u64,
+    in_flight: u64,
+    before: u64,
+    after: u64,
+) -> VerifyResult {
     let present = after as i64 - before as i64;
     VerifyResult {
         url,
@@ -46,6 +77,7 @@ pub fn compare(url: String, acknowledged: u64, before: u64, after: u64) -> Verif
         present_before: before,
         present_after: after,
         matches: present == acknowledged as i64,
+        in_flight,
     }
 }
 
@@ -66,15 +98,29 @@ pub fn after_run(
     timeout: Duration,
 ) -> Result<VerifyResult, String> {
     let after = present(s, timeout)?;
-    Ok(compare(count_url(s), acknowledged(run), before, after))
+    let in_flight = run
+        .steps
+        .iter()
+        .map(|st| st.unfinished * st.bulk.as_ref().map_or(1, |b| b.batch_size))
+        .sum();
+    Ok(compare(
+        count_url(s),
+        acknowledged(run),
+        in_flight,
+        before,
+        after,
+    ))
 }
 
 /// The count in an answer of [`count_url`].
-pub fn read_count(kind: TargetKind, body: &[u8]) -> Result<u64, String> {
+/// `pointer`: where a templated target's count is (`--count-pointer`).
+pub fn read_count(kind: TargetKind, pointer: Option<&str>, body: &[u8]) -> Result<u64, String> {
     let v: serde_json::Value =
         serde_json::from_slice(body).map_err(|e| format!("the answer is not JSON ({e})"))?;
     let n = match kind {
         TargetKind::CouchDb => v.get("doc_count"),
+        TargetKind::Elasticsearch => v.get("count"),
+        TargetKind::Template => v.pointer(pointer.unwrap_or("")),
         // [[status,…],[[[N_hits],[columns…],…]]]
         TargetKind::Groonga => {
             if v.pointer("/0/0").and_then(|c| c.as_i64()) != Some(0) {
@@ -97,21 +143,38 @@ mod tests {
     #[test]
     fn counts_from_each_server() {
         assert_eq!(
-            read_count(TargetKind::CouchDb, br#"{"doc_count":3,"update_seq":3}"#),
+            read_count(
+                TargetKind::CouchDb,
+                None,
+                br#"{"doc_count":3,"update_seq":3}"#
+            ),
             Ok(3)
         );
         assert_eq!(
             read_count(
                 TargetKind::Groonga,
+                None,
                 br#"[[0,1.0,0.01],[[[1200],[["_id","UInt32"]]]]]"#
             ),
             Ok(1200)
         );
         assert!(
-            read_count(TargetKind::Groonga, br#"[[-22,1.0,0.0,"no table"]]"#)
+            read_count(TargetKind::Groonga, None, br#"[[-22,1.0,0.0,"no table"]]"#)
                 .unwrap_err()
                 .contains("error")
         );
-        assert!(read_count(TargetKind::CouchDb, b"{}").is_err());
+        assert!(read_count(TargetKind::CouchDb, None, b"{}").is_err());
+        assert_eq!(
+            read_count(
+                TargetKind::Elasticsearch,
+                None,
+                br#"{"count":7,"_shards":{"total":1}}"#
+            ),
+            Ok(7)
+        );
+        assert_eq!(
+            read_count(TargetKind::Template, Some("/n/0"), br#"{"n":[12]}"#),
+            Ok(12)
+        );
     }
 }

@@ -1,0 +1,307 @@
+//! `hakaru report` and `hakaru compare` on bulk-write results: the chapter's table,
+//! what must not be hidden (413s, truncated batches, modes ignored, `--verify`), and
+//! the charts against batch size (docs/s, latency p50/p99), one line per writer
+//! count, as HTML, SVG, PNG and Markdown. A bulk run is read from its JSON (beside a
+//! CSV given instead), which keeps what the charts need per step.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use super::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
+use super::chart::{self, esc, LineChart};
+use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
+use super::fmt::{fmt_latency, fmt_qps};
+use super::html;
+use super::ReportOptions;
+use crate::result::{Mode, RunResult};
+
+/// The bulk run in `path` (its JSON, or the JSON beside a CSV); `None` when the file
+/// is not a bulk run or cannot be read (the ordinary readers then say why).
+pub fn read_bulk(path: &Path) -> Option<RunResult> {
+    let json = if path.extension().is_some_and(|e| e == "json") {
+        path.to_owned()
+    } else {
+        sibling(path, "json")
+    };
+    let text = std::fs::read_to_string(json).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("mode").and_then(|m| m.as_str()) != Some("bulk") {
+        return None;
+    }
+    let run: RunResult = serde_json::from_value(value).ok()?;
+    (run.mode == Mode::Bulk).then_some(run)
+}
+
+fn label_of(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string())
+}
+
+/// The two charts of one or several bulk runs.
+pub fn bulk_charts(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> [LineChart; 2] {
+    [
+        chart::bulk_docs_chart(runs),
+        chart::bulk_latency_chart(runs, opts.chart),
+    ]
+}
+
+fn steps_table(run: &RunResult) -> String {
+    let mut o = String::from(
+        "<div class=\"scroll\"><table><thead><tr><th>batch</th><th>writers</th><th>docs/s</th>\
+         <th>req/s</th><th>MB/s sent</th><th>p50</th><th>p99</th><th>max</th>\
+         <th>acknowledged</th><th>item errors</th><th>statuses</th></tr></thead><tbody>",
+    );
+    for s in &run.steps {
+        let b = s.bulk.clone().unwrap_or_default();
+        let lat = |v: f64| {
+            if s.responses == 0 {
+                "-".to_string()
+            } else {
+                fmt_latency(v)
+            }
+        };
+        let errors = if b.item_errors.is_empty() {
+            "-".to_string()
+        } else {
+            b.item_errors
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let statuses: Vec<String> = s
+            .statuses
+            .iter()
+            .map(|(c, n)| format!("{c}×{n}"))
+            .chain(s.errors.iter().map(|(k, n)| format!("{k}×{n}")))
+            .collect();
+        let _ = write!(
+            o,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.2}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            b.batch_size,
+            b.writers,
+            fmt_qps(b.docs_per_s),
+            fmt_qps(s.qps),
+            s.bytes_sent as f64 / s.elapsed_s.max(1e-9) / 1e6,
+            lat(s.latency.p50_s),
+            lat(s.latency.p99_s),
+            lat(s.latency.max_s),
+            b.docs_acknowledged,
+            esc(&errors),
+            esc(&statuses.join(" "))
+        );
+    }
+    o.push_str("</tbody></table></div>");
+    o
+}
+
+/// What a run's reader must see: explanations, ignored modes, `--verify`.
+fn run_notes(run: &RunResult) -> String {
+    let mut o = String::new();
+    for e in explanations(run).into_iter().chain(cut_off(run)) {
+        let _ = write!(o, "<p>{}</p>", html::rich(&e));
+    }
+    if let Some(v) = &run.verify {
+        for line in verify_summary(v).lines() {
+            let _ = write!(o, "<p>{}</p>", html::rich(line.trim()));
+        }
+    }
+    o.push_str(&html::warnings_box(&mode_warnings(run)));
+    o
+}
+
+fn setup_line(run: &RunResult) -> String {
+    let Some(b) = &run.settings.bulk else {
+        return String::new();
+    };
+    let mut parts = vec![
+        format!("target {}", b.target),
+        format!("document {}", b.doc),
+        format!("IDs {}", b.ids),
+    ];
+    if b.single {
+        parts.push("single inserts".into());
+    }
+    if b.batch_ok {
+        parts.push("batch=ok".into());
+    }
+    if b.full_commit {
+        parts.push("full commit".into());
+    }
+    if let Some(a) = &b.action {
+        parts.push(format!("action {a}"));
+    }
+    format!(
+        "{}; latency is per request; {}",
+        parts.join(", "),
+        run.targets.join(", ")
+    )
+}
+
+/// One page for one or several bulk runs.
+pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
+    let labels: Vec<&str> = runs.iter().map(|(l, _)| *l).collect();
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>{}</h1><p class=\"sub\">Bulk writes: documents per second and latency by batch size and parallel writers</p>",
+        esc(&labels.join(" · "))
+    );
+    for c in bulk_charts(runs, opts) {
+        let _ = write!(
+            b,
+            "<section>{}<p class=\"note\">{}</p></section>",
+            chart::render_line_chart(&c),
+            c.notes
+                .iter()
+                .map(|n| html::rich(n))
+                .collect::<Vec<_>>()
+                .join(" ")
+        );
+    }
+    for (label, run) in runs {
+        let _ = write!(
+            b,
+            "<section><h2>{}</h2><p class=\"note\">{}</p>{}{}",
+            esc(label),
+            esc(&setup_line(run)),
+            steps_table(run),
+            run_notes(run)
+        );
+        if !run.command_line.is_empty() {
+            let _ = write!(
+                b,
+                "<p>Command: <code>{}</code></p>",
+                esc(&run.command_line.join(" "))
+            );
+        }
+        b.push_str("</section>");
+    }
+    html::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
+}
+
+/// The runs' tables in Markdown.
+pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
+    let mut o = String::new();
+    for (label, run) in runs {
+        let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
+        o.push_str("| batch | writers | docs/s | req/s | p50 | p99 | acknowledged | item errors |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for s in &run.steps {
+            let bk = s.bulk.clone().unwrap_or_default();
+            let errors: Vec<String> = bk
+                .item_errors
+                .iter()
+                .map(|(k, n)| format!("{k} {n}"))
+                .collect();
+            let _ = writeln!(
+                o,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                bk.batch_size,
+                bk.writers,
+                fmt_qps(bk.docs_per_s),
+                fmt_qps(s.qps),
+                fmt_latency(s.latency.p50_s),
+                fmt_latency(s.latency.p99_s),
+                bk.docs_acknowledged,
+                if errors.is_empty() {
+                    "-".into()
+                } else {
+                    errors.join(", ")
+                }
+            );
+        }
+        for e in explanations(run) {
+            let _ = writeln!(o, "\n{e}");
+        }
+        for w in mode_warnings(run) {
+            let _ = writeln!(o, "\n> **Warning:** {w}");
+        }
+        o.push('\n');
+    }
+    o
+}
+
+/// Writes the charts beside `base` as SVG and/or PNG.
+fn write_bulk_charts(
+    runs: &[(&str, &RunResult)],
+    base: &Path,
+    plan: &OutputPlan,
+    out: &mut Written,
+) -> Result<(), ReportError> {
+    let [docs, latency] = bulk_charts(runs, &plan.options);
+    for (suffix, c) in [("-docs", &docs), ("-latency", &latency)] {
+        if plan.svg {
+            let p = sibling(base, &format!("{suffix}.svg"));
+            let svg = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+                chart::render_line_chart(c)
+            );
+            write_atomic(&p, svg.as_bytes())?;
+            out.files.push(p);
+        }
+        if plan.png {
+            let p = sibling(base, &format!("{suffix}.png"));
+            super::png::render_png(c, &p)?;
+            out.files.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// `hakaru report` on a bulk run.
+pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Written, ReportError> {
+    let label = label_of(path);
+    let runs = [(label.as_str(), run)];
+    let mut out = Written::default();
+    let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
+    write_atomic(&html_path, bulk_html(&runs, &plan.options).as_bytes())?;
+    out.files.push(html_path.clone());
+    write_bulk_charts(&runs, &html_path, plan, &mut out)?;
+    finish(&runs, plan, &mut out, bulk_summary(run))?;
+    Ok(out)
+}
+
+/// `hakaru compare` on bulk runs.
+pub fn compare(
+    labels: &[String],
+    runs: &[RunResult],
+    plan: &OutputPlan,
+) -> Result<Written, ReportError> {
+    let pairs: Vec<(&str, &RunResult)> = labels.iter().map(String::as_str).zip(runs).collect();
+    let mut out = Written::default();
+    let base = plan
+        .html
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("compare.html"));
+    if let Some(p) = &plan.html {
+        write_atomic(p, bulk_html(&pairs, &plan.options).as_bytes())?;
+        out.files.push(p.clone());
+    }
+    write_bulk_charts(&pairs, &base, plan, &mut out)?;
+    let mut text = String::new();
+    for (label, run) in &pairs {
+        let _ = writeln!(text, "{label}:\n{}", bulk_summary(run));
+    }
+    finish(&pairs, plan, &mut out, text)?;
+    Ok(out)
+}
+
+fn finish(
+    runs: &[(&str, &RunResult)],
+    plan: &OutputPlan,
+    out: &mut Written,
+    text: String,
+) -> Result<(), ReportError> {
+    match &plan.markdown {
+        Some(MarkdownTo::Stdout) => out.stdout = bulk_markdown(runs),
+        Some(MarkdownTo::File(p)) => {
+            write_atomic(p, bulk_markdown(runs).as_bytes())?;
+            out.files.push(p.clone());
+            out.stdout = text;
+        }
+        None => out.stdout = text,
+    }
+    Ok(())
+}

@@ -1,0 +1,319 @@
+//! The tables of a run's HTML report below its summary and charts: rounds (cold
+//! against warm), hosts, statuses and errors, probes, and the run's settings.
+
+use std::fmt::Write as _;
+
+use crate::analysis;
+use crate::report::chart::{self, esc};
+use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3};
+use crate::series::Series;
+
+/// Each host's responses, errors and mean per step: whether the load was spread as
+/// meant and one node was slower than the others.
+pub(crate) fn hosts_section(s: &Series) -> String {
+    let mut targets: Vec<&str> = s
+        .points
+        .iter()
+        .flat_map(|p| p.hosts.iter().map(|h| h.target.as_str()))
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    match targets.as_slice() {
+        [] => return String::new(),
+        [one] => {
+            return format!(
+                "<section><h2>Hosts</h2><p>Every request went to one host, <code>{}</code>.</p></section>",
+                esc(one)
+            )
+        }
+        _ => {}
+    }
+    let mut o = String::from(
+        "<section><h2>Hosts</h2><div class=\"scroll\"><table><thead><tr><th>step</th><th>host</th>\
+         <th>responses</th><th>share</th><th>errors</th><th>mean</th></tr></thead><tbody>",
+    );
+    for p in &s.points {
+        let total: u64 = p.hosts.iter().map(|h| h.responses + h.errors).sum();
+        for (i, h) in p.hosts.iter().enumerate() {
+            let step = if i == 0 {
+                match p.rate {
+                    Some(r) => format!("{} req/s", fmt_qps(r)),
+                    None => clients(p.n_clients),
+                }
+            } else {
+                String::new()
+            };
+            let _ = write!(
+                o,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&step),
+                esc(&h.target),
+                h.responses,
+                fmt_share(crate::series::share(h.responses + h.errors, total)),
+                h.errors,
+                fmt_latency(h.mean_s)
+            );
+        }
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">\"share\" is the host's part of the step's requests; a host much slower than the others drags every client that waits on it.</p></section>");
+    o
+}
+
+pub(crate) fn status_section(s: &Series) -> String {
+    let codes = s.status_codes();
+    let kinds: Vec<String> = {
+        let mut k: Vec<String> = s
+            .points
+            .iter()
+            .flat_map(|p| p.errors.keys().cloned())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    let mut o = String::from("<section><h2>Status and errors per step</h2>");
+    if s.points.iter().all(|p| p.error_share == 0.0) && codes.iter().all(|c| (200..400).contains(c))
+    {
+        let list: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
+        let _ = write!(
+            o,
+            "<p>Every request of every step got a {} response: no timeouts, no errors.</p>",
+            if list.is_empty() {
+                "successful".into()
+            } else {
+                list.join("/")
+            }
+        );
+    }
+    if let Some(svg) = chart::error_chart(s) {
+        o.push_str(&svg);
+    }
+    if codes.len() <= 1 && kinds.is_empty() {
+        // One status everywhere: the sentence above says it all.
+        o.push_str("</section>");
+        return o;
+    }
+    o.push_str("<div class=\"scroll\"><table><thead><tr><th>clients</th>");
+    for c in &codes {
+        let name = if *c == 0 {
+            "0 (no response)".into()
+        } else {
+            c.to_string()
+        };
+        let _ = write!(o, "<th>{}</th>", esc(&name));
+    }
+    for k in &kinds {
+        let _ = write!(o, "<th>{}</th>", esc(k));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for p in &s.points {
+        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        for c in &codes {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.statuses
+                    .get(c)
+                    .map(|v| fmt_share(*v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        for k in &kinds {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.errors
+                    .get(k)
+                    .map(|v| fmt_share(*v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Shares in percent of each step's requests. Status 0 means no response: a timeout or a connection error, as drnbench counts it.</p></section>");
+    o
+}
+
+pub(crate) fn probe_value(name: &str, v: f64) -> String {
+    // Rates and shares recorded as 0..1 read better as percentages.
+    let lname = name.to_ascii_lowercase();
+    if lname.ends_with("bytes") || lname.contains("_bytes") {
+        fmt_bytes(v)
+    } else if (lname.contains("rate") || lname.contains("share"))
+        && (0.0..=1.0).contains(&v)
+        && !lname.contains("per_second")
+    {
+        format!("{:.1}%", v * 100.0)
+    } else if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{v:.0}")
+    } else {
+        sig3(v)
+    }
+}
+
+pub(crate) fn probes_section(s: &Series) -> String {
+    let names = s.probe_names();
+    if names.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from(
+        "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>clients</th>",
+    );
+    for n in &names {
+        let _ = write!(o, "<th>{}</th>", esc(n));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for p in &s.points {
+        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        for n in &names {
+            let _ = write!(
+                o,
+                "<td>{}</td>",
+                p.probes
+                    .get(n)
+                    .map(|v| probe_value(n, *v))
+                    .unwrap_or_else(|| "–".into())
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Server-side numbers recorded around each step. A cache hit rate near 100% means the run measured the cache, not the search.</p></section>");
+    o
+}
+
+pub(crate) fn run_section(s: &Series) -> String {
+    let mut rows: Vec<(String, String)> = Vec::new();
+    if let Some(t) = &s.tool {
+        rows.push(("tool".into(), t.clone()));
+    }
+    if let Some(t) = &s.started_at {
+        rows.push(("started".into(), t.clone()));
+    }
+    if !s.targets.is_empty() {
+        rows.push(("targets".into(), s.targets.join(", ")));
+    }
+    if let Some(st) = &s.settings {
+        if let Some(d) = st.duration_s {
+            rows.push(("step duration".into(), format!("{d} s")));
+        }
+        if let Some(n) = st.n_requests {
+            rows.push(("requests per step".into(), n.to_string()));
+        }
+        rows.push(("interval".into(), format!("{} s", st.interval_s)));
+        if st.wait_s > 0.0 {
+            rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
+        }
+        rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
+        rows.push((
+            "keep-alive".into(),
+            if st.keep_alive { "on" } else { "off" }.into(),
+        ));
+        rows.push(("load model".into(), st.model.to_string()));
+        rows.push((
+            "patterns".into(),
+            format!(
+                "{} from {} ({} order, seed {})",
+                st.n_patterns, st.patterns_source, st.order, st.seed
+            ),
+        ));
+        rows.push(("engine threads".into(), st.threads.to_string()));
+    }
+    if let Some(m) = &s.machine {
+        rows.push((
+            "load machine".into(),
+            format!(
+                "{} · {} · {} CPU{} {} · {:.1} GiB",
+                m.hostname,
+                m.os,
+                m.cpus,
+                if m.cpus == 1 { "" } else { "s" },
+                if m.cpu_model.is_empty() {
+                    String::new()
+                } else {
+                    format!("({})", m.cpu_model)
+                },
+                m.memory_bytes as f64 / (1u64 << 30) as f64
+            ),
+        ));
+    }
+    let mut o = String::from("<section><h2>Run</h2>");
+    if rows.is_empty() {
+        let _ = write!(
+            o,
+            "<p>This {} records no settings or machine facts; hakaru's JSON result does.</p>",
+            esc(s.format.describe())
+        );
+    } else {
+        o.push_str("<dl>");
+        for (k, v) in rows {
+            let _ = write!(o, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
+        }
+        o.push_str("</dl>");
+    }
+    if !s.command_line.is_empty() {
+        let _ = write!(
+            o,
+            "<p>Command: <code>{}</code></p>",
+            esc(&s.command_line.join(" "))
+        );
+    }
+    o.push_str("</section>");
+    o
+}
+
+/// A repeated run's rounds: each one's peak, the warm rounds' spread, and what the
+/// cold first round cost.
+pub(crate) fn rounds_section(s: &Series) -> String {
+    let rounds = s.rounds();
+    if rounds < 2 {
+        return String::new();
+    }
+    let peaks: Vec<(usize, Option<analysis::StepRef>)> = (1..=rounds)
+        .map(|r| (r, analysis::peak(&s.round(r))))
+        .collect();
+    let mut o = String::from(
+        "<section><h2>Rounds</h2><div class=\"scroll\"><table><thead><tr><th>round</th>\
+         <th>peak qps</th><th>at clients</th><th>first-step mean</th></tr></thead><tbody>",
+    );
+    for (r, p) in &peaks {
+        let first = s.round(*r).points.first().map(|p| p.mean_s);
+        let _ = write!(
+            o,
+            "<tr><td>{r}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if *r == 1 { " (cold)" } else { " (warm)" },
+            p.map(|p| fmt_qps(p.qps)).unwrap_or_else(|| "–".into()),
+            p.map(|p| p.n_clients.to_string())
+                .unwrap_or_else(|| "–".into()),
+            first.map(fmt_latency).unwrap_or_else(|| "–".into())
+        );
+    }
+    o.push_str("</tbody></table></div>");
+    let warm = analysis::Spread::of(peaks.iter().skip(1).filter_map(|(_, p)| p.map(|p| p.qps)));
+    let cold = peaks[0].1.map(|p| p.qps);
+    if let (Some(w), Some(c)) = (warm, cold) {
+        let _ = write!(
+            o,
+            "<p class=\"note\">The first round met cold caches and connections; the summary, \
+             charts and steps above are the mean of the {} warm round{}. Warm peak {} qps{}; \
+             the cold round reached {} of it.</p>",
+            w.n,
+            if w.n == 1 { "" } else { "s" },
+            fmt_qps(w.mean),
+            if w.n > 1 {
+                format!(
+                    " (mean ± standard deviation: {})",
+                    crate::report::fmt::fmt_spread(w.mean, w.sd)
+                )
+            } else {
+                String::new()
+            },
+            if w.mean > 0.0 {
+                format!("{:.0}%", c / w.mean * 100.0)
+            } else {
+                "–".into()
+            }
+        );
+    }
+    o.push_str("</section>");
+    o
+}

@@ -1,0 +1,297 @@
+//! `hakaru k8s render`: the manifests validate against Kubernetes' own schemas
+//! (`kubernetes-validate` from PyPI, offline; `.ci/run` installs it in a venv), read
+//! back as YAML to what was meant, and the pods' command, run as three local
+//! processes whose output is concatenated as `kubectl logs` would, merges with
+//! `hakaru merge -`.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use crate::util::*;
+
+/// The venv holding kubernetes-validate (and PyYAML), or None (and a skip message)
+/// outside CI when it is missing.
+fn venv() -> Option<PathBuf> {
+    let dir = std::env::var_os("HAKARU_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cache/hakaru-venv")
+        });
+    if dir.join("bin/kubernetes-validate").exists() {
+        return Some(dir);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "kubernetes-validate is not in {}, but CI must run this test (.ci/run installs it)",
+        dir.display()
+    );
+    eprintln!(
+        "skipped: kubernetes-validate is not in {} (python3 -m venv it && pip install kubernetes-validate)",
+        dir.display()
+    );
+    None
+}
+
+fn render(dir: &TempDir, args: &[&str]) -> (PathBuf, String) {
+    let o = hakaru()
+        .args(["k8s", "render"])
+        .args(args)
+        .output()
+        .unwrap();
+    let yaml = ok(&o);
+    let path = dir.path("job.yaml");
+    std::fs::write(&path, &yaml).unwrap();
+    (path, stderr(&o))
+}
+
+#[test]
+fn rendered_manifests_validate_and_read_back() {
+    let Some(venv) = venv() else { return };
+    let dir = TempDir::new("k8s");
+    // Quotes, a colon, a '#', non-ASCII and a blank line: YAML's usual traps.
+    let text =
+        "/d/select?table=Store&query=\"a b\"\n\n/d/select?query=x: #1\n/d/select?query=測る\n";
+    let patterns = dir.write("patterns.txt", text);
+    let (path, notes) = render(
+        &dir,
+        &[
+            "--shards",
+            "3",
+            "--name",
+            "bench",
+            "--namespace",
+            "load",
+            "--patterns",
+            patterns.to_str().unwrap(),
+            "--",
+            "run",
+            "-c",
+            "30",
+            "-d",
+            "60s",
+            "--default-hosts",
+            "search",
+            "--request-patterns-file",
+            patterns.to_str().unwrap(),
+        ],
+    );
+    assert!(notes.contains("no --start-at"), "{notes}");
+    let v = std::process::Command::new(venv.join("bin/kubernetes-validate"))
+        .args(["--strict", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&v), stderr(&v));
+    assert!(v.status.success(), "{said}");
+    assert!(
+        said.contains("passed for resource configmap/bench-patterns"),
+        "{said}"
+    );
+    assert!(said.contains("passed for resource job/bench"), "{said}");
+    // PyYAML reads what was meant: the file byte for byte, the arguments in order.
+    let py = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let docs: serde_json::Value = serde_json::from_str(&ok(&py)).unwrap();
+    assert_eq!(docs[0]["data"]["patterns.txt"], text);
+    assert_eq!(docs[0]["metadata"]["namespace"], "load");
+    assert_eq!(docs.as_array().unwrap().len(), 2);
+    let job = &docs[1];
+    assert_eq!(job["spec"]["completionMode"], "Indexed");
+    assert_eq!(job["spec"]["completions"], 3);
+    assert_eq!(job["spec"]["parallelism"], 3);
+    let args: Vec<&str> = job["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        args.join(" "),
+        "run -c 30 -d 60s --default-hosts search --request-patterns-file \
+         /etc/hakaru/patterns.txt --shard $(JOB_COMPLETION_INDEX)+1/3 -o - --format json -q"
+    );
+}
+
+#[test]
+fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
+    let o = run(&[
+        "k8s",
+        "render",
+        "--shards",
+        "3",
+        "--",
+        "run",
+        "--no-such-flag",
+        "u",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the hakaru command after --"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty());
+    let o = run(&[
+        "k8s", "render", "--shards", "3", "--", "run", "-o", "x.csv", "u",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-o is set by the render"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn the_pods_logs_merge_as_one_result() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("k8s-logs");
+    let o = hakaru()
+        .args([
+            "k8s", "render", "--shards", "3", "--", "run", "-c", "6", "-n", "300", &url,
+        ])
+        .output()
+        .unwrap();
+    let yaml = ok(&o);
+    // The container's arguments, as the Job gives them (one quoted item a line).
+    let args: Vec<String> = yaml
+        .lines()
+        .skip_while(|l| l.trim() != "- args:")
+        .skip(1)
+        .take_while(|l| l.trim_start().starts_with("- "))
+        .map(|l| {
+            let item = l.trim_start().trim_start_matches("- ");
+            serde_json::from_str::<String>(item).unwrap_or_else(|_| item.to_owned())
+        })
+        .collect();
+    assert_eq!(args[0], "run");
+    // Three "pods", their stdout and stderr in one log each, the logs one after another.
+    let mut logs = Vec::new();
+    for index in 0..3 {
+        let pod_args: Vec<String> = args
+            .iter()
+            .map(|a| a.replace("$(JOB_COMPLETION_INDEX)", &index.to_string()))
+            .collect();
+        let out = hakaru().args(&pod_args).output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        logs.extend_from_slice(&out.stdout);
+        logs.extend_from_slice(&out.stderr);
+        logs.extend_from_slice(b"a line the runtime added\n");
+    }
+    let merged = dir.path("merged.json");
+    let mut child = hakaru()
+        .args(["merge", "-", "-o", merged.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&logs).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let said = ok(&out);
+    assert!(said.contains("Merged 3 shards"), "{said}");
+    let m = read_json(&merged);
+    assert_eq!(m["steps"][0]["total_requests"], 300);
+    assert_eq!(m["steps"][0]["n_clients"], 6);
+}
+
+/// The example in deploy/kubernetes/ is what `hakaru k8s render` writes today
+/// (`HAKARU_BLESS=1` rewrites it), and it validates.
+#[test]
+fn the_committed_example_is_current() {
+    let o = hakaru()
+        .args(EXAMPLE_ARGS)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let yaml = ok(&o);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy/kubernetes/example.yaml");
+    if std::env::var_os("HAKARU_BLESS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, &yaml).unwrap();
+    }
+    let committed = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        committed, yaml,
+        "deploy/kubernetes/example.yaml is stale: HAKARU_BLESS=1 cargo test --test it k8s"
+    );
+    let Some(venv) = venv() else { return };
+    let v = std::process::Command::new(venv.join("bin/kubernetes-validate"))
+        .args(["--strict", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(v.status.success(), "{}{}", stdout(&v), stderr(&v));
+}
+
+const EXAMPLE_ARGS: &[&str] = &[
+    "k8s",
+    "render",
+    "--shards",
+    "4",
+    "--name",
+    "groonga-ramp",
+    "--patterns",
+    "deploy/kubernetes/patterns.txt",
+    "--",
+    "ramp",
+    "--start-n-clients",
+    "40",
+    "--end-n-clients",
+    "400",
+    "--step",
+    "40",
+    "--duration",
+    "30",
+    "--interval",
+    "5",
+    "--default-hosts",
+    "groonga.search.svc.cluster.local",
+    "--default-port",
+    "10041",
+];
+
+#[test]
+fn format_json_prints_the_whole_result_on_stdout_only() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let o = run(&[
+        "ramp",
+        "--end-n-clients",
+        "2",
+        "--duration",
+        "0.2",
+        "-o",
+        "-",
+        "--format",
+        "json",
+        "-q",
+        &url,
+    ]);
+    let r = hakaru::result::json::from_json(&ok(&o), "stdout").unwrap();
+    assert_eq!(r.steps.len(), 2);
+    assert!(stderr(&o).is_empty(), "{}", stderr(&o));
+    let dir = TempDir::new("format-json");
+    let file = dir.path("x.csv");
+    let o = run(&[
+        "run",
+        "-n",
+        "5",
+        "--format",
+        "json",
+        "-o",
+        file.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--format json is for -o -"),
+        "{}",
+        stderr(&o)
+    );
+}
