@@ -101,20 +101,17 @@ impl ExperimentOptions {
                 obs.repeat_done(size, k, &rep);
                 let run = result.sizes.last_mut().expect("pushed above");
                 run.repeats.push(rep);
-                let n = run.repeats.len() as f64;
+                // Rounds over before their warm-up ended measured nothing: left out.
+                let measured: Vec<_> = run
+                    .repeats
+                    .iter()
+                    .filter(|r| !r.watch.runs.is_empty())
+                    .map(|r| &r.watch.mean)
+                    .collect();
+                let n = measured.len().max(1) as f64;
                 run.mean = Means {
-                    records_per_s: run
-                        .repeats
-                        .iter()
-                        .map(|r| r.watch.mean.records_per_s)
-                        .sum::<f64>()
-                        / n,
-                    mib_per_s: run
-                        .repeats
-                        .iter()
-                        .map(|r| r.watch.mean.mib_per_s)
-                        .sum::<f64>()
-                        / n,
+                    records_per_s: measured.iter().map(|m| m.records_per_s).sum::<f64>() / n,
+                    mib_per_s: measured.iter().map(|m| m.mib_per_s).sum::<f64>() / n,
                 };
                 obs.progress(result);
             }
