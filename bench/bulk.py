@@ -15,7 +15,11 @@ curl and python are counted by the server: documents present after − before, o
 the loop's wall time. Every measurement writes into a fresh database (pouchdb) or
 table (Groonga), so none pays for the data of another.
 
-Knobs (environment): DURATION seconds per measurement (10, the chapter's), BATCHES
+Each (server, batch) is measured ROUNDS times with the tools in a rotating order (a
+shared machine and a server's own pauses swing single measurements by ±50%), and the
+medians are printed.
+
+Knobs (environment): DURATION seconds per measurement (10, the chapter's), ROUNDS (3), BATCHES
 ("100,1000,5000,10000"), HAKARU (binary; default target/release/hakaru, built if
 missing), HAKARU_NPM_DIR (where pouchdb-server is installed; ~/.cache/hakaru-npm).
 Python 3 standard library only.
@@ -33,7 +37,7 @@ import atexit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import (  # noqa: E402
-    Workdir, die, env_number, fmt, free_port, hakaru_binary, machine_line, timed_run,
+    Workdir, die, env_number, fmt, free_port, hakaru_binary, machine_line, median, timed_run,
     wait_listening,
 )
 
@@ -204,6 +208,7 @@ def run_python(server, name, batch, duration):
 
 def main():
     duration = int(env_number("DURATION", 10, int))
+    rounds = int(env_number("ROUNDS", 3, int))
     batches = [int(b) for b in os.environ.get("BATCHES", "100,1000,5000,10000").split(",")]
     if not shutil.which("curl"):
         die("curl not found: apt-get install curl")
@@ -213,8 +218,8 @@ def main():
     cores = os.cpu_count() or 1
     print(f"# hakaru bulk vs curl loop vs Python keep-alive: {machine_line()}")
     print(f"# one writer, {{\"foo\":\"bar\"}}, {duration} s per measurement (hakaru: the "
-          "documents Python wrote in that time); docs/s: hakaru as it reports, curl and "
-          "Python by the server's count")
+          f"documents Python wrote in that time), medians of {rounds} rounds; docs/s: hakaru "
+          "as it reports, curl and Python by the server's count")
     print()
     print("| server | batch | hakaru docs/s | curl loop docs/s | Python docs/s | "
           "hakaru ÷ curl | hakaru ÷ Python | hakaru CPU/doc | hakaru CPU share |")
@@ -222,20 +227,38 @@ def main():
     for server in servers:
         for batch in batches:
             tag = "pouch" if isinstance(server, Pouch) else "groonga"
-            p_rate = run_python(server, server.fresh(f"p_{tag}_{batch}"), batch, duration)
-            c_rate = run_curl(server, server.fresh(f"c_{tag}_{batch}"), batch, duration, wd)
-            count = max(2, round(p_rate * duration / batch)) * batch
-            h_rate, cpu, docs, wall = run_hakaru(
-                binary, server, server.fresh(f"h_{tag}_{batch}"), batch, count, duration, wd)
-            per_doc_us = cpu / docs * 1e6 if docs else float("nan")
-            share = cpu / (wall * cores) * 100 if wall > 0 else float("nan")
+            got = {"hakaru": [], "curl": [], "python": [], "cpu_doc": [], "share": []}
+            # Python first in round 0: hakaru's --count needs its figure.
+            p_first = run_python(server, server.fresh(f"p_{tag}_{batch}_0"), batch, duration)
+            got["python"].append(p_first)
+            count = max(2, round(p_first * duration / batch)) * batch
+            order = ["curl", "hakaru", "python"]
+            for rnd in range(rounds):
+                for tool in order[rnd % 3:] + order[:rnd % 3]:
+                    name = server.fresh(f"{tool[0]}_{tag}_{batch}_{rnd + 1}")
+                    if tool == "python" and rnd == 0:
+                        continue
+                    if tool == "python":
+                        got["python"].append(run_python(server, name, batch, duration))
+                    elif tool == "curl":
+                        got["curl"].append(run_curl(server, name, batch, duration, wd))
+                    else:
+                        rate, cpu, docs, wall = run_hakaru(binary, server, name, batch, count,
+                                                           duration, wd)
+                        got["hakaru"].append(rate)
+                        got["cpu_doc"].append(cpu / docs * 1e6 if docs else float("nan"))
+                        got["share"].append(cpu / (wall * cores) * 100 if wall > 0
+                                            else float("nan"))
+            h_rate, c_rate, p_rate = (median(got[k]) for k in ("hakaru", "curl", "python"))
+            per_doc_us, share = median(got["cpu_doc"]), median(got["share"])
             print(f"| {server.name} | {batch} | {h_rate:.0f} | {c_rate:.0f} | {p_rate:.0f} | "
                   f"{fmt(h_rate / c_rate if c_rate else float('nan'), '.2f')}× | "
                   f"{fmt(h_rate / p_rate if p_rate else float('nan'), '.2f')}× | "
                   f"{fmt(per_doc_us, '.2f')} µs | {fmt(share, '.1f')}% |", flush=True)
     print()
-    print("hakaru CPU/doc: its user+sys CPU (GNU time, the whole process) ÷ documents "
-          f"acknowledged; CPU share: of all {cores} cores over its wall time.")
+    print("hakaru CPU/doc: its user+sys CPU (GNU time, the whole process, 10 ms "
+          "resolution) ÷ documents acknowledged; CPU share: of all "
+          f"{cores} cores over its wall time.")
 
 
 if __name__ == "__main__":

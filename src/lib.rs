@@ -9,6 +9,7 @@ pub mod analysis;
 pub mod cli;
 pub mod console;
 pub mod engine;
+pub mod find_max;
 #[doc(hidden)]
 pub mod fuzz;
 pub mod http;
@@ -26,5 +27,6 @@ pub mod server;
 pub mod spec;
 pub mod stats;
 pub mod stream;
+pub mod suite;
 pub mod sysinfo;
 pub mod workload;

@@ -1,12 +1,10 @@
 //! hakaru's binary: parse, call into the library, map errors to exit codes (listed in
 //! `hakaru --help`: 0 measured, 1 failed, 2 bad input, 130 interrupted).
 
-use clap::Parser;
-
 fn main() {
     let command_line: Vec<String> = std::env::args().collect();
     // clap's own usage errors exit with 2, as bad input does below.
-    let cli = hakaru::cli::Cli::parse();
+    let cli = hakaru::cli::hints::parse();
     match hakaru::cli::dispatch(cli, command_line) {
         Ok(code) => std::process::exit(code),
         Err(e) => {

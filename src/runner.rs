@@ -125,6 +125,9 @@ pub fn run<W: Workload>(
         },
         steps: Vec::with_capacity(spec.steps.len() * rounds),
         verify: None,
+        suite: None,
+        thresholds: None,
+        find_max: None,
     };
     if let Some(out) = &spec.outputs {
         // Temporaries a killed earlier run left beside these files.

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
@@ -270,6 +270,110 @@ pub struct Recorder {
     pub per_host: Vec<HostCounters>,
     pub slowest: TopN,
     pub fastest: TopN,
+    /// Per-second counts and latency, when the step asked for them ([`Recorder::with_timeline`]).
+    pub timeline: Option<Timeline>,
+}
+
+/// What one second of a step measured: responses (by success), errors by kind and a
+/// latency histogram, bucketed by the second in which each request ended.
+#[derive(Debug, Clone)]
+pub struct Second {
+    /// Whole HTTP responses, any status.
+    pub responses: u64,
+    /// Responses with a status outside 200..=399.
+    pub bad_status: u64,
+    pub errors: [u64; ErrorKind::ALL.len()],
+    /// Response time of the responses, µs (2 significant digits: a second's p99 needs
+    /// no more, and a step keeps one per second per worker).
+    pub latency: Histogram<u32>,
+}
+
+impl Second {
+    fn new() -> Self {
+        Second {
+            responses: 0,
+            bad_status: 0,
+            errors: [0; ErrorKind::ALL.len()],
+            latency: new_second_histogram(),
+        }
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+
+    fn merge(&mut self, other: &Second) {
+        self.responses += other.responses;
+        self.bad_status += other.bad_status;
+        for (a, b) in self.errors.iter_mut().zip(&other.errors) {
+            *a += b;
+        }
+        self.latency
+            .add(&other.latency)
+            .expect("same histogram bounds");
+    }
+}
+
+/// The per-second histogram: 2 significant digits, up to [`MAX_TRACKABLE_US`].
+pub fn new_second_histogram() -> Histogram<u32> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_US, 2).expect("static histogram bounds are valid")
+}
+
+/// A step's per-second timeline: one [`Second`] per second from the step's start,
+/// allocated before the step begins so recording allocates nothing. A request that
+/// ends after the last second (a step ended by count, or its stragglers) counts in
+/// the last one.
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    /// The step's start: second `i` covers `start + i .. start + i + 1`.
+    pub start: Instant,
+    pub seconds: Vec<Second>,
+}
+
+impl Timeline {
+    /// Room for `seconds` seconds (at least one).
+    pub fn new(start: Instant, seconds: usize) -> Self {
+        Timeline {
+            start,
+            seconds: (0..seconds.max(1)).map(|_| Second::new()).collect(),
+        }
+    }
+
+    #[inline]
+    fn second(&mut self, at: Instant) -> &mut Second {
+        let i = at.saturating_duration_since(self.start).as_secs() as usize;
+        let last = self.seconds.len() - 1;
+        &mut self.seconds[i.min(last)]
+    }
+
+    /// Count a request that ended at `at`.
+    #[inline]
+    pub fn record(&mut self, at: Instant, outcome: Outcome, latency: Duration) {
+        let s = self.second(at);
+        match outcome {
+            Outcome::Status(code) => {
+                s.responses += 1;
+                if !(200..400).contains(&code) {
+                    s.bad_status += 1;
+                }
+                let us = (latency.as_micros() as u64).clamp(1, MAX_TRACKABLE_US);
+                s.latency.saturating_record(us);
+            }
+            Outcome::Error(kind) => s.errors[kind.index()] += 1,
+        }
+    }
+
+    /// Add another worker's timeline of the same step, second by second: exact.
+    pub fn merge(&mut self, other: &Timeline) {
+        if self.seconds.len() < other.seconds.len() {
+            self.seconds.resize_with(other.seconds.len(), Second::new);
+        }
+        // Another worker's clock started within microseconds of this one: the
+        // seconds are the step's, not the worker's.
+        for (a, b) in self.seconds.iter_mut().zip(&other.seconds) {
+            a.merge(b);
+        }
+    }
 }
 
 /// An open-model request that starts later than this after its intended time is late.
@@ -297,6 +401,21 @@ impl Recorder {
             per_host: vec![HostCounters::default(); n_hosts],
             slowest: TopN::new(n_slow, true),
             fastest: TopN::new(n_fast, false),
+            timeline: None,
+        }
+    }
+
+    /// Keep a per-second timeline too, from `start`, with room for `seconds` seconds.
+    pub fn with_timeline(mut self, start: Instant, seconds: usize) -> Self {
+        self.timeline = Some(Timeline::new(start, seconds));
+        self
+    }
+
+    /// Count a request that ended at `at` in the timeline, when there is one.
+    #[inline]
+    pub fn record_second(&mut self, at: Instant, outcome: Outcome, latency: Duration) {
+        if let Some(t) = &mut self.timeline {
+            t.record(at, outcome, latency);
         }
     }
 
@@ -451,6 +570,11 @@ impl Recorder {
         }
         self.slowest.merge(&other.slowest);
         self.fastest.merge(&other.fastest);
+        match (&mut self.timeline, &other.timeline) {
+            (Some(a), Some(b)) => a.merge(b),
+            (None, Some(b)) => self.timeline = Some(b.clone()),
+            _ => {}
+        }
     }
 }
 
@@ -502,6 +626,36 @@ mod tests {
         assert_eq!(slow, vec![5000, 100, 99]);
         let fast: Vec<u64> = a.fastest.as_slice().iter().map(|s| s.index).collect();
         assert_eq!(fast, vec![1, 2, 3]);
+    }
+
+    #[test]
+    fn timelines_merge_second_by_second() {
+        let t0 = Instant::now();
+        let mut a = Recorder::new(1, 0, 0).with_timeline(t0, 3);
+        let mut b = Recorder::new(1, 0, 0).with_timeline(t0, 3);
+        let ms = Duration::from_millis;
+        a.record_second(t0 + ms(100), Outcome::Status(200), ms(5));
+        b.record_second(t0 + ms(1500), Outcome::Status(503), ms(50));
+        b.record_second(t0 + ms(1600), Outcome::Error(ErrorKind::Reset), ms(1));
+        // Past the end: the last second.
+        a.record_second(t0 + ms(9000), Outcome::Status(200), ms(7));
+        a.merge(&b);
+        let t = a.timeline.expect("kept");
+        let counts: Vec<(u64, u64, u64)> = t
+            .seconds
+            .iter()
+            .map(|s| (s.responses, s.bad_status, s.total_errors()))
+            .collect();
+        assert_eq!(counts, vec![(1, 0, 0), (1, 1, 1), (1, 0, 0)]);
+        assert_eq!(t.seconds[1].errors[ErrorKind::Reset.index()], 1);
+        assert_eq!(
+            t.seconds[1].latency.value_at_quantile(0.99),
+            t.seconds[1].latency.highest_equivalent(50_000)
+        );
+        // A recorder without a timeline records nothing there.
+        let mut c = Recorder::new(1, 0, 0);
+        c.record_second(t0, Outcome::Status(200), ms(1));
+        assert!(c.timeline.is_none());
     }
 
     #[test]

@@ -6,10 +6,13 @@
 //! Everything here is a pure function of a [`Series`] returning numbers and findings;
 //! the reports word them ([`crate::report::findings`]).
 
+pub mod find_max;
 pub mod rate;
+pub mod recovery;
 pub mod repeat;
 pub mod setup;
 pub mod step;
+pub mod threshold;
 mod usl;
 
 pub use rate::{analyse_rates, RateFindings, RateStep};

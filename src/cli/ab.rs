@@ -93,6 +93,9 @@ pub struct AbArgs {
     /// Output collected data to gnuplot format file (ab's columns; see the README for how they are rebuilt).
     #[arg(short = 'g', value_name = "GNUPLOT_FILE")]
     pub gnuplot: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 impl AbArgs {
@@ -119,6 +122,7 @@ impl AbArgs {
 
 pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let ab = args.options();
+    args.thresholds.check(false)?;
     let ready = ab.run_options(command_line)?.build()?;
     let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;
     let port = parts.port.unwrap_or(if parts.https { 443 } else { 80 });
@@ -157,7 +161,10 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
-    let run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console)?;
+    let table = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?;
     if let Some(step) = run.steps.last() {
         print!("\n\n{}", ab_summary(&run, step, &facts));
         if let Some(path) = &args.csv {
@@ -174,7 +181,11 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
             write().with_context(|| format!("-g {}: cannot write", path.display()))?;
         }
     }
-    Ok(crate::runner::exit_code(&run))
+    if let Some(table) = table {
+        print!("\n{table}");
+    }
+    let code = crate::runner::exit_code(&run);
+    Ok(super::threshold::exit_code(&run, code))
 }
 
 #[cfg(test)]

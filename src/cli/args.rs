@@ -154,8 +154,8 @@ pub struct RequestArgs {
     #[arg(long)]
     pub seed: Option<u64>,
 
-    /// Worker threads (default: one per core).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0, the default, means one per core.
+    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
     /// How many of the slowest requests each step reports.

@@ -182,8 +182,8 @@ pub struct BulkArgs {
     #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
     pub shard: Option<crate::result::Shard>,
 
-    /// Worker threads (0: one per core).
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0, the default, means one per core.
+    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
     /// Seed of random IDs and placeholders (default: from the clock).
@@ -198,6 +198,9 @@ pub struct BulkArgs {
     /// The CSV's columns.
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 impl BulkArgs {
@@ -293,6 +296,7 @@ impl Observer for BulkConsole {
 pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     let to_stdout = super::args::is_stdout(args.output_path.as_deref());
     args.format.check(to_stdout)?;
+    args.thresholds.check(true)?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -301,7 +305,19 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
         header_shown: false,
     };
-    let (run, code) = execute(&ready, &mut console, !to_stdout)?;
+    let (mut run, code) = execute(&ready, &mut console, !to_stdout)?;
+    if let Some(table) = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?
+    {
+        // With -o -, stdout carries the result: the verdicts go to stderr.
+        if to_stdout {
+            eprint!("\n{table}");
+        } else {
+            print!("\n{table}");
+        }
+    }
+    let code = super::threshold::exit_code(&run, code);
     if to_stdout {
         // stdout carries the result; the table's rows went to stderr as steps ended.
         print!("{}", args.format.stdout(&run));

@@ -22,6 +22,10 @@ pub struct Args {
     /// Where to write the merged result (the CSV goes beside it).
     #[arg(short = 'o', long = "output-path", value_name = "FILE")]
     pub output_path: PathBuf,
+
+    /// Judged on the merged result: the whole run's percentiles, not one machine's.
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -53,12 +57,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             shards.push((name.clone(), from_json(doc, &name)?));
         }
     }
-    let merged = merge_shards(&shards)?;
+    let mut merged = merge_shards(&shards)?;
     for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }
+    args.thresholds
+        .check(merged.mode == crate::result::Mode::Bulk)?;
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
+    let table = args.thresholds.judge(&mut merged, Some(&out))?;
     let requests: u64 = merged.steps.iter().map(|s| s.total_requests).sum();
     println!(
         "Merged {} shards: {} step(s), {requests} requests. Results: {} and {}",
@@ -67,5 +74,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         out.csv.display(),
         out.json.display()
     );
-    Ok(0)
+    if let Some(table) = table {
+        print!("\n{table}");
+    }
+    Ok(super::threshold::exit_code(&merged, 0))
 }

@@ -7,7 +7,10 @@ pub mod ab;
 pub mod args;
 pub mod bulk;
 pub mod compare;
+pub mod completions;
 pub mod demo;
+pub mod find_max;
+pub mod hints;
 pub mod k8s;
 pub mod merge;
 pub mod patterns;
@@ -16,7 +19,9 @@ pub mod report;
 pub mod run;
 pub mod serve;
 pub mod stream;
+pub mod suite;
 pub mod terms;
+pub mod threshold;
 pub mod watch;
 
 use clap::{Parser, Subcommand};
@@ -34,7 +39,8 @@ pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
   1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), or a step failed
+       response and the ramp stopped (see --keep-going), a step failed, a
+       --threshold did not hold, or ramp --find-max found no rate meeting --slo
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -71,12 +77,19 @@ pub enum Command {
     K8s(k8s::Args),
     /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
+    /// A scenario: phases of weighted workloads, events (stop, kill, restart) at given times, recovery measured.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
     /// Log-pipeline records: gen (a file of them), send (into file:, dir:, tcp://, udp://, http://), run (the whole experiment).
     Stream(stream::StreamArgs),
     /// What arrives at the far end of a pipeline: records/s and MiB/s per interval and window; --verify for loss, duplicates and latency.
     Watch(watch::WatchArgs),
+    /// A shell completion script on stdout: hakaru completions bash|zsh|fish.
+    Completions(completions::CompletionsArgs),
+    /// The manual page: hakaru(1) on stdout, or a page per command with --dir.
+    Man(completions::ManArgs),
 }
 
 /// Dispatch a parsed command line; returns the process exit code.
@@ -88,6 +101,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
+        Command::Suite(a) => suite::run(a, command_line),
         Command::Report(a) => report::run(a),
         Command::Compare(a) => compare::run(a),
         Command::Merge(a) => merge::run(a),
@@ -96,6 +110,8 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Patterns(a) => patterns::run(a),
         Command::Stream(a) => stream::run(a, command_line),
         Command::Watch(a) => watch::run(a, command_line),
+        Command::Completions(a) => completions::completions(a),
+        Command::Man(a) => completions::man(a),
     }
 }
 
@@ -105,17 +121,21 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     use crate::runner::exit;
     let bad_input = e.chain().any(|c| {
         c.is::<crate::spec::SpecError>()
+            || c.is::<crate::spec::threshold::ThresholdUseError>()
+            || c.is::<crate::spec::find_max::FindMaxError>()
             || c.is::<crate::spec::bulk::BulkError>()
             || c.is::<crate::pattern::PatternError>()
             || c.is::<crate::pattern::generate::PatternGenError>()
             || c.is::<crate::pattern::terms::TermsError>()
             || c.is::<crate::plan::PlanError>()
+            || c.is::<crate::suite::ScenarioError>()
+            || c.is::<crate::suite::SuiteError>()
             || c.is::<crate::report::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
+            || c.is::<crate::k8s::K8sError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
-            || c.is::<crate::k8s::K8sError>()
             || matches!(
                 c.downcast_ref::<crate::report::files::ReportError>(),
                 Some(

@@ -16,9 +16,10 @@ pub struct RampArgs {
     #[arg(long, default_value_t = 0, value_name = "N")]
     pub start_n_clients: usize,
 
-    /// Clients in the last step. With --rate: the connections each step may use.
-    #[arg(long, default_value_t = 1, value_name = "N")]
-    pub end_n_clients: usize,
+    /// Clients in the last step. With --rate: the connections each step may use
+    /// (--find-max: the connections every probe may use) [default: 1; 100 with --find-max].
+    #[arg(long, value_name = "N")]
+    pub end_n_clients: Option<usize>,
 
     /// Clients added at each step.
     #[arg(long, default_value_t = 1, value_name = "COUNT")]
@@ -48,6 +49,12 @@ pub struct RampArgs {
 
     #[command(flatten)]
     pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub find_max: super::find_max::FindMaxArgs,
 }
 
 impl RampArgs {
@@ -56,12 +63,19 @@ impl RampArgs {
         let load = match &self.rate {
             Some(rates) => Load::Rates {
                 rates: rates.clone(),
-                clients: self.end_n_clients,
+                clients: self.end_n_clients.unwrap_or(1),
+                duration: self.duration,
+            },
+            None if self.find_max.find_max => Load::Rates {
+                rates: self.find_max.start_rate.to_string(),
+                clients: self
+                    .end_n_clients
+                    .unwrap_or(crate::spec::find_max::DEFAULT_CONNECTIONS),
                 duration: self.duration,
             },
             None => Load::Clients {
                 start: self.start_n_clients,
-                end: self.end_n_clients,
+                end: self.end_n_clients.unwrap_or(1),
                 step: self.step,
                 duration: self.duration,
             },
@@ -78,7 +92,11 @@ impl RampArgs {
 }
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
+    if args.find_max.find_max {
+        return super::find_max::run(args, command_line);
+    }
     let options = args.options(command_line);
+    args.thresholds.check(false)?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
@@ -88,7 +106,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console)?;
+    let table = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?;
     // A rate ramp is read by rate (the clients-axis analysis does not apply); either
     // way the end of a ramp shows what `hakaru report` would.
     if ready.open_model() || run.steps.len() > 1 {
@@ -99,6 +120,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         ));
     }
     human.print(&crate::report::text::rounds_summary(&run));
+    if let Some(table) = table {
+        human.print(&format!("\n{table}"));
+    }
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
@@ -108,5 +132,6 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         args.request.format,
         ready.run.outputs.as_ref(),
     );
-    Ok(crate::runner::exit_code(&run))
+    let code = crate::runner::exit_code(&run);
+    Ok(super::threshold::exit_code(&run, code))
 }

@@ -18,6 +18,10 @@ pub struct Args {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub charts: ChartFlags,
+    /// Check the result against thresholds (hakaru's JSON result, or its CSV with the
+    /// JSON beside it); the result file is not changed.
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 /// The output flags `report` and `compare` share.
@@ -64,11 +68,46 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    // Read before any file is written, so a result thresholds cannot judge is refused first.
+    let mut judged = if args.thresholds.thresholds.is_empty() {
+        None
+    } else {
+        Some(read_json_result(&args.result)?)
+    };
     let plan = args.charts.plan(args.output);
     let written = run_report(&args.result, &plan)?;
     print!("{}", written.stdout);
     for f in &written.files {
         eprintln!("wrote {}", f.display());
     }
-    Ok(0)
+    let Some(run) = judged.as_mut() else {
+        return Ok(0);
+    };
+    args.thresholds
+        .check(run.mode == crate::result::Mode::Bulk)?;
+    if let Some(table) = args.thresholds.judge(run, None)? {
+        print!("\n{table}");
+    }
+    Ok(super::threshold::exit_code(run, 0))
+}
+
+/// hakaru's JSON result at `path`, or beside it when `path` is its CSV.
+fn read_json_result(path: &std::path::Path) -> anyhow::Result<crate::result::RunResult> {
+    let json = if path.extension().is_some_and(|e| e == "json") {
+        path.to_path_buf()
+    } else {
+        path.with_extension("json")
+    };
+    if !json.is_file() {
+        return Err(crate::spec::threshold::ThresholdUseError {
+            flag: "--threshold",
+            text: path.display().to_string(),
+            why: "thresholds are judged on hakaru's JSON result (its histograms), and none is beside this file",
+        }
+        .into());
+    }
+    let shown = json.display().to_string();
+    let text =
+        std::fs::read_to_string(&json).map_err(|e| anyhow::anyhow!("cannot read {shown}: {e}"))?;
+    Ok(crate::result::json::from_json(&text, &shown)?)
 }

@@ -44,6 +44,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub session: SessionArgs,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 impl RunArgs {
@@ -67,13 +70,17 @@ impl RunArgs {
 
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
+    args.thresholds.check(false)?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
     let human = Human::new(&args.output, csv_to_stdout)?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
-    let run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console)?;
+    let table = args
+        .thresholds
+        .judge(&mut run, ready.run.outputs.as_ref())?;
     if let Some(step) = run.steps.last() {
         human.print(&text::run_summary(&run, step));
         if args.output.verbose {
@@ -92,11 +99,15 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         }
     }
     human.print(&text::rounds_summary(&run));
+    if let Some(table) = table {
+        human.print(&format!("\n{table}"));
+    }
     human.outputs(
         &run,
         csv_to_stdout,
         args.request.format,
         ready.run.outputs.as_ref(),
     );
-    Ok(crate::runner::exit_code(&run))
+    let code = crate::runner::exit_code(&run);
+    Ok(super::threshold::exit_code(&run, code))
 }

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 
-use crate::server::basic::start_basic;
+use crate::server::basic::start_basic_with_workers;
 use crate::server::listen::{check_bind, ServerOptions, ShutdownSignal};
 
 #[derive(clap::Args, Debug)]
@@ -21,8 +21,8 @@ pub struct Args {
     #[arg(long)]
     pub no_keep_alive: bool,
 
-    /// Worker threads; 0 = one per core.
-    #[arg(long, default_value_t = 0)]
+    /// Worker threads; 0, the default, means one per core.
+    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
     /// Allow a non-loopback --bind address (benchmarks on shared machines should not).
@@ -43,6 +43,11 @@ pub struct Args {
     /// instead of the basic endpoints.
     #[arg(long, conflicts_with = "search")]
     pub docs: bool,
+
+    /// Workers behind /work?ms=MS: requests take them first come, first served, each
+    /// for MS ms, so the capacity is exactly workers ÷ MS (4 workers at 2 ms: 2000/s).
+    #[arg(long, default_value_t = 1, value_name = "N", conflicts_with_all = ["search", "docs"])]
+    pub workers: usize,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -73,7 +78,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         let docs = crate::server::docs::DocsOptions::default();
         crate::server::docs::start_docs(args.bind, docs, opts)?
     } else {
-        start_basic(args.bind, opts)
+        use crate::server::basic_work::MAX_WORKERS;
+        use crate::spec::SpecError;
+        if args.workers == 0 {
+            return Err(SpecError::AtLeast {
+                flag: "--workers",
+                min: 1,
+            }
+            .into());
+        }
+        if args.workers > MAX_WORKERS {
+            return Err(SpecError::AtMost {
+                flag: "--workers",
+                max: MAX_WORKERS as u64,
+                found: args.workers as u64,
+            }
+            .into());
+        }
+        start_basic_with_workers(args.bind, opts, args.workers)
             .with_context(|| format!("--bind {}: cannot listen", args.bind))?
     };
     let mut stdout = std::io::stdout().lock();

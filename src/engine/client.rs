@@ -120,6 +120,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 client,
                 index: n,
             });
+            rec.record_second(end, outcome, latency);
         }
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;

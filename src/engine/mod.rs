@@ -59,6 +59,9 @@ pub struct EngineConfig {
     /// The part of every step's open-model timetable this process sends
     /// ([`Lane::ALL`] unless the run is one shard of many).
     pub lane: Lane,
+    /// Keep a per-second timeline of every step that has a duration (`suite`):
+    /// preallocated for the step, one per worker, merged exactly at its end.
+    pub timeline: bool,
 }
 
 /// What one step asks for.
@@ -162,6 +165,18 @@ pub fn run_step<W: Workload>(
     let cpu0 = sysinfo::process_cpu_seconds();
     let t0 = Instant::now();
     let deadline = spec.duration.and_then(|d| t0.checked_add(d));
+    // One second more than the step for the requests that end just after its deadline.
+    let timeline_s = spec
+        .duration
+        .filter(|_| cfg.timeline)
+        .map(|d| d.as_secs_f64().ceil() as usize + 1);
+    let new_recorder = || {
+        let rec = Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast);
+        match timeline_s {
+            Some(n) => rec.with_timeline(t0, n),
+            None => rec,
+        }
+    };
 
     let (done_tx, done_rx) = std::sync::mpsc::channel::<WorkerEnd>();
     let mut handles = Vec::with_capacity(threads);
@@ -186,7 +201,7 @@ pub fn run_step<W: Workload>(
         let worker = Worker {
             workload: workload.clone(),
             cfg: cfg.clone(),
-            rec: RefCell::new(Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast)),
+            rec: RefCell::new(new_recorder()),
             meter: Meter::default(),
             in_flight: Cell::new(0),
             progress: progress.clone(),
@@ -221,7 +236,7 @@ pub fn run_step<W: Workload>(
     }
     drop(done_tx);
 
-    let mut merged = Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast);
+    let mut merged = new_recorder();
     let mut failure = spawn_failure;
     let mut last_end = t0;
     loop {

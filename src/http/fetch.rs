@@ -36,7 +36,13 @@ impl Fetched {
         headers: &[(String, String)],
         timeout: Duration,
     ) -> Result<Fetched, String> {
-        send(url, method, headers, timeout)
+        send(url, method, headers, None, timeout)
+    }
+
+    /// [`fetch`] with a method and a JSON body (an API call between steps: `suite`'s
+    /// Toxiproxy events).
+    pub fn json(url: &str, method: &str, body: &str, timeout: Duration) -> Result<Fetched, String> {
+        send(url, method, &[], Some(body.as_bytes()), timeout)
     }
 }
 
@@ -44,6 +50,7 @@ fn send(
     url: &str,
     method: &str,
     headers: &[(String, String)],
+    body: Option<&[u8]>,
     timeout: Duration,
 ) -> Result<Fetched, String> {
     let parts = super::url::split_url(url).ok_or_else(|| format!("{url}: not an http:// URL"))?;
@@ -69,8 +76,8 @@ fn send(
         &parts.path,
         &host_header(&parts.host, port, false),
         headers,
-        None,
-        None,
+        body,
+        body.map(|_| "application/json"),
         false,
     );
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -660,3 +660,33 @@ fn normalized_frequency_cases() {
         &[0.0, 1.0],
     );
 }
+
+#[test]
+fn load_file_reads_as_parse_does_and_digests_the_bytes() {
+    for (name, text) in [
+        ("t.txt", "\u{feff}\r\n  \n# c\n/a?q=1\r\n/a?q=2\n/b/3/x\n"),
+        ("t.json", "\n\n\u{20}{\"g\": {\"frequency\": 0.5, \"patterns\": [\"/a\", {\"path\": \"/b\", \"method\": \"POST\"}]}}\n"),
+    ] {
+        let f = TempFile::new(name, text.as_bytes());
+        let from_file = load_file(&f.0).unwrap();
+        let parsed = parse(text, &f.0.display().to_string()).unwrap();
+        assert_eq!(from_file, parsed, "{name}");
+        let digest = from_file.digest.clone().unwrap();
+        assert!(digest.starts_with("sha256:") && digest.len() == 7 + 64, "{digest}");
+    }
+    // Line numbers count the blank lines read before the form was known.
+    let f = TempFile::new("late.json", b"\n\n{\"g\": [\"/a\", 3]}\n");
+    let e = load_file(&f.0).unwrap_err();
+    assert!(
+        matches!(e, PatternError::Shape { line: Some(3), .. }),
+        "{e:?}"
+    );
+    let f = TempFile::new("bad.json", b"\n[\"/a\",\n\"/b\xff\"]\n");
+    let e = load_file(&f.0).unwrap_err();
+    assert!(matches!(e, PatternError::Line { line: 3, .. }), "{e:?}");
+    let f = TempFile::new("blank.txt", b"\n  \n\n");
+    assert!(matches!(
+        load_file(&f.0).unwrap_err(),
+        PatternError::Empty { .. }
+    ));
+}

@@ -39,7 +39,7 @@ table { border-collapse: collapse; width: 100%; font-size: 13.5px;
   font-variant-numeric: tabular-nums; }
 th, td { padding: 4px 7px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
 th { background: #f3f5f8; font-weight: 600; }
-th:first-child, td:first-child { text-align: left; }
+th:first-child, td:first-child, th.l, td.l { text-align: left; }
 tr.peak td { background: #eef6ff; }
 tr.behind td { background: #fdf0ee; }
 .scroll { overflow-x: auto; }

@@ -41,12 +41,26 @@ pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Str
 
 /// One run as Markdown: a heading, the saturation sentences, warnings, and a table
 /// of the steps (p50/p99 columns only when the file has them).
-pub fn markdown_report(s: &Series) -> String {
+pub fn markdown_report(run: &Series) -> String {
+    // A repeated run: its warm rounds' mean, as the HTML report shows it.
+    let warm;
+    let s = if run.rounds() > 1 {
+        warm = crate::report::compare::display_series(std::slice::from_ref(run)).remove(0);
+        &warm
+    } else {
+        run
+    };
     if s.is_open_model() {
         return rate_markdown(s);
     }
     let sat = analysis::analyse(s);
-    let mut o = format!("### {}\n\n", s.label);
+    let mut o = format!("### {}\n\n", run.name());
+    if s.label != run.label {
+        o.push_str(&format!(
+            "Mean of the warm rounds 2–{} (round 1 ran cold).\n\n",
+            run.rounds()
+        ));
+    }
     for line in findings::sentences(&sat) {
         o.push_str(&line);
         o.push('\n');
@@ -95,7 +109,7 @@ pub fn markdown_report(s: &Series) -> String {
 /// answered rate per step.
 fn rate_markdown(s: &Series) -> String {
     let f = analysis::analyse_rates(s);
-    let mut o = format!("### {}\n\n", s.label);
+    let mut o = format!("### {}\n\n", s.name());
     for line in findings::rate_sentences(s, &f) {
         o.push_str(&line);
         o.push('\n');

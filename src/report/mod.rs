@@ -13,15 +13,19 @@ pub mod bulk_page;
 pub mod chart;
 pub mod compare;
 pub mod files;
+pub mod find_max;
 pub mod findings;
 pub mod fmt;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod png;
 pub mod read;
 mod sections;
 pub mod stream;
+pub mod suite;
 pub mod text;
+pub mod threshold;
 
 use chart::ChartOptions;
 

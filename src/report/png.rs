@@ -179,8 +179,12 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                         .map_err(err)?;
                     }
                     Marker::Diamond => {
-                        ch.draw_series(pts.iter().map(|p| Cross::new(*p, 6, col.stroke_width(3))))
-                            .map_err(err)?;
+                        // A diamond, as the SVG draws it.
+                        ch.draw_series(pts.iter().map(|p| {
+                            EmptyElement::at(*p)
+                                + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], col.filled())
+                        }))
+                        .map_err(err)?;
                     }
                     Marker::Triangle => {
                         ch.draw_series(
@@ -209,16 +213,53 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
 
     // Legend beside the plot, never over the data.
     let mut y = 70;
+    // Each entry as the SVG's legend draws it: its dashes and its marker.
     let entries = c
         .lines
         .iter()
-        .map(|l| (l.name.as_str(), l.color))
-        .chain(c.refs.iter().map(|r| (r.name.as_str(), r.color)));
-    for (name, color) in entries {
+        .map(|l| (l.name.as_str(), l.color, l.dash, l.marker))
+        .chain(
+            c.refs
+                .iter()
+                .map(|r| (r.name.as_str(), r.color, Some("7 5"), Marker::None)),
+        );
+    for (name, color, dash, marker) in entries {
         let col = rgb(color);
-        legend
-            .draw(&PathElement::new([(6, y), (40, y)], col.stroke_width(3)))
-            .map_err(err)?;
+        match dash_pattern(dash) {
+            Some((on, off)) => {
+                let (on, off) = ((on / 2).max(2) as i32, (off / 2).max(2) as i32);
+                let mut x = 6;
+                while x < 40 {
+                    let end = (x + on).min(40);
+                    legend
+                        .draw(&PathElement::new([(x, y), (end, y)], col.stroke_width(3)))
+                        .map_err(err)?;
+                    x = end + off;
+                }
+            }
+            None => legend
+                .draw(&PathElement::new([(6, y), (40, y)], col.stroke_width(3)))
+                .map_err(err)?,
+        }
+        let at = (23, y);
+        match marker {
+            Marker::None => {}
+            Marker::Circle => legend
+                .draw(&Circle::new(at, 5, col.filled()))
+                .map_err(err)?,
+            Marker::Square => legend
+                .draw(&Rectangle::new([(18, y - 5), (28, y + 5)], col.filled()))
+                .map_err(err)?,
+            Marker::Triangle => legend
+                .draw(&TriangleMarker::new(at, 7, col.filled()))
+                .map_err(err)?,
+            Marker::Diamond => legend
+                .draw(&Polygon::new(
+                    vec![(23, y - 6), (29, y), (23, y + 6), (17, y)],
+                    col.filled(),
+                ))
+                .map_err(err)?,
+        }
         legend
             .draw(&Text::new(name.to_owned(), (48, y - 10), font(17.0)))
             .map_err(err)?;

@@ -29,7 +29,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
         _ => {}
     }
     let mut o = String::from(
-        "<section><h2>Hosts</h2><div class=\"scroll\"><table><thead><tr><th>step</th><th>host</th>\
+        "<section><h2>Hosts</h2><div class=\"scroll\"><table><thead><tr><th>step</th><th class=\"l\">host</th>\
          <th>responses</th><th>share</th><th>errors</th><th>mean</th></tr></thead><tbody>",
     );
     for p in &s.points {
@@ -45,7 +45,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
             };
             let _ = write!(
                 o,
-                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&step),
                 esc(&h.target),
                 h.responses,

@@ -56,6 +56,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         items: None,
         bulk: None,
         start_late_s: None,
+        timeline: None,
     }
 }
 
@@ -145,5 +146,8 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         ]),
         steps,
         verify: None,
+        suite: None,
+        thresholds: None,
+        find_max: None,
     }
 }

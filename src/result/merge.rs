@@ -89,6 +89,8 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
     }
     let mut merged = first.clone();
     merged.settings.shard = None;
+    // A shard's verdicts are not the whole run's: `merge --threshold` judges again.
+    merged.thresholds = None;
     merged.settings.threads = results.iter().map(|(_, r)| r.settings.threads).sum();
     merged.partial = results.iter().any(|(_, r)| r.partial);
     merged.started_at = results

@@ -4,6 +4,7 @@
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
 pub mod csv;
+pub mod find_max;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
@@ -11,6 +12,9 @@ pub mod merge;
 mod requests;
 pub mod schema;
 pub mod store;
+pub mod suite;
+pub mod threshold;
+pub mod timeline;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -70,6 +74,15 @@ pub struct RunResult {
     /// `bulk --verify`: acknowledged documents against the server's own count.
     #[serde(default)]
     pub verify: Option<VerifyResult>,
+    /// `suite`: the scenario's phases, events and recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<suite::SuiteResult>,
+    /// `--threshold`: each threshold with its verdict overall and per step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thresholds: Option<threshold::ThresholdsResult>,
+    /// `ramp --find-max`: the highest rate that met the SLO, and every probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub find_max: Option<find_max::FindMaxResult>,
 }
 
 /// `bulk --verify`: what the server acknowledged against what it holds.
@@ -273,6 +286,8 @@ pub enum Mode {
     Ramp,
     /// `hakaru bulk`: write throughput, one step per batch size and writer count.
     Bulk,
+    /// `hakaru suite`: a scenario's phases, one step each.
+    Suite,
 }
 
 /// How load is offered to the target.
@@ -304,6 +319,7 @@ impl Mode {
             Mode::Run => "run",
             Mode::Ramp => "ramp",
             Mode::Bulk => "bulk",
+            Mode::Suite => "suite",
         }
     }
 }
@@ -595,6 +611,9 @@ pub struct StepResult {
     /// merged result: the latest of its shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_late_s: Option<f64>,
+    /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline: Option<Vec<timeline::SecondResult>>,
 }
 
 /// One step of a bulk write.
@@ -750,6 +769,10 @@ impl StepResult {
             }),
             bulk: None,
             start_late_s: None,
+            timeline: rec
+                .timeline
+                .as_ref()
+                .map(|t| timeline::seconds(t, facts.elapsed_s)),
         }
     }
 }

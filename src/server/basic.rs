@@ -11,6 +11,7 @@
 //! | `/echo` | 200 with the request body |
 //! | `/headers` | 200 with the request headers, one `name: value` line each |
 //! | `/stats` | `{"connections": N, "requests": N}` of this server |
+//! | `/work?ms=MS` | 200 after MS ms of one of `--workers` workers, first come first served: capacity = workers ÷ MS ([`super::basic_work`]) |
 //! | anything else | 404 |
 //!
 //! `?close=1` on any of them closes the connection after the answer.
@@ -42,13 +43,22 @@ const SHARED_BYTES: usize = 1024 * 1024;
 /// The deterministic endpoints. Holds the server's counters for `/stats`.
 pub struct BasicTarget {
     stats: Arc<ServerStats>,
+    work: super::basic_work::WorkPool,
 }
 
 impl BasicTarget {
     /// `stats` must be the counters of the server this target runs in (see
     /// [`RunningServer::start_with_stats`]), or `/stats` reports someone else's.
     pub fn new(stats: Arc<ServerStats>) -> BasicTarget {
-        BasicTarget { stats }
+        BasicTarget::with_workers(stats, 1)
+    }
+
+    /// With `workers` workers behind `/work`.
+    pub fn with_workers(stats: Arc<ServerStats>, workers: usize) -> BasicTarget {
+        BasicTarget {
+            stats,
+            work: super::basic_work::WorkPool::new(workers),
+        }
     }
 
     fn route(&self, req: &Request<'_>) -> Response {
@@ -64,6 +74,14 @@ impl BasicTarget {
                     self.stats.requests()
                 ),
             ),
+            "/work" => match super::basic_work::work_time(req.query) {
+                Ok(service) => {
+                    let mut resp = Response::text(200, "worked\n");
+                    resp.delay = Some(self.work.reserve(std::time::Instant::now(), service));
+                    resp
+                }
+                Err(why) => Response::text(400, why),
+            },
             path => {
                 if let Some(n) = path.strip_prefix("/bytes/") {
                     bytes(n)
@@ -92,8 +110,17 @@ impl Handler for BasicTarget {
 /// Starts a [`BasicTarget`] on `bind` with its own counters: what `hakaru serve`,
 /// `hakaru demo` and the tests run.
 pub fn start_basic(bind: SocketAddr, opts: ServerOptions) -> std::io::Result<RunningServer> {
+    start_basic_with_workers(bind, opts, 1)
+}
+
+/// [`start_basic`] with `workers` workers behind `/work` (`hakaru serve --workers`).
+pub fn start_basic_with_workers(
+    bind: SocketAddr,
+    opts: ServerOptions,
+    workers: usize,
+) -> std::io::Result<RunningServer> {
     let stats = Arc::new(ServerStats::default());
-    let target = Arc::new(BasicTarget::new(stats.clone()));
+    let target = Arc::new(BasicTarget::with_workers(stats.clone(), workers));
     RunningServer::start_with_stats(bind, target, opts, stats)
 }
 

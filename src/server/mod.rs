@@ -4,6 +4,7 @@
 //! hakaru can be tried, calibrated and tested with nothing else installed.
 
 pub mod basic;
+pub mod basic_work;
 pub mod docs;
 pub mod handler;
 pub mod listen;

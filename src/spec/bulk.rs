@@ -640,6 +640,7 @@ impl BulkOptions {
             lane: self.shard.map_or(Lane::ALL, |k| {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
+            timeline: false,
         };
         Ok(BulkReady {
             run,

@@ -13,11 +13,14 @@
 
 pub mod ab;
 pub mod bulk;
+pub mod find_max;
 mod parse;
+mod start;
+pub mod threshold;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
@@ -31,7 +34,8 @@ use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_rates, parse_shard, parse_start_at, StartAt};
+pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
+pub use start::{parse_start_at, start_moment, StartAt, START_AT_TOLERANCE};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
 /// cores, low enough that a typo does not try to spawn a hundred thousand threads.
@@ -45,10 +49,6 @@ pub const MAX_LISTED: usize = 10_000;
 pub const MAX_STEPS: usize = 10_000;
 /// A step's length when `run` is given neither `-d` nor `-n`.
 pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
-/// How far in the past a `--start-at` may be: a machine that starts that much after
-/// the others still joins (its lateness is recorded); beyond it the shards could not
-/// be in step, so the run is refused.
-pub const START_AT_TOLERANCE: Duration = Duration::from_secs(1);
 
 /// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -447,6 +447,7 @@ impl RunOptions {
             lane: s.shard.map_or(Lane::ALL, |k| {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
+            timeline: false,
         };
         let run = RunSpec {
             mode: match self.load {
@@ -697,34 +698,6 @@ impl SessionOptions {
         }
         Ok(())
     }
-}
-
-/// `--start-at` as a moment, refused when it passed more than [`START_AT_TOLERANCE`]
-/// ago or when a step before the last has no planned length (it ends by `-n`).
-pub(crate) fn start_moment(
-    start_at: Option<StartAt>,
-    steps: &[StepSpec],
-    rounds: usize,
-) -> Result<Option<SystemTime>, SpecError> {
-    let Some(start_at) = start_at else {
-        return Ok(None);
-    };
-    let all = steps.len() * rounds.max(1);
-    if let Some(i) = (0..all.saturating_sub(1)).find(|i| steps[i % steps.len()].duration.is_none())
-    {
-        return Err(SpecError::StartAtNeedsDuration { step: i + 1 });
-    }
-    let now = SystemTime::now();
-    let at = start_at.resolve(now);
-    if let Ok(ago) = now.duration_since(at) {
-        if ago > START_AT_TOLERANCE {
-            return Err(SpecError::StartAtPast {
-                at: crate::sysinfo::rfc3339(at),
-                ago: ago.as_secs_f64(),
-            });
-        }
-    }
-    Ok(Some(at))
 }
 
 /// One shard's part of a step: its share of the clients, and of a closed-model `-n`

@@ -108,6 +108,7 @@ impl HttpSink {
             n_fast: 0,
             tls: None,
             lane: Lane::ALL,
+            timeline: false,
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});

@@ -9,6 +9,7 @@
 
 pub mod bulk;
 pub mod check;
+pub mod mix;
 pub mod request_response;
 
 pub use request_response::{PlanSource, PlanWorkload};

@@ -6,9 +6,11 @@
 //! the `hakaru serve` and `hakaru run` it starts inherit (each also raises its soft
 //! limit to the hard one), and skips with a message when the hard limit is too low
 //! and cannot be raised. `HAKARU_CONNECTIONS_SECS` sets how long the connections are
-//! held: 60 s by default in CI (`CI=true`), 10 s otherwise. Clients pause a second
-//! between requests (`--wait 1s`), so the connections stay open without the test
-//! taking both cores from the tests beside it.
+//! held: 60 s by default in CI (`CI=true`), 10 s otherwise. Clients pause 5 s between
+//! requests (`--wait 5s`, about 2,000 requests/s in all), so the connections stay open
+//! without the test taking both cores from the timing-minded tests beside it. A client
+//! sends no request that its pause would carry past the end, so the step ends (and the
+//! connections close) after the last round that fits: at least 55 s of the 60.
 
 use std::io::{BufRead, BufReader};
 use std::process::Stdio;
@@ -99,7 +101,7 @@ fn ten_thousand_connections_are_held_with_no_failure_of_our_own() {
     let (out_path, err_path) = (dir.path("out.txt"), dir.path("err.txt"));
     let mut child = hakaru()
         .args(["run", "-c", &CLIENTS.to_string(), "-d", &format!("{secs}s")])
-        .args(["--wait", "1s", "--default-timeout", "60s", "-q", "-o"])
+        .args(["--wait", "5s", "--default-timeout", "60s", "-q", "-o"])
         .arg(&csv)
         .arg(&url)
         .stdout(std::fs::File::create(&out_path).unwrap())

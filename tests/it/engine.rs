@@ -153,6 +153,7 @@ fn config(threads: usize) -> EngineConfig {
         n_fast: 2,
         tls: None,
         lane: Lane::ALL,
+        timeline: false,
     }
 }
 

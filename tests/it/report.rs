@@ -596,6 +596,11 @@ fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
     assert!(html.contains("<h2>Rounds</h2>"), "{html}");
     assert!(html.contains("mean of the 2 warm rounds"), "{html}");
     assert!(html.contains("the cold round reached 50% of it"), "{html}");
+    let md = hakaru::report::markdown::markdown_report(&s);
+    assert!(
+        md.contains("Mean of the warm rounds 2–3 (round 1 ran cold)."),
+        "{md}"
+    );
     let t = chart::terminal_summary(&s, 100);
     assert!(
         t.starts_with("Mean of the warm rounds 2–3 (round 1, cold, peaked at 75.7 qps):"),

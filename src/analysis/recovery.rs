@@ -1,0 +1,386 @@
+//! Recovery after a fault: for each event of a scenario, the baseline before it, the
+//! time to the first failed request, the worst second, and the recovery time — from
+//! the event until the first of `hold_s` consecutive healthy seconds. A second is
+//! healthy when its success rate is at least `success`, its p99 at most `p99_factor`
+//! times the baseline's and its throughput (2xx/3xx responses per second) at least
+//! `throughput` times the baseline's.
+//!
+//! Pure: a function of a per-second timeline (the scenario's seconds, as the suite
+//! lays the phases' timelines end to end) and the events' times. The timeline counts
+//! by the second, so every time here is exact to the second, not finer: a second that
+//! holds the event counts as after it.
+//!
+//! An event whose baseline window the previous event's disturbance reaches into
+//! (SIGCONT after SIGSTOP) keeps the previous event's baseline: the seconds before it
+//! are the fault, not the normal.
+
+use serde::{Deserialize, Serialize};
+
+/// What counts as recovered. The defaults are the issue's: ≥ 99% success, p99 within
+/// 1.5× the baseline's, throughput within 90% of it, for 5 consecutive seconds; the
+/// baseline is the 5 seconds before the event (within its phase).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Criteria {
+    /// Least share of requests answered with 2xx/3xx in a healthy second, 0..1.
+    pub success: f64,
+    /// Most a healthy second's p99 may be, as a multiple of the baseline's.
+    pub p99_factor: f64,
+    /// Least throughput of a healthy second, as a share of the baseline's, 0..1.
+    pub throughput: f64,
+    /// Consecutive healthy seconds that make a recovery.
+    pub hold_s: u32,
+    /// Seconds before the event that make its baseline.
+    pub baseline_s: u32,
+}
+
+impl Default for Criteria {
+    fn default() -> Self {
+        Criteria {
+            success: 0.99,
+            p99_factor: 1.5,
+            throughput: 0.9,
+            hold_s: 5,
+            baseline_s: 5,
+        }
+    }
+}
+
+/// One second of the timeline.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Point {
+    /// The phase it belongs to: a baseline is taken within the event's phase, where
+    /// the offered load is the same.
+    pub phase: usize,
+    /// Start of the second, from the scenario's start.
+    pub t_s: f64,
+    /// Requests that ended in it: responses plus errors.
+    pub total: u64,
+    /// Responses with a 2xx or 3xx status.
+    pub ok: u64,
+    /// 99th percentile response time of its responses, seconds (0 without any).
+    pub p99_s: f64,
+}
+
+impl Point {
+    fn success(&self) -> Option<f64> {
+        (self.total > 0).then(|| self.ok as f64 / self.total as f64)
+    }
+}
+
+/// The normal before an event.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Baseline {
+    /// The seconds it covers, from the scenario's start.
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Mean 2xx/3xx responses per second.
+    pub throughput: f64,
+    /// The highest p99 of its seconds, seconds: a healthy second is no worse than the
+    /// worst normal one (times `p99_factor`), so a second's p99 — the third-slowest of
+    /// 300 requests — does not fail a recovery by its own noise.
+    pub p99_s: f64,
+    /// Share of requests answered with 2xx/3xx, 0..1.
+    pub success: f64,
+    /// Taken from an earlier event that had not recovered when this one came.
+    pub inherited: bool,
+}
+
+/// What happened around one event. Times are seconds after the event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Recovery {
+    /// When the event ran, from the scenario's start.
+    pub at_s: f64,
+    /// Absent when no whole second came before the event.
+    pub baseline: Option<Baseline>,
+    /// From the event to the first second with a failed request (an error or a status
+    /// outside 2xx/3xx), before recovery; absent when there was none.
+    pub first_error_s: Option<f64>,
+    /// The worst second (fewest 2xx/3xx responses, then the highest p99) between the
+    /// event and its recovery (or the end), from the event.
+    pub worst_second_s: Option<f64>,
+    /// Its 2xx/3xx responses.
+    pub worst_throughput: Option<f64>,
+    /// Its share of requests answered with 2xx/3xx (absent when nothing ended in it).
+    pub worst_success: Option<f64>,
+    /// Its p99, seconds.
+    pub worst_p99_s: Option<f64>,
+    /// From the event to the first of `hold_s` consecutive healthy seconds; absent
+    /// when the scenario ended first.
+    pub recovery_s: Option<f64>,
+}
+
+/// Seconds that follow one another closer than this are consecutive.
+const NEXT_SECOND: f64 = 1.5;
+/// A second that overlaps the event by less than this counts as before it: phases
+/// start a few milliseconds after their nominal times, and so do their seconds.
+const OVERLAP_S: f64 = 0.05;
+
+/// Recovery after each event (its time from the scenario's start), in the events'
+/// order; `None` for an event whose recovery is not measured.
+pub fn analyse(points: &[Point], events: &[(f64, bool)], c: &Criteria) -> Vec<Option<Recovery>> {
+    let mut out: Vec<Option<Recovery>> = Vec::with_capacity(events.len());
+    // The last measured event: its baseline, and when it recovered (None: never).
+    let mut last: Option<(Option<Baseline>, Option<f64>)> = None;
+    for &(at, measure) in events {
+        if !measure {
+            out.push(None);
+            continue;
+        }
+        let baseline = match last {
+            // The earlier disturbance reaches into this event's baseline window.
+            Some((b, recovered))
+                if recovered.is_none_or(|r| r > at - f64::from(c.baseline_s) + OVERLAP_S) =>
+            {
+                b.map(|b| Baseline {
+                    inherited: true,
+                    ..b
+                })
+            }
+            _ => baseline(points, at, c.baseline_s),
+        };
+        let r = after(points, at, baseline, c);
+        last = Some((baseline, r.recovery_s.map(|s| at + s)));
+        out.push(Some(r));
+    }
+    out
+}
+
+fn baseline(points: &[Point], at: f64, n: u32) -> Option<Baseline> {
+    let before: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.t_s + 1.0 <= at + OVERLAP_S)
+        .collect();
+    // Within the phase of the event, unless the event opens its phase.
+    let phase = points
+        .iter()
+        .find(|p| p.t_s + 1.0 > at + OVERLAP_S)
+        .map(|p| p.phase);
+    let same: Vec<&Point> = before
+        .iter()
+        .copied()
+        .filter(|p| Some(p.phase) == phase)
+        .collect();
+    let before = if same.is_empty() { before } else { same };
+    let window = &before[before.len().saturating_sub(n as usize)..];
+    let (first, last) = (window.first()?, window.last()?);
+    let ok: u64 = window.iter().map(|p| p.ok).sum();
+    let total: u64 = window.iter().map(|p| p.total).sum();
+    let p99: f64 = window
+        .iter()
+        .filter(|p| p.ok > 0)
+        .map(|p| p.p99_s)
+        .fold(0.0, f64::max);
+    Some(Baseline {
+        from_s: first.t_s,
+        to_s: last.t_s + 1.0,
+        throughput: ok as f64 / window.len() as f64,
+        p99_s: p99,
+        success: if total == 0 {
+            0.0
+        } else {
+            ok as f64 / total as f64
+        },
+        inherited: false,
+    })
+}
+
+fn healthy(p: &Point, baseline: Option<&Baseline>, c: &Criteria) -> bool {
+    let Some(success) = p.success() else {
+        // Nothing ended: healthy only if nothing was expected either.
+        return baseline.is_some_and(|b| b.throughput == 0.0);
+    };
+    if success < c.success {
+        return false;
+    }
+    match baseline {
+        None => true,
+        Some(b) => {
+            p.ok as f64 >= c.throughput * b.throughput
+                && (b.p99_s == 0.0 || p.p99_s <= c.p99_factor * b.p99_s)
+        }
+    }
+}
+
+fn after(points: &[Point], at: f64, baseline: Option<Baseline>, c: &Criteria) -> Recovery {
+    // The seconds that hold any time after the event.
+    let later: Vec<&Point> = points
+        .iter()
+        .filter(|p| p.t_s + 1.0 > at + OVERLAP_S)
+        .collect();
+    let since = |p: &Point| (p.t_s - at).max(0.0);
+    let hold = c.hold_s.max(1) as usize;
+    let mut run = 0usize;
+    let mut recovered: Option<usize> = None;
+    for (i, p) in later.iter().enumerate() {
+        let consecutive = i > 0 && p.t_s - later[i - 1].t_s < NEXT_SECOND;
+        if healthy(p, baseline.as_ref(), c) {
+            run = if consecutive { run + 1 } else { 1 };
+            if run == hold {
+                recovered = Some(i + 1 - hold);
+                break;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    // The disturbance: up to the recovery, or to the end without one; at least the
+    // second of the event itself.
+    let upto = recovered.unwrap_or(later.len()).max(1).min(later.len());
+    let disturbed = &later[..upto];
+    let first_error = disturbed.iter().find(|p| p.total > p.ok).map(|p| since(p));
+    let worst = disturbed.iter().min_by(|a, b| {
+        a.ok.cmp(&b.ok)
+            .then_with(|| b.p99_s.total_cmp(&a.p99_s))
+            .then_with(|| a.t_s.total_cmp(&b.t_s))
+    });
+    Recovery {
+        at_s: at,
+        baseline,
+        first_error_s: first_error,
+        worst_second_s: worst.map(|p| since(p)),
+        worst_throughput: worst.map(|p| p.ok as f64),
+        worst_success: worst.and_then(|p| p.success()),
+        worst_p99_s: worst.map(|p| p.p99_s),
+        recovery_s: recovered.map(|i| since(later[i])),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` seconds from `from`, each with `ok` good responses of `fail` failures and p99 `p99`.
+    fn secs(from: u32, n: u32, ok: u64, fail: u64, p99: f64) -> Vec<Point> {
+        (from..from + n)
+            .map(|t| Point {
+                phase: 0,
+                t_s: f64::from(t),
+                total: ok + fail,
+                ok,
+                p99_s: p99,
+            })
+            .collect()
+    }
+
+    fn timeline(parts: &[Vec<Point>]) -> Vec<Point> {
+        parts.concat()
+    }
+
+    #[test]
+    fn a_stall_recovers_when_the_seconds_are_healthy_again() {
+        // Normal for 8 s, nothing for 3 s (SIGSTOP), a slow backlog second, then normal.
+        let t = timeline(&[
+            secs(0, 8, 1000, 0, 0.002),
+            secs(8, 3, 0, 0, 0.0),
+            secs(11, 1, 900, 0, 3.0),
+            secs(12, 10, 1000, 0, 0.002),
+        ]);
+        let r = analyse(&t, &[(8.0, true), (11.0, true)], &Criteria::default());
+        let stop = r[0].clone().expect("measured");
+        let b = stop.baseline.expect("a baseline");
+        assert_eq!(
+            (b.from_s, b.to_s, b.throughput, b.p99_s),
+            (3.0, 8.0, 1000.0, 0.002)
+        );
+        assert!(!b.inherited);
+        assert_eq!(stop.recovery_s, Some(4.0));
+        assert_eq!(stop.first_error_s, None);
+        assert_eq!(
+            (stop.worst_second_s, stop.worst_throughput),
+            (Some(0.0), Some(0.0))
+        );
+        assert_eq!(stop.worst_success, None);
+        // SIGCONT came before recovery: the stall is not its baseline.
+        let cont = r[1].clone().expect("measured");
+        assert!(cont.baseline.expect("inherited").inherited);
+        assert_eq!(cont.recovery_s, Some(1.0));
+        assert_eq!(cont.worst_p99_s, Some(3.0));
+    }
+
+    #[test]
+    fn errors_count_from_the_event_and_recovery_needs_them_gone() {
+        let t = timeline(&[
+            secs(0, 10, 500, 0, 0.010),
+            secs(10, 2, 250, 250, 0.010),
+            secs(12, 3, 500, 1, 0.010),
+            secs(15, 1, 500, 10, 0.010),
+            secs(16, 6, 500, 0, 0.010),
+        ]);
+        let r = analyse(&t, &[(9.5, true)], &Criteria::default())[0]
+            .clone()
+            .expect("measured");
+        // The event's own second [9,10) held no failure; [10,11) did.
+        assert_eq!(r.first_error_s, Some(0.5));
+        // 3 healthy seconds (12..15), then 15 fails 2% of its requests: the hold restarts.
+        assert_eq!(r.recovery_s, Some(6.5));
+        assert_eq!(r.worst_second_s, Some(0.5));
+        assert_eq!(r.worst_success, Some(0.5));
+        let c = Criteria {
+            hold_s: 3,
+            ..Criteria::default()
+        };
+        let r = analyse(&t, &[(9.5, true)], &c)[0]
+            .clone()
+            .expect("measured");
+        assert_eq!(r.recovery_s, Some(2.5));
+    }
+
+    #[test]
+    fn latency_and_throughput_criteria() {
+        let base = secs(0, 5, 100, 0, 0.010);
+        // p99 at 1.6× the baseline: not recovered; 1.5×: recovered.
+        let slow = timeline(&[base.clone(), secs(5, 10, 100, 0, 0.016)]);
+        let r = analyse(&slow, &[(5.0, true)], &Criteria::default())[0]
+            .clone()
+            .unwrap();
+        assert_eq!(r.recovery_s, None);
+        assert_eq!(r.worst_second_s, Some(0.0));
+        let ok = timeline(&[base.clone(), secs(5, 10, 100, 0, 0.015)]);
+        let r = analyse(&ok, &[(5.0, true)], &Criteria::default())[0]
+            .clone()
+            .unwrap();
+        assert_eq!(r.recovery_s, Some(0.0));
+        // 89 of 100 per second: below 90% of the baseline.
+        let thin = timeline(&[base, secs(5, 10, 89, 0, 0.010)]);
+        let r = analyse(&thin, &[(5.0, true)], &Criteria::default())[0]
+            .clone()
+            .unwrap();
+        assert_eq!(r.recovery_s, None);
+    }
+
+    #[test]
+    fn the_baseline_stays_within_the_events_phase() {
+        let mut t = timeline(&[secs(0, 5, 5000, 0, 0.001), secs(5, 10, 300, 0, 0.002)]);
+        for p in &mut t[5..] {
+            p.phase = 1;
+        }
+        let r = analyse(&t, &[(9.0, true)], &Criteria::default())[0]
+            .clone()
+            .unwrap();
+        let b = r.baseline.unwrap();
+        assert_eq!((b.from_s, b.throughput), (5.0, 300.0));
+        assert_eq!(r.recovery_s, Some(0.0));
+        // An event that opens its phase takes the seconds before it, whatever phase.
+        let r = analyse(&t, &[(5.0, true)], &Criteria::default())[0]
+            .clone()
+            .unwrap();
+        assert_eq!(r.baseline.unwrap().throughput, 5000.0);
+    }
+
+    #[test]
+    fn gaps_break_the_hold_and_unmeasured_events_are_skipped() {
+        let t = timeline(&[
+            secs(0, 5, 100, 0, 0.01),
+            secs(5, 3, 100, 0, 0.01),
+            secs(20, 5, 100, 0, 0.01),
+        ]);
+        let r = analyse(&t, &[(4.0, false), (5.0, true)], &Criteria::default());
+        assert!(r[0].is_none());
+        assert_eq!(r[1].clone().unwrap().recovery_s, Some(15.0));
+        // An event before any whole second: no baseline, success alone decides.
+        let r = analyse(&t, &[(0.5, true)], &Criteria::default());
+        let r = r[0].clone().unwrap();
+        assert!(r.baseline.is_none());
+        assert_eq!(r.recovery_s, Some(0.0));
+    }
+}

@@ -1,0 +1,182 @@
+//! `hakaru ramp --find-max --slo 'p99<50ms,errors<0.1%' URL`: the flags of the search
+//! for the highest rate that meets an SLO, and the glue from them to
+//! [`crate::find_max`]: a row per probe as it ends, the answer with its bracket, the
+//! result files and the exit code (1 when no rate met the SLO).
+
+use anyhow::Result;
+use clap::Args;
+
+use super::args::{is_stdout, Human};
+use super::ramp::RampArgs;
+use crate::console::Console;
+use crate::engine::{Progress, StepSpec};
+use crate::find_max::ProbeObserver;
+use crate::report::find_max::{find_max_summary, probe_header, probe_row};
+use crate::result::find_max::FindMaxResult;
+use crate::result::{RunResult, RunState, StepResult};
+use crate::runner::{Observer, Position};
+use crate::spec::find_max::FindMaxOptions;
+use crate::spec::threshold::{parse_slo, Slo};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct FindMaxArgs {
+    /// Search the highest open-model rate that meets --slo: double the rate from
+    /// --start-rate until a probe fails, bisect, then probe the answer again. Each probe
+    /// lasts --duration at least (longer at slow rates, to gather enough responses),
+    /// --interval apart; at most --max-probes of them.
+    #[arg(long, requires = "slo", conflicts_with_all = ["rate", "thresholds"])]
+    pub find_max: bool,
+
+    /// With --find-max: the thresholds every probe must meet, comma-separated, in
+    /// --threshold's syntax: 'p99<50ms,errors<0.1%'.
+    #[arg(long, value_name = "THRESHOLDS", value_parser = parse_slo, requires = "find_max")]
+    pub slo: Option<Slo>,
+
+    /// With --find-max: the first rate probed, requests per second.
+    #[arg(long, default_value_t = 100.0, value_name = "REQ_PER_S")]
+    pub start_rate: f64,
+
+    /// With --find-max: no rate above this is probed.
+    #[arg(long, default_value_t = 1_000_000.0, value_name = "REQ_PER_S")]
+    pub max_rate: f64,
+
+    /// With --find-max: at most this many probes, the confirmation included.
+    #[arg(long, default_value_t = 12, value_name = "N")]
+    pub max_probes: usize,
+
+    /// With --find-max: stop when the lowest failing rate is within this many percent
+    /// above the highest passing one.
+    #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
+    pub precision: f64,
+}
+
+/// The console's live line, and the probe table as probes end.
+struct FindMaxConsole {
+    inner: Console,
+    human: Human,
+    header_shown: bool,
+}
+
+impl Observer for FindMaxConsole {
+    fn step_started(&mut self, at: Position, spec: &StepSpec) {
+        self.inner.step_started(at, spec);
+    }
+    fn progress(&mut self, spec: &StepSpec, p: Progress) {
+        self.inner.progress(spec, p);
+    }
+    fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
+        self.inner.step_finished(run, step);
+    }
+    fn warmup_started(&mut self, d: std::time::Duration, spec: &StepSpec) {
+        self.inner.warmup_started(d, spec);
+    }
+    fn warmup_finished(&mut self, responses: u64, errors: u64) {
+        self.inner.warmup_finished(responses, errors);
+    }
+}
+
+impl ProbeObserver for FindMaxConsole {
+    fn probe_finished(&mut self, index: usize, fm: &FindMaxResult) {
+        if !self.header_shown {
+            self.human.print(&format!("{}\n", probe_header(&fm.slo)));
+            self.header_shown = true;
+        }
+        if let Some(p) = fm.probes.get(index) {
+            self.human
+                .print(&format!("{}\n", probe_row(index, &fm.slo, p)));
+        }
+    }
+}
+
+pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
+    let f = &args.find_max;
+    let fm = FindMaxOptions {
+        slo: f.slo.clone().map(|s| s.0).unwrap_or_default(),
+        start_rate: f.start_rate,
+        max_rate: f.max_rate,
+        max_probes: f.max_probes,
+        precision_pct: f.precision,
+        probe_duration: args.duration,
+        interval: args.interval,
+    }
+    .check()?;
+    let options = args.options(command_line);
+    let ready = options.build()?;
+    let csv_to_stdout = is_stdout(Some(&args.output_path));
+    let human = Human::new(&args.output, csv_to_stdout)?;
+    human.print(&format!(
+        "Searching the highest rate meeting {}: probes of at least {} responses and {} s, \
+         at most {} of them ({} at most), {} connections.\n",
+        fm.slo
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        fm.min_samples,
+        crate::report::fmt::sig3(fm.probe_duration.as_secs_f64()),
+        fm.limits.max_probes,
+        crate::report::fmt::fmt_latency(fm.longest().as_secs_f64()),
+        ready.run.steps.first().map_or(1, |s| s.n_clients),
+    ));
+    let mut console = FindMaxConsole {
+        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast)
+            .quiet(args.output.quiet),
+        human,
+        header_shown: false,
+    };
+    let stop = super::ctrl_c_stop();
+    let run = crate::find_max::run(
+        &fm,
+        &ready.run,
+        &ready.workload,
+        &ready.engine,
+        &stop,
+        &mut console,
+    )?;
+    let found = run.find_max.as_ref();
+    if let Some(fm) = found {
+        human.print(&format!("\n{}", find_max_summary(fm)));
+    }
+    if args.output.json {
+        println!("{}", crate::result::json::to_json(&run));
+    }
+    human.outputs(
+        &run,
+        csv_to_stdout,
+        args.request.format,
+        ready.run.outputs.as_ref(),
+    );
+    Ok(exit_code(&run))
+}
+
+/// 0 when a rate met the SLO; 1 when none did or a probe failed; 130 when interrupted.
+fn exit_code(run: &RunResult) -> i32 {
+    use crate::runner::exit;
+    match run.state {
+        RunState::Failed => {
+            let why = run
+                .stop_reason
+                .clone()
+                .or_else(|| run.steps.iter().find_map(|s| s.failure.clone()))
+                .unwrap_or_default();
+            eprintln!("hakaru: the search failed: {why}");
+            exit::FAILED
+        }
+        RunState::Interrupted | RunState::Running => {
+            eprintln!("Interrupted: the probes so far are kept.");
+            exit::INTERRUPTED
+        }
+        RunState::Complete => {
+            if run
+                .find_max
+                .as_ref()
+                .is_some_and(|f| f.max_sustainable_rate.is_some())
+            {
+                exit::MEASURED
+            } else {
+                eprintln!("hakaru: no probed rate met the SLO");
+                exit::FAILED
+            }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The driver of `ramp --find-max`: asks the [`Search`] for the next rate, runs that
+//! probe through the runner (open-model parts back to back, so the judge can see
+//! whether a queue grew), judges it, and writes the result after every probe, so a
+//! stopped search keeps what it learned. Knows nothing of how requests are made.
+
+use std::sync::Arc;
+
+use crate::analysis::find_max::{judge_probe, Ended, Next, Search};
+use crate::analysis::threshold::combine;
+use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop, Workload};
+use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::{RunResult, RunState};
+use crate::runner::{self, Observer, RampError, RunSpec};
+use crate::spec::find_max::FindMaxSpec;
+
+/// A probe runs as this many parts back to back, so the judge can see a trend.
+const PARTS: usize = 4;
+
+/// A rate whose probes keep ending with too few responses (or with hakaru behind its
+/// timetable) is probed at most this many times as long before that counts as a
+/// failure.
+const MAX_STRETCH: u32 = 4;
+
+/// What the driver tells the terminal besides the runner's progress.
+pub trait ProbeObserver: Observer {
+    /// Before a probe: its number (from 0), rate and length.
+    fn probe_started(&mut self, _index: usize, _rate: f64, _length_s: f64) {}
+    /// After a probe was judged.
+    fn probe_finished(&mut self, _index: usize, _fm: &FindMaxResult) {}
+}
+
+/// Runs the search. `base` carries what every probe shares (connections in its first
+/// step, settings, probes, outputs, warm-up before the first probe only).
+pub fn run<W: Workload>(
+    fm: &FindMaxSpec,
+    base: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    stop: &Stop,
+    observer: &mut dyn ProbeObserver,
+) -> Result<RunResult, RampError> {
+    let connections = base.steps.first().map_or(1, |s| s.n_clients);
+    let mut search = Search::new(fm.limits);
+    let mut run: Option<RunResult> = None;
+    let mut probes: Vec<ProbeResult> = Vec::new();
+    let mut ended = Ended::Interrupted;
+    // A probe with too few responses and nothing else wrong runs again, longer.
+    let (mut stretch, mut last_rate) = (1u32, None);
+    loop {
+        let rate = match search.next() {
+            Next::Probe(r) => r,
+            Next::Done(e) => {
+                ended = e;
+                break;
+            }
+        };
+        if last_rate != Some(rate) {
+            stretch = 1;
+        }
+        last_rate = Some(rate);
+        if !probes.is_empty() && !fm.interval.is_zero() {
+            observer.interval(fm.interval);
+            if stop.sleep(fm.interval) {
+                break;
+            }
+        }
+        if stop.is_triggered() {
+            break;
+        }
+        let length = fm.probe_length(rate) * stretch;
+        observer.probe_started(probes.len(), rate, length.as_secs_f64());
+        let profile = match RateProfile::constant(rate) {
+            Ok(p) => Arc::new(p),
+            // The spec bounds every rate the search can reach; stop rather than panic.
+            Err(_) => break,
+        };
+        let part = StepSpec {
+            n_clients: connections,
+            duration: Some(length / PARTS as u32),
+            n_requests: None,
+            rate: Some(profile),
+        };
+        let spec = RunSpec {
+            mode: base.mode,
+            command_line: base.command_line.clone(),
+            steps: vec![part; PARTS],
+            interval: std::time::Duration::ZERO,
+            settings: base.settings.clone(),
+            outputs: None,
+            prober: base.prober.clone(),
+            probe_pid: base.probe_pid,
+            rounds: 1,
+            warmup: if probes.is_empty() { base.warmup } else { None },
+            // A part without responses does not end the probe: it fails on its own
+            // numbers.
+            keep_going: true,
+            hooks: None,
+            // Probes follow one another as the search decides: no shared schedule.
+            start_at: None,
+        };
+        let measured = runner::run(&spec, workload, engine, stop, observer)?;
+        let out = run.get_or_insert_with(|| RunResult {
+            steps: Vec::new(),
+            ..measured.clone()
+        });
+        if measured.steps.len() < PARTS {
+            // Stopped within the probe: nothing to judge.
+            out.partial = true;
+            break;
+        }
+        let parts: Vec<&crate::result::StepResult> = measured.steps.iter().collect();
+        let mut whole = match combine(&parts, measured.machine.cpus) {
+            Ok(Some(w)) => w,
+            // Fresh histograms always decode; a failure here is a failed run, not a probe.
+            _ => {
+                out.state = RunState::Failed;
+                out.stop_reason = Some("a probe's parts could not be joined".into());
+                break;
+            }
+        };
+        // Every part ran at the probe's rate; the time-weighted mean would round it.
+        whole.rate = Some(rate);
+        let failed_step = whole.failure.clone();
+        let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
+        probe.step = out.steps.len();
+        // Too few responses, or hakaru itself behind its timetable, with nothing else
+        // wrong: the probe says nothing about the server yet.
+        probe.inconclusive = (probe.too_few_samples || probe.client_behind)
+            && probe.failed.is_empty()
+            && !probe.queue_growing
+            && stretch < MAX_STRETCH;
+        probe.why = crate::report::find_max::why(&probe);
+        out.steps.push(whole);
+        out.partial |= measured.partial;
+        if probe.inconclusive {
+            search.record_inconclusive();
+            stretch *= 2;
+        } else {
+            search.record(rate, probe.passed);
+        }
+        probes.push(probe);
+        out.find_max = Some(summary(fm, &search, &probes, Ended::Interrupted));
+        out.state = RunState::Running;
+        if let Some(files) = &base.outputs {
+            write(out, files)?;
+        }
+        observer.probe_finished(probes.len() - 1, out.find_max.as_ref().expect("just set"));
+        if failed_step.is_some() || measured.partial {
+            break;
+        }
+    }
+    let mut out = run.unwrap_or_else(|| empty_run(base));
+    let failed = out.steps.iter().any(|s| s.failure.is_some()) || out.state == RunState::Failed;
+    if stop.is_triggered() {
+        out.partial = true;
+        ended = Ended::Interrupted;
+    }
+    out.find_max = Some(summary(fm, &search, &probes, ended));
+    out.state = if failed {
+        RunState::Failed
+    } else if out.partial {
+        RunState::Interrupted
+    } else {
+        RunState::Complete
+    };
+    if let Some(files) = &base.outputs {
+        write(&out, files)?;
+    }
+    Ok(out)
+}
+
+/// The search as the result keeps it.
+fn summary(
+    fm: &FindMaxSpec,
+    search: &Search,
+    probes: &[ProbeResult],
+    ended: Ended,
+) -> FindMaxResult {
+    let answer = search.highest_pass();
+    let lowest_failed = search.lowest_fail();
+    FindMaxResult {
+        slo: fm.slo.iter().map(|t| t.text.clone()).collect(),
+        max_sustainable_rate: answer,
+        confirmed: answer.is_some_and(|r| search.confirmed(r)),
+        lowest_failed_rate: lowest_failed,
+        uncertainty: answer.zip(lowest_failed).map(|(lo, hi)| (hi - lo) / lo),
+        min_samples: fm.min_samples,
+        probe_duration_s: fm.probe_duration.as_secs_f64(),
+        ended: ended.as_str().into(),
+        probes: probes.to_vec(),
+    }
+}
+
+/// A search stopped before its first probe ended: a run with no steps.
+fn empty_run(base: &RunSpec) -> RunResult {
+    RunResult {
+        schema_version: crate::result::SCHEMA_VERSION,
+        tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
+        command_line: base.command_line.clone(),
+        mode: base.mode,
+        started_at: crate::sysinfo::now_rfc3339(),
+        partial: true,
+        state: RunState::Interrupted,
+        stop_reason: None,
+        settings: base.settings.clone(),
+        machine: crate::sysinfo::machine(),
+        targets: Vec::new(),
+        requests: Default::default(),
+        steps: Vec::new(),
+        verify: None,
+        suite: None,
+        thresholds: None,
+        find_max: None,
+    }
+}
+
+fn write(run: &RunResult, files: &crate::result::store::Outputs) -> Result<(), RampError> {
+    files.write(run).map_err(|e| RampError::Write {
+        path: e.path.display().to_string(),
+        source: e.source,
+    })
+}

@@ -1,0 +1,591 @@
+//! A scenario's report (`hakaru suite`): the terminal summary (phases, events and the
+//! recovery after each) and one HTML page whose chart is the per-second timeline of
+//! the whole scenario — throughput, failures, p50 and p99 — with the phases shaded and
+//! the events marked. Pure functions of a result.
+
+use std::fmt::Write as _;
+
+use super::chart::esc;
+use super::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::analysis::recovery::Recovery;
+use crate::result::suite::{scenario_seconds, EventResult, ScenarioSecond};
+use crate::result::RunResult;
+
+/// The terminal summary: one row per phase, then each event with what its command did
+/// and the recovery after it.
+pub fn text(run: &RunResult) -> String {
+    let Some(suite) = &run.suite else {
+        return String::new();
+    };
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{:<16} {:>8} {:>9} {:>10} {:>9} {:>10} {:>10}",
+        "phase", "start", "length", "req/s", "failed", "p50", "p99"
+    );
+    for (p, s) in suite.phases.iter().zip(&run.steps) {
+        let failed = s.error_total() + s.non_2xx_3xx();
+        let share = if s.total_requests == 0 {
+            0.0
+        } else {
+            failed as f64 * 100.0 / s.total_requests as f64
+        };
+        let _ = writeln!(
+            o,
+            "{:<16} {:>7.1}s {:>8.1}s {:>10} {:>9} {:>10} {:>10}",
+            clip(&p.name, 16),
+            p.start_s,
+            s.elapsed_s,
+            fmt_qps(s.qps),
+            fmt_share(share),
+            fmt_latency(s.latency.p50_s),
+            fmt_latency(s.latency.p99_s)
+        );
+    }
+    if !suite.events.is_empty() {
+        o.push_str("\nEvents:\n");
+    }
+    for e in &suite.events {
+        let _ = writeln!(o, "  {}", event_line(e));
+        if let Some(r) = &e.recovery {
+            let _ = writeln!(o, "           {}", recovery_line(r));
+        }
+    }
+    for v in &suite.verify {
+        let _ = match (&v.result, &v.error) {
+            (Some(r), _) => writeln!(
+                o,
+                "\nDocuments written in \"{}\": {} acknowledged, {} present ({} before, {} after){}",
+                v.phase,
+                r.acknowledged,
+                r.present,
+                r.present_before,
+                r.present_after,
+                if r.matches {
+                    ": they match".to_string()
+                } else if r.present < r.acknowledged as i64 {
+                    format!(": {} acknowledged documents are missing", r.acknowledged as i64 - r.present)
+                } else {
+                    format!(
+                        ": {} more than acknowledged (written, but their answers were lost)",
+                        r.present - r.acknowledged as i64
+                    )
+                }
+            ),
+            (None, Some(why)) => writeln!(
+                o,
+                "\nDocuments written in \"{}\": the server's count could not be read after the last phase: {why}",
+                v.phase
+            ),
+            (None, None) => Ok(()),
+        };
+    }
+    o
+}
+
+/// "recovered in 3.0 s · first failure +0.5 s · worst +1.0 s: 0/s · baseline 293/s, p99 7.97 ms".
+fn recovery_line(r: &Recovery) -> String {
+    let mut parts = vec![match r.recovery_s {
+        Some(s) => format!("recovered in {s:.1} s"),
+        None => "not recovered before the end".into(),
+    }];
+    parts.push(match r.first_error_s {
+        Some(s) => format!("first failure +{s:.1} s"),
+        None => "no failure".into(),
+    });
+    if let (Some(at), Some(tp)) = (r.worst_second_s, r.worst_throughput) {
+        let p99 = match r.worst_p99_s {
+            Some(p) if p > 0.0 => format!(", p99 {}", fmt_latency(p)),
+            _ => String::new(),
+        };
+        parts.push(format!("worst +{at:.1} s: {}/s{p99}", fmt_qps(tp)));
+    }
+    if let Some(b) = &r.baseline {
+        parts.push(format!(
+            "baseline {}/s, p99 {}{}",
+            fmt_qps(b.throughput),
+            fmt_latency(b.p99_s),
+            if b.inherited {
+                " (kept from before)"
+            } else {
+                ""
+            }
+        ));
+    }
+    parts.join(" · ")
+}
+
+fn event_line(e: &EventResult) -> String {
+    let when = match e.started_s {
+        Some(s) => format!("{s:>6.2}s"),
+        None => format!("{:>6.2}s", e.at_s),
+    };
+    let what = e.command.as_deref().unwrap_or(&e.run);
+    let outcome = match (e.started_s, e.ok, &e.error) {
+        (None, _, _) => "did not run (the scenario ended first)".to_string(),
+        (Some(_), true, _) => "ok".to_string(),
+        (Some(_), false, Some(why)) => format!("FAILED: {why}"),
+        (Some(_), false, None) => "FAILED".to_string(),
+    };
+    format!("{when}  {}: {what} — {outcome}", e.name)
+}
+
+fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 1).collect();
+        c.push('…');
+        c
+    }
+}
+
+const W: f64 = 1100.0;
+const LEFT: f64 = 70.0;
+const RIGHT: f64 = 20.0;
+const TOP: f64 = 40.0;
+const PANEL: f64 = 200.0;
+const GAP: f64 = 50.0;
+const PHASE_FILLS: [&str; 2] = ["#f2f5fa", "#fbfbfb"];
+
+/// The per-second timeline as one SVG: throughput and failures per second above,
+/// p50 and p99 (log scale) below, phases shaded and named, events as vertical lines
+/// (red when their command failed) with the recovery after each drawn as a bar.
+pub fn timeline_svg(run: &RunResult) -> String {
+    let secs = scenario_seconds(run);
+    let Some(suite) = &run.suite else {
+        return String::new();
+    };
+    let end = secs
+        .last()
+        .map(|s| s.t_s + s.width_s)
+        .unwrap_or(0.0)
+        .max(
+            suite
+                .phases
+                .last()
+                .map_or(0.0, |p| p.start_s + p.duration_s),
+        )
+        .max(1.0);
+    let h = TOP + 2.0 * PANEL + GAP + 60.0;
+    let x = |t: f64| LEFT + (t / end) * (W - LEFT - RIGHT);
+    let top1 = TOP;
+    let top2 = TOP + PANEL + GAP;
+    let mut o = String::new();
+    let _ = write!(
+        o,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {W} {h}" width="{W}" height="{h}" font-family="system-ui, sans-serif" font-size="12">"#
+    );
+    o.push_str(r#"<rect width="100%" height="100%" fill="white"/>"#);
+    // Phases: shaded bands across both panels, named at the top.
+    for (i, p) in suite.phases.iter().enumerate() {
+        let (x0, x1) = (x(p.start_s), x((p.start_s + p.duration_s).min(end)));
+        for top in [top1, top2] {
+            let _ = write!(
+                o,
+                r#"<rect x="{x0:.1}" y="{top}" width="{:.1}" height="{PANEL}" fill="{}"/>"#,
+                (x1 - x0).max(0.0),
+                PHASE_FILLS[i % 2]
+            );
+        }
+        let _ = write!(
+            o,
+            r##"<text x="{:.1}" y="{:.1}" fill="#555" text-anchor="middle">{}</text>"##,
+            (x0 + x1) / 2.0,
+            top1 - 8.0,
+            esc(&p.name)
+        );
+    }
+    // Panel 1: 2xx/3xx responses per second, and failures per second.
+    let tp: Vec<(f64, f64)> = secs.iter().map(|s| (s.t_s, s.throughput())).collect();
+    let fail: Vec<(f64, f64)> = secs
+        .iter()
+        .map(|s| (s.t_s, failures(s) as f64 / s.width_s.max(1e-3)))
+        .collect();
+    let ymax = tp
+        .iter()
+        .chain(&fail)
+        .map(|p| p.1)
+        .fold(0.0, f64::max)
+        .max(1.0)
+        * 1.1;
+    let y1 = |v: f64| top1 + PANEL - v / ymax * PANEL;
+    axis_linear(&mut o, top1, ymax, "responses/s", fmt_qps);
+    polyline(&mut o, &tp, &x, &y1, "#1f6fd1", "2xx/3xx per second");
+    polyline(&mut o, &fail, &x, &y1, "#d43c3c", "failed per second");
+    // Panel 2: p50 and p99, log scale.
+    let lat: Vec<f64> = secs
+        .iter()
+        .flat_map(|s| [s.p50_s, s.p99_s])
+        .filter(|v| *v > 0.0)
+        .collect();
+    let lo = lat.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = lat.iter().copied().fold(0.0, f64::max);
+    let (lo, hi) = if lat.is_empty() {
+        (1e-4, 1.0)
+    } else {
+        (
+            10f64.powf(lo.log10().floor()),
+            10f64
+                .powf(hi.log10().ceil())
+                .max(10f64.powf(lo.log10().floor() + 1.0)),
+        )
+    };
+    let y2 = |v: f64| {
+        let v = v.max(lo);
+        top2 + PANEL - (v.log10() - lo.log10()) / (hi.log10() - lo.log10()) * PANEL
+    };
+    let mut d = lo;
+    while d <= hi * 1.0001 {
+        let y = y2(d);
+        let _ = write!(
+            o,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444">{}</text>"##,
+            W - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            esc(&fmt_latency(d))
+        );
+        d *= 10.0;
+    }
+    let _ = write!(
+        o,
+        r##"<text x="14" y="{:.1}" fill="#444" transform="rotate(-90 14 {:.1})" text-anchor="middle">latency</text>"##,
+        top2 + PANEL / 2.0,
+        top2 + PANEL / 2.0
+    );
+    let with = |f: fn(&ScenarioSecond) -> f64| -> Vec<(f64, f64)> {
+        secs.iter()
+            .filter(|s| s.responses > 0)
+            .map(|s| (s.t_s, f(s)))
+            .collect()
+    };
+    polyline(&mut o, &with(|s| s.p50_s), &x, &y2, "#2a9d5b", "p50");
+    polyline(&mut o, &with(|s| s.p99_s), &x, &y2, "#e08a1e", "p99");
+    // The time axis.
+    let step = nice_step(end / 10.0);
+    let mut t = 0.0;
+    while t <= end + 1e-9 {
+        let xx = x(t);
+        let _ = write!(
+            o,
+            r##"<line x1="{xx:.1}" x2="{xx:.1}" y1="{:.1}" y2="{:.1}" stroke="#999"/><text x="{xx:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}s</text>"##,
+            top2 + PANEL,
+            top2 + PANEL + 5.0,
+            top2 + PANEL + 18.0,
+            trim_num(t)
+        );
+        t += step;
+    }
+    let _ = write!(
+        o,
+        r##"<text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#444">seconds from the scenario's start</text>"##,
+        (LEFT + W - RIGHT) / 2.0,
+        top2 + PANEL + 36.0
+    );
+    // Events: a line across both panels; the recovery as a green bar under panel 1.
+    for (i, e) in suite.events.iter().enumerate() {
+        let Some(at) = e.started_s else { continue };
+        let xx = x(at);
+        let color = if e.ok { "#6b3fa0" } else { "#d43c3c" };
+        let tip = format!(
+            "{} at {:.2} s: {}{}",
+            e.name,
+            at,
+            e.command.as_deref().unwrap_or(&e.run),
+            e.error
+                .as_deref()
+                .map(|w| format!(" — FAILED: {w}"))
+                .unwrap_or_default()
+        );
+        let _ = write!(
+            o,
+            r#"<g><title>{}</title><line x1="{xx:.1}" x2="{xx:.1}" y1="{top1}" y2="{:.1}" stroke="{color}" stroke-width="1.5" stroke-dasharray="5 3"/>"#,
+            esc(&tip),
+            top2 + PANEL
+        );
+        let _ = write!(
+            o,
+            r#"<text x="{:.1}" y="{:.1}" fill="{color}" font-size="11">{}{}</text></g>"#,
+            xx + 3.0,
+            top1 + 12.0 + 13.0 * (i % 3) as f64,
+            esc(&e.name),
+            if e.ok { "" } else { " ✗" }
+        );
+        if let Some(r) = e.recovery.as_ref().and_then(|r| r.recovery_s) {
+            let y = top1 + PANEL + 8.0 + 7.0 * (i % 3) as f64;
+            let _ = write!(
+                o,
+                r##"<g><title>{} recovered in {:.1} s</title><line x1="{xx:.1}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#2a9d5b" stroke-width="4"/></g>"##,
+                esc(&e.name),
+                r,
+                x(at + r).max(xx + 2.0)
+            );
+        }
+    }
+    // Legend.
+    let mut lx = LEFT;
+    for (color, name) in [
+        ("#1f6fd1", "2xx/3xx per second"),
+        ("#d43c3c", "failed per second"),
+        ("#2a9d5b", "p50 · recovery"),
+        ("#e08a1e", "p99"),
+        ("#6b3fa0", "event"),
+    ] {
+        let _ = write!(
+            o,
+            r##"<rect x="{lx:.1}" y="{:.1}" width="14" height="4" fill="{color}"/><text x="{:.1}" y="{:.1}" fill="#333">{name}</text>"##,
+            h - 14.0,
+            lx + 18.0,
+            h - 9.0
+        );
+        lx += 30.0 + name.len() as f64 * 6.5;
+    }
+    o.push_str("</svg>");
+    o
+}
+
+fn failures(s: &ScenarioSecond) -> u64 {
+    s.total() - s.ok.min(s.total())
+}
+
+fn axis_linear(o: &mut String, top: f64, ymax: f64, label: &str, fmt: impl Fn(f64) -> String) {
+    let step = nice_step(ymax / 5.0);
+    let mut v = 0.0;
+    while v <= ymax {
+        let y = top + PANEL - v / ymax * PANEL;
+        let _ = write!(
+            o,
+            r##"<line x1="{LEFT}" x2="{:.1}" y1="{y:.1}" y2="{y:.1}" stroke="#ddd"/><text x="{:.1}" y="{:.1}" text-anchor="end" fill="#444">{}</text>"##,
+            W - RIGHT,
+            LEFT - 6.0,
+            y + 4.0,
+            esc(&fmt(v))
+        );
+        v += step;
+    }
+    let _ = write!(
+        o,
+        r##"<text x="14" y="{:.1}" fill="#444" transform="rotate(-90 14 {:.1})" text-anchor="middle">{}</text>"##,
+        top + PANEL / 2.0,
+        top + PANEL / 2.0,
+        esc(label)
+    );
+}
+
+/// A line through the points' second centres; a gap of more than a second breaks it.
+fn polyline(
+    o: &mut String,
+    points: &[(f64, f64)],
+    x: &dyn Fn(f64) -> f64,
+    y: &dyn Fn(f64) -> f64,
+    color: &str,
+    name: &str,
+) {
+    let mut runs: Vec<Vec<(f64, f64)>> = Vec::new();
+    for &(t, v) in points {
+        match runs.last_mut() {
+            Some(r) if r.last().is_some_and(|p| t - p.0 < 1.5) => r.push((t, v)),
+            _ => runs.push(vec![(t, v)]),
+        }
+    }
+    for r in runs {
+        let d: Vec<String> = r
+            .iter()
+            .map(|(t, v)| format!("{:.1},{:.1}", x(t + 0.5), y(*v)))
+            .collect();
+        let _ = write!(
+            o,
+            r#"<polyline points="{}" fill="none" stroke="{color}" stroke-width="1.6"><title>{}</title></polyline>"#,
+            d.join(" "),
+            esc(name)
+        );
+    }
+}
+
+fn nice_step(raw: f64) -> f64 {
+    if raw <= 0.0 || !raw.is_finite() {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let n = raw / mag;
+    let m = if n <= 1.0 {
+        1.0
+    } else if n <= 2.0 {
+        2.0
+    } else if n <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+fn trim_num(t: f64) -> String {
+    if (t - t.round()).abs() < 1e-9 {
+        format!("{t:.0}")
+    } else {
+        format!("{t:.1}")
+    }
+}
+
+/// The scenario's page: the timeline, the phases and the events with their recovery.
+pub fn html(run: &RunResult) -> String {
+    let Some(suite) = &run.suite else {
+        return String::new();
+    };
+    let mut b = String::new();
+    let _ = write!(
+        b,
+        "<h1>Scenario {}</h1><p class=\"sub\">{} · {} · {}</p>",
+        esc(&suite.scenario),
+        esc(&run.started_at),
+        esc(&run.tool),
+        esc(run.state.as_str())
+    );
+    if let Some(why) = &run.stop_reason {
+        let _ = write!(b, "<p class=\"note\">{}</p>", esc(why));
+    }
+    let _ = write!(
+        b,
+        "<section><h2>Timeline</h2>{}</section>",
+        timeline_svg(run)
+    );
+    let _ = write!(
+        b,
+        "<section><h2>Phases and events</h2><pre style=\"white-space: pre-wrap\">{}</pre>",
+        esc(&text(run))
+    );
+    if let Some(c) = &suite.recovery_criteria {
+        let _ = write!(
+            b,
+            "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
+             answered 2xx/3xx, p99 at most {}× the baseline's and throughput at least {} of \
+             it; the baseline is the {} s before the event (or an earlier event's, when that \
+             one had not recovered yet). Times are exact to the second: the timeline counts \
+             requests by the second in which they ended.</p>",
+            c.hold_s,
+            fmt_share(c.success * 100.0),
+            c.p99_factor,
+            fmt_share(c.throughput * 100.0),
+            c.baseline_s
+        );
+    }
+    b.push_str("</section>");
+    super::html::page(&format!("{} — hakaru suite", suite.scenario), &b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::recovery::{Baseline, Criteria};
+    use crate::result::suite::{PhaseResult, SuiteResult};
+
+    fn suite_run() -> RunResult {
+        let mut a = crate::result::fixture::bare_step(4);
+        a.elapsed_s = 10.0;
+        a.qps = 1000.0;
+        a.total_requests = 10_000;
+        a.responses = 9_990;
+        a.errors.insert(crate::stats::ErrorKind::Timeout, 10);
+        a.latency.p50_s = 0.0004;
+        a.latency.p99_s = 2.5;
+        let mut run = crate::result::fixture::run(vec![a]);
+        run.suite = Some(SuiteResult {
+            scenario: "fault.toml".into(),
+            phases: vec![PhaseResult {
+                name: "steady".into(),
+                start_s: 0.0,
+                duration_s: 10.0,
+                rate: Some("1000".into()),
+                clients: 16,
+                workloads: Vec::new(),
+            }],
+            events: vec![
+                EventResult {
+                    name: "stop node1".into(),
+                    at_s: 4.0,
+                    run: "kill -STOP {pid:node1}".into(),
+                    command: Some("kill -STOP 4242".into()),
+                    started_s: Some(4.001),
+                    ok: true,
+                    exit_code: Some(0),
+                    recovery: Some(Recovery {
+                        at_s: 4.001,
+                        baseline: Some(Baseline {
+                            from_s: 0.0,
+                            to_s: 4.0,
+                            throughput: 1000.0,
+                            p99_s: 0.012,
+                            success: 1.0,
+                            inherited: false,
+                        }),
+                        first_error_s: Some(1.0),
+                        worst_second_s: Some(0.999),
+                        worst_throughput: Some(0.0),
+                        worst_success: None,
+                        worst_p99_s: None,
+                        recovery_s: Some(3.0),
+                    }),
+                    ..Default::default()
+                },
+                EventResult {
+                    name: "chaos".into(),
+                    at_s: 6.0,
+                    run: "chaos-tool".into(),
+                    command: Some("chaos-tool".into()),
+                    started_s: Some(6.0),
+                    exit_code: Some(127),
+                    error: Some("exit status 127: chaos-tool: not found".into()),
+                    ..Default::default()
+                },
+                EventResult {
+                    name: "late".into(),
+                    at_s: 9.5,
+                    run: "true".into(),
+                    ..Default::default()
+                },
+            ],
+            recovery_criteria: Some(Criteria::default()),
+            verify: vec![crate::result::suite::SuiteVerify {
+                phase: "steady".into(),
+                result: Some(crate::workload::bulk::verify::compare(
+                    "http://127.0.0.1:5984/db".into(),
+                    9480,
+                    0,
+                    0,
+                    9500,
+                )),
+                error: None,
+            }],
+        });
+        run
+    }
+
+    #[test]
+    fn the_terminal_summary() {
+        assert_eq!(
+            text(&suite_run()),
+            "phase               start    length      req/s    failed        p50        p99
+steady               0.0s     10.0s       1000     0.10%     400 µs     2.50 s
+
+Events:
+    4.00s  stop node1: kill -STOP 4242 — ok
+           recovered in 3.0 s · first failure +1.0 s · worst +1.0 s: 0.0/s · baseline 1000/s, p99 12.0 ms
+    6.00s  chaos: chaos-tool — FAILED: exit status 127: chaos-tool: not found
+    9.50s  late: true — did not run (the scenario ended first)
+
+Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500 after): 20 more than acknowledged (written, but their answers were lost)
+"
+        );
+    }
+
+    #[test]
+    fn the_page_marks_phases_and_events() {
+        let page = html(&suite_run());
+        assert!(page.contains(">steady</text>"));
+        assert!(page.contains("chaos ✗"));
+        assert!(page.contains("stop node1 recovered in 3.0 s"));
+        assert!(page.contains("5 consecutive seconds"));
+    }
+}

@@ -1,0 +1,98 @@
+//! `ramp --find-max` as the result file keeps it: the SLO, the answer with its
+//! bracket, and every probe with why it failed. [`crate::analysis::find_max`] judges
+//! the probes; each probe's measurements are a step of the run (`step`).
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// The search for the highest rate that meets the SLO.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct FindMaxResult {
+    /// The thresholds every probe had to meet, as written: `["p99<50ms", "errors<0.1%"]`.
+    pub slo: Vec<String>,
+    /// The highest offered rate, requests per second, at which every probe passed;
+    /// absent when no probe passed. Never a rate that failed a probe.
+    pub max_sustainable_rate: Option<f64>,
+    /// True when `max_sustainable_rate` passed a second probe too.
+    pub confirmed: bool,
+    /// The lowest rate that failed a probe: the true limit lies between
+    /// `max_sustainable_rate` and this. Absent when every probe passed.
+    pub lowest_failed_rate: Option<f64>,
+    /// The bracket's width as a share of the answer: (lowest_failed_rate −
+    /// max_sustainable_rate) ÷ max_sustainable_rate.
+    pub uncertainty: Option<f64>,
+    /// Responses a probe needed to be judged at all.
+    pub min_samples: u64,
+    /// The shortest a probe ran, seconds (`--duration`); slower rates ran longer to
+    /// gather `min_samples`.
+    pub probe_duration_s: f64,
+    /// Why the search ended: `converged`, `max_rate`, `max_probes`, `none_passed` or
+    /// `interrupted`.
+    pub ended: String,
+    /// Every probe, in the order run.
+    pub probes: Vec<ProbeResult>,
+}
+
+/// One probe: a fixed rate for a while, run as parts back to back.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct ProbeResult {
+    /// Offered rate, requests per second.
+    pub rate: f64,
+    /// Index of the probe's measurements (its parts together) in `steps`.
+    pub step: usize,
+    pub passed: bool,
+    /// Measured wall time, seconds.
+    pub duration_s: f64,
+    pub responses: u64,
+    /// Responses needed to judge the probe.
+    pub min_samples: u64,
+    /// Each SLO threshold's measured value over the probe, in `slo`'s order (seconds,
+    /// a share 0..1, a count, or per second; absent when nothing was measured).
+    pub values: Vec<Option<f64>>,
+    /// The SLO thresholds that did not hold.
+    pub failed: Vec<FailedThreshold>,
+    /// Fewer responses than `min_samples`: not judged, counted as a failure unless
+    /// `inconclusive`.
+    pub too_few_samples: bool,
+    /// Too few responses, or hakaru behind its timetable, and nothing else wrong: the
+    /// rate was probed again for twice as long, and this probe counts neither as a
+    /// pass nor as a failure.
+    #[serde(default)]
+    pub inconclusive: bool,
+    /// The median response time rose from every part of the probe to the next, the
+    /// last part's above the first part's p90 by more than its spread (p90 − p50): a
+    /// queue was building, so the rate is not sustainable even if the SLO held so far.
+    pub queue_growing: bool,
+    /// Requests that ended ÷ those a server keeping up with the rate would have ended
+    /// (each part's due requests less the rate × its mean response time).
+    #[serde(default)]
+    pub kept_up_share: f64,
+    /// `kept_up_share` below 0.97: the server may have answered slower than requests
+    /// came. Said among the reasons of a failed probe, not a failure of its own (the
+    /// requests cut off at a part's end are the slowest, so the estimate runs short on
+    /// a busy machine).
+    #[serde(default)]
+    pub fell_behind: bool,
+    /// The median response time of each part of the probe, in order, seconds.
+    pub part_p50_s: Vec<f64>,
+    /// The first part's p90, seconds.
+    pub first_part_p90_s: f64,
+    /// Requests sent more than 1 ms after their due time.
+    pub late: u64,
+    /// Requests due but never sent.
+    pub dropped: u64,
+    /// hakaru could not keep to the timetable (more than 1% of the due requests never
+    /// sent): the probe measured the client, so it fails.
+    pub client_behind: bool,
+    /// Why the probe failed, in words.
+    #[serde(default)]
+    pub why: Vec<String>,
+}
+
+/// A threshold that did not hold in a probe.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct FailedThreshold {
+    pub threshold: String,
+    /// The measured value in the threshold's unit; absent when nothing was measured.
+    pub value: Option<f64>,
+}

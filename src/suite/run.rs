@@ -1,0 +1,555 @@
+//! The phase runner: a checked [`Scenario`] becomes one run — each phase a step of
+//! the runner with its own weighted [`Mix`] of workloads, back to back with a
+//! per-second timeline — while its events fire on their own clock. At the end the
+//! events' outcomes and the recovery after each join the result, which is written
+//! once more.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::events;
+use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid};
+use crate::analysis::recovery::{self, Point};
+use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop};
+use crate::probe::ProcessWatch;
+use crate::result::csv::CsvFormat;
+use crate::result::store::Outputs;
+use crate::result::suite::{
+    scenario_seconds, PhaseResult, SuiteResult, SuiteVerify, WorkloadResult,
+};
+use crate::result::{LoadModel, Mode, RunResult, RunState, StepResult};
+use crate::runner::{Observer, RampError, RunSpec, StepHooks};
+use crate::spec::bulk::{BulkOptions, DocSource};
+use crate::spec::{parse_duration, Load, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::workload::bulk::{verify, BulkWorkload};
+use crate::workload::mix::{AnyWorkload, Mix};
+
+/// Why a scenario cannot run. Nothing has been sent when one is returned.
+#[derive(Debug, thiserror::Error)]
+pub enum SuiteError {
+    #[error(transparent)]
+    Scenario(#[from] super::scenario::ScenarioError),
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
+    Workload {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: Box<SpecError>,
+    },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
+    Bulk {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: Box<crate::spec::bulk::BulkError>,
+    },
+    #[error("{path}: phase \"{phase}\": a bulk workload with verify = true must be the only bulk workload of its phase (their acknowledged documents cannot be told apart)")]
+    VerifyShared { path: String, phase: String },
+    #[error("{path}: verify: cannot read the server's count before the first phase: {why}")]
+    VerifyBefore { path: String, why: String },
+    #[error("{path}: targets.{name}: pid {pid}: no such process")]
+    NoProcess {
+        path: String,
+        name: String,
+        pid: u32,
+    },
+}
+
+/// Why a scenario stopped before its result was whole.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error(transparent)]
+    Suite(#[from] SuiteError),
+    #[error(transparent)]
+    Ramp(#[from] RampError),
+}
+
+/// A scenario ready to run.
+pub struct SuiteReady {
+    pub scenario: Scenario,
+    pub run: RunSpec,
+    pub workload: Arc<Mix>,
+    pub engine: EngineConfig,
+    hooks: Arc<SuiteHooks>,
+    /// Bulk writers whose documents are counted on the server after the last phase.
+    verified: Vec<(usize, Arc<BulkWorkload>)>,
+}
+
+/// What the runner calls around each phase: the mix's phase, the phase's start time,
+/// and the events' clock started with the first phase.
+struct SuiteHooks {
+    mix: Arc<Mix>,
+    /// Bulk writers by phase: each takes fresh client serials (unique IDs) as its phase begins.
+    bulks: Vec<(usize, Arc<BulkWorkload>)>,
+    scenario: Scenario,
+    stop: Stop,
+    t0: Mutex<Option<Instant>>,
+    starts: Mutex<Vec<f64>>,
+    events: Mutex<Option<events::Running>>,
+}
+
+impl StepHooks for SuiteHooks {
+    fn before_step(&self, index: usize, _spec: &StepSpec) {
+        let t0 = *self
+            .t0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(Instant::now);
+        if index == 0 {
+            let mut ev = self.events.lock().unwrap_or_else(|e| e.into_inner());
+            if ev.is_none() {
+                *ev = Some(events::start(
+                    self.scenario.events.clone(),
+                    self.scenario.targets.clone(),
+                    t0,
+                    self.stop.clone(),
+                ));
+            }
+        }
+        // A phase with a later start waits for it (nothing is sent meanwhile).
+        if let Some(p) = self.scenario.phases.get(index) {
+            let due = t0 + p.start;
+            let now = Instant::now();
+            if due > now {
+                self.stop.sleep(due - now);
+            }
+        }
+        self.starts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(t0.elapsed().as_secs_f64());
+        self.mix.set_phase(index);
+        let clients = self.scenario.phases.get(index).map_or(1, |p| p.clients);
+        for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
+            b.begin_step(0, clients);
+        }
+    }
+}
+
+/// Check the scenario's workloads (read the patterns, resolve the hosts) and build
+/// the run. `stop` ends it early (Ctrl-C), and a failed event with
+/// `on_failure = "stop"` triggers it.
+pub fn build(
+    scenario: Scenario,
+    output_path: Option<PathBuf>,
+    command_line: Vec<String>,
+    stop: Stop,
+) -> Result<SuiteReady, SuiteError> {
+    let path = scenario.path.display().to_string();
+    for (name, t) in &scenario.targets {
+        if let TargetPid::Pid(pid) = t {
+            ProcessWatch::check(*pid).map_err(|_| SuiteError::NoProcess {
+                path: path.clone(),
+                name: name.clone(),
+                pid: *pid,
+            })?;
+        }
+    }
+    let defaults = RequestOptions::default();
+    let seed = scenario.seed.unwrap_or_else(clock_seed);
+    let mut phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>> = Vec::new();
+    let mut first: Option<crate::spec::Ready> = None;
+    let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
+    let mut verified: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
+    let mut tls = None;
+    let mut n_patterns = 0;
+    for (i, phase) in scenario.phases.iter().enumerate() {
+        let mut parts: Vec<(Arc<dyn AnyWorkload>, u32)> = Vec::new();
+        for (j, w) in phase.workloads.iter().enumerate() {
+            let (url, patterns_file) = match &w.source {
+                Source::Url(u) => (Some(u.clone()), None),
+                Source::Patterns(p) => (None, Some(p.clone())),
+                Source::Bulk(b) => {
+                    let ready = bulk_options(&scenario, b, phase, seed, i, j, &command_line)
+                        .build()
+                        .map_err(|why| SuiteError::Bulk {
+                            path: path.clone(),
+                            phase: phase.name.clone(),
+                            index: j + 1,
+                            source_name: w.source.describe(),
+                            why: Box::new(why),
+                        })?;
+                    tls = tls.or(ready.engine.tls.clone());
+                    if b.verify {
+                        verified.push((i, ready.workload.clone()));
+                    }
+                    bulks.push((i, ready.workload.clone()));
+                    parts.push((ready.workload.clone(), w.weight));
+                    continue;
+                }
+            };
+            let options = RunOptions {
+                request: RequestOptions {
+                    url,
+                    patterns_file,
+                    hosts: scenario.hosts.clone().unwrap_or(defaults.hosts.clone()),
+                    port: scenario.port.unwrap_or(defaults.port),
+                    path: scenario.url_path.clone().unwrap_or(defaults.path.clone()),
+                    method: scenario.method.clone().unwrap_or(defaults.method.clone()),
+                    timeout: scenario.timeout.unwrap_or(defaults.timeout),
+                    headers: scenario.headers.clone(),
+                    allow_pattern_hosts: scenario.allow_pattern_hosts,
+                    keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+                    seed: Some(
+                        seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    ),
+                    threads: scenario.threads.unwrap_or(0),
+                    ..RequestOptions::default()
+                },
+                session: SessionOptions::default(),
+                load: Load::Step {
+                    clients: phase.clients,
+                    duration: Some(phase.duration),
+                    requests: None,
+                    rate: None,
+                },
+                interval: Duration::ZERO,
+                output_path: None,
+                command_line: command_line.clone(),
+            };
+            let ready = options.build().map_err(|why| SuiteError::Workload {
+                path: path.clone(),
+                phase: phase.name.clone(),
+                index: j + 1,
+                source_name: w.source.describe(),
+                why: Box::new(why),
+            })?;
+            n_patterns += ready.run.settings.n_patterns;
+            tls = tls.or(ready.engine.tls.clone());
+            parts.push((ready.workload.clone(), w.weight));
+            if first.is_none() {
+                first = Some(ready);
+            }
+        }
+        phases.push(parts);
+    }
+    for (i, phase) in scenario.phases.iter().enumerate() {
+        let n = bulks.iter().filter(|(p, _)| *p == i).count();
+        if n > 1 && verified.iter().any(|(p, _)| *p == i) {
+            return Err(SuiteError::VerifyShared {
+                path: path.clone(),
+                phase: phase.name.clone(),
+            });
+        }
+    }
+    let first = match first {
+        Some(f) => f,
+        // Only bulk writers: the settings come from a plain run of the same shape.
+        None => RunOptions {
+            request: RequestOptions {
+                url: Some("http://127.0.0.1:1/".into()),
+                ..RequestOptions::default()
+            },
+            session: SessionOptions::default(),
+            load: Load::Step {
+                clients: 1,
+                duration: Some(Duration::from_secs(1)),
+                requests: None,
+                rate: None,
+            },
+            interval: Duration::ZERO,
+            output_path: None,
+            command_line: command_line.clone(),
+        }
+        .build()
+        .expect("a fixed valid run"),
+    };
+    let mix = Arc::new(Mix::new(phases, seed));
+    let steps: Vec<StepSpec> = scenario
+        .phases
+        .iter()
+        .map(|p| StepSpec {
+            n_clients: p.clients,
+            duration: Some(p.duration),
+            n_requests: None,
+            rate: p.rate.as_ref().map(|r| {
+                Arc::new(
+                    RateProfile::parse(r, Some(p.duration), parse_duration)
+                        .expect("checked with the scenario"),
+                )
+            }),
+        })
+        .collect();
+    let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
+    let mut engine = first.engine.clone();
+    engine.timeline = true;
+    engine.tls = tls;
+    let mut settings = first.run.settings.clone();
+    settings.duration_s = None;
+    settings.model = if steps.iter().any(|s| s.rate.is_some()) {
+        LoadModel::Open
+    } else {
+        LoadModel::Closed
+    };
+    settings.seed = seed;
+    settings.patterns_source = path.clone();
+    settings.n_patterns = n_patterns;
+    settings.threads = engine.threads.min(most_clients);
+    let hooks = Arc::new(SuiteHooks {
+        mix: mix.clone(),
+        bulks,
+        scenario: scenario.clone(),
+        stop,
+        t0: Mutex::new(None),
+        starts: Mutex::new(Vec::new()),
+        events: Mutex::new(None),
+    });
+    let run = RunSpec {
+        mode: Mode::Suite,
+        command_line: first.run.command_line.clone(),
+        steps,
+        interval: Duration::ZERO,
+        settings,
+        outputs: output_path.map(|p| Outputs::beside(&p, CsvFormat::Full)),
+        prober: None,
+        probe_pid: None,
+        rounds: 1,
+        warmup: None,
+        // A phase without a single response is a finding of the scenario, not its end.
+        keep_going: true,
+        hooks: Some(hooks.clone()),
+        start_at: None,
+    };
+    Ok(SuiteReady {
+        scenario,
+        run,
+        workload: mix,
+        engine,
+        hooks,
+        verified,
+    })
+}
+
+/// `hakaru bulk`'s options for a bulk workload of phase `i`.
+fn bulk_options(
+    scenario: &Scenario,
+    b: &BulkSpec,
+    phase: &Phase,
+    seed: u64,
+    i: usize,
+    j: usize,
+    command_line: &[String],
+) -> BulkOptions {
+    let defaults = BulkOptions::default();
+    BulkOptions {
+        target: b.target,
+        url: b.url.clone(),
+        batch_sizes: (!b.single).then(|| b.batch.to_string()),
+        writers: phase.clients.to_string(),
+        duration: Some(phase.duration),
+        single: b.single,
+        table: b.table.clone(),
+        verify: b.verify,
+        doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
+        ids: b.ids,
+        // Unique to the run, the phase and the workload: no two writers share an ID.
+        id_prefix: Some(format!(
+            "{:08x}-{i}-{j}-",
+            (seed >> 32) as u32 ^ seed as u32
+        )),
+        headers: scenario.headers.clone(),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        threads: scenario.threads.unwrap_or(0),
+        seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        command_line: command_line.to_vec(),
+        ..defaults
+    }
+}
+
+/// Run the phases, then add the events and the recovery after each, and write the
+/// result once more.
+pub fn run(
+    ready: &SuiteReady,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> Result<RunResult, RunError> {
+    let path = ready.scenario.path.display().to_string();
+    let count_timeout = ready.scenario.timeout.unwrap_or(Duration::from_secs(10));
+    let mut before = Vec::with_capacity(ready.verified.len());
+    for (_, b) in &ready.verified {
+        before.push(verify::present(b.settings(), count_timeout).map_err(|why| {
+            SuiteError::VerifyBefore {
+                path: path.clone(),
+                why,
+            }
+        })?);
+    }
+    let result = crate::runner::run(&ready.run, &ready.workload, &ready.engine, stop, observer);
+    // Whatever happened to the run, the events' threads end here.
+    let running = ready
+        .hooks
+        .events
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
+    let stopped_by = running.as_ref().and_then(|r| {
+        r.stopped_by
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    });
+    let outcomes = running.map(events::Running::finish).unwrap_or_default();
+    let mut run = result?;
+    let starts = ready
+        .hooks
+        .starts
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let mut suite = SuiteResult {
+        scenario: ready.scenario.path.display().to_string(),
+        phases: ready
+            .scenario
+            .phases
+            .iter()
+            .zip(&starts)
+            .map(|(p, start)| PhaseResult {
+                name: p.name.clone(),
+                start_s: *start,
+                duration_s: p.duration.as_secs_f64(),
+                rate: p.rate.clone(),
+                clients: p.clients,
+                workloads: p
+                    .workloads
+                    .iter()
+                    .map(|w| WorkloadResult {
+                        source: w.source.describe(),
+                        weight: w.weight,
+                    })
+                    .collect(),
+            })
+            .collect(),
+        events: if outcomes.is_empty() {
+            // The run ended before its first phase: no event ran.
+            ready
+                .scenario
+                .events
+                .iter()
+                .map(|e| crate::result::suite::EventResult {
+                    name: e.name.clone(),
+                    at_s: e.at.as_secs_f64(),
+                    run: e.run.clone(),
+                    ..Default::default()
+                })
+                .collect()
+        } else {
+            outcomes
+        },
+        recovery_criteria: Some(ready.scenario.recovery),
+        verify: Vec::new(),
+    };
+    // The steps that ran are the phases that started.
+    suite.phases.truncate(run.steps.len());
+    // After the last phase (and the recovery it gave): acknowledged against present.
+    for ((phase, b), before) in ready.verified.iter().zip(before) {
+        let acknowledged: u64 = run
+            .steps
+            .get(*phase)
+            .and_then(|s| s.items.as_ref())
+            .map_or(0, |i| i.ok);
+        // Requests cut off at the phase's end may have been written: at most this
+        // many documents (the phase's unfinished requests, reads included, as batches).
+        let in_flight = run.steps.get(*phase).map_or(0, |s| {
+            s.unfinished * s.bulk.as_ref().map_or(1, |k| k.batch_size)
+        });
+        let url = verify::count_url(b.settings());
+        // A server restarted by the scenario may still be coming back: a few tries.
+        let mut last = Err(String::new());
+        for _ in 0..20 {
+            last = verify::present(b.settings(), count_timeout);
+            if last.is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+        suite.verify.push(match last {
+            Ok(after) => SuiteVerify {
+                phase: suite
+                    .phases
+                    .get(*phase)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                result: Some(verify::compare(url, acknowledged, in_flight, before, after)),
+                error: None,
+            },
+            Err(why) => SuiteVerify {
+                phase: suite
+                    .phases
+                    .get(*phase)
+                    .map(|p| p.name.clone())
+                    .unwrap_or_default(),
+                result: None,
+                error: Some(why),
+            },
+        });
+    }
+    run.suite = Some(suite);
+    add_recovery(&mut run, &ready.scenario);
+    if let Some(why) = stopped_by {
+        run.stop_reason = Some(why);
+        run.state = RunState::Failed;
+    }
+    if let Some(out) = &ready.run.outputs {
+        out.write(&run).map_err(|e| RampError::Write {
+            path: e.path.display().to_string(),
+            source: e.source,
+        })?;
+    }
+    Ok(run)
+}
+
+/// The recovery after each event that ran and asked for it.
+fn add_recovery(run: &mut RunResult, scenario: &Scenario) {
+    let points: Vec<Point> = scenario_seconds(run)
+        .iter()
+        .map(|s| Point {
+            phase: s.phase,
+            t_s: s.t_s,
+            total: s.total(),
+            ok: s.ok,
+            p99_s: s.p99_s,
+        })
+        .collect();
+    let Some(suite) = run.suite.as_mut() else {
+        return;
+    };
+    let events: Vec<(f64, bool)> = suite
+        .events
+        .iter()
+        .zip(&scenario.events)
+        .map(|(r, e)| {
+            (
+                r.started_s.unwrap_or(r.at_s),
+                e.measure_recovery && r.started_s.is_some(),
+            )
+        })
+        .collect();
+    let found = recovery::analyse(&points, &events, &scenario.recovery);
+    for (r, f) in suite.events.iter_mut().zip(found) {
+        r.recovery = f;
+    }
+}
+
+/// The step results of a suite run with their phase names, for printing.
+pub fn phases_of(run: &RunResult) -> Vec<(&str, &StepResult)> {
+    match &run.suite {
+        Some(s) => s
+            .phases
+            .iter()
+            .map(|p| p.name.as_str())
+            .zip(&run.steps)
+            .collect(),
+        None => Vec::new(),
+    }
+}
+
+fn clock_seed() -> u64 {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    t.as_nanos() as u64 ^ u64::from(std::process::id()).rotate_left(32)
+}

@@ -1,0 +1,1128 @@
+//! The scenario file (`hakaru suite scenario.toml`): phases run back to back, each
+//! with a duration, a closed (`clients`) or open (`rate`) model and a weighted mix of
+//! workloads; named targets whose PIDs events may use; events (shell commands) at
+//! given times; the recovery criteria.
+//!
+//! Read with serde and `deny_unknown_fields`, then checked here, before any load:
+//! every error names the file, the line and the key (an unknown key, a negative or
+//! overlapping time, a weight of 0, an event beyond the scenario's end, a `{pid:NAME}`
+//! without a target).
+
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::analysis::recovery::Criteria;
+use crate::spec::parse_duration;
+
+/// The most phases and events a scenario may have: each phase is a step of the result.
+pub const MAX_PHASES: usize = 1000;
+pub const MAX_EVENTS: usize = 10_000;
+
+/// A scenario that cannot run, with where it says so.
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("cannot read scenario {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    /// `path:line: key: why`.
+    #[error("{path}:{line}: {key}{why}")]
+    At {
+        path: String,
+        line: usize,
+        /// "key `weight`: " or empty when the parser could not say.
+        key: String,
+        why: String,
+    },
+    #[error("{path}: {why}")]
+    Whole { path: String, why: String },
+}
+
+/// A value that is a number or a string in the file (`duration = 20` or `"20s"`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+enum NumOrText {
+    Int(i64),
+    Float(f64),
+    Text(String),
+}
+
+impl NumOrText {
+    fn text(&self) -> String {
+        match self {
+            NumOrText::Int(i) => i.to_string(),
+            NumOrText::Float(f) => f.to_string(),
+            NumOrText::Text(t) => t.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileScenario {
+    /// `--default-hosts`: hosts for patterns without their own, round-robin.
+    hosts: Option<Spanned<Vec<String>>>,
+    port: Option<u16>,
+    path: Option<String>,
+    method: Option<String>,
+    timeout: Option<Spanned<NumOrText>>,
+    keep_alive: Option<bool>,
+    threads: Option<Spanned<usize>>,
+    seed: Option<u64>,
+    #[serde(default)]
+    headers: Vec<String>,
+    #[serde(default)]
+    allow_pattern_hosts: bool,
+    #[serde(default)]
+    targets: BTreeMap<String, Spanned<FileTarget>>,
+    recovery: Option<FileRecovery>,
+    #[serde(default, rename = "phase")]
+    phases: Vec<Spanned<FilePhase>>,
+    #[serde(default, rename = "event")]
+    events: Vec<Spanned<FileEvent>>,
+    /// Toxiproxy's API, for `toxic` events.
+    toxiproxy: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileTarget {
+    pid: Option<u32>,
+    pid_file: Option<String>,
+    pid_command: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRecovery {
+    success: Option<Spanned<f64>>,
+    p99_factor: Option<Spanned<f64>>,
+    throughput: Option<Spanned<f64>>,
+    hold: Option<Spanned<NumOrText>>,
+    baseline: Option<Spanned<NumOrText>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FilePhase {
+    name: Spanned<String>,
+    duration: Spanned<NumOrText>,
+    /// Optional start; must not be before the previous phase's end.
+    start: Option<Spanned<NumOrText>>,
+    rate: Option<Spanned<NumOrText>>,
+    clients: Option<Spanned<usize>>,
+    #[serde(default, rename = "workload")]
+    workloads: Vec<Spanned<FileWorkload>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileWorkload {
+    patterns: Option<String>,
+    url: Option<String>,
+    bulk: Option<Spanned<FileBulk>>,
+    weight: Option<Spanned<i64>>,
+}
+
+/// `bulk = { target = "couchdb", url = "http://127.0.0.1:5984/db", batch = 100 }`:
+/// `hakaru bulk`'s writers as a workload of the mix.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileBulk {
+    target: Option<String>,
+    url: String,
+    batch: Option<u64>,
+    doc: Option<String>,
+    table: Option<String>,
+    #[serde(default)]
+    single: bool,
+    #[serde(default)]
+    verify: bool,
+    ids: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileEvent {
+    at: Spanned<NumOrText>,
+    run: Option<Spanned<String>>,
+    /// A Toxiproxy toxic added at `at` (and removed after `for`).
+    toxic: Option<Spanned<FileToxic>>,
+    #[serde(rename = "for")]
+    for_: Option<Spanned<NumOrText>>,
+    name: Option<String>,
+    timeout: Option<Spanned<NumOrText>>,
+    on_failure: Option<Spanned<String>>,
+    /// Measure recovery after this event (default true).
+    recovery: Option<bool>,
+}
+
+/// `toxic = { proxy = "web", type = "latency", attributes = { latency = 200 } }`:
+/// Toxiproxy's own toxic, as its API takes it.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileToxic {
+    proxy: String,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    attributes: toml::Table,
+    stream: Option<String>,
+    toxicity: Option<f64>,
+}
+
+/// Toxiproxy's toxics, as its API names them.
+const TOXICS: [&str; 7] = [
+    "latency",
+    "bandwidth",
+    "slow_close",
+    "timeout",
+    "reset_peer",
+    "slicer",
+    "limit_data",
+];
+
+/// Where Toxiproxy's API listens unless the scenario says (`toxiproxy = "…"`).
+pub const DEFAULT_TOXIPROXY: &str = "http://127.0.0.1:8474";
+
+/// A validated scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// The file, as given.
+    pub path: PathBuf,
+    pub hosts: Option<Vec<String>>,
+    pub port: Option<u16>,
+    pub url_path: Option<String>,
+    pub method: Option<String>,
+    pub timeout: Option<Duration>,
+    pub keep_alive: Option<bool>,
+    pub threads: Option<usize>,
+    pub seed: Option<u64>,
+    pub headers: Vec<String>,
+    pub allow_pattern_hosts: bool,
+    pub targets: BTreeMap<String, TargetPid>,
+    pub recovery: Criteria,
+    pub phases: Vec<Phase>,
+    /// In time order.
+    pub events: Vec<Event>,
+}
+
+/// Where a target's PID comes from, read when an event needs it (a restarted server
+/// has a new one).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TargetPid {
+    Pid(u32),
+    /// A file holding the PID (re-read at each event).
+    File(PathBuf),
+    /// A shell command printing the PID (run at each event).
+    Command(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase {
+    pub name: String,
+    /// From the scenario's start.
+    pub start: Duration,
+    pub duration: Duration,
+    /// Open model: `--rate`'s syntax (`500`, `100..2000`).
+    pub rate: Option<String>,
+    /// Closed model: clients; open model: the most connections.
+    pub clients: usize,
+    pub workloads: Vec<WorkloadSpec>,
+}
+
+/// One workload of a phase's mix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WorkloadSpec {
+    pub source: Source,
+    pub weight: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A patterns file, relative to the scenario's directory.
+    Patterns(PathBuf),
+    Url(String),
+    /// Bulk writers ([`crate::workload::bulk`]).
+    Bulk(BulkSpec),
+}
+
+/// A bulk write in a phase's mix: `hakaru bulk`'s options that make sense there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BulkSpec {
+    pub target: crate::workload::bulk::TargetKind,
+    /// CouchDB: the database's URL; Groonga: the server's.
+    pub url: String,
+    /// Documents per request.
+    pub batch: u64,
+    /// The document template (`--doc`); None: `hakaru bulk`'s default.
+    pub doc: Option<String>,
+    pub table: Option<String>,
+    pub single: bool,
+    /// Compare acknowledged documents with the server's count after the last phase.
+    pub verify: bool,
+    pub ids: Option<crate::workload::bulk::IdStrategy>,
+}
+
+impl Source {
+    pub fn describe(&self) -> String {
+        match self {
+            Source::Patterns(p) => p.display().to_string(),
+            Source::Url(u) => crate::http::url::without_userinfo(u),
+            Source::Bulk(b) => format!(
+                "bulk {} {} (batch {})",
+                b.target.as_str(),
+                crate::http::url::without_userinfo(&b.url),
+                b.batch
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    pub name: String,
+    /// From the scenario's start.
+    pub at: Duration,
+    /// The command as written, `{pid:NAME}` not yet filled in; for a toxic, what it does.
+    pub run: String,
+    pub action: Action,
+    pub timeout: Duration,
+    /// A failed command ends the run (`on_failure = "stop"`); by default it goes on.
+    pub stop_on_failure: bool,
+    pub measure_recovery: bool,
+}
+
+/// What an event does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// `sh -c` the event's `run`.
+    Shell,
+    /// A call to Toxiproxy's API: `POST …/proxies/P/toxics` with the toxic, or
+    /// `DELETE …/proxies/P/toxics/NAME`.
+    Api {
+        method: &'static str,
+        url: String,
+        body: Option<String>,
+    },
+}
+
+/// Clients of an open-model phase that names none: connections enough for most rates.
+pub const DEFAULT_OPEN_CLIENTS: usize = 64;
+/// How long an event's command may run before it is killed.
+pub const DEFAULT_EVENT_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl Scenario {
+    pub fn total(&self) -> Duration {
+        self.phases
+            .last()
+            .map_or(Duration::ZERO, |p| p.start + p.duration)
+    }
+
+    /// Read and check a scenario file.
+    pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.display().to_string(),
+            source,
+        })?;
+        Scenario::parse(&text, path)
+    }
+
+    /// Check a scenario's text; `path` names it in errors and anchors relative files.
+    pub fn parse(text: &str, path: &Path) -> Result<Scenario, ScenarioError> {
+        let at = Locator { text, path };
+        let file: FileScenario = toml::from_str(text).map_err(|e| {
+            let (key, why) = split_key(e.message());
+            match e.span() {
+                Some(span) => at.error(span, &key, &why),
+                None => ScenarioError::Whole {
+                    path: path.display().to_string(),
+                    why: e.message().trim().to_string(),
+                },
+            }
+        })?;
+        let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
+        let mut targets = BTreeMap::new();
+        for (name, t) in &file.targets {
+            let span = t.span();
+            let t = t.get_ref();
+            let pid = match (&t.pid, &t.pid_file, &t.pid_command) {
+                (Some(p), None, None) => TargetPid::Pid(*p),
+                (None, Some(f), None) => TargetPid::File(dir.join(f)),
+                (None, None, Some(c)) => TargetPid::Command(c.clone()),
+                _ => {
+                    return Err(at.error(
+                        span,
+                        &format!("targets.{name}"),
+                        "give exactly one of pid, pid_file and pid_command",
+                    ))
+                }
+            };
+            targets.insert(name.clone(), pid);
+        }
+        let timeout = match &file.timeout {
+            Some(t) => Some(at.positive(t, "timeout")?),
+            None => None,
+        };
+        if let Some(h) = &file.hosts {
+            if h.get_ref().iter().all(|h| h.trim().is_empty()) {
+                return Err(at.error(h.span(), "hosts", "give at least one host"));
+            }
+        }
+        if let Some(t) = &file.threads {
+            if *t.get_ref() > crate::spec::MAX_THREADS {
+                return Err(at.error(
+                    t.span(),
+                    "threads",
+                    &format!("at most {}", crate::spec::MAX_THREADS),
+                ));
+            }
+        }
+        let recovery = at.recovery(file.recovery.as_ref())?;
+
+        if file.phases.is_empty() {
+            return Err(ScenarioError::Whole {
+                path: path.display().to_string(),
+                why: "no [[phase]]: a scenario needs at least one".into(),
+            });
+        }
+        if file.phases.len() > MAX_PHASES {
+            return Err(ScenarioError::Whole {
+                path: path.display().to_string(),
+                why: format!("more than {MAX_PHASES} phases"),
+            });
+        }
+        let mut phases: Vec<Phase> = Vec::with_capacity(file.phases.len());
+        let mut end = Duration::ZERO;
+        for p in &file.phases {
+            let span = p.span();
+            let p = p.get_ref();
+            let name = p.name.get_ref().trim().to_string();
+            if name.is_empty() {
+                return Err(at.error(p.name.span(), "name", "a phase needs a name"));
+            }
+            if phases.iter().any(|q| q.name == name) {
+                return Err(at.error(
+                    p.name.span(),
+                    "name",
+                    &format!("a second phase named \"{name}\""),
+                ));
+            }
+            let duration = at.positive(&p.duration, "duration")?;
+            let start = match &p.start {
+                Some(s) => {
+                    let d = at.duration(s, "start")?;
+                    if d < end {
+                        let prev = phases.last().map_or("", |q| q.name.as_str());
+                        return Err(at.error(
+                            s.span(),
+                            "start",
+                            &format!(
+                                "{} overlaps phase \"{prev}\", which runs until {}",
+                                secs(d),
+                                secs(end)
+                            ),
+                        ));
+                    }
+                    d
+                }
+                None => end,
+            };
+            let clients = match &p.clients {
+                Some(c) => {
+                    let n = *c.get_ref();
+                    if n == 0 || n > crate::spec::MAX_CLIENTS {
+                        return Err(at.error(
+                            c.span(),
+                            "clients",
+                            &format!("between 1 and {}", crate::spec::MAX_CLIENTS),
+                        ));
+                    }
+                    Some(n)
+                }
+                None => None,
+            };
+            let rate = match &p.rate {
+                Some(r) => {
+                    let text = r.get_ref().text();
+                    crate::engine::RateProfile::parse(&text, Some(duration), parse_duration)
+                        .map_err(|why| at.error(r.span(), "rate", &why.to_string()))?;
+                    Some(text)
+                }
+                None => None,
+            };
+            let clients = match (&rate, clients) {
+                (None, None) => {
+                    return Err(at.error(span, "phase", "give rate (open model) or clients"))
+                }
+                (None, Some(n)) | (Some(_), Some(n)) => n,
+                (Some(_), None) => DEFAULT_OPEN_CLIENTS,
+            };
+            if p.workloads.is_empty() {
+                return Err(at.error(
+                    span,
+                    "phase",
+                    &format!("phase \"{name}\" has no [[phase.workload]]"),
+                ));
+            }
+            let mut workloads = Vec::with_capacity(p.workloads.len());
+            for w in &p.workloads {
+                let wspan = w.span();
+                let w = w.get_ref();
+                let source = match (&w.patterns, &w.url, &w.bulk) {
+                    (Some(f), None, None) => Source::Patterns(dir.join(f)),
+                    (None, Some(u), None) => Source::Url(u.clone()),
+                    (None, None, Some(b)) => Source::Bulk(at.bulk(b)?),
+                    _ => {
+                        return Err(at.error(
+                            wspan,
+                            "workload",
+                            "give exactly one of patterns, url and bulk",
+                        ))
+                    }
+                };
+                let weight = match &w.weight {
+                    Some(wt) => {
+                        let v = *wt.get_ref();
+                        if !(1..=1_000_000).contains(&v) {
+                            return Err(at.error(
+                                wt.span(),
+                                "weight",
+                                &format!("must be between 1 and 1000000, found {v}"),
+                            ));
+                        }
+                        v as u32
+                    }
+                    None => 1,
+                };
+                workloads.push(WorkloadSpec { source, weight });
+            }
+            end = start + duration;
+            if end > crate::engine::MAX_DURATION {
+                return Err(at.error(span, "duration", "the scenario is longer than 30 days"));
+            }
+            phases.push(Phase {
+                name,
+                start,
+                duration,
+                rate,
+                clients,
+                workloads,
+            });
+        }
+
+        if file.events.len() > MAX_EVENTS {
+            return Err(ScenarioError::Whole {
+                path: path.display().to_string(),
+                why: format!("more than {MAX_EVENTS} events"),
+            });
+        }
+        let mut events = Vec::with_capacity(file.events.len());
+        let mut removals = Vec::new();
+        for (i, e) in file.events.iter().enumerate() {
+            let e = e.get_ref();
+            let when = at.duration(&e.at, "at")?;
+            if when >= end {
+                return Err(at.error(
+                    e.at.span(),
+                    "at",
+                    &format!(
+                        "{} is not before the scenario's end ({})",
+                        secs(when),
+                        secs(end)
+                    ),
+                ));
+            }
+            let (run, action) = match (&e.run, &e.toxic) {
+                (Some(r), None) => {
+                    if e.for_.is_some() {
+                        return Err(at.error(
+                            r.span(),
+                            "for",
+                            "only a toxic is removed after a while; a command runs once",
+                        ));
+                    }
+                    let run = r.get_ref().clone();
+                    if run.trim().is_empty() {
+                        return Err(at.error(r.span(), "run", "an empty command"));
+                    }
+                    for name in pid_names(&run).map_err(|why| at.error(r.span(), "run", &why))? {
+                        if !targets.contains_key(name) {
+                            return Err(at.error(
+                                r.span(),
+                                "run",
+                                &format!("{{pid:{name}}}: no target \"{name}\" in [targets]"),
+                            ));
+                        }
+                    }
+                    (run, Action::Shell)
+                }
+                (None, Some(t)) => {
+                    let api = file
+                        .toxiproxy
+                        .as_deref()
+                        .unwrap_or(DEFAULT_TOXIPROXY)
+                        .trim_end_matches('/');
+                    let name = format!("hakaru-{}", i + 1);
+                    let (run, action, remove) = at.toxic(t, api, &name)?;
+                    if let Some(f) = &e.for_ {
+                        let d = at.positive(f, "for")?;
+                        if when + d >= end {
+                            return Err(at.error(
+                                f.span(),
+                                "for",
+                                &format!(
+                                    "the toxic would be removed at {}, not before the scenario's end ({})",
+                                    secs(when + d),
+                                    secs(end)
+                                ),
+                            ));
+                        }
+                        removals.push(Event {
+                            name: format!(
+                                "{} ends",
+                                e.name.clone().unwrap_or_else(|| format!("event {}", i + 1))
+                            ),
+                            at: when + d,
+                            run: format!("toxiproxy: remove {name}"),
+                            action: remove,
+                            timeout: DEFAULT_EVENT_TIMEOUT,
+                            stop_on_failure: false,
+                            measure_recovery: e.recovery.unwrap_or(true),
+                        });
+                    }
+                    (run, action)
+                }
+                _ => {
+                    return Err(at.error(e.at.span(), "event", "give exactly one of run and toxic"))
+                }
+            };
+            let timeout = match &e.timeout {
+                Some(t) => at.positive(t, "timeout")?,
+                None => DEFAULT_EVENT_TIMEOUT,
+            };
+            let stop_on_failure = match &e.on_failure {
+                None => false,
+                Some(s) => match s.get_ref().as_str() {
+                    "continue" => false,
+                    "stop" => true,
+                    other => {
+                        return Err(at.error(
+                            s.span(),
+                            "on_failure",
+                            &format!("\"{other}\": use \"continue\" or \"stop\""),
+                        ))
+                    }
+                },
+            };
+            events.push(Event {
+                name: e.name.clone().unwrap_or_else(|| format!("event {}", i + 1)),
+                at: when,
+                run,
+                action,
+                timeout,
+                stop_on_failure,
+                measure_recovery: e.recovery.unwrap_or(true),
+            });
+        }
+        events.extend(removals);
+        // Stable: events at the same time run in the file's order.
+        events.sort_by_key(|e| e.at);
+        Ok(Scenario {
+            path: path.to_path_buf(),
+            hosts: file.hosts.map(|h| h.into_inner()),
+            port: file.port,
+            url_path: file.path,
+            method: file.method,
+            timeout,
+            keep_alive: file.keep_alive,
+            threads: file.threads.map(|t| t.into_inner()),
+            seed: file.seed,
+            headers: file.headers,
+            allow_pattern_hosts: file.allow_pattern_hosts,
+            targets,
+            recovery,
+            phases,
+            events,
+        })
+    }
+}
+
+/// The names in a command's `{pid:NAME}` placeholders.
+pub fn pid_names(command: &str) -> Result<Vec<&str>, String> {
+    let mut names = Vec::new();
+    let mut rest = command;
+    while let Some(i) = rest.find("{pid:") {
+        let after = &rest[i + 5..];
+        let end = after
+            .find('}')
+            .ok_or_else(|| "a {pid: without its closing }".to_string())?;
+        let name = after[..end].trim();
+        if name.is_empty() {
+            return Err("{pid:} names no target".into());
+        }
+        names.push(name);
+        rest = &after[end + 1..];
+    }
+    Ok(names)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{}s", d.as_secs_f64())
+}
+
+/// serde's messages say "unknown field `x`, expected …" and "missing field `x`": the
+/// key goes first, the rest after.
+fn split_key(message: &str) -> (String, String) {
+    let m = message.trim();
+    for lead in ["unknown field `", "missing field `", "duplicate key `"] {
+        if let Some(rest) = m.strip_prefix(lead) {
+            if let Some(end) = rest.find('`') {
+                return (rest[..end].to_string(), m.to_string());
+            }
+        }
+    }
+    (String::new(), m.to_string())
+}
+
+struct Locator<'a> {
+    text: &'a str,
+    path: &'a Path,
+}
+
+impl Locator<'_> {
+    fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
+        let upto = span.start.min(self.text.len());
+        let line = self.text.as_bytes()[..upto]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1;
+        ScenarioError::At {
+            path: self.path.display().to_string(),
+            line,
+            key: if key.is_empty() {
+                String::new()
+            } else {
+                format!("key `{key}`: ")
+            },
+            why: why.to_string(),
+        }
+    }
+
+    fn duration(&self, v: &Spanned<NumOrText>, key: &str) -> Result<Duration, ScenarioError> {
+        let text = v.get_ref().text();
+        if text.trim_start().starts_with('-') {
+            return Err(self.error(
+                v.span(),
+                key,
+                &format!("\"{text}\": negative times are refused"),
+            ));
+        }
+        parse_duration(&text).map_err(|why| self.error(v.span(), key, &why))
+    }
+
+    fn positive(&self, v: &Spanned<NumOrText>, key: &str) -> Result<Duration, ScenarioError> {
+        let d = self.duration(v, key)?;
+        if d.is_zero() {
+            return Err(self.error(v.span(), key, "must be positive"));
+        }
+        Ok(d)
+    }
+
+    fn bulk(&self, b: &Spanned<FileBulk>) -> Result<BulkSpec, ScenarioError> {
+        use crate::workload::bulk::{IdStrategy, TargetKind};
+        let span = b.span();
+        let b = b.get_ref();
+        let target = match b.target.as_deref() {
+            None | Some("couchdb") => TargetKind::CouchDb,
+            Some("groonga") => TargetKind::Groonga,
+            Some(other) => {
+                return Err(self.error(
+                    span,
+                    "bulk.target",
+                    &format!("\"{other}\": use \"couchdb\" or \"groonga\""),
+                ))
+            }
+        };
+        let batch = b.batch.unwrap_or(if b.single { 1 } else { 100 });
+        if !(1..=crate::spec::bulk::MAX_BATCH).contains(&batch) {
+            return Err(self.error(
+                span,
+                "bulk.batch",
+                &format!(
+                    "between 1 and {}, found {batch}",
+                    crate::spec::bulk::MAX_BATCH
+                ),
+            ));
+        }
+        let ids = match &b.ids {
+            None => None,
+            Some(i) => Some(IdStrategy::parse(i).ok_or_else(|| {
+                self.error(
+                    span.clone(),
+                    "bulk.ids",
+                    &format!("\"{i}\": use sequential, random, uuid or server"),
+                )
+            })?),
+        };
+        Ok(BulkSpec {
+            target,
+            url: b.url.clone(),
+            batch,
+            doc: b.doc.clone(),
+            table: b.table.clone(),
+            single: b.single,
+            verify: b.verify,
+            ids,
+        })
+    }
+
+    /// The toxic's description, the call that adds it and the one that removes it.
+    fn toxic(
+        &self,
+        t: &Spanned<FileToxic>,
+        api: &str,
+        name: &str,
+    ) -> Result<(String, Action, Action), ScenarioError> {
+        let span = t.span();
+        let t = t.get_ref();
+        if !TOXICS.contains(&t.kind.as_str()) {
+            return Err(self.error(
+                span,
+                "toxic.type",
+                &format!(
+                    "\"{}\": Toxiproxy's toxics are {}",
+                    t.kind,
+                    TOXICS.join(", ")
+                ),
+            ));
+        }
+        let stream = t.stream.as_deref().unwrap_or("downstream");
+        if !matches!(stream, "downstream" | "upstream") {
+            return Err(self.error(
+                span,
+                "toxic.stream",
+                &format!("\"{stream}\": use \"downstream\" or \"upstream\""),
+            ));
+        }
+        let toxicity = t.toxicity.unwrap_or(1.0);
+        if !(0.0..=1.0).contains(&toxicity) {
+            return Err(self.error(span, "toxic.toxicity", "between 0 and 1"));
+        }
+        let attributes = serde_json::to_value(&t.attributes)
+            .map_err(|e| self.error(span.clone(), "toxic.attributes", &e.to_string()))?;
+        let body = serde_json::json!({
+            "name": name,
+            "type": t.kind,
+            "stream": stream,
+            "toxicity": toxicity,
+            "attributes": attributes,
+        });
+        let proxy = crate::http::url::encode_component(&t.proxy);
+        Ok((
+            format!(
+                "toxiproxy: add {} {} to {} {}",
+                t.kind, name, t.proxy, attributes
+            ),
+            Action::Api {
+                method: "POST",
+                url: format!("{api}/proxies/{proxy}/toxics"),
+                body: Some(body.to_string()),
+            },
+            Action::Api {
+                method: "DELETE",
+                url: format!("{api}/proxies/{proxy}/toxics/{name}"),
+                body: None,
+            },
+        ))
+    }
+
+    fn share(&self, v: &Spanned<f64>, key: &str, max: f64) -> Result<f64, ScenarioError> {
+        let x = *v.get_ref();
+        if !(x > 0.0 && x <= max) {
+            return Err(self.error(
+                v.span(),
+                key,
+                &format!("must be above 0 and at most {max}, found {x}"),
+            ));
+        }
+        Ok(x)
+    }
+
+    fn recovery(&self, r: Option<&FileRecovery>) -> Result<Criteria, ScenarioError> {
+        let mut c = Criteria::default();
+        let Some(r) = r else { return Ok(c) };
+        if let Some(v) = &r.success {
+            c.success = self.share(v, "recovery.success", 1.0)?;
+        }
+        if let Some(v) = &r.throughput {
+            c.throughput = self.share(v, "recovery.throughput", 1.0)?;
+        }
+        if let Some(v) = &r.p99_factor {
+            c.p99_factor = self.share(v, "recovery.p99_factor", 1e6)?;
+        }
+        let whole_seconds = |v: &Spanned<NumOrText>, key: &str| -> Result<u32, ScenarioError> {
+            let d = self.positive(v, key)?;
+            if d.subsec_nanos() != 0 || d.as_secs() > 3600 {
+                return Err(self.error(
+                    v.span(),
+                    key,
+                    "give whole seconds, at most an hour (the timeline counts by the second)",
+                ));
+            }
+            Ok(d.as_secs() as u32)
+        };
+        if let Some(v) = &r.hold {
+            c.hold_s = whole_seconds(v, "recovery.hold")?;
+        }
+        if let Some(v) = &r.baseline {
+            c.baseline_s = whole_seconds(v, "recovery.baseline")?;
+        }
+        Ok(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINIMAL: &str = r#"
+hosts = ["127.0.0.1:10041", "127.0.0.1:10042"]
+
+[targets.target]
+pid = 1
+
+[[phase]]
+name = "steady"
+duration = "20s"
+rate = 500
+[[phase.workload]]
+patterns = "reads.txt"
+weight = 95
+[[phase.workload]]
+patterns = "writes.json"
+weight = 5
+
+[[event]]
+at = "11s"
+run = "kill -CONT {pid:target}"
+[[event]]
+at = "8s"
+run = "kill -STOP {pid:target}"
+"#;
+
+    fn parse(text: &str) -> Result<Scenario, String> {
+        Scenario::parse(text, Path::new("dir/s.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_minimal_form_reads() {
+        let s = parse(MINIMAL).expect("valid");
+        assert_eq!(s.phases.len(), 1);
+        let p = &s.phases[0];
+        assert_eq!(
+            (p.duration, p.rate.as_deref()),
+            (Duration::from_secs(20), Some("500"))
+        );
+        assert_eq!(p.clients, DEFAULT_OPEN_CLIENTS);
+        assert_eq!(
+            p.workloads[0],
+            WorkloadSpec {
+                source: Source::Patterns("dir/reads.txt".into()),
+                weight: 95
+            }
+        );
+        let at: Vec<u64> = s.events.iter().map(|e| e.at.as_secs()).collect();
+        assert_eq!(at, vec![8, 11]);
+        assert_eq!(s.events[0].name, "event 2");
+        assert_eq!(s.targets["target"], TargetPid::Pid(1));
+        assert_eq!(s.recovery, Criteria::default());
+        assert_eq!(s.total(), Duration::from_secs(20));
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let e = parse(&MINIMAL.replace("rate = 500", "rate = 500\nratee = 3")).unwrap_err();
+        assert!(
+            e.starts_with("dir/s.toml:11: key `ratee`: unknown field `ratee`"),
+            "{e}"
+        );
+        let e = parse(&MINIMAL.replace("weight = 5\n", "weight = 0\n")).unwrap_err();
+        assert_eq!(
+            e,
+            "dir/s.toml:16: key `weight`: must be between 1 and 1000000, found 0"
+        );
+        let e = parse(&MINIMAL.replace("\"8s\"", "\"-8s\"")).unwrap_err();
+        assert_eq!(
+            e,
+            "dir/s.toml:22: key `at`: \"-8s\": negative times are refused"
+        );
+        let e = parse(&MINIMAL.replace("\"11s\"", "\"21s\"")).unwrap_err();
+        assert_eq!(
+            e,
+            "dir/s.toml:19: key `at`: 21s is not before the scenario's end (20s)"
+        );
+        let e = parse(&MINIMAL.replace("{pid:target}\"\n[[event]]", "{pid:other}\"\n[[event]]"))
+            .unwrap_err();
+        assert!(
+            e.contains(":20: key `run`: {pid:other}: no target \"other\""),
+            "{e}"
+        );
+        let e = parse(&MINIMAL.replace("rate = 500", "")).unwrap_err();
+        assert!(
+            e.contains("key `phase`: give rate (open model) or clients"),
+            "{e}"
+        );
+        let e = parse(&MINIMAL.replace("duration = \"20s\"", "duration = \"0s\"")).unwrap_err();
+        assert_eq!(e, "dir/s.toml:9: key `duration`: must be positive");
+        let e = parse("[[phase]]\nname = \"a\"\n").unwrap_err();
+        assert!(e.contains("missing field `duration`"), "{e}");
+        let e = parse("").unwrap_err();
+        assert!(e.contains("no [[phase]]"), "{e}");
+        let e = parse(&MINIMAL.replace("rate = 500", "rate = \"fast\"")).unwrap_err();
+        assert!(e.starts_with("dir/s.toml:10: key `rate`:"), "{e}");
+    }
+
+    #[test]
+    fn phases_may_not_overlap() {
+        let two = format!(
+            "{MINIMAL}\n[[phase]]\nname = \"b\"\nstart = \"15s\"\nduration = \"5s\"\nclients = 2\n[[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n"
+        );
+        let e = parse(&two).unwrap_err();
+        assert!(
+            e.contains("key `start`: 15s overlaps phase \"steady\", which runs until 20s"),
+            "{e}"
+        );
+        let ok = parse(&two.replace("\"15s\"", "\"22s\"")).expect("a gap is fine");
+        assert_eq!(ok.phases[1].start, Duration::from_secs(22));
+        assert_eq!(ok.total(), Duration::from_secs(27));
+        let e = parse(&two.replace("name = \"b\"", "name = \"steady\"")).unwrap_err();
+        assert!(e.contains("a second phase named \"steady\""), "{e}");
+    }
+
+    #[test]
+    fn recovery_criteria_are_configurable() {
+        let s = parse(&format!(
+            "{MINIMAL}[recovery]\nsuccess = 0.95\nhold = \"3s\"\nbaseline = 4\n"
+        ))
+        .expect("valid");
+        assert_eq!(s.recovery.success, 0.95);
+        assert_eq!((s.recovery.hold_s, s.recovery.baseline_s), (3, 4));
+        let e = parse(&format!("{MINIMAL}[recovery]\nsuccess = 1.5\n")).unwrap_err();
+        assert!(
+            e.starts_with("dir/s.toml:25: key `recovery.success`"),
+            "{e}"
+        );
+        let e = parse(&format!("{MINIMAL}[recovery]\nhold = \"1.5s\"\n")).unwrap_err();
+        assert!(e.contains("whole seconds"), "{e}");
+    }
+
+    #[test]
+    fn bulk_writers_are_a_workload() {
+        let s = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://127.0.0.1:5984/db\", batch = 50, verify = true }",
+        ))
+        .expect("valid");
+        let Source::Bulk(b) = &s.phases[0].workloads[1].source else {
+            panic!("a bulk workload")
+        };
+        assert_eq!(
+            (b.batch, b.verify, b.target.as_str()),
+            (50, true, "couchdb")
+        );
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://h/db\", target = \"mongo\" }",
+        ))
+        .unwrap_err();
+        assert!(e.contains(":15: key `bulk.target`: \"mongo\""), "{e}");
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "bulk = { url = \"http://h/db\", batchsize = 3 }",
+        ))
+        .unwrap_err();
+        assert!(e.contains("unknown field `batchsize`"), "{e}");
+        let e = parse(&MINIMAL.replace(
+            "patterns = \"writes.json\"",
+            "patterns = \"w.json\"\nurl = \"http://h/\"",
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("give exactly one of patterns, url and bulk"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_toxic_is_added_and_removed() {
+        let s = parse(&format!(
+            "toxiproxy = \"http://127.0.0.1:9999/\"\n{MINIMAL}[[event]]\nname = \"slow\"\nat = \"3s\"\nfor = \"4s\"\ntoxic = {{ proxy = \"web\", type = \"latency\", attributes = {{ latency = 200 }} }}\n"
+        ))
+        .expect("valid");
+        let names: Vec<(&str, u64)> = s
+            .events
+            .iter()
+            .map(|e| (e.name.as_str(), e.at.as_secs()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                ("slow", 3),
+                ("slow ends", 7),
+                ("event 2", 8),
+                ("event 1", 11)
+            ]
+        );
+        let Action::Api { method, url, body } = &s.events[0].action else {
+            panic!("an API call")
+        };
+        assert_eq!(
+            (*method, url.as_str()),
+            ("POST", "http://127.0.0.1:9999/proxies/web/toxics")
+        );
+        let body: serde_json::Value = serde_json::from_str(body.as_deref().unwrap()).unwrap();
+        assert_eq!(body["attributes"]["latency"], 200);
+        assert_eq!(body["name"], "hakaru-3");
+        assert_eq!(
+            s.events[1].action,
+            Action::Api {
+                method: "DELETE",
+                url: "http://127.0.0.1:9999/proxies/web/toxics/hakaru-3".into(),
+                body: None
+            }
+        );
+        let e = parse(&format!(
+            "{MINIMAL}[[event]]\nat = \"3s\"\ntoxic = {{ proxy = \"web\", type = \"lag\" }}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("key `toxic.type`: \"lag\": Toxiproxy's toxics are latency"),
+            "{e}"
+        );
+        let e = parse(&format!(
+            "{MINIMAL}[[event]]\nat = \"3s\"\nfor = \"20s\"\ntoxic = {{ proxy = \"web\", type = \"latency\" }}\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("key `for`: the toxic would be removed at 23s"),
+            "{e}"
+        );
+        let e = parse(&format!("{MINIMAL}[[event]]\nat = \"3s\"\n")).unwrap_err();
+        assert!(e.contains("give exactly one of run and toxic"), "{e}");
+    }
+
+    #[test]
+    fn placeholders() {
+        assert_eq!(pid_names("kill {pid:a} {pid: b }").unwrap(), vec!["a", "b"]);
+        assert!(pid_names("kill {pid:a").is_err());
+        assert!(pid_names("echo {}").unwrap().is_empty());
+    }
+}

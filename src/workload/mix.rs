@@ -1,0 +1,267 @@
+//! A weighted mix of workloads (`suite`'s `[[phase.workload]]`): each request of a
+//! client comes from one of several workloads drawn by weight, and its answer goes to
+//! that workload's check. The mix has phases — each its own set of workloads and
+//! weights — and [`Mix::set_phase`] picks the one the next step's clients draw from.
+//!
+//! The parts' hosts are joined into one list (the same host once), so a client keeps
+//! one connection per host whatever part a request comes from.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
+use crate::http::Target;
+use crate::result::RequestInfo;
+use crate::rng::SplitMix64;
+use crate::stats::ItemCounts;
+
+/// A workload behind a pointer: what the mix needs of each part.
+pub trait AnyWorkload: Send + Sync {
+    fn targets(&self) -> &[Target];
+    fn request_infos(&self) -> Vec<RequestInfo>;
+    fn boxed_client(&self, client: usize) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>);
+}
+
+impl<W: Workload> AnyWorkload for W {
+    fn targets(&self) -> &[Target] {
+        Workload::targets(self)
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        Workload::request_infos(self)
+    }
+
+    fn boxed_client(&self, client: usize) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>) {
+        let (s, c) = self.client(client);
+        (Box::new(s), Box::new(c))
+    }
+}
+
+/// One workload of a phase, with its weight and where its hosts and requests sit in
+/// the mix's joined lists.
+struct Part {
+    workload: Arc<dyn AnyWorkload>,
+    weight: u64,
+    /// The part's target index → the mix's.
+    targets: Arc<[usize]>,
+    /// Added to the part's request index.
+    info_offset: usize,
+}
+
+/// Phases of weighted workloads, one phase drawn from at a time.
+pub struct Mix {
+    targets: Vec<Target>,
+    infos: Vec<RequestInfo>,
+    phases: Vec<Vec<Part>>,
+    current: AtomicUsize,
+    seed: u64,
+}
+
+impl Mix {
+    /// `phases[i]`: the workloads of phase `i` with their weights (each above 0).
+    pub fn new(phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>>, seed: u64) -> Mix {
+        let mut targets: Vec<Target> = Vec::new();
+        let mut labels: Vec<String> = Vec::new();
+        let mut infos = Vec::new();
+        let phases = phases
+            .into_iter()
+            .map(|parts| {
+                parts
+                    .into_iter()
+                    .map(|(workload, weight)| {
+                        let map: Vec<usize> = workload
+                            .targets()
+                            .iter()
+                            .map(|t| {
+                                let label = t.label();
+                                match labels.iter().position(|l| *l == label) {
+                                    Some(i) => i,
+                                    None => {
+                                        labels.push(label);
+                                        targets.push(t.clone());
+                                        targets.len() - 1
+                                    }
+                                }
+                            })
+                            .collect();
+                        let info_offset = infos.len();
+                        infos.extend(workload.request_infos());
+                        Part {
+                            workload,
+                            weight: u64::from(weight.max(1)),
+                            targets: map.into(),
+                            info_offset,
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        Mix {
+            targets,
+            infos,
+            phases,
+            current: AtomicUsize::new(0),
+            seed,
+        }
+    }
+
+    /// The phase the next clients draw from (between steps).
+    pub fn set_phase(&self, phase: usize) {
+        self.current.store(
+            phase.min(self.phases.len().saturating_sub(1)),
+            Ordering::SeqCst,
+        );
+    }
+}
+
+struct SourcePart {
+    source: Box<dyn RequestSource>,
+    /// Cumulative weight: this part is drawn when the draw is below it.
+    upto: u64,
+    targets: Arc<[usize]>,
+    info_offset: usize,
+}
+
+/// A client of the mix: draws a part by weight, then that part's next request.
+pub struct MixSource {
+    parts: Vec<SourcePart>,
+    total: u64,
+    rng: SplitMix64,
+    /// The part of the request in flight, for the check.
+    chosen: Rc<Cell<usize>>,
+}
+
+impl RequestSource for MixSource {
+    #[inline]
+    fn next(&mut self, turn: Turn) -> Request<'_> {
+        let i = if self.parts.len() == 1 {
+            0
+        } else {
+            let x = self.rng.next_u64() % self.total;
+            self.parts.iter().position(|p| x < p.upto).unwrap_or(0)
+        };
+        self.chosen.set(i);
+        let p = &mut self.parts[i];
+        let r = p.source.next(turn);
+        Request {
+            target: p.targets[r.target],
+            info: r.info + p.info_offset,
+            ..r
+        }
+    }
+}
+
+/// The checks of a client's parts; each answer goes to the part that asked.
+pub struct MixCheck {
+    checks: Vec<Box<dyn ResponseCheck>>,
+    limit: usize,
+    chosen: Rc<Cell<usize>>,
+}
+
+impl ResponseCheck for MixCheck {
+    fn body_limit(&self) -> usize {
+        self.limit
+    }
+
+    #[inline]
+    fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts) {
+        self.checks[self.chosen.get()].check(answer, items);
+    }
+}
+
+impl Workload for Mix {
+    type Source = MixSource;
+    type Check = MixCheck;
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.infos.clone()
+    }
+
+    fn client(&self, client: usize) -> (MixSource, MixCheck) {
+        let phase = &self.phases[self.current.load(Ordering::SeqCst)];
+        let chosen = Rc::new(Cell::new(0));
+        let mut upto = 0;
+        let mut parts = Vec::with_capacity(phase.len());
+        let mut checks = Vec::with_capacity(phase.len());
+        for p in phase {
+            let (source, check) = p.workload.boxed_client(client);
+            upto += p.weight;
+            parts.push(SourcePart {
+                source,
+                upto,
+                targets: p.targets.clone(),
+                info_offset: p.info_offset,
+            });
+            checks.push(check);
+        }
+        let limit = checks.iter().map(|c| c.body_limit()).max().unwrap_or(0);
+        let seed = self.seed ^ (client as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        (
+            MixSource {
+                parts,
+                total: upto.max(1),
+                rng: SplitMix64::new(seed),
+                chosen: chosen.clone(),
+            },
+            MixCheck {
+                checks,
+                limit,
+                chosen,
+            },
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plan::{Defaults, Order, Plan};
+    use crate::workload::PlanWorkload;
+
+    fn plan(url: &str) -> Arc<dyn AnyWorkload> {
+        let set = crate::pattern::from_url(url).expect("a URL");
+        let plan = Plan::build(&set, &Defaults::default()).expect("a plan");
+        Arc::new(PlanWorkload {
+            plan: Arc::new(plan),
+            order: Order::Random,
+            seed: 1,
+        })
+    }
+
+    #[test]
+    fn draws_by_weight_and_joins_the_hosts() {
+        let a = plan("http://127.0.0.1:1/a");
+        let b = plan("http://127.0.0.1:2/b");
+        let c = plan("http://127.0.0.1:1/c");
+        let mix = Mix::new(vec![vec![(a, 95), (b, 5)], vec![(c, 1)]], 7);
+        assert_eq!(mix.targets.len(), 2);
+        assert_eq!(mix.infos.len(), 3);
+        let (mut s, _) = mix.client(0);
+        let mut counts = [0u32; 2];
+        for n in 0..10_000 {
+            let r = s.next(Turn {
+                client: 0,
+                n,
+                index: None,
+            });
+            counts[r.target] += 1;
+            assert_eq!(r.info, r.target, "a's request is info 0, b's info 1");
+        }
+        assert!((9300..9700).contains(&counts[0]), "{counts:?}");
+        mix.set_phase(1);
+        let (mut s, _) = mix.client(3);
+        let r = s.next(Turn {
+            client: 3,
+            n: 0,
+            index: None,
+        });
+        assert_eq!((r.target, r.info), (0, 2), "c's host is a's");
+        assert_eq!(mix.infos[2].url, "http://127.0.0.1:1/c");
+    }
+}

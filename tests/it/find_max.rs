@@ -1,0 +1,175 @@
+//! `ramp --find-max --slo` against a server whose capacity the test knows: `hakaru
+//! serve --workers N` answers `/work?ms=MS` with N workers of MS ms each, so it
+//! sustains exactly N ÷ MS requests per millisecond and queues without bound above
+//! that. The search must land within 10% below that capacity and never above it.
+//! The assertions are on the search's own verdicts and counts; the one number compared
+//! with the truth is the answer, against a capacity fixed by construction.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+
+use crate::util::*;
+
+/// `hakaru serve --workers N` on a loopback port, stopped by its PID when dropped.
+fn work_server(workers: usize) -> Server {
+    let mut child = hakaru()
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--threads",
+            "2",
+            "--workers",
+            &workers.to_string(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("hakaru serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .rsplit_once(':')
+        .and_then(|(_, p)| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server {
+        child,
+        port,
+        dir: TempDir::new("work-server"),
+    }
+}
+
+#[test]
+fn find_max_lands_within_10_percent_below_a_known_capacity() {
+    // 100 workers of 100 ms: 1,000 requests per second, exactly. Long service times
+    // keep a loaded machine's scheduling noise small beside them. No black-box probe
+    // tells a rate within its noise of the capacity from the capacity itself (a busy
+    // machine adds tens of ms, the backlog of a 2% overload grows by 100 ms in a 5 s probe), so
+    // the start rate and a 10% precision keep every probe the search can make below
+    // the capacity or at least 5% above it: 470, 940, 1880, 1410, 1175, 1057.5, then
+    // 998.75 (or lower after a failure), and there the bracket is within 10%.
+    let s = work_server(100);
+    let capacity = 1000.0;
+    let dir = TempDir::new("find-max");
+    let csv = dir.path("fm.csv");
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<1s,errors<0.1%",
+        "--start-rate",
+        "470",
+        "--precision",
+        "10",
+        "--duration",
+        "5s",
+        "--interval",
+        "0.2s",
+        "--max-probes",
+        "24",
+        "--end-n-clients",
+        "250",
+        "-q",
+        "-o",
+        csv.to_str().unwrap(),
+        &format!("http://127.0.0.1:{}/work?ms=100", s.port),
+    ]);
+    let out = ok(&o);
+    let v = read_json(&dir.path("fm.json"));
+    let fm = &v["find_max"];
+    let answer = fm["max_sustainable_rate"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{fm:#}"));
+    assert!(
+        answer <= capacity && answer >= 0.9 * capacity,
+        "answer {answer}/s, capacity {capacity}/s\n{out}"
+    );
+    assert_eq!(fm["confirmed"], true, "{out}");
+    assert_eq!(fm["ended"], "converged", "{out}");
+    assert_eq!(fm["min_samples"], 1000);
+    let probes = fm["probes"].as_array().unwrap();
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(probes.len(), steps.len());
+    let mut at_answer = 0;
+    for p in probes {
+        let rate = p["rate"].as_f64().unwrap();
+        let step = &steps[p["step"].as_u64().unwrap() as usize];
+        assert_eq!(step["rate"].as_f64(), Some(rate));
+        if p["passed"] == true {
+            assert!(p["responses"].as_u64().unwrap() >= 1000, "{p}");
+            at_answer += usize::from(rate == answer);
+        } else if p["inconclusive"] == false {
+            // Never a failed probe as the answer, nor one below it.
+            assert!(
+                rate > answer,
+                "failed at {rate} below the answer {answer}: {p}"
+            );
+            assert!(!p["why"].as_array().unwrap().is_empty(), "{p}");
+        }
+    }
+    assert!(at_answer >= 2, "the answer was not probed twice\n{out}");
+    let bracket = fm["lowest_failed_rate"].as_f64().unwrap();
+    assert!(
+        bracket > answer && bracket <= answer * 1.10 + 1e-9,
+        "{fm:#}"
+    );
+    assert!(out.contains("Max sustainable rate:"), "{out}");
+    assert!(out.contains("FAIL: "), "{out}");
+}
+
+#[test]
+fn no_rate_meeting_the_slo_exits_1_and_says_why() {
+    let s = work_server(10);
+    let dir = TempDir::new("find-max-none");
+    let csv = dir.path("fm.csv");
+    // Every response takes 100 ms: a 20 ms p99 is out of reach at any rate.
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<20ms",
+        "--start-rate",
+        "2000",
+        "--duration",
+        "0.5s",
+        "--interval",
+        "0",
+        "--max-probes",
+        "2",
+        "--end-n-clients",
+        "300",
+        "-q",
+        "-o",
+        csv.to_str().unwrap(),
+        &format!("http://127.0.0.1:{}/work?ms=100", s.port),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}\n{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("no probed rate met the SLO"),
+        "{}",
+        stderr(&o)
+    );
+    let fm = read_json(&dir.path("fm.json"))["find_max"].clone();
+    assert_eq!(fm["max_sustainable_rate"], serde_json::Value::Null);
+    let probes = fm["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), 2, "{fm:#}");
+    assert_eq!(probes[1]["rate"], 1000.0);
+    for p in probes {
+        assert_eq!(p["passed"], false);
+        let why = p["why"].to_string();
+        assert!(why.contains("p99<20ms was"), "{why}");
+    }
+    // A metric the search cannot measure is refused before any load.
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<1s,docs_per_s>10",
+        "http://127.0.0.1:9/",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--slo docs_per_s>10"), "{}", stderr(&o));
+}
