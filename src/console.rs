@@ -35,9 +35,21 @@ pub struct Console {
     heartbeat: Option<Heartbeat>,
     step_label: String,
     last_len: usize,
-    /// The live rate: requests ended over the last second or so, from the last two
-    /// samples at least [`RATE_WINDOW`] apart (elapsed, ended, rate then).
-    window: (Duration, u64, Option<f64>),
+    /// The live rate and p99: over the last second or so, from the last two samples
+    /// at least [`RATE_WINDOW`] apart.
+    window: Window,
+}
+
+/// Where the live window starts, and what it measured when it last closed.
+#[derive(Default)]
+struct Window {
+    at: Duration,
+    ended: u64,
+    latency: crate::engine::live::Snapshot,
+    /// Requests ended per second over the last closed window.
+    rate: Option<f64>,
+    /// Its responses' p99 (coarse: the live histogram's bucket edge).
+    p99: Option<Duration>,
 }
 
 /// The live line's rate is over this long: steady enough to read, quick to follow.
@@ -80,7 +92,7 @@ impl Console {
             heartbeat: None,
             step_label: String::new(),
             last_len: 0,
-            window: (Duration::ZERO, 0, None),
+            window: Window::default(),
         }
     }
 
@@ -115,13 +127,25 @@ impl Console {
 
     /// Takes a progress sample into the live rate's window.
     fn sample(&mut self, p: Progress) {
-        let (at, n, _) = self.window;
-        if p.elapsed < at {
+        let w = &self.window;
+        if p.elapsed < w.at {
             // A new step: start again.
-            self.window = (p.elapsed, p.finished, None);
-        } else if p.elapsed - at >= RATE_WINDOW {
-            let rate = p.finished.saturating_sub(n) as f64 / (p.elapsed - at).as_secs_f64();
-            self.window = (p.elapsed, p.finished, Some(rate));
+            self.window = Window {
+                at: p.elapsed,
+                ended: p.finished,
+                latency: p.latency,
+                ..Window::default()
+            };
+        } else if p.elapsed - w.at >= RATE_WINDOW {
+            let rate = p.finished.saturating_sub(w.ended) as f64 / (p.elapsed - w.at).as_secs_f64();
+            let p99 = p.latency.since(&w.latency).quantile(0.99);
+            self.window = Window {
+                at: p.elapsed,
+                ended: p.finished,
+                latency: p.latency,
+                rate: Some(rate),
+                p99,
+            };
         }
     }
 
@@ -137,13 +161,22 @@ impl Console {
             .n_requests
             .map(|n| format!(" / {n}"))
             .unwrap_or_default();
-        let rate = self.window.2.unwrap_or(p.finished as f64 / secs.max(1e-9));
+        let rate = self
+            .window
+            .rate
+            .unwrap_or(p.finished as f64 / secs.max(1e-9));
         let mut line = format!(
             "  {}  {secs:.1} s{of}  {}{of_n} requests  {} req/s",
             self.step_label,
             p.finished,
             crate::report::fmt::fmt_qps(rate)
         );
+        if let Some(p99) = self.window.p99 {
+            line.push_str(&format!(
+                "  p99 ≤ {}",
+                crate::report::fmt::fmt_latency(p99.as_secs_f64())
+            ));
+        }
         if p.failed > 0 {
             line.push_str(&format!(
                 "  {} failed ({})",
@@ -190,7 +223,7 @@ impl Observer for Console {
         self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
         self.steps_left = Some(at.of - at.index - 1 + (at.rounds - at.round) * at.of);
         self.next_plain = PLAIN_EVERY;
-        self.window = (Duration::ZERO, 0, None);
+        self.window = Window::default();
         // One row per step: a terminal shows the step on the live line, a log gets a
         // plain progress line while a long step runs.
     }
@@ -316,6 +349,7 @@ mod tests {
                 elapsed: Duration::from_secs(10),
                 finished: 1000,
                 failed: 0,
+                latency: Default::default(),
             },
         );
         // 20 s of this step, then two steps of 30 s with 10 s pauses.
@@ -328,11 +362,13 @@ mod tests {
             elapsed: Duration::from_secs(10),
             finished: 1000,
             failed: 0,
+            latency: Default::default(),
         });
         let p = Progress {
             elapsed: Duration::from_secs(11),
             finished: 1500,
             failed: 3,
+            latency: Default::default(),
         };
         c.sample(p);
         assert_eq!(
@@ -358,9 +394,45 @@ mod tests {
                 elapsed: Duration::from_secs(1),
                 finished: 10,
                 failed: 0,
+                latency: Default::default(),
             },
         );
         assert!(line.starts_with("  step 4/4: 1 client  "), "{line}");
         assert!(!line.contains("run ends"), "{line}");
+    }
+
+    #[test]
+    fn the_progress_line_shows_the_last_windows_p99() {
+        use crate::engine::live::{Counts, Snapshot};
+        let mut c = Console::new(false, 0, 0);
+        let spec = StepSpec {
+            n_clients: 2,
+            duration: Some(Duration::from_secs(10)),
+            n_requests: None,
+            rate: None,
+        };
+        let counts = Counts::default();
+        // A slow first second, then a fast one: the line shows the last second's p99.
+        for _ in 0..100 {
+            counts.record(Duration::from_millis(300));
+        }
+        c.sample(Progress {
+            elapsed: Duration::from_secs(1),
+            finished: 100,
+            failed: 0,
+            latency: Snapshot::of([&counts]),
+        });
+        for _ in 0..1000 {
+            counts.record(Duration::from_micros(1500));
+        }
+        let p = Progress {
+            elapsed: Duration::from_secs(2),
+            finished: 1100,
+            failed: 0,
+            latency: Snapshot::of([&counts]),
+        };
+        c.sample(p);
+        let line = c.progress_line(&spec, p);
+        assert!(line.contains("1000 req/s  p99 ≤ 1.54 ms"), "{line}");
     }
 }

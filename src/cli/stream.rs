@@ -363,6 +363,7 @@ fn run_experiment(a: RunArgs, command_line: Vec<String>) -> Result<i32> {
             pid: a.pid,
             recv_buffer: None,
             from_start: false,
+            record_size: None,
             machine: true,
         },
         record_sizes: parse_sizes(&a.record_sizes)?,

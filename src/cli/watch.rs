@@ -65,6 +65,11 @@ pub struct WatchArgs {
     #[arg(long)]
     pub from_start: bool,
 
+    /// file:/dir: records are this many bytes: count them from the files' sizes and read
+    /// nothing (the seed's `ls -l` loop; ignored with --verify, which reads every line).
+    #[arg(long, value_name = "BYTES")]
+    pub record_size: Option<u64>,
+
     /// Leave /proc's memory, disk and network out of the timeline.
     #[arg(long)]
     pub no_machine: bool,
@@ -96,6 +101,7 @@ impl WatchArgs {
             pid: self.pid,
             recv_buffer: self.recv_buffer,
             from_start: self.from_start,
+            record_size: self.record_size,
             machine: !self.no_machine,
         }
     }

@@ -54,6 +54,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         .collect();
     let counter = &w.progress[w.index].0;
     let failed = &w.progress[w.index].1;
+    let live = &w.progress[w.index].2;
     let mut n = 0u64;
     let mut last_end: Option<Instant> = None;
     loop {
@@ -105,6 +106,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                         items,
                     };
                     check.check(&answer, &mut rec.items);
+                    live.record(latency);
                     s
                 }
                 Outcome::Error(_) => 0,

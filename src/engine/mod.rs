@@ -17,6 +17,7 @@
 //! step instead of vanishing from its numbers.
 
 mod client;
+pub mod live;
 pub mod pacer;
 mod stop;
 pub mod timer;
@@ -105,13 +106,15 @@ pub struct Progress {
     pub finished: u64,
     /// Of those, requests without a 2xx/3xx response (errors, 4xx, 5xx).
     pub failed: u64,
+    /// Every response's latency so far, coarsely: the live line's p99 over its window.
+    pub latency: live::Snapshot,
 }
 
-/// One worker's counters (ended, failed), on their own cache line so workers never
-/// contend; only the worker writes them.
+/// One worker's counters (ended, failed, coarse latency), on cache lines of their own
+/// so workers never contend; only the worker writes them.
 #[repr(align(64))]
 #[derive(Default)]
-struct PaddedCounter(AtomicU64, AtomicU64);
+struct PaddedCounter(AtomicU64, AtomicU64, live::Counts);
 
 /// How one worker paces its clients.
 enum WorkerPace {
@@ -253,6 +256,7 @@ pub fn run_step<W: Workload>(
                     elapsed: t0.elapsed(),
                     finished,
                     failed,
+                    latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
                 });
             }
             // Every worker has answered (or died without a word).

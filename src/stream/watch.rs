@@ -39,6 +39,9 @@ pub struct WatchOptions {
     pub pid: Option<u32>,
     pub recv_buffer: Option<usize>,
     pub from_start: bool,
+    /// file:/dir: without --verify: records of this size, counted from file sizes
+    /// (nothing read).
+    pub record_size: Option<u64>,
     /// Sample /proc beside each interval.
     pub machine: bool,
 }
@@ -89,6 +92,12 @@ impl WatchOptions {
         if self.expect == Some(0) {
             return Err(flag("--expect", "must be at least 1"));
         }
+        if self.record_size == Some(0) {
+            return Err(flag("--record-size", "must be at least 1"));
+        }
+        if self.record_size.is_some() && !matches!(uri, SourceUri::File(_) | SourceUri::Dir(_)) {
+            return Err(flag("--record-size", "is for file: and dir: sources"));
+        }
         if self.recv_buffer.is_some() && !matches!(uri, SourceUri::ListenUdp(_)) {
             return Err(flag("--recv-buffer", "is for listen:udp:// sources"));
         }
@@ -116,6 +125,7 @@ impl WatchOptions {
                 verify: self.verify,
                 recv_buffer: self.recv_buffer,
                 from_start: self.from_start,
+                record_size: self.record_size,
             },
         )?;
         Ok((running, plan))
@@ -302,6 +312,7 @@ mod tests {
             pid: None,
             recv_buffer: None,
             from_start: false,
+            record_size: None,
             machine: false,
         }
     }

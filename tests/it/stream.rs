@@ -642,3 +642,42 @@ fn stream_run_makes_the_seeds_table() {
             .is_some_and(|m| m > 0.0)
     );
 }
+
+#[test]
+fn watch_counts_fixed_size_records_from_file_sizes_alone() {
+    let dir = TempDir::new("stream-watch-size");
+    let f = dir.path("d");
+    std::fs::create_dir_all(&f).unwrap();
+    let w = Watch::start(&[
+        &format!("dir:{}", f.display()),
+        "--record-size",
+        "100",
+        "--interval",
+        "100ms",
+        "--warmup",
+        "0",
+        "--window",
+        "30s",
+        "--expect",
+        "3000",
+        "--no-machine",
+    ]);
+    std::thread::sleep(Duration::from_millis(300));
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("dir:{}", f.display()),
+        "--record-size",
+        "100",
+        "-n",
+        "1000",
+        "-c",
+        "3",
+        "--rotate",
+        "300",
+    ]));
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("In all: 3,000 records, 0.3 MiB"), "{text}");
+}
