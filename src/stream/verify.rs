@@ -16,6 +16,11 @@ use super::record::{decode, Record};
 pub const MAX_SENDER: u32 = 4095;
 /// Sequence numbers at or above this are not ours (the bitmap would be 1 GiB).
 pub const MAX_SEQ: u64 = 1 << 33;
+/// All senders' bitmaps together stay under this many 64-bit words (256 MiB, 2^31
+/// sequence numbers): a hostile or garbled pipeline cannot make `watch --verify`
+/// allocate without bound (4,096 senders × 1 GiB). A record past it is counted with
+/// the foreign lines.
+const MAX_BITMAP_WORDS: usize = 1 << 25;
 /// The longest latency tracked exactly: one hour, in µs.
 const MAX_LATENCY_US: u64 = 3_600_000_000;
 
@@ -31,11 +36,18 @@ struct Track {
 }
 
 impl Track {
+    /// Counts `seq`; false (and nothing counted) when its bitmap would grow past what
+    /// is left of `budget` words.
     #[inline]
-    fn add(&mut self, seq: u64) {
+    fn add(&mut self, seq: u64, budget: &mut usize) -> bool {
         let (w, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
         if w >= self.seen.len() {
             let want = (w + 1).max(self.seen.len() * 2).max(1024);
+            let grow = want - self.seen.len();
+            if grow > *budget {
+                return false;
+            }
+            *budget -= grow;
             self.seen.resize(want, 0);
         }
         self.received += 1;
@@ -50,6 +62,7 @@ impl Track {
             Some(m) if seq == m => {}
             _ => self.max = Some(seq),
         }
+        true
     }
 
     fn merge(&mut self, o: &Track) {
@@ -80,6 +93,8 @@ pub struct Verifier {
     /// Records whose send time is after their arrival (clocks apart): latency 0.
     early: u64,
     foreign: u64,
+    /// Bitmap words this verifier may still allocate ([`MAX_BITMAP_WORDS`]).
+    budget: usize,
 }
 
 impl Default for Verifier {
@@ -90,6 +105,7 @@ impl Default for Verifier {
             latency: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("valid bounds"),
             early: 0,
             foreign: 0,
+            budget: MAX_BITMAP_WORDS,
         }
     }
 }
@@ -177,7 +193,10 @@ impl Verifier {
             }
             None => self.shared.get_or_insert_with(Track::default),
         };
-        track.add(r.seq);
+        if !track.add(r.seq, &mut self.budget) {
+            self.foreign += 1;
+            return;
+        }
         if let Some(t) = r.sent_us {
             let lat = if now_us >= t {
                 now_us - t
@@ -334,6 +353,25 @@ mod tests {
             seq,
             sent_us: Some(1_000),
         }
+    }
+
+    /// Bug: a record claiming sequence 2^33 − 1 grew its sender's bitmap to 1 GiB, and
+    /// 4,096 such senders would ask for 4 TiB (found by reading the fuzz target's limits).
+    #[test]
+    fn regression_hostile_sequence_numbers_stay_within_the_bitmap_budget() {
+        let mut v = Verifier::default();
+        for sender in 0..=MAX_SENDER {
+            v.record(rec(sender, MAX_SEQ - 1), 2_000);
+        }
+        let words: usize = v.senders.iter().flatten().map(|t| t.seen.len()).sum();
+        assert!(words <= MAX_BITMAP_WORDS, "{words} words");
+        assert_eq!(
+            v.report(None, None).foreign_lines,
+            u64::from(MAX_SENDER) + 1
+        );
+        // Ordinary numbers still count once the big ones are refused.
+        v.record(rec(7, 3), 2_000);
+        assert_eq!(v.report(None, None).received, 1);
     }
 
     #[test]
