@@ -4,12 +4,13 @@
 //! per-second timeline of the whole, and the recovery after each event.
 //!
 //! - [`scenario`]: the TOML file, checked before any load (file, line and key in
-//!   every error).
+//!   every error); `file`: its shape as serde reads it.
 //! - [`events`]: the events' clock and their commands.
 //! - [`run`]: phases → the runner's steps, the mix, the events, the recovery.
 //! - [`profiles`]: the built-in scenarios (`--profile NAME`).
 
 pub mod events;
+mod file;
 pub mod profiles;
 pub mod run;
 pub mod scenario;

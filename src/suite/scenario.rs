@@ -13,11 +13,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use serde::Deserialize;
 use toml::Spanned;
 
 use crate::analysis::recovery::Criteria;
 use crate::spec::parse_duration;
+
+use super::file::{FileBulk, FileRecovery, FileScenario, FileToxic, NumOrText, TOXICS};
 
 /// The most phases and events a scenario may have: each phase is a step of the result.
 pub const MAX_PHASES: usize = 1000;
@@ -43,153 +44,6 @@ pub enum ScenarioError {
     #[error("{path}: {why}")]
     Whole { path: String, why: String },
 }
-
-/// A value that is a number or a string in the file (`duration = 20` or `"20s"`).
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-enum NumOrText {
-    Int(i64),
-    Float(f64),
-    Text(String),
-}
-
-impl NumOrText {
-    fn text(&self) -> String {
-        match self {
-            NumOrText::Int(i) => i.to_string(),
-            NumOrText::Float(f) => f.to_string(),
-            NumOrText::Text(t) => t.clone(),
-        }
-    }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileScenario {
-    /// `--default-hosts`: hosts for patterns without their own, round-robin.
-    hosts: Option<Spanned<Vec<String>>>,
-    port: Option<u16>,
-    path: Option<String>,
-    method: Option<String>,
-    timeout: Option<Spanned<NumOrText>>,
-    keep_alive: Option<bool>,
-    threads: Option<Spanned<usize>>,
-    seed: Option<u64>,
-    #[serde(default)]
-    headers: Vec<String>,
-    #[serde(default)]
-    allow_pattern_hosts: bool,
-    #[serde(default)]
-    targets: BTreeMap<String, Spanned<FileTarget>>,
-    recovery: Option<FileRecovery>,
-    #[serde(default, rename = "phase")]
-    phases: Vec<Spanned<FilePhase>>,
-    #[serde(default, rename = "event")]
-    events: Vec<Spanned<FileEvent>>,
-    /// Toxiproxy's API, for `toxic` events.
-    toxiproxy: Option<String>,
-    /// `--threshold`s, judged per phase and over the whole scenario.
-    #[serde(default)]
-    thresholds: Vec<Spanned<String>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileTarget {
-    pid: Option<u32>,
-    pid_file: Option<String>,
-    pid_command: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileRecovery {
-    success: Option<Spanned<f64>>,
-    p99_factor: Option<Spanned<f64>>,
-    throughput: Option<Spanned<f64>>,
-    hold: Option<Spanned<NumOrText>>,
-    baseline: Option<Spanned<NumOrText>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FilePhase {
-    name: Spanned<String>,
-    duration: Spanned<NumOrText>,
-    /// Optional start; must not be before the previous phase's end.
-    start: Option<Spanned<NumOrText>>,
-    rate: Option<Spanned<NumOrText>>,
-    clients: Option<Spanned<usize>>,
-    #[serde(default, rename = "workload")]
-    workloads: Vec<Spanned<FileWorkload>>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileWorkload {
-    patterns: Option<String>,
-    url: Option<String>,
-    bulk: Option<Spanned<FileBulk>>,
-    weight: Option<Spanned<i64>>,
-}
-
-/// `bulk = { target = "couchdb", url = "http://127.0.0.1:5984/db", batch = 100 }`:
-/// `hakaru bulk`'s writers as a workload of the mix.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileBulk {
-    target: Option<String>,
-    url: String,
-    batch: Option<u64>,
-    doc: Option<String>,
-    table: Option<String>,
-    #[serde(default)]
-    single: bool,
-    #[serde(default)]
-    verify: bool,
-    ids: Option<String>,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileEvent {
-    at: Spanned<NumOrText>,
-    run: Option<Spanned<String>>,
-    /// A Toxiproxy toxic added at `at` (and removed after `for`).
-    toxic: Option<Spanned<FileToxic>>,
-    #[serde(rename = "for")]
-    for_: Option<Spanned<NumOrText>>,
-    name: Option<String>,
-    timeout: Option<Spanned<NumOrText>>,
-    on_failure: Option<Spanned<String>>,
-    /// Measure recovery after this event (default true).
-    recovery: Option<bool>,
-}
-
-/// `toxic = { proxy = "web", type = "latency", attributes = { latency = 200 } }`:
-/// Toxiproxy's own toxic, as its API takes it.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileToxic {
-    proxy: String,
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default)]
-    attributes: toml::Table,
-    stream: Option<String>,
-    toxicity: Option<f64>,
-}
-
-/// Toxiproxy's toxics, as its API names them.
-const TOXICS: [&str; 7] = [
-    "latency",
-    "bandwidth",
-    "slow_close",
-    "timeout",
-    "reset_peer",
-    "slicer",
-    "limit_data",
-];
 
 /// Where Toxiproxy's API listens unless the scenario says (`toxiproxy = "…"`).
 pub const DEFAULT_TOXIPROXY: &str = "http://127.0.0.1:8474";
