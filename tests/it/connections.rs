@@ -12,8 +12,6 @@
 //! sends no request that its pause would carry past the end, so the step ends (and the
 //! connections close) after the last round that fits: at least 55 s of the 60.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
 use std::time::Duration;
 
 use rustix::process::{getrlimit, setrlimit, Resource, Rlimit};
@@ -64,26 +62,7 @@ fn hold_seconds() -> u64 {
 
 /// `hakaru serve` on a loopback port, as a child stopped by its PID when dropped.
 fn serve() -> Server {
-    let mut child = hakaru()
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("hakaru serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .trim()
-        .rsplit_once(':')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        dir: TempDir::new("connections-server"),
-    }
+    hakaru_serve(&[], "connections-server")
 }
 
 #[test]

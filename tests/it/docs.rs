@@ -3,34 +3,11 @@
 //! (202, no "mode ignored" warning), conflicts counted, full commit recorded. Counts
 //! only, never time.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use crate::util::*;
 
 /// `hakaru serve --docs` on a loopback port, stopped by its PID when dropped.
 pub(crate) fn docs_server() -> Server {
-    let mut child = hakaru()
-        .args(["serve", "--docs", "--bind", "127.0.0.1:0", "--threads", "2"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("hakaru serve --docs starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .trim()
-        .rsplit_once(':')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        dir: TempDir::new("docs-server"),
-    }
+    hakaru_serve(&["--docs", "--threads", "2"], "docs-server")
 }
 
 pub(crate) fn create_db(s: &Server, name: &str) -> String {

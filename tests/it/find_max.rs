@@ -5,41 +5,12 @@
 //! The assertions are on the search's own verdicts and counts; the one number compared
 //! with the truth is the answer, against a capacity fixed by construction.
 
-use std::io::{BufRead, BufReader};
-use std::process::Stdio;
-
 use crate::util::*;
 
 /// `hakaru serve --workers N` on a loopback port, stopped by its PID when dropped.
 fn work_server(workers: usize) -> Server {
-    let mut child = hakaru()
-        .args([
-            "serve",
-            "--bind",
-            "127.0.0.1:0",
-            "--threads",
-            "2",
-            "--workers",
-            &workers.to_string(),
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("hakaru serve starts");
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let port = line
-        .trim()
-        .rsplit_once(':')
-        .and_then(|(_, p)| p.parse().ok())
-        .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        dir: TempDir::new("work-server"),
-    }
+    let workers = workers.to_string();
+    hakaru_serve(&["--threads", "2", "--workers", &workers], "work-server")
 }
 
 #[test]

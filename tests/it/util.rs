@@ -161,6 +161,34 @@ pub fn have(program: &str) -> bool {
     found
 }
 
+/// `hakaru serve ARGS --bind 127.0.0.1:0` as a child stopped by its PID when dropped;
+/// the port is the one it prints when it listens.
+pub fn hakaru_serve(args: &[&str], name: &str) -> Server {
+    use std::io::{BufRead, BufReader};
+    let mut child = hakaru()
+        .arg("serve")
+        .args(args)
+        .args(["--bind", "127.0.0.1:0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("hakaru serve starts");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let port = line
+        .trim()
+        .rsplit_once(':')
+        .and_then(|(_, p)| p.parse().ok())
+        .unwrap_or_else(|| panic!("no address in {line:?}"));
+    Server {
+        child,
+        port,
+        dir: TempDir::new(name),
+    }
+}
+
 /// A child process we started, killed by its PID when dropped.
 pub struct Server {
     pub child: Child,
