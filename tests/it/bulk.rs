@@ -39,8 +39,9 @@ fn doc_count(db: &str) -> u64 {
     v["doc_count"].as_u64().unwrap()
 }
 
-/// `hakaru bulk ARGS -o DIR/bulk.csv`: the output and the JSON result.
-fn bulk(dir: &TempDir, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+/// `hakaru bulk ARGS -o DIR/bulk.csv`: the output and the JSON result (null when
+/// the run wrote none).
+pub(crate) fn bulk(dir: &TempDir, args: &[&str]) -> (std::process::Output, serde_json::Value) {
     let csv = dir.path("bulk.csv");
     let _ = std::fs::remove_file(dir.path("bulk.json"));
     let out = hakaru()
@@ -183,14 +184,13 @@ fn every_id_strategy_writes_without_conflicts() {
     assert_eq!(doc_count(&db), 1000);
 }
 
-#[test]
-fn a_conflict_injected_on_purpose_is_counted_by_kind() {
-    if !have_pouchdb() {
-        return;
-    }
-    let s = pouchdb();
-    let db = couch_db(&s, "conflicts");
-    // The first ten IDs the run's only writer will use.
+/// The conflict the issue asks for, on purpose: the first ten IDs the run's only
+/// writer will use are created first, then 60 documents are written in batches of 20
+/// with `--verify`. Any CouchDB-compatible database URL.
+pub(crate) fn bulk_with_ten_conflicts(
+    db: &str,
+    dir: &TempDir,
+) -> (std::process::Output, serde_json::Value) {
     let docs: Vec<String> = (0..10)
         .map(|i| format!(r#"{{"_id":"t-000000-{i:012}"}}"#))
         .collect();
@@ -201,11 +201,10 @@ fn a_conflict_injected_on_purpose_is_counted_by_kind() {
     )
     .unwrap();
     assert_eq!(status, 201);
-    let dir = TempDir::new("bulk-conflict");
-    let (out, v) = bulk(
-        &dir,
+    bulk(
+        dir,
         &[
-            &db,
+            db,
             "--batch-sizes",
             "20",
             "--count",
@@ -214,7 +213,18 @@ fn a_conflict_injected_on_purpose_is_counted_by_kind() {
             "t-",
             "--verify",
         ],
-    );
+    )
+}
+
+#[test]
+fn a_conflict_injected_on_purpose_is_counted_by_kind() {
+    if !have_pouchdb() {
+        return;
+    }
+    let s = pouchdb();
+    let db = couch_db(&s, "conflicts");
+    let dir = TempDir::new("bulk-conflict");
+    let (out, v) = bulk_with_ten_conflicts(&db, &dir);
     let text = ok(&out);
     assert_eq!(step_bulk(&v, 0)["item_errors"]["conflict"], 10, "{text}");
     assert_eq!(step_bulk(&v, 0)["docs_acknowledged"], 50);

@@ -3,6 +3,7 @@
 //! (202, no "mode ignored" warning), conflicts counted, full commit recorded. Counts
 //! only, never time.
 
+use crate::bulk::{bulk, bulk_with_ten_conflicts};
 use crate::util::*;
 
 /// `hakaru serve --docs` on a loopback port, stopped by its PID when dropped.
@@ -21,18 +22,6 @@ pub(crate) fn doc_count(db: &str) -> u64 {
     let (_, info) = http(db, "GET", None).unwrap();
     let v: serde_json::Value = serde_json::from_str(&info).unwrap();
     v["doc_count"].as_u64().unwrap()
-}
-
-fn bulk(dir: &TempDir, args: &[&str]) -> (std::process::Output, serde_json::Value) {
-    let csv = dir.path("bulk.csv");
-    let out = hakaru()
-        .arg("bulk")
-        .args(args)
-        .arg("-o")
-        .arg(&csv)
-        .output()
-        .expect("hakaru runs");
-    (out, read_json(&dir.path("bulk.json")))
 }
 
 #[test]
@@ -127,30 +116,8 @@ fn batch_ok_is_answered_202_without_a_warning_and_kept() {
 fn a_conflict_is_counted_by_kind() {
     let s = docs_server();
     let db = create_db(&s, "conflicts");
-    let docs: Vec<String> = (0..10)
-        .map(|i| format!(r#"{{"_id":"t-000000-{i:012}"}}"#))
-        .collect();
-    let (status, _) = http(
-        &format!("{db}/_bulk_docs"),
-        "POST",
-        Some(&format!(r#"{{"docs":[{}]}}"#, docs.join(","))),
-    )
-    .unwrap();
-    assert_eq!(status, 201);
     let dir = TempDir::new("docs-conflict");
-    let (out, v) = bulk(
-        &dir,
-        &[
-            &db,
-            "--batch-sizes",
-            "20",
-            "--count",
-            "60",
-            "--id-prefix",
-            "t-",
-            "--verify",
-        ],
-    );
+    let (out, v) = bulk_with_ten_conflicts(&db, &dir);
     let text = ok(&out);
     assert_eq!(
         v["steps"][0]["bulk"]["item_errors"]["conflict"], 10,
