@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::files::{run_report, MarkdownTo, OutputPlan};
+use crate::report::files::{run_report_with, MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -68,16 +68,28 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    // Read before any file is written, so a result thresholds cannot judge is refused first.
+    // Read and judged before any file is written, so a result thresholds cannot judge
+    // is refused first, and the pages show the verdicts. The result file is not changed.
     let mut judged = if args.thresholds.thresholds.is_empty() {
         None
     } else {
         Some(read_json_result(&args.result)?)
     };
+    let mut table = None;
+    if let Some(run) = judged.as_mut() {
+        args.thresholds
+            .check(run.mode == crate::result::Mode::Bulk)?;
+        table = args.thresholds.judge(run, None)?;
+    }
     let plan = args.charts.plan(args.output);
-    let written = run_report(&args.result, &plan)?;
+    let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
+    let written = run_report_with(&args.result, &plan, judged.as_ref())?;
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
-    if let Some(suite) = suite_result(&args.result) {
+    if let Some(suite) = judged
+        .clone()
+        .filter(|r| r.suite.is_some())
+        .or_else(|| suite_result(&args.result))
+    {
         for f in written
             .files
             .iter()
@@ -91,15 +103,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for f in &written.files {
         eprintln!("wrote {}", f.display());
     }
-    let Some(run) = judged.as_mut() else {
-        return Ok(0);
-    };
-    args.thresholds
-        .check(run.mode == crate::result::Mode::Bulk)?;
-    if let Some(table) = args.thresholds.judge(run, None)? {
+    // The verdicts the result already keeps are shown too (Markdown on stdout has them).
+    let table = table.or_else(|| kept_table(&args.result));
+    if let Some(table) = table.filter(|_| !markdown_on_stdout) {
         print!("\n{table}");
     }
-    Ok(super::threshold::exit_code(run, 0))
+    Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
+}
+
+/// The thresholds table of the verdicts a hakaru JSON result (or the JSON beside its
+/// CSV) already keeps.
+fn kept_table(path: &std::path::Path) -> Option<String> {
+    let json = path.with_extension("json");
+    let text = std::fs::read_to_string(&json).ok()?;
+    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
+    let t = run.thresholds.as_ref()?;
+    Some(crate::report::threshold::threshold_table(&run, t))
 }
 
 /// The result at `path` (or the JSON beside its CSV) when it is a scenario's.

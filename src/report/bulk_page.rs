@@ -149,6 +149,11 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
         "<h1>{}</h1><p class=\"sub\">Bulk writes: documents per second and latency by batch size and parallel writers</p>",
         esc(&labels.join(" · "))
     );
+    // One run's report leads with its thresholds' verdicts (a comparison leaves them to
+    // each run's own report).
+    if let [(_, run)] = runs {
+        b.push_str(&html::verdict_sections(run));
+    }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
             b,
@@ -187,6 +192,9 @@ pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
     let mut o = String::new();
     for (label, run) in runs {
         let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
+        if let (Some(t), 1) = (&run.thresholds, runs.len()) {
+            let _ = writeln!(o, "{}", super::threshold::threshold_markdown(run, t));
+        }
         o.push_str("| batch | writers | docs/s | req/s | p50 | p99 | acknowledged | item errors |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for s in &run.steps {
             let bk = s.bulk.clone().unwrap_or_default();

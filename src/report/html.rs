@@ -12,6 +12,7 @@ use crate::report::sections::{
     hosts_section, probes_section, rounds_section, run_section, status_section,
 };
 use crate::report::ReportOptions;
+use crate::result::RunResult;
 use crate::series::Series;
 
 pub(crate) const CSS: &str = r#"
@@ -50,6 +51,15 @@ code.flag { white-space: nowrap; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px;
   overflow-wrap: anywhere; }
 .note { color: #5a6270; font-size: 13px; margin: 6px 0 0; }
+section.thresholds.failed { border: 2px solid #d9534f; }
+section.thresholds.passed { border: 2px solid #5cb85c; }
+section.thresholds.failed h2 { color: #a61b0f; }
+section.thresholds.passed h2 { color: #1a7f37; }
+td.fail { background: #fdecea; color: #a61b0f; font-weight: 600; }
+td.pass { color: #1a7f37; }
+tr.failed td.l { color: #a61b0f; font-weight: 600; }
+tr.overall td { border-bottom: 2px solid #d5d9e0; }
+ul.why { margin: 8px 0 0; padding-left: 20px; }
 footer { color: #8a919c; font-size: 12px; text-align: center; }
 "#;
 
@@ -298,6 +308,22 @@ pub(crate) fn warnings_box(warnings: &[String]) -> String {
 
 /// The whole report of one run as an HTML page.
 pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
+    html_report_with(s, None, opts)
+}
+
+/// The sections a hakaru JSON result adds at the top of its report, above what any
+/// result file shows: the thresholds' verdicts.
+pub(crate) fn verdict_sections(run: &RunResult) -> String {
+    let mut b = String::new();
+    if let Some(t) = &run.thresholds {
+        b.push_str(&crate::report::threshold::threshold_html(run, t));
+    }
+    b
+}
+
+/// [`html_report`] with what only hakaru's JSON result keeps (`run`, when there is
+/// one): its thresholds' verdicts near the top.
+pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) -> String {
     // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
     // cold first round.
     let shown = if s.rounds() > 1 {
@@ -315,6 +341,9 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         esc(&s.name()),
         esc(&source_line(s))
     );
+    if let Some(run) = run {
+        b.push_str(&verdict_sections(run));
+    }
     if s.is_open_model() {
         b.push_str(&rate_body(main, &drawn, opts));
     } else {

@@ -72,22 +72,46 @@ pub enum ReadError {
 
 /// Reads one result file of any supported kind. The label is the file stem.
 pub fn read_result(path: &Path) -> Result<Series, ReadError> {
+    read_result_and_run(path).map(|(s, _)| s)
+}
+
+/// [`read_result`] with hakaru's JSON result behind the series, when there is one:
+/// the file itself, or the JSON beside hakaru's CSV (its thresholds' verdicts and
+/// `--find-max` search are not in the CSV). A JSON beside that cannot be read is
+/// passed over: the report is of the file given.
+pub fn read_result_and_run(path: &Path) -> Result<(Series, Option<RunResult>), ReadError> {
     let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
         path: path.to_owned(),
         error,
     })?;
-    read_result_bytes(path, &bytes)
+    let (series, run) = read_bytes(path, &bytes)?;
+    let run = match run {
+        Some(run) => Some(run),
+        None if series.format == SourceFormat::HakaruCsv => {
+            let json = path.with_extension("json");
+            std::fs::read_to_string(&json)
+                .ok()
+                .and_then(|t| crate::result::json::from_json(&t, &json.display().to_string()).ok())
+        }
+        None => None,
+    };
+    Ok((series, run))
 }
 
 /// [`read_result`] of bytes already read; `path` names them (and labels the series).
 #[doc(hidden)]
 pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError> {
+    read_bytes(path, bytes).map(|(s, _)| s)
+}
+
+fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), ReadError> {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start_matches('\u{feff}');
-    let series = if text.trim_start().starts_with('{') {
-        read_json(path, text)?
+    let (series, run) = if text.trim_start().starts_with('{') {
+        let (s, run) = read_json(path, text)?;
+        (s, Some(run))
     } else {
-        read_csv(path, text)?
+        (read_csv(path, text)?, None)
     };
     if series.points.is_empty() {
         return Err(ReadError::Empty {
@@ -95,7 +119,7 @@ pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError>
         });
     }
     check_units(&series)?;
-    Ok(series)
+    Ok((series, run))
 }
 
 fn label_of(path: &Path) -> String {
@@ -104,7 +128,7 @@ fn label_of(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
+fn read_json(path: &Path, text: &str) -> Result<(Series, RunResult), ReadError> {
     let json_err = |message: String| ReadError::Json {
         path: path.to_owned(),
         message,
@@ -131,7 +155,7 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
     }
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
-    Ok(series)
+    Ok((series, run))
 }
 
 /// What one CSV column holds.
