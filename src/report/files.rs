@@ -132,7 +132,21 @@ pub fn run_report_with(
         html_report_with(&s, run, &plan.options).as_bytes(),
     )?;
     out.files.push(html_path.clone());
-    write_charts(&[&s], &html_path, plan, &mut out)?;
+    let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
+    match find_max {
+        // A search's probes ran in no order of rate: drawn by rate.
+        Some((r, fm)) => {
+            write_charts(
+                &[&crate::report::html::by_rate(&s)],
+                &html_path,
+                plan,
+                &mut out,
+            )?;
+            let charts = crate::report::find_max::find_max_charts(r, fm, &plan.options);
+            write_more_charts(&s.name(), charts, &html_path, plan, &mut out)?;
+        }
+        None => write_charts(&[&s], &html_path, plan, &mut out)?,
+    }
     match &plan.markdown {
         Some(MarkdownTo::Stdout) => out.stdout = markdown_report_with(&s, run),
         Some(MarkdownTo::File(p)) => {
@@ -142,9 +156,45 @@ pub fn run_report_with(
         None => {}
     }
     if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = chart::terminal_summary(&s, 100);
+        out.stdout = match find_max {
+            Some((_, fm)) => format!(
+                "{}\n{}",
+                crate::report::find_max::probe_table(fm),
+                crate::report::find_max::find_max_summary(fm)
+            ),
+            None => chart::terminal_summary(&s, 100),
+        };
     }
     Ok(out)
+}
+
+/// Writes charts that only hakaru's JSON result can draw (a `--find-max` search's)
+/// beside `base` as SVG and/or PNG, titled with the run's `name`.
+fn write_more_charts(
+    name: &str,
+    charts: Vec<(&'static str, chart::LineChart)>,
+    base: &Path,
+    plan: &OutputPlan,
+    out: &mut Written,
+) -> Result<(), ReportError> {
+    for (suffix, mut c) in charts {
+        c.title = format!("{} — {name}", c.title);
+        if plan.svg {
+            let p = sibling(base, &format!("{suffix}.svg"));
+            let svg = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+                chart::render_line_chart(&c)
+            );
+            write_atomic(&p, svg.as_bytes())?;
+            out.files.push(p);
+        }
+        if plan.png {
+            let p = sibling(base, &format!("{suffix}.png"));
+            crate::report::png::render_png(&c, &p)?;
+            out.files.push(p);
+        }
+    }
+    Ok(())
 }
 
 /// `hakaru compare`: reads the results (labels from `labels` or the file stems) and

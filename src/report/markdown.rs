@@ -55,6 +55,14 @@ pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String 
             extra.push_str(&crate::report::threshold::threshold_markdown(r, t));
             extra.push('\n');
         }
+        // A `--find-max` search is read by its answer and probes, not rate by rate.
+        if let Some(fm) = &r.find_max {
+            return format!(
+                "### {}\n\n{extra}{}",
+                run.name(),
+                crate::report::find_max::find_max_markdown(fm)
+            );
+        }
     }
     // A repeated run: its warm rounds' mean, as the HTML report shows it.
     let warm;
