@@ -84,18 +84,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = args.charts.plan(args.output);
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
     let written = run_report_with(&args.result, &plan, judged.as_ref())?;
+    // What the result keeps (a CSV's from the JSON beside it): its scenario, its verdicts.
+    let kept = judged.clone().or_else(|| kept_result(&args.result));
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
-    if let Some(suite) = judged
-        .clone()
-        .filter(|r| r.suite.is_some())
-        .or_else(|| suite_result(&args.result))
-    {
+    if let Some(suite) = kept.as_ref().filter(|r| r.suite.is_some()) {
         for f in written
             .files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "html"))
         {
-            std::fs::write(f, crate::report::suite::html(&suite))
+            std::fs::write(f, crate::report::suite::html(suite))
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
         }
     }
@@ -104,29 +102,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("wrote {}", f.display());
     }
     // The verdicts the result already keeps are shown too (Markdown on stdout has them).
-    let table = table.or_else(|| kept_table(&args.result));
+    let table = table.or_else(|| {
+        let run = kept.as_ref()?;
+        Some(crate::report::threshold::threshold_table(
+            run,
+            run.thresholds.as_ref()?,
+        ))
+    });
     if let Some(table) = table.filter(|_| !markdown_on_stdout) {
         print!("\n{table}");
     }
     Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
 }
 
-/// The thresholds table of the verdicts a hakaru JSON result (or the JSON beside its
-/// CSV) already keeps.
-fn kept_table(path: &std::path::Path) -> Option<String> {
+/// hakaru's JSON result at `path` (or beside its CSV), when there is one that reads.
+fn kept_result(path: &std::path::Path) -> Option<crate::result::RunResult> {
     let json = path.with_extension("json");
     let text = std::fs::read_to_string(&json).ok()?;
-    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
-    let t = run.thresholds.as_ref()?;
-    Some(crate::report::threshold::threshold_table(&run, t))
-}
-
-/// The result at `path` (or the JSON beside its CSV) when it is a scenario's.
-fn suite_result(path: &std::path::Path) -> Option<crate::result::RunResult> {
-    let json = path.with_extension("json");
-    let text = std::fs::read_to_string(&json).ok()?;
-    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
-    run.suite.is_some().then_some(run)
+    crate::result::json::from_json(&text, &json.display().to_string()).ok()
 }
 
 /// hakaru's JSON result at `path`, or beside it when `path` is its CSV.

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::result::{RunResult, SCHEMA_VERSION};
+use crate::result::RunResult;
 use crate::series::{error_share, share, Point, Series, SourceFormat};
 
 use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
@@ -26,17 +26,10 @@ pub enum ReadError {
         path: PathBuf,
         error: std::io::Error,
     },
-    #[error("{path}: not a hakaru JSON result: {message}")]
-    Json { path: PathBuf, message: String },
-    #[error(
-        "{path}: result schema version {found} is newer than this hakaru understands \
-         (up to {supported}); upgrade hakaru to read it"
-    )]
-    FutureSchema {
-        path: PathBuf,
-        found: u64,
-        supported: u32,
-    },
+    /// hakaru's JSON result, refused as [`crate::result::json::from_json`] refuses it
+    /// (not JSON, not a result, or written by a newer hakaru).
+    #[error(transparent)]
+    Json(#[from] crate::result::json::ResultReadError),
     #[error(
         "{path}: not a drnbench or hakaru result: missing column(s) {}; found: {}",
         missing.join(", "),
@@ -129,30 +122,9 @@ fn label_of(path: &Path) -> String {
 }
 
 fn read_json(path: &Path, text: &str) -> Result<(Series, RunResult), ReadError> {
-    let json_err = |message: String| ReadError::Json {
-        path: path.to_owned(),
-        message,
-    };
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| json_err(e.to_string()))?;
-    // The version is checked before the shape, so a newer file gets the clear message
-    // instead of whatever field it renamed.
-    match value.get("schema_version").and_then(|v| v.as_u64()) {
-        None => return Err(json_err("no schema_version field".into())),
-        Some(found) if found > u64::from(SCHEMA_VERSION) => {
-            return Err(ReadError::FutureSchema {
-                path: path.to_owned(),
-                found,
-                supported: SCHEMA_VERSION,
-            })
-        }
-        Some(_) => {}
-    }
-    let had_state = value.get("state").is_some();
-    let mut run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
-    if !had_state {
-        run.state = crate::result::RunState::from_partial(run.partial);
-    }
+    // The one reader of hakaru's JSON: the schema version checked before the shape,
+    // and `state` filled in for files written before it existed.
+    let run = crate::result::json::from_json(text, &path.display().to_string())?;
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
     Ok((series, run))

@@ -147,7 +147,10 @@ fn bad_inputs_name_the_file_and_the_fault() {
         ),
         ("bad-empty.csv", &["holds no steps"]),
         ("bad-empty.json", &["holds no steps"]),
-        ("bad-future-schema.json", &["schema version 99", &up_to]),
+        (
+            "bad-future-schema.json",
+            &["newer hakaru (schema 99", &up_to],
+        ),
         (
             "bad-milliseconds.csv",
             &["mismatched units", "milliseconds", "line 2"],
