@@ -68,13 +68,13 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    // Read and judged before any file is written, so a result thresholds cannot judge
-    // is refused first, and the pages show the verdicts. The result file is not changed.
+    // Read before any file is written, so a result thresholds cannot judge is refused first.
     let mut judged = if args.thresholds.thresholds.is_empty() {
         None
     } else {
         Some(read_json_result(&args.result)?)
     };
+    // Judged before too, so the pages show the verdicts; the result file is not changed.
     let mut table = None;
     if let Some(run) = judged.as_mut() {
         args.thresholds
