@@ -340,10 +340,14 @@ fn probes_table_html(fm: &FindMaxResult) -> String {
 pub fn find_max_markdown(fm: &FindMaxResult) -> String {
     let mut o = match fm.max_sustainable_rate {
         Some(r) => format!("#### Max sustainable rate: {}/s\n\n", fmt_qps(r)),
+        None if fm.probes.is_empty() => "#### The search ran no probe\n\n".to_owned(),
         None => "#### No rate met the SLO\n\n".to_owned(),
     };
     for line in find_max_summary(fm).lines() {
         let _ = writeln!(o, "{line}  ");
+    }
+    if fm.probes.is_empty() {
+        return o;
     }
     o.push('\n');
     let mut headers: Vec<String> = ["#", "rate/s", "answered/s", "responses"]
