@@ -704,7 +704,7 @@ impl SessionOptions {
 /// One shard's part of a step: its share of the clients, and of a closed-model `-n`
 /// budget. The open model's timetable is shared by index in the engine (the lane), so
 /// its `-n` limit stays the step's own.
-fn share_step(step: &mut StepSpec, shard: Shard) -> Result<(), SpecError> {
+pub fn share_step(step: &mut StepSpec, shard: Shard) -> Result<(), SpecError> {
     let part = |what: &'static str, total: u64| -> Result<u64, SpecError> {
         match shard.share(total) {
             0 => Err(SpecError::ShardTooSmall {

@@ -126,6 +126,9 @@ pub(super) struct FileEvent {
     pub(super) on_failure: Option<Spanned<String>>,
     /// Measure recovery after this event (default true).
     pub(super) recovery: Option<bool>,
+    /// A sharded run (`--shard K/N`): `"first"` (default) fires the event on shard 1
+    /// only, `"all"` on every shard.
+    pub(super) shards: Option<Spanned<String>>,
 }
 
 /// `toxic = { proxy = "web", type = "latency", attributes = { latency = 200 } }`:

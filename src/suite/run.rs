@@ -6,22 +6,25 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
 use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid};
 use crate::analysis::recovery::{self, Point};
-use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::suite::{
     scenario_seconds, PhaseResult, SuiteResult, SuiteVerify, WorkloadResult,
 };
-use crate::result::{LoadModel, Mode, RunResult, RunState, StepResult};
+use crate::result::{LoadModel, Mode, RunResult, RunState, Shard, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
 use crate::spec::bulk::{BulkOptions, DocSource};
-use crate::spec::{parse_duration, Load, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::spec::{
+    parse_duration, share_step, start_moment, Load, RequestOptions, RunOptions, SessionOptions,
+    SpecError, StartAt,
+};
 use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::{AnyWorkload, Mix};
 
@@ -56,6 +59,26 @@ pub enum SuiteError {
         name: String,
         pid: u32,
     },
+    #[error("{path}: phase \"{phase}\": {why}")]
+    Shard {
+        path: String,
+        phase: String,
+        why: Box<SpecError>,
+    },
+    #[error("{path}: {why}")]
+    StartAt { path: String, why: Box<SpecError> },
+}
+
+/// One load machine's part of a scenario spread over many: `--shard K/N` and
+/// `--start-at`, as on `run` and `ramp`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sharding {
+    /// Each phase's clients and rate split as `run` splits a step's: clients shared,
+    /// the open model's timetable by index (the engine's lane).
+    pub shard: Option<Shard>,
+    /// The scenario's start on the shared clock: every phase starts at it plus the
+    /// phase's start, so the shards' phases and events run together.
+    pub start_at: Option<StartAt>,
 }
 
 /// Why a scenario stopped before its result was whole.
@@ -89,15 +112,31 @@ struct SuiteHooks {
     t0: Mutex<Option<Instant>>,
     starts: Mutex<Vec<f64>>,
     events: Mutex<Option<events::Running>>,
+    /// `--start-at`: the scenario's start on the shared clock.
+    start_at: Option<SystemTime>,
+    /// How late each phase started after its planned moment (`--start-at`).
+    late: Mutex<Vec<Option<f64>>>,
+    /// Shard 1 of N, or the only machine: it fires every event.
+    first_shard: bool,
 }
 
 impl StepHooks for SuiteHooks {
-    fn before_step(&self, index: usize, _spec: &StepSpec) {
+    fn before_step(&self, index: usize, spec: &StepSpec) {
         let t0 = *self
             .t0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert_with(Instant::now);
+            .get_or_insert_with(|| match self.start_at {
+                // The shared moment on this machine's monotonic clock.
+                Some(at) => {
+                    let (wall, now) = (SystemTime::now(), Instant::now());
+                    match at.duration_since(wall) {
+                        Ok(ahead) => now + ahead,
+                        Err(past) => now.checked_sub(past.duration()).unwrap_or(now),
+                    }
+                }
+                None => Instant::now(),
+            });
         if index == 0 {
             let mut ev = self.events.lock().unwrap_or_else(|e| e.into_inner());
             if ev.is_none() {
@@ -106,15 +145,28 @@ impl StepHooks for SuiteHooks {
                     self.scenario.targets.clone(),
                     t0,
                     self.stop.clone(),
+                    self.first_shard,
                 ));
             }
         }
-        // A phase with a later start waits for it (nothing is sent meanwhile).
+        // A phase with a later start waits for it (nothing is sent meanwhile); with
+        // --start-at every phase waits for its moment on the shared clock, with the
+        // engine's timer, and how late it started is kept.
         if let Some(p) = self.scenario.phases.get(index) {
-            let due = t0 + p.start;
-            let now = Instant::now();
-            if due > now {
-                self.stop.sleep(due - now);
+            match self.start_at {
+                Some(at) => {
+                    let late = crate::runner::start::wait_until(at + p.start, &self.stop);
+                    let mut all = self.late.lock().unwrap_or_else(|e| e.into_inner());
+                    all.resize(index + 1, None);
+                    all[index] = late.map(|d| d.as_secs_f64());
+                }
+                None => {
+                    let due = t0 + p.start;
+                    let now = Instant::now();
+                    if due > now {
+                        self.stop.sleep(due - now);
+                    }
+                }
             }
         }
         self.starts
@@ -122,9 +174,16 @@ impl StepHooks for SuiteHooks {
             .unwrap_or_else(|e| e.into_inner())
             .push(t0.elapsed().as_secs_f64());
         self.mix.set_phase(index);
-        let clients = self.scenario.phases.get(index).map_or(1, |p| p.clients);
+        // This machine's writers (its share of the phase's clients).
         for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
-            b.begin_step(0, clients);
+            b.begin_step(0, spec.n_clients);
+        }
+    }
+
+    fn after_step(&self, index: usize, result: &mut StepResult) {
+        let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = late.get(index).copied().flatten() {
+            result.start_late_s = Some(l);
         }
     }
 }
@@ -137,6 +196,7 @@ pub fn build(
     output_path: Option<PathBuf>,
     command_line: Vec<String>,
     stop: Stop,
+    sharding: Sharding,
 ) -> Result<SuiteReady, SuiteError> {
     let path = scenario.path.display().to_string();
     for (name, t) in &scenario.targets {
@@ -149,7 +209,12 @@ pub fn build(
         }
     }
     let defaults = RequestOptions::default();
-    let seed = scenario.seed.unwrap_or_else(clock_seed);
+    let shard = sharding.shard;
+    // Each shard draws its own requests (and mix parts), reproducibly from the one seed.
+    let seed = scenario.seed.unwrap_or_else(clock_seed)
+        ^ shard.map_or(0, |k| {
+            u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        });
     let mut phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>> = Vec::new();
     let mut first: Option<crate::spec::Ready> = None;
     let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
@@ -163,15 +228,16 @@ pub fn build(
                 Source::Url(u) => (Some(u.clone()), None),
                 Source::Patterns(p) => (None, Some(p.clone())),
                 Source::Bulk(b) => {
-                    let ready = bulk_options(&scenario, b, phase, seed, i, j, &command_line)
-                        .build()
-                        .map_err(|why| SuiteError::Bulk {
-                            path: path.clone(),
-                            phase: phase.name.clone(),
-                            index: j + 1,
-                            source_name: w.source.describe(),
-                            why: Box::new(why),
-                        })?;
+                    let ready =
+                        bulk_options(&scenario, b, phase, seed, (i, j), shard, &command_line)
+                            .build()
+                            .map_err(|why| SuiteError::Bulk {
+                                path: path.clone(),
+                                phase: phase.name.clone(),
+                                index: j + 1,
+                                source_name: w.source.describe(),
+                                why: Box::new(why),
+                            })?;
                     tls = tls.or(ready.engine.tls.clone());
                     if b.verify {
                         verified.push((i, ready.workload.clone()));
@@ -258,7 +324,7 @@ pub fn build(
         .expect("a fixed valid run"),
     };
     let mix = Arc::new(Mix::new(phases, seed));
-    let steps: Vec<StepSpec> = scenario
+    let mut steps: Vec<StepSpec> = scenario
         .phases
         .iter()
         .map(|p| StepSpec {
@@ -273,10 +339,28 @@ pub fn build(
             }),
         })
         .collect();
+    if let Some(k) = shard {
+        for (step, phase) in steps.iter_mut().zip(&scenario.phases) {
+            share_step(step, k).map_err(|why| SuiteError::Shard {
+                path: path.clone(),
+                phase: phase.name.clone(),
+                why: Box::new(why),
+            })?;
+        }
+    }
+    let start_at =
+        start_moment(sharding.start_at, &steps, 1).map_err(|why| SuiteError::StartAt {
+            path: path.clone(),
+            why: Box::new(why),
+        })?;
     let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
     let mut engine = first.engine.clone();
     engine.timeline = true;
     engine.tls = tls;
+    // A shard sends its lane of each open-model phase's timetable.
+    engine.lane = shard.map_or(Lane::ALL, |k| {
+        Lane::shard(u64::from(k.index - 1), u64::from(k.count))
+    });
     let mut settings = first.run.settings.clone();
     settings.duration_s = None;
     settings.model = if steps.iter().any(|s| s.rate.is_some()) {
@@ -288,6 +372,8 @@ pub fn build(
     settings.patterns_source = path.clone();
     settings.n_patterns = n_patterns;
     settings.threads = engine.threads.min(most_clients);
+    settings.shard = shard;
+    settings.start_at = start_at.map(crate::sysinfo::rfc3339);
     let hooks = Arc::new(SuiteHooks {
         mix: mix.clone(),
         bulks,
@@ -296,6 +382,9 @@ pub fn build(
         t0: Mutex::new(None),
         starts: Mutex::new(Vec::new()),
         events: Mutex::new(None),
+        start_at,
+        late: Mutex::new(Vec::new()),
+        first_shard: shard.is_none_or(|k| k.index == 1),
     });
     let run = RunSpec {
         mode: Mode::Suite,
@@ -311,6 +400,7 @@ pub fn build(
         // A phase without a single response is a finding of the scenario, not its end.
         keep_going: true,
         hooks: Some(hooks.clone()),
+        // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
     };
     Ok(SuiteReady {
@@ -329,8 +419,8 @@ fn bulk_options(
     b: &BulkSpec,
     phase: &Phase,
     seed: u64,
-    i: usize,
-    j: usize,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
     command_line: &[String],
 ) -> BulkOptions {
     let defaults = BulkOptions::default();
@@ -342,7 +432,11 @@ fn bulk_options(
         duration: Some(phase.duration),
         single: b.single,
         table: b.table.clone(),
-        verify: b.verify,
+        // The scenario counts the server's documents itself (before and after), also
+        // when sharded, where `hakaru merge` sets every shard's against the server's.
+        verify: b.verify && shard.is_none(),
+        // Each shard's writers number their documents in a lane of their own.
+        shard,
         doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
         ids: b.ids,
         // Unique to the run, the phase and the workload: no two writers share an ID.
@@ -407,12 +501,14 @@ pub fn run(
             .phases
             .iter()
             .zip(&starts)
-            .map(|(p, start)| PhaseResult {
+            .zip(&ready.run.steps)
+            .map(|((p, start), step)| PhaseResult {
                 name: p.name.clone(),
                 start_s: *start,
                 duration_s: p.duration.as_secs_f64(),
                 rate: p.rate.clone(),
-                clients: p.clients,
+                // This machine's share when sharded; `merge` adds them up.
+                clients: step.n_clients,
                 workloads: p
                     .workloads
                     .iter()

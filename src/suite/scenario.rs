@@ -156,6 +156,8 @@ pub struct Event {
     /// A failed command ends the run (`on_failure = "stop"`); by default it goes on.
     pub stop_on_failure: bool,
     pub measure_recovery: bool,
+    /// With `--shard K/N`: fire on every shard (`shards = "all"`), not only on shard 1.
+    pub all_shards: bool,
 }
 
 /// What an event does.
@@ -406,6 +408,20 @@ impl Scenario {
                     ),
                 ));
             }
+            let all_shards = match &e.shards {
+                None => false,
+                Some(s) => match s.get_ref().as_str() {
+                    "first" => false,
+                    "all" => true,
+                    other => {
+                        return Err(at.error(
+                            s.span(),
+                            "shards",
+                            &format!("\"{other}\": use \"first\" or \"all\""),
+                        ))
+                    }
+                },
+            };
             let (run, action) = match (&e.run, &e.toxic) {
                 (Some(r), None) => {
                     if e.for_.is_some() {
@@ -462,6 +478,7 @@ impl Scenario {
                             timeout: DEFAULT_EVENT_TIMEOUT,
                             stop_on_failure: false,
                             measure_recovery: e.recovery.unwrap_or(true),
+                            all_shards,
                         });
                     }
                     (run, action)
@@ -496,6 +513,7 @@ impl Scenario {
                 timeout,
                 stop_on_failure,
                 measure_recovery: e.recovery.unwrap_or(true),
+                all_shards,
             });
         }
         events.extend(removals);
@@ -857,6 +875,12 @@ run = "kill -STOP {pid:target}"
         assert!(e.contains("no [[phase]]"), "{e}");
         let e = parse(&MINIMAL.replace("rate = 500", "rate = \"fast\"")).unwrap_err();
         assert!(e.starts_with("dir/s.toml:10: key `rate`:"), "{e}");
+        let e =
+            parse(&MINIMAL.replace("at = \"11s\"", "at = \"11s\"\nshards = \"some\"")).unwrap_err();
+        assert!(
+            e.contains("key `shards`: \"some\": use \"first\" or \"all\""),
+            "{e}"
+        );
     }
 
     #[test]
