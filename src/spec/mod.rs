@@ -758,7 +758,7 @@ fn at_most_duration(flag: &'static str, d: Duration) -> Result<(), SpecError> {
 }
 
 /// `-H "Name: value"` into its name and value.
-fn parse_header(h: &str) -> Result<(String, String), SpecError> {
+pub fn parse_header(h: &str) -> Result<(String, String), SpecError> {
     let (k, v) = h
         .split_once(':')
         .ok_or_else(|| SpecError::HeaderNoColon(h.to_string()))?;

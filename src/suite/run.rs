@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
-use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid};
+use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid, YcsbSpec};
 use crate::analysis::recovery::{self, Point};
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
@@ -27,6 +27,7 @@ use crate::spec::{
 };
 use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::{AnyWorkload, Mix};
+use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
 
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -67,6 +68,14 @@ pub enum SuiteError {
     },
     #[error("{path}: {why}")]
     StartAt { path: String, why: Box<SpecError> },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
+    Ycsb {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: String,
+    },
 }
 
 /// One load machine's part of a scenario spread over many: `--shard K/N` and
@@ -107,6 +116,8 @@ struct SuiteHooks {
     mix: Arc<Mix>,
     /// Bulk writers by phase: each takes fresh client serials (unique IDs) as its phase begins.
     bulks: Vec<(usize, Arc<BulkWorkload>)>,
+    /// YCSB loads by phase: their database is created (if it is not there) first.
+    loads: Vec<(usize, Arc<YcsbWorkload>)>,
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
@@ -160,19 +171,24 @@ impl StepHooks for SuiteHooks {
                     all.resize(index + 1, None);
                     all[index] = late.map(|d| d.as_secs_f64());
                 }
-                None => {
+                None if p.start_given => {
                     let due = t0 + p.start;
                     let now = Instant::now();
                     if due > now {
                         self.stop.sleep(due - now);
                     }
                 }
+                None => {}
             }
         }
         self.starts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(t0.elapsed().as_secs_f64());
+        for (_, y) in self.loads.iter().filter(|(p, _)| *p == index) {
+            // Its refusal shows in the load's own answers (404s), counted as any other.
+            let _ = y.create_database();
+        }
         self.mix.set_phase(index);
         // This machine's writers (its share of the phase's clients).
         for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
@@ -219,6 +235,8 @@ pub fn build(
     let mut first: Option<crate::spec::Ready> = None;
     let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
     let mut verified: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
+    let mut loads: Vec<(usize, Arc<YcsbWorkload>)> = Vec::new();
+    let mut load_requests: Vec<Option<u64>> = vec![None; scenario.phases.len()];
     let mut tls = None;
     let mut n_patterns = 0;
     for (i, phase) in scenario.phases.iter().enumerate() {
@@ -227,6 +245,25 @@ pub fn build(
             let (url, patterns_file) = match &w.source {
                 Source::Url(u) => (Some(u.clone()), None),
                 Source::Patterns(p) => (None, Some(p.clone())),
+                Source::Ycsb(y) => {
+                    let settings =
+                        ycsb_settings(&scenario, y, seed, (i, j), shard).map_err(|why| {
+                            SuiteError::Ycsb {
+                                path: path.clone(),
+                                phase: phase.name.clone(),
+                                index: j + 1,
+                                source_name: w.source.describe(),
+                                why,
+                            }
+                        })?;
+                    let workload = Arc::new(YcsbWorkload::new(settings));
+                    if y.core == Core::Load {
+                        load_requests[i] = Some(workload.settings().load_requests());
+                        loads.push((i, workload.clone()));
+                    }
+                    parts.push((workload, w.weight));
+                    continue;
+                }
                 Source::Bulk(b) => {
                     let ready =
                         bulk_options(&scenario, b, phase, seed, (i, j), shard, &command_line)
@@ -327,10 +364,12 @@ pub fn build(
     let mut steps: Vec<StepSpec> = scenario
         .phases
         .iter()
-        .map(|p| StepSpec {
+        .zip(&load_requests)
+        .map(|(p, load)| StepSpec {
             n_clients: p.clients,
             duration: Some(p.duration),
-            n_requests: None,
+            // A YCSB load ends when every record is sent (or at its duration).
+            n_requests: *load,
             rate: p.rate.as_ref().map(|r| {
                 Arc::new(
                     RateProfile::parse(r, Some(p.duration), parse_duration)
@@ -377,6 +416,7 @@ pub fn build(
     let hooks = Arc::new(SuiteHooks {
         mix: mix.clone(),
         bulks,
+        loads,
         scenario: scenario.clone(),
         stop,
         t0: Mutex::new(None),
@@ -452,6 +492,54 @@ fn bulk_options(
         command_line: command_line.to_vec(),
         ..defaults
     }
+}
+
+/// The YCSB workload's settings: the scenario's headers, timeout and keep-alive, a
+/// seed of its own, this machine's shard.
+fn ycsb_settings(
+    scenario: &Scenario,
+    y: &YcsbSpec,
+    seed: u64,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
+) -> Result<YcsbSettings, String> {
+    use std::net::ToSocketAddrs;
+    let url = crate::http::url::parse_http_url(&y.url)?;
+    let port = url.port.unwrap_or(if url.https { 443 } else { 5984 });
+    let addrs: Vec<_> = (url.host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", url.host))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("cannot resolve {}: no addresses", url.host));
+    }
+    let headers = scenario
+        .headers
+        .iter()
+        .map(|h| crate::spec::parse_header(h).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let defaults = RequestOptions::default();
+    Ok(YcsbSettings {
+        core: y.core,
+        target: crate::http::Target {
+            https: url.https,
+            host: url.host.clone(),
+            port,
+            addrs,
+        },
+        db_path: url.path.trim_end_matches('/').to_string(),
+        records: y.records,
+        distribution: y.distribution,
+        fields: y.fields,
+        field_length: y.field_length,
+        max_scan: y.max_scan,
+        batch: y.batch,
+        headers,
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        seed: seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        shard,
+    })
 }
 
 /// Run the phases, then add the events and the recovery after each, and write the

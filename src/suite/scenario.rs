@@ -18,7 +18,7 @@ use toml::Spanned;
 use crate::analysis::recovery::Criteria;
 use crate::spec::parse_duration;
 
-use super::file::{FileBulk, FileRecovery, FileScenario, FileToxic, NumOrText, TOXICS};
+use super::file::{FileBulk, FileRecovery, FileScenario, FileToxic, FileYcsb, NumOrText, TOXICS};
 
 /// The most phases and events a scenario may have: each phase is a step of the result.
 pub const MAX_PHASES: usize = 1000;
@@ -88,6 +88,9 @@ pub struct Phase {
     pub name: String,
     /// From the scenario's start.
     pub start: Duration,
+    /// `start` was written in the file: the phase waits for it. Otherwise it follows
+    /// the one before as soon as that ends (a YCSB load ends when its records are in).
+    pub start_given: bool,
     pub duration: Duration,
     /// Open model: `--rate`'s syntax (`500`, `100..2000`).
     pub rate: Option<String>,
@@ -110,7 +113,34 @@ pub enum Source {
     Url(String),
     /// Bulk writers ([`crate::workload::bulk`]).
     Bulk(BulkSpec),
+    /// A YCSB core workload or its load ([`crate::workload::ycsb`]).
+    Ycsb(YcsbSpec),
 }
+
+/// A YCSB workload of a phase, as the file says it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct YcsbSpec {
+    /// The database's URL: `http://127.0.0.1:5984/ycsb`.
+    pub url: String,
+    pub core: crate::workload::ycsb::Core,
+    /// YCSB's `recordcount`.
+    pub records: u64,
+    pub distribution: crate::workload::ycsb::Distribution,
+    pub fields: u32,
+    pub field_length: u32,
+    pub max_scan: u32,
+    pub batch: u64,
+}
+
+/// YCSB's defaults: `recordcount`, `fieldcount`, `fieldlength`, `maxscanlength`.
+pub const YCSB_RECORDS: u64 = 1000;
+pub const YCSB_FIELDS: u32 = 10;
+pub const YCSB_FIELD_LENGTH: u32 = 100;
+pub const YCSB_MAX_SCAN: u32 = 100;
+/// Records per `_bulk_docs` request of a YCSB load.
+pub const YCSB_BATCH: u64 = 100;
+/// The most records a YCSB scenario may name.
+pub const YCSB_MAX_RECORDS: u64 = 1_000_000_000;
 
 /// A bulk write in a phase's mix: `hakaru bulk`'s options that make sense there.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -139,6 +169,13 @@ impl Source {
                 b.target.as_str(),
                 crate::http::url::without_userinfo(&b.url),
                 b.batch
+            ),
+            Source::Ycsb(y) => format!(
+                "ycsb {} {} ({} records, {})",
+                y.core.as_str(),
+                crate::http::url::without_userinfo(&y.url),
+                y.records,
+                y.distribution.as_str()
             ),
         }
     }
@@ -344,18 +381,30 @@ impl Scenario {
             for w in &p.workloads {
                 let wspan = w.span();
                 let w = w.get_ref();
-                let source = match (&w.patterns, &w.url, &w.bulk) {
-                    (Some(f), None, None) => Source::Patterns(dir.join(f)),
-                    (None, Some(u), None) => Source::Url(u.clone()),
-                    (None, None, Some(b)) => Source::Bulk(at.bulk(b)?),
+                let source = match (&w.patterns, &w.url, &w.bulk, &w.ycsb) {
+                    (Some(f), None, None, None) => Source::Patterns(dir.join(f)),
+                    (None, Some(u), None, None) => Source::Url(u.clone()),
+                    (None, None, Some(b), None) => Source::Bulk(at.bulk(b)?),
+                    (None, None, None, Some(y)) => Source::Ycsb(at.ycsb(y)?),
                     _ => {
                         return Err(at.error(
                             wspan,
                             "workload",
-                            "give exactly one of patterns, url and bulk",
+                            "give exactly one of patterns, url, bulk and ycsb",
                         ))
                     }
                 };
+                if p.workloads.len() > 1 {
+                    if let Source::Ycsb(y) = &source {
+                        if y.core == crate::workload::ycsb::Core::Load {
+                            return Err(at.error(
+                                wspan,
+                                "ycsb.workload",
+                                "a YCSB load must be its phase's only workload (the phase ends when its records are in)",
+                            ));
+                        }
+                    }
+                }
                 let weight = match &w.weight {
                     Some(wt) => {
                         let v = *wt.get_ref();
@@ -379,6 +428,7 @@ impl Scenario {
             phases.push(Phase {
                 name,
                 start,
+                start_given: p.start.is_some(),
                 duration,
                 rate,
                 clients,
@@ -671,6 +721,87 @@ impl Locator<'_> {
         })
     }
 
+    fn ycsb(&self, y: &Spanned<FileYcsb>) -> Result<YcsbSpec, ScenarioError> {
+        use crate::workload::ycsb::{Core, Distribution};
+        let span = y.span();
+        let y = y.get_ref();
+        let err = |key: &str, why: String| self.error(span.clone(), key, &why);
+        let core = Core::parse(&y.workload).ok_or_else(|| {
+            err(
+                "ycsb.workload",
+                format!("\"{}\": use load, a, b, c, d, e or f", y.workload),
+            )
+        })?;
+        let distribution = match &y.distribution {
+            None => core.default_distribution(),
+            Some(d) => Distribution::parse(d).ok_or_else(|| {
+                err(
+                    "ycsb.distribution",
+                    format!("\"{d}\": use uniform, zipfian or latest"),
+                )
+            })?,
+        };
+        let within = |key: &str, v: u64, lo: u64, hi: u64| {
+            if (lo..=hi).contains(&v) {
+                Ok(v)
+            } else {
+                Err(err(key, format!("between {lo} and {hi}, found {v}")))
+            }
+        };
+        let records = within(
+            "ycsb.records",
+            y.records.unwrap_or(YCSB_RECORDS),
+            1,
+            YCSB_MAX_RECORDS,
+        )?;
+        let fields = within(
+            "ycsb.fields",
+            y.fields.map_or(u64::from(YCSB_FIELDS), u64::from),
+            1,
+            1000,
+        )? as u32;
+        let field_length = within(
+            "ycsb.field_length",
+            y.field_length
+                .map_or(u64::from(YCSB_FIELD_LENGTH), u64::from),
+            1,
+            1 << 20,
+        )? as u32;
+        let max_scan = within(
+            "ycsb.max_scan",
+            y.max_scan.map_or(u64::from(YCSB_MAX_SCAN), u64::from),
+            1,
+            100_000,
+        )? as u32;
+        let batch = within("ycsb.batch", y.batch.unwrap_or(YCSB_BATCH), 1, 10_000)?;
+        if u64::from(fields) * u64::from(field_length) > 16 << 20 {
+            return Err(err(
+                "ycsb.fields",
+                "fields × field_length over 16 MiB a record".into(),
+            ));
+        }
+        let url = crate::http::url::parse_http_url(&y.url).map_err(|why| err("ycsb.url", why))?;
+        if url.path.trim_matches('/').is_empty() || url.path.contains('?') {
+            return Err(err(
+                "ycsb.url",
+                format!(
+                    "\"{}\": give the database's URL, http://host:port/db",
+                    y.url
+                ),
+            ));
+        }
+        Ok(YcsbSpec {
+            url: y.url.clone(),
+            core,
+            records,
+            distribution,
+            fields,
+            field_length,
+            max_scan,
+            batch,
+        })
+    }
+
     /// The toxic's description, the call that adds it and the one that removes it.
     fn toxic(
         &self,
@@ -949,7 +1080,7 @@ run = "kill -STOP {pid:target}"
         ))
         .unwrap_err();
         assert!(
-            e.contains("give exactly one of patterns, url and bulk"),
+            e.contains("give exactly one of patterns, url, bulk and ycsb"),
             "{e}"
         );
     }

@@ -531,7 +531,13 @@ toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = {latency_m
 
 #[test]
 fn profiles_print_as_the_files_they_are() {
-    for name in ["read-heavy", "write-heavy", "fault-tolerance"] {
+    for name in [
+        "read-heavy",
+        "write-heavy",
+        "fault-tolerance",
+        "ycsb-a",
+        "ycsb-e",
+    ] {
         let out = ok(&run(&["suite", "--profile", name, "--print"]));
         let file = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.toml")),

@@ -293,6 +293,21 @@ impl YcsbWorkload {
     pub fn settings(&self) -> &YcsbSettings {
         &self.shared.s
     }
+
+    /// `PUT /db` before a load, between phases (never in the load path): 201 made,
+    /// 412 already there; anything else is returned as the reason.
+    pub fn create_database(&self) -> Result<(), String> {
+        let s = &self.shared.s;
+        let url = format!("{}{}", s.target.label(), s.db_path);
+        let answer = crate::http::Fetched::request(&url, "PUT", &s.headers, s.timeout)?;
+        match answer.status {
+            201 | 202 | 412 => Ok(()),
+            other => Err(format!(
+                "PUT {url}: status {other}: {}",
+                String::from_utf8_lossy(&answer.body).trim()
+            )),
+        }
+    }
 }
 
 /// What a client's last request was, for its check.
