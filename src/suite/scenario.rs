@@ -18,7 +18,11 @@ use toml::Spanned;
 use crate::analysis::recovery::Criteria;
 use crate::spec::parse_duration;
 
-use super::file::{FileBulk, FileRecovery, FileScenario, FileToxic, FileYcsb, NumOrText, TOXICS};
+use super::file::{FileRecovery, FileScenario, FileToxic, NumOrText, TOXICS};
+pub use super::sources::{
+    BulkSpec, YcsbSpec, YCSB_BATCH, YCSB_FIELDS, YCSB_FIELD_LENGTH, YCSB_MAX_RECORDS,
+    YCSB_MAX_SCAN, YCSB_RECORDS,
+};
 
 /// The most phases and events a scenario may have: each phase is a step of the result.
 pub const MAX_PHASES: usize = 1000;
@@ -115,48 +119,6 @@ pub enum Source {
     Bulk(BulkSpec),
     /// A YCSB core workload or its load ([`crate::workload::ycsb`]).
     Ycsb(YcsbSpec),
-}
-
-/// A YCSB workload of a phase, as the file says it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct YcsbSpec {
-    /// The database's URL: `http://127.0.0.1:5984/ycsb`.
-    pub url: String,
-    pub core: crate::workload::ycsb::Core,
-    /// YCSB's `recordcount`.
-    pub records: u64,
-    pub distribution: crate::workload::ycsb::Distribution,
-    pub fields: u32,
-    pub field_length: u32,
-    pub max_scan: u32,
-    pub batch: u64,
-}
-
-/// YCSB's defaults: `recordcount`, `fieldcount`, `fieldlength`, `maxscanlength`.
-pub const YCSB_RECORDS: u64 = 1000;
-pub const YCSB_FIELDS: u32 = 10;
-pub const YCSB_FIELD_LENGTH: u32 = 100;
-pub const YCSB_MAX_SCAN: u32 = 100;
-/// Records per `_bulk_docs` request of a YCSB load.
-pub const YCSB_BATCH: u64 = 100;
-/// The most records a YCSB scenario may name.
-pub const YCSB_MAX_RECORDS: u64 = 1_000_000_000;
-
-/// A bulk write in a phase's mix: `hakaru bulk`'s options that make sense there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BulkSpec {
-    pub target: crate::workload::bulk::TargetKind,
-    /// CouchDB: the database's URL; Groonga: the server's.
-    pub url: String,
-    /// Documents per request.
-    pub batch: u64,
-    /// The document template (`--doc`); None: `hakaru bulk`'s default.
-    pub doc: Option<String>,
-    pub table: Option<String>,
-    pub single: bool,
-    /// Compare acknowledged documents with the server's count after the last phase.
-    pub verify: bool,
-    pub ids: Option<crate::workload::bulk::IdStrategy>,
 }
 
 impl Source {
@@ -627,13 +589,14 @@ fn split_key(message: &str) -> (String, String) {
     (String::new(), m.to_string())
 }
 
-struct Locator<'a> {
+/// Where the file says something: turns a span into the error's line.
+pub(super) struct Locator<'a> {
     text: &'a str,
     path: &'a Path,
 }
 
 impl Locator<'_> {
-    fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
+    pub(super) fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
         let upto = span.start.min(self.text.len());
         let line = self.text.as_bytes()[..upto]
             .iter()
@@ -670,136 +633,6 @@ impl Locator<'_> {
             return Err(self.error(v.span(), key, "must be positive"));
         }
         Ok(d)
-    }
-
-    fn bulk(&self, b: &Spanned<FileBulk>) -> Result<BulkSpec, ScenarioError> {
-        use crate::workload::bulk::{IdStrategy, TargetKind};
-        let span = b.span();
-        let b = b.get_ref();
-        let target = match b.target.as_deref() {
-            None | Some("couchdb") => TargetKind::CouchDb,
-            Some("groonga") => TargetKind::Groonga,
-            Some("elasticsearch") => TargetKind::Elasticsearch,
-            Some(other) => {
-                return Err(self.error(
-                    span,
-                    "bulk.target",
-                    &format!("\"{other}\": use \"couchdb\", \"groonga\" or \"elasticsearch\""),
-                ))
-            }
-        };
-        let batch = b.batch.unwrap_or(if b.single { 1 } else { 100 });
-        if !(1..=crate::spec::bulk::MAX_BATCH).contains(&batch) {
-            return Err(self.error(
-                span,
-                "bulk.batch",
-                &format!(
-                    "between 1 and {}, found {batch}",
-                    crate::spec::bulk::MAX_BATCH
-                ),
-            ));
-        }
-        let ids = match &b.ids {
-            None => None,
-            Some(i) => Some(IdStrategy::parse(i).ok_or_else(|| {
-                self.error(
-                    span.clone(),
-                    "bulk.ids",
-                    &format!("\"{i}\": use sequential, random, uuid or server"),
-                )
-            })?),
-        };
-        Ok(BulkSpec {
-            target,
-            url: b.url.clone(),
-            batch,
-            doc: b.doc.clone(),
-            table: b.table.clone(),
-            single: b.single,
-            verify: b.verify,
-            ids,
-        })
-    }
-
-    fn ycsb(&self, y: &Spanned<FileYcsb>) -> Result<YcsbSpec, ScenarioError> {
-        use crate::workload::ycsb::{Core, Distribution};
-        let span = y.span();
-        let y = y.get_ref();
-        let err = |key: &str, why: String| self.error(span.clone(), key, &why);
-        let core = Core::parse(&y.workload).ok_or_else(|| {
-            err(
-                "ycsb.workload",
-                format!("\"{}\": use load, a, b, c, d, e or f", y.workload),
-            )
-        })?;
-        let distribution = match &y.distribution {
-            None => core.default_distribution(),
-            Some(d) => Distribution::parse(d).ok_or_else(|| {
-                err(
-                    "ycsb.distribution",
-                    format!("\"{d}\": use uniform, zipfian or latest"),
-                )
-            })?,
-        };
-        let within = |key: &str, v: u64, lo: u64, hi: u64| {
-            if (lo..=hi).contains(&v) {
-                Ok(v)
-            } else {
-                Err(err(key, format!("between {lo} and {hi}, found {v}")))
-            }
-        };
-        let records = within(
-            "ycsb.records",
-            y.records.unwrap_or(YCSB_RECORDS),
-            1,
-            YCSB_MAX_RECORDS,
-        )?;
-        let fields = within(
-            "ycsb.fields",
-            y.fields.map_or(u64::from(YCSB_FIELDS), u64::from),
-            1,
-            1000,
-        )? as u32;
-        let field_length = within(
-            "ycsb.field_length",
-            y.field_length
-                .map_or(u64::from(YCSB_FIELD_LENGTH), u64::from),
-            1,
-            1 << 20,
-        )? as u32;
-        let max_scan = within(
-            "ycsb.max_scan",
-            y.max_scan.map_or(u64::from(YCSB_MAX_SCAN), u64::from),
-            1,
-            100_000,
-        )? as u32;
-        let batch = within("ycsb.batch", y.batch.unwrap_or(YCSB_BATCH), 1, 10_000)?;
-        if u64::from(fields) * u64::from(field_length) > 16 << 20 {
-            return Err(err(
-                "ycsb.fields",
-                "fields × field_length over 16 MiB a record".into(),
-            ));
-        }
-        let url = crate::http::url::parse_http_url(&y.url).map_err(|why| err("ycsb.url", why))?;
-        if url.path.trim_matches('/').is_empty() || url.path.contains('?') {
-            return Err(err(
-                "ycsb.url",
-                format!(
-                    "\"{}\": give the database's URL, http://host:port/db",
-                    y.url
-                ),
-            ));
-        }
-        Ok(YcsbSpec {
-            url: y.url.clone(),
-            core,
-            records,
-            distribution,
-            fields,
-            field_length,
-            max_scan,
-            batch,
-        })
     }
 
     /// The toxic's description, the call that adds it and the one that removes it.
@@ -1081,6 +914,54 @@ run = "kill -STOP {pid:target}"
         .unwrap_err();
         assert!(
             e.contains("give exactly one of patterns, url, bulk and ycsb"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ycsb_workloads_are_checked_with_their_key() {
+        let one = |y: &str| {
+            format!("[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n[[phase.workload]]\nycsb = {{ url = \"http://127.0.0.1:5984/db\", {y} }}\n")
+        };
+        let s = parse(&one("workload = \"d\", records = 50")).expect("valid");
+        match &s.phases[0].workloads[0].source {
+            Source::Ycsb(y) => {
+                assert_eq!(y.distribution, crate::workload::ycsb::Distribution::Latest);
+                assert_eq!((y.records, y.fields, y.field_length), (50, 10, 100));
+            }
+            other => panic!("{other:?}"),
+        }
+        for (y, says) in [
+            (
+                "workload = \"g\"",
+                "key `ycsb.workload`: \"g\": use load, a, b, c, d, e or f",
+            ),
+            (
+                "workload = \"a\", distribution = \"pareto\"",
+                "key `ycsb.distribution`",
+            ),
+            (
+                "workload = \"a\", records = 0",
+                "key `ycsb.records`: between 1 and",
+            ),
+            ("workload = \"a\", max_scan = 0", "key `ycsb.max_scan`"),
+            ("workload = \"a\", scans = 3", "unknown field `scans`"),
+        ] {
+            let e = parse(&one(y)).unwrap_err();
+            assert!(
+                e.starts_with("dir/s.toml:6: ") && e.contains(says),
+                "{y}: {e}"
+            );
+        }
+        let e = parse(&one("workload = \"a\"").replace("5984/db", "5984/")).unwrap_err();
+        assert!(e.contains("give the database's URL"), "{e}");
+        let two = format!(
+            "{}[[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+            one("workload = \"load\"")
+        );
+        let e = parse(&two).unwrap_err();
+        assert!(
+            e.contains("a YCSB load must be its phase's only workload"),
             "{e}"
         );
     }

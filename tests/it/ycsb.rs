@@ -1,7 +1,7 @@
 //! YCSB's core workloads as `hakaru suite --profile ycsb-*` against the embedded
-//! document store (`hakaru serve --docs`): the load puts every record in once, the
-//! mix sends operations in YCSB's proportions, and nothing fails. Counts only,
-//! never time.
+//! document store (`hakaru serve --docs`) and pouchdb-server: the load puts every
+//! record in once, the mix sends operations in YCSB's proportions, and nothing
+//! fails. Counts only, never time.
 
 use serde_json::Value;
 
@@ -37,9 +37,13 @@ fn near(part: u64, n: u64, p: f64) -> bool {
     ((part as f64 / n as f64) - p).abs() <= 4.0 * sd + 0.005
 }
 
-/// Runs a YCSB profile and checks its load: every record inserted once.
+/// Runs a YCSB profile against the embedded store and checks its load.
 fn run_profile(name: &str, records: u64) -> (Value, String, Server) {
-    let server = docs_server();
+    run_against(docs_server(), name, records)
+}
+
+/// Runs a YCSB profile against `server` and checks its load: every record inserted once.
+fn run_against(server: Server, name: &str, records: u64) -> (Value, String, Server) {
     let db = format!("http://127.0.0.1:{}/{name}", server.port);
     let dir = TempDir::new(name);
     let s = scenario(&dir, name, &db, records);
@@ -100,4 +104,22 @@ fn ycsb_e_scans_and_inserts() {
         present >= 300 + insert && present <= 300 + insert + unfinished,
         "{present} present, {insert} inserted, {unfinished} cut off"
     );
+}
+
+#[test]
+fn ycsb_f_reads_and_read_modify_writes_on_pouchdb_server() {
+    if !have_pouchdb() {
+        return;
+    }
+    let (r, db, _server) = run_against(pouchdb(), "ycsb-f", 200);
+    let step = &r["steps"][1];
+    assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+    for (status, _) in step["statuses"].as_object().unwrap() {
+        assert!(status.starts_with('2') || status == "409", "{step}");
+    }
+    let o = ops(step);
+    let (read, rmw) = (o["read"], o["read-modify-write"]);
+    assert!(read + rmw >= 100, "{o:?}");
+    assert!(near(read, read + rmw, 0.5), "{o:?}");
+    assert_eq!(doc_count(&db), 200);
 }
