@@ -16,8 +16,9 @@ pub struct SuiteArgs {
     #[arg(required_unless_present = "profile", conflicts_with = "profile")]
     pub scenario: Option<PathBuf>,
 
-    /// A built-in scenario: read-heavy, write-heavy or fault-tolerance (files it names
-    /// are read from the current directory).
+    /// A built-in scenario: read-heavy, write-heavy, fault-tolerance, or YCSB's core
+    /// workloads ycsb-a … ycsb-f over a CouchDB-style API (files it names are read
+    /// from the current directory).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 

@@ -184,6 +184,9 @@ impl KeyChooser {
     }
 }
 
+// A draw cannot allocate: the chooser owns nothing on the heap (no drop glue).
+const _: () = assert!(!std::mem::needs_drop::<KeyChooser>());
+
 #[cfg(test)]
 mod tests {
     use super::*;
