@@ -409,8 +409,10 @@ impl Workload for YcsbWorkload {
             shared: self.shared.clone(),
             pending: pending.clone(),
             st: State {
+                // The client's seed hashed (not offset): SplitMix64 streams whose seeds
+                // differ by multiples of its increment are shifted copies of each other.
                 rng: SplitMix64::new(
-                    s.seed ^ (client as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                    SplitMix64::new(s.seed ^ (client as u64).rotate_left(32)).next_u64(),
                 ),
                 chooser: self.shared.chooser,
                 wire: Vec::with_capacity(
