@@ -440,10 +440,16 @@ fn write_id(out: &mut Vec<u8>, record: u64) {
 }
 
 impl State {
-    /// A record to read, update or scan from: one whose insert has ended.
+    /// A record to read, update or scan from. `uniform` and `zipfian` draw among the
+    /// loaded records, so the popular ones stay put as records are inserted (YCSB's
+    /// choosers are fixed at the records it starts from, too); `latest` among every
+    /// record whose insert has ended.
     #[inline]
     fn choose(&mut self, sh: &Shared) -> u64 {
-        let n = sh.s.records + sh.acknowledged.limit();
+        let n = match self.chooser.distribution() {
+            Distribution::Latest => sh.s.records + sh.acknowledged.limit(),
+            Distribution::Uniform | Distribution::Zipfian => sh.s.records,
+        };
         let position = self.chooser.next(&mut self.rng, n);
         sh.s.record(position)
     }
