@@ -28,3 +28,4 @@ mod shard;
 mod stream;
 mod suite;
 mod threshold;
+mod ycsb;
