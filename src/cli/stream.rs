@@ -17,7 +17,7 @@ use crate::spec::{parse_count, parse_duration};
 use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptions};
 use crate::stream::options::SendOptions;
 use crate::stream::record::{generate, Encoder, Format};
-use crate::stream::result::{to_csv, write_files, Point, Repeat, StreamResult};
+use crate::stream::result::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
 use crate::stream::sink::Framing;
 use crate::stream::watch::WatchOptions;
 
@@ -140,6 +140,11 @@ pub struct SendArgs {
     /// Print the send report as JSON on stdout (the summary goes to stderr).
     #[arg(long)]
     pub json: bool,
+
+    /// Write the hakaru-stream result: the CSV (a row per sender) here and the JSON
+    /// beside it, for `hakaru report` and `hakaru compare`.
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output_path: Option<PathBuf>,
 }
 
 impl RecordArgs {
@@ -165,12 +170,12 @@ impl RecordArgs {
 pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
     match a.command {
         StreamCommand::Gen(g) => gen(g),
-        StreamCommand::Send(s) => send(s),
+        StreamCommand::Send(s) => send(s, _command_line),
         StreamCommand::Run(r) => run_experiment(r, _command_line),
     }
 }
 
-fn send(a: SendArgs) -> Result<i32> {
+fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
     let opts = a.records.options(&a.to, a.record_size);
     let ready = opts.open()?;
     eprintln!(
@@ -180,8 +185,35 @@ fn send(a: SendArgs) -> Result<i32> {
         ready.plan().encoder.layout()
     );
     let stop = super::ctrl_c_stop();
+    let layout = ready.plan().encoder.layout().to_string();
+    let started_at = crate::sysinfo::now_rfc3339();
     let report = ready.run(&stop)?;
     let summary = crate::report::stream::send_summary(&report, a.record_size);
+    if let Some(p) = &a.output_path {
+        let files = Outputs::beside(p, CsvFormat::Full);
+        let mut result = StreamResult::new(command_line, started_at);
+        result.send = Some(SendSection {
+            to: a.to.clone(),
+            record_size: a.record_size,
+            format: match opts.format {
+                Format::Raw => "raw",
+                Format::Json => "json",
+            }
+            .into(),
+            layout,
+            count: opts.count,
+            rate: opts.rate.clone(),
+            report: report.clone(),
+        });
+        result.complete = !stop.is_triggered();
+        write_files(&result, &files.csv, &files.json)
+            .with_context(|| format!("writing {}", files.csv.display()))?;
+        eprintln!(
+            "Results: {} and {}",
+            files.csv.display(),
+            files.json.display()
+        );
+    }
     if a.json {
         eprint!("{summary}");
         println!("{}", serde_json::to_string_pretty(&report)?);

@@ -47,6 +47,17 @@ pub enum ReadError {
         missing: Vec<String>,
         found: Vec<String>,
     },
+    #[error(
+        "{path}: a log-pipeline result (hakaru-stream, from watch, stream send or stream run); \
+         it compares only with other stream results"
+    )]
+    StreamKind { path: PathBuf },
+    #[error(
+        "cannot compare {stream} with {other}: the first is a log-pipeline result \
+         (hakaru-stream: records/s at a receiver), the second a request-response result; \
+         compare stream results with stream results"
+    )]
+    MixedKinds { stream: PathBuf, other: PathBuf },
     #[error("{path}: the result holds no steps")]
     Empty { path: PathBuf },
     #[error("{path}: line {line}, column {column}: {value:?} is not a number")]
@@ -111,6 +122,11 @@ fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
     };
     let value: serde_json::Value =
         serde_json::from_str(text).map_err(|e| json_err(e.to_string()))?;
+    if value.get("kind").and_then(|k| k.as_str()) == Some(crate::stream::result::KIND) {
+        return Err(ReadError::StreamKind {
+            path: path.to_owned(),
+        });
+    }
     // The version is checked before the shape, so a newer file gets the clear message
     // instead of whatever field it renamed.
     match value.get("schema_version").and_then(|v| v.as_u64()) {

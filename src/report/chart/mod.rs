@@ -14,6 +14,7 @@ mod distribution;
 mod errors;
 mod rates;
 mod runs;
+pub mod stream;
 pub(crate) mod svg;
 mod terminal;
 
