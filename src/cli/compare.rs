@@ -28,9 +28,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = args.charts.plan(args.output);
     // Log pipelines (watch, stream send, stream run) side by side; never mixed with
     // request-response results.
-    if let Some(stream) = crate::report::stream_page::classify(&args.results)? {
-        let labels = crate::report::stream_page::labels(&args.results, args.label.as_deref())?;
-        let written = crate::report::stream_page::compare(&labels, &stream, &plan)?;
+    if let Some(stream) = crate::report::stream_compare::classify(&args.results)? {
+        let labels = crate::report::stream_compare::labels(&args.results, args.label.as_deref())?;
+        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?;
         print!("{}", written.stdout);
         for f in &written.files {
             eprintln!("wrote {}", f.display());

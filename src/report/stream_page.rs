@@ -6,8 +6,7 @@
 //! bytes/s, the receiver's CPU) — as terminal text, Markdown, HTML, SVG and PNG.
 //!
 //! A stream result is read from its JSON (beside a CSV given instead), which keeps the
-//! timelines. It is never mixed with a request-response result: there is nothing in
-//! common to compare.
+//! timelines. Comparisons are in [`super::stream_compare`].
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -69,14 +68,14 @@ fn what(r: &StreamResult) -> &'static str {
     }
 }
 
-fn label_of(path: &Path) -> String {
+pub(crate) fn label_of(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
 }
 
 /// Where the records went and were counted, in one line.
-fn setup_line(r: &StreamResult) -> String {
+pub(crate) fn setup_line(r: &StreamResult) -> String {
     let mut parts = Vec::new();
     if let Some(s) = &r.send {
         parts.push(format!(
@@ -114,7 +113,7 @@ fn setup_line(r: &StreamResult) -> String {
     parts.join("; ")
 }
 
-fn incomplete(r: &StreamResult) -> Vec<String> {
+pub(crate) fn incomplete(r: &StreamResult) -> Vec<String> {
     if r.complete {
         Vec::new()
     } else {
@@ -146,18 +145,18 @@ pub fn text(r: &StreamResult) -> String {
     s
 }
 
-fn dash_or(v: Option<u64>) -> String {
+pub(crate) fn dash_or(v: Option<u64>) -> String {
     v.map_or("–".into(), grouped)
 }
 
-fn p99(row: &SizeRow) -> String {
+pub(crate) fn p99(row: &SizeRow) -> String {
     match row.verify.and_then(|v| v.p99_us) {
         Some(us) if us > 0 => fmt_latency(us as f64 / 1e6),
         _ => "–".into(),
     }
 }
 
-fn rate_cells(row: &SizeRow) -> (String, String) {
+pub(crate) fn rate_cells(row: &SizeRow) -> (String, String) {
     if row.measured {
         (
             grouped(row.records_per_s.round() as u64),
@@ -169,7 +168,7 @@ fn rate_cells(row: &SizeRow) -> (String, String) {
 }
 
 /// The seed's table as HTML rows, one run or several (`label` column then).
-fn size_table_html(runs: &[(&str, Vec<SizeRow>)]) -> String {
+pub(crate) fn size_table_html(runs: &[(&str, Vec<SizeRow>)]) -> String {
     let several = runs.len() > 1;
     let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>record size</th>");
     if several {
@@ -214,7 +213,7 @@ fn size_table_html(runs: &[(&str, Vec<SizeRow>)]) -> String {
     o
 }
 
-fn ratio(first: Option<f64>, r: &SizeRow) -> String {
+pub(crate) fn ratio(first: Option<f64>, r: &SizeRow) -> String {
     match first {
         Some(f) if f > 0.0 && r.measured => format!("{:.2}×", r.records_per_s / f),
         _ => "–".into(),
@@ -222,10 +221,10 @@ fn ratio(first: Option<f64>, r: &SizeRow) -> String {
 }
 
 /// One record size's rows, one per result that has it: (result's label, row).
-type SizeGroup<'a> = (Option<u64>, Vec<(&'a str, &'a SizeRow)>);
+pub(crate) type SizeGroup<'a> = (Option<u64>, Vec<(&'a str, &'a SizeRow)>);
 
 /// The rows of every run grouped by record size (sizes in order, runs in order).
-fn by_size<'a>(runs: &'a [(&'a str, Vec<SizeRow>)]) -> Vec<SizeGroup<'a>> {
+pub(crate) fn by_size<'a>(runs: &'a [(&'a str, Vec<SizeRow>)]) -> Vec<SizeGroup<'a>> {
     let mut sizes: Vec<Option<u64>> = runs
         .iter()
         .flat_map(|(_, rows)| rows.iter().map(|r| r.record_size))
@@ -489,7 +488,7 @@ pub fn markdown(label: &str, r: &StreamResult) -> String {
     o
 }
 
-fn size_table_markdown(runs: &[(&str, Vec<SizeRow>)]) -> String {
+pub(crate) fn size_table_markdown(runs: &[(&str, Vec<SizeRow>)]) -> String {
     let several = runs.len() > 1;
     let mut o = String::from("| record size |");
     if several {
@@ -538,62 +537,8 @@ fn size_table_markdown(runs: &[(&str, Vec<SizeRow>)]) -> String {
     o
 }
 
-/// The comparison for the terminal: per record size, one line per result.
-pub fn compare_text(runs: &[(&str, Vec<SizeRow>)]) -> String {
-    let width = runs
-        .iter()
-        .map(|(l, _)| l.chars().count())
-        .max()
-        .unwrap_or(0)
-        .max(6);
-    let mut o = String::new();
-    let _ = writeln!(
-        o,
-        "{:>11}  {:<width$}  {:>14}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}",
-        "record size", "result", "records/s", "MiB/s", "vs first", "lost", "duplicated", "p99"
-    );
-    for (size, rows) in by_size(runs) {
-        let first = rows.first().map(|(_, r)| r.records_per_s);
-        for (label, r) in rows {
-            let (rps, mibs) = rate_cells(r);
-            let v = r.verify;
-            let _ = writeln!(
-                o,
-                "{:>11}  {:<width$}  {:>14}  {:>10}  {:>8}  {:>10}  {:>10}  {:>10}",
-                size.map_or("mixed".into(), |b| format!("{} B", grouped(b))),
-                label,
-                if r.sender_side {
-                    format!("{rps} sent")
-                } else {
-                    rps
-                },
-                mibs,
-                ratio(first, r),
-                dash_or(v.map(|v| v.lost)),
-                dash_or(v.map(|v| v.duplicated)),
-                p99(r)
-            );
-        }
-    }
-    if runs
-        .iter()
-        .any(|(_, rows)| rows.iter().any(|r| r.sender_side))
-    {
-        o.push_str("\"sent\": a stream send result's rate is the sender's, not what arrived.\n");
-    }
-    if runs
-        .iter()
-        .any(|(_, rows)| rows.iter().any(|r| r.verify.is_none()))
-    {
-        o.push_str(
-            "–: not verified (watch --verify, stream run --verify count loss and duplicates).\n",
-        );
-    }
-    o
-}
-
 /// Writes the charts beside `base` as SVG and/or PNG.
-fn write_charts(
+pub(crate) fn write_charts(
     charts: &[(String, LineChart)],
     base: &Path,
     plan: &OutputPlan,
@@ -618,7 +563,7 @@ fn write_charts(
     Ok(())
 }
 
-fn markdown_out(
+pub(crate) fn markdown_out(
     md: String,
     text: String,
     plan: &OutputPlan,
@@ -648,160 +593,10 @@ pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Writte
     Ok(out)
 }
 
-/// Several results' page: the table side by side, the size charts, each size's
-/// arrival overlaid.
-pub fn compare_html(runs: &[(&str, &StreamResult)]) -> String {
-    let rows: Vec<(&str, Vec<SizeRow>)> = runs.iter().map(|(l, r)| (*l, size_rows(r))).collect();
-    let labels: Vec<&str> = runs.iter().map(|(l, _)| *l).collect();
-    let mut b = String::new();
-    let _ = write!(
-        b,
-        "<h1>{}</h1><p class=\"sub\">Log pipelines side by side: records/s and MiB/s per record size</p>",
-        esc(&labels.join(" · "))
-    );
-    let mut warnings = Vec::new();
-    for (l, r) in runs {
-        for w in incomplete(r) {
-            warnings.push(format!("{l}: {w}"));
-        }
-    }
-    b.push_str(&html::warnings_box(&warnings));
-    let _ = write!(
-        b,
-        "<section><h2>Per record size</h2>{}<p class=\"note\">\"vs first\" is records/s against the first result at the same record size.</p></section>",
-        size_table_html(&rows)
-    );
-    for (_, c) in compare_charts(runs) {
-        b.push_str(&html::chart_section(&c));
-    }
-    b.push_str("<section><h2>Setups</h2><dl>");
-    for (l, r) in runs {
-        let _ = write!(b, "<dt>{}</dt><dd>{}</dd>", esc(l), esc(&setup_line(r)));
-    }
-    b.push_str("</dl></section>");
-    html::page(
-        &format!("{} — hakaru stream comparison", labels.join(", ")),
-        &b,
-    )
-}
-
-/// The comparison's charts with their SVG/PNG suffixes.
-fn compare_charts(runs: &[(&str, &StreamResult)]) -> Vec<(String, LineChart)> {
-    let rows: Vec<(&str, Vec<SizeRow>)> = runs.iter().map(|(l, r)| (*l, size_rows(r))).collect();
-    let refs: Vec<(&str, &[SizeRow])> = rows.iter().map(|(l, r)| (*l, &r[..])).collect();
-    let mut out = Vec::new();
-    let sizes = by_size(&rows);
-    if sizes.iter().filter(|(s, _)| s.is_some()).count() > 1 {
-        out.push((
-            "-sizes-records".into(),
-            chart::stream::size_chart(&refs, false),
-        ));
-        out.push(("-sizes-mib".into(), chart::stream::size_chart(&refs, true)));
-    }
-    // A size only one result has is in that result's own report.
-    for (size, _) in sizes.iter().filter(|(_, rows)| rows.len() > 1) {
-        let mut lines: Vec<(&str, Vec<Segment>)> = Vec::new();
-        for (l, r) in runs {
-            for (s, segs) in timelines(r) {
-                if s == *size {
-                    lines.push((*l, segs));
-                }
-            }
-        }
-        if lines.len() > 1 {
-            let suffix = size.map_or("-arrival".into(), |b| format!("-{b}B-arrival"));
-            out.push((suffix, chart::stream::arrival_overlay(*size, &lines)));
-        }
-    }
-    out
-}
-
-/// `hakaru compare` on stream results.
-pub fn compare(
-    labels: &[String],
-    results: &[StreamResult],
-    plan: &OutputPlan,
-) -> Result<Written, ReportError> {
-    let runs: Vec<(&str, &StreamResult)> = labels.iter().map(String::as_str).zip(results).collect();
-    let rows: Vec<(&str, Vec<SizeRow>)> = runs.iter().map(|(l, r)| (*l, size_rows(r))).collect();
-    let mut out = Written::default();
-    if let Some(p) = &plan.html {
-        write_atomic(p, compare_html(&runs).as_bytes())?;
-        out.files.push(p.clone());
-    }
-    let base = plan
-        .html
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("compare.html"));
-    write_charts(&compare_charts(&runs), &base, plan, &mut out)?;
-    let mut md = size_table_markdown(&rows);
-    md.push('\n');
-    markdown_out(md, compare_text(&rows), plan, &mut out)?;
-    Ok(out)
-}
-
-/// What `hakaru compare` was given: all stream results (read), none, or a mix (refused).
-pub fn classify(paths: &[PathBuf]) -> Result<Option<Vec<StreamResult>>, ReadError> {
-    let mut stream = Vec::new();
-    let mut first_stream: Option<&PathBuf> = None;
-    let mut first_other: Option<&PathBuf> = None;
-    for p in paths {
-        match read_stream(p) {
-            Some(r) => {
-                first_stream.get_or_insert(p);
-                stream.push(r?);
-            }
-            None => {
-                // A file that is not there is not a request-response result either.
-                if let Err(error) = std::fs::metadata(p) {
-                    return Err(ReadError::Io {
-                        path: p.clone(),
-                        error,
-                    });
-                }
-                first_other.get_or_insert(p);
-            }
-        }
-    }
-    match (first_stream, first_other) {
-        (None, _) => Ok(None),
-        (Some(_), None) => Ok(Some(stream)),
-        (Some(s), Some(o)) => Err(ReadError::MixedKinds {
-            stream: s.clone(),
-            other: o.clone(),
-        }),
-    }
-}
-
-/// The labels of the compared results: `--label`'s, one per file, or the file stems
-/// (the file names when two stems are alike).
-pub fn labels(paths: &[PathBuf], given: Option<&[String]>) -> Result<Vec<String>, ReportError> {
-    if let Some(l) = given {
-        if l.len() != paths.len() {
-            return Err(ReportError::LabelCount {
-                labels: l.len(),
-                files: paths.len(),
-            });
-        }
-        return Ok(l.to_vec());
-    }
-    let stems: Vec<String> = paths.iter().map(|p| label_of(p)).collect();
-    Ok(paths
-        .iter()
-        .zip(&stems)
-        .map(|(p, s)| {
-            if stems.iter().filter(|x| *x == s).count() > 1 {
-                p.display().to_string()
-            } else {
-                s.clone()
-            }
-        })
-        .collect())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::stream_compare::{classify, compare_html, compare_text};
     use crate::stream::result::{Means, Point, Repeat, SizeRun, WatchReport, Window};
     use crate::stream::send::{SendReport, SenderReport};
     use crate::stream::verify::{LatencyUs, VerifyReport};
