@@ -145,6 +145,18 @@ pub struct SendArgs {
     /// beside it, for `hakaru report` and `hakaru compare`.
     #[arg(short = 'o', long, value_name = "PATH")]
     pub output_path: Option<PathBuf>,
+
+    /// Run as load machine K of N: this machine's --senders get ids of their own
+    /// ((K-1)×senders …), so `watch --verify --senders N×senders` tells all apart, and
+    /// it sends its share of --rate (the one-machine timetable split N ways). --count
+    /// stays per sender: N shards send N times as many records.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
+    /// Send the first record at this moment: 2026-11-23T10:00:00Z, or +30s from now.
+    /// Shards sharing a clock (NTP) start together; a late start is recorded.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
 }
 
 impl RecordArgs {
@@ -163,6 +175,8 @@ impl RecordArgs {
             },
             rotate: self.rotate,
             batch: self.batch,
+            shard: None,
+            start_at: None,
         }
     }
 }
@@ -176,18 +190,41 @@ pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
 }
 
 fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
-    let opts = a.records.options(&a.to, a.record_size);
+    let mut opts = a.records.options(&a.to, a.record_size);
+    opts.shard = a.shard;
+    opts.start_at = a.start_at;
+    let at = opts.start_moment()?;
     let ready = opts.open()?;
+    let plan = ready.plan();
     eprintln!(
-        "hakaru: {}-byte records to {}, carrying {}",
+        "hakaru: {}-byte records to {}, carrying {}{}",
         a.record_size,
         a.to,
-        ready.plan().encoder.layout()
+        plan.encoder.layout(),
+        match a.shard {
+            Some(s) => format!(
+                "; shard {s}: senders {}–{} of {}",
+                plan.first_sender(),
+                plan.first_sender() + plan.senders - 1,
+                plan.all_senders()
+            ),
+            None => String::new(),
+        }
     );
+    if let Some(at) = at {
+        eprintln!(
+            "hakaru: the first record leaves at {}",
+            crate::sysinfo::rfc3339(at)
+        );
+    }
     let stop = super::ctrl_c_stop();
     let layout = ready.plan().encoder.layout().to_string();
     let started_at = crate::sysinfo::now_rfc3339();
-    let report = ready.run(&stop)?;
+    let sent = ready.run_at(at, &stop)?;
+    let report = sent.report;
+    if let Some(late) = sent.start_late_s.filter(|l| *l >= 0.001) {
+        eprintln!("hakaru: started {late:.3} s after --start-at");
+    }
     let summary = crate::report::stream::send_summary(&report, a.record_size);
     if let Some(p) = &a.output_path {
         let files = Outputs::beside(p, CsvFormat::Full);
@@ -203,6 +240,8 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
             layout,
             count: opts.count,
             rate: opts.rate.clone(),
+            shard: a.shard,
+            start_late_s: sent.start_late_s,
             report: report.clone(),
         });
         result.complete = !stop.is_triggered();

@@ -88,6 +88,12 @@ pub(crate) fn setup_line(r: &StreamResult) -> String {
         if let Some(rate) = &s.rate {
             parts.push(format!("--rate {rate}"));
         }
+        if let Some(shard) = s.shard {
+            parts.push(format!("shard {shard}"));
+        }
+        if let Some(late) = s.start_late_s {
+            parts.push(format!("started {late:.3} s after --start-at"));
+        }
         parts.push(format!(
             "{} sender{}",
             s.report.senders.len(),

@@ -111,6 +111,13 @@ pub struct SendSection {
     /// `--rate` as given (records per second over all senders).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate: Option<String>,
+    /// `--shard K/N`: this machine's part of a send spread over N (its senders' ids
+    /// start at (K−1) × senders; it sent its share of `rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::result::Shard>,
+    /// `--start-at`: seconds after the moment the first record left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
     pub report: SendReport,
 }
 

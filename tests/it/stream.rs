@@ -780,3 +780,76 @@ fn report_and_compare_read_stream_results() {
         stderr(&o)
     );
 }
+
+#[test]
+fn three_shards_send_distinct_senders_that_one_watch_verifies() {
+    let dir = TempDir::new("stream-shards");
+    let w = Watch::start(&[
+        "listen:tcp://127.0.0.1:0",
+        "--interval",
+        "200ms",
+        "--warmup",
+        "0",
+        "--window",
+        "60s",
+        "--verify",
+        "--expect",
+        "2000",
+        "--senders",
+        "6",
+        "--no-machine",
+    ]);
+    let addr = w.addr.clone().unwrap();
+    // One moment for all three, as machines sharing a clock would be given.
+    let at = hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(3));
+    let shards: Vec<_> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("shard-{k}.csv"));
+            hakaru()
+                .args([
+                    "stream",
+                    "send",
+                    "--to",
+                    &format!("tcp://{addr}"),
+                    "--record-size",
+                    "64",
+                    "-n",
+                    "2000",
+                    "-c",
+                    "2",
+                    "--rate",
+                    "30000",
+                    "--shard",
+                    &format!("{k}/3"),
+                    "--start-at",
+                    &at,
+                    "-o",
+                    out.to_str().unwrap(),
+                ])
+                .output()
+        })
+        .collect();
+    for s in shards {
+        ok(&s.expect("stream send runs"));
+    }
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Verified: 12,000 records received, 0 lost, 0 duplicated"),
+        "{text}"
+    );
+    for k in 1..=3u64 {
+        let j = read_json(&dir.path(&format!("shard-{k}.json")));
+        let send = &j["send"];
+        assert_eq!(send["shard"]["index"], k);
+        assert_eq!(send["shard"]["count"], 3);
+        assert!(send["start_late_s"].is_number(), "{send}");
+        let ids: Vec<u64> = send["report"]["senders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["sender"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, [2 * (k - 1), 2 * (k - 1) + 1]);
+    }
+}
