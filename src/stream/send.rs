@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::record::{now_us, Encoder};
+use super::record::{now_us, Encoder, RecordBatch};
 use super::sink::{ByteSink, ByteSinkSpec};
 use super::StreamError;
 use crate::engine::pacer::{Lane, RateProfile, Timetable};
@@ -165,39 +165,24 @@ fn sender(
     let lane = plan.lane(k);
     // The id the records carry: distinct over every shard.
     let k = plan.first_sender() + k;
-    let mut buf = Vec::with_capacity(BATCH_BYTES + size);
     let deadline = plan.duration.and_then(|d| t0.checked_add(d));
     let mut rep = SenderReport {
         sender: k,
         ..Default::default()
     };
     let mut n: u64 = 0;
-    let mut flush = |buf: &mut Vec<u8>, rep: &mut SenderReport| -> bool {
-        if buf.is_empty() {
-            return true;
+    let flush = |sink: &mut Box<dyn ByteSink>, buf: &mut Vec<u8>, rep: &mut SenderReport| {
+        let ok = write(sink, buf, size, rep);
+        if ok {
+            buf.clear();
         }
-        match sink.write_records(buf) {
-            Ok(()) => {
-                rep.records += (buf.len() / size) as u64;
-                rep.bytes += buf.len() as u64;
-                buf.clear();
-                true
-            }
-            Err(e) => {
-                rep.error = Some(write_error(&e));
-                false
-            }
-        }
-    };
-    let overflow = || {
-        Some(
-            "the sequence outgrew the record size planned for an unbounded run; give --count"
-                .to_string(),
-        )
+        ok
     };
     match &plan.rate {
         None => {
-            let per_batch = (BATCH_BYTES / size).max(1) as u64;
+            // The padding is written once; each record only gets its fields.
+            let mut batch = RecordBatch::new(enc, (BATCH_BYTES / size).max(1));
+            let per_batch = batch.capacity() as u64;
             loop {
                 if stop.is_triggered() || deadline.is_some_and(|d| Instant::now() >= d) {
                     break;
@@ -209,20 +194,20 @@ fn sender(
                 if take == 0 {
                     break;
                 }
-                let now = now_us();
-                for _ in 0..take {
-                    if !enc.encode(&mut buf, k, n, now) {
-                        rep.error = overflow();
-                        break;
-                    }
-                    n += 1;
+                let (bytes, overflow) = batch.fill(enc, k, n, take as usize, now_us());
+                n += (bytes.len() / size) as u64;
+                if !write(&mut sink, bytes, size, &mut rep) {
+                    break;
                 }
-                if !flush(&mut buf, &mut rep) || rep.error.is_some() {
+                if overflow {
+                    rep.error = overflow_error();
                     break;
                 }
             }
         }
         Some(profile) => {
+            // Paced records leave one by one (or as many as are due): encoded whole.
+            let mut buf = Vec::with_capacity(BATCH_BYTES + size);
             let rt = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -250,22 +235,22 @@ fn sender(
                     }
                     if due.at > Instant::now() {
                         // Nothing else is due before this record: what is buffered goes now.
-                        if !flush(&mut buf, &mut rep) {
+                        if !flush(&mut sink, &mut buf, &mut rep) {
                             break;
                         }
                         timer.sleep_until(due.at).await;
                     }
                     if !enc.encode(&mut buf, k, n, now_us()) {
-                        rep.error = overflow();
+                        rep.error = overflow_error();
                         break;
                     }
                     n += 1;
-                    if buf.len() >= BATCH_BYTES && !flush(&mut buf, &mut rep) {
+                    if buf.len() >= BATCH_BYTES && !flush(&mut sink, &mut buf, &mut rep) {
                         break;
                     }
                 }
                 if rep.error.is_none() {
-                    flush(&mut buf, &mut rep);
+                    flush(&mut sink, &mut buf, &mut rep);
                 }
                 driver.abort();
             });
@@ -273,6 +258,28 @@ fn sender(
     }
     rep.elapsed_s = t0.elapsed().as_secs_f64();
     rep
+}
+
+/// Hand whole records to the sink and count them; false (the error noted) when it failed.
+fn write(sink: &mut Box<dyn ByteSink>, bytes: &[u8], size: usize, rep: &mut SenderReport) -> bool {
+    if bytes.is_empty() {
+        return true;
+    }
+    match sink.write_records(bytes) {
+        Ok(()) => {
+            rep.records += (bytes.len() / size) as u64;
+            rep.bytes += bytes.len() as u64;
+            true
+        }
+        Err(e) => {
+            rep.error = Some(write_error(&e));
+            false
+        }
+    }
+}
+
+fn overflow_error() -> Option<String> {
+    Some("the sequence outgrew the record size planned for an unbounded run; give --count".into())
 }
 
 fn write_error(e: &io::Error) -> String {

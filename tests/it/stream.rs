@@ -800,8 +800,9 @@ fn three_shards_send_distinct_senders_that_one_watch_verifies() {
         "--no-machine",
     ]);
     let addr = w.addr.clone().unwrap();
-    // One moment for all three, as machines sharing a clock would be given.
-    let at = hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(3));
+    // One moment for all three, as machines sharing a clock would be given; far enough
+    // ahead that three processes started on a loaded machine are all waiting for it.
+    let at = hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(5));
     let shards: Vec<_> = (1..=3)
         .map(|k| {
             let out = dir.path(&format!("shard-{k}.csv"));
@@ -826,11 +827,14 @@ fn three_shards_send_distinct_senders_that_one_watch_verifies() {
                     "-o",
                     out.to_str().unwrap(),
                 ])
-                .output()
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("stream send starts")
         })
         .collect();
     for s in shards {
-        ok(&s.expect("stream send runs"));
+        ok(&s.wait_with_output().expect("stream send runs"));
     }
     let (text, code) = w.end();
     assert_eq!(code, Some(0), "{text}");
