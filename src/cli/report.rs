@@ -68,6 +68,10 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    // A log pipeline's result (watch, stream send, stream run) has its own report.
+    if let Some(stream) = crate::report::stream_page::read_stream(&args.result) {
+        return report_stream(args, stream?);
+    }
     // Read before any file is written, so a result thresholds cannot judge is refused first.
     let mut judged = if args.thresholds.thresholds.is_empty() {
         None
@@ -113,6 +117,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         print!("\n{table}");
     }
     Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
+}
+
+fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::Result<i32> {
+    if !args.thresholds.thresholds.is_empty() {
+        return Err(crate::spec::threshold::ThresholdUseError {
+            flag: "--threshold",
+            text: args.result.display().to_string(),
+            why: "thresholds judge request-response results (latency, qps, errors); this is a log-pipeline result",
+        }
+        .into());
+    }
+    let plan = args.charts.plan(args.output);
+    let written = crate::report::stream_page::report(&args.result, &r, &plan)?;
+    print!("{}", written.stdout);
+    for f in &written.files {
+        eprintln!("wrote {}", f.display());
+    }
+    Ok(0)
 }
 
 /// hakaru's JSON result at `path` (or beside its CSV), when there is one that reads.

@@ -40,6 +40,17 @@ pub enum ReadError {
         missing: Vec<String>,
         found: Vec<String>,
     },
+    #[error(
+        "{path}: a log-pipeline result (hakaru-stream, from watch, stream send or stream run); \
+         it compares only with other stream results"
+    )]
+    StreamKind { path: PathBuf },
+    #[error(
+        "cannot compare {stream} with {other}: the first is a log-pipeline result \
+         (hakaru-stream: records/s at a receiver), the second a request-response result; \
+         compare stream results with stream results"
+    )]
+    MixedKinds { stream: PathBuf, other: PathBuf },
     #[error("{path}: the result holds no steps")]
     Empty { path: PathBuf },
     #[error("{path}: line {line}, column {column}: {value:?} is not a number")]
@@ -123,11 +134,30 @@ fn label_of(path: &Path) -> String {
 
 fn read_json(path: &Path, text: &str) -> Result<(Series, RunResult), ReadError> {
     // The one reader of hakaru's JSON: the schema version checked before the shape,
-    // and `state` filled in for files written before it existed.
-    let run = crate::result::json::from_json(text, &path.display().to_string())?;
+    // and `state` filled in for files written before it existed. A log pipeline's
+    // result has a shape of its own: it is named as such, not by the field it lacks.
+    let run = match crate::result::json::from_json(text, &path.display().to_string()) {
+        Ok(run) => run,
+        Err(_) if is_stream_result(text) => {
+            return Err(ReadError::StreamKind {
+                path: path.to_owned(),
+            })
+        }
+        Err(e) => return Err(e.into()),
+    };
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
     Ok((series, run))
+}
+
+/// Whether `text` is a `hakaru-stream` result (watch, stream send, stream run).
+fn is_stream_result(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    serde_json::from_str::<Kind>(text)
+        .is_ok_and(|k| k.kind.as_deref() == Some(crate::stream::result::KIND))
 }
 
 /// What one CSV column holds.
