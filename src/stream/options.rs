@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::http_sink::HttpSink;
+use super::kafka::KafkaSendOptions;
 use super::record::{Encoder, Format};
 use super::send::{open_sinks, send, SendPlan, SendReport};
 use super::sink::{ByteSink, ByteSinkSpec, Framing, SinkUri};
@@ -34,6 +35,8 @@ pub struct SendOptions {
     pub rotate: u64,
     /// `http://`: records per request.
     pub batch: u64,
+    /// `kafka://`: the producers' settings.
+    pub kafka: KafkaSendOptions,
 }
 
 /// A send whose sinks are open: nothing is sent yet.
@@ -90,6 +93,19 @@ impl SendOptions {
         if self.batch == 0 {
             return Err(flag("--batch", "must be at least 1"));
         }
+        self.kafka.check()?;
+        let k = &self.kafka;
+        if !matches!(uri, SinkUri::Kafka { .. })
+            && (k.batch_bytes.is_some()
+                || k.linger.is_some()
+                || k.create_topic.is_some()
+                || !k.config.is_empty())
+        {
+            return Err(flag(
+                "--kafka-batch-bytes, --linger, --create-topic, --kafka-config",
+                "are for kafka:// sinks",
+            ));
+        }
         // Neither a count nor a duration: ten seconds, as `bulk` does.
         let duration = match (self.count, self.duration) {
             (None, None) => Some(Duration::from_secs(10)),
@@ -141,6 +157,7 @@ impl SendOptions {
             framing: self.framing,
             rotate: self.rotate,
             record_size: self.record_size,
+            kafka: self.kafka.clone(),
         };
         let sinks = open_sinks(&spec, self.senders)?;
         Ok(ReadySend::Bytes { plan, sinks })
@@ -181,6 +198,7 @@ mod tests {
             framing: Framing::Newline,
             rotate: 1000,
             batch: 100,
+            kafka: Default::default(),
         }
     }
 
