@@ -11,6 +11,8 @@
 //!   one reader thread per connection.
 //! - `listen:udp://HOST:PORT`: one record per datagram; `--recv-buffer` sets the
 //!   socket's receive buffer (a small one overflows: the loss `--verify` shows).
+//! - `kafka://HOST:PORT/TOPIC`: a consumer of every partition from the topic's end
+//!   (`--from-start`: its beginning), one record per Kafka record ([`super::kafka`]).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -39,9 +41,15 @@ pub enum SourceUri {
     Dir(PathBuf),
     ListenTcp(String),
     ListenUdp(String),
+    /// Bootstrap servers and topic.
+    Kafka {
+        servers: String,
+        topic: String,
+    },
 }
 
-const EXPECTED: &str = "file:PATH, dir:PATH, listen:tcp://HOST:PORT or listen:udp://HOST:PORT";
+const EXPECTED: &str =
+    "file:PATH, dir:PATH, listen:tcp://HOST:PORT, listen:udp://HOST:PORT or kafka://HOST:PORT/TOPIC";
 
 impl SourceUri {
     pub fn parse(s: &str) -> Result<SourceUri, StreamError> {
@@ -72,6 +80,10 @@ impl SourceUri {
         if let Some(a) = s.strip_prefix("listen:udp://") {
             check_listen(a).map_err(|w| bad(&w))?;
             return Ok(SourceUri::ListenUdp(a.into()));
+        }
+        if let Some(rest) = s.strip_prefix("kafka://") {
+            let (servers, topic) = super::kafka::parse_uri(rest).map_err(|w| bad(&w))?;
+            return Ok(SourceUri::Kafka { servers, topic });
         }
         Err(bad("unknown scheme"))
     }
@@ -304,6 +316,18 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
                 .map_err(|e| listen_err(a, e))?;
             let sh = shared.clone();
             spawn("hakaru-watch-udp", move || read_udp(s, &sh))
+        }
+        SourceUri::Kafka { servers, topic } => {
+            let reader = super::kafka::open_source(servers, topic, opts.from_start, text)?;
+            let sh = shared.clone();
+            spawn("hakaru-watch-kafka", move || {
+                let mut t = Tally::new(&sh);
+                let mut errors = Vec::new();
+                reader.read(&sh.stop, |r| t.datagram(r), |e| errors.push(e));
+                for e in errors {
+                    t.fail(e);
+                }
+            })
         }
     };
     let thread = thread.map_err(|e| StreamError::Flag {
