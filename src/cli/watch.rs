@@ -128,6 +128,9 @@ pub fn run(a: WatchArgs, command_line: Vec<String>) -> Result<i32> {
         // Scripts and tests that bind port 0 read the real one here.
         eprintln!("hakaru: listening on {addr}");
     }
+    if let Some(note) = &running.note {
+        eprintln!("hakaru: {note}");
+    }
     let files = a
         .output_path
         .as_ref()

@@ -349,6 +349,8 @@ impl ByteSink for KafkaSink {
 /// A consumer assigned every partition of the topic, at its current end (or start).
 pub struct TopicReader {
     consumer: BaseConsumer,
+    /// Where reading starts, for the user (and for scripts waiting until it has).
+    pub note: String,
 }
 
 /// Open the watch's consumer: the broker reached, the topic found, the offsets fixed.
@@ -373,7 +375,8 @@ pub fn open_source(
     let partitions = find_topic(consumer.client(), servers, topic, "SOURCE", uri)?
         .ok_or_else(|| missing_topic("SOURCE", uri, servers, topic))?;
     let mut tpl = TopicPartitionList::new();
-    for p in partitions {
+    let mut starts = Vec::new();
+    for &p in &partitions {
         let at = if from_start {
             Offset::Beginning
         } else {
@@ -382,6 +385,7 @@ pub fn open_source(
             let (_, high) = consumer.fetch_watermarks(topic, p, ANSWER).map_err(|e| {
                 kafka_err("SOURCE", uri, format!("partition {p}'s end offset: {e}"))
             })?;
+            starts.push(format!("{p}:{high}"));
             Offset::Offset(high)
         };
         tpl.add_partition_offset(topic, p, at)
@@ -390,7 +394,18 @@ pub fn open_source(
     consumer
         .assign(&tpl)
         .map_err(|e| kafka_err("SOURCE", uri, format!("cannot assign the partitions: {e}")))?;
-    Ok(TopicReader { consumer })
+    let note = if from_start {
+        format!(
+            "reading topic \"{topic}\" ({} partitions) from its beginning",
+            partitions.len()
+        )
+    } else {
+        format!(
+            "reading topic \"{topic}\" from partition:offset {}",
+            starts.join(", ")
+        )
+    };
+    Ok(TopicReader { consumer, note })
 }
 
 impl TopicReader {

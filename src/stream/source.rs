@@ -141,6 +141,8 @@ pub struct Running {
     pub counters: Arc<Counters>,
     /// The address actually bound (listen sources).
     pub local_addr: Option<std::net::SocketAddr>,
+    /// Where reading starts, when the source has something to say (Kafka's offsets).
+    pub note: Option<String>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     verifiers: Arc<Mutex<Vec<Verifier>>>,
@@ -265,6 +267,7 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
         source,
     };
     let mut local_addr = None;
+    let mut note = None;
     let thread: io::Result<JoinHandle<()>> = match uri {
         SourceUri::File(p) => {
             let parent = p
@@ -319,6 +322,7 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
         }
         SourceUri::Kafka { servers, topic } => {
             let reader = super::kafka::open_source(servers, topic, opts.from_start, text)?;
+            note = Some(reader.note.clone());
             let sh = shared.clone();
             spawn("hakaru-watch-kafka", move || {
                 let mut t = Tally::new(&sh);
@@ -337,6 +341,7 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
     Ok(Running {
         counters: shared.counters.clone(),
         local_addr,
+        note,
         stop: shared.stop,
         threads: vec![thread],
         verifiers: shared.verifiers,

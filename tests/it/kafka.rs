@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
 
 use crate::util::*;
 
@@ -56,7 +57,6 @@ impl Broker {
     }
 
     /// `kafka://127.0.0.1:PORT/TOPIC`.
-    #[allow(dead_code)]
     pub fn uri(&self, topic: &str) -> String {
         format!("kafka://{}/{topic}", self.addr())
     }
@@ -198,23 +198,205 @@ pub fn broker() -> Option<Broker> {
     })
 }
 
+/// `hakaru watch kafka://…` in the background, returned once its consumer holds its
+/// start offsets (its "reading topic" line): records sent after that all count.
+struct Watch(std::process::Child);
+
+impl Watch {
+    fn start(uri: &str, args: &[&str]) -> Watch {
+        use std::io::BufRead;
+        let mut child = hakaru()
+            .arg("watch")
+            .arg(uri)
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("hakaru watch starts");
+        let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        err.read_line(&mut line).unwrap();
+        assert!(line.starts_with("hakaru: reading topic"), "{line}");
+        // Keep draining stderr so the watch never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        Watch(child)
+    }
+
+    /// Wait (bounded) and return stdout and the exit code.
+    fn end(mut self) -> (String, Option<i32>) {
+        use std::io::Read;
+        let status = wait_bounded(&mut self.0, Duration::from_secs(90))
+            .expect("the watch ends within its window");
+        let mut out = String::new();
+        self.0
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut out)
+            .unwrap();
+        (out, status.code())
+    }
+}
+
 #[test]
-fn a_private_broker_starts_and_takes_a_topic() {
+fn kafka_delivers_every_record_exactly_once_at_a_moderate_rate() {
     let Some(b) = broker() else { return };
-    b.create_topic("hakaru-smoke", 2);
-    let o = b
-        .java()
-        .args([
-            "org.apache.kafka.tools.TopicCommand",
-            "--bootstrap-server",
-            &b.addr(),
-            "--list",
-        ])
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&o.stdout).contains("hakaru-smoke"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
+    b.create_topic("logs", 2);
+    let w = Watch::start(
+        &b.uri("logs"),
+        &[
+            "--interval",
+            "250ms",
+            "--warmup",
+            "0",
+            "--window",
+            "60s",
+            "--verify",
+            "--expect",
+            "10k",
+            "--senders",
+            "2",
+            "--no-machine",
+        ],
     );
+    let sent = ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &b.uri("logs"),
+        "--record-size",
+        "200",
+        "-n",
+        "10k",
+        "-c",
+        "2",
+        "--rate",
+        "20000",
+        "--acks",
+        "all",
+        "--linger",
+        "2ms",
+    ]));
+    assert!(
+        sent.starts_with("Sent 20,000 records (3.8 MiB) in "),
+        "{sent}"
+    );
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Verified: 20,000 records received, 0 lost, 0 duplicated, 0 out of order\n"),
+        "{text}"
+    );
+    // Every byte sent is counted at the far end: the records went without their
+    // newline, and the watch adds it back.
+    assert!(text.contains("In all: 20,000 records, 3.8 MiB"), "{text}");
+}
+
+#[test]
+fn a_missing_topic_or_broker_is_refused_before_any_load() {
+    let Some(b) = broker() else { return };
+    let send = |to: &str, extra: &[&str]| {
+        let mut args = vec!["stream", "send", "--to", to, "-n", "100"];
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let o = send(&b.uri("missing"), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "--to {}: topic \"missing\" does not exist on {} (create it, or give --create-topic PARTITIONS)",
+            b.uri("missing"),
+            b.addr()
+        )),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!stdout(&o).contains("Sent"), "{}", stdout(&o));
+    let o = run(&["watch", &b.uri("missing"), "--window", "1s"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("topic \"missing\" does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    // Nothing listens on a port that was free a moment ago.
+    let o = send(&format!("kafka://127.0.0.1:{}/logs", free_port()), &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("cannot reach the Kafka broker"),
+        "{}",
+        stderr(&o)
+    );
+    for (to, why) in [
+        ("kafka://127.0.0.1:9092", "no /TOPIC"),
+        ("kafka://127.0.0.1:9092/a b", "not a topic name"),
+    ] {
+        let o = send(to, &[]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(why), "{to}: {}", stderr(&o));
+    }
+    // Asked to, the sender creates it, and it is then there for the next.
+    ok(&send(
+        &b.uri("made"),
+        &["--create-topic", "3", "--acks", "1"],
+    ));
+    let sent = ok(&send(&b.uri("made"), &["--acks", "0"]));
+    assert!(sent.starts_with("Sent 100 records"), "{sent}");
+}
+
+#[test]
+fn stream_run_through_kafka_writes_its_table() {
+    let Some(b) = broker() else { return };
+    b.create_topic("run", 1);
+    let dir = TempDir::new("kafka-run");
+    let out = dir.path("run.csv");
+    let text = ok(&run(&[
+        "stream",
+        "run",
+        "--to",
+        &b.uri("run"),
+        "--watch",
+        &b.uri("run"),
+        "--record-sizes",
+        "100,1024",
+        "-c",
+        "2",
+        "-n",
+        "3k",
+        "--interval",
+        "100ms",
+        "--warmup",
+        "0",
+        "--window",
+        "60s",
+        "--verify",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    for size in ["100", "1024"] {
+        assert!(
+            text.contains(&format!("{size} B, round 1: "))
+                && text.contains("sent 6,000, arrived 6,000, 0 lost, 0 duplicated"),
+            "{text}"
+        );
+    }
+    // The table: a row per size, nothing lost or duplicated (rates and p99 vary).
+    let table: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("record size"))
+        .take(3)
+        .collect();
+    assert_eq!(
+        table[0],
+        "record size       records/s       MiB/s  repeats        lost  duplicated         p99",
+        "{text}"
+    );
+    for (row, size) in table[1..].iter().zip(["100 B", "1,024 B"]) {
+        let cells: Vec<&str> = row.split_whitespace().collect();
+        assert_eq!(cells[..2].join(" "), size, "{text}");
+        assert_eq!(cells[4..7], ["1", "0", "0"], "{text}");
+    }
+    let (header, rows) = read_csv(&out);
+    assert_eq!(rows.len(), 2, "{header:?}");
 }
