@@ -400,3 +400,58 @@ fn stream_run_through_kafka_writes_its_table() {
     let (header, rows) = read_csv(&out);
     assert_eq!(rows.len(), 2, "{header:?}");
 }
+
+#[test]
+fn records_the_broker_never_acknowledges_are_not_counted_as_sent() {
+    let Some(b) = broker() else { return };
+    b.create_topic("stall", 1);
+    // Records time out after 2 s instead of 30, so the stalled broker shows quickly.
+    let mut send = hakaru()
+        .args([
+            "stream",
+            "send",
+            "--to",
+            &b.uri("stall"),
+            "--record-size",
+            "100",
+            "--rate",
+            "1000",
+            "-n",
+            "4000",
+            "--acks",
+            "1",
+            "--kafka-config",
+            "message.timeout.ms=2000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hakaru runs");
+    std::thread::sleep(Duration::from_millis(1500));
+    // The simplest stall: the broker stops answering (and is let go again below).
+    let pid = b.server.child.id().to_string();
+    let signal = |s: &str| {
+        assert!(Command::new("kill")
+            .args([s, &pid])
+            .status()
+            .unwrap()
+            .success())
+    };
+    signal("-STOP");
+    let status = wait_bounded(&mut send, Duration::from_secs(90));
+    signal("-CONT");
+    let status = status.expect("the send ends: unacknowledged records time out");
+    let o = send.wait_with_output().unwrap();
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(status.code(), Some(1), "{out}{err}");
+    assert!(
+        out.contains("records were not acknowledged by the broker"),
+        "{out}{err}"
+    );
+    let sent: u64 = out
+        .strip_prefix("Sent ")
+        .and_then(|s| s.split(' ').next())
+        .map(|n| n.replace(',', "").parse().unwrap())
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(sent < 4000, "{out}");
+}
