@@ -190,7 +190,20 @@ pub fn broker() -> Option<Broker> {
         .stderr(log)
         .spawn()
         .expect("the broker starts");
-    wait_for_port(port, &mut child, "the Kafka broker");
+    // ~3 s on a quiet machine; far longer while the whole suite builds and runs.
+    let start = std::time::Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        let exited = child.try_wait().ok().flatten();
+        if exited.is_some() || start.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "the Kafka broker did not listen on port {port} ({exited:?}):\n{}",
+                std::fs::read_to_string(dir.path("broker.log")).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
     Some(Broker {
         server: Server { child, port, dir },
         libs,
@@ -427,7 +440,13 @@ fn records_the_broker_never_acknowledges_are_not_counted_as_sent() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("hakaru runs");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Its producer is open once it says what it sends; a few records go, then the stall.
+    let mut err = std::io::BufReader::new(send.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    assert!(line.starts_with("hakaru: 100-byte records to"), "{line}");
+    let rest = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    std::thread::sleep(Duration::from_millis(500));
     // The simplest stall: the broker stops answering (and is let go again below).
     let pid = b.server.child.id().to_string();
     let signal = |s: &str| {
@@ -442,7 +461,7 @@ fn records_the_broker_never_acknowledges_are_not_counted_as_sent() {
     signal("-CONT");
     let status = status.expect("the send ends: unacknowledged records time out");
     let o = send.wait_with_output().unwrap();
-    let (out, err) = (stdout(&o), stderr(&o));
+    let (out, err) = (stdout(&o), line + &rest.join().unwrap());
     assert_eq!(status.code(), Some(1), "{out}{err}");
     assert!(
         out.contains("records were not acknowledged by the broker"),
