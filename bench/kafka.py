@@ -104,6 +104,17 @@ def pp_rate(libs, work, addr, topic, n, size, acks, matched):
     return float(re.search(r"records sent, ([\d.]+) records/sec", lines[-1]).group(1))
 
 
+def watch_rate(hakaru, addr, topic, total):
+    """records/s `watch kafka://… --from-start` reads the whole topic at (one consumer)."""
+    argv = [hakaru, "watch", f"kafka://{addr}/{topic}", "--from-start", "--expect", str(total),
+            "--interval", "1s", "--warmup", "0", "--window", "600s", "--no-machine", "-q"]
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=700)
+    row = [ln.split() for ln in p.stdout.splitlines() if ln.split()[:1] == ["1"]]
+    if p.returncode != 0 or not row:
+        die(f"watch failed:\n{p.stdout}{p.stderr}")
+    return float(row[0][3].replace(",", ""))
+
+
 def main():
     n = int(env_number("N", 500_000))
     size = int(env_number("SIZE", 1024))
@@ -138,6 +149,11 @@ def main():
             r = median(rates)
             print(f"{name:<46} {fmt(r, ',.0f'):>12} {fmt(r * size / 2**20, ',.1f'):>8} "
                   f"{fmt(ours / r, '.2f'):>12}   {', '.join(f'{x:,.0f}' for x in rates)}")
+        # Everything sent above, read back by one consumer from the topic's start.
+        total = n * runs * 3
+        r = watch_rate(hakaru, addr, "bench", total)
+        print(f"{'hakaru watch (one consumer, from the start)':<46} {fmt(r, ',.0f'):>12} "
+              f"{fmt(r * size / 2**20, ',.1f'):>8} {'':>12}   {total:,} records read back")
         print("Each ProducerPerformance run is a fresh JVM (JIT warm-up included, as it is run); "
               "both tools' rates include waiting for the last acknowledgement.")
     finally:
