@@ -41,6 +41,11 @@ use super::StreamError;
 const ANSWER: Duration = Duration::from_secs(5);
 /// How long a finishing sender waits for the broker to acknowledge what it holds.
 const FLUSH: Duration = Duration::from_secs(60);
+/// librdkafka's default `message.max.bytes`: the largest record a producer sends.
+const MESSAGE_MAX_BYTES: usize = 1_000_000;
+/// Room for the key and the record batch's framing within `message.max.bytes`
+/// (librdkafka counts 61 bytes of batch header and up to ~25 per record).
+const WIRE_OVERHEAD: usize = 128;
 /// How long a record may wait in a producer before it counts as not delivered.
 const MESSAGE_TIMEOUT_MS: &str = "30000";
 
@@ -215,6 +220,26 @@ impl KafkaSink {
         record_size: usize,
         uri: &str,
     ) -> Result<KafkaSink, StreamError> {
+        // librdkafka refuses a larger record at its first send, mid-load: refuse it here.
+        let max = opts
+            .config
+            .iter()
+            .filter_map(|kv| kv.strip_prefix("message.max.bytes="))
+            .next_back()
+            .and_then(|v| v.parse::<usize>().ok())
+            .unwrap_or(MESSAGE_MAX_BYTES);
+        // What librdkafka counts: the record, its key and a batch's framing (~90 bytes).
+        if record_size - 1 + WIRE_OVERHEAD > max {
+            return Err(StreamError::Flag {
+                flag: "--record-size",
+                why: format!(
+                    "{record_size} bytes do not fit in the Kafka producer's message.max.bytes \
+                     ({max}, framing included: records up to {} bytes); raise it with \
+                     --kafka-config message.max.bytes=N (and the broker's and topic's limits)",
+                    max + 1 - WIRE_OVERHEAD
+                ),
+            });
+        }
         let mut cfg = ClientConfig::new();
         cfg.set("bootstrap.servers", servers)
             .set("client.id", format!("hakaru-sender-{k}"))
@@ -474,6 +499,16 @@ mod tests {
             let e = parse_uri(bad).unwrap_err();
             assert!(e.contains(why), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn a_record_above_message_max_bytes_is_refused_before_connecting() {
+        let opts = KafkaSendOptions::default();
+        let e = KafkaSink::open("127.0.0.1:1", "t", &opts, 0, 1_000_001, "kafka://x")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("--record-size") && e.contains("999873"), "{e}");
     }
 
     #[test]
