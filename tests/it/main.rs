@@ -14,6 +14,7 @@ mod find_max;
 mod groonga;
 mod hostile;
 mod k8s;
+mod kafka;
 mod kill;
 mod memory;
 mod netns;
