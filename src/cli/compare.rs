@@ -26,6 +26,17 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = args.charts.plan(args.output);
+    // Log pipelines (watch, stream send, stream run) side by side; never mixed with
+    // request-response results.
+    if let Some(stream) = crate::report::stream_compare::classify(&args.results)? {
+        let labels = crate::report::stream_compare::labels(&args.results, args.label.as_deref())?;
+        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?;
+        print!("{}", written.stdout);
+        for f in &written.files {
+            eprintln!("wrote {}", f.display());
+        }
+        return Ok(0);
+    }
     let written = run_compare(&args.results, args.label.as_deref(), &plan)?;
     print!("{}", written.stdout);
     for f in &written.files {

@@ -17,7 +17,7 @@ use crate::spec::{parse_count, parse_duration};
 use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptions};
 use crate::stream::options::SendOptions;
 use crate::stream::record::{generate, Encoder, Format};
-use crate::stream::result::{to_csv, write_files, Point, Repeat, StreamResult};
+use crate::stream::result::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
 use crate::stream::sink::Framing;
 use crate::stream::watch::WatchOptions;
 
@@ -140,6 +140,23 @@ pub struct SendArgs {
     /// Print the send report as JSON on stdout (the summary goes to stderr).
     #[arg(long)]
     pub json: bool,
+
+    /// Write the hakaru-stream result: the CSV (a row per sender) here and the JSON
+    /// beside it, for `hakaru report` and `hakaru compare`.
+    #[arg(short = 'o', long, value_name = "PATH")]
+    pub output_path: Option<PathBuf>,
+
+    /// Run as load machine K of N: this machine's --senders get ids of their own
+    /// ((K-1)×senders …), so `watch --verify --senders N×senders` tells all apart, and
+    /// it sends its share of --rate (the one-machine timetable split N ways). --count
+    /// stays per sender: N shards send N times as many records.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
+    /// Send the first record at this moment: 2026-11-23T10:00:00Z, or +30s from now.
+    /// Shards sharing a clock (NTP) start together; a late start is recorded.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
 }
 
 impl RecordArgs {
@@ -158,6 +175,8 @@ impl RecordArgs {
             },
             rotate: self.rotate,
             batch: self.batch,
+            shard: None,
+            start_at: None,
         }
     }
 }
@@ -165,23 +184,75 @@ impl RecordArgs {
 pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
     match a.command {
         StreamCommand::Gen(g) => gen(g),
-        StreamCommand::Send(s) => send(s),
+        StreamCommand::Send(s) => send(s, _command_line),
         StreamCommand::Run(r) => run_experiment(r, _command_line),
     }
 }
 
-fn send(a: SendArgs) -> Result<i32> {
-    let opts = a.records.options(&a.to, a.record_size);
+fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
+    let mut opts = a.records.options(&a.to, a.record_size);
+    opts.shard = a.shard;
+    opts.start_at = a.start_at;
+    let at = opts.start_moment()?;
     let ready = opts.open()?;
+    let plan = ready.plan();
     eprintln!(
-        "hakaru: {}-byte records to {}, carrying {}",
+        "hakaru: {}-byte records to {}, carrying {}{}",
         a.record_size,
         a.to,
-        ready.plan().encoder.layout()
+        plan.encoder.layout(),
+        match a.shard {
+            Some(s) => format!(
+                "; shard {s}: senders {}–{} of {}",
+                plan.first_sender(),
+                plan.first_sender() + plan.senders - 1,
+                plan.all_senders()
+            ),
+            None => String::new(),
+        }
     );
+    if let Some(at) = at {
+        eprintln!(
+            "hakaru: the first record leaves at {}",
+            crate::sysinfo::rfc3339(at)
+        );
+    }
     let stop = super::ctrl_c_stop();
-    let report = ready.run(&stop)?;
+    let layout = ready.plan().encoder.layout().to_string();
+    let started_at = crate::sysinfo::now_rfc3339();
+    let sent = ready.run_at(at, &stop)?;
+    let report = sent.report;
+    if let Some(late) = sent.start_late_s.filter(|l| *l >= 0.001) {
+        eprintln!("hakaru: started {late:.3} s after --start-at");
+    }
     let summary = crate::report::stream::send_summary(&report, a.record_size);
+    if let Some(p) = &a.output_path {
+        let files = Outputs::beside(p, CsvFormat::Full);
+        let mut result = StreamResult::new(command_line, started_at);
+        result.send = Some(SendSection {
+            to: a.to.clone(),
+            record_size: a.record_size,
+            format: match opts.format {
+                Format::Raw => "raw",
+                Format::Json => "json",
+            }
+            .into(),
+            layout,
+            count: opts.count,
+            rate: opts.rate.clone(),
+            shard: a.shard,
+            start_late_s: sent.start_late_s,
+            report: report.clone(),
+        });
+        result.complete = !stop.is_triggered();
+        write_files(&result, &files.csv, &files.json)
+            .with_context(|| format!("writing {}", files.csv.display()))?;
+        eprintln!(
+            "Results: {} and {}",
+            files.csv.display(),
+            files.json.display()
+        );
+    }
     if a.json {
         eprint!("{summary}");
         println!("{}", serde_json::to_string_pretty(&report)?);

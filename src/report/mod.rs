@@ -23,6 +23,8 @@ pub mod png;
 pub mod read;
 mod sections;
 pub mod stream;
+pub mod stream_compare;
+pub mod stream_page;
 pub mod suite;
 pub mod text;
 pub mod threshold;

@@ -2,11 +2,15 @@
 //! per interval, a table per run, the verification block and the experiment's table.
 //! Pure functions of [`crate::stream`]'s reports. Rates are records/s and MiB/s (the
 //! seed's "MB/s" are MiB: 4,096 B × 64,943/s = 253.7).
+//!
+//! Also the figures `hakaru report` and `hakaru compare` draw from any `hakaru-stream`
+//! result: one [`SizeRow`] per record size (the seed's table) and the watches'
+//! timelines as [`Segment`]s laid end to end.
 
 use std::fmt::Write;
 
 use super::fmt::fmt_latency;
-use crate::stream::result::{Point, SizeRun, WatchReport};
+use crate::stream::result::{Point, SizeRun, StreamResult, WatchReport};
 use crate::stream::send::SendReport;
 use crate::stream::verify::VerifyReport;
 
@@ -278,6 +282,156 @@ pub fn experiment_table(sizes: &[SizeRun]) -> String {
         );
     }
     s
+}
+
+/// What a result measured at one record size: a row of the seed's table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SizeRow {
+    /// Bytes per record; `None` when a watch saw records of several sizes.
+    pub record_size: Option<u64>,
+    pub records_per_s: f64,
+    pub mib_per_s: f64,
+    /// Rounds (`stream run`), windows (`watch`) or 1 (`stream send`).
+    pub rounds: usize,
+    /// False when every record came within the warm-up: nothing left to measure.
+    pub measured: bool,
+    /// Records the senders handed over (sender side), when known.
+    pub sent: Option<u64>,
+    /// Records counted at the receiver, when watched.
+    pub received: Option<u64>,
+    /// `--verify`'s findings summed over the rounds.
+    pub verify: Option<VerifySums>,
+    /// True for `stream send`: the rates are the sender's, not the receiver's.
+    pub sender_side: bool,
+}
+
+/// Loss, duplicates, order and the worst p99 over a size's rounds.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct VerifySums {
+    pub lost: u64,
+    pub duplicated: u64,
+    pub out_of_order: u64,
+    /// The worst round's p99 latency, µs (`None`: the records carry no send time).
+    pub p99_us: Option<u64>,
+}
+
+impl VerifySums {
+    fn add(&mut self, v: &VerifyReport) {
+        self.lost += v.lost;
+        self.duplicated += v.duplicated;
+        self.out_of_order += v.out_of_order;
+        if let Some(l) = &v.latency_us {
+            self.p99_us = Some(self.p99_us.unwrap_or(0).max(l.p99));
+        }
+    }
+}
+
+/// The record size of a watch: its bytes ÷ its records when they divide evenly.
+fn watch_record_size(w: &WatchReport) -> Option<u64> {
+    (w.total_records > 0 && w.total_bytes.is_multiple_of(w.total_records))
+        .then(|| w.total_bytes / w.total_records)
+}
+
+/// The seed's table of any stream result: a row per record size.
+pub fn size_rows(r: &StreamResult) -> Vec<SizeRow> {
+    let mut rows = Vec::new();
+    if let Some(w) = &r.watch {
+        rows.push(SizeRow {
+            record_size: watch_record_size(w),
+            records_per_s: w.mean.records_per_s,
+            mib_per_s: w.mean.mib_per_s,
+            rounds: w.runs.len(),
+            measured: !w.runs.is_empty(),
+            sent: None,
+            received: Some(w.total_records),
+            verify: w.verify.as_ref().map(|v| {
+                let mut s = VerifySums::default();
+                s.add(v);
+                s
+            }),
+            sender_side: false,
+        });
+    }
+    if let Some(s) = &r.send {
+        rows.push(SizeRow {
+            record_size: Some(s.record_size as u64),
+            records_per_s: s.records_per_s(),
+            mib_per_s: s.mib_per_s(),
+            rounds: 1,
+            measured: s.report.records() > 0,
+            sent: Some(s.report.records()),
+            received: None,
+            verify: None,
+            sender_side: true,
+        });
+    }
+    for size in &r.sizes {
+        let mut verify: Option<VerifySums> = None;
+        for rep in &size.repeats {
+            if let Some(v) = &rep.watch.verify {
+                verify.get_or_insert_with(VerifySums::default).add(v);
+            }
+        }
+        rows.push(SizeRow {
+            record_size: Some(size.record_size as u64),
+            records_per_s: size.mean.records_per_s,
+            mib_per_s: size.mean.mib_per_s,
+            rounds: size.repeats.len(),
+            measured: size.repeats.iter().any(|x| !x.watch.runs.is_empty()),
+            sent: Some(size.repeats.iter().map(|x| x.send.records()).sum()),
+            received: Some(size.repeats.iter().map(|x| x.watch.total_records).sum()),
+            verify,
+            sender_side: false,
+        });
+    }
+    rows
+}
+
+/// One watch on a timeline of several laid end to end (a `stream run`'s rounds).
+#[derive(Debug, Clone, Copy)]
+pub struct Segment<'a> {
+    /// Where this watch's second 0 falls on the shared axis.
+    pub offset_s: f64,
+    /// 1-based round (`stream run`), 1 for a watch.
+    pub round: u32,
+    pub watch: &'a WatchReport,
+}
+
+/// The timelines of a result, grouped: a watch's one, or each record size's rounds
+/// laid end to end (`None` for a watch's size, which the records tell).
+pub fn timelines(r: &StreamResult) -> Vec<(Option<u64>, Vec<Segment<'_>>)> {
+    let mut out = Vec::new();
+    if let Some(w) = &r.watch {
+        out.push((
+            watch_record_size(w),
+            vec![Segment {
+                offset_s: 0.0,
+                round: 1,
+                watch: w,
+            }],
+        ));
+    }
+    for size in &r.sizes {
+        let mut at = 0.0;
+        let mut segs = Vec::new();
+        for (i, rep) in size.repeats.iter().enumerate() {
+            segs.push(Segment {
+                offset_s: at,
+                round: i as u32 + 1,
+                watch: &rep.watch,
+            });
+            at += rep.watch.timeline.last().map_or(0.0, |p| p.t_s);
+        }
+        out.push((Some(size.record_size as u64), segs));
+    }
+    out
+}
+
+/// "10 B", "1,024 B", or "mixed sizes".
+pub fn size_name(size: Option<u64>) -> String {
+    size.map_or("records of mixed sizes".into(), |b| {
+        format!("{} B", grouped(b))
+    })
 }
 
 #[cfg(test)]

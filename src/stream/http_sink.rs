@@ -29,11 +29,20 @@ pub struct HttpSink {
     url: String,
     encoder: Encoder,
     batch: u64,
+    /// The id of this machine's first sender (`--shard`): client `c` is sender
+    /// `first_sender + c`.
+    first_sender: u64,
 }
 
 impl HttpSink {
     /// Resolve and connect once (a refused port is bad input, before any load).
-    pub fn new(url: &str, encoder: Encoder, batch: u64) -> Result<HttpSink, StreamError> {
+    /// `first_sender`: the id of this machine's first sender (`--shard`).
+    pub fn new(
+        url: &str,
+        encoder: Encoder,
+        batch: u64,
+        first_sender: u64,
+    ) -> Result<HttpSink, StreamError> {
         let bad = |why: String| StreamError::Uri {
             flag: "--to",
             uri: url.to_string(),
@@ -71,6 +80,7 @@ impl HttpSink {
             url: url.to_string(),
             encoder,
             batch: batch.max(1),
+            first_sender,
         })
     }
 
@@ -156,7 +166,7 @@ impl Workload for HttpSink {
         let source = BatchSource {
             encoder: self.encoder.clone(),
             request,
-            sender: client as u64,
+            sender: self.first_sender + client as u64,
             batch: self.batch,
             n: 0,
             body: Vec::new(),

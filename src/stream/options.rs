@@ -3,7 +3,7 @@
 //! connections made), still before any record goes out.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use super::http_sink::HttpSink;
 use super::record::{Encoder, Format};
@@ -11,6 +11,8 @@ use super::send::{open_sinks, send, SendPlan, SendReport};
 use super::sink::{ByteSink, ByteSinkSpec, Framing, SinkUri};
 use super::StreamError;
 use crate::engine::{RateProfile, Stop};
+use crate::result::Shard;
+use crate::spec::StartAt;
 
 /// The most senders a send starts (each a thread and a connection).
 pub const MAX_SENDERS: u64 = 4096;
@@ -34,6 +36,11 @@ pub struct SendOptions {
     pub rotate: u64,
     /// `http://`: records per request.
     pub batch: u64,
+    /// `--shard K/N`: this machine's senders get ids of their own and its share of
+    /// `--rate`; `--count` stays per sender.
+    pub shard: Option<Shard>,
+    /// `--start-at`: the first record leaves at this moment (shards start together).
+    pub start_at: Option<StartAt>,
 }
 
 /// A send whose sinks are open: nothing is sent yet.
@@ -106,12 +113,26 @@ impl SendOptions {
             )),
             None => None,
         };
-        let encoder = Encoder::new(self.format, self.record_size, self.senders, self.count)?;
+        let all_senders = self.senders * self.shard.map_or(1, |s| u64::from(s.count));
+        if all_senders > u64::from(super::verify::MAX_SENDER) + 1 {
+            return Err(flag(
+                "--shard",
+                format!(
+                    "{} shards × {} senders make {all_senders} senders; watch --verify tells {} apart",
+                    self.shard.map_or(1, |s| s.count),
+                    self.senders,
+                    u64::from(super::verify::MAX_SENDER) + 1
+                ),
+            ));
+        }
+        // Ids and the shared sequence are laid out for every shard's senders.
+        let encoder = Encoder::new(self.format, self.record_size, all_senders, self.count)?;
         Ok((
             uri,
             SendPlan {
                 encoder,
                 senders: self.senders,
+                shard: self.shard,
                 count: self.count,
                 duration,
                 rate,
@@ -132,7 +153,9 @@ impl SendOptions {
                 })?),
                 None => None,
             };
-            let sink = HttpSink::new(url, plan.encoder.clone(), self.batch)?;
+            // The engine's HTTP client takes a fixed rate: a shard sends its share.
+            let rate = rate.map(|r| r / plan.shard.map_or(1.0, |s| f64::from(s.count)));
+            let sink = HttpSink::new(url, plan.encoder.clone(), self.batch, plan.first_sender())?;
             return Ok(ReadySend::Http { sink, plan, rate });
         }
         let spec = ByteSinkSpec {
@@ -142,12 +165,48 @@ impl SendOptions {
             rotate: self.rotate,
             record_size: self.record_size,
         };
-        let sinks = open_sinks(&spec, self.senders)?;
+        let sinks = open_sinks(&spec, plan.first_sender(), self.senders)?;
         Ok(ReadySend::Bytes { plan, sinks })
     }
 }
 
+impl SendOptions {
+    /// `--start-at` as a moment: refused (bad input) when it passed more than a second
+    /// ago. Asked before the sinks are opened.
+    pub fn start_moment(&self) -> Result<Option<SystemTime>, crate::spec::SpecError> {
+        crate::spec::start_moment(self.start_at, &[], 1)
+    }
+}
+
+/// What a send did, and how late it started when it waited for `--start-at`.
+pub struct Sent {
+    pub report: SendReport,
+    /// Seconds after the `--start-at` moment the first record left (`None` without one).
+    pub start_late_s: Option<f64>,
+}
+
 impl ReadySend {
+    /// Wait for `at` (all shards start together), then send; a stop while waiting
+    /// sends nothing.
+    pub fn run_at(self, at: Option<SystemTime>, stop: &Stop) -> Result<Sent, StreamError> {
+        let mut start_late_s = None;
+        if let Some(at) = at {
+            match crate::runner::start::wait_until(at, stop) {
+                Some(late) => start_late_s = Some(late.as_secs_f64()),
+                None => {
+                    return Ok(Sent {
+                        report: SendReport::default(),
+                        start_late_s: None,
+                    })
+                }
+            }
+        }
+        Ok(Sent {
+            report: self.run(stop)?,
+            start_late_s,
+        })
+    }
+
     pub fn plan(&self) -> &SendPlan {
         match self {
             ReadySend::Bytes { plan, .. } | ReadySend::Http { plan, .. } => plan,
@@ -181,6 +240,8 @@ mod tests {
             framing: Framing::Newline,
             rotate: 1000,
             batch: 100,
+            shard: None,
+            start_at: None,
         }
     }
 

@@ -1,5 +1,6 @@
-//! The `hakaru-stream` result: what `watch` and `stream run` write with `-o` (JSON and
-//! CSV, both whole after any stop) and print with `--json`. A result kind of its own
+//! The `hakaru-stream` result: what `watch`, `stream send` and `stream run` write with
+//! `-o` (JSON and CSV, both whole after any stop) and `watch`/`stream run` print with
+//! `--json`. A result kind of its own
 //! (`"kind": "hakaru-stream"`), documented field by field in docs/stream.md; the
 //! request-response result schema is untouched.
 
@@ -94,6 +95,49 @@ pub struct Repeat {
     pub watch: WatchReport,
 }
 
+/// `stream send`: what was sent where, and how it went, sender side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SendSection {
+    pub to: String,
+    /// Bytes per record, the newline included.
+    pub record_size: usize,
+    /// "raw" or "json".
+    pub format: String,
+    /// What the records carry (sender, sequence, send time), as `stream send` says it.
+    pub layout: String,
+    /// Records per sender (`--count`), when given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u64>,
+    /// `--rate` as given (records per second over all senders).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<String>,
+    /// `--shard K/N`: this machine's part of a send spread over N (its senders' ids
+    /// start at (K−1) × senders; it sent its share of `rate`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::result::Shard>,
+    /// `--start-at`: seconds after the moment the first record left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_late_s: Option<f64>,
+    pub report: SendReport,
+}
+
+impl SendSection {
+    pub fn records_per_s(&self) -> f64 {
+        per_s(self.report.records() as f64, self.report.elapsed_s)
+    }
+    pub fn mib_per_s(&self) -> f64 {
+        per_s(self.report.bytes() as f64, self.report.elapsed_s) / (1024.0 * 1024.0)
+    }
+}
+
+fn per_s(n: f64, secs: f64) -> f64 {
+    if secs > 0.0 {
+        n / secs
+    } else {
+        0.0
+    }
+}
+
 /// The whole file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct StreamResult {
@@ -105,6 +149,9 @@ pub struct StreamResult {
     /// `watch`: its report.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub watch: Option<WatchReport>,
+    /// `stream send -o`: the send.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub send: Option<SendSection>,
     /// `stream run`: the sink and source, and a result per record size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
@@ -123,6 +170,7 @@ impl StreamResult {
             command,
             started_at,
             watch: None,
+            send: None,
             to: None,
             sizes: Vec::new(),
             complete: false,
@@ -130,11 +178,36 @@ impl StreamResult {
     }
 }
 
-/// The CSV: `watch`'s timeline, or `stream run`'s table (one row per size and repeat).
+/// The CSV: `watch`'s timeline, `stream send`'s senders, or `stream run`'s table (one
+/// row per size and repeat).
 pub fn to_csv(r: &StreamResult) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     if let Some(watch) = &r.watch {
         timeline_csv(&mut w, None, &watch.timeline);
+    } else if let Some(send) = &r.send {
+        let _ = w.write_record([
+            "sender",
+            "records",
+            "bytes",
+            "elapsed_s",
+            "records_per_s",
+            "mib_per_s",
+            "error",
+        ]);
+        for s in &send.report.senders {
+            let _ = w.write_record([
+                s.sender.to_string(),
+                s.records.to_string(),
+                s.bytes.to_string(),
+                format!("{:.3}", s.elapsed_s),
+                format!("{:.1}", per_s(s.records as f64, s.elapsed_s)),
+                format!(
+                    "{:.3}",
+                    per_s(s.bytes as f64, s.elapsed_s) / (1024.0 * 1024.0)
+                ),
+                s.error.clone().unwrap_or_default(),
+            ]);
+        }
     } else {
         let _ = w.write_record([
             "record_size",

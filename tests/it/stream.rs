@@ -681,3 +681,179 @@ fn watch_counts_fixed_size_records_from_file_sizes_alone() {
     assert_eq!(code, Some(0), "{text}");
     assert!(text.contains("In all: 3,000 records, 0.3 MiB"), "{text}");
 }
+
+#[test]
+fn report_and_compare_read_stream_results() {
+    let dir = TempDir::new("stream-report");
+    let log = dir.path("a.log");
+    let exp = dir.path("exp.csv");
+    ok(&run(&[
+        "stream",
+        "run",
+        "--to",
+        &format!("file:{}", log.display()),
+        "--watch",
+        &format!("file:{}", log.display()),
+        "--record-sizes",
+        "10,1024",
+        "-c",
+        "2",
+        "-n",
+        "2k",
+        "--interval",
+        "100ms",
+        "--warmup",
+        "0",
+        "--window",
+        "30s",
+        "--verify",
+        "-q",
+        "-o",
+        exp.to_str().unwrap(),
+    ]));
+    let sent = dir.path("send.csv");
+    ok(&run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("file:{}", dir.path("b.log").display()),
+        "--record-size",
+        "1024",
+        "-n",
+        "1000",
+        "-o",
+        sent.to_str().unwrap(),
+    ]));
+    let (head, rows) = read_csv(&sent);
+    assert_eq!(col(&head, &rows[0], "records"), 1000.0);
+    assert_eq!(read_json(&dir.path("send.json"))["kind"], "hakaru-stream");
+
+    // report: from the CSV (the JSON beside it), Markdown on stdout, SVG and HTML written.
+    let md = ok(&run(&[
+        "report",
+        exp.to_str().unwrap(),
+        "--svg",
+        "--markdown",
+    ]));
+    assert!(
+        md.contains("| 10 B | ") && md.contains("| 1,024 B | "),
+        "{md}"
+    );
+    let html = std::fs::read_to_string(dir.path("exp.html")).unwrap();
+    for want in [
+        "Records per second by record size",
+        "Timeline — 1,024 B",
+        "Dirty and writeback pages",
+    ] {
+        assert!(html.contains(want), "{want}");
+    }
+    for svg in [
+        "exp-sizes-mib.svg",
+        "exp-10B-records.svg",
+        "exp-1024B-memory.svg",
+    ] {
+        assert!(dir.path(svg).is_file(), "{svg}");
+    }
+    let text = ok(&run(&["report", dir.path("send.json").to_str().unwrap()]));
+    assert!(text.starts_with("Sent 1,000 records (1.0 MiB)"), "{text}");
+
+    // compare: the pipelines side by side per record size.
+    let text = ok(&run(&[
+        "compare",
+        dir.path("exp.json").to_str().unwrap(),
+        dir.path("send.json").to_str().unwrap(),
+        "--label",
+        "file,sender",
+    ]));
+    assert!(text.contains("\n    1,024 B  file "), "{text}");
+    assert!(text.contains(" sent "), "{text}");
+    // Never mixed with a request-response result.
+    let rr = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/hakaru-result.json"
+    );
+    let o = run(&["compare", dir.path("exp.json").to_str().unwrap(), rr]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("request-response result"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn three_shards_send_distinct_senders_that_one_watch_verifies() {
+    let dir = TempDir::new("stream-shards");
+    let w = Watch::start(&[
+        "listen:tcp://127.0.0.1:0",
+        "--interval",
+        "200ms",
+        "--warmup",
+        "0",
+        "--window",
+        "60s",
+        "--verify",
+        "--expect",
+        "2000",
+        "--senders",
+        "6",
+        "--no-machine",
+    ]);
+    let addr = w.addr.clone().unwrap();
+    // One moment for all three, as machines sharing a clock would be given; far enough
+    // ahead that three processes started on a loaded machine are all waiting for it.
+    let at = hakaru::sysinfo::rfc3339(std::time::SystemTime::now() + Duration::from_secs(5));
+    let shards: Vec<_> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("shard-{k}.csv"));
+            hakaru()
+                .args([
+                    "stream",
+                    "send",
+                    "--to",
+                    &format!("tcp://{addr}"),
+                    "--record-size",
+                    "64",
+                    "-n",
+                    "2000",
+                    "-c",
+                    "2",
+                    "--rate",
+                    "30000",
+                    "--shard",
+                    &format!("{k}/3"),
+                    "--start-at",
+                    &at,
+                    "-o",
+                    out.to_str().unwrap(),
+                ])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("stream send starts")
+        })
+        .collect();
+    for s in shards {
+        ok(&s.wait_with_output().expect("stream send runs"));
+    }
+    let (text, code) = w.end();
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.contains("Verified: 12,000 records received, 0 lost, 0 duplicated"),
+        "{text}"
+    );
+    for k in 1..=3u64 {
+        let j = read_json(&dir.path(&format!("shard-{k}.json")));
+        let send = &j["send"];
+        assert_eq!(send["shard"]["index"], k);
+        assert_eq!(send["shard"]["count"], 3);
+        assert!(send["start_late_s"].is_number(), "{send}");
+        let ids: Vec<u64> = send["report"]["senders"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["sender"].as_u64().unwrap())
+            .collect();
+        assert_eq!(ids, [2 * (k - 1), 2 * (k - 1) + 1]);
+    }
+}
