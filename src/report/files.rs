@@ -156,13 +156,17 @@ pub fn run_report_with(
         None => {}
     }
     if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = match find_max {
-            Some((_, fm)) => format!(
-                "{}\n{}",
+        let kind = crate::report::findings::RunKind::of(&s, run);
+        let warnings = chart::warning_lines(&kind.warnings(&s));
+        out.stdout = match (find_max, run.filter(|r| r.suite.is_some())) {
+            (Some((_, fm)), _) => format!(
+                "{}\n{}{warnings}",
                 crate::report::find_max::probe_table(fm),
                 crate::report::find_max::find_max_summary(fm)
             ),
-            None => chart::terminal_summary(&s, 100),
+            // A scenario reads by its phases and events, as `hakaru suite` ends.
+            (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),
+            (None, None) => chart::terminal_summary(&s, 100),
         };
     }
     Ok(out)

@@ -72,6 +72,52 @@ impl fmt::Display for Warning {
     }
 }
 
+/// What kind of run a result is, for which warnings apply to it: the saturation
+/// curve's (too few steps, a poor fit, still rising, no knee) are a client ramp's
+/// only. A scenario's phases are different workloads, a search's probes rates in no
+/// order and an open-model run is read by rate, so none of them is a curve over clients.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunKind {
+    ClientRamp,
+    OpenModel,
+    FindMax,
+    Suite,
+}
+
+impl RunKind {
+    /// The kind of `s`, with what hakaru's JSON result (`run`, when there is one) keeps.
+    pub fn of(s: &Series, run: Option<&crate::result::RunResult>) -> Self {
+        match run {
+            Some(r) if r.suite.is_some() => RunKind::Suite,
+            Some(r) if r.find_max.is_some() => RunKind::FindMax,
+            _ if s.is_open_model() => RunKind::OpenModel,
+            _ => RunKind::ClientRamp,
+        }
+    }
+
+    /// Whether `w` means something for a run of this kind.
+    pub fn applies(self, w: &Warning) -> bool {
+        match w {
+            Warning::Incomplete(_)
+            | Warning::StartedLate { .. }
+            | Warning::ClientBottleneck { .. } => true,
+            Warning::FewPoints { .. }
+            | Warning::PoorFit { .. }
+            | Warning::StillRising { .. }
+            | Warning::NoKnee { .. } => self == RunKind::ClientRamp,
+        }
+    }
+
+    /// The warnings of the analysis of `s` that apply to a run of this kind.
+    pub fn warnings(self, s: &Series) -> Vec<Warning> {
+        crate::analysis::analyse(s)
+            .warnings
+            .into_iter()
+            .filter(|w| self.applies(w))
+            .collect()
+    }
+}
+
 /// `--start-at`: which steps started late, and what it means for a merged result.
 pub fn started_late(steps: &[(usize, f64)]) -> String {
     let list: Vec<String> = steps
@@ -535,6 +581,23 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
 mod tests {
     use super::*;
     use crate::analysis::{analyse, tests::series_of};
+
+    #[test]
+    fn curve_warnings_are_a_client_ramps_only() {
+        let mut s = series_of(&[(1, 10.0, 0.1), (2, 20.0, 0.1)]);
+        s.points[1].client_cpu_share = Some(0.97);
+        s.state = RunState::Interrupted;
+        let kinds = |k: RunKind| k.warnings(&s).len();
+        // Incomplete, few points, still rising, no knee, client limit.
+        assert_eq!(analyse(&s).warnings.len(), 5);
+        assert_eq!(kinds(RunKind::ClientRamp), 5);
+        for k in [RunKind::Suite, RunKind::FindMax, RunKind::OpenModel] {
+            let w = k.warnings(&s);
+            assert_eq!(kinds(k), 2, "{k:?}: {w:?}");
+            assert!(matches!(w[0], Warning::Incomplete(RunState::Interrupted)));
+            assert!(matches!(w[1], Warning::ClientBottleneck { .. }));
+        }
+    }
 
     #[test]
     fn client_bottleneck_says_whose_limit() {

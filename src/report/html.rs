@@ -307,6 +307,12 @@ pub(crate) fn warnings_box(warnings: &[String]) -> String {
     o
 }
 
+/// The warnings that apply to a run of `kind`, boxed (nothing when none).
+fn kind_warnings(kind: findings::RunKind, s: &Series) -> String {
+    let w: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
+    warnings_box(&w)
+}
+
 /// The whole report of one run as an HTML page.
 pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     html_report_with(s, None, opts)
@@ -348,6 +354,7 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
     let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
     if let Some((run, fm)) = find_max {
         b.push_str(&crate::report::find_max::find_max_html(run, fm, opts));
+        b.push_str(&kind_warnings(findings::RunKind::FindMax, main));
         let sorted = by_rate(main);
         for (_, c) in searched_charts(&sorted, opts) {
             b.push_str(&chart_section(&c));
@@ -428,6 +435,7 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     for line in findings::rate_sentences(s, &f) {
         let _ = write!(b, "<p>{}</p>", rich(&line));
     }
+    b.push_str(&kind_warnings(findings::RunKind::OpenModel, s));
     b.push_str("</section>");
     for (_, c) in run_charts(drawn, opts) {
         b.push_str(&chart_section(&c));

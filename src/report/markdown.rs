@@ -56,11 +56,20 @@ pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String 
             extra.push('\n');
         }
         // A `--find-max` search is read by its answer and probes, not rate by rate.
+        let warnings = md_warnings(&findings::RunKind::of(run, Some(r)).warnings(run));
         if let Some(fm) = &r.find_max {
             return format!(
-                "### {}\n\n{extra}{}",
+                "### {}\n\n{extra}{}{warnings}",
                 run.name(),
                 crate::report::find_max::find_max_markdown(fm)
+            );
+        }
+        // A scenario reads by its phases and events, as `hakaru suite` ends.
+        if r.suite.is_some() {
+            return format!(
+                "### {}\n\n{extra}```text\n{}```\n{warnings}",
+                run.name(),
+                crate::report::suite::text(r)
             );
         }
     }
@@ -87,9 +96,7 @@ pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String 
         o.push_str(&line);
         o.push('\n');
     }
-    for w in &sat.warnings {
-        o.push_str(&format!("\n> **Warning:** {w}\n"));
-    }
+    o.push_str(&md_warnings(&sat.warnings));
     o.push('\n');
     let pct = s.has_percentiles();
     let mut headers = vec!["clients", "requests", "qps", "mean"];
@@ -136,6 +143,7 @@ fn rate_markdown(s: &Series, extra: &str) -> String {
         o.push_str(&line);
         o.push('\n');
     }
+    o.push_str(&md_warnings(&findings::RunKind::OpenModel.warnings(s)));
     o.push('\n');
     let headers = [
         "offered/s",
@@ -170,6 +178,14 @@ fn rate_markdown(s: &Series, extra: &str) -> String {
         .collect();
     o.push_str(&md_table(&headers, &aligns, &rows));
     o
+}
+
+/// Each warning as a Markdown quote, a blank line before it.
+fn md_warnings(warnings: &[analysis::Warning]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("\n> **Warning:** {w}\n"))
+        .collect()
 }
 
 #[cfg(test)]

@@ -699,3 +699,49 @@ fn report_shows_the_thresholds_kept_and_judged() {
         stdout(&o)
     );
 }
+
+/// A scenario's result reads by its phases on the terminal and in Markdown; the
+/// warnings meant for a client ramp's curve (too few steps, no knee…) do not apply to
+/// phases of different workloads, and one that does (the run did not finish) stays.
+#[test]
+fn suite_report_prints_its_phases_without_ramp_warnings() {
+    let dir = temp_dir("suite-report");
+    let plan = |md| OutputPlan {
+        html: Some(dir.join("r.html")),
+        svg: false,
+        png: false,
+        markdown: md,
+        options: ReportOptions::default(),
+    };
+    let out = run_report(&fixture("suite-result.json"), &plan(None)).unwrap();
+    assert_eq!(
+        out.stdout,
+        "phase               start    length      req/s    failed        p50        p99
+warm-up              0.0s      1.0s       5648        0%     257 µs    3.52 ms
+mix                  1.0s      2.0s      400.2        0%     428 µs    5.17 ms
+"
+    );
+    let md = run_report(
+        &fixture("suite-result.json"),
+        &plan(Some(MarkdownTo::Stdout)),
+    )
+    .unwrap();
+    assert!(md.stdout.contains("```text\nphase "), "{}", md.stdout);
+    assert!(!md.stdout.contains("saturation") && !md.stdout.contains("Warning"));
+    // Interrupted: that warning applies to any run.
+    let text = std::fs::read_to_string(fixture("suite-result.json")).unwrap();
+    let cut = dir.join("cut.json");
+    std::fs::write(
+        &cut,
+        text.replacen("\"state\": \"complete\"", "\"state\": \"interrupted\"", 1),
+    )
+    .unwrap();
+    let out = run_report(&cut, &plan(None)).unwrap();
+    let warnings: Vec<&str> = out
+        .stdout
+        .lines()
+        .filter(|l| l.starts_with("warning:"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{}", out.stdout);
+    assert!(warnings[0].contains("interrupted"), "{}", out.stdout);
+}

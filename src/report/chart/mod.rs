@@ -26,7 +26,7 @@ pub use find_max::{find_max_error_chart, find_max_latency_chart};
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
 pub use svg::render_line_chart;
-pub use terminal::{terminal_chart, terminal_summary};
+pub use terminal::{terminal_chart, terminal_summary, warning_lines};
 
 /// Okabe & Ito (2008), "Color Universal Design", ordered for contrast on white; the
 /// yellow comes last because it reads poorly on white.

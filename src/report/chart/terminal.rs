@@ -113,9 +113,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
         o.push_str(&line);
         o.push('\n');
     }
-    for w in &sat.warnings {
-        let _ = writeln!(o, "warning: {w}");
-    }
+    o.push_str(&warning_lines(&sat.warnings));
     o
 }
 
@@ -153,5 +151,13 @@ fn rate_summary(series: &Series) -> String {
         o.push_str(&line);
         o.push('\n');
     }
+    o.push_str(&warning_lines(
+        &findings::RunKind::OpenModel.warnings(series),
+    ));
     o
+}
+
+/// "warning: …" lines, one a warning.
+pub fn warning_lines(warnings: &[analysis::Warning]) -> String {
+    warnings.iter().map(|w| format!("warning: {w}\n")).collect()
 }
