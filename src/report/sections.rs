@@ -59,6 +59,27 @@ pub(crate) fn hosts_section(s: &Series) -> String {
     o
 }
 
+/// What a step is called in a table or on a bar: its rate ("500/s") when it ran
+/// open-model, its clients otherwise.
+pub(crate) fn step_label(p: &crate::series::Point) -> String {
+    match p.rate {
+        // Rates are asked for in whole numbers mostly: "500/s", not "500.0/s".
+        Some(r) if r.fract() == 0.0 => format!("{r:.0}/s"),
+        Some(r) => format!("{}/s", fmt_qps(r)),
+        None => p.n_clients.to_string(),
+    }
+}
+
+/// The heading over [`step_label`]s: "rate", "clients", or "step" when both kinds ran.
+pub(crate) fn step_heading(s: &Series) -> &'static str {
+    let open = s.points.iter().filter(|p| p.rate.is_some()).count();
+    match open {
+        0 => "clients",
+        n if n == s.points.len() => "rate",
+        _ => "step",
+    }
+}
+
 pub(crate) fn status_section(s: &Series) -> String {
     let codes = s.status_codes();
     let kinds: Vec<String> = {
@@ -93,7 +114,11 @@ pub(crate) fn status_section(s: &Series) -> String {
         o.push_str("</section>");
         return o;
     }
-    o.push_str("<div class=\"scroll\"><table><thead><tr><th>clients</th>");
+    let _ = write!(
+        o,
+        "<div class=\"scroll\"><table><thead><tr><th>{}</th>",
+        step_heading(s)
+    );
     for c in &codes {
         let name = if *c == 0 {
             "0 (no response)".into()
@@ -107,7 +132,7 @@ pub(crate) fn status_section(s: &Series) -> String {
     }
     o.push_str("</tr></thead><tbody>");
     for p in &s.points {
-        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        let _ = write!(o, "<tr><td>{}</td>", esc(&step_label(p)));
         for c in &codes {
             let _ = write!(
                 o,
@@ -164,7 +189,7 @@ pub(crate) fn probes_section(s: &Series) -> String {
     }
     o.push_str("</tr></thead><tbody>");
     for p in &s.points {
-        let _ = write!(o, "<tr><td>{}</td>", p.n_clients);
+        let _ = write!(o, "<tr><td>{}</td>", esc(&step_label(p)));
         for n in &names {
             let _ = write!(
                 o,
@@ -316,4 +341,62 @@ pub(crate) fn rounds_section(s: &Series) -> String {
     }
     o.push_str("</section>");
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tests::series_of;
+
+    fn with_timeouts(rates: &[Option<f64>]) -> Series {
+        let mut s = series_of(&[(50, 100.0, 0.01), (50, 90.0, 0.2)]);
+        for (p, r) in s.points.iter_mut().zip(rates) {
+            p.rate = *r;
+            p.statuses = [(200, 60.0), (0, 40.0)].into_iter().collect();
+            p.error_share = 40.0;
+        }
+        s
+    }
+
+    /// The rows of the status table, as "label|cells".
+    fn rows(html: &str) -> Vec<String> {
+        html.split("<tr>")
+            .skip(1)
+            .map(|r| r.replace("</td><td>", "|").replace("</th><th>", "|"))
+            .map(|r| {
+                r.replace("<td>", "")
+                    .replace("<th>", "")
+                    .split("</")
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn status_rows_are_labelled_by_rate_when_open_model() {
+        let html = status_section(&with_timeouts(&[Some(500.0), Some(1250.5)]));
+        assert_eq!(
+            rows(&html),
+            [
+                "rate|0 (no response)|200",
+                "500/s|40.0%|60.0%",
+                "1250/s|40.0%|60.0%"
+            ]
+        );
+        assert!(html.contains(">500/s</text>") && html.contains("offered rate"));
+        let html = status_section(&with_timeouts(&[None, None]));
+        assert_eq!(
+            rows(&html),
+            [
+                "clients|0 (no response)|200",
+                "50|40.0%|60.0%",
+                "50|40.0%|60.0%"
+            ]
+        );
+        assert!(html.contains("concurrent clients"));
+        let html = status_section(&with_timeouts(&[None, Some(500.0)]));
+        assert_eq!(rows(&html)[0], "step|0 (no response)|200");
+    }
 }

@@ -4,6 +4,7 @@ use std::fmt::Write as _;
 
 use super::runs::xs;
 use super::{svg_open, y_grid, Axis, LEFT, LEGEND_W, PALETTE, TOP, W};
+use crate::report::sections::{step_heading, step_label};
 use crate::series::Series;
 
 /// Status class of a code for the error chart, with its colour.
@@ -69,10 +70,13 @@ pub fn error_chart(series: &Series) -> Option<String> {
             let (y0, y1) = (py(base), py(base + share));
             let _ = write!(
                 o,
-                r#"<rect x="{:.1}" y="{y1:.1}" width="{bw:.1}" height="{:.1}" fill="{color}"><title>{} clients: {name} {:.2}%</title></rect>"#,
+                r#"<rect x="{:.1}" y="{y1:.1}" width="{bw:.1}" height="{:.1}" fill="{color}"><title>{}: {name} {:.2}%</title></rect>"#,
                 cx - bw / 2.0,
                 (y0 - y1).max(0.5),
-                p.n_clients,
+                match p.rate {
+                    Some(_) => step_label(p),
+                    None => crate::report::fmt::clients(p.n_clients),
+                },
                 share
             );
             base += share;
@@ -81,14 +85,19 @@ pub fn error_chart(series: &Series) -> Option<String> {
             o,
             r##"<text x="{cx:.1}" y="{:.1}" text-anchor="middle" fill="#444">{}</text>"##,
             TOP + plot_h + 18.0,
-            p.n_clients
+            step_label(p)
         );
     }
     let _ = write!(
         o,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#222">concurrent clients</text><text transform="translate(20 {:.1}) rotate(-90)" text-anchor="middle" fill="#222">% of requests</text>"##,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#222">{}</text><text transform="translate(20 {:.1}) rotate(-90)" text-anchor="middle" fill="#222">% of requests</text>"##,
         LEFT + plot_w / 2.0,
         h - 10.0,
+        match step_heading(series) {
+            "clients" => "concurrent clients",
+            "rate" => "offered rate (requests/s)",
+            _ => "step (clients, or rate in requests/s)",
+        },
         TOP + plot_h / 2.0
     );
     let lx = LEFT + plot_w + 18.0;
