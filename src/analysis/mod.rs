@@ -17,7 +17,7 @@ mod usl;
 
 pub use rate::{analyse_rates, RateFindings, RateStep};
 pub use repeat::{RatioSpread, Spread};
-pub use setup::{setup_differences, SetupDifference};
+pub use setup::{bulk_differences, setup_differences, BulkDifference, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
 use crate::result::RunState;

@@ -132,6 +132,81 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
     out
 }
 
+/// One setting that differs between compared bulk writes (`hakaru bulk`): what it is
+/// ("target", "document", …) and each run's value, already worded for a reader.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BulkDifference {
+    pub what: &'static str,
+    pub values: Vec<(String, String)>,
+}
+
+/// The settings in which compared bulk writes differ so that their documents per
+/// second may not mean the same: the kind of target (and single inserts), the bulk
+/// action, the document template (and so its size), `--verify`, and the sets of
+/// writers and batch sizes stepped through. In a fixed order.
+pub fn bulk_differences(runs: &[(&str, &crate::result::RunResult)]) -> Vec<BulkDifference> {
+    let value = |f: &dyn Fn(&crate::result::RunResult) -> String| -> Vec<(String, String)> {
+        runs.iter().map(|(l, r)| (l.to_string(), f(r))).collect()
+    };
+    let bulk = |r: &crate::result::RunResult| r.settings.bulk.clone().unwrap_or_default();
+    let set = |r: &crate::result::RunResult, f: fn(&crate::result::BulkStepResult) -> u64| {
+        let mut v: Vec<u64> = r
+            .steps
+            .iter()
+            .filter_map(|s| s.bulk.as_ref())
+            .map(f)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v.iter().map(u64::to_string).collect::<Vec<_>>().join(",")
+    };
+    let candidates: [(&'static str, Vec<(String, String)>); 5] = [
+        (
+            "target",
+            value(&|r| {
+                let b = bulk(r);
+                if b.single {
+                    format!("{} single inserts", b.target)
+                } else {
+                    b.target
+                }
+            }),
+        ),
+        (
+            "action",
+            value(&|r| bulk(r).action.unwrap_or_else(|| "none".into())),
+        ),
+        (
+            "document",
+            value(&|r| {
+                let doc = bulk(r).doc;
+                let shown: String = doc.chars().take(32).collect();
+                let more = if shown.len() < doc.len() { "…" } else { "" };
+                format!("{shown}{more} ({} B)", doc.len())
+            }),
+        ),
+        (
+            "verify",
+            value(&|r| if r.verify.is_some() { "on" } else { "off" }.into()),
+        ),
+        (
+            "writers × batch",
+            value(&|r| {
+                format!(
+                    "{} × {}",
+                    set(r, |b| b.writers as u64),
+                    set(r, |b| b.batch_size)
+                )
+            }),
+        ),
+    ];
+    candidates
+        .into_iter()
+        .filter(|(_, v)| v.windows(2).any(|w| w[0].1 != w[1].1))
+        .map(|(what, values)| BulkDifference { what, values })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -159,6 +159,9 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
     if let [(_, run)] = runs {
         b.push_str(&html::verdict_sections(run));
     }
+    if let Some(w) = differences(runs) {
+        b.push_str(&html::warnings_box(&[w]));
+    }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
             b,
@@ -195,6 +198,9 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
 /// The runs' tables in Markdown.
 pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
     let mut o = String::new();
+    if let Some(w) = differences(runs) {
+        let _ = writeln!(o, "> **Warning:** {w}\n");
+    }
     for (label, run) in runs {
         let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
         if let (Some(t), 1) = (&run.thresholds, runs.len()) {
@@ -234,6 +240,11 @@ pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
         o.push('\n');
     }
     o
+}
+
+/// The one line saying how compared bulk runs differ, when they do.
+fn differences(runs: &[(&str, &RunResult)]) -> Option<String> {
+    crate::report::findings::bulk_difference_line(&crate::analysis::bulk_differences(runs))
 }
 
 /// Writes the charts beside `base` as SVG and/or PNG.
@@ -294,6 +305,9 @@ pub fn compare(
     }
     write_bulk_charts(&pairs, &base, plan, &mut out)?;
     let mut text = String::new();
+    if let Some(w) = differences(&pairs) {
+        let _ = writeln!(text, "warning: {w}\n");
+    }
     for (label, run) in &pairs {
         let _ = writeln!(text, "{label}:\n{}", bulk_summary(run));
     }
@@ -359,5 +373,59 @@ mod tests {
         assert!(!html.contains("— bulk<"), "{html}");
         r.settings.patterns_source.clear();
         assert_eq!(run_name(&r, Path::new("/tmp/out/bulk.json")), "bulk");
+    }
+
+    fn bulk_run(doc: &str, steps: &[(usize, u64)]) -> RunResult {
+        let mut r = run(steps
+            .iter()
+            .map(|&(writers, batch_size)| {
+                let mut s = bare_step(writers);
+                s.bulk = Some(BulkStepResult {
+                    batch_size,
+                    writers,
+                    ..Default::default()
+                });
+                s
+            })
+            .collect());
+        r.mode = Mode::Bulk;
+        r.settings.bulk = Some(BulkSettingsResult {
+            target: "couchdb".into(),
+            doc: doc.into(),
+            ..Default::default()
+        });
+        r
+    }
+
+    #[test]
+    fn compared_bulk_runs_that_wrote_differently_are_called_out_in_one_line() {
+        let a = bulk_run(r#"{"n":1}"#, &[(1, 10), (2, 10), (1, 100), (2, 100)]);
+        let same = bulk_run(r#"{"n":1}"#, &[(1, 10), (2, 10), (1, 100), (2, 100)]);
+        assert_eq!(differences(&[("a", &a), ("b", &same)]), None);
+        let mut b = bulk_run(
+            &format!(r#"{{"text":"{}"}}"#, "x".repeat(1000)),
+            &[(4, 1000)],
+        );
+        b.settings.bulk.as_mut().unwrap().target = "elasticsearch".into();
+        b.settings.bulk.as_mut().unwrap().action = Some("create".into());
+        let line = "these bulk runs differ in target (a couchdb, b elasticsearch), action \
+                    (a none, b create), document (a {\"n\":1} (7 B), b {\"text\":\"xxxxxxxxxxxxxxxxxxxxxxx… \
+                    (1011 B)) and writers × batch (a 1,2 × 10,100, b 4 × 1000): their documents \
+                    per second measure different work, so the comparison may not mean what it seems";
+        assert_eq!(differences(&[("a", &a), ("b", &b)]).as_deref(), Some(line));
+        let pairs = [("a", &a), ("b", &b)];
+        assert!(bulk_markdown(&pairs).starts_with(&format!("> **Warning:** {line}\n\n## a")));
+        assert!(bulk_html(&pairs, &ReportOptions::default())
+            .contains("<strong>Warning:</strong> these bulk runs differ in target"));
+        // Only --verify differs: named alone.
+        let mut v = same.clone();
+        v.verify = Some(Default::default());
+        assert_eq!(
+            crate::analysis::bulk_differences(&[("a", &a), ("v", &v)])
+                .iter()
+                .map(|d| d.what)
+                .collect::<Vec<_>>(),
+            ["verify"]
+        );
     }
 }

@@ -159,6 +159,27 @@ pub fn grouped_warnings(items: &[(String, Warning)]) -> Vec<String> {
         .collect()
 }
 
+/// Compared bulk writes that differ in what was written or how, in one line: "these
+/// bulk runs differ in document (a {"n":1} (7 B), b … (1024 B)) and verify (a on, b
+/// off): …". None when they do not.
+pub fn bulk_difference_line(diffs: &[crate::analysis::BulkDifference]) -> Option<String> {
+    if diffs.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = diffs
+        .iter()
+        .map(|d| {
+            let each: Vec<String> = d.values.iter().map(|(l, v)| format!("{l} {v}")).collect();
+            format!("{} ({})", d.what, each.join(", "))
+        })
+        .collect();
+    Some(format!(
+        "these bulk runs differ in {}: their documents per second measure different work, \
+         so the comparison may not mean what it seems",
+        and_list(&parts)
+    ))
+}
+
 /// "a (20 clients), b (18 clients) and c (20 clients)".
 fn and_list(items: &[String]) -> String {
     match items {
