@@ -196,6 +196,10 @@ pub struct ItemCounts {
     pub ok: u64,
     /// Failed items by kind ("conflict", "not_loaded", …), in order of first sight.
     pub failed: Vec<(String, u64)>,
+    /// Operations a check saw end, by kind ("read", "update", "scan"… of a YCSB
+    /// mix, where one operation may take more than one request), in order of first
+    /// sight.
+    pub operations: Vec<(String, u64)>,
 }
 
 impl ItemCounts {
@@ -216,11 +220,28 @@ impl ItemCounts {
         self.failed.iter().map(|(_, n)| n).sum()
     }
 
+    /// Count `n` operations of `kind`; allocates only the first time a kind is seen.
+    #[inline]
+    pub fn operation(&mut self, kind: &str, n: u64) {
+        match self.operations.iter_mut().find(|(k, _)| k == kind) {
+            Some((_, c)) => *c += n,
+            None => self.operations.push((kind.to_string(), n)),
+        }
+    }
+
+    /// Anything about items (not operations) was counted.
+    pub fn has_items(&self) -> bool {
+        self.sent > 0 || self.ok > 0 || !self.failed.is_empty()
+    }
+
     pub fn merge(&mut self, other: &ItemCounts) {
         self.sent += other.sent;
         self.ok += other.ok;
         for (k, n) in &other.failed {
             self.failed(k, *n);
+        }
+        for (k, n) in &other.operations {
+            self.operation(k, *n);
         }
     }
 }

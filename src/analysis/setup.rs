@@ -1,6 +1,7 @@
 //! Whether runs can be compared: the settings that change what the numbers mean
-//! (load model, step duration, keep-alive) and the targets, run by run, where they
-//! differ. Runs read from drnbench's CSV record no settings; only the load model,
+//! (load model, step duration, keep-alive, the patterns sent and their order, the
+//! wait between requests, the cache hit rate planned, a shard's part of the load) and
+//! the targets, run by run, where they differ. Runs read from drnbench's CSV record no settings; only the load model,
 //! which shows in the steps themselves, is known for them.
 
 use crate::series::Series;
@@ -14,6 +15,17 @@ pub enum SetupDifference {
     /// Nominal step duration, seconds (`None`: steps ended by request count).
     StepDuration(Vec<(String, Option<f64>)>),
     KeepAlive(Vec<(String, bool)>),
+    /// Different request patterns (by the patterns file's SHA-256, which only runs
+    /// from a file record): `"reads.txt (sha256:1a2b3c4d)"` per run.
+    Patterns(Vec<(String, String)>),
+    /// `random` against `sequential`: caches meet the requests differently.
+    Order(Vec<(String, String)>),
+    /// Per-client pause between requests, seconds.
+    Wait(Vec<(String, f64)>),
+    /// `--expect-cache-hit-rate`, 0..1 (`None`: not planned).
+    CachePlan(Vec<(String, Option<f64>)>),
+    /// `--shard K/N` as "K/N" (`None`: the whole run, or shards merged).
+    Shard(Vec<(String, Option<String>)>),
     /// The hosts each run sent to: expected to differ when systems are compared, but
     /// worth seeing.
     Targets(Vec<(String, Vec<String>)>),
@@ -59,6 +71,56 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
         .collect();
     if differ(&keep_alive) {
         out.push(SetupDifference::KeepAlive(keep_alive));
+    }
+    // Only runs from a patterns file record its hash; a URL's "patterns" is the URL,
+    // which differs with the target and says nothing of the work.
+    let patterns: Vec<(String, String)> = with_settings
+        .iter()
+        .filter_map(|(s, st)| {
+            let sha = st.patterns_sha256.as_deref()?;
+            let short = sha.get(..15).unwrap_or(sha);
+            Some((s.label.clone(), format!("{} ({short})", st.patterns_source)))
+        })
+        .collect();
+    let shas: Vec<Option<&String>> = with_settings
+        .iter()
+        .filter_map(|(_, st)| st.patterns_sha256.as_ref().map(Some))
+        .collect();
+    if shas.len() >= 2 && shas.windows(2).any(|w| w[0] != w[1]) {
+        out.push(SetupDifference::Patterns(patterns));
+    }
+    let order: Vec<(String, String)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.order.to_string()))
+        .collect();
+    if differ(&order) {
+        out.push(SetupDifference::Order(order));
+    }
+    let wait: Vec<(String, f64)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.wait_s))
+        .collect();
+    if differ(&wait) {
+        out.push(SetupDifference::Wait(wait));
+    }
+    let cache: Vec<(String, Option<f64>)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.planned_cache_hit_rate))
+        .collect();
+    if differ(&cache) {
+        out.push(SetupDifference::CachePlan(cache));
+    }
+    let shard: Vec<(String, Option<String>)> = with_settings
+        .iter()
+        .map(|(s, st)| {
+            (
+                s.label.clone(),
+                st.shard.map(|k| format!("{}/{}", k.index, k.count)),
+            )
+        })
+        .collect();
+    if differ(&shard) {
+        out.push(SetupDifference::Shard(shard));
     }
     let targets: Vec<(String, Vec<String>)> = with_settings
         .iter()

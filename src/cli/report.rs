@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::files::{run_report, MarkdownTo, OutputPlan};
+use crate::report::files::{run_report_with, MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -78,16 +78,26 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     } else {
         Some(read_json_result(&args.result)?)
     };
+    // Judged before too, so the pages show the verdicts; the result file is not changed.
+    let mut table = None;
+    if let Some(run) = judged.as_mut() {
+        args.thresholds
+            .check(run.mode == crate::result::Mode::Bulk)?;
+        table = args.thresholds.judge(run, None)?;
+    }
     let plan = args.charts.plan(args.output);
-    let written = run_report(&args.result, &plan)?;
+    let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
+    let written = run_report_with(&args.result, &plan, judged.as_ref())?;
+    // What the result keeps (a CSV's from the JSON beside it): its scenario, its verdicts.
+    let kept = judged.clone().or_else(|| kept_result(&args.result));
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
-    if let Some(suite) = suite_result(&args.result) {
+    if let Some(suite) = kept.as_ref().filter(|r| r.suite.is_some()) {
         for f in written
             .files
             .iter()
             .filter(|f| f.extension().is_some_and(|e| e == "html"))
         {
-            std::fs::write(f, crate::report::suite::html(&suite))
+            std::fs::write(f, crate::report::suite::html(suite))
                 .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
         }
     }
@@ -95,15 +105,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for f in &written.files {
         eprintln!("wrote {}", f.display());
     }
-    let Some(run) = judged.as_mut() else {
-        return Ok(0);
-    };
-    args.thresholds
-        .check(run.mode == crate::result::Mode::Bulk)?;
-    if let Some(table) = args.thresholds.judge(run, None)? {
+    // The verdicts the result already keeps are shown too (Markdown on stdout has them).
+    let table = table.or_else(|| {
+        let run = kept.as_ref()?;
+        Some(crate::report::threshold::threshold_table(
+            run,
+            run.thresholds.as_ref()?,
+        ))
+    });
+    if let Some(table) = table.filter(|_| !markdown_on_stdout) {
         print!("\n{table}");
     }
-    Ok(super::threshold::exit_code(run, 0))
+    Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
 }
 
 fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::Result<i32> {
@@ -124,12 +137,11 @@ fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::
     Ok(0)
 }
 
-/// The result at `path` (or the JSON beside its CSV) when it is a scenario's.
-fn suite_result(path: &std::path::Path) -> Option<crate::result::RunResult> {
+/// hakaru's JSON result at `path` (or beside its CSV), when there is one that reads.
+fn kept_result(path: &std::path::Path) -> Option<crate::result::RunResult> {
     let json = path.with_extension("json");
     let text = std::fs::read_to_string(&json).ok()?;
-    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
-    run.suite.is_some().then_some(run)
+    crate::result::json::from_json(&text, &json.display().to_string()).ok()
 }
 
 /// hakaru's JSON result at `path`, or beside it when `path` is its CSV.

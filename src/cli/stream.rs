@@ -15,6 +15,7 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::spec::{parse_count, parse_duration};
 use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptions};
+use crate::stream::kafka::{Acks, KafkaSendOptions};
 use crate::stream::options::SendOptions;
 use crate::stream::record::{generate, Encoder, Format};
 use crate::stream::result::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
@@ -49,7 +50,7 @@ pub enum StreamCommand {
     /// Write records to stdout (or -o): each exactly --record-size bytes with its newline,
     /// carrying sender, sequence and send time as far as they fit.
     Gen(GenArgs),
-    /// Push records into a pipeline: file:PATH, dir:PATH, tcp://HOST:PORT, udp://HOST:PORT, http://HOST:PORT/PATH.
+    /// Push records into a pipeline: file:PATH, dir:PATH, tcp://HOST:PORT, udp://HOST:PORT, http://HOST:PORT/PATH, kafka://HOST:PORT/TOPIC.
     Send(SendArgs),
     /// The whole experiment: for each --record-sizes, --repeat times, send into --to and watch --watch; a table of records/s and MiB/s per size.
     Run(RunArgs),
@@ -122,6 +123,39 @@ pub struct RecordArgs {
     /// http://: records per POST.
     #[arg(long, default_value = "1000", value_parser = parse_count, value_name = "N")]
     pub batch: u64,
+
+    /// kafka://: the acknowledgement each producer waits for (Kafka's acks).
+    #[arg(long, value_enum, default_value_t = AcksArg::All)]
+    pub acks: AcksArg,
+
+    /// kafka://: batch.size, bytes a partition's batch may grow to (default librdkafka's 1 MB).
+    #[arg(long, value_parser = parse_count, value_name = "BYTES")]
+    pub kafka_batch_bytes: Option<u64>,
+
+    /// kafka://: linger.ms, how long a batch waits to fill (5ms, 0; default librdkafka's 5 ms).
+    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    pub linger: Option<Duration>,
+
+    /// kafka://: create the topic with this many partitions if it does not exist
+    /// (otherwise a missing topic is an error).
+    #[arg(long, value_name = "PARTITIONS")]
+    pub create_topic: Option<u32>,
+
+    /// kafka://: any other librdkafka producer setting (compression.type=lz4, …); repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub kafka_config: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AcksArg {
+    /// No acknowledgement: sent is counted as delivered.
+    #[value(name = "0")]
+    Zero,
+    /// The partition leader's.
+    #[value(name = "1")]
+    One,
+    /// Every in-sync replica's (Kafka's default).
+    All,
 }
 
 #[derive(Args, Debug)]
@@ -177,6 +211,17 @@ impl RecordArgs {
             batch: self.batch,
             shard: None,
             start_at: None,
+            kafka: KafkaSendOptions {
+                acks: match self.acks {
+                    AcksArg::Zero => Acks::Zero,
+                    AcksArg::One => Acks::One,
+                    AcksArg::All => Acks::All,
+                },
+                batch_bytes: self.kafka_batch_bytes,
+                linger: self.linger,
+                create_topic: self.create_topic,
+                config: self.kafka_config.clone(),
+            },
         }
     }
 }

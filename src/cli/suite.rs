@@ -16,8 +16,9 @@ pub struct SuiteArgs {
     #[arg(required_unless_present = "profile", conflicts_with = "profile")]
     pub scenario: Option<PathBuf>,
 
-    /// A built-in scenario: read-heavy, write-heavy or fault-tolerance (files it names
-    /// are read from the current directory).
+    /// A built-in scenario: read-heavy, write-heavy, fault-tolerance, or YCSB's core
+    /// workloads ycsb-a … ycsb-f over a CouchDB-style API (files it names are read
+    /// from the current directory).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 
@@ -31,6 +32,17 @@ pub struct SuiteArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Run as load machine K of N: this machine's share of every phase's clients and
+    /// rate; events fire on shard 1 only (unless an event says `shards = "all"`);
+    /// `hakaru merge` joins the N results, timelines included.
+    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    pub shard: Option<crate::result::Shard>,
+
+    /// Start the scenario at this moment (2026-11-23T10:00:00Z, or +30s from now);
+    /// every phase starts at it plus the phase's start, so shards run together.
+    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    pub start_at: Option<crate::spec::StartAt>,
 
     /// Thresholds (also the scenario's `thresholds = [...]`): judged per phase and
     /// over the whole scenario.
@@ -68,6 +80,10 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         args.output_path.clone(),
         command_line,
         stop.clone(),
+        crate::suite::run::Sharding {
+            shard: args.shard,
+            start_at: args.start_at,
+        },
     )?;
     let human = Human::new(&args.output, false)?;
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)

@@ -19,7 +19,8 @@ use crate::stream::watch::WatchOptions;
 #[derive(Args, Debug)]
 pub struct WatchArgs {
     /// What to watch: file:PATH (across truncation and rotation), dir:PATH,
-    /// listen:tcp://127.0.0.1:PORT or listen:udp://127.0.0.1:PORT (hakaru as the receiver).
+    /// listen:tcp://127.0.0.1:PORT or listen:udp://127.0.0.1:PORT (hakaru as the receiver),
+    /// kafka://HOST:PORT/TOPIC (a consumer from the topic's end).
     #[arg(value_name = "SOURCE")]
     pub source: String,
 
@@ -61,8 +62,9 @@ pub struct WatchArgs {
     #[arg(long, value_name = "BYTES")]
     pub recv_buffer: Option<usize>,
 
-    /// file:/dir:: count what the files hold already too (default: only what is added).
-    #[arg(long)]
+    /// file:/dir:: count what the files hold already too (default: only what is added);
+    /// kafka://: read the topic from its beginning.
+    #[arg(long, alias = "from-beginning")]
     pub from_start: bool,
 
     /// file:/dir: records are this many bytes: count them from the files' sizes and read
@@ -125,6 +127,9 @@ pub fn run(a: WatchArgs, command_line: Vec<String>) -> Result<i32> {
     if let Some(addr) = running.local_addr {
         // Scripts and tests that bind port 0 read the real one here.
         eprintln!("hakaru: listening on {addr}");
+    }
+    if let Some(note) = &running.note {
+        eprintln!("hakaru: {note}");
     }
     let files = a
         .output_path

@@ -23,19 +23,24 @@ pub fn read_bulk(path: &Path) -> Option<RunResult> {
     } else {
         sibling(path, "json")
     };
-    let text = std::fs::read_to_string(json).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    if value.get("mode").and_then(|m| m.as_str()) != Some("bulk") {
-        return None;
-    }
-    let run: RunResult = serde_json::from_value(value).ok()?;
+    let text = std::fs::read_to_string(&json).ok()?;
+    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
     (run.mode == Mode::Bulk).then_some(run)
 }
 
-fn label_of(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
+/// What a bulk run's report is called: what was written where ("couchdb bulk writes
+/// to 127.0.0.1:5984/bench"), as the run recorded it; the file's stem when it records
+/// no URL.
+pub fn run_name(run: &RunResult, path: &Path) -> String {
+    let url = run.settings.patterns_source.trim_start_matches("http://");
+    match (&run.settings.bulk, url.is_empty()) {
+        (Some(b), false) => format!("{} bulk writes to {url}", b.target),
+        (None, false) => format!("bulk writes to {url}"),
+        (_, true) => path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string()),
+    }
 }
 
 /// The two charts of one or several bulk runs.
@@ -149,6 +154,11 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
         "<h1>{}</h1><p class=\"sub\">Bulk writes: documents per second and latency by batch size and parallel writers</p>",
         esc(&labels.join(" · "))
     );
+    // One run's report leads with its thresholds' verdicts (a comparison leaves them to
+    // each run's own report).
+    if let [(_, run)] = runs {
+        b.push_str(&html::verdict_sections(run));
+    }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
             b,
@@ -187,6 +197,9 @@ pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
     let mut o = String::new();
     for (label, run) in runs {
         let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
+        if let (Some(t), 1) = (&run.thresholds, runs.len()) {
+            let _ = writeln!(o, "{}", super::threshold::threshold_markdown(run, t));
+        }
         o.push_str("| batch | writers | docs/s | req/s | p50 | p99 | acknowledged | item errors |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for s in &run.steps {
             let bk = s.bulk.clone().unwrap_or_default();
@@ -252,7 +265,7 @@ fn write_bulk_charts(
 
 /// `hakaru report` on a bulk run.
 pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Written, ReportError> {
-    let label = label_of(path);
+    let label = run_name(run, path);
     let runs = [(label.as_str(), run)];
     let mut out = Written::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
@@ -304,4 +317,47 @@ fn finish(
         None => out.stdout = text,
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{bare_step, run};
+    use crate::result::{BulkSettingsResult, BulkStepResult};
+
+    #[test]
+    fn a_bulk_report_is_titled_by_what_was_written_where_not_by_its_file() {
+        let mut s = bare_step(2);
+        s.responses = 10;
+        s.bulk = Some(BulkStepResult {
+            batch_size: 100,
+            writers: 2,
+            docs_acknowledged: 1000,
+            docs_per_s: 5000.0,
+            item_errors: Default::default(),
+        });
+        let mut r = run(vec![s]);
+        r.mode = Mode::Bulk;
+        r.settings.patterns_source = "http://127.0.0.1:5984/bench".into();
+        r.settings.bulk = Some(BulkSettingsResult {
+            target: "couchdb".into(),
+            ..Default::default()
+        });
+        let name = run_name(&r, Path::new("/tmp/out/bulk.json"));
+        assert_eq!(name, "couchdb bulk writes to 127.0.0.1:5984/bench");
+        let html = bulk_html(&[(name.as_str(), &r)], &ReportOptions::default());
+        assert!(
+            html.contains("<h1>couchdb bulk writes to 127.0.0.1:5984/bench</h1>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "Documents per second by batch size — couchdb bulk writes to 127.0.0.1:5984/bench"
+            ),
+            "{html}"
+        );
+        assert!(!html.contains("— bulk<"), "{html}");
+        r.settings.patterns_source.clear();
+        assert_eq!(run_name(&r, Path::new("/tmp/out/bulk.json")), "bulk");
+    }
 }

@@ -373,3 +373,74 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     b.push_str("</dl></section>");
     html::page(&format!("Comparison: {} — hakaru", labels.join(", ")), &b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture;
+
+    fn series(label: &str, patterns: &str, sha: &str) -> Series {
+        let mut steps = Vec::new();
+        for n in [1, 2, 4] {
+            let mut s = fixture::bare_step(n);
+            s.qps = 100.0 * n as f64;
+            steps.push(s);
+        }
+        let mut run = fixture::run(steps);
+        run.settings.patterns_source = patterns.into();
+        run.settings.patterns_sha256 = Some(format!("sha256:{sha}"));
+        Series::from_run(&run, label)
+    }
+
+    /// The warning is one line in the terminal, a warning in Markdown and on the page.
+    #[test]
+    fn runs_of_different_patterns_are_called_out_in_one_line() {
+        let a = series("a", "reads.txt", "1a2b3c4d5e6f7a8b9c");
+        let b = series("b", "reads-v2.txt", "9f8e7d6c5b4a39281");
+        let line = "warning: these runs sent different request patterns (a reads.txt \
+                    (sha256:1a2b3c4d), b reads-v2.txt (sha256:9f8e7d6c)): they did different \
+                    work, so the ratios compare different things\n";
+        let text = compare_text(&[a.clone(), b.clone()]);
+        assert_eq!(text.matches(line).count(), 1, "{text}");
+        assert_eq!(text.matches("warning: these runs").count(), 1, "{text}");
+        let md = compare_markdown(&[a.clone(), b.clone()]);
+        assert!(
+            md.contains(&format!("\n> **Warning:** {}", &line["warning: ".len()..])),
+            "{md}"
+        );
+        let html = compare_html(&[a.clone(), b], &ReportOptions::default());
+        assert!(
+            html.contains("<p><strong>Warning:</strong> these runs sent different request patterns (a reads.txt (sha256:1a2b3c4d)"),
+            "{html}"
+        );
+        // The same file under another name is the same work.
+        let same = series("c", "copy-of-reads.txt", "1a2b3c4d5e6f7a8b9c");
+        assert!(!compare_text(&[a, same]).contains("warning: these runs"));
+    }
+
+    #[test]
+    fn settings_that_change_the_meaning_are_named() {
+        let a = series("a", "p.txt", "00");
+        let mut b = series("b", "p.txt", "00");
+        let st = b.settings.as_mut().unwrap();
+        st.order = crate::result::RequestOrder::Sequential;
+        st.wait_s = 0.1;
+        st.planned_cache_hit_rate = Some(0.5);
+        st.shard = Some(crate::result::Shard { index: 1, count: 3 });
+        let text = compare_text(&[a, b]);
+        let warnings: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with("warning: these runs"))
+            .collect();
+        assert_eq!(
+            warnings,
+            [
+                "warning: these runs differ in request order (a random, b sequential): a pass in the file's order and a random draw meet the server's caches differently",
+                "warning: these runs differ in the wait between requests (a 0 s, b 0.1 s): a client that pauses offers less load",
+                "warning: these runs were planned for different cache hit rates (a not planned, b 50%): repeated requests are answered from caches",
+                "warning: these runs differ in sharding (a whole, b shard 1/3): a shard sent only its part of the load; compare the merged result (hakaru merge)",
+            ],
+            "{text}"
+        );
+    }
+}

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 
 use crate::report::chart;
 use crate::report::compare::{compare_html, compare_markdown, compare_text};
-use crate::report::html::{chart_svgs, html_report};
-use crate::report::markdown::markdown_report;
+use crate::report::html::{chart_svgs, html_report_with};
+use crate::report::markdown::markdown_report_with;
 use crate::report::png::chart_pngs;
-use crate::report::read::{read_result, read_results};
+use crate::report::read::{read_result_and_run, read_results};
 use crate::report::ReportOptions;
+use crate::result::RunResult;
 use crate::series::Series;
 
 /// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
@@ -105,27 +106,95 @@ pub(crate) fn write_charts(
 /// `hakaru report`: reads one result and writes what the plan asks for. The terminal
 /// gets the saturation summary and a text chart unless Markdown goes to stdout.
 pub fn run_report(result: &Path, plan: &OutputPlan) -> Result<Written, ReportError> {
+    run_report_with(result, plan, None)
+}
+
+/// [`run_report`], drawing what hakaru's JSON result keeps (thresholds' verdicts, a
+/// `--find-max` search) from `judged` instead of the file when given: `report
+/// --threshold` judges the result without changing it.
+pub fn run_report_with(
+    result: &Path,
+    plan: &OutputPlan,
+    judged: Option<&RunResult>,
+) -> Result<Written, ReportError> {
+    if let Some(run) = judged.filter(|r| r.mode == crate::result::Mode::Bulk) {
+        return crate::report::bulk_page::report(result, run, plan);
+    }
     if let Some(run) = crate::report::bulk_page::read_bulk(result) {
         return crate::report::bulk_page::report(result, &run, plan);
     }
-    let s = read_result(result)?;
+    let (s, read) = read_result_and_run(result)?;
+    let run = judged.or(read.as_ref());
     let mut out = Written::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
-    write_atomic(&html_path, html_report(&s, &plan.options).as_bytes())?;
+    write_atomic(
+        &html_path,
+        html_report_with(&s, run, &plan.options).as_bytes(),
+    )?;
     out.files.push(html_path.clone());
-    write_charts(&[&s], &html_path, plan, &mut out)?;
+    let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
+    match find_max {
+        // A search's probes ran in no order of rate: drawn by rate.
+        Some((r, fm)) => {
+            write_charts(
+                &[&crate::report::html::by_rate(&s)],
+                &html_path,
+                plan,
+                &mut out,
+            )?;
+            let charts = crate::report::find_max::find_max_charts(r, fm, &plan.options);
+            write_more_charts(&s.name(), charts, &html_path, plan, &mut out)?;
+        }
+        None => write_charts(&[&s], &html_path, plan, &mut out)?,
+    }
     match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = markdown_report(&s),
+        Some(MarkdownTo::Stdout) => out.stdout = markdown_report_with(&s, run),
         Some(MarkdownTo::File(p)) => {
-            write_atomic(p, markdown_report(&s).as_bytes())?;
+            write_atomic(p, markdown_report_with(&s, run).as_bytes())?;
             out.files.push(p.clone());
         }
         None => {}
     }
     if plan.markdown != Some(MarkdownTo::Stdout) {
-        out.stdout = chart::terminal_summary(&s, 100);
+        out.stdout = match find_max {
+            Some((_, fm)) => format!(
+                "{}\n{}",
+                crate::report::find_max::probe_table(fm),
+                crate::report::find_max::find_max_summary(fm)
+            ),
+            None => chart::terminal_summary(&s, 100),
+        };
     }
     Ok(out)
+}
+
+/// Writes charts that only hakaru's JSON result can draw (a `--find-max` search's)
+/// beside `base` as SVG and/or PNG, titled with the run's `name`.
+fn write_more_charts(
+    name: &str,
+    charts: Vec<(&'static str, chart::LineChart)>,
+    base: &Path,
+    plan: &OutputPlan,
+    out: &mut Written,
+) -> Result<(), ReportError> {
+    for (suffix, mut c) in charts {
+        c.title = format!("{} — {name}", c.title);
+        if plan.svg {
+            let p = sibling(base, &format!("{suffix}.svg"));
+            let svg = format!(
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+                chart::render_line_chart(&c)
+            );
+            write_atomic(&p, svg.as_bytes())?;
+            out.files.push(p);
+        }
+        if plan.png {
+            let p = sibling(base, &format!("{suffix}.png"));
+            crate::report::png::render_png(&c, &p)?;
+            out.files.push(p);
+        }
+    }
+    Ok(())
 }
 
 /// `hakaru compare`: reads the results (labels from `labels` or the file stems) and

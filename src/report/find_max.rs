@@ -1,10 +1,18 @@
 //! `ramp --find-max`'s words and tables: why a probe failed, one row per probe as the
-//! search goes, and the answer with its bracket. Pure functions of the result types.
+//! search goes, and the answer with its bracket — for the terminal, and as the HTML
+//! report's section (cards, the probes' charts, the table) and Markdown. Pure
+//! functions of the result types.
 
+use std::fmt::Write as _;
+
+use super::chart::{self, esc};
 use super::fmt::{fmt_latency, fmt_qps};
+use super::markdown::{md_table, Align};
 use super::threshold::fmt_value;
+use super::ReportOptions;
 use crate::analysis::find_max::LATE_SHARE;
 use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::RunResult;
 
 /// Why a probe failed, one reason each: "p99<50ms: 81.2 ms", "only 640 responses (needs
 /// 1000)", "queue growing: …", "hakaru fell behind: …". Empty for a pass.
@@ -17,11 +25,10 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
         ));
     }
     for f in &p.failed {
-        out.push(format!(
-            "{} was {}",
-            f.threshold,
-            fmt_value(&f.threshold, f.value)
-        ));
+        out.push(match f.value {
+            Some(_) => format!("{} was {}", f.threshold, fmt_value(&f.threshold, f.value)),
+            None => format!("{}: nothing to measure it on", f.threshold),
+        });
     }
     if p.queue_growing {
         out.push(format!(
@@ -134,14 +141,7 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
         }
         None => format!("No probed rate met {slo}.\n"),
     };
-    let ended = match fm.ended.as_str() {
-        "converged" => "the bracket closed to the precision asked",
-        "max_rate" => "--max-rate was reached",
-        "max_probes" => "--max-probes ran out before the bracket closed",
-        "none_passed" => "no rate passed, down to the lowest the search tries",
-        "interrupted" => "it was interrupted",
-        other => other,
-    };
+    let ended = ended(fm);
     out.push_str(&format!(
         "{} probe(s) of at least {} responses and {} s each; the search ended because {ended}.\n",
         fm.probes.len(),
@@ -149,6 +149,244 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
         super::fmt::sig3(fm.probe_duration_s)
     ));
     out
+}
+
+/// Why the search ended, as the end of a sentence.
+fn ended(fm: &FindMaxResult) -> &str {
+    match fm.ended.as_str() {
+        "converged" => "the bracket closed to the precision asked",
+        "max_rate" => "--max-rate was reached",
+        "max_probes" => "--max-probes ran out before the bracket closed",
+        "none_passed" => "no rate passed, down to the lowest the search tries",
+        "interrupted" => "it was interrupted",
+        other => other,
+    }
+}
+
+/// What a probe answered per second.
+fn answered(p: &ProbeResult) -> f64 {
+    if p.duration_s > 0.0 {
+        p.responses as f64 / p.duration_s
+    } else {
+        0.0
+    }
+}
+
+/// The probe that is the answer: the last passed probe at the answer's rate.
+fn answer_probe(fm: &FindMaxResult) -> Option<usize> {
+    let r = fm.max_sustainable_rate?;
+    fm.probes.iter().rposition(|p| p.passed && p.rate == r)
+}
+
+/// A probe's verdict in a word or two, and why.
+fn verdict(p: &ProbeResult) -> (&'static str, String) {
+    if p.passed {
+        ("pass", String::new())
+    } else if p.inconclusive {
+        ("not judged", p.why.join("; "))
+    } else {
+        ("FAIL", p.why.join("; "))
+    }
+}
+
+/// The charts of the search: each probe's response time, and its errors when the SLO
+/// bounds them or a probe had any.
+pub fn find_max_charts(
+    run: &RunResult,
+    fm: &FindMaxResult,
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut out = vec![(
+        "-find-max",
+        chart::find_max_latency_chart(run, fm, opts.chart),
+    )];
+    if let Some(c) = chart::find_max_error_chart(run, fm) {
+        out.push(("-find-max-errors", c));
+    }
+    out
+}
+
+/// The HTML report's section of a `--find-max` search: the answer with its bracket,
+/// the probes' charts and every probe with its verdict and why it failed.
+pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) -> String {
+    let mut b = String::from(
+        "<section class=\"summary\" id=\"find-max\"><h2>Highest rate meeting the SLO</h2><div class=\"cards\">",
+    );
+    let mut card = |k: &str, v: String, n: String| {
+        let _ = write!(
+            b,
+            "<div class=\"card\"><div class=\"k\">{}</div><div class=\"v\">{}</div><div class=\"n\">{}</div></div>",
+            esc(k),
+            esc(&v),
+            esc(&n)
+        );
+    };
+    match fm.max_sustainable_rate {
+        Some(r) => card(
+            "Max sustainable rate",
+            format!("{} req/s", fmt_qps(r)),
+            if fm.confirmed {
+                "held on a second probe".into()
+            } else {
+                "not confirmed by a second probe".into()
+            },
+        ),
+        None => card(
+            "Max sustainable rate",
+            "none".into(),
+            "no probed rate met the SLO".into(),
+        ),
+    }
+    match (fm.lowest_failed_rate, fm.uncertainty) {
+        (Some(h), Some(u)) => card(
+            "Uncertainty",
+            format!("+{:.1}%", u * 100.0),
+            format!("{} req/s failed", fmt_qps(h)),
+        ),
+        (Some(h), None) => card(
+            "Lowest failed rate",
+            format!("{} req/s", fmt_qps(h)),
+            "no rate below it passed".into(),
+        ),
+        (None, _) => card(
+            "Lowest failed rate",
+            "none".into(),
+            "every probe passed: the limit is higher".into(),
+        ),
+    }
+    card(
+        "SLO",
+        fm.slo.join(", "),
+        format!("≥ {} responses a probe", fm.min_samples),
+    );
+    card(
+        "Probes",
+        fm.probes.len().to_string(),
+        format!("of ≥ {} s each", super::fmt::sig3(fm.probe_duration_s)),
+    );
+    b.push_str("</div>");
+    for line in find_max_summary(fm).lines() {
+        let _ = write!(b, "<p>{}</p>", super::html::rich(line));
+    }
+    b.push_str("</section>");
+    for (_, c) in find_max_charts(run, fm, opts) {
+        b.push_str(&super::html::chart_section(&c));
+    }
+    b.push_str(&probes_table_html(fm));
+    b
+}
+
+fn probes_table_html(fm: &FindMaxResult) -> String {
+    let mut o = String::from(
+        "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th>rate/s</th>\
+         <th>answered/s</th><th>responses</th><th>seconds</th>",
+    );
+    for t in &fm.slo {
+        let _ = write!(o, "<th><code>{}</code></th>", esc(t));
+    }
+    o.push_str("<th class=\"l\">result</th><th class=\"l\">why</th></tr></thead><tbody>");
+    let answer = answer_probe(fm);
+    for (i, p) in fm.probes.iter().enumerate() {
+        let (word, why) = verdict(p);
+        let class = if answer == Some(i) {
+            " class=\"peak\""
+        } else if p.passed {
+            ""
+        } else {
+            " class=\"behind\""
+        };
+        let _ = write!(
+            o,
+            "<tr{class}><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+            i + 1,
+            fmt_qps(p.rate),
+            fmt_qps(answered(p)),
+            p.responses,
+            super::fmt::sig3(p.duration_s)
+        );
+        for (t, v) in fm.slo.iter().zip(&p.values) {
+            let failed = p.failed.iter().any(|f| &f.threshold == t);
+            let _ = write!(
+                o,
+                "<td{}>{}</td>",
+                if failed { " class=\"fail\"" } else { "" },
+                esc(&fmt_value(t, *v))
+            );
+        }
+        let _ = write!(
+            o,
+            "<td class=\"l{}\">{}{}</td><td class=\"why\">{}</td></tr>",
+            if p.passed { "" } else { " fail" },
+            word,
+            if answer == Some(i) {
+                " (the answer)"
+            } else {
+                ""
+            },
+            super::html::rich(&why)
+        );
+    }
+    let _ = write!(
+        o,
+        "</tbody></table></div><p class=\"note\">In the order the search ran them. A probe \
+         needs {} responses to be judged; latency counts from each request's due time. The \
+         highlighted row is the answer; failed probes are shaded.</p></section>",
+        fm.min_samples
+    );
+    o
+}
+
+/// A `--find-max` search as Markdown: the answer, its bracket and every probe.
+pub fn find_max_markdown(fm: &FindMaxResult) -> String {
+    let mut o = match fm.max_sustainable_rate {
+        Some(r) => format!("#### Max sustainable rate: {}/s\n\n", fmt_qps(r)),
+        None if fm.probes.is_empty() => "#### The search ran no probe\n\n".to_owned(),
+        None => "#### No rate met the SLO\n\n".to_owned(),
+    };
+    for line in find_max_summary(fm).lines() {
+        let _ = writeln!(o, "{line}  ");
+    }
+    if fm.probes.is_empty() {
+        return o;
+    }
+    o.push('\n');
+    let mut headers: Vec<String> = ["#", "rate/s", "answered/s", "responses"]
+        .map(String::from)
+        .to_vec();
+    headers.extend(fm.slo.iter().map(|t| format!("`{t}`")));
+    headers.push("result".into());
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let mut aligns = vec![Align::Right; headers.len()];
+    aligns[headers.len() - 1] = Align::Left;
+    let answer = answer_probe(fm);
+    let rows: Vec<Vec<String>> = fm
+        .probes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut r = vec![
+                (i + 1).to_string(),
+                if answer == Some(i) {
+                    format!("**{}**", fmt_qps(p.rate))
+                } else {
+                    fmt_qps(p.rate)
+                },
+                fmt_qps(answered(p)),
+                p.responses.to_string(),
+            ];
+            r.extend(fm.slo.iter().zip(&p.values).map(|(t, v)| fmt_value(t, *v)));
+            let (word, why) = verdict(p);
+            r.push(match (p.passed, word) {
+                (true, _) if answer == Some(i) => "pass (the answer)".into(),
+                (true, _) => "pass".into(),
+                (false, "FAIL") => format!("**FAIL**: {why}"),
+                (false, w) => format!("{w}: {why}"),
+            });
+            r
+        })
+        .collect();
+    o.push_str(&md_table(&headers, &aligns, &rows));
+    o
 }
 
 #[cfg(test)]
@@ -213,5 +451,111 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
 3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because the bracket closed to the precision asked.
 "
         );
+    }
+
+    /// A search of three probes: 400/s passed (twice), 800/s failed its p99.
+    fn search() -> (RunResult, FindMaxResult) {
+        use crate::analysis::threshold::tests_support::step;
+        let mut slow = probe(800.0, false);
+        slow.step = 1;
+        slow.values = vec![Some(0.312), Some(0.0)];
+        slow.failed = vec![FailedThreshold {
+            threshold: "p99<50ms".into(),
+            value: Some(0.312),
+        }];
+        slow.why = why(&slow);
+        let mut again = probe(400.0, true);
+        again.step = 2;
+        let fm = FindMaxResult {
+            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
+            max_sustainable_rate: Some(400.0),
+            confirmed: true,
+            lowest_failed_rate: Some(800.0),
+            uncertainty: Some(1.0),
+            min_samples: 1000,
+            probe_duration_s: 2.0,
+            ended: "max_probes".into(),
+            probes: vec![probe(400.0, true), slow, again],
+        };
+        let mut run = crate::result::fixture::run(vec![
+            step(800, 0, 2.0),
+            step(1000, 2, 2.0),
+            step(800, 0, 2.0),
+        ]);
+        run.find_max = Some(fm.clone());
+        (run, fm)
+    }
+
+    #[test]
+    fn markdown_gives_the_answer_and_every_probe_with_why() {
+        let (_, fm) = search();
+        assert_eq!(
+            find_max_markdown(&fm),
+            "#### Max sustainable rate: 400.0/s
+
+Max sustainable rate: 400.0/s meeting p99<50ms, errors<0.1% (held on a second probe).  
+The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% above the answer.  
+3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because --max-probes ran out before the bracket closed.  
+
+| # | rate/s | answered/s | responses | `p99<50ms` | `errors<0.1%` | result |
+|--:|--:|--:|--:|--:|--:|:--|
+| 1 | 400.0 | 400.0 | 800 | 4.20 ms | 0% | pass |
+| 2 | 800.0 | 800.0 | 1600 | 312 ms | 0% | **FAIL**: p99<50ms was 312 ms |
+| 3 | **400.0** | 400.0 | 800 | 4.20 ms | 0% | pass (the answer) |
+"
+        );
+    }
+
+    #[test]
+    fn html_marks_the_answer_and_the_failed_probes() {
+        let (run, fm) = search();
+        let h = find_max_html(&run, &fm, &ReportOptions::default());
+        assert!(h.contains("<div class=\"k\">Max sustainable rate</div><div class=\"v\">400.0 req/s</div><div class=\"n\">held on a second probe</div>"), "{h}");
+        assert!(
+            h.contains("<div class=\"v\">+100.0%</div><div class=\"n\">800.0 req/s failed</div>"),
+            "{h}"
+        );
+        assert!(
+            h.contains("<tr class=\"behind\"><td>2</td><td>800.0</td>"),
+            "{h}"
+        );
+        assert!(h.contains("<td class=\"fail\">312 ms</td>"), "{h}");
+        assert!(
+            h.contains(
+                "<td class=\"l fail\">FAIL</td><td class=\"why\">p99&lt;50ms was 312 ms</td>"
+            ),
+            "{h}"
+        );
+        assert!(h.contains("<tr class=\"peak\"><td>3</td>"), "{h}");
+        assert!(h.contains("pass (the answer)"), "{h}");
+        // Both charts: the SLO's p99 and, with errors in a probe, its errors.
+        assert_eq!(h.matches("<svg").count(), 2, "{h}");
+    }
+
+    #[test]
+    fn the_chart_has_probes_as_points_the_slo_as_a_line_and_the_answer_marked() {
+        let (run, fm) = search();
+        let c = chart::find_max_latency_chart(&run, &fm, Default::default());
+        assert_eq!(c.title, "p99 of each probe by rate");
+        let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["p99, passed", "p99, failed"]);
+        assert!(c.lines.iter().all(|l| l.dash == Some(chart::UNJOINED)));
+        assert_eq!(c.lines[0].points, [(400.0, 4.2), (400.0, 4.2)]);
+        assert_eq!(c.lines[1].points, [(800.0, 312.0)]);
+        assert_eq!(
+            (c.refs[0].name.as_str(), c.refs[0].y),
+            ("SLO p99<50ms", 50.0)
+        );
+        let marks: Vec<&str> = c.marks.iter().map(|m| m.label.as_str()).collect();
+        assert_eq!(marks, ["answer 400.0/s", "failed 800.0/s"]);
+        assert!(c.lines[1].tips[0]
+            .starts_with("probe 2: 800.0/s, p99 312 ms — FAIL: p99<50ms was 312 ms"));
+        // Unjoined: markers, no polyline.
+        let svg = chart::render_line_chart(&c);
+        assert!(!svg.contains("<polyline"), "{svg}");
+        let e = chart::find_max_error_chart(&run, &fm).expect("the SLO bounds errors");
+        // 2 connect errors of 1,002 requests.
+        assert_eq!(e.lines[1].points, vec![(800.0, 2.0 / 1002.0 * 100.0)]);
+        assert_eq!(e.refs[0].y, 0.1);
     }
 }

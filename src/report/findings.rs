@@ -248,6 +248,37 @@ pub fn difference_sentence(d: &SetupDifference) -> String {
              other, which alone can change throughput several times over",
             each(v, |k| if *k { "on" } else { "off" }.to_owned())
         ),
+        SetupDifference::Patterns(v) => format!(
+            "these runs sent different request patterns ({}): they did different work, so \
+             the ratios compare different things",
+            each(v, |p| p.clone())
+        ),
+        SetupDifference::Order(v) => format!(
+            "these runs differ in request order ({}): a pass in the file's order and a \
+             random draw meet the server's caches differently",
+            each(v, |o| o.clone())
+        ),
+        SetupDifference::Wait(v) => format!(
+            "these runs differ in the wait between requests ({}): a client that pauses \
+             offers less load",
+            each(v, |w| format!("{w} s"))
+        ),
+        SetupDifference::CachePlan(v) => format!(
+            "these runs were planned for different cache hit rates ({}): repeated \
+             requests are answered from caches",
+            each(v, |c| match c {
+                Some(c) => format!("{:.0}%", c * 100.0),
+                None => "not planned".to_owned(),
+            })
+        ),
+        SetupDifference::Shard(v) => format!(
+            "these runs differ in sharding ({}): a shard sent only its part of the load; \
+             compare the merged result (hakaru merge)",
+            each(v, |k| match k {
+                Some(k) => format!("shard {k}"),
+                None => "whole".to_owned(),
+            })
+        ),
         SetupDifference::Targets(v) => format!(
             "Targets: {}.",
             v.iter()

@@ -12,6 +12,7 @@ use crate::report::sections::{
     hosts_section, probes_section, rounds_section, run_section, status_section,
 };
 use crate::report::ReportOptions;
+use crate::result::RunResult;
 use crate::series::Series;
 
 pub(crate) const CSS: &str = r#"
@@ -50,6 +51,16 @@ code.flag { white-space: nowrap; }
 code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px;
   overflow-wrap: anywhere; }
 .note { color: #5a6270; font-size: 13px; margin: 6px 0 0; }
+td.why { white-space: normal; text-align: left; min-width: 280px; font-size: 12.5px; }
+section.thresholds.failed { border: 2px solid #d9534f; }
+section.thresholds.passed { border: 2px solid #5cb85c; }
+section.thresholds.failed h2 { color: #a61b0f; }
+section.thresholds.passed h2 { color: #1a7f37; }
+td.fail { background: #fdecea; color: #a61b0f; font-weight: 600; }
+td.pass { color: #1a7f37; }
+tr.failed td.l { color: #a61b0f; font-weight: 600; }
+tr.overall td { border-bottom: 2px solid #d5d9e0; }
+ul.why { margin: 8px 0 0; padding-left: 20px; }
 footer { color: #8a919c; font-size: 12px; text-align: center; }
 "#;
 
@@ -298,6 +309,22 @@ pub(crate) fn warnings_box(warnings: &[String]) -> String {
 
 /// The whole report of one run as an HTML page.
 pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
+    html_report_with(s, None, opts)
+}
+
+/// The sections a hakaru JSON result adds at the top of its report, above what any
+/// result file shows: the thresholds' verdicts.
+pub(crate) fn verdict_sections(run: &RunResult) -> String {
+    let mut b = String::new();
+    if let Some(t) = &run.thresholds {
+        b.push_str(&crate::report::threshold::threshold_html(run, t));
+    }
+    b
+}
+
+/// [`html_report`] with what only hakaru's JSON result keeps (`run`, when there is
+/// one): its thresholds' verdicts near the top.
+pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) -> String {
     // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
     // cold first round.
     let shown = if s.rounds() > 1 {
@@ -315,7 +342,17 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
         esc(&s.name()),
         esc(&source_line(s))
     );
-    if s.is_open_model() {
+    if let Some(run) = run {
+        b.push_str(&verdict_sections(run));
+    }
+    let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
+    if let Some((run, fm)) = find_max {
+        b.push_str(&crate::report::find_max::find_max_html(run, fm, opts));
+        let sorted = by_rate(main);
+        for (_, c) in searched_charts(&sorted, opts) {
+            b.push_str(&chart_section(&c));
+        }
+    } else if s.is_open_model() {
         b.push_str(&rate_body(main, &drawn, opts));
     } else {
         b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
@@ -471,6 +508,30 @@ pub(crate) fn run_charts(
         if let Some(c) = chart::percentile_chart(s, opts.chart) {
             charts.push(("-percentiles", c));
         }
+    }
+    charts
+}
+
+/// A `--find-max` run's steps (its probes, in the order the search ran them) by rate,
+/// so that its rate charts draw curves.
+pub(crate) fn by_rate(s: &Series) -> Series {
+    let mut sorted = s.clone();
+    sorted
+        .points
+        .sort_by(|a, b| a.rate.unwrap_or(0.0).total_cmp(&b.rate.unwrap_or(0.0)));
+    sorted
+}
+
+/// The open-model charts of a `--find-max` run's probes: without the marks of the
+/// rates held, which judge throughput alone, not the SLO (the search's own chart
+/// marks the answer).
+pub(crate) fn searched_charts(
+    s: &Series,
+    opts: &ReportOptions,
+) -> Vec<(&'static str, chart::LineChart)> {
+    let mut charts = run_charts(&[s], opts);
+    for (_, c) in &mut charts {
+        c.marks.clear();
     }
     charts
 }

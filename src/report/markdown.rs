@@ -4,6 +4,7 @@
 use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::result::RunResult;
 use crate::series::Series;
 
 /// Column alignment in a Markdown table.
@@ -42,6 +43,27 @@ pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> Str
 /// One run as Markdown: a heading, the saturation sentences, warnings, and a table
 /// of the steps (p50/p99 columns only when the file has them).
 pub fn markdown_report(run: &Series) -> String {
+    markdown_report_with(run, None)
+}
+
+/// [`markdown_report`] with what only hakaru's JSON result keeps (`result`, when
+/// there is one): its thresholds' verdicts under the heading.
+pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String {
+    let mut extra = String::new();
+    if let Some(r) = result {
+        if let Some(t) = &r.thresholds {
+            extra.push_str(&crate::report::threshold::threshold_markdown(r, t));
+            extra.push('\n');
+        }
+        // A `--find-max` search is read by its answer and probes, not rate by rate.
+        if let Some(fm) = &r.find_max {
+            return format!(
+                "### {}\n\n{extra}{}",
+                run.name(),
+                crate::report::find_max::find_max_markdown(fm)
+            );
+        }
+    }
     // A repeated run: its warm rounds' mean, as the HTML report shows it.
     let warm;
     let s = if run.rounds() > 1 {
@@ -51,10 +73,10 @@ pub fn markdown_report(run: &Series) -> String {
         run
     };
     if s.is_open_model() {
-        return rate_markdown(s);
+        return rate_markdown(s, &extra);
     }
     let sat = analysis::analyse(s);
-    let mut o = format!("### {}\n\n", run.name());
+    let mut o = format!("### {}\n\n{extra}", run.name());
     if s.label != run.label {
         o.push_str(&format!(
             "Mean of the warm rounds 2–{} (round 1 ran cold).\n\n",
@@ -107,9 +129,9 @@ pub fn markdown_report(run: &Series) -> String {
 
 /// An open-model run as Markdown: the rate findings and a table of offered against
 /// answered rate per step.
-fn rate_markdown(s: &Series) -> String {
+fn rate_markdown(s: &Series, extra: &str) -> String {
     let f = analysis::analyse_rates(s);
-    let mut o = format!("### {}\n\n", s.name());
+    let mut o = format!("### {}\n\n{extra}", s.name());
     for line in findings::rate_sentences(s, &f) {
         o.push_str(&line);
         o.push('\n');

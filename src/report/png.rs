@@ -89,7 +89,16 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
     let font = |size: f64| (FONT_NAME, size).into_font();
     let mut builder = ChartBuilder::on(&plot);
     builder
-        .caption(&c.title, font(26.0))
+        // A long title (a standalone chart's carries the run's name) shrinks to fit
+        // the plot's width instead of running off both edges: about 0.55 em a character.
+        .caption(
+            &c.title,
+            font(
+                (26.0f64)
+                    .min(1750.0 / c.title.chars().count().max(1) as f64)
+                    .max(13.0),
+            ),
+        )
         .margin(16)
         .x_label_area_size(56)
         .y_label_area_size(84);
@@ -158,18 +167,21 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
                 // A dashed line in the SVG (p99, max) is dashed here too: the same
                 // pattern, doubled for the PNG's larger pixels.
                 match dash_pattern(l.dash) {
-                    Some((on, off)) => ch
-                        .draw_series(DashedLineSeries::new(
+                    _ if l.dash == Some(chart::UNJOINED) => {}
+                    Some((on, off)) => {
+                        ch.draw_series(DashedLineSeries::new(
                             pts.clone(),
                             on,
                             off,
                             col.stroke_width(3),
                         ))
-                        .map_err(err)?,
-                    None => ch
-                        .draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
-                        .map_err(err)?,
-                };
+                        .map_err(err)?;
+                    }
+                    None => {
+                        ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
+                            .map_err(err)?;
+                    }
+                }
                 match l.marker {
                     Marker::None => {}
                     Marker::Square => {
@@ -226,6 +238,7 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
     for (name, color, dash, marker) in entries {
         let col = rgb(color);
         match dash_pattern(dash) {
+            _ if dash == Some(chart::UNJOINED) => {}
             Some((on, off)) => {
                 let (on, off) = ((on / 2).max(2) as i32, (off / 2).max(2) as i32);
                 let mut x = 6;

@@ -9,7 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::result::{RunResult, SCHEMA_VERSION};
+use crate::result::RunResult;
 use crate::series::{error_share, share, Point, Series, SourceFormat};
 
 use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
@@ -26,17 +26,10 @@ pub enum ReadError {
         path: PathBuf,
         error: std::io::Error,
     },
-    #[error("{path}: not a hakaru JSON result: {message}")]
-    Json { path: PathBuf, message: String },
-    #[error(
-        "{path}: result schema version {found} is newer than this hakaru understands \
-         (up to {supported}); upgrade hakaru to read it"
-    )]
-    FutureSchema {
-        path: PathBuf,
-        found: u64,
-        supported: u32,
-    },
+    /// hakaru's JSON result, refused as [`crate::result::json::from_json`] refuses it
+    /// (not JSON, not a result, or written by a newer hakaru).
+    #[error(transparent)]
+    Json(#[from] crate::result::json::ResultReadError),
     #[error(
         "{path}: not a drnbench or hakaru result: missing column(s) {}; found: {}",
         missing.join(", "),
@@ -83,22 +76,46 @@ pub enum ReadError {
 
 /// Reads one result file of any supported kind. The label is the file stem.
 pub fn read_result(path: &Path) -> Result<Series, ReadError> {
+    read_result_and_run(path).map(|(s, _)| s)
+}
+
+/// [`read_result`] with hakaru's JSON result behind the series, when there is one:
+/// the file itself, or the JSON beside hakaru's CSV (its thresholds' verdicts and
+/// `--find-max` search are not in the CSV). A JSON beside that cannot be read is
+/// passed over: the report is of the file given.
+pub fn read_result_and_run(path: &Path) -> Result<(Series, Option<RunResult>), ReadError> {
     let bytes = std::fs::read(path).map_err(|error| ReadError::Io {
         path: path.to_owned(),
         error,
     })?;
-    read_result_bytes(path, &bytes)
+    let (series, run) = read_bytes(path, &bytes)?;
+    let run = match run {
+        Some(run) => Some(run),
+        None if series.format == SourceFormat::HakaruCsv => {
+            let json = path.with_extension("json");
+            std::fs::read_to_string(&json)
+                .ok()
+                .and_then(|t| crate::result::json::from_json(&t, &json.display().to_string()).ok())
+        }
+        None => None,
+    };
+    Ok((series, run))
 }
 
 /// [`read_result`] of bytes already read; `path` names them (and labels the series).
 #[doc(hidden)]
 pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError> {
+    read_bytes(path, bytes).map(|(s, _)| s)
+}
+
+fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), ReadError> {
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start_matches('\u{feff}');
-    let series = if text.trim_start().starts_with('{') {
-        read_json(path, text)?
+    let (series, run) = if text.trim_start().starts_with('{') {
+        let (s, run) = read_json(path, text)?;
+        (s, Some(run))
     } else {
-        read_csv(path, text)?
+        (read_csv(path, text)?, None)
     };
     if series.points.is_empty() {
         return Err(ReadError::Empty {
@@ -106,7 +123,7 @@ pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError>
         });
     }
     check_units(&series)?;
-    Ok(series)
+    Ok((series, run))
 }
 
 fn label_of(path: &Path) -> String {
@@ -115,39 +132,32 @@ fn label_of(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-fn read_json(path: &Path, text: &str) -> Result<Series, ReadError> {
-    let json_err = |message: String| ReadError::Json {
-        path: path.to_owned(),
-        message,
-    };
-    let value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| json_err(e.to_string()))?;
-    if value.get("kind").and_then(|k| k.as_str()) == Some(crate::stream::result::KIND) {
-        return Err(ReadError::StreamKind {
-            path: path.to_owned(),
-        });
-    }
-    // The version is checked before the shape, so a newer file gets the clear message
-    // instead of whatever field it renamed.
-    match value.get("schema_version").and_then(|v| v.as_u64()) {
-        None => return Err(json_err("no schema_version field".into())),
-        Some(found) if found > u64::from(SCHEMA_VERSION) => {
-            return Err(ReadError::FutureSchema {
+fn read_json(path: &Path, text: &str) -> Result<(Series, RunResult), ReadError> {
+    // The one reader of hakaru's JSON: the schema version checked before the shape,
+    // and `state` filled in for files written before it existed. A log pipeline's
+    // result has a shape of its own: it is named as such, not by the field it lacks.
+    let run = match crate::result::json::from_json(text, &path.display().to_string()) {
+        Ok(run) => run,
+        Err(_) if is_stream_result(text) => {
+            return Err(ReadError::StreamKind {
                 path: path.to_owned(),
-                found,
-                supported: SCHEMA_VERSION,
             })
         }
-        Some(_) => {}
-    }
-    let had_state = value.get("state").is_some();
-    let mut run: RunResult = serde_json::from_value(value).map_err(|e| json_err(e.to_string()))?;
-    if !had_state {
-        run.state = crate::result::RunState::from_partial(run.partial);
-    }
+        Err(e) => return Err(e.into()),
+    };
     let mut series = Series::from_run(&run, &label_of(path));
     series.source = path.to_owned();
-    Ok(series)
+    Ok((series, run))
+}
+
+/// Whether `text` is a `hakaru-stream` result (watch, stream send, stream run).
+fn is_stream_result(text: &str) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Kind {
+        kind: Option<String>,
+    }
+    serde_json::from_str::<Kind>(text)
+        .is_ok_and(|k| k.kind.as_deref() == Some(crate::stream::result::KIND))
 }
 
 /// What one CSV column holds.

@@ -44,17 +44,24 @@ pub fn read_stream(path: &Path) -> Option<Result<StreamResult, ReadError>> {
     if value.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
         return None;
     }
-    let json_err = |message: String| ReadError::Json {
-        path: json.clone(),
-        message,
-    };
+    use crate::result::json::ResultReadError;
     let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
     if version > u64::from(VERSION) {
-        return Some(Err(json_err(format!(
-            "stream result version {version} is newer than this hakaru understands (up to {VERSION}); upgrade hakaru to read it"
-        ))));
+        return Some(Err(ReadError::Json(ResultReadError::TooNew {
+            path: json.display().to_string(),
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+            supported: VERSION,
+        })));
     }
-    Some(serde_json::from_value(value).map_err(|e| json_err(e.to_string())))
+    // Parsed again from the text so a broken field is named by line and column.
+    Some(serde_json::from_str(&text).map_err(|e| {
+        ReadError::Json(ResultReadError::Invalid {
+            path: json.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }))
 }
 
 /// Which command wrote the result.

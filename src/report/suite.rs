@@ -42,6 +42,25 @@ pub fn text(run: &RunResult) -> String {
             fmt_latency(s.latency.p99_s)
         );
     }
+    // Workloads that count operations (YCSB): each phase's, by kind, with its share.
+    let with_ops: Vec<_> = suite
+        .phases
+        .iter()
+        .zip(&run.steps)
+        .filter(|(_, s)| !s.operations.is_empty())
+        .collect();
+    if !with_ops.is_empty() {
+        o.push_str("\nOperations:\n");
+    }
+    for (p, s) in with_ops {
+        let total: u64 = s.operations.values().sum();
+        let kinds: Vec<String> = s
+            .operations
+            .iter()
+            .map(|(k, n)| format!("{k} {n} ({:.1}%)", *n as f64 * 100.0 / total.max(1) as f64))
+            .collect();
+        let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), kinds.join(", "));
+    }
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
     }
@@ -446,6 +465,7 @@ pub fn html(run: &RunResult) -> String {
     if let Some(why) = &run.stop_reason {
         let _ = write!(b, "<p class=\"note\">{}</p>", esc(why));
     }
+    b.push_str(&super::html::verdict_sections(run));
     let _ = write!(
         b,
         "<section><h2>Timeline</h2>{}</section>",
@@ -577,6 +597,21 @@ Events:
 
 Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500 after): 20 more than acknowledged (written, but their answers were lost)
 "
+        );
+    }
+
+    #[test]
+    fn operations_are_listed_by_phase() {
+        let mut run = suite_run();
+        run.steps[0].operations = [("read".to_string(), 950), ("update".to_string(), 50)]
+            .into_iter()
+            .collect();
+        let t = text(&run);
+        assert!(
+            t.contains(
+                "\nOperations:\n  steady           read 950 (95.0%), update 50 (5.0%)\n\nEvents:"
+            ),
+            "{t}"
         );
     }
 

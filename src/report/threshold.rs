@@ -1,7 +1,12 @@
-//! The pass/fail table of `--threshold`: one row per threshold with its value over the
-//! whole run, and how many steps it held in (naming the ones it did not). Pure: a
-//! function of the run and its verdicts.
+//! The pass/fail table of `--threshold`: for the terminal, one row per threshold with
+//! its value over the whole run and how many steps it held in (naming the ones it did
+//! not); for the HTML and Markdown reports, the whole grid (overall, then every step
+//! or phase, a column per threshold) with the failing cells marked in words, not by
+//! colour alone. Pure: functions of the run and its verdicts.
 
+use std::fmt::Write as _;
+
+use super::chart::esc;
 use super::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::result::threshold::{ThresholdResult, ThresholdsResult, Verdict};
 use crate::result::{RunResult, StepResult};
@@ -42,7 +47,7 @@ pub fn failure_message(threshold: &str, v: &Verdict) -> String {
 }
 
 /// A step's name in tables and JUnit: "step 3 (40 clients)", "step 2 (500/s)",
-/// with the round when the run has several.
+/// "step 4 (batch 100, 2 writers)", with the round when the run has several.
 pub fn step_label(run: &RunResult, index: usize) -> String {
     let Some(s) = run.steps.get(index) else {
         return format!("step {}", index + 1);
@@ -60,6 +65,15 @@ pub fn step_label(run: &RunResult, index: usize) -> String {
 }
 
 fn load_label(s: &StepResult) -> String {
+    // A bulk step is told by its batch size and writers.
+    if let Some(b) = &s.bulk {
+        return format!(
+            "batch {}, {} writer{}",
+            b.batch_size,
+            b.writers,
+            if b.writers == 1 { "" } else { "s" }
+        );
+    }
     match s.rate {
         Some(r) => format!("{}/s", fmt_qps(r)),
         None => super::fmt::clients(s.n_clients),
@@ -152,6 +166,166 @@ fn steps_cell(run: &RunResult, t: &ThresholdResult) -> String {
     cell
 }
 
+/// A verdict's cell: the value (or why there is none) and the word.
+fn cell(threshold: &str, v: &Verdict) -> String {
+    let what = match (&v.value, &v.note) {
+        (Some(_), _) => fmt_value(threshold, v.value),
+        (None, Some(n)) => n.clone(),
+        (None, None) => "–".into(),
+    };
+    format!("{what} {}", if v.passed { "pass" } else { "FAIL" })
+}
+
+/// The grid's rows: "overall", then each step or phase with its verdicts in the order
+/// of the thresholds. A run of one step has the overall row only.
+fn grid(run: &RunResult, r: &ThresholdsResult) -> Vec<(String, Vec<Verdict>)> {
+    let mut rows = vec![(
+        "overall".to_owned(),
+        r.thresholds.iter().map(|t| t.overall.clone()).collect(),
+    )];
+    let steps = r
+        .thresholds
+        .iter()
+        .map(|t| t.steps.len())
+        .max()
+        .unwrap_or(0);
+    for i in 0..steps {
+        rows.push((
+            step_label(run, i),
+            r.thresholds
+                .iter()
+                .map(|t| t.steps.get(i).cloned().unwrap_or_default())
+                .collect(),
+        ));
+    }
+    rows
+}
+
+/// The thresholds that failed over the whole run, each in a sentence: "p99<200ms:
+/// 990 ms is not below 200 ms".
+fn overall_failures(r: &ThresholdsResult) -> Vec<String> {
+    r.thresholds
+        .iter()
+        .filter(|t| !t.overall.passed)
+        .map(|t| {
+            format!(
+                "{}: {}",
+                t.threshold,
+                failure_message(&t.threshold, &t.overall)
+            )
+        })
+        .collect()
+}
+
+fn heading(r: &ThresholdsResult) -> String {
+    let held = r.thresholds.iter().filter(|t| t.passed).count();
+    format!(
+        "Thresholds: {} ({held} of {} held)",
+        if r.passed { "passed" } else { "FAILED" },
+        r.thresholds.len()
+    )
+}
+
+/// The thresholds as an HTML section: a verdict line, then the grid with each failing
+/// cell and row marked.
+pub fn threshold_html(run: &RunResult, r: &ThresholdsResult) -> String {
+    let mut o = format!(
+        "<section class=\"thresholds {}\" id=\"thresholds\"><h2>{}</h2>",
+        if r.passed { "passed" } else { "failed" },
+        esc(&heading(r))
+    );
+    o.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"l\"></th>");
+    for t in &r.thresholds {
+        let _ = write!(o, "<th><code>{}</code></th>", esc(&t.threshold));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for (i, (name, verdicts)) in grid(run, r).iter().enumerate() {
+        let failed = verdicts.iter().any(|v| !v.passed);
+        let class = match (i == 0, failed) {
+            (true, true) => " class=\"overall failed\"",
+            (true, false) => " class=\"overall\"",
+            (false, true) => " class=\"failed\"",
+            (false, false) => "",
+        };
+        let _ = write!(o, "<tr{class}><td class=\"l\">{}</td>", esc(name));
+        for (t, v) in r.thresholds.iter().zip(verdicts) {
+            let _ = write!(
+                o,
+                "<td class=\"{}\"{}>{}</td>",
+                if v.passed { "pass" } else { "fail" },
+                v.note
+                    .as_ref()
+                    .filter(|_| v.value.is_some())
+                    .map(|n| format!(" title=\"{}\"", esc(n)))
+                    .unwrap_or_default(),
+                esc(&cell(&t.threshold, v))
+            );
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div>");
+    let failures = overall_failures(r);
+    if !failures.is_empty() {
+        o.push_str("<ul class=\"why\">");
+        for f in failures {
+            let _ = write!(o, "<li>{}</li>", esc(&f));
+        }
+        o.push_str("</ul>");
+    }
+    let weak: Vec<String> = r
+        .thresholds
+        .iter()
+        .filter_map(|t| {
+            let n = t.overall.note.as_ref()?;
+            t.overall.value.map(|_| format!("{}: {n}", t.threshold))
+        })
+        .collect();
+    let _ = write!(
+        o,
+        "<p class=\"note\">A threshold passes when it holds over the whole run (every \
+         step's responses together) and in every step; an error is a request without a \
+         response or with a status outside 200–399.{}</p></section>",
+        if weak.is_empty() {
+            String::new()
+        } else {
+            format!(" Weak: {}.", esc(&weak.join("; ")))
+        }
+    );
+    o
+}
+
+/// The thresholds as Markdown: a verdict line and the grid, failing cells in bold.
+pub fn threshold_markdown(run: &RunResult, r: &ThresholdsResult) -> String {
+    use super::markdown::{md_table, Align};
+    let mut o = format!("#### {}\n\n", heading(r));
+    let headers: Vec<String> = std::iter::once(String::new())
+        .chain(r.thresholds.iter().map(|t| format!("`{}`", t.threshold)))
+        .collect();
+    let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let mut aligns = vec![Align::Right; headers.len()];
+    aligns[0] = Align::Left;
+    let rows: Vec<Vec<String>> = grid(run, r)
+        .into_iter()
+        .map(|(name, verdicts)| {
+            let failed = verdicts.iter().any(|v| !v.passed);
+            std::iter::once(if failed { format!("**{name}**") } else { name })
+                .chain(r.thresholds.iter().zip(&verdicts).map(|(t, v)| {
+                    if v.passed {
+                        cell(&t.threshold, v)
+                    } else {
+                        format!("**{}**", cell(&t.threshold, v))
+                    }
+                }))
+                .collect()
+        })
+        .collect();
+    o.push_str(&md_table(&headers, &aligns, &rows));
+    for f in overall_failures(r) {
+        let _ = writeln!(o, "\n> **Failed:** {f}");
+    }
+    o
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,5 +374,43 @@ Thresholds: FAILED (0 of 2 held)
              overall: 3 is above 0
 "
         );
+    }
+
+    #[test]
+    fn markdown_grid_marks_the_failing_rows_and_cells() {
+        let mut steps = vec![step(1000, 0, 1.0), step(0, 3, 1.0)];
+        steps[1].n_clients = 8;
+        let run = fixture::run(steps);
+        let r = evaluate(&ts(&["p99<=1s", "errors<0.1%"]), &run);
+        assert_eq!(
+            threshold_markdown(&run, &r),
+            "\
+#### Thresholds: FAILED (0 of 2 held)
+
+|  | `p99<=1s` | `errors<0.1%` |
+|:--|--:|--:|
+| **overall** | 990 ms pass | **0.30% FAIL** |
+| step 1 (4 clients) | 990 ms pass | 0% pass |
+| **step 2 (8 clients)** | **no responses FAIL** | **100% FAIL** |
+
+> **Failed:** errors<0.1%: 0.30% is not below 0.10%
+"
+        );
+    }
+
+    #[test]
+    fn html_grid_says_fail_in_words_and_classes() {
+        let run = fixture::run(vec![step(1000, 0, 2.0)]);
+        let r = evaluate(&ts(&["p99<200ms", "errors<0.1%"]), &run);
+        let h = threshold_html(&run, &r);
+        assert!(h.starts_with("<section class=\"thresholds failed\" id=\"thresholds\"><h2>Thresholds: FAILED (1 of 2 held)</h2>"), "{h}");
+        assert!(h.contains("<th><code>p99&lt;200ms</code></th>"), "{h}");
+        assert!(h.contains("<tr class=\"overall failed\"><td class=\"l\">overall</td><td class=\"fail\">990 ms FAIL</td><td class=\"pass\">0% pass</td></tr>"), "{h}");
+        assert!(
+            h.contains("<li>p99&lt;200ms: 990 ms is not below 200 ms</li>"),
+            "{h}"
+        );
+        // One step: no step rows.
+        assert_eq!(h.matches("<tr").count(), 2, "{h}");
     }
 }

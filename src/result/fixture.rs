@@ -57,6 +57,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         bulk: None,
         start_late_s: None,
         timeline: None,
+        operations: BTreeMap::new(),
     }
 }
 

@@ -41,6 +41,8 @@ pub enum MergeError {
         path: String,
         source: ToRecorderError,
     },
+    #[error("step {step}: the shards' per-second timelines: {why}")]
+    Timeline { step: usize, why: String },
 }
 
 /// Merge shard results given with the paths they came from (for errors).
@@ -117,7 +119,83 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
     merged.steps = (0..first.steps.len())
         .map(|i| merge_step(results, i))
         .collect::<Result<_, _>>()?;
+    merged.suite = merge_suite(results);
+    add_recovery(&mut merged);
     Ok(merged)
+}
+
+/// A scenario's shards as one: each phase's clients summed and its start the
+/// earliest shard's; the events as the first shard ran them (the others run only
+/// those whose scenario says `shards = "all"`); the bulk writers' checks with every
+/// shard's acknowledged documents against what the server holds.
+fn merge_suite(results: &[(String, RunResult)]) -> Option<super::suite::SuiteResult> {
+    let suites: Vec<(Shard, &super::suite::SuiteResult)> = results
+        .iter()
+        .filter_map(|(_, r)| Some((r.settings.shard?, r.suite.as_ref()?)))
+        .collect();
+    let (_, base) = suites.iter().min_by_key(|(k, _)| k.index)?;
+    let mut suite = (*base).clone();
+    for (i, p) in suite.phases.iter_mut().enumerate() {
+        let of_phase = || suites.iter().filter_map(move |(_, s)| s.phases.get(i));
+        p.clients = of_phase().map(|q| q.clients).sum();
+        p.start_s = of_phase().map(|q| q.start_s).fold(f64::INFINITY, f64::min);
+    }
+    for (i, v) in suite.verify.iter_mut().enumerate() {
+        let all: Vec<&super::VerifyResult> = suites
+            .iter()
+            .filter_map(|(_, s)| s.verify.get(i)?.result.as_ref())
+            .collect();
+        if let (Some(r), true) = (v.result.as_mut(), all.len() == suites.len()) {
+            // Every shard read the same server: the earliest count before, the latest after.
+            let before = all.iter().map(|x| x.present_before).min().unwrap_or(0);
+            let after = all.iter().map(|x| x.present_after).max().unwrap_or(0);
+            *r = crate::workload::bulk::verify::compare(
+                r.url.clone(),
+                all.iter().map(|x| x.acknowledged).sum(),
+                all.iter().map(|x| x.in_flight).sum(),
+                before,
+                after,
+            );
+        } else if v.error.is_none() {
+            v.result = None;
+            v.error = Some("a shard could not read the server's count".into());
+        }
+    }
+    Some(suite)
+}
+
+/// The recovery after each event, found again on the merged timeline (a shard's own
+/// saw only its share of the load). Measured for the events the first shard measured.
+fn add_recovery(run: &mut RunResult) {
+    use crate::analysis::recovery::{analyse, Point};
+    let points: Vec<Point> = super::suite::scenario_seconds(run)
+        .iter()
+        .map(|s| Point {
+            phase: s.phase,
+            t_s: s.t_s,
+            total: s.total(),
+            ok: s.ok,
+            p99_s: s.p99_s,
+        })
+        .collect();
+    let Some(suite) = run.suite.as_mut() else {
+        return;
+    };
+    let Some(criteria) = suite.recovery_criteria else {
+        return;
+    };
+    let events: Vec<(f64, bool)> = suite
+        .events
+        .iter()
+        .map(|e| (e.started_s.unwrap_or(e.at_s), e.recovery.is_some()))
+        .collect();
+    for (e, r) in suite
+        .events
+        .iter_mut()
+        .zip(analyse(&points, &events, &criteria))
+    {
+        e.recovery = r;
+    }
 }
 
 fn state_rank(s: super::RunState) -> u8 {
@@ -135,7 +213,7 @@ fn state_rank(s: super::RunState) -> u8 {
 /// step's clients and requests).
 fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
     let (sa, sb) = (&a.settings, &b.settings);
-    let checks: [(&'static str, bool); 10] = [
+    let checks: [(&'static str, bool); 11] = [
         ("modes", a.mode == b.mode),
         ("targets", a.targets == b.targets),
         (
@@ -160,6 +238,23 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
         ),
         ("rounds", sa.rounds == sb.rounds),
         ("bulk settings", sa.bulk == sb.bulk),
+        (
+            "scenarios (phases, their lengths, rates or mixes)",
+            match (&a.suite, &b.suite) {
+                (None, None) => true,
+                (Some(x), Some(y)) => {
+                    x.scenario == y.scenario
+                        && x.phases.len() == y.phases.len()
+                        && x.phases.iter().zip(&y.phases).all(|(p, q)| {
+                            p.name == q.name
+                                && p.duration_s == q.duration_s
+                                && p.rate == q.rate
+                                && p.workloads == q.workloads
+                        })
+                }
+                _ => false,
+            },
+        ),
         (
             "steps' rounds",
             a.steps
@@ -235,7 +330,37 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
         .iter()
         .filter_map(|(_, s)| s.start_late_s)
         .reduce(f64::max);
+    merged.timeline =
+        merge_timelines(&steps).map_err(|why| MergeError::Timeline { step: i + 1, why })?;
     Ok(merged)
+}
+
+/// The step's per-second timelines on one clock: each shard's seconds shifted by how
+/// many whole seconds after the earliest shard it started (0 when they started
+/// together, as `--start-at` makes them), then added second by second
+/// ([`super::timeline::merge_seconds`]). None when no shard kept one.
+fn merge_timelines(
+    steps: &[(&String, &StepResult)],
+) -> Result<Option<Vec<super::timeline::SecondResult>>, String> {
+    if steps.iter().all(|(_, s)| s.timeline.is_none()) {
+        return Ok(None);
+    }
+    let wall = |s: &StepResult| match crate::spec::parse_start_at(&s.started_at) {
+        Ok(crate::spec::StartAt::At(t)) => Some(t),
+        _ => None,
+    };
+    let earliest = steps.iter().filter_map(|(_, s)| wall(s)).min();
+    let parts: Vec<(u64, &[super::timeline::SecondResult])> = steps
+        .iter()
+        .filter_map(|(_, s)| {
+            let offset = match (wall(s), earliest) {
+                (Some(t), Some(e)) => t.duration_since(e).unwrap_or_default().as_secs_f64(),
+                _ => 0.0,
+            };
+            Some((offset.round() as u64, s.timeline.as_deref()?))
+        })
+        .collect();
+    super::timeline::merge_seconds(&parts).map(Some)
 }
 
 /// The results in a stream of text that holds several, one per load machine: pods'
@@ -333,6 +458,106 @@ mod tests {
         assert_eq!(other, vec!["starting", "hakaru: a warning"]);
         let back = crate::result::json::from_json(docs[1], "-").unwrap();
         assert_eq!(back.steps.len(), 1);
+    }
+
+    /// A shard of a one-phase scenario whose step started at `started_at` and whose
+    /// responses ended at (ms from the step's start, latency ms).
+    fn suite_shard(index: u32, started_at: &str, ended: &[(u64, u64)]) -> RunResult {
+        use crate::result::suite::{EventResult, PhaseResult, SuiteResult};
+        use crate::stats::{Outcome, Recorder, RequestSample};
+        use std::time::{Duration, Instant};
+        let t0 = Instant::now();
+        let mut rec = Recorder::new(1, 0, 0).with_timeline(t0, 4);
+        for (at, ms) in ended {
+            let (outcome, latency) = (Outcome::Status(200), Duration::from_millis(*ms));
+            rec.record(0, outcome, latency, || RequestSample {
+                elapsed_s: latency.as_secs_f64(),
+                request: 0,
+                status: 200,
+                client: 0,
+                index: 0,
+            });
+            rec.record_second(t0 + Duration::from_millis(*at), outcome, latency);
+        }
+        let facts = StepFacts {
+            n_clients: 2,
+            rate: None,
+            started_at: started_at.into(),
+            elapsed_s: 3.0,
+            partial: false,
+            failure: None,
+            rate_profile: None,
+            client_cpu_s: 0.1,
+            cpus: 2,
+        };
+        let step = StepResult::from_recorder(facts, &rec, &["t".into()], false);
+        let mut run = crate::result::fixture::run(vec![step]);
+        run.mode = crate::result::Mode::Suite;
+        run.settings.shard = Some(Shard { index, count: 2 });
+        run.suite = Some(SuiteResult {
+            scenario: "s.toml".into(),
+            phases: vec![PhaseResult {
+                name: "steady".into(),
+                start_s: 0.0,
+                duration_s: 3.0,
+                clients: 2,
+                ..Default::default()
+            }],
+            events: vec![EventResult {
+                name: "stall".into(),
+                at_s: 2.0,
+                // Only the first shard runs the scenario's events.
+                started_s: (index == 1).then_some(2.0),
+                ok: index == 1,
+                // Shard 1's own recovery, from its share of the load.
+                recovery: (index == 1).then_some(crate::analysis::recovery::Recovery {
+                    at_s: 2.0,
+                    baseline: None,
+                    first_error_s: None,
+                    worst_second_s: None,
+                    worst_throughput: None,
+                    worst_success: None,
+                    worst_p99_s: None,
+                    recovery_s: None,
+                }),
+                ..Default::default()
+            }],
+            recovery_criteria: Some(crate::analysis::recovery::Criteria::default()),
+            verify: Vec::new(),
+        });
+        run
+    }
+
+    #[test]
+    fn timelines_merge_second_by_second_on_the_common_clock() {
+        // Shard 2 started its step one second after shard 1: its second 0 is the
+        // whole's second 1.
+        let a = suite_shard(
+            1,
+            "2026-11-01T00:00:00.000Z",
+            &[(100, 10), (200, 20), (1500, 30), (2500, 40)],
+        );
+        let b = suite_shard(2, "2026-11-01T00:00:01.020Z", &[(300, 50), (2400, 60)]);
+        let m = merge_shards(&[("b".into(), b), ("a".into(), a)]).unwrap();
+        let t = m.steps[0].timeline.as_ref().expect("kept");
+        let counts: Vec<u64> = t.iter().map(|s| s.responses).collect();
+        assert_eq!(counts, vec![2, 2, 1, 1]);
+        assert_eq!(t.iter().map(|s| s.second).collect::<Vec<_>>(), [0, 1, 2, 3]);
+        // Second 1 holds shard 1's 30 ms and shard 2's 50 ms: percentiles from both.
+        assert!((t[1].max_s - 0.050).abs() < 0.001, "{:?}", t[1]);
+        assert!((t[1].p50_s - 0.030).abs() < 0.001, "{:?}", t[1]);
+        let h = crate::result::decode_histogram(&t[1].histogram).unwrap();
+        assert_eq!(h.len(), 2);
+        // Every response of the step is in exactly one second.
+        assert_eq!(counts.iter().sum::<u64>(), m.steps[0].responses);
+        let suite = m.suite.as_ref().unwrap();
+        assert_eq!(suite.phases[0].clients, 4);
+        assert_eq!(suite.events[0].started_s, Some(2.0));
+        // Found again on the merged seconds: 4 responses in the 2 s before the event
+        // (shard 1 alone saw 3).
+        let r = suite.events[0].recovery.as_ref().expect("measured");
+        let baseline = r.baseline.expect("two whole seconds before");
+        assert!((baseline.throughput - 2.0).abs() < 1e-9, "{baseline:?}");
     }
 
     #[test]

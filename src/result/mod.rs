@@ -26,7 +26,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::plan::Order;
-use crate::stats::{ErrorKind, ItemCounts, Recorder, RequestSample, MAX_TRACKABLE_US};
+use crate::stats::{ErrorKind, Recorder, RequestSample, MAX_TRACKABLE_US};
 pub use requests::{RequestInfo, RequestList};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
@@ -614,6 +614,11 @@ pub struct StepResult {
     /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Vec<timeline::SecondResult>>,
+    /// Operations that ended, by kind, when a workload counts them (a YCSB mix:
+    /// `read`, `update`, `insert`, `scan`, `read-modify-write`; an update over
+    /// CouchDB takes two requests).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub operations: BTreeMap<String, u64>,
 }
 
 /// One step of a bulk write.
@@ -762,7 +767,7 @@ impl StepResult {
             pacer_lag: (!rec.pacer_lag.is_empty()).then(|| LatencySummary::of(&rec.pacer_lag)),
             pacer_lag_histogram: (!rec.pacer_lag.is_empty())
                 .then(|| encode_histogram(&rec.pacer_lag)),
-            items: (rec.items != ItemCounts::default()).then(|| ItemsResult {
+            items: rec.items.has_items().then(|| ItemsResult {
                 sent: rec.items.sent,
                 ok: rec.items.ok,
                 failed: rec.items.failed.iter().cloned().collect(),
@@ -773,6 +778,7 @@ impl StepResult {
                 .timeline
                 .as_ref()
                 .map(|t| timeline::seconds(t, facts.elapsed_s)),
+            operations: rec.items.operations.iter().cloned().collect(),
         }
     }
 }
@@ -837,6 +843,11 @@ impl StepResult {
             rec.items.ok = items.ok;
             rec.items.failed = items.failed.iter().map(|(k, n)| (k.clone(), *n)).collect();
         }
+        rec.items.operations = self
+            .operations
+            .iter()
+            .map(|(k, n)| (k.clone(), *n))
+            .collect();
         let last_code = rec.statuses.len() - 1;
         for (code, n) in &self.statuses {
             rec.statuses[usize::from(*code).min(last_code)] += n;

@@ -96,6 +96,64 @@ pub fn seconds(t: &Timeline, elapsed_s: f64) -> Vec<SecondResult> {
         .collect()
 }
 
+/// Many machines' timelines of one step as one: second `i` of a part with offset `o`
+/// is second `i + o` of the whole (the offset: how many whole seconds after the
+/// earliest part it started). Counts are summed and each second's histograms added,
+/// so its p50, p99 and max are those of every response that ended in it: exact.
+pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResult>, String> {
+    let len = parts
+        .iter()
+        .map(|(o, s)| s.iter().map(|x| o + x.second + 1).max().unwrap_or(0))
+        .max()
+        .unwrap_or(0);
+    let len = usize::try_from(len).map_err(|_| "too many seconds".to_string())?;
+    if len > MAX_SECONDS {
+        return Err(format!("a timeline of more than {MAX_SECONDS} seconds"));
+    }
+    let mut out: Vec<(SecondResult, Histogram<u64>)> = (0..len)
+        .map(|i| {
+            let s = SecondResult {
+                second: i as u64,
+                ..SecondResult::default()
+            };
+            // The bounds and precision of a worker's second (see `new_second_histogram`).
+            let h = Histogram::new_with_bounds(1, crate::stats::MAX_TRACKABLE_US, 2)
+                .expect("static histogram bounds are valid");
+            (s, h)
+        })
+        .collect();
+    for (offset, seconds) in parts {
+        for s in *seconds {
+            let (into, h) = &mut out[(offset + s.second) as usize];
+            into.responses += s.responses;
+            into.bad_status += s.bad_status;
+            for (k, n) in &s.errors {
+                *into.errors.entry(*k).or_insert(0) += n;
+            }
+            let part = crate::result::decode_histogram(&s.histogram)
+                .map_err(|why| format!("second {}: {why}", s.second))?;
+            h.add(&part)
+                .map_err(|e| format!("second {}: histogram: {e:?}", s.second))?;
+        }
+    }
+    let us = |v: u64| v as f64 / 1e6;
+    Ok(out
+        .into_iter()
+        .map(|(mut s, h)| {
+            if !h.is_empty() {
+                s.p50_s = us(h.value_at_quantile(0.5));
+                s.p99_s = us(h.value_at_quantile(0.99));
+                s.max_s = us(h.max());
+            }
+            s.histogram = crate::result::encode_histogram(&h);
+            s
+        })
+        .collect())
+}
+
+/// The longest timeline a merge builds: 30 days, the longest a scenario may last.
+const MAX_SECONDS: usize = 30 * 86_400 + 1;
+
 fn encode(h: &Histogram<u32>) -> String {
     let mut buf = Vec::new();
     V2Serializer::new()

@@ -27,9 +27,13 @@
 //! It also stands in for Elasticsearch's `_bulk`, `_count` and `_refresh` (see
 //! [`es`]), so the `--target elasticsearch` path is tested where no Elasticsearch runs.
 //!
-//! Not CouchDB: an existing ID is always a conflict (no updates by `_rev`, no
-//! deletes of documents), revisions are `1-` and a hash of the body, no views or
-//! changes feed. The database is a temporary SQLite file removed at exit.
+//! For YCSB ([`update`]): `PUT /db/ID` with the `_rev` it replaces updates the
+//! document (another revision: `409 conflict`), and `GET /db/_all_docs` reads rows
+//! from a `startkey` with `limit` and `include_docs`.
+//!
+//! Not CouchDB: an existing ID without its `_rev` is a conflict, no deletes of
+//! documents, no updates through `_bulk_docs`, revisions are a generation and a hash
+//! of the body, no views or changes feed. The database is a temporary SQLite file removed at exit.
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
@@ -646,13 +650,17 @@ impl Handler for DocsTarget {
                 "POST" => self.single(&db, None, req, mode),
                 _ => error(405, "method_not_allowed", "Only DELETE,GET,HEAD,POST,PUT allowed"),
             },
+            (_, Some("_all_docs")) if m == "GET" => self.all_docs(&db, req.query),
             (_, Some("_bulk_docs")) => match m {
                 "POST" if !is_json(req) => bad_content_type(),
                 "POST" => self.bulk_docs(&db, req, mode),
                 _ => error(405, "method_not_allowed", "Only POST allowed"),
             },
             (_, Some(id)) => match m {
-                "PUT" => self.single(&db, Some(percent_decode(id)), req, mode),
+                "PUT" => match update::replaced_rev(req) {
+                    Some(rev) => self.update(&db, &percent_decode(id), req, &rev),
+                    None => self.single(&db, Some(percent_decode(id)), req, mode),
+                },
                 "GET" | "HEAD" => self.get_doc(&db, &percent_decode(id)),
                 _ => error(405, "method_not_allowed", "Only GET,HEAD,PUT allowed"),
             },
@@ -706,6 +714,9 @@ fn spawn_flusher(target: Weak<DocsTarget>, every: Duration) {
 
 #[path = "docs_es.rs"]
 mod es;
+
+#[path = "docs_update.rs"]
+mod update;
 
 #[cfg(test)]
 #[path = "docs_tests.rs"]

@@ -190,3 +190,54 @@ fn posts_must_say_json() {
     });
     assert_eq!(r.status, 415);
 }
+
+#[test]
+fn updates_by_rev_and_all_docs_from_a_startkey() {
+    let t = target();
+    let (s, made) = call(&t, "PUT", "/bench/b", r#"{"f":1}"#, &[]);
+    assert_eq!(s, 201);
+    let rev = made["rev"].as_str().unwrap().to_owned();
+    // Without its revision an existing ID is a conflict; with it, an update.
+    assert_eq!(call(&t, "PUT", "/bench/b", r#"{"f":2}"#, &[]).0, 409);
+    let body = format!(r#"{{"_rev":"{rev}","f":2}}"#);
+    let (s, updated) = call(&t, "PUT", "/bench/b", &body, &[]);
+    assert_eq!(s, 201, "{updated}");
+    let rev2 = updated["rev"].as_str().unwrap();
+    assert!(rev2.starts_with("2-"), "{rev2}");
+    // The old revision is stale now; so is one for a document that is not there.
+    assert_eq!(call(&t, "PUT", "/bench/b", &body, &[]).0, 409);
+    assert_eq!(
+        call(&t, "PUT", &format!("/bench/zz?rev={rev}"), "{}", &[]).0,
+        409
+    );
+    let (_, doc) = call(&t, "GET", "/bench/b", "", &[]);
+    assert_eq!(
+        (doc["f"].clone(), doc["_rev"].clone()),
+        (json!(2), json!(rev2))
+    );
+    for id in ["a", "c", "d"] {
+        assert_eq!(call(&t, "PUT", &format!("/bench/{id}"), "{}", &[]).0, 201);
+    }
+    let (s, page) = call(
+        &t,
+        "GET",
+        "/bench/_all_docs?startkey=%22b%22&limit=2&include_docs=true",
+        "",
+        &[],
+    );
+    assert_eq!(s, 200);
+    assert_eq!(page["total_rows"], 4);
+    let ids: Vec<&str> = page["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["b", "c"]);
+    assert_eq!(page["rows"][0]["doc"]["f"], 2);
+    assert_eq!(page["rows"][0]["value"]["rev"], json!(rev2));
+    let (_, all) = call(&t, "GET", "/bench/_all_docs", "", &[]);
+    assert_eq!(all["rows"].as_array().unwrap().len(), 4);
+    assert!(all["rows"][0].get("doc").is_none());
+    assert_eq!(call(&t, "GET", "/bench/_all_docs?limit=x", "", &[]).0, 400);
+}

@@ -704,7 +704,7 @@ impl SessionOptions {
 /// One shard's part of a step: its share of the clients, and of a closed-model `-n`
 /// budget. The open model's timetable is shared by index in the engine (the lane), so
 /// its `-n` limit stays the step's own.
-fn share_step(step: &mut StepSpec, shard: Shard) -> Result<(), SpecError> {
+pub fn share_step(step: &mut StepSpec, shard: Shard) -> Result<(), SpecError> {
     let part = |what: &'static str, total: u64| -> Result<u64, SpecError> {
         match shard.share(total) {
             0 => Err(SpecError::ShardTooSmall {
@@ -758,7 +758,7 @@ fn at_most_duration(flag: &'static str, d: Duration) -> Result<(), SpecError> {
 }
 
 /// `-H "Name: value"` into its name and value.
-fn parse_header(h: &str) -> Result<(String, String), SpecError> {
+pub fn parse_header(h: &str) -> Result<(String, String), SpecError> {
     let (k, v) = h
         .split_once(':')
         .ok_or_else(|| SpecError::HeaderNoColon(h.to_string()))?;

@@ -3,10 +3,12 @@
 //! and with `--verify` what was lost, duplicated or reordered and how late it came.
 //!
 //! - [`record`]: the records (exact size, sender, sequence, send time) and their parser;
-//! - [`sink`]: where records go (`file:`, `dir:`, `tcp://`, `udp://`, `http://`), each
-//!   a strategy behind the one sender loop in [`send`]; HTTP is an engine workload;
+//! - [`sink`]: where records go (`file:`, `dir:`, `tcp://`, `udp://`, `http://`,
+//!   `kafka://`), each a strategy behind the one sender loop in [`send`]; HTTP is an
+//!   engine workload;
 //! - [`source`]: where records are read back (`file:`, `dir:`, `listen:tcp://`,
-//!   `listen:udp://`), counted by reader threads;
+//!   `listen:udp://`, `kafka://`), counted by reader threads;
+//! - [`kafka`]: Kafka's producers and consumer (librdkafka) behind both;
 //! - [`verify`]: per-sender loss, duplicates, order, and latency (HDR);
 //! - [`machine`]: the machine's context from `/proc` beside each interval;
 //! - [`watch`]: intervals, warm-up, windows and repeats over a source;
@@ -15,6 +17,7 @@
 
 pub mod experiment;
 pub mod http_sink;
+pub mod kafka;
 pub mod machine;
 pub mod options;
 pub mod record;
@@ -55,6 +58,12 @@ pub enum StreamError {
         path: PathBuf,
         #[source]
         source: std::io::Error,
+    },
+    #[error("{flag} {uri}: {why}")]
+    Kafka {
+        flag: &'static str,
+        uri: String,
+        why: String,
     },
     #[error("{flag} {uri}: cannot listen on {addr}")]
     Listen {

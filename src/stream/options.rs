@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use super::http_sink::HttpSink;
+use super::kafka::KafkaSendOptions;
 use super::record::{Encoder, Format};
 use super::send::{open_sinks, send, SendPlan, SendReport};
 use super::sink::{ByteSink, ByteSinkSpec, Framing, SinkUri};
@@ -41,6 +42,8 @@ pub struct SendOptions {
     pub shard: Option<Shard>,
     /// `--start-at`: the first record leaves at this moment (shards start together).
     pub start_at: Option<StartAt>,
+    /// `kafka://`: the producers' settings.
+    pub kafka: KafkaSendOptions,
 }
 
 /// A send whose sinks are open: nothing is sent yet.
@@ -96,6 +99,19 @@ impl SendOptions {
         }
         if self.batch == 0 {
             return Err(flag("--batch", "must be at least 1"));
+        }
+        self.kafka.check()?;
+        let k = &self.kafka;
+        if !matches!(uri, SinkUri::Kafka { .. })
+            && (k.batch_bytes.is_some()
+                || k.linger.is_some()
+                || k.create_topic.is_some()
+                || !k.config.is_empty())
+        {
+            return Err(flag(
+                "--kafka-batch-bytes, --linger, --create-topic, --kafka-config",
+                "are for kafka:// sinks",
+            ));
         }
         // Neither a count nor a duration: ten seconds, as `bulk` does.
         let duration = match (self.count, self.duration) {
@@ -164,6 +180,7 @@ impl SendOptions {
             framing: self.framing,
             rotate: self.rotate,
             record_size: self.record_size,
+            kafka: self.kafka.clone(),
         };
         let sinks = open_sinks(&spec, plan.first_sender(), self.senders)?;
         Ok(ReadySend::Bytes { plan, sinks })
@@ -242,6 +259,7 @@ mod tests {
             batch: 100,
             shard: None,
             start_at: None,
+            kafka: Default::default(),
         }
     }
 

@@ -256,6 +256,13 @@ fn sender(
             });
         }
     }
+    // Records a sink still held and could not deliver (Kafka) were not sent.
+    if let Some((lost, why)) = sink.finish() {
+        let lost = lost.min(rep.records);
+        rep.records -= lost;
+        rep.bytes -= lost * size as u64;
+        rep.error.get_or_insert(why);
+    }
     rep.elapsed_s = t0.elapsed().as_secs_f64();
     rep
 }

@@ -9,6 +9,7 @@
 //!   octet counting (`LEN SP MSG`, what rsyslog's `imtcp` reads first).
 //! - `udp://HOST:PORT`: one datagram per record, without its newline (syslog's way).
 //! - `http://HOST:PORT/PATH`: batches POSTed by the engine ([`super::http_sink`]).
+//! - `kafka://HOST:PORT/TOPIC`: a producer per sender ([`super::kafka`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -16,6 +17,7 @@ use std::net::{TcpStream, ToSocketAddrs, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use super::kafka::{KafkaSendOptions, KafkaSink};
 use super::StreamError;
 
 /// How records are framed on a TCP connection.
@@ -36,10 +38,14 @@ pub enum SinkUri {
     Udp(String),
     /// The whole URL, handed to the HTTP workload.
     Http(String),
+    /// Bootstrap servers and topic.
+    Kafka {
+        servers: String,
+        topic: String,
+    },
 }
 
-const EXPECTED: &str =
-    "file:PATH, dir:PATH, tcp://HOST:PORT, udp://HOST:PORT or http://HOST:PORT/PATH";
+const EXPECTED: &str = "file:PATH, dir:PATH, tcp://HOST:PORT, udp://HOST:PORT, http://HOST:PORT/PATH or kafka://HOST:PORT/TOPIC";
 
 /// The largest UDP payload over IPv4.
 pub const MAX_DATAGRAM: usize = 65_507;
@@ -77,6 +83,10 @@ impl SinkUri {
             crate::http::url::parse_http_url(s).map_err(|w| bad(&w))?;
             return Ok(SinkUri::Http(s.to_string()));
         }
+        if let Some(rest) = s.strip_prefix("kafka://") {
+            let (servers, topic) = super::kafka::parse_uri(rest).map_err(|w| bad(&w))?;
+            return Ok(SinkUri::Kafka { servers, topic });
+        }
         if s.starts_with("https://") {
             return Err(bad("HTTPS is not supported for streams yet"));
         }
@@ -109,11 +119,20 @@ pub struct ByteSinkSpec {
     pub rotate: u64,
     /// The record size (whole records, newline included).
     pub record_size: usize,
+    /// `kafka://`: the producers' settings.
+    pub kafka: KafkaSendOptions,
 }
 
 /// One sender's way out. Gets batches of whole records, each `record_size` bytes.
 pub trait ByteSink: Send {
     fn write_records(&mut self, batch: &[u8]) -> io::Result<()>;
+
+    /// Once, when the sender ends: a sink that holds records (Kafka's producer queue)
+    /// waits for them to be acknowledged, and says how many of all it was given were
+    /// not, and why.
+    fn finish(&mut self) -> Option<(u64, String)> {
+        None
+    }
 }
 
 impl ByteSinkSpec {
@@ -167,6 +186,14 @@ impl ByteSinkSpec {
                 sock.connect(addr).map_err(|e| self.connect_err(a, e))?;
                 Ok(Box::new(UdpSink { sock, size }))
             }
+            SinkUri::Kafka { servers, topic } => Ok(Box::new(KafkaSink::open(
+                servers,
+                topic,
+                &self.kafka,
+                k,
+                size,
+                &self.text,
+            )?)),
             SinkUri::Http(_) => unreachable!("HTTP runs as an engine workload"),
         }
     }
@@ -347,6 +374,7 @@ mod tests {
             framing: Framing::Newline,
             rotate: 3,
             record_size: 4,
+            kafka: Default::default(),
         };
         let mut s = spec.open(7).unwrap();
         s.write_records(b"aaa\nbbb\n").unwrap();

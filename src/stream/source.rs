@@ -11,6 +11,8 @@
 //!   one reader thread per connection.
 //! - `listen:udp://HOST:PORT`: one record per datagram; `--recv-buffer` sets the
 //!   socket's receive buffer (a small one overflows: the loss `--verify` shows).
+//! - `kafka://HOST:PORT/TOPIC`: a consumer of every partition from the topic's end
+//!   (`--from-start`: its beginning), one record per Kafka record ([`super::kafka`]).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -39,9 +41,15 @@ pub enum SourceUri {
     Dir(PathBuf),
     ListenTcp(String),
     ListenUdp(String),
+    /// Bootstrap servers and topic.
+    Kafka {
+        servers: String,
+        topic: String,
+    },
 }
 
-const EXPECTED: &str = "file:PATH, dir:PATH, listen:tcp://HOST:PORT or listen:udp://HOST:PORT";
+const EXPECTED: &str =
+    "file:PATH, dir:PATH, listen:tcp://HOST:PORT, listen:udp://HOST:PORT or kafka://HOST:PORT/TOPIC";
 
 impl SourceUri {
     pub fn parse(s: &str) -> Result<SourceUri, StreamError> {
@@ -72,6 +80,10 @@ impl SourceUri {
         if let Some(a) = s.strip_prefix("listen:udp://") {
             check_listen(a).map_err(|w| bad(&w))?;
             return Ok(SourceUri::ListenUdp(a.into()));
+        }
+        if let Some(rest) = s.strip_prefix("kafka://") {
+            let (servers, topic) = super::kafka::parse_uri(rest).map_err(|w| bad(&w))?;
+            return Ok(SourceUri::Kafka { servers, topic });
         }
         Err(bad("unknown scheme"))
     }
@@ -129,6 +141,8 @@ pub struct Running {
     pub counters: Arc<Counters>,
     /// The address actually bound (listen sources).
     pub local_addr: Option<std::net::SocketAddr>,
+    /// Where reading starts, when the source has something to say (Kafka's offsets).
+    pub note: Option<String>,
     stop: Arc<AtomicBool>,
     threads: Vec<JoinHandle<()>>,
     verifiers: Arc<Mutex<Vec<Verifier>>>,
@@ -253,6 +267,7 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
         source,
     };
     let mut local_addr = None;
+    let mut note = None;
     let thread: io::Result<JoinHandle<()>> = match uri {
         SourceUri::File(p) => {
             let parent = p
@@ -305,6 +320,19 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
             let sh = shared.clone();
             spawn("hakaru-watch-udp", move || read_udp(s, &sh))
         }
+        SourceUri::Kafka { servers, topic } => {
+            let reader = super::kafka::open_source(servers, topic, opts.from_start, text)?;
+            note = Some(reader.note.clone());
+            let sh = shared.clone();
+            spawn("hakaru-watch-kafka", move || {
+                let mut t = Tally::new(&sh);
+                let mut errors = Vec::new();
+                reader.read(&sh.stop, |r| t.datagram(r), |e| errors.push(e));
+                for e in errors {
+                    t.fail(e);
+                }
+            })
+        }
     };
     let thread = thread.map_err(|e| StreamError::Flag {
         flag: "SOURCE",
@@ -313,6 +341,7 @@ pub fn start(uri: &SourceUri, text: &str, opts: &SourceOptions) -> Result<Runnin
     Ok(Running {
         counters: shared.counters.clone(),
         local_addr,
+        note,
         stop: shared.stop,
         threads: vec![thread],
         verifiers: shared.verifiers,

@@ -30,12 +30,15 @@ pub struct Running {
 }
 
 /// Start the clock: every event fires at `t0 + at`. A failed event whose scenario
-/// says so triggers `run_stop`.
+/// says so triggers `run_stop`. `first_shard` false (shard 2 and later of a sharded
+/// run): only the events that say `shards = "all"` fire; the others stay in the
+/// results as never run, since shard 1 runs them once for the whole.
 pub fn start(
     events: Vec<Event>,
     targets: BTreeMap<String, TargetPid>,
     t0: Instant,
     run_stop: Stop,
+    first_shard: bool,
 ) -> Running {
     let results = Arc::new(Mutex::new(
         events
@@ -62,6 +65,9 @@ pub fn start(
             .name("hakaru-events".into())
             .spawn(move || {
                 for (i, event) in events.into_iter().enumerate() {
+                    if !first_shard && !event.all_shards {
+                        continue;
+                    }
                     let due = t0 + event.at;
                     let now = Instant::now();
                     if due > now && cancel.sleep(due - now) {

@@ -92,7 +92,26 @@ pub(super) struct FileWorkload {
     pub(super) patterns: Option<String>,
     pub(super) url: Option<String>,
     pub(super) bulk: Option<Spanned<FileBulk>>,
+    pub(super) ycsb: Option<Spanned<FileYcsb>>,
     pub(super) weight: Option<Spanned<i64>>,
+}
+
+/// `ycsb = { url = "http://127.0.0.1:5984/ycsb", workload = "a", records = 1000 }`:
+/// one of YCSB's core workloads (or its load) over a CouchDB-style API.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct FileYcsb {
+    pub(super) url: String,
+    /// `load`, or `a` … `f`.
+    pub(super) workload: String,
+    pub(super) records: Option<u64>,
+    /// `uniform`, `zipfian` or `latest`; the workload's own by default.
+    pub(super) distribution: Option<String>,
+    pub(super) fields: Option<u32>,
+    pub(super) field_length: Option<u32>,
+    pub(super) max_scan: Option<u32>,
+    /// Records per `_bulk_docs` request of the load.
+    pub(super) batch: Option<u64>,
 }
 
 /// `bulk = { target = "couchdb", url = "http://127.0.0.1:5984/db", batch = 100 }`:
@@ -126,6 +145,9 @@ pub(super) struct FileEvent {
     pub(super) on_failure: Option<Spanned<String>>,
     /// Measure recovery after this event (default true).
     pub(super) recovery: Option<bool>,
+    /// A sharded run (`--shard K/N`): `"first"` (default) fires the event on shard 1
+    /// only, `"all"` on every shard.
+    pub(super) shards: Option<Spanned<String>>,
 }
 
 /// `toxic = { proxy = "web", type = "latency", attributes = { latency = 200 } }`:

@@ -5,6 +5,7 @@
 //!
 //! - [`scenario`]: the TOML file, checked before any load (file, line and key in
 //!   every error); `file`: its shape as serde reads it.
+//!   `sources`: its bulk and YCSB workloads' checks.
 //! - [`events`]: the events' clock and their commands.
 //! - [`run`]: phases → the runner's steps, the mix, the events, the recovery.
 //! - [`profiles`]: the built-in scenarios (`--profile NAME`).
@@ -14,6 +15,7 @@ mod file;
 pub mod profiles;
 pub mod run;
 pub mod scenario;
+mod sources;
 
 pub use run::{build, SuiteError, SuiteReady};
 pub use scenario::{Scenario, ScenarioError};

@@ -6,24 +6,28 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
-use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid};
+use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid, YcsbSpec};
 use crate::analysis::recovery::{self, Point};
-use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::suite::{
     scenario_seconds, PhaseResult, SuiteResult, SuiteVerify, WorkloadResult,
 };
-use crate::result::{LoadModel, Mode, RunResult, RunState, StepResult};
+use crate::result::{LoadModel, Mode, RunResult, RunState, Shard, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
 use crate::spec::bulk::{BulkOptions, DocSource};
-use crate::spec::{parse_duration, Load, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::spec::{
+    parse_duration, share_step, start_moment, Load, RequestOptions, RunOptions, SessionOptions,
+    SpecError, StartAt,
+};
 use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::{AnyWorkload, Mix};
+use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
 
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -56,6 +60,34 @@ pub enum SuiteError {
         name: String,
         pid: u32,
     },
+    #[error("{path}: phase \"{phase}\": {why}")]
+    Shard {
+        path: String,
+        phase: String,
+        why: Box<SpecError>,
+    },
+    #[error("{path}: {why}")]
+    StartAt { path: String, why: Box<SpecError> },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
+    Ycsb {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: String,
+    },
+}
+
+/// One load machine's part of a scenario spread over many: `--shard K/N` and
+/// `--start-at`, as on `run` and `ramp`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Sharding {
+    /// Each phase's clients and rate split as `run` splits a step's: clients shared,
+    /// the open model's timetable by index (the engine's lane).
+    pub shard: Option<Shard>,
+    /// The scenario's start on the shared clock: every phase starts at it plus the
+    /// phase's start, so the shards' phases and events run together.
+    pub start_at: Option<StartAt>,
 }
 
 /// Why a scenario stopped before its result was whole.
@@ -84,20 +116,38 @@ struct SuiteHooks {
     mix: Arc<Mix>,
     /// Bulk writers by phase: each takes fresh client serials (unique IDs) as its phase begins.
     bulks: Vec<(usize, Arc<BulkWorkload>)>,
+    /// YCSB loads by phase: their database is created (if it is not there) first.
+    loads: Vec<(usize, Arc<YcsbWorkload>)>,
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
     starts: Mutex<Vec<f64>>,
     events: Mutex<Option<events::Running>>,
+    /// `--start-at`: the scenario's start on the shared clock.
+    start_at: Option<SystemTime>,
+    /// How late each phase started after its planned moment (`--start-at`).
+    late: Mutex<Vec<Option<f64>>>,
+    /// Shard 1 of N, or the only machine: it fires every event.
+    first_shard: bool,
 }
 
 impl StepHooks for SuiteHooks {
-    fn before_step(&self, index: usize, _spec: &StepSpec) {
+    fn before_step(&self, index: usize, spec: &StepSpec) {
         let t0 = *self
             .t0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert_with(Instant::now);
+            .get_or_insert_with(|| match self.start_at {
+                // The shared moment on this machine's monotonic clock.
+                Some(at) => {
+                    let (wall, now) = (SystemTime::now(), Instant::now());
+                    match at.duration_since(wall) {
+                        Ok(ahead) => now + ahead,
+                        Err(past) => now.checked_sub(past.duration()).unwrap_or(now),
+                    }
+                }
+                None => Instant::now(),
+            });
         if index == 0 {
             let mut ev = self.events.lock().unwrap_or_else(|e| e.into_inner());
             if ev.is_none() {
@@ -106,25 +156,50 @@ impl StepHooks for SuiteHooks {
                     self.scenario.targets.clone(),
                     t0,
                     self.stop.clone(),
+                    self.first_shard,
                 ));
             }
         }
-        // A phase with a later start waits for it (nothing is sent meanwhile).
+        // A phase with a later start waits for it (nothing is sent meanwhile); with
+        // --start-at every phase waits for its moment on the shared clock, with the
+        // engine's timer, and how late it started is kept.
         if let Some(p) = self.scenario.phases.get(index) {
-            let due = t0 + p.start;
-            let now = Instant::now();
-            if due > now {
-                self.stop.sleep(due - now);
+            match self.start_at {
+                Some(at) => {
+                    let late = crate::runner::start::wait_until(at + p.start, &self.stop);
+                    let mut all = self.late.lock().unwrap_or_else(|e| e.into_inner());
+                    all.resize(index + 1, None);
+                    all[index] = late.map(|d| d.as_secs_f64());
+                }
+                None if p.start_given => {
+                    let due = t0 + p.start;
+                    let now = Instant::now();
+                    if due > now {
+                        self.stop.sleep(due - now);
+                    }
+                }
+                None => {}
             }
         }
         self.starts
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(t0.elapsed().as_secs_f64());
+        for (_, y) in self.loads.iter().filter(|(p, _)| *p == index) {
+            // Its refusal shows in the load's own answers (404s), counted as any other.
+            let _ = y.create_database();
+        }
         self.mix.set_phase(index);
-        let clients = self.scenario.phases.get(index).map_or(1, |p| p.clients);
+        // This machine's writers (its share of the phase's clients).
         for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
-            b.begin_step(0, clients);
+            b.begin_step(0, spec.n_clients);
+        }
+    }
+
+    fn after_step(&self, index: usize, result: &mut StepResult) {
+        let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(l) = late.get(index).copied().flatten() {
+            result.start_late_s = Some(l);
         }
     }
 }
@@ -137,6 +212,7 @@ pub fn build(
     output_path: Option<PathBuf>,
     command_line: Vec<String>,
     stop: Stop,
+    sharding: Sharding,
 ) -> Result<SuiteReady, SuiteError> {
     let path = scenario.path.display().to_string();
     for (name, t) in &scenario.targets {
@@ -149,11 +225,18 @@ pub fn build(
         }
     }
     let defaults = RequestOptions::default();
-    let seed = scenario.seed.unwrap_or_else(clock_seed);
+    let shard = sharding.shard;
+    // Each shard draws its own requests (and mix parts), reproducibly from the one seed.
+    let seed = scenario.seed.unwrap_or_else(clock_seed)
+        ^ shard.map_or(0, |k| {
+            u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        });
     let mut phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>> = Vec::new();
     let mut first: Option<crate::spec::Ready> = None;
     let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
     let mut verified: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
+    let mut loads: Vec<(usize, Arc<YcsbWorkload>)> = Vec::new();
+    let mut load_requests: Vec<Option<u64>> = vec![None; scenario.phases.len()];
     let mut tls = None;
     let mut n_patterns = 0;
     for (i, phase) in scenario.phases.iter().enumerate() {
@@ -162,16 +245,36 @@ pub fn build(
             let (url, patterns_file) = match &w.source {
                 Source::Url(u) => (Some(u.clone()), None),
                 Source::Patterns(p) => (None, Some(p.clone())),
-                Source::Bulk(b) => {
-                    let ready = bulk_options(&scenario, b, phase, seed, i, j, &command_line)
-                        .build()
-                        .map_err(|why| SuiteError::Bulk {
-                            path: path.clone(),
-                            phase: phase.name.clone(),
-                            index: j + 1,
-                            source_name: w.source.describe(),
-                            why: Box::new(why),
+                Source::Ycsb(y) => {
+                    let settings =
+                        ycsb_settings(&scenario, y, seed, (i, j), shard).map_err(|why| {
+                            SuiteError::Ycsb {
+                                path: path.clone(),
+                                phase: phase.name.clone(),
+                                index: j + 1,
+                                source_name: w.source.describe(),
+                                why,
+                            }
                         })?;
+                    let workload = Arc::new(YcsbWorkload::new(settings));
+                    if y.core == Core::Load {
+                        load_requests[i] = Some(workload.settings().load_requests());
+                        loads.push((i, workload.clone()));
+                    }
+                    parts.push((workload, w.weight));
+                    continue;
+                }
+                Source::Bulk(b) => {
+                    let ready =
+                        bulk_options(&scenario, b, phase, seed, (i, j), shard, &command_line)
+                            .build()
+                            .map_err(|why| SuiteError::Bulk {
+                                path: path.clone(),
+                                phase: phase.name.clone(),
+                                index: j + 1,
+                                source_name: w.source.describe(),
+                                why: Box::new(why),
+                            })?;
                     tls = tls.or(ready.engine.tls.clone());
                     if b.verify {
                         verified.push((i, ready.workload.clone()));
@@ -258,13 +361,15 @@ pub fn build(
         .expect("a fixed valid run"),
     };
     let mix = Arc::new(Mix::new(phases, seed));
-    let steps: Vec<StepSpec> = scenario
+    let mut steps: Vec<StepSpec> = scenario
         .phases
         .iter()
-        .map(|p| StepSpec {
+        .zip(&load_requests)
+        .map(|(p, load)| StepSpec {
             n_clients: p.clients,
             duration: Some(p.duration),
-            n_requests: None,
+            // A YCSB load ends when every record is sent (or at its duration).
+            n_requests: *load,
             rate: p.rate.as_ref().map(|r| {
                 Arc::new(
                     RateProfile::parse(r, Some(p.duration), parse_duration)
@@ -273,10 +378,28 @@ pub fn build(
             }),
         })
         .collect();
+    if let Some(k) = shard {
+        for (step, phase) in steps.iter_mut().zip(&scenario.phases) {
+            share_step(step, k).map_err(|why| SuiteError::Shard {
+                path: path.clone(),
+                phase: phase.name.clone(),
+                why: Box::new(why),
+            })?;
+        }
+    }
+    let start_at =
+        start_moment(sharding.start_at, &steps, 1).map_err(|why| SuiteError::StartAt {
+            path: path.clone(),
+            why: Box::new(why),
+        })?;
     let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
     let mut engine = first.engine.clone();
     engine.timeline = true;
     engine.tls = tls;
+    // A shard sends its lane of each open-model phase's timetable.
+    engine.lane = shard.map_or(Lane::ALL, |k| {
+        Lane::shard(u64::from(k.index - 1), u64::from(k.count))
+    });
     let mut settings = first.run.settings.clone();
     settings.duration_s = None;
     settings.model = if steps.iter().any(|s| s.rate.is_some()) {
@@ -288,14 +411,20 @@ pub fn build(
     settings.patterns_source = path.clone();
     settings.n_patterns = n_patterns;
     settings.threads = engine.threads.min(most_clients);
+    settings.shard = shard;
+    settings.start_at = start_at.map(crate::sysinfo::rfc3339);
     let hooks = Arc::new(SuiteHooks {
         mix: mix.clone(),
         bulks,
+        loads,
         scenario: scenario.clone(),
         stop,
         t0: Mutex::new(None),
         starts: Mutex::new(Vec::new()),
         events: Mutex::new(None),
+        start_at,
+        late: Mutex::new(Vec::new()),
+        first_shard: shard.is_none_or(|k| k.index == 1),
     });
     let run = RunSpec {
         mode: Mode::Suite,
@@ -311,6 +440,7 @@ pub fn build(
         // A phase without a single response is a finding of the scenario, not its end.
         keep_going: true,
         hooks: Some(hooks.clone()),
+        // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
     };
     Ok(SuiteReady {
@@ -329,8 +459,8 @@ fn bulk_options(
     b: &BulkSpec,
     phase: &Phase,
     seed: u64,
-    i: usize,
-    j: usize,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
     command_line: &[String],
 ) -> BulkOptions {
     let defaults = BulkOptions::default();
@@ -342,7 +472,11 @@ fn bulk_options(
         duration: Some(phase.duration),
         single: b.single,
         table: b.table.clone(),
-        verify: b.verify,
+        // The scenario counts the server's documents itself (before and after), also
+        // when sharded, where `hakaru merge` sets every shard's against the server's.
+        verify: b.verify && shard.is_none(),
+        // Each shard's writers number their documents in a lane of their own.
+        shard,
         doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
         ids: b.ids,
         // Unique to the run, the phase and the workload: no two writers share an ID.
@@ -358,6 +492,54 @@ fn bulk_options(
         command_line: command_line.to_vec(),
         ..defaults
     }
+}
+
+/// The YCSB workload's settings: the scenario's headers, timeout and keep-alive, a
+/// seed of its own, this machine's shard.
+fn ycsb_settings(
+    scenario: &Scenario,
+    y: &YcsbSpec,
+    seed: u64,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
+) -> Result<YcsbSettings, String> {
+    use std::net::ToSocketAddrs;
+    let url = crate::http::url::parse_http_url(&y.url)?;
+    let port = url.port.unwrap_or(if url.https { 443 } else { 5984 });
+    let addrs: Vec<_> = (url.host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", url.host))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("cannot resolve {}: no addresses", url.host));
+    }
+    let headers = scenario
+        .headers
+        .iter()
+        .map(|h| crate::spec::parse_header(h).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let defaults = RequestOptions::default();
+    Ok(YcsbSettings {
+        core: y.core,
+        target: crate::http::Target {
+            https: url.https,
+            host: url.host.clone(),
+            port,
+            addrs,
+        },
+        db_path: url.path.trim_end_matches('/').to_string(),
+        records: y.records,
+        distribution: y.distribution,
+        fields: y.fields,
+        field_length: y.field_length,
+        max_scan: y.max_scan,
+        batch: y.batch,
+        headers,
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        seed: seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        shard,
+    })
 }
 
 /// Run the phases, then add the events and the recovery after each, and write the
@@ -407,12 +589,14 @@ pub fn run(
             .phases
             .iter()
             .zip(&starts)
-            .map(|(p, start)| PhaseResult {
+            .zip(&ready.run.steps)
+            .map(|((p, start), step)| PhaseResult {
                 name: p.name.clone(),
                 start_s: *start,
                 duration_s: p.duration.as_secs_f64(),
                 rate: p.rate.clone(),
-                clients: p.clients,
+                // This machine's share when sharded; `merge` adds them up.
+                clients: step.n_clients,
                 workloads: p
                     .workloads
                     .iter()

@@ -18,7 +18,11 @@ use toml::Spanned;
 use crate::analysis::recovery::Criteria;
 use crate::spec::parse_duration;
 
-use super::file::{FileBulk, FileRecovery, FileScenario, FileToxic, NumOrText, TOXICS};
+use super::file::{FileRecovery, FileScenario, FileToxic, NumOrText, TOXICS};
+pub use super::sources::{
+    BulkSpec, YcsbSpec, YCSB_BATCH, YCSB_FIELDS, YCSB_FIELD_LENGTH, YCSB_MAX_RECORDS,
+    YCSB_MAX_SCAN, YCSB_RECORDS,
+};
 
 /// The most phases and events a scenario may have: each phase is a step of the result.
 pub const MAX_PHASES: usize = 1000;
@@ -88,6 +92,9 @@ pub struct Phase {
     pub name: String,
     /// From the scenario's start.
     pub start: Duration,
+    /// `start` was written in the file: the phase waits for it. Otherwise it follows
+    /// the one before as soon as that ends (a YCSB load ends when its records are in).
+    pub start_given: bool,
     pub duration: Duration,
     /// Open model: `--rate`'s syntax (`500`, `100..2000`).
     pub rate: Option<String>,
@@ -110,23 +117,8 @@ pub enum Source {
     Url(String),
     /// Bulk writers ([`crate::workload::bulk`]).
     Bulk(BulkSpec),
-}
-
-/// A bulk write in a phase's mix: `hakaru bulk`'s options that make sense there.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BulkSpec {
-    pub target: crate::workload::bulk::TargetKind,
-    /// CouchDB: the database's URL; Groonga: the server's.
-    pub url: String,
-    /// Documents per request.
-    pub batch: u64,
-    /// The document template (`--doc`); None: `hakaru bulk`'s default.
-    pub doc: Option<String>,
-    pub table: Option<String>,
-    pub single: bool,
-    /// Compare acknowledged documents with the server's count after the last phase.
-    pub verify: bool,
-    pub ids: Option<crate::workload::bulk::IdStrategy>,
+    /// A YCSB core workload or its load ([`crate::workload::ycsb`]).
+    Ycsb(YcsbSpec),
 }
 
 impl Source {
@@ -139,6 +131,13 @@ impl Source {
                 b.target.as_str(),
                 crate::http::url::without_userinfo(&b.url),
                 b.batch
+            ),
+            Source::Ycsb(y) => format!(
+                "ycsb {} {} ({} records, {})",
+                y.core.as_str(),
+                crate::http::url::without_userinfo(&y.url),
+                y.records,
+                y.distribution.as_str()
             ),
         }
     }
@@ -156,6 +155,8 @@ pub struct Event {
     /// A failed command ends the run (`on_failure = "stop"`); by default it goes on.
     pub stop_on_failure: bool,
     pub measure_recovery: bool,
+    /// With `--shard K/N`: fire on every shard (`shards = "all"`), not only on shard 1.
+    pub all_shards: bool,
 }
 
 /// What an event does.
@@ -342,18 +343,30 @@ impl Scenario {
             for w in &p.workloads {
                 let wspan = w.span();
                 let w = w.get_ref();
-                let source = match (&w.patterns, &w.url, &w.bulk) {
-                    (Some(f), None, None) => Source::Patterns(dir.join(f)),
-                    (None, Some(u), None) => Source::Url(u.clone()),
-                    (None, None, Some(b)) => Source::Bulk(at.bulk(b)?),
+                let source = match (&w.patterns, &w.url, &w.bulk, &w.ycsb) {
+                    (Some(f), None, None, None) => Source::Patterns(dir.join(f)),
+                    (None, Some(u), None, None) => Source::Url(u.clone()),
+                    (None, None, Some(b), None) => Source::Bulk(at.bulk(b)?),
+                    (None, None, None, Some(y)) => Source::Ycsb(at.ycsb(y)?),
                     _ => {
                         return Err(at.error(
                             wspan,
                             "workload",
-                            "give exactly one of patterns, url and bulk",
+                            "give exactly one of patterns, url, bulk and ycsb",
                         ))
                     }
                 };
+                if p.workloads.len() > 1 {
+                    if let Source::Ycsb(y) = &source {
+                        if y.core == crate::workload::ycsb::Core::Load {
+                            return Err(at.error(
+                                wspan,
+                                "ycsb.workload",
+                                "a YCSB load must be its phase's only workload (the phase ends when its records are in)",
+                            ));
+                        }
+                    }
+                }
                 let weight = match &w.weight {
                     Some(wt) => {
                         let v = *wt.get_ref();
@@ -377,6 +390,7 @@ impl Scenario {
             phases.push(Phase {
                 name,
                 start,
+                start_given: p.start.is_some(),
                 duration,
                 rate,
                 clients,
@@ -406,6 +420,20 @@ impl Scenario {
                     ),
                 ));
             }
+            let all_shards = match &e.shards {
+                None => false,
+                Some(s) => match s.get_ref().as_str() {
+                    "first" => false,
+                    "all" => true,
+                    other => {
+                        return Err(at.error(
+                            s.span(),
+                            "shards",
+                            &format!("\"{other}\": use \"first\" or \"all\""),
+                        ))
+                    }
+                },
+            };
             let (run, action) = match (&e.run, &e.toxic) {
                 (Some(r), None) => {
                     if e.for_.is_some() {
@@ -462,6 +490,7 @@ impl Scenario {
                             timeout: DEFAULT_EVENT_TIMEOUT,
                             stop_on_failure: false,
                             measure_recovery: e.recovery.unwrap_or(true),
+                            all_shards,
                         });
                     }
                     (run, action)
@@ -496,6 +525,7 @@ impl Scenario {
                 timeout,
                 stop_on_failure,
                 measure_recovery: e.recovery.unwrap_or(true),
+                all_shards,
             });
         }
         events.extend(removals);
@@ -559,13 +589,14 @@ fn split_key(message: &str) -> (String, String) {
     (String::new(), m.to_string())
 }
 
-struct Locator<'a> {
+/// Where the file says something: turns a span into the error's line.
+pub(super) struct Locator<'a> {
     text: &'a str,
     path: &'a Path,
 }
 
 impl Locator<'_> {
-    fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
+    pub(super) fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
         let upto = span.start.min(self.text.len());
         let line = self.text.as_bytes()[..upto]
             .iter()
@@ -602,55 +633,6 @@ impl Locator<'_> {
             return Err(self.error(v.span(), key, "must be positive"));
         }
         Ok(d)
-    }
-
-    fn bulk(&self, b: &Spanned<FileBulk>) -> Result<BulkSpec, ScenarioError> {
-        use crate::workload::bulk::{IdStrategy, TargetKind};
-        let span = b.span();
-        let b = b.get_ref();
-        let target = match b.target.as_deref() {
-            None | Some("couchdb") => TargetKind::CouchDb,
-            Some("groonga") => TargetKind::Groonga,
-            Some("elasticsearch") => TargetKind::Elasticsearch,
-            Some(other) => {
-                return Err(self.error(
-                    span,
-                    "bulk.target",
-                    &format!("\"{other}\": use \"couchdb\", \"groonga\" or \"elasticsearch\""),
-                ))
-            }
-        };
-        let batch = b.batch.unwrap_or(if b.single { 1 } else { 100 });
-        if !(1..=crate::spec::bulk::MAX_BATCH).contains(&batch) {
-            return Err(self.error(
-                span,
-                "bulk.batch",
-                &format!(
-                    "between 1 and {}, found {batch}",
-                    crate::spec::bulk::MAX_BATCH
-                ),
-            ));
-        }
-        let ids = match &b.ids {
-            None => None,
-            Some(i) => Some(IdStrategy::parse(i).ok_or_else(|| {
-                self.error(
-                    span.clone(),
-                    "bulk.ids",
-                    &format!("\"{i}\": use sequential, random, uuid or server"),
-                )
-            })?),
-        };
-        Ok(BulkSpec {
-            target,
-            url: b.url.clone(),
-            batch,
-            doc: b.doc.clone(),
-            table: b.table.clone(),
-            single: b.single,
-            verify: b.verify,
-            ids,
-        })
     }
 
     /// The toxic's description, the call that adds it and the one that removes it.
@@ -857,6 +839,12 @@ run = "kill -STOP {pid:target}"
         assert!(e.contains("no [[phase]]"), "{e}");
         let e = parse(&MINIMAL.replace("rate = 500", "rate = \"fast\"")).unwrap_err();
         assert!(e.starts_with("dir/s.toml:10: key `rate`:"), "{e}");
+        let e =
+            parse(&MINIMAL.replace("at = \"11s\"", "at = \"11s\"\nshards = \"some\"")).unwrap_err();
+        assert!(
+            e.contains("key `shards`: \"some\": use \"first\" or \"all\""),
+            "{e}"
+        );
     }
 
     #[test]
@@ -925,7 +913,55 @@ run = "kill -STOP {pid:target}"
         ))
         .unwrap_err();
         assert!(
-            e.contains("give exactly one of patterns, url and bulk"),
+            e.contains("give exactly one of patterns, url, bulk and ycsb"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn ycsb_workloads_are_checked_with_their_key() {
+        let one = |y: &str| {
+            format!("[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n[[phase.workload]]\nycsb = {{ url = \"http://127.0.0.1:5984/db\", {y} }}\n")
+        };
+        let s = parse(&one("workload = \"d\", records = 50")).expect("valid");
+        match &s.phases[0].workloads[0].source {
+            Source::Ycsb(y) => {
+                assert_eq!(y.distribution, crate::workload::ycsb::Distribution::Latest);
+                assert_eq!((y.records, y.fields, y.field_length), (50, 10, 100));
+            }
+            other => panic!("{other:?}"),
+        }
+        for (y, says) in [
+            (
+                "workload = \"g\"",
+                "key `ycsb.workload`: \"g\": use load, a, b, c, d, e or f",
+            ),
+            (
+                "workload = \"a\", distribution = \"pareto\"",
+                "key `ycsb.distribution`",
+            ),
+            (
+                "workload = \"a\", records = 0",
+                "key `ycsb.records`: between 1 and",
+            ),
+            ("workload = \"a\", max_scan = 0", "key `ycsb.max_scan`"),
+            ("workload = \"a\", scans = 3", "unknown field `scans`"),
+        ] {
+            let e = parse(&one(y)).unwrap_err();
+            assert!(
+                e.starts_with("dir/s.toml:6: ") && e.contains(says),
+                "{y}: {e}"
+            );
+        }
+        let e = parse(&one("workload = \"a\"").replace("5984/db", "5984/")).unwrap_err();
+        assert!(e.contains("give the database's URL"), "{e}");
+        let two = format!(
+            "{}[[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+            one("workload = \"load\"")
+        );
+        let e = parse(&two).unwrap_err();
+        assert!(
+            e.contains("a YCSB load must be its phase's only workload"),
             "{e}"
         );
     }

@@ -11,5 +11,6 @@ pub mod bulk;
 pub mod check;
 pub mod mix;
 pub mod request_response;
+pub mod ycsb;
 
 pub use request_response::{PlanSource, PlanWorkload};

@@ -147,7 +147,10 @@ fn bad_inputs_name_the_file_and_the_fault() {
         ),
         ("bad-empty.csv", &["holds no steps"]),
         ("bad-empty.json", &["holds no steps"]),
-        ("bad-future-schema.json", &["schema version 99", &up_to]),
+        (
+            "bad-future-schema.json",
+            &["newer hakaru (schema 99", &up_to],
+        ),
         (
             "bad-milliseconds.csv",
             &["mismatched units", "milliseconds", "line 2"],
@@ -605,5 +608,94 @@ fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
     assert!(
         t.starts_with("Mean of the warm rounds 2–3 (round 1, cold, peaked at 75.7 qps):"),
         "{t}"
+    );
+}
+
+/// `report` shows the thresholds near the top of the page and the Markdown: those the
+/// result keeps, and those `report --threshold` judges on a result that had none
+/// (without changing the file).
+#[test]
+fn report_shows_the_thresholds_kept_and_judged() {
+    use crate::util::{ok, read_json, run, stdout, target, TempDir};
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("report-thr");
+    let plain = dir.path("plain.json");
+    ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "200",
+        "-q",
+        "-o",
+        plain.to_str().unwrap(),
+        &url,
+    ]));
+    assert!(read_json(&plain).get("thresholds").is_none());
+    let before = std::fs::read(&plain).unwrap();
+    let (html, md) = (dir.path("plain.html"), dir.path("plain.md"));
+    let o = run(&[
+        "report",
+        plain.to_str().unwrap(),
+        "--markdown",
+        md.to_str().unwrap(),
+        "--threshold",
+        "p99<1us",
+        "--threshold",
+        "errors<=0",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
+    assert_eq!(
+        std::fs::read(&plain).unwrap(),
+        before,
+        "the result is not changed"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    let at = page
+        .find("<h2>Thresholds: FAILED (1 of 2 held)</h2>")
+        .unwrap_or_else(|| panic!("{page}"));
+    // Near the top: before the summary and the charts.
+    assert!(at < page.find("<h2>Where it saturates</h2>").unwrap());
+    assert!(page.contains("<td class=\"fail\""), "{page}");
+    assert!(page.contains("<tr class=\"overall failed\">"), "{page}");
+    assert!(page.contains("<li>p99&lt;1us: "), "{page}");
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("#### Thresholds: FAILED (1 of 2 held)\n\n|  | `p99<1us` | `errors<=0` |\n|:--|--:|--:|\n| **overall** | **"), "{md}");
+    assert!(md.contains(" FAIL** | 0 pass |\n"), "{md}");
+
+    // Kept in the result by the run: shown without --threshold, and the exit code is
+    // the report's (0), not a new verdict.
+    let kept = dir.path("kept.json");
+    ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "200",
+        "-q",
+        "--threshold",
+        "p99<5s",
+        "-o",
+        kept.to_str().unwrap(),
+        &url,
+    ]));
+    let o = run(&["report", kept.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("Thresholds: passed (1 of 1 held)"),
+        "{}",
+        stdout(&o)
+    );
+    let page = std::fs::read_to_string(dir.path("kept.html")).unwrap();
+    assert!(page.contains("<section class=\"thresholds passed\" id=\"thresholds\"><h2>Thresholds: passed (1 of 1 held)</h2>"), "{page}");
+    assert!(!page.contains("class=\"fail\""), "{page}");
+    // Markdown on stdout carries the table itself, once.
+    let o = run(&["report", kept.to_str().unwrap(), "--markdown"]);
+    assert_eq!(
+        stdout(&o).matches("Thresholds: passed").count(),
+        1,
+        "{}",
+        stdout(&o)
     );
 }

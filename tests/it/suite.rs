@@ -531,7 +531,13 @@ toxic = {{ proxy = "web", type = "latency", attributes = {{ latency = {latency_m
 
 #[test]
 fn profiles_print_as_the_files_they_are() {
-    for name in ["read-heavy", "write-heavy", "fault-tolerance"] {
+    for name in [
+        "read-heavy",
+        "write-heavy",
+        "fault-tolerance",
+        "ycsb-a",
+        "ycsb-e",
+    ] {
         let out = ok(&run(&["suite", "--profile", name, "--print"]));
         let file = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("suites/{name}.toml")),
@@ -609,4 +615,160 @@ url = "http://{a}/status/503"
     assert!(std::fs::read_to_string(&junit)
         .unwrap()
         .contains("<testsuite"));
+}
+
+/// `hakaru suite --shard K/N --start-at`: three shard processes together run the
+/// one-machine scenario — clients shared, the open-model phase's timetable split by
+/// index, bulk IDs in lanes of their own (no conflict although every shard has the
+/// same seed), events once (on shard 1) unless they say `shards = "all"` — and
+/// `hakaru merge` gives one result with one timeline. Counts only.
+#[test]
+fn sharded_suite_merges_into_the_one_machine_run() {
+    let _one_at_a_time = timed();
+    let web = util::target();
+    let docs = crate::docs::docs_server();
+    let db = crate::docs::create_db(&docs, "shards");
+    let dir = TempDir::new("suite-shards");
+    let log = dir.path("events.log");
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            r#"
+seed = 7
+
+[[phase]]
+name = "closed"
+duration = "1s"
+clients = 4
+[[phase.workload]]
+url = "http://{web}/"
+
+[[phase]]
+name = "open"
+duration = "2s"
+rate = 600
+clients = 6
+[[phase.workload]]
+url = "http://{web}/bytes/10"
+weight = 3
+[[phase.workload]]
+url = "http://{web}/status/200"
+weight = 1
+
+[[phase]]
+name = "write"
+duration = "1s"
+clients = 3
+[[phase.workload]]
+bulk = {{ target = "couchdb", url = "{db}", batch = 10, ids = "sequential" }}
+
+[[event]]
+name = "once"
+at = "1.5s"
+run = "echo once >> {log}"
+[[event]]
+name = "everywhere"
+at = "1.5s"
+run = "echo everywhere >> {log}"
+shards = "all"
+"#,
+            web = web.addr,
+            log = log.display()
+        ),
+    );
+    let s = scenario.to_str().unwrap();
+    let shards: Vec<_> = (1..=3)
+        .map(|k| {
+            let out = dir.path(&format!("shard-{k}.csv"));
+            let child = util::hakaru()
+                .args([
+                    "suite",
+                    s,
+                    "--shard",
+                    &format!("{k}/3"),
+                    "--start-at",
+                    "+2s",
+                ])
+                .args(["-q", "-o", out.to_str().unwrap()])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("hakaru suite starts");
+            (child, out.with_extension("json"))
+        })
+        .collect();
+    let mut paths = Vec::new();
+    for (child, json) in shards {
+        ok(&child.wait_with_output().unwrap());
+        paths.push(json.display().to_string());
+    }
+    for (k, p) in paths.iter().enumerate() {
+        let r = read_json(std::path::Path::new(p));
+        assert_eq!(r["settings"]["shard"]["index"], k as u64 + 1);
+        let st = steps(&r);
+        // 4 clients shared 2/1/1; the open phase's 600/s is 200/s each.
+        assert_eq!(st[0]["n_clients"], [2, 1, 1][k], "{p}");
+        assert!(
+            (st[1]["rate"].as_f64().unwrap() - 200.0).abs() < 1e-6,
+            "{p}"
+        );
+        assert!(st[1]["start_late_s"].as_f64().is_some(), "{p}");
+    }
+    let merged = dir.path("merged.csv");
+    let mut args = vec!["merge"];
+    args.extend(paths.iter().map(String::as_str));
+    args.extend(["-o", merged.to_str().unwrap()]);
+    ok(&run(&args));
+    let m = read_json(&merged.with_extension("json"));
+    let st = steps(&m);
+    assert_eq!(st[0]["n_clients"], 4);
+    assert_eq!(st[1]["n_clients"], 6);
+    // The one-machine schedule: 600/s for 2 s, split by index, none twice.
+    let open = st[1]["total_requests"].as_u64().unwrap() + st[1]["unfinished"].as_u64().unwrap();
+    assert!(open.abs_diff(1200) <= 12, "{}", st[1]);
+    assert_eq!(st[1]["errors"], serde_json::json!({}), "{}", st[1]);
+    // One timeline per phase, every request of the phase in exactly one second.
+    for step in st {
+        let seconds = step["timeline"].as_array().expect("a merged timeline");
+        let counted: u64 = seconds
+            .iter()
+            .map(|s| {
+                s["responses"].as_u64().unwrap()
+                    + s["errors"]
+                        .as_object()
+                        .map_or(0, |e| e.values().map(|n| n.as_u64().unwrap()).sum())
+            })
+            .sum();
+        assert_eq!(counted, step["total_requests"].as_u64().unwrap(), "{step}");
+    }
+    // No two shards wrote the same ID: every acknowledged document is there.
+    let items = &st[2]["items"];
+    assert_eq!(items["failed"], serde_json::json!({}), "{items}");
+    let acknowledged = items["ok"].as_u64().unwrap();
+    assert!(acknowledged > 0);
+    // More only by the batches cut off at the phase's end (written, answer unseen).
+    let present = crate::docs::doc_count(&db);
+    let cut_off = st[2]["unfinished"].as_u64().unwrap() * 10;
+    assert!(
+        present >= acknowledged && present - acknowledged <= cut_off,
+        "present {present}, acknowledged {acknowledged}, cut off {cut_off}"
+    );
+    // Events: "once" on shard 1 only, "everywhere" on each shard.
+    let fired = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(fired.matches("once").count(), 1, "{fired}");
+    assert_eq!(fired.matches("everywhere").count(), 3, "{fired}");
+    let events = m["suite"]["events"].as_array().unwrap();
+    assert!(events[0]["started_s"].as_f64().is_some(), "{events:?}");
+    assert_eq!(m["suite"]["phases"][2]["clients"], 3);
+
+    // The same scenario on one machine sends the same open-model schedule.
+    let one = dir.path("one.csv");
+    ok(&run(&["suite", s, "-q", "-o", one.to_str().unwrap()]));
+    let o = read_json(&one.with_extension("json"));
+    let o1 = &steps(&o)[1];
+    let alone = o1["total_requests"].as_u64().unwrap() + o1["unfinished"].as_u64().unwrap();
+    assert!(
+        open.abs_diff(alone) * 100 <= alone,
+        "merged {open}, one machine {alone}"
+    );
 }

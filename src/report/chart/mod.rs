@@ -12,6 +12,7 @@ use std::fmt::Write as _;
 mod bulk;
 mod distribution;
 mod errors;
+mod find_max;
 mod rates;
 mod runs;
 pub mod stream;
@@ -21,6 +22,7 @@ mod terminal;
 pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
+pub use find_max::{find_max_error_chart, find_max_latency_chart};
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
 pub use svg::render_line_chart;
@@ -79,6 +81,10 @@ pub struct Line {
     /// Hover text of each point (shown by browsers from `<title>`, no script).
     pub tips: Vec<String>,
 }
+
+/// The `dash` of a [`Line`] whose points are not joined: markers only, for points
+/// that are not a curve (`--find-max`'s probes, in the order the search ran them).
+pub const UNJOINED: &str = "unjoined";
 
 /// A horizontal reference line across the plot.
 #[derive(Debug, Clone)]

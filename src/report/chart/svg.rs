@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     esc, svg_open, x_axis, x_tick_label, y_axis, y_grid, LineChart, Marker, BOTTOM, H, LEFT,
-    LEGEND_W, TOP, W,
+    LEGEND_W, TOP, UNJOINED, W,
 };
 
 /// Colour of the vertical marks: quieter than any line.
@@ -173,6 +173,12 @@ pub fn render_line_chart(c: &LineChart) -> String {
         if pts.is_empty() {
             continue;
         }
+        if l.dash == Some(UNJOINED) {
+            for ((a, b), tip) in pts.iter().zip(tips) {
+                marker_svg(&mut o, l.marker, px(*a), py(*b), l.color, tip);
+            }
+            continue;
+        }
         let d: Vec<String> = pts
             .iter()
             .map(|(a, b)| format!("{:.1},{:.1}", px(*a), py(*b)))
@@ -209,13 +215,15 @@ pub fn render_line_chart(c: &LineChart) -> String {
                 .map(|r| (r.name.as_str(), r.color, Some("7 5"), Marker::None)),
         );
     for (name, color, dash, marker) in entries {
-        let _ = write!(
-            o,
-            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2.2"{}/>"#,
-            lx + 30.0,
-            dash.map(|d| format!(r#" stroke-dasharray="{d}""#))
-                .unwrap_or_default()
-        );
+        if dash != Some(UNJOINED) {
+            let _ = write!(
+                o,
+                r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2.2"{}/>"#,
+                lx + 30.0,
+                dash.map(|d| format!(r#" stroke-dasharray="{d}""#))
+                    .unwrap_or_default()
+            );
+        }
         marker_svg(&mut o, marker, lx + 15.0, ly, color, None);
         let name: String = if name.chars().count() > 24 {
             name.chars().take(23).chain(std::iter::once('…')).collect()

@@ -1,0 +1,245 @@
+//! The charts of `ramp --find-max`: each probe's response time (the SLO's own
+//! latency figure, p99 in `p99<50ms`) against its offered rate, and each probe's error
+//! share the same way. Probes are points, not a curve (the search jumps about and may
+//! probe one rate twice), so passed, failed and not-judged probes are marker sets of
+//! their own; the SLO's bound is a line, the answer and the lowest failed rate marks.
+
+use super::{latency_unit, ChartOptions, Line, LineChart, Mark, Marker, RefLine, XAxis, UNJOINED};
+use crate::analysis::threshold::{failed_requests, measure};
+use crate::report::fmt::{fmt_qps, fmt_share};
+use crate::report::threshold::fmt_value;
+use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::RunResult;
+use crate::spec::threshold::{Metric, Threshold};
+
+/// Colour of the SLO's bound: apart from the probes' colours.
+const SLO_COLOR: &str = "#cc3311";
+
+/// The three kinds of probe: (name, colour, marker, which).
+const KINDS: [(&str, &str, Marker, Kind); 3] = [
+    ("passed", "#009E73", Marker::Circle, Kind::Passed),
+    ("failed", "#D55E00", Marker::Triangle, Kind::Failed),
+    ("not judged", "#7a7a7a", Marker::Square, Kind::NotJudged),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    Passed,
+    Failed,
+    NotJudged,
+}
+
+fn kind(p: &ProbeResult) -> Kind {
+    if p.passed {
+        Kind::Passed
+    } else if p.inconclusive {
+        Kind::NotJudged
+    } else {
+        Kind::Failed
+    }
+}
+
+/// The SLO's thresholds with their place in `slo` (unparsable ones skipped).
+fn slo(fm: &FindMaxResult) -> Vec<(usize, Threshold)> {
+    fm.slo
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| Threshold::parse(t).ok().map(|t| (i, t)))
+        .collect()
+}
+
+/// A probe's value of `metric`: as the search recorded it for the SLO's threshold at
+/// `index`, else measured on the probe's step.
+fn value(run: &RunResult, p: &ProbeResult, index: Option<usize>, metric: Metric) -> Option<f64> {
+    index
+        .and_then(|i| p.values.get(i).copied().flatten())
+        .or_else(|| run.steps.get(p.step).and_then(|s| measure(metric, s).value))
+}
+
+/// The answer and the lowest failed rate as marks.
+fn marks(fm: &FindMaxResult) -> Vec<Mark> {
+    let mut marks = Vec::new();
+    if let Some(r) = fm.max_sustainable_rate {
+        marks.push(Mark {
+            x: r,
+            label: format!("answer {}/s", fmt_qps(r)),
+            tip: format!(
+                "max sustainable rate: {}/s{}",
+                fmt_qps(r),
+                if fm.confirmed {
+                    ", held on a second probe"
+                } else {
+                    ", not confirmed"
+                }
+            ),
+        });
+    }
+    if let Some(r) = fm.lowest_failed_rate {
+        marks.push(Mark {
+            x: r,
+            label: format!("failed {}/s", fmt_qps(r)),
+            tip: format!("the lowest rate that failed a probe: {}/s", fmt_qps(r)),
+        });
+    }
+    marks
+}
+
+/// One probe's hover text: "probe 4: 800.0/s, p99 313 ms — FAIL: …".
+fn tip(i: usize, p: &ProbeResult, figure: &str) -> String {
+    let verdict = match kind(p) {
+        Kind::Passed => "pass".to_owned(),
+        Kind::Failed => format!("FAIL: {}", p.why.join("; ")),
+        Kind::NotJudged => format!("not judged: {}", p.why.join("; ")),
+    };
+    format!(
+        "probe {}: {}/s, {figure} — {verdict}",
+        i + 1,
+        fmt_qps(p.rate)
+    )
+}
+
+/// A probe's point: its y (in the axis's unit) and the figure for its hover text,
+/// from the probe's index and the probe; None when it has no such figure.
+type ProbePoint<'a> = &'a dyn Fn(usize, &ProbeResult) -> Option<(f64, String)>;
+
+/// The probes as marker sets, one per kind that occurs: `(rate, y)` with `y` from
+/// `get` of the probe's index (already in the axis's unit) and the figure for the
+/// hover text.
+fn probe_lines(fm: &FindMaxResult, what: &str, get: ProbePoint) -> Vec<Line> {
+    KINDS
+        .iter()
+        .filter_map(|(name, color, marker, k)| {
+            let (points, tips): (Vec<(f64, f64)>, Vec<String>) = fm
+                .probes
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| kind(p) == *k)
+                .filter_map(|(i, p)| get(i, p).map(|(y, f)| ((p.rate, y), tip(i, p, &f))))
+                .unzip();
+            (!points.is_empty()).then(|| Line {
+                name: format!("{what}, {name}"),
+                color,
+                dash: Some(UNJOINED),
+                marker: *marker,
+                points,
+                tips,
+            })
+        })
+        .collect()
+}
+
+/// Each probe's response time against its rate, with the SLO's bound and the answer.
+pub fn find_max_latency_chart(
+    run: &RunResult,
+    fm: &FindMaxResult,
+    opts: ChartOptions,
+) -> LineChart {
+    let slo = slo(fm);
+    // The SLO's first response-time threshold decides the figure; p99 without one.
+    let latency = slo.iter().find(|(_, t)| t.metric.is_latency());
+    let (index, metric, label) = match latency {
+        Some((i, t)) => (
+            Some(*i),
+            t.metric,
+            fm.slo[*i]
+                .split(['<', '>'])
+                .next()
+                .unwrap_or("p99")
+                .to_owned(),
+        ),
+        None => (None, Metric::Percentile(99.0), "p99".to_owned()),
+    };
+    let values: Vec<Option<f64>> = fm
+        .probes
+        .iter()
+        .map(|p| value(run, p, index, metric))
+        .collect();
+    let max = values
+        .iter()
+        .flatten()
+        .copied()
+        .chain(latency.map(|(_, t)| t.bound))
+        .fold(0.0, f64::max);
+    let (unit, k) = latency_unit(max);
+    let threshold = latency
+        .map(|(i, _)| fm.slo[*i].as_str())
+        .unwrap_or("p99<1s");
+    let by_probe = |i: usize, _: &ProbeResult| {
+        values[i].map(|v| (v * k, format!("{label} {}", fmt_value(threshold, Some(v)))))
+    };
+    let mut notes = vec![format!(
+        "Each point is a probe: a fixed rate for at least {} responses. A probe fails when \
+         the SLO does not hold, when its queue grows, or when hakaru fell behind its \
+         timetable; one without enough responses is probed again for longer (not judged).",
+        fm.min_samples
+    )];
+    if latency.is_none() {
+        notes.push("The SLO bounds no response time; the chart shows p99.".into());
+    }
+    LineChart {
+        title: format!("{label} of each probe by rate"),
+        x_title: "offered rate (requests per second)".into(),
+        y_title: format!("{label} latency from the due time ({unit})"),
+        lines: probe_lines(fm, &label, &by_probe),
+        refs: latency
+            .map(|(i, t)| RefLine {
+                name: format!("SLO {}", fm.slo[*i]),
+                y: t.bound * k,
+                color: SLO_COLOR,
+            })
+            .into_iter()
+            .collect(),
+        log_y: opts.log_latency,
+        x_axis: XAxis::Linear,
+        marks: marks(fm),
+        desc: format!(
+            "The {label} response time of each probe of the search against its offered rate, \
+             passed and failed probes apart, the SLO's bound as a line"
+        ),
+        notes,
+    }
+}
+
+/// Each probe's error share against its rate, with the SLO's bound: when the SLO
+/// bounds the error share or any probe had an error.
+pub fn find_max_error_chart(run: &RunResult, fm: &FindMaxResult) -> Option<LineChart> {
+    let slo = slo(fm);
+    let bound = slo
+        .iter()
+        .find(|(_, t)| t.metric == Metric::ErrorShare)
+        .map(|(i, t)| (*i, t.bound));
+    let share = |p: &ProbeResult| -> Option<f64> {
+        let s = run.steps.get(p.step)?;
+        (s.total_requests > 0).then(|| failed_requests(s) as f64 / s.total_requests as f64)
+    };
+    let any = fm.probes.iter().any(|p| share(p).is_some_and(|v| v > 0.0));
+    if bound.is_none() && !any {
+        return None;
+    }
+    let get = |_: usize, p: &ProbeResult| {
+        share(p).map(|v| (v * 100.0, format!("errors {}", fmt_share(v * 100.0))))
+    };
+    Some(LineChart {
+        title: "Errors of each probe by rate".into(),
+        x_title: "offered rate (requests per second)".into(),
+        y_title: "errors (% of requests)".into(),
+        lines: probe_lines(fm, "errors", &get),
+        refs: bound
+            .map(|(i, b)| RefLine {
+                name: format!("SLO {}", fm.slo[i]),
+                y: b * 100.0,
+                color: SLO_COLOR,
+            })
+            .into_iter()
+            .collect(),
+        x_axis: XAxis::Linear,
+        marks: marks(fm),
+        desc: "The share of requests without a 2xx/3xx response in each probe against its \
+               offered rate, the SLO's bound as a line"
+            .into(),
+        notes: vec![
+            "An error is a request without a response or with a status outside 200–399.".into(),
+        ],
+        ..LineChart::default()
+    })
+}
