@@ -4,13 +4,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use std::time::Duration;
 
 use crate::util::*;
-
-/// One broker at a time: each is a JVM of ~400 MB, and the machine has 2 cores.
-static ONE_BROKER: Mutex<()> = Mutex::new(());
 
 /// Where `.ci/run` puts the jars: `$HAKARU_KAFKA_LIBS`, else `~/.cache/hakaru-kafka/libs`.
 fn kafka_libs() -> Option<PathBuf> {
@@ -124,7 +121,8 @@ fn cluster_id() -> String {
 /// the jars or Java are missing outside CI. Topics are not created on first use.
 pub fn broker() -> Option<Broker> {
     let libs = have_kafka()?;
-    let one = ONE_BROKER.lock().unwrap_or_else(|e| e.into_inner());
+    // One broker at a time, and never beside a test that measures time.
+    let one = crate::util::timed();
     let dir = TempDir::new("kafka");
     let (port, controller) = (free_port(), free_port());
     dir.write(
