@@ -141,7 +141,8 @@ fn event_line(e: &EventResult) -> String {
     };
     let what = e.command.as_deref().unwrap_or(&e.run);
     let outcome = match (e.started_s, e.ok, &e.error) {
-        (None, _, _) => "did not run (the scenario ended first)".to_string(),
+        (None, _, Some(why)) => format!("not run here: {why}"),
+        (None, _, None) => "did not run (the scenario ended first)".to_string(),
         (Some(_), true, _) => "ok".to_string(),
         (Some(_), false, Some(why)) => format!("FAILED: {why}"),
         (Some(_), false, None) => "FAILED".to_string(),

@@ -47,6 +47,8 @@ pub fn start(
                 name: e.name.clone(),
                 at_s: e.at.as_secs_f64(),
                 run: e.run.clone(),
+                error: (!first_shard && !e.all_shards)
+                    .then(|| "shard 1 runs it (shards = \"all\" runs it on every shard)".into()),
                 ..EventResult::default()
             })
             .collect::<Vec<_>>(),
