@@ -29,7 +29,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{Client, ClientContext, DefaultClientContext};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::{DeliveryResult, Message};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::{Offset, TopicPartitionList};
@@ -387,6 +387,30 @@ impl ByteSink for KafkaSink {
     }
 }
 
+/// A partition's watermarks. A topic just created has no leader for a moment
+/// (NotLeaderForPartition, LeaderNotAvailable): asked again until [`ANSWER`] has passed.
+fn end_offset(consumer: &BaseConsumer, topic: &str, p: i32) -> KafkaResult<(i64, i64)> {
+    let began = std::time::Instant::now();
+    loop {
+        match consumer.fetch_watermarks(topic, p, ANSWER) {
+            Err(e)
+                if began.elapsed() < ANSWER
+                    && matches!(
+                        e.rdkafka_error_code(),
+                        Some(
+                            RDKafkaErrorCode::NotLeaderForPartition
+                                | RDKafkaErrorCode::LeaderNotAvailable
+                                | RDKafkaErrorCode::UnknownTopicOrPartition
+                        )
+                    ) =>
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            answer => return answer,
+        }
+    }
+}
+
 /// A consumer assigned every partition of the topic, at its current end (or start).
 pub struct TopicReader {
     consumer: BaseConsumer,
@@ -423,7 +447,7 @@ pub fn open_source(
         } else {
             // The end now, not when the first fetch resolves it: records sent between
             // the two would be missed.
-            let (_, high) = consumer.fetch_watermarks(topic, p, ANSWER).map_err(|e| {
+            let (_, high) = end_offset(&consumer, topic, p).map_err(|e| {
                 kafka_err("SOURCE", uri, format!("partition {p}'s end offset: {e}"))
             })?;
             starts.push(format!("{p}:{high}"));
