@@ -304,10 +304,11 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
     } else {
         print!("{summary}");
     }
-    Ok(if report.failed_senders > 0 || report.records() == 0 {
-        crate::runner::exit::FAILED
-    } else if stop.is_triggered() {
+    // Interrupted first, as on the other commands: what was measured is printed above.
+    Ok(if stop.is_triggered() {
         crate::runner::exit::INTERRUPTED
+    } else if report.failed_senders > 0 || report.records() == 0 {
+        crate::runner::exit::FAILED
     } else {
         0
     })

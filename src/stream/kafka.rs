@@ -29,7 +29,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::{Client, ClientContext, DefaultClientContext};
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::error::{KafkaError, KafkaResult, RDKafkaErrorCode};
 use rdkafka::message::{DeliveryResult, Message};
 use rdkafka::producer::{BaseProducer, BaseRecord, Producer, ProducerContext};
 use rdkafka::{Offset, TopicPartitionList};
@@ -41,6 +41,8 @@ use super::StreamError;
 const ANSWER: Duration = Duration::from_secs(5);
 /// How long a finishing sender waits for the broker to acknowledge what it holds.
 const FLUSH: Duration = Duration::from_secs(60);
+/// How long one look at the producer's queue waits before the stop flag is read again.
+const FLUSH_SLICE: Duration = Duration::from_millis(200);
 /// librdkafka's default `message.max.bytes`: the largest record a producer sends.
 const MESSAGE_MAX_BYTES: usize = 1_000_000;
 /// Room for the key and the record batch's framing within `message.max.bytes`
@@ -344,8 +346,21 @@ impl ByteSink for KafkaSink {
         Ok(())
     }
 
-    fn finish(&mut self) -> Option<(u64, String)> {
-        let flushed = self.producer.flush(FLUSH);
+    fn finish(&mut self, stop: &crate::engine::Stop) -> Option<(u64, String)> {
+        // Waited for in slices, so Ctrl-C ends the wait (and the run) at once.
+        let began = std::time::Instant::now();
+        let mut flushed = Ok(());
+        let mut interrupted = false;
+        while began.elapsed() < FLUSH {
+            if stop.is_triggered() {
+                interrupted = true;
+                break;
+            }
+            flushed = self.producer.flush(FLUSH_SLICE);
+            if flushed.is_ok() {
+                break;
+            }
+        }
         let c = self.producer.context();
         let mut failed = c.failed.load(Ordering::Relaxed);
         // Whatever is still queued after the wait was not acknowledged either.
@@ -361,6 +376,7 @@ impl ByteSink for KafkaSink {
             .clone();
         let why = match (first, flushed) {
             (Some(e), _) => e,
+            (None, _) if interrupted => "interrupted while waiting for them".into(),
             (None, Err(e)) => format!("not flushed within {} s: {e}", FLUSH.as_secs()),
             (None, Ok(())) => "no acknowledgement".into(),
         };
@@ -368,6 +384,30 @@ impl ByteSink for KafkaSink {
             failed,
             format!("{failed} records were not acknowledged by the broker ({why})"),
         ))
+    }
+}
+
+/// A partition's watermarks. A topic just created has no leader for a moment
+/// (NotLeaderForPartition, LeaderNotAvailable): asked again until [`ANSWER`] has passed.
+fn end_offset(consumer: &BaseConsumer, topic: &str, p: i32) -> KafkaResult<(i64, i64)> {
+    let began = std::time::Instant::now();
+    loop {
+        match consumer.fetch_watermarks(topic, p, ANSWER) {
+            Err(e)
+                if began.elapsed() < ANSWER
+                    && matches!(
+                        e.rdkafka_error_code(),
+                        Some(
+                            RDKafkaErrorCode::NotLeaderForPartition
+                                | RDKafkaErrorCode::LeaderNotAvailable
+                                | RDKafkaErrorCode::UnknownTopicOrPartition
+                        )
+                    ) =>
+            {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            answer => return answer,
+        }
     }
 }
 
@@ -407,7 +447,7 @@ pub fn open_source(
         } else {
             // The end now, not when the first fetch resolves it: records sent between
             // the two would be missed.
-            let (_, high) = consumer.fetch_watermarks(topic, p, ANSWER).map_err(|e| {
+            let (_, high) = end_offset(&consumer, topic, p).map_err(|e| {
                 kafka_err("SOURCE", uri, format!("partition {p}'s end offset: {e}"))
             })?;
             starts.push(format!("{p}:{high}"));

@@ -347,6 +347,47 @@ enum Head {
 }
 
 impl Encoder {
+    /// The sequence number of the `n`-th record of `sender`, and the step between two of
+    /// its records (the senders' shared sequence in the `seq` layout).
+    fn seq_stride(&self, sender: u64, n: u64) -> (u64, u64) {
+        match self.layout {
+            Layout::Seq => (
+                n.wrapping_mul(self.senders).wrapping_add(sender),
+                self.senders,
+            ),
+            _ => (n, 1),
+        }
+    }
+
+    /// Records `n..n + take` of `sender` as [`Stable`] heads: raw, no send time, every
+    /// sequence number of one width and no record outgrowing its size. `None`: they
+    /// must be written in full.
+    fn stable_head(&self, sender: u64, n: u64, take: usize) -> Option<Stable> {
+        if self.format != Format::Raw || self.layout == Layout::Time || take == 0 {
+            return None;
+        }
+        let last_n = n.checked_add(take as u64 - 1)?;
+        let first = match self.layout {
+            Layout::Seq => n.checked_mul(self.senders)?.checked_add(sender)?,
+            _ => n,
+        };
+        let last = match self.layout {
+            Layout::Seq => last_n.checked_mul(self.senders)?.checked_add(sender)?,
+            _ => last_n,
+        };
+        let width = hex_digits(last);
+        let at = match self.layout {
+            Layout::Seq => 1,
+            _ => 2 + hex_digits(sender),
+        };
+        (hex_digits(first) == width && at + width < self.size).then_some(Stable {
+            sender,
+            at,
+            width,
+            slots: take,
+        })
+    }
+
     /// One record before its fields are written: the padding and the end every record
     /// of this encoder shares. Raw: `xxx…\n`; JSON: `xxx…"}\n` (the fields and
     /// `,"p":"` are written over the start).
@@ -466,6 +507,19 @@ pub struct RecordBatch {
     dirty: usize,
     /// A record written whole, when it does not fit the template.
     whole: Vec<u8>,
+    /// Raw records without a send time whose heads differ only in their sequence
+    /// digits: after one batch is written in full, the next ones get those digits only.
+    stable: Option<Stable>,
+}
+
+/// What the first `slots` records of a batch hold besides their sequence digits: the
+/// tag, `sender`'s id, the separator and the space after `width` digits from `at`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stable {
+    sender: u64,
+    at: usize,
+    width: usize,
+    slots: usize,
 }
 
 impl RecordBatch {
@@ -483,6 +537,7 @@ impl RecordBatch {
             size: enc.size(),
             dirty: 0,
             whole: Vec::with_capacity(enc.size()),
+            stable: None,
         }
     }
 
@@ -504,6 +559,34 @@ impl RecordBatch {
     ) -> (&[u8], bool) {
         let size = self.size;
         let take = take.min(self.capacity());
+        let stable = enc.stable_head(sender, n, take);
+        if let Some(st) = stable.filter(|st| {
+            self.stable.is_some_and(|was| {
+                was.slots >= take
+                    && was
+                        == Stable {
+                            slots: was.slots,
+                            ..*st
+                        }
+            })
+        }) {
+            // Only the digits change: written at a fixed width, with no branch per record.
+            let (first, stride) = enc.seq_stride(sender, n);
+            let b = &mut self.buf[..take * size];
+            match st.width {
+                1 => digits::<1>(b, size, st.at, first, stride),
+                2 => digits::<2>(b, size, st.at, first, stride),
+                3 => digits::<3>(b, size, st.at, first, stride),
+                4 => digits::<4>(b, size, st.at, first, stride),
+                5 => digits::<5>(b, size, st.at, first, stride),
+                6 => digits::<6>(b, size, st.at, first, stride),
+                7 => digits::<7>(b, size, st.at, first, stride),
+                8 => digits::<8>(b, size, st.at, first, stride),
+                _ => digits::<16>(b, size, st.at, first, stride),
+            }
+            return (&self.buf[..take * size], false);
+        }
+        self.stable = None;
         for j in 0..take {
             let slot = &mut self.buf[j * size..(j + 1) * size];
             match enc.encode_head(slot, sender, n + j as u64, now_us) {
@@ -522,7 +605,40 @@ impl RecordBatch {
                 Head::Overflow => return (&self.buf[..j * size], true),
             }
         }
+        // Written in full with one head shape: the next batches need only their digits.
+        self.stable = stable;
         (&self.buf[..take * size], false)
+    }
+}
+
+/// Writes the sequence digits of `first + j·stride` (exactly `W` of them; 16: as many as
+/// the value has, which `stable_head` made the same for all) at `at` in every record.
+#[inline]
+fn digits<const W: usize>(buf: &mut [u8], size: usize, at: usize, first: u64, stride: u64) {
+    let mut seq = first;
+    if stride == 1 && (2..=8).contains(&W) {
+        // Consecutive numbers: the digits above the last change once in 16 records, so
+        // each record gets a copy of them and its last digit from a table.
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut high = hex8(seq as u32);
+        for slot in buf.chunks_exact_mut(size) {
+            if seq & 0xf == 0 {
+                high = hex8(seq as u32);
+            }
+            slot[at..at + W].copy_from_slice(&high[8 - W..]);
+            slot[at + W - 1] = DIGITS[(seq & 0xf) as usize];
+            seq += 1;
+        }
+        return;
+    }
+    for slot in buf.chunks_exact_mut(size) {
+        if W <= 8 {
+            let d = hex8(seq as u32);
+            slot[at..at + W].copy_from_slice(&d[8 - W..]);
+        } else {
+            put_hex(&mut slot[at..], seq, hex_digits(seq));
+        }
+        seq += stride;
     }
 }
 
@@ -709,7 +825,23 @@ mod tests {
                 let mut batch = RecordBatch::new(&e, 7);
                 // Widths grow (0xf → 0x10, 99 → 100), then shrink (another sender, n
                 // from 0 again): the padding must come back.
-                for (sender, n) in [(2, 0), (2, 13), (1, 95), (2, 65_530), (0, 0), (1, 4090)] {
+                // Then a run of batches of one width (only their digits written), one
+                // crossing a width, and another sender in the same buffer.
+                for (sender, n) in [
+                    (2, 0),
+                    (2, 13),
+                    (1, 95),
+                    (2, 65_530),
+                    (0, 0),
+                    (1, 4090),
+                    (1, 300),
+                    (1, 307),
+                    (1, 314),
+                    (1, 4091),
+                    (1, 4098),
+                    (2, 4105),
+                    (2, 69_990),
+                ] {
                     let (bytes, overflow) = batch.fill(&e, sender, n, 7, T);
                     assert!(!overflow);
                     let mut want = Vec::new();

@@ -257,7 +257,7 @@ fn sender(
         }
     }
     // Records a sink still held and could not deliver (Kafka) were not sent.
-    if let Some((lost, why)) = sink.finish() {
+    if let Some((lost, why)) = sink.finish(stop) {
         let lost = lost.min(rep.records);
         rep.records -= lost;
         rep.bytes -= lost * size as u64;

@@ -129,8 +129,9 @@ pub trait ByteSink: Send {
 
     /// Once, when the sender ends: a sink that holds records (Kafka's producer queue)
     /// waits for them to be acknowledged, and says how many of all it was given were
-    /// not, and why.
-    fn finish(&mut self) -> Option<(u64, String)> {
+    /// not, and why. `stop` (Ctrl-C) cuts the wait short: an interrupted run still ends.
+    fn finish(&mut self, stop: &crate::engine::Stop) -> Option<(u64, String)> {
+        let _ = stop;
         None
     }
 }

@@ -263,7 +263,13 @@ impl Verifier {
         }
         if let Some(t) = &self.shared {
             let total = expect.map(|e| e * senders.unwrap_or(1) as u64);
-            out.senders.push(finding(None, t, total));
+            let mut f = finding(None, t, total);
+            if let (None, Some(k @ 2..)) = (expect, senders) {
+                // Without `--count` the senders stopped at different numbers: the
+                // shared sequence's top is one sender's end, not every sender's.
+                f.lost = shared_span(&t.seen, u64::from(k)).saturating_sub(t.distinct);
+            }
+            out.senders.push(f);
         }
         for s in &out.senders {
             out.received += s.received;
@@ -287,6 +293,31 @@ impl Verifier {
         }
         out
     }
+}
+
+/// Records the `k` senders of one shared sequence sent, as far as what arrived shows:
+/// sender `r` sends `r, r+k, …`, so its last is the highest number seen of its residue.
+/// Scanned from the top, so it stops as soon as every sender's last is found.
+fn shared_span(seen: &[u64], k: u64) -> u64 {
+    let mut last = vec![None; k as usize];
+    let mut missing = k;
+    'words: for (w, &word) in seen.iter().enumerate().rev() {
+        let mut bits = word;
+        while bits != 0 {
+            let top = 63 - u64::from(bits.leading_zeros());
+            bits &= !(1u64 << top);
+            let i = w as u64 * 64 + top;
+            let r = (i % k) as usize;
+            if last[r].is_none() {
+                last[r] = Some(i);
+                missing -= 1;
+                if missing == 0 {
+                    break 'words;
+                }
+            }
+        }
+    }
+    last.iter().flatten().map(|&i| i / k + 1).sum()
 }
 
 /// Set bits of `bits` below position `n`.
@@ -353,6 +384,34 @@ mod tests {
             seq,
             sent_us: Some(1_000),
         }
+    }
+
+    /// Bug: with `--duration`, senders of a shared sequence (10-byte records) stop at
+    /// different counts, and the numbers past a slower sender's end were called lost.
+    #[test]
+    fn a_shared_sequence_ends_where_each_sender_ended() {
+        let mut v = Verifier::default();
+        let shared = |seq| Record {
+            sender: None,
+            seq,
+            sent_us: None,
+        };
+        // Three senders: 0 sent 0,3,…,30; 1 sent 1,…,13; 2 sent 2,…,20, and 8 was lost.
+        for seq in (0..=30)
+            .step_by(3)
+            .chain((1..=13).step_by(3))
+            .chain((2..=20).step_by(3))
+        {
+            if seq != 8 {
+                v.record(shared(seq), 2_000);
+            }
+        }
+        let r = v.report(None, Some(3));
+        assert_eq!((r.received, r.lost), (11 + 5 + 6, 1));
+        // One sender: the top is the end, as before.
+        assert_eq!(v.report(None, Some(1)).lost, 31 - 22);
+        // With --count every sender's end is known.
+        assert_eq!(v.report(Some(11), Some(3)).lost, 33 - 22);
     }
 
     /// Bug: a record claiming sequence 2^33 − 1 grew its sender's bitmap to 1 GiB, and

@@ -15,6 +15,7 @@ fn work_server(workers: usize) -> Server {
 
 #[test]
 fn find_max_lands_within_10_percent_below_a_known_capacity() {
+    let _one_at_a_time = crate::util::timed();
     // 100 workers of 100 ms: 1,000 requests per second, exactly. Long service times
     // keep a loaded machine's scheduling noise small beside them. No black-box probe
     // tells a rate within its noise of the capacity from the capacity itself (a busy
@@ -129,6 +130,7 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
 
 #[test]
 fn no_rate_meeting_the_slo_exits_1_and_says_why() {
+    let _one_at_a_time = crate::util::timed();
     let s = work_server(10);
     let dir = TempDir::new("find-max-none");
     let csv = dir.path("fm.csv");

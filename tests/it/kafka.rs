@@ -4,13 +4,10 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::MutexGuard;
 use std::time::Duration;
 
 use crate::util::*;
-
-/// One broker at a time: each is a JVM of ~400 MB, and the machine has 2 cores.
-static ONE_BROKER: Mutex<()> = Mutex::new(());
 
 /// Where `.ci/run` puts the jars: `$HAKARU_KAFKA_LIBS`, else `~/.cache/hakaru-kafka/libs`.
 fn kafka_libs() -> Option<PathBuf> {
@@ -124,7 +121,8 @@ fn cluster_id() -> String {
 /// the jars or Java are missing outside CI. Topics are not created on first use.
 pub fn broker() -> Option<Broker> {
     let libs = have_kafka()?;
-    let one = ONE_BROKER.lock().unwrap_or_else(|e| e.into_inner());
+    // One broker at a time, and never beside a test that measures time.
+    let one = crate::util::timed();
     let dir = TempDir::new("kafka");
     let (port, controller) = (free_port(), free_port());
     dir.write(
@@ -473,4 +471,61 @@ fn records_the_broker_never_acknowledges_are_not_counted_as_sent() {
         .map(|n| n.replace(',', "").parse().unwrap())
         .unwrap_or_else(|| panic!("{out}"));
     assert!(sent < 4000, "{out}");
+}
+
+/// Regression: Ctrl-C while a sender waited for the broker's acknowledgements was
+/// ignored for up to 60 s (the flush's own limit), so an interrupted run did not end.
+#[test]
+fn ctrl_c_ends_the_wait_for_acknowledgements() {
+    let Some(b) = broker() else { return };
+    b.create_topic("interrupted", 1);
+    let mut send = hakaru()
+        .args([
+            "stream",
+            "send",
+            "--to",
+            &b.uri("interrupted"),
+            "--record-size",
+            "100",
+            "--rate",
+            "1000",
+            "-n",
+            "2000",
+            "--acks",
+            "1",
+            "--kafka-config",
+            "message.timeout.ms=300000",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("hakaru runs");
+    let mut err = std::io::BufReader::new(send.stderr.take().unwrap());
+    let mut line = String::new();
+    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+    assert!(line.starts_with("hakaru: 100-byte records to"), "{line}");
+    let rest = std::thread::spawn(move || std::io::read_to_string(err).unwrap_or_default());
+    let signal = |s: &str, pid: &str| {
+        assert!(Command::new("kill")
+            .args([s, pid])
+            .status()
+            .unwrap()
+            .success())
+    };
+    let broker_pid = b.server.child.id().to_string();
+    // The broker stalls, so nothing sent from here on is acknowledged; then Ctrl-C.
+    signal("-STOP", &broker_pid);
+    std::thread::sleep(Duration::from_millis(2500));
+    signal("-INT", &send.id().to_string());
+    // Well under the 60 s the wait would otherwise take.
+    let status = wait_bounded(&mut send, Duration::from_secs(30));
+    signal("-CONT", &broker_pid);
+    let status = status.expect("Ctrl-C ends the send while it waits for acknowledgements");
+    let o = send.wait_with_output().unwrap();
+    let (out, err) = (stdout(&o), line + &rest.join().unwrap());
+    assert_eq!(status.code(), Some(130), "{out}{err}");
+    assert!(
+        out.contains("records were not acknowledged by the broker"),
+        "{out}{err}"
+    );
 }

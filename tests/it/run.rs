@@ -72,6 +72,7 @@ fn status_shares_are_exact() {
 
 #[test]
 fn timeouts_are_status_zero_and_the_run_goes_on() {
+    let _one_at_a_time = crate::util::timed();
     let t = target();
     let dir = TempDir::new("timeouts");
     let csv = dir.path("r.csv");

@@ -8,15 +8,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::{self, ok, read_json, run, stderr, TempDir};
-
-/// The timed scenarios below measure recovery on a shared machine: one at a time, so
-/// they do not slow each other down mid-measurement.
-static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn timed() -> std::sync::MutexGuard<'static, ()> {
-    TIMED.lock().unwrap_or_else(|e| e.into_inner())
-}
+use crate::util::{self, ok, read_json, run, stderr, timed, TempDir};
 
 fn steps(v: &Value) -> &Vec<Value> {
     v["steps"].as_array().expect("steps")

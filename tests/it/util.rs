@@ -603,3 +603,12 @@ fn dechunk(mut s: &str) -> String {
     }
     out
 }
+
+/// Tests that measure time (recovery, `--find-max`, timeouts) and the Kafka broker's JVM,
+/// which would take their CPU, run one at a time: this machine has two cores.
+static TIMED: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Hold while a timing-sensitive test (or a broker) runs.
+pub fn timed() -> std::sync::MutexGuard<'static, ()> {
+    TIMED.lock().unwrap_or_else(|e| e.into_inner())
+}
