@@ -67,8 +67,22 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
     ]));
     let (h, rows) = read_csv(&csv);
     assert_eq!(rows.len(), 3);
+    // When a request fails, the JSON beside the CSV says what kind of failure it was.
+    let why = || {
+        let v = read_json(&csv.with_extension("json"));
+        let steps = v["steps"].as_array().cloned().unwrap_or_default();
+        steps
+            .iter()
+            .map(|s| format!("{} {}", s["errors"], s["error_samples"]))
+            .collect::<Vec<_>>()
+    };
     for r in &rows {
-        assert_eq!(col(&h, r, "200"), 100.0, "every response is a 200: {r:?}");
+        assert_eq!(
+            col(&h, r, "200"),
+            100.0,
+            "every response is a 200: {r:?}; errors by step: {:?}",
+            why()
+        );
         let rate = col(&h, r, "cache_hit_rate");
         assert!(
             (rate - 0.5).abs() < 0.1,
