@@ -10,16 +10,14 @@
 //! | sender| `s<sender>-<seq>`      | `{"s":S,"q":Q}` |
 //! | seq   | `q<seq>`               | `{"q":Q}` |
 //!
-//! Raw numbers are lower-case hex (a 10-byte record holds 8 digits: 4G sequence numbers);
-//! JSON numbers are decimal. The send time is microseconds since the Unix epoch. What
-//! is left of the record is padding: raw ` xxx…`, JSON `,"p":"xxx…"` (or spaces before
-//! the `}` when less than that is left). A raw record starts with a letter: rsyslog's
-//! `imtcp` reads a leading digit as an octet count.
+//! Raw numbers are lower-case hex (10 bytes hold 8 digits: 4G sequence numbers), JSON
+//! decimal; the send time is µs since the Unix epoch. The rest is padding: raw ` xxx…`,
+//! JSON `,"p":"xxx…"` (or spaces before the `}`). A raw record starts with a letter:
+//! rsyslog's `imtcp` reads a leading digit as an octet count.
 //!
-//! The layout is chosen once per run from the widest values the run can produce, so
-//! every record of a run has the same fields. Where the sender does not fit (the
-//! `seq` layout), the senders share one sequence: sender `k` of `K` sends
-//! `k, k+K, k+2K, …`, so loss and duplicates stay exact over the whole stream.
+//! The layout is chosen once per run from the widest values the run can produce. In
+//! the `seq` layout the senders share one sequence (sender `k` of `K` sends `k, k+K, …`),
+//! so loss and duplicates stay exact over the whole stream.
 
 use std::fmt;
 
