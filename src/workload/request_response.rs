@@ -41,6 +41,7 @@ impl RequestSource for PlanSource {
             head: r.head,
             info: id,
             items: 0,
+            label: 0,
         }
     }
 }
