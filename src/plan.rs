@@ -177,6 +177,7 @@ const PATH_ONLY: Pattern = Pattern {
     port: None,
     timeout: None,
     headers: Vec::new(),
+    name: None,
 };
 
 /// The fields a request takes from its pattern, its group and the defaults.
