@@ -21,6 +21,7 @@ mod netns;
 mod nginx;
 mod probe;
 mod ramp;
+mod readme;
 mod report;
 mod run;
 mod safety;
