@@ -128,27 +128,38 @@ async fn accept(
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
+    // One answer per connection: a scrape is one request a second or less, and a
+    // connection that always ends lets the last scrape's answer finish before we exit.
+    let mut http = http1::Builder::new();
+    http.keep_alive(false);
+    let mut conns = tokio::task::JoinSet::new();
     loop {
         tokio::select! {
-            _ = &mut stopped => return,
+            _ = &mut stopped => break,
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
                     let shared = shared.clone();
-                    tokio::spawn(async move {
+                    let http = http.clone();
+                    conns.spawn(async move {
                         let svc = hyper::service::service_fn(move |req| {
                             let resp = answer(&shared, &req);
                             async move { Ok::<_, Infallible>(resp) }
                         });
-                        let _ = http1::Builder::new()
-                            .serve_connection(TokioIo::new(stream), svc)
-                            .await;
+                        let _ = http.serve_connection(TokioIo::new(stream), svc).await;
                     });
                 }
                 // Out of descriptors, or a connection gone before accept: pause, go on.
                 Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
             },
+            Some(_) = conns.join_next(), if !conns.is_empty() => {}
         }
     }
+    drop(listener);
+    // Answers being written (the final scrape's) get a moment to finish.
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        while conns.join_next().await.is_some() {}
+    })
+    .await;
 }
 
 fn answer(shared: &Shared, req: &Request<Incoming>) -> Response<Full<Bytes>> {
