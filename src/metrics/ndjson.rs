@@ -10,7 +10,7 @@
 use std::io::Write;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
+use serde::Serialize;
 
 use crate::engine::live::Snapshot;
 use crate::engine::{Progress, StepSpec};
@@ -53,9 +53,10 @@ impl LiveOut {
             .as_secs_f64()
     }
 
-    fn line(&mut self, v: serde_json::Value) {
+    fn line(&mut self, v: &impl Serialize) {
         let Some(out) = self.out.as_mut() else { return };
-        let written = writeln!(out, "{v}").and_then(|()| out.flush());
+        let text = serde_json::to_string(v).expect("a line serializes");
+        let written = writeln!(out, "{text}").and_then(|()| out.flush());
         if let Err(e) = written {
             eprintln!("hakaru: --live-out: cannot write ({e}); no more lines");
             self.out = None;
@@ -63,8 +64,75 @@ impl LiveOut {
     }
 }
 
+/// What every line says first: which step, and when.
+#[derive(Serialize)]
+struct Head {
+    /// "second" or "step".
+    event: &'static str,
+    /// Seconds since the run's first step (or warm-up) started.
+    elapsed_s: f64,
+    /// From 1, across rounds and probes (as the exporter's `step` label).
+    step: usize,
+    round: usize,
+    clients: usize,
+    /// Open model: the offered rate, requests per second.
+    rate: Option<f64>,
+    step_elapsed_s: f64,
+}
+
+/// About once a second while a step runs: the engine's live counts.
+#[derive(Serialize)]
+struct SecondLine {
+    #[serde(flatten)]
+    head: Head,
+    /// Requests that ended in the step so far, and of those without a 2xx/3xx.
+    requests: u64,
+    failures: u64,
+    /// Over the last line's span (about a second).
+    requests_per_s: f64,
+    failures_per_s: f64,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+}
+
+/// When a step ends: its exact totals, from the result.
+#[derive(Serialize)]
+struct StepLine<'a> {
+    #[serde(flatten)]
+    head: Head,
+    requests: u64,
+    failures: u64,
+    responses: u64,
+    requests_per_s: f64,
+    statuses: &'a std::collections::BTreeMap<u16, u64>,
+    errors: &'a std::collections::BTreeMap<crate::stats::ErrorKind, u64>,
+    p50_ms: Option<f64>,
+    p99_ms: Option<f64>,
+    partial: bool,
+}
+
+/// `x` to `places` decimals, so the lines stay short.
+fn round(x: f64, places: i32) -> f64 {
+    let f = 10f64.powi(places);
+    (x * f).round() / f
+}
+
 fn ms(d: Option<Duration>) -> Option<f64> {
-    d.map(|d| (d.as_secs_f64() * 1e6).round() / 1e3)
+    d.map(|d| round(d.as_secs_f64() * 1e3, 3))
+}
+
+impl LiveOut {
+    fn head(&mut self, event: &'static str, step_elapsed_s: f64) -> Head {
+        Head {
+            event,
+            elapsed_s: round(self.elapsed_s(), 3),
+            step: self.step,
+            round: self.round,
+            clients: self.clients,
+            rate: self.rate,
+            step_elapsed_s: round(step_elapsed_s, 3),
+        }
+    }
 }
 
 impl Observer for LiveOut {
@@ -94,47 +162,34 @@ impl Observer for LiveOut {
         }
         let window = p.latency.since(hist);
         let span = (p.elapsed - at).as_secs_f64();
-        let n = p.finished.saturating_sub(finished);
-        let v = json!({
-            "event": "second",
-            "elapsed_s": (self.elapsed_s() * 1e3).round() / 1e3,
-            "step": self.step,
-            "round": self.round,
-            "clients": self.clients,
-            "rate": self.rate,
-            "step_elapsed_s": (p.elapsed.as_secs_f64() * 1e3).round() / 1e3,
-            "requests": p.finished,
-            "failures": p.failed,
-            "requests_per_s": ((n as f64 / span) * 10.0).round() / 10.0,
-            "failures_per_s": ((p.failed.saturating_sub(failed) as f64 / span) * 10.0).round() / 10.0,
-            "p50_ms": ms(window.quantile(0.5)),
-            "p99_ms": ms(window.quantile(0.99)),
-        });
+        let line = SecondLine {
+            head: self.head("second", p.elapsed.as_secs_f64()),
+            requests: p.finished,
+            failures: p.failed,
+            requests_per_s: round(p.finished.saturating_sub(finished) as f64 / span, 1),
+            failures_per_s: round(p.failed.saturating_sub(failed) as f64 / span, 1),
+            p50_ms: ms(window.quantile(0.5)),
+            p99_ms: ms(window.quantile(0.99)),
+        };
         self.last = (p.elapsed, p.finished, p.failed, p.latency);
-        self.line(v);
+        self.line(&line);
     }
 
     fn step_finished(&mut self, _run: &RunResult, step: &StepResult) {
         let has = step.latency.count > 0;
-        let v = json!({
-            "event": "step",
-            "elapsed_s": (self.elapsed_s() * 1e3).round() / 1e3,
-            "step": self.step,
-            "round": self.round,
-            "clients": self.clients,
-            "rate": self.rate,
-            "step_elapsed_s": step.elapsed_s,
-            "requests": step.total_requests,
-            "responses": step.responses,
-            "failures": step.error_total() + step.non_2xx_3xx(),
-            "requests_per_s": step.qps,
-            "statuses": step.statuses,
-            "errors": step.errors,
-            "p50_ms": has.then_some(step.latency.p50_s * 1e3),
-            "p99_ms": has.then_some(step.latency.p99_s * 1e3),
-            "partial": step.partial,
-        });
-        self.line(v);
+        let line = StepLine {
+            head: self.head("step", step.elapsed_s),
+            requests: step.total_requests,
+            failures: step.error_total() + step.non_2xx_3xx(),
+            responses: step.responses,
+            requests_per_s: round(step.qps, 1),
+            statuses: &step.statuses,
+            errors: &step.errors,
+            p50_ms: has.then(|| round(step.latency.p50_s * 1e3, 3)),
+            p99_ms: has.then(|| round(step.latency.p99_s * 1e3, 3)),
+            partial: step.partial,
+        };
+        self.line(&line);
     }
 }
 
@@ -198,6 +253,10 @@ mod tests {
             .map(|l| serde_json::from_str(l).unwrap())
             .collect();
         assert_eq!(lines.len(), 2, "{text}");
+        assert!(
+            text.starts_with(r#"{"event":"second","elapsed_s":"#),
+            "{text}"
+        );
         assert_eq!(lines[0]["event"], "second");
         assert_eq!(lines[0]["step"], 1);
         assert_eq!(lines[0]["requests"], 1000);
