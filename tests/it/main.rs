@@ -20,6 +20,7 @@ mod live;
 mod memory;
 mod netns;
 mod nginx;
+mod over_time;
 mod probe;
 mod ramp;
 mod readme;
