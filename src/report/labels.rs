@@ -31,7 +31,7 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
     }
     let total: u64 = step.labels.iter().map(|l| l.total_requests).sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
-    labels.sort_by(|a, b| b.total_requests.cmp(&a.total_requests));
+    labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
     labels
         .into_iter()
         .map(|l| {
