@@ -156,6 +156,25 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
         live.contains(&format!("hakaru_step_finished{step} 0")),
         "{live}"
     );
+    // Prometheus's own linter passes the text format (the scrapes below read OpenMetrics).
+    let promtool = program.with_file_name("promtool");
+    if promtool.exists() {
+        let mut check = Command::new(&promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("promtool runs");
+        std::io::Write::write_all(&mut check.stdin.take().unwrap(), live.as_bytes()).unwrap();
+        let checked = check.wait_with_output().unwrap();
+        assert!(
+            checked.status.success(),
+            "promtool check metrics: {}{}\n{live}",
+            stdout(&checked),
+            stderr(&checked)
+        );
+    }
     // Prometheus has found the target.
     assert_eq!(prom.eventually(r#"up{job="hakaru"}"#, 1.0), [1.0]);
     let out = run.wait_with_output().unwrap();
