@@ -245,8 +245,8 @@ fn hash_of(x: &impl Hash) -> u64 {
 struct Builder<'a> {
     plan: Plan,
     d: &'a Defaults,
-    /// Hosts patterns may name without `--allow-pattern-hosts`: `--default-hosts` and
-    /// the groups' own default hosts.
+    /// Hosts patterns may name without `--allow-pattern-hosts`: `--default-hosts` only
+    /// (a group's own `"host"` comes from the file like any other).
     allowed_hosts: Vec<String>,
     frame_index: HashMap<u64, u32>,
     piece_index: HashMap<u64, u32>,
@@ -283,8 +283,6 @@ impl Plan {
             allowed_hosts: defaults
                 .hosts
                 .iter()
-                .map(String::as_str)
-                .chain(set.groups.iter().filter_map(|g| g.defaults.host.as_deref()))
                 .map(|h| unbracket(h).to_string())
                 .collect(),
             frame_index: HashMap::new(),
@@ -485,7 +483,7 @@ impl Builder<'_> {
         } else {
             let hosts: Hosts = match (&p.host, &g.host) {
                 (Some(h), _) => vec![(h.clone(), "patterns file", true)],
-                (None, Some(h)) => vec![(h.clone(), "patterns file", false)],
+                (None, Some(h)) => vec![(h.clone(), "patterns file", true)],
                 (None, None) => d
                     .hosts
                     .iter()
@@ -550,7 +548,7 @@ impl Builder<'_> {
                     .any(|a| a.eq_ignore_ascii_case(host))
             {
                 return Err(PlanError::Invalid(format!(
-                    "host \"{host}\" is not among --default-hosts or the groups' hosts; \
+                    "host \"{host}\" is not among --default-hosts; \
                      pass --allow-pattern-hosts to send load to the hosts a patterns file names"
                 )));
             }
@@ -969,5 +967,39 @@ mod tests {
             err.to_string().contains("group \"search\", pattern #1"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn group_host_not_on_the_command_line_needs_allow_pattern_hosts() {
+        let group = |host: &str| {
+            set(vec![Group {
+                defaults: Pattern {
+                    host: Some(host.into()),
+                    ..Default::default()
+                },
+                patterns: paths(&["/x", "http://127.0.0.2:1/y"]),
+                ..Default::default()
+            }])
+        };
+        let strict = Defaults {
+            allow_pattern_hosts: false,
+            ..defaults(&["127.0.0.1"])
+        };
+        let err = Plan::build(&group("127.0.0.2"), &strict).unwrap_err();
+        assert!(
+            err.to_string().contains("\"127.0.0.2\"") && err.to_string().contains("--allow"),
+            "{err}"
+        );
+        // Named on the command line, or allowed: the group's host takes load.
+        let named = Defaults {
+            allow_pattern_hosts: false,
+            ..defaults(&["127.0.0.1", "127.0.0.2"])
+        };
+        assert!(Plan::build(&group("127.0.0.2"), &named).is_ok());
+        let allowed = Defaults {
+            allow_pattern_hosts: true,
+            ..strict
+        };
+        assert!(Plan::build(&group("127.0.0.2"), &allowed).is_ok());
     }
 }

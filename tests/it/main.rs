@@ -22,6 +22,7 @@ mod netns;
 mod nginx;
 mod probe;
 mod ramp;
+mod readme;
 mod report;
 mod run;
 mod safety;
