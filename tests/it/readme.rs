@@ -37,7 +37,8 @@ fn quick_start(readme: &str) -> Vec<String> {
 
 /// After a line that puts a server in the background, wait until its port answers.
 fn wait_for_background(line: &str, ports: &[(&str, u16)]) -> Option<String> {
-    if !line.trim_end().ends_with('&') {
+    let command = line.split(" #").next().unwrap_or(line);
+    if !command.trim_end().ends_with('&') {
         return None;
     }
     let (_, port) = ports.iter().find(|(fixed, _)| line.contains(*fixed))?;
