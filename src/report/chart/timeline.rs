@@ -35,7 +35,13 @@ enum Unit {
 
 /// A line of (time, value) points with hover text; latency values scaled to the
 /// chart's unit after the text is written from the seconds.
-fn line(name: &str, i: usize, dash: Option<&'static str>, points: Vec<(f64, f64)>, unit: Unit) -> Line {
+fn line(
+    name: &str,
+    i: usize,
+    dash: Option<&'static str>,
+    points: Vec<(f64, f64)>,
+    unit: Unit,
+) -> Line {
     let tips = points
         .iter()
         .map(|(t, v)| match unit {
@@ -182,10 +188,12 @@ pub fn label_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> {
         for l in &step.labels {
             let Some(t) = &l.timeline else { continue };
             let key = format!("{}={}", l.key, l.value);
-            let points = t
-                .iter()
-                .filter(|s| s.responses > 0)
-                .map(|s| (offset + s.second as f64 + s.span_s.max(1) as f64 / 2.0, s.p99_s));
+            let points = t.iter().filter(|s| s.responses > 0).map(|s| {
+                (
+                    offset + s.second as f64 + s.span_s.max(1) as f64 / 2.0,
+                    s.p99_s,
+                )
+            });
             match by_label.iter_mut().find(|(k, _)| *k == key) {
                 Some((_, p)) => p.extend(points),
                 None => by_label.push((key, points.collect())),
