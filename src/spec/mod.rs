@@ -13,6 +13,7 @@
 
 pub mod ab;
 pub mod bulk;
+mod bulk_check;
 mod bulk_template;
 pub mod find_max;
 mod parse;
