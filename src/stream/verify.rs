@@ -95,6 +95,8 @@ pub struct Verifier {
     foreign: u64,
     /// Bitmap words this verifier may still allocate ([`MAX_BITMAP_WORDS`]).
     budget: usize,
+    /// Records new to their track, all tracks together.
+    distinct: u64,
 }
 
 impl Default for Verifier {
@@ -106,6 +108,7 @@ impl Default for Verifier {
             early: 0,
             foreign: 0,
             budget: MAX_BITMAP_WORDS,
+            distinct: 0,
         }
     }
 }
@@ -193,10 +196,12 @@ impl Verifier {
             }
             None => self.shared.get_or_insert_with(Track::default),
         };
+        let before = track.distinct;
         if !track.add(r.seq, &mut self.budget) {
             self.foreign += 1;
             return;
         }
+        self.distinct += track.distinct - before;
         if let Some(t) = r.sent_us {
             let lat = if now_us >= t {
                 now_us - t
@@ -206,6 +211,11 @@ impl Verifier {
             };
             self.latency.saturating_record(lat.max(1));
         }
+    }
+
+    /// Records new to this verifier so far (duplicates not counted), for `--expect`.
+    pub fn distinct(&self) -> u64 {
+        self.distinct
     }
 
     pub fn merge(&mut self, o: &Verifier) {
@@ -223,6 +233,13 @@ impl Verifier {
         let _ = self.latency.add(&o.latency);
         self.early += o.early;
         self.foreign += o.foreign;
+        self.distinct = self
+            .senders
+            .iter()
+            .flatten()
+            .chain(&self.shared)
+            .map(|t| t.distinct)
+            .sum();
     }
 
     /// The findings. `expect`: records each sender sent (`--count`); `senders`: how
