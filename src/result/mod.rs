@@ -9,6 +9,7 @@ pub mod find_max;
 pub(crate) mod fixture;
 pub mod json;
 pub mod merge;
+pub mod merge_check;
 mod requests;
 pub mod schema;
 pub mod store;
