@@ -29,6 +29,37 @@ use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::{AnyWorkload, Mix};
 use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
 
+/// What is wrong with a scenario's patterns file, in words that quote nothing of it
+/// (it may be any file: `../../../etc/passwd`); None for errors of another kind.
+fn patterns_problem(e: &SpecError) -> Option<String> {
+    use crate::pattern::PatternError as P;
+    use crate::plan::PlanError;
+    Some(match e {
+        SpecError::Patterns(p) => match p {
+            P::Read { source, .. } => format!("cannot read the patterns file: {source}"),
+            P::Empty { .. } => "the patterns file is empty".into(),
+            P::Json { line, column, .. } => {
+                format!("not a patterns file: invalid JSON at line {line}, column {column}")
+            }
+            P::Line { line, .. } => format!("not a patterns file: line {line} is not a pattern"),
+            P::Shape {
+                line: Some(line), ..
+            } => {
+                format!("not a patterns file: JSON of another shape at line {line}")
+            }
+            P::Shape { line: None, .. } => "not a patterns file: JSON of another shape".into(),
+            P::Url { .. } => return None,
+        },
+        SpecError::Plan(PlanError::Invalid(m)) if m.contains("--allow-pattern-hosts") => {
+            "the patterns file names a host of its own (allow_pattern_hosts = true lets it)".into()
+        }
+        SpecError::Plan(_) => "a pattern in the file is not a request hakaru can send (its \
+             path, host or method); `hakaru run --request-patterns-file FILE` names it"
+            .into(),
+        _ => return None,
+    })
+}
+
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum SuiteError {
@@ -41,6 +72,14 @@ pub enum SuiteError {
         index: usize,
         source_name: String,
         why: Box<SpecError>,
+    },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {problem}")]
+    PatternsFile {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        problem: String,
     },
     #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
     Bulk {
@@ -313,13 +352,26 @@ pub fn build(
                 output_path: None,
                 command_line: command_line.clone(),
             };
-            let ready = options.build().map_err(|why| SuiteError::Workload {
-                path: path.clone(),
-                phase: phase.name.clone(),
-                index: j + 1,
-                source_name: w.source.describe(),
-                why: Box::new(why),
-            })?;
+            let ready = options
+                .build()
+                .map_err(|why| match patterns_problem(&why) {
+                    // A scenario from elsewhere may name any file: say what is wrong with
+                    // it, never what it holds.
+                    Some(problem) => SuiteError::PatternsFile {
+                        path: path.clone(),
+                        phase: phase.name.clone(),
+                        index: j + 1,
+                        source_name: w.source.describe(),
+                        problem,
+                    },
+                    None => SuiteError::Workload {
+                        path: path.clone(),
+                        phase: phase.name.clone(),
+                        index: j + 1,
+                        source_name: w.source.describe(),
+                        why: Box::new(why),
+                    },
+                })?;
             n_patterns += ready.run.settings.n_patterns;
             tls = tls.or(ready.engine.tls.clone());
             parts.push((ready.workload.clone(), w.weight));
