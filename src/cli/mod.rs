@@ -135,6 +135,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
             || c.is::<crate::server::listen::ServeError>()
+            || c.is::<crate::spec::ab::AbError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || matches!(

@@ -247,3 +247,21 @@ fn suite_patterns_file_elsewhere_is_named_not_shown() {
     assert!(err.contains("not a patterns file: line 1"), "{err}");
     assert!(!err.contains("s3cret") && !err.contains("root:x"), "{err}");
 }
+
+/// Issue 20: `hakaru ab` refused bad flags with exit 1 and `run`'s names (`ab -t 0` →
+/// "-d must be positive").
+#[test]
+fn ab_refuses_bad_flags_with_exit_2_and_abs_names() {
+    fails_with(
+        &["ab", "-t", "0", "http://127.0.0.1:1/"],
+        &["-t must be positive"],
+    );
+    fails_with(
+        &["ab", "-s", "0", "http://127.0.0.1:1/"],
+        &["-s must be positive"],
+    );
+    fails_with(
+        &["ab", "-c", "0", "http://127.0.0.1:1/"],
+        &["-c must be at least 1"],
+    );
+}
