@@ -265,3 +265,16 @@ fn ab_refuses_bad_flags_with_exit_2_and_abs_names() {
         &["-c must be at least 1"],
     );
 }
+
+/// Issue 20: `-n 1e30` became u64::MAX and `-n 1.5` became 2, silently.
+#[test]
+fn n_1e30_and_n_1_5_are_refused() {
+    fails_with(
+        &["run", "-n", "1e30", "http://127.0.0.1:1/"],
+        &["1e30", "more than"],
+    );
+    fails_with(
+        &["run", "-n", "1.5", "http://127.0.0.1:1/"],
+        &["1.5", "not a whole number"],
+    );
+}
