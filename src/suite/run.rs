@@ -48,6 +48,9 @@ fn patterns_problem(e: &SpecError) -> Option<String> {
                 format!("not a patterns file: JSON of another shape at line {line}")
             }
             P::Shape { line: None, .. } => "not a patterns file: JSON of another shape".into(),
+            P::Key { line, column, .. } => {
+                format!("a key the patterns file may not have, at line {line}, column {column}")
+            }
             P::Url { .. } => return None,
         },
         SpecError::Plan(PlanError::Invalid(m)) if m.contains("--allow-pattern-hosts") => {

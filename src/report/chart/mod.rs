@@ -18,6 +18,7 @@ mod runs;
 pub mod stream;
 pub(crate) mod svg;
 mod terminal;
+pub mod timeline;
 
 pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};

@@ -19,6 +19,9 @@ use crate::http::encode::{encode_request, host_header};
 use crate::http::url::{encode_path, split_url};
 pub use crate::http::Target;
 use crate::pattern::{self, Entry, Group, Pattern, PatternSet};
+use crate::stats::Labels;
+
+mod labels;
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 
@@ -149,6 +152,8 @@ pub struct Plan {
     /// Cumulative group frequencies scaled to u64, for a branch-free draw.
     thresholds: Vec<u64>,
     pub n_patterns: usize,
+    /// Each request's label ([`labels`]).
+    labels: labels::PlanLabels,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -177,6 +182,7 @@ const PATH_ONLY: Pattern = Pattern {
     port: None,
     timeout: None,
     headers: Vec::new(),
+    name: None,
 };
 
 /// The fields a request takes from its pattern, its group and the defaults.
@@ -278,6 +284,7 @@ impl Plan {
                 groups: Vec::new(),
                 thresholds: Vec::new(),
                 n_patterns: 0,
+                labels: Default::default(),
             },
             d: defaults,
             allowed_hosts: defaults
@@ -294,7 +301,9 @@ impl Plan {
             scratch: String::new(),
         };
         let mut acc = 0.0;
+        let mut labels = labels::Collector::new(set);
         for (gi, group) in set.groups.iter().enumerate() {
+            let share = freqs.get(gi).copied().unwrap_or(0.0);
             b.plain = None;
             b.plain_targets = None;
             b.plain_frames.clear();
@@ -315,6 +324,7 @@ impl Plan {
                     other => other,
                 })?;
                 let n = b.plan.slots.len() - before;
+                labels.pattern(gi, group, &entry, n, share / group.patterns.len() as f64);
                 if !table.is_empty() {
                     table.push(before - first);
                 } else if uniform.is_none_or(|u| u == n) {
@@ -335,7 +345,8 @@ impl Plan {
                 table.push(b.plan.slots.len() - first);
                 Variants::Table(table)
             };
-            acc += freqs.get(gi).copied().unwrap_or(0.0);
+            acc += share;
+            labels.group(gi, group, share);
             b.plan.groups.push(PlanGroup {
                 first,
                 n_patterns,
@@ -346,6 +357,7 @@ impl Plan {
                 .push((acc.min(1.0) * u64::MAX as f64) as u64);
         }
         let mut plan = b.plan;
+        plan.labels = labels.finish();
         if plan.slots.is_empty() {
             return Err(PlanError::Pattern {
                 source_name: set.source.clone(),
@@ -416,6 +428,25 @@ impl Plan {
             id: None,
             method: f.method.to_string(),
             url,
+        })
+    }
+
+    /// The kinds of request the plan counts apart ([`labels`]); empty for one kind.
+    pub fn labels(&self) -> std::sync::Arc<Labels> {
+        self.labels.labels.clone()
+    }
+
+    /// The label of request `id` (0 without labels).
+    #[inline]
+    pub fn label(&self, id: usize) -> u16 {
+        if self.labels.labels.is_empty() {
+            return 0;
+        }
+        // The group whose requests start at or before `id` (few groups: a short search).
+        self.labels.of(id, || {
+            self.groups
+                .partition_point(|g| g.first <= id)
+                .saturating_sub(1)
         })
     }
 
