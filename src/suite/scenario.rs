@@ -125,7 +125,9 @@ impl Source {
     pub fn describe(&self) -> String {
         match self {
             Source::Patterns(p) => p.display().to_string(),
-            Source::Url(u) => crate::http::url::without_userinfo(u),
+            Source::Url(u) => {
+                crate::redact::Redactor::default().query(&crate::http::url::without_userinfo(u))
+            }
             Source::Bulk(b) => format!(
                 "bulk {} {} (batch {})",
                 b.target.as_str(),

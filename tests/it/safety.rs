@@ -279,3 +279,33 @@ fn two_sigints_at_once_are_one_stop() {
         .count();
     assert_eq!(stray, 0);
 }
+
+/// Issue 20: tokens in query strings (`?token=`, `?api_key=`) were kept in results.
+#[test]
+fn secret_query_params_are_redacted_in_results() {
+    let t = target();
+    let dir = TempDir::new("secret-param");
+    let json = dir.path("r.json");
+    let url = format!("http://{}/?token=s3cret&q=kept&sid=s3cret2", t.addr);
+    ok(&run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "3",
+        "--secret-param",
+        "sid",
+        "-o",
+        json.to_str().unwrap(),
+        &url,
+    ]));
+    assert_eq!(t.stats.requests(), 3);
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(
+        text.contains("token=<redacted>&q=kept&sid=<redacted>"),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(dir.path("r.csv")).unwrap();
+    assert!(!csv.contains("s3cret"), "{csv}");
+}
