@@ -8,7 +8,8 @@
 //!   `phases`: its targets, phases and events checked; `sources`: its bulk and YCSB
 //!   workloads' checks.
 //! - [`events`]: the events' clock and their commands.
-//! - [`run`]: phases → the runner's steps, the mix, the events, the recovery.
+//! - [`run`]: phases → the runner's steps, the mix, the events, the recovery;
+//!   `workloads`: each phase's workloads built and checked.
 //! - [`profiles`]: the built-in scenarios (`--profile NAME`).
 
 pub mod events;
@@ -18,6 +19,7 @@ pub mod profiles;
 pub mod run;
 pub mod scenario;
 mod sources;
+mod workloads;
 
 pub use run::{build, SuiteError, SuiteReady};
 pub use scenario::{Scenario, ScenarioError};
