@@ -10,6 +10,7 @@ pub(crate) mod fixture;
 pub mod json;
 mod labels;
 pub mod merge;
+pub mod merge_check;
 mod requests;
 pub mod schema;
 mod step;
