@@ -12,6 +12,15 @@
 //!
 //! A response-time threshold on a step without responses fails: an empty histogram's
 //! "0 ms" must not pass `p99<200ms`.
+//!
+//! A windowed threshold (`p99[10s]<200ms`, [`window`]) holds in a step when every
+//! window of its timeline does, and over the run when it holds in every step (windows
+//! do not span steps: between steps there is an interval, and the load changes). A
+//! label's threshold (`p99{group=search}<50ms`, [`label`]) is judged on that label's
+//! figures alone, per step and over the run.
+
+mod label;
+pub mod window;
 
 use crate::result::threshold::{ThresholdResult, ThresholdsResult, Verdict};
 use crate::result::{BulkStepResult, RunResult, StepFacts, StepResult, ToRecorderError};
@@ -104,8 +113,36 @@ fn percentile(step: &StepResult, q: f64) -> Option<f64> {
     Some(h.value_at_quantile(q / 100.0) as f64 / 1e6)
 }
 
-/// Judge one threshold on one step.
+/// Judge one threshold on one step: on the label it selects, if any, over every
+/// window when it has one, else on the step as a whole.
 pub fn judge(t: &Threshold, step: &StepResult) -> Verdict {
+    let labelled;
+    let step = match &t.label {
+        None => step,
+        Some(sel) => match label::step_of(step, sel) {
+            Some(s) => {
+                labelled = s;
+                &labelled
+            }
+            None => return missing(label::missing_in_step(sel)),
+        },
+    };
+    match t.window_s {
+        Some(w) => window::judge(t, w, step),
+        None => judge_whole(t, step),
+    }
+}
+
+/// A failed verdict without a value.
+fn missing(why: String) -> Verdict {
+    Verdict {
+        note: Some(why),
+        ..Verdict::default()
+    }
+}
+
+/// Judge one threshold on one step as a whole (no window, no label).
+fn judge_whole(t: &Threshold, step: &StepResult) -> Verdict {
     let m = measure(t.metric, step);
     let need = min_samples(t);
     let note = match (m.missing, m.value) {
@@ -121,33 +158,36 @@ pub fn judge(t: &Threshold, step: &StepResult) -> Verdict {
         value: m.value,
         samples: m.samples,
         note,
+        ..Verdict::default()
     }
 }
 
 /// Every threshold on a whole run: per step (when there is more than one) and overall.
-/// A threshold passes when it holds overall and in every step.
+/// A threshold passes when it holds overall and in every step. `aborted` is kept from
+/// an earlier judging of the same run (`--abort-on-fail`'s record).
 pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
     let steps: Vec<&StepResult> = run.steps.iter().collect();
     let overall = combine(&steps, run.machine.cpus);
     let thresholds: Vec<ThresholdResult> = thresholds
         .iter()
         .map(|t| {
-            let overall = match &overall {
-                Ok(Some(all)) => judge(t, all),
-                Ok(None) => Verdict {
-                    note: Some("no steps".into()),
-                    ..Verdict::default()
-                },
-                Err(e) => Verdict {
-                    note: Some(e.to_string()),
-                    ..Verdict::default()
-                },
+            if let Some(why) = t.label.as_ref().and_then(|l| label::unknown(&steps, l)) {
+                return ThresholdResult {
+                    threshold: t.text.clone(),
+                    passed: false,
+                    overall: missing(why),
+                    steps: Vec::new(),
+                };
+            }
+            let each: Vec<Verdict> = steps.iter().map(|s| judge(t, s)).collect();
+            let overall = match (&overall, t.window_s, &t.label) {
+                (Ok(None), ..) => missing("no steps".into()),
+                (Err(e), None, None) => missing(e.to_string()),
+                (_, Some(_), _) => window::worst_of(t, &each),
+                (Ok(Some(all)), None, None) => judge_whole(t, all),
+                (_, None, Some(sel)) => judge_label_overall(t, sel, &steps, run.machine.cpus),
             };
-            let per_step: Vec<Verdict> = if steps.len() > 1 {
-                steps.iter().map(|s| judge(t, s)).collect()
-            } else {
-                Vec::new()
-            };
+            let per_step = if steps.len() > 1 { each } else { Vec::new() };
             ThresholdResult {
                 threshold: t.text.clone(),
                 passed: overall.passed && per_step.iter().all(|v| v.passed),
@@ -159,6 +199,27 @@ pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
     ThresholdsResult {
         passed: thresholds.iter().all(|t| t.passed),
         thresholds,
+        aborted: run.thresholds.as_ref().and_then(|r| r.aborted.clone()),
+    }
+}
+
+/// A label's threshold over the whole run: the label's figures of every step that has
+/// it, taken together.
+fn judge_label_overall(
+    t: &Threshold,
+    sel: &crate::spec::threshold::LabelSelector,
+    steps: &[&StepResult],
+    cpus: usize,
+) -> Verdict {
+    let labelled: Vec<StepResult> = steps
+        .iter()
+        .filter_map(|s| label::step_of(s, sel))
+        .collect();
+    let refs: Vec<&StepResult> = labelled.iter().collect();
+    match combine(&refs, cpus) {
+        Ok(Some(all)) => judge_whole(t, &all),
+        Ok(None) => missing(label::missing_in_step(sel)),
+        Err(e) => missing(e.to_string()),
     }
 }
 
@@ -325,6 +386,27 @@ mod tests {
         assert!(!qps.passed && !r.passed);
         let one = fixture::run(vec![step(10, 0, 1.0)]);
         assert!(evaluate(&[t("qps>1")], &one).thresholds[0].steps.is_empty());
+    }
+
+    #[test]
+    fn windows_and_labels_without_their_data_fail_and_say_why() {
+        let run = fixture::run(vec![step(1000, 0, 1.0), step(100, 0, 1.0)]);
+        let r = evaluate(&[t("p99[5s]<1s"), t("p99{group=search}<1s")], &run);
+        let w = &r.thresholds[0];
+        assert!(!w.passed && w.steps.len() == 2);
+        assert!(w
+            .overall
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("no per-second timeline"));
+        let l = &r.thresholds[1];
+        assert!(!l.passed && l.steps.is_empty());
+        assert_eq!(
+            l.overall.note.as_deref(),
+            Some("no label group=search: this result has no labels")
+        );
+        assert!(!r.passed && r.aborted.is_none());
     }
 
     #[test]
