@@ -106,7 +106,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = super::run_load_with(&ready, console)?;
+    let mut run = args.thresholds.run_load_with(&ready, console)?;
     let table = args
         .thresholds
         .judge(&mut run, ready.run.outputs.as_ref())?;

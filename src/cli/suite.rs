@@ -89,9 +89,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = crate::suite::run::run(&ready, &stop, &mut console).map_err(|e| match e {
-        crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
-        crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+    let mut run = thresholds.watched(&stop, &mut console, |o| {
+        crate::suite::run::run(&ready, &stop, o).map_err(|e| match e {
+            crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
+            crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+        })
     })?;
     let table = thresholds.judge(&mut run, ready.run.outputs.as_ref())?;
     human.print(&format!("\n{}", crate::report::suite::text(&run)));

@@ -87,6 +87,18 @@ impl Snapshot {
         self.0.iter().sum()
     }
 
+    /// The buckets that hold a response, lowest first: the lowest latency each stands
+    /// for, the first latency above it (µs), and its count. For a judge that reads a
+    /// figure at whichever edge it must (`--abort-on-fail`).
+    pub fn buckets(&self) -> Vec<(u64, u64, u64)> {
+        self.0
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| **n > 0)
+            .map(|(i, n)| (if i == 0 { 0 } else { upper_us(i - 1) }, upper_us(i), *n))
+            .collect()
+    }
+
     /// The quantile `q` (0..=1) as its bucket's upper edge: never below the truth, at
     /// most 25% above it. None without responses.
     pub fn quantile(&self, q: f64) -> Option<Duration> {
