@@ -164,14 +164,15 @@ pub fn threshold_table(run: &RunResult, r: &ThresholdsResult) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
-        if let Some(note) = &t.overall.note {
-            out.push_str(&format!("  {:<name_w$}  overall: {note}\n", ""));
-        } else if !t.overall.passed && t.overall.value.is_some() {
+        if !t.overall.passed && t.overall.value.is_some() {
             out.push_str(&format!(
                 "  {:<name_w$}  overall: {}\n",
                 "",
                 failure_message(&t.threshold, &t.overall)
             ));
+        }
+        if let Some(note) = &t.overall.note {
+            out.push_str(&format!("  {:<name_w$}  overall: {note}\n", ""));
         }
     }
     out
