@@ -1,5 +1,5 @@
-//! `--abort-on-fail`: a judge that watches a run beside the console and ends it (the
-//! run's [`Stop`], as Ctrl-C does) as soon as a threshold can no longer hold. It only
+//! `--abort-on-fail`: a judge that watches a run beside the console (one more observer
+//! of [`crate::observe::Fanout`]) and ends it (the run's [`Stop`], as Ctrl-C does) as soon as a threshold can no longer hold. It only
 //! decides *when to stop*: the verdicts in the result are judged afterwards, as on any
 //! run, from the exact HDR figures of what ran.
 //!
@@ -26,7 +26,7 @@
 use std::collections::VecDeque;
 
 use crate::analysis::threshold::{judge, min_samples};
-use crate::engine::live::Snapshot;
+use crate::engine::live::{upper_us, Snapshot};
 use crate::engine::{Progress, StepSpec, Stop};
 use crate::result::threshold::{Aborted, ThresholdsResult};
 use crate::result::{RunResult, RunState, StepResult};
@@ -77,7 +77,7 @@ fn measure(t: &Threshold, d: &Mark) -> Live {
             return (Err("no responses"), 0);
         }
         let edge = |lo: u64, hi: u64| if favour_low { lo } else { hi } as f64 / 1e6;
-        let buckets = d.latency.buckets();
+        let buckets = edges(&d.latency);
         let v = match t.metric {
             Metric::Percentile(q) => {
                 let rank = ((q / 100.0 * responses as f64).ceil() as u64).clamp(1, responses);
@@ -108,6 +108,17 @@ fn measure(t: &Threshold, d: &Mark) -> Live {
         Metric::Qps => (Ok(responses as f64 / d.elapsed_s.max(1e-3)), responses),
         _ => (Err("not in the live feed"), 0),
     }
+}
+
+/// The buckets of `s` that hold a response, lowest first: the lowest latency each
+/// stands for, the first latency above it (µs), and its count.
+fn edges(s: &Snapshot) -> Vec<(u64, u64, u64)> {
+    s.buckets()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| **n > 0)
+        .map(|(i, n)| (if i == 0 { 0 } else { upper_us(i - 1) }, upper_us(i), *n))
+        .collect()
 }
 
 /// True for a figure that can only grow within a step (`max`, an error count) held to
@@ -187,10 +198,8 @@ fn breach(thresholds: &[Threshold], marks: &VecDeque<Mark>, now: &Mark) -> Optio
     None
 }
 
-/// The `--abort-on-fail` observer: passes everything on to `inner` (the console) and
-/// trips `stop` when a threshold can no longer hold.
-pub struct AbortJudge<'a> {
-    inner: &'a mut dyn Observer,
+/// The `--abort-on-fail` observer: trips `stop` when a threshold can no longer hold.
+pub struct AbortJudge {
     stop: Stop,
     thresholds: Vec<Threshold>,
     /// The step's start and a mark at every whole second since (enough for the
@@ -204,10 +213,9 @@ pub struct AbortJudge<'a> {
     tripped: Option<Aborted>,
 }
 
-impl<'a> AbortJudge<'a> {
-    pub fn new(thresholds: &[Threshold], stop: Stop, inner: &'a mut dyn Observer) -> Self {
+impl AbortJudge {
+    pub fn new(thresholds: &[Threshold], stop: Stop) -> Self {
         AbortJudge {
-            inner,
             stop,
             thresholds: thresholds.to_vec(),
             marks: VecDeque::new(),
@@ -249,16 +257,14 @@ impl<'a> AbortJudge<'a> {
     }
 }
 
-impl Observer for AbortJudge<'_> {
-    fn step_started(&mut self, at: Position, spec: &StepSpec) {
+impl Observer for AbortJudge {
+    fn step_started(&mut self, at: Position, _spec: &StepSpec) {
         self.marks.clear();
         self.marks.push_back(Mark::default());
         self.last = at.round == at.rounds && at.index + 1 == at.of;
-        self.inner.step_started(at, spec);
     }
 
-    fn progress(&mut self, spec: &StepSpec, p: Progress) {
-        self.inner.progress(spec, p);
+    fn progress(&mut self, _spec: &StepSpec, p: Progress) {
         if self.warming || self.tripped.is_some() || self.marks.is_empty() {
             return;
         }
@@ -281,7 +287,6 @@ impl Observer for AbortJudge<'_> {
 
     fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
         self.step = run.steps.len().saturating_sub(1);
-        self.inner.step_finished(run, step);
         if self.tripped.is_some() || self.last {
             return;
         }
@@ -304,18 +309,12 @@ impl Observer for AbortJudge<'_> {
         self.step += 1;
     }
 
-    fn interval(&mut self, d: std::time::Duration) {
-        self.inner.interval(d);
-    }
-
-    fn warmup_started(&mut self, d: std::time::Duration, spec: &StepSpec) {
+    fn warmup_started(&mut self, _d: std::time::Duration, _spec: &StepSpec) {
         self.warming = true;
-        self.inner.warmup_started(d, spec);
     }
 
-    fn warmup_finished(&mut self, responses: u64, errors: u64) {
+    fn warmup_finished(&mut self, _responses: u64, _errors: u64) {
         self.warming = false;
-        self.inner.warmup_finished(responses, errors);
     }
 }
 

@@ -15,6 +15,8 @@ pub mod find_max;
 pub mod fuzz;
 pub mod http;
 pub mod k8s;
+pub mod metrics;
+pub mod observe;
 pub mod pattern;
 pub mod plan;
 pub mod probe;

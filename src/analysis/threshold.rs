@@ -23,8 +23,11 @@ mod label;
 pub mod window;
 
 use crate::result::threshold::{ThresholdResult, ThresholdsResult, Verdict};
-use crate::result::{BulkStepResult, RunResult, StepFacts, StepResult, ToRecorderError};
-use crate::spec::threshold::{Metric, Threshold};
+use crate::result::timeline::SecondResult;
+use crate::result::{
+    BulkStepResult, LatencySummary, RunResult, StepFacts, StepResult, ToRecorderError,
+};
+use crate::spec::threshold::{LabelSelector, Metric, Threshold};
 
 /// Responses beyond a percentile that make it worth reading: a pQ rests on at least
 /// this many observations above it, so a p99 needs 1,000 responses and a p99.9 10,000.
@@ -59,8 +62,51 @@ pub fn failed_requests(step: &StepResult) -> u64 {
     step.error_total() + step.non_2xx_3xx()
 }
 
+/// What a threshold reads: of a whole step ([`Figures::of_step`]) or of one label of it
+/// ([`label`]).
+pub struct Figures<'a> {
+    /// Requests that ended: responses and errors.
+    pub total_requests: u64,
+    pub responses: u64,
+    /// Requests without a response or with a status outside 200–399.
+    pub failed: u64,
+    /// Responses per second of the step's time.
+    pub qps: f64,
+    pub latency: &'a LatencySummary,
+    /// The HDR histogram, encoded as the result keeps it.
+    pub histogram: &'a str,
+    pub elapsed_s: f64,
+    pub timeline: Option<&'a [SecondResult]>,
+    /// `bulk` only.
+    pub docs_per_s: Option<f64>,
+    /// These are one label's (for the notes).
+    pub label: bool,
+}
+
+impl<'a> Figures<'a> {
+    pub fn of_step(step: &'a StepResult) -> Figures<'a> {
+        Figures {
+            total_requests: step.total_requests,
+            responses: step.responses,
+            failed: failed_requests(step),
+            qps: step.qps,
+            latency: &step.latency,
+            histogram: &step.histogram,
+            elapsed_s: step.elapsed_s,
+            timeline: step.timeline.as_deref(),
+            docs_per_s: step.bulk.as_ref().map(|b| b.docs_per_s),
+            label: false,
+        }
+    }
+}
+
 /// Measure `metric` on `step`.
 pub fn measure(metric: Metric, step: &StepResult) -> Measured {
+    measure_figures(metric, &Figures::of_step(step))
+}
+
+/// Measure `metric` on a step's or a label's figures.
+fn measure_figures(metric: Metric, f: &Figures) -> Measured {
     let none = |samples, why| Measured {
         value: None,
         samples,
@@ -71,33 +117,30 @@ pub fn measure(metric: Metric, step: &StepResult) -> Measured {
         samples,
         missing: None,
     };
-    let responses = step.latency.count;
+    let responses = f.latency.count;
     match metric {
         m if m.is_latency() && responses == 0 => none(0, "no responses"),
-        Metric::Percentile(q) => match percentile(step, q) {
+        Metric::Percentile(q) => match percentile(f, q) {
             Some(v) => some(v, responses),
             None => none(responses, "the histogram does not decode"),
         },
-        Metric::Mean => some(step.latency.mean_s, responses),
-        Metric::Max => some(step.latency.max_s, responses),
-        Metric::ErrorShare if step.total_requests == 0 => none(0, "no request ended"),
-        Metric::ErrorShare => some(
-            failed_requests(step) as f64 / step.total_requests as f64,
-            step.total_requests,
-        ),
-        Metric::ErrorCount => some(failed_requests(step) as f64, step.total_requests),
-        Metric::Qps => some(step.qps, step.responses),
-        Metric::DocsPerS => match &step.bulk {
-            Some(b) => some(b.docs_per_s, step.total_requests),
-            None => none(step.total_requests, "not a bulk write"),
+        Metric::Mean => some(f.latency.mean_s, responses),
+        Metric::Max => some(f.latency.max_s, responses),
+        Metric::ErrorShare if f.total_requests == 0 => none(0, "no request ended"),
+        Metric::ErrorShare => some(f.failed as f64 / f.total_requests as f64, f.total_requests),
+        Metric::ErrorCount => some(f.failed as f64, f.total_requests),
+        Metric::Qps => some(f.qps, f.responses),
+        Metric::DocsPerS => match f.docs_per_s {
+            Some(d) if !f.label => some(d, f.total_requests),
+            _ => none(f.total_requests, "not a bulk write"),
         },
     }
 }
 
 /// The response time at percentile `q` (0..100), seconds: the summary's own figure
 /// when it keeps that one, else read from the histogram.
-fn percentile(step: &StepResult, q: f64) -> Option<f64> {
-    let l = &step.latency;
+fn percentile(f: &Figures, q: f64) -> Option<f64> {
+    let l = f.latency;
     let kept = [
         (50.0, l.p50_s),
         (75.0, l.p75_s),
@@ -109,27 +152,28 @@ fn percentile(step: &StepResult, q: f64) -> Option<f64> {
     if let Some((_, v)) = kept.iter().find(|(k, _)| *k == q) {
         return Some(*v);
     }
-    let h = step.decode_histogram().ok()?;
+    let h = crate::result::decode_histogram(f.histogram).ok()?;
     Some(h.value_at_quantile(q / 100.0) as f64 / 1e6)
 }
 
 /// Judge one threshold on one step: on the label it selects, if any, over every
 /// window when it has one, else on the step as a whole.
 pub fn judge(t: &Threshold, step: &StepResult) -> Verdict {
-    let labelled;
-    let step = match &t.label {
-        None => step,
-        Some(sel) => match label::step_of(step, sel) {
-            Some(s) => {
-                labelled = s;
-                &labelled
-            }
+    let f = match &t.label {
+        None => Figures::of_step(step),
+        Some(sel) => match label::find(step, sel) {
+            Some(l) => label::figures(step, l),
             None => return missing(label::missing_in_step(sel)),
         },
     };
+    judge_figures(t, &f)
+}
+
+/// [`judge`] on figures already chosen.
+fn judge_figures(t: &Threshold, f: &Figures) -> Verdict {
     match t.window_s {
-        Some(w) => window::judge(t, w, step),
-        None => judge_whole(t, step),
+        Some(w) => window::judge(t, w, f),
+        None => judge_whole(t, f),
     }
 }
 
@@ -141,9 +185,9 @@ fn missing(why: String) -> Verdict {
     }
 }
 
-/// Judge one threshold on one step as a whole (no window, no label).
-fn judge_whole(t: &Threshold, step: &StepResult) -> Verdict {
-    let m = measure(t.metric, step);
+/// Judge one threshold on figures as a whole (no window).
+fn judge_whole(t: &Threshold, f: &Figures) -> Verdict {
+    let m = measure_figures(t.metric, f);
     let need = min_samples(t);
     let note = match (m.missing, m.value) {
         (Some(why), _) => Some(why.to_string()),
@@ -184,8 +228,8 @@ pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
                 (Ok(None), ..) => missing("no steps".into()),
                 (Err(e), None, None) => missing(e.to_string()),
                 (_, Some(_), _) => window::worst_of(t, &each),
-                (Ok(Some(all)), None, None) => judge_whole(t, all),
-                (_, None, Some(sel)) => judge_label_overall(t, sel, &steps, run.machine.cpus),
+                (Ok(Some(all)), None, None) => judge_whole(t, &Figures::of_step(all)),
+                (_, None, Some(sel)) => judge_label_overall(t, sel, &steps),
             };
             let per_step = if steps.len() > 1 { each } else { Vec::new() };
             ThresholdResult {
@@ -205,21 +249,11 @@ pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
 
 /// A label's threshold over the whole run: the label's figures of every step that has
 /// it, taken together.
-fn judge_label_overall(
-    t: &Threshold,
-    sel: &crate::spec::threshold::LabelSelector,
-    steps: &[&StepResult],
-    cpus: usize,
-) -> Verdict {
-    let labelled: Vec<StepResult> = steps
-        .iter()
-        .filter_map(|s| label::step_of(s, sel))
-        .collect();
-    let refs: Vec<&StepResult> = labelled.iter().collect();
-    match combine(&refs, cpus) {
-        Ok(Some(all)) => judge_whole(t, &all),
+fn judge_label_overall(t: &Threshold, sel: &LabelSelector, steps: &[&StepResult]) -> Verdict {
+    match label::combined(steps, sel) {
+        Ok(Some(all)) => judge_whole(t, &all.figures()),
         Ok(None) => missing(label::missing_in_step(sel)),
-        Err(e) => missing(e.to_string()),
+        Err(why) => missing(why),
     }
 }
 

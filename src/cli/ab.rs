@@ -96,6 +96,9 @@ pub struct AbArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub live: super::args::LiveArgs,
 }
 
 impl AbArgs {
@@ -124,6 +127,8 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let ab = args.options();
     args.thresholds.check(false)?;
     let ready = ab.run_options(command_line)?.build()?;
+    // ab's report is on stdout: --live-out - would mix into it.
+    let mut live = args.live.start(Some("ab's report"))?;
     let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;
     let port = parts.port.unwrap_or(if parts.https { 443 } else { 80 });
     let mut facts = AbFacts {
@@ -161,7 +166,10 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
-    let mut run = args.thresholds.run_load_with(&ready, console)?;
+    let mut run = args
+        .thresholds
+        .run_load_with(&ready, console, live.observers())?;
+    live.finish();
     let table = args
         .thresholds
         .judge(&mut run, ready.run.outputs.as_ref())?;

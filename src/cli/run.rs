@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::args::{is_stdout, Human, OutputArgs, RequestArgs, SessionArgs};
+use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::report::text;
 use crate::spec::{parse_count, parse_duration, Load, RunOptions};
@@ -74,10 +74,15 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
-    let human = Human::new(&args.output, csv_to_stdout)?;
+    let live_args = &args.session.live;
+    let mut live = live_args.start(stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
-    let mut run = args.thresholds.run_load_with(&ready, console)?;
+    let mut run = args
+        .thresholds
+        .run_load_with(&ready, console, live.observers())?;
+    live.finish();
     let table = args
         .thresholds
         .judge(&mut run, ready.run.outputs.as_ref())?;

@@ -11,6 +11,7 @@ use anyhow::Context;
 use clap::Args;
 
 use crate::engine::{EngineConfig, Stop, Workload};
+use crate::observe::Fanout;
 use crate::result::store::Outputs;
 use crate::result::RunResult;
 use crate::runner::{Observer, RunSpec};
@@ -68,16 +69,19 @@ impl ThresholdArgs {
         self.check(bulk)
     }
 
-    /// [`super::run_load_with`], with `--abort-on-fail`'s judge beside the console.
+    /// [`super::run_load_with`], with `--abort-on-fail`'s judge watching too.
     pub fn run_load_with(
         &self,
         ready: &Ready,
-        mut console: crate::console::Console,
+        console: crate::console::Console,
+        watchers: Fanout<'_>,
     ) -> anyhow::Result<RunResult> {
-        self.run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)
+        let mut all = Fanout::new().with(console);
+        all.extend(watchers);
+        self.run_workload(&ready.run, &ready.workload, &ready.engine, &mut all)
     }
 
-    /// [`super::run_workload`], with `--abort-on-fail`'s judge beside `observer`.
+    /// [`super::run_workload`], with `--abort-on-fail`'s judge watching too.
     pub fn run_workload<W: Workload>(
         &self,
         run: &RunSpec,
@@ -86,16 +90,13 @@ impl ThresholdArgs {
         observer: &mut dyn Observer,
     ) -> anyhow::Result<RunResult> {
         let stop = super::ctrl_c_stop();
-        // Until every step keeps a timeline (contract-18), a windowed threshold asks for it.
-        let mut engine = engine.clone();
-        engine.timeline |= self.thresholds.iter().any(|t| t.window_s.is_some());
         self.watched(&stop, observer, |o| {
-            super::run_workload_until(run, workload, &engine, &stop, o)
+            super::run_workload_until(run, workload, engine, &stop, o)
         })
     }
 
     /// Runs the load (`go`, handed the observer to give the runner): with
-    /// `--abort-on-fail`, [`crate::abort::AbortJudge`] watches beside `observer` and
+    /// `--abort-on-fail`, [`crate::abort::AbortJudge`] watches after `observer` and
     /// trips `stop`, and a run it ended is marked so ([`crate::abort::record`]).
     pub fn watched(
         &self,
@@ -106,8 +107,11 @@ impl ThresholdArgs {
         if !self.abort_on_fail || self.thresholds.is_empty() {
             return go(observer);
         }
-        let mut judge = crate::abort::AbortJudge::new(&self.thresholds, stop.clone(), observer);
-        let mut run = go(&mut judge)?;
+        let mut judge = crate::abort::AbortJudge::new(&self.thresholds, stop.clone());
+        let mut all = Fanout::new().with(observer).with(&mut judge);
+        let run = go(&mut all);
+        drop(all);
+        let mut run = run?;
         if let Some(aborted) = judge.tripped() {
             crate::abort::record(&mut run, aborted);
         }

@@ -18,6 +18,7 @@ pub mod findings;
 pub mod fmt;
 pub mod html;
 pub mod junit;
+pub mod labels;
 pub mod markdown;
 pub mod png;
 pub mod read;

@@ -433,7 +433,6 @@ fn abort_on_fail_ends_the_run_within_a_second_of_the_breach() {
 }
 
 #[test]
-#[ignore = "needs StepResult.labels (contract-18, from wt-data)"]
 fn label_thresholds_pass_and_fail_per_label() {
     let t = target();
     let dir = TempDir::new("thr-label");

@@ -16,15 +16,14 @@
 
 use hdrhistogram::Histogram;
 
-use super::min_samples;
+use super::{min_samples, Figures};
 use crate::result::threshold::Verdict;
 use crate::result::timeline::SecondResult;
-use crate::result::StepResult;
 use crate::spec::threshold::{Metric, Op, Threshold};
 
-/// How wide a timeline entry is, seconds (later timelines coarsen old seconds).
-fn span(_s: &SecondResult) -> u64 {
-    1
+/// How wide a timeline entry is, seconds (a long run's timeline coarsens old seconds).
+fn span(s: &SecondResult) -> u64 {
+    s.span_s.max(1)
 }
 
 /// One window: entries `from..to` of the timeline.
@@ -165,18 +164,21 @@ fn worse(op: Op, a: f64, b: f64) -> bool {
 
 /// Judge `t` over every `w`-second window of `step`'s timeline: it holds when every
 /// window does; the value, samples and start are the worst window's.
-pub fn judge(t: &Threshold, w: u64, step: &StepResult) -> Verdict {
-    let Some(seconds) = step.timeline.as_deref().filter(|s| !s.is_empty()) else {
+pub fn judge(t: &Threshold, w: u64, f: &Figures) -> Verdict {
+    let Some(seconds) = f.timeline.filter(|s| !s.is_empty()) else {
+        let why = if f.label {
+            "no per-second timeline for this label, so no windows to judge (a step keeps \
+             one only for its busiest labels)"
+        } else {
+            "no per-second timeline in this step, so no windows to judge (a result \
+             written before every step kept one)"
+        };
         return Verdict {
-            note: Some(
-                "no per-second timeline in this step, so no windows to judge \
-                 (a step of -n requests, or a result written before timelines)"
-                    .into(),
-            ),
+            note: Some(why.into()),
             ..Verdict::default()
         };
     };
-    match judge_seconds(t, w, seconds, step.elapsed_s) {
+    match judge_seconds(t, w, seconds, f.elapsed_s) {
         Ok(v) => v,
         Err(why) => Verdict {
             note: Some(why),
@@ -339,6 +341,23 @@ mod tests {
     }
 
     #[test]
+    fn coarse_entries_are_windows_of_their_own_width() {
+        // An hour in: entries 10 s wide, wider than a 5-second window.
+        let s: Vec<SecondResult> = (0..3)
+            .map(|i| SecondResult {
+                span_s: 10,
+                ..second(3600 + 10 * i, 100, 1, 0)
+            })
+            .collect();
+        let w = windows(&s, 5, 3630.0);
+        assert_eq!(w.len(), 3, "{w:?}");
+        assert_eq!((w[1].from, w[1].to, w[1].start_s), (1, 2, 3610));
+        assert!((w[1].length_s - 10.0).abs() < 1e-9);
+        let qps = judge_seconds(&t("qps[5s]>9"), 5, &s, 3630.0).unwrap();
+        assert_eq!(qps.value, Some(10.0));
+    }
+
+    #[test]
     fn a_stall_fails_the_windows_that_hold_it() {
         let s = stalled();
         let v = judge_seconds(&t("p99[5s]<1s"), 5, &s, 20.0).unwrap();
@@ -397,7 +416,7 @@ mod tests {
             .contains("lasted 2.5 s, less than the 5-second window"));
         let mut step = super::super::tests_support::step(10, 0, 1.0);
         step.timeline = None;
-        let v = judge(&t("p99[5s]<1s"), 5, &step);
+        let v = judge(&t("p99[5s]<1s"), 5, &Figures::of_step(&step));
         assert!(!v.passed && v.note.unwrap().contains("no per-second timeline"));
     }
 

@@ -15,6 +15,7 @@ mod errors;
 mod find_max;
 mod rates;
 mod runs;
+pub mod timeline;
 pub mod stream;
 pub(crate) mod svg;
 mod terminal;
