@@ -450,6 +450,8 @@ fn label_thresholds_pass_and_fail_per_label() {
         "p99{group=slow}<250ms",
         "--threshold",
         "p99{group=fats}<1s",
+        "--threshold",
+        "max[1s]{group=slow}<250ms",
         &format!("--request-patterns-file={}", patterns.display()),
         "--default-hosts=127.0.0.1",
         &format!("--default-port={}", t.addr.port()),
@@ -457,7 +459,7 @@ fn label_thresholds_pass_and_fail_per_label() {
     ]);
     let out = stdout(&o);
     assert_eq!(code(&o), Some(1), "{out}{}", stderr(&o));
-    assert!(out.contains("Thresholds: FAILED (1 of 3 held)"), "{out}");
+    assert!(out.contains("Thresholds: FAILED (1 of 4 held)"), "{out}");
     let v = read_json(&json);
     let th = &v["thresholds"]["thresholds"];
     assert_eq!(th[0]["passed"], true, "{out}");
@@ -477,6 +479,56 @@ fn label_thresholds_pass_and_fail_per_label() {
         out.contains("for group=slow"),
         "the table names the label: {out}"
     );
+    // Both labels are busy enough to keep a timeline: the label's windows.
+    let w = &th[3]["overall"];
+    assert_eq!(th[3]["passed"], false, "{}", th[3]);
+    assert!(w["windows"].as_u64().unwrap() >= 1, "{w}");
+    assert!(
+        out.contains("for group=slow in the worst 1-second window, from second "),
+        "{out}"
+    );
+}
+
+#[test]
+fn abort_on_fail_ends_a_ramp_at_the_step_that_fails_a_label() {
+    let t = target();
+    let dir = TempDir::new("thr-label-abort");
+    let patterns = dir.write("p.json", r#"{"fast": ["/"], "slow": ["/delay/300"]}"#);
+    let o = run(&[
+        "ramp",
+        "--start-n-clients=2",
+        "--end-n-clients=6",
+        "--step=2",
+        "--duration=1",
+        "--interval=0",
+        "--threshold",
+        "p99{group=fast}<250ms",
+        "--threshold",
+        "p99{group=slow}<250ms",
+        "--abort-on-fail",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        &format!("--output-path={}", dir.path("r.csv").display()),
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{out}{err}");
+    assert!(
+        err.contains(
+            "--abort-on-fail: p99{group=slow}<250ms can no longer hold (step 1 as measured: "
+        ),
+        "{err}"
+    );
+    let v = read_json(&dir.path("r.json"));
+    assert_eq!(
+        v["steps"].as_array().unwrap().len(),
+        1,
+        "one of three steps ran"
+    );
+    assert_eq!(v["state"], "failed");
+    assert_eq!(v["thresholds"]["aborted"]["step"], 0);
+    assert_eq!(v["thresholds"]["thresholds"][0]["passed"], true, "{out}");
+    assert!(out.contains("Aborted (--abort-on-fail) "), "{out}");
 }
 
 #[test]

@@ -37,8 +37,10 @@ struct Window {
     length_s: f64,
 }
 
-/// Every window of `w` seconds over `seconds` (sorted by start), sliding by one entry;
-/// the one whole timeline when it is shorter than `w`.
+/// Every window of `w` seconds over `seconds` (sorted by start), sliding by one entry,
+/// that fits in the step's time; the last one also takes the rest of the timeline (the
+/// part of a second after the last whole one), so nothing is left out and no window is
+/// a sliver. The one whole timeline when the step is shorter than `w`.
 fn windows(seconds: &[SecondResult], w: u64, elapsed_s: f64) -> Vec<Window> {
     let Some(last) = seconds.last() else {
         return Vec::new();
@@ -53,18 +55,16 @@ fn windows(seconds: &[SecondResult], w: u64, elapsed_s: f64) -> Vec<Window> {
         };
         (end - start as f64).max(1e-3)
     };
-    if end_s <= w {
-        return vec![Window {
-            from: 0,
-            to: seconds.len(),
-            start_s: seconds[0].second,
-            length_s: real_end(seconds[0].second, end_s),
-        }];
-    }
+    // Whole seconds of the step (a step of 10 s ends a few ms after its tenth).
+    let limit = if elapsed_s > 0.0 {
+        ((elapsed_s + 0.05).floor() as u64).min(end_s)
+    } else {
+        end_s
+    };
     let mut out = Vec::new();
     let mut to = 0;
     for (from, s) in seconds.iter().enumerate() {
-        if s.second + w > end_s {
+        if s.second + w > limit {
             break;
         }
         to = to.max(from + 1);
@@ -78,6 +78,18 @@ fn windows(seconds: &[SecondResult], w: u64, elapsed_s: f64) -> Vec<Window> {
             start_s: s.second,
             length_s: real_end(s.second, cover),
         });
+    }
+    match out.last_mut() {
+        Some(last) => {
+            last.to = seconds.len();
+            last.length_s = real_end(last.start_s, end_s);
+        }
+        None => out.push(Window {
+            from: 0,
+            to: seconds.len(),
+            start_s: seconds[0].second,
+            length_s: real_end(seconds[0].second, end_s),
+        }),
     }
     out
 }
@@ -328,11 +340,14 @@ mod tests {
     fn windows_slide_by_one_second_and_the_last_one_ends_with_the_step() {
         let s: Vec<SecondResult> = (0..11).map(|i| second(i, 1, 1, 0)).collect();
         let w = windows(&s, 5, 10.3);
-        assert_eq!(w.len(), 7, "{w:?}");
+        assert_eq!(w.len(), 6, "{w:?}");
         assert_eq!((w[0].from, w[0].to, w[0].start_s), (0, 5, 0));
-        assert_eq!((w[6].from, w[6].to, w[6].start_s), (6, 11, 6));
-        assert!((w[6].length_s - 4.3).abs() < 1e-9, "{w:?}");
+        // The last whole window takes the 0.3 s after it too.
+        assert_eq!((w[5].from, w[5].to, w[5].start_s), (5, 11, 5));
+        assert!((w[5].length_s - 5.3).abs() < 1e-9, "{w:?}");
         assert!((w[0].length_s - 5.0).abs() < 1e-9);
+        // A step of 10 s ends a little after its tenth second: no sliver window.
+        assert_eq!(windows(&s, 1, 10.004).len(), 10);
         // Shorter than the window: one window, its real length.
         let w = windows(&s[..3], 5, 2.5);
         assert_eq!(w.len(), 1);
