@@ -208,6 +208,13 @@ fn merge_judges_the_whole_run_not_one_machine() {
     let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code(&o), Some(1), "{}", stderr(&o));
     assert_eq!(junit(&xml), (1, 1, 1));
+    // Windows on the shards' timelines merged second by second.
+    let a = args("p99[1s]<5s");
+    let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let v = &read_json(&merged)["thresholds"]["thresholds"][0]["overall"];
+    assert!(v["windows"].as_u64().unwrap() >= 1, "{v}");
+    assert!(v["samples"].as_u64().unwrap() <= 200, "{v}");
 }
 
 #[test]
