@@ -145,7 +145,14 @@ pub fn run_report_with(
             let charts = crate::report::find_max::find_max_charts(r, fm, &plan.options);
             write_more_charts(&s.name(), charts, &html_path, plan, &mut out)?;
         }
-        None => write_charts(&[&s], &html_path, plan, &mut out)?,
+        None => {
+            write_charts(&[&s], &html_path, plan, &mut out)?;
+            // Over time and by kind of request: what only the JSON result keeps.
+            if let Some(r) = run.filter(|r| r.suite.is_none()) {
+                let charts = crate::report::over_time::charts(r);
+                write_more_charts(&s.name(), charts, &html_path, plan, &mut out)?;
+            }
+        }
     }
     match &plan.markdown {
         Some(MarkdownTo::Stdout) => out.stdout = markdown_report_with(&s, run),
@@ -166,7 +173,10 @@ pub fn run_report_with(
             ),
             // A scenario reads by its phases and events, as `hakaru suite` ends.
             (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),
-            (None, None) => chart::terminal_summary(&s, 100),
+            (None, None) => {
+                let over_time = run.map(|r| crate::report::over_time::text(r, false));
+                chart::terminal_summary(&s, 100) + &over_time.unwrap_or_default()
+            }
         };
     }
     Ok(out)

@@ -8,7 +8,9 @@ use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::report::markdown::{md_table, Align};
 use crate::result::{LabelResult, StepResult};
 
-const HEADERS: [&str; 8] = ["label", "requests", "share", "req/s", "p50", "p99", "max", "failed"];
+const HEADERS: [&str; 8] = [
+    "label", "requests", "share", "req/s", "p50", "p99", "max", "failed",
+];
 
 /// Failures of a label: errors and responses whose status is not a success.
 fn failed(l: &LabelResult) -> u64 {
@@ -29,7 +31,7 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
     }
     let total: u64 = step.labels.iter().map(|l| l.total_requests).sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
-    labels.sort_by(|a, b| b.total_requests.cmp(&a.total_requests));
+    labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
     labels
         .into_iter()
         .map(|l| {
@@ -179,12 +181,18 @@ mod tests {
         let lines: Vec<&str> = t.lines().collect();
         assert_eq!(lines.len(), 4, "{t}");
         assert!(lines[2].trim_start().starts_with("group=search"), "{t}");
-        assert!(lines[2].contains("90.0%") && lines[2].contains("90.0"), "{t}");
+        assert!(
+            lines[2].contains("90.0%") && lines[2].contains("90.0"),
+            "{t}"
+        );
         assert!(lines[3].contains("3 (3.00%)"), "{t}");
         assert!(markdown(&step).contains("| group=load | 100 |"));
         assert!(html(&step).contains("<td>group=search</td>"));
         // One label says nothing more than the step.
         step.labels.truncate(1);
-        assert_eq!((text(&step), markdown(&step), html(&step)), Default::default());
+        assert_eq!(
+            (text(&step), markdown(&step), html(&step)),
+            Default::default()
+        );
     }
 }

@@ -20,6 +20,7 @@ pub mod html;
 pub mod junit;
 pub mod labels;
 pub mod markdown;
+pub mod over_time;
 pub mod png;
 pub mod read;
 mod sections;

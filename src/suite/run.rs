@@ -360,7 +360,11 @@ pub fn build(
         .build()
         .expect("a fixed valid run"),
     };
-    let mix = Arc::new(Mix::new(phases, seed));
+    // Each part's requests counted under its workload, as the result names it.
+    let names: Vec<Vec<String>> = (scenario.phases.iter())
+        .map(|p| p.workloads.iter().map(|w| w.source.describe()).collect())
+        .collect();
+    let mix = Arc::new(Mix::new(phases, seed).with_names(&names));
     let mut steps: Vec<StepSpec> = scenario
         .phases
         .iter()

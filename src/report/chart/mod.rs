@@ -15,10 +15,10 @@ mod errors;
 mod find_max;
 mod rates;
 mod runs;
-pub mod timeline;
 pub mod stream;
 pub(crate) mod svg;
 mod terminal;
+pub mod timeline;
 
 pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};

@@ -231,6 +231,10 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             "Warning: the step started {late:.3} s after its --start-at moment"
         );
     }
+    // When latency rose and failures began, from the step's per-second timeline.
+    for said in crate::report::over_time::sentences(run) {
+        let _ = writeln!(out, "{said}");
+    }
     out.push_str(&server_side(run, step));
     out
 }
