@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }
     args.thresholds
-        .check(merged.mode == crate::result::Mode::Bulk)?;
+        .check_reading(merged.mode == crate::result::Mode::Bulk)?;
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     out.write(&merged)?;
     let table = args.thresholds.judge(&mut merged, Some(&out))?;

@@ -189,8 +189,18 @@ pub fn run_workload<W: Workload>(
     engine: &EngineConfig,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<RunResult> {
-    let stop = ctrl_c_stop();
-    Ok(crate::runner::run(run, workload, engine, &stop, observer)?)
+    run_workload_until(run, workload, engine, &ctrl_c_stop(), observer)
+}
+
+/// [`run_workload`] ended by `stop` (Ctrl-C's, which `--abort-on-fail` trips too).
+pub fn run_workload_until<W: Workload>(
+    run: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<RunResult> {
+    Ok(crate::runner::run(run, workload, engine, stop, observer)?)
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C, SIGTERM or SIGHUP (see [`Stop::on_signals`]).
