@@ -25,7 +25,6 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Order;
 use crate::stats::{ErrorKind, Recorder, RequestSample, MAX_TRACKABLE_US};
 pub use requests::{RequestInfo, RequestList};
 
@@ -340,15 +339,6 @@ impl RequestOrder {
         match self {
             RequestOrder::Random => "random",
             RequestOrder::Sequential => "sequential",
-        }
-    }
-}
-
-impl From<Order> for RequestOrder {
-    fn from(o: Order) -> Self {
-        match o {
-            Order::Random => RequestOrder::Random,
-            Order::Sequential => RequestOrder::Sequential,
         }
     }
 }
