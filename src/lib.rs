@@ -29,4 +29,5 @@ pub mod stats;
 pub mod stream;
 pub mod suite;
 pub mod sysinfo;
+pub mod timestamp;
 pub mod workload;

@@ -58,6 +58,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     let mut merged = merge_shards(&shards)?;
+    crate::analysis::recovery::find_again(&mut merged);
     for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }

@@ -119,7 +119,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
 }
 
-fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::Result<i32> {
+fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::Result<i32> {
     if !args.thresholds.thresholds.is_empty() {
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",

@@ -18,7 +18,7 @@ use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptio
 use crate::stream::kafka::{Acks, KafkaSendOptions};
 use crate::stream::options::SendOptions;
 use crate::stream::record::{generate, Encoder, Format};
-use crate::stream::result::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
+use crate::result::stream::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
 use crate::stream::sink::Framing;
 use crate::stream::watch::WatchOptions;
 

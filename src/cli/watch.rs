@@ -13,7 +13,7 @@ use crate::report::stream::{interval_line, verify_block, watch_table};
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::spec::{parse_count, parse_duration};
-use crate::stream::result::{to_csv, write_files, StreamResult};
+use crate::result::stream::{to_csv, write_files, StreamResult};
 use crate::stream::watch::WatchOptions;
 
 #[derive(Args, Debug)]

@@ -157,7 +157,7 @@ fn is_stream_result(text: &str) -> bool {
         kind: Option<String>,
     }
     serde_json::from_str::<Kind>(text)
-        .is_ok_and(|k| k.kind.as_deref() == Some(crate::stream::result::KIND))
+        .is_ok_and(|k| k.kind.as_deref() == Some(crate::result::stream::KIND))
 }
 
 /// What one CSV column holds.

@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::fmt::fmt_latency;
-use crate::stream::result::{Point, SizeRun, StreamResult, WatchReport};
+use crate::result::stream::{Point, SizeRun, StreamResult, WatchReport};
 use crate::stream::send::SendReport;
 use crate::stream::verify::VerifyReport;
 
@@ -474,7 +474,7 @@ mod tests {
     #[test]
     fn watch_text_reads_well() {
         use crate::stream::machine::MachineSample;
-        use crate::stream::result::{Means, Window};
+        use crate::result::stream::{Means, Window};
         use crate::stream::verify::{LatencyUs, SenderCheck};
         let p = Point {
             t_s: 30.0,

@@ -19,7 +19,7 @@ use super::stream_page::{
 };
 use crate::report::files::write_atomic;
 use crate::report::stream::grouped;
-use crate::stream::result::StreamResult;
+use crate::result::stream::StreamResult;
 
 /// The comparison for the terminal: per record size, one line per result.
 pub fn compare_text(runs: &[(&str, Vec<SizeRow>)]) -> String {

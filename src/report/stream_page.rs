@@ -20,7 +20,7 @@ use super::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
     watch_table, Segment, SizeRow,
 };
-use crate::stream::result::{StreamResult, KIND, VERSION};
+use crate::result::stream::{StreamResult, KIND, VERSION};
 
 /// The JSON of `path`: itself, or the file beside a CSV.
 fn json_of(path: &Path) -> PathBuf {
@@ -610,7 +610,7 @@ pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Writte
 mod tests {
     use super::*;
     use crate::report::stream_compare::{classify, compare_html, compare_text};
-    use crate::stream::result::{Means, Point, Repeat, SizeRun, WatchReport, Window};
+    use crate::result::stream::{Means, Point, Repeat, SizeRun, WatchReport, Window};
     use crate::stream::send::{SendReport, SenderReport};
     use crate::stream::verify::{LatencyUs, VerifyReport};
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chart::esc;
 use super::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::analysis::recovery::Recovery;
+use crate::result::recovery::Recovery;
 use crate::result::suite::{scenario_seconds, EventResult, ScenarioSecond};
 use crate::result::RunResult;
 
@@ -499,7 +499,7 @@ pub fn html(run: &RunResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::recovery::{Baseline, Criteria};
+    use crate::result::recovery::{Baseline, Criteria};
     use crate::result::suite::{PhaseResult, SuiteResult};
 
     fn suite_run() -> RunResult {
@@ -570,7 +570,7 @@ mod tests {
             recovery_criteria: Some(Criteria::default()),
             verify: vec![crate::result::suite::SuiteVerify {
                 phase: "steady".into(),
-                result: Some(crate::workload::bulk::verify::compare(
+                result: Some(crate::result::VerifyResult::compare(
                     "http://127.0.0.1:5984/db".into(),
                     9480,
                     0,

@@ -9,9 +9,11 @@ pub mod find_max;
 pub(crate) mod fixture;
 pub mod json;
 pub mod merge;
+pub mod recovery;
 mod requests;
 pub mod schema;
 pub mod store;
+pub mod stream;
 pub mod suite;
 pub mod threshold;
 pub mod timeline;
@@ -105,6 +107,21 @@ pub struct VerifyResult {
 }
 
 impl VerifyResult {
+    /// The comparison: documents that appeared (after − before) against those
+    /// acknowledged.
+    pub fn compare(url: String, acknowledged: u64, in_flight: u64, before: u64, after: u64) -> Self {
+        let present = after as i64 - before as i64;
+        VerifyResult {
+            url,
+            acknowledged,
+            present,
+            present_before: before,
+            present_after: after,
+            matches: present == acknowledged as i64,
+            in_flight,
+        }
+    }
+
     /// More present than acknowledged, by no more than the documents in flight when a
     /// timed step ended: nothing acknowledged is missing.
     pub fn explained(&self) -> bool {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::options::SendOptions;
-use super::result::{Means, Point, Repeat, SizeRun, StreamResult};
+use crate::result::stream::{Means, Point, Repeat, SizeRun, StreamResult};
 use super::source::SourceUri;
 use super::watch::WatchOptions;
 use super::StreamError;

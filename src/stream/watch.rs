@@ -12,7 +12,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::machine::MachineProbe;
-use super::result::{Means, Point, WatchReport, Window};
+use crate::result::stream::{Means, Point, WatchReport, Window};
 use super::source::{start, Running, SourceOptions, SourceUri};
 use super::verify::MAX_SENDER;
 use super::StreamError;

@@ -9,7 +9,7 @@ use super::{LineChart, Mark, Marker, MARKERS, PALETTE};
 use crate::report::fmt::sig3;
 use crate::report::stream::{grouped, size_name, Segment, SizeRow};
 use crate::stream::machine::MachineSample;
-use crate::stream::result::Point;
+use crate::result::stream::Point;
 
 /// Records/s (`mib` false) or MiB/s against record size, one line per result.
 pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
@@ -322,7 +322,7 @@ pub fn arrival_overlay(size: Option<u64>, runs: &[(&str, Vec<Segment>)]) -> Line
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::result::{Means, WatchReport, Window};
+    use crate::result::stream::{Means, WatchReport, Window};
 
     fn watch(n: usize) -> WatchReport {
         WatchReport {
