@@ -22,7 +22,6 @@ pub mod report;
 pub mod result;
 pub mod rng;
 pub mod runner;
-pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;

@@ -6,7 +6,7 @@
 //! The first round of a `--rounds` run meets cold caches and connections; it is kept
 //! apart ([`Group::cold`]) so it neither hides nor fakes a difference between setups.
 
-use crate::series::{Point, Series};
+use crate::result::series::{Point, Series};
 
 /// A difference is called real when it exceeds this many standard errors of the
 /// difference (about 95% for normally spread repetitions).
@@ -171,7 +171,7 @@ fn empty() -> Series {
     Series {
         label: String::new(),
         source: Default::default(),
-        format: crate::series::SourceFormat::HakaruJson,
+        format: crate::result::series::SourceFormat::HakaruJson,
         points: Vec::new(),
         settings: None,
         machine: None,

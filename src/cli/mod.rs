@@ -130,7 +130,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::plan::PlanError>()
             || c.is::<crate::suite::ScenarioError>()
             || c.is::<crate::suite::SuiteError>()
-            || c.is::<crate::report::read::ReadError>()
+            || c.is::<crate::result::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()

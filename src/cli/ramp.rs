@@ -113,7 +113,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     // A rate ramp is read by rate (the clients-axis analysis does not apply); either
     // way the end of a ramp shows what `hakaru report` would.
     if ready.open_model() || run.steps.len() > 1 {
-        let series = crate::series::Series::from_run(&run, "this run");
+        let series = crate::result::series::Series::from_run(&run, "this run");
         human.print(&format!(
             "{}\n",
             crate::report::chart::terminal_summary(&series, 72)

@@ -69,7 +69,7 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     // A log pipeline's result (watch, stream send, stream run) has its own report.
-    if let Some(stream) = crate::report::stream_page::read_stream(&args.result) {
+    if let Some(stream) = crate::result::read::read_stream(&args.result) {
         return report_stream(args, stream?);
     }
     // Read before any file is written, so a result thresholds cannot judge is refused first.

@@ -13,20 +13,7 @@ use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, W
 use super::fmt::{fmt_latency, fmt_qps};
 use super::html;
 use super::ReportOptions;
-use crate::result::{Mode, RunResult};
-
-/// The bulk run in `path` (its JSON, or the JSON beside a CSV); `None` when the file
-/// is not a bulk run or cannot be read (the ordinary readers then say why).
-pub fn read_bulk(path: &Path) -> Option<RunResult> {
-    let json = if path.extension().is_some_and(|e| e == "json") {
-        path.to_owned()
-    } else {
-        sibling(path, "json")
-    };
-    let text = std::fs::read_to_string(&json).ok()?;
-    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
-    (run.mode == Mode::Bulk).then_some(run)
-}
+use crate::result::RunResult;
 
 /// What a bulk run's report is called: what was written where ("couchdb bulk writes
 /// to 127.0.0.1:5984/bench"), as the run recorded it; the file's stem when it records

@@ -14,7 +14,7 @@ use crate::report::fmt::{
 use crate::report::html;
 use crate::report::markdown::{md_table, Align};
 use crate::report::ReportOptions;
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// The figures of one run that a comparison puts side by side.
 #[derive(Debug, Clone, PartialEq)]

@@ -9,10 +9,10 @@ use crate::report::compare::{compare_html, compare_markdown, compare_text};
 use crate::report::html::{chart_svgs, html_report_with};
 use crate::report::markdown::markdown_report_with;
 use crate::report::png::chart_pngs;
-use crate::report::read::{read_result_and_run, read_results};
+use crate::result::read::{read_result_and_run, read_results};
 use crate::report::ReportOptions;
 use crate::result::RunResult;
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
 pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -32,7 +32,7 @@ pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
 #[derive(Debug, thiserror::Error)]
 pub enum ReportError {
     #[error(transparent)]
-    Read(#[from] crate::report::read::ReadError),
+    Read(#[from] crate::result::read::ReadError),
     #[error("{path}: cannot write: {error}")]
     Write {
         path: PathBuf,
@@ -120,7 +120,7 @@ pub fn run_report_with(
     if let Some(run) = judged.filter(|r| r.mode == crate::result::Mode::Bulk) {
         return crate::report::bulk_page::report(result, run, plan);
     }
-    if let Some(run) = crate::report::bulk_page::read_bulk(result) {
+    if let Some(run) = crate::result::read::read_bulk(result) {
         return crate::report::bulk_page::report(result, &run, plan);
     }
     let (s, read) = read_result_and_run(result)?;
@@ -219,7 +219,7 @@ pub fn run_compare(
     }
     let bulk: Vec<_> = paths
         .iter()
-        .filter_map(|p| crate::report::bulk_page::read_bulk(p))
+        .filter_map(|p| crate::result::read::read_bulk(p))
         .collect();
     if !paths.is_empty() && bulk.len() == paths.len() {
         let names: Vec<String> = match labels {

@@ -13,7 +13,7 @@ use crate::report::sections::{
 };
 use crate::report::ReportOptions;
 use crate::result::RunResult;
-use crate::series::Series;
+use crate::result::series::Series;
 
 pub(crate) const CSS: &str = r#"
 :root { color-scheme: light; }

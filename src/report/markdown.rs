@@ -5,7 +5,7 @@ use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::result::RunResult;
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// Column alignment in a Markdown table.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,7 +1,7 @@
 //! Renderers of results: terminal text for a run; charts, HTML, Markdown and
 //! comparisons; the sentences they share ([`findings`]) and how numbers are written
 //! ([`fmt`]); and the readers that turn hakaru's and drnbench's files into the
-//! [`crate::series::Series`] the renderers draw.
+//! [`crate::result::series::Series`] the renderers draw.
 //!
 //! Every renderer is a pure function of a [`crate::result::RunResult`], a
 //! [`crate::result::StepResult`] or a series, returning a `String` (PNG bytes for
@@ -20,7 +20,6 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod png;
-pub mod read;
 mod sections;
 pub mod stream;
 pub mod stream_compare;

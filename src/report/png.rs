@@ -15,7 +15,7 @@ use plotters::style::FontStyle;
 use crate::report::chart::{self, LineChart, Marker, XAxis};
 use crate::report::files::ReportError;
 use crate::report::ReportOptions;
-use crate::series::Series;
+use crate::result::series::Series;
 
 const FONT_NAME: &str = "hakaru-sans";
 const SIZE: (u32, u32) = (1200, 560);

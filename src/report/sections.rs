@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::analysis;
 use crate::report::chart::{self, esc};
 use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3};
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// Each host's responses, errors and mean per step: whether the load was spread as
 /// meant and one node was slower than the others.
@@ -49,7 +49,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
                 esc(&step),
                 esc(&h.target),
                 h.responses,
-                fmt_share(crate::series::share(h.responses + h.errors, total)),
+                fmt_share(crate::result::series::share(h.responses + h.errors, total)),
                 h.errors,
                 fmt_latency(h.mean_s)
             );
@@ -61,7 +61,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
 
 /// What a step is called in a table or on a bar: its rate ("500/s") when it ran
 /// open-model, its clients otherwise.
-pub(crate) fn step_label(p: &crate::series::Point) -> String {
+pub(crate) fn step_label(p: &crate::result::series::Point) -> String {
     match p.rate {
         // Rates are asked for in whole numbers mostly: "500/s", not "500.0/s".
         Some(r) if r.fract() == 0.0 => format!("{r:.0}/s"),

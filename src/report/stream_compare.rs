@@ -11,10 +11,10 @@ use std::path::PathBuf;
 use super::chart::{self, esc, LineChart};
 use super::files::{OutputPlan, ReportError, Written};
 use super::html;
-use super::read::ReadError;
+use crate::result::read::{read_stream, ReadError};
 use super::stream::{size_rows, timelines, Segment, SizeRow};
 use super::stream_page::{
-    by_size, dash_or, incomplete, label_of, markdown_out, p99, rate_cells, ratio, read_stream,
+    by_size, dash_or, incomplete, label_of, markdown_out, p99, rate_cells, ratio,
     setup_line, size_table_html, size_table_markdown, write_charts,
 };
 use crate::report::files::write_atomic;

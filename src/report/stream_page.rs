@@ -9,60 +9,17 @@
 //! timelines. Comparisons are in [`super::stream_compare`].
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::chart::{self, esc, LineChart};
 use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
 use super::fmt::fmt_latency;
 use super::html;
-use super::read::ReadError;
 use super::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
     watch_table, Segment, SizeRow,
 };
-use crate::result::stream::{StreamResult, KIND, VERSION};
-
-/// The JSON of `path`: itself, or the file beside a CSV.
-fn json_of(path: &Path) -> PathBuf {
-    if path.extension().is_some_and(|e| e == "json") {
-        path.to_owned()
-    } else {
-        sibling(path, "json")
-    }
-}
-
-/// The stream result at `path` (its JSON, or the JSON beside a CSV): `None` when the
-/// file is not one (the ordinary readers then take it), an error when it is one that
-/// cannot be read (a newer version, a broken field).
-pub fn read_stream(path: &Path) -> Option<Result<StreamResult, ReadError>> {
-    let json = json_of(path);
-    let text = std::fs::read_to_string(&json).ok()?;
-    if !text.trim_start().starts_with('{') {
-        return None;
-    }
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    if value.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
-        return None;
-    }
-    use crate::result::json::ResultReadError;
-    let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
-    if version > u64::from(VERSION) {
-        return Some(Err(ReadError::Json(ResultReadError::TooNew {
-            path: json.display().to_string(),
-            found: u32::try_from(version).unwrap_or(u32::MAX),
-            supported: VERSION,
-        })));
-    }
-    // Parsed again from the text so a broken field is named by line and column.
-    Some(serde_json::from_str(&text).map_err(|e| {
-        ReadError::Json(ResultReadError::Invalid {
-            path: json.display().to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
-    }))
-}
+use crate::result::stream::StreamResult;
 
 /// Which command wrote the result.
 fn what(r: &StreamResult) -> &'static str {
@@ -784,7 +741,7 @@ mod tests {
             e.contains("s.json") && e.contains("r.csv") && e.contains("request-response"),
             "{e}"
         );
-        let e = crate::report::read::read_result(&s)
+        let e = crate::result::read::read_result(&s)
             .unwrap_err()
             .to_string();
         assert!(e.contains("log-pipeline result"), "{e}");

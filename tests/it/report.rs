@@ -11,9 +11,9 @@ use hakaru::report::compare::{compare_html, compare_markdown, compare_rows, comp
 use hakaru::report::files::{run_compare, run_report, MarkdownTo, OutputPlan};
 use hakaru::report::html::html_report;
 use hakaru::report::markdown::markdown_report;
-use hakaru::report::read::{read_result, read_results};
+use hakaru::result::read::{read_result, read_results};
 use hakaru::report::ReportOptions;
-use hakaru::series::SourceFormat;
+use hakaru::result::series::SourceFormat;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,7 +21,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn tutorial_runs() -> Vec<hakaru::series::Series> {
+fn tutorial_runs() -> Vec<hakaru::result::series::Series> {
     let paths: Vec<PathBuf> = [
         "groonga-result.csv",
         "synthetic-droonga-1node.csv",
@@ -247,7 +247,7 @@ fn charts_mark_the_peak_plateau_and_knee() {
     assert!(svg.contains("<title>knee: mean latency first above 2× the lowest load"));
     // An overlay of several runs carries no marks (they would tangle).
     let runs = tutorial_runs();
-    let refs: Vec<&hakaru::series::Series> = runs.iter().collect();
+    let refs: Vec<&hakaru::result::series::Series> = runs.iter().collect();
     assert!(chart::throughput_chart(&refs).marks.is_empty());
     // Latency against throughput: qps on x, one point per step with its hover text.
     let lt = chart::latency_throughput_chart(&[&s], ChartOptions::default());
@@ -457,7 +457,7 @@ warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up
 fn series_from_a_run_in_memory_matches_the_file() {
     let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
     let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
-    let mem = hakaru::series::Series::from_run(&run, "ramp");
+    let mem = hakaru::result::series::Series::from_run(&run, "ramp");
     let file = read_result(&fixture("hakaru-result.json")).unwrap();
     assert_eq!(mem.label, "ramp");
     assert_eq!(mem.points.len(), file.points.len());

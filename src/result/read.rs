@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::result::RunResult;
-use crate::series::{error_share, share, Point, Series, SourceFormat};
+use crate::result::series::{error_share, share, Point, Series, SourceFormat};
 
 use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
 pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
@@ -124,6 +124,57 @@ fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), 
     }
     check_units(&series)?;
     Ok((series, run))
+}
+
+/// The JSON of `path`: itself, or the file beside a CSV.
+fn json_of(path: &Path) -> PathBuf {
+    if path.extension().is_some_and(|e| e == "json") {
+        path.to_owned()
+    } else {
+        path.with_extension("json")
+    }
+}
+
+/// The stream result at `path` (its JSON, or the JSON beside a CSV): `None` when the
+/// file is not one (the ordinary readers then take it), an error when it is one that
+/// cannot be read (a newer version, a broken field).
+pub fn read_stream(path: &Path) -> Option<Result<super::stream::StreamResult, ReadError>> {
+    let json = json_of(path);
+    let text = std::fs::read_to_string(&json).ok()?;
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("kind").and_then(|k| k.as_str()) != Some(super::stream::KIND) {
+        return None;
+    }
+    use crate::result::json::ResultReadError;
+    let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+    if version > u64::from(super::stream::VERSION) {
+        return Some(Err(ReadError::Json(ResultReadError::TooNew {
+            path: json.display().to_string(),
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+            supported: super::stream::VERSION,
+        })));
+    }
+    // Parsed again from the text so a broken field is named by line and column.
+    Some(serde_json::from_str(&text).map_err(|e| {
+        ReadError::Json(ResultReadError::Invalid {
+            path: json.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }))
+}
+
+/// The bulk run in `path` (its JSON, or the JSON beside a CSV); `None` when the file
+/// is not a bulk run or cannot be read (the ordinary readers then say why).
+pub fn read_bulk(path: &Path) -> Option<RunResult> {
+    let json = json_of(path);
+    let text = std::fs::read_to_string(&json).ok()?;
+    let run = super::json::from_json(&text, &json.display().to_string()).ok()?;
+    (run.mode == super::Mode::Bulk).then_some(run)
 }
 
 fn label_of(path: &Path) -> String {
