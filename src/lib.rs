@@ -14,6 +14,7 @@ pub mod find_max;
 pub mod fuzz;
 pub mod http;
 pub mod k8s;
+pub mod outfile;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
