@@ -295,7 +295,10 @@ mod tests {
     fn dev_null_is_written_through_not_replaced() {
         write(Path::new("/dev/null"), b"x").unwrap();
         let m = fs::metadata("/dev/null").unwrap();
-        assert!(m.file_type().is_char_device(), "/dev/null is still a device");
+        assert!(
+            m.file_type().is_char_device(),
+            "/dev/null is still a device"
+        );
         assert_eq!(target(Path::new("/dev/null")).unwrap(), Target::Through);
         assert!(is_through(Path::new("-")));
     }
@@ -328,7 +331,11 @@ mod tests {
         let created = check(&d.join("new/sub/r.csv")).unwrap();
         assert_eq!(created, Some(d.join("new/sub")));
         assert_eq!(check(&d.join("new/sub/r.csv")).unwrap(), None);
-        assert_eq!(fs::read_dir(d.join("new/sub")).unwrap().count(), 0, "no probe left");
+        assert_eq!(
+            fs::read_dir(d.join("new/sub")).unwrap().count(),
+            0,
+            "no probe left"
+        );
         assert_eq!(check(Path::new("/dev/null")).unwrap(), None);
         fs::remove_dir_all(&d).unwrap();
     }
@@ -336,7 +343,13 @@ mod tests {
     #[test]
     fn kept_bytes_are_named() {
         let p = keep("r.json", b"{}").unwrap();
-        assert!(p.file_name().unwrap().to_string_lossy().ends_with("-r.json"), "{p:?}");
+        assert!(
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .ends_with("-r.json"),
+            "{p:?}"
+        );
         assert_eq!(fs::read_to_string(&p).unwrap(), "{}");
         fs::remove_file(p).unwrap();
     }

@@ -20,8 +20,8 @@ pub use repeat::{RatioSpread, Spread};
 pub use setup::{bulk_differences, setup_differences, BulkDifference, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
-use crate::result::RunState;
 use crate::result::series::{Point, Series};
+use crate::result::RunState;
 
 /// Share of the peak that counts as "levelled off".
 pub const PLATEAU_SHARE: f64 = 0.95;

@@ -210,8 +210,8 @@ pub fn bulk_differences(runs: &[(&str, &crate::result::RunResult)]) -> Vec<BulkD
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::result::Settings;
     use crate::result::series::{Point, SourceFormat};
+    use crate::result::Settings;
 
     fn series(label: &str, rate: Option<f64>, keep_alive: bool, target: &str) -> Series {
         Series {

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::files::run_compare;
+use crate::report::output::run_compare;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -30,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // request-response results.
     if let Some(stream) = crate::report::stream_compare::classify(&args.results)? {
         let labels = crate::report::stream_compare::labels(&args.results, args.label.as_deref())?;
-        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?;
+        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?.write()?;
         print!("{}", written.stdout);
         for f in &written.files {
             eprintln!("wrote {}", f.display());

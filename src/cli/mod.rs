@@ -137,10 +137,10 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || matches!(
-                c.downcast_ref::<crate::report::files::ReportError>(),
+                c.downcast_ref::<crate::report::output::ReportError>(),
                 Some(
-                    crate::report::files::ReportError::LabelCount { .. }
-                        | crate::report::files::ReportError::Read(_)
+                    crate::report::output::ReportError::LabelCount { .. }
+                        | crate::report::output::ReportError::Read(_)
                 )
             )
             // A file named on the command line that is not there.

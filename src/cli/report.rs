@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::files::{run_report_with, MarkdownTo, OutputPlan};
+use crate::report::output::{run_report_with, MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -129,7 +129,7 @@ fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::
         .into());
     }
     let plan = args.charts.plan(args.output);
-    let written = crate::report::stream_page::report(&args.result, &r, &plan)?;
+    let written = crate::report::stream_page::report(&args.result, &r, &plan)?.write()?;
     print!("{}", written.stdout);
     for f in &written.files {
         eprintln!("wrote {}", f.display());

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
 use super::chart::{self, esc, LineChart};
-use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
 use super::fmt::{fmt_latency, fmt_qps};
 use super::html;
+use super::output::{sibling, OutputPlan, Rendered, ReportError};
 use super::ReportOptions;
 use crate::result::RunResult;
 
@@ -234,43 +234,33 @@ fn differences(runs: &[(&str, &RunResult)]) -> Option<String> {
     crate::report::findings::bulk_difference_line(&crate::analysis::bulk_differences(runs))
 }
 
-/// Writes the charts beside `base` as SVG and/or PNG.
-fn write_bulk_charts(
+/// The charts beside `base` as SVG and/or PNG.
+fn bulk_chart_files(
     runs: &[(&str, &RunResult)],
     base: &Path,
     plan: &OutputPlan,
-    out: &mut Written,
+    out: &mut Rendered,
 ) -> Result<(), ReportError> {
     let [docs, latency] = bulk_charts(runs, &plan.options);
-    for (suffix, c) in [("-docs", &docs), ("-latency", &latency)] {
-        if plan.svg {
-            let p = sibling(base, &format!("{suffix}.svg"));
-            let svg = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-                chart::render_line_chart(c)
-            );
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-        if plan.png {
-            let p = sibling(base, &format!("{suffix}.png"));
-            super::png::render_png(c, &p)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
+    out.charts(
+        [
+            ("-docs".to_string(), &docs),
+            ("-latency".to_string(), &latency),
+        ],
+        base,
+        plan,
+    )
 }
 
 /// `hakaru report` on a bulk run.
-pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Written, ReportError> {
+pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Rendered, ReportError> {
     let label = run_name(run, path);
     let runs = [(label.as_str(), run)];
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
-    write_atomic(&html_path, bulk_html(&runs, &plan.options).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_bulk_charts(&runs, &html_path, plan, &mut out)?;
-    finish(&runs, plan, &mut out, bulk_summary(run))?;
+    out.put(html_path.clone(), bulk_html(&runs, &plan.options));
+    bulk_chart_files(&runs, &html_path, plan, &mut out)?;
+    out.markdown(bulk_markdown(&runs), bulk_summary(run), plan);
     Ok(out)
 }
 
@@ -279,18 +269,17 @@ pub fn compare(
     labels: &[String],
     runs: &[RunResult],
     plan: &OutputPlan,
-) -> Result<Written, ReportError> {
+) -> Result<Rendered, ReportError> {
     let pairs: Vec<(&str, &RunResult)> = labels.iter().map(String::as_str).zip(runs).collect();
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let base = plan
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
     if let Some(p) = &plan.html {
-        write_atomic(p, bulk_html(&pairs, &plan.options).as_bytes())?;
-        out.files.push(p.clone());
+        out.put(p.clone(), bulk_html(&pairs, &plan.options));
     }
-    write_bulk_charts(&pairs, &base, plan, &mut out)?;
+    bulk_chart_files(&pairs, &base, plan, &mut out)?;
     let mut text = String::new();
     if let Some(w) = differences(&pairs) {
         let _ = writeln!(text, "warning: {w}\n");
@@ -298,26 +287,8 @@ pub fn compare(
     for (label, run) in &pairs {
         let _ = writeln!(text, "{label}:\n{}", bulk_summary(run));
     }
-    finish(&pairs, plan, &mut out, text)?;
+    out.markdown(bulk_markdown(&pairs), text, plan);
     Ok(out)
-}
-
-fn finish(
-    runs: &[(&str, &RunResult)],
-    plan: &OutputPlan,
-    out: &mut Written,
-    text: String,
-) -> Result<(), ReportError> {
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = bulk_markdown(runs),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, bulk_markdown(runs).as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = text;
-        }
-        None => out.stdout = text,
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -12,8 +12,8 @@ use crate::analysis::{
 };
 use crate::report::compare::{ratio, CompareRow};
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share};
-use crate::result::RunState;
 use crate::result::series::Series;
+use crate::result::RunState;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -12,8 +12,8 @@ use crate::report::sections::{
     hosts_section, probes_section, rounds_section, run_section, status_section,
 };
 use crate::report::ReportOptions;
-use crate::result::RunResult;
 use crate::result::series::Series;
+use crate::result::RunResult;
 
 pub(crate) const CSS: &str = r#"
 :root { color-scheme: light; }

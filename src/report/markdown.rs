@@ -4,8 +4,8 @@
 use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::result::RunResult;
 use crate::result::series::Series;
+use crate::result::RunResult;
 
 /// Column alignment in a Markdown table.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,6 +1,8 @@
-//! The files `hakaru report` and `hakaru compare` write: which ones (an [`OutputPlan`]),
-//! reading the results, asking the renderers for the bytes and putting each file on
-//! disk atomically. The renderers themselves touch no file.
+//! Every file a report writes, and nothing else writes one: which files (an
+//! [`OutputPlan`]), the renderers' bytes collected in a [`Rendered`], and each put in
+//! place through [`crate::outfile`] (a regular file replaced atomically, a device, FIFO
+//! or `-` written through). [`check`] refuses, before any load or read, an output path
+//! that cannot be written. The renderers themselves touch no file.
 
 use std::path::{Path, PathBuf};
 
@@ -9,10 +11,10 @@ use crate::report::compare::{compare_html, compare_markdown, compare_text};
 use crate::report::html::{chart_svgs, html_report_with};
 use crate::report::markdown::markdown_report_with;
 use crate::report::png::chart_pngs;
-use crate::result::read::{read_result_and_run, read_results};
 use crate::report::ReportOptions;
-use crate::result::RunResult;
+use crate::result::read::{read_result_and_run, read_results};
 use crate::result::series::Series;
+use crate::result::RunResult;
 
 /// `path` with its extension replaced by `suffix` (e.g. "html", "-latency.svg").
 pub fn sibling(path: &Path, suffix: &str) -> PathBuf {
@@ -44,12 +46,42 @@ pub enum ReportError {
     LabelCount { labels: usize, files: usize },
 }
 
-/// Writes a report file atomically ([`crate::result::store::write_atomic`]), naming it on error.
-pub fn write_atomic(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
-    crate::result::store::write_atomic(path, contents).map_err(|error| ReportError::Write {
+/// Writes one report file through [`crate::outfile::write`], naming it on error.
+pub fn write(path: &Path, contents: &[u8]) -> Result<(), ReportError> {
+    crate::outfile::write(path, contents).map_err(|error| ReportError::Write {
         path: path.to_owned(),
         error,
     })
+}
+
+/// An output path that cannot be written, found before anything is measured or read.
+#[derive(Debug, thiserror::Error)]
+#[error("{flag} {}: {error}", path.display())]
+pub struct OutputError {
+    pub flag: &'static str,
+    pub path: PathBuf,
+    pub error: std::io::Error,
+}
+
+/// Before any load: every output path (`flag`, path) can be written. A missing
+/// directory is created, with a line on stderr saying so.
+pub fn check<'a>(
+    paths: impl IntoIterator<Item = (&'static str, &'a Path)>,
+) -> Result<(), OutputError> {
+    for (flag, path) in paths {
+        match crate::outfile::check(path) {
+            Ok(Some(dir)) => eprintln!("Created directory {} for {flag}", dir.display()),
+            Ok(None) => {}
+            Err(error) => {
+                return Err(OutputError {
+                    flag,
+                    path: path.to_owned(),
+                    error,
+                })
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where Markdown goes.
@@ -79,25 +111,96 @@ pub struct Written {
     pub stdout: String,
 }
 
-/// Writes the charts of `series` next to `base` as SVG and/or PNG.
-pub(crate) fn write_charts(
+/// What the renderers made: the files with their bytes, and the text for the
+/// terminal. [`Rendered::write`] puts the files in place.
+#[derive(Debug, Clone, Default)]
+pub struct Rendered {
+    files: Vec<(PathBuf, Vec<u8>)>,
+    pub stdout: String,
+}
+
+impl Rendered {
+    /// A file to write.
+    pub fn put(&mut self, path: PathBuf, bytes: impl Into<Vec<u8>>) {
+        self.files.push((path, bytes.into()));
+    }
+
+    /// The paths so far.
+    pub fn paths(&self) -> impl Iterator<Item = &Path> {
+        self.files.iter().map(|(p, _)| p.as_path())
+    }
+
+    /// Replace the bytes of every file put at `path` whose name ends in `.html`.
+    pub fn replace_html(&mut self, html: &str) {
+        for (p, b) in &mut self.files {
+            if p.extension().is_some_and(|e| e == "html") {
+                *b = html.as_bytes().to_vec();
+            }
+        }
+    }
+
+    /// Charts beside `base` as SVG and/or PNG, as the plan asks, each titled as given.
+    pub fn charts<'a>(
+        &mut self,
+        charts: impl IntoIterator<Item = (String, &'a chart::LineChart)>,
+        base: &Path,
+        plan: &OutputPlan,
+    ) -> Result<(), ReportError> {
+        for (suffix, c) in charts {
+            if plan.svg {
+                self.put(sibling(base, &format!("{suffix}.svg")), chart::svg_file(c));
+            }
+            if plan.png {
+                self.put(
+                    sibling(base, &format!("{suffix}.png")),
+                    crate::report::png::png_bytes(c)?,
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// The Markdown where the plan sends it; `text` for the terminal otherwise.
+    pub fn markdown(&mut self, md: String, text: String, plan: &OutputPlan) {
+        match &plan.markdown {
+            Some(MarkdownTo::Stdout) => self.stdout = md,
+            Some(MarkdownTo::File(p)) => {
+                self.put(p.clone(), md);
+                self.stdout = text;
+            }
+            None => self.stdout = text,
+        }
+    }
+
+    /// Every file put in place, through [`write`]; what was written.
+    pub fn write(self) -> Result<Written, ReportError> {
+        let mut out = Written {
+            files: Vec::with_capacity(self.files.len()),
+            stdout: self.stdout,
+        };
+        for (path, bytes) in self.files {
+            write(&path, &bytes)?;
+            out.files.push(path);
+        }
+        Ok(out)
+    }
+}
+
+/// Charts of series beside `base` as SVG and/or PNG.
+pub(crate) fn series_charts(
     series: &[&Series],
     base: &Path,
     plan: &OutputPlan,
-    out: &mut Written,
+    out: &mut Rendered,
 ) -> Result<(), ReportError> {
     if plan.svg {
         for (suffix, svg) in chart_svgs(series, &plan.options) {
-            let p = sibling(base, &suffix);
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
+            out.put(sibling(base, &suffix), svg);
         }
     }
     if plan.png {
         for (suffix, bytes) in chart_pngs(series, &plan.options)? {
-            let p = sibling(base, &suffix);
-            write_atomic(&p, &bytes)?;
-            out.files.push(p);
+            out.put(sibling(base, &suffix), bytes);
         }
     }
     Ok(())
@@ -117,6 +220,15 @@ pub fn run_report_with(
     plan: &OutputPlan,
     judged: Option<&RunResult>,
 ) -> Result<Written, ReportError> {
+    render_report(result, plan, judged)?.write()
+}
+
+/// The files and text of [`run_report_with`], not yet written.
+pub fn render_report(
+    result: &Path,
+    plan: &OutputPlan,
+    judged: Option<&RunResult>,
+) -> Result<Rendered, ReportError> {
     if let Some(run) = judged.filter(|r| r.mode == crate::result::Mode::Bulk) {
         return crate::report::bulk_page::report(result, run, plan);
     }
@@ -125,40 +237,37 @@ pub fn run_report_with(
     }
     let (s, read) = read_result_and_run(result)?;
     let run = judged.or(read.as_ref());
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
-    write_atomic(
-        &html_path,
-        html_report_with(&s, run, &plan.options).as_bytes(),
-    )?;
-    out.files.push(html_path.clone());
+    out.put(html_path.clone(), html_report_with(&s, run, &plan.options));
     let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
     match find_max {
         // A search's probes ran in no order of rate: drawn by rate.
         Some((r, fm)) => {
-            write_charts(
+            series_charts(
                 &[&crate::report::html::by_rate(&s)],
                 &html_path,
                 plan,
                 &mut out,
             )?;
-            let charts = crate::report::find_max::find_max_charts(r, fm, &plan.options);
-            write_more_charts(&s.name(), charts, &html_path, plan, &mut out)?;
+            let mut charts = crate::report::find_max::find_max_charts(r, fm, &plan.options);
+            for (_, c) in &mut charts {
+                c.title = format!("{} — {}", c.title, s.name());
+            }
+            out.charts(
+                charts.iter().map(|(suffix, c)| (suffix.to_string(), c)),
+                &html_path,
+                plan,
+            )?;
         }
-        None => write_charts(&[&s], &html_path, plan, &mut out)?,
+        None => series_charts(&[&s], &html_path, plan, &mut out)?,
     }
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = markdown_report_with(&s, run),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, markdown_report_with(&s, run).as_bytes())?;
-            out.files.push(p.clone());
-        }
-        None => {}
-    }
-    if plan.markdown != Some(MarkdownTo::Stdout) {
+    let text = if plan.markdown == Some(MarkdownTo::Stdout) {
+        String::new()
+    } else {
         let kind = crate::report::findings::RunKind::of(&s, run);
         let warnings = chart::warning_lines(&kind.warnings(&s));
-        out.stdout = match (find_max, run.filter(|r| r.suite.is_some())) {
+        match (find_max, run.filter(|r| r.suite.is_some())) {
             (Some((_, fm)), _) => format!(
                 "{}\n{}{warnings}",
                 crate::report::find_max::probe_table(fm),
@@ -167,38 +276,10 @@ pub fn run_report_with(
             // A scenario reads by its phases and events, as `hakaru suite` ends.
             (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),
             (None, None) => chart::terminal_summary(&s, 100),
-        };
-    }
+        }
+    };
+    out.markdown(markdown_report_with(&s, run), text, plan);
     Ok(out)
-}
-
-/// Writes charts that only hakaru's JSON result can draw (a `--find-max` search's)
-/// beside `base` as SVG and/or PNG, titled with the run's `name`.
-fn write_more_charts(
-    name: &str,
-    charts: Vec<(&'static str, chart::LineChart)>,
-    base: &Path,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    for (suffix, mut c) in charts {
-        c.title = format!("{} — {name}", c.title);
-        if plan.svg {
-            let p = sibling(base, &format!("{suffix}.svg"));
-            let svg = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-                chart::render_line_chart(&c)
-            );
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-        if plan.png {
-            let p = sibling(base, &format!("{suffix}.png"));
-            crate::report::png::render_png(&c, &p)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
 }
 
 /// `hakaru compare`: reads the results (labels from `labels` or the file stems) and
@@ -234,13 +315,12 @@ pub fn run_compare(
                 })
                 .collect(),
         };
-        return crate::report::bulk_page::compare(&names, &bulk, plan);
+        return crate::report::bulk_page::compare(&names, &bulk, plan)?.write();
     }
     let series = read_results(paths, labels)?;
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     if let Some(p) = &plan.html {
-        write_atomic(p, compare_html(&series, &plan.options).as_bytes())?;
-        out.files.push(p.clone());
+        out.put(p.clone(), compare_html(&series, &plan.options));
     }
     let base = plan
         .html
@@ -248,15 +328,7 @@ pub fn run_compare(
         .unwrap_or_else(|| PathBuf::from("compare.html"));
     let shown = crate::report::compare::display_series(&series);
     let refs: Vec<&Series> = shown.iter().collect();
-    write_charts(&refs, &base, plan, &mut out)?;
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = compare_markdown(&series),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, compare_markdown(&series).as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = compare_text(&series);
-        }
-        None => out.stdout = compare_text(&series),
-    }
-    Ok(out)
+    series_charts(&refs, &base, plan, &mut out)?;
+    out.markdown(compare_markdown(&series), compare_text(&series), plan);
+    out.write()
 }

@@ -473,8 +473,8 @@ mod tests {
 
     #[test]
     fn watch_text_reads_well() {
-        use crate::stream::machine::MachineSample;
         use crate::result::stream::{Means, Window};
+        use crate::stream::machine::MachineSample;
         use crate::stream::verify::{LatencyUs, SenderCheck};
         let p = Point {
             t_s: 30.0,

@@ -9,16 +9,15 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::chart::{self, esc, LineChart};
-use super::files::{OutputPlan, ReportError, Written};
 use super::html;
-use crate::result::read::{read_stream, ReadError};
+use super::output::{OutputPlan, Rendered, ReportError};
 use super::stream::{size_rows, timelines, Segment, SizeRow};
 use super::stream_page::{
-    by_size, dash_or, incomplete, label_of, markdown_out, p99, rate_cells, ratio,
-    setup_line, size_table_html, size_table_markdown, write_charts,
+    by_size, dash_or, incomplete, label_of, p99, rate_cells, ratio, setup_line, size_table_html,
+    size_table_markdown,
 };
-use crate::report::files::write_atomic;
 use crate::report::stream::grouped;
+use crate::result::read::{read_stream, ReadError};
 use crate::result::stream::StreamResult;
 
 /// The comparison for the terminal: per record size, one line per result.
@@ -148,22 +147,22 @@ pub fn compare(
     labels: &[String],
     results: &[StreamResult],
     plan: &OutputPlan,
-) -> Result<Written, ReportError> {
+) -> Result<Rendered, ReportError> {
     let runs: Vec<(&str, &StreamResult)> = labels.iter().map(String::as_str).zip(results).collect();
     let rows: Vec<(&str, Vec<SizeRow>)> = runs.iter().map(|(l, r)| (*l, size_rows(r))).collect();
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     if let Some(p) = &plan.html {
-        write_atomic(p, compare_html(&runs).as_bytes())?;
-        out.files.push(p.clone());
+        out.put(p.clone(), compare_html(&runs));
     }
     let base = plan
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    write_charts(&compare_charts(&runs), &base, plan, &mut out)?;
+    let charts = compare_charts(&runs);
+    out.charts(charts.iter().map(|(s, c)| (s.clone(), c)), &base, plan)?;
     let mut md = size_table_markdown(&rows);
     md.push('\n');
-    markdown_out(md, compare_text(&rows), plan, &mut out)?;
+    out.markdown(md, compare_text(&rows), plan);
     Ok(out)
 }
 

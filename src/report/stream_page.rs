@@ -12,9 +12,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::chart::{self, esc, LineChart};
-use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
 use super::fmt::fmt_latency;
 use super::html;
+use super::output::{sibling, OutputPlan, Rendered, ReportError};
 use super::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
     watch_table, Segment, SizeRow,
@@ -507,59 +507,15 @@ pub(crate) fn size_table_markdown(runs: &[(&str, Vec<SizeRow>)]) -> String {
     o
 }
 
-/// Writes the charts beside `base` as SVG and/or PNG.
-pub(crate) fn write_charts(
-    charts: &[(String, LineChart)],
-    base: &Path,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    for (suffix, c) in charts {
-        if plan.svg {
-            let p = sibling(base, &format!("{suffix}.svg"));
-            let svg = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-                chart::render_line_chart(c)
-            );
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-        if plan.png {
-            let p = sibling(base, &format!("{suffix}.png"));
-            super::png::render_png(c, &p)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn markdown_out(
-    md: String,
-    text: String,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = md,
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, md.as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = text;
-        }
-        None => out.stdout = text,
-    }
-    Ok(())
-}
-
 /// `hakaru report` on a stream result.
-pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Written, ReportError> {
+pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Rendered, ReportError> {
     let label = label_of(path);
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
-    write_atomic(&html_path, html_page(&label, r).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_charts(&charts_of(&label, r), &html_path, plan, &mut out)?;
-    markdown_out(markdown(&label, r), text(r), plan, &mut out)?;
+    out.put(html_path.clone(), html_page(&label, r));
+    let charts = charts_of(&label, r);
+    out.charts(charts.iter().map(|(s, c)| (s.clone(), c)), &html_path, plan)?;
+    out.markdown(markdown(&label, r), text(r), plan);
     Ok(out)
 }
 

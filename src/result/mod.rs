@@ -111,7 +111,13 @@ pub struct VerifyResult {
 impl VerifyResult {
     /// The comparison: documents that appeared (after − before) against those
     /// acknowledged.
-    pub fn compare(url: String, acknowledged: u64, in_flight: u64, before: u64, after: u64) -> Self {
+    pub fn compare(
+        url: String,
+        acknowledged: u64,
+        in_flight: u64,
+        before: u64,
+        after: u64,
+    ) -> Self {
         let present = after as i64 - before as i64;
         VerifyResult {
             url,

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::result::RunResult;
 use crate::result::series::{error_share, share, Point, Series, SourceFormat};
+use crate::result::RunResult;
 
 use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
 pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};

@@ -6,7 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-
 pub const KIND: &str = "hakaru-stream";
 pub const VERSION: u32 = 1;
 
@@ -409,4 +408,3 @@ pub struct VerifyReport {
     /// `None` when the records carry no send time (too small for it).
     pub latency_us: Option<LatencyUs>,
 }
-

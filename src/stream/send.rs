@@ -11,15 +11,14 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-
 use super::record::{now_us, Encoder, RecordBatch};
 use super::sink::{ByteSink, ByteSinkSpec};
 use super::StreamError;
 use crate::engine::pacer::{Lane, RateProfile, Timetable};
 use crate::engine::timer::Timer;
 use crate::engine::Stop;
-use crate::result::Shard;
 pub use crate::result::stream::{SendReport, SenderReport};
+use crate::result::Shard;
 
 /// Bytes a sender writes at once at full speed (whole records, at least one).
 pub const BATCH_BYTES: usize = 256 << 10;

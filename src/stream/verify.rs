@@ -7,8 +7,8 @@
 //! sequence number seen by two readers is a duplicate). Lines that are not records are
 //! counted apart, never guessed at.
 
-use hdrhistogram::Histogram;
 pub use crate::result::stream::{LatencyUs, SenderCheck, VerifyReport};
+use hdrhistogram::Histogram;
 
 use super::record::{decode, Record};
 

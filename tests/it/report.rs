@@ -8,11 +8,11 @@ use std::path::{Path, PathBuf};
 use hakaru::analysis::{self, Warning};
 use hakaru::report::chart::{self, terminal_chart, ChartOptions};
 use hakaru::report::compare::{compare_html, compare_markdown, compare_rows, compare_text};
-use hakaru::report::files::{run_compare, run_report, MarkdownTo, OutputPlan};
 use hakaru::report::html::html_report;
 use hakaru::report::markdown::markdown_report;
-use hakaru::result::read::{read_result, read_results};
+use hakaru::report::output::{run_compare, run_report, MarkdownTo, OutputPlan};
 use hakaru::report::ReportOptions;
+use hakaru::result::read::{read_result, read_results};
 use hakaru::result::series::SourceFormat;
 
 fn fixture(name: &str) -> PathBuf {

@@ -281,6 +281,14 @@ impl Axis {
     }
 }
 
+/// A chart as a standalone SVG file's text.
+pub fn svg_file(c: &LineChart) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+        render_line_chart(c)
+    )
+}
+
 /// The x axis of a chart, as both the SVG and the PNG draw it.
 pub(crate) fn x_axis(c: &LineChart) -> Axis {
     let xs = c
