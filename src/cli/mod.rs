@@ -10,6 +10,7 @@ pub mod compare;
 pub mod completions;
 pub mod demo;
 pub mod find_max;
+pub mod finish;
 pub mod hints;
 pub mod k8s;
 pub mod merge;
@@ -134,6 +135,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
+            || c.is::<crate::report::output::OutputError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || matches!(

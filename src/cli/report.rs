@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::output::{run_report_with, MarkdownTo, OutputPlan};
+use crate::report::output::{render_report, MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -13,7 +13,7 @@ pub struct Args {
     /// Result to report on: hakaru's JSON or CSV, or drnbench's CSV.
     #[arg(value_name = "RESULT")]
     pub result: PathBuf,
-    /// HTML file to write [default: RESULT with .html].
+    /// HTML file to write [default: RESULT with .html]; `-` prints the page on stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -67,7 +67,38 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
     })
 }
 
+/// Before anything is read: the page, the Markdown file and the JUnit file can be
+/// written.
+fn check_outputs(args: &Args) -> Result<(), crate::report::output::OutputError> {
+    let md = args
+        .charts
+        .markdown
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-");
+    let more: Vec<(&'static str, &std::path::Path)> =
+        [("-o", args.output.as_deref()), ("--markdown", md)]
+            .into_iter()
+            .filter_map(|(f, p)| Some((f, p?)))
+            .collect();
+    super::finish::check_outputs(None, &args.thresholds, &more)
+}
+
+/// What was written, said on stderr; the text for the terminal on stdout, unless
+/// the page itself goes there (`-o -`).
+pub(crate) fn tell(written: &crate::report::output::Written) {
+    let page_on_stdout = written.files.iter().any(|f| f.as_os_str() == "-");
+    if page_on_stdout {
+        eprint!("{}", written.stdout);
+    } else {
+        print!("{}", written.stdout);
+    }
+    for f in written.files.iter().filter(|f| f.as_os_str() != "-") {
+        eprintln!("wrote {}", f.display());
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    check_outputs(&args)?;
     // A log pipeline's result (watch, stream send, stream run) has its own report.
     if let Some(stream) = crate::result::read::read_stream(&args.result) {
         return report_stream(args, stream?);
@@ -87,24 +118,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let plan = args.charts.plan(args.output);
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
-    let written = run_report_with(&args.result, &plan, judged.as_ref())?;
+    let mut rendered = render_report(&args.result, &plan, judged.as_ref())?;
     // What the result keeps (a CSV's from the JSON beside it): its scenario, its verdicts.
     let kept = judged.clone().or_else(|| kept_result(&args.result));
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
     if let Some(suite) = kept.as_ref().filter(|r| r.suite.is_some()) {
-        for f in written
-            .files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "html"))
-        {
-            std::fs::write(f, crate::report::suite::html(suite))
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
-        }
+        rendered.replace_html(&crate::report::suite::html(suite));
     }
-    print!("{}", written.stdout);
-    for f in &written.files {
-        eprintln!("wrote {}", f.display());
-    }
+    let written = rendered.write()?;
+    tell(&written);
     // The verdicts the result already keeps are shown too (Markdown on stdout has them).
     let table = table.or_else(|| {
         let run = kept.as_ref()?;
@@ -130,10 +152,7 @@ fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::
     }
     let plan = args.charts.plan(args.output);
     let written = crate::report::stream_page::report(&args.result, &r, &plan)?.write()?;
-    print!("{}", written.stdout);
-    for f in &written.files {
-        eprintln!("wrote {}", f.display());
-    }
+    tell(&written);
     Ok(0)
 }
 
