@@ -162,7 +162,7 @@ pub fn explanations(run: &RunResult) -> Vec<String> {
         }
         let not_kept = b
             .item_errors
-            .get(crate::workload::check::NOT_KEPT)
+            .get(crate::result::NOT_KEPT)
             .copied()
             .unwrap_or(0);
         if not_kept > 0 {

@@ -88,6 +88,10 @@ pub struct RunResult {
     pub find_max: Option<find_max::FindMaxResult>,
 }
 
+/// The item error of a document the server answered for but did not keep (a body-
+/// reading check counts it; reports name it).
+pub const NOT_KEPT: &str = "not_kept";
+
 /// `bulk --verify`: what the server acknowledged against what it holds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct VerifyResult {

@@ -745,3 +745,95 @@ mix                  1.0s      2.0s      400.2        0%     428 µs    5.17 ms
     assert_eq!(warnings.len(), 1, "{}", out.stdout);
     assert!(warnings[0].contains("interrupted"), "{}", out.stdout);
 }
+
+// Output paths (issue 20 item 1, issue 19 item 2): every write goes through
+// `report::output`/`outfile`; these pin the bugs that made it so.
+
+/// Bug: `run -n 5 -o /dev/null URL` replaced /dev/null with a regular file (the
+/// atomic rename landed over the device) and wrote /dev/null.json.
+#[test]
+fn regression_dev_null_is_written_through_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    crate::util::ok(&crate::util::run(&["run", "-c", "1", "-n", "5", "-o", "/dev/null", &url]));
+    let m = std::fs::metadata("/dev/null").unwrap();
+    assert!(m.file_type().is_char_device(), "/dev/null is still a device");
+    assert!(!Path::new("/dev/null.json").exists(), "no JSON beside a device");
+}
+
+/// Bug: `run -d 2s -o /proc/nope/r.csv URL` ran the load, then failed to write and lost
+/// the measurement. Now refused before any load, with exit 2.
+#[test]
+fn regression_unwritable_path_is_refused_before_the_load() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let o = crate::util::run(&["run", "-d", "2s", "-o", "/proc/nope/r.csv", &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    assert!(crate::util::stderr(&o).contains("/proc/nope"), "{}", crate::util::stderr(&o));
+    assert_eq!(t.requests(), 0, "nothing was sent");
+    // A directory where the file should go, and /dev/full, are refused the same way.
+    let d = temp_dir("unwritable");
+    let o = crate::util::run(&["run", "-n", "5", "-o", d.to_str().unwrap(), &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    let o = crate::util::run(&["run", "-n", "5", "--threshold", "p99<1s", "--junit", "/dev/full", &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    assert_eq!(t.requests(), 0, "nothing was sent");
+    // A missing directory is created, and the line says so.
+    let o = crate::util::run(&["run", "-n", "5", "-o", d.join("new/r.csv").to_str().unwrap(), &url]);
+    crate::util::ok(&o);
+    assert!(crate::util::stderr(&o).contains("Created directory"), "{}", crate::util::stderr(&o));
+    assert!(d.join("new/r.json").is_file());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Bug: when the result could not be written at the end (a full or read-only
+/// directory), hakaru removed both files and printed no summary. Now the summary is
+/// printed and the result kept in a temporary file named in the message (exit 1).
+#[test]
+fn regression_a_failed_write_keeps_the_result_in_a_named_temporary() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let d = temp_dir("keep");
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let child = crate::util::hakaru()
+        .args(["run", "-c", "1", "-d", "3s", "-o", out.join("r.csv").to_str().unwrap(), &url])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the run is under way, its directory becomes a file: nothing can be
+    // written there (not even by root).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::write(&out, "not a directory").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (so, se) = (crate::util::stdout(&o), crate::util::stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{so}\n{se}");
+    assert!(so.contains("Requests"), "the summary is printed: {so}");
+    let kept = se
+        .split("the result is kept in ")
+        .nth(1)
+        .and_then(|s| s.split(" (").next())
+        .unwrap_or_else(|| panic!("names the kept file: {se}"));
+    let json = crate::util::read_json(Path::new(kept));
+    assert!(json["steps"][0]["responses"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_file(kept);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Bug: `report -o -` and `merge -o -` wrote files named `-`.
+#[test]
+fn regression_dash_means_stdout_for_report() {
+    let d = temp_dir("dash");
+    let o = crate::util::hakaru()
+        .current_dir(&d)
+        .args(["report", fixture("groonga-result.csv").to_str().unwrap(), "-o", "-"])
+        .output()
+        .unwrap();
+    let so = crate::util::ok(&o);
+    assert!(so.contains("<html"), "the page on stdout");
+    assert!(!d.join("-").exists(), "no file named -");
+    let _ = std::fs::remove_dir_all(&d);
+}
