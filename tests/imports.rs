@@ -12,8 +12,9 @@ use std::path::{Path, PathBuf};
 
 /// module → what it may use, from ARCHITECTURE.md's "Dependency rules" table.
 fn rules() -> BTreeMap<String, BTreeSet<String>> {
-    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
-        .expect("ARCHITECTURE.md");
+    let text =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("ARCHITECTURE.md"))
+            .expect("ARCHITECTURE.md");
     let section = text
         .split("\n## Dependency rules")
         .nth(1)
@@ -104,7 +105,12 @@ fn every_crate_path_follows_the_dependency_rules() {
     let mut unknown = BTreeSet::new();
     for file in &files {
         let rel = file.strip_prefix(&src).unwrap();
-        let first = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let first = rel
+            .components()
+            .next()
+            .unwrap()
+            .as_os_str()
+            .to_string_lossy();
         let module = first.trim_end_matches(".rs").to_string();
         if module == "lib" || module == "main" {
             continue;
@@ -167,6 +173,9 @@ fn paths_are_read_as_written() {
         ]
     );
     let may: BTreeSet<String> = ["result".to_string(), "spec::threshold".into()].into();
-    assert!(allowed(&may, &["spec".into(), "threshold".into(), "Threshold".into()]));
+    assert!(allowed(
+        &may,
+        &["spec".into(), "threshold".into(), "Threshold".into()]
+    ));
     assert!(!allowed(&may, &["spec".into(), "parse".into()]));
 }

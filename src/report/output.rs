@@ -161,7 +161,9 @@ impl Rendered {
     }
 
     /// The Markdown where the plan sends it; `text` for the terminal otherwise.
+    /// Values in it are escaped as HTML escapes them ([`crate::report::markdown::escape_html`]).
     pub fn markdown(&mut self, md: String, text: String, plan: &OutputPlan) {
+        let md = crate::report::markdown::escape_html(&md);
         match &plan.markdown {
             Some(MarkdownTo::Stdout) => self.stdout = md,
             Some(MarkdownTo::File(p)) => {

@@ -10,9 +10,9 @@
 use std::fmt::Write;
 
 use super::fmt::fmt_latency;
-use crate::result::stream::{Point, SizeRun, StreamResult, WatchReport};
 use crate::result::stream::SendReport;
 use crate::result::stream::VerifyReport;
+use crate::result::stream::{Point, SizeRun, StreamResult, WatchReport};
 
 /// 1234567 → "1,234,567".
 pub fn grouped(n: u64) -> String {
@@ -473,9 +473,9 @@ mod tests {
 
     #[test]
     fn watch_text_reads_well() {
-        use crate::result::stream::{Means, Window};
         use crate::result::stream::MachineSample;
         use crate::result::stream::{LatencyUs, SenderCheck};
+        use crate::result::stream::{Means, Window};
         let p = Point {
             t_s: 30.0,
             phase: "run 1".into(),

@@ -523,9 +523,9 @@ pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Render
 mod tests {
     use super::*;
     use crate::report::stream_compare::{classify, compare_html, compare_text};
+    use crate::result::stream::{LatencyUs, VerifyReport};
     use crate::result::stream::{Means, Point, Repeat, SizeRun, WatchReport, Window};
     use crate::result::stream::{SendReport, SenderReport};
-    use crate::result::stream::{LatencyUs, VerifyReport};
 
     fn watch(size: u64, rps: f64, lost: u64) -> WatchReport {
         let mib = rps * size as f64 / 1048576.0;

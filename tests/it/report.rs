@@ -756,10 +756,25 @@ fn regression_dev_null_is_written_through_not_replaced() {
     use std::os::unix::fs::FileTypeExt;
     let t = crate::util::target();
     let url = format!("http://{}/", t.addr);
-    crate::util::ok(&crate::util::run(&["run", "-c", "1", "-n", "5", "-o", "/dev/null", &url]));
+    crate::util::ok(&crate::util::run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "5",
+        "-o",
+        "/dev/null",
+        &url,
+    ]));
     let m = std::fs::metadata("/dev/null").unwrap();
-    assert!(m.file_type().is_char_device(), "/dev/null is still a device");
-    assert!(!Path::new("/dev/null.json").exists(), "no JSON beside a device");
+    assert!(
+        m.file_type().is_char_device(),
+        "/dev/null is still a device"
+    );
+    assert!(
+        !Path::new("/dev/null.json").exists(),
+        "no JSON beside a device"
+    );
 }
 
 /// Bug: `run -d 2s -o /proc/nope/r.csv URL` ran the load, then failed to write and lost
@@ -770,19 +785,43 @@ fn regression_unwritable_path_is_refused_before_the_load() {
     let url = format!("http://{}/", t.addr);
     let o = crate::util::run(&["run", "-d", "2s", "-o", "/proc/nope/r.csv", &url]);
     assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    assert!(crate::util::stderr(&o).contains("/proc/nope"), "{}", crate::util::stderr(&o));
+    assert!(
+        crate::util::stderr(&o).contains("/proc/nope"),
+        "{}",
+        crate::util::stderr(&o)
+    );
     assert_eq!(t.requests(), 0, "nothing was sent");
     // A directory where the file should go, and /dev/full, are refused the same way.
     let d = temp_dir("unwritable");
     let o = crate::util::run(&["run", "-n", "5", "-o", d.to_str().unwrap(), &url]);
     assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    let o = crate::util::run(&["run", "-n", "5", "--threshold", "p99<1s", "--junit", "/dev/full", &url]);
+    let o = crate::util::run(&[
+        "run",
+        "-n",
+        "5",
+        "--threshold",
+        "p99<1s",
+        "--junit",
+        "/dev/full",
+        &url,
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
     assert_eq!(t.requests(), 0, "nothing was sent");
     // A missing directory is created, and the line says so.
-    let o = crate::util::run(&["run", "-n", "5", "-o", d.join("new/r.csv").to_str().unwrap(), &url]);
+    let o = crate::util::run(&[
+        "run",
+        "-n",
+        "5",
+        "-o",
+        d.join("new/r.csv").to_str().unwrap(),
+        &url,
+    ]);
     crate::util::ok(&o);
-    assert!(crate::util::stderr(&o).contains("Created directory"), "{}", crate::util::stderr(&o));
+    assert!(
+        crate::util::stderr(&o).contains("Created directory"),
+        "{}",
+        crate::util::stderr(&o)
+    );
     assert!(d.join("new/r.json").is_file());
     let _ = std::fs::remove_dir_all(&d);
 }
@@ -798,7 +837,16 @@ fn regression_a_failed_write_keeps_the_result_in_a_named_temporary() {
     let out = d.join("out");
     std::fs::create_dir_all(&out).unwrap();
     let child = crate::util::hakaru()
-        .args(["run", "-c", "1", "-d", "3s", "-o", out.join("r.csv").to_str().unwrap(), &url])
+        .args([
+            "run",
+            "-c",
+            "1",
+            "-d",
+            "3s",
+            "-o",
+            out.join("r.csv").to_str().unwrap(),
+            &url,
+        ])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -829,7 +877,12 @@ fn regression_dash_means_stdout_for_report() {
     let d = temp_dir("dash");
     let o = crate::util::hakaru()
         .current_dir(&d)
-        .args(["report", fixture("groonga-result.csv").to_str().unwrap(), "-o", "-"])
+        .args([
+            "report",
+            fixture("groonga-result.csv").to_str().unwrap(),
+            "-o",
+            "-",
+        ])
         .output()
         .unwrap();
     let so = crate::util::ok(&o);

@@ -8,8 +8,8 @@
 use super::{LineChart, Mark, Marker, MARKERS, PALETTE};
 use crate::report::fmt::sig3;
 use crate::report::stream::{grouped, size_name, Segment, SizeRow};
-use crate::result::stream::Point;
 use crate::result::stream::MachineSample;
+use crate::result::stream::Point;
 
 /// Records/s (`mib` false) or MiB/s against record size, one line per result.
 pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
