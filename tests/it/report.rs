@@ -790,7 +790,7 @@ fn regression_unwritable_path_is_refused_before_the_load() {
         "{}",
         crate::util::stderr(&o)
     );
-    assert_eq!(t.requests(), 0, "nothing was sent");
+    assert_eq!(t.stats.requests(), 0, "nothing was sent");
     // A directory where the file should go, and /dev/full, are refused the same way.
     let d = temp_dir("unwritable");
     let o = crate::util::run(&["run", "-n", "5", "-o", d.to_str().unwrap(), &url]);
@@ -806,7 +806,7 @@ fn regression_unwritable_path_is_refused_before_the_load() {
         &url,
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    assert_eq!(t.requests(), 0, "nothing was sent");
+    assert_eq!(t.stats.requests(), 0, "nothing was sent");
     // A missing directory is created, and the line says so.
     let o = crate::util::run(&[
         "run",
