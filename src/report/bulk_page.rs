@@ -295,7 +295,7 @@ pub fn compare(
 mod tests {
     use super::*;
     use crate::result::fixture::{bare_step, run};
-    use crate::result::{BulkSettingsResult, BulkStepResult};
+    use crate::result::{BulkSettingsResult, BulkStepResult, Mode};
 
     #[test]
     fn a_bulk_report_is_titled_by_what_was_written_where_not_by_its_file() {

@@ -474,7 +474,7 @@ mod tests {
                 started_s: (index == 1).then_some(2.0),
                 ok: index == 1,
                 // Shard 1's own recovery, from its share of the load.
-                recovery: (index == 1).then_some(super::recovery::Recovery {
+                recovery: (index == 1).then_some(crate::result::recovery::Recovery {
                     at_s: 2.0,
                     baseline: None,
                     first_error_s: None,
@@ -486,7 +486,7 @@ mod tests {
                 }),
                 ..Default::default()
             }],
-            recovery_criteria: Some(super::recovery::Criteria::default()),
+            recovery_criteria: Some(crate::result::recovery::Criteria::default()),
             verify: Vec::new(),
         });
         run

@@ -77,6 +77,7 @@ pub fn start_moment(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn start_times() {
