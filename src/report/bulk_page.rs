@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use super::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
 use super::chart::{self, esc, LineChart};
 use super::fmt::{fmt_latency, fmt_qps};
-use super::html;
 use super::output::{sibling, OutputPlan, Rendered, ReportError};
 use super::ReportOptions;
 use crate::result::RunResult;
@@ -93,14 +92,14 @@ fn steps_table(run: &RunResult) -> String {
 fn run_notes(run: &RunResult) -> String {
     let mut o = String::new();
     for e in explanations(run).into_iter().chain(cut_off(run)) {
-        let _ = write!(o, "<p>{}</p>", html::rich(&e));
+        let _ = write!(o, "<p>{}</p>", super::page::rich(&e));
     }
     if let Some(v) = &run.verify {
         for line in verify_summary(v).lines() {
-            let _ = write!(o, "<p>{}</p>", html::rich(line.trim()));
+            let _ = write!(o, "<p>{}</p>", super::page::rich(line.trim()));
         }
     }
-    o.push_str(&html::warnings_box(&mode_warnings(run)));
+    o.push_str(&super::page::warnings_box(&mode_warnings(run)));
     o
 }
 
@@ -144,10 +143,10 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
     // One run's report leads with its thresholds' verdicts (a comparison leaves them to
     // each run's own report).
     if let [(_, run)] = runs {
-        b.push_str(&html::verdict_sections(run));
+        b.push_str(&super::sections::verdict_sections(run));
     }
     if let Some(w) = differences(runs) {
-        b.push_str(&html::warnings_box(&[w]));
+        b.push_str(&super::page::warnings_box(&[w]));
     }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
@@ -156,7 +155,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
             chart::render_line_chart(&c),
             c.notes
                 .iter()
-                .map(|n| html::rich(n))
+                .map(|n| super::page::rich(n))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -179,7 +178,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
         }
         b.push_str("</section>");
     }
-    html::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
+    super::page::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
 }
 
 /// The runs' tables in Markdown.

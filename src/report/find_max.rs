@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chart::{self, esc};
 use super::fmt::{fmt_latency, fmt_qps};
-use super::markdown::{md_table, Align};
+use super::table::{md_table, Align};
 use super::threshold::fmt_value;
 use super::ReportOptions;
 use crate::analysis::find_max::LATE_SHARE;
@@ -266,11 +266,11 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     );
     b.push_str("</div>");
     for line in find_max_summary(fm).lines() {
-        let _ = write!(b, "<p>{}</p>", super::html::rich(line));
+        let _ = write!(b, "<p>{}</p>", super::page::rich(line));
     }
     b.push_str("</section>");
     for (_, c) in find_max_charts(run, fm, opts) {
-        b.push_str(&super::html::chart_section(&c));
+        b.push_str(&super::page::chart_section(&c));
     }
     b.push_str(&probes_table_html(fm));
     b
@@ -323,7 +323,7 @@ fn probes_table_html(fm: &FindMaxResult) -> String {
             } else {
                 ""
             },
-            super::html::rich(&why)
+            super::page::rich(&why)
         );
     }
     let _ = write!(

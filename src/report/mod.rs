@@ -19,12 +19,14 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod output;
+pub mod page;
 pub mod png;
 mod sections;
 pub mod stream;
 pub mod stream_compare;
 pub mod stream_page;
 pub mod suite;
+pub mod table;
 pub mod text;
 pub mod threshold;
 

@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::report::chart;
 use crate::report::compare::{compare_html, compare_markdown, compare_text};
-use crate::report::html::{chart_svgs, html_report_with};
+use crate::report::html::{chart_pngs, chart_svgs, html_report_with};
 use crate::report::markdown::markdown_report_with;
-use crate::report::png::chart_pngs;
 use crate::report::ReportOptions;
 use crate::result::read::{read_result_and_run, read_results};
 use crate::result::series::Series;
@@ -153,7 +152,7 @@ impl Rendered {
             if plan.png {
                 self.put(
                     sibling(base, &format!("{suffix}.png")),
-                    crate::report::png::png_bytes(c)?,
+                    crate::report::png::png_bytes(c).map_err(ReportError::Png)?,
                 );
             }
         }
@@ -161,9 +160,9 @@ impl Rendered {
     }
 
     /// The Markdown where the plan sends it; `text` for the terminal otherwise.
-    /// Values in it are escaped as HTML escapes them ([`crate::report::markdown::escape_html`]).
+    /// Values in it are escaped as HTML escapes them ([`crate::report::table::escape_html`]).
     pub fn markdown(&mut self, md: String, text: String, plan: &OutputPlan) {
-        let md = crate::report::markdown::escape_html(&md);
+        let md = crate::report::table::escape_html(&md);
         match &plan.markdown {
             Some(MarkdownTo::Stdout) => self.stdout = md,
             Some(MarkdownTo::File(p)) => {
@@ -201,7 +200,7 @@ pub(crate) fn series_charts(
         }
     }
     if plan.png {
-        for (suffix, bytes) in chart_pngs(series, &plan.options)? {
+        for (suffix, bytes) in chart_pngs(series, &plan.options).map_err(ReportError::Png)? {
             out.put(sibling(base, &suffix), bytes);
         }
     }
@@ -328,7 +327,7 @@ pub fn run_compare(
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    let shown = crate::report::compare::display_series(&series);
+    let shown = crate::analysis::repeat::display_series(&series);
     let refs: Vec<&Series> = shown.iter().collect();
     series_charts(&refs, &base, plan, &mut out)?;
     out.markdown(compare_markdown(&series), compare_text(&series), plan);

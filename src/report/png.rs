@@ -13,9 +13,6 @@ use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use crate::report::chart::{self, LineChart, Marker, XAxis};
-use crate::report::output::ReportError;
-use crate::report::ReportOptions;
-use crate::result::series::Series;
 
 const FONT_NAME: &str = "hakaru-sans";
 const SIZE: (u32, u32) = (1200, 560);
@@ -72,8 +69,8 @@ fn rgb(hex: &str) -> RGBColor {
     RGBColor(c(0), c(2), c(4))
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> ReportError {
-    ReportError::Png(format!("drawing the PNG chart failed: {e:?}"))
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("drawing the PNG chart failed: {e:?}")
 }
 
 /// The plot of `c` on a chart context of either y scale (linear or log): the mesh,
@@ -192,8 +189,8 @@ macro_rules! draw_plot {
 
 /// A line chart as PNG bytes: drawn into a bitmap in memory, then encoded. Touches
 /// no file (the caller's [`crate::report::output`] writes it).
-pub fn png_bytes(c: &LineChart) -> Result<Vec<u8>, ReportError> {
-    ensure_font().map_err(ReportError::Png)?;
+pub fn png_bytes(c: &LineChart) -> Result<Vec<u8>, String> {
+    ensure_font()?;
     let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
     {
         let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
@@ -212,7 +209,7 @@ pub fn png_bytes(c: &LineChart) -> Result<Vec<u8>, ReportError> {
 type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
 /// The chart on `root`: the plot, and the legend beside it.
-fn draw(root: &Area<'_>, c: &LineChart) -> Result<(), ReportError> {
+fn draw(root: &Area<'_>, c: &LineChart) -> Result<(), String> {
     root.fill(&WHITE).map_err(err)?;
     let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
     let x = chart::x_axis(c);
@@ -264,7 +261,7 @@ fn draw(root: &Area<'_>, c: &LineChart) -> Result<(), ReportError> {
 
 /// The legend beside the plot, never over the data: each entry as the SVG's legend
 /// draws it, its dashes and its marker.
-fn draw_legend(legend: &Area<'_>, c: &LineChart) -> Result<(), ReportError> {
+fn draw_legend(legend: &Area<'_>, c: &LineChart) -> Result<(), String> {
     let font = |size: f64| (FONT_NAME, size).into_font();
     let mut y = 70;
     // Each entry as the SVG's legend draws it: its dashes and its marker.
@@ -332,18 +329,6 @@ fn dash_pattern(dash: Option<&str>) -> Option<(u32, u32)> {
         (on * 2.0).round().max(1.0) as u32,
         (off * 2.0).round().max(1.0) as u32,
     ))
-}
-
-/// The charts as PNG bytes: (file suffix, bytes).
-pub fn chart_pngs(
-    series: &[&Series],
-    opts: &ReportOptions,
-) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let mut out = Vec::new();
-    for (suffix, c) in crate::report::html::standalone_charts(series, opts) {
-        out.push((format!("{suffix}.png"), png_bytes(&c)?));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -9,7 +9,6 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use super::chart::{self, esc, LineChart};
-use super::html;
 use super::output::{OutputPlan, Rendered, ReportError};
 use super::stream::{size_rows, timelines, Segment, SizeRow};
 use super::stream_page::{
@@ -91,21 +90,21 @@ pub fn compare_html(runs: &[(&str, &StreamResult)]) -> String {
             warnings.push(format!("{l}: {w}"));
         }
     }
-    b.push_str(&html::warnings_box(&warnings));
+    b.push_str(&super::page::warnings_box(&warnings));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">\"vs first\" is records/s against the first result at the same record size.</p></section>",
         size_table_html(&rows)
     );
     for (_, c) in compare_charts(runs) {
-        b.push_str(&html::chart_section(&c));
+        b.push_str(&super::page::chart_section(&c));
     }
     b.push_str("<section><h2>Setups</h2><dl>");
     for (l, r) in runs {
         let _ = write!(b, "<dt>{}</dt><dd>{}</dd>", esc(l), esc(&setup_line(r)));
     }
     b.push_str("</dl></section>");
-    html::page(
+    super::page::page(
         &format!("{} — hakaru stream comparison", labels.join(", ")),
         &b,
     )

@@ -13,7 +13,6 @@ use std::path::Path;
 
 use super::chart::{self, esc, LineChart};
 use super::fmt::fmt_latency;
-use super::html;
 use super::output::{sibling, OutputPlan, Rendered, ReportError};
 use super::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
@@ -242,7 +241,7 @@ fn watch_detail_html(seg: &Segment) -> String {
     }
     if let Some(v) = &w.verify {
         for line in verify_block(v).lines().filter(|l| !l.starts_with(' ')) {
-            let _ = write!(o, "<p>{}</p>", html::rich(line));
+            let _ = write!(o, "<p>{}</p>", super::page::rich(line));
         }
     }
     for e in &w.reader_errors {
@@ -319,7 +318,7 @@ fn senders_html(r: &StreamResult) -> String {
     }
     o.push_str("</tbody></table></div>");
     for line in send_summary(&send.report, send.record_size).lines() {
-        let _ = write!(o, "<p>{}</p>", html::rich(line.trim()));
+        let _ = write!(o, "<p>{}</p>", super::page::rich(line.trim()));
     }
     o.push_str("</section>");
     o
@@ -367,7 +366,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
         if r.send.is_some() { "at the sender" } else { "at the receiver" },
         esc(&setup_line(r))
     );
-    b.push_str(&html::warnings_box(&incomplete(r)));
+    b.push_str(&super::page::warnings_box(&incomplete(r)));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">Rates are the mean of the measured windows (after the warm-up); MiB are 2²⁰ bytes. Lost, duplicated and p99 come from <code class=\"flag\">--verify</code>.</p></section>",
@@ -375,10 +374,10 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
     );
     if rows.iter().filter(|r| r.record_size.is_some()).count() > 1 {
         let runs = [(label, &rows[..])];
-        b.push_str(&html::chart_section(&chart::stream::size_chart(
+        b.push_str(&super::page::chart_section(&chart::stream::size_chart(
             &runs, false,
         )));
-        b.push_str(&html::chart_section(&chart::stream::size_chart(
+        b.push_str(&super::page::chart_section(&chart::stream::size_chart(
             &runs, true,
         )));
     }
@@ -400,7 +399,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
         }
         b.push_str("</section>");
         for c in chart::stream::timeline_charts(label, *size, segs) {
-            b.push_str(&html::chart_section(&c));
+            b.push_str(&super::page::chart_section(&c));
         }
         let _ = write!(b, "<section>{}</section>", timeline_table_html(segs));
     }
@@ -412,7 +411,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
             esc(&r.command.join(" "))
         );
     }
-    html::page(&format!("{label} — hakaru stream report"), &b)
+    super::page::page(&format!("{label} — hakaru stream report"), &b)
 }
 
 /// One result in Markdown: the seed's table, the windows, the checks.

@@ -466,7 +466,7 @@ pub fn html(run: &RunResult) -> String {
     if let Some(why) = &run.stop_reason {
         let _ = write!(b, "<p class=\"note\">{}</p>", esc(why));
     }
-    b.push_str(&super::html::verdict_sections(run));
+    b.push_str(&super::sections::verdict_sections(run));
     let _ = write!(
         b,
         "<section><h2>Timeline</h2>{}</section>",
@@ -493,7 +493,7 @@ pub fn html(run: &RunResult) -> String {
         );
     }
     b.push_str("</section>");
-    super::html::page(&format!("{} — hakaru suite", suite.scenario), &b)
+    super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
 }
 
 #[cfg(test)]

@@ -591,7 +591,7 @@ fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
             p
         }));
     }
-    let shown = hakaru::report::compare::display_series(std::slice::from_ref(&s));
+    let shown = hakaru::analysis::repeat::display_series(std::slice::from_ref(&s));
     let labels: Vec<&str> = shown.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["groonga-result warm", "groonga-result cold"]);
     assert!((shown[0].points[3].qps - 151.3 * 1.01).abs() < 0.1);

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::runs::xs;
 use super::{svg_open, y_grid, Axis, LEFT, LEGEND_W, PALETTE, TOP, W};
-use crate::report::sections::{step_heading, step_label};
+use crate::report::fmt::{step_heading, step_label};
 use crate::result::series::Series;
 
 /// Status class of a code for the error chart, with its colour.

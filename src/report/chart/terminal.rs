@@ -90,7 +90,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     // A repeated run: the warm rounds' mean, with the cold first round in a line.
     let rounds = series.rounds();
     let shown = if rounds > 1 {
-        crate::report::compare::display_series(std::slice::from_ref(series))
+        crate::analysis::repeat::display_series(std::slice::from_ref(series))
     } else {
         vec![series.clone()]
     };
