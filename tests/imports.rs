@@ -179,3 +179,142 @@ fn paths_are_read_as_written() {
     ));
     assert!(!allowed(&may, &["spec".into(), "parse".into()]));
 }
+
+/// The modules directly under `src/report/` (a file or a folder each: a kind of run,
+/// or a piece of the floor they share).
+fn report_children(report: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(report)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .trim_end_matches(".rs")
+                .to_string()
+        })
+        .filter(|n| n != "mod")
+        .collect()
+}
+
+#[test]
+fn report_has_no_import_circle() {
+    let report = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/report");
+    let children = report_children(&report);
+    let mut files = Vec::new();
+    rust_files(&report, &mut files);
+    // child → (child it uses → where)
+    let mut uses: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for file in &files {
+        let rel = file.strip_prefix(&report).unwrap();
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| {
+                c.as_os_str()
+                    .to_string_lossy()
+                    .trim_end_matches(".rs")
+                    .to_string()
+            })
+            .collect();
+        if parts == ["mod"] {
+            continue;
+        }
+        let me = parts[0].clone();
+        // `super::` from report/x.rs and report/x/mod.rs is report; from report/x/y.rs
+        // it is x, and `super::super::` is report.
+        let up = if parts.len() > 1 && parts[1] != "mod" {
+            "super::super::"
+        } else {
+            "super::"
+        };
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            if t.starts_with("#[cfg(test)]") {
+                break;
+            }
+            if t.starts_with("//") {
+                continue;
+            }
+            let mut named: Vec<String> = Vec::new();
+            for path in crate_paths(line) {
+                if path.len() > 1 && path[0] == "report" {
+                    named.push(path[1].clone());
+                }
+            }
+            let mut rest = line;
+            while let Some(i) = rest.find(up) {
+                let before = rest[..i].chars().last();
+                rest = &rest[i + up.len()..];
+                if before.is_some_and(|c| c == ':' || c.is_alphanumeric()) {
+                    continue;
+                }
+                if let Some(group) = rest.strip_prefix('{') {
+                    let end = group.find('}').unwrap_or(group.len());
+                    named.extend(
+                        group[..end]
+                            .split(',')
+                            .map(|p| p.trim().split("::").next().unwrap_or("").to_string()),
+                    );
+                } else {
+                    named.push(
+                        rest.chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect(),
+                    );
+                }
+            }
+            for other in named {
+                if other != me && children.contains(&other) {
+                    uses.entry(me.clone())
+                        .or_default()
+                        .entry(other)
+                        .or_insert_with(|| format!("src/report/{}:{}", rel.display(), n + 1));
+                }
+            }
+        }
+    }
+    // A depth-first walk; a node met again while on the path closes a circle.
+    fn walk(
+        node: &str,
+        uses: &BTreeMap<String, BTreeMap<String, String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == node) {
+            let mut circle = path[i..].to_vec();
+            circle.push(node.to_string());
+            return Some(circle);
+        }
+        if done.contains(node) {
+            return None;
+        }
+        path.push(node.to_string());
+        for next in uses.get(node).into_iter().flat_map(|m| m.keys()) {
+            if let Some(c) = walk(next, uses, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(node.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    for node in uses.keys() {
+        if let Some(circle) = walk(node, &uses, &mut Vec::new(), &mut done) {
+            let arrows: Vec<String> = circle
+                .windows(2)
+                .map(|w| {
+                    format!(
+                        "  report::{} → report::{} ({})",
+                        w[0], w[1], uses[&w[0]][&w[1]]
+                    )
+                })
+                .collect();
+            panic!(
+                "an import circle inside src/report (the kinds stand on the floor, never the \
+                 other way):\n{}",
+                arrows.join("\n")
+            );
+        }
+    }
+}

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::output::run_compare;
+use crate::report::dispatch::run_compare;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -39,9 +39,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let plan = args.charts.plan(args.output);
     // Log pipelines (watch, stream send, stream run) side by side; never mixed with
     // request-response results.
-    if let Some(stream) = crate::report::stream_compare::classify(&args.results)? {
-        let labels = crate::report::stream_compare::labels(&args.results, args.label.as_deref())?;
-        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?.write()?;
+    if let Some(stream) = crate::report::stream::compare::classify(&args.results)? {
+        let labels = crate::report::stream::compare::labels(&args.results, args.label.as_deref())?;
+        let written = crate::report::stream::compare::compare(&labels, &stream, &plan)?.write()?;
         super::report::tell(&written);
         return Ok(0);
     }

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::output::{render_report, MarkdownTo, OutputPlan};
+use crate::report::dispatch::render_report;
+use crate::report::output::{MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -151,7 +152,7 @@ fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::
         .into());
     }
     let plan = args.charts.plan(args.output);
-    let written = crate::report::stream_page::report(&args.result, &r, &plan)?.write()?;
+    let written = crate::report::stream::page::report(&args.result, &r, &plan)?.write()?;
     tell(&written);
     Ok(0)
 }

@@ -9,9 +9,9 @@
 //! and puts them on disk.
 
 pub mod bulk;
-pub mod bulk_page;
 pub mod chart;
 pub mod compare;
+pub mod dispatch;
 pub mod find_max;
 pub mod findings;
 pub mod fmt;
@@ -23,8 +23,6 @@ pub mod page;
 pub mod png;
 mod sections;
 pub mod stream;
-pub mod stream_compare;
-pub mod stream_page;
 pub mod suite;
 pub mod table;
 pub mod text;

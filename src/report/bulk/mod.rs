@@ -4,6 +4,9 @@
 //! item errors by kind and the statuses seen; then what the run must not hide — a
 //! requested mode the server did not honour, and `--verify`'s comparison.
 
+pub mod chart;
+pub mod page;
+
 use std::fmt::Write as _;
 
 use super::fmt::{fmt_latency, fmt_qps};

@@ -7,11 +7,11 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
-use super::chart::{self, esc, LineChart};
-use super::fmt::{fmt_latency, fmt_qps};
-use super::output::{sibling, OutputPlan, Rendered, ReportError};
-use super::ReportOptions;
+use crate::report::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
+use crate::report::chart::{self, esc, LineChart};
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::output::{sibling, OutputPlan, Rendered, ReportError};
+use crate::report::ReportOptions;
 use crate::result::RunResult;
 
 /// What a bulk run's report is called: what was written where ("couchdb bulk writes
@@ -32,8 +32,8 @@ pub fn run_name(run: &RunResult, path: &Path) -> String {
 /// The two charts of one or several bulk runs.
 pub fn bulk_charts(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> [LineChart; 2] {
     [
-        chart::bulk_docs_chart(runs),
-        chart::bulk_latency_chart(runs, opts.chart),
+        crate::report::bulk::chart::bulk_docs_chart(runs),
+        crate::report::bulk::chart::bulk_latency_chart(runs, opts.chart),
     ]
 }
 
@@ -92,14 +92,14 @@ fn steps_table(run: &RunResult) -> String {
 fn run_notes(run: &RunResult) -> String {
     let mut o = String::new();
     for e in explanations(run).into_iter().chain(cut_off(run)) {
-        let _ = write!(o, "<p>{}</p>", super::page::rich(&e));
+        let _ = write!(o, "<p>{}</p>", crate::report::page::rich(&e));
     }
     if let Some(v) = &run.verify {
         for line in verify_summary(v).lines() {
-            let _ = write!(o, "<p>{}</p>", super::page::rich(line.trim()));
+            let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line.trim()));
         }
     }
-    o.push_str(&super::page::warnings_box(&mode_warnings(run)));
+    o.push_str(&crate::report::page::warnings_box(&mode_warnings(run)));
     o
 }
 
@@ -143,10 +143,10 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
     // One run's report leads with its thresholds' verdicts (a comparison leaves them to
     // each run's own report).
     if let [(_, run)] = runs {
-        b.push_str(&super::sections::verdict_sections(run));
+        b.push_str(&crate::report::sections::verdict_sections(run));
     }
     if let Some(w) = differences(runs) {
-        b.push_str(&super::page::warnings_box(&[w]));
+        b.push_str(&crate::report::page::warnings_box(&[w]));
     }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
@@ -155,7 +155,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
             chart::render_line_chart(&c),
             c.notes
                 .iter()
-                .map(|n| super::page::rich(n))
+                .map(|n| crate::report::page::rich(n))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -178,7 +178,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
         }
         b.push_str("</section>");
     }
-    super::page::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
+    crate::report::page::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
 }
 
 /// The runs' tables in Markdown.
@@ -190,7 +190,11 @@ pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
     for (label, run) in runs {
         let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
         if let (Some(t), 1) = (&run.thresholds, runs.len()) {
-            let _ = writeln!(o, "{}", super::threshold::threshold_markdown(run, t));
+            let _ = writeln!(
+                o,
+                "{}",
+                crate::report::threshold::threshold_markdown(run, t)
+            );
         }
         o.push_str("| batch | writers | docs/s | req/s | p50 | p99 | acknowledged | item errors |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for s in &run.steps {

@@ -9,20 +9,15 @@
 
 use std::fmt::Write as _;
 
-mod bulk;
 mod distribution;
 mod errors;
-mod find_max;
 mod rates;
 mod runs;
-pub mod stream;
 pub(crate) mod svg;
 mod terminal;
 
-pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
-pub use find_max::{find_max_error_chart, find_max_latency_chart};
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
 pub use svg::render_line_chart;
@@ -62,7 +57,7 @@ pub enum Marker {
     None,
 }
 
-const MARKERS: [Marker; 4] = [
+pub(crate) const MARKERS: [Marker; 4] = [
     Marker::Circle,
     Marker::Square,
     Marker::Triangle,

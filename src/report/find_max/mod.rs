@@ -3,9 +3,12 @@
 //! report's section (cards, the probes' charts, the table) and Markdown. Pure
 //! functions of the result types.
 
+pub mod chart;
+
 use std::fmt::Write as _;
 
-use super::chart::{self, esc};
+use super::chart::esc;
+use super::chart::LineChart;
 use super::fmt::{fmt_latency, fmt_qps};
 use super::table::{md_table, Align};
 use super::threshold::fmt_value;
@@ -195,7 +198,7 @@ pub fn find_max_charts(
     run: &RunResult,
     fm: &FindMaxResult,
     opts: &ReportOptions,
-) -> Vec<(&'static str, chart::LineChart)> {
+) -> Vec<(&'static str, LineChart)> {
     let mut out = vec![(
         "-find-max",
         chart::find_max_latency_chart(run, fm, opts.chart),
@@ -539,7 +542,10 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert_eq!(c.title, "p99 of each probe by rate");
         let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["p99, passed", "p99, failed"]);
-        assert!(c.lines.iter().all(|l| l.dash == Some(chart::UNJOINED)));
+        assert!(c
+            .lines
+            .iter()
+            .all(|l| l.dash == Some(crate::report::chart::UNJOINED)));
         assert_eq!(c.lines[0].points, [(400.0, 4.2), (400.0, 4.2)]);
         assert_eq!(c.lines[1].points, [(800.0, 312.0)]);
         assert_eq!(
@@ -551,7 +557,7 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert!(c.lines[1].tips[0]
             .starts_with("probe 2: 800.0/s, p99 312 ms — FAIL: p99<50ms was 312 ms"));
         // Unjoined: markers, no polyline.
-        let svg = chart::render_line_chart(&c);
+        let svg = crate::report::chart::render_line_chart(&c);
         assert!(!svg.contains("<polyline"), "{svg}");
         let e = chart::find_max_error_chart(&run, &fm).expect("the SLO bounds errors");
         // 2 connect errors of 1,002 requests.

@@ -8,14 +8,14 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::chart::{self, esc, LineChart};
-use super::output::{OutputPlan, Rendered, ReportError};
-use super::stream::{size_rows, timelines, Segment, SizeRow};
-use super::stream_page::{
+use crate::report::chart::{esc, LineChart};
+use crate::report::output::{OutputPlan, Rendered, ReportError};
+use crate::report::stream::grouped;
+use crate::report::stream::page::{
     by_size, dash_or, incomplete, label_of, p99, rate_cells, ratio, setup_line, size_table_html,
     size_table_markdown,
 };
-use crate::report::stream::grouped;
+use crate::report::stream::{size_rows, timelines, Segment, SizeRow};
 use crate::result::read::{read_stream, ReadError};
 use crate::result::stream::StreamResult;
 
@@ -90,21 +90,21 @@ pub fn compare_html(runs: &[(&str, &StreamResult)]) -> String {
             warnings.push(format!("{l}: {w}"));
         }
     }
-    b.push_str(&super::page::warnings_box(&warnings));
+    b.push_str(&crate::report::page::warnings_box(&warnings));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">\"vs first\" is records/s against the first result at the same record size.</p></section>",
         size_table_html(&rows)
     );
     for (_, c) in compare_charts(runs) {
-        b.push_str(&super::page::chart_section(&c));
+        b.push_str(&crate::report::page::chart_section(&c));
     }
     b.push_str("<section><h2>Setups</h2><dl>");
     for (l, r) in runs {
         let _ = write!(b, "<dt>{}</dt><dd>{}</dd>", esc(l), esc(&setup_line(r)));
     }
     b.push_str("</dl></section>");
-    super::page::page(
+    crate::report::page::page(
         &format!("{} — hakaru stream comparison", labels.join(", ")),
         &b,
     )
@@ -119,9 +119,9 @@ fn compare_charts(runs: &[(&str, &StreamResult)]) -> Vec<(String, LineChart)> {
     if sizes.iter().filter(|(s, _)| s.is_some()).count() > 1 {
         out.push((
             "-sizes-records".into(),
-            chart::stream::size_chart(&refs, false),
+            super::chart::size_chart(&refs, false),
         ));
-        out.push(("-sizes-mib".into(), chart::stream::size_chart(&refs, true)));
+        out.push(("-sizes-mib".into(), super::chart::size_chart(&refs, true)));
     }
     // A size only one result has is in that result's own report.
     for (size, _) in sizes.iter().filter(|(_, rows)| rows.len() > 1) {
@@ -135,7 +135,7 @@ fn compare_charts(runs: &[(&str, &StreamResult)]) -> Vec<(String, LineChart)> {
         }
         if lines.len() > 1 {
             let suffix = size.map_or("-arrival".into(), |b| format!("-{b}B-arrival"));
-            out.push((suffix, chart::stream::arrival_overlay(*size, &lines)));
+            out.push((suffix, super::chart::arrival_overlay(*size, &lines)));
         }
     }
     out

@@ -7,6 +7,10 @@
 //! result: one [`SizeRow`] per record size (the seed's table) and the watches'
 //! timelines as [`Segment`]s laid end to end.
 
+pub mod chart;
+pub mod compare;
+pub mod page;
+
 use std::fmt::Write;
 
 use super::fmt::fmt_latency;

@@ -6,15 +6,15 @@
 //! bytes/s, the receiver's CPU) — as terminal text, Markdown, HTML, SVG and PNG.
 //!
 //! A stream result is read from its JSON (beside a CSV given instead), which keeps the
-//! timelines. Comparisons are in [`super::stream_compare`].
+//! timelines. Comparisons are in [`crate::report::stream::compare`].
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::chart::{self, esc, LineChart};
-use super::fmt::fmt_latency;
-use super::output::{sibling, OutputPlan, Rendered, ReportError};
-use super::stream::{
+use crate::report::chart::{esc, LineChart};
+use crate::report::fmt::fmt_latency;
+use crate::report::output::{sibling, OutputPlan, Rendered, ReportError};
+use crate::report::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
     watch_table, Segment, SizeRow,
 };
@@ -241,7 +241,7 @@ fn watch_detail_html(seg: &Segment) -> String {
     }
     if let Some(v) = &w.verify {
         for line in verify_block(v).lines().filter(|l| !l.starts_with(' ')) {
-            let _ = write!(o, "<p>{}</p>", super::page::rich(line));
+            let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line));
         }
     }
     for e in &w.reader_errors {
@@ -318,7 +318,7 @@ fn senders_html(r: &StreamResult) -> String {
     }
     o.push_str("</tbody></table></div>");
     for line in send_summary(&send.report, send.record_size).lines() {
-        let _ = write!(o, "<p>{}</p>", super::page::rich(line.trim()));
+        let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line.trim()));
     }
     o.push_str("</section>");
     o
@@ -332,9 +332,9 @@ fn charts_of(label: &str, r: &StreamResult) -> Vec<(String, LineChart)> {
         let runs = [(label, &rows[..])];
         out.push((
             "-sizes-records".into(),
-            chart::stream::size_chart(&runs, false),
+            super::chart::size_chart(&runs, false),
         ));
-        out.push(("-sizes-mib".into(), chart::stream::size_chart(&runs, true)));
+        out.push(("-sizes-mib".into(), super::chart::size_chart(&runs, true)));
     }
     let groups = timelines(r);
     let several = groups.len() > 1;
@@ -343,7 +343,7 @@ fn charts_of(label: &str, r: &StreamResult) -> Vec<(String, LineChart)> {
             Some(b) if several => format!("-{b}B"),
             _ => String::new(),
         };
-        for (k, c) in chart::stream::timeline_charts(label, *size, segs)
+        for (k, c) in super::chart::timeline_charts(label, *size, segs)
             .into_iter()
             .enumerate()
         {
@@ -366,7 +366,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
         if r.send.is_some() { "at the sender" } else { "at the receiver" },
         esc(&setup_line(r))
     );
-    b.push_str(&super::page::warnings_box(&incomplete(r)));
+    b.push_str(&crate::report::page::warnings_box(&incomplete(r)));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">Rates are the mean of the measured windows (after the warm-up); MiB are 2²⁰ bytes. Lost, duplicated and p99 come from <code class=\"flag\">--verify</code>.</p></section>",
@@ -374,12 +374,12 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
     );
     if rows.iter().filter(|r| r.record_size.is_some()).count() > 1 {
         let runs = [(label, &rows[..])];
-        b.push_str(&super::page::chart_section(&chart::stream::size_chart(
-            &runs, false,
-        )));
-        b.push_str(&super::page::chart_section(&chart::stream::size_chart(
-            &runs, true,
-        )));
+        b.push_str(&crate::report::page::chart_section(
+            &super::chart::size_chart(&runs, false),
+        ));
+        b.push_str(&crate::report::page::chart_section(
+            &super::chart::size_chart(&runs, true),
+        ));
     }
     let groups = timelines(r);
     for (size, segs) in &groups {
@@ -398,8 +398,8 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
             b.push_str(&watch_detail_html(s));
         }
         b.push_str("</section>");
-        for c in chart::stream::timeline_charts(label, *size, segs) {
-            b.push_str(&super::page::chart_section(&c));
+        for c in super::chart::timeline_charts(label, *size, segs) {
+            b.push_str(&crate::report::page::chart_section(&c));
         }
         let _ = write!(b, "<section>{}</section>", timeline_table_html(segs));
     }
@@ -411,7 +411,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
             esc(&r.command.join(" "))
         );
     }
-    super::page::page(&format!("{label} — hakaru stream report"), &b)
+    crate::report::page::page(&format!("{label} — hakaru stream report"), &b)
 }
 
 /// One result in Markdown: the seed's table, the windows, the checks.
@@ -521,7 +521,7 @@ pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Render
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::stream_compare::{classify, compare_html, compare_text};
+    use crate::report::stream::compare::{classify, compare_html, compare_text};
     use crate::result::stream::{LatencyUs, VerifyReport};
     use crate::result::stream::{Means, Point, Repeat, SizeRun, WatchReport, Window};
     use crate::result::stream::{SendReport, SenderReport};
