@@ -355,39 +355,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
                 });
             }
         }
-        let n_clients = known["n_clients"];
-        if n_clients < 0.0 || n_clients.fract() != 0.0 {
-            return Err(ReadError::Csv {
-                path: path.to_owned(),
-                line,
-                message: format!("n_clients {n_clients} is not a whole number of clients"),
-            });
-        }
-        p.n_clients = n_clients as usize;
-        p.total_requests = known["total_n_requests"].max(0.0) as u64;
-        p.qps = known["queries_per_second"];
-        p.min_s = known["min_elapsed_time"];
-        p.max_s = known["max_elapsed_time"];
-        p.mean_s = known["average_elapsed_time"];
-        p.p50_s = known.get("p50_elapsed_time").copied();
-        p.p90_s = known.get("p90_elapsed_time").copied();
-        p.p99_s = known.get("p99_elapsed_time").copied();
-        p.client_cpu_share = known.get("client_cpu_share").copied();
-        p.rate = known
-            .get("rate")
-            .copied()
-            .filter(|r| r.is_finite() && *r > 0.0);
-        p.late = known.get("late").map_or(0, |n| n.max(0.0) as u64);
-        p.dropped = known.get("dropped").map_or(0, |n| n.max(0.0) as u64);
-        for kind in crate::stats::ErrorKind::ALL {
-            let col = format!("errors_{}", kind.as_str());
-            if let Some(n) = known.get(col.as_str()) {
-                if *n > 0.0 {
-                    p.errors
-                        .insert(kind.as_str().to_owned(), share(*n as u64, p.total_requests));
-                }
-            }
-        }
+        from_columns(&mut p, &known, path, line)?;
         p.error_share = error_share(&p.statuses);
         any_partial |= p.partial;
         points.push(p);
@@ -406,6 +374,50 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         partial: any_partial,
         state: crate::result::RunState::from_partial(any_partial),
     })
+}
+
+/// A CSV row's named numbers into its point: clients (a whole number), counts,
+/// latencies, rates and the error shares by kind.
+fn from_columns(
+    p: &mut Point,
+    known: &BTreeMap<&'static str, f64>,
+    path: &Path,
+    line: u64,
+) -> Result<(), ReadError> {
+    let n_clients = known["n_clients"];
+    if n_clients < 0.0 || n_clients.fract() != 0.0 {
+        return Err(ReadError::Csv {
+            path: path.to_owned(),
+            line,
+            message: format!("n_clients {n_clients} is not a whole number of clients"),
+        });
+    }
+    p.n_clients = n_clients as usize;
+    p.total_requests = known["total_n_requests"].max(0.0) as u64;
+    p.qps = known["queries_per_second"];
+    p.min_s = known["min_elapsed_time"];
+    p.max_s = known["max_elapsed_time"];
+    p.mean_s = known["average_elapsed_time"];
+    p.p50_s = known.get("p50_elapsed_time").copied();
+    p.p90_s = known.get("p90_elapsed_time").copied();
+    p.p99_s = known.get("p99_elapsed_time").copied();
+    p.client_cpu_share = known.get("client_cpu_share").copied();
+    p.rate = known
+        .get("rate")
+        .copied()
+        .filter(|r| r.is_finite() && *r > 0.0);
+    p.late = known.get("late").map_or(0, |n| n.max(0.0) as u64);
+    p.dropped = known.get("dropped").map_or(0, |n| n.max(0.0) as u64);
+    for kind in crate::stats::ErrorKind::ALL {
+        let col = format!("errors_{}", kind.as_str());
+        if let Some(n) = known.get(col.as_str()) {
+            if *n > 0.0 {
+                p.errors
+                    .insert(kind.as_str().to_owned(), share(*n as u64, p.total_requests));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses latencies that cannot be seconds: a CSV whose latency columns were written
