@@ -19,6 +19,9 @@ use crate::runner::exit;
 /// Where the result goes through (`-`, a device, a FIFO) and how it is written there.
 pub type Through<'a> = (PathBuf, Box<dyn Fn(&RunResult) -> Vec<u8> + 'a>);
 
+/// A page drawn from the judged run, and where it goes.
+pub type Page = (PathBuf, fn(&RunResult) -> String);
+
 /// What a command's end does besides judging and printing.
 pub struct Finish<'a> {
     pub thresholds: &'a ThresholdArgs,
@@ -32,7 +35,7 @@ pub struct Finish<'a> {
     /// Files beside the result: `ab -e` and `-g`.
     pub extra: Vec<(PathBuf, Vec<u8>)>,
     /// A page drawn from the judged run (`suite`'s timeline), and where it goes.
-    pub page: Option<(PathBuf, fn(&RunResult) -> String)>,
+    pub page: Option<Page>,
     /// The measurement's own exit code ([`crate::runner::exit_code`], `--verify`).
     pub code: i32,
 }

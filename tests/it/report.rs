@@ -393,7 +393,7 @@ fn same_stems_get_distinct_labels() {
 #[test]
 fn png_charts_when_a_font_is_present() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
-    match hakaru::report::png::chart_pngs(&[&s], &ReportOptions::default()) {
+    match hakaru::report::html::chart_pngs(&[&s], &ReportOptions::default()) {
         Ok(pngs) => {
             // Throughput, latency, latency against throughput (a CSV has no
             // histograms, so no percentile chart).
