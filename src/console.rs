@@ -150,8 +150,11 @@ impl Console {
     }
 
     /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  3 failed (0.01%)
-    /// run ends in ~1m50s": the rate is the last second's once there is one.
-    fn progress_line(&self, spec: &StepSpec, p: Progress) -> String {
+    /// run ends in ~1m50s": the rate is the last second's once there is one. It fits in
+    /// `width` columns: a line that wraps is redrawn as a new line on every update (a
+    /// tmux pane of 80 columns kept seven copies per step), so the least needed parts
+    /// go first — the run's end, the p99, the requests — and the failures stay.
+    fn progress_line(&self, spec: &StepSpec, p: Progress, width: usize) -> String {
         let secs = p.elapsed.as_secs_f64();
         let of = match (spec.duration, spec.n_requests) {
             (Some(d), _) => format!(" / {:.0} s", d.as_secs_f64()),
@@ -165,33 +168,30 @@ impl Console {
             .window
             .rate
             .unwrap_or(p.finished as f64 / secs.max(1e-9));
-        let mut line = format!(
-            "  {}  {secs:.1} s{of}  {}{of_n} requests  {} req/s",
-            self.step_label,
-            p.finished,
-            crate::report::fmt::fmt_qps(rate)
-        );
+        // (text, the order in which it goes when the line is too long; 0 stays)
+        let mut parts: Vec<(String, u8)> = vec![
+            (format!("  {}", self.step_label), 0),
+            (format!("{secs:.1} s{of}"), 0),
+            (format!("{}{of_n} requests", p.finished), 3),
+            (format!("{} req/s", crate::report::fmt::fmt_qps(rate)), 0),
+        ];
         if let Some(p99) = self.window.p99 {
-            line.push_str(&format!(
-                "  p99 ≤ {}",
-                crate::report::fmt::fmt_latency(p99.as_secs_f64())
-            ));
+            let p99 = crate::report::fmt::fmt_latency(p99.as_secs_f64());
+            parts.push((format!("p99 ≤ {p99}"), 2));
         }
         if p.failed > 0 {
-            line.push_str(&format!(
-                "  {} failed ({})",
-                p.failed,
-                crate::report::fmt::fmt_share(p.failed as f64 * 100.0 / p.finished.max(1) as f64)
-            ));
+            let share = p.failed as f64 * 100.0 / p.finished.max(1) as f64;
+            let share = crate::report::fmt::fmt_share(share);
+            parts.push((format!("{} failed ({share})", p.failed), 0));
         }
         // The whole run's end, when every step lasts a known time.
         if let (Some(left), Some(d), None) = (self.steps_left, spec.duration, spec.n_requests) {
             if left > 0 {
                 let eta = d.saturating_sub(p.elapsed) + (d + self.interval) * left as u32;
-                line.push_str(&format!("  run ends in ~{}", fmt_eta(eta)));
+                parts.push((format!("run ends in ~{}", fmt_eta(eta)), 1));
             }
         }
-        line
+        fit(parts, width)
     }
 
     fn clear_live(&mut self) {
@@ -200,6 +200,33 @@ impl Console {
             self.last_len = 0;
         }
     }
+}
+
+/// The parts joined by two spaces, dropping the optional ones (lowest rank first) until
+/// the line is shorter than `width`, then cut with "…" if it still is not.
+fn fit(mut parts: Vec<(String, u8)>, width: usize) -> String {
+    let join = |parts: &[(String, u8)]| {
+        let texts: Vec<&str> = parts.iter().map(|(t, _)| t.as_str()).collect();
+        texts.join("  ")
+    };
+    let limit = width.saturating_sub(1).max(20);
+    let mut line = join(&parts);
+    while line.chars().count() > limit {
+        let Some(i) = (1..=3).find_map(|r| parts.iter().position(|(_, rank)| *rank == r)) else {
+            break;
+        };
+        parts.remove(i);
+        line = join(&parts);
+    }
+    if line.chars().count() > limit {
+        line = line.chars().take(limit - 1).collect::<String>() + "…";
+    }
+    line
+}
+
+/// Columns of the terminal on stderr; 80 when it cannot tell.
+fn terminal_width() -> usize {
+    terminal_size::terminal_size_of(std::io::stderr()).map_or(80, |(w, _)| usize::from(w.0))
 }
 
 fn describe(spec: &StepSpec) -> String {
@@ -243,13 +270,13 @@ impl Observer for Console {
             // A log gets a plain line now and then instead of a redrawn one.
             if p.elapsed >= self.next_plain {
                 self.next_plain = p.elapsed + PLAIN_EVERY;
-                eprintln!("{}", self.progress_line(spec, p));
+                eprintln!("{}", self.progress_line(spec, p, usize::MAX));
             }
         }
         if !self.live {
             return;
         }
-        let line = self.progress_line(spec, p);
+        let line = self.progress_line(spec, p, terminal_width());
         let pad = self.last_len.saturating_sub(line.chars().count());
         eprint!("\r{line}{}", " ".repeat(pad));
         let _ = std::io::stderr().flush();
@@ -351,6 +378,7 @@ mod tests {
                 failed: 0,
                 latency: Default::default(),
             },
+            usize::MAX,
         );
         // 20 s of this step, then two steps of 30 s with 10 s pauses.
         assert_eq!(
@@ -372,7 +400,7 @@ mod tests {
         };
         c.sample(p);
         assert_eq!(
-            c.progress_line(&spec, p),
+            c.progress_line(&spec, p, usize::MAX),
             "  step 2/4: 4 clients  11.0 s / 30 s  1500 requests  500.0 req/s  3 failed (0.20%)  run ends in ~1m39s"
         );
         let one = StepSpec {
@@ -396,9 +424,45 @@ mod tests {
                 failed: 0,
                 latency: Default::default(),
             },
+            usize::MAX,
         );
         assert!(line.starts_with("  step 4/4: 1 client  "), "{line}");
         assert!(!line.contains("run ends"), "{line}");
+    }
+
+    /// Regression: in an 80-column tmux pane, `ramp --rate 200,400` left seven copies
+    /// of its 85-character live line per step (a wrapped line is redrawn below itself).
+    #[test]
+    fn the_live_line_never_wraps_at_80_columns() {
+        let mut c = Console::new(true, 0, 0);
+        let spec = StepSpec {
+            n_clients: 20,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: None,
+            rate: None,
+        };
+        let at = Position {
+            round: 2,
+            rounds: 3,
+            index: 1,
+            of: 2,
+        };
+        c.step_started(at, &spec);
+        let p = Progress {
+            elapsed: Duration::from_secs(12),
+            finished: 4_812_345,
+            failed: 3,
+            latency: Default::default(),
+        };
+        let full = c.progress_line(&spec, p, usize::MAX);
+        assert!(full.chars().count() > 80, "{full}");
+        let line = c.progress_line(&spec, p, 80);
+        assert!(line.chars().count() < 80, "{line}");
+        // The failures stay; the run's end goes first.
+        assert!(line.contains("3 failed"), "{line}");
+        assert!(!line.contains("run ends"), "{line}");
+        // Narrower still, the line is cut, never wrapped.
+        assert!(c.progress_line(&spec, p, 30).chars().count() < 30);
     }
 
     #[test]
@@ -432,7 +496,7 @@ mod tests {
             latency: Snapshot::of([&counts]),
         };
         c.sample(p);
-        let line = c.progress_line(&spec, p);
+        let line = c.progress_line(&spec, p, usize::MAX);
         assert!(line.contains("1000 req/s  p99 ≤ 1.54 ms"), "{line}");
     }
 }

@@ -120,6 +120,13 @@ pub fn run<W: Workload>(
         };
         // Every part ran at the probe's rate; the time-weighted mean would round it.
         whole.rate = Some(rate);
+        // The parts one after another on the probe's clock (the recorders added
+        // their seconds as if they had run at once).
+        if let Err(why) = crate::result::timeline::lay_end_to_end(&parts, &mut whole) {
+            out.state = RunState::Failed;
+            out.stop_reason = Some(format!("a probe's timelines could not be joined: {why}"));
+            break;
+        }
         let failed_step = whole.failure.clone();
         let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();

@@ -4,6 +4,11 @@
 //! patterns file. `kubectl logs` piped into `hakaru merge -` then collects the results
 //! without a volume, a bucket or a coordinator of our own.
 //!
+//! Secret header values (`Authorization`, `Cookie`, `Proxy-Authorization`,
+//! `--secret-header`) go into a Secret whose keys the container reads as environment
+//! variables; the Job's arguments name the variable (`$(HAKARU_SECRET_1)`, which
+//! Kubernetes expands), so `kubectl get job -o yaml` shows no secret.
+//!
 //! Pure: the caller reads the patterns file and the clock; this turns them and the
 //! command into YAML. The YAML is written by a small emitter over `serde_json` values
 //! (block style, every string quoted JSON-style unless a multi-line literal block reads
@@ -53,6 +58,15 @@ pub struct Rendered {
     pub notes: Vec<String>,
 }
 
+/// The pods' command: its arguments, the secret values they name by variable, notes.
+#[derive(Debug, Clone, Default)]
+pub struct PodArgs {
+    pub args: Vec<String>,
+    /// `(variable, value)`: a secret header's value, read from the Secret.
+    pub secrets: Vec<(String, String)>,
+    pub notes: Vec<String>,
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum K8sError {
     #[error("give the hakaru command the pods run after --: run, ramp or bulk (hakaru k8s render --shards 3 -- run -c 30 -d 60s URL)")]
@@ -93,25 +107,65 @@ pub enum K8sError {
 /// times, so "two minutes after I start" would differ on each.
 pub fn render(r: &Render, now: SystemTime) -> Result<Rendered, K8sError> {
     check_names(r)?;
-    let (args, notes) = container_args(r, now)?;
+    let pod = container_args(r, now)?;
+    // The command as it may be shown: secrets redacted, each argument one quoted line.
+    let shown: Vec<String> = redactor_of(&r.args)
+        .command_line(&r.args)
+        .iter()
+        .map(|a| shell_word(a))
+        .collect();
     let mut yaml = format!(
         "# hakaru k8s render: {} shards of `hakaru {}`\n\
          # kubectl apply -f THIS_FILE\n\
          # kubectl wait --for=condition=complete job/{name} --timeout=1h\n\
          # kubectl logs -l app.kubernetes.io/instance={name} --tail=-1 | hakaru merge - -o result.json\n",
         r.shards,
-        r.args.join(" "),
+        shown.join(" "),
         name = r.name
     );
-    for doc in manifests(r, &args) {
+    for doc in manifests(r, &pod) {
         yaml.push_str("---\n");
         yaml.push_str(&to_yaml(&doc));
     }
-    Ok(Rendered { yaml, args, notes })
+    Ok(Rendered {
+        yaml,
+        args: pod.args,
+        notes: pod.notes,
+    })
+}
+
+/// The secret headers of a pod command: the default ones and its `--secret-header`s.
+fn redactor_of(args: &[String]) -> crate::redact::Redactor {
+    let mut names = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--secret-header" {
+            names.extend(it.next().cloned());
+        } else if let Some(n) = a.strip_prefix("--secret-header=") {
+            names.push(n.to_owned());
+        }
+    }
+    crate::redact::Redactor::new(&names)
+}
+
+/// An argument as a shell reads it back, on one line: plain when it is only safe
+/// characters, otherwise double-quoted with every control character escaped.
+fn shell_word(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars().all(|c| {
+            c.is_ascii_alphanumeric()
+                || matches!(c, '-' | '_' | '.' | '/' | ':' | '=' | ',' | '+' | '@')
+        });
+    if plain {
+        s.to_owned()
+    } else {
+        quote(s)
+    }
 }
 
 /// The manifests as values, in the order they are applied.
-pub fn manifests(r: &Render, args: &[String]) -> Vec<Value> {
+pub fn manifests(r: &Render, pod_args: &PodArgs) -> Vec<Value> {
+    let args = &pod_args.args;
     let labels = json!({
         "app.kubernetes.io/name": "hakaru",
         "app.kubernetes.io/instance": r.name,
@@ -155,6 +209,29 @@ pub fn manifests(r: &Render, args: &[String]) -> Vec<Value> {
             "labelSelector": {"matchLabels": {"app.kubernetes.io/instance": r.name}},
         }],
     });
+    if !pod_args.secrets.is_empty() {
+        let secret_name = format!("{}-secrets", r.name);
+        let data: Map<String, Value> = pod_args
+            .secrets
+            .iter()
+            .map(|(var, value)| (secret_key(var), json!(value)))
+            .collect();
+        out.push(json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "metadata": metadata(secret_name.clone()),
+            "type": "Opaque",
+            "stringData": data,
+        }));
+        if let Some(env) = container["env"].as_array_mut() {
+            env.extend(pod_args.secrets.iter().map(|(var, _)| {
+                json!({
+                    "name": var,
+                    "valueFrom": {"secretKeyRef": {"name": secret_name, "key": secret_key(var)}},
+                })
+            }));
+        }
+    }
     if let Some(p) = &r.patterns {
         let map_name = format!("{}-patterns", r.name);
         out.push(json!({
@@ -187,9 +264,15 @@ pub fn manifests(r: &Render, args: &[String]) -> Vec<Value> {
     out
 }
 
+/// A secret's key in the Secret: its variable's name in lower case with `-`.
+fn secret_key(var: &str) -> String {
+    var.to_ascii_lowercase().replace('_', "-")
+}
+
 /// The hakaru arguments of every pod: the command as given, patterns path rewritten
-/// to the mount, `--start-at +D` made absolute, and the shard and output flags added.
-pub fn container_args(r: &Render, now: SystemTime) -> Result<(Vec<String>, Vec<String>), K8sError> {
+/// to the mount, `--start-at +D` made absolute, secret header values replaced by
+/// the variable that holds them, and the shard and output flags added.
+pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> {
     let command = r.args.first().ok_or(K8sError::NoCommand)?.clone();
     if !matches!(command.as_str(), "run" | "ramp" | "bulk") {
         return Err(K8sError::Command(command));
@@ -210,6 +293,8 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<(Vec<String>, Vec<S
     if mounted.is_some() && command == "bulk" {
         return Err(K8sError::PatternsFor(command));
     }
+    let redactor = redactor_of(&r.args);
+    let mut secrets: Vec<(String, String)> = Vec::new();
     let mut out = vec![command.clone()];
     let mut notes = Vec::new();
     let (mut has_patterns, mut has_start) = (false, false);
@@ -276,7 +361,23 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<(Vec<String>, Vec<S
                     instead,
                 });
             }
-            _ => out.push(arg.clone()),
+            "-H" | "--header" => {
+                let inline = inline.is_some();
+                let header = value(flag)?;
+                let header = secret_header(&redactor, &header, &mut secrets).unwrap_or(header);
+                if inline {
+                    out.push(format!("{flag}={header}"));
+                } else {
+                    out.extend([flag.to_owned(), header]);
+                }
+            }
+            _ => match arg.strip_prefix("-H").filter(|_| !arg.starts_with("--")) {
+                Some(h) => {
+                    let h = secret_header(&redactor, h, &mut secrets).unwrap_or(h.to_owned());
+                    out.push(format!("-H{h}"));
+                }
+                None => out.push(arg.clone()),
+            },
         }
     }
     if let (Some(m), false) = (&mounted, has_patterns) {
@@ -307,7 +408,28 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<(Vec<String>, Vec<S
         // Only the result on stdout: the log is what `hakaru merge` reads.
         out.push("-q".to_owned());
     }
-    Ok((out, notes))
+    Ok(PodArgs {
+        args: out,
+        secrets,
+        notes,
+    })
+}
+
+/// A secret header "Name: value" as the pod's argument "Name: $(HAKARU_SECRET_K)", its
+/// value kept in `secrets`; None when the header is not secret.
+fn secret_header(
+    redactor: &crate::redact::Redactor,
+    header: &str,
+    secrets: &mut Vec<(String, String)>,
+) -> Option<String> {
+    let (name, value) = header.split_once(':')?;
+    if !redactor.is_secret(name) {
+        return None;
+    }
+    let var = format!("HAKARU_SECRET_{}", secrets.len() + 1);
+    let arg = format!("{}: $({var})", name.trim());
+    secrets.push((var, value.trim().to_owned()));
+    Some(arg)
 }
 
 fn check_names(r: &Render) -> Result<(), K8sError> {
@@ -406,10 +528,8 @@ fn seq(items: &[Value], indent: usize, out: &mut String) {
                 let _ = writeln!(out, "{pad}-");
                 seq(inner, indent + 2, out);
             }
-            Value::String(s) if block_scalar(s).is_some() => {
-                let _ = writeln!(out, "{pad}- {}", block_scalar(s).unwrap_or("|"));
-                literal_lines(s, indent + 2, out);
-            }
+            // A list item is always quoted on one line (the pods' arguments: what a user
+            // typed can never become YAML structure).
             other => {
                 let _ = writeln!(out, "{pad}- {}", scalar(other));
             }
@@ -417,8 +537,8 @@ fn seq(items: &[Value], indent: usize, out: &mut String) {
     }
 }
 
-/// `|` or `|-` when a string reads better as a literal block and means the same in
-/// one; None when only a quoted string is exact (leading spaces, control characters,
+/// `|` or `|-` when a mapping's string (a ConfigMap's file) reads better as a literal
+/// block, indented under its key, and means the same in one; None when only a quoted string is exact (leading spaces, control characters,
 /// several trailing line breaks).
 fn block_scalar(s: &str) -> Option<&'static str> {
     let body = s.strip_suffix('\n').unwrap_or(s);
@@ -427,7 +547,9 @@ fn block_scalar(s: &str) -> Option<&'static str> {
         && !body.starts_with([' ', '\n', '\t'])
         && !body.ends_with('\n')
         && !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
-        && !s.contains('\u{feff}');
+        && !s
+            .chars()
+            .any(|c| matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}'));
     simple.then_some(if s.ends_with('\n') { "|" } else { "|-" })
 }
 
@@ -467,8 +589,28 @@ fn key(k: &str) -> String {
     if plain {
         k.to_owned()
     } else {
-        Value::String(k.to_owned()).to_string()
+        quote(k)
     }
+}
+
+/// A double-quoted YAML string on one line: JSON's spelling (a JSON string is a YAML
+/// double-quoted string) with the characters YAML 1.1 readers also take for line
+/// breaks (U+0085, U+2028, U+2029) and the byte-order mark escaped too.
+fn quote(s: &str) -> String {
+    let json = Value::String(s.to_owned()).to_string();
+    if !json.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}']) {
+        return json;
+    }
+    let mut out = String::with_capacity(json.len() + 8);
+    for c in json.chars() {
+        match c {
+            '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -507,7 +649,7 @@ mod tests {
             ],
             Some("/d/select?q=a\n/d/select?q=b\n"),
         );
-        let (args, notes) = container_args(&r, now()).unwrap();
+        let PodArgs { args, notes, .. } = container_args(&r, now()).unwrap();
         assert_eq!(
             args.join(" "),
             "run -c 30 --start-at 2026-11-23T10:02:00.000Z --request-patterns-file \
@@ -515,7 +657,7 @@ mod tests {
         );
         assert!(notes.is_empty());
         let bulk = render_of(&["bulk", "http://db:5984/bench", "--writers", "30"], None);
-        let (args, notes) = container_args(&bulk, now()).unwrap();
+        let PodArgs { args, notes, .. } = container_args(&bulk, now()).unwrap();
         assert!(
             args.ends_with(&["--format".into(), "json".into()]),
             "{args:?}"
@@ -594,10 +736,79 @@ mod tests {
         });
         assert_eq!(
             to_yaml(&v),
-            "\"a key\":\n- \"1\"\n- 1\n- true\n- null\n- |\n  multi\n  line\n\
-             - \"  lead\\nx\"\n- \"two\\n\\n\"\n- |-\n  end\n  no-newline\n\
+            "\"a key\":\n- \"1\"\n- 1\n- true\n- null\n- \"multi\\nline\\n\"\n\
+             - \"  lead\\nx\"\n- \"two\\n\\n\"\n- \"end\\nno-newline\"\n\
              empty: {}\nlist: []\nnested:\n- a: 1\n  b:\n  - 2\n-\n  - 3\n\"on\": \"yes\"\n\
              plain:\n- word\n- /etc/x\n- \"a b\"\n- \"-\"\n- \"No\"\n- \"3\"\n"
+        );
+    }
+
+    #[test]
+    fn k8s_render_an_argument_with_a_document_marker_adds_no_document() {
+        let evil = "x\n---\napiVersion: v1\nkind: Pod\u{2028}---\u{85}kind: Pod";
+        let mut r = render_of(
+            &["run", "-H", &format!("X-A: {evil}"), evil, "http://h/"],
+            None,
+        );
+        r.image = format!("img{evil}");
+        let out = render(&r, now()).unwrap();
+        // The comment, one document marker and the Job: no line starts a document or
+        // a kind of the argument's choosing, and no line holds a raw line break.
+        let markers = out.yaml.lines().filter(|l| l.starts_with("---")).count();
+        assert_eq!(markers, 1, "{}", out.yaml);
+        assert!(
+            !out.yaml.lines().any(|l| l.starts_with("kind: Pod")),
+            "{}",
+            out.yaml
+        );
+        assert!(!out.yaml.contains(['\u{85}', '\u{2028}']), "{}", out.yaml);
+        assert!(out.yaml.contains("\\n---\\napiVersion"), "{}", out.yaml);
+    }
+
+    #[test]
+    fn k8s_render_secret_headers_go_into_a_secret_not_the_job() {
+        let r = render_of(
+            &[
+                "run",
+                "-H",
+                "Authorization: Bearer s3cret",
+                "--secret-header",
+                "X-Key",
+                "-HX-Key: k3y",
+                "--header=Accept: text/plain",
+                "http://h/",
+            ],
+            None,
+        );
+        let out = render(&r, now()).unwrap();
+        let docs: Vec<&str> = out.yaml.split("---\n").collect();
+        assert_eq!(docs.len(), 3, "{}", out.yaml);
+        let (comment, secret, job) = (docs[0], docs[1], docs[2]);
+        for text in [comment, job] {
+            assert!(!text.contains("s3cret") && !text.contains("k3y"), "{text}");
+        }
+        assert!(
+            comment.contains("\"Authorization: <redacted>\""),
+            "{comment}"
+        );
+        assert!(
+            secret.starts_with("apiVersion: v1\nkind: Secret\n"),
+            "{secret}"
+        );
+        assert!(
+            secret.contains("  hakaru-secret-1: \"Bearer s3cret\"\n"),
+            "{secret}"
+        );
+        assert!(secret.contains("  hakaru-secret-2: k3y\n"), "{secret}");
+        assert!(
+            job.contains("- \"Authorization: $(HAKARU_SECRET_1)\"\n"),
+            "{job}"
+        );
+        assert!(job.contains("- \"-HX-Key: $(HAKARU_SECRET_2)\"\n"), "{job}");
+        assert!(job.contains("- \"--header=Accept: text/plain\"\n"), "{job}");
+        assert!(
+            job.contains("secretKeyRef:\n              key: hakaru-secret-1\n              name: bench-secrets\n"),
+            "{job}"
         );
     }
 }

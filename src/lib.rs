@@ -14,6 +14,8 @@ pub mod find_max;
 pub mod fuzz;
 pub mod http;
 pub mod k8s;
+pub mod metrics;
+pub mod observe;
 pub mod outfile;
 pub mod pattern;
 pub mod plan;

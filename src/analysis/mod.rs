@@ -13,6 +13,7 @@ pub mod repeat;
 pub mod setup;
 pub mod step;
 pub mod threshold;
+pub mod timeline;
 mod usl;
 
 pub use rate::{analyse_rates, RateFindings, RateStep};

@@ -96,6 +96,9 @@ pub struct AbArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub live: super::args::LiveArgs,
 }
 
 impl AbArgs {
@@ -129,6 +132,8 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         .collect();
     super::finish::check_outputs(None, &args.thresholds, &files)?;
     let ready = ab.run_options(command_line)?.build()?;
+    // ab's report is on stdout: --live-out - would mix into it.
+    let mut live = args.live.start(Some("ab's report"))?;
     let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;
     let port = parts.port.unwrap_or(if parts.https { 443 } else { 80 });
     let mut facts = AbFacts {
@@ -166,7 +171,8 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
-    let mut run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    live.finish();
     let mut extra = Vec::new();
     if let Some(step) = run.steps.last() {
         if let Some(path) = &args.csv {

@@ -216,6 +216,55 @@ pub struct SessionArgs {
     /// machines sharing a clock (NTP) run each step together; a late start is recorded.
     #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
     pub start_at: Option<crate::spec::StartAt>,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
+}
+
+/// Live views of the run for other tools (docs/live.md): every command that sends load.
+#[derive(Args, Debug, Clone, Default)]
+pub struct LiveArgs {
+    /// Serve the run's live counters and latency histograms at http://ADDR/metrics for
+    /// Prometheus (OpenMetrics when asked), per step; each step's exact totals, by
+    /// status, error kind and label, once it ends. Binds exactly ADDR:
+    /// 127.0.0.1:9464, or 0.0.0.0:9464 for a Prometheus on another machine.
+    #[arg(long, value_name = "ADDR", help_heading = "Live export")]
+    pub metrics_listen: Option<std::net::SocketAddr>,
+
+    /// After the run, keep /metrics up until a scrape has read the final numbers, at
+    /// most this long: Prometheus scrapes every 15 s or so, and a process that exited
+    /// at once would leave the last step's exact totals unseen. 0 exits at once.
+    #[arg(long, default_value = "15s", value_parser = parse_duration, value_name = "DURATION", help_heading = "Live export")]
+    pub metrics_hold: Duration,
+
+    /// One JSON line per second while the load runs (requests, failures, the last
+    /// second's rate, p50, p99) and one per finished step with its exact totals; `-`
+    /// for stdout.
+    #[arg(long, value_name = "FILE", help_heading = "Live export")]
+    pub live_out: Option<PathBuf>,
+}
+
+impl LiveArgs {
+    /// `--live-out -`: the lines take stdout, so the text for a person goes to stderr.
+    pub fn to_stdout(&self) -> bool {
+        is_stdout(self.live_out.as_deref())
+    }
+
+    /// Binds --metrics-listen and opens --live-out now, before any load; `stdout_busy`
+    /// names what already prints on stdout (`--json`, `-o -`).
+    pub fn start(
+        &self,
+        stdout_busy: Option<&'static str>,
+    ) -> Result<crate::metrics::Live, crate::metrics::LiveError> {
+        crate::metrics::Live::start(
+            &crate::metrics::LiveOptions {
+                listen: self.metrics_listen,
+                hold: self.metrics_hold,
+                out: self.live_out.clone(),
+            },
+            stdout_busy,
+        )
+    }
 }
 
 impl RequestArgs {
@@ -289,6 +338,16 @@ pub struct OutputArgs {
     /// elapsed min/max/average, the slowest and fastest requests.
     #[arg(short = 'v', long)]
     pub verbose: bool,
+}
+
+/// What already prints on stdout besides text for a person, which `--live-out -`
+/// would garble.
+pub fn stdout_busy(json: bool, csv_to_stdout: bool) -> Option<&'static str> {
+    match (json, csv_to_stdout) {
+        (true, _) => Some("--json"),
+        (false, true) => Some("-o -"),
+        (false, false) => None,
+    }
 }
 
 /// `-o -`: the CSV goes to stdout when the run ends, and no file is written.

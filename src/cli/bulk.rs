@@ -12,6 +12,7 @@ use clap::{Args, ValueEnum};
 use super::args::FormatArg;
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
+use crate::observe::Fanout;
 use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
@@ -201,6 +202,9 @@ pub struct BulkArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub live: super::args::LiveArgs,
 }
 
 impl BulkArgs {
@@ -302,11 +306,18 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     for note in &ready.notes {
         eprintln!("Note: {note}");
     }
+    // stdout carries the result (-o -) or the write-throughput summary.
+    let mut live = args
+        .live
+        .start(Some(if to_stdout { "-o -" } else { "bulk's summary" }))?;
     let mut console = BulkConsole {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
         header_shown: false,
     };
-    let (mut run, code) = execute(&ready, &mut console, !to_stdout)?;
+    let mut watchers = Fanout::new().with(&mut console);
+    watchers.extend(live.observers());
+    let (mut run, code) = execute(&ready, &mut watchers, !to_stdout)?;
+    live.finish();
     // With -o -, stdout carries the result: the verdicts go to stderr; the table's
     // rows went to stderr as steps ended.
     let human = super::args::Human::new(&super::args::OutputArgs::default(), to_stdout)?;

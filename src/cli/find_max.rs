@@ -11,6 +11,7 @@ use super::ramp::RampArgs;
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::find_max::ProbeObserver;
+use crate::observe::Fanout;
 use crate::report::find_max::{find_max_summary, probe_header, probe_row};
 use crate::result::find_max::FindMaxResult;
 use crate::result::{RunResult, RunState, StepResult};
@@ -52,7 +53,8 @@ pub struct FindMaxArgs {
 
 /// The console's live line, and the probe table as probes end.
 struct FindMaxConsole {
-    inner: Console,
+    /// The console and the live views (`--metrics-listen`, `--live-out`).
+    inner: Fanout<'static>,
     human: Human,
     header_shown: bool,
 }
@@ -104,7 +106,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
-    let human = Human::new(&args.output, csv_to_stdout)?;
+    let live_args = &args.session.live;
+    let mut live = live_args.start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     human.print(&format!(
         "Searching the highest rate meeting {}: probes of at least {} responses and {} s, \
          at most {} of them ({} at most), {} connections.\n",
@@ -119,9 +123,12 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         crate::report::fmt::fmt_latency(fm.longest().as_secs_f64()),
         ready.run.steps.first().map_or(1, |s| s.n_clients),
     ));
+    let mut inner = Fanout::new().with(
+        Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet),
+    );
+    inner.extend(live.observers());
     let mut console = FindMaxConsole {
-        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast)
-            .quiet(args.output.quiet),
+        inner,
         human,
         header_shown: false,
     };
@@ -134,6 +141,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         &stop,
         &mut console,
     )?;
+    live.finish();
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }

@@ -31,6 +31,7 @@ use std::sync::Arc;
 
 use crate::console::Console;
 use crate::engine::{EngineConfig, Stop, Workload};
+use crate::observe::Fanout;
 use crate::result::RunResult;
 use crate::runner::{Observer, RunSpec};
 use crate::spec::Ready;
@@ -136,8 +137,10 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
             || c.is::<crate::report::output::OutputError>()
+            || c.is::<crate::server::listen::ServeError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
+            || c.is::<crate::metrics::LiveError>()
             || matches!(
                 c.downcast_ref::<crate::report::output::ReportError>(),
                 Some(
@@ -164,12 +167,20 @@ pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
     run_load_with(
         ready,
         Console::new(rows, ready.engine.n_slow, ready.engine.n_fast),
+        Fanout::new(),
     )
 }
 
-/// [`run_load`] with a console set up by the command (quiet, ab's progress lines).
-pub fn run_load_with(ready: &Ready, mut console: Console) -> anyhow::Result<RunResult> {
-    run_workload(&ready.run, &ready.workload, &ready.engine, &mut console)
+/// [`run_load`] with a console set up by the command (quiet, ab's progress lines) and
+/// more observers watching the run beside it (`--metrics-listen`, `--live-out`).
+pub fn run_load_with(
+    ready: &Ready,
+    console: Console,
+    watchers: Fanout<'_>,
+) -> anyhow::Result<RunResult> {
+    let mut all = Fanout::new().with(console);
+    all.extend(watchers);
+    run_workload(&ready.run, &ready.workload, &ready.engine, &mut all)
 }
 
 /// [`run_load`] for any workload and observer (`bulk`).

@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::args::{is_stdout, Human, OutputArgs, RequestArgs, SessionArgs};
+use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
 use crate::console::Console;
 use crate::spec::{parse_duration, Load, RunOptions};
 
@@ -101,13 +101,16 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
-    let human = Human::new(&args.output, csv_to_stdout)?;
-    // Each step's row goes to stdout: not when stdout carries JSON or CSV.
+    let live_args = &args.session.live;
+    let mut live = live_args.start(stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
+    // Each step's row goes to stdout: not when stdout carries JSON, CSV or --live-out.
     let rows = !human.machine();
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    live.finish();
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }

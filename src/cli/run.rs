@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use super::args::{is_stdout, Human, OutputArgs, RequestArgs, SessionArgs};
+use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
 use super::finish::Finish;
 use crate::console::Console;
 use crate::report::text;
@@ -79,10 +79,13 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
-    let human = Human::new(&args.output, csv_to_stdout)?;
+    let live_args = &args.session.live;
+    let mut live = live_args.start(stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
-    let mut run = super::run_load_with(&ready, console)?;
+    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    live.finish();
     if let (Some(step), true) = (run.steps.last(), args.output.json) {
         println!("{}", serde_json::to_string_pretty(step)?);
     }

@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use anyhow::Context;
 
 use crate::server::basic::start_basic_with_workers;
-use crate::server::listen::{check_bind, ServerOptions, ShutdownSignal};
+use crate::server::listen::{check_bind, check_threads, ServerOptions, ShutdownSignal};
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -52,6 +52,7 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     check_bind(args.bind, args.allow_remote)?;
+    check_threads(args.threads)?;
     // A descriptor per connection: as many as the hard limit allows, as `run` does.
     crate::sysinfo::raise_fd_limit();
     let opts = ServerOptions {

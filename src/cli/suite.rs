@@ -49,6 +49,9 @@ pub struct SuiteArgs {
     /// over the whole scenario.
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+
+    #[command(flatten)]
+    pub live: super::args::LiveArgs,
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
@@ -90,14 +93,20 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
             start_at: args.start_at,
         },
     )?;
-    let human = Human::new(&args.output, false)?;
+    let mut live = args
+        .live
+        .start(super::args::stdout_busy(args.output.json, false))?;
+    let human = Human::new(&args.output, args.live.to_stdout())?;
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = crate::suite::run::run(&ready, &stop, &mut console).map_err(|e| match e {
+    let mut watchers = crate::observe::Fanout::new().with(&mut console);
+    watchers.extend(live.observers());
+    let mut run = crate::suite::run::run(&ready, &stop, &mut watchers).map_err(|e| match e {
         crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
         crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
     })?;
+    live.finish();
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }

@@ -66,7 +66,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
             n,
             index: paced.index,
         });
-        let (target, info, items) = (req.target, req.info, req.items);
+        let (target, info, items, label) = (req.target, req.info, req.items, req.label);
         w.in_flight.set(w.in_flight.get() + 1);
         let sent = Instant::now();
         // Recorded as the request leaves, so one cut off at the step's end counts too.
@@ -87,7 +87,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 head: None,
             }
         });
-        let outcome = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;
+        let (outcome, bytes) = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;
         let truncated = sink.is_some_and(|s| s.truncated);
         let end = Instant::now();
         w.in_flight.set(w.in_flight.get() - 1);
@@ -122,7 +122,10 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 client,
                 index: n,
             });
-            rec.record_second(end, outcome, latency);
+            let meter = w.meter.received.get();
+            if let Some(second) = rec.record_label(label, end, outcome, latency, bytes, meter) {
+                w.hand_over(second);
+            }
         }
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;
@@ -181,14 +184,15 @@ async fn pace<W: Workload>(
     }
 }
 
-/// One request with its timeout (from `sent`): connect if needed, write, read the response.
+/// One request with its timeout (from `sent`): connect if needed, write, read the
+/// response. With the outcome, the bytes of the whole response (0 without one).
 async fn send<W: Workload>(
     w: &Worker<W>,
     slot: &mut Slot,
     req: &Request<'_>,
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
-) -> Outcome {
+) -> (Outcome, u64) {
     let Some(deadline) = sent.checked_add(req.timeout) else {
         return attempt(w, slot, req, body).await;
     };
@@ -203,7 +207,7 @@ async fn send<W: Workload>(
                     req.timeout.as_millis()
                 )
             });
-            Outcome::Error(ErrorKind::Timeout)
+            (Outcome::Error(ErrorKind::Timeout), 0)
         }
     }
 }
@@ -213,7 +217,7 @@ async fn attempt<W: Workload>(
     slot: &mut Slot,
     req: &Request<'_>,
     mut body: Option<&mut BodySink<'_>>,
-) -> Outcome {
+) -> (Outcome, u64) {
     for first_try in [true, false] {
         let reused = slot.conn.is_some();
         if slot.conn.is_none() {
@@ -232,7 +236,7 @@ async fn attempt<W: Workload>(
                     slot.spare = Some(e.buf);
                     let cause = &e.cause;
                     w.rec.borrow_mut().note_error(e.kind, || cause.to_string());
-                    return Outcome::Error(e.kind);
+                    return (Outcome::Error(e.kind), 0);
                 }
             }
         }
@@ -252,7 +256,7 @@ async fn attempt<W: Workload>(
                 if resp.close || !w.cfg.keep_alive {
                     slot.close();
                 }
-                return Outcome::Status(resp.status);
+                return (Outcome::Status(resp.status), resp.bytes);
             }
             Err(e) => {
                 slot.close();
@@ -261,7 +265,7 @@ async fn attempt<W: Workload>(
                 }
                 let kind = e.kind();
                 w.rec.borrow_mut().note_error(kind, || e.to_string());
-                return Outcome::Error(kind);
+                return (Outcome::Error(kind), 0);
             }
         }
     }

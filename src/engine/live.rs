@@ -24,8 +24,9 @@ fn bucket(d: Duration) -> usize {
     (1 + 4 * (msb - 2) + quarter).min(BUCKETS - 1)
 }
 
-/// The largest latency bucket `i` holds (its upper edge), microseconds.
-fn upper_us(i: usize) -> u64 {
+/// The upper edge of bucket `i`, microseconds: the bucket holds latencies below it
+/// (whole microseconds up to one less), and at or above the edge of bucket `i - 1`.
+pub fn upper_us(i: usize) -> u64 {
     if i == 0 {
         return 4;
     }
@@ -85,6 +86,24 @@ impl Snapshot {
 
     pub fn count(&self) -> u64 {
         self.0.iter().sum()
+    }
+
+    /// The count of every bucket, in order of [`upper_us`].
+    pub fn buckets(&self) -> &[u64; BUCKETS] {
+        &self.0
+    }
+
+    /// The same buckets filled from a step's exact HDR histogram (whole microseconds,
+    /// as the recorder keeps them). Exact, not an estimate: every edge is a multiple of
+    /// a quarter octave, which the histogram's 3 significant digits resolve, so no
+    /// histogram bucket straddles an edge.
+    pub fn from_histogram(h: &hdrhistogram::Histogram<u64>) -> Snapshot {
+        let mut s = Snapshot::default();
+        for v in h.iter_recorded() {
+            let us = h.lowest_equivalent(v.value_iterated_to());
+            s.0[bucket(Duration::from_micros(us))] += v.count_at_value();
+        }
+        s
     }
 
     /// The quantile `q` (0..=1) as its bucket's upper edge: never below the truth, at
@@ -160,5 +179,28 @@ mod tests {
         let max = last.quantile(1.0).unwrap();
         assert!(max >= Duration::from_millis(20) && max < Duration::from_millis(25));
         assert_eq!(Snapshot::default().quantile(0.99), None);
+    }
+
+    #[test]
+    fn an_hdr_histogram_fills_the_same_buckets_as_the_live_counts() {
+        // Every edge is a multiple of a quarter octave, which 3 significant digits
+        // resolve: the step's exact histogram and the live counts agree bucket for bucket.
+        let mut h = crate::stats::new_histogram();
+        let w = Counts::default();
+        let mut us = 1u64;
+        while us < 600_000_000 {
+            for v in [
+                us,
+                us + 1,
+                us.saturating_sub(1).max(1),
+                us * 5 / 4,
+                us * 5 / 4 - 1,
+            ] {
+                h.record(v).unwrap();
+                w.record(Duration::from_micros(v));
+            }
+            us = us * 9 / 8 + 1;
+        }
+        assert_eq!(Snapshot::from_histogram(&h), Snapshot::of([&w]));
     }
 }

@@ -37,7 +37,7 @@ pub use stop::Stop;
 pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
 use crate::http::Meter;
-use crate::stats::Recorder;
+use crate::stats::{Finished, Recorder};
 use crate::sysinfo;
 use pacer::{Budget, Timetable};
 
@@ -60,8 +60,8 @@ pub struct EngineConfig {
     /// The part of every step's open-model timetable this process sends
     /// ([`Lane::ALL`] unless the run is one shard of many).
     pub lane: Lane,
-    /// Keep a per-second timeline of every step that has a duration (`suite`):
-    /// preallocated for the step, one per worker, merged exactly at its end.
+    /// No longer read: every step keeps a per-second timeline (its memory is bounded,
+    /// see [`crate::stats::timeline`]). Kept until the commands stop setting it.
     pub timeline: bool,
 }
 
@@ -137,11 +137,34 @@ struct Worker<W: Workload> {
     index: usize,
     deadline: Option<Instant>,
     pace: WorkerPace,
+    /// To the coordinating thread: each second as it ends.
+    to_coordinator: std::sync::mpsc::Sender<Message>,
+}
+
+impl<W: Workload> Worker<W> {
+    /// Hand a finished second to the coordinator (once a second at most).
+    #[cold]
+    fn hand_over(&self, f: Finished) {
+        // The coordinator outlives every worker; a send cannot fail while it waits.
+        let _ = self.to_coordinator.send(Message::Second(f));
+    }
 }
 
 /// What a worker thread hands back: its measurements, when it stopped, and why it
 /// failed if it did.
 type WorkerEnd = (Recorder, Instant, Option<String>);
+
+/// What workers tell the coordinating thread.
+enum Message {
+    /// A second a worker finished: added to the step's timeline as it arrives, so no
+    /// worker keeps more than the second it is in.
+    Second(Finished),
+    /// A worker stopped.
+    Done(WorkerEnd),
+}
+
+/// How often the coordinator reports progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// Run one step of `workload` and return what it measured. Blocks the calling thread.
 pub fn run_step<W: Workload>(
@@ -168,20 +191,11 @@ pub fn run_step<W: Workload>(
     let cpu0 = sysinfo::process_cpu_seconds();
     let t0 = Instant::now();
     let deadline = spec.duration.and_then(|d| t0.checked_add(d));
-    // One second more than the step for the requests that end just after its deadline.
-    let timeline_s = spec
-        .duration
-        .filter(|_| cfg.timeline)
-        .map(|d| d.as_secs_f64().ceil() as usize + 1);
-    let new_recorder = || {
-        let rec = Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast);
-        match timeline_s {
-            Some(n) => rec.with_timeline(t0, n),
-            None => rec,
-        }
-    };
+    let labels = workload.labels();
+    let new_recorder =
+        || Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast).with_labels(labels.clone());
 
-    let (done_tx, done_rx) = std::sync::mpsc::channel::<WorkerEnd>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
     let mut spawn_failure = None;
     for w in 0..threads {
@@ -204,13 +218,14 @@ pub fn run_step<W: Workload>(
         let worker = Worker {
             workload: workload.clone(),
             cfg: cfg.clone(),
-            rec: RefCell::new(new_recorder()),
+            rec: RefCell::new(new_recorder().with_ticker(t0)),
             meter: Meter::default(),
             in_flight: Cell::new(0),
             progress: progress.clone(),
             index: w,
             deadline,
             pace,
+            to_coordinator: done_tx.clone(),
         };
         let stop_rx = stop.subscribe();
         let tx = done_tx.clone();
@@ -227,7 +242,7 @@ pub fn run_step<W: Workload>(
                         Some(panic_message(&*p)),
                     )
                 });
-                let _ = tx.send(end);
+                let _ = tx.send(Message::Done(end));
             });
         match spawned {
             Ok(h) => handles.push(h),
@@ -242,25 +257,31 @@ pub fn run_step<W: Workload>(
     let mut merged = new_recorder();
     let mut failure = spawn_failure;
     let mut last_end = t0;
+    let mut next_progress = t0 + PROGRESS_EVERY;
     loop {
-        match done_rx.recv_timeout(Duration::from_millis(250)) {
-            Ok((rec, end, failed)) => {
+        let wait = next_progress.saturating_duration_since(Instant::now());
+        match done_rx.recv_timeout(wait) {
+            Ok(Message::Second(f)) => merged.add_second(f),
+            Ok(Message::Done((rec, end, failed))) => {
                 merged.merge(&rec);
                 last_end = last_end.max(end);
                 failure = failure.or(failed);
             }
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-                let failed = progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum();
-                on_progress(Progress {
-                    elapsed: t0.elapsed(),
-                    finished,
-                    failed,
-                    latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
-                });
-            }
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             // Every worker has answered (or died without a word).
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        }
+        // Seconds arrive often: progress keeps its own beat.
+        if Instant::now() >= next_progress {
+            next_progress = Instant::now() + PROGRESS_EVERY;
+            let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
+            let failed = progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum();
+            on_progress(Progress {
+                elapsed: t0.elapsed(),
+                finished,
+                failed,
+                latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
+            });
         }
     }
     for h in handles {
@@ -359,7 +380,11 @@ fn run_worker<W: Workload>(
     let mut rec = worker.rec.replace(Recorder::new(0, 0, 0));
     // Cut-off requests were neither answered nor failed by the server.
     rec.unfinished += worker.in_flight.get();
-    rec.bytes_received += worker.meter.received.get();
+    let received = worker.meter.received.get();
+    if let Some(last) = rec.ticker.take().and_then(|mut t| t.finish(received)) {
+        worker.hand_over(last);
+    }
+    rec.bytes_received += received;
     rec.bytes_sent += worker.meter.sent.get();
     if let WorkerPace::Open(t) = &worker.pace {
         let cut = worker.deadline.map_or(end, |d| d.min(end));

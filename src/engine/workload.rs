@@ -5,11 +5,12 @@
 //!
 //! The workloads themselves live in [`crate::workload`].
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::http::Target;
 use crate::result::RequestInfo;
-use crate::stats::ItemCounts;
+use crate::stats::{ItemCounts, Labels};
 
 /// A request's place in the step, handed to [`RequestSource::next`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +38,9 @@ pub struct Request<'a> {
     pub info: usize,
     /// Items the request carries (documents of a bulk write); 0 for plain requests.
     pub items: u64,
+    /// Index into [`Workload::labels`]: the kind of request it is counted under (0
+    /// when the workload has no labels).
+    pub label: u16,
 }
 
 /// One virtual client's requests. Lives on one worker thread, so it needs no locks;
@@ -97,6 +101,15 @@ pub trait Workload: Send + Sync + 'static {
     /// requests answers directly, so that the list is never built.
     fn request_info(&self, info: usize) -> Option<RequestInfo> {
         self.request_infos().into_iter().nth(info)
+    }
+
+    /// The kinds of request [`Request::label`] points at (a drnbench group, a
+    /// pattern's name, a YCSB operation), built once: the engine counts each label's
+    /// requests, and gives the first [`crate::stats::TIMED_LABELS`] a per-second
+    /// timeline of their own, so a workload lists its busiest first. Empty (the
+    /// default) for a workload of one kind.
+    fn labels(&self) -> Arc<Labels> {
+        Arc::default()
     }
 
     /// The source and the check of client `client` (unique in the step), made on the

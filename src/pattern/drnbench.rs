@@ -9,12 +9,18 @@
 //! - a top-level object with `"patterns"`/`"pattern"` is one group; otherwise each of
 //!   its members is a named group, kept in file order.
 //!
-//! Unknown keys are ignored, as drnbench ignores them (drnbench's own `"command"` key
-//! of its Droonga mode, for one). A JSON `null` counts as absent, as Ruby's `||=` does.
+//! Unknown keys are refused, with their line and column and the nearest known key: a
+//! typo (`"metod"`, `"bdy"`) would otherwise send other requests than meant, silently
+//! (drnbench ignored them). drnbench's own `"command"` key of its Droonga mode is
+//! known and ignored. A JSON `null` counts as absent, as Ruby's `||=` does.
+//!
+//! A pattern's `"name"` (and a group object's, in the array forms) labels its requests
+//! in the result; a named group's key is its name.
 
-use super::json::{self, compact, member, shape, Kind, Node, ShapeErr};
+use super::json::{self, compact, member, shape, unknown_key, Kind, Node, ShapeErr};
 use super::{
-    check_host_field, check_target, is_token_char, Group, Pattern, PatternError, Patterns,
+    check_host_field, check_name, check_target, is_token_char, Group, Pattern, PatternError,
+    Patterns,
 };
 use crate::http::url::{parse_port, quote};
 
@@ -40,16 +46,23 @@ pub(super) fn parse_json(body: &str, source: &str) -> Result<Vec<Group>, Pattern
         });
     }
     let reader = Reader { text: body };
-    let located = |e: ShapeErr| PatternError::Shape {
-        path: source.into(),
-        line: Some(
-            body.as_bytes()[..e.at]
-                .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1,
-        ),
-        message: e.message,
+    let located = |e: ShapeErr| {
+        let before = &body[..e.at];
+        let line = before.bytes().filter(|&b| b == b'\n').count() + 1;
+        if e.column {
+            let from = before.rfind('\n').map_or(0, |i| i + 1);
+            return PatternError::Key {
+                path: source.into(),
+                line,
+                column: body[from..e.at].chars().count() + 1,
+                message: e.message,
+            };
+        }
+        PatternError::Shape {
+            path: source.into(),
+            line: Some(line),
+            message: e.message,
+        }
     };
     let root = json::read(body).map_err(located)?;
     let groups = reader.groups(&root).map_err(located)?;
@@ -74,6 +87,27 @@ const FIELD_KEYS: [&str; 8] = [
     "timeout",
     "headers",
     "frequency",
+];
+
+/// Every key a pattern object may have (`command`: drnbench's Droonga mode, ignored).
+const PATTERN_KEYS: [&str; 9] = [
+    "path", "method", "body", "host", "port", "timeout", "headers", "name", "command",
+];
+
+/// Every key a group object may have.
+const GROUP_KEYS: [&str; 12] = [
+    "patterns",
+    "pattern",
+    "frequency",
+    "path",
+    "method",
+    "body",
+    "host",
+    "port",
+    "timeout",
+    "headers",
+    "name",
+    "command",
 ];
 
 /// Adds a hint when a named group's error comes from a top-level object that looks
@@ -215,6 +249,7 @@ impl Reader<'_> {
                 ..Group::default()
             },
             Kind::Object(members) => {
+                unknown_key(members, &GROUP_KEYS, &g)?;
                 let frequency = match member(members, "frequency") {
                     None => None,
                     Some(v) => Some(
@@ -229,7 +264,16 @@ impl Reader<'_> {
                             })?,
                     ),
                 };
-                let defaults = self.fields(members, &g)?;
+                let mut defaults = self.fields(members, &g)?;
+                // A group object's "name" names the group, not its patterns' default.
+                let name = match (label.name(), defaults.name.take()) {
+                    (Some(key), Some(own)) if key != own => {
+                        let at = member(members, "name").unwrap_or(node);
+                        let m = format!("{g} is named twice: by its key and by \"name\": {own:?}");
+                        return Err(shape(at, m));
+                    }
+                    (key, own) => key.or(own),
+                };
                 let single = member(members, "pattern");
                 let patterns = match (single, member(members, "patterns")) {
                     (Some(_), Some(p)) => {
@@ -259,7 +303,7 @@ impl Reader<'_> {
                     }
                 };
                 Group {
-                    name: label.name(),
+                    name,
                     frequency,
                     defaults,
                     patterns,
@@ -293,7 +337,10 @@ impl Reader<'_> {
                 node,
                 format!("{label} has \"patterns\" or \"pattern\", like a group; groups cannot be nested"),
             )),
-            Kind::Object(members) => self.fields(members, label),
+            Kind::Object(members) => {
+                unknown_key(members, &PATTERN_KEYS, label)?;
+                self.fields(members, label)
+            }
             _ => Err(shape(
                 node,
                 format!(
@@ -321,6 +368,10 @@ impl Reader<'_> {
         if let Some((v, s)) = string("path")? {
             check_target(s).map_err(|m| shape(v, format!("{label}: \"path\": {m}")))?;
             p.path = Some(s.into());
+        }
+        if let Some((v, s)) = string("name")? {
+            check_name(s).map_err(|m| shape(v, format!("{label}: \"name\": {m}")))?;
+            p.name = Some(s.into());
         }
         if let Some((v, s)) = string("method")? {
             if s.is_empty() || !s.chars().all(is_token_char) {

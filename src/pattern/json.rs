@@ -13,6 +13,9 @@ const MAX_DEPTH: usize = 64;
 pub(super) struct Node {
     pub start: usize,
     pub end: usize,
+    /// Where the key of the member holding this value starts (its own start when it
+    /// is not an object's member), for errors about the key.
+    pub key_at: usize,
     pub kind: Kind,
 }
 
@@ -50,13 +53,58 @@ pub(super) fn member<'a>(members: &'a [(String, Node)], key: &str) -> Option<&'a
 pub(super) struct ShapeErr {
     pub at: usize,
     pub message: String,
+    /// The error is about one spot (a key), so its column is worth naming too.
+    pub column: bool,
 }
 
 pub(super) fn shape(node: &Node, message: String) -> ShapeErr {
     ShapeErr {
         at: node.start,
         message,
+        column: false,
     }
+}
+
+/// The first key of `members` not among `known`, as an error at the key with the
+/// nearest known key suggested ("did you mean \"method\"?").
+pub(super) fn unknown_key(
+    members: &[(String, Node)],
+    known: &[&str],
+    label: &str,
+) -> Result<(), ShapeErr> {
+    let Some((key, value)) = members.iter().find(|(k, _)| !known.contains(&k.as_str())) else {
+        return Ok(());
+    };
+    let nearest = known
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .min()
+        .filter(|(d, k)| *d <= 2 && *d < k.len());
+    let hint = match nearest {
+        Some((_, k)) => format!("did you mean \"{k}\"?"),
+        None => format!("known keys: {}", known.join(", ")),
+    };
+    Err(ShapeErr {
+        at: value.key_at,
+        message: format!("{label}: unknown key \"{key}\" ({hint})"),
+        column: true,
+    })
+}
+
+/// Levenshtein distance over characters; keys are short.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
 }
 
 /// Reads JSON text that serde_json has already checked into its [`Node`] tree.
@@ -79,6 +127,7 @@ impl Walker<'_> {
         ShapeErr {
             at: self.i.min(self.text.len()),
             message: format!("unexpected JSON here ({what})"),
+            column: false,
         }
     }
 
@@ -105,6 +154,7 @@ impl Walker<'_> {
             return Err(ShapeErr {
                 at: start,
                 message: format!("values are nested more than {MAX_DEPTH} levels deep"),
+                column: false,
             });
         }
         let kind = match self.bytes().get(self.i) {
@@ -114,11 +164,14 @@ impl Walker<'_> {
                 if !self.eat(b'}') {
                     loop {
                         self.skip_ws();
+                        let key_at = self.i;
                         let key = self.string()?;
                         if !self.eat(b':') {
                             return Err(self.fail("expected ':'"));
                         }
-                        members.push((key, self.value(depth + 1)?));
+                        let mut value = self.value(depth + 1)?;
+                        value.key_at = key_at;
+                        members.push((key, value));
                         if self.eat(b'}') {
                             break;
                         }
@@ -166,6 +219,7 @@ impl Walker<'_> {
         Ok(Node {
             start,
             end: self.i,
+            key_at: start,
             kind,
         })
     }

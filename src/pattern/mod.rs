@@ -57,6 +57,9 @@ pub struct Pattern {
     /// Seconds.
     pub timeout: Option<f64>,
     pub headers: Vec<(String, String)>,
+    /// The pattern's own label (`"name"` in JSON, `name=NAME` before the path in the
+    /// text form): its requests are counted under `name=NAME` in the result.
+    pub name: Option<String>,
 }
 
 /// A group of patterns drawn with one frequency.
@@ -114,6 +117,14 @@ pub enum PatternError {
         line: Option<usize>,
         message: String,
     },
+    /// A key the JSON form does not know (a typo would otherwise be ignored).
+    #[error("patterns file {path}, line {line}, column {column}: {message}")]
+    Key {
+        path: String,
+        line: usize,
+        column: usize,
+        message: String,
+    },
     /// A URL given on the command line is not an http(s) URL.
     #[error("invalid URL {url:?}: {message}")]
     Url { url: String, message: String },
@@ -159,6 +170,33 @@ pub fn normalized_frequencies(groups: &[Group]) -> Vec<f64> {
         return vec![equal; groups.len()];
     }
     raw.iter().map(|r| r / total).collect()
+}
+
+/// The longest label a pattern or group may take (`"name"`, `name=`).
+pub const MAX_NAME_LEN: usize = 100;
+
+/// A pattern's or group's `name`: 1 to [`MAX_NAME_LEN`] characters, no whitespace or
+/// control character (it is shown in tables and selected by `{name=…}`).
+fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a name must not be empty".into());
+    }
+    if name.chars().count() > MAX_NAME_LEN {
+        return Err(format!("a name is at most {MAX_NAME_LEN} characters"));
+    }
+    if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "the name {} has a space or control character",
+            quote(name)
+        ));
+    }
+    if name.contains(['{', '}', '=', ',']) {
+        return Err(format!(
+            "the name {} has one of {{ }} = , (a threshold's {{key=value}} could not select it)",
+            quote(name)
+        ));
+    }
+    Ok(())
 }
 
 /// Reads and parses a patterns file; messages name the file as given. The text form

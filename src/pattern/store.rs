@@ -137,7 +137,8 @@ impl Patterns {
             && p.host.is_none()
             && p.port.is_none()
             && p.timeout.is_none()
-            && p.headers.is_empty();
+            && p.headers.is_empty()
+            && p.name.is_none();
         match p.path {
             Some(path) if path_only => self.push_path(&path),
             _ => {

@@ -690,3 +690,70 @@ fn load_file_reads_as_parse_does_and_digests_the_bytes() {
         PatternError::Empty { .. }
     ));
 }
+
+#[test]
+fn issue_19_a_misspelt_key_is_refused_not_sent_as_a_get() {
+    // Before: "metod" and "bdy" were ignored, and every request went out as a GET
+    // without a body.
+    let e = err(r#"{"metod":"POST","patterns":[{"path":"/echo","bdy":"hello"}]}"#).to_string();
+    assert_eq!(
+        e,
+        "patterns file t.json, line 1, column 2: the group: unknown key \"metod\" \
+         (did you mean \"method\"?)"
+    );
+    let e = err("{\"method\":\"POST\",\n \"patterns\":[{\"path\":\"/echo\",\"bdy\":\"hello\"}]}")
+        .to_string();
+    assert_eq!(
+        e,
+        "patterns file t.json, line 2, column 30: pattern #1: unknown key \"bdy\" \
+         (did you mean \"body\"?)"
+    );
+    // Nothing near: the known keys are listed.
+    let e = err(r#"[{"path":"/a","zzzzzz":1}]"#).to_string();
+    assert!(e.contains("known keys: path, method"), "{e}");
+    // drnbench's own "command" stays accepted.
+    ok(r#"[{"path":"/a","command":"search"}]"#);
+}
+
+#[test]
+fn patterns_and_groups_take_names() {
+    let set = ok(
+        r#"{"search": {"patterns": [{"path": "/s", "name": "by-title"}, "/t"]},
+                    "load": ["/l"]}"#,
+    );
+    assert_eq!(set.groups[0].name.as_deref(), Some("search"));
+    assert_eq!(
+        set.groups[0].patterns.get(0).name.as_deref(),
+        Some("by-title")
+    );
+    assert_eq!(set.groups[0].patterns.get(1).name, None);
+    // An array of groups names a group by its "name".
+    let set = ok(r#"[{"name": "a", "patterns": ["/a"]}, ["/b"]]"#);
+    assert_eq!(set.groups[0].name.as_deref(), Some("a"));
+    assert_eq!(set.groups[0].defaults.name, None);
+    let e = err(r#"{"a": {"name": "b", "patterns": ["/a"]}}"#).to_string();
+    assert!(e.contains("named twice"), "{e}");
+    let e = err(r#"[{"path": "/a", "name": "two words"}]"#).to_string();
+    assert!(e.contains("space"), "{e}");
+}
+
+#[test]
+fn text_lines_take_a_name_before_the_target() {
+    let set = parse(
+        "name=search /d/select?q=a\n/plain\nname=load\thttp://127.0.0.1:1/d/load\n",
+        "t.txt",
+    )
+    .expect("parses");
+    let g = &set.groups[0];
+    assert_eq!(
+        paths(g),
+        ["/d/select?q=a", "/plain", "http://127.0.0.1:1/d/load"]
+    );
+    assert_eq!(g.patterns.get(0).name.as_deref(), Some("search"));
+    assert_eq!(g.patterns.get(1).name, None);
+    assert_eq!(g.patterns.get(2).name.as_deref(), Some("load"));
+    for bad in ["name=search", "name= /a", "name=x{y} /a", "name=a nothttp"] {
+        let e = parse(bad, "t.txt").expect_err(bad).to_string();
+        assert!(e.starts_with("patterns file t.txt, line 1: "), "{e}");
+    }
+}

@@ -2,8 +2,16 @@
 //! as drnbench and the tutorial write it. Blank lines and lines starting with `#`
 //! are skipped; a bad line is an error naming its number. Lines are taken one at a
 //! time, so a file of millions is read without holding it whole.
+//!
+//! A line may give its pattern a name, counted as a label in the result:
+//! `name=search /d/select?query=a`. A path starts with `/` and a URL with `http`, so
+//! a line starting with `name=` is never a target; the name runs to the first space
+//! and the target follows it. (A named pattern is kept whole, not compactly.)
 
-use super::{check_target, Group, PatternError, Patterns};
+use super::{check_name, check_target, Group, Pattern, PatternError, Patterns};
+
+/// What starts a named line.
+const NAME: &str = "name=";
 
 /// Reads the text form line by line.
 pub(super) struct TextParser<'s> {
@@ -27,11 +35,26 @@ impl<'s> TextParser<'s> {
         if line.is_empty() || line.starts_with('#') {
             return Ok(());
         }
-        check_target(line).map_err(|message| PatternError::Line {
+        let bad = |message| PatternError::Line {
             path: self.source.into(),
             line: number,
             message,
-        })?;
+        };
+        if let Some(named) = line.strip_prefix(NAME) {
+            let (name, target) = named
+                .split_once(|c: char| c.is_ascii_whitespace())
+                .ok_or_else(|| bad(format!("{NAME}NAME needs a path or URL after a space")))?;
+            let target = target.trim_matches(|c: char| c.is_ascii_whitespace());
+            check_name(name).map_err(bad)?;
+            check_target(target).map_err(bad)?;
+            self.patterns.push(Pattern {
+                path: Some(target.into()),
+                name: Some(name.into()),
+                ..Pattern::default()
+            });
+            return Ok(());
+        }
+        check_target(line).map_err(bad)?;
         self.patterns.push_path(line);
         Ok(())
     }

@@ -88,7 +88,21 @@ pub fn render_report(
                 plan,
             )?;
         }
-        None => series_charts(&[&s], &html_path, plan, &mut out)?,
+        None => {
+            series_charts(&[&s], &html_path, plan, &mut out)?;
+            // Over time and by kind of request: what only the JSON result keeps.
+            if let Some(r) = run.filter(|r| r.suite.is_none()) {
+                let mut charts = crate::report::over_time::charts(r);
+                for (_, c) in &mut charts {
+                    c.title = format!("{} — {}", c.title, s.name());
+                }
+                out.charts(
+                    charts.iter().map(|(suffix, c)| (suffix.to_string(), c)),
+                    &html_path,
+                    plan,
+                )?;
+            }
+        }
     }
     let text = if plan.markdown == Some(MarkdownTo::Stdout) {
         String::new()
@@ -103,7 +117,10 @@ pub fn render_report(
             ),
             // A scenario reads by its phases and events, as `hakaru suite` ends.
             (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),
-            (None, None) => chart::terminal_summary(&s, 100),
+            (None, None) => {
+                let over_time = run.map(|r| crate::report::over_time::text(r, false));
+                chart::terminal_summary(&s, 100) + &over_time.unwrap_or_default()
+            }
         }
     };
     out.markdown(markdown_report_with(&s, run), text, plan);

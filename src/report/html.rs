@@ -224,6 +224,8 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
         for (_, c) in searched_charts(&sorted, opts) {
             b.push_str(&chart_section(&c));
         }
+    } else if let Some(run) = run.filter(|r| is_single_step(main, r)) {
+        b.push_str(&single_step_body(main, run, opts));
     } else if s.is_open_model() {
         b.push_str(&rate_body(main, &drawn, opts));
     } else {
@@ -249,6 +251,9 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
             },
             steps_table(main, &sat)
         );
+    }
+    if let Some(run) = run.filter(|r| !is_single_step(main, r)) {
+        b.push_str(&crate::report::over_time::html(run, chart_section));
     }
     b.push_str(&hosts_section(s));
     b.push_str(&status_section(main));
@@ -310,6 +315,34 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
         "<section><h2>Steps</h2>{}</section>",
         rate_steps_table(s)
     );
+    b
+}
+
+/// One step with a per-second timeline (`hakaru run`): read over time, not as a curve
+/// of one point.
+fn is_single_step(s: &Series, run: &RunResult) -> bool {
+    s.points.len() == 1
+        && run.suite.is_none()
+        && !crate::analysis::timeline::run_seconds(run).is_empty()
+}
+
+/// A single step: its figures, what happened over time and by kind of request, and its
+/// latency by percentile; no saturation cards or curves of one dot.
+fn single_step_body(s: &Series, run: &RunResult, opts: &ReportOptions) -> String {
+    let table = if s.is_open_model() {
+        rate_steps_table(s)
+    } else {
+        steps_table(s, &analysis::analyse(s))
+    };
+    let mut b = format!("<section class=\"summary\"><h2>The step</h2>{table}");
+    let kind = findings::RunKind::of(s, Some(run));
+    let warnings: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
+    b.push_str(&warnings_box(&warnings));
+    b.push_str("</section>");
+    b.push_str(&crate::report::over_time::html(run, chart_section));
+    if let Some(c) = chart::percentile_chart(s, opts.chart) {
+        b.push_str(&chart_section(&c));
+    }
     b
 }
 

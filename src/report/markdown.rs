@@ -15,8 +15,18 @@ pub fn markdown_report(run: &Series) -> String {
 }
 
 /// [`markdown_report`] with what only hakaru's JSON result keeps (`result`, when
-/// there is one): its thresholds' verdicts under the heading.
+/// there is one): its thresholds' verdicts under the heading, and after the steps what
+/// its per-second timeline and labels say (not for a search or a scenario, which read
+/// by their probes and phases).
 pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String {
+    let mut o = markdown_body(run, result);
+    if let Some(r) = result.filter(|r| r.find_max.is_none() && r.suite.is_none()) {
+        o.push_str(&crate::report::over_time::markdown(r));
+    }
+    o
+}
+
+fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
     let mut extra = String::new();
     if let Some(r) = result {
         if let Some(t) = &r.thresholds {

@@ -57,6 +57,9 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         bulk: None,
         start_late_s: None,
         timeline: None,
+        timeline_note: None,
+        labels: Vec::new(),
+        labels_note: None,
         operations: BTreeMap::new(),
     }
 }

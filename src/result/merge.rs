@@ -297,19 +297,42 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
         .iter()
         .filter_map(|(_, s)| s.start_late_s)
         .reduce(f64::max);
-    merged.timeline =
-        merge_timelines(&steps).map_err(|why| MergeError::Timeline { step: i + 1, why })?;
+    let timeline_error = |why| MergeError::Timeline { step: i + 1, why };
+    merged.timeline = merge_timelines(&steps, step_timeline).map_err(timeline_error)?;
+    // Each label's timeline on the same clock: the recorders added them unshifted.
+    for label in &mut merged.labels {
+        let (key, value) = (label.key.clone(), label.value.clone());
+        label.timeline =
+            merge_timelines(&steps, |s| label_timeline(s, &key, &value)).map_err(timeline_error)?;
+    }
     Ok(merged)
+}
+
+fn step_timeline(s: &StepResult) -> Option<&[super::timeline::SecondResult]> {
+    s.timeline.as_deref()
+}
+
+fn label_timeline<'a>(
+    s: &'a StepResult,
+    key: &str,
+    value: &str,
+) -> Option<&'a [super::timeline::SecondResult]> {
+    s.labels
+        .iter()
+        .find(|l| l.key == key && l.value == value)?
+        .timeline
+        .as_deref()
 }
 
 /// The step's per-second timelines on one clock: each shard's seconds shifted by how
 /// many whole seconds after the earliest shard it started (0 when they started
 /// together, as `--start-at` makes them), then added second by second
 /// ([`super::timeline::merge_seconds`]). None when no shard kept one.
-fn merge_timelines(
-    steps: &[(&String, &StepResult)],
+fn merge_timelines<'a>(
+    steps: &[(&String, &'a StepResult)],
+    timeline: impl Fn(&'a StepResult) -> Option<&'a [super::timeline::SecondResult]>,
 ) -> Result<Option<Vec<super::timeline::SecondResult>>, String> {
-    if steps.iter().all(|(_, s)| s.timeline.is_none()) {
+    if steps.iter().all(|(_, s)| timeline(s).is_none()) {
         return Ok(None);
     }
     let wall = |s: &StepResult| crate::timestamp::parse(&s.started_at);
@@ -321,7 +344,7 @@ fn merge_timelines(
                 (Some(t), Some(e)) => t.duration_since(e).unwrap_or_default().as_secs_f64(),
                 _ => 0.0,
             };
-            Some((offset.round() as u64, s.timeline.as_deref()?))
+            Some((offset.round() as u64, timeline(s)?))
         })
         .collect();
     super::timeline::merge_seconds(&parts).map(Some)
@@ -431,7 +454,8 @@ mod tests {
         use crate::stats::{Outcome, Recorder, RequestSample};
         use std::time::{Duration, Instant};
         let t0 = Instant::now();
-        let mut rec = Recorder::new(1, 0, 0).with_timeline(t0, 4);
+        let mut rec = Recorder::new(1, 0, 0).with_ticker(t0);
+        let mut done = Vec::new();
         for (at, ms) in ended {
             let (outcome, latency) = (Outcome::Status(200), Duration::from_millis(*ms));
             rec.record(0, outcome, latency, || RequestSample {
@@ -441,7 +465,12 @@ mod tests {
                 client: 0,
                 index: 0,
             });
-            rec.record_second(t0 + Duration::from_millis(*at), outcome, latency);
+            let at = t0 + Duration::from_millis(*at);
+            done.extend(rec.record_label(0, at, outcome, latency, 0, 0));
+        }
+        done.extend(rec.ticker.take().and_then(|mut t| t.finish(0)));
+        for f in done {
+            rec.add_second(f);
         }
         let facts = StepFacts {
             n_clients: 2,

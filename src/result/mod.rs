@@ -8,12 +8,14 @@ pub mod find_max;
 #[cfg(test)]
 pub(crate) mod fixture;
 pub mod json;
+mod labels;
 pub mod merge;
 pub mod read;
 pub mod recovery;
 mod requests;
 pub mod schema;
 pub mod series;
+mod step;
 pub mod store;
 pub mod stream;
 pub mod suite;
@@ -29,8 +31,10 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{ErrorKind, Recorder, RequestSample, MAX_TRACKABLE_US};
+use crate::stats::{ErrorKind, RequestSample};
+pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
+pub use step::{StepFacts, ToRecorderError};
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
 ///
@@ -39,7 +43,10 @@ pub use requests::{RequestInfo, RequestList};
 /// 3: `requests` holds only the requests the slowest/fastest lists name, each with its
 /// `id` (all of them, numbered by place, with `--request-list` and in older files); the
 /// patterns file's digest is recorded.
-pub const SCHEMA_VERSION: u32 = 3;
+/// 4: every step keeps its `timeline`, whose entries may be wider than a second past
+/// the first hour (`span_s`, `timeline_note`) and count statuses and bytes; steps keep
+/// their `labels`. Version 3 files read as they are (a timeline entry is a second).
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// One run of `hakaru run` or `hakaru ramp`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
@@ -630,9 +637,23 @@ pub struct StepResult {
     /// merged result: the latest of its shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_late_s: Option<f64>,
-    /// Per second of the step (`suite`): responses, errors by kind, p50/p99.
+    /// Per second of the step: responses, statuses, errors by kind, bytes, p50/p99
+    /// and the second's histogram. Every step keeps one (files from before 0.x kept
+    /// one for `suite` only); past the first hour its entries are 10 seconds wide
+    /// (see `timeline_note`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeline: Option<Vec<timeline::SecondResult>>,
+    /// Why some of the timeline's entries are wider than a second, if any are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline_note: Option<String>,
+    /// Per kind of request (a drnbench group, a pattern's own name, a suite phase's
+    /// workload, a YCSB operation), when the workload names more than one; their
+    /// counts add up to the step's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<LabelResult>,
+    /// Why some requests were counted under "other" (the cap of 200 labels), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub labels_note: Option<String>,
     /// Operations that ended, by kind, when a workload counts them (a YCSB mix:
     /// `read`, `update`, `insert`, `scan`, `read-modify-write`; an update over
     /// CouchDB takes two requests).
@@ -704,204 +725,6 @@ impl StepResult {
     }
 }
 
-/// What the engine hands over at the end of a step, besides the recorder.
-#[derive(Debug, Clone)]
-pub struct StepFacts {
-    pub n_clients: usize,
-    pub rate: Option<f64>,
-    pub started_at: String,
-    pub elapsed_s: f64,
-    pub partial: bool,
-    pub failure: Option<String>,
-    /// The rate profile in `--rate`'s syntax, when it changes within the step.
-    pub rate_profile: Option<String>,
-    pub client_cpu_s: f64,
-    pub cpus: usize,
-}
-
-impl StepResult {
-    pub fn from_recorder(
-        facts: StepFacts,
-        rec: &Recorder,
-        targets: &[String],
-        open_model: bool,
-    ) -> Self {
-        let responses = rec.responses();
-        let errors = rec.error_counts();
-        let total_requests = responses + rec.total_errors();
-        let per_host = rec
-            .per_host
-            .iter()
-            .enumerate()
-            .map(|(i, h)| HostResult {
-                target: targets.get(i).cloned().unwrap_or_default(),
-                responses: h.responses,
-                errors: h.errors,
-                latency_sum_us: u64::try_from(h.latency_sum_us).unwrap_or(u64::MAX),
-            })
-            .collect();
-        let elapsed = facts.elapsed_s.max(1e-9);
-        StepResult {
-            round: 1,
-            n_clients: facts.n_clients,
-            rate: facts.rate,
-            started_at: facts.started_at,
-            elapsed_s: facts.elapsed_s,
-            partial: facts.partial,
-            total_requests,
-            responses,
-            qps: responses as f64 / elapsed,
-            latency: LatencySummary::of(&rec.latency),
-            service: open_model.then(|| LatencySummary::of(&rec.service)),
-            connect: LatencySummary::of(&rec.connect),
-            tls_handshake: (!rec.tls_handshake.is_empty())
-                .then(|| LatencySummary::of(&rec.tls_handshake)),
-            statuses: rec.status_counts(),
-            errors,
-            error_samples: rec.error_sample_map(),
-            unfinished: rec.unfinished,
-            late: rec.late,
-            dropped: rec.dropped,
-            bytes_received: rec.bytes_received,
-            bytes_sent: rec.bytes_sent,
-            connections_opened: rec.connections_opened,
-            server_closes: rec.server_closes,
-            client_cpu_s: facts.client_cpu_s,
-            client_cpu_share: facts.client_cpu_s / elapsed / facts.cpus.max(1) as f64,
-            per_host,
-            slowest: rec.slowest.as_slice().to_vec(),
-            fastest: rec.fastest.as_slice().to_vec(),
-            slowest_capacity: Some(rec.slowest.keep()),
-            fastest_capacity: Some(rec.fastest.keep()),
-            histogram: encode_histogram(&rec.latency),
-            service_histogram: open_model.then(|| encode_histogram(&rec.service)),
-            connect_histogram: Some(encode_histogram(&rec.connect)),
-            tls_handshake_histogram: (!rec.tls_handshake.is_empty())
-                .then(|| encode_histogram(&rec.tls_handshake)),
-            probes: Vec::new(),
-            cache_hit_rate: None,
-            server_process: None,
-            rate_profile: facts.rate_profile,
-            failure: facts.failure,
-            pacer_lag: (!rec.pacer_lag.is_empty()).then(|| LatencySummary::of(&rec.pacer_lag)),
-            pacer_lag_histogram: (!rec.pacer_lag.is_empty())
-                .then(|| encode_histogram(&rec.pacer_lag)),
-            items: rec.items.has_items().then(|| ItemsResult {
-                sent: rec.items.sent,
-                ok: rec.items.ok,
-                failed: rec.items.failed.iter().cloned().collect(),
-            }),
-            bulk: None,
-            start_late_s: None,
-            timeline: rec
-                .timeline
-                .as_ref()
-                .map(|t| timeline::seconds(t, facts.elapsed_s)),
-            operations: rec.items.operations.iter().cloned().collect(),
-        }
-    }
-}
-
-/// Why a step result cannot become a recorder again.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("step {n_clients} clients (round {round}): {which} histogram: {message}")]
-pub struct ToRecorderError {
-    pub n_clients: usize,
-    pub round: usize,
-    /// "response-time", "service-time", "connect", "TLS handshake" or "pacer lag".
-    pub which: &'static str,
-    pub message: String,
-}
-
-impl StepResult {
-    /// The recorder this step was made from: the inverse of [`StepResult::from_recorder`],
-    /// exact for every histogram, counter and the slowest/fastest lists, so results
-    /// from many runs or machines merge as exactly as the workers of one step do.
-    ///
-    /// A histogram absent from the file (schema 1 had no connect histogram) comes back
-    /// empty; one that is present but does not decode is an error.
-    pub fn to_recorder(&self) -> Result<Recorder, ToRecorderError> {
-        let slow_keep = self.slowest_capacity.unwrap_or(self.slowest.len());
-        let fast_keep = self.fastest_capacity.unwrap_or(self.fastest.len());
-        let mut rec = Recorder::new(self.per_host.len(), slow_keep, fast_keep);
-        // Into the recorder's own histogram, so every recorder keeps the same bounds
-        // and merges without fail; values beyond them cannot come from hakaru.
-        let put = |which: &'static str, text: Option<&String>, into: &mut Histogram<u64>| {
-            let Some(text) = text else { return Ok(()) };
-            decode_histogram(text)
-                .and_then(|h| {
-                    into.add(&h)
-                        .map_err(|e| format!("values beyond {MAX_TRACKABLE_US} µs: {e:?}"))
-                })
-                .map_err(|message| ToRecorderError {
-                    n_clients: self.n_clients,
-                    round: self.round,
-                    which,
-                    message,
-                })
-        };
-        put("response-time", Some(&self.histogram), &mut rec.latency)?;
-        put(
-            "service-time",
-            self.service_histogram.as_ref(),
-            &mut rec.service,
-        )?;
-        put("connect", self.connect_histogram.as_ref(), &mut rec.connect)?;
-        put(
-            "TLS handshake",
-            self.tls_handshake_histogram.as_ref(),
-            &mut rec.tls_handshake,
-        )?;
-        put(
-            "pacer lag",
-            self.pacer_lag_histogram.as_ref(),
-            &mut rec.pacer_lag,
-        )?;
-        if let Some(items) = &self.items {
-            rec.items.sent = items.sent;
-            rec.items.ok = items.ok;
-            rec.items.failed = items.failed.iter().map(|(k, n)| (k.clone(), *n)).collect();
-        }
-        rec.items.operations = self
-            .operations
-            .iter()
-            .map(|(k, n)| (k.clone(), *n))
-            .collect();
-        let last_code = rec.statuses.len() - 1;
-        for (code, n) in &self.statuses {
-            rec.statuses[usize::from(*code).min(last_code)] += n;
-        }
-        for (kind, n) in &self.errors {
-            if let Some(i) = ErrorKind::ALL.iter().position(|k| k == kind) {
-                rec.errors[i] += n;
-            }
-        }
-        for (kind, message) in &self.error_samples {
-            rec.note_error(*kind, || message.clone());
-        }
-        rec.bytes_received = self.bytes_received;
-        rec.bytes_sent = self.bytes_sent;
-        rec.connections_opened = self.connections_opened;
-        rec.server_closes = self.server_closes;
-        rec.unfinished = self.unfinished;
-        rec.late = self.late;
-        rec.dropped = self.dropped;
-        for (into, h) in rec.per_host.iter_mut().zip(&self.per_host) {
-            into.responses = h.responses;
-            into.errors = h.errors;
-            into.latency_sum_us = u128::from(h.latency_sum_us);
-        }
-        // Offered in list order, ties keep their order: the lists come back as they were.
-        for s in &self.slowest {
-            rec.slowest.offer(s.clone());
-        }
-        for s in &self.fastest {
-            rec.fastest.offer(s.clone());
-        }
-        Ok(rec)
-    }
-}
-
 pub fn encode_histogram(h: &Histogram<u64>) -> String {
     let mut buf = Vec::new();
     V2Serializer::new()
@@ -922,7 +745,7 @@ pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Outcome;
+    use crate::stats::{Outcome, Recorder};
     use std::time::Duration;
 
     fn facts() -> StepFacts {

@@ -1,7 +1,8 @@
 //! A step's per-second timeline as the result file holds it: per second, the
-//! responses, the errors by kind and the latency (p50, p99, max and the second's own
-//! histogram, so any figure can be redrawn). Recorded only when a step asks for it
-//! (`suite`); see [`crate::stats::Timeline`].
+//! responses, statuses, errors by kind, bytes and the latency (p50, p99, max and the
+//! second's own histogram, so any figure can be redrawn). Every step keeps one; after
+//! the first hour its entries are 10 seconds wide (`span_s`), see
+//! [`crate::stats::timeline`].
 
 use std::collections::BTreeMap;
 
@@ -11,20 +12,33 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::StepResult;
+use crate::stats::timeline::Entry;
 use crate::stats::{ErrorKind, Timeline};
 
-/// One second of a step, counted by the second in which each request ended.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+/// One second of a step (or `span_s` of them), counted by the second in which each
+/// request ended.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct SecondResult {
-    /// Seconds from the step's start to the start of this second.
+    /// Seconds from the step's start to the start of this entry.
     pub second: u64,
+    /// Width of this entry in seconds: 1, or more where old seconds were coarsened.
+    #[serde(default = "one")]
+    pub span_s: u64,
     /// Whole HTTP responses, any status.
     pub responses: u64,
     /// Responses with a status outside 200..=399.
     pub bad_status: u64,
+    /// HTTP status → count, only statuses that occurred.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub statuses: BTreeMap<u16, u64>,
     /// Error kind → count, only kinds that occurred.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub errors: BTreeMap<ErrorKind, u64>,
+    /// Response bytes received in the entry (as the meter counts them: a label's, of
+    /// its whole responses).
+    #[serde(default)]
+    pub bytes_received: u64,
     /// Median response time of the second's responses, seconds (0 without any).
     pub p50_s: f64,
     /// 99th percentile, seconds.
@@ -34,6 +48,28 @@ pub struct SecondResult {
     /// HdrHistogram V2 serialization of the second's response times (µs, 2
     /// significant digits), base64.
     pub histogram: String,
+}
+
+fn one() -> u64 {
+    1
+}
+
+impl Default for SecondResult {
+    fn default() -> Self {
+        SecondResult {
+            second: 0,
+            span_s: 1,
+            responses: 0,
+            bad_status: 0,
+            statuses: BTreeMap::new(),
+            errors: BTreeMap::new(),
+            bytes_received: 0,
+            p50_s: 0.0,
+            p99_s: 0.0,
+            max_s: 0.0,
+            histogram: String::new(),
+        }
+    }
 }
 
 impl SecondResult {
@@ -52,83 +88,141 @@ impl SecondResult {
     }
 }
 
-/// The seconds of a step's timeline that it lasted (`elapsed_s`, rounded up), and
-/// any later one where something still ended.
+/// The entries of a step's timeline over what it lasted (`elapsed_s`, rounded up)
+/// and any later second where something still ended; seconds where nothing did are
+/// there too, empty.
 pub fn seconds(t: &Timeline, elapsed_s: f64) -> Vec<SecondResult> {
-    let lasted = (elapsed_s.max(0.0).ceil() as usize).max(1);
-    let busy = t
-        .seconds
+    let entries = t.entries();
+    let lasted = (elapsed_s.max(0.0).ceil() as u64).max(1);
+    let busy = entries
         .iter()
-        .rposition(|s| s.responses + s.total_errors() > 0)
-        .map_or(0, |i| i + 1);
-    let us = |v: u64| v as f64 / 1e6;
-    t.seconds
-        .iter()
-        .take(lasted.max(busy))
-        .enumerate()
-        .map(|(i, s)| {
-            let h = &s.latency;
-            let (p50, p99, max) = if h.is_empty() {
-                (0.0, 0.0, 0.0)
-            } else {
-                (
-                    us(h.value_at_quantile(0.5)),
-                    us(h.value_at_quantile(0.99)),
-                    us(h.max()),
-                )
-            };
-            SecondResult {
-                second: i as u64,
-                responses: s.responses,
-                bad_status: s.bad_status,
-                errors: ErrorKind::ALL
-                    .iter()
-                    .zip(&s.errors)
-                    .filter(|(_, n)| **n > 0)
-                    .map(|(k, n)| (*k, *n))
-                    .collect(),
-                p50_s: p50,
-                p99_s: p99,
-                max_s: max,
-                histogram: encode(h),
-            }
-        })
-        .collect()
+        .next_back()
+        .map_or(0, |(start, e)| start + e.span_s);
+    let end = lasted.max(busy);
+    let empty = encode(&crate::stats::new_second_histogram());
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < end {
+        let (start, span_s) = t.bucket(at);
+        let s = match entries.get(&start) {
+            Some(e) => entry_result(start, e),
+            None => SecondResult {
+                second: start,
+                span_s,
+                histogram: empty.clone(),
+                ..SecondResult::default()
+            },
+        };
+        at = start + s.span_s.max(1);
+        out.push(s);
+    }
+    out
 }
 
-/// Many machines' timelines of one step as one: second `i` of a part with offset `o`
-/// is second `i + o` of the whole (the offset: how many whole seconds after the
-/// earliest part it started). Counts are summed and each second's histograms added,
-/// so its p50, p99 and max are those of every response that ended in it: exact.
+/// A timeline read back from a result, as the engine keeps it (for
+/// [`super::StepResult::to_recorder`]).
+pub fn to_timeline(seconds: &[SecondResult]) -> Result<Timeline, String> {
+    let mut t = Timeline::default();
+    for s in seconds {
+        let histogram = base64::engine::general_purpose::STANDARD
+            .decode(&s.histogram)
+            .map_err(|e| format!("second {}: histogram is not base64: {e}", s.second))?;
+        // Checked here: a kept entry's histogram is trusted to decode.
+        crate::result::decode_histogram(&s.histogram)
+            .map_err(|why| format!("second {}: {why}", s.second))?;
+        let mut errors = [0; ErrorKind::ALL.len()];
+        for (k, n) in &s.errors {
+            errors[*k as usize] += n;
+        }
+        let e = Entry {
+            span_s: s.span_s.max(1),
+            responses: s.responses,
+            bad_status: s.bad_status,
+            errors,
+            statuses: s.statuses.iter().map(|(c, n)| (*c, *n)).collect(),
+            bytes_received: s.bytes_received,
+            histogram: histogram.into_boxed_slice(),
+        };
+        t.put(s.second, &e);
+    }
+    Ok(t)
+}
+
+/// One kept entry as the file holds it.
+fn entry_result(start: u64, e: &Entry) -> SecondResult {
+    let h = e.latency();
+    let us = |v: u64| v as f64 / 1e6;
+    let (p50, p99, max) = if h.is_empty() {
+        (0.0, 0.0, 0.0)
+    } else {
+        (
+            us(h.value_at_quantile(0.5)),
+            us(h.value_at_quantile(0.99)),
+            us(h.max()),
+        )
+    };
+    SecondResult {
+        second: start,
+        span_s: e.span_s,
+        responses: e.responses,
+        bad_status: e.bad_status,
+        statuses: e.statuses.iter().copied().collect(),
+        errors: ErrorKind::ALL
+            .iter()
+            .zip(&e.errors)
+            .filter(|(_, n)| **n > 0)
+            .map(|(k, n)| (*k, *n))
+            .collect(),
+        bytes_received: e.bytes_received,
+        p50_s: p50,
+        p99_s: p99,
+        max_s: max,
+        histogram: base64::engine::general_purpose::STANDARD.encode(&e.histogram),
+    }
+}
+
+/// Many machines' timelines of one step as one (or a step's parts laid end to end):
+/// entry `e` of a part with offset `o` counts from second `e.second + o` of the whole
+/// (the offset: how many whole seconds after the earliest part it started). Counts
+/// are summed and each entry's histograms added, so its p50, p99 and max are those of
+/// every response that ended in it: exact. Entries past the first hour are
+/// [`crate::stats::timeline::COARSE_SPAN_S`] seconds wide, as the engine keeps them.
 pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResult>, String> {
-    let len = parts
+    let end = parts
         .iter()
-        .map(|(o, s)| s.iter().map(|x| o + x.second + 1).max().unwrap_or(0))
+        .map(|(o, s)| {
+            s.iter()
+                .map(|x| o + x.second + x.span_s.max(1))
+                .max()
+                .unwrap_or(0)
+        })
         .max()
         .unwrap_or(0);
-    let len = usize::try_from(len).map_err(|_| "too many seconds".to_string())?;
-    if len > MAX_SECONDS {
+    if end > MAX_SECONDS {
         return Err(format!("a timeline of more than {MAX_SECONDS} seconds"));
     }
-    let mut out: Vec<(SecondResult, Histogram<u64>)> = (0..len)
-        .map(|i| {
-            let s = SecondResult {
-                second: i as u64,
-                ..SecondResult::default()
-            };
-            // The bounds and precision of a worker's second (see `new_second_histogram`).
-            let h = Histogram::new_with_bounds(1, crate::stats::MAX_TRACKABLE_US, 2)
-                .expect("static histogram bounds are valid");
-            (s, h)
-        })
-        .collect();
+    let shape = Timeline::default();
+    let mut out: BTreeMap<u64, (SecondResult, Histogram<u64>)> = BTreeMap::new();
     for (offset, seconds) in parts {
         for s in *seconds {
-            let (into, h) = &mut out[(offset + s.second) as usize];
+            let (start, span_s) = shape.bucket(offset + s.second);
+            let (into, h) = out.entry(start).or_insert_with(|| {
+                let r = SecondResult {
+                    second: start,
+                    span_s,
+                    ..SecondResult::default()
+                };
+                (r, empty_second())
+            });
+            into.span_s = into.span_s.max(span_s).max(s.span_s);
             into.responses += s.responses;
             into.bad_status += s.bad_status;
+            into.bytes_received += s.bytes_received;
             for (k, n) in &s.errors {
                 *into.errors.entry(*k).or_insert(0) += n;
+            }
+            for (k, n) in &s.statuses {
+                *into.statuses.entry(*k).or_insert(0) += n;
             }
             let part = crate::result::decode_histogram(&s.histogram)
                 .map_err(|why| format!("second {}: {why}", s.second))?;
@@ -137,22 +231,73 @@ pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResul
         }
     }
     let us = |v: u64| v as f64 / 1e6;
-    Ok(out
-        .into_iter()
-        .map(|(mut s, h)| {
-            if !h.is_empty() {
-                s.p50_s = us(h.value_at_quantile(0.5));
-                s.p99_s = us(h.value_at_quantile(0.99));
-                s.max_s = us(h.max());
-            }
-            s.histogram = crate::result::encode_histogram(&h);
-            s
-        })
-        .collect())
+    let mut merged = Vec::with_capacity(out.len());
+    let mut at = 0;
+    while at < end {
+        let (start, span_s) = shape.bucket(at);
+        let (mut s, h) = out.remove(&start).unwrap_or_else(|| {
+            let r = SecondResult {
+                second: start,
+                span_s,
+                ..SecondResult::default()
+            };
+            (r, empty_second())
+        });
+        if !h.is_empty() {
+            s.p50_s = us(h.value_at_quantile(0.5));
+            s.p99_s = us(h.value_at_quantile(0.99));
+            s.max_s = us(h.max());
+        }
+        s.histogram = crate::result::encode_histogram(&h);
+        at = start + s.span_s.max(1);
+        merged.push(s);
+    }
+    Ok(merged)
+}
+
+/// Steps run back to back (a `--find-max` probe's parts) as one: each part's
+/// timeline, and each label's, shifted by the whole seconds the parts before it
+/// lasted, into `whole`.
+pub fn lay_end_to_end(parts: &[&StepResult], whole: &mut StepResult) -> Result<(), String> {
+    let mut offsets = Vec::with_capacity(parts.len());
+    let mut at = 0.0_f64;
+    for p in parts {
+        offsets.push(at.round() as u64);
+        at += p.elapsed_s;
+    }
+    let joined = |of: &dyn Fn(&StepResult) -> Option<&[SecondResult]>| {
+        let pieces: Vec<(u64, &[SecondResult])> = parts
+            .iter()
+            .zip(&offsets)
+            .filter_map(|(p, o)| Some((*o, of(p)?)))
+            .collect();
+        if pieces.is_empty() {
+            return Ok(None);
+        }
+        merge_seconds(&pieces).map(Some)
+    };
+    whole.timeline = joined(&|s| s.timeline.as_deref())?;
+    for label in &mut whole.labels {
+        let (key, value) = (label.key.as_str(), label.value.as_str());
+        label.timeline = joined(&|s| {
+            s.labels
+                .iter()
+                .find(|l| l.key == key && l.value == value)?
+                .timeline
+                .as_deref()
+        })?;
+    }
+    Ok(())
+}
+
+/// The bounds and precision of a worker's second (see `new_second_histogram`).
+fn empty_second() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, crate::stats::MAX_TRACKABLE_US, 2)
+        .expect("static histogram bounds are valid")
 }
 
 /// The longest timeline a merge builds: 30 days, the longest a scenario may last.
-const MAX_SECONDS: usize = 30 * 86_400 + 1;
+const MAX_SECONDS: u64 = 30 * 86_400 + 1;
 
 fn encode(h: &Histogram<u32>) -> String {
     let mut buf = Vec::new();
@@ -165,21 +310,26 @@ fn encode(h: &Histogram<u32>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Outcome;
-    use std::time::{Duration, Instant};
+    use crate::stats::{Outcome, Second};
+    use std::time::Duration;
 
     #[test]
     fn seconds_keep_what_the_step_lasted() {
-        let t0 = Instant::now();
-        let mut t = Timeline::new(t0, 6);
         let ms = Duration::from_millis;
+        let mut t = Timeline::default();
+        let mut first = Second::new();
         for i in 0..100 {
-            t.record(t0 + ms(10), Outcome::Status(200), ms(i + 1));
+            first.record(Outcome::Status(200), ms(i + 1));
         }
-        t.record(t0 + ms(2100), Outcome::Error(ErrorKind::Timeout), ms(1));
+        first.bytes_received = 1000;
+        t.add(0, first);
+        let mut third = Second::new();
+        third.record(Outcome::Error(ErrorKind::Timeout), ms(1));
+        t.add(2, third);
         let s = seconds(&t, 2.5);
         assert_eq!(s.len(), 3);
         assert_eq!((s[0].responses, s[0].total()), (100, 100));
+        assert_eq!((s[0].statuses[&200], s[0].bytes_received), (100, 1000));
         assert!((s[0].p50_s - 0.050).abs() < 0.001, "{}", s[0].p50_s);
         assert!((s[0].p99_s - 0.099).abs() < 0.002, "{}", s[0].p99_s);
         assert_eq!(
@@ -193,5 +343,31 @@ mod tests {
         assert_eq!(s[2].errors[&ErrorKind::Timeout], 1);
         let decoded = crate::result::decode_histogram(&s[0].histogram).expect("decodes");
         assert_eq!(decoded.len(), 100);
+    }
+
+    #[test]
+    fn a_long_step_is_written_coarse_after_the_first_hour_and_merges_so() {
+        let mut t = Timeline::default();
+        for i in [0u64, 3599, 3600, 3605, 3611] {
+            let mut s = Second::new();
+            s.record(Outcome::Status(200), Duration::from_millis(2));
+            t.add(i, s);
+        }
+        let s = seconds(&t, 3615.0);
+        assert_eq!(s.len(), 3602);
+        let tail: Vec<(u64, u64, u64)> = s[3599..]
+            .iter()
+            .map(|x| (x.second, x.span_s, x.responses))
+            .collect();
+        assert_eq!(tail, vec![(3599, 1, 1), (3600, 10, 2), (3610, 10, 1)]);
+        let m = merge_seconds(&[(0, &s), (0, &s)]).expect("merges");
+        assert_eq!(m.len(), 3602);
+        assert_eq!((m[3600].span_s, m[3600].responses), (10, 4));
+        assert_eq!(
+            crate::result::decode_histogram(&m[3600].histogram)
+                .expect("decodes")
+                .len(),
+            4
+        );
     }
 }

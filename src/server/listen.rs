@@ -66,7 +66,7 @@ impl ServerOptions {
     /// The number of worker threads to run: `threads`, or the number of cores when 0.
     pub fn worker_threads(&self) -> usize {
         if self.threads > 0 {
-            self.threads
+            self.threads.min(MAX_THREADS)
         } else {
             std::thread::available_parallelism().map_or(1, |n| n.get())
         }
@@ -108,6 +108,21 @@ pub enum ServeError {
          (pass --allow-remote to listen on {0} anyway)"
     )]
     NotLoopback(SocketAddr),
+    #[error("--threads {0}: at most {MAX_THREADS} worker threads (0: one per core)")]
+    Threads(usize),
+}
+
+/// The most worker threads a target runs: more only cost memory, and past the
+/// process's thread limit the runtime cannot start at all.
+pub const MAX_THREADS: usize = 1024;
+
+/// Refuses a thread count the runtime could not start (`serve --threads 100000`).
+pub fn check_threads(threads: usize) -> Result<(), ServeError> {
+    if threads > MAX_THREADS {
+        Err(ServeError::Threads(threads))
+    } else {
+        Ok(())
+    }
 }
 
 /// Refuses non-loopback addresses unless `allow_remote`: a load target reachable from
@@ -451,5 +466,17 @@ mod tests {
         assert_eq!(reason(404), "Not Found");
         assert_eq!(reason(299), "Success");
         assert_eq!(reason(599), "Server Error");
+    }
+
+    #[test]
+    fn serve_threads_100000_is_refused_not_aborted() {
+        assert!(check_threads(MAX_THREADS).is_ok());
+        let err = check_threads(100_000).unwrap_err().to_string();
+        assert!(err.starts_with("--threads 100000: at most 1024"), "{err}");
+        let opts = ServerOptions {
+            threads: 100_000,
+            ..Default::default()
+        };
+        assert_eq!(opts.worker_threads(), MAX_THREADS);
     }
 }

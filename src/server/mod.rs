@@ -8,5 +8,6 @@ pub mod basic_work;
 pub mod docs;
 pub mod handler;
 pub mod listen;
+mod precise;
 pub mod search;
 pub mod service;

@@ -138,7 +138,7 @@ impl Conn {
         async move {
             if let Some(delay) = resp.delay {
                 tokio::select! {
-                    _ = tokio::time::sleep(delay) => {}
+                    _ = super::precise::sleep(delay) => {}
                     _ = stop.wait_for(|stopped| *stopped) => return Err(Stopped),
                 }
             }

@@ -217,6 +217,7 @@ impl RequestSource for BatchSource {
             head: false,
             info: 0,
             items,
+            label: 0,
         }
     }
 }

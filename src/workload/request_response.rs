@@ -7,6 +7,7 @@ use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::plan::{Order, Picker, Plan};
 use crate::result::RequestInfo;
+use crate::stats::Labels;
 
 /// The request-response benchmark: requests encoded once from the patterns.
 pub struct PlanWorkload {
@@ -41,6 +42,7 @@ impl RequestSource for PlanSource {
             head: r.head,
             info: id,
             items: 0,
+            label: self.plan.label(id),
         }
     }
 }
@@ -59,6 +61,10 @@ impl Workload for PlanWorkload {
 
     fn request_info(&self, info: usize) -> Option<RequestInfo> {
         self.plan.request_info(info)
+    }
+
+    fn labels(&self) -> Arc<Labels> {
+        self.plan.labels()
     }
 
     fn client(&self, client: usize) -> (PlanSource, StatusOnly) {

@@ -177,3 +177,49 @@ fn out_of_range_values_are_refused_before_any_load() {
     );
     refused_before_load(&["ramp", "--interval", "1e9"], "--interval");
 }
+
+/// Issue 20: a non-UTF-8 argument panicked (exit 101) and printed itself, secret and all.
+#[test]
+fn non_utf8_argument_exits_2_without_showing_it() {
+    use std::os::unix::ffi::OsStrExt;
+    let arg = std::ffi::OsStr::from_bytes(b"Authorization: s3cret\xff");
+    let out = hakaru()
+        .args(["run", "-n", "1", "-H"])
+        .arg(arg)
+        .arg("http://127.0.0.1:1/")
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("argument #5 is not valid UTF-8"), "{err}");
+    assert!(
+        !err.contains("s3cret") && !err.contains("panicked"),
+        "{err}"
+    );
+}
+
+/// Issue 20: `serve --threads 100000` aborted the process.
+#[test]
+fn serve_threads_100000_is_refused() {
+    fails_with(&["serve", "--threads", "100000"], &["--threads 100000"]);
+}
+
+/// Issue 20: `-o - > /dev/full` panicked (exit 101) on the full stdout.
+#[test]
+fn writing_to_a_full_stdout_is_an_error_not_a_panic() {
+    let t = target();
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = hakaru()
+        .args(["run", "-c", "1", "-n", "3", "-o", "-", "--format", "json"])
+        .arg(format!("http://{}/", t.addr))
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}

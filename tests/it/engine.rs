@@ -72,6 +72,7 @@ impl RequestSource for EchoSource {
             head: false,
             info: 0,
             items: ITEMS,
+            label: 0,
         }
     }
 }
@@ -337,6 +338,7 @@ impl RequestSource for LoadSource {
             head: false,
             info: 0,
             items: ITEMS,
+            label: 0,
         }
     }
 }

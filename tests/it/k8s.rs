@@ -118,6 +118,94 @@ fn rendered_manifests_validate_and_read_back() {
     );
 }
 
+/// Issue 20: an argument holding `\n---\n` added a Pod of its own, and secret headers
+/// were printed in clear in the Job. Now every argument is one quoted line and the
+/// secrets are in a Secret the pod reads as variables.
+#[test]
+fn k8s_render_secret_headers_and_injected_documents() {
+    let Some(venv) = venv() else { return };
+    let dir = TempDir::new("k8s-secret");
+    let evil = "x\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: evil\n";
+    let (path, _) = render(
+        &dir,
+        &[
+            "--shards",
+            "2",
+            "--name",
+            "bench",
+            "--",
+            "run",
+            "-H",
+            "Authorization: Bearer s3cret",
+            "--secret-header",
+            "X-Key",
+            "--header=X-Key: k3y",
+            "-H",
+            &format!("X-Evil: {evil}"),
+            "http://search:10041/",
+        ],
+    );
+    let yaml = std::fs::read_to_string(&path).unwrap();
+    let v = std::process::Command::new(venv.join("bin/kubernetes-validate"))
+        .args(["--strict", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&v), stderr(&v));
+    assert!(v.status.success(), "{said}");
+    assert!(
+        said.contains("passed for resource secret/bench-secrets"),
+        "{said}"
+    );
+    let py = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    let docs: serde_json::Value = serde_json::from_str(&ok(&py)).unwrap();
+    let kinds: Vec<&str> = docs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["Secret", "Job"]);
+    assert_eq!(docs[0]["stringData"]["hakaru-secret-1"], "Bearer s3cret");
+    assert_eq!(docs[0]["stringData"]["hakaru-secret-2"], "k3y");
+    let job = docs[1].to_string();
+    assert!(!job.contains("s3cret") && !job.contains("k3y"), "{job}");
+    let container = &docs[1]["spec"]["template"]["spec"]["containers"][0];
+    let args: Vec<&str> = container["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert!(
+        args.contains(&"Authorization: $(HAKARU_SECRET_1)"),
+        "{args:?}"
+    );
+    assert!(
+        args.contains(&"--header=X-Key: $(HAKARU_SECRET_2)"),
+        "{args:?}"
+    );
+    // The hostile header is one argument, read back as typed.
+    assert!(
+        args.contains(&format!("X-Evil: {evil}").as_str()),
+        "{args:?}"
+    );
+    assert_eq!(
+        container["env"][1]["valueFrom"]["secretKeyRef"]["name"],
+        "bench-secrets"
+    );
+    // Only the Secret's document carries a secret, not the comment nor the Job.
+    for part in yaml.split("---\n").filter(|d| !d.contains("kind: Secret")) {
+        assert!(!part.contains("s3cret") && !part.contains("k3y"), "{part}");
+    }
+}
+
 #[test]
 fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
     let o = run(&[

@@ -156,7 +156,7 @@ fn a_patterns_file_cannot_name_hosts_of_its_own() {
     let a = args(&own_url, true);
     ok(&run(&a.iter().map(String::as_str).collect::<Vec<_>>()));
     assert!(other.stats.requests() > 0);
-    // Hosts the command line names, and a group's own default host, need no leave.
+    // Hosts the command line names need no leave.
     let same = dir.write(
         "same.txt",
         &format!("http://127.0.0.1:{}/\n", named.addr.port()),
@@ -172,7 +172,16 @@ fn a_patterns_file_cannot_name_hosts_of_its_own() {
             other.addr.port()
         ),
     );
-    ok(&run(&args(&group, false)
+    // A group's own "host" is the file's too: refused without leave, load only with it.
+    let before = other.stats.requests();
+    let out = run(&args(&group, false)
+        .iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("\"127.0.0.2\""), "{}", stderr(&out));
+    assert_eq!(other.stats.requests(), before);
+    ok(&run(&args(&group, true)
         .iter()
         .map(String::as_str)
         .collect::<Vec<_>>()));

@@ -15,6 +15,7 @@ mod rates;
 mod runs;
 pub(crate) mod svg;
 mod terminal;
+pub mod timeline;
 
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;

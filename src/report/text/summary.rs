@@ -151,6 +151,10 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     out.push('\n');
 
     client_side(&mut out, run, step);
+    // When latency rose and failures began, from the step's per-second timeline.
+    for said in crate::report::over_time::sentences(run) {
+        let _ = writeln!(out, "{said}");
+    }
     out.push_str(&server_side(run, step));
     out
 }

@@ -479,6 +479,7 @@ impl RequestSource for BulkSource {
                 head: false,
                 info: 0,
                 items: self.batch,
+                label: 0,
             };
         }
         let (open, close): (&[u8], &[u8]) = match (self.s.kind, self.s.single) {
@@ -509,6 +510,7 @@ impl RequestSource for BulkSource {
             head: false,
             info: 0,
             items: self.batch,
+            label: 0,
         }
     }
 }

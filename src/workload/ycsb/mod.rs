@@ -621,6 +621,7 @@ impl RequestSource for YcsbSource {
             head: false,
             info,
             items,
+            label: 0,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! What one step measured: latency histograms, status counts, error kinds, bytes,
-//! connections and the slowest/fastest requests.
+//! connections, the slowest/fastest requests, per label ([`labels`]) and per second
+//! ([`timeline`]).
 //!
 //! Each engine worker owns a [`Recorder`]; nothing here is shared or locked while a
 //! step runs. At the end of a step the workers' recorders are merged exactly
@@ -7,10 +8,17 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
+
+pub mod labels;
+pub mod timeline;
+
+pub use labels::{Label, LabelSet, LabelStats, Labels, MAX_LABELS, OTHER, TIMED_LABELS};
+pub use timeline::{new_second_histogram, Finished, Second, Ticker, Timeline};
 
 /// Highest latency the histograms track exactly: one hour, in microseconds.
 /// Anything slower is clamped (and still counted).
@@ -291,110 +299,16 @@ pub struct Recorder {
     pub per_host: Vec<HostCounters>,
     pub slowest: TopN,
     pub fastest: TopN,
-    /// Per-second counts and latency, when the step asked for them ([`Recorder::with_timeline`]).
+    /// The names of the labels `labels` counts (the workload's), and why some
+    /// requests went under "other", if they did.
+    pub label_names: Arc<Labels>,
+    /// Per label, indexed like `label_names` (empty without labels).
+    pub labels: Vec<LabelStats>,
+    /// A worker's running second ([`Recorder::with_ticker`]).
+    pub ticker: Option<Ticker>,
+    /// The step's per-second timeline, as the coordinator keeps it from the workers'
+    /// finished seconds ([`Recorder::add_second`]).
     pub timeline: Option<Timeline>,
-}
-
-/// What one second of a step measured: responses (by success), errors by kind and a
-/// latency histogram, bucketed by the second in which each request ended.
-#[derive(Debug, Clone)]
-pub struct Second {
-    /// Whole HTTP responses, any status.
-    pub responses: u64,
-    /// Responses with a status outside 200..=399.
-    pub bad_status: u64,
-    pub errors: [u64; ErrorKind::ALL.len()],
-    /// Response time of the responses, µs (2 significant digits: a second's p99 needs
-    /// no more, and a step keeps one per second per worker).
-    pub latency: Histogram<u32>,
-}
-
-impl Second {
-    fn new() -> Self {
-        Second {
-            responses: 0,
-            bad_status: 0,
-            errors: [0; ErrorKind::ALL.len()],
-            latency: new_second_histogram(),
-        }
-    }
-
-    pub fn total_errors(&self) -> u64 {
-        self.errors.iter().sum()
-    }
-
-    fn merge(&mut self, other: &Second) {
-        self.responses += other.responses;
-        self.bad_status += other.bad_status;
-        for (a, b) in self.errors.iter_mut().zip(&other.errors) {
-            *a += b;
-        }
-        self.latency
-            .add(&other.latency)
-            .expect("same histogram bounds");
-    }
-}
-
-/// The per-second histogram: 2 significant digits, up to [`MAX_TRACKABLE_US`].
-pub fn new_second_histogram() -> Histogram<u32> {
-    Histogram::new_with_bounds(1, MAX_TRACKABLE_US, 2).expect("static histogram bounds are valid")
-}
-
-/// A step's per-second timeline: one [`Second`] per second from the step's start,
-/// allocated before the step begins so recording allocates nothing. A request that
-/// ends after the last second (a step ended by count, or its stragglers) counts in
-/// the last one.
-#[derive(Debug, Clone)]
-pub struct Timeline {
-    /// The step's start: second `i` covers `start + i .. start + i + 1`.
-    pub start: Instant,
-    pub seconds: Vec<Second>,
-}
-
-impl Timeline {
-    /// Room for `seconds` seconds (at least one).
-    pub fn new(start: Instant, seconds: usize) -> Self {
-        Timeline {
-            start,
-            seconds: (0..seconds.max(1)).map(|_| Second::new()).collect(),
-        }
-    }
-
-    #[inline]
-    fn second(&mut self, at: Instant) -> &mut Second {
-        let i = at.saturating_duration_since(self.start).as_secs() as usize;
-        let last = self.seconds.len() - 1;
-        &mut self.seconds[i.min(last)]
-    }
-
-    /// Count a request that ended at `at`.
-    #[inline]
-    pub fn record(&mut self, at: Instant, outcome: Outcome, latency: Duration) {
-        let s = self.second(at);
-        match outcome {
-            Outcome::Status(code) => {
-                s.responses += 1;
-                if !(200..400).contains(&code) {
-                    s.bad_status += 1;
-                }
-                let us = (latency.as_micros() as u64).clamp(1, MAX_TRACKABLE_US);
-                s.latency.saturating_record(us);
-            }
-            Outcome::Error(kind) => s.errors[kind.index()] += 1,
-        }
-    }
-
-    /// Add another worker's timeline of the same step, second by second: exact.
-    pub fn merge(&mut self, other: &Timeline) {
-        if self.seconds.len() < other.seconds.len() {
-            self.seconds.resize_with(other.seconds.len(), Second::new);
-        }
-        // Another worker's clock started within microseconds of this one: the
-        // seconds are the step's, not the worker's.
-        for (a, b) in self.seconds.iter_mut().zip(&other.seconds) {
-            a.merge(b);
-        }
-    }
 }
 
 /// An open-model request that starts later than this after its intended time is late.
@@ -422,21 +336,60 @@ impl Recorder {
             per_host: vec![HostCounters::default(); n_hosts],
             slowest: TopN::new(n_slow, true),
             fastest: TopN::new(n_fast, false),
+            label_names: Arc::default(),
+            labels: Vec::new(),
+            ticker: None,
             timeline: None,
         }
     }
 
-    /// Keep a per-second timeline too, from `start`, with room for `seconds` seconds.
-    pub fn with_timeline(mut self, start: Instant, seconds: usize) -> Self {
-        self.timeline = Some(Timeline::new(start, seconds));
+    /// Count requests under these labels too.
+    pub fn with_labels(mut self, names: Arc<Labels>) -> Self {
+        self.labels = vec![LabelStats::default(); names.len()];
+        self.label_names = names;
         self
     }
 
-    /// Count a request that ended at `at` in the timeline, when there is one.
+    /// A worker's recorder: count each request in its second too, from `start`.
+    pub fn with_ticker(mut self, start: Instant) -> Self {
+        let timed = self.label_names.len().min(TIMED_LABELS);
+        self.ticker = Some(Ticker::new(start, timed));
+        self
+    }
+
+    /// Count a request of `label` that ended at `at` with `bytes` of response, under
+    /// its label and in its second; `meter` is the worker's received bytes so far.
+    /// Returns the second that ended, for the coordinator, if `at` began a new one.
     #[inline]
-    pub fn record_second(&mut self, at: Instant, outcome: Outcome, latency: Duration) {
-        if let Some(t) = &mut self.timeline {
-            t.record(at, outcome, latency);
+    pub fn record_label(
+        &mut self,
+        label: u16,
+        at: Instant,
+        outcome: Outcome,
+        latency: Duration,
+        bytes: u64,
+        meter: u64,
+    ) -> Option<Finished> {
+        if let Some(l) = self.labels.get_mut(usize::from(label)) {
+            l.record(outcome, latency, bytes);
+        }
+        self.ticker
+            .as_mut()
+            .and_then(|t| t.record(at, label, outcome, latency, bytes, meter))
+    }
+
+    /// The coordinator: add a worker's finished second to the step's timeline and its
+    /// labels' timelines.
+    pub fn add_second(&mut self, f: Finished) {
+        self.timeline
+            .get_or_insert_with(Timeline::default)
+            .add(f.index, f.second);
+        for (label, s) in f.labels {
+            if let Some(l) = self.labels.get_mut(usize::from(label)) {
+                l.timeline
+                    .get_or_insert_with(Timeline::default)
+                    .add(f.index, s);
+            }
         }
     }
 
@@ -596,6 +549,32 @@ impl Recorder {
             (None, Some(b)) => self.timeline = Some(b.clone()),
             _ => {}
         }
+        self.merge_labels(other);
+    }
+
+    /// Labels are matched by name, so recorders of different label lists (results of
+    /// other runs) still add up; the same list (a step's workers) adds index by index.
+    fn merge_labels(&mut self, other: &Recorder) {
+        if Arc::ptr_eq(&self.label_names, &other.label_names)
+            || self.label_names.list == other.label_names.list
+        {
+            for (a, b) in self.labels.iter_mut().zip(&other.labels) {
+                a.merge(b);
+            }
+            return;
+        }
+        let mut names = (*self.label_names).clone();
+        for (name, stats) in other.label_names.list.iter().zip(&other.labels) {
+            match names.list.iter().position(|n| n == name) {
+                Some(i) => self.labels[i].merge(stats),
+                None => {
+                    names.list.push(name.clone());
+                    self.labels.push(stats.clone());
+                }
+            }
+        }
+        names.note = names.note.or_else(|| other.label_names.note.clone());
+        self.label_names = Arc::new(names);
     }
 }
 
@@ -650,38 +629,74 @@ mod tests {
     }
 
     #[test]
-    fn timelines_merge_second_by_second() {
+    fn workers_seconds_and_labels_add_up_at_the_coordinator() {
         let t0 = Instant::now();
-        let mut a = Recorder::new(1, 0, 0).with_timeline(t0, 3);
-        let mut b = Recorder::new(1, 0, 0).with_timeline(t0, 3);
+        let names = Arc::new(Labels {
+            list: vec![
+                Label {
+                    key: "group".into(),
+                    value: "search".into(),
+                },
+                Label {
+                    key: "group".into(),
+                    value: "load".into(),
+                },
+            ],
+            note: None,
+        });
+        let worker = || {
+            Recorder::new(1, 0, 0)
+                .with_labels(names.clone())
+                .with_ticker(t0)
+        };
+        let (mut a, mut b) = (worker(), worker());
+        let mut coord = Recorder::new(1, 0, 0).with_labels(names.clone());
         let ms = Duration::from_millis;
-        a.record_second(t0 + ms(100), Outcome::Status(200), ms(5));
-        b.record_second(t0 + ms(1500), Outcome::Status(503), ms(50));
-        b.record_second(t0 + ms(1600), Outcome::Error(ErrorKind::Reset), ms(1));
-        // Past the end: the last second.
-        a.record_second(t0 + ms(9000), Outcome::Status(200), ms(7));
+        let mut done = Vec::new();
+        done.extend(a.record_label(0, t0 + ms(100), Outcome::Status(200), ms(5), 10, 10));
+        done.extend(b.record_label(1, t0 + ms(1500), Outcome::Status(503), ms(50), 20, 20));
+        done.extend(b.record_label(
+            1,
+            t0 + ms(1600),
+            Outcome::Error(ErrorKind::Reset),
+            ms(1),
+            0,
+            25,
+        ));
+        done.extend(a.record_label(0, t0 + ms(2200), Outcome::Status(200), ms(7), 10, 20));
+        for r in [&mut a, &mut b] {
+            let meter = if r.labels[0].responses > 0 { 20 } else { 25 };
+            done.extend(r.ticker.as_mut().and_then(|t| t.finish(meter)));
+        }
+        for f in done {
+            coord.add_second(f);
+        }
         a.merge(&b);
-        let t = a.timeline.expect("kept");
-        let counts: Vec<(u64, u64, u64)> = t
-            .seconds
-            .iter()
-            .map(|s| (s.responses, s.bad_status, s.total_errors()))
+        coord.merge(&a);
+        let e = coord.timeline.as_ref().expect("kept").entries();
+        let counts: Vec<(u64, u64, u64, u64)> = e
+            .values()
+            .map(|s| {
+                (
+                    s.responses,
+                    s.bad_status,
+                    s.total_errors(),
+                    s.bytes_received,
+                )
+            })
             .collect();
-        assert_eq!(counts, vec![(1, 0, 0), (1, 1, 1), (1, 0, 0)]);
-        assert_eq!(t.seconds[1].errors[ErrorKind::Reset.index()], 1);
-        assert_eq!(
-            t.seconds[1].latency.value_at_quantile(0.99),
-            t.seconds[1].latency.highest_equivalent(50_000)
-        );
-        // A recorder without a timeline records nothing there.
-        let mut c = Recorder::new(1, 0, 0);
-        c.record_second(t0, Outcome::Status(200), ms(1));
-        assert!(c.timeline.is_none());
+        assert_eq!(counts, vec![(1, 0, 0, 10), (1, 1, 1, 25), (1, 0, 0, 10)]);
+        assert_eq!(coord.labels[0].responses, 2);
+        assert_eq!(coord.labels[1].total(), 2);
+        let load = coord.labels[1].timeline.as_ref().expect("timed").entries();
+        assert_eq!(load.keys().copied().collect::<Vec<_>>(), vec![1]);
+        assert_eq!(load[&1].statuses, vec![(503, 1)]);
     }
 
     #[test]
     fn a_second_costs_a_few_kilobytes() {
-        // 3,328 u32 counters: 13 KB per second per worker, preallocated for the step.
+        // 3,328 u32 counters: 13 KB per running second per worker; kept seconds are
+        // serialized (see timeline's tests).
         let h = new_second_histogram();
         assert_eq!(h.distinct_values(), 3328);
         assert!(h.distinct_values() * std::mem::size_of::<u32>() <= 14 * 1024);

@@ -19,6 +19,9 @@ use crate::http::encode::{encode_request, host_header};
 use crate::http::url::{encode_path, split_url};
 pub use crate::http::Target;
 use crate::pattern::{self, Entry, Group, Pattern, PatternSet};
+use crate::stats::Labels;
+
+mod labels;
 use crate::result::{RequestInfo, RequestOrder};
 use crate::rng::SplitMix64;
 
@@ -159,6 +162,8 @@ pub struct Plan {
     /// Cumulative group frequencies scaled to u64, for a branch-free draw.
     thresholds: Vec<u64>,
     pub n_patterns: usize,
+    /// Each request's label ([`labels`]).
+    labels: labels::PlanLabels,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -187,6 +192,7 @@ const PATH_ONLY: Pattern = Pattern {
     port: None,
     timeout: None,
     headers: Vec::new(),
+    name: None,
 };
 
 /// The fields a request takes from its pattern, its group and the defaults.
@@ -255,8 +261,8 @@ fn hash_of(x: &impl Hash) -> u64 {
 struct Builder<'a> {
     plan: Plan,
     d: &'a Defaults,
-    /// Hosts patterns may name without `--allow-pattern-hosts`: `--default-hosts` and
-    /// the groups' own default hosts.
+    /// Hosts patterns may name without `--allow-pattern-hosts`: `--default-hosts` only
+    /// (a group's own `"host"` comes from the file like any other).
     allowed_hosts: Vec<String>,
     frame_index: HashMap<u64, u32>,
     piece_index: HashMap<u64, u32>,
@@ -288,13 +294,12 @@ impl Plan {
                 groups: Vec::new(),
                 thresholds: Vec::new(),
                 n_patterns: 0,
+                labels: Default::default(),
             },
             d: defaults,
             allowed_hosts: defaults
                 .hosts
                 .iter()
-                .map(String::as_str)
-                .chain(set.groups.iter().filter_map(|g| g.defaults.host.as_deref()))
                 .map(|h| unbracket(h).to_string())
                 .collect(),
             frame_index: HashMap::new(),
@@ -306,7 +311,9 @@ impl Plan {
             scratch: String::new(),
         };
         let mut acc = 0.0;
+        let mut labels = labels::Collector::new(set);
         for (gi, group) in set.groups.iter().enumerate() {
+            let share = freqs.get(gi).copied().unwrap_or(0.0);
             b.plain = None;
             b.plain_targets = None;
             b.plain_frames.clear();
@@ -327,6 +334,7 @@ impl Plan {
                     other => other,
                 })?;
                 let n = b.plan.slots.len() - before;
+                labels.pattern(gi, group, &entry, n, share / group.patterns.len() as f64);
                 if !table.is_empty() {
                     table.push(before - first);
                 } else if uniform.is_none_or(|u| u == n) {
@@ -347,7 +355,8 @@ impl Plan {
                 table.push(b.plan.slots.len() - first);
                 Variants::Table(table)
             };
-            acc += freqs.get(gi).copied().unwrap_or(0.0);
+            acc += share;
+            labels.group(gi, group, share);
             b.plan.groups.push(PlanGroup {
                 first,
                 n_patterns,
@@ -358,6 +367,7 @@ impl Plan {
                 .push((acc.min(1.0) * u64::MAX as f64) as u64);
         }
         let mut plan = b.plan;
+        plan.labels = labels.finish();
         if plan.slots.is_empty() {
             return Err(PlanError::Pattern {
                 source_name: set.source.clone(),
@@ -431,6 +441,25 @@ impl Plan {
         })
     }
 
+    /// The kinds of request the plan counts apart ([`labels`]); empty for one kind.
+    pub fn labels(&self) -> std::sync::Arc<Labels> {
+        self.labels.labels.clone()
+    }
+
+    /// The label of request `id` (0 without labels).
+    #[inline]
+    pub fn label(&self, id: usize) -> u16 {
+        if self.labels.labels.is_empty() {
+            return 0;
+        }
+        // The group whose requests start at or before `id` (few groups: a short search).
+        self.labels.of(id, || {
+            self.groups
+                .partition_point(|g| g.first <= id)
+                .saturating_sub(1)
+        })
+    }
+
     pub fn target_labels(&self) -> Vec<String> {
         self.targets.iter().map(Target::label).collect()
     }
@@ -495,7 +524,7 @@ impl Builder<'_> {
         } else {
             let hosts: Hosts = match (&p.host, &g.host) {
                 (Some(h), _) => vec![(h.clone(), "patterns file", true)],
-                (None, Some(h)) => vec![(h.clone(), "patterns file", false)],
+                (None, Some(h)) => vec![(h.clone(), "patterns file", true)],
                 (None, None) => d
                     .hosts
                     .iter()
@@ -560,7 +589,7 @@ impl Builder<'_> {
                     .any(|a| a.eq_ignore_ascii_case(host))
             {
                 return Err(PlanError::Invalid(format!(
-                    "host \"{host}\" is not among --default-hosts or the groups' hosts; \
+                    "host \"{host}\" is not among --default-hosts; \
                      pass --allow-pattern-hosts to send load to the hosts a patterns file names"
                 )));
             }
@@ -979,5 +1008,39 @@ mod tests {
             err.to_string().contains("group \"search\", pattern #1"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn group_host_not_on_the_command_line_needs_allow_pattern_hosts() {
+        let group = |host: &str| {
+            set(vec![Group {
+                defaults: Pattern {
+                    host: Some(host.into()),
+                    ..Default::default()
+                },
+                patterns: paths(&["/x", "http://127.0.0.2:1/y"]),
+                ..Default::default()
+            }])
+        };
+        let strict = Defaults {
+            allow_pattern_hosts: false,
+            ..defaults(&["127.0.0.1"])
+        };
+        let err = Plan::build(&group("127.0.0.2"), &strict).unwrap_err();
+        assert!(
+            err.to_string().contains("\"127.0.0.2\"") && err.to_string().contains("--allow"),
+            "{err}"
+        );
+        // Named on the command line, or allowed: the group's host takes load.
+        let named = Defaults {
+            allow_pattern_hosts: false,
+            ..defaults(&["127.0.0.1", "127.0.0.2"])
+        };
+        assert!(Plan::build(&group("127.0.0.2"), &named).is_ok());
+        let allowed = Defaults {
+            allow_pattern_hosts: true,
+            ..strict
+        };
+        assert!(Plan::build(&group("127.0.0.2"), &allowed).is_ok());
     }
 }

@@ -1,0 +1,198 @@
+//! A step broken down by kind of request — Gatling's per-request table, Locust's
+//! per-name rows: per label (a drnbench group, a pattern's name, a suite workload, a
+//! bulk or YCSB operation), its count and share, rate, p50/p99/max and failures. The
+//! same rows for the terminal (`--verbose`), Markdown and HTML.
+
+use crate::report::chart::esc;
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::table::{md_table, Align};
+use crate::result::{LabelResult, StepResult};
+
+const HEADERS: [&str; 8] = [
+    "label", "requests", "share", "req/s", "p50", "p99", "max", "failed",
+];
+
+/// Failures of a label: errors and responses whose status is not a success.
+fn failed(l: &LabelResult) -> u64 {
+    let bad: u64 = l
+        .statuses
+        .iter()
+        .filter(|(s, _)| !(200..400).contains(*s))
+        .map(|(_, n)| n)
+        .sum();
+    l.errors.values().sum::<u64>() + bad
+}
+
+/// The rows' cells, busiest label first; empty when the step has fewer than two labels
+/// (one label says nothing the step's own figures do not).
+fn rows(step: &StepResult) -> Vec<Vec<String>> {
+    if step.labels.len() < 2 {
+        return Vec::new();
+    }
+    let total: u64 = step.labels.iter().map(|l| l.total_requests).sum();
+    let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
+    labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
+    labels
+        .into_iter()
+        .map(|l| {
+            let f = failed(l);
+            let answered = l.responses > 0;
+            let lat = |v: f64| {
+                if answered {
+                    fmt_latency(v)
+                } else {
+                    "-".into()
+                }
+            };
+            vec![
+                format!("{}={}", l.key, l.value),
+                l.total_requests.to_string(),
+                fmt_share(l.total_requests as f64 * 100.0 / total.max(1) as f64),
+                fmt_qps(l.total_requests as f64 / step.elapsed_s.max(1e-9)),
+                lat(l.latency.p50_s),
+                lat(l.latency.p99_s),
+                lat(l.latency.max_s),
+                if f == 0 {
+                    "0".into()
+                } else {
+                    let share = f as f64 * 100.0 / l.total_requests.max(1) as f64;
+                    format!("{f} ({})", fmt_share(share))
+                },
+            ]
+        })
+        .collect()
+}
+
+/// Aligned columns for the terminal, under a heading; empty without labels.
+pub fn text(step: &StepResult) -> String {
+    let rows = rows(step);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let widths: Vec<usize> = (0..HEADERS.len())
+        .map(|c| {
+            rows.iter()
+                .map(|r| r[c].chars().count())
+                .chain([HEADERS[c].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let line = |cells: &[&str]| {
+        let mut o = String::from(" ");
+        for (c, cell) in cells.iter().enumerate() {
+            let pad = widths[c].saturating_sub(cell.chars().count());
+            if c == 0 {
+                o.push_str(&format!(" {cell}{}", " ".repeat(pad)));
+            } else {
+                o.push_str(&format!("  {}{cell}", " ".repeat(pad)));
+            }
+        }
+        o.trim_end().to_owned() + "\n"
+    };
+    let mut o = String::from("By kind of request:\n");
+    o.push_str(&line(&HEADERS));
+    for r in &rows {
+        let cells: Vec<&str> = r.iter().map(String::as_str).collect();
+        o.push_str(&line(&cells));
+    }
+    if let Some(note) = &step.labels_note {
+        o.push_str(&format!("  {note}\n"));
+    }
+    o
+}
+
+/// A Markdown table; empty without labels.
+pub fn markdown(step: &StepResult) -> String {
+    let rows = rows(step);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut aligns = vec![Align::Right; HEADERS.len()];
+    aligns[0] = Align::Left;
+    let mut o = md_table(&HEADERS, &aligns, &rows);
+    if let Some(note) = &step.labels_note {
+        o.push_str(&format!("\n{note}\n"));
+    }
+    o
+}
+
+/// An HTML table; empty without labels.
+pub fn html(step: &StepResult) -> String {
+    let rows = rows(step);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = String::from("<table class=\"labels\"><thead><tr>");
+    for h in HEADERS {
+        o.push_str(&format!("<th>{}</th>", esc(h)));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for r in &rows {
+        o.push_str("<tr>");
+        for (c, cell) in r.iter().enumerate() {
+            let class = if c == 0 { "" } else { " class=\"num\"" };
+            o.push_str(&format!("<td{class}>{}</td>", esc(cell)));
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table>");
+    if let Some(note) = &step.labels_note {
+        o.push_str(&format!("<p class=\"note\">{}</p>", esc(note)));
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::bare_step;
+    use crate::result::LatencySummary;
+    use std::collections::BTreeMap;
+
+    fn label(value: &str, requests: u64, p99_ms: f64, bad: u64) -> LabelResult {
+        LabelResult {
+            key: "group".into(),
+            value: value.into(),
+            total_requests: requests,
+            responses: requests,
+            statuses: BTreeMap::from([(200, requests - bad), (500, bad)]),
+            errors: BTreeMap::new(),
+            bytes_received: 0,
+            latency: LatencySummary {
+                count: requests,
+                mean_s: p99_ms / 2e3,
+                p50_s: p99_ms / 2e3,
+                p99_s: p99_ms / 1e3,
+                max_s: p99_ms / 1e3,
+                ..LatencySummary::default()
+            },
+            histogram: String::new(),
+            timeline: None,
+        }
+    }
+
+    #[test]
+    fn two_groups_give_two_rows_busiest_first() {
+        let mut step = bare_step(4);
+        step.elapsed_s = 10.0;
+        step.labels = vec![label("load", 100, 40.0, 3), label("search", 900, 2.0, 0)];
+        let t = text(&step);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 4, "{t}");
+        assert!(lines[2].trim_start().starts_with("group=search"), "{t}");
+        assert!(
+            lines[2].contains("90.0%") && lines[2].contains("90.0"),
+            "{t}"
+        );
+        assert!(lines[3].contains("3 (3.00%)"), "{t}");
+        assert!(markdown(&step).contains("| group=load | 100 |"));
+        assert!(html(&step).contains("<td>group=search</td>"));
+        // One label says nothing more than the step.
+        step.labels.truncate(1);
+        assert_eq!(
+            (text(&step), markdown(&step), html(&step)),
+            Default::default()
+        );
+    }
+}

@@ -1,0 +1,529 @@
+//! Per-second timelines whose memory stays bounded however long a step runs.
+//!
+//! Two halves, so that the per-request path neither locks nor keeps history:
+//! - a worker's [`Ticker`] holds only the second now running (and one per timed
+//!   label); when a request ends in a later second, the finished one is handed back
+//!   ([`Finished`]) for the engine to pass to its coordinating thread;
+//! - the coordinator's [`Timeline`] adds the workers' seconds together, keeps the last
+//!   few as they are and the rest compactly (each histogram serialized, a few hundred
+//!   bytes), and folds seconds after the first hour into [`COARSE_SPAN_S`]-second
+//!   entries, so a day at any rate costs a few megabytes.
+//!
+//! A request counts in the second in which it ended, on the step's clock (the step's
+//! start is second 0 for every worker). Seconds add exactly: counts are summed and
+//! histograms added bucket by bucket.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
+use hdrhistogram::Histogram;
+
+use super::{ErrorKind, Outcome, MAX_TRACKABLE_US};
+
+/// Seconds from the step's start kept one by one; later ones are folded into
+/// entries of [`COARSE_SPAN_S`] seconds.
+pub const FINE_S: u64 = 3600;
+/// The width of an entry after the first [`FINE_S`] seconds.
+pub const COARSE_SPAN_S: u64 = 10;
+/// Seconds the coordinator keeps uncompressed, for the workers' seconds that arrive
+/// a little out of order.
+const RECENT: usize = 3;
+
+/// The per-second histogram: 2 significant digits, up to [`MAX_TRACKABLE_US`].
+pub fn new_second_histogram() -> Histogram<u32> {
+    Histogram::new_with_bounds(1, MAX_TRACKABLE_US, 2).expect("static histogram bounds are valid")
+}
+
+/// What one second (of a worker, or of the whole step) measured.
+#[derive(Debug, Clone)]
+pub struct Second {
+    /// Whole HTTP responses, any status.
+    pub responses: u64,
+    /// Responses with a status outside 200..=399.
+    pub bad_status: u64,
+    pub errors: [u64; ErrorKind::ALL.len()],
+    /// HTTP status → count, in order of first sight (a handful in a second).
+    pub statuses: Vec<(u16, u64)>,
+    /// Response bytes received in the second.
+    pub bytes_received: u64,
+    /// Response time of the responses, µs (2 significant digits: a second's p99 needs
+    /// no more).
+    pub latency: Histogram<u32>,
+}
+
+impl Default for Second {
+    fn default() -> Self {
+        Second::new()
+    }
+}
+
+impl Second {
+    pub fn new() -> Self {
+        Second {
+            responses: 0,
+            bad_status: 0,
+            errors: [0; ErrorKind::ALL.len()],
+            statuses: Vec::with_capacity(4),
+            bytes_received: 0,
+            latency: new_second_histogram(),
+        }
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+
+    /// Nothing ended in it and no byte arrived.
+    pub fn is_empty(&self) -> bool {
+        self.responses == 0 && self.total_errors() == 0 && self.bytes_received == 0
+    }
+
+    #[inline]
+    pub fn record(&mut self, outcome: Outcome, latency: Duration) {
+        match outcome {
+            Outcome::Status(code) => {
+                self.responses += 1;
+                if !(200..400).contains(&code) {
+                    self.bad_status += 1;
+                }
+                add_status(&mut self.statuses, code, 1);
+                let us = (latency.as_micros() as u64).clamp(1, MAX_TRACKABLE_US);
+                self.latency.saturating_record(us);
+            }
+            Outcome::Error(kind) => self.errors[kind as usize] += 1,
+        }
+    }
+
+    fn add_counts(&mut self, other: &Second) {
+        self.responses += other.responses;
+        self.bad_status += other.bad_status;
+        for (a, b) in self.errors.iter_mut().zip(&other.errors) {
+            *a += b;
+        }
+        for (code, n) in &other.statuses {
+            add_status(&mut self.statuses, *code, *n);
+        }
+        self.bytes_received += other.bytes_received;
+    }
+
+    pub fn merge(&mut self, other: &Second) {
+        self.add_counts(other);
+        self.latency
+            .add(&other.latency)
+            .expect("same histogram bounds");
+    }
+}
+
+/// Count `n` responses of `code` in a short list kept in order of first sight.
+#[inline]
+pub(crate) fn add_status(list: &mut Vec<(u16, u64)>, code: u16, n: u64) {
+    match list.iter_mut().find(|(c, _)| *c == code) {
+        Some((_, c)) => *c += n,
+        None => list.push((code, n)),
+    }
+}
+
+/// A second that a worker finished, with those of its timed labels that saw requests.
+#[derive(Debug)]
+pub struct Finished {
+    /// Seconds from the step's start.
+    pub index: u64,
+    pub second: Second,
+    /// Label index → that label's share of the second.
+    pub labels: Vec<(u16, Second)>,
+}
+
+/// A worker's running second: what the per-request path writes into. Holds one
+/// [`Second`] (plus one per timed label), whatever the step's length.
+#[derive(Debug, Clone)]
+pub struct Ticker {
+    start: Instant,
+    index: u64,
+    now: Second,
+    /// The running second of labels `0..len` (the timed ones).
+    labels: Vec<Second>,
+    /// The meter's count of received bytes when the running second began.
+    bytes_mark: u64,
+}
+
+impl Ticker {
+    /// Seconds counted from `start`; `timed_labels` labels (indices from 0) get their own.
+    pub fn new(start: Instant, timed_labels: usize) -> Self {
+        Ticker {
+            start,
+            index: 0,
+            now: Second::new(),
+            labels: (0..timed_labels).map(|_| Second::new()).collect(),
+            bytes_mark: 0,
+        }
+    }
+
+    /// Count a request of `label` that ended at `at` with `bytes` of response;
+    /// `meter` is the worker's count of received bytes so far (this response's
+    /// included). Returns the second that ended, if `at` is in a later one.
+    #[inline]
+    pub fn record(
+        &mut self,
+        at: Instant,
+        label: u16,
+        outcome: Outcome,
+        latency: Duration,
+        bytes: u64,
+        meter: u64,
+    ) -> Option<Finished> {
+        let i = at.saturating_duration_since(self.start).as_secs();
+        let done = (i > self.index).then(|| self.roll(i, meter.saturating_sub(bytes)));
+        self.now.record(outcome, latency);
+        if let Some(s) = self.labels.get_mut(usize::from(label)) {
+            s.record(outcome, latency);
+            s.bytes_received += bytes;
+        }
+        done
+    }
+
+    /// Close the running second (its bytes: what the meter counted since it began)
+    /// and start second `next`. Allocates: once a second at most.
+    #[cold]
+    fn roll(&mut self, next: u64, meter: u64) -> Finished {
+        let mut second = std::mem::take(&mut self.now);
+        second.bytes_received += meter.saturating_sub(self.bytes_mark);
+        self.bytes_mark = meter;
+        let labels = self
+            .labels
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, s)| !s.is_empty())
+            .map(|(i, s)| (i as u16, std::mem::take(s)))
+            .collect();
+        let index = std::mem::replace(&mut self.index, next);
+        Finished {
+            index,
+            second,
+            labels,
+        }
+    }
+
+    /// The running second, closed at the step's end: the bytes the meter counted since
+    /// it began go in it, so the seconds' bytes add up to the step's. `None` when it
+    /// holds nothing.
+    pub fn finish(&mut self, meter: u64) -> Option<Finished> {
+        let f = self.roll(self.index, meter);
+        (!f.second.is_empty() || !f.labels.is_empty()).then_some(f)
+    }
+}
+
+/// One entry of a kept timeline: a second, or [`COARSE_SPAN_S`] of them past the
+/// first hour, with its histogram serialized (HdrHistogram V2, µs, 2 digits).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// Width in seconds.
+    pub span_s: u64,
+    pub responses: u64,
+    pub bad_status: u64,
+    pub errors: [u64; ErrorKind::ALL.len()],
+    pub statuses: Vec<(u16, u64)>,
+    pub bytes_received: u64,
+    pub histogram: Box<[u8]>,
+}
+
+impl Entry {
+    /// The entry's latency histogram.
+    pub fn latency(&self) -> Histogram<u32> {
+        decode(&self.histogram)
+    }
+
+    pub fn total_errors(&self) -> u64 {
+        self.errors.iter().sum()
+    }
+}
+
+fn encode(h: &Histogram<u32>) -> Box<[u8]> {
+    let mut buf = Vec::new();
+    V2Serializer::new()
+        .serialize(h, &mut buf)
+        .expect("serializing to memory cannot fail");
+    buf.into_boxed_slice()
+}
+
+fn decode(bytes: &[u8]) -> Histogram<u32> {
+    let mut h = new_second_histogram();
+    // Written by `encode` from a histogram of the same bounds: it decodes and adds.
+    if let Ok(part) = Deserializer::new().deserialize::<u32, _>(&mut &bytes[..]) {
+        let _ = h.add(&part);
+    }
+    h
+}
+
+/// A step's kept timeline (the coordinator's, or a merged step's): the last few
+/// seconds as they arrived, the rest compactly, coarsened after [`FINE_S`].
+#[derive(Debug, Clone)]
+pub struct Timeline {
+    fine_s: u64,
+    span_s: u64,
+    /// Uncompressed, by second, oldest first.
+    recent: VecDeque<(u64, Second)>,
+    /// Compact entries by their first second.
+    entries: BTreeMap<u64, Entry>,
+}
+
+impl Default for Timeline {
+    fn default() -> Self {
+        Timeline::with_resolution(FINE_S, COARSE_SPAN_S)
+    }
+}
+
+impl Timeline {
+    /// One-second entries for `fine_s` seconds, then entries of `span_s` (≥ 1).
+    pub fn with_resolution(fine_s: u64, span_s: u64) -> Self {
+        Timeline {
+            fine_s,
+            span_s: span_s.max(1),
+            recent: VecDeque::new(),
+            entries: BTreeMap::new(),
+        }
+    }
+
+    /// The entry second `i` belongs to: its first second and its width.
+    pub fn bucket(&self, i: u64) -> (u64, u64) {
+        if i < self.fine_s {
+            (i, 1)
+        } else {
+            let start = self.fine_s + (i - self.fine_s) / self.span_s * self.span_s;
+            (start, self.span_s)
+        }
+    }
+
+    /// Entries after the first [`FINE_S`] seconds are wider than a second.
+    pub fn coarsened(&self) -> bool {
+        self.entries
+            .keys()
+            .next_back()
+            .is_some_and(|k| *k >= self.fine_s)
+            || self.recent.back().is_some_and(|(k, _)| *k >= self.fine_s)
+    }
+
+    /// Add second `index` of some worker (or part).
+    pub fn add(&mut self, index: u64, second: Second) {
+        if let Some((_, s)) = self.recent.iter_mut().find(|(i, _)| *i == index) {
+            s.merge(&second);
+            return;
+        }
+        if self.recent.front().is_some_and(|(i, _)| index < *i) && self.recent.len() >= RECENT {
+            // Late (a worker whose running second stayed open while it waited).
+            self.compact(index, &second);
+            return;
+        }
+        let at = self.recent.partition_point(|(i, _)| *i < index);
+        self.recent.insert(at, (index, second));
+        while self.recent.len() > RECENT {
+            let (i, s) = self.recent.pop_front().expect("longer than RECENT");
+            self.compact(i, &s);
+        }
+    }
+
+    fn compact(&mut self, index: u64, s: &Second) {
+        let (start, span_s) = self.bucket(index);
+        self.add_entry(start, span_s, s.into_entry_parts(), &s.latency);
+    }
+
+    fn add_entry(&mut self, start: u64, span_s: u64, counts: Second, latency: &Histogram<u32>) {
+        match self.entries.get_mut(&start) {
+            Some(e) => {
+                let mut h = decode(&e.histogram);
+                let _ = h.add(latency);
+                let mut sum = counts;
+                sum.responses += e.responses;
+                sum.bad_status += e.bad_status;
+                for (a, b) in sum.errors.iter_mut().zip(&e.errors) {
+                    *a += b;
+                }
+                for (code, n) in &e.statuses {
+                    add_status(&mut sum.statuses, *code, *n);
+                }
+                sum.bytes_received += e.bytes_received;
+                *e = entry(span_s.max(e.span_s), &sum, &h);
+            }
+            None => {
+                self.entries.insert(start, entry(span_s, &counts, latency));
+            }
+        }
+    }
+
+    /// Every entry by its first second, compact, in order (the recent seconds folded
+    /// in).
+    pub fn entries(&self) -> BTreeMap<u64, Entry> {
+        let mut all = self.clone();
+        while let Some((i, s)) = all.recent.pop_front() {
+            all.compact(i, &s);
+        }
+        all.entries
+    }
+
+    /// Add another timeline of the same step, entry by entry: exact.
+    pub fn merge(&mut self, other: &Timeline) {
+        for (start, e) in other.entries() {
+            self.put(start, &e);
+        }
+    }
+
+    /// Add a kept entry (one read back from a result) starting at second `start`.
+    pub fn put(&mut self, start: u64, e: &Entry) {
+        let (at, span_s) = self.bucket(start);
+        let counts = Second {
+            responses: e.responses,
+            bad_status: e.bad_status,
+            errors: e.errors,
+            statuses: e.statuses.clone(),
+            bytes_received: e.bytes_received,
+            latency: new_second_histogram(),
+        };
+        self.add_entry(at, span_s.max(e.span_s), counts, &e.latency());
+    }
+
+    /// Memory the compact entries hold, bytes (an estimate: their histograms and lists).
+    pub fn compact_bytes(&self) -> usize {
+        self.entries
+            .values()
+            .map(|e| std::mem::size_of::<Entry>() + e.histogram.len() + e.statuses.len() * 16)
+            .sum()
+    }
+}
+
+impl Second {
+    /// The counts of this second without its histogram (an empty one in its place).
+    fn into_entry_parts(&self) -> Second {
+        Second {
+            responses: self.responses,
+            bad_status: self.bad_status,
+            errors: self.errors,
+            statuses: self.statuses.clone(),
+            bytes_received: self.bytes_received,
+            latency: Histogram::new_with_bounds(1, 2, 1).expect("tiny bounds are valid"),
+        }
+    }
+}
+
+fn entry(span_s: u64, s: &Second, h: &Histogram<u32>) -> Entry {
+    Entry {
+        span_s,
+        responses: s.responses,
+        bad_status: s.bad_status,
+        errors: s.errors,
+        statuses: s.statuses.clone(),
+        bytes_received: s.bytes_received,
+        histogram: encode(h),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    #[test]
+    fn a_worker_hands_over_each_second_once_it_ends() {
+        let t0 = Instant::now();
+        let mut t = Ticker::new(t0, 2);
+        let ok = Outcome::Status(200);
+        assert!(t.record(t0 + ms(10), 0, ok, ms(5), 100, 100).is_none());
+        assert!(t.record(t0 + ms(900), 1, ok, ms(5), 50, 150).is_none());
+        let f = t
+            .record(t0 + ms(2500), 5, Outcome::Status(503), ms(7), 30, 180)
+            .expect("second 0 ended");
+        assert_eq!((f.index, f.second.responses), (0, 2));
+        // The response that ended it counts in the next second, bytes too.
+        assert_eq!(f.second.bytes_received, 150);
+        assert_eq!(f.labels.len(), 2);
+        assert_eq!(f.labels[1].1.bytes_received, 50);
+        let last = t.finish(200).expect("second 2 holds one");
+        assert_eq!((last.index, last.second.responses), (2, 1));
+        assert_eq!(last.second.statuses, vec![(503, 1)]);
+        assert_eq!(last.second.bytes_received, 50);
+        // Label 5 is not timed.
+        assert!(last.labels.is_empty());
+    }
+
+    #[test]
+    fn seconds_add_exactly_and_late_ones_are_not_lost() {
+        let mut tl = Timeline::default();
+        for i in [0u64, 1, 2, 3, 4, 5, 1, 0] {
+            let mut s = Second::new();
+            s.record(Outcome::Status(200), ms(i + 1));
+            s.bytes_received = 10;
+            tl.add(i, s);
+        }
+        let e = tl.entries();
+        assert_eq!(e.len(), 6);
+        assert_eq!(e[&0].responses, 2);
+        assert_eq!(e[&1].responses, 2);
+        assert_eq!(e[&1].bytes_received, 20);
+        assert_eq!(e[&1].latency().len(), 2);
+        assert_eq!(e[&5].responses, 1);
+    }
+
+    #[test]
+    fn seconds_after_the_fine_window_are_coarsened() {
+        let mut tl = Timeline::with_resolution(5, 10);
+        for i in 0..40u64 {
+            let mut s = Second::new();
+            s.record(Outcome::Status(200), ms(1));
+            tl.add(i, s);
+        }
+        let e = tl.entries();
+        let shape: Vec<(u64, u64, u64)> =
+            e.iter().map(|(k, e)| (*k, e.span_s, e.responses)).collect();
+        assert_eq!(
+            shape,
+            vec![
+                (0, 1, 1),
+                (1, 1, 1),
+                (2, 1, 1),
+                (3, 1, 1),
+                (4, 1, 1),
+                (5, 10, 10),
+                (15, 10, 10),
+                (25, 10, 10),
+                (35, 10, 5)
+            ]
+        );
+        assert!(tl.coarsened());
+        assert_eq!(e[&5].latency().len(), 10);
+    }
+
+    #[test]
+    fn a_day_at_fifty_thousand_a_second_fits_in_a_few_megabytes() {
+        // 24 h: 3,600 one-second entries and 8,280 ten-second ones, each histogram as
+        // busy as a second of 50k responses spread over 1..100 ms.
+        let mut s = Second::new();
+        for i in 0..50_000u64 {
+            s.record(Outcome::Status(200), Duration::from_micros(1000 + i * 2));
+        }
+        let one = encode(&s.latency).len();
+        let entries = 3_600 + 8_280;
+        let total = entries * (one + std::mem::size_of::<Entry>() + 16);
+        assert!(total < 40 << 20, "{one} bytes a histogram, {total} in all");
+    }
+
+    #[test]
+    fn timelines_merge_entry_by_entry() {
+        let mut a = Timeline::default();
+        let mut b = Timeline::default();
+        for i in 0..5u64 {
+            let mut s = Second::new();
+            s.record(Outcome::Error(ErrorKind::Reset), ms(1));
+            a.add(i, s.clone());
+            s.record(Outcome::Status(200), ms(3));
+            b.add(i + 1, s);
+        }
+        a.merge(&b);
+        let e = a.entries();
+        assert_eq!(e.len(), 6);
+        assert_eq!(e[&0].total_errors(), 1);
+        assert_eq!((e[&3].total_errors(), e[&3].responses), (2, 1));
+        assert_eq!((e[&5].total_errors(), e[&5].responses), (1, 1));
+    }
+}
