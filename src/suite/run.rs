@@ -498,10 +498,7 @@ pub fn run(
         run.state = RunState::Failed;
     }
     if let Some(out) = &ready.run.outputs {
-        out.write(&run).map_err(|e| RampError::Write {
-            path: e.path.display().to_string(),
-            source: e.source,
-        })?;
+        crate::runner::write_outputs(&run, out);
     }
     Ok(run)
 }
