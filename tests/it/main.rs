@@ -21,6 +21,7 @@ mod live;
 mod memory;
 mod netns;
 mod nginx;
+mod over_time;
 mod probe;
 mod ramp;
 mod readme;
