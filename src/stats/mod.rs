@@ -708,7 +708,10 @@ mod tests {
         // The step's histogram, from the workers' running seconds: each response once,
         // in its own bucket.
         assert_eq!(coord.latency.len(), 3);
-        assert_eq!(coord.latency.max(), coord.latency.highest_equivalent(50_000));
+        assert_eq!(
+            coord.latency.max(),
+            coord.latency.highest_equivalent(50_000)
+        );
         assert_eq!(coord.latency.min(), coord.latency.lowest_equivalent(5_000));
     }
 
