@@ -279,6 +279,16 @@ pub fn keep(name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
     }
 }
 
+/// Held while result files are written; a second signal waits for it before exiting,
+/// so no write is cut in half (a stray temporary, no result).
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds off a second signal's exit until the guard drops: taken around the writing
+/// of a run's files.
+pub fn hold_exit() -> std::sync::MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
