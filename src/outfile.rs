@@ -67,7 +67,9 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
             let mut out = io::stdout().lock();
             out.write_all(bytes)
                 .and_then(|()| out.flush())
-                .map_err(|e| named(Path::new("stdout"), "cannot write", e))
+                .map_err(|e| {
+                    io::Error::new(e.kind(), format!("cannot write to standard output: {e}"))
+                })
         }
         Target::Through => OpenOptions::new()
             .write(true)

@@ -411,7 +411,54 @@ pub fn exit_code(run: &RunResult) -> i32 {
         eprintln!("hakaru: nothing was answered: no request got a response{why}");
         return exit::FAILED;
     }
+    if let Some(why) = nothing_succeeded(run) {
+        eprintln!("hakaru: {why}");
+        return exit::FAILED;
+    }
     exit::MEASURED
+}
+
+/// A run that got answers but not one success is a failed measurement: every
+/// response a failure status (a 500 to everything, a 404 for a database that does not
+/// exist), or a write of which the server acknowledged nothing.
+pub fn nothing_succeeded(run: &RunResult) -> Option<String> {
+    let statuses = || run.steps.iter().flat_map(|s| s.statuses.iter());
+    let ok: u64 = statuses()
+        .filter(|(c, _)| (200..400).contains(*c))
+        .map(|(_, n)| n)
+        .sum();
+    let mut bad = std::collections::BTreeMap::<u16, u64>::new();
+    for (c, n) in statuses().filter(|(c, _)| !(200..400).contains(*c)) {
+        *bad.entry(*c).or_default() += n;
+    }
+    let bad_list = || {
+        let codes: Vec<String> = bad.iter().map(|(c, n)| format!("{n} × {c}")).collect();
+        codes.join(", ")
+    };
+    let hint = if bad.contains_key(&404) {
+        " — 404: is the path right, and does the database or index exist?"
+    } else {
+        ""
+    };
+    let items = run.steps.iter().filter_map(|s| s.items.as_ref());
+    let (sent, acked) = items.fold((0, 0), |(s, a), i| (s + i.sent, a + i.ok));
+    if run.mode == Mode::Bulk && sent > 0 && acked == 0 {
+        let create = if bad.contains_key(&404) {
+            " — the server answered 404: create the database first (CouchDB: curl -X PUT URL)"
+        } else {
+            ""
+        };
+        return Some(format!(
+            "nothing was acknowledged: the server kept none of the {sent} documents sent{create}"
+        ));
+    }
+    if ok == 0 && !bad.is_empty() {
+        return Some(format!(
+            "nothing succeeded: every response was a failure status ({}){hint}",
+            bad_list()
+        ));
+    }
+    None
 }
 
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.

@@ -318,12 +318,9 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     b
 }
 
-/// One step with a per-second timeline (`hakaru run`): read over time, not as a curve
-/// of one point.
+/// One step (`hakaru run`): read over time, not as a curve of one point.
 fn is_single_step(s: &Series, run: &RunResult) -> bool {
-    s.points.len() == 1
-        && run.suite.is_none()
-        && !crate::analysis::timeline::run_seconds(run).is_empty()
+    s.points.len() == 1 && run.suite.is_none()
 }
 
 /// A single step: its figures, what happened over time and by kind of request, and its

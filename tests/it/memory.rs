@@ -48,7 +48,7 @@ fn the_result_names_only_the_listed_requests_unless_request_list() {
     };
 
     let (small_path, small) = go("small", &[]);
-    assert_eq!(small["schema_version"], 3);
+    assert_eq!(small["schema_version"], hakaru::result::SCHEMA_VERSION);
     assert_eq!(small["settings"]["n_patterns"], 200);
     assert_eq!(small["settings"]["request_list"], false);
     assert_eq!(

@@ -49,8 +49,8 @@ fn wait_for_background(line: &str, ports: &[(&str, u16)]) -> Option<String> {
 
 fn script(blocks: &[String], ports: &[(&str, u16)]) -> String {
     let mut s = String::from("set -euo pipefail\ntrap 'kill $(jobs -p) 2>/dev/null' EXIT\n");
-    for line in blocks.iter().flat_map(|b| b.lines()) {
-        let mut line = line.replace("-d 10s", "-d 2s");
+    for original in blocks.iter().flat_map(|b| b.lines()) {
+        let mut line = original.replace("-d 10s", "-d 2s");
         for (fixed, port) in ports {
             line = line.replace(fixed, &format!("127.0.0.1:{port}"));
         }
@@ -59,7 +59,7 @@ fn script(blocks: &[String], ports: &[(&str, u16)]) -> String {
         }
         s.push_str(&line);
         s.push('\n');
-        s.extend(wait_for_background(&line, ports));
+        s.extend(wait_for_background(original, ports));
     }
     s
 }

@@ -217,6 +217,16 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
             format!("{n_non_2xx} ({})", codes.join(", ")),
         );
     }
+    // A server that answers 500 to everything answered: say it plainly, not "0 failed".
+    let not_ok = step.non_2xx_3xx();
+    if not_ok * 100 > step.responses && step.responses > 0 {
+        let _ = writeln!(
+            out,
+            "Warning: {not_ok} of {} responses ({}) were not a success (status outside 200–399)",
+            step.responses,
+            crate::report::fmt::fmt_share(not_ok as f64 * 100.0 / step.responses as f64)
+        );
+    }
 }
 
 /// The client's own CPU, and whether it or a late start may have bent the figures.
@@ -314,6 +324,15 @@ fn open_model(out: &mut String, step: &StepResult) {
         "Dropped",
         format!("{} (intended start passed, never started)", step.dropped),
     );
+    // Every connection was busy when these were due: the load asked for was not sent.
+    if step.dropped * 100 > step.total_requests + step.dropped {
+        let _ = writeln!(
+            out,
+            "Warning: {} of the requests due were never sent (every one of the {} connections \
+             was busy): raise -c, or the rate measured is not the rate asked for",
+            step.dropped, step.n_clients
+        );
+    }
     if step.latency.count > 0 {
         field(
             out,
@@ -449,7 +468,9 @@ mod tests {
             mean.contains("[ms] (mean response time, measured)"),
             "{mean}"
         );
-        assert!(!text.contains("Warning"));
+        // 2 of 99 answers a 503: over 1%, said plainly (and no other warning).
+        has("Warning: 2 of 99 responses (2.02%) were not a success (status outside 200–399)");
+        assert_eq!(text.matches("Warning").count(), 1, "{text}");
         assert!(!text.contains("Target rate"));
     }
 
