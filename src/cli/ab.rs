@@ -12,7 +12,7 @@ use clap::Args;
 use crate::console::Console;
 use crate::http::url::parse_http_url;
 use crate::http::Fetched;
-use crate::report::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
+use crate::report::run::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
 use crate::spec::ab::{AbOptions, DEFAULT_TIMEOUT};
 use crate::spec::{parse_count, parse_duration};
 

@@ -127,6 +127,6 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
             let series = crate::result::series::Series::from_run(run, "this run");
             text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
         }
-        text + &crate::report::text::rounds_summary(run)
+        text + &crate::report::run::text::rounds_summary(run)
     })
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
 use super::finish::Finish;
 use crate::console::Console;
-use crate::report::text;
+use crate::report::run::text;
 use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 
 #[derive(Args, Debug)]

@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::report::chart;
-use crate::report::compare::{compare_html, compare_markdown, compare_text};
-use crate::report::html::{chart_pngs, chart_svgs, html_report_with};
-use crate::report::markdown::markdown_report_with;
 use crate::report::output::{sibling, MarkdownTo, OutputPlan, Rendered, ReportError, Written};
+use crate::report::run::compare::{compare_html, compare_markdown, compare_text};
+use crate::report::run::html::{chart_pngs, chart_svgs, html_report_with};
+use crate::report::run::markdown::markdown_report_with;
 use crate::result::read::{read_result_and_run, read_results};
 use crate::result::series::Series;
 use crate::result::RunResult;
@@ -73,7 +73,7 @@ pub fn render_report(
         // A search's probes ran in no order of rate: drawn by rate.
         Some((r, fm)) => {
             series_charts(
-                &[&crate::report::html::by_rate(&s)],
+                &[&crate::report::run::html::by_rate(&s)],
                 &html_path,
                 plan,
                 &mut out,

@@ -10,24 +10,21 @@
 
 pub mod bulk;
 pub mod chart;
-pub mod compare;
 pub mod dispatch;
 pub mod find_max;
 pub mod findings;
 pub mod fmt;
-pub mod html;
 pub mod junit;
 pub mod labels;
-pub mod markdown;
 pub mod output;
 pub mod over_time;
 pub mod page;
 pub mod png;
+pub mod run;
 mod sections;
 pub mod stream;
 pub mod suite;
 pub mod table;
-pub mod text;
 pub mod threshold;
 
 use chart::ChartOptions;

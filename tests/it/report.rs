@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 
 use hakaru::analysis::{self, Warning};
 use hakaru::report::chart::{self, terminal_chart, ChartOptions};
-use hakaru::report::compare::{compare_html, compare_markdown, compare_rows, compare_text};
 use hakaru::report::dispatch::{run_compare, run_report};
-use hakaru::report::html::html_report;
-use hakaru::report::markdown::markdown_report;
 use hakaru::report::output::{MarkdownTo, OutputPlan};
+use hakaru::report::run::compare::{compare_html, compare_markdown, compare_rows, compare_text};
+use hakaru::report::run::html::html_report;
+use hakaru::report::run::markdown::markdown_report;
 use hakaru::report::ReportOptions;
 use hakaru::result::read::{read_result, read_results};
 use hakaru::result::series::SourceFormat;
@@ -393,7 +393,7 @@ fn same_stems_get_distinct_labels() {
 #[test]
 fn png_charts_when_a_font_is_present() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
-    match hakaru::report::html::chart_pngs(&[&s], &ReportOptions::default()) {
+    match hakaru::report::run::html::chart_pngs(&[&s], &ReportOptions::default()) {
         Ok(pngs) => {
             // Throughput, latency, latency against throughput (a CSV has no
             // histograms, so no percentile chart).
@@ -600,7 +600,7 @@ fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
     assert!(html.contains("<h2>Rounds</h2>"), "{html}");
     assert!(html.contains("mean of the 2 warm rounds"), "{html}");
     assert!(html.contains("the cold round reached 50% of it"), "{html}");
-    let md = hakaru::report::markdown::markdown_report(&s);
+    let md = hakaru::report::run::markdown::markdown_report(&s);
     assert!(
         md.contains("Mean of the warm rounds 2–3 (round 1 ran cold)."),
         "{md}"

@@ -11,8 +11,8 @@ use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
     fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
 };
-use crate::report::html;
 use crate::report::page;
+use crate::report::run::html;
 use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
