@@ -5,6 +5,7 @@
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets. `ARCHITECTURE.md` at the root is the map.
 
+pub mod abort;
 pub mod analysis;
 pub mod cli;
 pub mod console;

@@ -171,7 +171,9 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    let mut run = args
+        .thresholds
+        .run_load_with(&ready, console, live.observers())?;
     live.finish();
     let mut extra = Vec::new();
     if let Some(step) = run.steps.last() {

@@ -109,6 +109,11 @@ pub struct RequestArgs {
     #[arg(long, value_name = "NAME")]
     pub secret_header: Vec<String>,
 
+    /// A query parameter whose value is secret, repeatable: redacted in results and
+    /// reports like token, access_token, api_key, password… (still sent).
+    #[arg(long, value_name = "NAME")]
+    pub secret_param: Vec<String>,
+
     /// Let a patterns file send load to hosts of its own (absolute URLs, a pattern's
     /// "host") that --default-hosts does not name.
     #[arg(long)]
@@ -281,6 +286,7 @@ impl RequestArgs {
             https: self.https,
             headers: self.headers.clone(),
             secret_headers: self.secret_header.clone(),
+            secret_params: self.secret_param.clone(),
             allow_pattern_hosts: self.allow_pattern_hosts,
             body: match (&self.body, &self.body_file) {
                 (Some(b), _) => Some(Body::Text(b.clone())),

@@ -316,7 +316,7 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     };
     let mut watchers = Fanout::new().with(&mut console);
     watchers.extend(live.observers());
-    let (mut run, code) = execute(&ready, &mut watchers, !to_stdout)?;
+    let (mut run, code) = execute_watched(&ready, &mut watchers, !to_stdout, &args.thresholds)?;
     live.finish();
     // With -o -, stdout carries the result: the verdicts go to stderr; the table's
     // rows went to stderr as steps ended.
@@ -338,6 +338,21 @@ pub(crate) fn execute(
     observer: &mut dyn Observer,
     print: bool,
 ) -> Result<(RunResult, i32)> {
+    execute_watched(
+        ready,
+        observer,
+        print,
+        &super::threshold::ThresholdArgs::default(),
+    )
+}
+
+/// [`execute`] with `--abort-on-fail`'s judge beside `observer` when `thresholds` asks.
+fn execute_watched(
+    ready: &BulkReady,
+    observer: &mut dyn Observer,
+    print: bool,
+    thresholds: &super::threshold::ThresholdArgs,
+) -> Result<(RunResult, i32)> {
     let settings = ready.workload.settings();
     let count_timeout = settings.timeout.min(Duration::from_secs(30));
     let before = if ready.verify {
@@ -349,7 +364,7 @@ pub(crate) fn execute(
     } else {
         None
     };
-    let mut run = super::run_workload(&ready.run, &ready.workload, &ready.engine, observer)?;
+    let mut run = thresholds.run_workload(&ready.run, &ready.workload, &ready.engine, observer)?;
     if print {
         print!("{}", bulk_summary(&run));
     }

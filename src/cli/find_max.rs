@@ -25,7 +25,7 @@ pub struct FindMaxArgs {
     /// --start-rate until a probe fails, bisect, then probe the answer again. Each probe
     /// lasts --duration at least (longer at slow rates, to gather enough responses),
     /// --interval apart; at most --max-probes of them.
-    #[arg(long, requires = "slo", conflicts_with_all = ["rate", "thresholds"])]
+    #[arg(long, requires = "slo", conflicts_with_all = ["rate", "thresholds", "abort_on_fail"])]
     pub find_max: bool,
 
     /// With --find-max: the thresholds every probe must meet, comma-separated, in

@@ -66,7 +66,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }
     args.thresholds
-        .check(merged.mode == crate::result::Mode::Bulk)?;
+        .check_reading(merged.mode == crate::result::Mode::Bulk)?;
     let through = crate::outfile::is_through(&args.output_path);
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
     let human = super::args::Human::new(&super::args::OutputArgs::default(), through)?;

@@ -138,6 +138,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::k8s::K8sError>()
             || c.is::<crate::report::output::OutputError>()
             || c.is::<crate::server::listen::ServeError>()
+            || c.is::<crate::spec::ab::AbError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || c.is::<crate::metrics::LiveError>()
@@ -190,45 +191,23 @@ pub fn run_workload<W: Workload>(
     engine: &EngineConfig,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<RunResult> {
-    let stop = ctrl_c_stop();
-    Ok(crate::runner::run(run, workload, engine, &stop, observer)?)
+    run_workload_until(run, workload, engine, &ctrl_c_stop(), observer)
 }
 
-/// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
+/// [`run_workload`] ended by `stop` (Ctrl-C's, which `--abort-on-fail` trips too).
+pub fn run_workload_until<W: Workload>(
+    run: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<RunResult> {
+    Ok(crate::runner::run(run, workload, engine, stop, observer)?)
+}
+
+/// A [`Stop`] triggered by the first Ctrl-C, SIGTERM or SIGHUP (see [`Stop::on_signals`]).
 pub(crate) fn ctrl_c_stop() -> Stop {
-    let stop = Stop::default();
-    let s = stop.clone();
-    let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-        rt.block_on(async {
-            #[cfg(unix)]
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            loop {
-                #[cfg(unix)]
-                let term_fut = async {
-                    match term.as_mut() {
-                        Some(t) => {
-                            t.recv().await;
-                        }
-                        None => std::future::pending().await,
-                    }
-                };
-                #[cfg(not(unix))]
-                let term_fut = std::future::pending::<()>();
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term_fut => {}
-                }
-                if s.is_triggered() {
-                    eprintln!("\nStopped again: exiting without waiting.");
-                    std::process::exit(130);
-                }
-                eprintln!("\nStopping: ending the current step and writing what was measured (Ctrl-C again to quit at once)...");
-                s.trigger();
-            }
-        });
-    });
-    stop
+    Stop::on_signals()
 }
 
 #[cfg(test)]

@@ -109,7 +109,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    let mut run = args
+        .thresholds
+        .run_load_with(&ready, console, live.observers())?;
     live.finish();
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));

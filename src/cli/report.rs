@@ -114,7 +114,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut table = None;
     if let Some(run) = judged.as_mut() {
         args.thresholds
-            .check(run.mode == crate::result::Mode::Bulk)?;
+            .check_reading(run.mode == crate::result::Mode::Bulk)?;
         table = args.thresholds.judge(run, None)?;
     }
     let plan = args.charts.plan(args.output);

@@ -84,7 +84,9 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
+    let mut run = args
+        .thresholds
+        .run_load_with(&ready, console, live.observers())?;
     live.finish();
     if let (Some(step), true) = (run.steps.last(), args.output.json) {
         println!("{}", serde_json::to_string_pretty(step)?);

@@ -102,9 +102,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         .verbose(args.output.verbose);
     let mut watchers = crate::observe::Fanout::new().with(&mut console);
     watchers.extend(live.observers());
-    let mut run = crate::suite::run::run(&ready, &stop, &mut watchers).map_err(|e| match e {
-        crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
-        crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+    let mut run = thresholds.watched(&stop, &mut watchers, |o| {
+        crate::suite::run::run(&ready, &stop, o).map_err(|e| match e {
+            crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
+            crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+        })
     })?;
     live.finish();
     if args.output.json {

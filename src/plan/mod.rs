@@ -164,6 +164,8 @@ pub struct Plan {
     pub n_patterns: usize,
     /// Each request's label ([`labels`]).
     labels: labels::PlanLabels,
+    /// Which query parameters' values the URLs it names hide ([`Plan::redact_with`]).
+    redactor: crate::redact::Redactor,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -295,6 +297,7 @@ impl Plan {
                 thresholds: Vec::new(),
                 n_patterns: 0,
                 labels: Default::default(),
+                redactor: Default::default(),
             },
             d: defaults,
             allowed_hosts: defaults
@@ -437,8 +440,15 @@ impl Plan {
         Some(RequestInfo {
             id: None,
             method: f.method.to_string(),
-            url,
+            url: self.redactor.query(&url),
         })
+    }
+
+    /// The URLs the plan names (its source, each request's) with these query
+    /// parameters' values hidden; the requests sent are unchanged.
+    pub fn redact_with(&mut self, redactor: crate::redact::Redactor) {
+        self.source = redactor.query(&self.source);
+        self.redactor = redactor;
     }
 
     /// The kinds of request the plan counts apart ([`labels`]); empty for one kind.

@@ -43,6 +43,8 @@ pub enum MergeError {
     },
     #[error("step {step}: the shards' per-second timelines: {why}")]
     Timeline { step: usize, why: String },
+    #[error(transparent)]
+    Inconsistent(#[from] super::merge_check::Inconsistent),
 }
 
 /// Merge shard results given with the paths they came from (for errors).
@@ -89,6 +91,7 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
             count: first_shard.count,
         });
     }
+    super::merge_check::check(results)?;
     let mut merged = first.clone();
     merged.settings.shard = None;
     // A shard's verdicts are not the whole run's: `merge --threshold` judges again.

@@ -10,6 +10,7 @@ pub(crate) mod fixture;
 pub mod json;
 mod labels;
 pub mod merge;
+pub mod merge_check;
 pub mod read;
 pub mod recovery;
 mod requests;
@@ -880,6 +881,67 @@ mod tests {
         assert_eq!(x.latency, y.latency);
         assert_eq!(x.per_host, y.per_host);
         assert_eq!(x.slowest, y.slowest);
+    }
+
+    /// `busy` with two labels (even and odd milliseconds) and a timeline of as many
+    /// seconds as it has requests / 100.
+    fn labelled(from_ms: u64, n: u64) -> Recorder {
+        use crate::stats::{Label, Labels};
+        let names = std::sync::Arc::new(Labels {
+            list: ["even", "odd"]
+                .iter()
+                .map(|v| Label {
+                    key: "group".into(),
+                    value: v.to_string(),
+                })
+                .collect(),
+            note: None,
+        });
+        let t0 = std::time::Instant::now();
+        let mut r = busy(from_ms, n, 0).with_labels(names).with_ticker(t0);
+        let mut done = Vec::new();
+        for (i, ms) in (from_ms..from_ms + n).enumerate() {
+            let outcome = match ms % 10 {
+                7 => Outcome::Status(503),
+                9 => Outcome::Error(ErrorKind::Reset),
+                _ => Outcome::Status(200),
+            };
+            let at = t0 + Duration::from_millis(10 * i as u64);
+            let latency = Duration::from_micros(ms * 997);
+            done.extend(r.record_label((ms % 2) as u16, at, outcome, latency, 100, 100 * i as u64));
+        }
+        done.extend(r.ticker.take().and_then(|mut t| t.finish(100 * n)));
+        for f in done {
+            r.add_second(f);
+        }
+        r
+    }
+
+    #[test]
+    fn labels_and_the_timeline_round_trip_and_merge_exactly() {
+        let (a, b) = (labelled(1, 450), labelled(1000, 230));
+        let step = step_of(&a);
+        assert_eq!(step.labels.len(), 2);
+        assert_eq!(
+            step.labels.iter().map(|l| l.total_requests).sum::<u64>(),
+            step.total_requests
+        );
+        let seconds = step.timeline.as_ref().expect("a timeline");
+        assert_eq!(seconds.len(), 5);
+        assert_eq!(seconds.iter().map(|s| s.total()).sum::<u64>(), 450);
+        let again = step_of(&step.to_recorder().unwrap());
+        assert_eq!(again.labels, step.labels);
+        assert_eq!(again.timeline, step.timeline);
+        // Merged as recorders or as results: the same labels, histograms added.
+        let mut merged = a.clone();
+        merged.merge(&b);
+        let mut from_results = step_of(&a).to_recorder().unwrap();
+        from_results.merge(&step_of(&b).to_recorder().unwrap());
+        let (x, y) = (step_of(&from_results), step_of(&merged));
+        assert_eq!(x.labels, y.labels);
+        assert_eq!(x.timeline, y.timeline);
+        // Odd milliseconds, less those ending in 9 (a reset): 225 - 45 and 115 - 23.
+        assert_eq!(y.labels[1].latency.count, (225 - 45) + (115 - 23));
     }
 
     #[test]

@@ -46,6 +46,8 @@ impl Outputs {
     /// Rewrite both files from `run`: both temporaries first, then the CSV renamed into
     /// place and the JSON last (see the module's documentation for why).
     pub fn write(&self, run: &RunResult) -> Result<(), WriteError> {
+        // A second Ctrl-C waits for both files rather than cutting them in half.
+        let _hold = crate::engine::hold_exit();
         let err = |path: &Path| {
             let path = path.to_owned();
             move |source| WriteError { path, source }

@@ -16,6 +16,7 @@ mod hostile;
 mod k8s;
 mod kafka;
 mod kill;
+mod labels;
 mod live;
 mod memory;
 mod netns;

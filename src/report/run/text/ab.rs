@@ -47,9 +47,11 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
     for (kind, n) in &step.errors {
         match kind {
             ErrorKind::Connect | ErrorKind::Tls => connect += n,
-            ErrorKind::Reset | ErrorKind::Io | ErrorKind::Malformed | ErrorKind::Truncated => {
-                receive += n
-            }
+            ErrorKind::Reset
+            | ErrorKind::Io
+            | ErrorKind::Malformed
+            | ErrorKind::Truncated
+            | ErrorKind::Unsolicited => receive += n,
             ErrorKind::Timeout | ErrorKind::ClientLimit => exceptions += n,
         }
     }
