@@ -14,12 +14,25 @@
 //! [`check`] asks the same questions before any load, so a path that cannot be
 //! written is refused before anything is measured; [`keep`] puts bytes that could not
 //! go where they were meant in the temporary directory, so a measurement is never
-//! thrown away. Depends on nothing else in the crate.
+//! thrown away. [`hold_exit`] keeps a second signal from exiting mid-write. Depends on
+//! nothing else in the crate.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
+
+/// Held while result files are written; a second signal (the engine's handler) waits
+/// for it before exiting, so no write is cut in half (a stray temporary, no result).
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Holds off a second signal's exit until the guard drops: taken around the writing
+/// of a run's files. Here, beside the write, so the result store below the engine can
+/// take it.
+pub fn hold_exit() -> MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// How bytes reach a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

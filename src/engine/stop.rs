@@ -4,7 +4,7 @@
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -92,15 +92,8 @@ impl Stop {
 /// Two signals this close together are one: a process and its group signalled at once.
 pub const SAME_SIGNAL: Duration = Duration::from_millis(100);
 
-/// Held while result files are written; a second signal waits for it before exiting,
-/// so no write is cut in half (a stray temporary, no result).
-static WRITING: Mutex<()> = Mutex::new(());
-
-/// Holds off a second signal's exit until the guard drops: taken around the writing
-/// of a run's files.
-pub fn hold_exit() -> MutexGuard<'static, ()> {
-    WRITING.lock().unwrap_or_else(|e| e.into_inner())
-}
+/// Held while result files are written (see [`crate::outfile::hold_exit`]).
+pub use crate::outfile::hold_exit;
 
 /// Which signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
