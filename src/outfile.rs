@@ -316,8 +316,10 @@ mod tests {
         assert!(is_through(Path::new("-")));
     }
 
+    /// Bug (issue 20): the temporary `.NAME.tmp-PID` was created with `File::create`, so
+    /// `ln -s victim .x.csv.tmp-$PID` during a run made hakaru overwrite `victim`.
     #[test]
-    fn a_symlinked_temporary_is_not_followed() {
+    fn regression_a_symlinked_temporary_is_not_followed() {
         let d = scratch("symlink");
         let victim = d.join("victim");
         fs::write(&victim, "keep me").unwrap();

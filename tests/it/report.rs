@@ -891,3 +891,45 @@ fn regression_dash_means_stdout_for_report() {
     assert!(!d.join("-").exists(), "no file named -");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// Bug: `merge … -o -` wrote files named `-` and `-.json`; now the merged JSON result
+/// goes to stdout and no file is written.
+#[test]
+fn regression_dash_means_stdout_for_merge() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let d = temp_dir("merge-dash");
+    let shards: Vec<String> = (1..=2)
+        .map(|k| {
+            let p = d.join(format!("s{k}.json"));
+            let shard = format!("{k}/2");
+            crate::util::ok(&crate::util::run(&[
+                "run",
+                "--shard",
+                &shard,
+                "-c",
+                "2",
+                "-n",
+                "20",
+                "-o",
+                p.to_str().unwrap(),
+                &url,
+            ]));
+            p.to_str().unwrap().to_owned()
+        })
+        .collect();
+    let o = crate::util::hakaru()
+        .current_dir(&d)
+        .args(["merge", &shards[0], &shards[1], "-o", "-"])
+        .output()
+        .unwrap();
+    let so = crate::util::ok(&o);
+    let v: serde_json::Value = serde_json::from_str(&so).expect("stdout is the merged JSON");
+    assert_eq!(v["steps"][0]["total_requests"].as_u64(), Some(20), "{so}");
+    assert!(crate::util::stderr(&o).contains("Merged 2 shards"));
+    assert!(
+        !d.join("-").exists() && !d.join("-.json").exists(),
+        "no file named -"
+    );
+    let _ = std::fs::remove_dir_all(&d);
+}
