@@ -97,8 +97,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     }
     let options = args.options(command_line);
     args.thresholds.check(false)?;
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
     let live_args = &args.session.live;
