@@ -21,18 +21,6 @@ use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, MutexGuard};
-
-/// Held while result files are written; a second signal (the engine's handler) waits
-/// for it before exiting, so no write is cut in half (a stray temporary, no result).
-static WRITING: Mutex<()> = Mutex::new(());
-
-/// Holds off a second signal's exit until the guard drops: taken around the writing
-/// of a run's files. Here, beside the write, so the result store below the engine can
-/// take it.
-pub fn hold_exit() -> MutexGuard<'static, ()> {
-    WRITING.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// How bytes reach a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -290,6 +278,16 @@ pub fn keep(name: &str, bytes: &[u8]) -> io::Result<PathBuf> {
         }
         Err(_) => Ok(path),
     }
+}
+
+/// Held while result files are written; a second signal waits for it before exiting,
+/// so no write is cut in half (a stray temporary, no result).
+static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Holds off a second signal's exit until the guard drops: taken around the writing
+/// of a run's files.
+pub fn hold_exit() -> std::sync::MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 #[cfg(test)]

@@ -69,7 +69,7 @@ impl Stop {
     /// A [`Stop`] tripped by the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (an SSH
     /// session dropping): the current step ends and what was measured is written. A
     /// second signal exits with 130 at once — once any result write under way is done
-    /// ([`hold_exit`]). A repeat within [`SAME_SIGNAL`] is the same signal (`timeout -s
+    /// ([`crate::outfile::hold_exit`]). A repeat within [`SAME_SIGNAL`] is the same signal (`timeout -s
     /// INT` sends it to the process and again to its group).
     pub fn on_signals() -> Stop {
         let stop = Stop::default();
@@ -91,9 +91,6 @@ impl Stop {
 
 /// Two signals this close together are one: a process and its group signalled at once.
 pub const SAME_SIGNAL: Duration = Duration::from_millis(100);
-
-/// Held while result files are written (see [`crate::outfile::hold_exit`]).
-pub use crate::outfile::hold_exit;
 
 /// Which signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,7 +133,7 @@ async fn watch_signals(stop: Stop) {
         match first {
             Some(at) if at.elapsed() < SAME_SIGNAL => continue,
             Some(_) => {
-                let _hold = hold_exit();
+                let _hold = crate::outfile::hold_exit();
                 say("\nStopped again: exiting without waiting.");
                 std::process::exit(130);
             }

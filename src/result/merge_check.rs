@@ -122,6 +122,9 @@ fn check_shares(results: &[(String, RunResult)]) -> Result<(), Inconsistent> {
     Ok(())
 }
 
+/// A count of a step, by its field's name.
+type Count = (&'static str, fn(&StepResult) -> u64);
+
 /// The counts the merge adds fit in 64 bits.
 fn check_sums(results: &[(String, RunResult)]) -> Result<(), Inconsistent> {
     let n_steps = results
@@ -130,7 +133,7 @@ fn check_sums(results: &[(String, RunResult)]) -> Result<(), Inconsistent> {
         .min()
         .unwrap_or(0);
     for i in 0..n_steps {
-        let fields: [(&str, fn(&StepResult) -> u64); 6] = [
+        let fields: [Count; 6] = [
             ("total_requests", |s| s.total_requests),
             ("responses", |s| s.responses),
             ("bytes_received", |s| s.bytes_received),

@@ -47,7 +47,7 @@ impl Outputs {
     /// place and the JSON last (see the module's documentation for why).
     pub fn write(&self, run: &RunResult) -> Result<(), WriteError> {
         // A second Ctrl-C waits for both files rather than cutting them in half.
-        let _hold = outfile::hold_exit();
+        let _hold = crate::outfile::hold_exit();
         let err = |path: &Path| {
             let path = path.to_owned();
             move |source| WriteError { path, source }

@@ -657,7 +657,7 @@ fn report_shows_the_thresholds_kept_and_judged() {
         .find("<h2>Thresholds: FAILED (1 of 2 held)</h2>")
         .unwrap_or_else(|| panic!("{page}"));
     // Near the top: before the summary and the charts.
-    assert!(at < page.find("<h2>Where it saturates</h2>").unwrap());
+    assert!(at < page.find("<h2>The step</h2>").unwrap());
     assert!(page.contains("<td class=\"fail\""), "{page}");
     assert!(page.contains("<tr class=\"overall failed\">"), "{page}");
     assert!(page.contains("<li>p99&lt;1us: "), "{page}");
