@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::timeline::{self, SecondResult};
 use super::{decode_histogram, encode_histogram, LatencySummary};
-use crate::stats::{new_histogram, ErrorKind, Label, LabelStats, Labels, Recorder};
+use crate::stats::labels::new_label_histogram;
+use crate::stats::{ErrorKind, Label, LabelStats, Labels, Recorder};
 
 /// One kind of request in a step: a drnbench group, a pattern's own name, a suite
 /// phase's workload, a bulk/YCSB operation.
@@ -34,7 +35,7 @@ pub struct LabelResult {
     #[serde(default)]
     pub bytes_received: u64,
     pub latency: LatencySummary,
-    /// HdrHistogram V2 of the label's response times (µs), base64.
+    /// HdrHistogram V2 of the label's response times (µs, 2 significant digits), base64.
     pub histogram: String,
     /// Per second, for the busiest labels only (None for the rest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -48,7 +49,7 @@ pub(super) fn of(rec: &Recorder, elapsed_s: f64) -> Vec<LabelResult> {
         .iter()
         .zip(&rec.labels)
         .map(|(name, l)| {
-            let h = l.latency.clone().unwrap_or_else(new_histogram);
+            let h = l.latency.clone().unwrap_or_else(new_label_histogram);
             LabelResult {
                 key: name.key.clone(),
                 value: name.value.clone(),
@@ -101,7 +102,7 @@ pub(super) fn into_recorder(
         let h = decode_histogram(&l.histogram)
             .map_err(|why| format!("label {}={}: {why}", l.key, l.value))?;
         if !h.is_empty() {
-            let mut into = new_histogram();
+            let mut into = new_label_histogram();
             into.add(&h)
                 .map_err(|e| format!("label {}={}: {e:?}", l.key, l.value))?;
             s.latency = Some(into);

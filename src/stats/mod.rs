@@ -385,8 +385,13 @@ impl Recorder {
     }
 
     /// The coordinator: add a worker's finished second to the step's timeline and its
-    /// labels' timelines.
+    /// labels' timelines, and its latencies to the step's histogram (a worker with a
+    /// ticker records each response there only, in the same layout: exact).
     pub fn add_second(&mut self, f: Finished) {
+        for v in f.second.latency.iter_recorded() {
+            self.latency
+                .saturating_record_n(v.value_iterated_to(), u64::from(v.count_at_value()));
+        }
         self.timeline
             .get_or_insert_with(Timeline::default)
             .add(f.index, f.second);
@@ -411,7 +416,10 @@ impl Recorder {
         match outcome {
             Outcome::Status(code) => {
                 self.statuses[(code as usize).min(999)] += 1;
-                record_us(&mut self.latency, latency);
+                // With a ticker, the running second holds it ([`Recorder::add_second`]).
+                if self.ticker.is_none() {
+                    record_us(&mut self.latency, latency);
+                }
                 if let Some(h) = self.per_host.get_mut(host) {
                     h.responses += 1;
                     h.latency_sum_us += latency.as_micros();
@@ -697,6 +705,14 @@ mod tests {
         let load = coord.labels[1].timeline.as_ref().expect("timed").entries();
         assert_eq!(load.keys().copied().collect::<Vec<_>>(), vec![1]);
         assert_eq!(load[&1].statuses, vec![(503, 1)]);
+        // The step's histogram, from the workers' running seconds: each response once,
+        // in its own bucket.
+        assert_eq!(coord.latency.len(), 3);
+        assert_eq!(
+            coord.latency.max(),
+            coord.latency.highest_equivalent(50_000)
+        );
+        assert_eq!(coord.latency.min(), coord.latency.lowest_equivalent(5_000));
     }
 
     #[test]
