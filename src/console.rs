@@ -7,7 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::engine::{Progress, StepSpec};
-use crate::report::text;
+use crate::report::run::text;
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 

@@ -14,7 +14,8 @@
 //! [`check`] asks the same questions before any load, so a path that cannot be
 //! written is refused before anything is measured; [`keep`] puts bytes that could not
 //! go where they were meant in the temporary directory, so a measurement is never
-//! thrown away. Depends on nothing else in the crate.
+//! thrown away. [`hold_exit`] keeps a second signal from exiting mid-write. Depends on
+//! nothing else in the crate.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -315,8 +316,10 @@ mod tests {
         assert!(is_through(Path::new("-")));
     }
 
+    /// Bug (issue 20): the temporary `.NAME.tmp-PID` was created with `File::create`, so
+    /// `ln -s victim .x.csv.tmp-$PID` during a run made hakaru overwrite `victim`.
     #[test]
-    fn a_symlinked_temporary_is_not_followed() {
+    fn regression_a_symlinked_temporary_is_not_followed() {
         let d = scratch("symlink");
         let victim = d.join("victim");
         fs::write(&victim, "keep me").unwrap();

@@ -12,7 +12,7 @@ use clap::Args;
 use crate::console::Console;
 use crate::http::url::parse_http_url;
 use crate::http::Fetched;
-use crate::report::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
+use crate::report::run::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
 use crate::spec::ab::{AbOptions, DEFAULT_TIMEOUT};
 use crate::spec::{parse_count, parse_duration};
 
@@ -130,8 +130,9 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         .into_iter()
         .filter_map(|(f, p)| Some((f, p.as_deref()?)))
         .collect();
-    super::finish::check_outputs(None, &args.thresholds, &files)?;
     let ready = ab.run_options(command_line)?.build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(None, &args.thresholds, &files)?;
     // ab's report is on stdout: --live-out - would mix into it.
     let mut live = args.live.start(Some("ab's report"))?;
     let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;

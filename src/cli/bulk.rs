@@ -301,8 +301,9 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     let to_stdout = super::args::is_stdout(args.output_path.as_deref());
     args.format.check(to_stdout)?;
     args.thresholds.check(true)?;
-    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let ready = args.options(command_line).build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
     }

@@ -103,8 +103,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     }
     .check()?;
     let options = args.options(command_line);
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     let live_args = &args.session.live;
     let mut live = live_args.start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;

@@ -144,8 +144,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     match &args.output {
         Some(path) => {
-            std::fs::write(path, file_text)
-                .with_context(|| format!("cannot write {}", path.display()))?;
+            crate::report::output::write(path, file_text.as_bytes())
+                .with_context(|| format!("-o {}", path.display()))?;
             Ok(0)
         }
         None => {

@@ -97,8 +97,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     }
     let options = args.options(command_line);
     args.thresholds.check(false)?;
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
     let live_args = &args.session.live;
@@ -129,6 +130,6 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
             let series = crate::result::series::Series::from_run(run, "this run");
             text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
         }
-        text + &crate::report::text::rounds_summary(run)
+        text + &crate::report::run::text::rounds_summary(run)
     })
 }

@@ -9,7 +9,7 @@ use clap::Args;
 use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
 use super::finish::Finish;
 use crate::console::Console;
-use crate::report::text;
+use crate::report::run::text;
 use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 
 #[derive(Args, Debug)]
@@ -75,8 +75,9 @@ impl RunArgs {
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
     args.thresholds.check(false)?;
-    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let ready = options.build()?;
+    // Every path the end will write, checked after the flags and before any load.
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
     let live_args = &args.session.live;

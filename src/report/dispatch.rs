@@ -6,10 +6,10 @@
 use std::path::{Path, PathBuf};
 
 use crate::report::chart;
-use crate::report::compare::{compare_html, compare_markdown, compare_text};
-use crate::report::html::{chart_pngs, chart_svgs, html_report_with};
-use crate::report::markdown::markdown_report_with;
 use crate::report::output::{sibling, MarkdownTo, OutputPlan, Rendered, ReportError, Written};
+use crate::report::run::compare::{compare_html, compare_markdown, compare_text};
+use crate::report::run::html::{chart_pngs, chart_svgs, html_page};
+use crate::report::run::markdown::markdown_report_with;
 use crate::result::read::{read_result_and_run, read_results};
 use crate::result::series::Series;
 use crate::result::RunResult;
@@ -67,13 +67,19 @@ pub fn render_report(
     let run = judged.or(read.as_ref());
     let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
-    out.put(html_path.clone(), html_report_with(&s, run, &plan.options));
+    let search = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
+    let body = |shown: &Series| match search {
+        Some((r, fm)) => crate::report::find_max::html_body(r, fm, shown, &plan.options),
+        None => String::new(),
+    };
+    let body: Option<crate::report::run::html::Body<'_>> = search.map(|_| &body as _);
+    out.put(html_path.clone(), html_page(&s, run, &plan.options, body));
     let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
     match find_max {
         // A search's probes ran in no order of rate: drawn by rate.
         Some((r, fm)) => {
             series_charts(
-                &[&crate::report::html::by_rate(&s)],
+                &[&crate::report::chart::by_rate(&s)],
                 &html_path,
                 plan,
                 &mut out,
@@ -123,8 +129,20 @@ pub fn render_report(
             }
         }
     };
-    out.markdown(markdown_report_with(&s, run), text, plan);
+    out.markdown(markdown_of(&s, run), text, plan);
     Ok(out)
+}
+
+/// The Markdown of a result by its kind: a search by its answer and probes, a scenario
+/// by its phases and events, any other run by its steps.
+fn markdown_of(s: &Series, run: Option<&RunResult>) -> String {
+    match run {
+        Some(r) if r.find_max.is_some() => {
+            crate::report::find_max::markdown_page(s, r, r.find_max.as_ref().expect("checked"))
+        }
+        Some(r) if r.suite.is_some() => crate::report::suite::markdown_page(s, r),
+        _ => markdown_report_with(s, run),
+    }
 }
 
 /// `hakaru compare`: reads the results (labels from `labels` or the file stems) and

@@ -146,3 +146,9 @@ pub(crate) fn chart_section(c: &chart::LineChart) -> String {
     o.push_str("</section>");
     o
 }
+
+/// The warnings that apply to a run of `kind`, boxed (nothing when none).
+pub(crate) fn kind_warnings(kind: crate::report::findings::RunKind, s: &Series) -> String {
+    let w: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
+    warnings_box(&w)
+}

@@ -168,6 +168,24 @@ const PANEL: f64 = 200.0;
 const GAP: f64 = 50.0;
 const PHASE_FILLS: [&str; 2] = ["#f2f5fa", "#fbfbfb"];
 
+/// A scenario as Markdown: its text as `hakaru suite` ends (phases and events), with
+/// the thresholds' verdicts and the warnings that apply.
+pub fn markdown_page(s: &crate::result::series::Series, run: &RunResult) -> String {
+    let mut extra = String::new();
+    if let Some(t) = &run.thresholds {
+        extra.push_str(&crate::report::threshold::threshold_markdown(run, t));
+        extra.push('\n');
+    }
+    let warnings = crate::report::table::md_warnings(
+        &crate::report::findings::RunKind::of(s, Some(run)).warnings(s),
+    );
+    format!(
+        "### {}\n\n{extra}```text\n{}```\n{warnings}",
+        s.name(),
+        text(run)
+    )
+}
+
 /// The per-second timeline as one SVG: throughput and failures per second above,
 /// p50 and p99 (log scale) below, phases shaded and named, events as vertical lines
 /// (red when their command failed) with the recovery after each drawn as a bar.

@@ -96,6 +96,14 @@ fn escape_inline(text: &str, out: &mut String) {
     }
 }
 
+/// Each warning as a Markdown quote, a blank line before it.
+pub(crate) fn md_warnings(warnings: &[crate::analysis::Warning]) -> String {
+    warnings
+        .iter()
+        .map(|w| format!("\n> **Warning:** {w}\n"))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     /// Bug (issue 20): Markdown reports wrote values raw, so a URL holding

@@ -20,7 +20,7 @@ pub mod timeline;
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
 pub use rates::{rate_latency_chart, rate_throughput_chart};
-pub use runs::{latency_chart, throughput_chart};
+pub use runs::{by_rate, latency_chart, run_charts, searched_charts, throughput_chart};
 pub use svg::render_line_chart;
 pub use terminal::{terminal_chart, terminal_summary, warning_lines};
 

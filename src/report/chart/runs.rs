@@ -7,6 +7,7 @@ use super::{
 };
 use crate::analysis;
 use crate::report::fmt::{clients, fmt_latency, fmt_qps};
+use crate::report::ReportOptions;
 use crate::result::series::Series;
 
 pub(super) fn xs(s: &Series) -> impl Iterator<Item = &crate::result::series::Point> {
@@ -229,4 +230,53 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
         marks: saturation_marks(series),
         ..LineChart::default()
     }
+}
+
+/// The line charts of one or several runs, each with the suffix of its standalone
+/// file: answered and latency against offered rate when every run is open-model,
+/// else throughput and latency against clients; then latency against throughput,
+/// and for one run each step's latency by percentile (when the file has histograms).
+pub fn run_charts(series: &[&Series], opts: &ReportOptions) -> Vec<(&'static str, LineChart)> {
+    let mut charts = if series.iter().all(|s| s.is_open_model()) {
+        vec![
+            ("-throughput", super::rate_throughput_chart(series)),
+            ("-latency", super::rate_latency_chart(series, opts.chart)),
+        ]
+    } else {
+        vec![
+            ("-throughput", throughput_chart(series)),
+            ("-latency", latency_chart(series, opts.chart)),
+        ]
+    };
+    charts.push((
+        "-latency-throughput",
+        super::latency_throughput_chart(series, opts.chart),
+    ));
+    if let [s] = series {
+        if let Some(c) = super::percentile_chart(s, opts.chart) {
+            charts.push(("-percentiles", c));
+        }
+    }
+    charts
+}
+
+/// A `--find-max` run's steps (its probes, in the order the search ran them) by rate,
+/// so that its rate charts draw curves.
+pub fn by_rate(s: &Series) -> Series {
+    let mut sorted = s.clone();
+    sorted
+        .points
+        .sort_by(|a, b| a.rate.unwrap_or(0.0).total_cmp(&b.rate.unwrap_or(0.0)));
+    sorted
+}
+
+/// The open-model charts of a `--find-max` run's probes: without the marks of the
+/// rates held, which judge throughput alone, not the SLO (the search's own chart
+/// marks the answer).
+pub fn searched_charts(s: &Series, opts: &ReportOptions) -> Vec<(&'static str, LineChart)> {
+    let mut charts = run_charts(&[s], opts);
+    for (_, c) in &mut charts {
+        c.marks.clear();
+    }
+    charts
 }

@@ -15,6 +15,7 @@ use super::threshold::fmt_value;
 use super::ReportOptions;
 use crate::analysis::find_max::LATE_SHARE;
 use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::series::Series;
 use crate::result::RunResult;
 
 /// Why a probe failed, one reason each: "p99<50ms: 81.2 ms", "only 640 responses (needs
@@ -190,6 +191,45 @@ fn verdict(p: &ProbeResult) -> (&'static str, String) {
     } else {
         ("FAIL", p.why.join("; "))
     }
+}
+
+/// What a `--find-max` run's page shows under its verdicts: the search's section, its
+/// warnings, and the probes' charts by rate (without the marks of rates held, which
+/// judge throughput alone).
+pub fn html_body(
+    run: &RunResult,
+    fm: &FindMaxResult,
+    shown: &Series,
+    opts: &ReportOptions,
+) -> String {
+    let mut b = find_max_html(run, fm, opts);
+    b.push_str(&crate::report::page::kind_warnings(
+        crate::report::findings::RunKind::FindMax,
+        shown,
+    ));
+    let sorted = crate::report::chart::by_rate(shown);
+    for (_, c) in crate::report::chart::searched_charts(&sorted, opts) {
+        b.push_str(&crate::report::page::chart_section(&c));
+    }
+    b
+}
+
+/// A `--find-max` run as Markdown: read by its answer and probes, not rate by rate,
+/// with the thresholds' verdicts and the warnings that apply.
+pub fn markdown_page(s: &Series, run: &RunResult, fm: &FindMaxResult) -> String {
+    let mut extra = String::new();
+    if let Some(t) = &run.thresholds {
+        extra.push_str(&crate::report::threshold::threshold_markdown(run, t));
+        extra.push('\n');
+    }
+    let warnings = crate::report::table::md_warnings(
+        &crate::report::findings::RunKind::of(s, Some(run)).warnings(s),
+    );
+    format!(
+        "### {}\n\n{extra}{}{warnings}",
+        s.name(),
+        find_max_markdown(fm)
+    )
 }
 
 /// The charts of the search: each probe's response time, and its errors when the SLO

@@ -4,7 +4,7 @@
 use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::report::table::{md_table, Align};
+use crate::report::table::{md_table, md_warnings, Align};
 use crate::result::series::Series;
 use crate::result::RunResult;
 
@@ -32,23 +32,6 @@ fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
         if let Some(t) = &r.thresholds {
             extra.push_str(&crate::report::threshold::threshold_markdown(r, t));
             extra.push('\n');
-        }
-        // A `--find-max` search is read by its answer and probes, not rate by rate.
-        let warnings = md_warnings(&findings::RunKind::of(run, Some(r)).warnings(run));
-        if let Some(fm) = &r.find_max {
-            return format!(
-                "### {}\n\n{extra}{}{warnings}",
-                run.name(),
-                crate::report::find_max::find_max_markdown(fm)
-            );
-        }
-        // A scenario reads by its phases and events, as `hakaru suite` ends.
-        if r.suite.is_some() {
-            return format!(
-                "### {}\n\n{extra}```text\n{}```\n{warnings}",
-                run.name(),
-                crate::report::suite::text(r)
-            );
         }
     }
     // A repeated run: its warm rounds' mean, as the HTML report shows it.
@@ -156,14 +139,6 @@ fn rate_markdown(s: &Series, extra: &str) -> String {
         .collect();
     o.push_str(&md_table(&headers, &aligns, &rows));
     o
-}
-
-/// Each warning as a Markdown quote, a blank line before it.
-fn md_warnings(warnings: &[analysis::Warning]) -> String {
-    warnings
-        .iter()
-        .map(|w| format!("\n> **Warning:** {w}\n"))
-        .collect()
 }
 
 #[cfg(test)]

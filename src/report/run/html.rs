@@ -5,10 +5,11 @@
 use std::fmt::Write as _;
 
 use crate::analysis::{self, Saturation};
+use crate::report::chart::run_charts;
 use crate::report::chart::{self, esc};
 use crate::report::findings;
 use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share};
-use crate::report::page::{chart_section, page, rich, source_line, warnings_box};
+use crate::report::page::{chart_section, kind_warnings, page, rich, source_line, warnings_box};
 use crate::report::sections::{
     hosts_section, probes_section, rounds_section, run_section, status_section,
 };
@@ -182,12 +183,6 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o
 }
 
-/// The warnings that apply to a run of `kind`, boxed (nothing when none).
-fn kind_warnings(kind: findings::RunKind, s: &Series) -> String {
-    let w: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
-    warnings_box(&w)
-}
-
 /// The whole report of one run as an HTML page.
 pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     html_report_with(s, None, opts)
@@ -196,6 +191,21 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
 /// [`html_report`] with what only hakaru's JSON result keeps (`run`, when there is
 /// one): its thresholds' verdicts near the top.
 pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) -> String {
+    html_page(s, run, opts, None)
+}
+
+/// The body of a page whose result reads differently (a `--find-max` search: its
+/// answer and probes), drawn from the series as shown.
+pub type Body<'a> = &'a dyn Fn(&Series) -> String;
+
+/// [`html_report_with`], the part under the verdicts drawn by `body` when given (the
+/// caller picks it by the result's kind) instead of the steps' own.
+pub fn html_page(
+    s: &Series,
+    run: Option<&RunResult>,
+    opts: &ReportOptions,
+    body: Option<Body<'_>>,
+) -> String {
     // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
     // cold first round.
     let shown = if s.rounds() > 1 {
@@ -216,14 +226,8 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
     if let Some(run) = run {
         b.push_str(&crate::report::sections::verdict_sections(run));
     }
-    let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
-    if let Some((run, fm)) = find_max {
-        b.push_str(&crate::report::find_max::find_max_html(run, fm, opts));
-        b.push_str(&kind_warnings(findings::RunKind::FindMax, main));
-        let sorted = by_rate(main);
-        for (_, c) in searched_charts(&sorted, opts) {
-            b.push_str(&chart_section(&c));
-        }
+    if let Some(body) = body {
+        b.push_str(&body(main));
     } else if let Some(run) = run.filter(|r| is_single_step(main, r)) {
         b.push_str(&single_step_body(main, run, opts));
     } else if s.is_open_model() {
@@ -382,61 +386,6 @@ fn rate_steps_table(s: &Series) -> String {
         analysis::rate::HELD_SHARE * 100.0
     );
     o
-}
-
-/// The line charts of one or several runs, each with the suffix of its standalone
-/// file: answered and latency against offered rate when every run is open-model,
-/// else throughput and latency against clients; then latency against throughput,
-/// and for one run each step's latency by percentile (when the file has histograms).
-pub(crate) fn run_charts(
-    series: &[&Series],
-    opts: &ReportOptions,
-) -> Vec<(&'static str, chart::LineChart)> {
-    let mut charts = if series.iter().all(|s| s.is_open_model()) {
-        vec![
-            ("-throughput", chart::rate_throughput_chart(series)),
-            ("-latency", chart::rate_latency_chart(series, opts.chart)),
-        ]
-    } else {
-        vec![
-            ("-throughput", chart::throughput_chart(series)),
-            ("-latency", chart::latency_chart(series, opts.chart)),
-        ]
-    };
-    charts.push((
-        "-latency-throughput",
-        chart::latency_throughput_chart(series, opts.chart),
-    ));
-    if let [s] = series {
-        if let Some(c) = chart::percentile_chart(s, opts.chart) {
-            charts.push(("-percentiles", c));
-        }
-    }
-    charts
-}
-
-/// A `--find-max` run's steps (its probes, in the order the search ran them) by rate,
-/// so that its rate charts draw curves.
-pub(crate) fn by_rate(s: &Series) -> Series {
-    let mut sorted = s.clone();
-    sorted
-        .points
-        .sort_by(|a, b| a.rate.unwrap_or(0.0).total_cmp(&b.rate.unwrap_or(0.0)));
-    sorted
-}
-
-/// The open-model charts of a `--find-max` run's probes: without the marks of the
-/// rates held, which judge throughput alone, not the SLO (the search's own chart
-/// marks the answer).
-pub(crate) fn searched_charts(
-    s: &Series,
-    opts: &ReportOptions,
-) -> Vec<(&'static str, chart::LineChart)> {
-    let mut charts = run_charts(&[s], opts);
-    for (_, c) in &mut charts {
-        c.marks.clear();
-    }
-    charts
 }
 
 /// The charts as standalone files, titled with the run's name since no page around

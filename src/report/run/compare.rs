@@ -11,7 +11,6 @@ use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
     fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
 };
-use crate::report::html;
 use crate::report::page;
 use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
@@ -293,7 +292,7 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         repeat::NOISE_SIGMAS,
         analysis::PLATEAU_SHARE * 100.0
     );
-    for (_, c) in html::run_charts(&refs, opts) {
+    for (_, c) in crate::report::chart::run_charts(&refs, opts) {
         b.push_str(&page::chart_section(&c));
     }
     b.push_str("<section><h2>Sources</h2><dl>");
