@@ -233,12 +233,22 @@ mod tests {
         assert_eq!(fast.overall.samples, 99);
         assert_eq!(
             (fast.steps[1].passed, fast.steps[1].note.as_deref()),
-            (true, Some("no request labelled group=fast in this step: not judged"))
+            (
+                true,
+                Some("no request labelled group=fast in this step: not judged")
+            )
         );
         // Windows need the label's timeline (kept for the busiest labels only).
         let w = &r.thresholds[2];
         assert!(!w.passed, "{w:?}");
-        assert!(w.overall.note.as_deref().unwrap().contains("for this label"), "{w:?}");
+        assert!(
+            w.overall
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("for this label"),
+            "{w:?}"
+        );
         assert!((r.thresholds[1].overall.value.unwrap() - 0.33).abs() < 0.01);
     }
 }
