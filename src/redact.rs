@@ -5,9 +5,28 @@
 //! files, the reports and the terminal show is `Name: <redacted>`. The one place a
 //! secret could leak into a result is the command line as typed, so that is what is
 //! rewritten, once, when the run is specified.
+//!
+//! Query parameters that carry credentials (`?token=…`, `?api_key=…`: the names in
+//! [`SECRET_PARAMS`], and `--secret-param NAME`) are kept out the same way: sent as
+//! given, recorded as `token=<redacted>` in the command line, the patterns source and
+//! every request URL a result names. `key` is not among the defaults: CouchDB's view
+//! queries (`?key="a"`) say what was asked, not who asked.
 
 /// Header names whose values are never written or printed.
 pub const SECRET_HEADERS: [&str; 3] = ["Authorization", "Cookie", "Proxy-Authorization"];
+
+/// Query parameter names whose values are never written or printed (case-insensitive).
+pub const SECRET_PARAMS: [&str; 9] = [
+    "token",
+    "access_token",
+    "refresh_token",
+    "id_token",
+    "api_key",
+    "apikey",
+    "password",
+    "secret",
+    "client_secret",
+];
 
 /// What a secret value is replaced with.
 pub const REDACTED: &str = "<redacted>";
@@ -16,6 +35,8 @@ pub const REDACTED: &str = "<redacted>";
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Redactor {
     extra: Vec<String>,
+    /// `--secret-param` names, beside [`SECRET_PARAMS`].
+    params: Vec<String>,
 }
 
 impl Redactor {
@@ -27,7 +48,57 @@ impl Redactor {
                 .map(|n| n.trim().trim_end_matches(':').trim().to_string())
                 .filter(|n| !n.is_empty())
                 .collect(),
+            params: Vec::new(),
         }
+    }
+
+    /// These query parameter names secret too (`--secret-param`, as typed).
+    pub fn with_params(mut self, params: &[String]) -> Self {
+        self.params = params
+            .iter()
+            .map(|n| n.trim().trim_end_matches('=').to_string())
+            .filter(|n| !n.is_empty())
+            .collect();
+        self
+    }
+
+    /// Whether a query parameter of this name has its value redacted.
+    pub fn is_secret_param(&self, name: &str) -> bool {
+        SECRET_PARAMS.iter().any(|s| s.eq_ignore_ascii_case(name))
+            || self.params.iter().any(|s| s.eq_ignore_ascii_case(name))
+    }
+
+    /// A URL (or any text with a query string) as it may be shown: the values of
+    /// secret query parameters replaced. Text without `?` comes back as it is.
+    pub fn query(&self, url: &str) -> String {
+        let Some((head, rest)) = url.split_once('?') else {
+            return url.to_string();
+        };
+        let (query, fragment) = match rest.split_once('#') {
+            Some((q, f)) => (q, Some(f)),
+            None => (rest, None),
+        };
+        let mut out = String::with_capacity(url.len());
+        out.push_str(head);
+        out.push('?');
+        for (i, pair) in query.split('&').enumerate() {
+            if i > 0 {
+                out.push('&');
+            }
+            match pair.split_once('=') {
+                Some((name, _)) if self.is_secret_param(name) => {
+                    out.push_str(name);
+                    out.push('=');
+                    out.push_str(REDACTED);
+                }
+                _ => out.push_str(pair),
+            }
+        }
+        if let Some(f) = fragment {
+            out.push('#');
+            out.push_str(f);
+        }
+        out
     }
 
     /// Whether a header of this name has its value redacted (names are case-insensitive).
@@ -65,7 +136,7 @@ impl Redactor {
                 out.push(format!("{}{REDACTED}", &arg[..2]));
                 continue;
             }
-            out.push(self.header_arg(arg));
+            out.push(self.query(&self.header_arg(arg)));
         }
         out
     }
@@ -170,5 +241,22 @@ mod tests {
         );
         // Outside ab, -A and -C mean nothing secret.
         assert_eq!(line(&["hakaru", "run", "-C", "x"], &[])[3], "x");
+    }
+
+    #[test]
+    fn secret_param_and_common_token_names_are_redacted_in_urls() {
+        let r = Redactor::default().with_params(&["sessionid".into()]);
+        assert_eq!(
+            r.query("http://h/a?token=t0k&q=x&API_KEY=k&sessionid=s#top"),
+            "http://h/a?token=<redacted>&q=x&API_KEY=<redacted>&sessionid=<redacted>#top"
+        );
+        // CouchDB's key= says what was asked: kept.
+        assert_eq!(
+            r.query("http://h/db/_all_docs?key=%22a%22"),
+            "http://h/db/_all_docs?key=%22a%22"
+        );
+        assert_eq!(r.query("/no/query"), "/no/query");
+        let got = line(&["hakaru", "run", "http://h/?access_token=s3cret"], &[]);
+        assert_eq!(got[2], "http://h/?access_token=<redacted>");
     }
 }

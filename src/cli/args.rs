@@ -109,6 +109,11 @@ pub struct RequestArgs {
     #[arg(long, value_name = "NAME")]
     pub secret_header: Vec<String>,
 
+    /// A query parameter whose value is secret, repeatable: redacted in results and
+    /// reports like token, access_token, api_key, password… (still sent).
+    #[arg(long, value_name = "NAME")]
+    pub secret_param: Vec<String>,
+
     /// Let a patterns file send load to hosts of its own (absolute URLs, a pattern's
     /// "host") that --default-hosts does not name.
     #[arg(long)]
@@ -281,6 +286,7 @@ impl RequestArgs {
             https: self.https,
             headers: self.headers.clone(),
             secret_headers: self.secret_header.clone(),
+            secret_params: self.secret_param.clone(),
             allow_pattern_hosts: self.allow_pattern_hosts,
             body: match (&self.body, &self.body_file) {
                 (Some(b), _) => Some(Body::Text(b.clone())),
@@ -387,27 +393,6 @@ impl Human {
             eprint!("{text}");
         } else {
             print!("{text}");
-        }
-    }
-
-    /// The end of `run` and `ramp`: the CSV (or with `--format json` the JSON) on
-    /// stdout with `-o -`, else where the result files are.
-    pub fn outputs(
-        &self,
-        run: &crate::result::RunResult,
-        csv_to_stdout: bool,
-        format: FormatArg,
-        files: Option<&crate::result::store::Outputs>,
-    ) {
-        if csv_to_stdout {
-            print!("{}", format.stdout(run));
-        }
-        if let Some(out) = files {
-            self.print(&format!(
-                "Results: {} and {}\n",
-                out.csv.display(),
-                out.json.display()
-            ));
         }
     }
 }

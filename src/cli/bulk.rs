@@ -261,7 +261,7 @@ impl BulkArgs {
             output_path: self
                 .output_path
                 .clone()
-                .filter(|p| !super::args::is_stdout(Some(p))),
+                .filter(|p| !crate::outfile::is_through(p)),
             format: self.format.csv(),
             command_line,
         }
@@ -301,6 +301,7 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     let to_stdout = super::args::is_stdout(args.output_path.as_deref());
     args.format.check(to_stdout)?;
     args.thresholds.check(true)?;
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -317,26 +318,15 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     watchers.extend(live.observers());
     let (mut run, code) = execute_watched(&ready, &mut watchers, !to_stdout, &args.thresholds)?;
     live.finish();
-    if let Some(table) = args
-        .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?
-    {
-        // With -o -, stdout carries the result: the verdicts go to stderr.
-        if to_stdout {
-            eprint!("\n{table}");
-        } else {
-            print!("\n{table}");
-        }
-    }
-    let code = super::threshold::exit_code(&run, code);
-    if to_stdout {
-        // stdout carries the result; the table's rows went to stderr as steps ended.
-        print!("{}", args.format.stdout(&run));
-    }
-    if let Some(out) = &ready.run.outputs {
-        println!("Results: {} and {}", out.csv.display(), out.json.display());
-    }
-    Ok(code)
+    // With -o -, stdout carries the result: the verdicts go to stderr; the table's
+    // rows went to stderr as steps ended.
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), to_stdout)?;
+    let finish = super::finish::Finish {
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(args.output_path.as_deref(), args.format),
+        ..super::finish::Finish::new(&args.thresholds, human, code)
+    };
+    super::finish::finish(&mut run, finish, |_| String::new())
 }
 
 /// Runs a bulk write with `--verify`'s count around it; the run (its `verify` filled
@@ -390,13 +380,7 @@ fn execute_watched(
                 }
                 run.verify = Some(v);
                 if let Some(out) = &ready.run.outputs {
-                    out.write(&run).map_err(|e| {
-                        anyhow::anyhow!(
-                            "cannot write result file {}: {}",
-                            e.path.display(),
-                            e.source
-                        )
-                    })?;
+                    crate::runner::write_outputs(&run, out);
                 }
             }
             Err(why) => {

@@ -10,6 +10,7 @@ pub mod compare;
 pub mod completions;
 pub mod demo;
 pub mod find_max;
+pub mod finish;
 pub mod hints;
 pub mod k8s;
 pub mod merge;
@@ -131,19 +132,21 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::plan::PlanError>()
             || c.is::<crate::suite::ScenarioError>()
             || c.is::<crate::suite::SuiteError>()
-            || c.is::<crate::report::read::ReadError>()
+            || c.is::<crate::result::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
+            || c.is::<crate::report::output::OutputError>()
             || c.is::<crate::server::listen::ServeError>()
+            || c.is::<crate::spec::ab::AbError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || c.is::<crate::metrics::LiveError>()
             || matches!(
-                c.downcast_ref::<crate::report::files::ReportError>(),
+                c.downcast_ref::<crate::report::output::ReportError>(),
                 Some(
-                    crate::report::files::ReportError::LabelCount { .. }
-                        | crate::report::files::ReportError::Read(_)
+                    crate::report::output::ReportError::LabelCount { .. }
+                        | crate::report::output::ReportError::Read(_)
                 )
             )
             // A file named on the command line that is not there.
@@ -202,41 +205,9 @@ pub fn run_workload_until<W: Workload>(
     Ok(crate::runner::run(run, workload, engine, stop, observer)?)
 }
 
-/// A [`Stop`] triggered by the first Ctrl-C (or SIGTERM); a second Ctrl-C exits at once.
+/// A [`Stop`] triggered by the first Ctrl-C, SIGTERM or SIGHUP (see [`Stop::on_signals`]).
 pub(crate) fn ctrl_c_stop() -> Stop {
-    let stop = Stop::default();
-    let s = stop.clone();
-    let _ = std::thread::Builder::new().name("hakaru-signals".into()).spawn(move || {
-        let Ok(rt) = tokio::runtime::Builder::new_current_thread().enable_all().build() else { return };
-        rt.block_on(async {
-            #[cfg(unix)]
-            let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).ok();
-            loop {
-                #[cfg(unix)]
-                let term_fut = async {
-                    match term.as_mut() {
-                        Some(t) => {
-                            t.recv().await;
-                        }
-                        None => std::future::pending().await,
-                    }
-                };
-                #[cfg(not(unix))]
-                let term_fut = std::future::pending::<()>();
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term_fut => {}
-                }
-                if s.is_triggered() {
-                    eprintln!("\nStopped again: exiting without waiting.");
-                    std::process::exit(130);
-                }
-                eprintln!("\nStopping: ending the current step and writing what was measured (Ctrl-C again to quit at once)...");
-                s.trigger();
-            }
-        });
-    });
-    stop
+    Stop::on_signals()
 }
 
 #[cfg(test)]

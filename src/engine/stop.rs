@@ -1,8 +1,10 @@
-//! Ending a run early (Ctrl-C, SIGTERM): one flag that wakes running steps and
-//! sleeping intervals alike.
+//! Ending a run early (Ctrl-C, SIGTERM, SIGHUP): one flag that wakes running steps and
+//! sleeping intervals alike, and the signal handling that trips it. A second signal
+//! quits at once, but never in the middle of writing the result files.
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -62,6 +64,115 @@ impl Stop {
 
     pub(super) fn subscribe(&self) -> watch::Receiver<bool> {
         self.0.watch.subscribe()
+    }
+
+    /// A [`Stop`] tripped by the first SIGINT (Ctrl-C), SIGTERM or SIGHUP (an SSH
+    /// session dropping): the current step ends and what was measured is written. A
+    /// second signal exits with 130 at once — once any result write under way is done
+    /// ([`hold_exit`]). A repeat within [`SAME_SIGNAL`] is the same signal (`timeout -s
+    /// INT` sends it to the process and again to its group).
+    pub fn on_signals() -> Stop {
+        let stop = Stop::default();
+        let s = stop.clone();
+        let _ = std::thread::Builder::new()
+            .name("hakaru-signals".into())
+            .spawn(move || {
+                let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                else {
+                    return;
+                };
+                rt.block_on(watch_signals(s));
+            });
+        stop
+    }
+}
+
+/// Two signals this close together are one: a process and its group signalled at once.
+pub const SAME_SIGNAL: Duration = Duration::from_millis(100);
+
+/// Held while result files are written; a second signal waits for it before exiting,
+/// so no write is cut in half (a stray temporary, no result).
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Holds off a second signal's exit until the guard drops: taken around the writing
+/// of a run's files.
+pub fn hold_exit() -> MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Which signal arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Signal {
+    Interrupt,
+    Terminate,
+    Hangup,
+}
+
+async fn next_signal(
+    term: &mut Option<tokio::signal::unix::Signal>,
+    hup: &mut Option<tokio::signal::unix::Signal>,
+) -> Signal {
+    async fn recv(s: &mut Option<tokio::signal::unix::Signal>) {
+        match s.as_mut() {
+            Some(s) => {
+                s.recv().await;
+            }
+            None => std::future::pending().await,
+        }
+    }
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => Signal::Interrupt,
+        _ = recv(term) => Signal::Terminate,
+        _ = recv(hup) => Signal::Hangup,
+    }
+}
+
+async fn watch_signals(stop: Stop) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let mut term = signal(SignalKind::terminate()).ok();
+    let mut hup = signal(SignalKind::hangup()).ok();
+    let mut first: Option<Instant> = None;
+    loop {
+        let sig = next_signal(&mut term, &mut hup).await;
+        if sig == Signal::Hangup {
+            // The terminal is gone: what is printed to it from now on would fail.
+            quiet_terminal();
+        }
+        match first {
+            Some(at) if at.elapsed() < SAME_SIGNAL => continue,
+            Some(_) => {
+                let _hold = hold_exit();
+                say("\nStopped again: exiting without waiting.");
+                std::process::exit(130);
+            }
+            None => {
+                first = Some(Instant::now());
+                stop.trigger();
+                say("\nStopping: ending the current step and writing what was measured (Ctrl-C again to quit at once)...");
+            }
+        }
+    }
+}
+
+/// A line on stderr, if stderr can still take it.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// After SIGHUP: stdout and stderr that were the lost terminal go to /dev/null, so the
+/// live line and the summary do not fail the run that is being saved.
+fn quiet_terminal() {
+    use std::io::IsTerminal;
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
+        return;
+    };
+    if std::io::stderr().is_terminal() {
+        let _ = rustix::stdio::dup2_stderr(&null);
+    }
+    if std::io::stdout().is_terminal() {
+        let _ = rustix::stdio::dup2_stdout(&null);
     }
 }
 

@@ -172,6 +172,8 @@ pub enum WireError {
     /// The connection ended inside a body whose length was promised (Content-Length,
     /// or a chunk's size): the server sent less than it said.
     Truncated,
+    /// Bytes were waiting before the request was written: no request asked for them.
+    Unsolicited,
 }
 
 impl WireError {
@@ -180,6 +182,7 @@ impl WireError {
             WireError::Malformed(_) => ErrorKind::Malformed,
             WireError::Eof { .. } => ErrorKind::Reset,
             WireError::Truncated => ErrorKind::Truncated,
+            WireError::Unsolicited => ErrorKind::Unsolicited,
             WireError::Io(e) => match e.kind() {
                 io::ErrorKind::ConnectionReset
                 | io::ErrorKind::ConnectionAborted
@@ -204,7 +207,7 @@ impl WireError {
                     | io::ErrorKind::BrokenPipe
                     | io::ErrorKind::ConnectionAborted
             ),
-            WireError::Malformed(_) | WireError::Truncated => false,
+            WireError::Malformed(_) | WireError::Truncated | WireError::Unsolicited => false,
         }
     }
 }
@@ -217,6 +220,9 @@ impl std::fmt::Display for WireError {
             WireError::Malformed(m) => f.write_str(m),
             WireError::Truncated => {
                 f.write_str("the connection closed before the promised body length arrived")
+            }
+            WireError::Unsolicited => {
+                f.write_str("the server sent data before the request was written")
             }
         }
     }
@@ -381,6 +387,7 @@ impl Conn {
         meter: &Meter,
         body: Option<&mut BodySink<'_>>,
     ) -> Result<Response, WireError> {
+        self.check_idle(meter)?;
         self.stream.write_all(request, meter).await?;
         let mut r = Reader {
             bytes: 0,
@@ -425,6 +432,31 @@ impl Conn {
                 close,
             });
         }
+    }
+
+    /// Before a request is written nothing may be waiting: bytes left past the last
+    /// response, or on the socket, answer no request (a server that responds without
+    /// reading, or sends more than its framing said). A closed idle socket is a stale
+    /// connection, found before the write.
+    fn check_idle(&mut self, meter: &Meter) -> Result<(), WireError> {
+        if self.end > self.start {
+            return Err(WireError::Unsolicited);
+        }
+        self.start = 0;
+        self.end = 0;
+        if let Stream::Plain(s) = &self.stream {
+            match s.try_read(&mut self.buf) {
+                Ok(0) => return Err(WireError::Eof { started: false }),
+                Ok(n) => {
+                    meter.add_received(n);
+                    self.end = n;
+                    return Err(WireError::Unsolicited);
+                }
+                // Nothing waiting (WouldBlock), or an error the write or read will meet.
+                Err(_) => {}
+            }
+        }
+        Ok(())
     }
 
     /// Read more bytes into the buffer; counts them. Returns 0 at EOF.
@@ -563,6 +595,9 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, WireError> {
     let used = match resp.parse(buf) {
         Ok(httparse::Status::Complete(used)) => used,
         Ok(httparse::Status::Partial) => return Ok(None),
+        Err(httparse::Error::TooManyHeaders) => {
+            return Err(WireError::Malformed("too many headers (more than 100)"))
+        }
         Err(_) => return Err(WireError::Malformed("not an HTTP/1.x response")),
     };
     let status = resp.code.unwrap_or(0);
@@ -575,9 +610,13 @@ fn parse_head(buf: &[u8]) -> Result<Option<Head>, WireError> {
             let v = std::str::from_utf8(h.value)
                 .ok()
                 .and_then(|s| s.trim().parse::<u64>().ok());
-            match v {
-                Some(n) => length = Some(n),
-                None => return Err(WireError::Malformed("invalid Content-Length")),
+            match (v, length) {
+                // RFC 9112 §6.3: differing lengths leave the framing unknown.
+                (Some(n), Some(m)) if n != m => {
+                    return Err(WireError::Malformed("conflicting Content-Length headers"))
+                }
+                (Some(n), _) => length = Some(n),
+                (None, _) => return Err(WireError::Malformed("invalid Content-Length")),
             }
         } else if h.name.eq_ignore_ascii_case("transfer-encoding") {
             chunked = h
@@ -748,5 +787,73 @@ mod tests {
         assert_eq!(e.kind, ErrorKind::Connect);
         // The OS's reason is kept for the result and the summary.
         assert!(e.cause.to_string().contains("refused"), "{}", e.cause);
+    }
+
+    #[tokio::test]
+    async fn conflicting_content_length_is_malformed() {
+        let e = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello")
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Malformed);
+        assert_eq!(e.to_string(), "conflicting Content-Length headers");
+        // The same length twice frames the message one way: accepted (RFC 9112 §6.3).
+        let r = exchange(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 2\r\n\r\nok")
+            .await
+            .unwrap();
+        assert_eq!(r.status, 200);
+    }
+
+    #[tokio::test]
+    async fn too_many_headers_is_named() {
+        let mut reply = b"HTTP/1.1 200 OK\r\n".to_vec();
+        for i in 0..1000 {
+            reply.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+        }
+        reply.extend_from_slice(b"Content-Length: 0\r\n\r\n");
+        let e = exchange(Box::leak(reply.into_boxed_slice()))
+            .await
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Malformed);
+        assert_eq!(e.to_string(), "too many headers (more than 100)");
+    }
+
+    /// Issue 20: a response nobody asked for was counted as the next request's 200.
+    #[tokio::test]
+    async fn data_before_the_request_is_unsolicited() {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr: SocketAddr = l.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut s, _) = l.accept().await.unwrap();
+            let mut b = [0u8; 1024];
+            let _ = s.read(&mut b).await;
+            // The answer, and a second response that no request asked for.
+            let _ = s
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok\
+                             HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                )
+                .await;
+            let _ = s.read(&mut b).await;
+        });
+        let t = Target {
+            https: false,
+            host: "127.0.0.1".into(),
+            port: addr.port(),
+            addrs: vec![addr],
+        };
+        let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
+        let req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+        let meter = Meter::default();
+        assert_eq!(
+            c.exchange(req, false, &meter, None).await.unwrap().status,
+            200
+        );
+        // Wait until the unasked-for response is surely here (the same write, or not).
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let e = c.exchange(req, false, &meter, None).await.unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unsolicited);
+        assert!(!e.is_stale_connection());
+        // Nothing was written for the refused request.
+        assert_eq!(meter.sent.get(), req.len() as u64);
     }
 }

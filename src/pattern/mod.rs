@@ -175,6 +175,11 @@ pub fn normalized_frequencies(groups: &[Group]) -> Vec<f64> {
     raw.iter().map(|r| r / total).collect()
 }
 
+/// The longest line a patterns file may have (a pattern is a line of the text form).
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The most JSON a patterns file may hold (it is read whole).
+pub const MAX_JSON_BYTES: u64 = 1 << 30;
+
 /// The longest label a pattern or group may take (`"name"`, `name=`).
 pub const MAX_NAME_LEN: usize = 100;
 
@@ -225,11 +230,32 @@ pub fn load_file(path: &Path) -> Result<PatternSet, PatternError> {
     let mut text: Option<text::TextParser> = None;
     loop {
         buf.clear();
-        if reader.read_until(b'\n', &mut buf).map_err(read_error)? == 0 {
+        // Bounded: `/dev/zero` or a file of one endless line is refused, not read whole.
+        let read = (&mut reader)
+            .take(MAX_LINE_BYTES as u64 + 1)
+            .read_until(b'\n', &mut buf)
+            .map_err(read_error)?;
+        if read == 0 {
             break;
         }
-        digest.update(&buf);
         number += 1;
+        if buf.len() > MAX_LINE_BYTES {
+            // Minified JSON is one long line: read it on, to JSON's own bound.
+            let start = buf.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(&buf);
+            let first = start.iter().find(|b| !b.is_ascii_whitespace());
+            if text.is_some() || !matches!(first, Some(b'{' | b'[')) {
+                return Err(PatternError::Line {
+                    path: display.clone(),
+                    line: number,
+                    message: format!("longer than {MAX_LINE_BYTES} bytes; a pattern is one line"),
+                });
+            }
+            (&mut reader)
+                .take(MAX_JSON_BYTES)
+                .read_until(b'\n', &mut buf)
+                .map_err(read_error)?;
+        }
+        digest.update(&buf);
         let bytes = if number == 1 {
             buf.strip_prefix(b"\xef\xbb\xbf".as_slice()).unwrap_or(&buf)
         } else {
@@ -246,7 +272,17 @@ pub fn load_file(path: &Path) -> Result<PatternSet, PatternError> {
             None => lead.push_str(line),
             Some('{' | '[') => {
                 let mut rest = Vec::new();
-                reader.read_to_end(&mut rest).map_err(read_error)?;
+                (&mut reader)
+                    .take(MAX_JSON_BYTES + 1)
+                    .read_to_end(&mut rest)
+                    .map_err(read_error)?;
+                if rest.len() as u64 > MAX_JSON_BYTES {
+                    return Err(PatternError::Shape {
+                        path: display,
+                        line: None,
+                        message: format!("more than {MAX_JSON_BYTES} bytes of JSON"),
+                    });
+                }
                 digest.update(&rest);
                 let rest = String::from_utf8(rest).map_err(|e| {
                     let at = e.utf8_error().valid_up_to();

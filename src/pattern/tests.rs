@@ -692,6 +692,36 @@ fn load_file_reads_as_parse_does_and_digests_the_bytes() {
 }
 
 #[test]
+fn request_patterns_file_dev_zero_is_refused_at_the_line_bound() {
+    let err = load_file(Path::new("/dev/zero")).unwrap_err().to_string();
+    assert!(
+        err.contains("/dev/zero, line 1: longer than 1048576 bytes"),
+        "{err}"
+    );
+    let dir = std::env::temp_dir().join(format!("hakaru-long-line-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("p.txt");
+    let mut text = format!("/a\n/{}\n", "x".repeat(MAX_LINE_BYTES));
+    std::fs::write(&path, &text).unwrap();
+    let err = load_file(&path).unwrap_err().to_string();
+    assert!(err.contains("line 2: longer than"), "{err}");
+    // A line at the bound is a pattern like any other.
+    text.truncate(text.len() - 3);
+    text.push('\n');
+    std::fs::write(&path, &text).unwrap();
+    assert_eq!(load_file(&path).unwrap().n_patterns(), 2);
+    // Minified JSON is one line longer than the bound, and is read whole.
+    let long = format!("\"/{}\"", "y".repeat(1000));
+    let json = format!("[{}]", vec![long; MAX_LINE_BYTES / 1000 + 1].join(","));
+    std::fs::write(&path, &json).unwrap();
+    assert_eq!(
+        load_file(&path).unwrap().n_patterns(),
+        MAX_LINE_BYTES / 1000 + 1
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn issue_19_a_misspelt_key_is_refused_not_sent_as_a_get() {
     // Before: "metod" and "bdy" were ignored, and every request went out as a GET
     // without a body.

@@ -22,7 +22,7 @@ use crate::pattern::{self, Entry, Group, Pattern, PatternSet};
 use crate::stats::Labels;
 
 mod labels;
-use crate::result::RequestInfo;
+use crate::result::{RequestInfo, RequestOrder};
 use crate::rng::SplitMix64;
 
 /// Defaults from the command line for whatever a pattern leaves out.
@@ -75,6 +75,16 @@ pub enum Order {
     /// The file's order, every pattern to every host in turn, for exact replays.
     /// Frequencies are not applied.
     Sequential,
+}
+
+/// The result names the order as its own vocabulary (`result` imports nothing above it).
+impl From<Order> for RequestOrder {
+    fn from(o: Order) -> Self {
+        match o {
+            Order::Random => RequestOrder::Random,
+            Order::Sequential => RequestOrder::Sequential,
+        }
+    }
 }
 
 /// A request's fixed parts: all but its path. Few per plan.
@@ -154,6 +164,8 @@ pub struct Plan {
     pub n_patterns: usize,
     /// Each request's label ([`labels`]).
     labels: labels::PlanLabels,
+    /// Which query parameters' values the URLs it names hide ([`Plan::redact_with`]).
+    redactor: crate::redact::Redactor,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -285,6 +297,7 @@ impl Plan {
                 thresholds: Vec::new(),
                 n_patterns: 0,
                 labels: Default::default(),
+                redactor: Default::default(),
             },
             d: defaults,
             allowed_hosts: defaults
@@ -427,8 +440,15 @@ impl Plan {
         Some(RequestInfo {
             id: None,
             method: f.method.to_string(),
-            url,
+            url: self.redactor.query(&url),
         })
+    }
+
+    /// The URLs the plan names (its source, each request's) with these query
+    /// parameters' values hidden; the requests sent are unchanged.
+    pub fn redact_with(&mut self, redactor: crate::redact::Redactor) {
+        self.source = redactor.query(&self.source);
+        self.redactor = redactor;
     }
 
     /// The kinds of request the plan counts apart ([`labels`]); empty for one kind.

@@ -5,7 +5,7 @@
 
 use crate::report::chart::esc;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::report::markdown::{md_table, Align};
+use crate::report::table::{md_table, Align};
 use crate::result::{LabelResult, StepResult};
 
 const HEADERS: [&str; 8] = [

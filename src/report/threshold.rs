@@ -343,7 +343,7 @@ pub fn threshold_html(run: &RunResult, r: &ThresholdsResult) -> String {
 
 /// The thresholds as Markdown: a verdict line and the grid, failing cells in bold.
 pub fn threshold_markdown(run: &RunResult, r: &ThresholdsResult) -> String {
-    use super::markdown::{md_table, Align};
+    use super::table::{md_table, Align};
     let mut o = format!("#### {}\n\n", heading(r));
     if let Some(line) = aborted_line(run, r) {
         let _ = writeln!(o, "**{line}**\n");

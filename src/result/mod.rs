@@ -10,10 +10,15 @@ pub(crate) mod fixture;
 pub mod json;
 mod labels;
 pub mod merge;
+pub mod merge_check;
+pub mod read;
+pub mod recovery;
 mod requests;
 pub mod schema;
+pub mod series;
 mod step;
 pub mod store;
+pub mod stream;
 pub mod suite;
 pub mod threshold;
 pub mod timeline;
@@ -27,7 +32,6 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Order;
 use crate::stats::{ErrorKind, RequestSample};
 pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
@@ -92,6 +96,10 @@ pub struct RunResult {
     pub find_max: Option<find_max::FindMaxResult>,
 }
 
+/// The item error of a document the server answered for but did not keep (a body-
+/// reading check counts it; reports name it).
+pub const NOT_KEPT: &str = "not_kept";
+
 /// `bulk --verify`: what the server acknowledged against what it holds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct VerifyResult {
@@ -113,6 +121,27 @@ pub struct VerifyResult {
 }
 
 impl VerifyResult {
+    /// The comparison: documents that appeared (after − before) against those
+    /// acknowledged.
+    pub fn compare(
+        url: String,
+        acknowledged: u64,
+        in_flight: u64,
+        before: u64,
+        after: u64,
+    ) -> Self {
+        let present = after as i64 - before as i64;
+        VerifyResult {
+            url,
+            acknowledged,
+            present,
+            present_before: before,
+            present_after: after,
+            matches: present == acknowledged as i64,
+            in_flight,
+        }
+    }
+
     /// More present than acknowledged, by no more than the documents in flight when a
     /// timed step ended: nothing acknowledged is missing.
     pub fn explained(&self) -> bool {
@@ -347,15 +376,6 @@ impl RequestOrder {
         match self {
             RequestOrder::Random => "random",
             RequestOrder::Sequential => "sequential",
-        }
-    }
-}
-
-impl From<Order> for RequestOrder {
-    fn from(o: Order) -> Self {
-        match o {
-            Order::Random => RequestOrder::Random,
-            Order::Sequential => RequestOrder::Sequential,
         }
     }
 }

@@ -87,8 +87,37 @@ pub enum AbError {
     MoreClientsThanRequests { concurrency: usize, requests: u64 },
     #[error("-C \"{0}\": expected name=value")]
     Cookie(String),
-    #[error(transparent)]
+    /// The shared checks' refusal, told with ab's flag names (`-t`, not `-d`).
+    #[error("{}", ab_names(.0))]
     Spec(#[from] SpecError),
+}
+
+/// `run`'s flags that ab spells its own way, and ab's names for them.
+const AB_FLAGS: [(&str, &str); 6] = [
+    ("--duration", "-t"),
+    ("-d", "-t"),
+    ("--default-timeout", "-s"),
+    ("--timeout", "-s"),
+    ("--body-file", "-p/-u"),
+    ("--method", "-m"),
+];
+
+/// A shared check's message with the flag it starts with, or the flag it quotes, in
+/// ab's name.
+fn ab_names(e: &SpecError) -> String {
+    let text = e.to_string();
+    for (run, ab) in AB_FLAGS {
+        if let Some(rest) = text.strip_prefix(run) {
+            if rest.starts_with([' ', ':']) {
+                return format!("{ab}{rest}");
+            }
+        }
+        let within = format!("cannot read {run} ");
+        if text.starts_with(&within) {
+            return text.replacen(run, ab, 1);
+        }
+    }
+    text
 }
 
 impl AbOptions {
@@ -330,5 +359,19 @@ mod tests {
         .contains("-i (HEAD)"));
         assert!(e(ab(|o| o.method = Some("GE T".into()))).contains("-m \"GE T\""));
         assert!(e(ab(|o| o.requests = Some(0))).contains("-n must be at least 1"));
+    }
+
+    #[test]
+    fn ab_t_0_is_refused_with_abs_flag_names() {
+        let e = ab(|o| o.timelimit = Some(Duration::ZERO))
+            .run_options(vec![])
+            .unwrap_err();
+        assert_eq!(e.to_string(), "-t must be positive");
+        let e = ab(|o| o.timeout = Duration::ZERO)
+            .run_options(vec![])
+            .unwrap_err();
+        assert_eq!(e.to_string(), "-s must be positive");
+        let e = ab(|o| o.concurrency = 0).run_options(vec![]).unwrap_err();
+        assert_eq!(e.to_string(), "-c must be at least 1");
     }
 }

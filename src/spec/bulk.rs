@@ -11,11 +11,10 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{
-    at_most_duration, check_clients, clock_seed, parse_count, parse_header, positive_duration,
-    SpecError, MAX_STEPS, MAX_THREADS,
-};
-use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_TIMEOUT};
+use super::bulk_check::check_batch_bytes;
+pub use super::bulk_check::MAX_BATCH_BYTES;
+use super::{check_clients, clock_seed, parse_count, parse_header, SpecError, MAX_STEPS};
+use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec};
 use crate::http::Target;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
@@ -25,7 +24,7 @@ use crate::result::{
 use crate::runner::{RunSpec, StepHooks};
 use crate::workload::bulk::{
     BodyError, BulkSettings, BulkWorkload, DocTemplate, EsAction, IdStrategy, ResponseRule,
-    TargetKind, TemplateError,
+    TargetKind, TemplateError, Templated,
 };
 
 /// The largest batch a request may carry.
@@ -202,6 +201,8 @@ pub enum BulkError {
     BatchNotACount(String),
     #[error("--batch-sizes: every batch must hold 1 to {MAX_BATCH} documents, found {0}")]
     BatchRange(u64),
+    #[error("--batch-sizes {batch}: up to {bytes} bytes a request with this document, more than the {MAX_BATCH_BYTES} one request may carry; give smaller batches or a smaller document")]
+    BatchBytes { batch: u64, bytes: u64 },
     #[error("--writers: \"{0}\" is not a number of writers")]
     WritersNotANumber(String),
     #[error("{flag}: no values given")]
@@ -266,138 +267,15 @@ impl BulkOptions {
             (true, p) => p.to_string(),
             (false, p) => p.trim_end_matches('/').to_string(),
         };
-        match self.target {
-            TargetKind::CouchDb => {
-                if base_path.is_empty() {
-                    return Err(BulkError::NoDatabase(self.url.clone()));
-                }
-                if self.table.is_some() {
-                    return Err(BulkError::TableForCouchDb);
-                }
-            }
-            TargetKind::Elasticsearch => {
-                if base_path.is_empty() {
-                    return Err(BulkError::NoIndex(self.url.clone()));
-                }
-                let refuse = |what, why| Err(BulkError::NotElasticsearch { what, why });
-                if self.table.is_some() {
-                    return refuse("--table", "the index is the URL's path");
-                }
-                if self.single {
-                    return refuse(
-                        "--single here",
-                        "one document per request is --batch-sizes 1 (a _bulk of one)",
-                    );
-                }
-                if self.batch_ok {
-                    return refuse(
-                        "batch=ok mode",
-                        "it is CouchDB's (a 202 for writes kept in memory); leave out --batch-ok",
-                    );
-                }
-                if self.full_commit {
-                    return refuse(
-                        "full-commit header",
-                        "X-Couch-Full-Commit is CouchDB's (Elasticsearch fsyncs its translog per request by default); leave out --full-commit",
-                    );
-                }
-            }
-            TargetKind::Template => {
-                for (given, what) in [
-                    (self.single, "--single"),
-                    (self.batch_ok, "--batch-ok"),
-                    (self.full_commit, "--full-commit"),
-                    (self.table.is_some(), "--table"),
-                ] {
-                    if given {
-                        return Err(BulkError::NotTemplate { what });
-                    }
-                }
-                if self.template.is_none() {
-                    return Err(BulkError::NoTemplate);
-                }
-            }
-            TargetKind::Groonga => {
-                if self.table.as_deref().is_none_or(|t| t.trim().is_empty()) {
-                    return Err(BulkError::NoTable);
-                }
-                if self.batch_ok {
-                    return Err(BulkError::NotGroonga {
-                        what: "batch=ok mode",
-                        why: "it is CouchDB's (a 202 for writes kept in memory); leave out --batch-ok",
-                    });
-                }
-                if self.full_commit {
-                    return Err(BulkError::NotGroonga {
-                        what: "full-commit header",
-                        why: "X-Couch-Full-Commit is CouchDB's; leave out --full-commit",
-                    });
-                }
-            }
-        }
-        if !templated {
-            for (given, flag) in [
-                (self.template.is_some(), "--template"),
-                (self.method.is_some(), "--method"),
-                (self.ok_pointer.is_some(), "--ok-pointer"),
-                (self.item_error_pointer.is_some(), "--item-error-pointer"),
-                (self.count_url.is_some(), "--count-url"),
-                (self.count_pointer.is_some(), "--count-pointer"),
-            ] {
-                if given {
-                    return Err(BulkError::TemplateOnly(flag));
-                }
-            }
-        }
-        if self.action.is_some() && self.target != TargetKind::Elasticsearch {
-            return Err(BulkError::ActionNotEs(self.target.as_str()));
-        }
+        self.check_target(&base_path)?;
+        self.check_target_flags()?;
         let batches = self.batch_sizes()?;
         let writers = self.writers()?;
         if batches.len() * writers.len() > MAX_STEPS {
             return Err(BulkError::TooManySteps(batches.len() * writers.len()));
         }
-        if self.count == Some(0) {
-            return Err(BulkError::NoCount);
-        }
-        if let Some(d) = self.duration {
-            positive_duration("--duration", d)?;
-        }
-        at_most_duration("--interval", self.interval)?;
-        if self.timeout.is_zero() {
-            return Err(SpecError::NotPositive { flag: "--timeout" }.into());
-        }
-        if self.timeout > MAX_TIMEOUT {
-            return Err(SpecError::TooLong {
-                flag: "--timeout",
-                max: MAX_TIMEOUT,
-                why: "latency is tracked up to one hour",
-            }
-            .into());
-        }
-        if self.threads > MAX_THREADS {
-            return Err(SpecError::AtMost {
-                flag: "--threads",
-                max: MAX_THREADS as u64,
-                found: self.threads as u64,
-            }
-            .into());
-        }
-        if let Some(r) = self.rate {
-            if r.is_nan() || r <= 0.0 {
-                return Err(BulkError::Rate(r));
-            }
-        }
-        let content_type = self.content_type.clone().unwrap_or_else(|| {
-            match self.target {
-                TargetKind::Elasticsearch => "application/x-ndjson",
-                _ => "application/json",
-            }
-            .into()
-        });
-        if content_type.contains(['\r', '\n']) {
-            return Err(BulkError::ContentType(content_type));
-        }
+        self.check_limits()?;
+        let content_type = self.content_type()?;
         let headers = self
             .headers
             .iter()
@@ -412,100 +290,15 @@ impl BulkOptions {
             }
         }
 
-        // Steps: batch sizes outside, writers inside, as the chapter's table reads.
         let duration = match (self.duration, self.count) {
             (None, None) => Some(DEFAULT_BULK_DURATION),
             (d, _) => d,
         };
-        let mut steps = Vec::new();
-        let mut notes = Vec::new();
-        for &batch in &batches {
-            let n_requests = self.count.map(|c| c.div_ceil(batch));
-            if let Some(c) = self.count {
-                if c % batch != 0 {
-                    notes.push(format!(
-                        "--count {c} at batch size {batch}: {} requests, {} documents per step",
-                        c.div_ceil(batch),
-                        c.div_ceil(batch) * batch
-                    ));
-                }
-            }
-            let rate = match self.rate {
-                Some(r) => Some(Arc::new(RateProfile::constant(r / batch as f64).map_err(
-                    |why| BulkError::RateProfile {
-                        rate: r,
-                        batch,
-                        why,
-                    },
-                )?)),
-                None => None,
-            };
-            for &w in &writers {
-                steps.push(StepSpec {
-                    n_clients: w,
-                    duration,
-                    n_requests,
-                    rate: rate.clone(),
-                });
-            }
-        }
-
-        // The steps run are this machine's share; the settings' --count stays the whole's.
-        if let Some(shard) = self.shard {
-            if self.verify {
-                return Err(BulkError::VerifyShard);
-            }
-            for step in &mut steps {
-                super::share_step(step, shard)?;
-            }
-        }
+        let (steps, notes) = self.steps(&batches, &writers, duration)?;
         let start_at = super::start_moment(self.start_at, &steps, 1)?;
-
-        let (doc_text, source_name) = match &self.doc {
-            DocSource::Text(t) => (t.clone(), "--doc".to_string()),
-            DocSource::File(p) => (
-                std::fs::read_to_string(p).map_err(|why| BulkError::DocFile {
-                    path: p.display().to_string(),
-                    why,
-                })?,
-                format!("--doc-file {}", p.display()),
-            ),
-        };
-        let template = DocTemplate::parse(doc_text.trim())
-            .map_err(|why| BulkError::Template { source_name, why })?;
-        let templated = match &self.template {
-            Some(path) if templated => Some(self.templated(path, &content_type)?),
-            _ => None,
-        };
-        let field = self.target.id_field();
-        if self.target == TargetKind::Elasticsearch && template.sets_key(field) {
-            return Err(BulkError::NotElasticsearch {
-                what: "_id inside a document",
-                why: "it refuses the metadata field in a source; leave _id out (--ids names documents in the action line)",
-            });
-        }
-        let ids = if let Some(t) = &templated {
-            match self.ids {
-                Some(i) if i != IdStrategy::Server && !t.body.uses_id() => {
-                    return Err(BulkError::IdsUnused(i.as_str()))
-                }
-                Some(i) => i,
-                None if t.body.uses_id() => IdStrategy::Sequential,
-                None => IdStrategy::Server,
-            }
-        } else if template.sets_key(field) {
-            match self.ids {
-                Some(i) if i != IdStrategy::Server => {
-                    return Err(BulkError::TemplateSetsId {
-                        field,
-                        ids: i.as_str(),
-                    })
-                }
-                _ => IdStrategy::Server,
-            }
-        } else {
-            self.ids.unwrap_or(IdStrategy::Sequential)
-        };
+        let (template, templated) = self.documents(&content_type)?;
+        check_batch_bytes(&batches, &template, templated.as_ref())?;
+        let ids = self.id_strategy(&template, templated.as_ref())?;
 
         // Each shard draws its own random IDs and placeholders, reproducibly.
         let seed = self.seed.unwrap_or_else(clock_seed)
@@ -524,69 +317,22 @@ impl BulkOptions {
             (false, TargetKind::Template) => 80,
         });
         let target = resolve(url.https, &url.host, port)?;
-        let tls = if url.https {
-            Some(crate::http::tls_connector(false, None).map_err(BulkError::Tls)?)
-        } else {
-            None
-        };
         let threads = if self.threads == 0 {
             crate::sysinfo::cpus()
         } else {
             self.threads
         };
         let most_writers = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
-        let settings = Settings {
-            duration_s: duration.map(|d| d.as_secs_f64()),
-            n_requests: None,
-            interval_s: self.interval.as_secs_f64(),
-            wait_s: 0.0,
-            timeout_s: self.timeout.as_secs_f64(),
-            keep_alive: self.keep_alive,
-            model: if self.rate.is_some() {
-                LoadModel::Open
-            } else {
-                LoadModel::Closed
-            },
-            order: RequestOrder::Sequential,
+        let settings = self.settings(&Chosen {
+            duration,
             seed,
-            patterns_source: self.url.clone(),
-            n_patterns: 1,
-            patterns_sha256: None,
-            request_list: false,
-            insecure: false,
             threads: threads.min(most_writers),
-            planned_cache_hit_rate: None,
-            warmup_s: None,
-            rounds: 1,
-            shard: self.shard,
-            start_at: start_at.map(crate::sysinfo::rfc3339),
-            bulk: Some(BulkSettingsResult {
-                target: self.target.as_str().into(),
-                single: self.single,
-                ids: ids.as_str().into(),
-                doc: templated
-                    .as_ref()
-                    .map_or(template.text(), |t| t.body.text())
-                    .to_string(),
-                batch_ok: self.batch_ok,
-                full_commit: self.full_commit,
-                content_type: content_type.clone(),
-                table: self.table.clone(),
-                count: self.count,
-                rate_docs_per_s: self.rate,
-                action: (self.target == TargetKind::Elasticsearch)
-                    .then(|| self.action.unwrap_or(EsAction::Index).as_str().to_string()),
-                method: templated.as_ref().map(|t| t.method.clone()),
-                response_rule: templated.as_ref().map(|t| match &t.rule {
-                    ResponseRule::Status => "status".to_string(),
-                    ResponseRule::Count(p) => format!("ok-pointer {p}"),
-                    ResponseRule::Items(_) => format!(
-                        "item-error-pointer {}",
-                        self.item_error_pointer.as_deref().unwrap_or_default()
-                    ),
-                }),
-            }),
-        };
+            start_at,
+            ids,
+            template: &template,
+            templated: templated.as_ref(),
+            content_type: &content_type,
+        });
         let workload = Arc::new(BulkWorkload::new(BulkSettings {
             kind: self.target,
             target,
@@ -629,7 +375,23 @@ impl BulkOptions {
             })),
             start_at,
         };
-        let engine = EngineConfig {
+        Ok(BulkReady {
+            run,
+            workload,
+            engine: self.engine(threads, url.https)?,
+            verify: self.verify,
+            notes,
+        })
+    }
+
+    /// The engine's settings: the threads, TLS for an https URL, this shard's lane.
+    fn engine(&self, threads: usize, https: bool) -> Result<EngineConfig, BulkError> {
+        let tls = if https {
+            Some(crate::http::tls_connector(false, None).map_err(BulkError::Tls)?)
+        } else {
+            None
+        };
+        Ok(EngineConfig {
             threads,
             wait: Duration::ZERO,
             keep_alive: self.keep_alive,
@@ -640,14 +402,178 @@ impl BulkOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
-        };
-        Ok(BulkReady {
-            run,
-            workload,
-            engine,
-            verify: self.verify,
-            notes,
         })
+    }
+
+    /// The steps (batch sizes outside, writers inside, as the chapter's table reads),
+    /// this machine's share of them, and notes on `--count`s rounded up to whole batches.
+    fn steps(
+        &self,
+        batches: &[u64],
+        writers: &[usize],
+        duration: Option<Duration>,
+    ) -> Result<(Vec<StepSpec>, Vec<String>), BulkError> {
+        let mut steps = Vec::new();
+        let mut notes = Vec::new();
+        for &batch in batches {
+            let n_requests = self.count.map(|c| c.div_ceil(batch));
+            if let Some(c) = self.count {
+                if c % batch != 0 {
+                    notes.push(format!(
+                        "--count {c} at batch size {batch}: {} requests, {} documents per step",
+                        c.div_ceil(batch),
+                        c.div_ceil(batch) * batch
+                    ));
+                }
+            }
+            let rate = match self.rate {
+                Some(r) => Some(Arc::new(RateProfile::constant(r / batch as f64).map_err(
+                    |why| BulkError::RateProfile {
+                        rate: r,
+                        batch,
+                        why,
+                    },
+                )?)),
+                None => None,
+            };
+            for &w in writers {
+                steps.push(StepSpec {
+                    n_clients: w,
+                    duration,
+                    n_requests,
+                    rate: rate.clone(),
+                });
+            }
+        }
+        // The steps run are this machine's share; the settings' --count stays the whole's.
+        if let Some(shard) = self.shard {
+            if self.verify {
+                return Err(BulkError::VerifyShard);
+            }
+            for step in &mut steps {
+                super::share_step(step, shard)?;
+            }
+        }
+        Ok((steps, notes))
+    }
+
+    /// The document template (`--doc`, `--doc-file`) and, for `--target template`, the
+    /// body template with its method, response rule and count.
+    fn documents(&self, content_type: &str) -> Result<(DocTemplate, Option<Templated>), BulkError> {
+        let (doc_text, source_name) = match &self.doc {
+            DocSource::Text(t) => (t.clone(), "--doc".to_string()),
+            DocSource::File(p) => (
+                std::fs::read_to_string(p).map_err(|why| BulkError::DocFile {
+                    path: p.display().to_string(),
+                    why,
+                })?,
+                format!("--doc-file {}", p.display()),
+            ),
+        };
+        let template = DocTemplate::parse(doc_text.trim())
+            .map_err(|why| BulkError::Template { source_name, why })?;
+        let templated = match &self.template {
+            Some(path) if self.target == TargetKind::Template => {
+                Some(self.templated(path, content_type)?)
+            }
+            _ => None,
+        };
+        let field = self.target.id_field();
+        if self.target == TargetKind::Elasticsearch && template.sets_key(field) {
+            return Err(BulkError::NotElasticsearch {
+                what: "_id inside a document",
+                why: "it refuses the metadata field in a source; leave _id out (--ids names documents in the action line)",
+            });
+        }
+        Ok((template, templated))
+    }
+
+    /// `--ids`, or what the templates leave: sequential unless they name documents
+    /// themselves.
+    fn id_strategy(
+        &self,
+        template: &DocTemplate,
+        templated: Option<&Templated>,
+    ) -> Result<IdStrategy, BulkError> {
+        let field = self.target.id_field();
+        Ok(if let Some(t) = templated {
+            match self.ids {
+                Some(i) if i != IdStrategy::Server && !t.body.uses_id() => {
+                    return Err(BulkError::IdsUnused(i.as_str()))
+                }
+                Some(i) => i,
+                None if t.body.uses_id() => IdStrategy::Sequential,
+                None => IdStrategy::Server,
+            }
+        } else if template.sets_key(field) {
+            match self.ids {
+                Some(i) if i != IdStrategy::Server => {
+                    return Err(BulkError::TemplateSetsId {
+                        field,
+                        ids: i.as_str(),
+                    })
+                }
+                _ => IdStrategy::Server,
+            }
+        } else {
+            self.ids.unwrap_or(IdStrategy::Sequential)
+        })
+    }
+
+    /// The settings the result records.
+    fn settings(&self, c: &Chosen<'_>) -> Settings {
+        Settings {
+            duration_s: c.duration.map(|d| d.as_secs_f64()),
+            n_requests: None,
+            interval_s: self.interval.as_secs_f64(),
+            wait_s: 0.0,
+            timeout_s: self.timeout.as_secs_f64(),
+            keep_alive: self.keep_alive,
+            model: if self.rate.is_some() {
+                LoadModel::Open
+            } else {
+                LoadModel::Closed
+            },
+            order: RequestOrder::Sequential,
+            seed: c.seed,
+            patterns_source: self.url.clone(),
+            n_patterns: 1,
+            patterns_sha256: None,
+            request_list: false,
+            insecure: false,
+            threads: c.threads,
+            planned_cache_hit_rate: None,
+            warmup_s: None,
+            rounds: 1,
+            shard: self.shard,
+            start_at: c.start_at.map(crate::sysinfo::rfc3339),
+            bulk: Some(BulkSettingsResult {
+                target: self.target.as_str().into(),
+                single: self.single,
+                ids: c.ids.as_str().into(),
+                doc: c
+                    .templated
+                    .map_or(c.template.text(), |t| t.body.text())
+                    .to_string(),
+                batch_ok: self.batch_ok,
+                full_commit: self.full_commit,
+                content_type: c.content_type.to_string(),
+                table: self.table.clone(),
+                count: self.count,
+                rate_docs_per_s: self.rate,
+                action: (self.target == TargetKind::Elasticsearch)
+                    .then(|| self.action.unwrap_or(EsAction::Index).as_str().to_string()),
+                method: c.templated.map(|t| t.method.clone()),
+                response_rule: c.templated.map(|t| match &t.rule {
+                    ResponseRule::Status => "status".to_string(),
+                    ResponseRule::Count(p) => format!("ok-pointer {p}"),
+                    ResponseRule::Items(_) => format!(
+                        "item-error-pointer {}",
+                        self.item_error_pointer.as_deref().unwrap_or_default()
+                    ),
+                }),
+            }),
+        }
     }
 
     fn batch_sizes(&self) -> Result<Vec<u64>, BulkError> {
@@ -700,6 +626,18 @@ fn steps_batches(batches: &[u64], n_writers: usize) -> Vec<u64> {
         .iter()
         .flat_map(|&b| std::iter::repeat_n(b, n_writers))
         .collect()
+}
+
+/// What [`BulkOptions::build`] chose that the recorded settings show.
+struct Chosen<'a> {
+    duration: Option<Duration>,
+    seed: u64,
+    threads: usize,
+    start_at: Option<std::time::SystemTime>,
+    ids: IdStrategy,
+    template: &'a DocTemplate,
+    templated: Option<&'a Templated>,
+    content_type: &'a str,
 }
 
 fn resolve(https: bool, host: &str, port: u16) -> Result<Target, BulkError> {
@@ -910,5 +848,25 @@ mod tests {
         o.writers = "1".into();
         o.id_prefix = Some("a/b".into());
         assert!(err(&o).contains("--id-prefix"));
+    }
+
+    #[test]
+    fn bulk_batch_of_16_tb_is_refused_before_any_allocation() {
+        let mut o = opts(TargetKind::CouchDb, "http://127.0.0.1:5984/db");
+        o.doc = DocSource::Text(r#"{"p":"{{bytes:16777216}}"}"#.into());
+        o.batch_sizes = Some("1000000".into());
+        let e = err(&o);
+        assert!(e.starts_with("--batch-sizes 1000000: up to "), "{e}");
+        assert!(e.contains("268435456"), "{e}");
+        // Big documents in small batches, and small documents in the biggest batch, go.
+        o.batch_sizes = Some("10".into());
+        assert!(o.build().is_ok());
+        o.doc = DocSource::Text(r#"{"n":{{seq}}}"#.into());
+        o.batch_sizes = Some("1000000".into());
+        assert!(o.build().is_ok());
+        assert_eq!(
+            super::super::bulk_check::longest_filling(r#"{"a":"{{bytes:100}}","b":{{seq}}}"#),
+            33 + 100 + 40
+        );
     }
 }

@@ -13,6 +13,7 @@
 
 pub mod ab;
 pub mod bulk;
+mod bulk_check;
 mod bulk_template;
 pub mod find_max;
 mod parse;
@@ -164,6 +165,8 @@ pub struct RequestOptions {
     pub headers: Vec<String>,
     /// `--secret-header`: more names whose values are redacted (see [`crate::redact`]).
     pub secret_headers: Vec<String>,
+    /// `--secret-param`: more query parameters whose values are redacted.
+    pub secret_params: Vec<String>,
     /// `--allow-pattern-hosts`: a patterns file may send load to hosts of its own.
     pub allow_pattern_hosts: bool,
     pub body: Option<Body>,
@@ -207,6 +210,7 @@ impl Default for RequestOptions {
             https: d.https,
             headers: Vec::new(),
             secret_headers: Vec::new(),
+            secret_params: Vec::new(),
             allow_pattern_hosts: false,
             body: None,
             content_type: None,
@@ -375,7 +379,9 @@ impl RunOptions {
             // A URL on the command line names its own host; a file's hosts need leave.
             allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
         };
-        let plan = Plan::build(&set, &defaults)?;
+        let redactor = Redactor::new(&r.secret_headers).with_params(&r.secret_params);
+        let mut plan = Plan::build(&set, &defaults)?;
+        plan.redact_with(redactor.clone());
         let tls = if plan.uses_tls() || r.insecure || r.cacert.is_some() {
             Some(
                 crate::http::tls_connector(r.insecure, r.cacert.as_deref())
@@ -456,7 +462,7 @@ impl RunOptions {
                 Load::Clients { .. } | Load::Rates { .. } => Mode::Ramp,
             },
             // Secret header values go on the wire, never into results.
-            command_line: Redactor::new(&r.secret_headers).command_line(&self.command_line),
+            command_line: redactor.command_line(&self.command_line),
             steps,
             interval: self.interval,
             settings,

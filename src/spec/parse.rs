@@ -84,9 +84,17 @@ pub fn parse_shard(s: &str) -> Result<crate::result::Shard, String> {
     Ok(crate::result::Shard { index: k, count: n })
 }
 
-/// Parse "1000", "10k" or "1m" into a count.
+/// The largest count written with a fraction or an exponent ("1.5k", "1e6"): past
+/// 2^53 a float no longer holds every whole number.
+const MAX_FLOAT_COUNT: f64 = 9_007_199_254_740_992.0;
+
+/// Parse "1000", "10k", "1.5m" or "1e6" into a count: a whole number (`1.5` is not
+/// one), never rounded or saturated (`1e30` is refused, not u64::MAX).
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().to_ascii_lowercase();
+    if let Ok(n) = t.parse::<u64>() {
+        return Ok(n);
+    }
     let (num, mult) = match t.chars().last() {
         Some('k') => (&t[..t.len() - 1], 1_000.0),
         Some('m') => (&t[..t.len() - 1], 1_000_000.0),
@@ -95,10 +103,17 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
     let v: f64 = num
         .parse()
         .map_err(|_| format!("\"{s}\" is not a count (try 1000, 10k, 1m)"))?;
-    if v < 0.0 || !v.is_finite() {
+    if v < 0.0 || v.is_nan() {
         return Err(format!("\"{s}\" must not be negative"));
     }
-    Ok((v * mult).round() as u64)
+    let n = v * mult;
+    if n > MAX_FLOAT_COUNT {
+        return Err(format!("\"{s}\" is more than {MAX_FLOAT_COUNT} (2^53)"));
+    }
+    if (n - n.round()).abs() > 1e-6 {
+        return Err(format!("\"{s}\" is not a whole number"));
+    }
+    Ok(n.round() as u64)
 }
 
 /// `ramp --rate`: "100,200,400" or "100:1000:100" (and mixes of both) into a list of
@@ -209,5 +224,17 @@ mod tests {
             let e = parse_rates(bad).expect_err(bad).to_string();
             assert!(e.contains("--rate"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn n_1e30_and_1_5_are_refused_not_saturated_or_rounded() {
+        assert!(parse_count("1e30").unwrap_err().contains("more than"));
+        assert!(parse_count("1.5")
+            .unwrap_err()
+            .contains("not a whole number"));
+        assert!(parse_count("inf").is_err());
+        assert_eq!(parse_count("1.5k").unwrap(), 1_500);
+        assert_eq!(parse_count("1e6").unwrap(), 1_000_000);
+        assert_eq!(parse_count("18446744073709551615").unwrap(), u64::MAX);
     }
 }

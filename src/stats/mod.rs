@@ -46,10 +46,14 @@ pub enum ErrorKind {
     /// The connection closed before the body's promised length (Content-Length, or a
     /// chunk's size) had arrived: the server promised more than it sent.
     Truncated,
+    /// The server sent data before the request was written (a response nobody asked
+    /// for, or bytes past the last response's end): what follows cannot be matched
+    /// to a request.
+    Unsolicited,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 8] = [
+    pub const ALL: [ErrorKind; 9] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -58,6 +62,7 @@ impl ErrorKind {
         ErrorKind::Io,
         ErrorKind::ClientLimit,
         ErrorKind::Truncated,
+        ErrorKind::Unsolicited,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -70,6 +75,7 @@ impl ErrorKind {
             ErrorKind::Io => "io",
             ErrorKind::ClientLimit => "client_limit",
             ErrorKind::Truncated => "truncated",
+            ErrorKind::Unsolicited => "unsolicited",
         }
     }
 

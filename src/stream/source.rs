@@ -121,6 +121,9 @@ pub struct Counters {
     pub rotations: AtomicU64,
     /// Connections accepted (listen:tcp).
     pub connections: AtomicU64,
+    /// With `--verify`: records new to their reader (a duplicate counts once), what
+    /// `--expect` waits for. A record that arrives on two connections counts for each.
+    pub distinct: AtomicU64,
 }
 
 /// How the readers read.
@@ -204,7 +207,10 @@ impl Tally {
         c.bytes.fetch_add(chunk.len() as u64, Ordering::Relaxed);
         c.records.fetch_add(lines, Ordering::Relaxed);
         if let Some((v, lines)) = &mut self.verifier {
+            let before = v.distinct();
             lines.feed(chunk, v, now_us());
+            c.distinct
+                .fetch_add(v.distinct() - before, Ordering::Relaxed);
         }
     }
 
@@ -224,7 +230,10 @@ impl Tally {
         c.bytes.fetch_add(d.len() as u64 + 1, Ordering::Relaxed);
         c.records.fetch_add(1, Ordering::Relaxed);
         if let Some((v, _)) = &mut self.verifier {
+            let before = v.distinct();
             v.line(d, now_us());
+            c.distinct
+                .fetch_add(v.distinct() - before, Ordering::Relaxed);
         }
     }
 

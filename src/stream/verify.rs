@@ -7,8 +7,8 @@
 //! sequence number seen by two readers is a duplicate). Lines that are not records are
 //! counted apart, never guessed at.
 
+pub use crate::result::stream::{LatencyUs, SenderCheck, VerifyReport};
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 use super::record::{decode, Record};
 
@@ -95,6 +95,8 @@ pub struct Verifier {
     foreign: u64,
     /// Bitmap words this verifier may still allocate ([`MAX_BITMAP_WORDS`]).
     budget: usize,
+    /// Records new to their track, all tracks together.
+    distinct: u64,
 }
 
 impl Default for Verifier {
@@ -106,56 +108,9 @@ impl Default for Verifier {
             early: 0,
             foreign: 0,
             budget: MAX_BITMAP_WORDS,
+            distinct: 0,
         }
     }
-}
-
-/// Per-sender findings.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SenderCheck {
-    /// The sender id; `null` for sequence-only records (the senders' shared sequence).
-    pub sender: Option<u32>,
-    /// Records that arrived, duplicates included.
-    pub received: u64,
-    /// Distinct sequence numbers that arrived.
-    pub distinct: u64,
-    /// Sequence numbers that never arrived: gaps below the highest seen, or short of
-    /// the expected count when one was given.
-    pub lost: u64,
-    /// Records that arrived again.
-    pub duplicated: u64,
-    /// Records that arrived after a higher sequence number of the same sender.
-    pub out_of_order: u64,
-    pub max_seq: Option<u64>,
-}
-
-/// End-to-end latency, microseconds, from the records' own send times.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencyUs {
-    pub count: u64,
-    pub mean: f64,
-    pub min: u64,
-    pub p50: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub p999: u64,
-    pub max: u64,
-    /// Records stamped later than they arrived (the sender's clock is ahead): counted as 0.
-    pub early: u64,
-}
-
-/// What `--verify` found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct VerifyReport {
-    pub senders: Vec<SenderCheck>,
-    pub received: u64,
-    pub lost: u64,
-    pub duplicated: u64,
-    pub out_of_order: u64,
-    /// Lines that are not hakaru records (a pipeline's own lines, or damage).
-    pub foreign_lines: u64,
-    /// `None` when the records carry no send time (too small for it).
-    pub latency_us: Option<LatencyUs>,
 }
 
 impl Verifier {
@@ -193,10 +148,12 @@ impl Verifier {
             }
             None => self.shared.get_or_insert_with(Track::default),
         };
+        let before = track.distinct;
         if !track.add(r.seq, &mut self.budget) {
             self.foreign += 1;
             return;
         }
+        self.distinct += track.distinct - before;
         if let Some(t) = r.sent_us {
             let lat = if now_us >= t {
                 now_us - t
@@ -206,6 +163,11 @@ impl Verifier {
             };
             self.latency.saturating_record(lat.max(1));
         }
+    }
+
+    /// Records new to this verifier so far (duplicates not counted), for `--expect`.
+    pub fn distinct(&self) -> u64 {
+        self.distinct
     }
 
     pub fn merge(&mut self, o: &Verifier) {
@@ -223,6 +185,13 @@ impl Verifier {
         let _ = self.latency.add(&o.latency);
         self.early += o.early;
         self.foreign += o.foreign;
+        self.distinct = self
+            .senders
+            .iter()
+            .flatten()
+            .chain(&self.shared)
+            .map(|t| t.distinct)
+            .sum();
     }
 
     /// The findings. `expect`: records each sender sent (`--count`); `senders`: how
@@ -333,35 +302,75 @@ fn count_below(bits: &[u64], n: u64) -> u64 {
     c
 }
 
+/// The longest line `--verify` keeps while it waits for the line's end: a record of
+/// the largest size and its line break. A longer line is not a record; it is counted
+/// with the foreign lines and skipped to its end, never held (`watch file:/dev/zero`).
+pub const MAX_LINE_BYTES: usize = super::options::MAX_RECORD + 2;
+
 /// Splits a byte stream into lines across reads, for a [`Verifier`]: one per reader.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Lines {
     carry: Vec<u8>,
+    /// In a line past `max`, already counted: dropped up to its end.
+    skipping: bool,
+    max: usize,
+}
+
+impl Default for Lines {
+    fn default() -> Self {
+        Lines::with_max(MAX_LINE_BYTES)
+    }
 }
 
 impl Lines {
+    /// Lines up to `max` bytes (tests use a small bound).
+    pub fn with_max(max: usize) -> Lines {
+        Lines {
+            carry: Vec::new(),
+            skipping: false,
+            max,
+        }
+    }
+
     /// Feed the next bytes of the stream; every whole line goes to `v`.
     pub fn feed(&mut self, mut chunk: &[u8], v: &mut Verifier, now_us: u64) {
-        if !self.carry.is_empty() {
-            match chunk.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    self.carry.extend_from_slice(&chunk[..=i]);
-                    v.line(&self.carry, now_us);
-                    self.carry.clear();
-                    chunk = &chunk[i + 1..];
-                }
-                None => {
-                    self.carry.extend_from_slice(chunk);
-                    return;
-                }
+        if self.skipping || !self.carry.is_empty() {
+            let Some(i) = chunk.iter().position(|&b| b == b'\n') else {
+                self.hold(chunk, v);
+                return;
+            };
+            if self.skipping {
+                self.skipping = false;
+            } else if self.carry.len() + i + 1 > self.max {
+                v.foreign += 1;
+                self.carry.clear();
+            } else {
+                self.carry.extend_from_slice(&chunk[..=i]);
+                v.line(&self.carry, now_us);
+                self.carry.clear();
             }
+            chunk = &chunk[i + 1..];
         }
         let mut start = 0;
         while let Some(i) = chunk[start..].iter().position(|&b| b == b'\n') {
             v.line(&chunk[start..start + i + 1], now_us);
             start += i + 1;
         }
-        self.carry.extend_from_slice(&chunk[start..]);
+        self.hold(&chunk[start..], v);
+    }
+
+    /// Keeps the start of an unfinished line, unless it is past the bound.
+    fn hold(&mut self, part: &[u8], v: &mut Verifier) {
+        if self.skipping {
+            return;
+        }
+        if self.carry.len() + part.len() > self.max {
+            v.foreign += 1;
+            self.carry = Vec::new();
+            self.skipping = true;
+        } else {
+            self.carry.extend_from_slice(part);
+        }
     }
 
     /// The stream ended: a last line without its newline still counts.
@@ -370,6 +379,7 @@ impl Lines {
             v.line(&self.carry, now_us);
             self.carry.clear();
         }
+        self.skipping = false;
     }
 }
 
@@ -514,5 +524,25 @@ mod tests {
         assert_eq!(r.senders.len(), 1);
         assert_eq!((r.senders[0].sender, r.received, r.lost), (None, 3000, 0));
         assert!(r.latency_us.is_none());
+    }
+
+    #[test]
+    fn watch_verify_dev_zero_line_is_bounded_and_counted_foreign() {
+        let mut v = Verifier::default();
+        let mut lines = Lines::with_max(16);
+        let mut buf = Vec::new();
+        Encoder::new(Format::Raw, 16, 1, Some(1))
+            .unwrap()
+            .encode(&mut buf, 0, 0, 5);
+        // An endless line of NULs, fed in reads, never held past the bound.
+        for _ in 0..100 {
+            lines.feed(&[0u8; 7], &mut v, 0);
+            assert!(lines.carry.len() <= 16);
+        }
+        lines.feed(b"\n", &mut v, 0);
+        lines.feed(&buf, &mut v, 0);
+        lines.finish(&mut v, 0);
+        let r = v.report(None, None);
+        assert_eq!((r.received, r.foreign_lines), (1, 1), "{r:?}");
     }
 }

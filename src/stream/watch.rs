@@ -12,11 +12,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::machine::MachineProbe;
-use super::result::{Means, Point, WatchReport, Window};
 use super::source::{start, Running, SourceOptions, SourceUri};
 use super::verify::MAX_SENDER;
 use super::StreamError;
 use crate::engine::{Stop, MAX_DURATION};
+use crate::result::stream::{Means, Point, WatchReport, Window};
 
 /// How often a watch looks at its end conditions between samples.
 const CHECK: Duration = Duration::from_millis(20);
@@ -150,6 +150,15 @@ impl WatchOptions {
                 c.records.load(Ordering::Relaxed),
             )
         };
+        // What `--expect` waits for: with --verify, distinct records (a duplicate is
+        // not one more of those expected); without, lines.
+        let arrived = || {
+            if self.verify {
+                c.distinct.load(Ordering::Relaxed)
+            } else {
+                c.records.load(Ordering::Relaxed)
+            }
+        };
         let t0 = Instant::now();
         let warm_end = t0 + plan.warmup;
         let end = warm_end + plan.window * plan.repeat;
@@ -194,7 +203,7 @@ impl WatchOptions {
                 if records != growth.1 {
                     growth = (now, records);
                 }
-                if stop.is_triggered() || plan.expect_total.is_some_and(|e| records >= e) {
+                if stop.is_triggered() || plan.expect_total.is_some_and(|e| arrived() >= e) {
                     early = true;
                     break;
                 }
@@ -372,5 +381,39 @@ mod tests {
         assert!(rep.runs[0].cut_short);
         assert_eq!(rep.runs[0].records, 3);
         assert!(lines >= 1);
+    }
+
+    /// Issue 20: records 0, 1, 2, 1 with `--expect 4` ended the watch at the duplicate
+    /// and called record 3, which came 0.5 s later, lost.
+    #[test]
+    fn watch_verify_expect_counts_distinct_records() {
+        use crate::stream::record::{Encoder, Format};
+        let o = WatchOptions {
+            expect: Some(4),
+            verify: true,
+            window: Duration::from_secs(60),
+            ..opts("listen:tcp://127.0.0.1:0")
+        };
+        let (running, plan) = o.open().unwrap();
+        let addr = running.local_addr.unwrap();
+        let sender = std::thread::spawn(move || {
+            use std::io::Write;
+            let enc = Encoder::new(Format::Raw, 32, 1, Some(4)).unwrap();
+            let record = |seq| {
+                let mut b = Vec::new();
+                enc.encode(&mut b, 0, seq, 5);
+                b
+            };
+            let mut c = std::net::TcpStream::connect(addr).unwrap();
+            for seq in [0, 1, 2, 1] {
+                c.write_all(&record(seq)).unwrap();
+            }
+            std::thread::sleep(Duration::from_millis(300));
+            c.write_all(&record(3)).unwrap();
+        });
+        let rep = o.watch(running, &plan, &Stop::default(), &|| false, &mut |_| {});
+        sender.join().unwrap();
+        let v = rep.verify.unwrap();
+        assert_eq!((v.received, v.lost, v.duplicated), (5, 0, 1), "{v:?}");
     }
 }

@@ -9,7 +9,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
-use super::scenario::{BulkSpec, Phase, Scenario, Source, TargetPid, YcsbSpec};
+use super::scenario::{Scenario, TargetPid};
+use super::workloads::Built;
 use crate::analysis::recovery::{self, Point};
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
@@ -20,14 +21,10 @@ use crate::result::suite::{
 };
 use crate::result::{LoadModel, Mode, RunResult, RunState, Shard, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
-use crate::spec::bulk::{BulkOptions, DocSource};
-use crate::spec::{
-    parse_duration, share_step, start_moment, Load, RequestOptions, RunOptions, SessionOptions,
-    SpecError, StartAt,
-};
+use crate::spec::{parse_duration, share_step, start_moment, SpecError, StartAt};
 use crate::workload::bulk::{verify, BulkWorkload};
-use crate::workload::mix::{AnyWorkload, Mix};
-use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
+use crate::workload::mix::Mix;
+use crate::workload::ycsb::YcsbWorkload;
 
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -41,6 +38,14 @@ pub enum SuiteError {
         index: usize,
         source_name: String,
         why: Box<SpecError>,
+    },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {problem}")]
+    PatternsFile {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        problem: String,
     },
     #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): {why}")]
     Bulk {
@@ -215,182 +220,30 @@ pub fn build(
     sharding: Sharding,
 ) -> Result<SuiteReady, SuiteError> {
     let path = scenario.path.display().to_string();
-    for (name, t) in &scenario.targets {
-        if let TargetPid::Pid(pid) = t {
-            ProcessWatch::check(*pid).map_err(|_| SuiteError::NoProcess {
-                path: path.clone(),
-                name: name.clone(),
-                pid: *pid,
-            })?;
-        }
-    }
-    let defaults = RequestOptions::default();
+    check_targets(&scenario, &path)?;
     let shard = sharding.shard;
     // Each shard draws its own requests (and mix parts), reproducibly from the one seed.
     let seed = scenario.seed.unwrap_or_else(clock_seed)
         ^ shard.map_or(0, |k| {
             u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
         });
-    let mut phases: Vec<Vec<(Arc<dyn AnyWorkload>, u32)>> = Vec::new();
-    let mut first: Option<crate::spec::Ready> = None;
-    let mut bulks: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
-    let mut verified: Vec<(usize, Arc<BulkWorkload>)> = Vec::new();
-    let mut loads: Vec<(usize, Arc<YcsbWorkload>)> = Vec::new();
-    let mut load_requests: Vec<Option<u64>> = vec![None; scenario.phases.len()];
-    let mut tls = None;
-    let mut n_patterns = 0;
-    for (i, phase) in scenario.phases.iter().enumerate() {
-        let mut parts: Vec<(Arc<dyn AnyWorkload>, u32)> = Vec::new();
-        for (j, w) in phase.workloads.iter().enumerate() {
-            let (url, patterns_file) = match &w.source {
-                Source::Url(u) => (Some(u.clone()), None),
-                Source::Patterns(p) => (None, Some(p.clone())),
-                Source::Ycsb(y) => {
-                    let settings =
-                        ycsb_settings(&scenario, y, seed, (i, j), shard).map_err(|why| {
-                            SuiteError::Ycsb {
-                                path: path.clone(),
-                                phase: phase.name.clone(),
-                                index: j + 1,
-                                source_name: w.source.describe(),
-                                why,
-                            }
-                        })?;
-                    let workload = Arc::new(YcsbWorkload::new(settings));
-                    if y.core == Core::Load {
-                        load_requests[i] = Some(workload.settings().load_requests());
-                        loads.push((i, workload.clone()));
-                    }
-                    parts.push((workload, w.weight));
-                    continue;
-                }
-                Source::Bulk(b) => {
-                    let ready =
-                        bulk_options(&scenario, b, phase, seed, (i, j), shard, &command_line)
-                            .build()
-                            .map_err(|why| SuiteError::Bulk {
-                                path: path.clone(),
-                                phase: phase.name.clone(),
-                                index: j + 1,
-                                source_name: w.source.describe(),
-                                why: Box::new(why),
-                            })?;
-                    tls = tls.or(ready.engine.tls.clone());
-                    if b.verify {
-                        verified.push((i, ready.workload.clone()));
-                    }
-                    bulks.push((i, ready.workload.clone()));
-                    parts.push((ready.workload.clone(), w.weight));
-                    continue;
-                }
-            };
-            let options = RunOptions {
-                request: RequestOptions {
-                    url,
-                    patterns_file,
-                    hosts: scenario.hosts.clone().unwrap_or(defaults.hosts.clone()),
-                    port: scenario.port.unwrap_or(defaults.port),
-                    path: scenario.url_path.clone().unwrap_or(defaults.path.clone()),
-                    method: scenario.method.clone().unwrap_or(defaults.method.clone()),
-                    timeout: scenario.timeout.unwrap_or(defaults.timeout),
-                    headers: scenario.headers.clone(),
-                    allow_pattern_hosts: scenario.allow_pattern_hosts,
-                    keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
-                    seed: Some(
-                        seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                    ),
-                    threads: scenario.threads.unwrap_or(0),
-                    ..RequestOptions::default()
-                },
-                session: SessionOptions::default(),
-                load: Load::Step {
-                    clients: phase.clients,
-                    duration: Some(phase.duration),
-                    requests: None,
-                    rate: None,
-                },
-                interval: Duration::ZERO,
-                output_path: None,
-                command_line: command_line.clone(),
-            };
-            let ready = options.build().map_err(|why| SuiteError::Workload {
-                path: path.clone(),
-                phase: phase.name.clone(),
-                index: j + 1,
-                source_name: w.source.describe(),
-                why: Box::new(why),
-            })?;
-            n_patterns += ready.run.settings.n_patterns;
-            tls = tls.or(ready.engine.tls.clone());
-            parts.push((ready.workload.clone(), w.weight));
-            if first.is_none() {
-                first = Some(ready);
-            }
-        }
-        phases.push(parts);
-    }
-    for (i, phase) in scenario.phases.iter().enumerate() {
-        let n = bulks.iter().filter(|(p, _)| *p == i).count();
-        if n > 1 && verified.iter().any(|(p, _)| *p == i) {
-            return Err(SuiteError::VerifyShared {
-                path: path.clone(),
-                phase: phase.name.clone(),
-            });
-        }
-    }
-    let first = match first {
-        Some(f) => f,
-        // Only bulk writers: the settings come from a plain run of the same shape.
-        None => RunOptions {
-            request: RequestOptions {
-                url: Some("http://127.0.0.1:1/".into()),
-                ..RequestOptions::default()
-            },
-            session: SessionOptions::default(),
-            load: Load::Step {
-                clients: 1,
-                duration: Some(Duration::from_secs(1)),
-                requests: None,
-                rate: None,
-            },
-            interval: Duration::ZERO,
-            output_path: None,
-            command_line: command_line.clone(),
-        }
-        .build()
-        .expect("a fixed valid run"),
-    };
+    let Built {
+        phases,
+        first,
+        bulks,
+        verified,
+        loads,
+        load_requests,
+        tls,
+        n_patterns,
+    } = super::workloads::workloads(&scenario, &path, seed, shard, &command_line)?;
+    let first = first.unwrap_or_else(|| super::workloads::plain_ready(&command_line));
     // Each part's requests counted under its workload, as the result names it.
     let names: Vec<Vec<String>> = (scenario.phases.iter())
         .map(|p| p.workloads.iter().map(|w| w.source.describe()).collect())
         .collect();
     let mix = Arc::new(Mix::new(phases, seed).with_names(&names));
-    let mut steps: Vec<StepSpec> = scenario
-        .phases
-        .iter()
-        .zip(&load_requests)
-        .map(|(p, load)| StepSpec {
-            n_clients: p.clients,
-            duration: Some(p.duration),
-            // A YCSB load ends when every record is sent (or at its duration).
-            n_requests: *load,
-            rate: p.rate.as_ref().map(|r| {
-                Arc::new(
-                    RateProfile::parse(r, Some(p.duration), parse_duration)
-                        .expect("checked with the scenario"),
-                )
-            }),
-        })
-        .collect();
-    if let Some(k) = shard {
-        for (step, phase) in steps.iter_mut().zip(&scenario.phases) {
-            share_step(step, k).map_err(|why| SuiteError::Shard {
-                path: path.clone(),
-                phase: phase.name.clone(),
-                why: Box::new(why),
-            })?;
-        }
-    }
+    let steps = phase_steps(&scenario, &load_requests, shard, &path)?;
     let start_at =
         start_moment(sharding.start_at, &steps, 1).map_err(|why| SuiteError::StartAt {
             path: path.clone(),
@@ -457,93 +310,55 @@ pub fn build(
     })
 }
 
-/// `hakaru bulk`'s options for a bulk workload of phase `i`.
-fn bulk_options(
-    scenario: &Scenario,
-    b: &BulkSpec,
-    phase: &Phase,
-    seed: u64,
-    (i, j): (usize, usize),
-    shard: Option<Shard>,
-    command_line: &[String],
-) -> BulkOptions {
-    let defaults = BulkOptions::default();
-    BulkOptions {
-        target: b.target,
-        url: b.url.clone(),
-        batch_sizes: (!b.single).then(|| b.batch.to_string()),
-        writers: phase.clients.to_string(),
-        duration: Some(phase.duration),
-        single: b.single,
-        table: b.table.clone(),
-        // The scenario counts the server's documents itself (before and after), also
-        // when sharded, where `hakaru merge` sets every shard's against the server's.
-        verify: b.verify && shard.is_none(),
-        // Each shard's writers number their documents in a lane of their own.
-        shard,
-        doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
-        ids: b.ids,
-        // Unique to the run, the phase and the workload: no two writers share an ID.
-        id_prefix: Some(format!(
-            "{:08x}-{i}-{j}-",
-            (seed >> 32) as u32 ^ seed as u32
-        )),
-        headers: scenario.headers.clone(),
-        timeout: scenario.timeout.unwrap_or(defaults.timeout),
-        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
-        threads: scenario.threads.unwrap_or(0),
-        seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
-        command_line: command_line.to_vec(),
-        ..defaults
+/// The processes `[targets]` names by pid are there.
+fn check_targets(scenario: &Scenario, path: &str) -> Result<(), SuiteError> {
+    for (name, t) in &scenario.targets {
+        if let TargetPid::Pid(pid) = t {
+            ProcessWatch::check(*pid).map_err(|_| SuiteError::NoProcess {
+                path: path.to_owned(),
+                name: name.clone(),
+                pid: *pid,
+            })?;
+        }
     }
+    Ok(())
 }
 
-/// The YCSB workload's settings: the scenario's headers, timeout and keep-alive, a
-/// seed of its own, this machine's shard.
-fn ycsb_settings(
+/// Each phase a step of the runner: its clients (this machine's share), its duration
+/// or a YCSB load's record count, its rate.
+fn phase_steps(
     scenario: &Scenario,
-    y: &YcsbSpec,
-    seed: u64,
-    (i, j): (usize, usize),
+    load_requests: &[Option<u64>],
     shard: Option<Shard>,
-) -> Result<YcsbSettings, String> {
-    use std::net::ToSocketAddrs;
-    let url = crate::http::url::parse_http_url(&y.url)?;
-    let port = url.port.unwrap_or(if url.https { 443 } else { 5984 });
-    let addrs: Vec<_> = (url.host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {}: {e}", url.host))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(format!("cannot resolve {}: no addresses", url.host));
-    }
-    let headers = scenario
-        .headers
+    path: &str,
+) -> Result<Vec<StepSpec>, SuiteError> {
+    let mut steps: Vec<StepSpec> = scenario
+        .phases
         .iter()
-        .map(|h| crate::spec::parse_header(h).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let defaults = RequestOptions::default();
-    Ok(YcsbSettings {
-        core: y.core,
-        target: crate::http::Target {
-            https: url.https,
-            host: url.host.clone(),
-            port,
-            addrs,
-        },
-        db_path: url.path.trim_end_matches('/').to_string(),
-        records: y.records,
-        distribution: y.distribution,
-        fields: y.fields,
-        field_length: y.field_length,
-        max_scan: y.max_scan,
-        batch: y.batch,
-        headers,
-        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
-        timeout: scenario.timeout.unwrap_or(defaults.timeout),
-        seed: seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        shard,
-    })
+        .zip(load_requests)
+        .map(|(p, load)| StepSpec {
+            n_clients: p.clients,
+            duration: Some(p.duration),
+            // A YCSB load ends when every record is sent (or at its duration).
+            n_requests: *load,
+            rate: p.rate.as_ref().map(|r| {
+                Arc::new(
+                    RateProfile::parse(r, Some(p.duration), parse_duration)
+                        .expect("checked with the scenario"),
+                )
+            }),
+        })
+        .collect();
+    if let Some(k) = shard {
+        for (step, phase) in steps.iter_mut().zip(&scenario.phases) {
+            share_step(step, k).map_err(|why| SuiteError::Shard {
+                path: path.to_owned(),
+                phase: phase.name.clone(),
+                why: Box::new(why),
+            })?;
+        }
+    }
+    Ok(steps)
 }
 
 /// Run the phases, then add the events and the recovery after each, and write the
@@ -683,10 +498,7 @@ pub fn run(
         run.state = RunState::Failed;
     }
     if let Some(out) = &ready.run.outputs {
-        out.write(&run).map_err(|e| RampError::Write {
-            path: e.path.display().to_string(),
-            source: e.source,
-        })?;
+        crate::runner::write_outputs(&run, out);
     }
     Ok(run)
 }

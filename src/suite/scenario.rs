@@ -125,7 +125,9 @@ impl Source {
     pub fn describe(&self) -> String {
         match self {
             Source::Patterns(p) => p.display().to_string(),
-            Source::Url(u) => crate::http::url::without_userinfo(u),
+            Source::Url(u) => {
+                crate::redact::Redactor::default().query(&crate::http::url::without_userinfo(u))
+            }
             Source::Bulk(b) => format!(
                 "bulk {} {} (batch {})",
                 b.target.as_str(),
@@ -208,24 +210,7 @@ impl Scenario {
             }
         })?;
         let dir = path.parent().unwrap_or(Path::new("")).to_path_buf();
-        let mut targets = BTreeMap::new();
-        for (name, t) in &file.targets {
-            let span = t.span();
-            let t = t.get_ref();
-            let pid = match (&t.pid, &t.pid_file, &t.pid_command) {
-                (Some(p), None, None) => TargetPid::Pid(*p),
-                (None, Some(f), None) => TargetPid::File(dir.join(f)),
-                (None, None, Some(c)) => TargetPid::Command(c.clone()),
-                _ => {
-                    return Err(at.error(
-                        span,
-                        &format!("targets.{name}"),
-                        "give exactly one of pid, pid_file and pid_command",
-                    ))
-                }
-            };
-            targets.insert(name.clone(), pid);
-        }
+        let targets = at.targets(&file, &dir)?;
         let timeout = match &file.timeout {
             Some(t) => Some(at.positive(t, "timeout")?),
             None => None,
@@ -254,283 +239,11 @@ impl Scenario {
             })
             .collect::<Result<Vec<_>, _>>()?;
 
-        if file.phases.is_empty() {
-            return Err(ScenarioError::Whole {
-                path: path.display().to_string(),
-                why: "no [[phase]]: a scenario needs at least one".into(),
-            });
-        }
-        if file.phases.len() > MAX_PHASES {
-            return Err(ScenarioError::Whole {
-                path: path.display().to_string(),
-                why: format!("more than {MAX_PHASES} phases"),
-            });
-        }
-        let mut phases: Vec<Phase> = Vec::with_capacity(file.phases.len());
-        let mut end = Duration::ZERO;
-        for p in &file.phases {
-            let span = p.span();
-            let p = p.get_ref();
-            let name = p.name.get_ref().trim().to_string();
-            if name.is_empty() {
-                return Err(at.error(p.name.span(), "name", "a phase needs a name"));
-            }
-            if phases.iter().any(|q| q.name == name) {
-                return Err(at.error(
-                    p.name.span(),
-                    "name",
-                    &format!("a second phase named \"{name}\""),
-                ));
-            }
-            let duration = at.positive(&p.duration, "duration")?;
-            let start = match &p.start {
-                Some(s) => {
-                    let d = at.duration(s, "start")?;
-                    if d < end {
-                        let prev = phases.last().map_or("", |q| q.name.as_str());
-                        return Err(at.error(
-                            s.span(),
-                            "start",
-                            &format!(
-                                "{} overlaps phase \"{prev}\", which runs until {}",
-                                secs(d),
-                                secs(end)
-                            ),
-                        ));
-                    }
-                    d
-                }
-                None => end,
-            };
-            let clients = match &p.clients {
-                Some(c) => {
-                    let n = *c.get_ref();
-                    if n == 0 || n > crate::spec::MAX_CLIENTS {
-                        return Err(at.error(
-                            c.span(),
-                            "clients",
-                            &format!("between 1 and {}", crate::spec::MAX_CLIENTS),
-                        ));
-                    }
-                    Some(n)
-                }
-                None => None,
-            };
-            let rate = match &p.rate {
-                Some(r) => {
-                    let text = r.get_ref().text();
-                    crate::engine::RateProfile::parse(&text, Some(duration), parse_duration)
-                        .map_err(|why| at.error(r.span(), "rate", &why.to_string()))?;
-                    Some(text)
-                }
-                None => None,
-            };
-            let clients = match (&rate, clients) {
-                (None, None) => {
-                    return Err(at.error(span, "phase", "give rate (open model) or clients"))
-                }
-                (None, Some(n)) | (Some(_), Some(n)) => n,
-                (Some(_), None) => DEFAULT_OPEN_CLIENTS,
-            };
-            if p.workloads.is_empty() {
-                return Err(at.error(
-                    span,
-                    "phase",
-                    &format!("phase \"{name}\" has no [[phase.workload]]"),
-                ));
-            }
-            let mut workloads = Vec::with_capacity(p.workloads.len());
-            for w in &p.workloads {
-                let wspan = w.span();
-                let w = w.get_ref();
-                let source = match (&w.patterns, &w.url, &w.bulk, &w.ycsb) {
-                    (Some(f), None, None, None) => Source::Patterns(dir.join(f)),
-                    (None, Some(u), None, None) => Source::Url(u.clone()),
-                    (None, None, Some(b), None) => Source::Bulk(at.bulk(b)?),
-                    (None, None, None, Some(y)) => Source::Ycsb(at.ycsb(y)?),
-                    _ => {
-                        return Err(at.error(
-                            wspan,
-                            "workload",
-                            "give exactly one of patterns, url, bulk and ycsb",
-                        ))
-                    }
-                };
-                if p.workloads.len() > 1 {
-                    if let Source::Ycsb(y) = &source {
-                        if y.core == crate::workload::ycsb::Core::Load {
-                            return Err(at.error(
-                                wspan,
-                                "ycsb.workload",
-                                "a YCSB load must be its phase's only workload (the phase ends when its records are in)",
-                            ));
-                        }
-                    }
-                }
-                let weight = match &w.weight {
-                    Some(wt) => {
-                        let v = *wt.get_ref();
-                        if !(1..=1_000_000).contains(&v) {
-                            return Err(at.error(
-                                wt.span(),
-                                "weight",
-                                &format!("must be between 1 and 1000000, found {v}"),
-                            ));
-                        }
-                        v as u32
-                    }
-                    None => 1,
-                };
-                workloads.push(WorkloadSpec { source, weight });
-            }
-            end = start + duration;
-            if end > crate::engine::MAX_DURATION {
-                return Err(at.error(span, "duration", "the scenario is longer than 30 days"));
-            }
-            phases.push(Phase {
-                name,
-                start,
-                start_given: p.start.is_some(),
-                duration,
-                rate,
-                clients,
-                workloads,
-            });
-        }
-
-        if file.events.len() > MAX_EVENTS {
-            return Err(ScenarioError::Whole {
-                path: path.display().to_string(),
-                why: format!("more than {MAX_EVENTS} events"),
-            });
-        }
-        let mut events = Vec::with_capacity(file.events.len());
-        let mut removals = Vec::new();
-        for (i, e) in file.events.iter().enumerate() {
-            let e = e.get_ref();
-            let when = at.duration(&e.at, "at")?;
-            if when >= end {
-                return Err(at.error(
-                    e.at.span(),
-                    "at",
-                    &format!(
-                        "{} is not before the scenario's end ({})",
-                        secs(when),
-                        secs(end)
-                    ),
-                ));
-            }
-            let all_shards = match &e.shards {
-                None => false,
-                Some(s) => match s.get_ref().as_str() {
-                    "first" => false,
-                    "all" => true,
-                    other => {
-                        return Err(at.error(
-                            s.span(),
-                            "shards",
-                            &format!("\"{other}\": use \"first\" or \"all\""),
-                        ))
-                    }
-                },
-            };
-            let (run, action) = match (&e.run, &e.toxic) {
-                (Some(r), None) => {
-                    if e.for_.is_some() {
-                        return Err(at.error(
-                            r.span(),
-                            "for",
-                            "only a toxic is removed after a while; a command runs once",
-                        ));
-                    }
-                    let run = r.get_ref().clone();
-                    if run.trim().is_empty() {
-                        return Err(at.error(r.span(), "run", "an empty command"));
-                    }
-                    for name in pid_names(&run).map_err(|why| at.error(r.span(), "run", &why))? {
-                        if !targets.contains_key(name) {
-                            return Err(at.error(
-                                r.span(),
-                                "run",
-                                &format!("{{pid:{name}}}: no target \"{name}\" in [targets]"),
-                            ));
-                        }
-                    }
-                    (run, Action::Shell)
-                }
-                (None, Some(t)) => {
-                    let api = file
-                        .toxiproxy
-                        .as_deref()
-                        .unwrap_or(DEFAULT_TOXIPROXY)
-                        .trim_end_matches('/');
-                    let name = format!("hakaru-{}", i + 1);
-                    let (run, action, remove) = at.toxic(t, api, &name)?;
-                    if let Some(f) = &e.for_ {
-                        let d = at.positive(f, "for")?;
-                        if when + d >= end {
-                            return Err(at.error(
-                                f.span(),
-                                "for",
-                                &format!(
-                                    "the toxic would be removed at {}, not before the scenario's end ({})",
-                                    secs(when + d),
-                                    secs(end)
-                                ),
-                            ));
-                        }
-                        removals.push(Event {
-                            name: format!(
-                                "{} ends",
-                                e.name.clone().unwrap_or_else(|| format!("event {}", i + 1))
-                            ),
-                            at: when + d,
-                            run: format!("toxiproxy: remove {name}"),
-                            action: remove,
-                            timeout: DEFAULT_EVENT_TIMEOUT,
-                            stop_on_failure: false,
-                            measure_recovery: e.recovery.unwrap_or(true),
-                            all_shards,
-                        });
-                    }
-                    (run, action)
-                }
-                _ => {
-                    return Err(at.error(e.at.span(), "event", "give exactly one of run and toxic"))
-                }
-            };
-            let timeout = match &e.timeout {
-                Some(t) => at.positive(t, "timeout")?,
-                None => DEFAULT_EVENT_TIMEOUT,
-            };
-            let stop_on_failure = match &e.on_failure {
-                None => false,
-                Some(s) => match s.get_ref().as_str() {
-                    "continue" => false,
-                    "stop" => true,
-                    other => {
-                        return Err(at.error(
-                            s.span(),
-                            "on_failure",
-                            &format!("\"{other}\": use \"continue\" or \"stop\""),
-                        ))
-                    }
-                },
-            };
-            events.push(Event {
-                name: e.name.clone().unwrap_or_else(|| format!("event {}", i + 1)),
-                at: when,
-                run,
-                action,
-                timeout,
-                stop_on_failure,
-                measure_recovery: e.recovery.unwrap_or(true),
-                all_shards,
-            });
-        }
-        events.extend(removals);
-        // Stable: events at the same time run in the file's order.
-        events.sort_by_key(|e| e.at);
+        let phases = at.phases(&file, &dir)?;
+        let end = phases
+            .last()
+            .map_or(Duration::ZERO, |p| p.start + p.duration);
+        let events = at.events(&file, &targets, end)?;
         Ok(Scenario {
             path: path.to_path_buf(),
             hosts: file.hosts.map(|h| h.into_inner()),
@@ -571,7 +284,7 @@ pub fn pid_names(command: &str) -> Result<Vec<&str>, String> {
     Ok(names)
 }
 
-fn secs(d: Duration) -> String {
+pub(super) fn secs(d: Duration) -> String {
     format!("{}s", d.as_secs_f64())
 }
 
@@ -596,6 +309,14 @@ pub(super) struct Locator<'a> {
 }
 
 impl Locator<'_> {
+    /// An error of the whole file, with no line to point at.
+    pub(super) fn whole(&self, why: &str) -> ScenarioError {
+        ScenarioError::Whole {
+            path: self.path.display().to_string(),
+            why: why.to_string(),
+        }
+    }
+
     pub(super) fn error(&self, span: Range<usize>, key: &str, why: &str) -> ScenarioError {
         let upto = span.start.min(self.text.len());
         let line = self.text.as_bytes()[..upto]
@@ -615,7 +336,11 @@ impl Locator<'_> {
         }
     }
 
-    fn duration(&self, v: &Spanned<NumOrText>, key: &str) -> Result<Duration, ScenarioError> {
+    pub(super) fn duration(
+        &self,
+        v: &Spanned<NumOrText>,
+        key: &str,
+    ) -> Result<Duration, ScenarioError> {
         let text = v.get_ref().text();
         if text.trim_start().starts_with('-') {
             return Err(self.error(
@@ -627,7 +352,11 @@ impl Locator<'_> {
         parse_duration(&text).map_err(|why| self.error(v.span(), key, &why))
     }
 
-    fn positive(&self, v: &Spanned<NumOrText>, key: &str) -> Result<Duration, ScenarioError> {
+    pub(super) fn positive(
+        &self,
+        v: &Spanned<NumOrText>,
+        key: &str,
+    ) -> Result<Duration, ScenarioError> {
         let d = self.duration(v, key)?;
         if d.is_zero() {
             return Err(self.error(v.span(), key, "must be positive"));
@@ -636,7 +365,7 @@ impl Locator<'_> {
     }
 
     /// The toxic's description, the call that adds it and the one that removes it.
-    fn toxic(
+    pub(super) fn toxic(
         &self,
         t: &Spanned<FileToxic>,
         api: &str,

@@ -223,3 +223,58 @@ fn writing_to_a_full_stdout_is_an_error_not_a_panic() {
     assert!(err.contains("cannot write to standard output"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+/// Issue 20: a scenario naming `../../../etc/passwd` as its patterns file printed the
+/// file's first line in the error. The file and the problem are named, not its content.
+#[test]
+fn suite_patterns_file_elsewhere_is_named_not_shown() {
+    let dir = TempDir::new("suite-passwd");
+    let secret = dir.write("secret.txt", "root:x:0:0:s3cret:/root:/bin/sh\n");
+    let depth = dir.path(".").components().count();
+    let up = "../".repeat(depth);
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"a\"\nduration = \"1s\"\nclients = 1\n[[phase.workload]]\n\
+             patterns = \"{up}{}\"\n",
+            secret.display().to_string().trim_start_matches('/')
+        ),
+    );
+    let out = run(&["suite", scenario.to_str().unwrap()]);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("secret.txt"), "{err}");
+    assert!(err.contains("not a patterns file: line 1"), "{err}");
+    assert!(!err.contains("s3cret") && !err.contains("root:x"), "{err}");
+}
+
+/// Issue 20: `hakaru ab` refused bad flags with exit 1 and `run`'s names (`ab -t 0` →
+/// "-d must be positive").
+#[test]
+fn ab_refuses_bad_flags_with_exit_2_and_abs_names() {
+    fails_with(
+        &["ab", "-t", "0", "http://127.0.0.1:1/"],
+        &["-t must be positive"],
+    );
+    fails_with(
+        &["ab", "-s", "0", "http://127.0.0.1:1/"],
+        &["-s must be positive"],
+    );
+    fails_with(
+        &["ab", "-c", "0", "http://127.0.0.1:1/"],
+        &["-c must be at least 1"],
+    );
+}
+
+/// Issue 20: `-n 1e30` became u64::MAX and `-n 1.5` became 2, silently.
+#[test]
+fn n_1e30_and_n_1_5_are_refused() {
+    fails_with(
+        &["run", "-n", "1e30", "http://127.0.0.1:1/"],
+        &["1e30", "more than"],
+    );
+    fails_with(
+        &["run", "-n", "1.5", "http://127.0.0.1:1/"],
+        &["1.5", "not a whole number"],
+    );
+}

@@ -52,6 +52,12 @@ enum Mode {
     Interim,
     /// A TLS port that answers the ClientHello with a plain-text HTTP error.
     TlsGarbage,
+    /// Each answer followed at once by a second response no request asked for.
+    Unsolicited,
+    /// Two Content-Length headers that disagree (RFC 9112: the framing is unknown).
+    ConflictingLength,
+    /// A head of 100,000 header lines.
+    ManyHeaders,
 }
 
 /// One line of the table: the mode, the error kinds its failures may land in, and
@@ -87,7 +93,22 @@ const CASES: &[Case] = &[
     case(Mode::ChunkedCut, &["truncated"], false),
     case(Mode::Interim, &[], true),
     case(Mode::TlsGarbage, &["tls"], false),
+    // Without keep-alive the extra response goes with the closed connection.
+    case(Mode::Unsolicited, &["unsolicited"], true),
+    case(Mode::ConflictingLength, &["malformed"], false),
+    case(Mode::ManyHeaders, &["malformed"], false),
 ];
+
+/// What a mode must show beyond its table line (issue 20's wire cases): an error of
+/// this kind whose sample says this, under keep-alive.
+fn must_see(mode: Mode) -> Option<(&'static str, &'static str)> {
+    match mode {
+        Mode::Unsolicited => Some(("unsolicited", "before the request was written")),
+        Mode::ConflictingLength => Some(("malformed", "conflicting Content-Length")),
+        Mode::ManyHeaders => Some(("malformed", "too many headers")),
+        _ => None,
+    }
+}
 
 /// A running hostile target; stopped (its accept loop joined) on drop. Connection
 /// threads end when hakaru closes its side.
@@ -273,6 +294,31 @@ fn serve(mode: Mode, c: &mut TcpStream) {
                 )
                 .is_ok(),
             Mode::TlsGarbage => unreachable!("handled below"),
+            Mode::Unsolicited => c
+                .write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok\
+                      HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                )
+                .is_ok(),
+            Mode::ConflictingLength => {
+                let _ = c.write_all(
+                    b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 5\r\n\r\nhello",
+                );
+                return;
+            }
+            Mode::ManyHeaders => {
+                static HEAD: std::sync::OnceLock<Vec<u8>> = std::sync::OnceLock::new();
+                let head = HEAD.get_or_init(|| {
+                    let mut r = b"HTTP/1.1 200 OK\r\n".to_vec();
+                    for i in 0..100_000 {
+                        r.extend_from_slice(format!("X-{i}: v\r\n").as_bytes());
+                    }
+                    r.extend_from_slice(b"Content-Length: 0\r\n\r\n");
+                    r
+                });
+                let _ = c.write_all(head);
+                return;
+            }
         };
         if !ok {
             return;
@@ -424,6 +470,15 @@ fn run_case(c: &Case, open: bool, keep_alive: bool) -> Result<(), String> {
             .is_none_or(str::is_empty)
         {
             return fail(format!("no sample message for {kind}"));
+        }
+    }
+    if let (Some((kind, says)), true) = (must_see(c.mode), keep_alive) {
+        let sample = step["error_samples"][kind].as_str().unwrap_or_default();
+        if !sample.contains(says) {
+            return fail(format!(
+                "expected {kind} errors saying {says:?}; errors {errors:?}, samples {}",
+                step["error_samples"]
+            ));
         }
     }
     let responses = step["responses"].as_u64().unwrap_or(0);

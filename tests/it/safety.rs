@@ -207,3 +207,105 @@ fn redirects_are_counted_not_followed() {
     // Five requests reached the server: none was a followed Location.
     assert_eq!(t.stats.requests(), 5);
 }
+
+/// A `hakaru run` of 30 s, started and answering; its result files' stem.
+fn long_run(
+    t: &hakaru::server::listen::RunningServer,
+    dir: &TempDir,
+) -> (std::process::Child, std::path::PathBuf) {
+    let csv = dir.path("r.csv");
+    let child = hakaru()
+        .args(["run", "-c", "2", "-d", "30", "-o"])
+        .arg(&csv)
+        .arg(format!("http://{}/", t.addr))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while t.stats.requests() < 10 && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    (child, dir.path("r.json"))
+}
+
+fn signal(pid: u32, sig: &str) {
+    let st = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// Issue 20: SIGHUP (an SSH session dropping) killed `run` without writing its step.
+#[test]
+fn sighup_writes_the_current_step_like_sigterm() {
+    let t = target();
+    let dir = TempDir::new("sighup");
+    let (child, json) = long_run(&t, &dir);
+    signal(child.id(), "-HUP");
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    let v = read_json(&json);
+    assert_eq!(v["state"], "interrupted", "{v}");
+    assert_eq!(v["steps"].as_array().unwrap().len(), 1);
+    assert!(v["steps"][0]["total_requests"].as_u64().unwrap() > 0);
+}
+
+/// Issue 20: two SIGINTs a moment apart (`timeout -s INT` signals the process and its
+/// group) exited at once with no result.
+#[test]
+fn two_sigints_at_once_are_one_stop() {
+    let t = target();
+    let dir = TempDir::new("sigint2");
+    let (child, json) = long_run(&t, &dir);
+    let pid = child.id().to_string();
+    let st = std::process::Command::new("sh")
+        .args(["-c", "kill -INT $0; kill -INT $0", &pid])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
+    assert!(!stderr(&out).contains("Stopped again"), "{}", stderr(&out));
+    let v = read_json(&json);
+    assert_eq!(v["state"], "interrupted", "{v}");
+    let stray = std::fs::read_dir(dir.path("."))
+        .unwrap()
+        .filter(|e| {
+            let name = e.as_ref().unwrap().file_name();
+            name.to_string_lossy().contains(".tmp-")
+        })
+        .count();
+    assert_eq!(stray, 0);
+}
+
+/// Issue 20: tokens in query strings (`?token=`, `?api_key=`) were kept in results.
+#[test]
+fn secret_query_params_are_redacted_in_results() {
+    let t = target();
+    let dir = TempDir::new("secret-param");
+    let json = dir.path("r.json");
+    let url = format!("http://{}/?token=s3cret&q=kept&sid=s3cret2", t.addr);
+    ok(&run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "3",
+        "--secret-param",
+        "sid",
+        "-o",
+        json.to_str().unwrap(),
+        &url,
+    ]));
+    assert_eq!(t.stats.requests(), 3);
+    let text = std::fs::read_to_string(&json).unwrap();
+    assert!(!text.contains("s3cret"), "{text}");
+    assert!(
+        text.contains("token=<redacted>&q=kept&sid=<redacted>"),
+        "{text}"
+    );
+    let csv = std::fs::read_to_string(dir.path("r.csv")).unwrap();
+    assert!(!csv.contains("s3cret"), "{csv}");
+}

@@ -1,0 +1,358 @@
+//! A scenario's workloads built for its run: each phase's parts (request-response
+//! from a URL or patterns file, bulk writers, YCSB), checked as `run`, `bulk` and the
+//! YCSB workload check them, with the phase and the workload named in every error.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_rustls::TlsConnector;
+
+use super::run::SuiteError;
+use super::scenario::{BulkSpec, Phase, Scenario, Source, WorkloadSpec, YcsbSpec};
+use crate::result::Shard;
+use crate::spec::bulk::{BulkOptions, DocSource};
+use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::workload::bulk::BulkWorkload;
+use crate::workload::mix::AnyWorkload;
+use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
+
+/// A phase's parts: each workload with its weight.
+pub(super) type Parts = Vec<(Arc<dyn AnyWorkload>, u32)>;
+
+/// What building the phases' workloads gives the run.
+#[derive(Default)]
+pub(super) struct Built {
+    pub phases: Vec<Parts>,
+    /// The first request-response workload's spec: the run's settings start from it.
+    pub first: Option<Ready>,
+    /// Bulk writers by phase, and those whose documents are verified.
+    pub bulks: Vec<(usize, Arc<BulkWorkload>)>,
+    pub verified: Vec<(usize, Arc<BulkWorkload>)>,
+    /// YCSB loads by phase, and each phase's request budget when it is one.
+    pub loads: Vec<(usize, Arc<YcsbWorkload>)>,
+    pub load_requests: Vec<Option<u64>>,
+    pub tls: Option<TlsConnector>,
+    pub n_patterns: usize,
+}
+
+/// One workload of one phase, with what building it needs.
+struct At<'a> {
+    scenario: &'a Scenario,
+    /// The scenario file, for errors.
+    path: &'a str,
+    phase: &'a Phase,
+    /// Phase and workload, from 0.
+    i: usize,
+    j: usize,
+    w: &'a WorkloadSpec,
+    seed: u64,
+    shard: Option<Shard>,
+    command_line: &'a [String],
+}
+
+/// Every phase's workloads, checked before any load.
+pub(super) fn workloads(
+    scenario: &Scenario,
+    path: &str,
+    seed: u64,
+    shard: Option<Shard>,
+    command_line: &[String],
+) -> Result<Built, SuiteError> {
+    let mut b = Built {
+        load_requests: vec![None; scenario.phases.len()],
+        ..Built::default()
+    };
+    for (i, phase) in scenario.phases.iter().enumerate() {
+        let mut parts: Parts = Vec::new();
+        for (j, w) in phase.workloads.iter().enumerate() {
+            let at = At {
+                scenario,
+                path,
+                phase,
+                i,
+                j,
+                w,
+                seed,
+                shard,
+                command_line,
+            };
+            let part: Arc<dyn AnyWorkload> = match &w.source {
+                Source::Ycsb(y) => b.ycsb(&at, y)?,
+                Source::Bulk(bulk) => b.bulk(&at, bulk)?,
+                Source::Url(_) | Source::Patterns(_) => b.request_response(&at)?,
+            };
+            parts.push((part, w.weight));
+        }
+        b.phases.push(parts);
+    }
+    for (i, phase) in scenario.phases.iter().enumerate() {
+        let n = b.bulks.iter().filter(|(p, _)| *p == i).count();
+        if n > 1 && b.verified.iter().any(|(p, _)| *p == i) {
+            return Err(SuiteError::VerifyShared {
+                path: path.to_owned(),
+                phase: phase.name.clone(),
+            });
+        }
+    }
+    Ok(b)
+}
+
+impl Built {
+    fn ycsb(&mut self, at: &At<'_>, y: &YcsbSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let settings =
+            ycsb_settings(at.scenario, y, at.seed, (at.i, at.j), at.shard).map_err(|why| {
+                SuiteError::Ycsb {
+                    path: at.path.to_owned(),
+                    phase: at.phase.name.clone(),
+                    index: at.j + 1,
+                    source_name: at.w.source.describe(),
+                    why,
+                }
+            })?;
+        let workload = Arc::new(YcsbWorkload::new(settings));
+        if y.core == Core::Load {
+            self.load_requests[at.i] = Some(workload.settings().load_requests());
+            self.loads.push((at.i, workload.clone()));
+        }
+        Ok(workload)
+    }
+
+    fn bulk(&mut self, at: &At<'_>, b: &BulkSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let ready = bulk_options(
+            at.scenario,
+            b,
+            at.phase,
+            at.seed,
+            (at.i, at.j),
+            at.shard,
+            at.command_line,
+        )
+        .build()
+        .map_err(|why| SuiteError::Bulk {
+            path: at.path.to_owned(),
+            phase: at.phase.name.clone(),
+            index: at.j + 1,
+            source_name: at.w.source.describe(),
+            why: Box::new(why),
+        })?;
+        self.tls = self.tls.take().or(ready.engine.tls.clone());
+        if b.verify {
+            self.verified.push((at.i, ready.workload.clone()));
+        }
+        self.bulks.push((at.i, ready.workload.clone()));
+        Ok(ready.workload.clone())
+    }
+
+    /// A URL or patterns file: `run`'s workload with the scenario's request settings.
+    fn request_response(&mut self, at: &At<'_>) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let (url, patterns_file) = match &at.w.source {
+            Source::Url(u) => (Some(u.clone()), None),
+            Source::Patterns(p) => (None, Some(p.clone())),
+            Source::Ycsb(_) | Source::Bulk(_) => unreachable!("built apart"),
+        };
+        let (scenario, phase) = (at.scenario, at.phase);
+        let defaults = RequestOptions::default();
+        let options = RunOptions {
+            request: RequestOptions {
+                url,
+                patterns_file,
+                hosts: scenario.hosts.clone().unwrap_or(defaults.hosts.clone()),
+                port: scenario.port.unwrap_or(defaults.port),
+                path: scenario.url_path.clone().unwrap_or(defaults.path.clone()),
+                method: scenario.method.clone().unwrap_or(defaults.method.clone()),
+                timeout: scenario.timeout.unwrap_or(defaults.timeout),
+                headers: scenario.headers.clone(),
+                allow_pattern_hosts: scenario.allow_pattern_hosts,
+                keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+                seed: Some(
+                    at.seed
+                        ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                ),
+                threads: scenario.threads.unwrap_or(0),
+                ..RequestOptions::default()
+            },
+            session: SessionOptions::default(),
+            load: Load::Step {
+                clients: phase.clients,
+                duration: Some(phase.duration),
+                requests: None,
+                rate: None,
+            },
+            interval: Duration::ZERO,
+            output_path: None,
+            command_line: at.command_line.to_vec(),
+        };
+        let ready = options
+            .build()
+            .map_err(|why| match patterns_problem(&why) {
+                // A scenario from elsewhere may name any file: say what is wrong with it,
+                // never what it holds.
+                Some(problem) => SuiteError::PatternsFile {
+                    path: at.path.to_owned(),
+                    phase: phase.name.clone(),
+                    index: at.j + 1,
+                    source_name: at.w.source.describe(),
+                    problem,
+                },
+                None => SuiteError::Workload {
+                    path: at.path.to_owned(),
+                    phase: phase.name.clone(),
+                    index: at.j + 1,
+                    source_name: at.w.source.describe(),
+                    why: Box::new(why),
+                },
+            })?;
+        self.n_patterns += ready.run.settings.n_patterns;
+        self.tls = self.tls.take().or(ready.engine.tls.clone());
+        let workload = ready.workload.clone();
+        if self.first.is_none() {
+            self.first = Some(ready);
+        }
+        Ok(workload)
+    }
+}
+
+/// The settings of a scenario of bulk writers only: a plain run of the same shape's.
+pub(super) fn plain_ready(command_line: &[String]) -> Ready {
+    RunOptions {
+        request: RequestOptions {
+            url: Some("http://127.0.0.1:1/".into()),
+            ..RequestOptions::default()
+        },
+        session: SessionOptions::default(),
+        load: Load::Step {
+            clients: 1,
+            duration: Some(Duration::from_secs(1)),
+            requests: None,
+            rate: None,
+        },
+        interval: Duration::ZERO,
+        output_path: None,
+        command_line: command_line.to_vec(),
+    }
+    .build()
+    .expect("a fixed valid run")
+}
+
+/// What is wrong with a scenario's patterns file, in words that quote nothing of it
+/// (it may be any file: `../../../etc/passwd`); None for errors of another kind.
+fn patterns_problem(e: &SpecError) -> Option<String> {
+    use crate::pattern::PatternError as P;
+    use crate::plan::PlanError;
+    Some(match e {
+        SpecError::Patterns(p) => match p {
+            P::Read { source, .. } => format!("cannot read the patterns file: {source}"),
+            P::Empty { .. } => "the patterns file is empty".into(),
+            P::Json { line, column, .. } => {
+                format!("not a patterns file: invalid JSON at line {line}, column {column}")
+            }
+            P::Line { line, .. } => format!("not a patterns file: line {line} is not a pattern"),
+            P::Shape {
+                line: Some(line), ..
+            } => {
+                format!("not a patterns file: JSON of another shape at line {line}")
+            }
+            P::Shape { line: None, .. } => "not a patterns file: JSON of another shape".into(),
+            P::Key { line, column, .. } => {
+                format!("a key the patterns file may not have, at line {line}, column {column}")
+            }
+            P::Url { .. } => return None,
+        },
+        SpecError::Plan(PlanError::Invalid(m)) if m.contains("--allow-pattern-hosts") => {
+            "the patterns file names a host of its own (allow_pattern_hosts = true lets it)".into()
+        }
+        SpecError::Plan(_) => "a pattern in the file is not a request hakaru can send (its \
+             path, host or method); `hakaru run --request-patterns-file FILE` names it"
+            .into(),
+        _ => return None,
+    })
+}
+
+/// `hakaru bulk`'s options for a bulk workload of phase `i`.
+fn bulk_options(
+    scenario: &Scenario,
+    b: &BulkSpec,
+    phase: &Phase,
+    seed: u64,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
+    command_line: &[String],
+) -> BulkOptions {
+    let defaults = BulkOptions::default();
+    BulkOptions {
+        target: b.target,
+        url: b.url.clone(),
+        batch_sizes: (!b.single).then(|| b.batch.to_string()),
+        writers: phase.clients.to_string(),
+        duration: Some(phase.duration),
+        single: b.single,
+        table: b.table.clone(),
+        // The scenario counts the server's documents itself (before and after), also
+        // when sharded, where `hakaru merge` sets every shard's against the server's.
+        verify: b.verify && shard.is_none(),
+        // Each shard's writers number their documents in a lane of their own.
+        shard,
+        doc: b.doc.clone().map_or(defaults.doc, DocSource::Text),
+        ids: b.ids,
+        // Unique to the run, the phase and the workload: no two writers share an ID.
+        id_prefix: Some(format!(
+            "{:08x}-{i}-{j}-",
+            (seed >> 32) as u32 ^ seed as u32
+        )),
+        headers: scenario.headers.clone(),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        threads: scenario.threads.unwrap_or(0),
+        seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        command_line: command_line.to_vec(),
+        ..defaults
+    }
+}
+
+/// The YCSB workload's settings: the scenario's headers, timeout and keep-alive, a
+/// seed of its own, this machine's shard.
+fn ycsb_settings(
+    scenario: &Scenario,
+    y: &YcsbSpec,
+    seed: u64,
+    (i, j): (usize, usize),
+    shard: Option<Shard>,
+) -> Result<YcsbSettings, String> {
+    use std::net::ToSocketAddrs;
+    let url = crate::http::url::parse_http_url(&y.url)?;
+    let port = url.port.unwrap_or(if url.https { 443 } else { 5984 });
+    let addrs: Vec<_> = (url.host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", url.host))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("cannot resolve {}: no addresses", url.host));
+    }
+    let headers = scenario
+        .headers
+        .iter()
+        .map(|h| crate::spec::parse_header(h).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let defaults = RequestOptions::default();
+    Ok(YcsbSettings {
+        core: y.core,
+        target: crate::http::Target {
+            https: url.https,
+            host: url.host.clone(),
+            port,
+            addrs,
+        },
+        db_path: url.path.trim_end_matches('/').to_string(),
+        records: y.records,
+        distribution: y.distribution,
+        fields: y.fields,
+        field_length: y.field_length,
+        max_scan: y.max_scan,
+        batch: y.batch,
+        headers,
+        keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        timeout: scenario.timeout.unwrap_or(defaults.timeout),
+        seed: seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        shard,
+    })
+}
