@@ -433,6 +433,60 @@ mod tests {
     }
 
     #[test]
+    fn the_judge_skips_the_warm_up_and_ends_a_ramp_at_a_failed_step() {
+        let spec = StepSpec {
+            n_clients: 1,
+            duration: None,
+            n_requests: None,
+            rate: None,
+        };
+        let at = |index| Position {
+            round: 1,
+            rounds: 1,
+            index,
+            of: 2,
+        };
+        let slow = Counts::default();
+        slow.record(Duration::from_secs(5));
+        let p = |s: f64| Progress {
+            elapsed: Duration::from_secs_f64(s),
+            finished: 1,
+            failed: 0,
+            latency: Snapshot::of([&slow]),
+        };
+        let stop = Stop::default();
+        let mut judge = AbortJudge::new(&[t("max<1s"), t("p99{group=a}<1s")], stop.clone());
+        // The warm-up's slow response is not the step's.
+        judge.warmup_started(Duration::from_secs(1), &spec);
+        judge.progress(&spec, p(0.5));
+        judge.warmup_finished(1, 0);
+        assert!(!stop.is_triggered());
+        // A label is judged at the step's end, on the exact figures.
+        let mut judge = AbortJudge::new(&[t("p99{group=a}<1s")], stop.clone());
+        judge.step_started(at(0), &spec);
+        judge.progress(&spec, p(0.5));
+        assert!(!stop.is_triggered());
+        let step = crate::analysis::threshold::tests_support::step(10, 0, 1.0);
+        let run = crate::result::fixture::run(vec![step.clone()]);
+        judge.step_finished(&run, &step);
+        // Not there at all in the step: not judged, not a reason to stop.
+        assert!(!stop.is_triggered());
+        // A max past its bound stops the run at once, live.
+        let mut judge = AbortJudge::new(&[t("max<1s")], stop.clone());
+        judge.step_started(at(1), &spec);
+        judge.progress(&spec, p(0.25));
+        assert!(stop.is_triggered());
+        let a = judge.tripped().expect("tripped");
+        assert_eq!((a.threshold.as_str(), a.at_s), ("max<1s", 0.25));
+        assert!(
+            a.why
+                .starts_with("live, the step's first 0.2 s (1 samples): "),
+            "{}",
+            a.why
+        );
+    }
+
+    #[test]
     fn record_marks_the_run_failed_with_the_threshold_and_when() {
         let mut run = crate::result::fixture::run(vec![]);
         record(

@@ -298,12 +298,13 @@ fn stall(server: &Server, after: std::time::Duration) -> std::time::Instant {
     std::time::Instant::now()
 }
 
-// The stall's arithmetic: 20 clients on /delay/50 answer ~400/s; the 20 requests in
-// flight when the server stops end ~3 s late. Over the whole step (~12 s answering,
-// ~4,800 responses) 20 is 0.4%: the p99 is ~50 ms. In any 5-second window holding the
-// stall (~2 s answering, ~800 responses) it is 2.4%: the p99 is ~3 s. Throughput could
-// be 2.4 times lower or higher and both would still hold.
-const STALL_ARGS: [&str; 4] = ["-c", "20", "--threshold", "p99<1s"];
+// The stall's arithmetic: 10 clients on /delay/50 answer at most 200/s (the delay
+// bounds it however idle the machine); the 10 requests in flight when the server stops
+// end ~3 s late. Over a 20-second step (~17 s answering) 10 slow ones stay under 1% of
+// the responses as long as it answers over 59/s: the p99 holds. In any 5-second window
+// holding the stall (~2 s answering, at most ~400 responses) they are over 2%: its p99
+// is ~3 s. The bound, 2 s, leaves a second on either side for a busy machine's hiccups.
+const STALL_ARGS: [&str; 4] = ["-c", "10", "--threshold", "p99<2s"];
 
 #[test]
 fn a_window_catches_a_stall_the_whole_step_hides() {
@@ -318,9 +319,9 @@ fn a_window_catches_a_stall_the_whole_step_hides() {
             &STALL_ARGS[..],
             &[
                 "-d",
-                "15s",
+                "20s",
                 "--threshold",
-                "p99[5s]<1s",
+                "p99[5s]<2s",
                 "-o",
                 json.to_str().unwrap(),
                 &url,
@@ -339,7 +340,6 @@ fn a_window_catches_a_stall_the_whole_step_hides() {
         &v["thresholds"]["thresholds"][1],
     );
     assert_eq!(whole["passed"], true, "{out}");
-    assert!(whole["overall"]["value"].as_f64().unwrap() < 0.5, "{whole}");
     assert_eq!(windowed["passed"], false, "{out}");
     let worst = windowed["overall"]["value"].as_f64().unwrap();
     assert!(worst > 2.0, "{windowed}");
@@ -361,10 +361,10 @@ fn a_window_catches_a_stall_the_whole_step_hides() {
         "report",
         json.to_str().unwrap(),
         "--threshold",
-        "p99[5s]<1s",
+        "p99[5s]<2s",
     ]);
     assert_eq!(code(&o), Some(1), "{}", stderr(&o));
-    let o = run(&["report", json.to_str().unwrap(), "--threshold", "p99<1s"]);
+    let o = run(&["report", json.to_str().unwrap(), "--threshold", "p99<2s"]);
     assert_eq!(code(&o), Some(0), "{}", stderr(&o));
     assert!(v["state"] == "complete", "{}", v["state"]);
 }
@@ -377,8 +377,8 @@ fn abort_on_fail_ends_the_run_within_a_second_of_the_breach() {
     let json = dir.path("r.json");
     let url = format!("http://127.0.0.1:{}/delay/50", server.port);
     let started = std::time::Instant::now();
-    // Not the whole step's p99 too: judged live on enough samples it would trip
-    // first (20 slow of ~1,500 at 7 s is over 1%), as k6's abortOnFail would.
+    // Not the whole step's p99 too: judged live on enough samples it could trip
+    // first (10 slow of under 1,000 at 7 s is over 1%), as k6's abortOnFail would.
     let mut child = spawn_run(
         &dir,
         &[
@@ -387,7 +387,7 @@ fn abort_on_fail_ends_the_run_within_a_second_of_the_breach() {
                 "-d",
                 "60s",
                 "--threshold",
-                "p99[5s]<1s",
+                "p99[5s]<2s",
                 "--abort-on-fail",
                 "-o",
                 json.to_str().unwrap(),
@@ -413,20 +413,20 @@ fn abort_on_fail_ends_the_run_within_a_second_of_the_breach() {
         "{took:?}\n{out}"
     );
     assert!(
-        out.contains("--abort-on-fail: p99[5s]<1s can no longer hold (live, seconds "),
+        out.contains("--abort-on-fail: p99[5s]<2s can no longer hold (live, seconds "),
         "{out}"
     );
     let v = read_json(&json);
     assert_eq!(v["state"], "failed");
     let a = &v["thresholds"]["aborted"];
-    assert_eq!(a["threshold"], "p99[5s]<1s", "{v}");
+    assert_eq!(a["threshold"], "p99[5s]<2s", "{v}");
     assert_eq!(a["step"], 0);
     let at = a["at_s"].as_f64().unwrap();
     assert!((6.5..12.0).contains(&at), "{a}");
     assert!(v["stop_reason"]
         .as_str()
         .unwrap()
-        .starts_with("--abort-on-fail: p99[5s]<1s"));
+        .starts_with("--abort-on-fail: p99[5s]<2s"));
     // The verdict is the exact one of what ran.
     assert_eq!(v["thresholds"]["thresholds"][0]["passed"], false, "{out}");
     assert!(

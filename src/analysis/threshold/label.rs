@@ -3,7 +3,8 @@
 //! step of their own, so every metric and window is measured exactly as on a whole
 //! step. A label the result does not have at all fails with the labels it does have
 //! named (k6 let such a selector pass silently, grafana/k6#590); a step without any
-//! request of the label fails that step.
+//! request of the label is not judged (its verdict passes with a note saying so), so
+//! a suite's phase without that workload does not fail it.
 
 use super::Figures;
 use crate::result::{LabelResult, LatencySummary, StepResult};
@@ -145,7 +146,7 @@ pub fn unknown(steps: &[&StepResult], sel: &LabelSelector) -> Option<String> {
 
 /// Why a step has no figures for a label the run has.
 pub fn missing_in_step(sel: &LabelSelector) -> String {
-    format!("no request labelled {sel} in this step")
+    format!("no request labelled {sel} in this step: not judged")
 }
 
 #[cfg(test)]
@@ -199,7 +200,7 @@ mod tests {
         assert!(find(&step, &sel("search")).is_some());
         assert_eq!(
             missing_in_step(&sel("x")),
-            "no request labelled group=x in this step"
+            "no request labelled group=x in this step: not judged"
         );
     }
 
@@ -215,16 +216,38 @@ mod tests {
         assert!(!slow.passed && slow.value.unwrap() > 0.3, "{slow:?}");
         assert_eq!(judge(&t("errors{group=slow}<=0"), &a).value, Some(1.0));
         assert_eq!(judge(&t("qps{group=fast}>1"), &a).value, Some(49.5));
-        // A step without the label fails that step; the run's figure is of those with it.
+        // A step without the label is not judged (a phase without that workload); the
+        // run's figure is of the steps with it.
         let b = super::super::tests_support::step(100, 0, 2.0);
         let run = crate::result::fixture::run(vec![a, b]);
-        let r = evaluate(&[t("p99{group=fast}<10ms"), t("max{group=slow}<1s")], &run);
+        let r = evaluate(
+            &[
+                t("p99{group=fast}<10ms"),
+                t("max{group=slow}<1s"),
+                t("p99[1s]{group=fast}<10ms"),
+            ],
+            &run,
+        );
         let fast = &r.thresholds[0];
-        assert!(fast.overall.passed && !fast.passed, "{fast:?}");
+        assert!(fast.overall.passed && fast.passed, "{fast:?}");
         assert_eq!(fast.overall.samples, 99);
         assert_eq!(
-            fast.steps[1].note.as_deref(),
-            Some("no request labelled group=fast in this step")
+            (fast.steps[1].passed, fast.steps[1].note.as_deref()),
+            (
+                true,
+                Some("no request labelled group=fast in this step: not judged")
+            )
+        );
+        // Windows need the label's timeline (kept for the busiest labels only).
+        let w = &r.thresholds[2];
+        assert!(!w.passed, "{w:?}");
+        assert!(
+            w.overall
+                .note
+                .as_deref()
+                .unwrap()
+                .contains("for this label"),
+            "{w:?}"
         );
         assert!((r.thresholds[1].overall.value.unwrap() - 0.33).abs() < 0.01);
     }

@@ -272,7 +272,9 @@ fn judge_seconds(
 /// every step counted, the worst window named with its step.
 pub fn worst_of(t: &Threshold, verdicts: &[Verdict]) -> Verdict {
     let mut worst: Option<(usize, &Verdict)> = None;
-    for (i, v) in verdicts.iter().enumerate() {
+    // A step not judged (without the label) has no window to be the worst.
+    let judged = |v: &&Verdict| !(v.passed && v.value.is_none() && v.windows == 0);
+    for (i, v) in verdicts.iter().enumerate().filter(|(_, v)| judged(v)) {
         let replace = match (worst, v.value) {
             (None, _) => true,
             (Some((_, old)), _) if old.value.is_none() => false,
