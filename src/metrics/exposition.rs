@@ -321,9 +321,9 @@ fn label_families(o: &mut Out, board: &Board) {
     }
 }
 
-/// A result label's key as a series' label name; the keys hakaru makes ("group",
-/// "name", "workload", "op", "host") are valid names, anything else is kept to
-/// `[a-z0-9_]` and named `kind`, so it cannot clash with ours.
+/// A result label's key as a series' label name: the keys hakaru makes ("group",
+/// "name", "workload", "op", "host") as they are; any other (a result from a later
+/// hakaru) as `kind_of_request`, a valid name that cannot clash with ours.
 fn label_name(key: &str) -> &'static str {
     match key {
         "group" => "group",
