@@ -34,6 +34,9 @@ pub fn check(results: &[(String, RunResult)]) -> Result<(), Inconsistent> {
 
 type Found = (&'static str, String);
 
+/// One of a step's counts.
+type Count = fn(&StepResult) -> u64;
+
 /// One step's own numbers: times that can be, counts that agree.
 fn check_step(s: &StepResult) -> Result<(), Found> {
     let times = [
@@ -130,7 +133,7 @@ fn check_sums(results: &[(String, RunResult)]) -> Result<(), Inconsistent> {
         .min()
         .unwrap_or(0);
     for i in 0..n_steps {
-        let fields: [(&str, fn(&StepResult) -> u64); 6] = [
+        let fields: [(&str, Count); 6] = [
             ("total_requests", |s| s.total_requests),
             ("responses", |s| s.responses),
             ("bytes_received", |s| s.bytes_received),
