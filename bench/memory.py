@@ -13,9 +13,16 @@ Then writes a patterns file of PATTERNS lines (`hakaru patterns`'s search templa
 checks its peak RSS against 150 MB (memory must not grow with the patterns file);
 the result file's size is printed beside it.
 
+With LONG_S set, runs only a long open-model run instead: `hakaru run -c CONNECTIONS
+--rate LONG_RATE -d LONG_S` (every step keeps a per-second timeline and, for a patterns
+file of several groups, per-label counts), RSS sampled every 5 s, and checks that the
+last sample is within 10% of the one at 30 s (memory must not grow with the seconds).
+LONG_PATTERNS=FILE runs it on a patterns file (its hosts: the target's).
+
 Environment: SMALL_N (default 100000), BIG_N (10000000; a few minutes here),
 CONNECTIONS (100), PATTERNS (1000000; SKIP_N=1 runs only the patterns case),
-TARGET (nginx or serve), HAKARU (binary path), KEEP=1.
+LONG_S, LONG_RATE (5000), LONG_PATTERNS, TARGET (nginx or serve), HAKARU (binary
+path), KEEP=1.
 """
 
 import json
@@ -103,6 +110,58 @@ def measure_patterns(binary, url, n, work):
             os.path.getsize(path))
 
 
+def measure_long(binary, url, seconds, rate, conns, work):
+    """A long open-model run; returns ([(t, RSS MB)], result JSON bytes, timeline entries,
+    labels, responses)."""
+    base = os.path.join(work, "long")
+    argv = [binary, "run", "-c", str(conns), "--rate", str(rate), "-d", f"{seconds}s", "-k",
+            "-o", base + ".csv"]
+    patterns = os.environ.get("LONG_PATTERNS")
+    if patterns:
+        host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+        argv += ["--request-patterns-file", patterns, "--default-hosts", host,
+                 "--default-port", port]
+    else:
+        argv.append(url)
+    samples = []
+    start = time.monotonic()
+    with open(base + ".out", "wb") as out:
+        proc = subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+        while proc.poll() is None:
+            time.sleep(5)
+            value = rss_mb(proc.pid)
+            if value is not None:
+                samples.append((time.monotonic() - start, value))
+    if proc.returncode != 0:
+        common.die(f"hakaru run --rate {rate} exited {proc.returncode}; see {base}.out (KEEP=1)")
+    with open(base + ".json") as f:
+        step = json.load(f)["steps"][0]
+    return (samples, os.path.getsize(base + ".json"), len(step.get("timeline") or []),
+            len(step.get("labels") or []), step["responses"])
+
+
+def long_run(binary, url, what, conns, work):
+    seconds = common.env_number("LONG_S", 600, int)
+    rate = common.env_number("LONG_RATE", 5000, int)
+    print("# hakaru's resident memory over a long open-model run\n")
+    print(f"machine: {common.machine_line()}")
+    print(f"target: {what} at {url}; {conns} clients, --rate {rate}, {seconds} s\n", flush=True)
+    samples, json_bytes, entries, labels, responses = measure_long(
+        binary, url, seconds, rate, conns, work)
+    picks = [samples[round(i * (len(samples) - 1) / 9)] for i in range(10)] if samples else []
+    print("RSS (s:MB): " + "  ".join(f"{t:.0f}s:{mb:.1f}" for t, mb in picks))
+    print(f"{responses} responses; result JSON {json_bytes / 1e6:.1f} MB, "
+          f"{entries} timeline entries, {labels} labels")
+    early = next((mb for t, mb in samples if t >= 30), None)
+    last = samples[-1][1] if samples else None
+    if early and last:
+        growth = last / early - 1
+        print(f"target: RSS at the end within {GROWTH_LIMIT:.0%} of RSS at 30 s: {last:.1f} MB vs "
+              f"{early:.1f} MB = {growth:+.1%} -> "
+              f"{'PASS' if abs(growth) <= GROWTH_LIMIT else 'FAIL'}")
+    return 0
+
+
 def main():
     if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
         print(__doc__.strip())
@@ -123,6 +182,8 @@ def main():
         url = server.url
         what = "hakaru serve (embedded target)"
 
+    if os.environ.get("LONG_S"):
+        return long_run(binary, url, what, conns, work)
     patterns = common.env_number("PATTERNS", 1000000, int)
     print("# hakaru's resident memory: short run against long run, and a big patterns file\n")
     print(f"machine: {common.machine_line()}")

@@ -97,7 +97,7 @@ pub fn terms(data: &[u8]) {
 
 /// Result files: hakaru's JSON and CSV, drnbench's CSV, as `report` reads them.
 pub fn results(data: &[u8]) {
-    let _ = crate::report::read::read_result_bytes(Path::new("fuzz.json"), data);
+    let _ = crate::result::read::read_result_bytes(Path::new("fuzz.json"), data);
 }
 
 /// `suite` scenario files: TOML, then every check. An error names a line, except the

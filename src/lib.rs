@@ -5,6 +5,7 @@
 //! Nothing downstream reaches back upstream: the engine knows nothing of CSV, the
 //! report knows nothing of sockets. `ARCHITECTURE.md` at the root is the map.
 
+pub mod abort;
 pub mod analysis;
 pub mod cli;
 pub mod console;
@@ -16,6 +17,7 @@ pub mod http;
 pub mod k8s;
 pub mod metrics;
 pub mod observe;
+pub mod outfile;
 pub mod pattern;
 pub mod plan;
 pub mod probe;
@@ -24,11 +26,11 @@ pub mod report;
 pub mod result;
 pub mod rng;
 pub mod runner;
-pub mod series;
 pub mod server;
 pub mod spec;
 pub mod stats;
 pub mod stream;
 pub mod suite;
 pub mod sysinfo;
+pub mod timestamp;
 pub mod workload;

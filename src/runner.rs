@@ -214,7 +214,7 @@ pub fn run<W: Workload>(
             let failed = result.failure.is_some() || run.stop_reason.is_some();
             run.steps.push(result);
             if let Some(out) = &spec.outputs {
-                write_outputs(&run, out)?;
+                write_outputs(&run, out);
             }
             observer.step_finished(&run, run.steps.last().expect("just pushed"));
             if stop.is_triggered() || failed {
@@ -233,7 +233,7 @@ pub fn run<W: Workload>(
         RunState::Complete
     };
     if let Some(out) = &spec.outputs {
-        write_outputs(&run, out)?;
+        write_outputs(&run, out);
     }
     Ok(run)
 }
@@ -294,11 +294,16 @@ fn run_one<W: Workload>(
     result
 }
 
-fn write_outputs(run: &RunResult, out: &Outputs) -> Result<(), RampError> {
-    out.write(run).map_err(|e| RampError::Write {
-        path: e.path.display().to_string(),
-        source: e.source,
-    })
+/// Rewrite the result files after a step. A failure does not end the run (the
+/// measurement is worth more than the file): it is said once, and the command's
+/// finish writes the result again at the end, or keeps it in a named temporary file.
+pub fn write_outputs(run: &RunResult, out: &Outputs) {
+    static WARNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if let Err(e) = out.write(run) {
+        if !WARNED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            eprintln!("warning: {e}; the run goes on and its end says where the result is kept");
+        }
+    }
 }
 
 /// The commonest error kind of a step with its first message: "connect 812:

@@ -21,8 +21,8 @@ pub use repeat::{RatioSpread, Spread};
 pub use setup::{bulk_differences, setup_differences, BulkDifference, SetupDifference};
 pub use usl::{fit_usl, UslFit};
 
+use crate::result::series::{Point, Series};
 use crate::result::RunState;
-use crate::series::{Point, Series};
 
 /// Share of the peak that counts as "levelled off".
 pub const PLATEAU_SHARE: f64 = 0.95;
@@ -248,7 +248,7 @@ pub fn analyse(series: &Series) -> Saturation {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::series::SourceFormat;
+    use crate::result::series::SourceFormat;
 
     pub(crate) fn series_of(pts: &[(usize, f64, f64)]) -> Series {
         Series {

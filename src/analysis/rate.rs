@@ -4,7 +4,7 @@
 //! point, latency measured from the due time grows without bound, so the highest rate
 //! held is the capacity the run found.
 
-use crate::series::{Point, Series};
+use crate::result::series::{Point, Series};
 
 /// Share of the offered rate that must be answered for the rate to count as held.
 pub const HELD_SHARE: f64 = 0.95;
@@ -69,7 +69,7 @@ pub fn analyse_rates(s: &Series) -> RateFindings {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::series::SourceFormat;
+    use crate::result::series::SourceFormat;
 
     fn series(pts: &[(f64, f64, u64)]) -> Series {
         Series {

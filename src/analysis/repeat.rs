@@ -6,7 +6,7 @@
 //! The first round of a `--rounds` run meets cold caches and connections; it is kept
 //! apart ([`Group::cold`]) so it neither hides nor fakes a difference between setups.
 
-use crate::series::{Point, Series};
+use crate::result::series::{Point, Series};
 
 /// A difference is called real when it exceeds this many standard errors of the
 /// difference (about 95% for normally spread repetitions).
@@ -171,7 +171,7 @@ fn empty() -> Series {
     Series {
         label: String::new(),
         source: Default::default(),
-        format: crate::series::SourceFormat::HakaruJson,
+        format: crate::result::series::SourceFormat::HakaruJson,
         points: Vec::new(),
         settings: None,
         machine: None,
@@ -182,6 +182,36 @@ fn empty() -> Series {
         partial: false,
         state: crate::result::RunState::Complete,
     }
+}
+
+/// The setups of a comparison as drawn and tabled: each group's mean over its
+/// repetitions (labelled "<label> warm" when a cold first round is set apart), then
+/// that cold round ("<label> cold").
+pub fn display_series(series: &[Series]) -> Vec<Series> {
+    display(&groups(series))
+        .into_iter()
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// Each displayed series with the peak qps of its repetitions.
+pub fn display(groups: &[Group]) -> Vec<(Series, Option<Spread>)> {
+    let peak_of = |s: &Series| super::peak(s).map(|p| p.qps);
+    let mut out = Vec::new();
+    for g in groups {
+        let mut mean = g.mean();
+        if let Some(cold) = &g.cold {
+            mean.label = format!("{} warm", g.label);
+            out.push((mean, g.spread(peak_of)));
+            let mut c = cold.clone();
+            c.label = format!("{} cold", g.label);
+            let spread = Spread::of(peak_of(&c));
+            out.push((c, spread));
+        } else {
+            out.push((mean, g.spread(peak_of)));
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 //! the targets, run by run, where they differ. Runs read from drnbench's CSV record no settings; only the load model,
 //! which shows in the steps themselves, is known for them.
 
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// One setting that differs between compared runs, with each run's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -210,8 +210,8 @@ pub fn bulk_differences(runs: &[(&str, &crate::result::RunResult)]) -> Vec<BulkD
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::result::series::{Point, SourceFormat};
     use crate::result::Settings;
-    use crate::series::{Point, SourceFormat};
 
     fn series(label: &str, rate: Option<f64>, keep_alive: bool, target: &str) -> Series {
         Series {

@@ -12,10 +12,22 @@
 //!
 //! A response-time threshold on a step without responses fails: an empty histogram's
 //! "0 ms" must not pass `p99<200ms`.
+//!
+//! A windowed threshold (`p99[10s]<200ms`, [`window`]) holds in a step when every
+//! window of its timeline does, and over the run when it holds in every step (windows
+//! do not span steps: between steps there is an interval, and the load changes). A
+//! label's threshold (`p99{group=search}<50ms`, [`label`]) is judged on that label's
+//! figures alone, per step and over the run.
+
+mod label;
+pub mod window;
 
 use crate::result::threshold::{ThresholdResult, ThresholdsResult, Verdict};
-use crate::result::{BulkStepResult, RunResult, StepFacts, StepResult, ToRecorderError};
-use crate::spec::threshold::{Metric, Threshold};
+use crate::result::timeline::SecondResult;
+use crate::result::{
+    BulkStepResult, LatencySummary, RunResult, StepFacts, StepResult, ToRecorderError,
+};
+use crate::spec::threshold::{LabelSelector, Metric, Threshold};
 
 /// Responses beyond a percentile that make it worth reading: a pQ rests on at least
 /// this many observations above it, so a p99 needs 1,000 responses and a p99.9 10,000.
@@ -50,8 +62,51 @@ pub fn failed_requests(step: &StepResult) -> u64 {
     step.error_total() + step.non_2xx_3xx()
 }
 
+/// What a threshold reads: of a whole step ([`Figures::of_step`]) or of one label of it
+/// ([`label`]).
+pub struct Figures<'a> {
+    /// Requests that ended: responses and errors.
+    pub total_requests: u64,
+    pub responses: u64,
+    /// Requests without a response or with a status outside 200–399.
+    pub failed: u64,
+    /// Responses per second of the step's time.
+    pub qps: f64,
+    pub latency: &'a LatencySummary,
+    /// The HDR histogram, encoded as the result keeps it.
+    pub histogram: &'a str,
+    pub elapsed_s: f64,
+    pub timeline: Option<&'a [SecondResult]>,
+    /// `bulk` only.
+    pub docs_per_s: Option<f64>,
+    /// These are one label's (for the notes).
+    pub label: bool,
+}
+
+impl<'a> Figures<'a> {
+    pub fn of_step(step: &'a StepResult) -> Figures<'a> {
+        Figures {
+            total_requests: step.total_requests,
+            responses: step.responses,
+            failed: failed_requests(step),
+            qps: step.qps,
+            latency: &step.latency,
+            histogram: &step.histogram,
+            elapsed_s: step.elapsed_s,
+            timeline: step.timeline.as_deref(),
+            docs_per_s: step.bulk.as_ref().map(|b| b.docs_per_s),
+            label: false,
+        }
+    }
+}
+
 /// Measure `metric` on `step`.
 pub fn measure(metric: Metric, step: &StepResult) -> Measured {
+    measure_figures(metric, &Figures::of_step(step))
+}
+
+/// Measure `metric` on a step's or a label's figures.
+fn measure_figures(metric: Metric, f: &Figures) -> Measured {
     let none = |samples, why| Measured {
         value: None,
         samples,
@@ -62,33 +117,30 @@ pub fn measure(metric: Metric, step: &StepResult) -> Measured {
         samples,
         missing: None,
     };
-    let responses = step.latency.count;
+    let responses = f.latency.count;
     match metric {
         m if m.is_latency() && responses == 0 => none(0, "no responses"),
-        Metric::Percentile(q) => match percentile(step, q) {
+        Metric::Percentile(q) => match percentile(f, q) {
             Some(v) => some(v, responses),
             None => none(responses, "the histogram does not decode"),
         },
-        Metric::Mean => some(step.latency.mean_s, responses),
-        Metric::Max => some(step.latency.max_s, responses),
-        Metric::ErrorShare if step.total_requests == 0 => none(0, "no request ended"),
-        Metric::ErrorShare => some(
-            failed_requests(step) as f64 / step.total_requests as f64,
-            step.total_requests,
-        ),
-        Metric::ErrorCount => some(failed_requests(step) as f64, step.total_requests),
-        Metric::Qps => some(step.qps, step.responses),
-        Metric::DocsPerS => match &step.bulk {
-            Some(b) => some(b.docs_per_s, step.total_requests),
-            None => none(step.total_requests, "not a bulk write"),
+        Metric::Mean => some(f.latency.mean_s, responses),
+        Metric::Max => some(f.latency.max_s, responses),
+        Metric::ErrorShare if f.total_requests == 0 => none(0, "no request ended"),
+        Metric::ErrorShare => some(f.failed as f64 / f.total_requests as f64, f.total_requests),
+        Metric::ErrorCount => some(f.failed as f64, f.total_requests),
+        Metric::Qps => some(f.qps, f.responses),
+        Metric::DocsPerS => match f.docs_per_s {
+            Some(d) if !f.label => some(d, f.total_requests),
+            _ => none(f.total_requests, "not a bulk write"),
         },
     }
 }
 
 /// The response time at percentile `q` (0..100), seconds: the summary's own figure
 /// when it keeps that one, else read from the histogram.
-fn percentile(step: &StepResult, q: f64) -> Option<f64> {
-    let l = &step.latency;
+fn percentile(f: &Figures, q: f64) -> Option<f64> {
+    let l = f.latency;
     let kept = [
         (50.0, l.p50_s),
         (75.0, l.p75_s),
@@ -100,13 +152,42 @@ fn percentile(step: &StepResult, q: f64) -> Option<f64> {
     if let Some((_, v)) = kept.iter().find(|(k, _)| *k == q) {
         return Some(*v);
     }
-    let h = step.decode_histogram().ok()?;
+    let h = crate::result::decode_histogram(f.histogram).ok()?;
     Some(h.value_at_quantile(q / 100.0) as f64 / 1e6)
 }
 
-/// Judge one threshold on one step.
+/// Judge one threshold on one step: on the label it selects, if any, over every
+/// window when it has one, else on the step as a whole.
 pub fn judge(t: &Threshold, step: &StepResult) -> Verdict {
-    let m = measure(t.metric, step);
+    let f = match &t.label {
+        None => Figures::of_step(step),
+        Some(sel) => match label::find(step, sel) {
+            Some(l) => label::figures(step, l),
+            None => return missing(label::missing_in_step(sel)),
+        },
+    };
+    judge_figures(t, &f)
+}
+
+/// [`judge`] on figures already chosen.
+fn judge_figures(t: &Threshold, f: &Figures) -> Verdict {
+    match t.window_s {
+        Some(w) => window::judge(t, w, f),
+        None => judge_whole(t, f),
+    }
+}
+
+/// A failed verdict without a value.
+fn missing(why: String) -> Verdict {
+    Verdict {
+        note: Some(why),
+        ..Verdict::default()
+    }
+}
+
+/// Judge one threshold on figures as a whole (no window).
+fn judge_whole(t: &Threshold, f: &Figures) -> Verdict {
+    let m = measure_figures(t.metric, f);
     let need = min_samples(t);
     let note = match (m.missing, m.value) {
         (Some(why), _) => Some(why.to_string()),
@@ -121,33 +202,36 @@ pub fn judge(t: &Threshold, step: &StepResult) -> Verdict {
         value: m.value,
         samples: m.samples,
         note,
+        ..Verdict::default()
     }
 }
 
 /// Every threshold on a whole run: per step (when there is more than one) and overall.
-/// A threshold passes when it holds overall and in every step.
+/// A threshold passes when it holds overall and in every step. `aborted` is kept from
+/// an earlier judging of the same run (`--abort-on-fail`'s record).
 pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
     let steps: Vec<&StepResult> = run.steps.iter().collect();
     let overall = combine(&steps, run.machine.cpus);
     let thresholds: Vec<ThresholdResult> = thresholds
         .iter()
         .map(|t| {
-            let overall = match &overall {
-                Ok(Some(all)) => judge(t, all),
-                Ok(None) => Verdict {
-                    note: Some("no steps".into()),
-                    ..Verdict::default()
-                },
-                Err(e) => Verdict {
-                    note: Some(e.to_string()),
-                    ..Verdict::default()
-                },
+            if let Some(why) = t.label.as_ref().and_then(|l| label::unknown(&steps, l)) {
+                return ThresholdResult {
+                    threshold: t.text.clone(),
+                    passed: false,
+                    overall: missing(why),
+                    steps: Vec::new(),
+                };
+            }
+            let each: Vec<Verdict> = steps.iter().map(|s| judge(t, s)).collect();
+            let overall = match (&overall, t.window_s, &t.label) {
+                (Ok(None), ..) => missing("no steps".into()),
+                (Err(e), None, None) => missing(e.to_string()),
+                (_, Some(_), _) => window::worst_of(t, &each),
+                (Ok(Some(all)), None, None) => judge_whole(t, &Figures::of_step(all)),
+                (_, None, Some(sel)) => judge_label_overall(t, sel, &steps),
             };
-            let per_step: Vec<Verdict> = if steps.len() > 1 {
-                steps.iter().map(|s| judge(t, s)).collect()
-            } else {
-                Vec::new()
-            };
+            let per_step = if steps.len() > 1 { each } else { Vec::new() };
             ThresholdResult {
                 threshold: t.text.clone(),
                 passed: overall.passed && per_step.iter().all(|v| v.passed),
@@ -159,6 +243,17 @@ pub fn evaluate(thresholds: &[Threshold], run: &RunResult) -> ThresholdsResult {
     ThresholdsResult {
         passed: thresholds.iter().all(|t| t.passed),
         thresholds,
+        aborted: run.thresholds.as_ref().and_then(|r| r.aborted.clone()),
+    }
+}
+
+/// A label's threshold over the whole run: the label's figures of every step that has
+/// it, taken together.
+fn judge_label_overall(t: &Threshold, sel: &LabelSelector, steps: &[&StepResult]) -> Verdict {
+    match label::combined(steps, sel) {
+        Ok(Some(all)) => judge_whole(t, &all.figures()),
+        Ok(None) => missing(label::missing_in_step(sel)),
+        Err(why) => missing(why),
     }
 }
 
@@ -325,6 +420,27 @@ mod tests {
         assert!(!qps.passed && !r.passed);
         let one = fixture::run(vec![step(10, 0, 1.0)]);
         assert!(evaluate(&[t("qps>1")], &one).thresholds[0].steps.is_empty());
+    }
+
+    #[test]
+    fn windows_and_labels_without_their_data_fail_and_say_why() {
+        let run = fixture::run(vec![step(1000, 0, 1.0), step(100, 0, 1.0)]);
+        let r = evaluate(&[t("p99[5s]<1s"), t("p99{group=search}<1s")], &run);
+        let w = &r.thresholds[0];
+        assert!(!w.passed && w.steps.len() == 2);
+        assert!(w
+            .overall
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("no per-second timeline"));
+        let l = &r.thresholds[1];
+        assert!(!l.passed && l.steps.is_empty());
+        assert_eq!(
+            l.overall.note.as_deref(),
+            Some("no label group=search: this result has no labels")
+        );
+        assert!(!r.passed && r.aborted.is_none());
     }
 
     #[test]

@@ -28,11 +28,16 @@ pub struct RunSecond {
     pub max_s: f64,
 }
 
+/// A step's last entry covers only what was left of the step; shorter than this, it
+/// says too little to draw (a rate over 20 ms, or the few stragglers after the end).
+const MIN_COVERED_S: f64 = 0.25;
+
 impl RunSecond {
-    fn of(step: usize, offset: f64, s: &SecondResult) -> RunSecond {
+    /// `covered`: how much of the entry the step lasted (its last entry is cut short).
+    fn of(step: usize, offset: f64, covered: f64, s: &SecondResult) -> RunSecond {
         RunSecond {
             t_s: offset + s.second as f64,
-            span_s: s.span_s.max(1) as f64,
+            span_s: covered,
             step,
             requests: s.total(),
             ok: s.ok(),
@@ -81,10 +86,11 @@ pub fn run_seconds(run: &RunResult) -> Vec<RunSecond> {
         .zip(offsets)
         .enumerate()
         .flat_map(|(i, (step, offset))| {
-            step.timeline
-                .iter()
-                .flatten()
-                .map(move |s| RunSecond::of(i, offset, s))
+            let end = step.elapsed_s.max(0.0);
+            step.timeline.iter().flatten().filter_map(move |s| {
+                let covered = (s.span_s.max(1) as f64).min(end - s.second as f64);
+                (covered >= MIN_COVERED_S).then(|| RunSecond::of(i, offset, covered, s))
+            })
         })
         .collect()
 }
@@ -120,8 +126,12 @@ pub fn latency_rise(seconds: &[RunSecond]) -> Option<Rise> {
         .iter()
         .filter(|s| s.requests - s.failed.min(s.requests) >= MIN_RESPONSES)
         .collect();
-    // The first tenth of the run, at least the first three seconds, is "before".
-    let base_n = (counted.len() / 10).max(3);
+    // "Before" is the run's first tenth; a short run's first quarter, one to three
+    // seconds (a 3-second spike has one second before it).
+    let base_n = match counted.len() {
+        n if n >= 30 => n / 10,
+        n => (n / 4).clamp(1, 3),
+    };
     if counted.len() < base_n + 1 {
         return None;
     }
@@ -202,11 +212,18 @@ mod tests {
         assert_eq!(r.rate, 400.0);
         // Steady latency: nothing to say.
         assert_eq!(latency_rise(&s[..8]), None);
+        // A 3-second spike: one second before, two after.
+        let spike = [
+            second(0.0, 100, 0, 3.0),
+            second(1.0, 300, 0, 90.0),
+            second(2.0, 300, 0, 400.0),
+        ];
+        assert_eq!(latency_rise(&spike).map(|r| r.at_s), Some(1.0));
     }
 
     #[test]
     fn too_few_seconds_or_responses_say_nothing() {
-        let s = vec![second(0.0, 100, 0, 1.0), second(1.0, 100, 0, 50.0)];
+        let s = vec![second(0.0, 100, 0, 1.0)];
         assert_eq!(latency_rise(&s), None);
         let sparse: Vec<RunSecond> = (0..10).map(|t| second(t as f64, 3, 0, t as f64)).collect();
         assert_eq!(latency_rise(&sparse), None);

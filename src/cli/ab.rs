@@ -126,6 +126,11 @@ impl AbArgs {
 pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let ab = args.options();
     args.thresholds.check(false)?;
+    let files: Vec<(&'static str, &std::path::Path)> = [("-e", &args.csv), ("-g", &args.gnuplot)]
+        .into_iter()
+        .filter_map(|(f, p)| Some((f, p.as_deref()?)))
+        .collect();
+    super::finish::check_outputs(None, &args.thresholds, &files)?;
     let ready = ab.run_options(command_line)?.build()?;
     // ab's report is on stdout: --live-out - would mix into it.
     let mut live = args.live.start(Some("ab's report"))?;
@@ -166,32 +171,32 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
-    live.finish();
-    let table = args
+    let mut run = args
         .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?;
+        .run_load_with(&ready, console, live.observers())?;
+    live.finish();
+    let mut extra = Vec::new();
     if let Some(step) = run.steps.last() {
-        print!("\n\n{}", ab_summary(&run, step, &facts));
         if let Some(path) = &args.csv {
             let csv = percentile_csv(step).map_err(anyhow::Error::msg)?;
-            std::fs::write(path, csv)
-                .with_context(|| format!("-e {}: cannot write", path.display()))?;
+            extra.push((path.clone(), csv.into_bytes()));
         }
         if let Some(path) = &args.gnuplot {
-            let write = || -> std::io::Result<()> {
-                let mut f = std::io::BufWriter::new(std::fs::File::create(path)?);
-                write_gnuplot(step, &mut f)?;
-                std::io::Write::flush(&mut f)
-            };
-            write().with_context(|| format!("-g {}: cannot write", path.display()))?;
+            let mut tsv = Vec::new();
+            write_gnuplot(step, &mut tsv)
+                .with_context(|| format!("-g {}: cannot write", path.display()))?;
+            extra.push((path.clone(), tsv));
         }
     }
-    if let Some(table) = table {
-        print!("\n{table}");
-    }
-    let code = crate::runner::exit_code(&run);
-    Ok(super::threshold::exit_code(&run, code))
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), false)?;
+    let finish = super::finish::Finish {
+        extra,
+        ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |run| match run.steps.last() {
+        Some(step) => format!("\n\n{}", ab_summary(run, step, &facts)),
+        None => String::new(),
+    })
 }
 
 #[cfg(test)]

@@ -395,25 +395,4 @@ impl Human {
             print!("{text}");
         }
     }
-
-    /// The end of `run` and `ramp`: the CSV (or with `--format json` the JSON) on
-    /// stdout with `-o -`, else where the result files are.
-    pub fn outputs(
-        &self,
-        run: &crate::result::RunResult,
-        csv_to_stdout: bool,
-        format: FormatArg,
-        files: Option<&crate::result::store::Outputs>,
-    ) {
-        if csv_to_stdout {
-            print!("{}", format.stdout(run));
-        }
-        if let Some(out) = files {
-            self.print(&format!(
-                "Results: {} and {}\n",
-                out.csv.display(),
-                out.json.display()
-            ));
-        }
-    }
 }

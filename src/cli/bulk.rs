@@ -261,7 +261,7 @@ impl BulkArgs {
             output_path: self
                 .output_path
                 .clone()
-                .filter(|p| !super::args::is_stdout(Some(p))),
+                .filter(|p| !crate::outfile::is_through(p)),
             format: self.format.csv(),
             command_line,
         }
@@ -301,6 +301,7 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     let to_stdout = super::args::is_stdout(args.output_path.as_deref());
     args.format.check(to_stdout)?;
     args.thresholds.check(true)?;
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let ready = args.options(command_line).build()?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
@@ -315,28 +316,17 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     };
     let mut watchers = Fanout::new().with(&mut console);
     watchers.extend(live.observers());
-    let (mut run, code) = execute(&ready, &mut watchers, !to_stdout)?;
+    let (mut run, code) = execute_watched(&ready, &mut watchers, !to_stdout, &args.thresholds)?;
     live.finish();
-    if let Some(table) = args
-        .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?
-    {
-        // With -o -, stdout carries the result: the verdicts go to stderr.
-        if to_stdout {
-            eprint!("\n{table}");
-        } else {
-            print!("\n{table}");
-        }
-    }
-    let code = super::threshold::exit_code(&run, code);
-    if to_stdout {
-        // stdout carries the result; the table's rows went to stderr as steps ended.
-        print!("{}", args.format.stdout(&run));
-    }
-    if let Some(out) = &ready.run.outputs {
-        println!("Results: {} and {}", out.csv.display(), out.json.display());
-    }
-    Ok(code)
+    // With -o -, stdout carries the result: the verdicts go to stderr; the table's
+    // rows went to stderr as steps ended.
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), to_stdout)?;
+    let finish = super::finish::Finish {
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(args.output_path.as_deref(), args.format),
+        ..super::finish::Finish::new(&args.thresholds, human, code)
+    };
+    super::finish::finish(&mut run, finish, |_| String::new())
 }
 
 /// Runs a bulk write with `--verify`'s count around it; the run (its `verify` filled
@@ -347,6 +337,21 @@ pub(crate) fn execute(
     ready: &BulkReady,
     observer: &mut dyn Observer,
     print: bool,
+) -> Result<(RunResult, i32)> {
+    execute_watched(
+        ready,
+        observer,
+        print,
+        &super::threshold::ThresholdArgs::default(),
+    )
+}
+
+/// [`execute`] with `--abort-on-fail`'s judge beside `observer` when `thresholds` asks.
+fn execute_watched(
+    ready: &BulkReady,
+    observer: &mut dyn Observer,
+    print: bool,
+    thresholds: &super::threshold::ThresholdArgs,
 ) -> Result<(RunResult, i32)> {
     let settings = ready.workload.settings();
     let count_timeout = settings.timeout.min(Duration::from_secs(30));
@@ -359,7 +364,7 @@ pub(crate) fn execute(
     } else {
         None
     };
-    let mut run = super::run_workload(&ready.run, &ready.workload, &ready.engine, observer)?;
+    let mut run = thresholds.run_workload(&ready.run, &ready.workload, &ready.engine, observer)?;
     if print {
         print!("{}", bulk_summary(&run));
     }
@@ -375,13 +380,7 @@ pub(crate) fn execute(
                 }
                 run.verify = Some(v);
                 if let Some(out) = &ready.run.outputs {
-                    out.write(&run).map_err(|e| {
-                        anyhow::anyhow!(
-                            "cannot write result file {}: {}",
-                            e.path.display(),
-                            e.source
-                        )
-                    })?;
+                    crate::runner::write_outputs(&run, out);
                 }
             }
             Err(why) => {

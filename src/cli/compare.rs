@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use crate::report::files::run_compare;
+use crate::report::dispatch::run_compare;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -25,22 +25,27 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let md = args
+        .charts
+        .markdown
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-");
+    let paths: Vec<(&'static str, &std::path::Path)> =
+        [("-o", args.output.as_deref()), ("--markdown", md)]
+            .into_iter()
+            .filter_map(|(f, p)| Some((f, p?)))
+            .collect();
+    crate::report::output::check(paths)?;
     let plan = args.charts.plan(args.output);
     // Log pipelines (watch, stream send, stream run) side by side; never mixed with
     // request-response results.
-    if let Some(stream) = crate::report::stream_compare::classify(&args.results)? {
-        let labels = crate::report::stream_compare::labels(&args.results, args.label.as_deref())?;
-        let written = crate::report::stream_compare::compare(&labels, &stream, &plan)?;
-        print!("{}", written.stdout);
-        for f in &written.files {
-            eprintln!("wrote {}", f.display());
-        }
+    if let Some(stream) = crate::report::stream::compare::classify(&args.results)? {
+        let labels = crate::report::stream::compare::labels(&args.results, args.label.as_deref())?;
+        let written = crate::report::stream::compare::compare(&labels, &stream, &plan)?.write()?;
+        super::report::tell(&written);
         return Ok(0);
     }
     let written = run_compare(&args.results, args.label.as_deref(), &plan)?;
-    print!("{}", written.stdout);
-    for f in &written.files {
-        eprintln!("wrote {}", f.display());
-    }
+    super::report::tell(&written);
     Ok(0)
 }

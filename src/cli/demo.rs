@@ -253,7 +253,7 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         .as_ref()
         .expect("the demo writes its results");
     if run.steps.len() > 1 {
-        let series = crate::series::Series::from_run(&run, "demo");
+        let series = crate::result::series::Series::from_run(&run, "demo");
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }
     println!("{}", summary(&run));

@@ -25,7 +25,7 @@ pub struct FindMaxArgs {
     /// --start-rate until a probe fails, bisect, then probe the answer again. Each probe
     /// lasts --duration at least (longer at slow rates, to gather enough responses),
     /// --interval apart; at most --max-probes of them.
-    #[arg(long, requires = "slo", conflicts_with_all = ["rate", "thresholds"])]
+    #[arg(long, requires = "slo", conflicts_with_all = ["rate", "thresholds", "abort_on_fail"])]
     pub find_max: bool,
 
     /// With --find-max: the thresholds every probe must meet, comma-separated, in
@@ -103,6 +103,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     }
     .check()?;
     let options = args.options(command_line);
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     let live_args = &args.session.live;
@@ -141,20 +142,22 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         &mut console,
     )?;
     live.finish();
-    let found = run.find_max.as_ref();
-    if let Some(fm) = found {
-        human.print(&format!("\n{}", find_max_summary(fm)));
-    }
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
-    human.outputs(
-        &run,
-        csv_to_stdout,
-        args.request.format,
-        ready.run.outputs.as_ref(),
-    );
-    Ok(exit_code(&run))
+    let mut run = run;
+    let code = exit_code(&run);
+    // The search is judged by its SLO, not by --threshold: the end writes and exits.
+    let no_thresholds = super::threshold::ThresholdArgs::default();
+    let finish = super::finish::Finish {
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(Some(&args.output_path), args.request.format),
+        ..super::finish::Finish::new(&no_thresholds, human, code)
+    };
+    super::finish::finish(&mut run, finish, |run| match run.find_max.as_ref() {
+        Some(fm) => format!("\n{}", find_max_summary(fm)),
+        None => String::new(),
+    })
 }
 
 /// 0 when a rate met the SLO; 1 when none did or a probe failed; 130 when interrupted.

@@ -12,6 +12,7 @@ use crate::result::csv::CsvFormat;
 use crate::result::json::from_json;
 use crate::result::merge::{late_starts, merge_shards, split_results};
 use crate::result::store::Outputs;
+use crate::result::RunResult;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
@@ -19,7 +20,8 @@ pub struct Args {
     /// stdin, several one after another with log lines between them (`kubectl logs`).
     #[arg(value_name = "SHARD_RESULT", required = true, num_args = 1..)]
     pub results: Vec<PathBuf>,
-    /// Where to write the merged result (the CSV goes beside it).
+    /// Where to write the merged result (the CSV goes beside it); `-` prints the
+    /// merged JSON result on stdout instead.
     #[arg(short = 'o', long = "output-path", value_name = "FILE")]
     pub output_path: PathBuf,
 
@@ -29,6 +31,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let mut shards = Vec::with_capacity(args.results.len());
     for path in &args.results {
         let (shown, text) = if path.as_os_str() == "-" {
@@ -58,24 +61,32 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     let mut merged = merge_shards(&shards)?;
+    crate::analysis::recovery::find_again(&mut merged);
     for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }
     args.thresholds
-        .check(merged.mode == crate::result::Mode::Bulk)?;
+        .check_reading(merged.mode == crate::result::Mode::Bulk)?;
+    let through = crate::outfile::is_through(&args.output_path);
     let out = Outputs::beside(&args.output_path, CsvFormat::Full);
-    out.write(&merged)?;
-    let table = args.thresholds.judge(&mut merged, Some(&out))?;
-    let requests: u64 = merged.steps.iter().map(|s| s.total_requests).sum();
-    println!(
-        "Merged {} shards: {} step(s), {requests} requests. Results: {} and {}",
-        shards.len(),
-        merged.steps.len(),
-        out.csv.display(),
-        out.json.display()
-    );
-    if let Some(table) = table {
-        print!("\n{table}");
-    }
-    Ok(super::threshold::exit_code(&merged, 0))
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), through)?;
+    let finish = super::finish::Finish {
+        files: Some(&out).filter(|_| !through),
+        through: through.then(|| {
+            let json = |run: &RunResult| crate::result::json::to_json(run).into_bytes();
+            (
+                args.output_path.clone(),
+                Box::new(json) as Box<dyn Fn(&RunResult) -> Vec<u8>>,
+            )
+        }),
+        ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit::MEASURED)
+    };
+    let n = shards.len();
+    super::finish::finish(&mut merged, finish, |run| {
+        let requests: u64 = run.steps.iter().map(|s| s.total_requests).sum();
+        format!(
+            "Merged {n} shards: {} step(s), {requests} requests.\n",
+            run.steps.len()
+        )
+    })
 }

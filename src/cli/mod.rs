@@ -10,6 +10,7 @@ pub mod compare;
 pub mod completions;
 pub mod demo;
 pub mod find_max;
+pub mod finish;
 pub mod hints;
 pub mod k8s;
 pub mod merge;
@@ -131,20 +132,21 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::plan::PlanError>()
             || c.is::<crate::suite::ScenarioError>()
             || c.is::<crate::suite::SuiteError>()
-            || c.is::<crate::report::read::ReadError>()
+            || c.is::<crate::result::read::ReadError>()
             || c.is::<crate::result::json::ResultReadError>()
             || c.is::<crate::result::merge::MergeError>()
             || c.is::<crate::k8s::K8sError>()
+            || c.is::<crate::report::output::OutputError>()
             || c.is::<crate::server::listen::ServeError>()
             || c.is::<crate::spec::ab::AbError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || c.is::<crate::metrics::LiveError>()
             || matches!(
-                c.downcast_ref::<crate::report::files::ReportError>(),
+                c.downcast_ref::<crate::report::output::ReportError>(),
                 Some(
-                    crate::report::files::ReportError::LabelCount { .. }
-                        | crate::report::files::ReportError::Read(_)
+                    crate::report::output::ReportError::LabelCount { .. }
+                        | crate::report::output::ReportError::Read(_)
                 )
             )
             // A file named on the command line that is not there.
@@ -189,8 +191,18 @@ pub fn run_workload<W: Workload>(
     engine: &EngineConfig,
     observer: &mut dyn Observer,
 ) -> anyhow::Result<RunResult> {
-    let stop = ctrl_c_stop();
-    Ok(crate::runner::run(run, workload, engine, &stop, observer)?)
+    run_workload_until(run, workload, engine, &ctrl_c_stop(), observer)
+}
+
+/// [`run_workload`] ended by `stop` (Ctrl-C's, which `--abort-on-fail` trips too).
+pub fn run_workload_until<W: Workload>(
+    run: &RunSpec,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    stop: &Stop,
+    observer: &mut dyn Observer,
+) -> anyhow::Result<RunResult> {
+    Ok(crate::runner::run(run, workload, engine, stop, observer)?)
 }
 
 /// A [`Stop`] triggered by the first Ctrl-C, SIGTERM or SIGHUP (see [`Stop::on_signals`]).

@@ -85,7 +85,7 @@ impl RampArgs {
             session: self.session.options(),
             load,
             interval: self.interval,
-            output_path: Some(self.output_path.clone()).filter(|p| !is_stdout(Some(p))),
+            output_path: Some(self.output_path.clone()).filter(|p| !crate::outfile::is_through(p)),
             command_line,
         }
     }
@@ -97,6 +97,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     }
     let options = args.options(command_line);
     args.thresholds.check(false)?;
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
@@ -108,33 +109,26 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
-    live.finish();
-    let table = args
+    let mut run = args
         .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?;
-    // A rate ramp is read by rate (the clients-axis analysis does not apply); either
-    // way the end of a ramp shows what `hakaru report` would.
-    if ready.open_model() || run.steps.len() > 1 {
-        let series = crate::series::Series::from_run(&run, "this run");
-        human.print(&format!(
-            "{}\n",
-            crate::report::chart::terminal_summary(&series, 72)
-        ));
-    }
-    human.print(&crate::report::text::rounds_summary(&run));
-    if let Some(table) = table {
-        human.print(&format!("\n{table}"));
-    }
+        .run_load_with(&ready, console, live.observers())?;
+    live.finish();
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
-    human.outputs(
-        &run,
-        csv_to_stdout,
-        args.request.format,
-        ready.run.outputs.as_ref(),
-    );
-    let code = crate::runner::exit_code(&run);
-    Ok(super::threshold::exit_code(&run, code))
+    let finish = super::finish::Finish {
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(Some(&args.output_path), args.request.format),
+        ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |run| {
+        let mut text = String::new();
+        // A rate ramp is read by rate (the clients-axis analysis does not apply); either
+        // way the end of a ramp shows what `hakaru report` would.
+        if ready.open_model() || run.steps.len() > 1 {
+            let series = crate::result::series::Series::from_run(run, "this run");
+            text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
+        }
+        text + &crate::report::text::rounds_summary(run)
+    })
 }

@@ -5,7 +5,8 @@
 use std::path::PathBuf;
 
 use crate::report::chart::ChartOptions;
-use crate::report::files::{run_report_with, MarkdownTo, OutputPlan};
+use crate::report::dispatch::render_report;
+use crate::report::output::{MarkdownTo, OutputPlan};
 use crate::report::ReportOptions;
 
 #[derive(clap::Args, Debug)]
@@ -13,7 +14,7 @@ pub struct Args {
     /// Result to report on: hakaru's JSON or CSV, or drnbench's CSV.
     #[arg(value_name = "RESULT")]
     pub result: PathBuf,
-    /// HTML file to write [default: RESULT with .html].
+    /// HTML file to write [default: RESULT with .html]; `-` prints the page on stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     #[command(flatten)]
@@ -67,9 +68,40 @@ fn markdown_to(p: Option<PathBuf>) -> Option<MarkdownTo> {
     })
 }
 
+/// Before anything is read: the page, the Markdown file and the JUnit file can be
+/// written.
+fn check_outputs(args: &Args) -> Result<(), crate::report::output::OutputError> {
+    let md = args
+        .charts
+        .markdown
+        .as_deref()
+        .filter(|p| p.as_os_str() != "-");
+    let more: Vec<(&'static str, &std::path::Path)> =
+        [("-o", args.output.as_deref()), ("--markdown", md)]
+            .into_iter()
+            .filter_map(|(f, p)| Some((f, p?)))
+            .collect();
+    super::finish::check_outputs(None, &args.thresholds, &more)
+}
+
+/// What was written, said on stderr; the text for the terminal on stdout, unless
+/// the page itself goes there (`-o -`).
+pub(crate) fn tell(written: &crate::report::output::Written) {
+    let page_on_stdout = written.files.iter().any(|f| f.as_os_str() == "-");
+    if page_on_stdout {
+        eprint!("{}", written.stdout);
+    } else {
+        print!("{}", written.stdout);
+    }
+    for f in written.files.iter().filter(|f| f.as_os_str() != "-") {
+        eprintln!("wrote {}", f.display());
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    check_outputs(&args)?;
     // A log pipeline's result (watch, stream send, stream run) has its own report.
-    if let Some(stream) = crate::report::stream_page::read_stream(&args.result) {
+    if let Some(stream) = crate::result::read::read_stream(&args.result) {
         return report_stream(args, stream?);
     }
     // Read before any file is written, so a result thresholds cannot judge is refused first.
@@ -82,29 +114,20 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut table = None;
     if let Some(run) = judged.as_mut() {
         args.thresholds
-            .check(run.mode == crate::result::Mode::Bulk)?;
+            .check_reading(run.mode == crate::result::Mode::Bulk)?;
         table = args.thresholds.judge(run, None)?;
     }
     let plan = args.charts.plan(args.output);
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
-    let written = run_report_with(&args.result, &plan, judged.as_ref())?;
+    let mut rendered = render_report(&args.result, &plan, judged.as_ref())?;
     // What the result keeps (a CSV's from the JSON beside it): its scenario, its verdicts.
     let kept = judged.clone().or_else(|| kept_result(&args.result));
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
     if let Some(suite) = kept.as_ref().filter(|r| r.suite.is_some()) {
-        for f in written
-            .files
-            .iter()
-            .filter(|f| f.extension().is_some_and(|e| e == "html"))
-        {
-            std::fs::write(f, crate::report::suite::html(suite))
-                .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", f.display()))?;
-        }
+        rendered.replace_html(&crate::report::suite::html(suite));
     }
-    print!("{}", written.stdout);
-    for f in &written.files {
-        eprintln!("wrote {}", f.display());
-    }
+    let written = rendered.write()?;
+    tell(&written);
     // The verdicts the result already keeps are shown too (Markdown on stdout has them).
     let table = table.or_else(|| {
         let run = kept.as_ref()?;
@@ -119,7 +142,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
 }
 
-fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::Result<i32> {
+fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::Result<i32> {
     if !args.thresholds.thresholds.is_empty() {
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",
@@ -129,11 +152,8 @@ fn report_stream(args: Args, r: crate::stream::result::StreamResult) -> anyhow::
         .into());
     }
     let plan = args.charts.plan(args.output);
-    let written = crate::report::stream_page::report(&args.result, &r, &plan)?;
-    print!("{}", written.stdout);
-    for f in &written.files {
-        eprintln!("wrote {}", f.display());
-    }
+    let written = crate::report::stream::page::report(&args.result, &r, &plan)?.write()?;
+    tell(&written);
     Ok(0)
 }
 

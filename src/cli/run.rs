@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 
 use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, SessionArgs};
+use super::finish::Finish;
 use crate::console::Console;
 use crate::report::text;
 use crate::spec::{parse_count, parse_duration, Load, RunOptions};
@@ -62,7 +63,10 @@ impl RunArgs {
                 rate: self.rate.clone(),
             },
             interval: Duration::ZERO,
-            output_path: self.output_path.clone().filter(|p| !is_stdout(Some(p))),
+            output_path: self
+                .output_path
+                .clone()
+                .filter(|p| !crate::outfile::is_through(p)),
             command_line,
         }
     }
@@ -71,6 +75,7 @@ impl RunArgs {
 pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
     args.thresholds.check(false)?;
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let ready = options.build()?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
@@ -79,38 +84,47 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     let console =
         Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
-    let mut run = super::run_load_with(&ready, console, live.observers())?;
-    live.finish();
-    let table = args
+    let mut run = args
         .thresholds
-        .judge(&mut run, ready.run.outputs.as_ref())?;
-    if let Some(step) = run.steps.last() {
-        human.print(&text::run_summary(&run, step));
-        if args.output.verbose {
-            human.print(&format!(
-                "\n{}",
-                text::step_detail(
-                    step,
-                    &run.requests,
-                    ready.engine.n_slow,
-                    ready.engine.n_fast
-                )
-            ));
-        }
-        if args.output.json {
-            println!("{}", serde_json::to_string_pretty(step)?);
-        }
+        .run_load_with(&ready, console, live.observers())?;
+    live.finish();
+    if let (Some(step), true) = (run.steps.last(), args.output.json) {
+        println!("{}", serde_json::to_string_pretty(step)?);
     }
-    human.print(&text::rounds_summary(&run));
-    if let Some(table) = table {
-        human.print(&format!("\n{table}"));
-    }
-    human.outputs(
-        &run,
-        csv_to_stdout,
-        args.request.format,
-        ready.run.outputs.as_ref(),
-    );
-    let code = crate::runner::exit_code(&run);
-    Ok(super::threshold::exit_code(&run, code))
+    let finish = Finish {
+        files: ready.run.outputs.as_ref(),
+        through: through(args.output_path.as_deref(), args.request.format),
+        ..Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |run| {
+        let mut text = String::new();
+        if let Some(step) = run.steps.last() {
+            text += &text::run_summary(run, step);
+            if args.output.verbose {
+                text += &format!(
+                    "\n{}",
+                    text::step_detail(
+                        step,
+                        &run.requests,
+                        ready.engine.n_slow,
+                        ready.engine.n_fast
+                    )
+                );
+            }
+        }
+        text + &text::rounds_summary(run)
+    })
+}
+
+/// `-o -` or `-o /dev/…`: the CSV (or with `--format json` the JSON) written there
+/// once, at the end.
+pub(crate) fn through(
+    path: Option<&std::path::Path>,
+    format: super::args::FormatArg,
+) -> Option<super::finish::Through<'static>> {
+    let p = path.filter(|p| crate::outfile::is_through(p))?;
+    Some((
+        p.to_path_buf(),
+        Box::new(move |run| format.stdout(run).into_bytes()),
+    ))
 }

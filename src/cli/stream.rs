@@ -13,12 +13,12 @@ use super::args::is_stdout;
 use crate::report::stream::{experiment_table, grouped, interval_line};
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
+use crate::result::stream::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
 use crate::spec::{parse_count, parse_duration};
 use crate::stream::experiment::{parse_sizes, ExperimentObserver, ExperimentOptions};
 use crate::stream::kafka::{Acks, KafkaSendOptions};
 use crate::stream::options::SendOptions;
 use crate::stream::record::{generate, Encoder, Format};
-use crate::stream::result::{to_csv, write_files, Point, Repeat, SendSection, StreamResult};
 use crate::stream::sink::Framing;
 use crate::stream::watch::WatchOptions;
 

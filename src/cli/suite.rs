@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::result::RunResult;
 use anyhow::Result;
 use clap::Args;
 
@@ -77,6 +78,10 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .extend(scenario.thresholds.iter().cloned());
     thresholds.check(false)?;
+    let page = args.output_path.as_ref().map(|p| p.with_extension("html"));
+    let pages: Vec<(&'static str, &std::path::Path)> =
+        page.iter().map(|p| ("-o", p.as_path())).collect();
+    super::finish::check_outputs(args.output_path.as_deref(), &thresholds, &pages)?;
     let stop = super::ctrl_c_stop();
     let ready = crate::suite::build(
         scenario,
@@ -97,30 +102,27 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         .verbose(args.output.verbose);
     let mut watchers = crate::observe::Fanout::new().with(&mut console);
     watchers.extend(live.observers());
-    let mut run = crate::suite::run::run(&ready, &stop, &mut watchers).map_err(|e| match e {
-        crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
-        crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+    let mut run = thresholds.watched(&stop, &mut watchers, |o| {
+        crate::suite::run::run(&ready, &stop, o).map_err(|e| match e {
+            crate::suite::run::RunError::Suite(s) => anyhow::Error::from(s),
+            crate::suite::run::RunError::Ramp(r) => anyhow::Error::from(r),
+        })
     })?;
     live.finish();
-    let table = thresholds.judge(&mut run, ready.run.outputs.as_ref())?;
-    human.print(&format!("\n{}", crate::report::suite::text(&run)));
-    if let Some(table) = table {
-        human.print(&format!("\n{table}"));
-    }
     if args.output.json {
         println!("{}", crate::result::json::to_json(&run));
     }
-    if let Some(out) = &ready.run.outputs {
+    let outputs = ready.run.outputs.as_ref();
+    let page = outputs.map(|out| {
         let html = out.json.with_extension("html");
-        std::fs::write(&html, crate::report::suite::html(&run))
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", html.display()))?;
-        human.print(&format!(
-            "Results: {} and {}; timeline: {}\n",
-            out.csv.display(),
-            out.json.display(),
-            html.display()
-        ));
-    }
-    let code = crate::runner::exit_code(&run);
-    Ok(super::threshold::exit_code(&run, code))
+        (html, crate::report::suite::html as fn(&RunResult) -> String)
+    });
+    let finish = super::finish::Finish {
+        files: outputs,
+        page,
+        ..super::finish::Finish::new(&thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |run| {
+        format!("\n{}", crate::report::suite::text(run))
+    })
 }

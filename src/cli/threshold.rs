@@ -1,24 +1,32 @@
-//! `--threshold EXPR` and `--junit PATH`, shared by every command that measures or
-//! reads a result (`run`, `ramp`, `ab`, `bulk`, `merge`, `report`): the flags, and the
-//! glue that judges a finished run, keeps the verdicts in its result files, writes the
-//! JUnit file and turns a failed threshold into exit code 1.
+//! `--threshold EXPR`, `--junit PATH` and `--abort-on-fail`, shared by every command
+//! that measures or reads a result (`run`, `ramp`, `ab`, `bulk`, `suite`, `merge`,
+//! `report`): the flags, the load run with [`crate::abort`]'s judge watching when asked,
+//! and the glue that judges a finished run, keeps the verdicts in its result files,
+//! writes the JUnit file and turns a failed threshold into exit code 1.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
 
+use crate::engine::{EngineConfig, Stop, Workload};
+use crate::observe::Fanout;
 use crate::result::store::Outputs;
 use crate::result::RunResult;
+use crate::runner::{Observer, RunSpec};
 use crate::spec::threshold::{parse_threshold, Threshold, ThresholdUseError};
+use crate::spec::Ready;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct ThresholdArgs {
     /// Fail (exit 1) unless this holds over the whole run and in every step:
     /// p99<200ms, p50<=10ms, p99.9<1s, mean<20ms, errors<0.1% (share of requests
     /// without a response or with a status outside 200-399), errors<=0 (a count),
-    /// qps>1000, docs_per_s>5k (bulk). Repeatable; printed as a pass/fail table and
-    /// kept in the JSON result.
+    /// qps>1000, docs_per_s>5k (bulk). After the metric, [10s]: every 10-second window
+    /// (sliding by a second) must hold too; {group=search}: only that label's requests
+    /// (keys: group, name, workload, op, host): p99[5s]{group=search}<50ms.
+    /// Repeatable; printed as a pass/fail table and kept in the JSON result.
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]
     pub thresholds: Vec<Threshold>,
 
@@ -26,12 +34,88 @@ pub struct ThresholdArgs {
     /// whole run, one per step, a test case per threshold).
     #[arg(long, value_name = "PATH", requires = "thresholds")]
     pub junit: Option<PathBuf>,
+
+    /// End the run (exit 1, the result written and marked with the threshold and the
+    /// moment) as soon as a threshold can no longer hold: a full window that fails, a
+    /// max or error count past its bound, a percentile, mean or error share that fails
+    /// on enough samples (1,000 for a p99), or a step that ends failing one (labels are
+    /// judged at each step's end). Commands that send load only.
+    #[arg(long)]
+    pub abort_on_fail: bool,
 }
 
 impl ThresholdArgs {
     /// Refuses, before any load, a threshold the command cannot measure.
     pub fn check(&self, bulk: bool) -> Result<(), ThresholdUseError> {
+        if self.abort_on_fail && self.thresholds.is_empty() {
+            return Err(ThresholdUseError {
+                flag: "--abort-on-fail",
+                text: "without --threshold".into(),
+                why: "nothing to judge: give the thresholds that must hold",
+            });
+        }
         Threshold::check_for(&self.thresholds, "--threshold", bulk)
+    }
+
+    /// [`Self::check`] for the commands that read a finished run (`merge`, `report`).
+    pub fn check_reading(&self, bulk: bool) -> Result<(), ThresholdUseError> {
+        if self.abort_on_fail {
+            return Err(ThresholdUseError {
+                flag: "--abort-on-fail",
+                text: "on a finished run".into(),
+                why: "it ends a run while it sends load; merge and report judge what ran",
+            });
+        }
+        self.check(bulk)
+    }
+
+    /// [`super::run_load_with`], with `--abort-on-fail`'s judge watching too.
+    pub fn run_load_with(
+        &self,
+        ready: &Ready,
+        console: crate::console::Console,
+        watchers: Fanout<'_>,
+    ) -> anyhow::Result<RunResult> {
+        let mut all = Fanout::new().with(console);
+        all.extend(watchers);
+        self.run_workload(&ready.run, &ready.workload, &ready.engine, &mut all)
+    }
+
+    /// [`super::run_workload`], with `--abort-on-fail`'s judge watching too.
+    pub fn run_workload<W: Workload>(
+        &self,
+        run: &RunSpec,
+        workload: &Arc<W>,
+        engine: &EngineConfig,
+        observer: &mut dyn Observer,
+    ) -> anyhow::Result<RunResult> {
+        let stop = super::ctrl_c_stop();
+        self.watched(&stop, observer, |o| {
+            super::run_workload_until(run, workload, engine, &stop, o)
+        })
+    }
+
+    /// Runs the load (`go`, handed the observer to give the runner): with
+    /// `--abort-on-fail`, [`crate::abort::AbortJudge`] watches after `observer` and
+    /// trips `stop`, and a run it ended is marked so ([`crate::abort::record`]).
+    pub fn watched(
+        &self,
+        stop: &Stop,
+        observer: &mut dyn Observer,
+        go: impl FnOnce(&mut dyn Observer) -> anyhow::Result<RunResult>,
+    ) -> anyhow::Result<RunResult> {
+        if !self.abort_on_fail || self.thresholds.is_empty() {
+            return go(observer);
+        }
+        let mut judge = crate::abort::AbortJudge::new(&self.thresholds, stop.clone());
+        let mut all = Fanout::new().with(observer).with(&mut judge);
+        let run = go(&mut all);
+        drop(all);
+        let mut run = run?;
+        if let Some(aborted) = judge.tripped() {
+            crate::abort::record(&mut run, aborted);
+        }
+        Ok(run)
     }
 
     /// Judges a finished run: the verdicts go into `run` (and its files, rewritten),

@@ -12,8 +12,8 @@ use super::args::is_stdout;
 use crate::report::stream::{interval_line, verify_block, watch_table};
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
+use crate::result::stream::{to_csv, write_files, StreamResult};
 use crate::spec::{parse_count, parse_duration};
-use crate::stream::result::{to_csv, write_files, StreamResult};
 use crate::stream::watch::WatchOptions;
 
 #[derive(Args, Debug)]

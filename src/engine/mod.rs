@@ -146,7 +146,7 @@ impl<W: Workload> Worker<W> {
     #[cold]
     fn hand_over(&self, f: Finished) {
         // The coordinator outlives every worker; a send cannot fail while it waits.
-        let _ = self.to_coordinator.send(Message::Second(f));
+        let _ = self.to_coordinator.send(Message::Second(Box::new(f)));
     }
 }
 
@@ -158,9 +158,9 @@ type WorkerEnd = (Recorder, Instant, Option<String>);
 enum Message {
     /// A second a worker finished: added to the step's timeline as it arrives, so no
     /// worker keeps more than the second it is in.
-    Second(Finished),
-    /// A worker stopped.
-    Done(WorkerEnd),
+    Second(Box<Finished>),
+    /// A worker stopped (boxed: a recorder is large, and this comes once a step).
+    Done(Box<WorkerEnd>),
 }
 
 /// How often the coordinator reports progress.
@@ -242,7 +242,7 @@ pub fn run_step<W: Workload>(
                         Some(panic_message(&*p)),
                     )
                 });
-                let _ = tx.send(Message::Done(end));
+                let _ = tx.send(Message::Done(Box::new(end)));
             });
         match spawned {
             Ok(h) => handles.push(h),
@@ -261,8 +261,9 @@ pub fn run_step<W: Workload>(
     loop {
         let wait = next_progress.saturating_duration_since(Instant::now());
         match done_rx.recv_timeout(wait) {
-            Ok(Message::Second(f)) => merged.add_second(f),
-            Ok(Message::Done((rec, end, failed))) => {
+            Ok(Message::Second(f)) => merged.add_second(*f),
+            Ok(Message::Done(done)) => {
+                let (rec, end, failed) = *done;
                 merged.merge(&rec);
                 last_end = last_end.max(end);
                 failure = failure.or(failed);

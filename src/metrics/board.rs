@@ -180,8 +180,18 @@ impl Board {
 }
 
 /// A finished step's labels (the result's `labels`, when the run counted kinds).
-fn labels_of(_step: &StepResult) -> Vec<LabelTotals> {
-    Vec::new()
+fn labels_of(step: &StepResult) -> Vec<LabelTotals> {
+    step.labels
+        .iter()
+        .map(|l| LabelTotals {
+            key: l.key.clone(),
+            value: l.value.clone(),
+            requests: l.total_requests,
+            statuses: l.statuses.clone(),
+            errors: l.errors.clone(),
+            latency: Latency::exact(&l.histogram, l.latency.mean_s),
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -271,7 +281,21 @@ mod tests {
             client_cpu_s: 0.0,
             cpus: 1,
         };
-        let step = StepResult::from_recorder(facts, &rec, &["t".into()], false);
+        let mut step = StepResult::from_recorder(facts, &rec, &["t".into()], false);
+        let mut h = crate::stats::new_histogram();
+        h.record(1500).unwrap();
+        step.labels.push(crate::result::LabelResult {
+            key: "group".into(),
+            value: "search".into(),
+            total_requests: 2,
+            responses: 1,
+            statuses: BTreeMap::from([(200, 1)]),
+            errors: BTreeMap::from([(ErrorKind::Reset, 1)]),
+            bytes_received: 10,
+            latency: crate::result::LatencySummary::of(&h),
+            histogram: crate::result::encode_histogram(&h),
+            timeline: None,
+        });
         let mut b = Board::default();
         let spec = StepSpec {
             n_clients: 1,
@@ -297,5 +321,12 @@ mod tests {
             s.latency.sum_s
         );
         assert!(b.running().is_none());
+        let l = &f.labels[0];
+        assert_eq!(
+            (l.key.as_str(), l.value.as_str(), l.requests),
+            ("group", "search", 2)
+        );
+        assert_eq!(l.errors, BTreeMap::from([(ErrorKind::Reset, 1)]));
+        assert_eq!(l.latency.as_ref().unwrap().count(), 1);
     }
 }

@@ -14,6 +14,9 @@
 //! line at a time, so a file of a million lines costs tens of megabytes, not its size
 //! several times over. The file's SHA-256 is taken as it is read, for the result.
 //!
+//! A pattern may carry a `name` (JSON `"name"`, text `name=NAME /path`): its requests
+//! are counted under that label in the result (docs/timeline.md).
+//!
 //! This module only reads and validates; `plan` turns patterns into encoded requests.
 //! URLs are split and checked by [`crate::http::url`].
 //!

@@ -22,7 +22,7 @@ use crate::pattern::{self, Entry, Group, Pattern, PatternSet};
 use crate::stats::Labels;
 
 mod labels;
-use crate::result::RequestInfo;
+use crate::result::{RequestInfo, RequestOrder};
 use crate::rng::SplitMix64;
 
 /// Defaults from the command line for whatever a pattern leaves out.
@@ -75,6 +75,16 @@ pub enum Order {
     /// The file's order, every pattern to every host in turn, for exact replays.
     /// Frequencies are not applied.
     Sequential,
+}
+
+/// The result names the order as its own vocabulary (`result` imports nothing above it).
+impl From<Order> for RequestOrder {
+    fn from(o: Order) -> Self {
+        match o {
+            Order::Random => RequestOrder::Random,
+            Order::Sequential => RequestOrder::Sequential,
+        }
+    }
 }
 
 /// A request's fixed parts: all but its path. Few per plan.

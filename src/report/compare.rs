@@ -5,79 +5,22 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, repeat, repeat::Group, RatioSpread, Spread};
+use crate::analysis::{self, repeat};
 use crate::report::chart::esc;
-use crate::report::findings::{self, compare_sentences};
+use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
     fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
 };
 use crate::report::html;
-use crate::report::markdown::{md_table, Align};
+use crate::report::page;
+use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
-use crate::series::Series;
-
-/// The figures of one run that a comparison puts side by side.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CompareRow {
-    pub label: String,
-    pub peak_qps: Option<f64>,
-    pub peak_clients: Option<usize>,
-    /// Fewest clients reaching 95% of the peak.
-    pub plateau_clients: Option<usize>,
-    /// Mean latency at the lowest load (normally 1 client), seconds.
-    pub low_load_latency_s: Option<f64>,
-    /// Clients of the lowest-load step (normally 1).
-    pub low_load_clients: Option<usize>,
-    /// Mean latency at the peak, seconds.
-    pub latency_at_peak_s: Option<f64>,
-    /// p99 at the peak, seconds, when the file has percentiles.
-    pub p99_at_peak_s: Option<f64>,
-    /// Percent of all requests of the run without a 2xx/3xx response.
-    pub error_share: f64,
-    /// Warnings of the run's saturation analysis.
-    pub warnings: Vec<analysis::Warning>,
-    /// Repetitions behind the row (rounds, or files of one label); 1 for a single run.
-    pub runs: usize,
-    /// The peak qps of each repetition, as a spread (`peak_qps` is then its mean).
-    pub peak_spread: Option<Spread>,
-    /// The peak ratio to the first row with its spread, when both are repeated.
-    pub peak_ratio: Option<RatioSpread>,
-}
-
-/// The setups of a comparison as drawn and tabled: each group's mean over its
-/// repetitions (labelled "<label> warm" when a cold first round is set apart), then
-/// that cold round ("<label> cold").
-pub fn display_series(series: &[Series]) -> Vec<Series> {
-    display(&repeat::groups(series))
-        .into_iter()
-        .map(|(s, _)| s)
-        .collect()
-}
-
-/// Each displayed series with the peak qps of its repetitions.
-fn display(groups: &[Group]) -> Vec<(Series, Option<Spread>)> {
-    let peak_of = |s: &Series| analysis::peak(s).map(|p| p.qps);
-    let mut out = Vec::new();
-    for g in groups {
-        let mut mean = g.mean();
-        if let Some(cold) = &g.cold {
-            mean.label = format!("{} warm", g.label);
-            out.push((mean, g.spread(peak_of)));
-            let mut c = cold.clone();
-            c.label = format!("{} cold", g.label);
-            let spread = Spread::of(peak_of(&c));
-            out.push((c, spread));
-        } else {
-            out.push((mean, g.spread(peak_of)));
-        }
-    }
-    out
-}
+use crate::result::series::Series;
 
 /// Computes one row per setup (repetitions folded into one row, a cold first round
 /// in its own).
 pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
-    let mut rows: Vec<CompareRow> = display(&repeat::groups(series))
+    let mut rows: Vec<CompareRow> = repeat::display(&repeat::groups(series))
         .iter()
         .map(|(s, spread)| {
             let sat = analysis::analyse(s);
@@ -124,14 +67,6 @@ fn warnings(rows: &[CompareRow]) -> Vec<String> {
         .flat_map(|r| r.warnings.iter().map(|w| (r.label.clone(), w.clone())))
         .collect();
     findings::grouped_warnings(&items)
-}
-
-/// `a ÷ base` when both are known and the base is positive.
-pub(crate) fn ratio(a: Option<f64>, base: Option<f64>) -> Option<f64> {
-    match (a, base) {
-        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-        _ => None,
-    }
 }
 
 /// A cell with the value and, for rows after the baseline, its ratio to the baseline.
@@ -313,7 +248,7 @@ pub fn compare_markdown(series: &[Series]) -> String {
 /// The comparison as one self-contained HTML page with the overlaid charts.
 pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     let rows = compare_rows(series);
-    let shown = display_series(series);
+    let shown = repeat::display_series(series);
     let refs: Vec<&Series> = shown.iter().collect();
     let mut labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
     labels.dedup();
@@ -325,7 +260,7 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     );
     b.push_str("<section class=\"summary\"><h2>In short</h2>");
     for s in compare_sentences(&rows) {
-        let _ = write!(b, "<p>{}</p>", html::rich(&s));
+        let _ = write!(b, "<p>{}</p>", page::rich(&s));
     }
     let differences = analysis::setup_differences(series);
     let warnings: Vec<String> = differences
@@ -334,7 +269,7 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         .map(findings::difference_sentence)
         .chain(warnings(&rows))
         .collect();
-    b.push_str(&html::warnings_box(&warnings));
+    b.push_str(&page::warnings_box(&warnings));
     for d in differences.iter().filter(|d| !d.is_serious()) {
         let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
     }
@@ -359,7 +294,7 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
         analysis::PLATEAU_SHARE * 100.0
     );
     for (_, c) in html::run_charts(&refs, opts) {
-        b.push_str(&html::chart_section(&c));
+        b.push_str(&page::chart_section(&c));
     }
     b.push_str("<section><h2>Sources</h2><dl>");
     for s in series {
@@ -367,11 +302,11 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
             b,
             "<dt>{}</dt><dd>{}</dd>",
             esc(&s.label),
-            esc(&html::source_line(s))
+            esc(&page::source_line(s))
         );
     }
     b.push_str("</dl></section>");
-    html::page(&format!("Comparison: {} — hakaru", labels.join(", ")), &b)
+    page::page(&format!("Comparison: {} — hakaru", labels.join(", ")), &b)
 }
 
 #[cfg(test)]

@@ -7,13 +7,12 @@ use std::fmt;
 use std::fmt::Write as _;
 
 use crate::analysis::{
-    RateFindings, Saturation, SetupDifference, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS,
-    PLATEAU_SHARE,
+    self, RateFindings, RatioSpread, Saturation, SetupDifference, Spread, Warning,
+    CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS, PLATEAU_SHARE,
 };
-use crate::report::compare::{ratio, CompareRow};
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share};
+use crate::result::series::Series;
 use crate::result::RunState;
-use crate::series::Series;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -596,6 +595,42 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
         }
     }
     out
+}
+
+/// The figures of one run that a comparison puts side by side.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CompareRow {
+    pub label: String,
+    pub peak_qps: Option<f64>,
+    pub peak_clients: Option<usize>,
+    /// Fewest clients reaching 95% of the peak.
+    pub plateau_clients: Option<usize>,
+    /// Mean latency at the lowest load (normally 1 client), seconds.
+    pub low_load_latency_s: Option<f64>,
+    /// Clients of the lowest-load step (normally 1).
+    pub low_load_clients: Option<usize>,
+    /// Mean latency at the peak, seconds.
+    pub latency_at_peak_s: Option<f64>,
+    /// p99 at the peak, seconds, when the file has percentiles.
+    pub p99_at_peak_s: Option<f64>,
+    /// Percent of all requests of the run without a 2xx/3xx response.
+    pub error_share: f64,
+    /// Warnings of the run's saturation analysis.
+    pub warnings: Vec<analysis::Warning>,
+    /// Repetitions behind the row (rounds, or files of one label); 1 for a single run.
+    pub runs: usize,
+    /// The peak qps of each repetition, as a spread (`peak_qps` is then its mean).
+    pub peak_spread: Option<Spread>,
+    /// The peak ratio to the first row with its spread, when both are repeated.
+    pub peak_ratio: Option<RatioSpread>,
+}
+
+/// `a ÷ base` when both are known and the base is positive.
+pub fn ratio(a: Option<f64>, base: Option<f64>) -> Option<f64> {
+    match (a, base) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    }
 }
 
 #[cfg(test)]

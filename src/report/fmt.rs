@@ -120,6 +120,27 @@ pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
 }
 
+/// What a step is called in a table or on a bar: its rate ("500/s") when it ran
+/// open-model, its clients otherwise.
+pub(crate) fn step_label(p: &crate::result::series::Point) -> String {
+    match p.rate {
+        // Rates are asked for in whole numbers mostly: "500/s", not "500.0/s".
+        Some(r) if r.fract() == 0.0 => format!("{r:.0}/s"),
+        Some(r) => format!("{}/s", fmt_qps(r)),
+        None => p.n_clients.to_string(),
+    }
+}
+
+/// The heading over [`step_label`]s: "rate", "clients", or "step" when both kinds ran.
+pub(crate) fn step_heading(s: &crate::result::series::Series) -> &'static str {
+    let open = s.points.iter().filter(|p| p.rate.is_some()).count();
+    match open {
+        0 => "clients",
+        n if n == s.points.len() => "rate",
+        _ => "step",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,126 +8,13 @@ use crate::analysis::{self, Saturation};
 use crate::report::chart::{self, esc};
 use crate::report::findings;
 use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share};
+use crate::report::page::{chart_section, page, rich, source_line, warnings_box};
 use crate::report::sections::{
     hosts_section, probes_section, rounds_section, run_section, status_section,
 };
 use crate::report::ReportOptions;
+use crate::result::series::Series;
 use crate::result::RunResult;
-use crate::series::Series;
-
-pub(crate) const CSS: &str = r#"
-:root { color-scheme: light; }
-body { margin: 0; background: #f6f7f9; color: #1d1f23;
-  font: 15px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", sans-serif; }
-main { max-width: 1040px; margin: 0 auto; padding: 24px 28px 48px; }
-h1 { font-size: 26px; margin: 8px 0 2px; }
-h2 { font-size: 19px; margin: 0 0 10px; }
-.sub { color: #5a6270; margin: 0 0 18px; }
-section { background: #fff; border: 1px solid #e2e5ea; border-radius: 8px;
-  padding: 16px 20px; margin: 16px 0; }
-.cards { display: grid; grid-template-columns: repeat(auto-fit, minmax(190px, 1fr));
-  gap: 12px; margin: 0 0 14px; }
-.card { border: 1px solid #e2e5ea; border-radius: 6px; padding: 10px 14px; background: #fbfcfd; }
-.card .k { color: #5a6270; font-size: 13px; }
-.card .v { font-size: 22px; font-weight: 600; }
-.card .n { color: #5a6270; font-size: 13px; }
-.summary p { margin: 6px 0; }
-.warn { background: #fff6e5; border: 1px solid #f0c36d; border-radius: 6px;
-  padding: 8px 14px; margin: 10px 0 0; }
-.warn p { margin: 4px 0; }
-svg { width: 100%; height: auto; display: block; }
-table { border-collapse: collapse; width: 100%; font-size: 13.5px;
-  font-variant-numeric: tabular-nums; }
-th, td { padding: 4px 7px; border-bottom: 1px solid #eceef2; text-align: right; white-space: nowrap; }
-th { background: #f3f5f8; font-weight: 600; }
-th:first-child, td:first-child, th.l, td.l { text-align: left; }
-tr.peak td { background: #eef6ff; }
-tr.behind td { background: #fdf0ee; }
-.scroll { overflow-x: auto; }
-dl { display: grid; grid-template-columns: max-content 1fr; gap: 2px 18px; margin: 0; }
-dt { color: #5a6270; }
-dd { margin: 0; }
-code.flag { white-space: nowrap; }
-code { font-family: ui-monospace, "DejaVu Sans Mono", monospace; font-size: 13px;
-  overflow-wrap: anywhere; }
-.note { color: #5a6270; font-size: 13px; margin: 6px 0 0; }
-td.why { white-space: normal; text-align: left; min-width: 280px; font-size: 12.5px; }
-section.thresholds.failed { border: 2px solid #d9534f; }
-section.thresholds.passed { border: 2px solid #5cb85c; }
-section.thresholds.failed h2 { color: #a61b0f; }
-section.thresholds.passed h2 { color: #1a7f37; }
-td.fail { background: #fdecea; color: #a61b0f; font-weight: 600; }
-td.pass { color: #1a7f37; }
-tr.failed td.l { color: #a61b0f; font-weight: 600; }
-tr.overall td { border-bottom: 2px solid #d5d9e0; }
-ul.why { margin: 8px 0 0; padding-left: 20px; }
-footer { color: #8a919c; font-size: 12px; text-align: center; }
-"#;
-
-/// Wraps a body into a complete page.
-pub(crate) fn page(title: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n{body}\n\
-         <footer>Written by hakaru {}. This page needs no network and no script.</footer>\n\
-         </main>\n</body>\n</html>\n",
-        esc(title),
-        env!("CARGO_PKG_VERSION")
-    )
-}
-
-/// Escapes a sentence and sets command-line flags (`--end-n-clients`) in code type,
-/// unbroken, so a line never wraps between their two dashes.
-pub(crate) fn rich(text: &str) -> String {
-    let mut o = String::new();
-    for (i, word) in text.split(' ').enumerate() {
-        if i > 0 {
-            o.push(' ');
-        }
-        let core = word.trim_end_matches([',', '.', ';', ':', ')']);
-        if core.starts_with("--") && core.len() > 2 {
-            let _ = write!(
-                o,
-                "<code class=\"flag\">{}</code>{}",
-                esc(core),
-                esc(&word[core.len()..])
-            );
-        } else {
-            o.push_str(&esc(word));
-        }
-    }
-    o
-}
-
-/// A one-line description of where a series came from.
-pub fn source_line(s: &Series) -> String {
-    let n = s.points.iter().filter(|p| p.n_clients > 0).count();
-    let lo = s
-        .points
-        .iter()
-        .map(|p| p.n_clients)
-        .filter(|n| *n > 0)
-        .min();
-    let hi = s.points.iter().map(|p| p.n_clients).max();
-    let range = match (lo, hi) {
-        // Open model: the clients are the connections the rates could use.
-        (_, Some(b)) if s.is_open_model() => {
-            format!("up to {b} connection{}", if b == 1 { "" } else { "s" })
-        }
-        (Some(a), Some(b)) if a != b => format!("{a}–{b} clients"),
-        (Some(a), _) => clients(a),
-        _ => "no clients".into(),
-    };
-    format!(
-        "{} step{} · {} · {} {}",
-        n,
-        if n == 1 { "" } else { "s" },
-        range,
-        s.format.describe(),
-        s.source.display()
-    )
-}
 
 fn cards(sat: &Saturation) -> String {
     let mut o = String::from("<div class=\"cards\">");
@@ -295,18 +182,6 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     o
 }
 
-pub(crate) fn warnings_box(warnings: &[String]) -> String {
-    if warnings.is_empty() {
-        return String::new();
-    }
-    let mut o = String::from("<div class=\"warn\" role=\"note\">");
-    for w in warnings {
-        let _ = write!(o, "<p><strong>Warning:</strong> {}</p>", rich(w));
-    }
-    o.push_str("</div>");
-    o
-}
-
 /// The warnings that apply to a run of `kind`, boxed (nothing when none).
 fn kind_warnings(kind: findings::RunKind, s: &Series) -> String {
     let w: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
@@ -318,23 +193,13 @@ pub fn html_report(s: &Series, opts: &ReportOptions) -> String {
     html_report_with(s, None, opts)
 }
 
-/// The sections a hakaru JSON result adds at the top of its report, above what any
-/// result file shows: the thresholds' verdicts.
-pub(crate) fn verdict_sections(run: &RunResult) -> String {
-    let mut b = String::new();
-    if let Some(t) = &run.thresholds {
-        b.push_str(&crate::report::threshold::threshold_html(run, t));
-    }
-    b
-}
-
 /// [`html_report`] with what only hakaru's JSON result keeps (`run`, when there is
 /// one): its thresholds' verdicts near the top.
 pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) -> String {
     // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
     // cold first round.
     let shown = if s.rounds() > 1 {
-        crate::report::compare::display_series(std::slice::from_ref(s))
+        crate::analysis::repeat::display_series(std::slice::from_ref(s))
     } else {
         vec![s.clone()]
     };
@@ -349,7 +214,7 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
         esc(&source_line(s))
     );
     if let Some(run) = run {
-        b.push_str(&verdict_sections(run));
+        b.push_str(&crate::report::sections::verdict_sections(run));
     }
     let find_max = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
     if let Some((run, fm)) = find_max {
@@ -359,6 +224,8 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
         for (_, c) in searched_charts(&sorted, opts) {
             b.push_str(&chart_section(&c));
         }
+    } else if let Some(run) = run.filter(|r| is_single_step(main, r)) {
+        b.push_str(&single_step_body(main, run, opts));
     } else if s.is_open_model() {
         b.push_str(&rate_body(main, &drawn, opts));
     } else {
@@ -384,6 +251,9 @@ pub fn html_report_with(s: &Series, run: Option<&RunResult>, opts: &ReportOption
             },
             steps_table(main, &sat)
         );
+    }
+    if let Some(run) = run.filter(|r| !is_single_step(main, r)) {
+        b.push_str(&crate::report::over_time::html(run, chart_section));
     }
     b.push_str(&hosts_section(s));
     b.push_str(&status_section(main));
@@ -445,6 +315,34 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
         "<section><h2>Steps</h2>{}</section>",
         rate_steps_table(s)
     );
+    b
+}
+
+/// One step with a per-second timeline (`hakaru run`): read over time, not as a curve
+/// of one point.
+fn is_single_step(s: &Series, run: &RunResult) -> bool {
+    s.points.len() == 1
+        && run.suite.is_none()
+        && !crate::analysis::timeline::run_seconds(run).is_empty()
+}
+
+/// A single step: its figures, what happened over time and by kind of request, and its
+/// latency by percentile; no saturation cards or curves of one dot.
+fn single_step_body(s: &Series, run: &RunResult, opts: &ReportOptions) -> String {
+    let table = if s.is_open_model() {
+        rate_steps_table(s)
+    } else {
+        steps_table(s, &analysis::analyse(s))
+    };
+    let mut b = format!("<section class=\"summary\"><h2>The step</h2>{table}");
+    let kind = findings::RunKind::of(s, Some(run));
+    let warnings: Vec<String> = kind.warnings(s).iter().map(|w| w.to_string()).collect();
+    b.push_str(&warnings_box(&warnings));
+    b.push_str("</section>");
+    b.push_str(&crate::report::over_time::html(run, chart_section));
+    if let Some(c) = chart::percentile_chart(s, opts.chart) {
+        b.push_str(&chart_section(&c));
+    }
     b
 }
 
@@ -559,30 +457,22 @@ pub(crate) fn standalone_charts(
     charts
 }
 
+/// The charts as PNG bytes: (file suffix, bytes).
+pub fn chart_pngs(
+    series: &[&Series],
+    opts: &ReportOptions,
+) -> Result<Vec<(String, Vec<u8>)>, String> {
+    let mut out = Vec::new();
+    for (suffix, c) in standalone_charts(series, opts) {
+        out.push((format!("{suffix}.png"), crate::report::png::png_bytes(&c)?));
+    }
+    Ok(out)
+}
+
 /// The charts of a run as standalone SVG files: (suffix, contents).
 pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> Vec<(String, String)> {
     standalone_charts(series, opts)
         .into_iter()
-        .map(|(suffix, c)| {
-            (
-                format!("{suffix}.svg"),
-                svg_file(chart::render_line_chart(&c)),
-            )
-        })
+        .map(|(suffix, c)| (format!("{suffix}.svg"), chart::svg_file(&c)))
         .collect()
-}
-
-/// A chart in its own section, with its notes under it.
-pub(crate) fn chart_section(c: &chart::LineChart) -> String {
-    let mut o = format!("<section>{}", chart::render_line_chart(c));
-    if !c.notes.is_empty() {
-        let notes: Vec<String> = c.notes.iter().map(|n| rich(n)).collect();
-        let _ = write!(o, "<p class=\"note\">{}</p>", notes.join(" "));
-    }
-    o.push_str("</section>");
-    o
-}
-
-fn svg_file(svg: String) -> String {
-    format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{svg}\n")
 }

@@ -5,7 +5,7 @@
 
 use crate::report::chart::esc;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::report::markdown::{md_table, Align};
+use crate::report::table::{md_table, Align};
 use crate::result::{LabelResult, StepResult};
 
 const HEADERS: [&str; 8] = [
@@ -31,7 +31,7 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
     }
     let total: u64 = step.labels.iter().map(|l| l.total_requests).sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
-    labels.sort_by(|a, b| b.total_requests.cmp(&a.total_requests));
+    labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
     labels
         .into_iter()
         .map(|l| {

@@ -4,41 +4,9 @@
 use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::table::{md_table, Align};
+use crate::result::series::Series;
 use crate::result::RunResult;
-use crate::series::Series;
-
-/// Column alignment in a Markdown table.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Align {
-    Left,
-    Right,
-}
-
-/// A GitHub-flavoured Markdown table. Pipes in cells are escaped.
-pub fn md_table(headers: &[&str], aligns: &[Align], rows: &[Vec<String>]) -> String {
-    let cell = |s: &str| s.replace('|', "\\|");
-    let mut o = String::new();
-    o.push('|');
-    for h in headers {
-        o.push_str(&format!(" {} |", cell(h)));
-    }
-    o.push_str("\n|");
-    for (i, _) in headers.iter().enumerate() {
-        o.push_str(match aligns.get(i).copied().unwrap_or(Align::Right) {
-            Align::Left => ":--|",
-            Align::Right => "--:|",
-        });
-    }
-    o.push('\n');
-    for r in rows {
-        o.push('|');
-        for c in r {
-            o.push_str(&format!(" {} |", cell(c)));
-        }
-        o.push('\n');
-    }
-    o
-}
 
 /// One run as Markdown: a heading, the saturation sentences, warnings, and a table
 /// of the steps (p50/p99 columns only when the file has them).
@@ -47,8 +15,18 @@ pub fn markdown_report(run: &Series) -> String {
 }
 
 /// [`markdown_report`] with what only hakaru's JSON result keeps (`result`, when
-/// there is one): its thresholds' verdicts under the heading.
+/// there is one): its thresholds' verdicts under the heading, and after the steps what
+/// its per-second timeline and labels say (not for a search or a scenario, which read
+/// by their probes and phases).
 pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String {
+    let mut o = markdown_body(run, result);
+    if let Some(r) = result.filter(|r| r.find_max.is_none() && r.suite.is_none()) {
+        o.push_str(&crate::report::over_time::markdown(r));
+    }
+    o
+}
+
+fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
     let mut extra = String::new();
     if let Some(r) = result {
         if let Some(t) = &r.thresholds {
@@ -76,7 +54,7 @@ pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String 
     // A repeated run: its warm rounds' mean, as the HTML report shows it.
     let warm;
     let s = if run.rounds() > 1 {
-        warm = crate::report::compare::display_series(std::slice::from_ref(run)).remove(0);
+        warm = crate::analysis::repeat::display_series(std::slice::from_ref(run)).remove(0);
         &warm
     } else {
         run

@@ -1,7 +1,7 @@
 //! Renderers of results: terminal text for a run; charts, HTML, Markdown and
 //! comparisons; the sentences they share ([`findings`]) and how numbers are written
 //! ([`fmt`]); and the readers that turn hakaru's and drnbench's files into the
-//! [`crate::series::Series`] the renderers draw.
+//! [`crate::result::series::Series`] the renderers draw.
 //!
 //! Every renderer is a pure function of a [`crate::result::RunResult`], a
 //! [`crate::result::StepResult`] or a series, returning a `String` (PNG bytes for
@@ -9,10 +9,9 @@
 //! and puts them on disk.
 
 pub mod bulk;
-pub mod bulk_page;
 pub mod chart;
 pub mod compare;
-pub mod files;
+pub mod dispatch;
 pub mod find_max;
 pub mod findings;
 pub mod fmt;
@@ -20,13 +19,14 @@ pub mod html;
 pub mod junit;
 pub mod labels;
 pub mod markdown;
+pub mod output;
+pub mod over_time;
+pub mod page;
 pub mod png;
-pub mod read;
 mod sections;
 pub mod stream;
-pub mod stream_compare;
-pub mod stream_page;
 pub mod suite;
+pub mod table;
 pub mod text;
 pub mod threshold;
 

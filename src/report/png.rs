@@ -6,16 +6,13 @@
 //! DejaVu, Liberation, Noto, Arial). Without one, `--png` fails with a message saying
 //! so and suggesting `--svg`, which needs no font.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use plotters::prelude::*;
 use plotters::style::FontStyle;
 
 use crate::report::chart::{self, LineChart, Marker, XAxis};
-use crate::report::files::ReportError;
-use crate::report::ReportOptions;
-use crate::series::Series;
 
 const FONT_NAME: &str = "hakaru-sans";
 const SIZE: (u32, u32) = (1200, 560);
@@ -72,19 +69,151 @@ fn rgb(hex: &str) -> RGBColor {
     RGBColor(c(0), c(2), c(4))
 }
 
-fn err<E: std::fmt::Debug>(e: E) -> ReportError {
-    ReportError::Png(format!("drawing the PNG chart failed: {e:?}"))
+fn err<E: std::fmt::Debug>(e: E) -> String {
+    format!("drawing the PNG chart failed: {e:?}")
 }
 
-/// Draws a line chart into a PNG file at `path`.
-pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
-    ensure_font().map_err(ReportError::Png)?;
-    let root = BitMapBackend::new(path, SIZE).into_drawing_area();
+/// The plot of `c` on a chart context of either y scale (linear or log): the mesh,
+/// reference lines, marks and lines. A macro because the two contexts' types differ.
+macro_rules! draw_plot {
+    ($chart:expr, $c:expr, $x:expr, $y:expr, $marks:expr) => {{
+        let (c, x, y, marks): (&LineChart, &chart::Axis, &chart::Axis, &Vec<_>) =
+            ($c, $x, $y, $marks);
+        let (x_lo, x_hi) = (x.lo, x.hi);
+        let font = |size: f64| (FONT_NAME, size).into_font();
+        let mut ch = $chart;
+        ch.configure_mesh()
+            .x_desc(c.x_title.as_str())
+            .y_desc(c.y_title.as_str())
+            .x_labels(if c.x_axis == XAxis::Nines {
+                x.ticks.len()
+            } else {
+                10
+            })
+            .x_label_formatter(&|v| chart::x_tick_label(c.x_axis, *v))
+            .y_label_formatter(&|v| chart::tick_label(*v))
+            .label_style(font(17.0))
+            .axis_desc_style(font(18.0))
+            .light_line_style(RGBColor(240, 240, 240))
+            .bold_line_style(RGBColor(222, 222, 222))
+            .draw()
+            .map_err(err)?;
+        for r in &c.refs {
+            let col = rgb(r.color);
+            // A dashed reference line, drawn as short segments.
+            let n = 60;
+            for i in (0..n).step_by(2) {
+                let a = x_lo + (x_hi - x_lo) * i as f64 / n as f64;
+                let b = x_lo + (x_hi - x_lo) * (i + 1) as f64 / n as f64;
+                ch.draw_series(LineSeries::new([(a, r.y), (b, r.y)], col.stroke_width(2)))
+                    .map_err(err)?;
+            }
+        }
+        // The peak, plateau and knee: dashed verticals labelled at the top, as
+        // in the SVG.
+        let mark_col = rgb(chart::svg::MARK_COLOR);
+        for (row, (mx, label, _)) in marks.iter().enumerate() {
+            // A label near the right edge sits left of its line, as in the SVG
+            // (about 9 px a character at 16 px).
+            let width = 9 * label.chars().count() as i32;
+            let near_right = (x_hi - mx) / (x_hi - x_lo) * f64::from(SIZE.0 - LEGEND_W - 100)
+                < f64::from(width + 12);
+            let dx = if near_right { -width - 6 } else { 6 };
+            ch.draw_series(DashedLineSeries::new(
+                [(*mx, y.lo), (*mx, y.hi)],
+                6,
+                6,
+                mark_col.stroke_width(2),
+            ))
+            .map_err(err)?;
+            ch.draw_series(std::iter::once(
+                EmptyElement::at((*mx, y.hi))
+                    + Text::new(label.clone(), (dx, 6 + 20 * row as i32), font(16.0)),
+            ))
+            .map_err(err)?;
+        }
+        for l in &c.lines {
+            let col = rgb(l.color);
+            let pts: Vec<(f64, f64)> = l
+                .points
+                .iter()
+                .copied()
+                .filter(|(x, y)| x.is_finite() && y.is_finite() && (!c.log_y || *y > 0.0))
+                .collect();
+            // A dashed line in the SVG (p99, max) is dashed here too: the same
+            // pattern, doubled for the PNG's larger pixels.
+            match dash_pattern(l.dash) {
+                _ if l.dash == Some(chart::UNJOINED) => {}
+                Some((on, off)) => {
+                    ch.draw_series(DashedLineSeries::new(
+                        pts.clone(),
+                        on,
+                        off,
+                        col.stroke_width(3),
+                    ))
+                    .map_err(err)?;
+                }
+                None => {
+                    ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
+                        .map_err(err)?;
+                }
+            }
+            match l.marker {
+                Marker::None => {}
+                Marker::Square => {
+                    ch.draw_series(pts.iter().map(|p| {
+                        EmptyElement::at(*p) + Rectangle::new([(-5, -5), (5, 5)], col.filled())
+                    }))
+                    .map_err(err)?;
+                }
+                Marker::Diamond => {
+                    // A diamond, as the SVG draws it.
+                    ch.draw_series(pts.iter().map(|p| {
+                        EmptyElement::at(*p)
+                            + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], col.filled())
+                    }))
+                    .map_err(err)?;
+                }
+                Marker::Triangle => {
+                    ch.draw_series(pts.iter().map(|p| TriangleMarker::new(*p, 7, col.filled())))
+                        .map_err(err)?;
+                }
+                Marker::Circle => {
+                    ch.draw_series(pts.iter().map(|p| Circle::new(*p, 5, col.filled())))
+                        .map_err(err)?;
+                }
+            }
+        }
+    }};
+}
+
+/// A line chart as PNG bytes: drawn into a bitmap in memory, then encoded. Touches
+/// no file (the caller's [`crate::report::output`] writes it).
+pub fn png_bytes(c: &LineChart) -> Result<Vec<u8>, String> {
+    ensure_font()?;
+    let mut pixels = vec![0u8; SIZE.0 as usize * SIZE.1 as usize * 3];
+    {
+        let root = BitMapBackend::with_buffer(&mut pixels, SIZE).into_drawing_area();
+        draw(&root, c)?;
+    }
+    let mut out = Vec::new();
+    let mut enc = png::Encoder::new(&mut out, SIZE.0, SIZE.1);
+    enc.set_color(png::ColorType::Rgb);
+    enc.set_depth(png::BitDepth::Eight);
+    let mut w = enc.write_header().map_err(err)?;
+    w.write_image_data(&pixels).map_err(err)?;
+    w.finish().map_err(err)?;
+    Ok(out)
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+/// The chart on `root`: the plot, and the legend beside it.
+fn draw(root: &Area<'_>, c: &LineChart) -> Result<(), String> {
     root.fill(&WHITE).map_err(err)?;
     let (plot, legend) = root.split_horizontally(SIZE.0 - LEGEND_W);
     let x = chart::x_axis(c);
     let y = chart::y_axis(c);
-    let (x_lo, x_hi) = (x.lo, x.hi);
     let marks = chart::svg::grouped_marks(c);
     let font = |size: f64| (FONT_NAME, size).into_font();
     let mut builder = ChartBuilder::on(&plot);
@@ -103,127 +232,37 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
         .x_label_area_size(56)
         .y_label_area_size(84);
 
-    macro_rules! draw {
-        ($chart:expr) => {{
-            let mut ch = $chart;
-            ch.configure_mesh()
-                .x_desc(c.x_title.as_str())
-                .y_desc(c.y_title.as_str())
-                .x_labels(if c.x_axis == XAxis::Nines {
-                    x.ticks.len()
-                } else {
-                    10
-                })
-                .x_label_formatter(&|v| chart::x_tick_label(c.x_axis, *v))
-                .y_label_formatter(&|v| chart::tick_label(*v))
-                .label_style(font(17.0))
-                .axis_desc_style(font(18.0))
-                .light_line_style(RGBColor(240, 240, 240))
-                .bold_line_style(RGBColor(222, 222, 222))
-                .draw()
-                .map_err(err)?;
-            for r in &c.refs {
-                let col = rgb(r.color);
-                // A dashed reference line, drawn as short segments.
-                let n = 60;
-                for i in (0..n).step_by(2) {
-                    let a = x_lo + (x_hi - x_lo) * i as f64 / n as f64;
-                    let b = x_lo + (x_hi - x_lo) * (i + 1) as f64 / n as f64;
-                    ch.draw_series(LineSeries::new([(a, r.y), (b, r.y)], col.stroke_width(2)))
-                        .map_err(err)?;
-                }
-            }
-            // The peak, plateau and knee: dashed verticals labelled at the top, as
-            // in the SVG.
-            let mark_col = rgb(chart::svg::MARK_COLOR);
-            for (row, (mx, label, _)) in marks.iter().enumerate() {
-                // A label near the right edge sits left of its line, as in the SVG
-                // (about 9 px a character at 16 px).
-                let width = 9 * label.chars().count() as i32;
-                let near_right = (x_hi - mx) / (x_hi - x_lo) * f64::from(SIZE.0 - LEGEND_W - 100)
-                    < f64::from(width + 12);
-                let dx = if near_right { -width - 6 } else { 6 };
-                ch.draw_series(DashedLineSeries::new(
-                    [(*mx, y.lo), (*mx, y.hi)],
-                    6,
-                    6,
-                    mark_col.stroke_width(2),
-                ))
-                .map_err(err)?;
-                ch.draw_series(std::iter::once(
-                    EmptyElement::at((*mx, y.hi))
-                        + Text::new(label.clone(), (dx, 6 + 20 * row as i32), font(16.0)),
-                ))
-                .map_err(err)?;
-            }
-            for l in &c.lines {
-                let col = rgb(l.color);
-                let pts: Vec<(f64, f64)> = l
-                    .points
-                    .iter()
-                    .copied()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!c.log_y || *y > 0.0))
-                    .collect();
-                // A dashed line in the SVG (p99, max) is dashed here too: the same
-                // pattern, doubled for the PNG's larger pixels.
-                match dash_pattern(l.dash) {
-                    _ if l.dash == Some(chart::UNJOINED) => {}
-                    Some((on, off)) => {
-                        ch.draw_series(DashedLineSeries::new(
-                            pts.clone(),
-                            on,
-                            off,
-                            col.stroke_width(3),
-                        ))
-                        .map_err(err)?;
-                    }
-                    None => {
-                        ch.draw_series(LineSeries::new(pts.clone(), col.stroke_width(3)))
-                            .map_err(err)?;
-                    }
-                }
-                match l.marker {
-                    Marker::None => {}
-                    Marker::Square => {
-                        ch.draw_series(pts.iter().map(|p| {
-                            EmptyElement::at(*p) + Rectangle::new([(-5, -5), (5, 5)], col.filled())
-                        }))
-                        .map_err(err)?;
-                    }
-                    Marker::Diamond => {
-                        // A diamond, as the SVG draws it.
-                        ch.draw_series(pts.iter().map(|p| {
-                            EmptyElement::at(*p)
-                                + Polygon::new(vec![(0, -6), (6, 0), (0, 6), (-6, 0)], col.filled())
-                        }))
-                        .map_err(err)?;
-                    }
-                    Marker::Triangle => {
-                        ch.draw_series(
-                            pts.iter().map(|p| TriangleMarker::new(*p, 7, col.filled())),
-                        )
-                        .map_err(err)?;
-                    }
-                    Marker::Circle => {
-                        ch.draw_series(pts.iter().map(|p| Circle::new(*p, 5, col.filled())))
-                            .map_err(err)?;
-                    }
-                }
-            }
-        }};
-    }
-
     if y.log {
-        draw!(builder
-            .build_cartesian_2d(x_lo..x_hi, (y.lo..y.hi).log_scale())
-            .map_err(err)?);
+        draw_plot!(
+            builder
+                .build_cartesian_2d(x.lo..x.hi, (y.lo..y.hi).log_scale())
+                .map_err(err)?,
+            c,
+            &x,
+            &y,
+            &marks
+        );
     } else {
-        draw!(builder
-            .build_cartesian_2d(x_lo..x_hi, y.lo..y.hi)
-            .map_err(err)?);
+        draw_plot!(
+            builder
+                .build_cartesian_2d(x.lo..x.hi, y.lo..y.hi)
+                .map_err(err)?,
+            c,
+            &x,
+            &y,
+            &marks
+        );
     }
 
-    // Legend beside the plot, never over the data.
+    draw_legend(&legend, c)?;
+    root.present().map_err(err)?;
+    Ok(())
+}
+
+/// The legend beside the plot, never over the data: each entry as the SVG's legend
+/// draws it, its dashes and its marker.
+fn draw_legend(legend: &Area<'_>, c: &LineChart) -> Result<(), String> {
+    let font = |size: f64| (FONT_NAME, size).into_font();
     let mut y = 70;
     // Each entry as the SVG's legend draws it: its dashes and its marker.
     let entries = c
@@ -278,7 +317,6 @@ pub fn render_png(c: &LineChart, path: &Path) -> Result<(), ReportError> {
             .map_err(err)?;
         y += 30;
     }
-    root.present().map_err(err)?;
     Ok(())
 }
 
@@ -291,31 +329,6 @@ fn dash_pattern(dash: Option<&str>) -> Option<(u32, u32)> {
         (on * 2.0).round().max(1.0) as u32,
         (off * 2.0).round().max(1.0) as u32,
     ))
-}
-
-/// The charts as PNG bytes: (file suffix, bytes).
-pub fn chart_pngs(
-    series: &[&Series],
-    opts: &ReportOptions,
-) -> Result<Vec<(String, Vec<u8>)>, ReportError> {
-    let mut out = Vec::new();
-    for (suffix, c) in crate::report::html::standalone_charts(series, opts) {
-        let suffix = format!("{suffix}.png");
-        let tmp = std::env::temp_dir().join(format!(
-            "hakaru-chart-{}-{}{suffix}",
-            std::process::id(),
-            out.len()
-        ));
-        let res = render_png(&c, &tmp).and_then(|_| {
-            std::fs::read(&tmp).map_err(|error| ReportError::Write {
-                path: tmp.clone(),
-                error,
-            })
-        });
-        let _ = std::fs::remove_file(&tmp);
-        out.push((suffix, res?));
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

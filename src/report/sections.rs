@@ -5,8 +5,10 @@ use std::fmt::Write as _;
 
 use crate::analysis;
 use crate::report::chart::{self, esc};
-use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3};
-use crate::series::Series;
+use crate::report::fmt::{
+    clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3, step_heading, step_label,
+};
+use crate::result::series::Series;
 
 /// Each host's responses, errors and mean per step: whether the load was spread as
 /// meant and one node was slower than the others.
@@ -49,7 +51,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
                 esc(&step),
                 esc(&h.target),
                 h.responses,
-                fmt_share(crate::series::share(h.responses + h.errors, total)),
+                fmt_share(crate::result::series::share(h.responses + h.errors, total)),
                 h.errors,
                 fmt_latency(h.mean_s)
             );
@@ -57,27 +59,6 @@ pub(crate) fn hosts_section(s: &Series) -> String {
     }
     o.push_str("</tbody></table></div><p class=\"note\">\"share\" is the host's part of the step's requests; a host much slower than the others drags every client that waits on it.</p></section>");
     o
-}
-
-/// What a step is called in a table or on a bar: its rate ("500/s") when it ran
-/// open-model, its clients otherwise.
-pub(crate) fn step_label(p: &crate::series::Point) -> String {
-    match p.rate {
-        // Rates are asked for in whole numbers mostly: "500/s", not "500.0/s".
-        Some(r) if r.fract() == 0.0 => format!("{r:.0}/s"),
-        Some(r) => format!("{}/s", fmt_qps(r)),
-        None => p.n_clients.to_string(),
-    }
-}
-
-/// The heading over [`step_label`]s: "rate", "clients", or "step" when both kinds ran.
-pub(crate) fn step_heading(s: &Series) -> &'static str {
-    let open = s.points.iter().filter(|p| p.rate.is_some()).count();
-    match open {
-        0 => "clients",
-        n if n == s.points.len() => "rate",
-        _ => "step",
-    }
 }
 
 pub(crate) fn status_section(s: &Series) -> String {
@@ -341,6 +322,16 @@ pub(crate) fn rounds_section(s: &Series) -> String {
     }
     o.push_str("</section>");
     o
+}
+
+/// The sections a hakaru JSON result adds at the top of its report, above what any
+/// result file shows: the thresholds' verdicts.
+pub(crate) fn verdict_sections(run: &crate::result::RunResult) -> String {
+    let mut b = String::new();
+    if let Some(t) = &run.thresholds {
+        b.push_str(&crate::report::threshold::threshold_html(run, t));
+    }
+    b
 }
 
 #[cfg(test)]

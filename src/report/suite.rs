@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chart::esc;
 use super::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::analysis::recovery::Recovery;
+use crate::result::recovery::Recovery;
 use crate::result::suite::{scenario_seconds, EventResult, ScenarioSecond};
 use crate::result::RunResult;
 
@@ -282,6 +282,15 @@ pub fn timeline_svg(run: &RunResult) -> String {
     };
     polyline(&mut o, &with(|s| s.p50_s), &x, &y2, "#2a9d5b", "p50");
     polyline(&mut o, &with(|s| s.p99_s), &x, &y2, "#e08a1e", "p99");
+    time_axis(&mut o, end, &x, top2);
+    event_marks(&mut o, suite, &x, top1, top2);
+    legend(&mut o, h);
+    o.push_str("</svg>");
+    o
+}
+
+/// The time axis under the lower panel, in seconds from the scenario's start.
+fn time_axis(o: &mut String, end: f64, x: &dyn Fn(f64) -> f64, top2: f64) {
     // The time axis.
     let step = nice_step(end / 10.0);
     let mut t = 0.0;
@@ -303,7 +312,16 @@ pub fn timeline_svg(run: &RunResult) -> String {
         (LEFT + W - RIGHT) / 2.0,
         top2 + PANEL + 36.0
     );
-    // Events: a line across both panels; the recovery as a green bar under panel 1.
+}
+
+/// Events: a line across both panels; the recovery as a green bar under panel 1.
+fn event_marks(
+    o: &mut String,
+    suite: &crate::result::suite::SuiteResult,
+    x: &dyn Fn(f64) -> f64,
+    top1: f64,
+    top2: f64,
+) {
     for (i, e) in suite.events.iter().enumerate() {
         let Some(at) = e.started_s else { continue };
         let xx = x(at);
@@ -343,7 +361,10 @@ pub fn timeline_svg(run: &RunResult) -> String {
             );
         }
     }
-    // Legend.
+}
+
+/// What each colour means, along the bottom.
+fn legend(o: &mut String, h: f64) {
     let mut lx = LEFT;
     for (color, name) in [
         ("#1f6fd1", "2xx/3xx per second"),
@@ -361,8 +382,6 @@ pub fn timeline_svg(run: &RunResult) -> String {
         );
         lx += 30.0 + name.len() as f64 * 6.5;
     }
-    o.push_str("</svg>");
-    o
 }
 
 fn failures(s: &ScenarioSecond) -> u64 {
@@ -466,7 +485,7 @@ pub fn html(run: &RunResult) -> String {
     if let Some(why) = &run.stop_reason {
         let _ = write!(b, "<p class=\"note\">{}</p>", esc(why));
     }
-    b.push_str(&super::html::verdict_sections(run));
+    b.push_str(&super::sections::verdict_sections(run));
     let _ = write!(
         b,
         "<section><h2>Timeline</h2>{}</section>",
@@ -493,13 +512,13 @@ pub fn html(run: &RunResult) -> String {
         );
     }
     b.push_str("</section>");
-    super::html::page(&format!("{} — hakaru suite", suite.scenario), &b)
+    super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::recovery::{Baseline, Criteria};
+    use crate::result::recovery::{Baseline, Criteria};
     use crate::result::suite::{PhaseResult, SuiteResult};
 
     fn suite_run() -> RunResult {
@@ -570,7 +589,7 @@ mod tests {
             recovery_criteria: Some(Criteria::default()),
             verify: vec![crate::result::suite::SuiteVerify {
                 phase: "steady".into(),
-                result: Some(crate::workload::bulk::verify::compare(
+                result: Some(crate::result::VerifyResult::compare(
                     "http://127.0.0.1:5984/db".into(),
                     9480,
                     0,

@@ -30,12 +30,14 @@ pub fn fmt_value(threshold: &str, value: Option<f64>) -> String {
     }
 }
 
-/// Why a verdict failed, in words: "212 ms is not below 200 ms", "no responses".
+/// Why a verdict failed, in words: "212 ms is not below 200 ms", "no responses"; for
+/// a label and a window, which: "3.1 s is not below 1 s for group=search in the worst
+/// 5-second window, from second 4 (7 of 16 windows failed)".
 pub fn failure_message(threshold: &str, v: &Verdict) -> String {
     let Ok(t) = Threshold::parse(threshold) else {
         return threshold.to_string();
     };
-    match v.value {
+    let what = match v.value {
         None => v.note.clone().unwrap_or_else(|| "nothing measured".into()),
         Some(_) => format!(
             "{} is {} {}",
@@ -43,7 +45,44 @@ pub fn failure_message(threshold: &str, v: &Verdict) -> String {
             t.op.negated(),
             fmt_value(threshold, Some(t.bound))
         ),
+    };
+    let label = match (&t.label, v.value) {
+        (Some(l), Some(_)) => format!(" for {l}"),
+        _ => String::new(),
+    };
+    match (t.window_s, v.window_start_s, v.value) {
+        (Some(w), Some(start), Some(_)) => format!(
+            "{what}{label} in the worst {w}-second window, from second {start}{} ({} of {} windows failed)",
+            v.window_step
+                .map(|i| format!(" of step {}", i + 1))
+                .unwrap_or_default(),
+            v.windows_failed,
+            v.windows
+        ),
+        _ => format!("{what}{label}"),
     }
+}
+
+/// A verdict's value with, for a window, where the worst one started: "3.1 s from
+/// second 4".
+fn value_at(threshold: &str, v: &Verdict) -> String {
+    match v.window_start_s.filter(|_| v.value.is_some()) {
+        Some(start) => format!("{} from second {start}", fmt_value(threshold, v.value)),
+        None => fmt_value(threshold, v.value),
+    }
+}
+
+/// The line for a run `--abort-on-fail` ended: "Aborted 7.3 s into step 1:
+/// p99[5s]<1s could no longer hold (live, …)."
+pub fn aborted_line(run: &RunResult, r: &ThresholdsResult) -> Option<String> {
+    let a = r.aborted.as_ref()?;
+    Some(format!(
+        "Aborted (--abort-on-fail) {:.1} s into {}: {} could no longer hold ({}).",
+        a.at_s,
+        step_label(run, a.step),
+        a.threshold,
+        a.why
+    ))
 }
 
 /// A step's name in tables and JUnit: "step 3 (40 clients)", "step 2 (500/s)",
@@ -108,6 +147,9 @@ pub fn threshold_table(run: &RunResult, r: &ThresholdsResult) -> String {
         .unwrap_or(0)
         .max("overall".len());
     let per_step = r.thresholds.iter().any(|t| !t.steps.is_empty());
+    if let Some(line) = aborted_line(run, r) {
+        out.push_str(&format!("  {line}\n"));
+    }
     out.push_str(&format!(
         "  {:<name_w$}  {:>value_w$}  result{}\n",
         "threshold",
@@ -122,14 +164,15 @@ pub fn threshold_table(run: &RunResult, r: &ThresholdsResult) -> String {
         }
         out.push_str(line.trim_end());
         out.push('\n');
-        if let Some(note) = &t.overall.note {
-            out.push_str(&format!("  {:<name_w$}  overall: {note}\n", ""));
-        } else if !t.overall.passed && t.overall.value.is_some() {
+        if !t.overall.passed && t.overall.value.is_some() {
             out.push_str(&format!(
                 "  {:<name_w$}  overall: {}\n",
                 "",
                 failure_message(&t.threshold, &t.overall)
             ));
+        }
+        if let Some(note) = &t.overall.note {
+            out.push_str(&format!("  {:<name_w$}  overall: {note}\n", ""));
         }
     }
     out
@@ -149,7 +192,7 @@ fn steps_cell(run: &RunResult, t: &ThresholdResult) -> String {
         .filter(|(_, v)| !v.passed)
         .map(|(i, v)| {
             let what = match (&v.value, &v.note) {
-                (Some(_), _) => fmt_value(&t.threshold, v.value),
+                (Some(_), _) => value_at(&t.threshold, v),
                 (None, Some(n)) => n.clone(),
                 (None, None) => "–".into(),
             };
@@ -169,6 +212,7 @@ fn steps_cell(run: &RunResult, t: &ThresholdResult) -> String {
 /// A verdict's cell: the value (or why there is none) and the word.
 fn cell(threshold: &str, v: &Verdict) -> String {
     let what = match (&v.value, &v.note) {
+        (Some(_), _) if !v.passed => value_at(threshold, v),
         (Some(_), _) => fmt_value(threshold, v.value),
         (None, Some(n)) => n.clone(),
         (None, None) => "–".into(),
@@ -234,6 +278,9 @@ pub fn threshold_html(run: &RunResult, r: &ThresholdsResult) -> String {
         if r.passed { "passed" } else { "failed" },
         esc(&heading(r))
     );
+    if let Some(line) = aborted_line(run, r) {
+        let _ = write!(o, "<p class=\"aborted\">{}</p>", esc(&line));
+    }
     o.push_str("<div class=\"scroll\"><table><thead><tr><th class=\"l\"></th>");
     for t in &r.thresholds {
         let _ = write!(o, "<th><code>{}</code></th>", esc(&t.threshold));
@@ -296,8 +343,11 @@ pub fn threshold_html(run: &RunResult, r: &ThresholdsResult) -> String {
 
 /// The thresholds as Markdown: a verdict line and the grid, failing cells in bold.
 pub fn threshold_markdown(run: &RunResult, r: &ThresholdsResult) -> String {
-    use super::markdown::{md_table, Align};
+    use super::table::{md_table, Align};
     let mut o = format!("#### {}\n\n", heading(r));
+    if let Some(line) = aborted_line(run, r) {
+        let _ = writeln!(o, "**{line}**\n");
+    }
     let headers: Vec<String> = std::iter::once(String::new())
         .chain(r.thresholds.iter().map(|t| format!("`{}`", t.threshold)))
         .collect();
@@ -412,5 +462,43 @@ Thresholds: FAILED (0 of 2 held)
         );
         // One step: no step rows.
         assert_eq!(h.matches("<tr").count(), 2, "{h}");
+    }
+
+    #[test]
+    fn a_windowed_miss_names_its_worst_window_and_an_abort_its_moment() {
+        use crate::result::threshold::{Aborted, ThresholdResult};
+        let run = fixture::run(vec![step(1000, 0, 20.0)]);
+        let text = "p99[5s]{group=search}<1s";
+        let overall = Verdict {
+            passed: false,
+            value: Some(3.1),
+            samples: 405,
+            windows: 16,
+            windows_failed: 7,
+            window_start_s: Some(4),
+            ..Verdict::default()
+        };
+        let r = ThresholdsResult {
+            passed: false,
+            thresholds: vec![ThresholdResult {
+                threshold: text.into(),
+                passed: false,
+                overall,
+                steps: Vec::new(),
+            }],
+            aborted: Some(Aborted {
+                threshold: text.into(),
+                step: 0,
+                at_s: 7.3,
+                at: String::new(),
+                why: "live".into(),
+            }),
+        };
+        let table = threshold_table(&run, &r);
+        assert!(table.contains("  Aborted (--abort-on-fail) 7.3 s into step 1 (4 clients): p99[5s]{group=search}<1s could no longer hold (live).\n"), "{table}");
+        assert!(table.contains("overall: 3.10 s is not below 1.00 s for group=search in the worst 5-second window, from second 4 (7 of 16 windows failed)"), "{table}");
+        let md = threshold_markdown(&run, &r);
+        assert!(md.contains("**3.10 s from second 4 FAIL**"), "{md}");
+        assert!(threshold_html(&run, &r).contains("<p class=\"aborted\">Aborted"));
     }
 }

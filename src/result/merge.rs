@@ -122,8 +122,9 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
     merged.steps = (0..first.steps.len())
         .map(|i| merge_step(results, i))
         .collect::<Result<_, _>>()?;
+    // The recovery after each event is found again on the merged timeline by the
+    // caller ([`crate::analysis::recovery::find_again`]): it is analysis, not vocabulary.
     merged.suite = merge_suite(results);
-    add_recovery(&mut merged);
     Ok(merged)
 }
 
@@ -152,7 +153,7 @@ fn merge_suite(results: &[(String, RunResult)]) -> Option<super::suite::SuiteRes
             // Every shard read the same server: the earliest count before, the latest after.
             let before = all.iter().map(|x| x.present_before).min().unwrap_or(0);
             let after = all.iter().map(|x| x.present_after).max().unwrap_or(0);
-            *r = crate::workload::bulk::verify::compare(
+            *r = super::VerifyResult::compare(
                 r.url.clone(),
                 all.iter().map(|x| x.acknowledged).sum(),
                 all.iter().map(|x| x.in_flight).sum(),
@@ -165,40 +166,6 @@ fn merge_suite(results: &[(String, RunResult)]) -> Option<super::suite::SuiteRes
         }
     }
     Some(suite)
-}
-
-/// The recovery after each event, found again on the merged timeline (a shard's own
-/// saw only its share of the load). Measured for the events the first shard measured.
-fn add_recovery(run: &mut RunResult) {
-    use crate::analysis::recovery::{analyse, Point};
-    let points: Vec<Point> = super::suite::scenario_seconds(run)
-        .iter()
-        .map(|s| Point {
-            phase: s.phase,
-            t_s: s.t_s,
-            total: s.total(),
-            ok: s.ok,
-            p99_s: s.p99_s,
-        })
-        .collect();
-    let Some(suite) = run.suite.as_mut() else {
-        return;
-    };
-    let Some(criteria) = suite.recovery_criteria else {
-        return;
-    };
-    let events: Vec<(f64, bool)> = suite
-        .events
-        .iter()
-        .map(|e| (e.started_s.unwrap_or(e.at_s), e.recovery.is_some()))
-        .collect();
-    for (e, r) in suite
-        .events
-        .iter_mut()
-        .zip(analyse(&points, &events, &criteria))
-    {
-        e.recovery = r;
-    }
 }
 
 fn state_rank(s: super::RunState) -> u8 {
@@ -371,10 +338,7 @@ fn merge_timelines<'a>(
     if steps.iter().all(|(_, s)| timeline(s).is_none()) {
         return Ok(None);
     }
-    let wall = |s: &StepResult| match crate::spec::parse_start_at(&s.started_at) {
-        Ok(crate::spec::StartAt::At(t)) => Some(t),
-        _ => None,
-    };
+    let wall = |s: &StepResult| crate::timestamp::parse(&s.started_at);
     let earliest = steps.iter().filter_map(|(_, s)| wall(s)).min();
     let parts: Vec<(u64, &[super::timeline::SecondResult])> = steps
         .iter()
@@ -542,7 +506,7 @@ mod tests {
                 started_s: (index == 1).then_some(2.0),
                 ok: index == 1,
                 // Shard 1's own recovery, from its share of the load.
-                recovery: (index == 1).then_some(crate::analysis::recovery::Recovery {
+                recovery: (index == 1).then_some(crate::result::recovery::Recovery {
                     at_s: 2.0,
                     baseline: None,
                     first_error_s: None,
@@ -554,7 +518,7 @@ mod tests {
                 }),
                 ..Default::default()
             }],
-            recovery_criteria: Some(crate::analysis::recovery::Criteria::default()),
+            recovery_criteria: Some(crate::result::recovery::Criteria::default()),
             verify: Vec::new(),
         });
         run
@@ -570,7 +534,8 @@ mod tests {
             &[(100, 10), (200, 20), (1500, 30), (2500, 40)],
         );
         let b = suite_shard(2, "2026-11-01T00:00:01.020Z", &[(300, 50), (2400, 60)]);
-        let m = merge_shards(&[("b".into(), b), ("a".into(), a)]).unwrap();
+        let mut m = merge_shards(&[("b".into(), b), ("a".into(), a)]).unwrap();
+        crate::analysis::recovery::find_again(&mut m);
         let t = m.steps[0].timeline.as_ref().expect("kept");
         let counts: Vec<u64> = t.iter().map(|s| s.responses).collect();
         assert_eq!(counts, vec![2, 2, 1, 1]);

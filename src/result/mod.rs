@@ -11,10 +11,14 @@ pub mod json;
 mod labels;
 pub mod merge;
 pub mod merge_check;
+pub mod read;
+pub mod recovery;
 mod requests;
 pub mod schema;
+pub mod series;
 mod step;
 pub mod store;
+pub mod stream;
 pub mod suite;
 pub mod threshold;
 pub mod timeline;
@@ -28,7 +32,6 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::plan::Order;
 use crate::stats::{ErrorKind, RequestSample};
 pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
@@ -93,6 +96,10 @@ pub struct RunResult {
     pub find_max: Option<find_max::FindMaxResult>,
 }
 
+/// The item error of a document the server answered for but did not keep (a body-
+/// reading check counts it; reports name it).
+pub const NOT_KEPT: &str = "not_kept";
+
 /// `bulk --verify`: what the server acknowledged against what it holds.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct VerifyResult {
@@ -114,6 +121,27 @@ pub struct VerifyResult {
 }
 
 impl VerifyResult {
+    /// The comparison: documents that appeared (after − before) against those
+    /// acknowledged.
+    pub fn compare(
+        url: String,
+        acknowledged: u64,
+        in_flight: u64,
+        before: u64,
+        after: u64,
+    ) -> Self {
+        let present = after as i64 - before as i64;
+        VerifyResult {
+            url,
+            acknowledged,
+            present,
+            present_before: before,
+            present_after: after,
+            matches: present == acknowledged as i64,
+            in_flight,
+        }
+    }
+
     /// More present than acknowledged, by no more than the documents in flight when a
     /// timed step ended: nothing acknowledged is missing.
     pub fn explained(&self) -> bool {
@@ -348,15 +376,6 @@ impl RequestOrder {
         match self {
             RequestOrder::Random => "random",
             RequestOrder::Sequential => "sequential",
-        }
-    }
-}
-
-impl From<Order> for RequestOrder {
-    fn from(o: Order) -> Self {
-        match o {
-            Order::Random => RequestOrder::Random,
-            Order::Sequential => RequestOrder::Sequential,
         }
     }
 }
@@ -862,6 +881,67 @@ mod tests {
         assert_eq!(x.latency, y.latency);
         assert_eq!(x.per_host, y.per_host);
         assert_eq!(x.slowest, y.slowest);
+    }
+
+    /// `busy` with two labels (even and odd milliseconds) and a timeline of as many
+    /// seconds as it has requests / 100.
+    fn labelled(from_ms: u64, n: u64) -> Recorder {
+        use crate::stats::{Label, Labels};
+        let names = std::sync::Arc::new(Labels {
+            list: ["even", "odd"]
+                .iter()
+                .map(|v| Label {
+                    key: "group".into(),
+                    value: v.to_string(),
+                })
+                .collect(),
+            note: None,
+        });
+        let t0 = std::time::Instant::now();
+        let mut r = busy(from_ms, n, 0).with_labels(names).with_ticker(t0);
+        let mut done = Vec::new();
+        for (i, ms) in (from_ms..from_ms + n).enumerate() {
+            let outcome = match ms % 10 {
+                7 => Outcome::Status(503),
+                9 => Outcome::Error(ErrorKind::Reset),
+                _ => Outcome::Status(200),
+            };
+            let at = t0 + Duration::from_millis(10 * i as u64);
+            let latency = Duration::from_micros(ms * 997);
+            done.extend(r.record_label((ms % 2) as u16, at, outcome, latency, 100, 100 * i as u64));
+        }
+        done.extend(r.ticker.take().and_then(|mut t| t.finish(100 * n)));
+        for f in done {
+            r.add_second(f);
+        }
+        r
+    }
+
+    #[test]
+    fn labels_and_the_timeline_round_trip_and_merge_exactly() {
+        let (a, b) = (labelled(1, 450), labelled(1000, 230));
+        let step = step_of(&a);
+        assert_eq!(step.labels.len(), 2);
+        assert_eq!(
+            step.labels.iter().map(|l| l.total_requests).sum::<u64>(),
+            step.total_requests
+        );
+        let seconds = step.timeline.as_ref().expect("a timeline");
+        assert_eq!(seconds.len(), 5);
+        assert_eq!(seconds.iter().map(|s| s.total()).sum::<u64>(), 450);
+        let again = step_of(&step.to_recorder().unwrap());
+        assert_eq!(again.labels, step.labels);
+        assert_eq!(again.timeline, step.timeline);
+        // Merged as recorders or as results: the same labels, histograms added.
+        let mut merged = a.clone();
+        merged.merge(&b);
+        let mut from_results = step_of(&a).to_recorder().unwrap();
+        from_results.merge(&step_of(&b).to_recorder().unwrap());
+        let (x, y) = (step_of(&from_results), step_of(&merged));
+        assert_eq!(x.labels, y.labels);
+        assert_eq!(x.timeline, y.timeline);
+        // Odd milliseconds, less those ending in 9 (a reset): 225 - 45 and 115 - 23.
+        assert_eq!(y.labels[1].latency.count, (225 - 45) + (115 - 23));
     }
 
     #[test]

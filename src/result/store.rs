@@ -11,9 +11,11 @@
 //! pid; a later run over the same files removes those whose writer is gone
 //! ([`Outputs::clean_stale`]), so a kill leaves no litter behind for long.
 
-use std::fs::{self, File};
-use std::io::{self, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
+
+use crate::outfile::{self, Target};
 
 use super::csv::{to_csv, CsvFormat};
 use super::json::to_json;
@@ -50,9 +52,14 @@ impl Outputs {
             let path = path.to_owned();
             move |source| WriteError { path, source }
         };
-        let csv_tmp =
-            write_temp(&self.csv, to_csv(run, self.format).as_bytes()).map_err(err(&self.csv))?;
-        let json_tmp = match write_temp(&self.json, to_json(run).as_bytes()) {
+        let csv = to_csv(run, self.format);
+        // A device, FIFO or `-` is written through, never renamed over
+        // (`-o /dev/null` must leave /dev/null a device).
+        if outfile::target(&self.csv).map_err(err(&self.csv))? != Target::File {
+            return outfile::write(&self.csv, csv.as_bytes()).map_err(err(&self.csv));
+        }
+        let csv_tmp = outfile::write_temp(&self.csv, csv.as_bytes()).map_err(err(&self.csv))?;
+        let json_tmp = match outfile::write_temp(&self.json, to_json(run).as_bytes()) {
             Ok(t) => t,
             Err(e) => {
                 let _ = fs::remove_file(&csv_tmp);
@@ -61,12 +68,12 @@ impl Outputs {
         };
         // The two renames are back to back (no fsync between them) so the window in
         // which a kill leaves the pair disagreeing is as small as two system calls.
-        if let Err(e) = rename(&csv_tmp, &self.csv) {
+        if let Err(e) = outfile::rename(&csv_tmp, &self.csv) {
             let _ = fs::remove_file(&json_tmp);
             return Err(err(&self.csv)(e));
         }
-        rename(&json_tmp, &self.json).map_err(err(&self.json))?;
-        sync_dir(&self.json);
+        outfile::rename(&json_tmp, &self.json).map_err(err(&self.json))?;
+        outfile::sync_dir(&self.json);
         Ok(())
     }
 
@@ -75,104 +82,9 @@ impl Outputs {
     pub fn clean_stale(&self) -> usize {
         [&self.csv, &self.json]
             .iter()
-            .map(|p| clean_stale_temps(p))
+            .map(|p| outfile::clean_stale(p))
             .sum()
     }
-}
-
-/// The temporary beside `path` that this process writes: `.<name>.tmp-<pid>`.
-fn temp_path(path: &Path) -> io::Result<(PathBuf, PathBuf)> {
-    let name = path.file_name().ok_or_else(|| {
-        io::Error::new(
-            io::ErrorKind::InvalidInput,
-            format!("{}: not a file name", path.display()),
-        )
-    })?;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".tmp-{}", std::process::id()));
-    Ok((dir.to_path_buf(), dir.join(tmp_name)))
-}
-
-/// `.<name>.tmp-<pid>` files beside `path` whose process is gone, removed.
-fn clean_stale_temps(path: &Path) -> usize {
-    let Ok((dir, _)) = temp_path(path) else {
-        return 0;
-    };
-    let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
-        return 0;
-    };
-    let prefix = format!(".{name}.tmp-");
-    let Ok(entries) = fs::read_dir(&dir) else {
-        return 0;
-    };
-    let mut removed = 0;
-    for e in entries.flatten() {
-        let file = e.file_name();
-        let Some(pid) = file
-            .to_str()
-            .and_then(|f| f.strip_prefix(&prefix))
-            .and_then(|p| p.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
-        if !alive && fs::remove_file(e.path()).is_ok() {
-            removed += 1;
-        }
-    }
-    removed
-}
-
-/// Write `bytes` to this process's temporary beside `path` and fsync it; returns the
-/// temporary's path. Missing parent directories are created.
-fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
-    let named = |what: &str, p: &Path, e: io::Error| {
-        io::Error::new(e.kind(), format!("{}: {what}: {e}", p.display()))
-    };
-    let (dir, tmp) = temp_path(path)?;
-    fs::create_dir_all(&dir).map_err(|e| named("cannot create directory", &dir, e))?;
-    let written = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()
-    })();
-    if let Err(e) = written {
-        let _ = fs::remove_file(&tmp);
-        return Err(named("cannot write", &tmp, e));
-    }
-    Ok(tmp)
-}
-
-/// Rename a temporary over `path`; the temporary is removed if that fails.
-fn rename(tmp: &Path, path: &Path) -> io::Result<()> {
-    fs::rename(tmp, path).map_err(|e| {
-        let _ = fs::remove_file(tmp);
-        io::Error::new(e.kind(), format!("{}: cannot replace: {e}", path.display()))
-    })
-}
-
-/// fsync the directory holding `path`: a rename is only durable once the directory
-/// entry is. Best effort: not every filesystem allows it.
-fn sync_dir(path: &Path) {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-/// Rename a temporary over `path` and fsync the directory.
-fn commit(tmp: &Path, path: &Path) -> io::Result<()> {
-    rename(tmp, path)?;
-    sync_dir(path);
-    Ok(())
 }
 
 /// A result file that could not be written.
@@ -184,16 +96,12 @@ pub struct WriteError {
 }
 
 /// Replace `path` with `bytes` so that a reader (or a crash) sees either the old file
-/// or the new one, never a truncated mix.
-///
-/// Writes `.<name>.tmp-<pid>` in the same directory, fsyncs it, renames it over the
-/// target and fsyncs the directory (best effort: not every filesystem allows it).
-/// Missing parent directories are created. Errors keep their [`io::ErrorKind`] and
-/// carry the path in their message (`"<path>: <cause>"`), so callers can print them
-/// as they are.
+/// or the new one, never a truncated mix; a device, FIFO or `-` is written through
+/// ([`crate::outfile::write`], which says how). Missing parent directories are
+/// created. Errors keep their [`io::ErrorKind`] and carry the path in their message
+/// (`"<path>: <cause>"`), so callers can print them as they are.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = write_temp(path, bytes)?;
-    commit(&tmp, path)
+    outfile::write(path, bytes)
 }
 
 #[cfg(test)]
@@ -243,11 +151,11 @@ mod tests {
         fs::create_dir_all(&dir).unwrap();
         let o = Outputs::beside(&dir.join("r.csv"), CsvFormat::Full);
         // No process has pid 0x7fff_fff0 (above Linux's pid_max); pid 1 always runs.
-        fs::write(dir.join(".r.json.tmp-2147483632"), "{").unwrap();
+        fs::write(dir.join(".r.json.tmp-2147483632-00"), "{").unwrap();
         fs::write(dir.join(".r.csv.tmp-1"), "x").unwrap();
         fs::write(dir.join(".other.csv.tmp-2147483632"), "x").unwrap();
         assert_eq!(o.clean_stale(), 1);
-        assert!(!dir.join(".r.json.tmp-2147483632").exists());
+        assert!(!dir.join(".r.json.tmp-2147483632-00").exists());
         assert!(
             dir.join(".r.csv.tmp-1").exists(),
             "a live writer's file stays"

@@ -6,7 +6,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::recovery::{Criteria, Recovery};
+use super::recovery::{Criteria, Recovery};
 
 /// A scenario run.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]

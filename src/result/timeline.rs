@@ -88,12 +88,13 @@ impl SecondResult {
     }
 }
 
-/// The entries of a step's timeline over what it lasted (`elapsed_s`, rounded up)
+/// The entries of a step's timeline over the whole seconds it lasted (`elapsed_s`)
 /// and any later second where something still ended; seconds where nothing did are
-/// there too, empty.
+/// there too, empty. (A step of 3.002 s has 3 entries unless something ended in its
+/// last 2 ms: an empty fourth would read as a fall to nothing.)
 pub fn seconds(t: &Timeline, elapsed_s: f64) -> Vec<SecondResult> {
     let entries = t.entries();
-    let lasted = (elapsed_s.max(0.0).ceil() as u64).max(1);
+    let lasted = (elapsed_s.max(0.0).floor() as u64).max(1);
     let busy = entries
         .iter()
         .next_back()

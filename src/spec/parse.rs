@@ -12,26 +12,48 @@ use crate::engine::MAX_DURATION;
 /// [`MAX_DURATION`] (beyond it a `Duration` could not even hold some values).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
-    // The unit is the trailing letters, so "1e3" is a number and "1e3ms" one with a unit.
-    let num = s.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &s[num.len()..];
-    let v: f64 = num
-        .trim()
-        .parse()
-        .map_err(|_| format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m)"))?;
-    let secs = match unit {
-        "ms" => v / 1000.0,
-        "" | "s" | "sec" => v,
-        "m" | "min" => v * 60.0,
-        "h" => v * 3600.0,
-        _ => {
-            return Err(format!(
-                "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
-            ))
+    let bad = || format!("\"{s}\" is not a duration (try 30, 30s, 500ms, 2m, 1h30m)");
+    // Parts of a number and a unit ("1h30m", "2m30.5s"); a bare number is seconds. The
+    // unit is the letters after each number, so "1e3" is a number and "1e3ms" one with a
+    // unit.
+    let mut secs = 0.0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .char_indices()
+            .find(|&(i, c)| {
+                c.is_ascii_alphabetic()
+                    && !(c == 'e'
+                        && rest[i + 1..]
+                            .starts_with(|d: char| d.is_ascii_digit() || d == '-' || d == '+'))
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        let unit_len = rest[num_len..]
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len() - num_len);
+        let (num, unit) = (&rest[..num_len], &rest[num_len..num_len + unit_len]);
+        rest = &rest[num_len + unit_len..];
+        let v: f64 = num.trim().parse().map_err(|_| bad())?;
+        if unit.is_empty() && secs != 0.0 {
+            return Err(bad());
         }
-    };
-    if secs < 0.0 {
-        return Err(format!("\"{s}\" must be a non-negative duration"));
+        secs += match unit {
+            "ms" => v / 1000.0,
+            "" | "s" | "sec" => v,
+            "m" | "min" => v * 60.0,
+            "h" => v * 3600.0,
+            _ => {
+                return Err(format!(
+                    "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
+                ))
+            }
+        };
+        if v < 0.0 {
+            return Err(format!("\"{s}\" must be a non-negative duration"));
+        }
+    }
+    if s.is_empty() {
+        return Err(bad());
     }
     if secs.is_nan() || secs > MAX_DURATION.as_secs_f64() {
         return Err(format!("\"{s}\" is longer than the 30 days hakaru accepts"));
@@ -155,6 +177,21 @@ mod tests {
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1e3").unwrap(), Duration::from_secs(1000));
         assert_eq!(parse_duration("1e3ms").unwrap(), Duration::from_secs(1));
+        // One grammar everywhere: compound durations as Go and k6 write them.
+        assert_eq!(parse_duration("1h30m").unwrap(), Duration::from_secs(5400));
+        assert_eq!(
+            parse_duration("2m30.5s").unwrap(),
+            Duration::from_millis(150_500)
+        );
+        assert_eq!(
+            parse_duration("1m500ms").unwrap(),
+            Duration::from_millis(60_500)
+        );
+        assert!(
+            parse_duration("1m30").is_err(),
+            "a bare number after a unit is ambiguous"
+        );
+        assert!(parse_duration("").is_err());
         assert!(parse_duration("-1").is_err());
         assert!(parse_duration("3 parsecs")
             .unwrap_err()

@@ -3,7 +3,7 @@
 //! be scheduled from it. The runner waits for each step's moment
 //! ([`crate::runner::start`]).
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime};
 
 use super::parse::parse_duration;
 use super::SpecError;
@@ -41,84 +41,9 @@ pub fn parse_start_at(s: &str) -> Result<StartAt, String> {
     if let Some(d) = t.strip_prefix('+') {
         return parse_duration(d).map(StartAt::In);
     }
-    parse_rfc3339(t).map(StartAt::At).ok_or_else(|| {
+    crate::timestamp::parse(t).map(StartAt::At).ok_or_else(|| {
         format!("\"{s}\" is neither a time like 2026-11-23T10:00:00Z nor a delay like +30s")
     })
-}
-
-/// `YYYY-MM-DDTHH:MM:SS[.fff](Z|±hh:mm)`, as `date -u +%FT%TZ` writes it.
-fn parse_rfc3339(t: &str) -> Option<SystemTime> {
-    let b = t.as_bytes();
-    if b.len() < 20
-        || !b.is_ascii()
-        || b[4] != b'-'
-        || b[7] != b'-'
-        || b[13] != b':'
-        || b[16] != b':'
-    {
-        return None;
-    }
-    if !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let num = |r: std::ops::Range<usize>| -> Option<i64> {
-        let p = &t[r];
-        p.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| p.parse().ok())?
-    };
-    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
-    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
-    let mut rest = &t[19..];
-    let mut nanos = 0u32;
-    if let Some(f) = rest.strip_prefix('.') {
-        let digits = f.bytes().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits > 9 {
-            return None;
-        }
-        nanos = f[..digits].parse::<u32>().ok()? * 10u32.pow(9 - digits as u32);
-        rest = &f[digits..];
-    }
-    let offset_s: i64 = match rest {
-        "Z" | "z" => 0,
-        o if o.len() == 6 && o.as_bytes()[3] == b':' => {
-            let sign = match o.as_bytes()[0] {
-                b'+' => 1,
-                b'-' => -1,
-                _ => return None,
-            };
-            let (oh, om) = (o[1..3].parse::<i64>().ok()?, o[4..6].parse::<i64>().ok()?);
-            if oh > 23 || om > 59 {
-                return None;
-            }
-            sign * (oh * 3600 + om * 60)
-        }
-        _ => return None,
-    };
-    let days_in_month = match mo {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
-        2 => 28,
-        _ => return None,
-    };
-    if !(1970..=9999).contains(&y) || d < 1 || d > days_in_month || h > 23 || mi > 59 || sec > 60 {
-        return None;
-    }
-    let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset_s;
-    let secs = u64::try_from(secs).ok()?;
-    UNIX_EPOCH.checked_add(Duration::new(secs, nanos))
-}
-
-/// (year, month, day) to days since 1970-01-01, after Howard Hinnant's `days_from_civil`.
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 /// `--start-at` as a moment, refused when it passed more than [`START_AT_TOLERANCE`]
@@ -152,6 +77,7 @@ pub fn start_moment(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn start_times() {

@@ -14,6 +14,19 @@
 //! `OP` is one of `<`, `<=`, `>`, `>=`. An error is a request without a response or
 //! a response whose status is outside 200–399. A bad threshold is refused before any
 //! load, with the column where it goes wrong.
+//!
+//! After the metric, optionally, a **window** and a **label** (either order):
+//! `METRIC[WINDOW]{KEY=VALUE} OP VALUE`.
+//! - `p99[10s]<200ms`: every 10-second window of the step's per-second timeline must
+//!   hold, not only the step as a whole. Windows slide by one second (every window
+//!   that fits, not 10-second blocks), so a stall is caught wherever it falls. A window
+//!   is whole seconds or minutes (`5s`, `1m`). Every metric but `docs_per_s` (which
+//!   has no per-second figures) works windowed: `qps[10s]` is the responses in the
+//!   window ÷ its length, `errors[10s]<=5` counts the errors in each window.
+//! - `p99{group=search}<50ms`: only the requests of one label (a drnbench group, a
+//!   pattern's name, a suite phase's workload, a bulk/YCSB operation, a host). The key
+//!   is one of [`LABEL_KEYS`]; the value is everything up to `}`.
+//! - `p99[5s]{group=search}<50ms`: both.
 
 use std::fmt;
 
@@ -93,6 +106,31 @@ pub struct Threshold {
     pub op: Op,
     /// In the metric's unit: seconds, a share 0..1, a count, or per second.
     pub bound: f64,
+    /// `[10s]`: every window of this many seconds must hold, not only the whole.
+    pub window_s: Option<u64>,
+    /// `{group=search}`: only the requests of this label.
+    pub label: Option<LabelSelector>,
+}
+
+/// The label keys a threshold may select (`{group=search}`): a drnbench group, a
+/// pattern's own name, a suite phase's workload, a bulk/YCSB operation, a host.
+pub const LABEL_KEYS: [&str; 5] = ["group", "name", "workload", "op", "host"];
+
+/// The longest window: a day.
+const MAX_WINDOW_S: f64 = 86_400.0;
+
+/// `{key=value}`: one label of a step's requests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LabelSelector {
+    /// One of [`LABEL_KEYS`].
+    pub key: String,
+    pub value: String,
+}
+
+impl fmt::Display for LabelSelector {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}={}", self.key, self.value)
+    }
 }
 
 impl fmt::Display for Threshold {
@@ -145,6 +183,18 @@ impl Threshold {
         }
         Ok(())
     }
+
+    /// The words for what it selects, for tables: "every 5-second window, group=search".
+    pub fn scope(&self) -> Option<String> {
+        let window = self.window_s.map(|w| format!("every {w}-second window"));
+        let label = self.label.as_ref().map(|l| format!("label {l}"));
+        match (window, label) {
+            (None, None) => None,
+            (Some(w), None) => Some(w),
+            (None, Some(l)) => Some(l),
+            (Some(w), Some(l)) => Some(format!("{w}, {l}")),
+        }
+    }
 }
 
 /// Parse a comma-separated list (`--slo 'p99<50ms,errors<0.1%'`); columns count from
@@ -177,9 +227,20 @@ pub fn parse_threshold(s: &str) -> Result<Threshold, String> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Slo(pub Vec<Threshold>);
 
-/// clap's value parser for `--slo`.
+/// clap's value parser for `--slo`. A probe is judged as a whole, on its parts run
+/// back to back: neither windows nor labels apply.
 pub fn parse_slo(s: &str) -> Result<Slo, String> {
-    parse_list(s).map(Slo).map_err(|e| e.to_string())
+    let list = parse_list(s).map_err(|e| e.to_string())?;
+    if let Some(t) = list
+        .iter()
+        .find(|t| t.window_s.is_some() || t.label.is_some())
+    {
+        return Err(format!(
+            "\"{}\": --slo judges each probe as a whole: no [window] or {{label}} (use --threshold on a run)",
+            t.text
+        ));
+    }
+    Ok(Slo(list))
 }
 
 /// Parse `part`, which starts `offset` bytes into `whole` (for the column).
@@ -189,14 +250,14 @@ fn parse_at(whole: &str, part: &str, offset: usize) -> Result<Threshold, Thresho
         column: whole[..(offset + at).min(whole.len())].chars().count() + 1,
         why,
     };
-    let Some(op_at) = part.find(['<', '>', '=', '!']) else {
+    let Some(op_at) = comparison_at(part).map_err(|(at, why)| err(at, why))? else {
         return Err(err(
             part.len(),
             "no comparison: write METRIC<VALUE or METRIC>VALUE (p99<200ms, qps>1000)".into(),
         ));
     };
-    let name = part[..op_at].trim();
-    let name_at = part.len() - part.trim_start().len();
+    let head = Head::parse(&part[..op_at]).map_err(|(at, why)| err(at, why))?;
+    let (name, name_at) = (head.name, head.name_at);
     let rest = &part[op_at..];
     let (op, op_len) = if rest.starts_with("<=") {
         (Op::Le, 2)
@@ -226,6 +287,12 @@ fn parse_at(whole: &str, part: &str, offset: usize) -> Result<Threshold, Thresho
         return Err(err(value_at, format!("no value after {}", op.as_str())));
     }
     let metric = metric(name).map_err(|why| err(name_at, why))?;
+    if let (Metric::DocsPerS, Some((_, at))) = (metric, head.window) {
+        return Err(err(
+            at,
+            "docs_per_s has no per-second figures: it is judged per step, without a window".into(),
+        ));
+    }
     let (num_len, number) = leading_number(value);
     let Some(number) = number else {
         return Err(err(
@@ -309,6 +376,145 @@ fn parse_at(whole: &str, part: &str, offset: usize) -> Result<Threshold, Thresho
         metric,
         op,
         bound,
+        window_s: head.window.map(|(w, _)| w),
+        label: head.label,
+    })
+}
+
+/// Where the comparison starts: the first `<`, `>`, `=` or `!` outside `[...]` and
+/// `{...}` (a label's value may hold any of them). None without one; an error (offset,
+/// why) for a bracket never closed.
+fn comparison_at(part: &str) -> Result<Option<usize>, (usize, String)> {
+    let mut inside: Option<(char, char, usize)> = None;
+    for (i, c) in part.char_indices() {
+        match (inside, c) {
+            (None, '[') => inside = Some(('[', ']', i)),
+            (None, '{') => inside = Some(('{', '}', i)),
+            (Some((_, close, _)), c) if c == close => inside = None,
+            (None, '<' | '>' | '=' | '!') => return Ok(Some(i)),
+            _ => {}
+        }
+    }
+    match inside {
+        Some((open, close, at)) => Err((at, format!("no {close} closing this {open}"))),
+        None => Ok(None),
+    }
+}
+
+/// What comes before the comparison: the metric's name, then a window and a label in
+/// either order. Errors carry the byte offset in `head`.
+struct Head<'a> {
+    name: &'a str,
+    name_at: usize,
+    /// Seconds, and where the window starts (for later errors).
+    window: Option<(u64, usize)>,
+    label: Option<LabelSelector>,
+}
+
+impl<'a> Head<'a> {
+    fn parse(head: &'a str) -> Result<Head<'a>, (usize, String)> {
+        let name_at = head.len() - head.trim_start().len();
+        let name_end = head[name_at..]
+            .find(|c: char| c == '[' || c == '{' || c.is_whitespace())
+            .map_or(head.len(), |i| name_at + i);
+        let mut h = Head {
+            name: head[..name_end].trim(),
+            name_at,
+            window: None,
+            label: None,
+        };
+        let mut at = name_end;
+        loop {
+            at += head[at..].len() - head[at..].trim_start().len();
+            let Some(open) = head[at..].chars().next() else {
+                return Ok(h);
+            };
+            let close = match open {
+                '[' => ']',
+                '{' => '}',
+                c => {
+                    return Err((
+                        at,
+                        format!("unexpected \"{c}\": after the metric come [window], {{label}} and the comparison"),
+                    ))
+                }
+            };
+            let Some(len) = head[at..].find(close) else {
+                return Err((at, format!("no {close} closing this {open}")));
+            };
+            let inner = &head[at + 1..at + len];
+            let inner_at = at + 1 + (inner.len() - inner.trim_start().len());
+            if open == '[' {
+                if h.window.is_some() {
+                    return Err((at, "a second window: give one [window]".into()));
+                }
+                h.window = Some((window(inner.trim()).map_err(|why| (inner_at, why))?, at));
+            } else {
+                if h.label.is_some() {
+                    return Err((at, "a second label: one {key=value} per threshold".into()));
+                }
+                h.label = Some(label(inner).map_err(|(o, why)| (at + 1 + o, why))?);
+            }
+            at += len + 1;
+        }
+    }
+}
+
+/// `10s`, `1m`: whole seconds, at least one.
+fn window(text: &str) -> Result<u64, String> {
+    let (len, number) = leading_number(text);
+    let Some(number) = number else {
+        return Err(format!(
+            "\"{text}\": a window is a length in seconds or minutes (10s, 1m)"
+        ));
+    };
+    let secs = match text[len..].trim() {
+        "s" => number,
+        "m" | "min" => number * 60.0,
+        "" => return Err(format!("a window needs a unit: {number}s or {number}m")),
+        u => return Err(format!("unknown unit \"{u}\" for a window (use s or m)")),
+    };
+    if secs.fract() != 0.0 || !(1.0..=MAX_WINDOW_S).contains(&secs) {
+        return Err(format!(
+            "a window is whole seconds, from 1s to a day (the timeline counts by the second), not {text}"
+        ));
+    }
+    Ok(secs as u64)
+}
+
+/// `key=value` (the text inside `{}`); errors carry the offset in it.
+fn label(inner: &str) -> Result<LabelSelector, (usize, String)> {
+    let Some(eq) = inner.find('=') else {
+        let hint = match inner.split_once(':') {
+            Some((k, v)) => format!(" ({{{}={}}})", k.trim(), v.trim()),
+            None => String::new(),
+        };
+        return Err((
+            0,
+            format!(
+                "a label is {{key=value}}{hint}, the key one of {}",
+                LABEL_KEYS.join(", ")
+            ),
+        ));
+    };
+    let key = inner[..eq].trim();
+    let value = inner[eq + 1..].trim();
+    if !LABEL_KEYS.contains(&key) {
+        let at = inner.len() - inner.trim_start().len();
+        return Err((
+            at,
+            format!(
+                "\"{key}\" is not a label key (one of {})",
+                LABEL_KEYS.join(", ")
+            ),
+        ));
+    }
+    if value.is_empty() {
+        return Err((eq + 1, format!("no value after {key}=")));
+    }
+    Ok(LabelSelector {
+        key: key.into(),
+        value: value.into(),
     })
 }
 
@@ -422,6 +628,58 @@ mod tests {
             e.to_string(),
             "--threshold docs_per_s>100: docs_per_s is measured by `hakaru bulk` only"
         );
+    }
+
+    #[test]
+    fn windows_and_labels() {
+        let t = p("p99[10s]<200ms");
+        assert_eq!((t.window_s, &t.label, t.bound), (Some(10), &None, 0.2));
+        assert_eq!(t.text, "p99[10s]<200ms");
+        let t = p("p99 [5s] {group=search} < 50ms");
+        assert_eq!(t.text, "p99[5s]{group=search}<50ms");
+        assert_eq!(t.window_s, Some(5));
+        let l = t.label.expect("label");
+        assert_eq!((l.key.as_str(), l.value.as_str()), ("group", "search"));
+        // Either order; a value may hold what the grammar uses elsewhere.
+        let t = p("errors{name=a<b=c}[1m]<=5");
+        assert_eq!(t.window_s, Some(60));
+        assert_eq!(t.metric, Metric::ErrorCount);
+        assert_eq!(t.label.unwrap().value, "a<b=c");
+        assert_eq!(p("qps[2s]>10").window_s, Some(2));
+        assert_eq!(p("max{host=h:80}<1s").label.unwrap().value, "h:80");
+        assert_eq!(
+            p("p99[5s]{op=read}<1s").scope().as_deref(),
+            Some("every 5-second window, label op=read")
+        );
+        assert_eq!(p("p99<1s").scope(), None);
+    }
+
+    #[test]
+    fn window_and_label_refusals_name_the_column() {
+        assert_eq!(
+            refused("p99[10]<1s"),
+            "\"p99[10]<1s\": at column 5: a window needs a unit: 10s or 10m"
+        );
+        assert!(refused("p99[0.5s]<1s").contains("column 5: a window is whole seconds"));
+        assert!(refused("p99[0s]<1s").contains("column 5: a window is whole seconds"));
+        assert!(refused("p99[5h]<1s").contains("column 5: unknown unit \"h\" for a window"));
+        assert!(refused("p99[5s<1s").contains("column 4: no ] closing this ["));
+        assert!(refused("p99[5s][6s]<1s").contains("column 8: a second window"));
+        assert_eq!(
+            refused("p99{group:search}<1s"),
+            "\"p99{group:search}<1s\": at column 5: a label is {key=value} ({group=search}), \
+             the key one of group, name, workload, op, host"
+        );
+        assert!(refused("p99{grp=search}<1s").contains("column 5: \"grp\" is not a label key"));
+        assert!(refused("p99{group=}<1s").contains("column 11: no value after group="));
+        assert!(refused("p99{group=a}{op=b}<1s").contains("column 13: a second label"));
+        assert!(refused("p99{group=a<1s").contains("column 4: no } closing this {"));
+        assert!(refused("p99 x<1s").contains("column 5: unexpected \"x\""));
+        assert!(refused("docs_per_s[5s]>1").contains("column 11: docs_per_s has no per-second"));
+        assert!(refused("[5s]<1s").contains("column 1: no metric before <"));
+        let e = parse_slo("p99<50ms,p99[5s]<1s").expect_err("windowed slo");
+        assert!(e.contains("--slo judges each probe as a whole"), "{e}");
+        assert!(parse_slo("p99{group=a}<1s").is_err());
     }
 
     #[test]

@@ -324,7 +324,7 @@ impl Timeline {
 
     fn compact(&mut self, index: u64, s: &Second) {
         let (start, span_s) = self.bucket(index);
-        self.add_entry(start, span_s, s.into_entry_parts(), &s.latency);
+        self.add_entry(start, span_s, s.counts_only(), &s.latency);
     }
 
     fn add_entry(&mut self, start: u64, span_s: u64, counts: Second, latency: &Histogram<u32>) {
@@ -392,7 +392,7 @@ impl Timeline {
 
 impl Second {
     /// The counts of this second without its histogram (an empty one in its place).
-    fn into_entry_parts(&self) -> Second {
+    fn counts_only(&self) -> Second {
         Second {
             responses: self.responses,
             bad_status: self.bad_status,

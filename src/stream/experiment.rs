@@ -13,11 +13,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::options::SendOptions;
-use super::result::{Means, Point, Repeat, SizeRun, StreamResult};
 use super::source::SourceUri;
 use super::watch::WatchOptions;
 use super::StreamError;
 use crate::engine::Stop;
+use crate::result::stream::{Means, Point, Repeat, SizeRun, StreamResult};
 
 /// After the senders are done, a receiver quiet this long has everything it will get.
 pub const QUIET: Duration = Duration::from_millis(1500);

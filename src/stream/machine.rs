@@ -7,53 +7,9 @@
 
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
+pub use crate::result::stream::MachineSample;
 
 const MIB: f64 = 1024.0 * 1024.0;
-
-/// The machine over one interval (memory: at its end; rates: over it).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct MachineSample {
-    pub mem_free_mib: f64,
-    pub page_cache_mib: f64,
-    pub dirty_mib: f64,
-    pub writeback_mib: f64,
-    pub disk_write_mib_per_s: f64,
-    pub net_rx_mib_per_s: f64,
-    pub net_tx_mib_per_s: f64,
-    /// `--pid`: its CPU over the interval, percent of one core.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pid_cpu_pct: Option<f64>,
-}
-
-impl MachineSample {
-    pub const CSV_HEADER: [&'static str; 8] = [
-        "mem_free_mib",
-        "page_cache_mib",
-        "dirty_mib",
-        "writeback_mib",
-        "disk_write_mib_per_s",
-        "net_rx_mib_per_s",
-        "net_tx_mib_per_s",
-        "pid_cpu_pct",
-    ];
-
-    pub fn csv_row(m: Option<&MachineSample>) -> Vec<String> {
-        match m {
-            None => vec![String::new(); Self::CSV_HEADER.len()],
-            Some(m) => vec![
-                format!("{:.1}", m.mem_free_mib),
-                format!("{:.1}", m.page_cache_mib),
-                format!("{:.1}", m.dirty_mib),
-                format!("{:.1}", m.writeback_mib),
-                format!("{:.2}", m.disk_write_mib_per_s),
-                format!("{:.2}", m.net_rx_mib_per_s),
-                format!("{:.2}", m.net_tx_mib_per_s),
-                m.pid_cpu_pct.map_or(String::new(), |c| format!("{c:.1}")),
-            ],
-        }
-    }
-}
 
 /// Counters that only grow, read at the end of each interval.
 #[derive(Debug, Clone, Copy)]

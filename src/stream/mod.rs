@@ -13,7 +13,7 @@
 //! - [`machine`]: the machine's context from `/proc` beside each interval;
 //! - [`watch`]: intervals, warm-up, windows and repeats over a source;
 //! - [`experiment`]: `stream run`, the seed's whole experiment (sizes × repeats);
-//! - [`result`]: the `hakaru-stream` result (JSON and CSV), documented in docs/stream.md.
+//! - the `hakaru-stream` result (JSON and CSV, docs/stream.md) is vocabulary: [`crate::result::stream`].
 
 pub mod experiment;
 pub mod http_sink;
@@ -21,7 +21,6 @@ pub mod kafka;
 pub mod machine;
 pub mod options;
 pub mod record;
-pub mod result;
 pub mod send;
 pub mod sink;
 pub mod source;

@@ -11,14 +11,13 @@ use std::io;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
-
 use super::record::{now_us, Encoder, RecordBatch};
 use super::sink::{ByteSink, ByteSinkSpec};
 use super::StreamError;
 use crate::engine::pacer::{Lane, RateProfile, Timetable};
 use crate::engine::timer::Timer;
 use crate::engine::Stop;
+pub use crate::result::stream::{SendReport, SenderReport};
 use crate::result::Shard;
 
 /// Bytes a sender writes at once at full speed (whole records, at least one).
@@ -41,31 +40,6 @@ pub struct SendPlan {
     pub rate: Option<Arc<RateProfile>>,
 }
 
-/// What one sender did.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SenderReport {
-    pub sender: u64,
-    /// Records handed to the sink whole (written, or acknowledged over HTTP).
-    pub records: u64,
-    pub bytes: u64,
-    pub elapsed_s: f64,
-    /// Why the sender stopped early (the receiver closed, a write failed).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
-}
-
-/// What a send did, sender side.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SendReport {
-    pub senders: Vec<SenderReport>,
-    pub elapsed_s: f64,
-    /// Senders that stopped on an error (a receiver that closed, a failed write).
-    pub failed_senders: u64,
-    /// HTTP batches answered with an error or not at all.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub failed_batches: u64,
-}
-
 impl SendPlan {
     /// The id of this machine's first sender.
     pub fn first_sender(&self) -> u64 {
@@ -86,19 +60,6 @@ impl SendPlan {
             None => Lane::ALL,
         };
         whole.split(k, self.senders)
-    }
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-impl SendReport {
-    pub fn records(&self) -> u64 {
-        self.senders.iter().map(|s| s.records).sum()
-    }
-    pub fn bytes(&self) -> u64 {
-        self.senders.iter().map(|s| s.bytes).sum()
     }
 }
 

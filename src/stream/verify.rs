@@ -7,8 +7,8 @@
 //! sequence number seen by two readers is a duplicate). Lines that are not records are
 //! counted apart, never guessed at.
 
+pub use crate::result::stream::{LatencyUs, SenderCheck, VerifyReport};
 use hdrhistogram::Histogram;
-use serde::{Deserialize, Serialize};
 
 use super::record::{decode, Record};
 
@@ -111,54 +111,6 @@ impl Default for Verifier {
             distinct: 0,
         }
     }
-}
-
-/// Per-sender findings.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct SenderCheck {
-    /// The sender id; `null` for sequence-only records (the senders' shared sequence).
-    pub sender: Option<u32>,
-    /// Records that arrived, duplicates included.
-    pub received: u64,
-    /// Distinct sequence numbers that arrived.
-    pub distinct: u64,
-    /// Sequence numbers that never arrived: gaps below the highest seen, or short of
-    /// the expected count when one was given.
-    pub lost: u64,
-    /// Records that arrived again.
-    pub duplicated: u64,
-    /// Records that arrived after a higher sequence number of the same sender.
-    pub out_of_order: u64,
-    pub max_seq: Option<u64>,
-}
-
-/// End-to-end latency, microseconds, from the records' own send times.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct LatencyUs {
-    pub count: u64,
-    pub mean: f64,
-    pub min: u64,
-    pub p50: u64,
-    pub p90: u64,
-    pub p99: u64,
-    pub p999: u64,
-    pub max: u64,
-    /// Records stamped later than they arrived (the sender's clock is ahead): counted as 0.
-    pub early: u64,
-}
-
-/// What `--verify` found.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct VerifyReport {
-    pub senders: Vec<SenderCheck>,
-    pub received: u64,
-    pub lost: u64,
-    pub duplicated: u64,
-    pub out_of_order: u64,
-    /// Lines that are not hakaru records (a pipeline's own lines, or damage).
-    pub foreign_lines: u64,
-    /// `None` when the records carry no send time (too small for it).
-    pub latency_us: Option<LatencyUs>,
 }
 
 impl Verifier {

@@ -12,11 +12,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use super::machine::MachineProbe;
-use super::result::{Means, Point, WatchReport, Window};
 use super::source::{start, Running, SourceOptions, SourceUri};
 use super::verify::MAX_SENDER;
 use super::StreamError;
 use crate::engine::{Stop, MAX_DURATION};
+use crate::result::stream::{Means, Point, WatchReport, Window};
 
 /// How often a watch looks at its end conditions between samples.
 const CHECK: Duration = Duration::from_millis(20);

@@ -238,7 +238,11 @@ pub fn build(
         n_patterns,
     } = super::workloads::workloads(&scenario, &path, seed, shard, &command_line)?;
     let first = first.unwrap_or_else(|| super::workloads::plain_ready(&command_line));
-    let mix = Arc::new(Mix::new(phases, seed));
+    // Each part's requests counted under its workload, as the result names it.
+    let names: Vec<Vec<String>> = (scenario.phases.iter())
+        .map(|p| p.workloads.iter().map(|w| w.source.describe()).collect())
+        .collect();
+    let mix = Arc::new(Mix::new(phases, seed).with_names(&names));
     let steps = phase_steps(&scenario, &load_requests, shard, &path)?;
     let start_at =
         start_moment(sharding.start_at, &steps, 1).map_err(|why| SuiteError::StartAt {
@@ -494,10 +498,7 @@ pub fn run(
         run.state = RunState::Failed;
     }
     if let Some(out) = &ready.run.outputs {
-        out.write(&run).map_err(|e| RampError::Write {
-            path: e.path.display().to_string(),
-            source: e.source,
-        })?;
+        crate::runner::write_outputs(&run, out);
     }
     Ok(run)
 }

@@ -7,7 +7,7 @@ use crate::engine::{Answer, ResponseCheck};
 use crate::stats::ItemCounts;
 
 /// The kind for items a server acknowledged without keeping (fewer counted than sent).
-pub const NOT_KEPT: &str = "not_kept";
+pub use crate::result::NOT_KEPT;
 /// The kind for items whose response could not be read (not JSON, cut at the limit).
 pub const UNREADABLE: &str = "unreadable";
 /// The kind for items of a request answered with a status outside 2xx.

@@ -4,7 +4,9 @@
 //! weights — and [`Mix::set_phase`] picks the one the next step's clients draw from.
 //!
 //! The parts' hosts are joined into one list (the same host once), so a client keeps
-//! one connection per host whatever part a request comes from.
+//! one connection per host whatever part a request comes from. Named
+//! ([`Mix::with_names`]), each part's requests are counted under its label
+//! (`workload=NAME`) in the phase's step.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -15,7 +17,7 @@ use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workloa
 use crate::http::Target;
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
-use crate::stats::ItemCounts;
+use crate::stats::{ItemCounts, LabelSet, Labels};
 
 /// A workload behind a pointer: what the mix needs of each part.
 pub trait AnyWorkload: Send + Sync {
@@ -48,6 +50,8 @@ struct Part {
     targets: Arc<[usize]>,
     /// Added to the part's request index.
     info_offset: usize,
+    /// The part's label in its phase's [`Labels`].
+    label: u16,
 }
 
 /// Phases of weighted workloads, one phase drawn from at a time.
@@ -55,6 +59,8 @@ pub struct Mix {
     targets: Vec<Target>,
     infos: Vec<RequestInfo>,
     phases: Vec<Vec<Part>>,
+    /// Each phase's labels (empty until named, or for a phase of one workload).
+    labels: Vec<Arc<Labels>>,
     current: AtomicUsize,
     seed: u64,
 }
@@ -65,7 +71,7 @@ impl Mix {
         let mut targets: Vec<Target> = Vec::new();
         let mut labels: Vec<String> = Vec::new();
         let mut infos = Vec::new();
-        let phases = phases
+        let phases: Vec<Vec<Part>> = phases
             .into_iter()
             .map(|parts| {
                 parts
@@ -93,6 +99,7 @@ impl Mix {
                             weight: u64::from(weight.max(1)),
                             targets: map.into(),
                             info_offset,
+                            label: 0,
                         }
                     })
                     .collect()
@@ -101,10 +108,29 @@ impl Mix {
         Mix {
             targets,
             infos,
+            labels: vec![Arc::default(); phases.len()],
             phases,
             current: AtomicUsize::new(0),
             seed,
         }
+    }
+
+    /// Label each part's requests `workload=NAME` (`names[phase][part]`), busiest
+    /// first by weight; a phase whose names do not match its parts stays unlabelled.
+    pub fn with_names(mut self, names: &[Vec<String>]) -> Mix {
+        for (i, (parts, names)) in self.phases.iter_mut().zip(names).enumerate() {
+            if parts.len() != names.len() {
+                continue;
+            }
+            let mut order: Vec<usize> = (0..parts.len()).collect();
+            order.sort_by_key(|j| std::cmp::Reverse(parts[*j].weight));
+            let mut set = LabelSet::new();
+            for j in order {
+                parts[j].label = set.intern("workload", &names[j]);
+            }
+            self.labels[i] = Arc::new(set.finish("the phase's workloads"));
+        }
+        self
     }
 
     /// The phase the next clients draw from (between steps).
@@ -122,6 +148,7 @@ struct SourcePart {
     upto: u64,
     targets: Arc<[usize]>,
     info_offset: usize,
+    label: u16,
 }
 
 /// A client of the mix: draws a part by weight, then that part's next request.
@@ -148,6 +175,7 @@ impl RequestSource for MixSource {
         Request {
             target: p.targets[r.target],
             info: r.info + p.info_offset,
+            label: p.label,
             ..r
         }
     }
@@ -183,6 +211,10 @@ impl Workload for Mix {
         self.infos.clone()
     }
 
+    fn labels(&self) -> Arc<Labels> {
+        self.labels[self.current.load(Ordering::SeqCst)].clone()
+    }
+
     fn client(&self, client: usize) -> (MixSource, MixCheck) {
         let phase = &self.phases[self.current.load(Ordering::SeqCst)];
         let chosen = Rc::new(Cell::new(0));
@@ -197,6 +229,7 @@ impl Workload for Mix {
                 upto,
                 targets: p.targets.clone(),
                 info_offset: p.info_offset,
+                label: p.label,
             });
             checks.push(check);
         }
@@ -263,5 +296,30 @@ mod tests {
         });
         assert_eq!((r.target, r.info), (0, 2), "c's host is a's");
         assert_eq!(mix.infos[2].url, "http://127.0.0.1:1/c");
+    }
+
+    #[test]
+    fn named_parts_are_labels_of_their_phase() {
+        let (a, b, c) = (
+            plan("http://127.0.0.1:1/a"),
+            plan("http://127.0.0.1:2/b"),
+            plan("http://127.0.0.1:1/c"),
+        );
+        let names = [vec!["a".to_string(), "b".into()], vec!["c".to_string()]];
+        let mix = Mix::new(vec![vec![(a, 5), (b, 95)], vec![(c, 1)]], 7).with_names(&names);
+        let values: Vec<String> = mix.labels().list.iter().map(|l| l.value.clone()).collect();
+        assert_eq!(values, ["b", "a"]);
+        let (mut s, _) = mix.client(0);
+        for n in 0..100 {
+            let r = s.next(Turn {
+                client: 0,
+                n,
+                index: None,
+            });
+            // b (label 0) is on the second host, a (label 1) on the first.
+            assert_eq!(usize::from(r.label), 1 - r.target);
+        }
+        mix.set_phase(1);
+        assert!(mix.labels().is_empty(), "one workload: no breakdown");
     }
 }

@@ -134,11 +134,15 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
     let csv = dir.path("r.csv");
     // Long enough for Prometheus's first scrapes (5–9 s after its start here); the
     // hold keeps /metrics up until a scrape has read the final numbers anyway.
+    // Two kinds of request, counted under their names.
+    let patterns = dir.write("p.txt", "name=home /\nname=missing /status/404\n");
     let mut run = hakaru()
         .args(["run", "-c", "4", "--rate", "200", "-d", "12s", "-q"])
         .args(["--metrics-listen", &format!("127.0.0.1:{metrics_port}")])
         .args(["--metrics-hold", "60s", "-o", csv.to_str().unwrap()])
-        .arg(format!("http://127.0.0.1:{}/", target.port))
+        .args(["--request-patterns-file", patterns.to_str().unwrap()])
+        .args(["--default-hosts", "127.0.0.1", "--default-port"])
+        .arg(target.port.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -156,6 +160,25 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
         live.contains(&format!("hakaru_step_finished{step} 0")),
         "{live}"
     );
+    // Prometheus's own linter passes the text format (the scrapes below read OpenMetrics).
+    let promtool = program.with_file_name("promtool");
+    if promtool.exists() {
+        let mut check = Command::new(&promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("promtool runs");
+        std::io::Write::write_all(&mut check.stdin.take().unwrap(), live.as_bytes()).unwrap();
+        let checked = check.wait_with_output().unwrap();
+        assert!(
+            checked.status.success(),
+            "promtool check metrics: {}{}\n{live}",
+            stdout(&checked),
+            stderr(&checked)
+        );
+    }
     // Prometheus has found the target.
     assert_eq!(prom.eventually(r#"up{job="hakaru"}"#, 1.0), [1.0]);
     let out = run.wait_with_output().unwrap();
@@ -202,6 +225,23 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
         ),
         [responses]
     );
+    // Per kind of request, by status.
+    let labels = s["labels"].as_array().expect("the result has labels");
+    assert_eq!(labels.len(), 2, "{labels:?}");
+    for l in labels {
+        let name = l["value"].as_str().unwrap();
+        let n = l["total_requests"].as_u64().unwrap() as f64;
+        let q = format!(
+            r#"sum(last_over_time(hakaru_label_requests_total{{job="hakaru",name="{name}"}}[10m]))"#
+        );
+        assert_eq!(prom.eventually(&q, n), [n], "{name}");
+        let (status, n) = l["statuses"].as_object().unwrap().iter().next().unwrap();
+        let n = n.as_u64().unwrap() as f64;
+        let q = format!(
+            r#"sum(last_over_time(hakaru_label_responses_total{{job="hakaru",name="{name}",status="{status}"}}[10m]))"#
+        );
+        assert_eq!(prom.eventually(&q, n), [n], "{name} {status}");
+    }
     // The exact histogram's mean, back from the scraped sum.
     let sum = prom.query(&last("hakaru_latency_seconds_sum"));
     let mean = s["latency"]["mean_s"].as_f64().unwrap();

@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use hakaru::analysis::{self, Warning};
 use hakaru::report::chart::{self, terminal_chart, ChartOptions};
 use hakaru::report::compare::{compare_html, compare_markdown, compare_rows, compare_text};
-use hakaru::report::files::{run_compare, run_report, MarkdownTo, OutputPlan};
+use hakaru::report::dispatch::{run_compare, run_report};
 use hakaru::report::html::html_report;
 use hakaru::report::markdown::markdown_report;
-use hakaru::report::read::{read_result, read_results};
+use hakaru::report::output::{MarkdownTo, OutputPlan};
 use hakaru::report::ReportOptions;
-use hakaru::series::SourceFormat;
+use hakaru::result::read::{read_result, read_results};
+use hakaru::result::series::SourceFormat;
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -21,7 +22,7 @@ fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn tutorial_runs() -> Vec<hakaru::series::Series> {
+fn tutorial_runs() -> Vec<hakaru::result::series::Series> {
     let paths: Vec<PathBuf> = [
         "groonga-result.csv",
         "synthetic-droonga-1node.csv",
@@ -247,7 +248,7 @@ fn charts_mark_the_peak_plateau_and_knee() {
     assert!(svg.contains("<title>knee: mean latency first above 2× the lowest load"));
     // An overlay of several runs carries no marks (they would tangle).
     let runs = tutorial_runs();
-    let refs: Vec<&hakaru::series::Series> = runs.iter().collect();
+    let refs: Vec<&hakaru::result::series::Series> = runs.iter().collect();
     assert!(chart::throughput_chart(&refs).marks.is_empty());
     // Latency against throughput: qps on x, one point per step with its hover text.
     let lt = chart::latency_throughput_chart(&[&s], ChartOptions::default());
@@ -392,7 +393,7 @@ fn same_stems_get_distinct_labels() {
 #[test]
 fn png_charts_when_a_font_is_present() {
     let s = read_result(&fixture("groonga-result.csv")).unwrap();
-    match hakaru::report::png::chart_pngs(&[&s], &ReportOptions::default()) {
+    match hakaru::report::html::chart_pngs(&[&s], &ReportOptions::default()) {
         Ok(pngs) => {
             // Throughput, latency, latency against throughput (a CSV has no
             // histograms, so no percentile chart).
@@ -457,7 +458,7 @@ warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up
 fn series_from_a_run_in_memory_matches_the_file() {
     let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
     let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
-    let mem = hakaru::series::Series::from_run(&run, "ramp");
+    let mem = hakaru::result::series::Series::from_run(&run, "ramp");
     let file = read_result(&fixture("hakaru-result.json")).unwrap();
     assert_eq!(mem.label, "ramp");
     assert_eq!(mem.points.len(), file.points.len());
@@ -591,7 +592,7 @@ fn a_repeated_run_reads_warm_rounds_apart_from_the_cold_one() {
             p
         }));
     }
-    let shown = hakaru::report::compare::display_series(std::slice::from_ref(&s));
+    let shown = hakaru::analysis::repeat::display_series(std::slice::from_ref(&s));
     let labels: Vec<&str> = shown.iter().map(|s| s.label.as_str()).collect();
     assert_eq!(labels, ["groonga-result warm", "groonga-result cold"]);
     assert!((shown[0].points[3].qps - 151.3 * 1.01).abs() < 0.1);
@@ -744,4 +745,149 @@ mix                  1.0s      2.0s      400.2        0%     428 µs    5.17 ms
         .collect();
     assert_eq!(warnings.len(), 1, "{}", out.stdout);
     assert!(warnings[0].contains("interrupted"), "{}", out.stdout);
+}
+
+// Output paths (issue 20 item 1, issue 19 item 2): every write goes through
+// `report::output`/`outfile`; these pin the bugs that made it so.
+
+/// Bug: `run -n 5 -o /dev/null URL` replaced /dev/null with a regular file (the
+/// atomic rename landed over the device) and wrote /dev/null.json.
+#[test]
+fn regression_dev_null_is_written_through_not_replaced() {
+    use std::os::unix::fs::FileTypeExt;
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    crate::util::ok(&crate::util::run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "5",
+        "-o",
+        "/dev/null",
+        &url,
+    ]));
+    let m = std::fs::metadata("/dev/null").unwrap();
+    assert!(
+        m.file_type().is_char_device(),
+        "/dev/null is still a device"
+    );
+    assert!(
+        !Path::new("/dev/null.json").exists(),
+        "no JSON beside a device"
+    );
+}
+
+/// Bug: `run -d 2s -o /proc/nope/r.csv URL` ran the load, then failed to write and lost
+/// the measurement. Now refused before any load, with exit 2.
+#[test]
+fn regression_unwritable_path_is_refused_before_the_load() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let o = crate::util::run(&["run", "-d", "2s", "-o", "/proc/nope/r.csv", &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    assert!(
+        crate::util::stderr(&o).contains("/proc/nope"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    assert_eq!(t.stats.requests(), 0, "nothing was sent");
+    // A directory where the file should go, and /dev/full, are refused the same way.
+    let d = temp_dir("unwritable");
+    let o = crate::util::run(&["run", "-n", "5", "-o", d.to_str().unwrap(), &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    let o = crate::util::run(&[
+        "run",
+        "-n",
+        "5",
+        "--threshold",
+        "p99<1s",
+        "--junit",
+        "/dev/full",
+        &url,
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    assert_eq!(t.stats.requests(), 0, "nothing was sent");
+    // A missing directory is created, and the line says so.
+    let o = crate::util::run(&[
+        "run",
+        "-n",
+        "5",
+        "-o",
+        d.join("new/r.csv").to_str().unwrap(),
+        &url,
+    ]);
+    crate::util::ok(&o);
+    assert!(
+        crate::util::stderr(&o).contains("Created directory"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+    assert!(d.join("new/r.json").is_file());
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Bug: when the result could not be written at the end (a full or read-only
+/// directory), hakaru removed both files and printed no summary. Now the summary is
+/// printed and the result kept in a temporary file named in the message (exit 1).
+#[test]
+fn regression_a_failed_write_keeps_the_result_in_a_named_temporary() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let d = temp_dir("keep");
+    let out = d.join("out");
+    std::fs::create_dir_all(&out).unwrap();
+    let child = crate::util::hakaru()
+        .args([
+            "run",
+            "-c",
+            "1",
+            "-d",
+            "3s",
+            "-o",
+            out.join("r.csv").to_str().unwrap(),
+            &url,
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once the run is under way, its directory becomes a file: nothing can be
+    // written there (not even by root).
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    std::fs::remove_dir_all(&out).unwrap();
+    std::fs::write(&out, "not a directory").unwrap();
+    let o = child.wait_with_output().unwrap();
+    let (so, se) = (crate::util::stdout(&o), crate::util::stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{so}\n{se}");
+    assert!(so.contains("Requests"), "the summary is printed: {so}");
+    let kept = se
+        .split("the result is kept in ")
+        .nth(1)
+        .and_then(|s| s.split(" (").next())
+        .unwrap_or_else(|| panic!("names the kept file: {se}"));
+    let json = crate::util::read_json(Path::new(kept));
+    assert!(json["steps"][0]["responses"].as_u64().unwrap() > 0);
+    let _ = std::fs::remove_file(kept);
+    let _ = std::fs::remove_dir_all(&d);
+}
+
+/// Bug: `report -o -` and `merge -o -` wrote files named `-`.
+#[test]
+fn regression_dash_means_stdout_for_report() {
+    let d = temp_dir("dash");
+    let o = crate::util::hakaru()
+        .current_dir(&d)
+        .args([
+            "report",
+            fixture("groonga-result.csv").to_str().unwrap(),
+            "-o",
+            "-",
+        ])
+        .output()
+        .unwrap();
+    let so = crate::util::ok(&o);
+    assert!(so.contains("<html"), "the page on stdout");
+    assert!(!d.join("-").exists(), "no file named -");
+    let _ = std::fs::remove_dir_all(&d);
 }

@@ -208,6 +208,13 @@ fn merge_judges_the_whole_run_not_one_machine() {
     let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(code(&o), Some(1), "{}", stderr(&o));
     assert_eq!(junit(&xml), (1, 1, 1));
+    // Windows on the shards' timelines merged second by second.
+    let a = args("p99[1s]<5s");
+    let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    let v = &read_json(&merged)["thresholds"]["thresholds"][0]["overall"];
+    assert!(v["windows"].as_u64().unwrap() >= 1, "{v}");
+    assert!(v["samples"].as_u64().unwrap() <= 200, "{v}");
 }
 
 #[test]
@@ -253,4 +260,307 @@ fn a_bad_threshold_is_refused_before_any_load() {
     assert_eq!(code(&o), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("docs_per_s is measured by `hakaru bulk` only"));
     assert!(!csv.exists() && !dir.path("r.json").exists());
+}
+
+/// `hakaru run ARGS` in the background, its output into files of `dir`.
+fn spawn_run(dir: &TempDir, args: &[&str]) -> std::process::Child {
+    hakaru()
+        .arg("run")
+        .args(args)
+        .stdout(std::fs::File::create(dir.path("stdout")).unwrap())
+        .stderr(std::fs::File::create(dir.path("stderr")).unwrap())
+        .spawn()
+        .expect("hakaru runs")
+}
+
+/// What a background run printed: stdout, then stderr.
+fn printed(dir: &TempDir) -> String {
+    let read = |n| std::fs::read_to_string(dir.path(n)).unwrap_or_default();
+    format!("{}\n{}", read("stdout"), read("stderr"))
+}
+
+fn signal(server: &Server, sig: &str) {
+    let pid = server.child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args([sig, &pid])
+        .status()
+        .unwrap()
+        .success());
+}
+
+/// The server we started stops answering for 3 s (SIGSTOP, then SIGCONT), `after` into
+/// the run; returns the moment it answers again.
+fn stall(server: &Server, after: std::time::Duration) -> std::time::Instant {
+    std::thread::sleep(after);
+    signal(server, "-STOP");
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    signal(server, "-CONT");
+    std::time::Instant::now()
+}
+
+// The stall's arithmetic: 20 clients on /delay/50 answer ~400/s; the 20 requests in
+// flight when the server stops end ~3 s late. Over the whole step (~12 s answering,
+// ~4,800 responses) 20 is 0.4%: the p99 is ~50 ms. In any 5-second window holding the
+// stall (~2 s answering, ~800 responses) it is 2.4%: the p99 is ~3 s. Throughput could
+// be 2.4 times lower or higher and both would still hold.
+const STALL_ARGS: [&str; 4] = ["-c", "20", "--threshold", "p99<1s"];
+
+#[test]
+fn a_window_catches_a_stall_the_whole_step_hides() {
+    let _timed = timed();
+    let server = hakaru_serve(&[], "thr-stall");
+    let dir = TempDir::new("thr-window");
+    let json = dir.path("r.json");
+    let url = format!("http://127.0.0.1:{}/delay/50", server.port);
+    let mut child = spawn_run(
+        &dir,
+        &[
+            &STALL_ARGS[..],
+            &[
+                "-d",
+                "15s",
+                "--threshold",
+                "p99[5s]<1s",
+                "-o",
+                json.to_str().unwrap(),
+                &url,
+            ],
+        ]
+        .concat(),
+    );
+    stall(&server, std::time::Duration::from_secs(4));
+    let status = wait_bounded(&mut child, std::time::Duration::from_secs(60)).expect("ends");
+    let out = printed(&dir);
+    assert_eq!(status.code(), Some(1), "{out}");
+    assert!(out.contains("Thresholds: FAILED (1 of 2 held)"), "{out}");
+    let v = read_json(&json);
+    let (whole, windowed) = (
+        &v["thresholds"]["thresholds"][0],
+        &v["thresholds"]["thresholds"][1],
+    );
+    assert_eq!(whole["passed"], true, "{out}");
+    assert!(whole["overall"]["value"].as_f64().unwrap() < 0.5, "{whole}");
+    assert_eq!(windowed["passed"], false, "{out}");
+    let worst = windowed["overall"]["value"].as_f64().unwrap();
+    assert!(worst > 2.0, "{windowed}");
+    // The worst window holds the second the server answered again (~7 s in).
+    let start = windowed["overall"]["window_start_s"].as_u64().unwrap();
+    assert!((2..=8).contains(&start), "{windowed}");
+    assert!(
+        windowed["overall"]["windows"].as_u64().unwrap() >= 10,
+        "{windowed}"
+    );
+    assert!(
+        out.contains(&format!(
+            "in the worst 5-second window, from second {start} ("
+        )),
+        "{out}"
+    );
+    // `report` judges the kept result alike, from its timeline.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "p99[5s]<1s",
+    ]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    let o = run(&["report", json.to_str().unwrap(), "--threshold", "p99<1s"]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(v["state"] == "complete", "{}", v["state"]);
+}
+
+#[test]
+fn abort_on_fail_ends_the_run_within_a_second_of_the_breach() {
+    let _timed = timed();
+    let server = hakaru_serve(&[], "thr-abort");
+    let dir = TempDir::new("thr-abort");
+    let json = dir.path("r.json");
+    let url = format!("http://127.0.0.1:{}/delay/50", server.port);
+    let started = std::time::Instant::now();
+    // Not the whole step's p99 too: judged live on enough samples it would trip
+    // first (20 slow of ~1,500 at 7 s is over 1%), as k6's abortOnFail would.
+    let mut child = spawn_run(
+        &dir,
+        &[
+            &STALL_ARGS[..2],
+            &[
+                "-d",
+                "60s",
+                "--threshold",
+                "p99[5s]<1s",
+                "--abort-on-fail",
+                "-o",
+                json.to_str().unwrap(),
+                &url,
+            ],
+        ]
+        .concat(),
+    );
+    // The breach: the slow responses arrive as the server answers again.
+    let breach = stall(&server, std::time::Duration::from_secs(4));
+    let status = wait_bounded(&mut child, std::time::Duration::from_secs(90)).expect("ends");
+    let took = breach.elapsed();
+    let out = printed(&dir);
+    eprintln!(
+        "abort: the run ended {:.0} ms after the breach ({:.1} s in)",
+        took.as_secs_f64() * 1e3,
+        started.elapsed().as_secs_f64()
+    );
+    assert_eq!(status.code(), Some(1), "{out}");
+    // Within a second, judged every ~250 ms; the margin is for a busy machine.
+    assert!(
+        took < std::time::Duration::from_millis(2500),
+        "{took:?}\n{out}"
+    );
+    assert!(
+        out.contains("--abort-on-fail: p99[5s]<1s can no longer hold (live, seconds "),
+        "{out}"
+    );
+    let v = read_json(&json);
+    assert_eq!(v["state"], "failed");
+    let a = &v["thresholds"]["aborted"];
+    assert_eq!(a["threshold"], "p99[5s]<1s", "{v}");
+    assert_eq!(a["step"], 0);
+    let at = a["at_s"].as_f64().unwrap();
+    assert!((6.5..12.0).contains(&at), "{a}");
+    assert!(v["stop_reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("--abort-on-fail: p99[5s]<1s"));
+    // The verdict is the exact one of what ran.
+    assert_eq!(v["thresholds"]["thresholds"][0]["passed"], false, "{out}");
+    assert!(
+        v["thresholds"]["thresholds"][0]["overall"]["value"]
+            .as_f64()
+            .unwrap()
+            > 2.0
+    );
+    assert!(v["steps"][0]["elapsed_s"].as_f64().unwrap() < 20.0);
+    assert!(out.contains("Aborted (--abort-on-fail) "), "{out}");
+}
+
+#[test]
+fn label_thresholds_pass_and_fail_per_label() {
+    let t = target();
+    let dir = TempDir::new("thr-label");
+    let patterns = dir.write("p.json", r#"{"fast": ["/"], "slow": ["/delay/300"]}"#);
+    let json = dir.path("r.json");
+    let o = run(&[
+        "ramp",
+        "--end-n-clients=4",
+        "--start-n-clients=4",
+        "--duration=2",
+        "--interval=0",
+        "--threshold",
+        "p99{group=fast}<250ms",
+        "--threshold",
+        "p99{group=slow}<250ms",
+        "--threshold",
+        "p99{group=fats}<1s",
+        "--threshold",
+        "max[1s]{group=slow}<250ms",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        &format!("--output-path={}", dir.path("r.csv").display()),
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), Some(1), "{out}{}", stderr(&o));
+    assert!(out.contains("Thresholds: FAILED (1 of 4 held)"), "{out}");
+    let v = read_json(&json);
+    let th = &v["thresholds"]["thresholds"];
+    assert_eq!(th[0]["passed"], true, "{out}");
+    assert_eq!(th[1]["passed"], false, "{out}");
+    assert!(
+        th[1]["overall"]["value"].as_f64().unwrap() >= 0.3,
+        "{}",
+        th[1]
+    );
+    // A label nobody has fails, naming those there are.
+    assert_eq!(th[2]["passed"], false);
+    assert_eq!(
+        th[2]["overall"]["note"],
+        "no label group=fats in this result; it has group=fast, group=slow"
+    );
+    assert!(
+        out.contains("for group=slow"),
+        "the table names the label: {out}"
+    );
+    // Both labels are busy enough to keep a timeline: the label's windows.
+    let w = &th[3]["overall"];
+    assert_eq!(th[3]["passed"], false, "{}", th[3]);
+    assert!(w["windows"].as_u64().unwrap() >= 1, "{w}");
+    assert!(
+        out.contains("for group=slow in the worst 1-second window, from second "),
+        "{out}"
+    );
+}
+
+#[test]
+fn abort_on_fail_ends_a_ramp_at_the_step_that_fails_a_label() {
+    let t = target();
+    let dir = TempDir::new("thr-label-abort");
+    let patterns = dir.write("p.json", r#"{"fast": ["/"], "slow": ["/delay/300"]}"#);
+    let o = run(&[
+        "ramp",
+        "--start-n-clients=2",
+        "--end-n-clients=6",
+        "--step=2",
+        "--duration=1",
+        "--interval=0",
+        "--threshold",
+        "p99{group=fast}<250ms",
+        "--threshold",
+        "p99{group=slow}<250ms",
+        "--abort-on-fail",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        &format!("--output-path={}", dir.path("r.csv").display()),
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{out}{err}");
+    assert!(
+        err.contains(
+            "--abort-on-fail: p99{group=slow}<250ms can no longer hold (step 1 as measured: "
+        ),
+        "{err}"
+    );
+    let v = read_json(&dir.path("r.json"));
+    assert_eq!(
+        v["steps"].as_array().unwrap().len(),
+        1,
+        "one of three steps ran"
+    );
+    assert_eq!(v["state"], "failed");
+    assert_eq!(v["thresholds"]["aborted"]["step"], 0);
+    assert_eq!(v["thresholds"]["thresholds"][0]["passed"], true, "{out}");
+    assert!(out.contains("Aborted (--abort-on-fail) "), "{out}");
+}
+
+#[test]
+fn window_and_label_grammar_errors_name_the_column() {
+    for (thr, says) in [
+        (
+            "p99[10]<1s",
+            "at column 5: a window needs a unit: 10s or 10m",
+        ),
+        ("p99[5s<1s", "at column 4: no ] closing this ["),
+        ("p99{grp=a}<1s", "at column 5: \"grp\" is not a label key"),
+        (
+            "docs_per_s[5s]>1",
+            "at column 11: docs_per_s has no per-second figures",
+        ),
+    ] {
+        let o = run(&["run", "-n", "5", "--threshold", thr, "http://127.0.0.1:9/"]);
+        assert_eq!(code(&o), Some(2), "{thr}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{thr}: {}", stderr(&o));
+    }
+    let o = run(&["run", "-n", "5", "--abort-on-fail", "http://127.0.0.1:9/"]);
+    assert_eq!(code(&o), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--abort-on-fail without --threshold"),
+        "{}",
+        stderr(&o)
+    );
 }

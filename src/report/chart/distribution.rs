@@ -5,7 +5,7 @@
 use super::{latency_unit, ChartOptions, Line, LineChart, Marker, XAxis, MARKERS, PALETTE};
 use crate::report::chart::nines_label;
 use crate::report::fmt::{clients, fmt_latency, fmt_qps};
-use crate::series::{Point, Series};
+use crate::result::series::{Point, Series};
 
 /// Sequential colours, light to dark (viridis, cut before its pale yellow): a step's
 /// colour says how much load it carried.

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::runs::xs;
 use super::{svg_open, y_grid, Axis, LEFT, LEGEND_W, PALETTE, TOP, W};
-use crate::report::sections::{step_heading, step_label};
-use crate::series::Series;
+use crate::report::fmt::{step_heading, step_label};
+use crate::result::series::Series;
 
 /// Status class of a code for the error chart, with its colour.
 fn status_class(code: u16) -> (&'static str, &'static str) {
@@ -22,7 +22,7 @@ fn status_class(code: u16) -> (&'static str, &'static str) {
 /// Stacked bars of the failed share of each step (no response, 4xx, 5xx), in percent
 /// of the step's requests. None when every request of every step succeeded.
 pub fn error_chart(series: &Series) -> Option<String> {
-    let steps: Vec<&crate::series::Point> = xs(series).collect();
+    let steps: Vec<&crate::result::series::Point> = xs(series).collect();
     if steps.iter().all(|p| p.error_share <= 0.0) {
         return None;
     }

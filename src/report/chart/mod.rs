@@ -9,21 +9,16 @@
 
 use std::fmt::Write as _;
 
-mod bulk;
 mod distribution;
 mod errors;
-mod find_max;
 mod rates;
 mod runs;
-pub mod stream;
 pub(crate) mod svg;
 mod terminal;
 pub mod timeline;
 
-pub use bulk::{bulk_docs_chart, bulk_latency_chart};
 pub use distribution::{latency_throughput_chart, percentile_chart};
 pub use errors::error_chart;
-pub use find_max::{find_max_error_chart, find_max_latency_chart};
 pub use rates::{rate_latency_chart, rate_throughput_chart};
 pub use runs::{latency_chart, throughput_chart};
 pub use svg::render_line_chart;
@@ -63,7 +58,7 @@ pub enum Marker {
     None,
 }
 
-const MARKERS: [Marker; 4] = [
+pub(crate) const MARKERS: [Marker; 4] = [
     Marker::Circle,
     Marker::Square,
     Marker::Triangle,
@@ -280,6 +275,14 @@ impl Axis {
             (v - self.lo) / (self.hi - self.lo)
         }
     }
+}
+
+/// A chart as a standalone SVG file's text.
+pub fn svg_file(c: &LineChart) -> String {
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
+        render_line_chart(c)
+    )
 }
 
 /// The x axis of a chart, as both the SVG and the PNG draw it.

@@ -4,7 +4,7 @@
 
 use super::{latency_unit, ChartOptions, Line, LineChart, Mark, Marker, XAxis, MARKERS, PALETTE};
 use crate::report::fmt::{fmt_latency, fmt_qps};
-use crate::series::{Point, Series};
+use crate::result::series::{Point, Series};
 
 fn rated(s: &Series) -> impl Iterator<Item = (f64, &Point)> {
     s.points.iter().filter_map(|p| p.rate.map(|r| (r, p)))

@@ -7,9 +7,9 @@ use super::{
 };
 use crate::analysis;
 use crate::report::fmt::{clients, fmt_latency, fmt_qps};
-use crate::series::Series;
+use crate::result::series::Series;
 
-pub(super) fn xs(s: &Series) -> impl Iterator<Item = &crate::series::Point> {
+pub(super) fn xs(s: &Series) -> impl Iterator<Item = &crate::result::series::Point> {
     s.points.iter().filter(|p| p.n_clients > 0)
 }
 
@@ -102,7 +102,7 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
     let mut lines = Vec::new();
     let mut refs = Vec::new();
     let mut notes = Vec::new();
-    type Get = fn(&crate::series::Point) -> Option<f64>;
+    type Get = fn(&crate::result::series::Point) -> Option<f64>;
     if let [s] = series {
         let kinds: [(&str, Get, &'static str, Option<&'static str>, Marker); 4] = [
             ("mean", |p| Some(p.mean_s), PALETTE[0], None, Marker::Circle),

@@ -6,13 +6,13 @@ use std::fmt::Write as _;
 use crate::analysis;
 use crate::report::findings;
 use crate::report::fmt::{fmt_latency, fmt_qps};
-use crate::series::Series;
+use crate::result::series::Series;
 
 /// A compact ASCII chart of qps and mean latency against clients, one row per step,
 /// for the end of a ramp. Marks the peak, the plateau and the knee.
 pub fn terminal_chart(series: &Series, width: usize) -> String {
     let sat = analysis::analyse(series);
-    let steps: Vec<(usize, &crate::series::Point)> = series
+    let steps: Vec<(usize, &crate::result::series::Point)> = series
         .points
         .iter()
         .enumerate()
@@ -90,7 +90,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     // A repeated run: the warm rounds' mean, with the cold first round in a line.
     let rounds = series.rounds();
     let shown = if rounds > 1 {
-        crate::report::compare::display_series(std::slice::from_ref(series))
+        crate::analysis::repeat::display_series(std::slice::from_ref(series))
     } else {
         vec![series.clone()]
     };

@@ -91,7 +91,7 @@ pub fn step_load(s: &StepResult) -> String {
 
 /// Responses per second (successes) and failures per second over the run; `None` when
 /// no step kept a timeline.
-pub fn timeline_throughput_chart(run: &RunResult, name: &str) -> Option<LineChart> {
+pub fn timeline_throughput_chart(run: &RunResult) -> Option<LineChart> {
     let seconds = run_seconds(run);
     if seconds.is_empty() {
         return None;
@@ -114,7 +114,7 @@ pub fn timeline_throughput_chart(run: &RunResult, name: &str) -> Option<LineChar
         ));
     }
     let mut c = time_chart(
-        format!("Throughput over time — {name}"),
+        "Throughput over time".into(),
         "requests per second",
         "Successful responses and failures per second over the run",
         lines,
@@ -125,7 +125,7 @@ pub fn timeline_throughput_chart(run: &RunResult, name: &str) -> Option<LineChar
 
 /// p50, p99 and max latency per second over the run, on a log axis when they span more
 /// than ten times; the second at which latency rose is marked.
-pub fn timeline_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> {
+pub fn timeline_latency_chart(run: &RunResult) -> Option<LineChart> {
     let seconds: Vec<RunSecond> = run_seconds(run)
         .into_iter()
         .filter(|s| s.requests > s.failed)
@@ -157,7 +157,7 @@ pub fn timeline_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> 
         })
         .collect();
     let mut c = time_chart(
-        format!("Latency over time — {name}"),
+        "Latency over time".into(),
         &format!("response time ({unit})"),
         "Response time percentiles per second over the run",
         lines,
@@ -181,7 +181,7 @@ pub fn timeline_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> 
 }
 
 /// The busiest labels' p99 per second (the labels that kept a timeline), over the run.
-pub fn label_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> {
+pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
     let offsets = step_offsets(run);
     let mut by_label: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
     for (step, offset) in run.steps.iter().zip(&offsets) {
@@ -218,7 +218,7 @@ pub fn label_latency_chart(run: &RunResult, name: &str) -> Option<LineChart> {
         })
         .collect();
     let mut c = time_chart(
-        format!("p99 by kind of request — {name}"),
+        "p99 by kind of request".into(),
         &format!("p99 response time ({unit})"),
         "The busiest labels' 99th percentile per second over the run",
         lines,

@@ -476,7 +476,7 @@ fn ctime(rfc3339: &str) -> (String, i64) {
     if !(1..=12).contains(&mo) {
         return ("-".into(), 0);
     }
-    let days = days_from_civil(y, mo, d);
+    let days = crate::timestamp::days_from_civil(y, mo, d);
     let secs = days * 86_400 + h * 3600 + mi * 60 + s;
     const DAYS: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
     const MONTHS: [&str; 12] = [
@@ -490,17 +490,6 @@ fn ctime(rfc3339: &str) -> (String, i64) {
         ),
         secs,
     )
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's `days_from_civil`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
 }
 
 #[cfg(test)]

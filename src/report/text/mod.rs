@@ -133,6 +133,7 @@ pub fn step_detail(
         let _ = writeln!(out, "  max:     {}", fmt_latency(l.max_s));
         let _ = writeln!(out, "  average: {}", fmt_latency(l.mean_s));
     }
+    out.push_str(&crate::report::labels::text(step));
     for (what, samples, n) in [
         ("fast", &step.fastest, n_fast),
         ("slow", &step.slowest, n_slow),

@@ -34,7 +34,6 @@ fn latency_brief(l: &LatencySummary) -> String {
 pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     let mut out = String::new();
     let open = step.rate.is_some();
-    let cores = run.machine.cpus.max(1);
     let elapsed = step.elapsed_s;
 
     match run.targets.as_slice() {
@@ -74,61 +73,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             "yes (interrupted; figures cover the measured part)",
         );
     }
-    field(
-        &mut out,
-        "Complete requests",
-        format!("{} (whole HTTP responses, any status)", step.responses),
-    );
-    let failed = step.error_total();
-    if failed == 0 {
-        field(&mut out, "Failed requests", 0);
-    } else {
-        let kinds: Vec<String> = step
-            .errors
-            .iter()
-            .map(|(k, n)| format!("{k} {n}"))
-            .collect();
-        field(
-            &mut out,
-            "Failed requests",
-            format!("{failed} (no response: {})", kinds.join(", ")),
-        );
-        for (kind, message) in &step.error_samples {
-            field(&mut out, &format!("  first {kind}"), message);
-        }
-        if step.errors.contains_key(&ErrorKind::ClientLimit) {
-            let limit = run
-                .machine
-                .fd_limit
-                .map(|n| format!(" (open-file limit {n})"))
-                .unwrap_or_default();
-            field(
-                &mut out,
-                "Client limit",
-                format!(
-                    "hakaru itself ran out of file descriptors or local ports{limit}: \
-                     raise the limit with ulimit -n, or use fewer clients"
-                ),
-            );
-        }
-    }
-    let non_2xx: Vec<(u16, u64)> = step
-        .statuses
-        .iter()
-        .filter(|(c, _)| !(200..300).contains(*c))
-        .map(|(c, n)| (*c, *n))
-        .collect();
-    let n_non_2xx: u64 = non_2xx.iter().map(|(_, n)| n).sum();
-    if n_non_2xx == 0 {
-        field(&mut out, "Non-2xx responses", 0);
-    } else {
-        let codes: Vec<String> = non_2xx.iter().map(|(c, n)| format!("{c}: {n}")).collect();
-        field(
-            &mut out,
-            "Non-2xx responses",
-            format!("{n_non_2xx} ({})", codes.join(", ")),
-        );
-    }
+    failures(&mut out, run, step);
     if super::unfinished_matters(step) {
         field(
             &mut out,
@@ -205,8 +150,80 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     percent_table(&mut out, step);
     out.push('\n');
 
+    client_side(&mut out, run, step);
+    // When latency rose and failures began, from the step's per-second timeline.
+    for said in crate::report::over_time::sentences(run) {
+        let _ = writeln!(out, "{said}");
+    }
+    out.push_str(&server_side(run, step));
+    out
+}
+
+/// Complete requests, failed requests by kind (with the first message of each and
+/// the client's own limits), and the responses outside 2xx by status.
+fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
     field(
-        &mut out,
+        out,
+        "Complete requests",
+        format!("{} (whole HTTP responses, any status)", step.responses),
+    );
+    let failed = step.error_total();
+    if failed == 0 {
+        field(out, "Failed requests", 0);
+    } else {
+        let kinds: Vec<String> = step
+            .errors
+            .iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect();
+        field(
+            out,
+            "Failed requests",
+            format!("{failed} (no response: {})", kinds.join(", ")),
+        );
+        for (kind, message) in &step.error_samples {
+            field(out, &format!("  first {kind}"), message);
+        }
+        if step.errors.contains_key(&ErrorKind::ClientLimit) {
+            let limit = run
+                .machine
+                .fd_limit
+                .map(|n| format!(" (open-file limit {n})"))
+                .unwrap_or_default();
+            field(
+                out,
+                "Client limit",
+                format!(
+                    "hakaru itself ran out of file descriptors or local ports{limit}: \
+                     raise the limit with ulimit -n, or use fewer clients"
+                ),
+            );
+        }
+    }
+    let non_2xx: Vec<(u16, u64)> = step
+        .statuses
+        .iter()
+        .filter(|(c, _)| !(200..300).contains(*c))
+        .map(|(c, n)| (*c, *n))
+        .collect();
+    let n_non_2xx: u64 = non_2xx.iter().map(|(_, n)| n).sum();
+    if n_non_2xx == 0 {
+        field(out, "Non-2xx responses", 0);
+    } else {
+        let codes: Vec<String> = non_2xx.iter().map(|(c, n)| format!("{c}: {n}")).collect();
+        field(
+            out,
+            "Non-2xx responses",
+            format!("{n_non_2xx} ({})", codes.join(", ")),
+        );
+    }
+}
+
+/// The client's own CPU, and whether it or a late start may have bent the figures.
+fn client_side(out: &mut String, run: &RunResult, step: &StepResult) {
+    let cores = run.machine.cpus.max(1);
+    field(
+        out,
         "Client CPU",
         format!(
             "{:.2} s ({:.0}% of {cores} core{})",
@@ -231,8 +248,6 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             "Warning: the step started {late:.3} s after its --start-at moment"
         );
     }
-    out.push_str(&server_side(run, step));
-    out
 }
 
 /// Connections per request: "1.00 per request", or "1 per 1000 requests" when

@@ -69,16 +69,7 @@ pub fn compare(
     before: u64,
     after: u64,
 ) -> VerifyResult {
-    let present = after as i64 - before as i64;
-    VerifyResult {
-        url,
-        acknowledged,
-        present,
-        present_before: before,
-        present_after: after,
-        matches: present == acknowledged as i64,
-        in_flight,
-    }
+    VerifyResult::compare(url, acknowledged, in_flight, before, after)
 }
 
 /// Documents the server acknowledged over a run's steps.

@@ -40,7 +40,7 @@ use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workloa
 use crate::http::Target;
 use crate::result::{RequestInfo, Shard};
 use crate::rng::SplitMix64;
-use crate::stats::ItemCounts;
+use crate::stats::{ItemCounts, LabelSet, Labels};
 use crate::workload::check::PerItemResults;
 
 pub use keys::Distribution;
@@ -248,6 +248,52 @@ struct Shared {
     acknowledged: Acknowledged,
     /// The load's batches sent by this machine (closed model).
     batches: AtomicU64,
+    /// The operations as labels (`op`), busiest first, and each [`Op`]'s index there.
+    labels: Arc<Labels>,
+    label_of: [u16; OPS.len()],
+}
+
+/// The operations a mix counts, as [`ItemCounts::operations`] names them; an
+/// update's GET and PUT both count as its operation.
+const OPS: [&str; 6] = [
+    "read",
+    "update",
+    "insert",
+    "scan",
+    "read-modify-write",
+    "load",
+];
+
+impl Op {
+    /// Index into [`OPS`].
+    fn index(self) -> usize {
+        match self {
+            Op::Idle | Op::Read => 0,
+            Op::UpdateGet { rmw: false } | Op::UpdatePut { rmw: false } => 1,
+            Op::Insert { .. } => 2,
+            Op::Scan => 3,
+            Op::UpdateGet { rmw: true } | Op::UpdatePut { rmw: true } => 4,
+            Op::Load => 5,
+        }
+    }
+}
+
+/// The operations of `core` with a share of the mix, busiest first (none for the
+/// load, one kind of request).
+fn op_labels(core: Core) -> (Arc<Labels>, [u16; OPS.len()]) {
+    let p = core.proportions();
+    let mut shares = [p.read, p.update, p.insert, p.scan, p.read_modify_write, 0];
+    if core == Core::Load {
+        shares = [0; OPS.len()];
+    }
+    let mut order: Vec<usize> = (0..OPS.len()).filter(|i| shares[*i] > 0).collect();
+    order.sort_by_key(|i| std::cmp::Reverse(shares[*i]));
+    let mut set = LabelSet::new();
+    let mut label_of = [0; OPS.len()];
+    for i in order {
+        label_of[i] = set.intern("op", OPS[i]);
+    }
+    (Arc::new(set.finish("the operations")), label_of)
 }
 
 /// The workload: YCSB's operations against one database.
@@ -277,6 +323,7 @@ impl YcsbWorkload {
         // " HTTP/1.1\r\nHost: …\r\n…" without "GET /" and the final blank line.
         let head = full[5..full.len() - 2].to_vec();
         let chooser = keys::KeyChooser::new(s.distribution, s.records);
+        let (labels, label_of) = op_labels(s.core);
         YcsbWorkload {
             targets: vec![s.target.clone()],
             shared: Arc::new(Shared {
@@ -286,6 +333,8 @@ impl YcsbWorkload {
                 inserts: AtomicU64::new(0),
                 acknowledged: Acknowledged::new(),
                 batches: AtomicU64::new(0),
+                labels,
+                label_of,
             }),
         }
     }
@@ -385,6 +434,10 @@ impl Workload for YcsbWorkload {
             info("GET", format!("{base}/_all_docs?startkey=…")),
             info("POST", format!("{base}/_bulk_docs")),
         ]
+    }
+
+    fn labels(&self) -> Arc<Labels> {
+        self.shared.labels.clone()
     }
 
     fn client(&self, client: usize) -> (YcsbSource, YcsbCheck) {
@@ -613,6 +666,7 @@ impl RequestSource for YcsbSource {
                 info = INFO_GET;
             }
         }
+        let label = sh.label_of[p.op.index()];
         drop(p);
         Request {
             target: 0,
@@ -621,7 +675,7 @@ impl RequestSource for YcsbSource {
             head: false,
             info,
             items,
-            label: 0,
+            label,
         }
     }
 }
@@ -833,6 +887,29 @@ mod tests {
         a.done(3);
         a.done(2);
         assert_eq!(a.limit(), 4);
+    }
+
+    #[test]
+    fn operations_are_labels_busiest_first() {
+        let names = |c: Core| -> Vec<String> {
+            op_labels(c)
+                .0
+                .list
+                .iter()
+                .map(|l| l.value.clone())
+                .collect()
+        };
+        assert_eq!(names(Core::B), ["read", "update"]);
+        assert_eq!(names(Core::E), ["scan", "insert"]);
+        assert_eq!(names(Core::F), ["read", "read-modify-write"]);
+        assert!(
+            names(Core::C).is_empty(),
+            "one kind of request: no breakdown"
+        );
+        assert!(names(Core::Load).is_empty());
+        let (_, of) = op_labels(Core::F);
+        assert_eq!(of[Op::UpdatePut { rmw: true }.index()], 1);
+        assert_eq!(of[Op::Read.index()], 0);
     }
 
     #[test]

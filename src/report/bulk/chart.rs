@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::{latency_unit, ChartOptions, Line, LineChart, Marker, MARKERS, PALETTE};
+use crate::report::chart::{latency_unit, ChartOptions, Line, LineChart, Marker, MARKERS, PALETTE};
 use crate::report::fmt::{fmt_latency, fmt_qps};
 use crate::result::{RunResult, StepResult};
 
@@ -112,7 +112,7 @@ pub fn bulk_docs_chart(runs: &[(&str, &RunResult)]) -> LineChart {
         y_title: "documents per second".into(),
         lines,
         refs: Vec::new(),
-        x_axis: super::XAxis::Clients,
+        x_axis: crate::report::chart::XAxis::Clients,
         marks: Vec::new(),
         log_y: false,
         notes,
@@ -175,7 +175,7 @@ pub fn bulk_latency_chart(runs: &[(&str, &RunResult)], opts: ChartOptions) -> Li
         ),
         lines,
         refs: Vec::new(),
-        x_axis: super::XAxis::Clients,
+        x_axis: crate::report::chart::XAxis::Clients,
         marks: Vec::new(),
         log_y: opts.log_latency,
         notes: if runs.len() == 1 {

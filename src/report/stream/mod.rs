@@ -7,12 +7,16 @@
 //! result: one [`SizeRow`] per record size (the seed's table) and the watches'
 //! timelines as [`Segment`]s laid end to end.
 
+pub mod chart;
+pub mod compare;
+pub mod page;
+
 use std::fmt::Write;
 
 use super::fmt::fmt_latency;
-use crate::stream::result::{Point, SizeRun, StreamResult, WatchReport};
-use crate::stream::send::SendReport;
-use crate::stream::verify::VerifyReport;
+use crate::result::stream::SendReport;
+use crate::result::stream::VerifyReport;
+use crate::result::stream::{Point, SizeRun, StreamResult, WatchReport};
 
 /// 1234567 → "1,234,567".
 pub fn grouped(n: u64) -> String {
@@ -437,7 +441,7 @@ pub fn size_name(size: Option<u64>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::send::SenderReport;
+    use crate::result::stream::SenderReport;
 
     #[test]
     fn send_summary_reads_well() {
@@ -473,9 +477,9 @@ mod tests {
 
     #[test]
     fn watch_text_reads_well() {
-        use crate::stream::machine::MachineSample;
-        use crate::stream::result::{Means, Window};
-        use crate::stream::verify::{LatencyUs, SenderCheck};
+        use crate::result::stream::MachineSample;
+        use crate::result::stream::{LatencyUs, SenderCheck};
+        use crate::result::stream::{Means, Window};
         let p = Point {
             t_s: 30.0,
             phase: "run 1".into(),

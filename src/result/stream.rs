@@ -6,10 +6,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::machine::MachineSample;
-use super::send::SendReport;
-use super::verify::VerifyReport;
-
 pub const KIND: &str = "hakaru-stream";
 pub const VERSION: u32 = 1;
 
@@ -114,7 +110,7 @@ pub struct SendSection {
     /// `--shard K/N`: this machine's part of a send spread over N (its senders' ids
     /// start at (K−1) × senders; it sent its share of `rate`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<crate::result::Shard>,
+    pub shard: Option<super::Shard>,
     /// `--start-at`: seconds after the moment the first record left.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_late_s: Option<f64>,
@@ -278,7 +274,137 @@ pub fn write_files(
     csv: &std::path::Path,
     json: &std::path::Path,
 ) -> std::io::Result<()> {
-    crate::result::store::write_atomic(csv, to_csv(r).as_bytes())?;
+    super::store::write_atomic(csv, to_csv(r).as_bytes())?;
     let text = serde_json::to_string_pretty(r).map_err(std::io::Error::other)?;
-    crate::result::store::write_atomic(json, text.as_bytes())
+    super::store::write_atomic(json, text.as_bytes())
+}
+
+/// The machine over one interval (memory: at its end; rates: over it).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MachineSample {
+    pub mem_free_mib: f64,
+    pub page_cache_mib: f64,
+    pub dirty_mib: f64,
+    pub writeback_mib: f64,
+    pub disk_write_mib_per_s: f64,
+    pub net_rx_mib_per_s: f64,
+    pub net_tx_mib_per_s: f64,
+    /// `--pid`: its CPU over the interval, percent of one core.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid_cpu_pct: Option<f64>,
+}
+
+impl MachineSample {
+    pub const CSV_HEADER: [&'static str; 8] = [
+        "mem_free_mib",
+        "page_cache_mib",
+        "dirty_mib",
+        "writeback_mib",
+        "disk_write_mib_per_s",
+        "net_rx_mib_per_s",
+        "net_tx_mib_per_s",
+        "pid_cpu_pct",
+    ];
+
+    pub fn csv_row(m: Option<&MachineSample>) -> Vec<String> {
+        match m {
+            None => vec![String::new(); Self::CSV_HEADER.len()],
+            Some(m) => vec![
+                format!("{:.1}", m.mem_free_mib),
+                format!("{:.1}", m.page_cache_mib),
+                format!("{:.1}", m.dirty_mib),
+                format!("{:.1}", m.writeback_mib),
+                format!("{:.2}", m.disk_write_mib_per_s),
+                format!("{:.2}", m.net_rx_mib_per_s),
+                format!("{:.2}", m.net_tx_mib_per_s),
+                m.pid_cpu_pct.map_or(String::new(), |c| format!("{c:.1}")),
+            ],
+        }
+    }
+}
+
+/// What one sender did.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SenderReport {
+    pub sender: u64,
+    /// Records handed to the sink whole (written, or acknowledged over HTTP).
+    pub records: u64,
+    pub bytes: u64,
+    pub elapsed_s: f64,
+    /// Why the sender stopped early (the receiver closed, a write failed).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// What a send did, sender side.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SendReport {
+    pub senders: Vec<SenderReport>,
+    pub elapsed_s: f64,
+    /// Senders that stopped on an error (a receiver that closed, a failed write).
+    pub failed_senders: u64,
+    /// HTTP batches answered with an error or not at all.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub failed_batches: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl SendReport {
+    pub fn records(&self) -> u64 {
+        self.senders.iter().map(|s| s.records).sum()
+    }
+    pub fn bytes(&self) -> u64 {
+        self.senders.iter().map(|s| s.bytes).sum()
+    }
+}
+
+/// Per-sender findings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SenderCheck {
+    /// The sender id; `null` for sequence-only records (the senders' shared sequence).
+    pub sender: Option<u32>,
+    /// Records that arrived, duplicates included.
+    pub received: u64,
+    /// Distinct sequence numbers that arrived.
+    pub distinct: u64,
+    /// Sequence numbers that never arrived: gaps below the highest seen, or short of
+    /// the expected count when one was given.
+    pub lost: u64,
+    /// Records that arrived again.
+    pub duplicated: u64,
+    /// Records that arrived after a higher sequence number of the same sender.
+    pub out_of_order: u64,
+    pub max_seq: Option<u64>,
+}
+
+/// End-to-end latency, microseconds, from the records' own send times.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyUs {
+    pub count: u64,
+    pub mean: f64,
+    pub min: u64,
+    pub p50: u64,
+    pub p90: u64,
+    pub p99: u64,
+    pub p999: u64,
+    pub max: u64,
+    /// Records stamped later than they arrived (the sender's clock is ahead): counted as 0.
+    pub early: u64,
+}
+
+/// What `--verify` found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerifyReport {
+    pub senders: Vec<SenderCheck>,
+    pub received: u64,
+    pub lost: u64,
+    pub duplicated: u64,
+    pub out_of_order: u64,
+    /// Lines that are not hakaru records (a pipeline's own lines, or damage).
+    pub foreign_lines: u64,
+    /// `None` when the records carry no send time (too small for it).
+    pub latency_us: Option<LatencyUs>,
 }

@@ -4,6 +4,9 @@
 //! item errors by kind and the statuses seen; then what the run must not hide — a
 //! requested mode the server did not honour, and `--verify`'s comparison.
 
+pub mod chart;
+pub mod page;
+
 use std::fmt::Write as _;
 
 use super::fmt::{fmt_latency, fmt_qps};
@@ -162,7 +165,7 @@ pub fn explanations(run: &RunResult) -> Vec<String> {
         }
         let not_kept = b
             .item_errors
-            .get(crate::workload::check::NOT_KEPT)
+            .get(crate::result::NOT_KEPT)
             .copied()
             .unwrap_or(0);
         if not_kept > 0 {

@@ -5,11 +5,11 @@
 //! pages, the receiver's CPU — so the moment the bottleneck moved is visible (the
 //! seed's HDD run: fast until dirty pages filled memory, then at the disk's speed).
 
-use super::{LineChart, Mark, Marker, MARKERS, PALETTE};
+use crate::report::chart::{LineChart, Mark, Marker, MARKERS, PALETTE};
 use crate::report::fmt::sig3;
 use crate::report::stream::{grouped, size_name, Segment, SizeRow};
-use crate::stream::machine::MachineSample;
-use crate::stream::result::Point;
+use crate::result::stream::MachineSample;
+use crate::result::stream::Point;
 
 /// Records/s (`mib` false) or MiB/s against record size, one line per result.
 pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
@@ -31,7 +31,7 @@ pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
         }
         drawn.sort_by_key(|r| r.record_size);
         let y = |r: &SizeRow| if mib { r.mib_per_s } else { r.records_per_s };
-        lines.push(super::Line {
+        lines.push(crate::report::chart::Line {
             name: (*label).to_string(),
             color: PALETTE[i % PALETTE.len()],
             dash: None,
@@ -71,7 +71,7 @@ pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
         lines,
         refs: Vec::new(),
         log_y: false,
-        x_axis: super::XAxis::Linear,
+        x_axis: crate::report::chart::XAxis::Linear,
         marks: Vec::new(),
         desc: format!("{what} at the receiver, the mean of the measured windows, against the size of each record"),
         notes,
@@ -146,11 +146,11 @@ fn series_line(
     dash: Option<&'static str>,
     unit: &str,
     get: Get,
-) -> super::Line {
+) -> crate::report::chart::Line {
     let pts: Vec<(f64, f64)> = points(segs)
         .filter_map(|(t, p)| get(p).map(|v| (t, v)))
         .collect();
-    super::Line {
+    crate::report::chart::Line {
         name: name.to_owned(),
         color: PALETTE[k % PALETTE.len()],
         dash,
@@ -176,7 +176,7 @@ fn timeline_chart(
     title: String,
     y_title: &str,
     desc: &str,
-    lines: Vec<super::Line>,
+    lines: Vec<crate::report::chart::Line>,
     notes: Vec<String>,
 ) -> LineChart {
     LineChart {
@@ -186,7 +186,7 @@ fn timeline_chart(
         lines,
         refs: Vec::new(),
         log_y: false,
-        x_axis: super::XAxis::Linear,
+        x_axis: crate::report::chart::XAxis::Linear,
         marks: marks(segs),
         desc: desc.into(),
         notes,
@@ -312,7 +312,7 @@ pub fn arrival_overlay(size: Option<u64>, runs: &[(&str, Vec<Segment>)]) -> Line
         lines,
         refs: Vec::new(),
         log_y: false,
-        x_axis: super::XAxis::Linear,
+        x_axis: crate::report::chart::XAxis::Linear,
         marks: Vec::new(),
         desc: "Each pipeline's arrival rate per interval on one time axis".into(),
         notes: vec!["A stream run's rounds are laid end to end.".into()],
@@ -322,7 +322,7 @@ pub fn arrival_overlay(size: Option<u64>, runs: &[(&str, Vec<Segment>)]) -> Line
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stream::result::{Means, WatchReport, Window};
+    use crate::result::stream::{Means, WatchReport, Window};
 
     fn watch(n: usize) -> WatchReport {
         WatchReport {

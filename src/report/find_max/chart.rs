@@ -4,8 +4,10 @@
 //! probe one rate twice), so passed, failed and not-judged probes are marker sets of
 //! their own; the SLO's bound is a line, the answer and the lowest failed rate marks.
 
-use super::{latency_unit, ChartOptions, Line, LineChart, Mark, Marker, RefLine, XAxis, UNJOINED};
 use crate::analysis::threshold::{failed_requests, measure};
+use crate::report::chart::{
+    latency_unit, ChartOptions, Line, LineChart, Mark, Marker, RefLine, XAxis, UNJOINED,
+};
 use crate::report::fmt::{fmt_qps, fmt_share};
 use crate::report::threshold::fmt_value;
 use crate::result::find_max::{FindMaxResult, ProbeResult};

@@ -7,26 +7,12 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
-use super::chart::{self, esc, LineChart};
-use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
-use super::fmt::{fmt_latency, fmt_qps};
-use super::html;
-use super::ReportOptions;
-use crate::result::{Mode, RunResult};
-
-/// The bulk run in `path` (its JSON, or the JSON beside a CSV); `None` when the file
-/// is not a bulk run or cannot be read (the ordinary readers then say why).
-pub fn read_bulk(path: &Path) -> Option<RunResult> {
-    let json = if path.extension().is_some_and(|e| e == "json") {
-        path.to_owned()
-    } else {
-        sibling(path, "json")
-    };
-    let text = std::fs::read_to_string(&json).ok()?;
-    let run = crate::result::json::from_json(&text, &json.display().to_string()).ok()?;
-    (run.mode == Mode::Bulk).then_some(run)
-}
+use crate::report::bulk::{bulk_summary, cut_off, explanations, mode_warnings, verify_summary};
+use crate::report::chart::{self, esc, LineChart};
+use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::output::{sibling, OutputPlan, Rendered, ReportError};
+use crate::report::ReportOptions;
+use crate::result::RunResult;
 
 /// What a bulk run's report is called: what was written where ("couchdb bulk writes
 /// to 127.0.0.1:5984/bench"), as the run recorded it; the file's stem when it records
@@ -46,8 +32,8 @@ pub fn run_name(run: &RunResult, path: &Path) -> String {
 /// The two charts of one or several bulk runs.
 pub fn bulk_charts(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> [LineChart; 2] {
     [
-        chart::bulk_docs_chart(runs),
-        chart::bulk_latency_chart(runs, opts.chart),
+        crate::report::bulk::chart::bulk_docs_chart(runs),
+        crate::report::bulk::chart::bulk_latency_chart(runs, opts.chart),
     ]
 }
 
@@ -106,14 +92,14 @@ fn steps_table(run: &RunResult) -> String {
 fn run_notes(run: &RunResult) -> String {
     let mut o = String::new();
     for e in explanations(run).into_iter().chain(cut_off(run)) {
-        let _ = write!(o, "<p>{}</p>", html::rich(&e));
+        let _ = write!(o, "<p>{}</p>", crate::report::page::rich(&e));
     }
     if let Some(v) = &run.verify {
         for line in verify_summary(v).lines() {
-            let _ = write!(o, "<p>{}</p>", html::rich(line.trim()));
+            let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line.trim()));
         }
     }
-    o.push_str(&html::warnings_box(&mode_warnings(run)));
+    o.push_str(&crate::report::page::warnings_box(&mode_warnings(run)));
     o
 }
 
@@ -157,10 +143,10 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
     // One run's report leads with its thresholds' verdicts (a comparison leaves them to
     // each run's own report).
     if let [(_, run)] = runs {
-        b.push_str(&html::verdict_sections(run));
+        b.push_str(&crate::report::sections::verdict_sections(run));
     }
     if let Some(w) = differences(runs) {
-        b.push_str(&html::warnings_box(&[w]));
+        b.push_str(&crate::report::page::warnings_box(&[w]));
     }
     for c in bulk_charts(runs, opts) {
         let _ = write!(
@@ -169,7 +155,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
             chart::render_line_chart(&c),
             c.notes
                 .iter()
-                .map(|n| html::rich(n))
+                .map(|n| crate::report::page::rich(n))
                 .collect::<Vec<_>>()
                 .join(" ")
         );
@@ -192,7 +178,7 @@ pub fn bulk_html(runs: &[(&str, &RunResult)], opts: &ReportOptions) -> String {
         }
         b.push_str("</section>");
     }
-    html::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
+    crate::report::page::page(&format!("{} — hakaru bulk report", labels.join(", ")), &b)
 }
 
 /// The runs' tables in Markdown.
@@ -204,7 +190,11 @@ pub fn bulk_markdown(runs: &[(&str, &RunResult)]) -> String {
     for (label, run) in runs {
         let _ = writeln!(o, "## {label}\n\n{}\n", setup_line(run));
         if let (Some(t), 1) = (&run.thresholds, runs.len()) {
-            let _ = writeln!(o, "{}", super::threshold::threshold_markdown(run, t));
+            let _ = writeln!(
+                o,
+                "{}",
+                crate::report::threshold::threshold_markdown(run, t)
+            );
         }
         o.push_str("| batch | writers | docs/s | req/s | p50 | p99 | acknowledged | item errors |\n|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for s in &run.steps {
@@ -247,43 +237,33 @@ fn differences(runs: &[(&str, &RunResult)]) -> Option<String> {
     crate::report::findings::bulk_difference_line(&crate::analysis::bulk_differences(runs))
 }
 
-/// Writes the charts beside `base` as SVG and/or PNG.
-fn write_bulk_charts(
+/// The charts beside `base` as SVG and/or PNG.
+fn bulk_chart_files(
     runs: &[(&str, &RunResult)],
     base: &Path,
     plan: &OutputPlan,
-    out: &mut Written,
+    out: &mut Rendered,
 ) -> Result<(), ReportError> {
     let [docs, latency] = bulk_charts(runs, &plan.options);
-    for (suffix, c) in [("-docs", &docs), ("-latency", &latency)] {
-        if plan.svg {
-            let p = sibling(base, &format!("{suffix}.svg"));
-            let svg = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-                chart::render_line_chart(c)
-            );
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-        if plan.png {
-            let p = sibling(base, &format!("{suffix}.png"));
-            super::png::render_png(c, &p)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
+    out.charts(
+        [
+            ("-docs".to_string(), &docs),
+            ("-latency".to_string(), &latency),
+        ],
+        base,
+        plan,
+    )
 }
 
 /// `hakaru report` on a bulk run.
-pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Written, ReportError> {
+pub fn report(path: &Path, run: &RunResult, plan: &OutputPlan) -> Result<Rendered, ReportError> {
     let label = run_name(run, path);
     let runs = [(label.as_str(), run)];
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
-    write_atomic(&html_path, bulk_html(&runs, &plan.options).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_bulk_charts(&runs, &html_path, plan, &mut out)?;
-    finish(&runs, plan, &mut out, bulk_summary(run))?;
+    out.put(html_path.clone(), bulk_html(&runs, &plan.options));
+    bulk_chart_files(&runs, &html_path, plan, &mut out)?;
+    out.markdown(bulk_markdown(&runs), bulk_summary(run), plan);
     Ok(out)
 }
 
@@ -292,18 +272,17 @@ pub fn compare(
     labels: &[String],
     runs: &[RunResult],
     plan: &OutputPlan,
-) -> Result<Written, ReportError> {
+) -> Result<Rendered, ReportError> {
     let pairs: Vec<(&str, &RunResult)> = labels.iter().map(String::as_str).zip(runs).collect();
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let base = plan
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
     if let Some(p) = &plan.html {
-        write_atomic(p, bulk_html(&pairs, &plan.options).as_bytes())?;
-        out.files.push(p.clone());
+        out.put(p.clone(), bulk_html(&pairs, &plan.options));
     }
-    write_bulk_charts(&pairs, &base, plan, &mut out)?;
+    bulk_chart_files(&pairs, &base, plan, &mut out)?;
     let mut text = String::new();
     if let Some(w) = differences(&pairs) {
         let _ = writeln!(text, "warning: {w}\n");
@@ -311,33 +290,15 @@ pub fn compare(
     for (label, run) in &pairs {
         let _ = writeln!(text, "{label}:\n{}", bulk_summary(run));
     }
-    finish(&pairs, plan, &mut out, text)?;
+    out.markdown(bulk_markdown(&pairs), text, plan);
     Ok(out)
-}
-
-fn finish(
-    runs: &[(&str, &RunResult)],
-    plan: &OutputPlan,
-    out: &mut Written,
-    text: String,
-) -> Result<(), ReportError> {
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = bulk_markdown(runs),
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, bulk_markdown(runs).as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = text;
-        }
-        None => out.stdout = text,
-    }
-    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::result::fixture::{bare_step, run};
-    use crate::result::{BulkSettingsResult, BulkStepResult};
+    use crate::result::{BulkSettingsResult, BulkStepResult, Mode};
 
     #[test]
     fn a_bulk_report_is_titled_by_what_was_written_where_not_by_its_file() {

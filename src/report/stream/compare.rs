@@ -8,18 +8,16 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::chart::{self, esc, LineChart};
-use super::files::{OutputPlan, ReportError, Written};
-use super::html;
-use super::read::ReadError;
-use super::stream::{size_rows, timelines, Segment, SizeRow};
-use super::stream_page::{
-    by_size, dash_or, incomplete, label_of, markdown_out, p99, rate_cells, ratio, read_stream,
-    setup_line, size_table_html, size_table_markdown, write_charts,
-};
-use crate::report::files::write_atomic;
+use crate::report::chart::{esc, LineChart};
+use crate::report::output::{OutputPlan, Rendered, ReportError};
 use crate::report::stream::grouped;
-use crate::stream::result::StreamResult;
+use crate::report::stream::page::{
+    by_size, dash_or, incomplete, label_of, p99, rate_cells, ratio, setup_line, size_table_html,
+    size_table_markdown,
+};
+use crate::report::stream::{size_rows, timelines, Segment, SizeRow};
+use crate::result::read::{read_stream, ReadError};
+use crate::result::stream::StreamResult;
 
 /// The comparison for the terminal: per record size, one line per result.
 pub fn compare_text(runs: &[(&str, Vec<SizeRow>)]) -> String {
@@ -92,21 +90,21 @@ pub fn compare_html(runs: &[(&str, &StreamResult)]) -> String {
             warnings.push(format!("{l}: {w}"));
         }
     }
-    b.push_str(&html::warnings_box(&warnings));
+    b.push_str(&crate::report::page::warnings_box(&warnings));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">\"vs first\" is records/s against the first result at the same record size.</p></section>",
         size_table_html(&rows)
     );
     for (_, c) in compare_charts(runs) {
-        b.push_str(&html::chart_section(&c));
+        b.push_str(&crate::report::page::chart_section(&c));
     }
     b.push_str("<section><h2>Setups</h2><dl>");
     for (l, r) in runs {
         let _ = write!(b, "<dt>{}</dt><dd>{}</dd>", esc(l), esc(&setup_line(r)));
     }
     b.push_str("</dl></section>");
-    html::page(
+    crate::report::page::page(
         &format!("{} — hakaru stream comparison", labels.join(", ")),
         &b,
     )
@@ -121,9 +119,9 @@ fn compare_charts(runs: &[(&str, &StreamResult)]) -> Vec<(String, LineChart)> {
     if sizes.iter().filter(|(s, _)| s.is_some()).count() > 1 {
         out.push((
             "-sizes-records".into(),
-            chart::stream::size_chart(&refs, false),
+            super::chart::size_chart(&refs, false),
         ));
-        out.push(("-sizes-mib".into(), chart::stream::size_chart(&refs, true)));
+        out.push(("-sizes-mib".into(), super::chart::size_chart(&refs, true)));
     }
     // A size only one result has is in that result's own report.
     for (size, _) in sizes.iter().filter(|(_, rows)| rows.len() > 1) {
@@ -137,7 +135,7 @@ fn compare_charts(runs: &[(&str, &StreamResult)]) -> Vec<(String, LineChart)> {
         }
         if lines.len() > 1 {
             let suffix = size.map_or("-arrival".into(), |b| format!("-{b}B-arrival"));
-            out.push((suffix, chart::stream::arrival_overlay(*size, &lines)));
+            out.push((suffix, super::chart::arrival_overlay(*size, &lines)));
         }
     }
     out
@@ -148,22 +146,22 @@ pub fn compare(
     labels: &[String],
     results: &[StreamResult],
     plan: &OutputPlan,
-) -> Result<Written, ReportError> {
+) -> Result<Rendered, ReportError> {
     let runs: Vec<(&str, &StreamResult)> = labels.iter().map(String::as_str).zip(results).collect();
     let rows: Vec<(&str, Vec<SizeRow>)> = runs.iter().map(|(l, r)| (*l, size_rows(r))).collect();
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     if let Some(p) = &plan.html {
-        write_atomic(p, compare_html(&runs).as_bytes())?;
-        out.files.push(p.clone());
+        out.put(p.clone(), compare_html(&runs));
     }
     let base = plan
         .html
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
-    write_charts(&compare_charts(&runs), &base, plan, &mut out)?;
+    let charts = compare_charts(&runs);
+    out.charts(charts.iter().map(|(s, c)| (s.clone(), c)), &base, plan)?;
     let mut md = size_table_markdown(&rows);
     md.push('\n');
-    markdown_out(md, compare_text(&rows), plan, &mut out)?;
+    out.markdown(md, compare_text(&rows), plan);
     Ok(out)
 }
 

@@ -6,63 +6,19 @@
 //! bytes/s, the receiver's CPU) — as terminal text, Markdown, HTML, SVG and PNG.
 //!
 //! A stream result is read from its JSON (beside a CSV given instead), which keeps the
-//! timelines. Comparisons are in [`super::stream_compare`].
+//! timelines. Comparisons are in [`crate::report::stream::compare`].
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::chart::{self, esc, LineChart};
-use super::files::{sibling, write_atomic, MarkdownTo, OutputPlan, ReportError, Written};
-use super::fmt::fmt_latency;
-use super::html;
-use super::read::ReadError;
-use super::stream::{
+use crate::report::chart::{esc, LineChart};
+use crate::report::fmt::fmt_latency;
+use crate::report::output::{sibling, OutputPlan, Rendered, ReportError};
+use crate::report::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
     watch_table, Segment, SizeRow,
 };
-use crate::stream::result::{StreamResult, KIND, VERSION};
-
-/// The JSON of `path`: itself, or the file beside a CSV.
-fn json_of(path: &Path) -> PathBuf {
-    if path.extension().is_some_and(|e| e == "json") {
-        path.to_owned()
-    } else {
-        sibling(path, "json")
-    }
-}
-
-/// The stream result at `path` (its JSON, or the JSON beside a CSV): `None` when the
-/// file is not one (the ordinary readers then take it), an error when it is one that
-/// cannot be read (a newer version, a broken field).
-pub fn read_stream(path: &Path) -> Option<Result<StreamResult, ReadError>> {
-    let json = json_of(path);
-    let text = std::fs::read_to_string(&json).ok()?;
-    if !text.trim_start().starts_with('{') {
-        return None;
-    }
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    if value.get("kind").and_then(|k| k.as_str()) != Some(KIND) {
-        return None;
-    }
-    use crate::result::json::ResultReadError;
-    let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
-    if version > u64::from(VERSION) {
-        return Some(Err(ReadError::Json(ResultReadError::TooNew {
-            path: json.display().to_string(),
-            found: u32::try_from(version).unwrap_or(u32::MAX),
-            supported: VERSION,
-        })));
-    }
-    // Parsed again from the text so a broken field is named by line and column.
-    Some(serde_json::from_str(&text).map_err(|e| {
-        ReadError::Json(ResultReadError::Invalid {
-            path: json.display().to_string(),
-            line: e.line(),
-            column: e.column(),
-            message: e.to_string(),
-        })
-    }))
-}
+use crate::result::stream::StreamResult;
 
 /// Which command wrote the result.
 fn what(r: &StreamResult) -> &'static str {
@@ -285,7 +241,7 @@ fn watch_detail_html(seg: &Segment) -> String {
     }
     if let Some(v) = &w.verify {
         for line in verify_block(v).lines().filter(|l| !l.starts_with(' ')) {
-            let _ = write!(o, "<p>{}</p>", html::rich(line));
+            let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line));
         }
     }
     for e in &w.reader_errors {
@@ -362,7 +318,7 @@ fn senders_html(r: &StreamResult) -> String {
     }
     o.push_str("</tbody></table></div>");
     for line in send_summary(&send.report, send.record_size).lines() {
-        let _ = write!(o, "<p>{}</p>", html::rich(line.trim()));
+        let _ = write!(o, "<p>{}</p>", crate::report::page::rich(line.trim()));
     }
     o.push_str("</section>");
     o
@@ -376,9 +332,9 @@ fn charts_of(label: &str, r: &StreamResult) -> Vec<(String, LineChart)> {
         let runs = [(label, &rows[..])];
         out.push((
             "-sizes-records".into(),
-            chart::stream::size_chart(&runs, false),
+            super::chart::size_chart(&runs, false),
         ));
-        out.push(("-sizes-mib".into(), chart::stream::size_chart(&runs, true)));
+        out.push(("-sizes-mib".into(), super::chart::size_chart(&runs, true)));
     }
     let groups = timelines(r);
     let several = groups.len() > 1;
@@ -387,7 +343,7 @@ fn charts_of(label: &str, r: &StreamResult) -> Vec<(String, LineChart)> {
             Some(b) if several => format!("-{b}B"),
             _ => String::new(),
         };
-        for (k, c) in chart::stream::timeline_charts(label, *size, segs)
+        for (k, c) in super::chart::timeline_charts(label, *size, segs)
             .into_iter()
             .enumerate()
         {
@@ -410,7 +366,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
         if r.send.is_some() { "at the sender" } else { "at the receiver" },
         esc(&setup_line(r))
     );
-    b.push_str(&html::warnings_box(&incomplete(r)));
+    b.push_str(&crate::report::page::warnings_box(&incomplete(r)));
     let _ = write!(
         b,
         "<section><h2>Per record size</h2>{}<p class=\"note\">Rates are the mean of the measured windows (after the warm-up); MiB are 2²⁰ bytes. Lost, duplicated and p99 come from <code class=\"flag\">--verify</code>.</p></section>",
@@ -418,12 +374,12 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
     );
     if rows.iter().filter(|r| r.record_size.is_some()).count() > 1 {
         let runs = [(label, &rows[..])];
-        b.push_str(&html::chart_section(&chart::stream::size_chart(
-            &runs, false,
-        )));
-        b.push_str(&html::chart_section(&chart::stream::size_chart(
-            &runs, true,
-        )));
+        b.push_str(&crate::report::page::chart_section(
+            &super::chart::size_chart(&runs, false),
+        ));
+        b.push_str(&crate::report::page::chart_section(
+            &super::chart::size_chart(&runs, true),
+        ));
     }
     let groups = timelines(r);
     for (size, segs) in &groups {
@@ -442,8 +398,8 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
             b.push_str(&watch_detail_html(s));
         }
         b.push_str("</section>");
-        for c in chart::stream::timeline_charts(label, *size, segs) {
-            b.push_str(&html::chart_section(&c));
+        for c in super::chart::timeline_charts(label, *size, segs) {
+            b.push_str(&crate::report::page::chart_section(&c));
         }
         let _ = write!(b, "<section>{}</section>", timeline_table_html(segs));
     }
@@ -455,7 +411,7 @@ pub fn html_page(label: &str, r: &StreamResult) -> String {
             esc(&r.command.join(" "))
         );
     }
-    html::page(&format!("{label} — hakaru stream report"), &b)
+    crate::report::page::page(&format!("{label} — hakaru stream report"), &b)
 }
 
 /// One result in Markdown: the seed's table, the windows, the checks.
@@ -550,69 +506,25 @@ pub(crate) fn size_table_markdown(runs: &[(&str, Vec<SizeRow>)]) -> String {
     o
 }
 
-/// Writes the charts beside `base` as SVG and/or PNG.
-pub(crate) fn write_charts(
-    charts: &[(String, LineChart)],
-    base: &Path,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    for (suffix, c) in charts {
-        if plan.svg {
-            let p = sibling(base, &format!("{suffix}.svg"));
-            let svg = format!(
-                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n",
-                chart::render_line_chart(c)
-            );
-            write_atomic(&p, svg.as_bytes())?;
-            out.files.push(p);
-        }
-        if plan.png {
-            let p = sibling(base, &format!("{suffix}.png"));
-            super::png::render_png(c, &p)?;
-            out.files.push(p);
-        }
-    }
-    Ok(())
-}
-
-pub(crate) fn markdown_out(
-    md: String,
-    text: String,
-    plan: &OutputPlan,
-    out: &mut Written,
-) -> Result<(), ReportError> {
-    match &plan.markdown {
-        Some(MarkdownTo::Stdout) => out.stdout = md,
-        Some(MarkdownTo::File(p)) => {
-            write_atomic(p, md.as_bytes())?;
-            out.files.push(p.clone());
-            out.stdout = text;
-        }
-        None => out.stdout = text,
-    }
-    Ok(())
-}
-
 /// `hakaru report` on a stream result.
-pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Written, ReportError> {
+pub fn report(path: &Path, r: &StreamResult, plan: &OutputPlan) -> Result<Rendered, ReportError> {
     let label = label_of(path);
-    let mut out = Written::default();
+    let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(path, "html"));
-    write_atomic(&html_path, html_page(&label, r).as_bytes())?;
-    out.files.push(html_path.clone());
-    write_charts(&charts_of(&label, r), &html_path, plan, &mut out)?;
-    markdown_out(markdown(&label, r), text(r), plan, &mut out)?;
+    out.put(html_path.clone(), html_page(&label, r));
+    let charts = charts_of(&label, r);
+    out.charts(charts.iter().map(|(s, c)| (s.clone(), c)), &html_path, plan)?;
+    out.markdown(markdown(&label, r), text(r), plan);
     Ok(out)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::stream_compare::{classify, compare_html, compare_text};
-    use crate::stream::result::{Means, Point, Repeat, SizeRun, WatchReport, Window};
-    use crate::stream::send::{SendReport, SenderReport};
-    use crate::stream::verify::{LatencyUs, VerifyReport};
+    use crate::report::stream::compare::{classify, compare_html, compare_text};
+    use crate::result::stream::{LatencyUs, VerifyReport};
+    use crate::result::stream::{Means, Point, Repeat, SizeRun, WatchReport, Window};
+    use crate::result::stream::{SendReport, SenderReport};
 
     fn watch(size: u64, rps: f64, lost: u64) -> WatchReport {
         let mib = rps * size as f64 / 1048576.0;
@@ -784,7 +696,7 @@ mod tests {
             e.contains("s.json") && e.contains("r.csv") && e.contains("request-response"),
             "{e}"
         );
-        let e = crate::report::read::read_result(&s)
+        let e = crate::result::read::read_result(&s)
             .unwrap_err()
             .to_string();
         assert!(e.contains("log-pipeline result"), "{e}");

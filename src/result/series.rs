@@ -1,7 +1,7 @@
 //! A run as the analysis and the reports see it: one [`Point`] per step (the figures a
 //! chart or a table needs), whether it came from hakaru's JSON, hakaru's CSV or
 //! drnbench's CSV. Built from a [`RunResult`] in memory or by the readers in
-//! [`crate::report::read`]; analysed by [`crate::analysis`]; drawn by [`crate::report`].
+//! [`crate::result::read`]; analysed by [`crate::analysis`]; drawn by [`crate::report`].
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -9,8 +9,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::result::series::{error_share, share, Point, Series, SourceFormat};
 use crate::result::RunResult;
-use crate::series::{error_share, share, Point, Series, SourceFormat};
 
 use crate::result::csv::{BULK_COLUMNS, ITEM_ERRORS_PREFIX};
 pub use crate::result::csv::{DRNBENCH_COLUMNS, FULL_EXTRA_COLUMNS};
@@ -126,6 +126,57 @@ fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), 
     Ok((series, run))
 }
 
+/// The JSON of `path`: itself, or the file beside a CSV.
+fn json_of(path: &Path) -> PathBuf {
+    if path.extension().is_some_and(|e| e == "json") {
+        path.to_owned()
+    } else {
+        path.with_extension("json")
+    }
+}
+
+/// The stream result at `path` (its JSON, or the JSON beside a CSV): `None` when the
+/// file is not one (the ordinary readers then take it), an error when it is one that
+/// cannot be read (a newer version, a broken field).
+pub fn read_stream(path: &Path) -> Option<Result<super::stream::StreamResult, ReadError>> {
+    let json = json_of(path);
+    let text = std::fs::read_to_string(&json).ok()?;
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("kind").and_then(|k| k.as_str()) != Some(super::stream::KIND) {
+        return None;
+    }
+    use crate::result::json::ResultReadError;
+    let version = value.get("version").and_then(|v| v.as_u64()).unwrap_or(0);
+    if version > u64::from(super::stream::VERSION) {
+        return Some(Err(ReadError::Json(ResultReadError::TooNew {
+            path: json.display().to_string(),
+            found: u32::try_from(version).unwrap_or(u32::MAX),
+            supported: super::stream::VERSION,
+        })));
+    }
+    // Parsed again from the text so a broken field is named by line and column.
+    Some(serde_json::from_str(&text).map_err(|e| {
+        ReadError::Json(ResultReadError::Invalid {
+            path: json.display().to_string(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })
+    }))
+}
+
+/// The bulk run in `path` (its JSON, or the JSON beside a CSV); `None` when the file
+/// is not a bulk run or cannot be read (the ordinary readers then say why).
+pub fn read_bulk(path: &Path) -> Option<RunResult> {
+    let json = json_of(path);
+    let text = std::fs::read_to_string(&json).ok()?;
+    let run = super::json::from_json(&text, &json.display().to_string()).ok()?;
+    (run.mode == super::Mode::Bulk).then_some(run)
+}
+
 fn label_of(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -157,7 +208,7 @@ fn is_stream_result(text: &str) -> bool {
         kind: Option<String>,
     }
     serde_json::from_str::<Kind>(text)
-        .is_ok_and(|k| k.kind.as_deref() == Some(crate::stream::result::KIND))
+        .is_ok_and(|k| k.kind.as_deref() == Some(crate::result::stream::KIND))
 }
 
 /// What one CSV column holds.
@@ -304,39 +355,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
                 });
             }
         }
-        let n_clients = known["n_clients"];
-        if n_clients < 0.0 || n_clients.fract() != 0.0 {
-            return Err(ReadError::Csv {
-                path: path.to_owned(),
-                line,
-                message: format!("n_clients {n_clients} is not a whole number of clients"),
-            });
-        }
-        p.n_clients = n_clients as usize;
-        p.total_requests = known["total_n_requests"].max(0.0) as u64;
-        p.qps = known["queries_per_second"];
-        p.min_s = known["min_elapsed_time"];
-        p.max_s = known["max_elapsed_time"];
-        p.mean_s = known["average_elapsed_time"];
-        p.p50_s = known.get("p50_elapsed_time").copied();
-        p.p90_s = known.get("p90_elapsed_time").copied();
-        p.p99_s = known.get("p99_elapsed_time").copied();
-        p.client_cpu_share = known.get("client_cpu_share").copied();
-        p.rate = known
-            .get("rate")
-            .copied()
-            .filter(|r| r.is_finite() && *r > 0.0);
-        p.late = known.get("late").map_or(0, |n| n.max(0.0) as u64);
-        p.dropped = known.get("dropped").map_or(0, |n| n.max(0.0) as u64);
-        for kind in crate::stats::ErrorKind::ALL {
-            let col = format!("errors_{}", kind.as_str());
-            if let Some(n) = known.get(col.as_str()) {
-                if *n > 0.0 {
-                    p.errors
-                        .insert(kind.as_str().to_owned(), share(*n as u64, p.total_requests));
-                }
-            }
-        }
+        from_columns(&mut p, &known, path, line)?;
         p.error_share = error_share(&p.statuses);
         any_partial |= p.partial;
         points.push(p);
@@ -355,6 +374,50 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         partial: any_partial,
         state: crate::result::RunState::from_partial(any_partial),
     })
+}
+
+/// A CSV row's named numbers into its point: clients (a whole number), counts,
+/// latencies, rates and the error shares by kind.
+fn from_columns(
+    p: &mut Point,
+    known: &BTreeMap<&'static str, f64>,
+    path: &Path,
+    line: u64,
+) -> Result<(), ReadError> {
+    let n_clients = known["n_clients"];
+    if n_clients < 0.0 || n_clients.fract() != 0.0 {
+        return Err(ReadError::Csv {
+            path: path.to_owned(),
+            line,
+            message: format!("n_clients {n_clients} is not a whole number of clients"),
+        });
+    }
+    p.n_clients = n_clients as usize;
+    p.total_requests = known["total_n_requests"].max(0.0) as u64;
+    p.qps = known["queries_per_second"];
+    p.min_s = known["min_elapsed_time"];
+    p.max_s = known["max_elapsed_time"];
+    p.mean_s = known["average_elapsed_time"];
+    p.p50_s = known.get("p50_elapsed_time").copied();
+    p.p90_s = known.get("p90_elapsed_time").copied();
+    p.p99_s = known.get("p99_elapsed_time").copied();
+    p.client_cpu_share = known.get("client_cpu_share").copied();
+    p.rate = known
+        .get("rate")
+        .copied()
+        .filter(|r| r.is_finite() && *r > 0.0);
+    p.late = known.get("late").map_or(0, |n| n.max(0.0) as u64);
+    p.dropped = known.get("dropped").map_or(0, |n| n.max(0.0) as u64);
+    for kind in crate::stats::ErrorKind::ALL {
+        let col = format!("errors_{}", kind.as_str());
+        if let Some(n) = known.get(col.as_str()) {
+            if *n > 0.0 {
+                p.errors
+                    .insert(kind.as_str().to_owned(), share(*n as u64, p.total_requests));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses latencies that cannot be seconds: a CSV whose latency columns were written

@@ -3,11 +3,14 @@
 //! report's section (cards, the probes' charts, the table) and Markdown. Pure
 //! functions of the result types.
 
+pub mod chart;
+
 use std::fmt::Write as _;
 
-use super::chart::{self, esc};
+use super::chart::esc;
+use super::chart::LineChart;
 use super::fmt::{fmt_latency, fmt_qps};
-use super::markdown::{md_table, Align};
+use super::table::{md_table, Align};
 use super::threshold::fmt_value;
 use super::ReportOptions;
 use crate::analysis::find_max::LATE_SHARE;
@@ -195,7 +198,7 @@ pub fn find_max_charts(
     run: &RunResult,
     fm: &FindMaxResult,
     opts: &ReportOptions,
-) -> Vec<(&'static str, chart::LineChart)> {
+) -> Vec<(&'static str, LineChart)> {
     let mut out = vec![(
         "-find-max",
         chart::find_max_latency_chart(run, fm, opts.chart),
@@ -266,11 +269,11 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     );
     b.push_str("</div>");
     for line in find_max_summary(fm).lines() {
-        let _ = write!(b, "<p>{}</p>", super::html::rich(line));
+        let _ = write!(b, "<p>{}</p>", super::page::rich(line));
     }
     b.push_str("</section>");
     for (_, c) in find_max_charts(run, fm, opts) {
-        b.push_str(&super::html::chart_section(&c));
+        b.push_str(&super::page::chart_section(&c));
     }
     b.push_str(&probes_table_html(fm));
     b
@@ -323,7 +326,7 @@ fn probes_table_html(fm: &FindMaxResult) -> String {
             } else {
                 ""
             },
-            super::html::rich(&why)
+            super::page::rich(&why)
         );
     }
     let _ = write!(
@@ -539,7 +542,10 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert_eq!(c.title, "p99 of each probe by rate");
         let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
         assert_eq!(names, ["p99, passed", "p99, failed"]);
-        assert!(c.lines.iter().all(|l| l.dash == Some(chart::UNJOINED)));
+        assert!(c
+            .lines
+            .iter()
+            .all(|l| l.dash == Some(crate::report::chart::UNJOINED)));
         assert_eq!(c.lines[0].points, [(400.0, 4.2), (400.0, 4.2)]);
         assert_eq!(c.lines[1].points, [(800.0, 312.0)]);
         assert_eq!(
@@ -551,7 +557,7 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert!(c.lines[1].tips[0]
             .starts_with("probe 2: 800.0/s, p99 312 ms — FAIL: p99<50ms was 312 ms"));
         // Unjoined: markers, no polyline.
-        let svg = chart::render_line_chart(&c);
+        let svg = crate::report::chart::render_line_chart(&c);
         assert!(!svg.contains("<polyline"), "{svg}");
         let e = chart::find_max_error_chart(&run, &fm).expect("the SLO bounds errors");
         // 2 connect errors of 1,002 requests.

@@ -1,0 +1,161 @@
+//! What a run's per-second timeline and labels add to every report: when latency rose
+//! and when failures began (a sentence for the terminal, the page and the Markdown),
+//! the charts over time, and each step's table by kind of request.
+
+use std::fmt::Write as _;
+
+use crate::analysis::timeline::{failures_began, latency_rise, run_seconds};
+use crate::report::chart::{esc, timeline, LineChart};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::labels;
+use crate::result::RunResult;
+
+/// "p99 rose at 3 s (step 1): 1.20 ms before, 35.0 ms then, at 812 requests/s." and
+/// "Failures began at 5 s: 12.0% of that second's requests, at 900 requests/s."
+pub fn sentences(run: &RunResult) -> Vec<String> {
+    let seconds = run_seconds(run);
+    let step = |i: usize| {
+        if run.steps.len() > 1 {
+            format!(" (step {})", i + 1)
+        } else {
+            String::new()
+        }
+    };
+    let mut out = Vec::new();
+    if let Some(r) = latency_rise(&seconds) {
+        out.push(format!(
+            "Latency rose at {:.0} s{}: p99 {} in the first seconds, {} then, at {} requests/s.",
+            r.at_s,
+            step(r.step),
+            fmt_latency(r.baseline_p99_s),
+            fmt_latency(r.p99_s),
+            fmt_qps(r.rate)
+        ));
+    }
+    if let Some(f) = failures_began(&seconds) {
+        out.push(format!(
+            "Failures began at {:.0} s{}: {} of that second's requests, at {} requests/s.",
+            f.at_s,
+            step(f.step),
+            fmt_share(f.share * 100.0),
+            fmt_qps(f.rate)
+        ));
+    }
+    out
+}
+
+/// The charts over time with the suffix of their standalone files.
+pub fn charts(run: &RunResult) -> Vec<(&'static str, LineChart)> {
+    [
+        ("-over-time", timeline::timeline_throughput_chart(run)),
+        ("-latency-over-time", timeline::timeline_latency_chart(run)),
+        ("-labels-over-time", timeline::label_latency_chart(run)),
+    ]
+    .into_iter()
+    .filter_map(|(suffix, c)| c.map(|c| (suffix, c)))
+    .collect()
+}
+
+/// Each step's table by kind of request, headed by the step when there are several.
+fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String) -> Vec<String> {
+    run.steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let t = table(s);
+            (!t.is_empty()).then(|| {
+                let head = if run.steps.len() > 1 {
+                    format!("step {} ({})", i + 1, timeline::step_load(s))
+                } else {
+                    String::new()
+                };
+                (head, t)
+            })
+        })
+        .map(|(head, t)| {
+            if head.is_empty() {
+                t
+            } else {
+                format!("{head}\n{t}")
+            }
+        })
+        .collect()
+}
+
+/// The page's sections: "Over time" (sentences and charts), then "By kind of request".
+pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
+    let mut b = String::new();
+    let charts = charts(run);
+    if !charts.is_empty() {
+        b.push_str("<section class=\"over-time\"><h2>Over time</h2>");
+        for s in sentences(run) {
+            let _ = write!(b, "<p>{}</p>", esc(&s));
+        }
+        b.push_str("</section>");
+        for (_, c) in &charts {
+            b.push_str(&section(c));
+        }
+    }
+    let many = run.steps.len() > 1;
+    let tables: Vec<String> = run
+        .steps
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let t = labels::html(s);
+            (!t.is_empty()).then(|| {
+                if many {
+                    format!(
+                        "<h3>Step {} ({})</h3>{t}",
+                        i + 1,
+                        esc(&timeline::step_load(s))
+                    )
+                } else {
+                    t
+                }
+            })
+        })
+        .collect();
+    if !tables.is_empty() {
+        let _ = write!(
+            b,
+            "<section class=\"labels\"><h2>By kind of request</h2>{}</section>",
+            tables.concat()
+        );
+    }
+    b
+}
+
+/// The Markdown: the sentences, then each step's table by kind of request.
+pub fn markdown(run: &RunResult) -> String {
+    let mut o = String::new();
+    let said = sentences(run);
+    if !said.is_empty() {
+        o.push_str("\n### Over time\n\n");
+        for s in said {
+            o.push_str(&format!("- {s}\n"));
+        }
+    }
+    let tables = label_tables(run, labels::markdown);
+    if !tables.is_empty() {
+        o.push_str("\n### By kind of request\n\n");
+        o.push_str(&tables.join("\n"));
+    }
+    o
+}
+
+/// The terminal: the sentences, and with `verbose` each step's table by kind of request.
+pub fn text(run: &RunResult, verbose: bool) -> String {
+    let mut o = String::new();
+    for s in sentences(run) {
+        o.push_str(&s);
+        o.push('\n');
+    }
+    if verbose {
+        for t in label_tables(run, labels::text) {
+            o.push('\n');
+            o.push_str(&t);
+        }
+    }
+    o
+}
