@@ -33,7 +33,7 @@ use tokio::sync::watch;
 use tokio_rustls::TlsConnector;
 
 pub use pacer::{Lane, RateProfile};
-pub use stop::{hold_exit, Stop};
+pub use stop::Stop;
 pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
 use crate::http::Meter;

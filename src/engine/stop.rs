@@ -4,7 +4,9 @@
 
 use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::result::store::hold_exit;
 use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
@@ -91,16 +93,6 @@ impl Stop {
 
 /// Two signals this close together are one: a process and its group signalled at once.
 pub const SAME_SIGNAL: Duration = Duration::from_millis(100);
-
-/// Held while result files are written; a second signal waits for it before exiting,
-/// so no write is cut in half (a stray temporary, no result).
-static WRITING: Mutex<()> = Mutex::new(());
-
-/// Holds off a second signal's exit until the guard drops: taken around the writing
-/// of a run's files.
-pub fn hold_exit() -> MutexGuard<'static, ()> {
-    WRITING.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Which signal arrived.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,11 +15,22 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::sync::{Mutex, MutexGuard};
+
 use crate::outfile::{self, Target};
 
 use super::csv::{to_csv, CsvFormat};
 use super::json::to_json;
 use super::RunResult;
+
+/// Held while a run's files are written; a second Ctrl-C waits for it before exiting
+/// ([`crate::engine::Stop::on_signals`]), so no write is cut in half.
+static WRITING: Mutex<()> = Mutex::new(());
+
+/// Holds off a second signal's exit until the guard drops.
+pub fn hold_exit() -> MutexGuard<'static, ()> {
+    WRITING.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Where a run writes its result files.
 #[derive(Debug, Clone)]
@@ -47,7 +58,7 @@ impl Outputs {
     /// place and the JSON last (see the module's documentation for why).
     pub fn write(&self, run: &RunResult) -> Result<(), WriteError> {
         // A second Ctrl-C waits for both files rather than cutting them in half.
-        let _hold = crate::engine::hold_exit();
+        let _hold = hold_exit();
         let err = |path: &Path| {
             let path = path.to_owned();
             move |source| WriteError { path, source }
