@@ -439,7 +439,9 @@ impl Conn {
     /// reading, or sends more than its framing said). A closed idle socket is a stale
     /// connection, found before the write.
     fn check_idle(&mut self, meter: &Meter) -> Result<(), WireError> {
-        if self.end > self.start {
+        // A stray line break after a body is old servers' habit, not a response.
+        let blank = |b: &[u8]| b.iter().all(|c| matches!(c, b'\r' | b'\n'));
+        if self.end > self.start && !blank(&self.buf[self.start..self.end]) {
             return Err(WireError::Unsolicited);
         }
         self.start = 0;
@@ -447,6 +449,7 @@ impl Conn {
         if let Stream::Plain(s) = &self.stream {
             match s.try_read(&mut self.buf) {
                 Ok(0) => return Err(WireError::Eof { started: false }),
+                Ok(n) if blank(&self.buf[..n]) => meter.add_received(n),
                 Ok(n) => {
                     meter.add_received(n);
                     self.end = n;
@@ -855,5 +858,37 @@ mod tests {
         assert!(!e.is_stale_connection());
         // Nothing was written for the refused request.
         assert_eq!(meter.sent.get(), req.len() as u64);
+    }
+
+    #[tokio::test]
+    async fn a_stray_line_break_after_a_body_is_not_unsolicited() {
+        let l = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr: SocketAddr = l.local_addr().unwrap();
+        tokio::spawn(async move {
+            let (mut s, _) = l.accept().await.unwrap();
+            let mut b = [0u8; 1024];
+            for _ in 0..2 {
+                let _ = s.read(&mut b).await;
+                let _ = s
+                    .write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok\r\n")
+                    .await;
+            }
+        });
+        let t = Target {
+            https: false,
+            host: "127.0.0.1".into(),
+            port: addr.port(),
+            addrs: vec![addr],
+        };
+        let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
+        let req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+        let meter = Meter::default();
+        for _ in 0..2 {
+            assert_eq!(
+                c.exchange(req, false, &meter, None).await.unwrap().status,
+                200
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
     }
 }

@@ -165,6 +165,44 @@ pub fn parse_rates(s: &str) -> Result<Vec<f64>, SpecError> {
     Ok(out)
 }
 
+impl SpecError {
+    /// What is wrong with a scenario's patterns file, in words that quote nothing of it
+    /// (it may be any file: `../../../etc/passwd`); None for errors of another kind.
+    pub fn patterns_problem(&self) -> Option<String> {
+        use crate::pattern::PatternError as P;
+        use crate::plan::PlanError;
+        Some(match self {
+            SpecError::Patterns(p) => match p {
+                P::Read { source, .. } => format!("cannot read the patterns file: {source}"),
+                P::Empty { .. } => "the patterns file is empty".into(),
+                P::Json { line, column, .. } => {
+                    format!("not a patterns file: invalid JSON at line {line}, column {column}")
+                }
+                P::Line { line, .. } => {
+                    format!("not a patterns file: line {line} is not a pattern")
+                }
+                P::Shape {
+                    line: Some(line), ..
+                } => {
+                    format!("not a patterns file: JSON of another shape at line {line}")
+                }
+                P::Shape { line: None, .. } => "not a patterns file: JSON of another shape".into(),
+                P::Key { line, column, .. } => {
+                    format!("a key the patterns file may not have, at line {line}, column {column}")
+                }
+                P::Url { .. } => return None,
+            },
+            SpecError::Plan(PlanError::Invalid(m)) if m.contains("--allow-pattern-hosts") => {
+                "the patterns file names a host of its own (allowing pattern hosts lets it)".into()
+            }
+            SpecError::Plan(_) => "a pattern in the file is not a request hakaru can send (its \
+                 path, host or method); `hakaru run --request-patterns-file FILE` names it"
+                .into(),
+            _ => return None,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -150,15 +150,6 @@ impl WatchOptions {
                 c.records.load(Ordering::Relaxed),
             )
         };
-        // What `--expect` waits for: with --verify, distinct records (a duplicate is
-        // not one more of those expected); without, lines.
-        let arrived = || {
-            if self.verify {
-                c.distinct.load(Ordering::Relaxed)
-            } else {
-                c.records.load(Ordering::Relaxed)
-            }
-        };
         let t0 = Instant::now();
         let warm_end = t0 + plan.warmup;
         let end = warm_end + plan.window * plan.repeat;
@@ -167,18 +158,6 @@ impl WatchOptions {
         let mut last = (t0, read());
         let mut window_start = (warm_end, (0u64, 0u64));
         let mut next_tick = t0 + plan.interval;
-        let phase_at = |t: Instant| -> (String, u32) {
-            if t <= warm_end && !plan.warmup.is_zero() {
-                ("warmup".into(), 0)
-            } else {
-                let k = ((t.saturating_duration_since(warm_end).as_secs_f64() - 1e-9)
-                    / plan.window.as_secs_f64())
-                .floor()
-                .max(0.0) as u32;
-                let k = k.min(plan.repeat - 1) + 1;
-                (format!("run {k}"), k)
-            }
-        };
         let mut finished = false;
         let mut in_window = plan.warmup.is_zero();
         let mut run_no = 1u32;
@@ -191,38 +170,16 @@ impl WatchOptions {
                 warm_end
             };
             let next = next_tick.min(boundary);
-            // Wait for the next sample, looking at the end conditions as we go.
-            let mut early = false;
-            let mut ended_by_done = false;
-            loop {
-                let now = Instant::now();
-                if now >= next {
-                    break;
-                }
-                let (_, records) = read();
-                if records != growth.1 {
-                    growth = (now, records);
-                }
-                if stop.is_triggered() || plan.expect_total.is_some_and(|e| arrived() >= e) {
-                    early = true;
-                    break;
-                }
-                if done() {
-                    early = true;
-                    ended_by_done = true;
-                    break;
-                }
-                std::thread::sleep(CHECK.min(next - now));
-            }
+            let ending = self.wait(&c, plan, next, &mut growth, stop, done);
+            let early = ending != Ending::OnTime;
             let now = if early { Instant::now() } else { next };
             let counts = read();
-            let (phase, _) = phase_at(now);
             let dt = now.saturating_duration_since(last.0).as_secs_f64();
             let (db, dr) = (counts.0 - last.1 .0, counts.1 - last.1 .1);
             if dt > 0.0 {
                 let p = Point {
                     t_s: now.saturating_duration_since(t0).as_secs_f64(),
-                    phase,
+                    phase: phase_at(plan, warm_end, now),
                     bytes: db,
                     records: dr,
                     records_per_s: dr as f64 / dt,
@@ -244,35 +201,75 @@ impl WatchOptions {
             if in_window && (at_boundary || early) {
                 // Ended because the senders are done and the receiver went quiet: the
                 // quiet tail is not transfer time, so the window ends at the last arrival.
-                let end_at = if ended_by_done {
+                let end_at = if ending == Ending::Done {
                     growth.0.max(window_start.0)
                 } else {
                     now
                 };
-                let secs = end_at
-                    .saturating_duration_since(window_start.0)
-                    .as_secs_f64();
-                let (b, r) = (counts.0 - window_start.1 .0, counts.1 - window_start.1 .1);
-                if secs > 0.0 {
-                    runs.push(Window {
-                        run: run_no,
-                        from_s: window_start.0.saturating_duration_since(t0).as_secs_f64(),
-                        to_s: end_at.saturating_duration_since(t0).as_secs_f64(),
-                        records: r,
-                        bytes: b,
-                        records_per_s: r as f64 / secs,
-                        mib_per_s: b as f64 / secs / (1024.0 * 1024.0),
-                        cut_short: !at_boundary,
-                    });
-                }
+                runs.extend(window(
+                    run_no,
+                    t0,
+                    window_start,
+                    (end_at, counts),
+                    !at_boundary,
+                ));
                 window_start = (now, counts);
                 run_no += 1;
             }
             finished = early || now >= end || run_no > plan.repeat;
         }
-        // The readers' last reads (at the stop) count in the totals.
+        self.report(running, plan, started_at, timeline, runs)
+    }
+
+    /// Wait until `next`, looking at the end conditions as it goes (and noting when
+    /// the record count last grew).
+    fn wait(
+        &self,
+        c: &super::source::Counters,
+        plan: &Plan,
+        next: Instant,
+        growth: &mut (Instant, u64),
+        stop: &Stop,
+        done: &dyn Fn() -> bool,
+    ) -> Ending {
+        loop {
+            let now = Instant::now();
+            if now >= next {
+                return Ending::OnTime;
+            }
+            let records = c.records.load(Ordering::Relaxed);
+            if records != growth.1 {
+                *growth = (now, records);
+            }
+            // What `--expect` waits for: with --verify, distinct records (a duplicate
+            // is not one more of those expected); without, lines.
+            let arrived = if self.verify {
+                c.distinct.load(Ordering::Relaxed)
+            } else {
+                records
+            };
+            if stop.is_triggered() || plan.expect_total.is_some_and(|e| arrived >= e) {
+                return Ending::Early;
+            }
+            if done() {
+                return Ending::Done;
+            }
+            std::thread::sleep(CHECK.min(next - now));
+        }
+    }
+
+    /// The watch's report: the readers stopped (their last reads count), the windows'
+    /// mean, `--verify`'s findings.
+    fn report(
+        &self,
+        running: Running,
+        plan: &Plan,
+        started_at: String,
+        timeline: Vec<Point>,
+        runs: Vec<Window>,
+    ) -> WatchReport {
+        let c = running.counters.clone();
         let (verifier, reader_errors) = running.finish();
-        let (total_bytes, total_records) = read();
         let verify = verifier.map(|v| v.report(self.expect, self.senders));
         let mean = if runs.is_empty() {
             Means::default()
@@ -293,8 +290,8 @@ impl WatchOptions {
             timeline,
             runs,
             mean,
-            total_records,
-            total_bytes,
+            total_records: c.records.load(Ordering::Relaxed),
+            total_bytes: c.bytes.load(Ordering::Relaxed),
             truncations: c.truncations.load(Ordering::Relaxed),
             rotations: c.rotations.load(Ordering::Relaxed),
             connections: c.connections.load(Ordering::Relaxed),
@@ -302,6 +299,53 @@ impl WatchOptions {
             reader_errors,
         }
     }
+}
+
+/// Why a wait for the next sample ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// At the sample's time.
+    OnTime,
+    /// Stopped, or everything expected arrived.
+    Early,
+    /// The senders are done and nothing more is coming.
+    Done,
+}
+
+/// The phase a moment falls in: "warmup", or "run K" of the windows.
+fn phase_at(plan: &Plan, warm_end: Instant, t: Instant) -> String {
+    if t <= warm_end && !plan.warmup.is_zero() {
+        "warmup".into()
+    } else {
+        let k = ((t.saturating_duration_since(warm_end).as_secs_f64() - 1e-9)
+            / plan.window.as_secs_f64())
+        .floor()
+        .max(0.0) as u32;
+        format!("run {}", k.min(plan.repeat - 1) + 1)
+    }
+}
+
+/// Window `run` from `start` to `end` (moments and (bytes, records) counts), or None
+/// when it took no time.
+fn window(
+    run: u32,
+    t0: Instant,
+    start: (Instant, (u64, u64)),
+    end: (Instant, (u64, u64)),
+    cut_short: bool,
+) -> Option<Window> {
+    let secs = end.0.saturating_duration_since(start.0).as_secs_f64();
+    let (b, r) = (end.1 .0 - start.1 .0, end.1 .1 - start.1 .1);
+    (secs > 0.0).then(|| Window {
+        run,
+        from_s: start.0.saturating_duration_since(t0).as_secs_f64(),
+        to_s: end.0.saturating_duration_since(t0).as_secs_f64(),
+        records: r,
+        bytes: b,
+        records_per_s: r as f64 / secs,
+        mib_per_s: b as f64 / secs / (1024.0 * 1024.0),
+        cut_short,
+    })
 }
 
 #[cfg(test)]

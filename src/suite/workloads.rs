@@ -11,7 +11,7 @@ use super::run::SuiteError;
 use super::scenario::{BulkSpec, Phase, Scenario, Source, WorkloadSpec, YcsbSpec};
 use crate::result::Shard;
 use crate::spec::bulk::{BulkOptions, DocSource};
-use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions, SpecError};
+use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions};
 use crate::workload::bulk::BulkWorkload;
 use crate::workload::mix::AnyWorkload;
 use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
@@ -184,7 +184,7 @@ impl Built {
         };
         let ready = options
             .build()
-            .map_err(|why| match patterns_problem(&why) {
+            .map_err(|why| match why.patterns_problem() {
                 // A scenario from elsewhere may name any file: say what is wrong with it,
                 // never what it holds.
                 Some(problem) => SuiteError::PatternsFile {
@@ -232,40 +232,6 @@ pub(super) fn plain_ready(command_line: &[String]) -> Ready {
     }
     .build()
     .expect("a fixed valid run")
-}
-
-/// What is wrong with a scenario's patterns file, in words that quote nothing of it
-/// (it may be any file: `../../../etc/passwd`); None for errors of another kind.
-fn patterns_problem(e: &SpecError) -> Option<String> {
-    use crate::pattern::PatternError as P;
-    use crate::plan::PlanError;
-    Some(match e {
-        SpecError::Patterns(p) => match p {
-            P::Read { source, .. } => format!("cannot read the patterns file: {source}"),
-            P::Empty { .. } => "the patterns file is empty".into(),
-            P::Json { line, column, .. } => {
-                format!("not a patterns file: invalid JSON at line {line}, column {column}")
-            }
-            P::Line { line, .. } => format!("not a patterns file: line {line} is not a pattern"),
-            P::Shape {
-                line: Some(line), ..
-            } => {
-                format!("not a patterns file: JSON of another shape at line {line}")
-            }
-            P::Shape { line: None, .. } => "not a patterns file: JSON of another shape".into(),
-            P::Key { line, column, .. } => {
-                format!("a key the patterns file may not have, at line {line}, column {column}")
-            }
-            P::Url { .. } => return None,
-        },
-        SpecError::Plan(PlanError::Invalid(m)) if m.contains("--allow-pattern-hosts") => {
-            "the patterns file names a host of its own (allow_pattern_hosts = true lets it)".into()
-        }
-        SpecError::Plan(_) => "a pattern in the file is not a request hakaru can send (its \
-             path, host or method); `hakaru run --request-patterns-file FILE` names it"
-            .into(),
-        _ => return None,
-    })
 }
 
 /// `hakaru bulk`'s options for a bulk workload of phase `i`.

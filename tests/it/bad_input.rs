@@ -204,24 +204,26 @@ fn serve_threads_100000_is_refused() {
     fails_with(&["serve", "--threads", "100000"], &["--threads 100000"]);
 }
 
-/// Issue 20: `-o - > /dev/full` panicked (exit 101) on the full stdout.
+/// Issue 20: `-o - > /dev/full` panicked (exit 101) on the full stdout; so did the
+/// summary printed to a full stdout.
 #[test]
 fn writing_to_a_full_stdout_is_an_error_not_a_panic() {
     let t = target();
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .unwrap();
-    let out = hakaru()
-        .args(["run", "-c", "1", "-n", "3", "-o", "-", "--format", "json"])
-        .arg(format!("http://{}/", t.addr))
-        .stdout(full)
-        .output()
-        .unwrap();
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot write to standard output"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
+    let url = format!("http://{}/", t.addr);
+    for args in [
+        &["run", "-c", "1", "-n", "3", "-o", "-", "--format", "json"][..],
+        &["run", "-c", "1", "-n", "3"][..],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = hakaru().args(args).arg(&url).stdout(full).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("No space left on device"), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
 }
 
 /// Issue 20: a scenario naming `../../../etc/passwd` as its patterns file printed the
