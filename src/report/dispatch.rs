@@ -183,7 +183,17 @@ pub fn run_compare(
     let series = read_results(paths, labels)?;
     let mut out = Rendered::default();
     if let Some(p) = &plan.html {
-        out.put(p.clone(), compare_html(&series, &plan.options));
+        // What only hakaru's JSON keeps (timelines, labels), for the runs that have it.
+        let runs: Vec<Option<RunResult>> = paths
+            .iter()
+            .map(|p| read_result_and_run(p).ok().and_then(|(_, r)| r))
+            .collect();
+        let named: Vec<(&str, &RunResult)> = series
+            .iter()
+            .zip(&runs)
+            .filter_map(|(s, r)| r.as_ref().map(|r| (s.label.as_str(), r)))
+            .collect();
+        out.put(p.clone(), compare_html(&series, &named, &plan.options));
     }
     let base = plan
         .html

@@ -6,7 +6,7 @@
 use crate::report::chart::esc;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::report::table::{md_table, Align};
-use crate::result::{LabelResult, StepResult};
+use crate::result::{LabelResult, RunResult, StepResult};
 
 const HEADERS: [&str; 8] = [
     "label", "requests", "share", "req/s", "p50", "p99", "max", "failed",
@@ -140,6 +140,51 @@ pub fn html(step: &StepResult) -> String {
     if let Some(note) = &step.labels_note {
         o.push_str(&format!("<p class=\"note\">{}</p>", esc(note)));
     }
+    o
+}
+
+/// Several runs side by side per label (`compare`): for each label any run has, each
+/// run's p99 and rate in its last step (where a ramp ends, a single step's own). Empty
+/// when no run has two labels.
+pub fn compare_html(runs: &[(&str, &RunResult)]) -> String {
+    let last: Vec<(&str, &StepResult)> = runs
+        .iter()
+        .filter_map(|(n, r)| r.steps.last().map(|s| (*n, s)))
+        .collect();
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for (_, s) in &last {
+        for l in &s.labels {
+            let k = (l.key.clone(), l.value.clone());
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+    }
+    if keys.len() < 2 {
+        return String::new();
+    }
+    let mut o = String::from(
+        "<section class=\"labels\"><h2>By kind of request</h2><div class=\"scroll\"><table><thead><tr><th>label</th>",
+    );
+    for (n, _) in &last {
+        o.push_str(&format!("<th>{} p99</th><th>{} req/s</th>", esc(n), esc(n)));
+    }
+    o.push_str("</tr></thead><tbody>");
+    for (key, value) in &keys {
+        o.push_str(&format!("<tr><td>{}={}</td>", esc(key), esc(value)));
+        for (_, s) in &last {
+            match s.labels.iter().find(|l| &l.key == key && &l.value == value) {
+                Some(l) => o.push_str(&format!(
+                    "<td class=\"num\">{}</td><td class=\"num\">{}</td>",
+                    esc(&fmt_latency(l.latency.p99_s)),
+                    esc(&fmt_qps(l.total_requests as f64 / s.elapsed_s.max(1e-9)))
+                )),
+                None => o.push_str("<td>-</td><td>-</td>"),
+            }
+        }
+        o.push_str("</tr>");
+    }
+    o.push_str("</tbody></table></div><p class=\"note\">Each run's last step.</p></section>");
     o
 }
 

@@ -277,10 +277,16 @@ fn a_templated_ndjson_body_counts_item_errors_at_a_pointer() {
     let text = ok(&out);
     assert_eq!(v["steps"][0]["bulk"]["docs_acknowledged"], 100, "{text}");
     assert_eq!(v["verify"]["present"], 100, "{text}");
-    // The same IDs again: every one a version conflict, counted by its type.
+    // The same IDs again: every one a version conflict, counted by its type — and a
+    // write the server acknowledged none of is a failed measurement (exit 1).
     let a = args("40");
     let (out, v) = bulk(&dir, &a.iter().map(String::as_str).collect::<Vec<_>>());
-    let text = ok(&out);
+    let text = crate::util::stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        crate::util::stderr(&out).contains("nothing was acknowledged"),
+        "{text}"
+    );
     assert_eq!(
         v["steps"][0]["bulk"]["item_errors"]["version_conflict_engine_exception"], 40,
         "{text}"

@@ -103,4 +103,22 @@ fn two_groups_give_two_labelled_rows_and_curves() {
     );
     let html = std::fs::read_to_string(json.with_extension("html")).unwrap();
     assert!(html.contains("By kind of request") && html.contains("p99 by kind of request"));
+    // compare overlays the runs over time and puts their labels side by side.
+    let again = dir.path("again.json");
+    std::fs::copy(&json, &again).unwrap();
+    let page = dir.path("cmp.html");
+    let j = json.to_str().unwrap();
+    ok(&run(&[
+        "compare",
+        j,
+        again.to_str().unwrap(),
+        "-o",
+        page.to_str().unwrap(),
+    ]));
+    let page = std::fs::read_to_string(page).unwrap();
+    assert!(page.contains("p99 over time") && page.contains("Throughput over time"));
+    assert!(
+        page.contains("<td>group=search</td>") && page.contains("mix p99"),
+        "{page}"
+    );
 }

@@ -191,7 +191,7 @@ fn compare_rows_hold_ratios_and_sentences() {
     let md = compare_markdown(&runs);
     assert!(md.contains("| run | peak qps | at clients | plateau |"));
     assert!(md.contains("droonga-3nodes holds 2.3× groonga's peak qps"));
-    let html = compare_html(&runs, &ReportOptions::default());
+    let html = compare_html(&runs, &[], &ReportOptions::default());
     // Throughput, latency, latency against throughput.
     assert_eq!(html.matches("<svg").count(), 3);
     assert!(html.contains("droonga-3nodes holds 2.3× groonga&#39;s peak qps"));

@@ -15,6 +15,7 @@ use crate::report::page;
 use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
+use crate::result::RunResult;
 
 /// Computes one row per setup (repetitions folded into one row, a cold first round
 /// in its own).
@@ -245,7 +246,13 @@ pub fn compare_markdown(series: &[Series]) -> String {
 }
 
 /// The comparison as one self-contained HTML page with the overlaid charts.
-pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
+/// `runs`: the runs that are hakaru JSON results, by label, for what only they keep
+/// (timelines and labels, drawn over time and side by side per label).
+pub fn compare_html(
+    series: &[Series],
+    runs: &[(&str, &RunResult)],
+    opts: &ReportOptions,
+) -> String {
     let rows = compare_rows(series);
     let shown = repeat::display_series(series);
     let refs: Vec<&Series> = shown.iter().collect();
@@ -295,6 +302,10 @@ pub fn compare_html(series: &[Series], opts: &ReportOptions) -> String {
     for (_, c) in crate::report::chart::run_charts(&refs, opts) {
         b.push_str(&page::chart_section(&c));
     }
+    for c in crate::report::chart::timeline::compare_timeline_charts(runs) {
+        b.push_str(&page::chart_section(&c));
+    }
+    b.push_str(&crate::report::labels::compare_html(runs));
     b.push_str("<section><h2>Sources</h2><dl>");
     for s in series {
         let _ = write!(
@@ -342,7 +353,7 @@ mod tests {
             md.contains(&format!("\n> **Warning:** {}", &line["warning: ".len()..])),
             "{md}"
         );
-        let html = compare_html(&[a.clone(), b], &ReportOptions::default());
+        let html = compare_html(&[a.clone(), b], &[], &ReportOptions::default());
         assert!(
             html.contains("<p><strong>Warning:</strong> these runs sent different request patterns (a reads.txt (sha256:1a2b3c4d)"),
             "{html}"
