@@ -315,7 +315,13 @@ fn groonga_loads_are_counted_and_the_content_type_trap_is_caught() {
     trap[6] = "50";
     trap.extend(["--content-type", "application/x-www-form-urlencoded"]);
     let (out, v) = bulk(&dir, &trap);
-    let text = ok(&out);
+    // Nothing kept is a failed measurement, said in one sentence (exit 1).
+    let text = crate::util::stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        crate::util::stderr(&out).contains("nothing was acknowledged"),
+        "{text}"
+    );
     for i in 0..2 {
         assert_eq!(step_bulk(&v, i)["docs_acknowledged"], 0, "{text}");
         assert_eq!(step_bulk(&v, i)["item_errors"]["not_kept"], 400, "{text}");
