@@ -45,10 +45,9 @@ const NEXT_SECOND: f64 = 1.5;
 /// start a few milliseconds after their nominal times, and so do their seconds.
 const OVERLAP_S: f64 = 0.05;
 
-/// The recovery after each event, found again on the merged timeline (a shard's own
-/// saw only its share of the load). Measured for the events the first shard measured.
-pub fn find_again(run: &mut RunResult) {
-    let points: Vec<Point> = crate::result::suite::scenario_seconds(run)
+/// A scenario's seconds as the recovery reads them.
+pub fn points(run: &RunResult) -> Vec<Point> {
+    crate::result::suite::scenario_seconds(run)
         .iter()
         .map(|s| Point {
             phase: s.phase,
@@ -57,7 +56,13 @@ pub fn find_again(run: &mut RunResult) {
             ok: s.ok,
             p99_s: s.p99_s,
         })
-        .collect();
+        .collect()
+}
+
+/// The recovery after each event, found again on the merged timeline (a shard's own
+/// saw only its share of the load). Measured for the events the first shard measured.
+pub fn find_again(run: &mut RunResult) {
+    let points = points(run);
     let Some(suite) = run.suite.as_mut() else {
         return;
     };

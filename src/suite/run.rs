@@ -11,14 +11,12 @@ use std::time::{Duration, Instant, SystemTime};
 use super::events;
 use super::scenario::{Scenario, TargetPid};
 use super::workloads::Built;
-use crate::analysis::recovery::{self, Point};
+use crate::analysis::recovery;
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
 use crate::probe::ProcessWatch;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
-use crate::result::suite::{
-    scenario_seconds, PhaseResult, SuiteResult, SuiteVerify, WorkloadResult,
-};
+use crate::result::suite::{PhaseResult, SuiteResult, SuiteVerify, WorkloadResult};
 use crate::result::{LoadModel, Mode, RunResult, RunState, Shard, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
 use crate::spec::{parse_duration, share_step, start_moment, SpecError, StartAt};
@@ -505,16 +503,7 @@ pub fn run(
 
 /// The recovery after each event that ran and asked for it.
 fn add_recovery(run: &mut RunResult, scenario: &Scenario) {
-    let points: Vec<Point> = scenario_seconds(run)
-        .iter()
-        .map(|s| Point {
-            phase: s.phase,
-            t_s: s.t_s,
-            total: s.total(),
-            ok: s.ok,
-            p99_s: s.p99_s,
-        })
-        .collect();
+    let points = recovery::points(run);
     let Some(suite) = run.suite.as_mut() else {
         return;
     };
