@@ -24,6 +24,35 @@ pub struct Point {
     pub mib_per_s: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<MachineSample>,
+    /// With `--verify` and records that carry their send time: the end-to-end latency
+    /// of the records that arrived in this interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency: Option<IntervalLatency>,
+}
+
+/// End-to-end latency of one interval's records, microseconds, with the interval's
+/// own histogram so any figure can be redrawn or intervals added exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IntervalLatency {
+    pub records: u64,
+    pub p50_us: u64,
+    pub p99_us: u64,
+    pub max_us: u64,
+    /// HdrHistogram V2 serialization (µs, 2 significant digits), base64.
+    pub histogram: String,
+}
+
+impl IntervalLatency {
+    /// `None` for an interval in which no stamped record arrived.
+    pub fn of(h: &hdrhistogram::Histogram<u64>) -> Option<IntervalLatency> {
+        (!h.is_empty()).then(|| IntervalLatency {
+            records: h.len(),
+            p50_us: h.value_at_quantile(0.5),
+            p99_us: h.value_at_quantile(0.99),
+            max_us: h.max(),
+            histogram: super::encode_histogram(h),
+        })
+    }
 }
 
 /// One measured window (after the warm-up).
@@ -252,6 +281,12 @@ fn timeline_csv(w: &mut csv::Writer<Vec<u8>>, _size: Option<usize>, points: &[Po
         "mib_per_s",
     ];
     head.extend(MachineSample::CSV_HEADER);
+    head.extend([
+        "latency_records",
+        "latency_p50_us",
+        "latency_p99_us",
+        "latency_max_us",
+    ]);
     let _ = w.write_record(&head);
     for p in points {
         let mut row = vec![
@@ -263,6 +298,10 @@ fn timeline_csv(w: &mut csv::Writer<Vec<u8>>, _size: Option<usize>, points: &[Po
             format!("{:.3}", p.mib_per_s),
         ];
         row.extend(MachineSample::csv_row(p.machine.as_ref()));
+        match &p.latency {
+            Some(l) => row.extend([l.records, l.p50_us, l.p99_us, l.max_us].map(|v| v.to_string())),
+            None => row.extend([""; 4].map(String::from)),
+        }
         let _ = w.write_record(&row);
     }
 }

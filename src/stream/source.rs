@@ -25,8 +25,10 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
+use hdrhistogram::Histogram;
+
 use super::record::now_us;
-use super::verify::{Lines, Verifier};
+use super::verify::{new_interval_histogram, Lines, Verifier};
 use super::StreamError;
 
 /// How often followed files and directories are looked at.
@@ -124,6 +126,36 @@ pub struct Counters {
     /// With `--verify`: records new to their reader (a duplicate counts once), what
     /// `--expect` waits for. A record that arrives on two connections counts for each.
     pub distinct: AtomicU64,
+    /// With `--verify`: the end-to-end latencies of the records read since the watch
+    /// last took them (each reader adds its own at most every [`HAND_OVER_US`]).
+    pub latency: IntervalHistogram,
+}
+
+/// How often a reader adds its recent latencies to the shared interval histogram:
+/// often enough that a record lands in the interval it arrived in (give or take this
+/// much at the boundary), rarely enough that the lock and the bucket walk cost nothing.
+pub const HAND_OVER_US: u64 = 20_000;
+
+/// The interval's latencies, shared by the readers and the watch.
+#[derive(Debug)]
+pub struct IntervalHistogram(Mutex<Histogram<u64>>);
+
+impl Default for IntervalHistogram {
+    fn default() -> Self {
+        IntervalHistogram(Mutex::new(new_interval_histogram()))
+    }
+}
+
+impl IntervalHistogram {
+    /// What arrived since the last take, and an empty histogram left in its place.
+    pub fn take(&self) -> Histogram<u64> {
+        let mut h = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        std::mem::replace(&mut *h, new_interval_histogram())
+    }
+
+    fn add_from(&self, v: &mut Verifier) {
+        v.take_recent(&mut self.0.lock().unwrap_or_else(|e| e.into_inner()));
+    }
 }
 
 /// How the readers read.
@@ -187,6 +219,8 @@ struct Shared {
 struct Tally {
     shared: Shared,
     verifier: Option<(Verifier, Lines)>,
+    /// When this reader last handed its latencies over (µs, [`now_us`]).
+    handed_at: u64,
 }
 
 impl Tally {
@@ -196,6 +230,20 @@ impl Tally {
                 .verify
                 .then(|| (Verifier::default(), Lines::default())),
             shared: shared.clone(),
+            handed_at: 0,
+        }
+    }
+
+    /// Hand the verifier's recent latencies to the watch's interval, at most every
+    /// [`HAND_OVER_US`].
+    #[inline]
+    fn hand_over(&mut self, now: u64) {
+        if now.saturating_sub(self.handed_at) < HAND_OVER_US {
+            return;
+        }
+        self.handed_at = now;
+        if let Some((v, _)) = &mut self.verifier {
+            self.shared.counters.latency.add_from(v);
         }
     }
 
@@ -208,9 +256,11 @@ impl Tally {
         c.records.fetch_add(lines, Ordering::Relaxed);
         if let Some((v, lines)) = &mut self.verifier {
             let before = v.distinct();
-            lines.feed(chunk, v, now_us());
+            let now = now_us();
+            lines.feed(chunk, v, now);
             c.distinct
                 .fetch_add(v.distinct() - before, Ordering::Relaxed);
+            self.hand_over(now);
         }
     }
 
@@ -231,9 +281,11 @@ impl Tally {
         c.records.fetch_add(1, Ordering::Relaxed);
         if let Some((v, _)) = &mut self.verifier {
             let before = v.distinct();
-            v.line(d, now_us());
+            let now = now_us();
+            v.line(d, now);
             c.distinct
                 .fetch_add(v.distinct() - before, Ordering::Relaxed);
+            self.hand_over(now);
         }
     }
 
@@ -250,6 +302,7 @@ impl Drop for Tally {
     fn drop(&mut self) {
         if let Some((mut v, mut lines)) = self.verifier.take() {
             lines.finish(&mut v, now_us());
+            self.shared.counters.latency.add_from(&mut v);
             self.shared
                 .verifiers
                 .lock()
@@ -480,6 +533,7 @@ fn follow_file(mut f: Follow, sh: &Shared) {
                 return;
             }
         }
+        t.hand_over(now_us());
         std::thread::sleep(POLL);
     }
     // What arrived before the stop still counts.
@@ -526,6 +580,7 @@ fn follow_dir(dir: &Path, mut files: HashMap<PathBuf, Follow>, sh: &Shared) {
             continue;
         }
         if !any {
+            t.hand_over(now_us());
             std::thread::sleep(POLL * 2);
         }
     }
@@ -571,6 +626,8 @@ fn read_conn(mut c: TcpStream, sh: &Shared) {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
+                // Quiet: what the last reads recorded belongs to this interval.
+                t.hand_over(now_us());
                 if sh.stop.load(Ordering::Relaxed) {
                     return;
                 }
@@ -594,6 +651,7 @@ fn read_udp(s: UdpSocket, sh: &Shared) {
                     io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
                 ) =>
             {
+                t.hand_over(now_us());
                 if sh.stop.load(Ordering::Relaxed) {
                     return;
                 }

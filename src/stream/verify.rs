@@ -24,6 +24,11 @@ const MAX_BITMAP_WORDS: usize = 1 << 25;
 /// The longest latency tracked exactly: one hour, in µs.
 const MAX_LATENCY_US: u64 = 3_600_000_000;
 
+/// An interval's latency histogram (µs, 2 significant digits, up to an hour).
+pub fn new_interval_histogram() -> Histogram<u64> {
+    Histogram::new_with_bounds(1, MAX_LATENCY_US, 2).expect("valid bounds")
+}
+
 /// What one sender's records did.
 #[derive(Debug, Clone, Default)]
 struct Track {
@@ -90,6 +95,9 @@ pub struct Verifier {
     /// Records without a sender (the sequence-only layout).
     shared: Option<Track>,
     latency: Histogram<u64>,
+    /// The latencies since the reader last handed them to the watch's interval
+    /// ([`Verifier::take_recent`]): 2 significant digits, a kept interval's precision.
+    recent: Histogram<u64>,
     /// Records whose send time is after their arrival (clocks apart): latency 0.
     early: u64,
     foreign: u64,
@@ -105,6 +113,7 @@ impl Default for Verifier {
             senders: Vec::new(),
             shared: None,
             latency: Histogram::new_with_bounds(1, MAX_LATENCY_US, 3).expect("valid bounds"),
+            recent: new_interval_histogram(),
             early: 0,
             foreign: 0,
             budget: MAX_BITMAP_WORDS,
@@ -162,6 +171,16 @@ impl Verifier {
                 0
             };
             self.latency.saturating_record(lat.max(1));
+            self.recent.saturating_record(lat.max(1));
+        }
+    }
+
+    /// Add the latencies recorded since the last call to `into` (an interval's
+    /// histogram) and forget them here.
+    pub fn take_recent(&mut self, into: &mut Histogram<u64>) {
+        if !self.recent.is_empty() {
+            let _ = into.add(&self.recent);
+            self.recent.reset();
         }
     }
 

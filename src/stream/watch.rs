@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use super::machine::MachineProbe;
 use super::source::{start, Running, SourceOptions, SourceUri};
-use super::verify::MAX_SENDER;
+use super::verify::{new_interval_histogram, MAX_SENDER};
 use super::StreamError;
 use crate::engine::{Stop, MAX_DURATION};
-use crate::result::stream::{Means, Point, WatchReport, Window};
+use crate::result::stream::{IntervalLatency, Means, Point, WatchReport, Window};
 
 /// How often a watch looks at its end conditions between samples.
 const CHECK: Duration = Duration::from_millis(20);
@@ -185,6 +185,10 @@ impl WatchOptions {
                     records_per_s: dr as f64 / dt,
                     mib_per_s: db as f64 / dt / (1024.0 * 1024.0),
                     machine: machine.as_mut().map(|m| m.sample()),
+                    latency: self
+                        .verify
+                        .then(|| IntervalLatency::of(&c.latency.take()))
+                        .flatten(),
                 };
                 on_point(&p);
                 timeline.push(p);
@@ -265,11 +269,14 @@ impl WatchOptions {
         running: Running,
         plan: &Plan,
         started_at: String,
-        timeline: Vec<Point>,
+        mut timeline: Vec<Point>,
         runs: Vec<Window>,
     ) -> WatchReport {
         let c = running.counters.clone();
         let (verifier, reader_errors) = running.finish();
+        if self.verify {
+            add_stragglers(&mut timeline, c.latency.take());
+        }
         let verify = verifier.map(|v| v.report(self.expect, self.senders));
         let mean = if runs.is_empty() {
             Means::default()
@@ -299,6 +306,21 @@ impl WatchOptions {
             reader_errors,
         }
     }
+}
+
+/// The latencies the readers handed over after the last interval was cut (what they
+/// read just before stopping) belong to the last interval.
+fn add_stragglers(timeline: &mut [Point], rest: hdrhistogram::Histogram<u64>) {
+    let Some(last) = timeline.last_mut().filter(|_| !rest.is_empty()) else {
+        return;
+    };
+    let mut h = last
+        .latency
+        .as_ref()
+        .and_then(|l| crate::result::decode_histogram(&l.histogram).ok())
+        .unwrap_or_else(new_interval_histogram);
+    let _ = h.add(&rest);
+    last.latency = IntervalLatency::of(&h);
 }
 
 /// Why a wait for the next sample ended.

@@ -337,6 +337,24 @@ fn watch_verifies_every_record_of_three_senders_exactly() {
     assert_eq!(head[..3], ["t_s", "phase", "records"]);
     let sum: f64 = rows.iter().map(|r| col(&head, r, "records")).sum();
     assert_eq!(sum, 60_000.0);
+    // Every stamped record's latency lands in exactly one interval (issue 18: a
+    // timeline in every result), so the intervals' counts add up to the whole.
+    let points = j["watch"]["timeline"].as_array().unwrap();
+    let timed: u64 = points
+        .iter()
+        .filter_map(|p| p["latency"]["records"].as_u64())
+        .sum();
+    assert_eq!(timed, 60_000, "{points:?}");
+    let with = points.iter().find(|p| p["latency"].is_object()).unwrap();
+    assert!(
+        with["latency"]["p99_us"].as_u64().unwrap() >= with["latency"]["p50_us"].as_u64().unwrap()
+    );
+    assert!(with["latency"]["histogram"]
+        .as_str()
+        .is_some_and(|h| !h.is_empty()));
+    let i = head.iter().position(|h| h == "latency_records").unwrap();
+    let timed_csv: u64 = rows.iter().filter_map(|r| r[i].parse::<u64>().ok()).sum();
+    assert_eq!(timed_csv, 60_000);
 }
 
 #[test]

@@ -215,6 +215,9 @@ pub fn timeline_charts(label: &str, size: Option<u64>, segs: &[Segment]) -> Vec<
         })],
         round_note.iter().cloned().collect(),
     ));
+    if has(|p| p.latency.as_ref().map(|l| l.p99_us as f64)) {
+        out.push(latency_chart(segs, &what));
+    }
     let mut io = vec![series_line(segs, "arrived", 0, None, "MiB/s", |p| {
         Some(p.mib_per_s)
     })];
@@ -294,6 +297,40 @@ pub fn timeline_charts(label: &str, size: Option<u64>, segs: &[Segment]) -> Vec<
     out
 }
 
+/// End-to-end latency per interval (p50, p99, max), on a log axis when it spans more
+/// than 10×, as the request-response timelines are drawn.
+fn latency_chart(segs: &[Segment], what: &str) -> LineChart {
+    fn ms(v: u64) -> f64 {
+        v as f64 / 1000.0
+    }
+    let lines = vec![
+        series_line(segs, "p50", 0, None, "ms", |p| {
+            p.latency.as_ref().map(|l| ms(l.p50_us))
+        }),
+        series_line(segs, "p99", 1, None, "ms", |p| {
+            p.latency.as_ref().map(|l| ms(l.p99_us))
+        }),
+        series_line(segs, "max", 3, Some("6 4"), "ms", |p| {
+            p.latency.as_ref().map(|l| ms(l.max_us))
+        }),
+    ];
+    let (lo, hi) = lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.1))
+        .filter(|v| *v > 0.0)
+        .fold((f64::MAX, 0.0f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let mut c = timeline_chart(
+        segs,
+        format!("End-to-end latency per interval — {what}"),
+        "milliseconds (arrival − send time)",
+        "Each interval's records: the time from their send (stamped in the record) to their arrival at the receiver",
+        lines,
+        vec!["A record counts in the interval it was read in (give or take 20 ms at the boundary).".into()],
+    );
+    c.log_y = hi > 10.0 * lo;
+    c
+}
+
 /// Several results' arrival at one record size on one time axis (`hakaru compare`).
 pub fn arrival_overlay(size: Option<u64>, runs: &[(&str, Vec<Segment>)]) -> LineChart {
     let lines = runs
@@ -340,6 +377,7 @@ mod tests {
                     records: 100,
                     records_per_s: 100.0,
                     mib_per_s: 0.1,
+                    latency: None,
                     machine: Some(MachineSample {
                         mem_free_mib: 1000.0 - i as f64,
                         dirty_mib: i as f64,

@@ -92,6 +92,14 @@ pub fn interval_line(p: &Point) -> String {
         grouped(p.records_per_s.round() as u64),
         p.mib_per_s
     );
+    if let Some(l) = &p.latency {
+        let _ = write!(
+            s,
+            "   p50 {}, p99 {}",
+            fmt_latency(l.p50_us as f64 / 1e6),
+            fmt_latency(l.p99_us as f64 / 1e6)
+        );
+    }
     if let Some(m) = &p.machine {
         let _ = write!(
             s,
@@ -487,6 +495,7 @@ mod tests {
             records: 649_430,
             records_per_s: 64_943.0,
             mib_per_s: 253.67,
+            latency: None,
             machine: Some(MachineSample {
                 mem_free_mib: 512.0,
                 page_cache_mib: 20_000.0,

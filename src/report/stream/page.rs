@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::report::chart::{esc, LineChart};
-use crate::report::fmt::fmt_latency;
+use crate::report::fmt::{fmt_latency, sig3};
 use crate::report::output::{sibling, OutputPlan, Rendered, ReportError};
 use crate::report::stream::{
     experiment_table, grouped, send_summary, size_name, size_rows, timelines, verify_block,
@@ -253,7 +253,7 @@ fn watch_detail_html(seg: &Segment) -> String {
 /// Every interval of the segments as a table, folded away.
 fn timeline_table_html(segs: &[Segment]) -> String {
     let mut o = String::from(
-        "<details><summary>Every interval</summary><div class=\"scroll\"><table><thead><tr><th>t s</th><th class=\"l\">phase</th><th>records/s</th><th>MiB/s</th><th>free MiB</th><th>cache MiB</th><th>dirty MiB</th><th>writeback MiB</th><th>disk MiB/s</th><th>net in MiB/s</th><th>net out MiB/s</th><th>CPU %</th></tr></thead><tbody>",
+        "<details><summary>Every interval</summary><div class=\"scroll\"><table><thead><tr><th>t s</th><th class=\"l\">phase</th><th>records/s</th><th>MiB/s</th><th>p50 ms</th><th>p99 ms</th><th>free MiB</th><th>cache MiB</th><th>dirty MiB</th><th>writeback MiB</th><th>disk MiB/s</th><th>net in MiB/s</th><th>net out MiB/s</th><th>CPU %</th></tr></thead><tbody>",
     );
     for s in segs {
         for p in &s.watch.timeline {
@@ -270,6 +270,17 @@ fn timeline_table_html(segs: &[Segment]) -> String {
                 grouped(p.records_per_s.round() as u64),
                 p.mib_per_s
             );
+            match &p.latency {
+                Some(l) => {
+                    let _ = write!(
+                        o,
+                        "<td>{}</td><td>{}</td>",
+                        sig3(l.p50_us as f64 / 1000.0),
+                        sig3(l.p99_us as f64 / 1000.0)
+                    );
+                }
+                None => o.push_str(&"<td>–</td>".repeat(2)),
+            }
             match &p.machine {
                 Some(m) => {
                     let _ = write!(
@@ -548,6 +559,7 @@ mod tests {
                     records_per_s: rps,
                     mib_per_s: mib,
                     machine: None,
+                    latency: None,
                 })
                 .collect(),
             runs: vec![Window {
