@@ -144,9 +144,9 @@ struct Worker<W: Workload> {
 impl<W: Workload> Worker<W> {
     /// Hand a finished second to the coordinator (once a second at most).
     #[cold]
-    fn hand_over(&self, f: Finished) {
+    fn hand_over(&self, f: Box<Finished>) {
         // The coordinator outlives every worker; a send cannot fail while it waits.
-        let _ = self.to_coordinator.send(Message::Second(Box::new(f)));
+        let _ = self.to_coordinator.send(Message::Second(f));
     }
 }
 

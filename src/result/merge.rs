@@ -473,7 +473,7 @@ mod tests {
         }
         done.extend(rec.ticker.take().and_then(|mut t| t.finish(0)));
         for f in done {
-            rec.add_second(f);
+            rec.add_second(*f);
         }
         let facts = StepFacts {
             n_clients: 2,

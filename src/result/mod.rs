@@ -915,7 +915,7 @@ mod tests {
         // both): the seconds give the step's histogram back.
         r.latency.reset();
         for f in done {
-            r.add_second(f);
+            r.add_second(*f);
         }
         r
     }

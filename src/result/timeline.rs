@@ -45,7 +45,8 @@ pub struct SecondResult {
     pub p99_s: f64,
     /// Slowest response of the second, seconds.
     pub max_s: f64,
-    /// HdrHistogram V2 serialization of the second's response times (µs, 2
+    /// HdrHistogram V2 serialization (deflate-compressed, as HdrHistogram's log format
+    /// writes it; readers take plain V2 too) of the second's response times (µs, 2
     /// significant digits), base64.
     pub histogram: String,
 }

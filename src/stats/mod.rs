@@ -195,8 +195,18 @@ pub fn new_histogram() -> Histogram<u64> {
 
 #[inline]
 fn record_us(h: &mut Histogram<u64>, d: Duration) {
-    let us = (d.as_micros() as u64).clamp(1, MAX_TRACKABLE_US);
-    h.saturating_record(us);
+    h.saturating_record(micros(d));
+}
+
+/// `d` in whole µs, clamped to what the histograms track. Not `as_micros`, which
+/// divides a `u128` (about 25 instructions a call on the per-request path).
+#[inline]
+pub(crate) fn micros(d: Duration) -> u64 {
+    let us = d
+        .as_secs()
+        .saturating_mul(1_000_000)
+        .saturating_add(u64::from(d.subsec_micros()));
+    us.clamp(1, MAX_TRACKABLE_US)
 }
 
 /// What response checks found inside the responses: the items requests carried
@@ -375,7 +385,7 @@ impl Recorder {
         latency: Duration,
         bytes: u64,
         meter: u64,
-    ) -> Option<Finished> {
+    ) -> Option<Box<Finished>> {
         if let Some(l) = self.labels.get_mut(usize::from(label)) {
             l.record(outcome, latency, bytes);
         }
@@ -422,7 +432,8 @@ impl Recorder {
                 }
                 if let Some(h) = self.per_host.get_mut(host) {
                     h.responses += 1;
-                    h.latency_sum_us += latency.as_micros();
+                    h.latency_sum_us += u128::from(latency.as_secs()) * 1_000_000
+                        + u128::from(latency.subsec_micros());
                 }
             }
             Outcome::Error(kind) => {
@@ -683,7 +694,7 @@ mod tests {
             done.extend(r.ticker.as_mut().and_then(|t| t.finish(meter)));
         }
         for f in done {
-            coord.add_second(f);
+            coord.add_second(*f);
         }
         a.merge(&b);
         coord.merge(&a);
