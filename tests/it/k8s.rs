@@ -12,7 +12,7 @@ use crate::util::*;
 
 /// The venv holding kubernetes-validate (and PyYAML), or None (and a skip message)
 /// outside CI when it is missing.
-fn venv() -> Option<PathBuf> {
+pub(crate) fn venv() -> Option<PathBuf> {
     let dir = std::env::var_os("HAKARU_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -236,8 +236,12 @@ fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
     );
 }
 
+/// The documented collection judges the whole: `merge --threshold` on the merged
+/// result (exit 1 on a miss), and a pod whose result never came back is named, not
+/// merged around (exit 1, nothing written). (The Job run as a cluster would:
+/// `k8s_job.rs`.)
 #[test]
-fn the_pods_logs_merge_as_one_result() {
+fn merge_of_the_pods_logs_judges_the_whole_and_names_a_missing_pod() {
     let t = target();
     let url = format!("http://{}/", t.addr);
     let dir = TempDir::new("k8s-logs");
@@ -269,25 +273,67 @@ fn the_pods_logs_merge_as_one_result() {
             .collect();
         let out = hakaru().args(&pod_args).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        logs.extend_from_slice(&out.stdout);
-        logs.extend_from_slice(&out.stderr);
-        logs.extend_from_slice(b"a line the runtime added\n");
+        let mut log = out.stdout.clone();
+        log.extend_from_slice(&out.stderr);
+        log.extend_from_slice(b"a line the runtime added\n");
+        logs.push(log);
     }
-    let merged = dir.path("merged.json");
-    let mut child = hakaru()
-        .args(["merge", "-", "-o", merged.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&logs).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = ok(&out);
-    assert!(said.contains("Merged 3 shards"), "{said}");
+    let merge = |logs: &[Vec<u8>], more: &[&str]| {
+        let merged = dir.path("merged.json");
+        let _ = std::fs::remove_file(&merged);
+        let mut child = hakaru()
+            .args(["merge", "-", "-o", merged.to_str().unwrap()])
+            .args(more)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&logs.concat())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            format!("{}{}", stdout(&out), stderr(&out)),
+            merged,
+        )
+    };
+    let (code, said, merged) = merge(
+        &logs,
+        &["--threshold", "p99<10s", "--threshold", "errors<=0"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(
+            "Merged 3 of 3 shards of a run: 1 step(s), 300 responses of 300 requests, p99 "
+        ),
+        "{said}"
+    );
     let m = read_json(&merged);
     assert_eq!(m["steps"][0]["total_requests"], 300);
     assert_eq!(m["steps"][0]["n_clients"], 6);
+    assert_eq!(
+        m["settings"]["merged"],
+        serde_json::json!({"shards": 3, "of": 3})
+    );
+    assert_eq!(m["thresholds"]["passed"], true);
+    // A threshold the whole run misses: exit 1, the verdict in the file.
+    let (code, said, merged) = merge(&logs, &["--threshold", "qps>1000000000"]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("qps>1000000000"), "{said}");
+    assert_eq!(read_json(&merged)["thresholds"]["passed"], false);
+    // The second pod's log never came.
+    let (code, said, merged) = merge(&[logs[0].clone(), logs[2].clone()], &[]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("shard 2/3 is missing: 2 of 3 shards came back"),
+        "{said}"
+    );
+    assert!(!merged.exists());
 }
 
 /// The example in deploy/kubernetes/ is what `hakaru k8s render` writes today
