@@ -5,7 +5,7 @@
 //! `hakaru merge -`.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::util::*;
@@ -116,6 +116,122 @@ fn rendered_manifests_validate_and_read_back() {
         "run -c 30 -d 60s --default-hosts search --request-patterns-file \
          /etc/hakaru/patterns.txt --shard $(JOB_COMPLETION_INDEX)+1/3 -o - --format json -q"
     );
+}
+
+/// Issue 23: suite and stream send render too, and their manifests validate: the
+/// scenario and the files it names in the ConfigMap (paths rewritten to the mount),
+/// what a pod lacks said; the stream's receiver named with every shard's senders.
+#[test]
+fn k8s_render_suite_and_stream_send_validate() {
+    let Some(venv) = venv() else { return };
+    let dir = TempDir::new("k8s-suite");
+    std::fs::create_dir_all(dir.path("data")).unwrap();
+    dir.write("data/reads.txt", "/d/select?query=a\n/d/select?query=b\n");
+    let scenario = dir.write(
+        "fault.toml",
+        "# the comment stays\nhosts = [\"search.default.svc\"]\nport = 10041\n\
+         [[phase]]\nname = \"steady\"\nduration = \"30s\"\nrate = 300\n\
+         [[phase.workload]]\npatterns = \"data/reads.txt\"\n\
+         [[phase.workload]]\nbulk = { url = \"http://db.default.svc:5984/bench\", batch = 10, doc = '{\"n\":{seq}}' }\n\
+         [[event]]\nname = \"stop\"\nat = \"10s\"\nrun = \"kubectl delete pod search-0\"\n",
+    );
+    let (path, notes) = render(
+        &dir,
+        &[
+            "--shards",
+            "4",
+            "--name",
+            "fault",
+            "--",
+            "suite",
+            scenario.to_str().unwrap(),
+            "--start-at",
+            "+2m",
+        ],
+    );
+    assert!(
+        notes.contains("event \"stop\" runs `kubectl delete pod search-0` with sh on the pod of shard 1 (index 0): it needs sh, kubectl in the image"),
+        "{notes}"
+    );
+    let docs = validate_and_read(&venv, &path, &["configmap/fault-scenario", "job/fault"]);
+    let data = &docs[0]["data"];
+    assert_eq!(data["reads.txt"], "/d/select?query=a\n/d/select?query=b\n");
+    let text = data["fault.toml"].as_str().unwrap();
+    assert!(text.starts_with("# the comment stays\n"), "{text}");
+    assert!(text.contains("patterns = \"reads.txt\""), "{text}");
+    assert!(text.contains("doc = '{\"n\":{seq}}'"), "{text}");
+    let args = pod_args(&docs[1]);
+    assert_eq!(args[..2], ["suite", "/etc/hakaru/fault.toml"]);
+    assert!(
+        args.ends_with(
+            &["--shard", "$(JOB_COMPLETION_INDEX)+1/4", "--json", "-q"].map(String::from)
+        ),
+        "{args:?}"
+    );
+
+    let (path, notes) = render(
+        &dir,
+        &[
+            "--shards",
+            "3",
+            "--name",
+            "logs",
+            "--",
+            "stream",
+            "send",
+            "--to",
+            "tcp://rsyslog.logging.svc:514",
+            "-c",
+            "4",
+            "-n",
+            "100k",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        notes.contains("hakaru watch SOURCE --verify --senders 12 --expect 100k"),
+        "{notes}"
+    );
+    let yaml = std::fs::read_to_string(&path).unwrap();
+    assert!(yaml.contains("# the receiver is not in the Job"), "{yaml}");
+    let docs = validate_and_read(&venv, &path, &["job/logs"]);
+    assert_eq!(
+        pod_args(&docs[0]).join(" "),
+        "stream send --to tcp://rsyslog.logging.svc:514 -c 4 -n 100k --format json \
+         --shard $(JOB_COMPLETION_INDEX)+1/3 -o -"
+    );
+}
+
+/// kubernetes-validate --strict passes every resource named; the documents as JSON.
+fn validate_and_read(venv: &Path, path: &Path, resources: &[&str]) -> Vec<serde_json::Value> {
+    let v = std::process::Command::new(venv.join("bin/kubernetes-validate"))
+        .args(["--strict", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&v), stderr(&v));
+    assert!(v.status.success(), "{said}");
+    for r in resources {
+        assert!(said.contains(&format!("passed for resource {r}")), "{said}");
+    }
+    let py = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    serde_json::from_str(&ok(&py)).unwrap()
+}
+
+fn pod_args(job: &serde_json::Value) -> Vec<String> {
+    job["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
 }
 
 /// Issue 20: an argument holding `\n---\n` added a Pod of its own, and secret headers
