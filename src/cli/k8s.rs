@@ -143,3 +143,36 @@ fn scenario_files(s: &super::suite::SuiteArgs) -> anyhow::Result<ScenarioFiles> 
         files,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// Every command that takes `--shard` (now, or added by a later issue) spreads over
+    /// pods: the render knows how its pods print a result, so it refuses nothing that
+    /// shards. A new sharded command fails here until `k8s::Sharded` names it.
+    #[test]
+    fn k8s_render_accepts_every_command_that_takes_shard() {
+        let cli = super::super::Cli::command();
+        let mut sharded = Vec::new();
+        let mut walk = vec![(Vec::<String>::new(), &cli)];
+        while let Some((words, c)) = walk.pop() {
+            if c.get_arguments().any(|a| a.get_long() == Some("shard")) {
+                sharded.push(words.clone());
+            }
+            for sub in c.get_subcommands() {
+                let mut w = words.clone();
+                w.push(sub.get_name().to_owned());
+                walk.push((w, sub));
+            }
+        }
+        assert!(sharded.len() >= 5, "{sharded:?}");
+        for words in sharded {
+            assert!(
+                crate::k8s::sharded(&words).is_ok(),
+                "`{}` takes --shard but `hakaru k8s render` refuses it: add it to k8s::Sharded",
+                words.join(" ")
+            );
+        }
+    }
+}
