@@ -13,7 +13,9 @@
 //!
 //! The merged result must be the one-process answer for the same load: counts exact
 //! (closed model, `-n`), the open model's schedule within 1%, a suite's recovery after
-//! its event within a second; and three `stream send` pods verified by one `watch`.
+//! its event within a second; and three `stream send` pods verified by one `watch`
+//! (through rsyslogd in the target's namespace where it is installed, the watch reading
+//! its file: the receiver's side of a cluster's log pipeline).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -448,15 +450,120 @@ run = "kill -STOP {{pid:web}}; sleep {stall}; kill -CONT {{pid:web}}"
     );
 }
 
-/// `watch` listens on loopback only, so these pods are plain processes whatever the
-/// machine allows: the receiver's machine is this one.
+/// The receiver of the stream case: where the records land and the watch that reads
+/// them there.
+struct Receiver {
+    watch: std::process::Child,
+    /// `stream send --to`.
+    to: String,
+    _pipeline: Option<Server>,
+}
+
+impl Receiver {
+    /// With namespaces and rsyslogd: rsyslogd in the target's namespace (imtcp on the
+    /// bridge) writing every record to a file that `watch file:` reads, as a cluster's
+    /// log pipeline would. Otherwise `watch listen:tcp://127.0.0.1:0` (it listens on
+    /// loopback only), the pods plain processes beside it.
+    fn start(c: &Cluster, dir: &TempDir, watch_args: &[&str]) -> Receiver {
+        let rsyslogd = ["/usr/sbin/rsyslogd", "/sbin/rsyslogd"]
+            .into_iter()
+            .find(|p| Path::new(p).exists());
+        if let (Some(lab), Some(program)) = (&c.lab, rsyslogd) {
+            let port = free_port();
+            let addr = format!("{}.1:{port}", lab.subnet);
+            let base = dir.path("").display().to_string();
+            std::fs::create_dir_all(dir.path("work")).unwrap();
+            let conf = dir.write(
+                "rsyslog.conf",
+                &format!(
+                    r#"global(workDirectory="{base}/work" maxMessageSize="64k")
+module(load="imtcp")
+template(name="rawmsg" type="string" string="%rawmsg%\n")
+ruleset(name="bench") {{ action(type="omfile" file="{base}/out.log" template="rawmsg") }}
+input(type="imtcp" address="{}.1" port="{port}" ruleset="bench")
+"#,
+                    lab.subnet
+                ),
+            );
+            let child = Command::new("ip")
+                .args(["netns", "exec", &lab.target_ns, program, "-n", "-f"])
+                .arg(&conf)
+                .arg("-i")
+                .arg(dir.path("rsyslogd.pid"))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("rsyslogd starts");
+            let pipeline = Server {
+                child,
+                port,
+                dir: TempDir::new("k8s-job-rsyslog"),
+            };
+            // Ready when a pod's namespace can connect (bash's /dev/tcp, bounded).
+            let (host, port) = addr.split_once(':').unwrap();
+            let ready = (0..100).any(|_| {
+                std::thread::sleep(Duration::from_millis(100));
+                Command::new("ip")
+                    .args(["netns", "exec", &lab.shard_ns[0], "bash", "-c"])
+                    .arg(format!("exec 3<>/dev/tcp/{host}/{port}"))
+                    .stderr(Stdio::null())
+                    .status()
+                    .is_ok_and(|s| s.success())
+            });
+            assert!(ready, "rsyslogd did not listen on {addr}");
+            let watch = hakaru()
+                .arg("watch")
+                .arg(format!("file:{}", dir.path("out.log").display()))
+                .args(watch_args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            eprintln!("k8s_job: stream pods in their namespaces, into rsyslogd on {addr}");
+            return Receiver {
+                watch,
+                to: format!("tcp://{addr}"),
+                _pipeline: Some(pipeline),
+            };
+        }
+        eprintln!(
+            "k8s_job: the stream pods run as plain processes on loopback (no network \
+             namespaces or no rsyslogd here; watch listens on loopback only)"
+        );
+        let mut watch = hakaru()
+            .args(["watch", "listen:tcp://127.0.0.1:0"])
+            .args(watch_args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut err = std::io::BufReader::new(watch.stderr.take().unwrap());
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut err, &mut line).unwrap();
+        let addr = line
+            .trim()
+            .strip_prefix("hakaru: listening on ")
+            .unwrap_or_else(|| panic!("{line}"))
+            .to_owned();
+        // Keep draining stderr so the watch never blocks on it.
+        std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+        Receiver {
+            watch,
+            to: format!("tcp://{addr}"),
+            _pipeline: None,
+        }
+    }
+}
+
 #[test]
 fn k8s_job_three_stream_senders_verified_by_one_watch() {
+    let c = Cluster::new(3);
     let dir = TempDir::new("k8s-job-stream");
-    let mut watch = hakaru()
-        .args([
-            "watch",
-            "listen:tcp://127.0.0.1:0",
+    let mut r = Receiver::start(
+        &c,
+        &dir,
+        &[
             "--verify",
             "--senders",
             "3",
@@ -465,29 +572,33 @@ fn k8s_job_three_stream_senders_verified_by_one_watch() {
             "--warmup",
             "0s",
             "--window",
-            "20s",
+            "30s",
             "-i",
             "1s",
             "-q",
             "--no-machine",
             "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = std::io::BufReader::new(watch.stderr.take().unwrap());
-    let mut line = String::new();
-    std::io::BufRead::read_line(&mut err, &mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("hakaru: listening on ")
-        .unwrap_or_else(|| panic!("{line}"))
-        .to_owned();
-    let to = format!("tcp://{addr}");
+        ],
+    );
+    let send = [
+        "stream",
+        "send",
+        "--to",
+        &r.to,
+        "-c",
+        "1",
+        "-n",
+        "2000",
+        "--record-size",
+        "128",
+        "--rate",
+        "6000",
+    ];
+    let mut render_args = vec!["--shards", "3", "--"];
+    render_args.extend(send);
     let o = hakaru()
-        .args(["k8s", "render", "--shards", "3", "--", "stream", "send"])
-        .args(["--to", &to, "-c", "1", "-n", "2000", "--record-size", "128"])
+        .args(["k8s", "render"])
+        .args(&render_args)
         .output()
         .unwrap();
     ok(&o);
@@ -496,30 +607,12 @@ fn k8s_job_three_stream_senders_verified_by_one_watch() {
         "{}",
         stderr(&o)
     );
-    let Some(job) = render(
-        &dir,
-        "stream",
-        &[
-            "--shards",
-            "3",
-            "--",
-            "stream",
-            "send",
-            "--to",
-            &to,
-            "-c",
-            "1",
-            "-n",
-            "2000",
-            "--record-size",
-            "128",
-        ],
-    ) else {
-        let _ = watch.kill();
-        let _ = watch.wait();
+    let Some(job) = render(&dir, "stream", &render_args) else {
+        let _ = r.watch.kill();
+        let _ = r.watch.wait();
         return;
     };
-    let logs = run_pods(&job, &dir, &|_| hakaru());
+    let logs = run_pods(&job, &dir, &|i| c.hakaru(i));
     let (code, said, merged) = merge(&dir, &logs, &[]);
     assert_eq!(code, Some(0), "{said}");
     assert!(
@@ -534,9 +627,10 @@ fn k8s_job_three_stream_senders_verified_by_one_watch() {
         .map(|s| s["sender"].as_u64().unwrap())
         .collect();
     assert_eq!(ids, [0, 1, 2]);
-    let status = wait_bounded(&mut watch, Duration::from_secs(30));
+    assert_eq!(m["merged"], serde_json::json!({"shards": 3, "of": 3}));
+    let status = wait_bounded(&mut r.watch, Duration::from_secs(40));
     let mut out = String::new();
-    std::io::Read::read_to_string(&mut watch.stdout.take().unwrap(), &mut out).unwrap();
+    std::io::Read::read_to_string(&mut r.watch.stdout.take().unwrap(), &mut out).unwrap();
     assert_eq!(status.and_then(|s| s.code()), Some(0), "{out}");
     let w: serde_json::Value = serde_json::from_str(&out).unwrap();
     let v = &w["watch"]["verify"];

@@ -20,8 +20,8 @@ use crate::util::*;
 /// Also the stand-in cluster of `k8s_job.rs`.
 pub(crate) struct Lab {
     prefix: String,
-    subnet: String,
-    target_ns: String,
+    pub(crate) subnet: String,
+    pub(crate) target_ns: String,
     pub(crate) shard_ns: Vec<String>,
     pub(crate) children: Vec<Child>,
 }
