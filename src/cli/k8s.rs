@@ -59,11 +59,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => None,
     };
     // The pods' command must parse: a typo is found here, not in N pod logs.
-    let parsed = parse_pod_command(&a.args)?;
+    let parsed = parse_pod_command(&a.args, a.shards, false)?;
     let scenario = match parsed {
         Some(super::Command::Suite(s)) => Some(scenario_files(&s)?),
         _ => None,
     };
+    let r_shards = a.shards;
     let r = Render {
         name: a.name,
         namespace: a.namespace,
@@ -74,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         args: a.args,
     };
     let out = render(&r, std::time::SystemTime::now())?;
-    parse_pod_command(&out.args)?;
+    parse_pod_command(&out.args, r_shards, true)?;
     for note in &out.notes {
         eprintln!("Note: {note}");
     }
@@ -82,20 +83,38 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The pods' command as hakaru parses it (the shard index as the first pod's); None
-/// when the command is not one that spreads over pods (the render says why).
-fn parse_pod_command(args: &[String]) -> anyhow::Result<Option<super::Command>> {
+/// The pods' command as hakaru parses it, as the last pod runs it (the smallest share
+/// of the load); None when the command is not one that spreads over pods (the render
+/// says why).
+fn parse_pod_command(
+    args: &[String],
+    shards: u32,
+    check: bool,
+) -> anyhow::Result<Option<super::Command>> {
     if crate::k8s::sharded(args).is_err() {
         return Ok(None);
     }
     let argv = std::iter::once("hakaru".to_owned()).chain(args.iter().map(|a| {
-        a.replace(SHARD_INDEX, "1")
-            .replace("$(JOB_COMPLETION_INDEX)", "0")
+        a.replace(SHARD_INDEX, &shards.to_string()).replace(
+            "$(JOB_COMPLETION_INDEX)",
+            &(shards.saturating_sub(1)).to_string(),
+        )
     }));
-    match super::Cli::try_parse_from(argv) {
-        Ok(cli) => Ok(Some(cli.command)),
-        Err(e) => Err(crate::k8s::K8sError::Args(e.render().to_string()).into()),
+    let command = match super::Cli::try_parse_from(argv) {
+        Ok(cli) => cli.command,
+        Err(e) => return Err(crate::k8s::K8sError::Args(e.render().to_string()).into()),
+    };
+    // The checks that need nothing from outside, the last shard's share among them: a
+    // load the pods cannot share (`-c 2` over 3 pods) is refused here, not in N pod logs.
+    let options = match &command {
+        super::Command::Run(a) if check => Some(a.options(Vec::new())),
+        super::Command::Ramp(a) if check => Some(a.options(Vec::new())),
+        _ => None,
+    };
+    if let Some(Err(e)) = options.map(|o| o.check()) {
+        return Err(crate::k8s::K8sError::Args(e.to_string()).into());
     }
+    Ok(Some(command))
 }
 
 /// A suite's scenario, checked whole (errors with its own file and line), and the

@@ -149,6 +149,22 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                 let path = value(flag)?;
                 return Err(local_file(flag, path));
             }
+            "--find-max" if command == Sharded::Ramp => {
+                return Err(K8sError::Command {
+                    command: "ramp --find-max".into(),
+                    why: "its search picks each next rate from the last probe, and each pod \
+                          would search on its own; find the rate on one machine, then render \
+                          `ramp --rate …` or `run --rate R`",
+                })
+            }
+            "--verify" if command == Sharded::Bulk => {
+                return Err(K8sError::Command {
+                    command: "bulk --verify".into(),
+                    why: "each pod would count the others' documents too; render it without \
+                          --verify and compare the merged result's documents acknowledged \
+                          with the server's own count",
+                })
+            }
             "--profile" if command == Sharded::Suite => {
                 value(flag)?;
                 seen.scenario = true;

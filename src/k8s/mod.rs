@@ -422,6 +422,8 @@ mod tests {
         );
         assert!(err(&["watch", "listen:tcp://127.0.0.1:0"], None).contains("receiver's machine"));
         assert!(err(&["stream", "run"], None).starts_with("stream run does not"));
+        assert!(err(&["ramp", "--find-max", "u"], None).starts_with("ramp --find-max does not"));
+        assert!(err(&["bulk", "--verify", "u"], None).contains("server's own count"));
         assert!(err(&["stream", "send", "--to", "file:/x"], None).contains("own file system"));
         assert!(err(&["suite", "s.toml"], None).contains("give suite its scenario"));
         assert!(err(&["suite", "s.toml"], Some("x\n")).contains("--patterns is for run"));
