@@ -165,6 +165,23 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                           with the server's own count",
                 })
             }
+            "--junit" | "--live-out" => {
+                let path = value(flag)?;
+                let instead = if flag == "--junit" {
+                    "give --junit to merge, which judges the whole run"
+                } else {
+                    "watch the pods with --metrics-listen, or their logs"
+                };
+                return Err(K8sError::PodWrites {
+                    flag: if flag == "--junit" {
+                        "--junit"
+                    } else {
+                        "--live-out"
+                    },
+                    path,
+                    instead,
+                });
+            }
             "--profile" if command == Sharded::Suite => {
                 value(flag)?;
                 seen.scenario = true;

@@ -118,6 +118,14 @@ pub enum K8sError {
         path: String,
         instead: &'static str,
     },
+    #[error(
+        "{flag} {path}: a pod's files go with it (and its file system is read-only); {instead}"
+    )]
+    PodWrites {
+        flag: &'static str,
+        path: String,
+        instead: &'static str,
+    },
     #[error("--patterns is for run and ramp (their --request-patterns-file), not {0} (a suite's scenario names its own files, and they go into the ConfigMap with it)")]
     PatternsFor(String),
     #[error("{what}: {bytes} bytes, more than the {MAX_PATTERNS_BYTES} a ConfigMap holds; put the files in the image instead")]
@@ -424,6 +432,7 @@ mod tests {
         assert!(err(&["stream", "run"], None).starts_with("stream run does not"));
         assert!(err(&["ramp", "--find-max", "u"], None).starts_with("ramp --find-max does not"));
         assert!(err(&["bulk", "--verify", "u"], None).contains("server's own count"));
+        assert!(err(&["run", "--junit", "j.xml", "u"], None).contains("give --junit to merge"));
         assert!(err(&["stream", "send", "--to", "file:/x"], None).contains("own file system"));
         assert!(err(&["suite", "s.toml"], None).contains("give suite its scenario"));
         assert!(err(&["suite", "s.toml"], Some("x\n")).contains("--patterns is for run"));
