@@ -176,7 +176,8 @@ pub struct SendArgs {
     pub json: bool,
 
     /// Write the hakaru-stream result: the CSV (a row per sender) here and the JSON
-    /// beside it, for `hakaru report` and `hakaru compare`.
+    /// beside it, for `hakaru report` and `hakaru compare`; `-` prints the JSON result on
+    /// stdout (for `hakaru merge -`), the summary on stderr.
     #[arg(short = 'o', long, value_name = "PATH")]
     pub output_path: Option<PathBuf>,
 
@@ -235,6 +236,9 @@ pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
 }
 
 fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
+    if a.json && is_stdout(a.output_path.as_deref()) {
+        anyhow::bail!("--json and -o - both print on stdout: give one of them");
+    }
     let mut opts = a.records.options(&a.to, a.record_size);
     opts.shard = a.shard;
     opts.start_at = a.start_at;
@@ -271,6 +275,8 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
         eprintln!("hakaru: started {late:.3} s after --start-at");
     }
     let summary = crate::report::stream::send_summary(&report, a.record_size);
+    // `-o -`: the whole hakaru-stream result on stdout (a pod's log, for `hakaru merge -`).
+    let through = is_stdout(a.output_path.as_deref());
     if let Some(p) = &a.output_path {
         let files = Outputs::beside(p, CsvFormat::Full);
         let mut result = StreamResult::new(command_line, started_at);
@@ -290,15 +296,21 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
             report: report.clone(),
         });
         result.complete = !stop.is_triggered();
-        write_files(&result, &files.csv, &files.json)
-            .with_context(|| format!("writing {}", files.csv.display()))?;
-        eprintln!(
-            "Results: {} and {}",
-            files.csv.display(),
-            files.json.display()
-        );
+        if through {
+            println!("{}", serde_json::to_string_pretty(&result)?);
+        } else {
+            write_files(&result, &files.csv, &files.json)
+                .with_context(|| format!("writing {}", files.csv.display()))?;
+            eprintln!(
+                "Results: {} and {}",
+                files.csv.display(),
+                files.json.display()
+            );
+        }
     }
-    if a.json {
+    if through {
+        eprint!("{summary}");
+    } else if a.json {
         eprint!("{summary}");
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {

@@ -28,8 +28,8 @@ pub enum MergeError {
         other: String,
         shard: Shard,
     },
-    #[error("shard {index}/{count} is missing")]
-    Missing { index: u32, count: u32 },
+    #[error("shard {index}/{count} is missing: {came} of {count} shards came back, and a run without one of its load machines is not the run (nothing merged; look at that pod's log or the shard's file)")]
+    Missing { index: u32, count: u32, came: u32 },
     #[error("{path} is not the same plan as {first}: {what} differ")]
     Plan {
         path: String,
@@ -47,53 +47,73 @@ pub enum MergeError {
     Inconsistent(#[from] super::merge_check::Inconsistent),
 }
 
-/// Merge shard results given with the paths they came from (for errors).
-pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeError> {
-    let [(first_path, first), ..] = results else {
+/// The shards of one run, each given once, none missing: their count N. Every kind of
+/// sharded result (a run, a suite, a `stream send`) is checked here.
+pub fn check_shards(shards: &[(&str, Option<Shard>)]) -> Result<u32, MergeError> {
+    let Some((first_path, first)) = shards.first() else {
         return Err(MergeError::TooFew);
     };
-    if results.len() < 2 {
+    if shards.len() == 1 && first.is_none() {
         return Err(MergeError::TooFew);
     }
-    let shard_of = |path: &str, r: &RunResult| {
-        r.settings.shard.ok_or_else(|| MergeError::NotAShard {
+    let shard_of = |path: &str, shard: Option<Shard>| {
+        shard.ok_or_else(|| MergeError::NotAShard {
             path: path.to_owned(),
         })
     };
-    let first_shard = shard_of(first_path, first)?;
+    let first_shard = shard_of(first_path, *first)?;
     let mut seen: Vec<Option<&str>> = vec![None; first_shard.count as usize];
-    for (path, r) in results {
-        let shard = shard_of(path, r)?;
+    for (path, shard) in shards {
+        let shard = shard_of(path, *shard)?;
         if shard.count != first_shard.count {
             return Err(MergeError::Count {
-                path: path.clone(),
+                path: path.to_string(),
                 shard,
-                first: first_path.clone(),
+                first: first_path.to_string(),
                 first_shard,
             });
         }
         if let Some(other) = seen[shard.index as usize - 1].replace(path) {
             return Err(MergeError::Twice {
-                path: path.clone(),
+                path: path.to_string(),
                 other: other.to_owned(),
                 shard,
             });
         }
+    }
+    let came = seen.iter().filter(|s| s.is_some()).count() as u32;
+    if let Some(k) = seen.iter().position(Option::is_none) {
+        return Err(MergeError::Missing {
+            index: k as u32 + 1,
+            count: first_shard.count,
+            came,
+        });
+    }
+    Ok(first_shard.count)
+}
+
+/// Merge shard results given with the paths they came from (for errors).
+pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeError> {
+    let shards: Vec<(&str, Option<Shard>)> = results
+        .iter()
+        .map(|(p, r)| (p.as_str(), r.settings.shard))
+        .collect();
+    let count = check_shards(&shards)?;
+    let (first_path, first) = &results[0];
+    for (path, r) in results {
         same_plan(first, r).map_err(|what| MergeError::Plan {
             path: path.clone(),
             first: first_path.clone(),
             what,
         })?;
     }
-    if let Some(k) = seen.iter().position(Option::is_none) {
-        return Err(MergeError::Missing {
-            index: k as u32 + 1,
-            count: first_shard.count,
-        });
-    }
     super::merge_check::check(results)?;
     let mut merged = first.clone();
     merged.settings.shard = None;
+    merged.settings.merged = Some(super::Merged {
+        shards: results.len() as u32,
+        of: count,
+    });
     // A shard's verdicts are not the whole run's: `merge --threshold` judges again.
     merged.thresholds = None;
     merged.settings.threads = results.iter().map(|(_, r)| r.settings.threads).sum();

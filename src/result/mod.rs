@@ -19,6 +19,7 @@ pub mod series;
 mod step;
 pub mod store;
 pub mod stream;
+pub mod stream_merge;
 pub mod suite;
 pub mod threshold;
 pub mod timeline;
@@ -202,6 +203,9 @@ pub struct Settings {
     /// `--shard K/N`: this run was one of N load machines; `hakaru merge` joins them.
     #[serde(default)]
     pub shard: Option<Shard>,
+    /// `hakaru merge`: how many shards the merged result holds, of how many the run had.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<Merged>,
     /// `--start-at`: the moment the first step (or warm-up) was to start, RFC 3339 UTC;
     /// every step was to start at its planned offset from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -251,6 +255,17 @@ pub struct Shard {
     pub index: u32,
     /// N, the number of shards.
     pub count: u32,
+}
+
+/// What `hakaru merge` joined: shards that came back, of the run's N. A merge refuses a
+/// run with a shard missing, so the two agree in any merged file; both are written so
+/// that a reader sees it without counting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Merged {
+    /// Shards whose results the merge joined.
+    pub shards: u32,
+    /// N, the run's shards (`--shard K/N`).
+    pub of: u32,
 }
 
 impl Shard {

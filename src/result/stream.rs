@@ -185,6 +185,9 @@ pub struct StreamResult {
     /// False while a run is still going (the files are rewritten as it goes) or when it
     /// was stopped.
     pub complete: bool,
+    /// `hakaru merge` of `stream send --shard` results: the shards it joined, of N.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged: Option<super::Merged>,
 }
 
 impl StreamResult {
@@ -199,6 +202,7 @@ impl StreamResult {
             to: None,
             sizes: Vec::new(),
             complete: false,
+            merged: None,
         }
     }
 }

@@ -546,6 +546,7 @@ impl BulkOptions {
             warmup_s: None,
             rounds: 1,
             shard: self.shard,
+            merged: None,
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),

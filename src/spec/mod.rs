@@ -431,6 +431,7 @@ impl RunOptions {
             rounds: s.rounds,
             bulk: None,
             shard: s.shard,
+            merged: None,
             start_at: start_at.map(crate::sysinfo::rfc3339),
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {

@@ -5,14 +5,14 @@
 //! `hakaru merge -`.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use crate::util::*;
 
 /// The venv holding kubernetes-validate (and PyYAML), or None (and a skip message)
 /// outside CI when it is missing.
-fn venv() -> Option<PathBuf> {
+pub(crate) fn venv() -> Option<PathBuf> {
     let dir = std::env::var_os("HAKARU_VENV")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -118,6 +118,122 @@ fn rendered_manifests_validate_and_read_back() {
     );
 }
 
+/// Issue 23: suite and stream send render too, and their manifests validate: the
+/// scenario and the files it names in the ConfigMap (paths rewritten to the mount),
+/// what a pod lacks said; the stream's receiver named with every shard's senders.
+#[test]
+fn k8s_render_suite_and_stream_send_validate() {
+    let Some(venv) = venv() else { return };
+    let dir = TempDir::new("k8s-suite");
+    std::fs::create_dir_all(dir.path("data")).unwrap();
+    dir.write("data/reads.txt", "/d/select?query=a\n/d/select?query=b\n");
+    let scenario = dir.write(
+        "fault.toml",
+        "# the comment stays\nhosts = [\"search.default.svc\"]\nport = 10041\n\
+         [[phase]]\nname = \"steady\"\nduration = \"30s\"\nrate = 300\n\
+         [[phase.workload]]\npatterns = \"data/reads.txt\"\n\
+         [[phase.workload]]\nbulk = { url = \"http://db.default.svc:5984/bench\", batch = 10, doc = '{\"n\":{seq}}' }\n\
+         [[event]]\nname = \"stop\"\nat = \"10s\"\nrun = \"kubectl delete pod search-0\"\n",
+    );
+    let (path, notes) = render(
+        &dir,
+        &[
+            "--shards",
+            "4",
+            "--name",
+            "fault",
+            "--",
+            "suite",
+            scenario.to_str().unwrap(),
+            "--start-at",
+            "+2m",
+        ],
+    );
+    assert!(
+        notes.contains("event \"stop\" runs `kubectl delete pod search-0` with sh on the pod of shard 1 (index 0): it needs sh, kubectl in the image"),
+        "{notes}"
+    );
+    let docs = validate_and_read(&venv, &path, &["configmap/fault-scenario", "job/fault"]);
+    let data = &docs[0]["data"];
+    assert_eq!(data["reads.txt"], "/d/select?query=a\n/d/select?query=b\n");
+    let text = data["fault.toml"].as_str().unwrap();
+    assert!(text.starts_with("# the comment stays\n"), "{text}");
+    assert!(text.contains("patterns = \"reads.txt\""), "{text}");
+    assert!(text.contains("doc = '{\"n\":{seq}}'"), "{text}");
+    let args = pod_args(&docs[1]);
+    assert_eq!(args[..2], ["suite", "/etc/hakaru/fault.toml"]);
+    assert!(
+        args.ends_with(
+            &["--shard", "$(JOB_COMPLETION_INDEX)+1/4", "--json", "-q"].map(String::from)
+        ),
+        "{args:?}"
+    );
+
+    let (path, notes) = render(
+        &dir,
+        &[
+            "--shards",
+            "3",
+            "--name",
+            "logs",
+            "--",
+            "stream",
+            "send",
+            "--to",
+            "tcp://rsyslog.logging.svc:514",
+            "-c",
+            "4",
+            "-n",
+            "100k",
+            "--format",
+            "json",
+        ],
+    );
+    assert!(
+        notes.contains("hakaru watch SOURCE --verify --senders 12 --expect 100k"),
+        "{notes}"
+    );
+    let yaml = std::fs::read_to_string(&path).unwrap();
+    assert!(yaml.contains("# the receiver is not in the Job"), "{yaml}");
+    let docs = validate_and_read(&venv, &path, &["job/logs"]);
+    assert_eq!(
+        pod_args(&docs[0]).join(" "),
+        "stream send --to tcp://rsyslog.logging.svc:514 -c 4 -n 100k --format json \
+         --shard $(JOB_COMPLETION_INDEX)+1/3 -o -"
+    );
+}
+
+/// kubernetes-validate --strict passes every resource named; the documents as JSON.
+fn validate_and_read(venv: &Path, path: &Path, resources: &[&str]) -> Vec<serde_json::Value> {
+    let v = std::process::Command::new(venv.join("bin/kubernetes-validate"))
+        .args(["--strict", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let said = format!("{}{}", stdout(&v), stderr(&v));
+    assert!(v.status.success(), "{said}");
+    for r in resources {
+        assert!(said.contains(&format!("passed for resource {r}")), "{said}");
+    }
+    let py = std::process::Command::new(venv.join("bin/python"))
+        .args([
+            "-c",
+            "import sys, json, yaml; print(json.dumps(list(yaml.safe_load_all(open(sys.argv[1])))))",
+            path.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    serde_json::from_str(&ok(&py)).unwrap()
+}
+
+fn pod_args(job: &serde_json::Value) -> Vec<String> {
+    job["spec"]["template"]["spec"]["containers"][0]["args"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a.as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// Issue 20: an argument holding `\n---\n` added a Pod of its own, and secret headers
 /// were printed in clear in the Job. Now every argument is one quoted line and the
 /// secrets are in a Secret the pod reads as variables.
@@ -140,8 +256,10 @@ fn k8s_render_secret_headers_and_injected_documents() {
             "--secret-header",
             "X-Key",
             "--header=X-Key: k3y",
-            "-H",
-            &format!("X-Evil: {evil}"),
+            // A body may hold line breaks (a header may not: the render refuses it as
+            // the pods would).
+            "-b",
+            evil,
             "http://search:10041/",
         ],
     );
@@ -191,11 +309,8 @@ fn k8s_render_secret_headers_and_injected_documents() {
         args.contains(&"--header=X-Key: $(HAKARU_SECRET_2)"),
         "{args:?}"
     );
-    // The hostile header is one argument, read back as typed.
-    assert!(
-        args.contains(&format!("X-Evil: {evil}").as_str()),
-        "{args:?}"
-    );
+    // The hostile body is one argument, read back as typed.
+    assert!(args.contains(&evil), "{args:?}");
     assert_eq!(
         container["env"][1]["valueFrom"]["secretKeyRef"]["name"],
         "bench-secrets"
@@ -225,6 +340,27 @@ fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
         stderr(&o)
     );
     assert!(stdout(&o).is_empty());
+    // Issue 23: a load the pods cannot share fails here, not in the last pod's log.
+    let o = run(&[
+        "k8s",
+        "render",
+        "--shards",
+        "3",
+        "--",
+        "run",
+        "-c",
+        "2",
+        "-d",
+        "5s",
+        "http://h/",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--shard 3/3: 2 clients cannot be shared by 3 machines"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&o).is_empty());
     let o = run(&[
         "k8s", "render", "--shards", "3", "--", "run", "-o", "x.csv", "u",
     ]);
@@ -236,8 +372,12 @@ fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
     );
 }
 
+/// The documented collection judges the whole: `merge --threshold` on the merged
+/// result (exit 1 on a miss), and a pod whose result never came back is named, not
+/// merged around (exit 1, nothing written). (The Job run as a cluster would:
+/// `k8s_job.rs`.)
 #[test]
-fn the_pods_logs_merge_as_one_result() {
+fn merge_of_the_pods_logs_judges_the_whole_and_names_a_missing_pod() {
     let t = target();
     let url = format!("http://{}/", t.addr);
     let dir = TempDir::new("k8s-logs");
@@ -269,25 +409,67 @@ fn the_pods_logs_merge_as_one_result() {
             .collect();
         let out = hakaru().args(&pod_args).output().unwrap();
         assert!(out.status.success(), "{}", stderr(&out));
-        logs.extend_from_slice(&out.stdout);
-        logs.extend_from_slice(&out.stderr);
-        logs.extend_from_slice(b"a line the runtime added\n");
+        let mut log = out.stdout.clone();
+        log.extend_from_slice(&out.stderr);
+        log.extend_from_slice(b"a line the runtime added\n");
+        logs.push(log);
     }
-    let merged = dir.path("merged.json");
-    let mut child = hakaru()
-        .args(["merge", "-", "-o", merged.to_str().unwrap()])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&logs).unwrap();
-    let out = child.wait_with_output().unwrap();
-    let said = ok(&out);
-    assert!(said.contains("Merged 3 shards"), "{said}");
+    let merge = |logs: &[Vec<u8>], more: &[&str]| {
+        let merged = dir.path("merged.json");
+        let _ = std::fs::remove_file(&merged);
+        let mut child = hakaru()
+            .args(["merge", "-", "-o", merged.to_str().unwrap()])
+            .args(more)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(&logs.concat())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        (
+            out.status.code(),
+            format!("{}{}", stdout(&out), stderr(&out)),
+            merged,
+        )
+    };
+    let (code, said, merged) = merge(
+        &logs,
+        &["--threshold", "p99<10s", "--threshold", "errors<=0"],
+    );
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains(
+            "Merged 3 of 3 shards of a run: 1 step(s), 300 responses of 300 requests, p99 "
+        ),
+        "{said}"
+    );
     let m = read_json(&merged);
     assert_eq!(m["steps"][0]["total_requests"], 300);
     assert_eq!(m["steps"][0]["n_clients"], 6);
+    assert_eq!(
+        m["settings"]["merged"],
+        serde_json::json!({"shards": 3, "of": 3})
+    );
+    assert_eq!(m["thresholds"]["passed"], true);
+    // A threshold the whole run misses: exit 1, the verdict in the file.
+    let (code, said, merged) = merge(&logs, &["--threshold", "qps>1000000000"]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(said.contains("qps>1000000000"), "{said}");
+    assert_eq!(read_json(&merged)["thresholds"]["passed"], false);
+    // The second pod's log never came.
+    let (code, said, merged) = merge(&[logs[0].clone(), logs[2].clone()], &[]);
+    assert_eq!(code, Some(1), "{said}");
+    assert!(
+        said.contains("shard 2/3 is missing: 2 of 3 shards came back"),
+        "{said}"
+    );
+    assert!(!merged.exists());
 }
 
 /// The example in deploy/kubernetes/ is what `hakaru k8s render` writes today

@@ -15,6 +15,7 @@ mod groonga;
 mod honest;
 mod hostile;
 mod k8s;
+mod k8s_job;
 mod kafka;
 mod kill;
 mod labels;

@@ -17,12 +17,13 @@ use std::time::Duration;
 use crate::util::*;
 
 /// The namespaces and processes of one test run, removed and killed (by PID) on drop.
-struct Lab {
+/// Also the stand-in cluster of `k8s_job.rs`.
+pub(crate) struct Lab {
     prefix: String,
-    subnet: String,
-    target_ns: String,
-    shard_ns: Vec<String>,
-    children: Vec<Child>,
+    pub(crate) subnet: String,
+    pub(crate) target_ns: String,
+    pub(crate) shard_ns: Vec<String>,
+    pub(crate) children: Vec<Child>,
 }
 
 impl Drop for Lab {
@@ -74,7 +75,7 @@ fn ip(args: &[&str]) {
 
 impl Lab {
     /// The namespaces, or None (after saying why) where they cannot be made.
-    fn new(shards: usize) -> Option<Lab> {
+    pub(crate) fn new(shards: usize) -> Option<Lab> {
         if !is_root() || !have("ip") {
             eprintln!("skipped: network namespaces need root and iproute2's ip");
             return None;
@@ -143,7 +144,7 @@ impl Lab {
     }
 
     /// hakaru in namespace `ns`.
-    fn hakaru_in(ns: &str) -> Command {
+    pub(crate) fn hakaru_in(ns: &str) -> Command {
         let mut c = Command::new("ip");
         c.args(["netns", "exec", ns, env!("CARGO_BIN_EXE_hakaru")]);
         c.stdin(Stdio::null());
@@ -151,7 +152,7 @@ impl Lab {
     }
 
     /// `hakaru serve` on the bridge's address; its URL.
-    fn serve(&mut self) -> String {
+    pub(crate) fn serve(&mut self) -> String {
         let mut child = Lab::hakaru_in(&self.target_ns)
             .args(["serve", "--allow-remote", "--threads", "2", "--bind"])
             .arg(format!("{}.1:0", self.subnet))

@@ -932,7 +932,7 @@ fn regression_dash_means_stdout_for_merge() {
     let so = crate::util::ok(&o);
     let v: serde_json::Value = serde_json::from_str(&so).expect("stdout is the merged JSON");
     assert_eq!(v["steps"][0]["total_requests"].as_u64(), Some(20), "{so}");
-    assert!(crate::util::stderr(&o).contains("Merged 2 shards"));
+    assert!(crate::util::stderr(&o).contains("Merged 2 of 2 shards"));
     assert!(
         !d.join("-").exists() && !d.join("-.json").exists(),
         "no file named -"

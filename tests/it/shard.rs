@@ -110,7 +110,15 @@ fn merge_refuses_a_missing_a_doubled_or_a_foreign_shard() {
         assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
         assert!(stderr(&o).contains(says), "{}", stderr(&o));
     };
-    refused(&["merge", &one, &two, "-o", &out], "shard 3/3 is missing");
+    // A shard missing is a run that failed in part (exit 1), not a typo: nothing merged.
+    let o = run(&["merge", &one, &two, "-o", &out]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("shard 3/3 is missing: 2 of 3 shards came back"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!std::path::Path::new(&out).exists());
     refused(&["merge", &one, &one, "-o", &out], "are both shard 1/3");
     refused(
         &["merge", &one, &two, other.to_str().unwrap(), "-o", &out],

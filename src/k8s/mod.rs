@@ -1,27 +1,37 @@
 //! Kubernetes manifests for a run spread over many load machines (`hakaru k8s render`):
-//! an Indexed Job whose pod K runs `--shard K/N` of the same hakaru command and prints
-//! its whole result as JSON to its log (`-o - --format json`), and a ConfigMap with the
-//! patterns file. `kubectl logs` piped into `hakaru merge -` then collects the results
-//! without a volume, a bucket or a coordinator of our own.
+//! an Indexed Job whose pod K runs `--shard K/N` of the same hakaru command (`run`,
+//! `ramp`, `bulk`, `suite`, `stream send`) and prints its whole result as JSON to its
+//! log, and a ConfigMap with the files the pods read (`--patterns`, or a suite's
+//! scenario and the files it names). `kubectl logs` piped into `hakaru merge -` then
+//! collects the results without a volume, a bucket or a coordinator of our own.
+//! `watch`, the receiver of a `stream send`, is one process on the receiver's machine,
+//! not a pod: the render says its `--verify --senders` for every shard's senders.
 //!
 //! Secret header values (`Authorization`, `Cookie`, `Proxy-Authorization`,
 //! `--secret-header`) go into a Secret whose keys the container reads as environment
 //! variables; the Job's arguments name the variable (`$(HAKARU_SECRET_1)`, which
 //! Kubernetes expands), so `kubectl get job -o yaml` shows no secret.
 //!
-//! Pure: the caller reads the patterns file and the clock; this turns them and the
-//! command into YAML. The YAML is written by a small emitter over `serde_json` values
-//! (block style, every string quoted JSON-style unless a multi-line literal block reads
-//! better): `serde_yaml` is archived, and manifests need nothing a YAML library adds.
+//! Pure: the caller reads the files and the clock; this turns them and the command
+//! into YAML (`yaml`: a small emitter over `serde_json` values). `args`: the pods'
+//! arguments; `scenario`: a suite's scenario made ready for the pods.
 
-use std::fmt::Write as _;
 use std::time::SystemTime;
 
 use serde_json::{json, Map, Value};
 
-/// Where the patterns ConfigMap is mounted in every pod.
+mod args;
+pub mod scenario;
+mod yaml;
+
+pub use args::{container_args, sharded, Sharded};
+use yaml::quote;
+pub use yaml::to_yaml;
+
+/// Where the ConfigMap is mounted in every pod.
 pub const PATTERNS_DIR: &str = "/etc/hakaru";
-/// The most a ConfigMap may hold (1 MiB), less room for its metadata.
+/// The most a ConfigMap may hold (1 MiB), less room for its metadata: the files'
+/// names and texts together.
 pub const MAX_PATTERNS_BYTES: usize = 1_000_000;
 /// The most shards one Job may have (as `--shard` accepts).
 pub const MAX_SHARDS: u32 = 10_000;
@@ -45,8 +55,21 @@ pub struct Render {
     pub shards: u32,
     pub image: String,
     pub patterns: Option<PatternsFile>,
+    /// `suite`: the scenario and the files it names.
+    pub scenario: Option<ScenarioFiles>,
     /// The hakaru command each pod runs, without `hakaru`: `run -c 100 -d 60s URL`.
     pub args: Vec<String>,
+}
+
+/// A suite's scenario for the pods: its text and the files it names.
+#[derive(Debug, Clone)]
+pub struct ScenarioFiles {
+    /// The scenario as given on the command line (`suites/read.toml`), or
+    /// `profile:NAME` for a built-in one.
+    pub path: String,
+    pub text: String,
+    /// Each file it names: its path as written in the scenario, and its text.
+    pub files: Vec<PatternsFile>,
 }
 
 /// The manifests and what is worth saying about them.
@@ -65,21 +88,27 @@ pub struct PodArgs {
     /// `(variable, value)`: a secret header's value, read from the Secret.
     pub secrets: Vec<(String, String)>,
     pub notes: Vec<String>,
+    /// The ConfigMap's files, `(key, text)`, mounted at [`PATTERNS_DIR`].
+    pub files: Vec<(String, String)>,
+    /// The ConfigMap's name after the Job's: `patterns` or `scenario`.
+    pub map: &'static str,
+    /// `stream send`: the receiver's command, which runs outside the Job.
+    pub receiver: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
 pub enum K8sError {
-    #[error("give the hakaru command the pods run after --: run, ramp or bulk (hakaru k8s render --shards 3 -- run -c 30 -d 60s URL)")]
+    #[error("give the hakaru command the pods run after --: run, ramp, bulk, suite or stream send (hakaru k8s render --shards 3 -- run -c 30 -d 60s URL)")]
     NoCommand,
-    #[error("the pods run run, ramp or bulk, not \"{0}\"")]
-    Command(String),
+    #[error("{command} does not spread over pods: {why}")]
+    Command { command: String, why: &'static str },
     #[error("--shards must be from 2 to {MAX_SHARDS}, found {0}")]
     Shards(u32),
     #[error("--name \"{0}\": use at most 52 lowercase letters, digits and '-', starting with a letter (a Job's pods are named after it)")]
     Name(String),
     #[error("--namespace \"{0}\": use at most 63 lowercase letters, digits and '-', starting with a letter or digit")]
     Namespace(String),
-    #[error("{0} is set by the render (each pod gets its own --shard and prints its result with -o - --format json); leave it out")]
+    #[error("{0} is set by the render (each pod gets its own --shard and prints its result on stdout, its log); leave it out")]
     Owned(String),
     #[error("{flag} {path}: the pods cannot read this machine's files; give --patterns {path} so the file goes into a ConfigMap")]
     NotMounted { flag: &'static str, path: String },
@@ -89,10 +118,24 @@ pub enum K8sError {
         path: String,
         instead: &'static str,
     },
-    #[error("--patterns is for run and ramp (their --request-patterns-file), not {0}")]
+    #[error(
+        "{flag} {path}: a pod's files go with it (and its file system is read-only); {instead}"
+    )]
+    PodWrites {
+        flag: &'static str,
+        path: String,
+        instead: &'static str,
+    },
+    #[error("--patterns is for run and ramp (their --request-patterns-file), not {0} (a suite's scenario names its own files, and they go into the ConfigMap with it)")]
     PatternsFor(String),
-    #[error("--patterns {path}: {bytes} bytes, more than the {MAX_PATTERNS_BYTES} a ConfigMap holds; put the file in the image instead")]
-    PatternsTooBig { path: String, bytes: usize },
+    #[error("{what}: {bytes} bytes, more than the {MAX_PATTERNS_BYTES} a ConfigMap holds; put the files in the image instead")]
+    TooBig { what: String, bytes: usize },
+    #[error("give suite its scenario file (or --profile NAME): it goes into the ConfigMap")]
+    NoScenario,
+    #[error("{path}: {why}")]
+    Scenario { path: String, why: String },
+    #[error("--to {0}: each pod would write into its own file system, which no watch reads; send over tcp://, udp://, http:// or kafka:// to the receiver")]
+    StreamToFile(String),
     #[error("{0} needs a value")]
     NoValue(String),
     /// The pods' command does not parse (clap's message).
@@ -123,6 +166,9 @@ pub fn render(r: &Render, now: SystemTime) -> Result<Rendered, K8sError> {
         shown.join(" "),
         name = r.name
     );
+    if let Some(receiver) = &pod.receiver {
+        yaml.push_str(&format!("# {}\n", receiver.replace('\n', " ")));
+    }
     for doc in manifests(r, &pod) {
         yaml.push_str("---\n");
         yaml.push_str(&to_yaml(&doc));
@@ -135,7 +181,7 @@ pub fn render(r: &Render, now: SystemTime) -> Result<Rendered, K8sError> {
 }
 
 /// The secret headers of a pod command: the default ones and its `--secret-header`s.
-fn redactor_of(args: &[String]) -> crate::redact::Redactor {
+pub(crate) fn redactor_of(args: &[String]) -> crate::redact::Redactor {
     let mut names = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -232,17 +278,22 @@ pub fn manifests(r: &Render, pod_args: &PodArgs) -> Vec<Value> {
             }));
         }
     }
-    if let Some(p) = &r.patterns {
-        let map_name = format!("{}-patterns", r.name);
+    if !pod_args.files.is_empty() {
+        let map_name = format!("{}-{}", r.name, pod_args.map);
+        let data: Map<String, Value> = pod_args
+            .files
+            .iter()
+            .map(|(key, text)| (key.clone(), json!(text)))
+            .collect();
         out.push(json!({
             "apiVersion": "v1",
             "kind": "ConfigMap",
             "metadata": metadata(map_name.clone()),
-            "data": { config_key(&p.path): p.text },
+            "data": data,
         }));
         container["volumeMounts"] =
-            json!([{"name": "patterns", "mountPath": PATTERNS_DIR, "readOnly": true}]);
-        pod["volumes"] = json!([{"name": "patterns", "configMap": {"name": map_name}}]);
+            json!([{"name": pod_args.map, "mountPath": PATTERNS_DIR, "readOnly": true}]);
+        pod["volumes"] = json!([{"name": pod_args.map, "configMap": {"name": map_name}}]);
     }
     pod["containers"] = json!([container]);
     out.push(json!({
@@ -269,169 +320,6 @@ fn secret_key(var: &str) -> String {
     var.to_ascii_lowercase().replace('_', "-")
 }
 
-/// The hakaru arguments of every pod: the command as given, patterns path rewritten
-/// to the mount, `--start-at +D` made absolute, secret header values replaced by
-/// the variable that holds them, and the shard and output flags added.
-pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> {
-    let command = r.args.first().ok_or(K8sError::NoCommand)?.clone();
-    if !matches!(command.as_str(), "run" | "ramp" | "bulk") {
-        return Err(K8sError::Command(command));
-    }
-    if !(2..=MAX_SHARDS).contains(&r.shards) {
-        return Err(K8sError::Shards(r.shards));
-    }
-    let mounted = r.patterns.as_ref().map(|p| {
-        if p.text.len() > MAX_PATTERNS_BYTES {
-            return Err(K8sError::PatternsTooBig {
-                path: p.path.clone(),
-                bytes: p.text.len(),
-            });
-        }
-        Ok(format!("{PATTERNS_DIR}/{}", config_key(&p.path)))
-    });
-    let mounted = mounted.transpose()?;
-    if mounted.is_some() && command == "bulk" {
-        return Err(K8sError::PatternsFor(command));
-    }
-    let redactor = redactor_of(&r.args);
-    let mut secrets: Vec<(String, String)> = Vec::new();
-    let mut out = vec![command.clone()];
-    let mut notes = Vec::new();
-    let (mut has_patterns, mut has_start) = (false, false);
-    let mut rest = r.args[1..].iter();
-    while let Some(arg) = rest.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let owned = matches!(
-            flag,
-            "--shard" | "--output-path" | "--format" | "--json" | "-o"
-        ) || (flag.starts_with("-o") && !flag.starts_with("--"));
-        if owned {
-            return Err(K8sError::Owned(flag.to_owned()));
-        }
-        let mut value = |flag: &str| -> Result<String, K8sError> {
-            match &inline {
-                Some(v) => Ok(v.clone()),
-                None => rest
-                    .next()
-                    .cloned()
-                    .ok_or_else(|| K8sError::NoValue(flag.to_owned())),
-            }
-        };
-        match flag {
-            "--request-patterns-file" => {
-                let path = value(flag)?;
-                let Some(m) = &mounted else {
-                    return Err(K8sError::NotMounted {
-                        flag: "--request-patterns-file",
-                        path,
-                    });
-                };
-                has_patterns = true;
-                out.extend([flag.to_owned(), m.clone()]);
-            }
-            "--start-at" => {
-                let text = value(flag)?;
-                let at = crate::spec::parse_start_at(&text).map_err(|why| K8sError::StartAt {
-                    text: text.clone(),
-                    why,
-                })?;
-                has_start = true;
-                out.extend([flag.to_owned(), crate::sysinfo::rfc3339(at.resolve(now))]);
-            }
-            "--body-file" | "--doc-file" | "--cacert" | "--probe-pid" => {
-                let path = value(flag)?;
-                let (flag, instead) = match flag {
-                    "--body-file" => (
-                        "--body-file",
-                        "give the body with -b, or put the file in the image",
-                    ),
-                    "--doc-file" => (
-                        "--doc-file",
-                        "give the document with --doc, or put the file in the image",
-                    ),
-                    "--cacert" => ("--cacert", "put the CA file in the image"),
-                    _ => ("--probe-pid", "a pod sees only its own processes"),
-                };
-                return Err(K8sError::LocalFile {
-                    flag,
-                    path,
-                    instead,
-                });
-            }
-            "-H" | "--header" => {
-                let inline = inline.is_some();
-                let header = value(flag)?;
-                let header = secret_header(&redactor, &header, &mut secrets).unwrap_or(header);
-                if inline {
-                    out.push(format!("{flag}={header}"));
-                } else {
-                    out.extend([flag.to_owned(), header]);
-                }
-            }
-            _ => match arg.strip_prefix("-H").filter(|_| !arg.starts_with("--")) {
-                Some(h) => {
-                    let h = secret_header(&redactor, h, &mut secrets).unwrap_or(h.to_owned());
-                    out.push(format!("-H{h}"));
-                }
-                None => out.push(arg.clone()),
-            },
-        }
-    }
-    if let (Some(m), false) = (&mounted, has_patterns) {
-        out.extend(["--request-patterns-file".to_owned(), m.clone()]);
-    }
-    if !has_start {
-        notes.push(format!(
-            "no --start-at: each shard starts when its pod does, which can be seconds \
-             apart; add --start-at +2m (rendered as one moment for every pod) or a time \
-             like {}",
-            crate::sysinfo::rfc3339(now + std::time::Duration::from_secs(120))
-                .split('.')
-                .next()
-                .unwrap_or_default()
-                .to_owned()
-                + "Z"
-        ));
-    }
-    out.extend([
-        "--shard".to_owned(),
-        format!("{SHARD_INDEX}/{}", r.shards),
-        "-o".to_owned(),
-        "-".to_owned(),
-        "--format".to_owned(),
-        "json".to_owned(),
-    ]);
-    if command != "bulk" {
-        // Only the result on stdout: the log is what `hakaru merge` reads.
-        out.push("-q".to_owned());
-    }
-    Ok(PodArgs {
-        args: out,
-        secrets,
-        notes,
-    })
-}
-
-/// A secret header "Name: value" as the pod's argument "Name: $(HAKARU_SECRET_K)", its
-/// value kept in `secrets`; None when the header is not secret.
-fn secret_header(
-    redactor: &crate::redact::Redactor,
-    header: &str,
-    secrets: &mut Vec<(String, String)>,
-) -> Option<String> {
-    let (name, value) = header.split_once(':')?;
-    if !redactor.is_secret(name) {
-        return None;
-    }
-    let var = format!("HAKARU_SECRET_{}", secrets.len() + 1);
-    let arg = format!("{}: $({var})", name.trim());
-    secrets.push((var, value.trim().to_owned()));
-    Some(arg)
-}
-
 fn check_names(r: &Render) -> Result<(), K8sError> {
     let dns_label = |s: &str, max: usize, letter_first: bool| {
         !s.is_empty()
@@ -456,7 +344,7 @@ fn check_names(r: &Render) -> Result<(), K8sError> {
 }
 
 /// A file's name as a ConfigMap key (letters, digits, `-`, `_`, `.`).
-fn config_key(path: &str) -> String {
+pub(crate) fn config_key(path: &str) -> String {
     let base = path.rsplit('/').next().unwrap_or(path);
     let key: String = base
         .chars()
@@ -475,144 +363,6 @@ fn config_key(path: &str) -> String {
     }
 }
 
-/// One YAML document in block style.
-pub fn to_yaml(v: &Value) -> String {
-    let mut out = String::new();
-    match v {
-        Value::Object(m) if !m.is_empty() => map(m, 0, &mut out),
-        Value::Array(a) if !a.is_empty() => seq(a, 0, &mut out),
-        other => {
-            let _ = writeln!(out, "{}", scalar(other));
-        }
-    }
-    out
-}
-
-fn map(m: &Map<String, Value>, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    for (k, v) in m {
-        let key = key(k);
-        match v {
-            Value::Object(inner) if !inner.is_empty() => {
-                let _ = writeln!(out, "{pad}{key}:");
-                map(inner, indent + 2, out);
-            }
-            Value::Array(items) if !items.is_empty() => {
-                let _ = writeln!(out, "{pad}{key}:");
-                seq(items, indent, out);
-            }
-            Value::String(s) if block_scalar(s).is_some() => {
-                let _ = writeln!(out, "{pad}{key}: {}", block_scalar(s).unwrap_or("|"));
-                literal_lines(s, indent + 2, out);
-            }
-            other => {
-                let _ = writeln!(out, "{pad}{key}: {}", scalar(other));
-            }
-        }
-    }
-}
-
-fn seq(items: &[Value], indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    for v in items {
-        match v {
-            Value::Object(inner) if !inner.is_empty() => {
-                // The mapping's first line goes on the dash's line.
-                let mut body = String::new();
-                map(inner, indent + 2, &mut body);
-                out.push_str(&pad);
-                out.push_str("- ");
-                out.push_str(&body[indent + 2..]);
-            }
-            Value::Array(inner) if !inner.is_empty() => {
-                let _ = writeln!(out, "{pad}-");
-                seq(inner, indent + 2, out);
-            }
-            // A list item is always quoted on one line (the pods' arguments: what a user
-            // typed can never become YAML structure).
-            other => {
-                let _ = writeln!(out, "{pad}- {}", scalar(other));
-            }
-        }
-    }
-}
-
-/// `|` or `|-` when a mapping's string (a ConfigMap's file) reads better as a literal
-/// block, indented under its key, and means the same in one; None when only a quoted string is exact (leading spaces, control characters,
-/// several trailing line breaks).
-fn block_scalar(s: &str) -> Option<&'static str> {
-    let body = s.strip_suffix('\n').unwrap_or(s);
-    let simple = s.contains('\n')
-        && !body.is_empty()
-        && !body.starts_with([' ', '\n', '\t'])
-        && !body.ends_with('\n')
-        && !s.chars().any(|c| c.is_control() && c != '\n' && c != '\t')
-        && !s
-            .chars()
-            .any(|c| matches!(c, '\u{feff}' | '\u{2028}' | '\u{2029}'));
-    simple.then_some(if s.ends_with('\n') { "|" } else { "|-" })
-}
-
-fn literal_lines(s: &str, indent: usize, out: &mut String) {
-    let pad = " ".repeat(indent);
-    for line in s.strip_suffix('\n').unwrap_or(s).split('\n') {
-        if line.is_empty() {
-            out.push('\n');
-        } else {
-            let _ = writeln!(out, "{pad}{line}");
-        }
-    }
-}
-
-/// A scalar: a string plain when it cannot be read as anything else, otherwise
-/// JSON's own spelling, which YAML reads the same (a JSON string is a YAML
-/// double-quoted string).
-fn scalar(v: &Value) -> String {
-    match v {
-        Value::Object(_) => "{}".to_owned(),
-        Value::Array(_) => "[]".to_owned(),
-        Value::String(s) => key(s),
-        other => other.to_string(),
-    }
-}
-
-/// A string (key or value) plain when it cannot be read as anything but that string:
-/// a letter or `/` first, then letters, digits, `-_./`; not one of YAML 1.1's booleans.
-fn key(k: &str) -> String {
-    let plain = k.starts_with(|c: char| c.is_ascii_alphabetic() || c == '/')
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '/'))
-        && !matches!(
-            k.to_ascii_lowercase().as_str(),
-            "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-        );
-    if plain {
-        k.to_owned()
-    } else {
-        quote(k)
-    }
-}
-
-/// A double-quoted YAML string on one line: JSON's spelling (a JSON string is a YAML
-/// double-quoted string) with the characters YAML 1.1 readers also take for line
-/// breaks (U+0085, U+2028, U+2029) and the byte-order mark escaped too.
-fn quote(s: &str) -> String {
-    let json = Value::String(s.to_owned()).to_string();
-    if !json.contains(['\u{85}', '\u{2028}', '\u{2029}', '\u{feff}']) {
-        return json;
-    }
-    let mut out = String::with_capacity(json.len() + 8);
-    for c in json.chars() {
-        match c {
-            '\u{85}' | '\u{2028}' | '\u{2029}' | '\u{feff}' => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -628,6 +378,7 @@ mod tests {
                 path: "conf/patterns.txt".into(),
                 text: text.into(),
             }),
+            scenario: None,
             args: args.iter().map(|s| s.to_string()).collect(),
         }
     }
@@ -674,7 +425,17 @@ mod tests {
                 .to_string()
         };
         assert!(err(&[], None).contains("after --"));
-        assert!(err(&["serve"], None).contains("not \"serve\""));
+        assert!(
+            err(&["serve"], None).starts_with("serve does not spread over pods: it is a target")
+        );
+        assert!(err(&["watch", "listen:tcp://127.0.0.1:0"], None).contains("receiver's machine"));
+        assert!(err(&["stream", "run"], None).starts_with("stream run does not"));
+        assert!(err(&["ramp", "--find-max", "u"], None).starts_with("ramp --find-max does not"));
+        assert!(err(&["bulk", "--verify", "u"], None).contains("server's own count"));
+        assert!(err(&["run", "--junit", "j.xml", "u"], None).contains("give --junit to merge"));
+        assert!(err(&["stream", "send", "--to", "file:/x"], None).contains("own file system"));
+        assert!(err(&["suite", "s.toml"], None).contains("give suite its scenario"));
+        assert!(err(&["suite", "s.toml"], Some("x\n")).contains("--patterns is for run"));
         assert!(err(&["run", "--shard", "1/3", "u"], None).starts_with("--shard is set by"));
         assert!(err(&["run", "-o", "x.csv", "u"], None).starts_with("-o is set by"));
         assert!(err(&["run", "--format=json", "u"], None).starts_with("--format is set"));
@@ -722,25 +483,6 @@ mod tests {
         ), "{job}");
         let map = out.yaml.split("---\n").nth(1).unwrap();
         assert!(map.contains("  patterns.txt: |\n    /a\n    /b\n"), "{map}");
-    }
-
-    #[test]
-    fn yaml_scalars_keep_their_meaning() {
-        let v = json!({
-            "on": "yes",
-            "plain": ["word", "/etc/x", "a b", "-", "No", "3"],
-            "a key": ["1", 1, true, null, "multi\nline\n", "  lead\nx", "two\n\n", "end\nno-newline"],
-            "empty": {},
-            "list": [],
-            "nested": [{"a": 1, "b": [2]}, [3]],
-        });
-        assert_eq!(
-            to_yaml(&v),
-            "\"a key\":\n- \"1\"\n- 1\n- true\n- null\n- \"multi\\nline\\n\"\n\
-             - \"  lead\\nx\"\n- \"two\\n\\n\"\n- \"end\\nno-newline\"\n\
-             empty: {}\nlist: []\nnested:\n- a: 1\n  b:\n  - 2\n-\n  - 3\n\"on\": \"yes\"\n\
-             plain:\n- word\n- /etc/x\n- \"a b\"\n- \"-\"\n- \"No\"\n- \"3\"\n"
-        );
     }
 
     #[test]
