@@ -307,6 +307,7 @@ fn ycsb_settings(
             host: url.host.clone(),
             port,
             addrs,
+            proto: crate::http::Proto::Http,
         },
         db_path: url.path.trim_end_matches('/').to_string(),
         records: y.records,

@@ -17,6 +17,7 @@ mod hostile;
 mod k8s;
 mod kafka;
 mod kill;
+mod kv;
 mod labels;
 mod live;
 mod memory;
