@@ -586,3 +586,68 @@ fn bad_kv_input_is_refused_before_any_load() {
         assert!(!e.contains("hunter2"), "{e}");
     }
 }
+
+#[test]
+fn a_full_redis_answers_oom_and_a_silent_server_times_out() {
+    let Some(r) = redis(&["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"]) else {
+        return;
+    };
+    let dir = TempDir::new("kv-oom");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let out = dir.path("oom.csv");
+    // 400 writes of 20 kB fill 2 MB: the later ones are refused.
+    ok(&run(&[
+        "run", "-c", "1", "-n", "400", "--ratio", "1:0", "--key-distribution", "sequential",
+        "--keys", "1000", "--value-size", "20000", &url, "-o", out.to_str().unwrap(), "-q",
+    ]));
+    let (s, _) = step(&dir, "oom");
+    let oom = n(&s["errors"]["reply_oom"]);
+    assert!(oom > 0, "{}", s["errors"]);
+    assert_eq!(oom + n(&s["statuses"]["250"]), 400);
+
+    // A server that takes the connection and never answers.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let held = std::thread::spawn(move || {
+        let c = listener.accept();
+        std::thread::sleep(Duration::from_millis(1500));
+        drop(c);
+    });
+    let out = dir.path("silent.csv");
+    let o = run(&[
+        "run", "-c", "1", "-n", "2", "--default-timeout", "0.3", &format!("redis://127.0.0.1:{port}"),
+        "-o", out.to_str().unwrap(), "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    held.join().unwrap();
+    let (s, _) = step(&dir, "silent");
+    assert!(n(&s["errors"]["timeout"]) >= 1, "{}", s["errors"]);
+    assert_eq!(n(&s["responses"]), 0);
+}
+
+#[test]
+fn find_max_probes_a_store_like_any_target() {
+    let Some(r) = redis(&[]) else { return };
+    let _t = crate::util::timed();
+    let dir = TempDir::new("kv-find-max");
+    let out = dir.path("fm.csv");
+    ok(&run(&[
+        "ramp", "--find-max", "--slo", "p99<200ms,errors<0.1%", "--start-rate", "500",
+        "--duration", "0.5s", "--interval", "0", "--max-probes", "2", "--end-n-clients", "8",
+        "-q", "-o", out.to_str().unwrap(), &format!("redis://127.0.0.1:{}", r.port),
+    ]));
+    let j = read_json(&dir.path("fm.json"));
+    let probes = j["find_max"]["probes"].as_array().unwrap();
+    assert_eq!(probes.len(), 2);
+    assert!(probes.iter().all(|p| p["passed"] == true), "{probes:?}");
+    let info = redis_info(r.port, "commandstats", None);
+    // Requests in flight when a probe ended were served, but are neither success
+    // nor error: the server's count is the responses and those.
+    let sent: u64 = j["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| n(&s["responses"]) + n(&s["unfinished"]))
+        .sum();
+    assert_eq!(sent, calls(&info, "get") + calls(&info, "set"));
+}
