@@ -2,10 +2,17 @@
 //! flattened into their request flags; `spec::kv` checks them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
+use anyhow::{bail, Result};
 use clap::Args;
 
+use crate::engine::StepSpec;
+use crate::observe::Fanout;
+use crate::runner::RunSpec;
 use crate::spec::kv::KvOptions;
+use crate::spec::Ready;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct KvArgs {
@@ -66,4 +73,62 @@ impl KvArgs {
             preload: self.preload,
         }
     }
+}
+
+/// `--preload`: every key written once, in order, by the first command that writes a
+/// `{value}`, before the first step and apart from it (through the same engine, on
+/// as many connections as the largest step, printed on stderr, in no step's
+/// figures). A preload that did not write every key ends the run: what follows
+/// would read what was never written.
+pub fn preload(ready: &Ready, args: &KvArgs) -> Result<()> {
+    let Some(kv) = ready.workload.kv().filter(|_| args.preload) else {
+        return Ok(());
+    };
+    let Some(loader) = kv.preloader() else {
+        bail!("--preload needs a command that writes a {{value}} (SET key:{{key}} {{value}}), to write each key with");
+    };
+    let keys = kv.settings().keys;
+    let most = ready
+        .run
+        .steps
+        .iter()
+        .map(|s| s.n_clients)
+        .max()
+        .unwrap_or(1);
+    let spec = RunSpec {
+        mode: ready.run.mode,
+        command_line: ready.run.command_line.clone(),
+        steps: vec![StepSpec {
+            n_clients: most.clamp(1, keys.min(1024) as usize),
+            duration: None,
+            n_requests: Some(keys),
+            rate: None,
+        }],
+        interval: Duration::ZERO,
+        settings: ready.run.settings.clone(),
+        rounds: 1,
+        ..RunSpec::default()
+    };
+    let run = super::run_workload(&spec, &Arc::new(loader), &ready.engine, &mut Fanout::new())?;
+    let Some(step) = run.steps.first() else {
+        bail!("--preload: interrupted before any key was written");
+    };
+    let errors: u64 = step.errors.values().sum();
+    eprintln!(
+        "Preload: {} of {keys} keys written in {:.2} s ({errors} errors; not counted in any step)",
+        step.responses, step.elapsed_s
+    );
+    if step.responses < keys {
+        let kinds: Vec<String> = step
+            .errors
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        bail!(
+            "--preload wrote {} of {keys} keys ({}): the run would read what was never written",
+            step.responses,
+            kinds.join(", ")
+        );
+    }
+    Ok(())
 }

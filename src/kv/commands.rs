@@ -338,15 +338,12 @@ pub fn ratio(sets: u32, gets: u32, proto: Protocol) -> Vec<Command> {
         shape: Shape::Line,
         line: 0,
     };
-    for c in if gets >= sets {
+    // A side of weight 0 is never drawn, but stays: `--preload` writes with the write.
+    out.extend(if gets >= sets {
         [read, write]
     } else {
         [write, read]
-    } {
-        if c.weight > 0 {
-            out.push(c);
-        }
-    }
+    });
     out
 }
 
@@ -442,7 +439,7 @@ mod tests {
         let r = ratio(1, 10, Protocol::Memcached);
         assert_eq!((r[0].name.as_str(), r[0].weight), ("get", 10));
         assert_eq!((r[1].name.as_str(), r[1].shape), ("set", Shape::Storage));
-        assert_eq!(ratio(0, 1, Protocol::Redis).len(), 1);
+        assert_eq!(ratio(0, 1, Protocol::Redis)[1].weight, 0);
         assert_eq!(parse_ratio("1:10"), Ok((1, 10)));
         assert!(parse_ratio("0:0").is_err() && parse_ratio("a").is_err());
     }

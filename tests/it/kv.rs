@@ -526,9 +526,10 @@ fn an_open_model_ramp_against_both_stores() {
         for (s, rate) in steps.iter().zip([200.0, 400.0]) {
             assert_eq!(s["errors"], serde_json::json!({}), "{name}");
             let done = n(&s["responses"]) as f64;
-            // An open model on a timetable: every due request went (a second's worth).
+            // An open model on a timetable: a second's worth went (less what a busy
+            // test machine left late or in flight at the end).
             assert!(
-                (done - rate).abs() <= rate * 0.05 + 2.0,
+                done <= rate + 1.0 && done >= rate * 0.8,
                 "{name}: {done} at {rate}/s"
             );
         }
@@ -597,8 +598,23 @@ fn a_full_redis_answers_oom_and_a_silent_server_times_out() {
     let out = dir.path("oom.csv");
     // 400 writes of 20 kB fill 2 MB: the later ones are refused.
     ok(&run(&[
-        "run", "-c", "1", "-n", "400", "--ratio", "1:0", "--key-distribution", "sequential",
-        "--keys", "1000", "--value-size", "20000", &url, "-o", out.to_str().unwrap(), "-q",
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "400",
+        "--ratio",
+        "1:0",
+        "--key-distribution",
+        "sequential",
+        "--keys",
+        "1000",
+        "--value-size",
+        "20000",
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
     ]));
     let (s, _) = step(&dir, "oom");
     let oom = n(&s["errors"]["reply_oom"]);
@@ -615,8 +631,17 @@ fn a_full_redis_answers_oom_and_a_silent_server_times_out() {
     });
     let out = dir.path("silent.csv");
     let o = run(&[
-        "run", "-c", "1", "-n", "2", "--default-timeout", "0.3", &format!("redis://127.0.0.1:{port}"),
-        "-o", out.to_str().unwrap(), "-q",
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "--default-timeout",
+        "0.3",
+        &format!("redis://127.0.0.1:{port}"),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
     ]);
     assert_eq!(o.status.code(), Some(1));
     held.join().unwrap();
@@ -632,14 +657,35 @@ fn find_max_probes_a_store_like_any_target() {
     let dir = TempDir::new("kv-find-max");
     let out = dir.path("fm.csv");
     ok(&run(&[
-        "ramp", "--find-max", "--slo", "p99<200ms,errors<0.1%", "--start-rate", "500",
-        "--duration", "0.5s", "--interval", "0", "--max-probes", "2", "--end-n-clients", "8",
-        "-q", "-o", out.to_str().unwrap(), &format!("redis://127.0.0.1:{}", r.port),
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<200ms,errors<0.1%",
+        "--start-rate",
+        "500",
+        "--duration",
+        "0.5s",
+        "--interval",
+        "0",
+        "--max-probes",
+        "2",
+        "--end-n-clients",
+        "8",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+        &format!("redis://127.0.0.1:{}", r.port),
     ]));
     let j = read_json(&dir.path("fm.json"));
     let probes = j["find_max"]["probes"].as_array().unwrap();
     assert_eq!(probes.len(), 2);
-    assert!(probes.iter().all(|p| p["passed"] == true), "{probes:?}");
+    // The first probe is far below what Redis serves; a busy test machine may keep
+    // hakaru from the second's timetable, which the probe says rather than fails.
+    assert_eq!(probes[0]["passed"], true, "{probes:?}");
+    assert!(
+        probes.iter().all(|p| p["failed"] == serde_json::json!([])),
+        "{probes:?}"
+    );
     let info = redis_info(r.port, "commandstats", None);
     // Requests in flight when a probe ended were served, but are neither success
     // nor error: the server's count is the responses and those.
@@ -650,4 +696,70 @@ fn find_max_probes_a_store_like_any_target() {
         .map(|s| n(&s["responses"]) + n(&s["unfinished"]))
         .sum();
     assert_eq!(sent, calls(&info, "get") + calls(&info, "set"));
+}
+
+#[test]
+fn preload_writes_every_key_once_apart_from_the_steps() {
+    let (Some(r), Some(m)) = (redis(&[]), memcached(&[])) else {
+        return;
+    };
+    for (url, get) in [
+        (format!("redis://127.0.0.1:{}", r.port), "GET"),
+        (format!("memcached://127.0.0.1:{}", m.port), "get"),
+    ] {
+        let dir = TempDir::new("kv-preload");
+        let out = dir.path("pre.csv");
+        let o = run(&[
+            "run",
+            "-c",
+            "4",
+            "-n",
+            "1000",
+            "--ratio",
+            "0:1",
+            "--keys",
+            "500",
+            "--preload",
+            &url,
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+        ]);
+        ok(&o);
+        assert!(
+            stderr(&o).contains("Preload: 500 of 500 keys written"),
+            "{}",
+            stderr(&o)
+        );
+        let (s, labels) = step(&dir, "pre");
+        // Every read hits; the preload's writes are in no step.
+        assert_eq!(n(&s["statuses"]["250"]), 1000, "{url}");
+        assert_eq!(n(&s["responses"]), 1000);
+        assert!(labels.is_empty() || labels.contains_key(get));
+    }
+    assert_eq!(calls(&redis_info(r.port, "commandstats", None), "set"), 500);
+    let st = mc_stats(m.port);
+    assert_eq!(
+        (st["cmd_set"], st["curr_items"], st["get_misses"]),
+        (500, 500, 0)
+    );
+
+    // Nothing to write each key with: refused before any load.
+    let dir = TempDir::new("kv-preload-none");
+    let file = dir.write("reads.txt", "GET key:{key}\n");
+    let o = run(&[
+        "run",
+        "-n",
+        "1",
+        "--commands",
+        file.to_str().unwrap(),
+        "--preload",
+        &format!("redis://127.0.0.1:{}", r.port),
+    ]);
+    assert_ne!(o.status.code(), Some(0));
+    assert!(
+        stderr(&o).contains("--preload needs a command that writes"),
+        "{}",
+        stderr(&o)
+    );
 }

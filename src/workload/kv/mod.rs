@@ -13,6 +13,7 @@ mod run;
 
 pub use run::{RunCheck, RunSource, RunWorkload};
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -30,8 +31,8 @@ use crate::workload::ycsb::keys::{Distribution, KeyChooser};
 pub enum KeyDraw {
     /// One of YCSB's request distributions.
     Ycsb(Distribution),
-    /// In order: the open model's timetable index, or each client from its own
-    /// offset in the closed model.
+    /// In order: the open model's timetable index; in the closed model the next of
+    /// one count shared by the clients (so `-n N` over N keys writes each once).
     Sequential,
 }
 
@@ -76,6 +77,8 @@ pub struct KvWorkload {
     /// Every value is a slice of this (random letters, so nothing compresses it).
     values: Arc<[u8]>,
     chooser: KeyChooser,
+    /// Closed model, sequential: keys drawn so far, by every client.
+    walked: Arc<AtomicU64>,
 }
 
 impl KvWorkload {
@@ -91,7 +94,8 @@ impl KvWorkload {
         order.sort_by_key(|i| std::cmp::Reverse(s.commands[*i].weight));
         let mut set = LabelSet::new();
         let mut label_of = vec![0; s.commands.len()];
-        for i in order {
+        // A command of weight 0 is never drawn: no label of its own.
+        for i in order.into_iter().filter(|i| s.commands[*i].weight > 0) {
             label_of[i] = set.intern("command", &s.commands[i].name);
         }
         let mut rng = SplitMix64::new(s.seed ^ 0x5EED_0F_7A1E);
@@ -109,12 +113,32 @@ impl KvWorkload {
             upto,
             values,
             chooser,
+            walked: Arc::default(),
             s,
         }
     }
 
     pub fn settings(&self) -> &KvSettings {
         &self.s
+    }
+
+    /// `--preload`'s workload: the first command that writes a `{value}`, once per key
+    /// in order; `None` when no command writes one.
+    pub fn preloader(&self) -> Option<KvWorkload> {
+        let write = self
+            .s
+            .commands
+            .iter()
+            .find(|c| c.words.iter().any(|w| w.0.contains(&Part::Value)))?;
+        Some(KvWorkload::new(KvSettings {
+            commands: vec![Command {
+                weight: 1,
+                name: format!("preload {}", write.name),
+                ..write.clone()
+            }],
+            draw: KeyDraw::Sequential,
+            ..self.s.clone()
+        }))
     }
 }
 
@@ -155,8 +179,7 @@ impl Workload for KvWorkload {
                 draw: self.s.draw,
                 chooser: self.chooser,
                 rng: SplitMix64::new(seed),
-                // Closed model, sequential: each client from its own place.
-                walked: (client as u64).wrapping_mul(7_919) % self.s.keys.max(1),
+                walked: self.walked.clone(),
             },
             protocol: self.s.protocol,
             timeout: self.s.timeout,
@@ -207,7 +230,7 @@ struct Draws {
     draw: KeyDraw,
     chooser: KeyChooser,
     rng: SplitMix64,
-    walked: u64,
+    walked: Arc<AtomicU64>,
 }
 
 impl Draws {
@@ -218,10 +241,7 @@ impl Draws {
             KeyDraw::Sequential => {
                 let k = match turn.index {
                     Some(i) => i,
-                    None => {
-                        self.walked += 1;
-                        self.walked
-                    }
+                    None => self.walked.fetch_add(1, Ordering::Relaxed),
                 };
                 k % self.keys.max(1)
             }
@@ -240,11 +260,7 @@ impl Draws {
                 }
                 Part::Value => {
                     let (lo, hi) = self.value_size;
-                    let n = if hi > lo {
-                        self.rng.range(lo, hi + 1)
-                    } else {
-                        lo
-                    };
+                    let n = if hi > lo { self.rng.range(lo, hi) } else { lo };
                     out.extend_from_slice(&self.values[..n]);
                 }
             }
@@ -383,6 +399,23 @@ mod tests {
     }
 
     #[test]
+    fn a_value_range_stays_inside_its_ends() {
+        // Regression: `rng.range` is inclusive; `hi + 1` overran the value buffer.
+        let c = parse("SET k {value}", "f", Protocol::Redis).unwrap();
+        let mut w = workload(Protocol::Redis, c, KeyDraw::Sequential);
+        w.s.value_size = (1, 3);
+        let w = KvWorkload::new(w.s.clone());
+        let (mut s, _) = w.client(0);
+        let mut seen = [false; 4];
+        for i in 0..200 {
+            let text = String::from_utf8(s.next(turn(i)).bytes.to_vec()).unwrap();
+            let len: usize = text.split("\r\n").nth(5).unwrap()[1..].parse().unwrap();
+            seen[len] = true;
+        }
+        assert_eq!(seen, [false, true, true, true]);
+    }
+
+    #[test]
     fn weights_and_labels() {
         let w = workload(
             Protocol::Redis,
@@ -395,6 +428,29 @@ mod tests {
         let gets = (0..10_000).filter(|n| s.next(turn(*n)).info == 0).count();
         // 9 in 10, within 5 standard deviations of the binomial.
         assert!((8850..=9150).contains(&gets), "{gets}");
+    }
+
+    #[test]
+    fn the_preloader_writes_each_key_once_in_order() {
+        let c = parse("GET k:{key}\nSET k:{key} {value}", "f", Protocol::Redis).unwrap();
+        let w = workload(Protocol::Redis, c, KeyDraw::Ycsb(Distribution::Zipfian));
+        let p = w.preloader().unwrap();
+        assert_eq!(p.labels().list.len(), 0, "one command: no breakdown");
+        let (mut a, _) = p.client(0);
+        let (mut b, _) = p.client(1);
+        let mut keys = Vec::new();
+        for i in 0..10 {
+            let s = if i % 3 == 0 { &mut a } else { &mut b };
+            let text = String::from_utf8(s.next(turn(0)).bytes.to_vec()).unwrap();
+            assert!(text.starts_with("*3\r\n$3\r\nSET\r\n"), "{text:?}");
+            keys.push(text.split("\r\n").nth(4).unwrap().to_string());
+        }
+        let want: Vec<String> = (0..10).map(|k| format!("k:{k}")).collect();
+        assert_eq!(keys, want);
+        let none = parse("GET k:{key}", "f", Protocol::Redis).unwrap();
+        assert!(workload(Protocol::Redis, none, KeyDraw::Sequential)
+            .preloader()
+            .is_none());
     }
 
     #[test]

@@ -26,6 +26,14 @@ impl RunWorkload {
             RunWorkload::Kv(_) => None,
         }
     }
+
+    /// The key-value workload, when it is one.
+    pub fn kv(&self) -> Option<&KvWorkload> {
+        match self {
+            RunWorkload::Plan(_) => None,
+            RunWorkload::Kv(w) => Some(w),
+        }
+    }
 }
 
 pub enum RunSource {
