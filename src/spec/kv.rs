@@ -122,8 +122,8 @@ pub struct Described {
     pub n_patterns: usize,
     pub digest: Option<String>,
     pub uses_tls: bool,
-    /// The plain-HTTP hosts server probes may ask.
-    pub http_hosts: Vec<String>,
+    /// The hosts server probes may ask (plain HTTP, or the key-value store).
+    pub probe_hosts: Vec<String>,
 }
 
 /// The workload of a key-value run against `url`.
@@ -160,7 +160,7 @@ pub fn build(
     if addrs.is_empty() {
         return Err(SpecError::Kv(format!("{} has no address", u.host)));
     }
-    let (commands, described) = match &kv.commands {
+    let (commands, mut described) = match &kv.commands {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| SpecError::Kv(format!("--commands {}: {e}", path.display())))?;
@@ -175,7 +175,7 @@ pub fn build(
                 n_patterns: c.len(),
                 digest: Some(digest),
                 uses_tls: false,
-                http_hosts: Vec::new(),
+                probe_hosts: Vec::new(),
             };
             (c, d)
         }
@@ -188,7 +188,7 @@ pub fn build(
                 n_patterns: c.len(),
                 digest: None,
                 uses_tls: false,
-                http_hosts: Vec::new(),
+                probe_hosts: Vec::new(),
             };
             (c, d)
         }
@@ -200,6 +200,7 @@ pub fn build(
         addrs,
         proto,
     };
+    described.probe_hosts.push(target.label());
     let w = KvWorkload::new(KvSettings {
         target,
         protocol,

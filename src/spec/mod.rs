@@ -425,7 +425,7 @@ impl RunOptions {
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
             // The probes speak plain HTTP only.
-            hosts: described.http_hosts,
+            hosts: described.probe_hosts,
             timeout: r.timeout.min(Duration::from_secs(5)),
         });
         let engine = EngineConfig {
@@ -511,7 +511,7 @@ impl RunOptions {
             n_patterns: plan.n_patterns,
             digest: plan.digest.clone(),
             uses_tls: plan.uses_tls(),
-            http_hosts: plan
+            probe_hosts: plan
                 .targets
                 .iter()
                 .filter(|t| !t.https)

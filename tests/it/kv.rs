@@ -763,3 +763,93 @@ fn preload_writes_every_key_once_apart_from_the_steps() {
         stderr(&o)
     );
 }
+
+#[test]
+fn probes_read_the_store_s_counters_around_each_step() {
+    let (Some(r), Some(m)) = (redis(&[]), memcached(&[])) else {
+        return;
+    };
+    for (url, probe, get) in [
+        (format!("redis://127.0.0.1:{}", r.port), "redis", "GET"),
+        (
+            format!("memcached://127.0.0.1:{}", m.port),
+            "memcached",
+            "get",
+        ),
+    ] {
+        let dir = TempDir::new("kv-probe");
+        let out = dir.path("p.csv");
+        ok(&run(&[
+            "run",
+            "-c",
+            "2",
+            "-n",
+            "600",
+            "--ratio",
+            "1:2",
+            "--keys",
+            "50",
+            "--probe",
+            probe,
+            &url,
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+        ]));
+        let (s, labels) = step(&dir, "p");
+        let p = &s["probes"][0];
+        assert_eq!(p["error"], Value::Null, "{p}");
+        // The server's hits and misses in the step are the reads' 250s and 254s.
+        let g = &labels[get];
+        assert_eq!(
+            p["delta"]["cache_hits"].as_f64(),
+            Some(n(&g["statuses"]["250"]) as f64)
+        );
+        assert_eq!(
+            p["delta"]["n_queries"].as_f64(),
+            Some(n(&g["total_requests"]) as f64),
+            "{probe}: {p}"
+        );
+        assert!(s["cache_hit_rate"].as_f64().is_some());
+    }
+}
+
+#[test]
+fn shards_merge_into_the_server_s_count() {
+    let Some(r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-shard");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let mut files = Vec::new();
+    for k in ["1/2", "2/2"] {
+        let out = dir.path(&format!("s{}.csv", &k[..1]));
+        ok(&run(&[
+            "run",
+            "-c",
+            "4",
+            "-n",
+            "1000",
+            "--shard",
+            k,
+            "--ratio",
+            "1:1",
+            &url,
+            "-o",
+            out.to_str().unwrap(),
+            "-q",
+        ]));
+        files.push(out.with_extension("json"));
+    }
+    let merged = dir.path("m.csv");
+    ok(&run(&[
+        "merge",
+        files[0].to_str().unwrap(),
+        files[1].to_str().unwrap(),
+        "-o",
+        merged.to_str().unwrap(),
+    ]));
+    let (s, labels) = step(&dir, "m");
+    assert_eq!(n(&s["responses"]), 1000);
+    let info = redis_info(r.port, "commandstats", None);
+    assert_eq!(n(&labels["GET"]["total_requests"]), calls(&info, "get"));
+    assert_eq!(n(&labels["SET"]["total_requests"]), calls(&info, "set"));
+}
