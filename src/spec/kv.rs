@@ -126,6 +126,34 @@ pub struct Described {
     pub probe_hosts: Vec<String>,
 }
 
+/// A key-value store's URL as a target, resolved, with the language its commands
+/// are read in; the message never holds the password.
+pub fn target(url: &str) -> Result<(Target, Protocol), String> {
+    let u = parse_kv_url(url)?;
+    let (protocol, proto) = match u.scheme {
+        KvScheme::Redis => {
+            let login = Login::new(u.user.as_deref(), u.password.as_deref(), u.db);
+            (Protocol::Redis, Proto::Redis(login.map(Arc::new)))
+        }
+        KvScheme::Memcached => (Protocol::Memcached, Proto::Memcached),
+    };
+    let addrs: Vec<_> = (u.host.as_str(), u.port)
+        .to_socket_addrs()
+        .map_err(|e| format!("cannot resolve {}: {e}", u.host))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(format!("{} has no address", u.host));
+    }
+    let target = Target {
+        https: false,
+        host: u.host,
+        port: u.port,
+        addrs,
+        proto,
+    };
+    Ok((target, protocol))
+}
+
 /// The workload of a key-value run against `url`.
 pub fn build(
     url: &str,
@@ -145,21 +173,7 @@ pub fn build(
             )));
         }
     }
-    let u = parse_kv_url(url).map_err(SpecError::Kv)?;
-    let (protocol, proto) = match u.scheme {
-        KvScheme::Redis => {
-            let login = Login::new(u.user.as_deref(), u.password.as_deref(), u.db);
-            (Protocol::Redis, Proto::Redis(login.map(Arc::new)))
-        }
-        KvScheme::Memcached => (Protocol::Memcached, Proto::Memcached),
-    };
-    let addrs: Vec<_> = (u.host.as_str(), u.port)
-        .to_socket_addrs()
-        .map_err(|e| SpecError::Kv(format!("cannot resolve {}: {e}", u.host)))?
-        .collect();
-    if addrs.is_empty() {
-        return Err(SpecError::Kv(format!("{} has no address", u.host)));
-    }
+    let (target, protocol) = target(url).map_err(SpecError::Kv)?;
     let (commands, mut described) = match &kv.commands {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -192,13 +206,6 @@ pub fn build(
             };
             (c, d)
         }
-    };
-    let target = Target {
-        https: false,
-        host: u.host,
-        port: u.port,
-        addrs,
-        proto,
     };
     described.probe_hosts.push(target.label());
     let w = KvWorkload::new(KvSettings {

@@ -853,3 +853,98 @@ fn shards_merge_into_the_server_s_count() {
     assert_eq!(n(&labels["GET"]["total_requests"]), calls(&info, "get"));
     assert_eq!(n(&labels["SET"]["total_requests"]), calls(&info, "set"));
 }
+
+/// A load and a 1-second run of YCSB workload `core` against `url`.
+fn ycsb_scenario(dir: &TempDir, url: &str, core: &str) -> std::path::PathBuf {
+    dir.write(
+        &format!("ycsb-{core}.toml"),
+        &format!(
+            "timeout = \"10s\"\n\
+             [[phase]]\nname = \"load\"\nduration = \"60s\"\nclients = 4\n\
+             [[phase.workload]]\nycsb = {{ url = \"{url}\", workload = \"load\", records = 500 }}\n\
+             [[phase]]\nname = \"run\"\nduration = \"1s\"\nclients = 4\n\
+             [[phase.workload]]\nycsb = {{ url = \"{url}\", workload = \"{core}\", records = 500 }}\n"
+        ),
+    )
+}
+
+/// YCSB's shares (thousandths) of each operation of a core workload.
+fn shares(core: &str) -> &'static [(&'static str, f64)] {
+    match core {
+        "a" => &[("read", 0.5), ("update", 0.5)],
+        "b" => &[("read", 0.95), ("update", 0.05)],
+        "c" => &[("read", 1.0)],
+        "d" => &[("read", 0.95), ("insert", 0.05)],
+        "e" => &[("scan", 0.95), ("insert", 0.05)],
+        _ => &[("read", 0.5), ("read-modify-write", 0.5)],
+    }
+}
+
+#[test]
+fn ycsb_core_workloads_over_redis_and_memcached() {
+    let (Some(r), Some(m)) = (redis(&[]), memcached(&[])) else {
+        return;
+    };
+    let _t = crate::util::timed();
+    let stores = [
+        (format!("redis://127.0.0.1:{}", r.port), "abcdef"),
+        (format!("memcached://127.0.0.1:{}", m.port), "abcdf"),
+    ];
+    for (url, cores) in &stores {
+        for core in cores.chars().map(String::from) {
+            let dir = TempDir::new("kv-ycsb");
+            let file = ycsb_scenario(&dir, url, &core);
+            let out = dir.path("y.csv");
+            ok(&run(&[
+                "suite",
+                file.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "-q",
+            ]));
+            let j = read_json(&dir.path("y.json"));
+            let (load, run) = (&j["steps"][0], &j["steps"][1]);
+            assert_eq!(load["operations"]["insert"], 500, "{url} {core}: {load}");
+            for s in [load, run] {
+                assert_eq!(s["errors"], serde_json::json!({}), "{url} {core}");
+                // Every read found its record: the layout is what the reads expect.
+                assert_eq!(
+                    n(&s["statuses"]["254"]),
+                    0,
+                    "{url} {core}: {}",
+                    s["statuses"]
+                );
+            }
+            let ops: BTreeMap<String, u64> =
+                serde_json::from_value(run["operations"].clone()).unwrap();
+            let total: u64 = ops.values().sum();
+            assert!(total > 200, "{url} {core}: {ops:?}");
+            for (op, p) in shares(&core) {
+                let got = ops.get(*op).copied().unwrap_or(0) as f64;
+                let sd = (total as f64 * p * (1.0 - p)).sqrt();
+                let want = total as f64 * p;
+                assert!(
+                    (got - want).abs() <= 5.0 * sd + 1.0,
+                    "{url} {core}: {op} {got} of {total}, expected {want:.0} ± {:.0}",
+                    5.0 * sd
+                );
+            }
+        }
+    }
+    let info = redis_info(r.port, "commandstats", None);
+    assert!(
+        calls(&info, "zadd") >= 500 && calls(&info, "hgetall") > 0,
+        "{info:?}"
+    );
+
+    // Scans need ordered keys: workload E on memcached is refused before any load.
+    let dir = TempDir::new("kv-ycsb-e");
+    let file = ycsb_scenario(&dir, &stores[1].0, "e");
+    let o = run(&["suite", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("memcached keeps no order of its keys"),
+        "{}",
+        stderr(&o)
+    );
+}

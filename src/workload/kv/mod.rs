@@ -10,6 +10,7 @@
 //! [`RunWorkload`] is what `run` and `ramp` drive: the plan's HTTP requests or this.
 
 mod run;
+pub mod ycsb;
 
 pub use run::{RunCheck, RunSource, RunWorkload};
 
