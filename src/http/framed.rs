@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn a_reply_larger_than_the_buffer_is_read_through() {
         let mut data = b"$100000\r\n".to_vec();
-        data.extend(std::iter::repeat(b'x').take(100_000));
+        data.extend(std::iter::repeat_n(b'x', 100_000));
         data.extend_from_slice(b"\r\n");
         let got = exchange(&Proto::Redis(None), &data, 4096).unwrap();
         assert_eq!((got.reply, got.bytes), (Reply::Value, data.len() as u64));

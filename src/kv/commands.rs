@@ -291,7 +291,7 @@ fn word(w: &str) -> Result<Word, String> {
             .map(|c| open + c)
             .ok_or_else(|| format!("{w}: a {{ without its }}"))?;
         if open > 0 {
-            parts.push(Part::Text(rest[..open].as_bytes().into()));
+            parts.push(Part::Text(rest.as_bytes()[..open].into()));
         }
         parts.push(match &rest[open + 1..close] {
             "key" => Part::Key,

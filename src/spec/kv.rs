@@ -244,8 +244,10 @@ mod tests {
             .unwrap_err()
             .contains("SETS:GETS"));
         assert_eq!(parse_size("10..20"), Ok((10, 20)));
-        let mut k = KvOptions::default();
-        k.preload = true;
+        let k = KvOptions {
+            preload: true,
+            ..KvOptions::default()
+        };
         assert!(check_unused(&k)
             .unwrap_err()
             .to_string()

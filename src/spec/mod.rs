@@ -369,7 +369,7 @@ impl RunOptions {
         let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
             Some(url) => {
                 let (w, d) = kv::build(url, r, seed)?;
-                (RunWorkload::Kv(w), d)
+                (RunWorkload::Kv(Box::new(w)), d)
             }
             None => {
                 kv::check_unused(&r.kv)?;

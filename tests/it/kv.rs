@@ -180,7 +180,7 @@ fn redis_get_set_counts_match_the_server_s_own() {
     assert_eq!(n(&set["statuses"]["250"]), n(&set["total_requests"]));
     // 1 set for 2 gets, within 5 standard deviations of the binomial.
     let sets = n(&set["total_requests"]) as f64;
-    let sd = (3000.0 * (1.0 / 3.0) * (2.0 / 3.0) as f64).sqrt();
+    let sd = (3000.0_f64 * (1.0 / 3.0) * (2.0 / 3.0)).sqrt();
     assert!((sets - 1000.0).abs() < 5.0 * sd, "{sets} sets of 3000");
 }
 

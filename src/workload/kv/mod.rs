@@ -99,7 +99,7 @@ impl KvWorkload {
         for i in order.into_iter().filter(|i| s.commands[*i].weight > 0) {
             label_of[i] = set.intern("command", &s.commands[i].name);
         }
-        let mut rng = SplitMix64::new(s.seed ^ 0x5EED_0F_7A1E);
+        let mut rng = SplitMix64::new(s.seed ^ 0x005E_ED0F_7A1E);
         let values: Arc<[u8]> = (0..s.value_size.1)
             .map(|_| b'a' + (rng.next_u64() % 26) as u8)
             .collect();
@@ -377,8 +377,12 @@ mod tests {
         let (mut s, _) = w.client(0);
         let bytes = s.next(turn(0)).bytes.to_vec();
         let text = String::from_utf8(bytes).unwrap();
-        assert!(text.starts_with("*3\r\n$4\r\nMSET\r\n$3\r\nk:"), "{text:?}");
-        assert!(text.ends_with("\r\n$4\r\n") == false && text.len() == 4 + 10 + 9 + 10);
+        // *3, $4 MSET, $3 k:0 (the first sequential key), $4 and the value.
+        assert!(
+            text.starts_with("*3\r\n$4\r\nMSET\r\n$3\r\nk:0\r\n$4\r\n"),
+            "{text:?}"
+        );
+        assert_eq!(text.len(), 4 + 10 + 9 + 10);
     }
 
     #[test]

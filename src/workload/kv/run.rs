@@ -15,7 +15,8 @@ use crate::workload::{PlanSource, PlanWorkload};
 /// The workload of `run` and `ramp`.
 pub enum RunWorkload {
     Plan(PlanWorkload),
-    Kv(KvWorkload),
+    /// Boxed: a key-value workload holds its settings and choosers inline.
+    Kv(Box<KvWorkload>),
 }
 
 impl RunWorkload {
@@ -31,7 +32,7 @@ impl RunWorkload {
     pub fn kv(&self) -> Option<&KvWorkload> {
         match self {
             RunWorkload::Plan(_) => None,
-            RunWorkload::Kv(w) => Some(w),
+            RunWorkload::Kv(w) => Some(&**w),
         }
     }
 }
