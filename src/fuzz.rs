@@ -16,7 +16,7 @@ use crate::rng::SplitMix64;
 pub type Target = fn(&[u8]);
 
 /// The targets by name, for the harness and `bench/fuzz.sh`.
-pub const TARGETS: [(&str, Target); 8] = [
+pub const TARGETS: [(&str, Target); 9] = [
     ("http_response", http_response),
     ("patterns", patterns),
     ("terms", terms),
@@ -25,6 +25,7 @@ pub const TARGETS: [(&str, Target); 8] = [
     ("bulk_response", bulk_response),
     ("stream_records", stream_records),
     ("expressions", expressions),
+    ("kv", kv),
 ];
 
 /// The share of a run's executions a target gets: the slow ones (a histogram and a
@@ -68,6 +69,41 @@ pub fn http_response(data: &[u8]) {
                 {
                     Ok(r) if !r.close => {}
                     _ => break,
+                }
+            }
+        })
+    });
+}
+
+/// Key-value stores: up to four replies framed by RESP (an even first byte) or
+/// memcached's text protocol (odd) on one connection, the first byte also picking how
+/// many bytes each read returns; and the bytes as a commands file in both languages.
+pub fn kv(data: &[u8]) {
+    use crate::kv::commands::{parse, Protocol};
+    thread_local! {
+        static RT: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime");
+    }
+    let Some((&first, rest)) = data.split_first() else {
+        return;
+    };
+    let text = String::from_utf8_lossy(rest);
+    for proto in [Protocol::Redis, Protocol::Memcached] {
+        let _ = parse(&text, "fuzz", proto);
+    }
+    let proto = if first % 2 == 0 {
+        crate::http::Proto::Redis(None)
+    } else {
+        crate::http::Proto::Memcached
+    };
+    let mut conn = Conn::from_bytes(rest.to_vec(), usize::from(first / 2).max(1));
+    let meter = Meter::default();
+    RT.with(|rt| {
+        rt.block_on(async {
+            for _ in 0..4 {
+                if conn.exchange_framed(b"", &proto, &meter).await.is_err() {
+                    break;
                 }
             }
         })
@@ -323,6 +359,13 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
             "p50 <= 10ms, rps>=1000, mean<2s",
             "+30s",
             "2026-11-23T10:00:00.5+09:00",
+        ],
+        "kv" => &[
+            "\u{4}+OK\r\n$5\r\nhello\r\n*2\r\n$-1\r\n:1\r\n-WRONGTYPE x\r\n",
+            "\u{8}*2\r\n*1\r\n$1\r\na\r\n$-1\r\n*0\r\n",
+            "\u{3}VALUE k 0 5\r\nhello\r\nEND\r\nSTORED\r\nSERVER_ERROR out of memory\r\n12\r\n",
+            "\u{1}STAT pid 1\r\nEND\r\nNOT_FOUND\r\nCLIENT_ERROR bad\r\n",
+            "\u{0}weight=2 name=g GET key:{key}\nset k:{key} {value} 0 60\n# c\n",
         ],
         _ => &[],
     };

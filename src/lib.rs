@@ -15,6 +15,7 @@ pub mod find_max;
 pub mod fuzz;
 pub mod http;
 pub mod k8s;
+pub mod kv;
 pub mod metrics;
 pub mod observe;
 pub mod outfile;

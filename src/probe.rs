@@ -23,6 +23,12 @@ pub enum ProbeKind {
     Droonga,
     /// CouchDB `/_node/_local/_stats/couchdb`: reads, writes, HTTP requests.
     CouchDb,
+    /// Redis `INFO`: commands, keyspace hits and misses, memory, evictions, clients
+    /// (`n_queries` = hits + misses, `cache_hits` = hits, so the step has a hit rate).
+    Redis,
+    /// memcached `stats`: gets, sets, hits, misses, evictions, items, bytes
+    /// (`n_queries` = `cmd_get`, `cache_hits` = `get_hits`).
+    Memcached,
     /// Any number in a JSON answer, by JSON pointer (RFC 6901).
     Url {
         path: String,
@@ -37,6 +43,8 @@ impl ProbeKind {
             ProbeKind::Groonga => "groonga".into(),
             ProbeKind::Droonga => "droonga".into(),
             ProbeKind::CouchDb => "couchdb".into(),
+            ProbeKind::Redis => "redis".into(),
+            ProbeKind::Memcached => "memcached".into(),
             ProbeKind::Url { name, .. } => name.clone(),
         }
     }
@@ -46,12 +54,22 @@ impl ProbeKind {
             ProbeKind::Groonga => "/d/status",
             ProbeKind::Droonga => "/statistics/cache",
             ProbeKind::CouchDb => "/_node/_local/_stats/couchdb",
+            ProbeKind::Redis | ProbeKind::Memcached => "",
             ProbeKind::Url { path, .. } => path,
         }
     }
 
     /// The numbers this probe reads from an answer.
     pub fn read(&self, body: &[u8]) -> Result<BTreeMap<String, f64>, String> {
+        match self {
+            ProbeKind::Redis => {
+                return kv_numbers(body, b':', REDIS_INFO, ("keyspace_hits", "keyspace_misses"))
+            }
+            ProbeKind::Memcached => {
+                return kv_numbers(body, b' ', MEMCACHED_STATS, ("get_hits", "get_misses"))
+            }
+            _ => {}
+        }
         let v: Value =
             serde_json::from_slice(body).map_err(|e| format!("answer is not JSON ({e})"))?;
         let num = |v: &Value, what: &str| {
@@ -103,6 +121,7 @@ impl ProbeKind {
                     return Err("no CouchDB counters (database_reads, database_writes, httpd.requests) in the answer".into());
                 }
             }
+            ProbeKind::Redis | ProbeKind::Memcached => unreachable!("read above"),
             ProbeKind::Url { pointer, name, .. } => {
                 let x = v
                     .pointer(pointer)
@@ -124,6 +143,8 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
         "groonga" => return Ok(ProbeKind::Groonga),
         "droonga" => return Ok(ProbeKind::Droonga),
         "couchdb" => return Ok(ProbeKind::CouchDb),
+        "redis" => return Ok(ProbeKind::Redis),
+        "memcached" => return Ok(ProbeKind::Memcached),
         _ => {}
     }
     let mut path = None;
@@ -132,7 +153,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
     for part in s.split(',') {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             format!(
-                "--probe {s}: expected groonga, droonga, couchdb or url=PATH,pointer=/json/pointer"
+                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached or url=PATH,pointer=/json/pointer"
             )
         })?;
         match k.trim() {
@@ -184,6 +205,10 @@ impl Prober {
         let mut out = Vec::with_capacity(self.kinds.len() * self.hosts.len());
         for kind in &self.kinds {
             for host in &self.hosts {
+                if let Some(ask) = kv_ask(kind) {
+                    out.push(ask(host, self.timeout).and_then(|b| kind.read(&b)));
+                    continue;
+                }
                 let url = format!("{host}{}", kind.path());
                 out.push(http::fetch(&url, self.timeout).and_then(|f| {
                     if f.status != 200 {
@@ -226,6 +251,132 @@ impl Prober {
         }
         out
     }
+}
+
+/// Redis `INFO`'s numbers a probe keeps.
+const REDIS_INFO: &[&str] = &[
+    "total_commands_processed",
+    "keyspace_hits",
+    "keyspace_misses",
+    "used_memory",
+    "evicted_keys",
+    "expired_keys",
+    "connected_clients",
+    "total_connections_received",
+];
+
+/// memcached `stats`'s numbers a probe keeps.
+const MEMCACHED_STATS: &[&str] = &[
+    "cmd_get",
+    "cmd_set",
+    "get_hits",
+    "get_misses",
+    "evictions",
+    "curr_items",
+    "bytes",
+    "curr_connections",
+    "total_connections",
+];
+
+/// `name<sep>value` lines (Redis `INFO`; memcached's `STAT name value`), the names in
+/// `keep`, with `n_queries` and `cache_hits` from the (hits, misses) pair.
+fn kv_numbers(
+    body: &[u8],
+    sep: u8,
+    keep: &[&str],
+    (hits, misses): (&str, &str),
+) -> Result<BTreeMap<String, f64>, String> {
+    let text = String::from_utf8_lossy(body);
+    let mut out = BTreeMap::new();
+    for line in text.lines() {
+        let line = line.strip_prefix("STAT ").unwrap_or(line);
+        let Some((k, v)) = line.split_once(char::from(sep)) else {
+            continue;
+        };
+        if keep.contains(&k) {
+            if let Ok(x) = v.trim().parse::<f64>() {
+                out.insert(k.to_string(), x);
+            }
+        }
+    }
+    let (Some(h), Some(m)) = (out.get(hits).copied(), out.get(misses).copied()) else {
+        return Err(format!("no {hits} and {misses} in the answer"));
+    };
+    out.insert("n_queries".into(), h + m);
+    out.insert("cache_hits".into(), h);
+    Ok(out)
+}
+
+type Ask = fn(&str, Duration) -> Result<Vec<u8>, String>;
+
+/// How a key-value probe asks a host (`redis://h:p[/db]`, `memcached://h:p`).
+fn kv_ask(kind: &ProbeKind) -> Option<Ask> {
+    match kind {
+        ProbeKind::Redis => Some(|host, t| {
+            // A bulk string: `$N\r\n`, N bytes, CRLF.
+            ask(host, "redis://", b"*1\r\n$4\r\nINFO\r\n", t, |b| {
+                let Some(i) = b.windows(2).position(|w| w == b"\r\n") else {
+                    return false;
+                };
+                match std::str::from_utf8(&b[1..i])
+                    .ok()
+                    .and_then(|n| n.parse::<usize>().ok())
+                {
+                    Some(n) => b.len() >= i + 2 + n + 2,
+                    None => true,
+                }
+            })
+        }),
+        ProbeKind::Memcached => Some(|host, t| {
+            ask(host, "memcached://", b"stats\r\n", t, |b| {
+                b.ends_with(b"END\r\n") || b.starts_with(b"ERROR") || b.starts_with(b"CLIENT_ERROR")
+            })
+        }),
+        _ => None,
+    }
+}
+
+/// Send `request` to `host` (a URL of `scheme`) and read until `done`, within `timeout`.
+fn ask(
+    host: &str,
+    scheme: &str,
+    request: &[u8],
+    timeout: Duration,
+    done: impl Fn(&[u8]) -> bool,
+) -> Result<Vec<u8>, String> {
+    use std::io::{Read, Write};
+    use std::net::{TcpStream, ToSocketAddrs};
+    let Some(rest) = host.strip_prefix(scheme) else {
+        return Err(format!("{host} is not a {scheme} target"));
+    };
+    let authority = rest.split('/').next().unwrap_or(rest);
+    let fail = |e: std::io::Error| format!("{host}: {e}");
+    let addr = authority
+        .to_socket_addrs()
+        .map_err(fail)?
+        .next()
+        .ok_or_else(|| format!("{host}: no address"))?;
+    let mut s = TcpStream::connect_timeout(&addr, timeout).map_err(fail)?;
+    s.set_read_timeout(Some(timeout)).map_err(fail)?;
+    s.set_write_timeout(Some(timeout)).map_err(fail)?;
+    s.write_all(request).map_err(fail)?;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 16 * 1024];
+    while !done(&out) {
+        let n = s.read(&mut buf).map_err(fail)?;
+        if n == 0 {
+            return Err(format!("{host}: closed before a whole answer"));
+        }
+        out.extend_from_slice(&buf[..n]);
+        if out.len() > 1 << 20 {
+            return Err(format!("{host}: an answer over 1 MiB"));
+        }
+    }
+    if out.starts_with(b"-") || out.starts_with(b"ERROR") || out.starts_with(b"CLIENT_ERROR") {
+        let line = out.split(|b| *b == b'\r').next().unwrap_or_default();
+        return Err(format!("{host}: {}", String::from_utf8_lossy(line)));
+    }
+    Ok(out)
 }
 
 fn hit_rate(delta: &BTreeMap<String, f64>) -> Option<f64> {

@@ -136,7 +136,7 @@ impl Redactor {
                 out.push(format!("{}{REDACTED}", &arg[..2]));
                 continue;
             }
-            out.push(self.query(&self.header_arg(arg)));
+            out.push(url_password(&self.query(&self.header_arg(arg))));
         }
         out
     }
@@ -158,6 +158,23 @@ impl Redactor {
     }
 }
 
+/// `arg` with the password of a `scheme://user:password@host…` URL in it redacted
+/// (`redis://:pw@host` and `redis://pw@host` too: Redis reads a lone userinfo as the
+/// password); the user name stays, it says which account ran.
+pub fn url_password(arg: &str) -> String {
+    let Some(start) = arg.find("://").map(|i| i + 3) else {
+        return arg.to_owned();
+    };
+    let end = arg[start..]
+        .find(['/', '?', '#'])
+        .map_or(arg.len(), |i| start + i);
+    let Some(at) = arg[start..end].rfind('@').map(|i| start + i) else {
+        return arg.to_owned();
+    };
+    let keep = arg[start..at].find(':').map_or(start, |c| start + c + 1);
+    format!("{}{REDACTED}{}", &arg[..keep], &arg[at..])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -166,6 +183,23 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         Redactor::new(&extra).command_line(&args)
+    }
+
+    #[test]
+    fn url_passwords_are_redacted_in_the_command_line() {
+        let got = line(
+            &[
+                "hakaru",
+                "run",
+                "redis://app:s3cret@h:6379/1",
+                "redis://pw@h",
+                "http://h/@x",
+            ],
+            &[],
+        );
+        assert_eq!(got[2], "redis://app:<redacted>@h:6379/1");
+        assert_eq!(got[3], "redis://<redacted>@h");
+        assert_eq!(got[4], "http://h/@x");
     }
 
     #[test]

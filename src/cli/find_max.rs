@@ -107,6 +107,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     // Every path the end will write, checked after the flags and before any load.
     super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
+    super::kv::preload(&ready, &args.request.kv)?;
     let live_args = &args.session.live;
     let mut live = live_args.start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;

@@ -13,6 +13,7 @@ pub mod find_max;
 pub mod finish;
 pub mod hints;
 pub mod k8s;
+pub mod kv;
 pub mod merge;
 pub mod patterns;
 pub mod ramp;

@@ -80,6 +80,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
+    super::kv::preload(&ready, &args.request.kv)?;
     let live_args = &args.session.live;
     let mut live = live_args.start(stdout_busy(args.output.json, csv_to_stdout))?;
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;

@@ -245,10 +245,19 @@ async fn attempt<W: Workload>(
             b.truncated = false;
         }
         let conn = slot.conn.as_mut().expect("connected above");
-        match conn
-            .exchange(req.bytes, req.head, &w.meter, body.as_deref_mut())
-            .await
-        {
+        let exchanged = match &w.workload.targets()[req.target].proto {
+            http::Proto::Http => {
+                conn.exchange(req.bytes, req.head, &w.meter, body.as_deref_mut())
+                    .await
+            }
+            // A key-value store: one reply framed by its protocol, an error reply
+            // counted under its own kind.
+            kv => match conn.exchange_framed(req.bytes, kv, &w.meter).await {
+                Ok(reply) => return reply.recorded(&mut w.rec.borrow_mut()),
+                Err(e) => Err(e),
+            },
+        };
+        match exchanged {
             Ok(resp) => {
                 if resp.close {
                     w.rec.borrow_mut().server_closes += 1;

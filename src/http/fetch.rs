@@ -70,6 +70,7 @@ fn send(
         host: parts.host.clone(),
         port,
         addrs,
+        proto: crate::http::Proto::Http,
     };
     let request = encode_request(
         method,

@@ -5,10 +5,12 @@
 
 pub mod encode;
 mod fetch;
+mod framed;
 mod tls;
 pub mod url;
 
 pub use fetch::{fetch, Fetched};
+pub use framed::{Framed, Login, Proto};
 pub use tls::tls_connector;
 
 use std::cell::Cell;
@@ -30,12 +32,27 @@ pub struct Target {
     pub host: String,
     pub port: u16,
     pub addrs: Vec<SocketAddr>,
+    /// What the target speaks: HTTP, or a key-value store's protocol.
+    pub proto: Proto,
 }
 
 impl Target {
-    /// "http://host:port", as shown in reports.
+    /// "http://host:port", as shown in reports (a key-value store's scheme and its
+    /// database, never its password).
     pub fn label(&self) -> String {
-        let scheme = if self.https { "https" } else { "http" };
+        if let Proto::Redis(Some(login)) = &self.proto {
+            if login.db != 0 {
+                return format!("{}/{}", self.host_label(self.proto.scheme()), login.db);
+            }
+        }
+        let scheme = match (&self.proto, self.https) {
+            (Proto::Http, true) => "https",
+            (p, _) => p.scheme(),
+        };
+        self.host_label(scheme)
+    }
+
+    fn host_label(&self, scheme: &str) -> String {
         if self.host.contains(':') {
             format!("{scheme}://[{}]:{}", self.host, self.port)
         } else {
@@ -687,6 +704,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: addr.port(),
             addrs: vec![addr],
+            proto: Proto::Http,
         }
     }
 
@@ -782,6 +800,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: addr.port(),
             addrs: vec![addr],
+            proto: Proto::Http,
         };
         let e = connect(&t, None, new_buffer())
             .await
@@ -843,6 +862,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: addr.port(),
             addrs: vec![addr],
+            proto: Proto::Http,
         };
         let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
         let req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -879,6 +899,7 @@ mod tests {
             host: "127.0.0.1".into(),
             port: addr.port(),
             addrs: vec![addr],
+            proto: Proto::Http,
         };
         let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
         let req = b"GET / HTTP/1.1\r\nHost: x\r\n\r\n";

@@ -471,3 +471,187 @@ mod tests {
         assert_eq!(percent_decode("%ff"), "\u{fffd}");
     }
 }
+
+/// Which key-value store a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KvScheme {
+    Redis,
+    Memcached,
+}
+
+/// A key-value store's URL: `redis://[user:password@]host:port[/db]` or
+/// `memcached://host:port`. Its `Debug` never shows the password.
+#[derive(Clone, PartialEq, Eq)]
+pub struct KvUrl {
+    pub scheme: KvScheme,
+    pub host: String,
+    pub port: u16,
+    pub user: Option<String>,
+    pub password: Option<String>,
+    /// Redis's database number (0 when the URL names none).
+    pub db: u32,
+}
+
+impl std::fmt::Debug for KvUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KvUrl")
+            .field("scheme", &self.scheme)
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("db", &self.db)
+            .finish()
+    }
+}
+
+/// The scheme of a key-value store's URL, if `s` starts with one (in any case).
+pub fn kv_scheme(s: &str) -> Option<(KvScheme, &str)> {
+    for (prefix, scheme) in [
+        ("redis://", KvScheme::Redis),
+        ("memcached://", KvScheme::Memcached),
+    ] {
+        if s.get(..prefix.len())
+            .is_some_and(|p| p.eq_ignore_ascii_case(prefix))
+        {
+            return Some((scheme, &s[prefix.len()..]));
+        }
+    }
+    None
+}
+
+/// Parse a key-value store's URL; the message never holds the password.
+pub fn parse_kv_url(s: &str) -> Result<KvUrl, String> {
+    let shown = || quote(&without_userinfo(s));
+    let (scheme, rest) = kv_scheme(s)
+        .ok_or_else(|| format!("expected a redis:// or memcached:// URL, found {}", shown()))?;
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, tail) = rest.split_at(end);
+    let (userinfo, hostport) = match authority.rfind('@') {
+        Some(at) => (Some(&authority[..at]), &authority[at + 1..]),
+        None => (None, authority),
+    };
+    let (user, password) = match userinfo {
+        None => (None, None),
+        Some(_) if scheme == KvScheme::Memcached => {
+            return Err(format!(
+                "memcached URLs take no user or password (SASL is not supported): {}",
+                shown()
+            ))
+        }
+        // redis://:password@ (Redis before 6) or redis://user:password@ (ACL).
+        Some(info) => match info.split_once(':') {
+            Some((u, p)) => (
+                (!u.is_empty()).then(|| percent_decode(u)),
+                Some(percent_decode(p)),
+            ),
+            None => (None, Some(percent_decode(info))),
+        },
+    };
+    let (host, port) = if let Some(inner) = hostport.strip_prefix('[') {
+        let close = inner
+            .find(']')
+            .ok_or_else(|| format!("the IPv6 host has no closing ']': {}", shown()))?;
+        (&inner[..close], inner[close + 1..].strip_prefix(':'))
+    } else {
+        match hostport.split_once(':') {
+            Some((h, p)) => (h, Some(p)),
+            None => (hostport, None),
+        }
+    };
+    if host.is_empty() {
+        return Err(format!("the URL has no host: {}", shown()));
+    }
+    let bracketed = format!("[{host}]");
+    check_host(if host.contains(':') { &bracketed } else { host })
+        .map_err(|m| format!("{m}: {}", shown()))?;
+    let port = match port {
+        None | Some("") => match scheme {
+            KvScheme::Redis => 6379,
+            KvScheme::Memcached => 11211,
+        },
+        Some(p) => parse_port(p).ok_or_else(|| {
+            format!(
+                "invalid port {} (must be an integer 1-65535): {}",
+                quote(p),
+                shown()
+            )
+        })?,
+    };
+    let path = tail.trim_start_matches('/');
+    let db = match (scheme, path) {
+        (_, "") => 0,
+        (KvScheme::Redis, p) => p.parse::<u32>().map_err(|_| {
+            format!(
+                "a Redis URL's path is its database number (redis://host:port/0), found {}: {}",
+                quote(p),
+                shown()
+            )
+        })?,
+        (KvScheme::Memcached, _) => {
+            return Err(format!("a memcached URL has no path: {}", shown()))
+        }
+    };
+    Ok(KvUrl {
+        scheme,
+        host: host.to_owned(),
+        port,
+        user,
+        password,
+        db,
+    })
+}
+
+#[cfg(test)]
+mod kv_tests {
+    use super::*;
+
+    #[test]
+    fn redis_and_memcached_urls() {
+        let u = parse_kv_url("redis://app:s3cr%40t@127.0.0.1:6380/2").unwrap();
+        assert_eq!(
+            (
+                u.scheme,
+                u.host.as_str(),
+                u.port,
+                u.user.as_deref(),
+                u.password.as_deref(),
+                u.db
+            ),
+            (
+                KvScheme::Redis,
+                "127.0.0.1",
+                6380,
+                Some("app"),
+                Some("s3cr@t"),
+                2
+            )
+        );
+        assert!(!format!("{u:?}").contains("s3cr"));
+        let u = parse_kv_url("redis://:pw@localhost").unwrap();
+        assert_eq!(
+            (u.user, u.password.as_deref(), u.port),
+            (None, Some("pw"), 6379)
+        );
+        let u = parse_kv_url("MEMCACHED://[::1]:11311").unwrap();
+        assert_eq!(
+            (u.scheme, u.host.as_str(), u.port),
+            (KvScheme::Memcached, "::1", 11311)
+        );
+    }
+
+    #[test]
+    fn bad_urls_are_refused_without_their_password() {
+        for (url, want) in [
+            ("redis://:pw@h:99999", "invalid port"),
+            ("redis://:pw@h/x", "database number"),
+            ("memcached://u:pw@h", "SASL"),
+            ("memcached://h/db", "no path"),
+            ("redis://:pw@", "no host"),
+            ("http://h", "expected a redis://"),
+        ] {
+            let e = parse_kv_url(url).unwrap_err();
+            assert!(e.contains(want) && !e.contains("pw"), "{url}: {e}");
+        }
+    }
+}

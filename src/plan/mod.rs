@@ -642,6 +642,7 @@ impl Builder<'_> {
             host: host.to_string(),
             port,
             addrs,
+            proto: crate::http::Proto::Http,
         });
         Ok(targets.len() - 1)
     }

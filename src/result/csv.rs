@@ -52,10 +52,11 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `round` | which repetition of the run (`--rounds`), from 1 |
 /// | `cache_hit_rate` | the step's cache hit rate reported by server probes, 0..1; empty without |
 /// | `server_cpu_cores`, `server_rss_max_bytes` | the watched server process (`--probe-pid`); empty without |
+/// | `errors_reply_<kind>` | a key-value store's error replies by kind (err, wrongtype, moved, oom, noauth, client_error, server_error) |
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 31] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 38] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -87,6 +88,13 @@ pub const FULL_EXTRA_COLUMNS: [&str; 31] = [
     "cache_hit_rate",
     "server_cpu_cores",
     "server_rss_max_bytes",
+    "errors_reply_err",
+    "errors_reply_wrongtype",
+    "errors_reply_moved",
+    "errors_reply_oom",
+    "errors_reply_noauth",
+    "errors_reply_client_error",
+    "errors_reply_server_error",
 ];
 
 /// The columns a bulk write (`hakaru bulk`) adds after [`FULL_EXTRA_COLUMNS`], in
@@ -220,11 +228,10 @@ fn extra_cells(step: &StepResult) -> Vec<String> {
         latency_cell(l, l.stdev_s),
         step.responses.to_string(),
     ];
-    cells.extend(
-        ErrorKind::ALL
-            .iter()
-            .map(|k| step.errors.get(k).copied().unwrap_or(0).to_string()),
-    );
+    let error_cell = |k: &ErrorKind| step.errors.get(k).copied().unwrap_or(0).to_string();
+    // The kinds a later version added have their columns at the end (the contract).
+    let (first, added) = ErrorKind::ALL.split_at(HTTP_ERROR_KINDS);
+    cells.extend(first.iter().map(error_cell));
     cells.extend([
         step.unfinished.to_string(),
         step.late.to_string(),
@@ -245,8 +252,13 @@ fn extra_cells(step: &StepResult) -> Vec<String> {
             .map(|p| p.rss_max_bytes.to_string())
             .unwrap_or_default(),
     ]);
+    cells.extend(added.iter().map(error_cell));
     cells
 }
+
+/// The error kinds whose columns follow `responses`; the key-value stores' reply
+/// kinds came later, and their columns close [`FULL_EXTRA_COLUMNS`].
+const HTTP_ERROR_KINDS: usize = 9;
 
 /// A latency figure, or an empty cell when the histogram behind it is empty (a 0
 /// there would read as "infinitely fast").
@@ -397,9 +409,10 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0"
         );
-        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,"));
+        assert!(lines[3]
+            .ends_with(",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0"));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == n));

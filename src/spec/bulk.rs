@@ -661,6 +661,7 @@ fn resolve(https: bool, host: &str, port: u16) -> Result<Target, BulkError> {
         host: host.to_string(),
         port,
         addrs,
+        proto: crate::http::Proto::Http,
     })
 }
 

@@ -16,6 +16,7 @@ pub mod bulk;
 mod bulk_check;
 mod bulk_template;
 pub mod find_max;
+pub mod kv;
 mod parse;
 mod start;
 pub mod threshold;
@@ -26,6 +27,7 @@ use std::time::Duration;
 
 use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
 use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
+use crate::http::url::kv_scheme;
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
@@ -34,6 +36,7 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
+use crate::workload::kv::RunWorkload;
 use crate::workload::PlanWorkload;
 
 pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
@@ -55,6 +58,9 @@ pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
 /// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
+    /// A key-value run's flag, URL or commands file (the message names which).
+    #[error("{0}")]
+    Kv(String),
     #[error("--shard {shard}: {total} {what} cannot be shared by {count} machines, each needs at least one")]
     ShardTooSmall {
         shard: Shard,
@@ -193,6 +199,8 @@ pub struct RequestOptions {
     pub request_list: bool,
     /// The CSV result's columns.
     pub format: CsvFormat,
+    /// `redis://` and `memcached://` targets' flags (`--keys`, `--ratio`…).
+    pub kv: kv::KvOptions,
 }
 
 impl Default for RequestOptions {
@@ -225,6 +233,7 @@ impl Default for RequestOptions {
             n_fast: 5,
             request_list: false,
             format: CsvFormat::Full,
+            kv: kv::KvOptions::default(),
         }
     }
 }
@@ -313,7 +322,7 @@ pub struct RunOptions {
 pub struct Ready {
     /// Steps, interval, rounds, warm-up, probes, outputs and the settings recorded in the result.
     pub run: RunSpec,
-    pub workload: Arc<PlanWorkload>,
+    pub workload: Arc<RunWorkload>,
     pub engine: EngineConfig,
 }
 
@@ -351,38 +360,23 @@ impl RunOptions {
         let r = &self.request;
         let s = &self.session;
         let start_at = start_moment(s.start_at, &steps, s.rounds)?;
-        let set = r.patterns()?;
-        let body = match &r.body {
-            Some(Body::Text(b)) => Some(b.clone().into_bytes()),
-            Some(Body::File(p)) => Some(std::fs::read(p).map_err(|why| SpecError::BodyFile {
-                path: p.display().to_string(),
-                why,
-            })?),
-            None => None,
-        };
-        let defaults = Defaults {
-            hosts: r
-                .hosts
-                .iter()
-                .map(|h| h.trim().to_string())
-                .filter(|h| !h.is_empty())
-                .collect(),
-            port: r.port,
-            path: r.path.clone(),
-            method: r.method.clone(),
-            timeout: r.timeout,
-            https: r.https,
-            headers: r.parsed_headers()?,
-            body,
-            content_type: r.content_type.clone(),
-            keep_alive: r.keep_alive,
-            // A URL on the command line names its own host; a file's hosts need leave.
-            allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
-        };
         let redactor = Redactor::new(&r.secret_headers).with_params(&r.secret_params);
-        let mut plan = Plan::build(&set, &defaults)?;
-        plan.redact_with(redactor.clone());
-        let tls = if plan.uses_tls() || r.insecure || r.cacert.is_some() {
+        // Each shard draws its own requests, reproducibly from the one seed.
+        let seed = r.seed.unwrap_or_else(clock_seed)
+            ^ s.shard.map_or(0, |k| {
+                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            });
+        let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
+            Some(url) => {
+                let (w, d) = kv::build(url, r, seed)?;
+                (RunWorkload::Kv(Box::new(w)), d)
+            }
+            None => {
+                kv::check_unused(&r.kv)?;
+                self.plan_workload(&redactor, seed)?
+            }
+        };
+        let tls = if described.uses_tls || r.insecure || r.cacert.is_some() {
             Some(
                 crate::http::tls_connector(r.insecure, r.cacert.as_deref())
                     .map_err(SpecError::Tls)?,
@@ -393,11 +387,6 @@ impl RunOptions {
         if let Some(pid) = s.probe_pid {
             ProcessWatch::check(pid).map_err(SpecError::ProbePid)?;
         }
-        // Each shard draws its own requests, reproducibly from the one seed.
-        let seed = r.seed.unwrap_or_else(clock_seed)
-            ^ s.shard.map_or(0, |k| {
-                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            });
         let threads = if r.threads == 0 {
             crate::sysinfo::cpus()
         } else {
@@ -419,9 +408,9 @@ impl RunOptions {
             },
             order: r.order.into(),
             seed,
-            patterns_source: plan.source.clone(),
-            n_patterns: plan.n_patterns,
-            patterns_sha256: plan.digest.clone(),
+            patterns_source: described.source,
+            n_patterns: described.n_patterns,
+            patterns_sha256: described.digest,
             request_list: r.request_list,
             insecure: r.insecure,
             // A worker without a client would idle: the engine runs at most one per client.
@@ -437,12 +426,7 @@ impl RunOptions {
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
             // The probes speak plain HTTP only.
-            hosts: plan
-                .targets
-                .iter()
-                .filter(|t| !t.https)
-                .map(|t| t.label())
-                .collect(),
+            hosts: described.probe_hosts,
             timeout: r.timeout.min(Duration::from_secs(5)),
         });
         let engine = EngineConfig {
@@ -481,13 +465,66 @@ impl RunOptions {
         };
         Ok(Ready {
             run,
-            workload: Arc::new(PlanWorkload {
-                plan: Arc::new(plan),
-                order: r.order,
-                seed,
-            }),
+            workload: Arc::new(workload),
             engine,
         })
+    }
+
+    /// The request-response workload: the patterns read, the plan built and redacted.
+    fn plan_workload(
+        &self,
+        redactor: &Redactor,
+        seed: u64,
+    ) -> Result<(RunWorkload, kv::Described), SpecError> {
+        let r = &self.request;
+        let set = r.patterns()?;
+        let body = match &r.body {
+            Some(Body::Text(b)) => Some(b.clone().into_bytes()),
+            Some(Body::File(p)) => Some(std::fs::read(p).map_err(|why| SpecError::BodyFile {
+                path: p.display().to_string(),
+                why,
+            })?),
+            None => None,
+        };
+        let defaults = Defaults {
+            hosts: r
+                .hosts
+                .iter()
+                .map(|h| h.trim().to_string())
+                .filter(|h| !h.is_empty())
+                .collect(),
+            port: r.port,
+            path: r.path.clone(),
+            method: r.method.clone(),
+            timeout: r.timeout,
+            https: r.https,
+            headers: r.parsed_headers()?,
+            body,
+            content_type: r.content_type.clone(),
+            keep_alive: r.keep_alive,
+            // A URL on the command line names its own host; a file's hosts need leave.
+            allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
+        };
+        let mut plan = Plan::build(&set, &defaults)?;
+        plan.redact_with(redactor.clone());
+        let described = kv::Described {
+            source: plan.source.clone(),
+            n_patterns: plan.n_patterns,
+            digest: plan.digest.clone(),
+            uses_tls: plan.uses_tls(),
+            probe_hosts: plan
+                .targets
+                .iter()
+                .filter(|t| !t.https)
+                .map(|t| t.label())
+                .collect(),
+        };
+        let workload = PlanWorkload {
+            plan: Arc::new(plan),
+            order: r.order,
+            seed,
+        };
+        Ok((RunWorkload::Plan(workload), described))
     }
 
     /// Every pure check, in the order a user would fix them (the load's shape first);
@@ -981,7 +1018,7 @@ mod tests {
         assert_eq!(ready.run.steps[0].duration, Some(Duration::from_secs(5)));
         assert_eq!(ready.run.settings.model, LoadModel::Open);
         assert_eq!(ready.run.settings.seed, 7);
-        assert_eq!(ready.workload.seed, 7);
+        assert_eq!(ready.workload.plan().expect("an http run").seed, 7);
         assert!(ready.open_model());
     }
 

@@ -36,7 +36,8 @@ pub enum ErrorKind {
     Tls,
     /// The server closed or reset the connection before a whole response arrived.
     Reset,
-    /// Bytes arrived that are not an HTTP/1.x response.
+    /// Bytes arrived that are not a response of the target's protocol (HTTP/1.x,
+    /// RESP, memcached's text protocol).
     Malformed,
     /// Any other I/O error while writing or reading.
     Io,
@@ -50,10 +51,26 @@ pub enum ErrorKind {
     /// for, or bytes past the last response's end): what follows cannot be matched
     /// to a request.
     Unsolicited,
+    /// A key-value store answered with an error reply not named below (Redis `-ERR`
+    /// and other prefixes, memcached `ERROR`): the command was refused.
+    ReplyErr,
+    /// Redis `-WRONGTYPE`: the key holds another kind of value.
+    ReplyWrongtype,
+    /// Redis `-MOVED`/`-ASK`: a cluster node sent the client elsewhere (hakaru does
+    /// not follow redirects).
+    ReplyMoved,
+    /// Redis `-OOM`, memcached `SERVER_ERROR out of memory`: the store is full.
+    ReplyOom,
+    /// Redis `-NOAUTH`, `-WRONGPASS`, `-NOPERM`: not logged in, or not allowed.
+    ReplyNoauth,
+    /// memcached `CLIENT_ERROR`: the store found the command malformed.
+    ReplyClientError,
+    /// memcached `SERVER_ERROR` (other than out of memory): the store failed.
+    ReplyServerError,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 16] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -63,6 +80,13 @@ impl ErrorKind {
         ErrorKind::ClientLimit,
         ErrorKind::Truncated,
         ErrorKind::Unsolicited,
+        ErrorKind::ReplyErr,
+        ErrorKind::ReplyWrongtype,
+        ErrorKind::ReplyMoved,
+        ErrorKind::ReplyOom,
+        ErrorKind::ReplyNoauth,
+        ErrorKind::ReplyClientError,
+        ErrorKind::ReplyServerError,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +100,13 @@ impl ErrorKind {
             ErrorKind::ClientLimit => "client_limit",
             ErrorKind::Truncated => "truncated",
             ErrorKind::Unsolicited => "unsolicited",
+            ErrorKind::ReplyErr => "reply_err",
+            ErrorKind::ReplyWrongtype => "reply_wrongtype",
+            ErrorKind::ReplyMoved => "reply_moved",
+            ErrorKind::ReplyOom => "reply_oom",
+            ErrorKind::ReplyNoauth => "reply_noauth",
+            ErrorKind::ReplyClientError => "reply_client_error",
+            ErrorKind::ReplyServerError => "reply_server_error",
         }
     }
 

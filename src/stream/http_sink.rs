@@ -75,6 +75,7 @@ impl HttpSink {
                 host: parts.host,
                 port,
                 addrs,
+                proto: crate::http::Proto::Http,
             },
             path: parts.path,
             url: url.to_string(),

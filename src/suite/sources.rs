@@ -158,15 +158,24 @@ impl Locator<'_> {
                 "fields × field_length over 16 MiB a record".into(),
             ));
         }
-        let url = crate::http::url::parse_http_url(&y.url).map_err(|why| err("ycsb.url", why))?;
-        if url.path.trim_matches('/').is_empty() || url.path.contains('?') {
-            return Err(err(
-                "ycsb.url",
-                format!(
-                    "\"{}\": give the database's URL, http://host:port/db",
-                    y.url
-                ),
-            ));
+        if crate::http::url::kv_scheme(&y.url).is_some() {
+            // Redis or memcached (workload::kv::ycsb): the URL names the store.
+            let url = crate::http::url::parse_kv_url(&y.url).map_err(|why| err("ycsb.url", why))?;
+            if let Some(why) = crate::workload::kv::ycsb::refused(core, url.scheme) {
+                return Err(err("ycsb.workload", why));
+            }
+        } else {
+            let url =
+                crate::http::url::parse_http_url(&y.url).map_err(|why| err("ycsb.url", why))?;
+            if url.path.trim_matches('/').is_empty() || url.path.contains('?') {
+                return Err(err(
+                    "ycsb.url",
+                    format!(
+                        "\"{}\": give the database's URL, http://host:port/db",
+                        y.url
+                    ),
+                ));
+            }
         }
         Ok(YcsbSpec {
             url: y.url.clone(),

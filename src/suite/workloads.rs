@@ -13,6 +13,7 @@ use crate::result::Shard;
 use crate::spec::bulk::{BulkOptions, DocSource};
 use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions};
 use crate::workload::bulk::BulkWorkload;
+use crate::workload::kv::ycsb::KvYcsb;
 use crate::workload::mix::AnyWorkload;
 use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
 
@@ -99,6 +100,9 @@ pub(super) fn workloads(
 
 impl Built {
     fn ycsb(&mut self, at: &At<'_>, y: &YcsbSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        if crate::http::url::kv_scheme(&y.url).is_some() {
+            return self.kv_ycsb(at, y);
+        }
         let settings =
             ycsb_settings(at.scenario, y, at.seed, (at.i, at.j), at.shard).map_err(|why| {
                 SuiteError::Ycsb {
@@ -113,6 +117,39 @@ impl Built {
         if y.core == Core::Load {
             self.load_requests[at.i] = Some(workload.settings().load_requests());
             self.loads.push((at.i, workload.clone()));
+        }
+        Ok(workload)
+    }
+
+    /// YCSB over Redis or memcached ([`KvYcsb`]): the same settings, the store's target.
+    fn kv_ycsb(&mut self, at: &At<'_>, y: &YcsbSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let why = |why| SuiteError::Ycsb {
+            path: at.path.to_owned(),
+            phase: at.phase.name.clone(),
+            index: at.j + 1,
+            source_name: at.w.source.describe(),
+            why,
+        };
+        let (target, _) = crate::spec::kv::target(&y.url).map_err(why)?;
+        let defaults = RequestOptions::default();
+        let workload = Arc::new(KvYcsb::new(YcsbSettings {
+            core: y.core,
+            target,
+            db_path: String::new(),
+            records: y.records,
+            distribution: y.distribution,
+            fields: y.fields,
+            field_length: y.field_length,
+            max_scan: y.max_scan,
+            batch: 1,
+            headers: Vec::new(),
+            keep_alive: true,
+            timeout: at.scenario.timeout.unwrap_or(defaults.timeout),
+            seed: at.seed ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            shard: at.shard,
+        }));
+        if y.core == Core::Load {
+            self.load_requests[at.i] = Some(workload.load_requests());
         }
         Ok(workload)
     }
@@ -307,6 +344,7 @@ fn ycsb_settings(
             host: url.host.clone(),
             port,
             addrs,
+            proto: crate::http::Proto::Http,
         },
         db_path: url.path.trim_end_matches('/').to_string(),
         records: y.records,

@@ -9,6 +9,7 @@
 
 pub mod bulk;
 pub mod check;
+pub mod kv;
 pub mod mix;
 pub mod request_response;
 pub mod ycsb;

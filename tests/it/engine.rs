@@ -138,6 +138,7 @@ fn echo_workload(addr: std::net::SocketAddr, panic_at: Option<u64>) -> Arc<EchoB
             host: "127.0.0.1".into(),
             port: addr.port(),
             addrs: vec![addr],
+            proto: hakaru::http::Proto::Http,
         }],
         request: BodyRequest::new("POST", "/echo", &host, &[], Some("text/plain"), true),
         indices: Arc::new(Mutex::new(Vec::new())),
@@ -386,6 +387,7 @@ fn groonga_load_counts_what_was_kept_and_what_was_not() {
                 host: "127.0.0.1".into(),
                 port: addr.port(),
                 addrs: vec![addr],
+                proto: hakaru::http::Proto::Http,
             }],
             request: BodyRequest::new(
                 "POST",

@@ -18,6 +18,7 @@ mod k8s;
 mod k8s_job;
 mod kafka;
 mod kill;
+mod kv;
 mod labels;
 mod live;
 mod memory;

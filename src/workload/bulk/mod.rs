@@ -578,6 +578,7 @@ mod tests {
                 host: "127.0.0.1".into(),
                 port: 5984,
                 addrs: vec!["127.0.0.1:5984".parse().unwrap()],
+                proto: crate::http::Proto::Http,
             },
             base_path: if kind == TargetKind::CouchDb {
                 "/bench".into()

@@ -171,7 +171,7 @@ impl YcsbSettings {
     }
 
     /// `(first, stride)` of this machine's lane.
-    fn lane(&self) -> (u64, u64) {
+    pub(crate) fn lane(&self) -> (u64, u64) {
         self.shard
             .map_or((0, 1), |k| (u64::from(k.index - 1), u64::from(k.count)))
     }
@@ -179,7 +179,7 @@ impl YcsbSettings {
     /// The record number at `position`: the loaded records first, then this
     /// machine's inserts in its lane.
     #[inline]
-    fn record(&self, position: u64) -> u64 {
+    pub(crate) fn record(&self, position: u64) -> u64 {
         if position < self.records {
             position
         } else {
@@ -196,7 +196,7 @@ impl YcsbSettings {
 /// Inserts acknowledged in order, as YCSB's `AcknowledgedCounterGenerator` keeps
 /// them: reads draw only from records whose insert has ended (every one below
 /// `limit`), so none asks for a record still on its way.
-struct Acknowledged {
+pub(crate) struct Acknowledged {
     window: Box<[AtomicBool]>,
     limit: AtomicU64,
 }
@@ -206,7 +206,7 @@ struct Acknowledged {
 const ACK_WINDOW: usize = 1 << 16;
 
 impl Acknowledged {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Acknowledged {
             window: (0..ACK_WINDOW).map(|_| AtomicBool::new(false)).collect(),
             limit: AtomicU64::new(0),
@@ -216,7 +216,7 @@ impl Acknowledged {
     /// Insert `j` ended (answered or not). Whoever finds the slot at `limit` set
     /// clears it and moves `limit` on; every step in one total order (SeqCst), so no
     /// acknowledgement is left behind.
-    fn done(&self, j: u64) {
+    pub(crate) fn done(&self, j: u64) {
         let slot = |i: u64| &self.window[(i % ACK_WINDOW as u64) as usize];
         slot(j).store(true, Ordering::SeqCst);
         loop {
@@ -231,7 +231,7 @@ impl Acknowledged {
         }
     }
 
-    fn limit(&self) -> u64 {
+    pub(crate) fn limit(&self) -> u64 {
         self.limit.load(Ordering::SeqCst)
     }
 }
@@ -255,7 +255,7 @@ struct Shared {
 
 /// The operations a mix counts, as [`ItemCounts::operations`] names them; an
 /// update's GET and PUT both count as its operation.
-const OPS: [&str; 6] = [
+pub(crate) const OPS: [&str; 6] = [
     "read",
     "update",
     "insert",
@@ -280,7 +280,7 @@ impl Op {
 
 /// The operations of `core` with a share of the mix, busiest first (none for the
 /// load, one kind of request).
-fn op_labels(core: Core) -> (Arc<Labels>, [u16; OPS.len()]) {
+pub(crate) fn op_labels(core: Core) -> (Arc<Labels>, [u16; OPS.len()]) {
     let p = core.proportions();
     let mut shares = [p.read, p.update, p.insert, p.scan, p.read_modify_write, 0];
     if core == Core::Load {
@@ -488,7 +488,7 @@ impl Workload for YcsbWorkload {
 
 /// `user` and YCSB's hashed record number.
 #[inline]
-fn write_id(out: &mut Vec<u8>, record: u64) {
+pub(crate) fn write_id(out: &mut Vec<u8>, record: u64) {
     let _ = write!(out, "user{}", keys::fnv_hash64(record));
 }
 
@@ -747,6 +747,7 @@ mod tests {
                 host: "127.0.0.1".into(),
                 port: 5984,
                 addrs: vec!["127.0.0.1:5984".parse().unwrap()],
+                proto: crate::http::Proto::Http,
             },
             db_path: "/db".into(),
             records,

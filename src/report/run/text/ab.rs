@@ -53,6 +53,14 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::Truncated
             | ErrorKind::Unsolicited => receive += n,
             ErrorKind::Timeout | ErrorKind::ClientLimit => exceptions += n,
+            // A key-value store's error reply: a whole answer that refused the command.
+            ErrorKind::ReplyErr
+            | ErrorKind::ReplyWrongtype
+            | ErrorKind::ReplyMoved
+            | ErrorKind::ReplyOom
+            | ErrorKind::ReplyNoauth
+            | ErrorKind::ReplyClientError
+            | ErrorKind::ReplyServerError => exceptions += n,
         }
     }
     (connect, receive, 0, exceptions)

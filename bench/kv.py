@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""hakaru beside redis-benchmark against one private redis-server, and alone against
+memcached (memtier_benchmark is not packaged here).
+
+Both tools send the same command (GET of one existing key, `-d 3` values as
+redis-benchmark's default) on the same number of connections with one command in
+flight per connection (pipeline 1): redis-benchmark `-c C -n N -t get -P 1 --csv`,
+hakaru `run -c C -n N --commands get.txt` (`GET key:__rand_int__`, the key
+redis-benchmark asks for without -r). Per run: operations/s from each tool's own
+report, and the client's user+sys CPU from GNU time, as µs per operation. Rounds
+alternate the order of the tools; medians and per-round ratios are printed.
+
+Environment: N (requests per run, 200000), CONNECTIONS (50), ROUNDS (3),
+HAKARU (binary; target/release/hakaru, built if missing), KEEP=1 keeps raw outputs.
+Needs redis-server, redis-tools (redis-benchmark), memcached, GNU time.
+"""
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import atexit
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import common  # noqa: E402
+
+KEY = "key:__rand_int__"
+
+
+class Server:
+    """A server process on a free loopback port, stopped by its own PID at exit."""
+
+    def __init__(self, argv, port, name):
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        atexit.register(self.stop)
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, lambda *_: sys.exit(130))
+        if not common.wait_listening(port, self.proc, timeout=20):
+            self.stop()
+            common.die(f"{name} did not start on 127.0.0.1:{port}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def send(port, data, end):
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
+        s.sendall(data)
+        got = b""
+        while not got.endswith(end):
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            got += chunk
+        return got
+
+
+def hakaru_run(hakaru, url, commands, n, c, work, tag):
+    out = os.path.join(work, f"{tag}.csv")
+    rc, text, cpu, _, _ = common.timed_run(
+        [hakaru, "run", "-c", str(c), "-n", str(n), "--commands", commands, url,
+         "-o", out, "-q"],
+        os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
+    if rc != 0:
+        common.die(f"hakaru failed on {url}:\n{text}")
+    with open(out[:-4] + ".json") as f:
+        step = json.load(f)["steps"][0]
+    if step["errors"]:
+        common.die(f"hakaru saw errors on {url}: {step['errors']}")
+    return step["qps"], cpu / max(step["responses"], 1) * 1e6
+
+
+def redis_benchmark(port, n, c, work, tag):
+    tool = shutil.which("redis-benchmark") or common.die("redis-benchmark not found: apt-get install redis-tools")
+    rc, text, cpu, _, _ = common.timed_run(
+        [tool, "-h", "127.0.0.1", "-p", str(port), "-c", str(c), "-n", str(n), "-t", "get",
+         "-P", "1", "--csv"],
+        os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
+    for line in text.splitlines():
+        cells = [x.strip('"') for x in line.split(",")]
+        if cells and cells[0] == "GET":
+            return float(cells[1]), cpu / n * 1e6
+    common.die(f"redis-benchmark printed no GET line (rc {rc}):\n{text}")
+
+
+def main():
+    if len(sys.argv) > 1:
+        print(__doc__)
+        return
+    n = int(common.env_number("N", 200000, int))
+    c = int(common.env_number("CONNECTIONS", 50, int))
+    rounds = int(common.env_number("ROUNDS", 3, int))
+    hakaru = common.hakaru_binary()
+    work = common.Workdir("hakaru-kv-").path
+    for tool in ("redis-server", "memcached"):
+        if not shutil.which(tool):
+            common.die(f"{tool} not found: apt-get install redis-server redis-tools memcached")
+    rport, mport = common.free_port(), common.free_port()
+    Server(["redis-server", "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
+            "--appendonly", "no", "--dir", work], rport, "redis-server")
+    user = ["-u", "root"] if os.geteuid() == 0 else []
+    Server(["memcached", "-l", "127.0.0.1", "-p", str(mport), "-U", "0", "-m", "64"] + user,
+           mport, "memcached")
+    send(rport, f"*3\r\n$3\r\nSET\r\n${len(KEY)}\r\n{KEY}\r\n$3\r\nxxx\r\n".encode(), b"\r\n")
+    send(mport, f"set {KEY} 0 0 3\r\nxxx\r\n".encode(), b"\r\n")
+    redis_cmds = os.path.join(work, "redis.txt")
+    mc_cmds = os.path.join(work, "mc.txt")
+    with open(redis_cmds, "w") as f:
+        f.write(f"GET {KEY}\n")
+    with open(mc_cmds, "w") as f:
+        f.write(f"get {KEY}\n")
+    rurl, murl = f"redis://127.0.0.1:{rport}", f"memcached://127.0.0.1:{mport}"
+
+    print(f"# {common.machine_line()}")
+    print(f"# GET of one existing 3-byte value, {c} connections, pipeline 1, {n} requests a run, {rounds} rounds")
+    rows = {"hakaru redis": [], "redis-benchmark": [], "hakaru memcached": []}
+    for r in range(rounds):
+        order = ["hakaru", "rb"] if r % 2 == 0 else ["rb", "hakaru"]
+        for tool in order:
+            if tool == "hakaru":
+                rows["hakaru redis"].append(hakaru_run(hakaru, rurl, redis_cmds, n, c, work, f"h{r}"))
+            else:
+                rows["redis-benchmark"].append(redis_benchmark(rport, n, c, work, f"rb{r}"))
+        rows["hakaru memcached"].append(hakaru_run(hakaru, murl, mc_cmds, n, c, work, f"m{r}"))
+        h, b = rows["hakaru redis"][-1], rows["redis-benchmark"][-1]
+        print(f"round {r + 1}: hakaru/redis-benchmark ops/s {h[0] / b[0]:.2f}, "
+              f"CPU per op {h[1] / b[1]:.2f}")
+    print(f"{'tool':<18}{'ops/s (median)':>16}{'client CPU µs/op':>18}")
+    for name, vals in rows.items():
+        ops = common.median([v[0] for v in vals])
+        cpu = common.median([v[1] for v in vals])
+        print(f"{name:<18}{common.fmt(ops, '16.0f')}{common.fmt(cpu, '18.2f')}")
+    h, b = rows["hakaru redis"], rows["redis-benchmark"]
+    ratio_ops = common.median([x[0] / y[0] for x, y in zip(h, b)])
+    ratio_cpu = common.median([x[1] / y[1] for x, y in zip(h, b)])
+    print(f"hakaru / redis-benchmark (median of per-round ratios): ops/s {ratio_ops:.2f}, "
+          f"CPU per op {ratio_cpu:.2f}")
+
+
+if __name__ == "__main__":
+    main()

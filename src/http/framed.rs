@@ -1,0 +1,245 @@
+//! Key-value stores on the engine's connections: one command written, one reply read
+//! to its end by a framer of [`crate::kv`] (RESP for Redis, the text protocol for
+//! memcached), with the same buffer, byte meter, timeouts and reconnects as HTTP.
+//! Which framer reads a target's replies is the target's [`Proto`].
+//!
+//! A Redis target with a password or a database sends `AUTH` and `SELECT` first on
+//! every new connection (written before the command, their replies read before its
+//! own); a refused login is the command's error.
+
+use std::sync::Arc;
+
+use super::{Conn, Meter, Reader, WireError};
+use crate::kv::{memcache, resp, Reply, Step};
+use crate::stats::{Outcome, Recorder};
+
+/// The protocol a target speaks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Proto {
+    #[default]
+    Http,
+    /// Redis (RESP 2), with what each new connection sends first.
+    Redis(Option<Arc<Login>>),
+    Memcached,
+}
+
+impl Proto {
+    /// The URL scheme that names it.
+    pub fn scheme(&self) -> &'static str {
+        match self {
+            Proto::Http => "http",
+            Proto::Redis(_) => "redis",
+            Proto::Memcached => "memcached",
+        }
+    }
+}
+
+/// `redis://user:password@host:port/db`'s login and database, as the commands each
+/// new connection sends first. Its `Debug` never shows the password.
+#[derive(Clone, PartialEq)]
+pub struct Login {
+    /// `AUTH` (and `SELECT`) as RESP.
+    hello: Vec<u8>,
+    /// Replies `hello` asks for.
+    replies: usize,
+    pub db: u32,
+}
+
+impl Login {
+    /// `None` when nothing needs sending (no password, database 0).
+    pub fn new(user: Option<&str>, password: Option<&str>, db: u32) -> Option<Login> {
+        let mut hello = Vec::new();
+        let mut replies = 0;
+        if let Some(pw) = password {
+            let mut args: Vec<&[u8]> = vec![b"AUTH"];
+            if let Some(u) = user.filter(|u| !u.is_empty()) {
+                args.push(u.as_bytes());
+            }
+            args.push(pw.as_bytes());
+            resp::encode(&mut hello, args.into_iter());
+            replies += 1;
+        }
+        if db != 0 {
+            let db = db.to_string();
+            resp::encode(&mut hello, [&b"SELECT"[..], db.as_bytes()].into_iter());
+            replies += 1;
+        }
+        (replies > 0).then_some(Login { hello, replies, db })
+    }
+}
+
+impl std::fmt::Debug for Login {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Login {{ db: {}, hello: <redacted> }}", self.db)
+    }
+}
+
+/// One reply read: what it said and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Framed {
+    pub reply: Reply,
+    pub bytes: u64,
+}
+
+impl Framed {
+    /// The request's outcome; an error reply's text is noted as its kind's sample.
+    pub fn recorded(self, rec: &mut Recorder) -> (Outcome, u64) {
+        match self.reply {
+            Reply::Refused(kind, text) => {
+                rec.note_error(kind, || text.to_string());
+                (Outcome::Error(kind), self.bytes)
+            }
+            reply => (
+                Outcome::Status(reply.status().expect("not refused")),
+                self.bytes,
+            ),
+        }
+    }
+}
+
+/// A framer of either protocol.
+enum Framer {
+    Resp(resp::Framer),
+    Memcache(memcache::Framer),
+}
+
+impl Framer {
+    fn step(&mut self, buf: &[u8]) -> Step {
+        match self {
+            Framer::Resp(f) => f.step(buf),
+            Framer::Memcache(f) => f.step(buf),
+        }
+    }
+
+    fn reset(&mut self) {
+        match self {
+            Framer::Resp(f) => f.reset(),
+            Framer::Memcache(f) => f.reset(),
+        }
+    }
+}
+
+impl Conn {
+    /// Write one key-value command and read its reply to the end (after the login's
+    /// replies on a new Redis connection). Bytes are counted into `meter` as they move.
+    pub async fn exchange_framed(
+        &mut self,
+        request: &[u8],
+        proto: &Proto,
+        meter: &Meter,
+    ) -> Result<Framed, WireError> {
+        self.check_idle(meter)?;
+        let mut framer = match proto {
+            Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
+            _ => Framer::Resp(resp::Framer::new()),
+        };
+        let login = match proto {
+            Proto::Redis(Some(login)) if self.served == 0 => Some(login),
+            _ => None,
+        };
+        if let Some(l) = login {
+            self.stream.write_all(&l.hello, meter).await?;
+        }
+        self.stream.write_all(request, meter).await?;
+        let mut r = Reader {
+            bytes: 0,
+            meter,
+            sink: None,
+        };
+        let mut refused = None;
+        for _ in 0..login.map_or(0, |l| l.replies) {
+            let reply = self.read_reply(&mut framer, &mut r).await?;
+            if let (Reply::Refused(..), None) = (reply, refused) {
+                refused = Some(reply);
+            }
+            framer.reset();
+        }
+        let reply = self.read_reply(&mut framer, &mut r).await?;
+        if refused.is_none() {
+            self.served += 1;
+        }
+        Ok(Framed {
+            reply: refused.unwrap_or(reply),
+            bytes: r.bytes,
+        })
+    }
+
+    /// One whole reply, as `framer` frames it.
+    async fn read_reply(
+        &mut self,
+        framer: &mut Framer,
+        r: &mut Reader<'_, '_>,
+    ) -> Result<Reply, WireError> {
+        loop {
+            match framer.step(&self.buf[self.start..self.end]) {
+                Step::Done { used, reply } => {
+                    self.start += used;
+                    return Ok(reply);
+                }
+                Step::More { used } => {
+                    self.start += used;
+                    let started = r.bytes > 0 || self.end > self.start;
+                    if self.fill(r).await? == 0 {
+                        return Err(WireError::Eof { started });
+                    }
+                }
+                Step::Skip { used, skip } => {
+                    self.start += used;
+                    self.skip(skip, r).await?;
+                }
+                Step::Invalid(why) => return Err(WireError::Malformed(why)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::ErrorKind;
+
+    fn reply_kind(reply: Reply) -> Option<ErrorKind> {
+        match reply {
+            Reply::Refused(kind, _) => Some(kind),
+            _ => None,
+        }
+    }
+
+    fn exchange(proto: &Proto, data: &[u8], step: usize) -> Result<Framed, String> {
+        let mut conn = Conn::from_bytes(data.to_vec(), step);
+        let meter = Meter::default();
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(conn.exchange_framed(b"GET k\r\n", proto, &meter))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_reply_larger_than_the_buffer_is_read_through() {
+        let mut data = b"$100000\r\n".to_vec();
+        data.extend(std::iter::repeat_n(b'x', 100_000));
+        data.extend_from_slice(b"\r\n");
+        let got = exchange(&Proto::Redis(None), &data, 4096).unwrap();
+        assert_eq!((got.reply, got.bytes), (Reply::Value, data.len() as u64));
+    }
+
+    #[test]
+    fn a_cut_reply_is_an_error_not_a_value() {
+        let e = exchange(&Proto::Memcached, b"VALUE k 0 10\r\nabc", 3).unwrap_err();
+        assert!(e.contains("promised"), "{e}");
+        let e = exchange(&Proto::Redis(None), b"+OK", 1).unwrap_err();
+        assert!(e.contains("closed"), "{e}");
+        let e = exchange(&Proto::Redis(None), b"HTTP/1.1 200 OK\r\n\r\n", 100).unwrap_err();
+        assert_eq!(e, "not a RESP reply");
+    }
+
+    #[test]
+    fn a_refused_login_is_the_command_s_error() {
+        let login = Login::new(None, Some("pw"), 0).map(Arc::new);
+        let data = b"-WRONGPASS invalid username-password pair\r\n$-1\r\n";
+        let got = exchange(&Proto::Redis(login.clone()), data, 7).unwrap();
+        assert_eq!(reply_kind(got.reply), Some(ErrorKind::ReplyNoauth));
+        assert!(!format!("{:?}", login.unwrap()).contains("pw"));
+    }
+}

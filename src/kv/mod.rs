@@ -1,0 +1,142 @@
+//! Key-value stores' wire formats as pure parsers: Redis's RESP and memcached's text
+//! protocol framed reply by reply ([`resp`], [`memcache`]), each reply classified
+//! into the result's vocabulary ([`Reply`]), and the commands file that says what
+//! to send ([`commands`]). No I/O here: [`crate::http`]'s `Conn::exchange_framed`
+//! feeds a framer the bytes it reads, and the fuzz targets feed it anything.
+//!
+//! How a reply maps onto the result (docs/guide/key-value.md says it to users):
+//! a store's reply is not an HTTP status, but the result counts answers by a status
+//! number, so a kv reply is counted under one of two numbers no HTTP server sends:
+//! [`STATUS_REPLY`] (the command did its work: a value read, a write stored, a
+//! count) and [`STATUS_MISS`] (nothing there: a nil, an empty multi-get, `END`
+//! alone, `NOT_FOUND`, a conditional write whose condition failed). Both are
+//! successes. An error reply is never a success: it is counted under its own
+//! error kind ([`crate::stats::ErrorKind::ReplyErr`] and its siblings), and bytes
+//! that are no reply of the protocol are `malformed`.
+
+pub mod commands;
+pub mod memcache;
+pub mod resp;
+
+use crate::stats::ErrorKind;
+
+/// The status number of a reply that did the command's work (a read's hit).
+pub const STATUS_REPLY: u16 = 250;
+/// The status number of a reply that found nothing (a read's miss).
+pub const STATUS_MISS: u16 = 254;
+
+/// What one whole reply said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reply {
+    /// A value, an acknowledgement, a number: the command did its work.
+    Value,
+    /// Nothing there, or a condition that did not hold.
+    Miss,
+    /// An error reply: its kind and its first line, for the error sample.
+    Refused(ErrorKind, ErrorText),
+}
+
+impl Reply {
+    /// The status number a non-error reply is counted under.
+    pub fn status(self) -> Option<u16> {
+        match self {
+            Reply::Value => Some(STATUS_REPLY),
+            Reply::Miss => Some(STATUS_MISS),
+            Reply::Refused(..) => None,
+        }
+    }
+}
+
+/// An error reply's first line, cut to a fixed size: kept without allocating, made
+/// into text only when the error sample is taken.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct ErrorText {
+    bytes: [u8; 96],
+    len: u8,
+}
+
+impl ErrorText {
+    pub fn new(line: &[u8]) -> ErrorText {
+        let mut bytes = [0; 96];
+        let len = line.len().min(bytes.len());
+        bytes[..len].copy_from_slice(&line[..len]);
+        ErrorText {
+            bytes,
+            len: len as u8,
+        }
+    }
+
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.bytes[..usize::from(self.len)]
+    }
+}
+
+impl std::fmt::Display for ErrorText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(self.as_bytes()))
+    }
+}
+
+impl std::fmt::Debug for ErrorText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_string())
+    }
+}
+
+/// What a framer makes of the bytes buffered so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// `used` bytes were taken; more must arrive before the reply ends.
+    More { used: usize },
+    /// `used` bytes were taken; the next `skip` bytes (a value's payload, buffered or
+    /// not) are to be read past unseen; then call again.
+    Skip { used: usize, skip: u64 },
+    /// The reply ended after `used` bytes.
+    Done { used: usize, reply: Reply },
+    /// Not a reply of the protocol.
+    Invalid(&'static str),
+}
+
+/// A line longer than this is no reply of either protocol (a status line, an
+/// error, a value's header): refused before it fills the connection's buffer.
+pub const MAX_LINE: usize = 16 * 1024;
+
+/// A value longer than this (Redis's own `proto-max-bulk-len`, memcached's item
+/// limit is lower) is a broken length, not a value.
+pub const MAX_VALUE: u64 = 512 * 1024 * 1024;
+
+/// The first line of `buf`, without its CRLF, and the length with it.
+fn line(buf: &[u8]) -> Option<(&[u8], usize)> {
+    let i = buf.windows(2).position(|w| w == b"\r\n")?;
+    Some((&buf[..i], i + 2))
+}
+
+/// A decimal integer as RESP and memcached write it (an optional `-` for RESP).
+fn integer(text: &[u8]) -> Option<i64> {
+    let (neg, digits) = match text.strip_prefix(b"-") {
+        Some(d) => (true, d),
+        None => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let v = digits
+        .iter()
+        .fold(0i64, |v, d| v * 10 + i64::from(d - b'0'));
+    Some(if neg { -v } else { v })
+}
+
+/// Append `n` in decimal, without allocating.
+pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}

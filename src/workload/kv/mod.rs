@@ -1,0 +1,476 @@
+//! Key-value stores as a workload (`run`/`ramp` against `redis://` and
+//! `memcached://`): each request a command drawn by weight from the commands file
+//! (or `--ratio`'s two), its `{key}`s drawn by YCSB's choosers
+//! ([`crate::workload::ycsb::keys`]) or in sequence over `--keys`, its `{value}` a
+//! slice of one random buffer. Every command is counted under its label; the reply
+//! is read and classified by the wire ([`crate::http::Conn::exchange_framed`]), so
+//! the check is the status alone. A request is written into the client's reused
+//! buffer: nothing allocates per request.
+//!
+//! [`RunWorkload`] is what `run` and `ramp` drive: the plan's HTTP requests or this.
+
+mod run;
+pub mod ycsb;
+
+pub use run::{RunCheck, RunSource, RunWorkload};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
+use crate::http::Target;
+use crate::kv::commands::{Command, Part, Protocol, Shape, Word};
+use crate::kv::{push_decimal, resp};
+use crate::result::RequestInfo;
+use crate::rng::SplitMix64;
+use crate::stats::{LabelSet, Labels};
+use crate::workload::ycsb::keys::{Distribution, KeyChooser};
+
+/// How `{key}` is drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyDraw {
+    /// One of YCSB's request distributions.
+    Ycsb(Distribution),
+    /// In order: the open model's timetable index; in the closed model the next of
+    /// one count shared by the clients (so `-n N` over N keys writes each once).
+    Sequential,
+}
+
+impl KeyDraw {
+    pub fn parse(s: &str) -> Option<KeyDraw> {
+        match s {
+            "sequential" => Some(KeyDraw::Sequential),
+            s => Distribution::parse(s).map(KeyDraw::Ycsb),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyDraw::Sequential => "sequential",
+            KeyDraw::Ycsb(d) => d.as_str(),
+        }
+    }
+}
+
+/// Everything a key-value run sends, checked.
+#[derive(Debug, Clone)]
+pub struct KvSettings {
+    pub target: Target,
+    pub protocol: Protocol,
+    pub commands: Vec<Command>,
+    pub keys: u64,
+    pub draw: KeyDraw,
+    /// `{value}`'s length, lowest and highest (equal for a fixed size).
+    pub value_size: (usize, usize),
+    pub timeout: Duration,
+    pub seed: u64,
+}
+
+/// The workload: commands to one store.
+pub struct KvWorkload {
+    s: KvSettings,
+    targets: Vec<Target>,
+    /// Cumulative weights, one per command.
+    upto: Vec<u64>,
+    labels: Arc<Labels>,
+    label_of: Vec<u16>,
+    /// Every value is a slice of this (random letters, so nothing compresses it).
+    values: Arc<[u8]>,
+    chooser: KeyChooser,
+    /// Closed model, sequential: keys drawn so far, by every client.
+    walked: Arc<AtomicU64>,
+}
+
+impl KvWorkload {
+    pub fn new(s: KvSettings) -> KvWorkload {
+        let mut upto = Vec::with_capacity(s.commands.len());
+        let mut total = 0u64;
+        for c in &s.commands {
+            total += u64::from(c.weight);
+            upto.push(total);
+        }
+        // Busiest first: the first labels get a timeline of their own.
+        let mut order: Vec<usize> = (0..s.commands.len()).collect();
+        order.sort_by_key(|i| std::cmp::Reverse(s.commands[*i].weight));
+        let mut set = LabelSet::new();
+        let mut label_of = vec![0; s.commands.len()];
+        // A command of weight 0 is never drawn: no label of its own.
+        for i in order.into_iter().filter(|i| s.commands[*i].weight > 0) {
+            label_of[i] = set.intern("command", &s.commands[i].name);
+        }
+        let mut rng = SplitMix64::new(s.seed ^ 0x005E_ED0F_7A1E);
+        let values: Arc<[u8]> = (0..s.value_size.1)
+            .map(|_| b'a' + (rng.next_u64() % 26) as u8)
+            .collect();
+        let chooser = match s.draw {
+            KeyDraw::Ycsb(d) => KeyChooser::new(d, s.keys),
+            KeyDraw::Sequential => KeyChooser::new(Distribution::Uniform, s.keys),
+        };
+        KvWorkload {
+            targets: vec![s.target.clone()],
+            labels: Arc::new(set.finish("the commands' names")),
+            label_of,
+            upto,
+            values,
+            chooser,
+            walked: Arc::default(),
+            s,
+        }
+    }
+
+    pub fn settings(&self) -> &KvSettings {
+        &self.s
+    }
+
+    /// `--preload`'s workload: the first command that writes a `{value}`, once per key
+    /// in order; `None` when no command writes one.
+    pub fn preloader(&self) -> Option<KvWorkload> {
+        let write = self
+            .s
+            .commands
+            .iter()
+            .find(|c| c.words.iter().any(|w| w.0.contains(&Part::Value)))?;
+        Some(KvWorkload::new(KvSettings {
+            commands: vec![Command {
+                weight: 1,
+                name: format!("preload {}", write.name),
+                ..write.clone()
+            }],
+            draw: KeyDraw::Sequential,
+            ..self.s.clone()
+        }))
+    }
+}
+
+impl Workload for KvWorkload {
+    type Source = KvSource;
+    type Check = StatusOnly;
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.s
+            .commands
+            .iter()
+            .map(|c| RequestInfo {
+                id: None,
+                method: c.name.clone(),
+                url: describe(c),
+            })
+            .collect()
+    }
+
+    fn labels(&self) -> Arc<Labels> {
+        self.labels.clone()
+    }
+
+    fn client(&self, client: usize) -> (KvSource, StatusOnly) {
+        let seed = self.s.seed ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let source = KvSource {
+            commands: self.s.commands.clone().into(),
+            upto: self.upto.clone().into(),
+            label_of: self.label_of.clone().into(),
+            draws: Draws {
+                values: self.values.clone(),
+                value_size: self.s.value_size,
+                keys: self.s.keys,
+                draw: self.s.draw,
+                chooser: self.chooser,
+                rng: SplitMix64::new(seed),
+                walked: self.walked.clone(),
+            },
+            protocol: self.s.protocol,
+            timeout: self.s.timeout,
+            buf: Vec::with_capacity(256 + self.s.value_size.1),
+            word: Vec::with_capacity(64 + self.s.value_size.1),
+        };
+        (source, StatusOnly)
+    }
+}
+
+/// A command as the results name it: its words as typed.
+fn describe(c: &Command) -> String {
+    let mut out = String::new();
+    for (i, w) in c.words.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        for p in &w.0 {
+            match p {
+                Part::Text(t) => out.push_str(&String::from_utf8_lossy(t)),
+                Part::Key => out.push_str("{key}"),
+                Part::Value => out.push_str("{value}"),
+            }
+        }
+    }
+    out
+}
+
+/// One client's commands.
+pub struct KvSource {
+    commands: Arc<[Command]>,
+    upto: Arc<[u64]>,
+    label_of: Arc<[u16]>,
+    draws: Draws,
+    protocol: Protocol,
+    timeout: Duration,
+    /// The request, rewritten for each.
+    buf: Vec<u8>,
+    /// One word being joined.
+    word: Vec<u8>,
+}
+
+/// What a client draws keys and values from.
+struct Draws {
+    values: Arc<[u8]>,
+    value_size: (usize, usize),
+    keys: u64,
+    draw: KeyDraw,
+    chooser: KeyChooser,
+    rng: SplitMix64,
+    walked: Arc<AtomicU64>,
+}
+
+impl Draws {
+    /// The next key for `{key}`.
+    fn key(&mut self, turn: Turn) -> u64 {
+        match self.draw {
+            KeyDraw::Ycsb(_) => self.chooser.next(&mut self.rng, self.keys),
+            KeyDraw::Sequential => {
+                let k = match turn.index {
+                    Some(i) => i,
+                    None => self.walked.fetch_add(1, Ordering::Relaxed),
+                };
+                k % self.keys.max(1)
+            }
+        }
+    }
+
+    /// Word `w` joined into `out`.
+    fn join(&mut self, out: &mut Vec<u8>, w: &Word, turn: Turn) {
+        out.clear();
+        for p in &w.0 {
+            match p {
+                Part::Text(t) => out.extend_from_slice(t),
+                Part::Key => {
+                    let k = self.key(turn);
+                    push_decimal(out, k);
+                }
+                Part::Value => {
+                    let (lo, hi) = self.value_size;
+                    let n = if hi > lo { self.rng.range(lo, hi) } else { lo };
+                    out.extend_from_slice(&self.values[..n]);
+                }
+            }
+        }
+    }
+}
+
+impl KvSource {
+    fn write(&mut self, c: usize, turn: Turn) {
+        let (buf, word, d) = (&mut self.buf, &mut self.word, &mut self.draws);
+        buf.clear();
+        let cmd = &self.commands[c];
+        match (self.protocol, cmd.shape) {
+            (Protocol::Redis, _) => {
+                resp::push_header(buf, b'*', cmd.words.len());
+                for w in &cmd.words {
+                    d.join(word, w, turn);
+                    resp::push_bulk(buf, word);
+                }
+            }
+            (Protocol::Memcached, Shape::Line) => {
+                for (i, w) in cmd.words.iter().enumerate() {
+                    if i > 0 {
+                        buf.push(b' ');
+                    }
+                    d.join(word, w, turn);
+                    buf.extend_from_slice(word);
+                }
+                buf.extend_from_slice(b"\r\n");
+            }
+            (Protocol::Memcached, Shape::Storage) => {
+                // CMD KEY VALUE [FLAGS [EXPTIME]] → CMD KEY FLAGS EXPTIME BYTES\r\nVALUE\r\n
+                let w = &cmd.words;
+                for i in [0, 1] {
+                    d.join(word, &w[i], turn);
+                    buf.extend_from_slice(word);
+                    buf.push(b' ');
+                }
+                for i in [3, 4] {
+                    let lit = w.get(i).and_then(|w| w.literal()).unwrap_or(b"0");
+                    buf.extend_from_slice(lit);
+                    buf.push(b' ');
+                }
+                d.join(word, &w[2], turn);
+                push_decimal(buf, word.len() as u64);
+                buf.extend_from_slice(b"\r\n");
+                buf.extend_from_slice(word);
+                buf.extend_from_slice(b"\r\n");
+            }
+        }
+    }
+}
+
+impl RequestSource for KvSource {
+    #[inline]
+    fn next(&mut self, turn: Turn) -> Request<'_> {
+        let total = *self.upto.last().expect("at least one command");
+        let c = if self.upto.len() == 1 {
+            0
+        } else {
+            let x = self.draws.rng.next_u64() % total;
+            self.upto.iter().position(|u| x < *u).unwrap_or(0)
+        };
+        self.write(c, turn);
+        Request {
+            target: 0,
+            bytes: &self.buf,
+            timeout: self.timeout,
+            head: false,
+            info: c,
+            items: 0,
+            label: self.label_of[c],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kv::commands::{parse, ratio};
+
+    fn workload(protocol: Protocol, commands: Vec<Command>, draw: KeyDraw) -> KvWorkload {
+        KvWorkload::new(KvSettings {
+            target: Target {
+                https: false,
+                host: "127.0.0.1".into(),
+                port: 1,
+                addrs: vec![],
+                proto: crate::http::Proto::Memcached,
+            },
+            protocol,
+            commands,
+            keys: 10,
+            draw,
+            value_size: (4, 4),
+            timeout: Duration::from_secs(1),
+            seed: 1,
+        })
+    }
+
+    fn turn(n: u64) -> Turn {
+        Turn {
+            client: 0,
+            n,
+            index: None,
+        }
+    }
+
+    #[test]
+    fn redis_commands_are_resp_arrays_with_keys_and_values() {
+        let c = parse("MSET k:{key} {value}", "f", Protocol::Redis).unwrap();
+        let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
+        let (mut s, _) = w.client(0);
+        let bytes = s.next(turn(0)).bytes.to_vec();
+        let text = String::from_utf8(bytes).unwrap();
+        // *3, $4 MSET, $3 k:0 (the first sequential key), $4 and the value.
+        assert!(
+            text.starts_with("*3\r\n$4\r\nMSET\r\n$3\r\nk:0\r\n$4\r\n"),
+            "{text:?}"
+        );
+        assert_eq!(text.len(), 4 + 10 + 9 + 10);
+    }
+
+    #[test]
+    fn memcached_storage_gets_its_byte_count() {
+        let w = workload(
+            Protocol::Memcached,
+            ratio(1, 0, Protocol::Memcached),
+            KeyDraw::Sequential,
+        );
+        let (mut s, _) = w.client(0);
+        let r = s.next(turn(0));
+        let text = String::from_utf8(r.bytes.to_vec()).unwrap();
+        let (head, value) = text.split_once("\r\n").unwrap();
+        assert!(
+            head.starts_with("set key:") && head.ends_with(" 0 0 4"),
+            "{head}"
+        );
+        assert_eq!(value.len(), 4 + 2);
+    }
+
+    #[test]
+    fn a_value_range_stays_inside_its_ends() {
+        // Regression: `rng.range` is inclusive; `hi + 1` overran the value buffer.
+        let c = parse("SET k {value}", "f", Protocol::Redis).unwrap();
+        let mut w = workload(Protocol::Redis, c, KeyDraw::Sequential);
+        w.s.value_size = (1, 3);
+        let w = KvWorkload::new(w.s.clone());
+        let (mut s, _) = w.client(0);
+        let mut seen = [false; 4];
+        for i in 0..200 {
+            let text = String::from_utf8(s.next(turn(i)).bytes.to_vec()).unwrap();
+            let len: usize = text.split("\r\n").nth(5).unwrap()[1..].parse().unwrap();
+            seen[len] = true;
+        }
+        assert_eq!(seen, [false, true, true, true]);
+    }
+
+    #[test]
+    fn weights_and_labels() {
+        let w = workload(
+            Protocol::Redis,
+            ratio(1, 9, Protocol::Redis),
+            KeyDraw::Ycsb(Distribution::Uniform),
+        );
+        let names: Vec<_> = w.labels().list.iter().map(|l| l.value.clone()).collect();
+        assert_eq!(names, ["GET", "SET"]);
+        let (mut s, _) = w.client(3);
+        let gets = (0..10_000).filter(|n| s.next(turn(*n)).info == 0).count();
+        // 9 in 10, within 5 standard deviations of the binomial.
+        assert!((8850..=9150).contains(&gets), "{gets}");
+    }
+
+    #[test]
+    fn the_preloader_writes_each_key_once_in_order() {
+        let c = parse("GET k:{key}\nSET k:{key} {value}", "f", Protocol::Redis).unwrap();
+        let w = workload(Protocol::Redis, c, KeyDraw::Ycsb(Distribution::Zipfian));
+        let p = w.preloader().unwrap();
+        assert_eq!(p.labels().list.len(), 0, "one command: no breakdown");
+        let (mut a, _) = p.client(0);
+        let (mut b, _) = p.client(1);
+        let mut keys = Vec::new();
+        for i in 0..10 {
+            let s = if i % 3 == 0 { &mut a } else { &mut b };
+            let text = String::from_utf8(s.next(turn(0)).bytes.to_vec()).unwrap();
+            assert!(text.starts_with("*3\r\n$3\r\nSET\r\n"), "{text:?}");
+            keys.push(text.split("\r\n").nth(4).unwrap().to_string());
+        }
+        let want: Vec<String> = (0..10).map(|k| format!("k:{k}")).collect();
+        assert_eq!(keys, want);
+        let none = parse("GET k:{key}", "f", Protocol::Redis).unwrap();
+        assert!(workload(Protocol::Redis, none, KeyDraw::Sequential)
+            .preloader()
+            .is_none());
+    }
+
+    #[test]
+    fn sequential_keys_follow_the_timetable() {
+        let c = parse("GET {key}", "f", Protocol::Redis).unwrap();
+        let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
+        let (mut s, _) = w.client(0);
+        for i in [0u64, 1, 2, 13] {
+            let t = Turn {
+                client: 0,
+                n: 0,
+                index: Some(i),
+            };
+            let text = String::from_utf8(s.next(t).bytes.to_vec()).unwrap();
+            assert!(text.ends_with(&format!("\r\n{}\r\n", i % 10)), "{text:?}");
+        }
+    }
+}
