@@ -422,14 +422,17 @@ pub fn exit_code(run: &RunResult) -> i32 {
 /// response a failure status (a 500 to everything, a 404 for a database that does not
 /// exist), or a write of which the server acknowledged nothing.
 pub fn nothing_succeeded(run: &RunResult) -> Option<String> {
-    let statuses = || run.steps.iter().flat_map(|s| s.statuses.iter());
-    let ok: u64 = statuses()
-        .filter(|(c, _)| (200..400).contains(*c))
-        .map(|(_, n)| n)
-        .sum();
+    let statuses = || {
+        run.steps.iter().flat_map(|s| {
+            s.statuses
+                .iter()
+                .map(|(c, n)| (s.ok_status.contains(*c), *c, *n))
+        })
+    };
+    let ok: u64 = statuses().filter(|(good, ..)| *good).map(|(.., n)| n).sum();
     let mut bad = std::collections::BTreeMap::<u16, u64>::new();
-    for (c, n) in statuses().filter(|(c, _)| !(200..400).contains(*c)) {
-        *bad.entry(*c).or_default() += n;
+    for (_, c, n) in statuses().filter(|(good, ..)| !good) {
+        *bad.entry(c).or_default() += n;
     }
     let bad_list = || {
         let codes: Vec<String> = bad.iter().map(|(c, n)| format!("{n} × {c}")).collect();

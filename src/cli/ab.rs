@@ -94,6 +94,12 @@ pub struct AbArgs {
     #[arg(short = 'g', value_name = "GNUPLOT_FILE")]
     pub gnuplot: Option<PathBuf>,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
 
@@ -119,6 +125,7 @@ impl AbArgs {
             keep_alive: self.keep_alive,
             head: self.head,
             method: self.method.clone(),
+            ok_status: self.ok_status,
         }
     }
 }

@@ -96,6 +96,12 @@ pub struct RequestArgs {
     #[arg(long, alias = "timeout", default_value = "5", value_parser = parse_duration, value_name = "DURATION")]
     pub default_timeout: Duration,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
     /// Send https to hosts named without a scheme (--default-hosts).
     #[arg(long)]
     pub https: bool,
@@ -308,6 +314,7 @@ impl RequestArgs {
             n_fast: self.n_fast_requests,
             request_list: self.request_list,
             format: self.format.csv(),
+            ok_status: self.ok_status,
         }
     }
 }

@@ -200,6 +200,12 @@ pub struct BulkArgs {
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
 
@@ -238,6 +244,7 @@ impl BulkArgs {
             count_url: self.count_url.clone(),
             count_pointer: self.count_pointer.clone(),
             verify: self.verify,
+            ok_status: self.ok_status,
             doc: match &self.doc_file {
                 Some(p) => DocSource::File(p.clone()),
                 None => DocSource::Text(self.doc.clone()),

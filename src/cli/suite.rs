@@ -34,6 +34,12 @@ pub struct SuiteArgs {
     #[command(flatten)]
     pub output: OutputArgs,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
     /// Run as load machine K of N: this machine's share of every phase's clients and
     /// rate; events fire on shard 1 only (unless an event says `shards = "all"`);
     /// `hakaru merge` joins the N results, timelines included.
@@ -83,7 +89,7 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         page.iter().map(|p| ("-o", p.as_path())).collect();
     super::finish::check_outputs(args.output_path.as_deref(), &thresholds, &pages)?;
     let stop = super::ctrl_c_stop();
-    let ready = crate::suite::build(
+    let mut ready = crate::suite::build(
         scenario,
         args.output_path.clone(),
         command_line,
@@ -93,6 +99,7 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
             start_at: args.start_at,
         },
     )?;
+    ready.engine.ok_status = args.ok_status;
     let mut live = args
         .live
         .start(super::args::stdout_busy(args.output.json, false))?;

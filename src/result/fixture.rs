@@ -25,6 +25,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         connect: LatencySummary::default(),
         tls_handshake: None,
         statuses: BTreeMap::new(),
+        ok_status: Default::default(),
         errors: BTreeMap::new(),
         error_samples: BTreeMap::new(),
         unfinished: 0,

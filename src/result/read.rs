@@ -356,7 +356,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
             }
         }
         from_columns(&mut p, &known, path, line)?;
-        p.error_share = error_share(&p.statuses);
+        p.error_share = error_share(&p.statuses, &p.ok_status);
         any_partial |= p.partial;
         points.push(p);
     }

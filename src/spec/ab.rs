@@ -48,6 +48,8 @@ pub struct AbOptions {
     pub head: bool,
     /// `-m`: a method name of one's own (sent with the `-p`/`-u` body, if any).
     pub method: Option<String>,
+    /// `--ok-status`: what counts as a success.
+    pub ok_status: crate::stats::OkStatus,
 }
 
 impl Default for AbOptions {
@@ -68,6 +70,7 @@ impl Default for AbOptions {
             keep_alive: false,
             head: false,
             method: None,
+            ok_status: Default::default(),
         }
     }
 }
@@ -226,6 +229,7 @@ impl AbOptions {
                 body,
                 content_type,
                 keep_alive: self.keep_alive,
+                ok_status: self.ok_status,
                 // ab's report lists no requests by name.
                 n_slow: 0,
                 n_fast: 0,

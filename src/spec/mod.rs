@@ -34,9 +34,10 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
+use crate::stats::OkStatus;
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
+pub use parse::{parse_count, parse_duration, parse_ok_status, parse_rates, parse_shard};
 pub use start::{parse_start_at, start_moment, StartAt, START_AT_TOLERANCE};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
@@ -193,6 +194,8 @@ pub struct RequestOptions {
     pub request_list: bool,
     /// The CSV result's columns.
     pub format: CsvFormat,
+    /// `--ok-status`: what counts as a success.
+    pub ok_status: OkStatus,
 }
 
 impl Default for RequestOptions {
@@ -225,6 +228,7 @@ impl Default for RequestOptions {
             n_fast: 5,
             request_list: false,
             format: CsvFormat::Full,
+            ok_status: OkStatus::default(),
         }
     }
 }
@@ -455,6 +459,7 @@ impl RunOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
+            ok_status: r.ok_status,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -90,6 +90,11 @@ const MAX_FLOAT_COUNT: f64 = 9_007_199_254_740_992.0;
 
 /// Parse "1000", "10k", "1.5m" or "1e6" into a count: a whole number (`1.5` is not
 /// one), never rounded or saturated (`1e30` is refused, not u64::MAX).
+/// `--ok-status`: codes, ranges and classes (`200,404`, `200-299,404`, `2xx`).
+pub fn parse_ok_status(s: &str) -> Result<crate::stats::OkStatus, String> {
+    crate::stats::OkStatus::parse(s)
+}
+
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().to_ascii_lowercase();
     if let Ok(n) = t.parse::<u64>() {

@@ -59,3 +59,90 @@ fn an_open_model_run_that_drops_requests_says_raise_c() {
     assert!(out.contains("were never sent"), "{out}");
     assert!(out.contains("raise -c"), "{out}");
 }
+
+/// `--ok-status`: success was 200..=399 hard-coded in the engine, the summary, the
+/// thresholds and the exit code; a 404 that is the right answer failed the run.
+#[test]
+fn ok_status_says_what_counts_as_success_on_every_command() {
+    let server = hakaru_serve(&[], "ok-status");
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let dir = crate::util::TempDir::new("ok-status");
+    let out = dir.path("r.csv");
+    let url404 = format!("{base}/status/404");
+    let o = run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "40",
+        "--ok-status",
+        "200-299,404",
+        "--threshold",
+        "errors<=0",
+        "-o",
+        out.to_str().unwrap(),
+        &url404,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("Warning:"), "{}", stdout(&o));
+    let json = crate::util::read_json(&out.with_extension("json"));
+    assert_eq!(json["steps"][0]["ok_status"], "200-299,404");
+
+    // The other way round: a 200 is not a success when only 404 is.
+    let url200 = format!("{base}/status/200");
+    let o = run(&["run", "-c", "1", "-n", "20", "--ok-status", "404", &url200]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing succeeded"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("were not a success (success: status 404;"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = run(&["ab", "-n", "20", "--ok-status", "404", &url404]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["ab", "-n", "20", &url404]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    let o = run(&[
+        "ramp",
+        "--start-n-clients",
+        "1",
+        "--end-n-clients",
+        "2",
+        "--step",
+        "1",
+        "--duration",
+        "300ms",
+        "--interval",
+        "0",
+        "--ok-status",
+        "4xx",
+        "--threshold",
+        "errors<=0",
+        &url404,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A bad `--ok-status` is refused before any load, naming the flag and the code.
+#[test]
+fn a_bad_ok_status_is_refused_naming_the_flag() {
+    let url = "http://127.0.0.1:9/";
+    for args in [
+        &["run", "--ok-status", "20", url][..],
+        &["ab", "--ok-status", "299-200", url][..],
+        &["ramp", "--ok-status", "abc", url][..],
+        &["bulk", "--ok-status", "20", url][..],
+        &["suite", "--profile", "read-heavy", "--ok-status", "20"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("--ok-status"), "{args:?}: {err}");
+        assert!(
+            err.contains("is not an HTTP status") || err.contains("backwards"),
+            "{args:?}: {err}"
+        );
+    }
+}
