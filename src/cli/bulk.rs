@@ -79,8 +79,9 @@ pub struct BulkArgs {
     #[arg(short = 'n', long, value_parser = parse_count)]
     pub count: Option<u64>,
 
-    /// Open model: documents per second (requests per second × batch size), whatever the answers do.
-    #[arg(long, value_name = "DOCS_PER_S")]
+    /// Open model: documents per second (requests per second × batch size), whatever
+    /// the answers do: one fixed rate (5000, 5k).
+    #[arg(long, value_name = "DOCS_PER_S", value_parser = crate::spec::rate::parse_fixed_rate)]
     pub rate: Option<f64>,
 
     /// One document per request (CouchDB PUT /db/ID, or POST /db with --ids server).

@@ -33,7 +33,8 @@ pub struct RampArgs {
     #[arg(long, default_value = "10", value_parser = parse_duration)]
     pub interval: Duration,
 
-    /// Open model: one step per rate (req/s). A list (100,200,400) or a ramp START:END:STEP.
+    /// Open model: one step per rate (req/s, 2.5k). A list (100,200,400), START:END:STEP
+    /// (100:2000:100), or FROM..TO for a step whose rate rises across it (100..200).
     #[arg(long, value_name = "RATES")]
     pub rate: Option<String>,
 

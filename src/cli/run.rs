@@ -29,7 +29,7 @@ pub struct RunArgs {
     /// Open model: requests per second on a timetable, whatever the responses do;
     /// latency counts from each request's due time. A fixed rate (500), a linear ramp
     /// over the run (100..2000), equal steps (100,200,400), or timed segments
-    /// (5s@100,10s@100..2000).
+    /// (5s@100,10s@100..2000); START:END:STEP (100:400:100) is the list it stands for.
     #[arg(long, value_name = "REQ_PER_S")]
     pub rate: Option<String>,
 

@@ -17,6 +17,7 @@ mod bulk_check;
 mod bulk_template;
 pub mod find_max;
 mod parse;
+pub mod rate;
 mod start;
 pub mod threshold;
 
@@ -24,8 +25,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
-use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
+use crate::engine::{EngineConfig, Lane, StepSpec, MAX_DURATION, MAX_TIMEOUT};
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
 use crate::probe::{ProbeKind, Prober, ProcessWatch};
@@ -37,7 +37,8 @@ use crate::runner::{client_steps, RunSpec};
 use crate::stats::OkStatus;
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_ok_status, parse_rates, parse_shard};
+pub use parse::{parse_count, parse_duration, parse_ok_status, parse_shard};
+pub use rate::{parse_profile, RateSyntaxError, RateText};
 pub use start::{parse_start_at, start_moment, StartAt, START_AT_TOLERANCE};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
@@ -95,23 +96,10 @@ pub enum SpecError {
     TooManyClientSteps { steps: usize },
     #[error("--expect-cache-hit-rate must be between 0 and 1, found {0}")]
     HitRate(f64),
-    /// `run --rate`: a rate profile.
+    /// `--rate` (see [`rate`]).
     // Not a `source`: the message already says it, and `{:#}` would say it twice.
     #[error("--rate {text}: {why}")]
-    Rate { text: String, why: RateError },
-    /// `ramp --rate`: a list of rates.
-    #[error("--rate: \"{number}\" in \"{part}\" is not a number")]
-    RateNotANumber { number: String, part: String },
-    #[error("--rate {0}: expected START:END:STEP with END >= START and STEP > 0")]
-    RateRange(String),
-    #[error("--rate: \"{0}\" is neither a rate nor START:END:STEP")]
-    RateNeither(String),
-    #[error("--rate: no rates given")]
-    NoRates,
-    #[error("--rate: every rate must be between {MIN_RATE} and {MAX_RATE} requests per second, found {0}")]
-    RateOutOfRange(f64),
-    #[error("--rate: more than the {MAX_STEPS} steps a run may have")]
-    TooManyRates,
+    Rate { text: String, why: RateSyntaxError },
     #[error("give either a URL or --request-patterns-file, not both")]
     UrlAndFile,
     #[error("nothing to request: give a URL or --request-patterns-file")]
@@ -290,7 +278,7 @@ pub enum Load {
         step: usize,
         duration: Duration,
     },
-    /// `ramp --rate`: one open-model step per rate of `rates` (see [`parse_rates`]),
+    /// `ramp --rate`: one open-model step per rate of `rates` (see [`RateText::steps`]),
     /// each with up to `clients` connections.
     Rates {
         rates: String,
@@ -529,12 +517,7 @@ impl Load {
                 }
                 let rate = match rate {
                     Some(text) => Some(Arc::new(
-                        RateProfile::parse(text, *duration, parse_duration).map_err(|why| {
-                            SpecError::Rate {
-                                text: text.clone(),
-                                why,
-                            }
-                        })?,
+                        parse_profile(text, *duration).map_err(rate_error(text))?,
                     )),
                     None => None,
                 };
@@ -607,24 +590,28 @@ impl Load {
             } => {
                 check_clients("--end-n-clients", *clients)?;
                 positive_duration("--duration", *duration)?;
-                parse_rates(rates)?
+                let steps = RateText::parse(rates)
+                    .and_then(|r| r.steps(*duration))
+                    .map_err(rate_error(rates))?;
+                Ok(steps
                     .into_iter()
-                    .map(|rate| {
-                        Ok(StepSpec {
-                            n_clients: *clients,
-                            duration: Some(*duration),
-                            n_requests: None,
-                            rate: Some(Arc::new(RateProfile::constant(rate).map_err(|why| {
-                                SpecError::Rate {
-                                    text: rates.clone(),
-                                    why,
-                                }
-                            })?)),
-                        })
+                    .map(|profile| StepSpec {
+                        n_clients: *clients,
+                        duration: Some(*duration),
+                        n_requests: None,
+                        rate: Some(Arc::new(profile)),
                     })
-                    .collect()
+                    .collect())
             }
         }
+    }
+}
+
+/// A `--rate` error with the flag and the text as typed.
+fn rate_error(text: &str) -> impl Fn(RateSyntaxError) -> SpecError + '_ {
+    move |why| SpecError::Rate {
+        text: text.to_string(),
+        why,
     }
 }
 
