@@ -93,7 +93,7 @@ pub struct RequestArgs {
     pub default_method: String,
 
     /// Timeout of each request (seconds, or 500ms, 2s, 1m). Timeouts count as status 0, as in drnbench.
-    #[arg(long, alias = "timeout", default_value = "5", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(long = "timeout", alias = "default-timeout", default_value = "5", value_parser = parse_duration, value_name = "DURATION")]
     pub default_timeout: Duration,
 
     /// Statuses that count as success: codes, ranges or classes (200,404 or

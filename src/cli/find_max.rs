@@ -143,16 +143,17 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         &mut console,
     )?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let mut run = run;
     let code = exit_code(&run);
     // The search is judged by its SLO, not by --threshold: the end writes and exits.
     let no_thresholds = super::threshold::ThresholdArgs::default();
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
-        through: super::run::through(Some(&args.output_path), args.request.format),
+        through: super::run::through(
+            Some(&args.output_path),
+            args.request.format,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&no_thresholds, human, code)
     };
     super::finish::finish(&mut run, finish, |run| match run.find_max.as_ref() {

@@ -117,6 +117,25 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
     }
 }
 
+/// The words of an error that ended a command: its context chain joined by ": ", each
+/// cause said once. An error whose message already quotes its source (`cannot read
+/// FILE: No such file or directory (os error 2)`) would otherwise print the OS error
+/// twice, as `{:#}` appends every source again.
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 /// The exit code of an error that ended a command: 2 when the input was refused (a
 /// flag, a URL, a patterns or result file: nothing was sent), 1 otherwise.
 pub fn error_exit_code(e: &anyhow::Error) -> i32 {
@@ -213,6 +232,25 @@ pub(crate) fn ctrl_c_stop() -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `run --request-patterns-file /nonexistent` said "No such file or
+    /// directory (os error 2)" twice: the message quoted its source and `{:#}` added it.
+    #[test]
+    fn an_error_quoting_its_source_says_it_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {source}")]
+        struct Read {
+            source: std::io::Error,
+        }
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::from(Read { source: io }).context("while starting");
+        let text = error_message(&e);
+        assert_eq!(text.matches("not found").count(), 1, "{text}");
+        assert!(
+            text.starts_with("while starting: cannot read x: "),
+            "{text}"
+        );
+    }
     use crate::spec::Load;
     use std::time::Duration;
 

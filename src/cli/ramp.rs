@@ -39,7 +39,12 @@ pub struct RampArgs {
     pub rate: Option<String>,
 
     /// Where to write the CSV result (the JSON result goes beside it); `-` prints the CSV on stdout instead.
-    #[arg(short = 'o', long, default_value = "hakaru-result.csv")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "output-path",
+        default_value = "hakaru-result.csv"
+    )]
     pub output_path: PathBuf,
 
     #[command(flatten)]
@@ -115,12 +120,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
-        through: super::run::through(Some(&args.output_path), args.request.format),
+        through: super::run::through(
+            Some(&args.output_path),
+            args.request.format,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| {

@@ -27,8 +27,9 @@ pub struct SuiteArgs {
     #[arg(long, requires = "profile")]
     pub print: bool,
 
-    /// Write the CSV result here, the JSON result and the HTML timeline beside it.
-    #[arg(short = 'o', long)]
+    /// Write the CSV result here, the JSON result and the HTML timeline beside it; `-`
+    /// prints the CSV on stdout instead.
+    #[arg(short = 'o', long = "output", alias = "output-path")]
     pub output_path: Option<PathBuf>,
 
     #[command(flatten)]
@@ -84,14 +85,20 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .extend(scenario.thresholds.iter().cloned());
     thresholds.check(false)?;
-    let page = args.output_path.as_ref().map(|p| p.with_extension("html"));
+    // `-o -` (or a device): the CSV through, no files and no page beside it.
+    let files = args
+        .output_path
+        .clone()
+        .filter(|p| !crate::outfile::is_through(p));
+    let csv_to_stdout = super::args::is_stdout(args.output_path.as_deref());
+    let page = files.as_ref().map(|p| p.with_extension("html"));
     let pages: Vec<(&'static str, &std::path::Path)> =
         page.iter().map(|p| ("-o", p.as_path())).collect();
     super::finish::check_outputs(args.output_path.as_deref(), &thresholds, &pages)?;
     let stop = super::ctrl_c_stop();
     let mut ready = crate::suite::build(
         scenario,
-        args.output_path.clone(),
+        files,
         command_line,
         stop.clone(),
         crate::suite::run::Sharding {
@@ -102,8 +109,8 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     ready.engine.ok_status = args.ok_status;
     let mut live = args
         .live
-        .start(super::args::stdout_busy(args.output.json, false))?;
-    let human = Human::new(&args.output, args.live.to_stdout())?;
+        .start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || args.live.to_stdout())?;
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
@@ -116,9 +123,6 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         })
     })?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let outputs = ready.run.outputs.as_ref();
     let page = outputs.map(|out| {
         let html = out.json.with_extension("html");
@@ -127,6 +131,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let finish = super::finish::Finish {
         files: outputs,
         page,
+        through: super::run::through(
+            args.output_path.as_deref(),
+            super::args::FormatArg::Full,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| {

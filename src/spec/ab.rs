@@ -50,6 +50,8 @@ pub struct AbOptions {
     pub method: Option<String>,
     /// `--ok-status`: what counts as a success.
     pub ok_status: crate::stats::OkStatus,
+    /// `-o`: the result files (CSV, JSON beside it), as `run` writes them.
+    pub output: Option<std::path::PathBuf>,
 }
 
 impl Default for AbOptions {
@@ -71,6 +73,7 @@ impl Default for AbOptions {
             head: false,
             method: None,
             ok_status: Default::default(),
+            output: None,
         }
     }
 }
@@ -243,7 +246,7 @@ impl AbOptions {
                 rate: None,
             },
             interval: Duration::ZERO,
-            output_path: None,
+            output_path: self.output.clone(),
             command_line,
         };
         options.check()?;

@@ -146,7 +146,7 @@ pub struct RequestOptions {
     pub port: u16,
     pub path: String,
     pub method: String,
-    /// `--default-timeout` of each request.
+    /// `--timeout` of each request (drnbench: `--default-timeout`).
     pub timeout: Duration,
     /// Send https to hosts named without a scheme.
     pub https: bool,
@@ -637,13 +637,11 @@ impl RequestOptions {
             }
         }
         if self.timeout.is_zero() {
-            return Err(SpecError::NotPositive {
-                flag: "--default-timeout",
-            });
+            return Err(SpecError::NotPositive { flag: "--timeout" });
         }
         if self.timeout > MAX_TIMEOUT {
             return Err(SpecError::TooLong {
-                flag: "--default-timeout",
+                flag: "--timeout",
                 max: MAX_TIMEOUT,
                 why: "latency is tracked up to one hour",
             });
@@ -895,11 +893,11 @@ mod tests {
         refused(&with(&|o| o.request.n_fast = 10_001), "--n-fast-requests");
         refused(
             &with(&|o| o.request.timeout = Duration::ZERO),
-            "--default-timeout must be positive",
+            "--timeout must be positive",
         );
         refused(
             &with(&|o| o.request.timeout = Duration::from_secs(3601)),
-            "--default-timeout must be at most 3600 s",
+            "--timeout must be at most 3600 s",
         );
         refused(&with(&|o| o.request.wait = MAX_DURATION * 2), "--wait");
         refused(&with(&|o| o.request.headers = vec!["nope".into()]), "-H");

@@ -59,6 +59,13 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         (None, _) => field(&mut out, "Model", "closed (clients send back to back)"),
     }
     field(&mut out, "Concurrency", step.n_clients);
+    if let Some(n) = run.settings.n_requests {
+        field(
+            &mut out,
+            "Requests asked (-n)",
+            format!("{n} in all, shared by the clients"),
+        );
+    }
     field(&mut out, "Time taken", format!("{elapsed:.3} seconds"));
     if let Some(why) = &step.failure {
         field(
