@@ -20,6 +20,7 @@ use crate::spec::find_max::FindMaxOptions;
 use crate::spec::threshold::{parse_slo, Slo};
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Capacity search (--find-max)")]
 pub struct FindMaxArgs {
     /// Search the highest open-model rate that meets --slo: double the rate from
     /// --start-rate until a probe fails, bisect, then probe the answer again. Each probe

@@ -11,6 +11,7 @@ pub mod completions;
 pub mod demo;
 pub mod find_max;
 pub mod finish;
+pub mod help;
 pub mod hints;
 pub mod k8s;
 pub mod merge;
@@ -40,9 +41,11 @@ use crate::spec::Ready;
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
-  1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), a step failed, a
-       --threshold did not hold, or ramp --find-max found no rate meeting --slo
+  1    measured, but nothing was answered (every request failed) or nothing
+       succeeded (every status outside --ok-status; bulk: nothing acknowledged),
+       a step got no response and the ramp stopped (see --keep-going), a step
+       failed, a --threshold did not hold, or ramp --find-max found no rate
+       meeting --slo
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -58,12 +61,10 @@ pub enum Command {
     /// The search benchmark tutorial end to end, against the embedded search target (nothing to install).
     Demo(demo::DemoArgs),
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
-    #[command(after_help = EXIT_CODES_HELP)]
     Run(run::RunArgs),
     /// ApacheBench's flags, defaults and report: porting an ab script means changing the command name.
     Ab(ab::AbArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
-    #[command(after_help = EXIT_CODES_HELP)]
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
     Terms(terms::Args),
@@ -80,7 +81,6 @@ pub enum Command {
     /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// A scenario: phases of weighted workloads, events (stop, kill, restart) at given times, recovery measured.
-    #[command(after_help = EXIT_CODES_HELP)]
     Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),

@@ -13,33 +13,44 @@ use crate::spec::{parse_duration, Load, RunOptions};
 #[derive(Args, Debug)]
 pub struct RampArgs {
     /// Clients in the first step (0 runs 1 client, as in drnbench).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(
+        help_heading = "Load model",
+        long,
+        default_value_t = 0,
+        value_name = "N"
+    )]
     pub start_n_clients: usize,
 
     /// Clients in the last step. With --rate: the connections each step may use
     /// (--find-max: the connections every probe may use) [default: 1; 100 with --find-max].
-    #[arg(long, value_name = "N")]
+    #[arg(help_heading = "Load model", long, value_name = "N")]
     pub end_n_clients: Option<usize>,
 
     /// Clients added at each step.
-    #[arg(long, default_value_t = 1, value_name = "COUNT")]
+    #[arg(
+        help_heading = "Load model",
+        long,
+        default_value_t = 1,
+        value_name = "COUNT"
+    )]
     pub step: usize,
 
     /// Duration of each step (seconds, or 30s, 2m).
-    #[arg(long, default_value = "30", value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", long, default_value = "30", value_parser = parse_duration)]
     pub duration: Duration,
 
     /// Pause between steps (seconds, or 10s).
-    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", long, default_value = "10", value_parser = parse_duration)]
     pub interval: Duration,
 
     /// Open model: one step per rate (req/s, 2.5k). A list (100,200,400), START:END:STEP
     /// (100:2000:100), or FROM..TO for a step whose rate rises across it (100..200).
-    #[arg(long, value_name = "RATES")]
+    #[arg(help_heading = "Load model", long, value_name = "RATES")]
     pub rate: Option<String>,
 
     /// Where to write the CSV result (the JSON result goes beside it); `-` prints the CSV on stdout instead.
     #[arg(
+        help_heading = "Output",
         short = 'o',
         long = "output",
         alias = "output-path",

@@ -15,27 +15,32 @@ use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Concurrent clients (connections).
-    #[arg(short = 'c', long, default_value_t = 50)]
+    #[arg(help_heading = "Load model", short = 'c', long, default_value_t = 50)]
     pub concurrency: usize,
 
     /// Requests in all, shared by every client (not per client; 10k, 1m accepted).
     /// Without -n or -d the run lasts 10 s.
-    #[arg(short = 'n', long, value_parser = parse_count)]
+    #[arg(help_heading = "Load model", short = 'n', long, value_parser = parse_count)]
     pub requests: Option<u64>,
 
     /// How long to run (30, 30s, 2m).
-    #[arg(short = 'd', long, value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", short = 'd', long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
     /// Open model: requests per second on a timetable, whatever the responses do;
     /// latency counts from each request's due time. A fixed rate (500), a linear ramp
     /// over the run (100..2000), equal steps (100,200,400), or timed segments
     /// (5s@100,10s@100..2000); START:END:STEP (100:400:100) is the list it stands for.
-    #[arg(long, value_name = "REQ_PER_S")]
+    #[arg(help_heading = "Load model", long, value_name = "REQ_PER_S")]
     pub rate: Option<String>,
 
     /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV on stdout instead.
-    #[arg(short = 'o', long = "output", alias = "output-path")]
+    #[arg(
+        help_heading = "Output",
+        short = 'o',
+        long = "output",
+        alias = "output-path"
+    )]
     pub output_path: Option<PathBuf>,
 
     #[command(flatten)]

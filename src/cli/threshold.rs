@@ -19,6 +19,7 @@ use crate::spec::threshold::{parse_threshold, Threshold, ThresholdUseError};
 use crate::spec::Ready;
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Thresholds")]
 pub struct ThresholdArgs {
     /// Fail (exit 1) unless this holds over the whole run and in every step:
     /// p99<200ms, p50<=10ms, p99.9<1s, mean<20ms, errors<0.1% (share of requests
