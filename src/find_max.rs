@@ -94,6 +94,7 @@ pub fn run<W: Workload>(
             // A part without responses does not end the probe: it fails on its own
             // numbers.
             keep_going: true,
+            until_saturated: false,
             hooks: None,
             // Probes follow one another as the search decides: no shared schedule.
             start_at: None,
@@ -209,6 +210,7 @@ fn empty_run(base: &RunSpec) -> RunResult {
         partial: true,
         state: RunState::Interrupted,
         stop_reason: None,
+        ended_because: None,
         settings: base.settings.clone(),
         machine: crate::sysinfo::machine(),
         targets: Vec::new(),

@@ -130,7 +130,7 @@ const HELP: [(&str, &str, &str); 17] = [
     ),
     (
         "watch",
-        "hakaru watch file:/var/log/app.log --verify -d 60s",
+        "hakaru watch file:/var/log/app.log --verify --window 60s",
         EXIT_CODES_STREAM,
     ),
     (

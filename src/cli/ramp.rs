@@ -10,6 +10,9 @@ use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, Sessio
 use crate::console::Console;
 use crate::spec::{parse_duration, Load, RunOptions};
 
+/// `--until-saturated`'s cap on clients when --end-n-clients does not say.
+pub const UNTIL_SATURATED_CAP: usize = 128;
+
 #[derive(Args, Debug)]
 pub struct RampArgs {
     /// Clients in the first step (0 runs 1 client, as in drnbench).
@@ -22,18 +25,25 @@ pub struct RampArgs {
     pub start_n_clients: usize,
 
     /// Clients in the last step. With --rate: the connections each step may use
-    /// (--find-max: the connections every probe may use) [default: 1; 100 with --find-max].
+    /// (--find-max: the connections every probe may use); with --until-saturated, the
+    /// hard cap [default: 1; 100 with --find-max; 128 with --until-saturated].
     #[arg(help_heading = "Load model", long, value_name = "N")]
     pub end_n_clients: Option<usize>,
 
-    /// Clients added at each step.
+    /// Clients added at each step [default: 1; with --until-saturated the clients
+    /// double at each step unless --step is given].
+    #[arg(help_heading = "Load model", long, value_name = "COUNT")]
+    pub step: Option<usize>,
+
+    /// Keep adding clients until the target saturates: two steps in a row add less
+    /// than 5% throughput, or mean latency passes twice the first step's. The ramp
+    /// stops there (or at --end-n-clients, the cap) and says why.
     #[arg(
         help_heading = "Load model",
         long,
-        default_value_t = 1,
-        value_name = "COUNT"
+        conflicts_with_all = ["rate", "find_max"]
     )]
-    pub step: usize,
+    pub until_saturated: bool,
 
     /// Duration of each step (seconds, or 30s, 2m).
     #[arg(help_heading = "Load model", long, default_value = "30", value_parser = parse_duration)]
@@ -92,9 +102,17 @@ impl RampArgs {
             },
             None => Load::Clients {
                 start: self.start_n_clients,
-                end: self.end_n_clients.unwrap_or(1),
-                step: self.step,
+                end: self.end_n_clients.unwrap_or(if self.until_saturated {
+                    UNTIL_SATURATED_CAP
+                } else {
+                    1
+                }),
+                // 0: the clients double (`--until-saturated` without --step).
+                step: self
+                    .step
+                    .unwrap_or(if self.until_saturated { 0 } else { 1 }),
                 duration: self.duration,
+                until_saturated: self.until_saturated,
             },
         };
         RunOptions {
@@ -147,6 +165,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if ready.open_model() || run.steps.len() > 1 {
             let series = crate::result::series::Series::from_run(run, "this run");
             text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
+        }
+        if let Some(why) = &run.ended_because {
+            text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
         text + &crate::report::run::text::rounds_summary(run)
     })

@@ -115,6 +115,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         partial: false,
         state: RunState::Complete,
         stop_reason: None,
+        ended_because: None,
         settings: Settings {
             duration_s: Some(30.0),
             interval_s: 10.0,

@@ -74,6 +74,10 @@ pub struct RunResult {
     /// got no response at all); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// `ramp --until-saturated`: why the ramp ended where it did (saturated, or the
+    /// cap reached first); absent for other runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_because: Option<String>,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".

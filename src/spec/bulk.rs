@@ -373,6 +373,7 @@ impl BulkOptions {
             rounds: 1,
             warmup: None,
             keep_going: false,
+            until_saturated: false,
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),

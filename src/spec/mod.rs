@@ -100,6 +100,11 @@ pub enum SpecError {
     // Not a `source`: the message already says it, and `{:#}` would say it twice.
     #[error("--rate {text}: {why}")]
     Rate { text: String, why: RateSyntaxError },
+    #[error("{flags}: {why}")]
+    Conflict {
+        flags: &'static str,
+        why: &'static str,
+    },
     #[error("give either a URL or --request-patterns-file, not both")]
     UrlAndFile,
     #[error("nothing to request: give a URL or --request-patterns-file")]
@@ -277,6 +282,9 @@ pub enum Load {
         end: usize,
         step: usize,
         duration: Duration,
+        /// `--until-saturated`: `end` is a cap, the ramp ends when the target
+        /// saturates ([`crate::runner::saturated`]); `step` 0 doubles the clients.
+        until_saturated: bool,
     },
     /// `ramp --rate`: one open-model step per rate of `rates` (see [`RateText::steps`]),
     /// each with up to `clients` connections.
@@ -468,6 +476,13 @@ impl RunOptions {
             rounds: s.rounds,
             warmup,
             keep_going: s.keep_going,
+            until_saturated: matches!(
+                self.load,
+                Load::Clients {
+                    until_saturated: true,
+                    ..
+                }
+            ),
             hooks: None,
             start_at,
         };
@@ -486,6 +501,19 @@ impl RunOptions {
     /// returns the steps.
     fn steps(&self) -> Result<Vec<StepSpec>, SpecError> {
         let steps = self.load.steps()?;
+        if matches!(
+            self.load,
+            Load::Clients {
+                until_saturated: true,
+                ..
+            }
+        ) && self.session.rounds > 1
+        {
+            return Err(SpecError::Conflict {
+                flags: "--until-saturated and --rounds",
+                why: "the ramp ends where the target saturates, which may differ by round",
+            });
+        }
         at_most_duration("--interval", self.interval)?;
         self.request.check()?;
         self.session.check()?;
@@ -552,7 +580,27 @@ impl Load {
                 end,
                 step,
                 duration,
+                until_saturated,
             } => {
+                if *until_saturated && *step == 0 {
+                    if end < start {
+                        return Err(SpecError::EndBelowStart {
+                            start: *start,
+                            end: *end,
+                        });
+                    }
+                    check_clients("--end-n-clients", *end)?;
+                    positive_duration("--duration", *duration)?;
+                    return Ok(crate::runner::doubling_steps(*start, *end)
+                        .into_iter()
+                        .map(|n| StepSpec {
+                            n_clients: n,
+                            duration: Some(*duration),
+                            n_requests: None,
+                            rate: None,
+                        })
+                        .collect());
+                }
                 if *step == 0 {
                     return Err(SpecError::AtLeast {
                         flag: "--step",
@@ -815,6 +863,7 @@ mod tests {
             end,
             step,
             duration,
+            until_saturated: false,
         }
     }
 

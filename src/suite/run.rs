@@ -294,6 +294,7 @@ pub fn build(
         warmup: None,
         // A phase without a single response is a finding of the scenario, not its end.
         keep_going: true,
+        until_saturated: false,
         hooks: Some(hooks.clone()),
         // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
