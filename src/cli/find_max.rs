@@ -79,6 +79,11 @@ impl Observer for FindMaxConsole {
 }
 
 impl ProbeObserver for FindMaxConsole {
+    fn settled(&mut self, s: &crate::result::find_max::Settle) {
+        self.human
+            .print(&format!("  {}\n", crate::report::find_max::settle_line(s)));
+    }
+
     fn probe_finished(&mut self, index: usize, fm: &FindMaxResult) {
         if !self.header_shown {
             self.human.print(&format!("{}\n", probe_header(&fm.slo)));
