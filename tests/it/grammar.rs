@@ -10,8 +10,12 @@ use crate::util::{hakaru_serve, run, stderr, stdout};
 fn ramp_takes_runs_spelling_of_a_rate() {
     let server = hakaru_serve(&[], "ramp-rate");
     let url = format!("http://127.0.0.1:{}/", server.port);
+    let dir = crate::util::TempDir::new("ramp-rate");
+    let out = dir.path("r.csv");
     let o = run(&[
         "ramp",
+        "-o",
+        out.to_str().unwrap(),
         "--rate",
         "100..200,300",
         "--duration",

@@ -120,6 +120,8 @@ fn ok_status_says_what_counts_as_success_on_every_command() {
         "4xx",
         "--threshold",
         "errors<=0",
+        "-o",
+        dir.path("ramp.csv").to_str().unwrap(),
         &url404,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

@@ -227,6 +227,8 @@ fn until_saturated_stops_where_the_target_saturates_and_says_why() {
         "0",
         "--json",
         "-q",
+        "-o",
+        dir.path("cap.csv").to_str().unwrap(),
         &fast,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));

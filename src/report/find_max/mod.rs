@@ -173,9 +173,7 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
 
 /// The line the terminal shows after the checks before a probe.
 pub fn settle_line(s: &crate::result::find_max::Settle) -> String {
-    let p50 = s
-        .last_p50_s
-        .map_or("no response".into(), |p| fmt_latency(p));
+    let p50 = s.last_p50_s.map_or("no response".into(), fmt_latency);
     if s.settled {
         format!(
             "settled: {} s ({} check(s) at {}/s) until p50 {p50} was back near the first \
