@@ -163,9 +163,23 @@ fn after_help(examples: &str, exit: &str) -> String {
 pub fn command() -> clap::Command {
     let mut cmd = Cli::command().after_help(after_help(TOP_EXAMPLES, EXIT_CODES_HELP));
     for (name, examples, exit) in HELP {
-        cmd = cmd.mut_subcommand(name, |c| c.after_help(after_help(examples, exit)));
+        cmd = cmd.mut_subcommand(name, |c| with_help(c, examples, exit));
     }
     cmd
+}
+
+/// `c` and its own subcommands (`stream send`, `k8s render`) ending with the
+/// examples and exit codes of the command they belong to.
+fn with_help(c: clap::Command, examples: &str, exit: &str) -> clap::Command {
+    let names: Vec<String> = c
+        .get_subcommands()
+        .map(|s| s.get_name().to_string())
+        .collect();
+    let mut c = c.after_help(after_help(examples, exit));
+    for n in names {
+        c = c.mut_subcommand(n, |s| with_help(s, examples, exit));
+    }
+    c
 }
 
 /// The examples and exit codes of a command named `name` (`hakaru` for the top).
@@ -248,20 +262,19 @@ mod tests {
 
     #[test]
     fn every_command_has_examples_and_exit_codes() {
-        let cmd = command();
-        for sub in cmd.get_subcommands() {
-            let help = sub
-                .get_after_help()
-                .map(|h| h.to_string())
-                .unwrap_or_default();
-            assert!(help.contains("Examples:\n  "), "{}: {help}", sub.get_name());
-            assert!(help
-                .trim_end()
-                .rsplit("\n\n")
-                .next()
-                .unwrap()
-                .starts_with("Exit codes:"));
+        fn each(c: &clap::Command) {
+            for sub in c.get_subcommands() {
+                let help = sub
+                    .get_after_help()
+                    .map(|h| h.to_string())
+                    .unwrap_or_default();
+                assert!(help.contains("Examples:\n  "), "{}: {help}", sub.get_name());
+                let last = help.trim_end().rsplit("\n\n").next().unwrap();
+                assert!(last.starts_with("Exit codes:"), "{}", sub.get_name());
+                each(sub);
+            }
         }
+        each(&command());
     }
 
     #[test]
