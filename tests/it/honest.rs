@@ -148,3 +148,41 @@ fn a_bad_ok_status_is_refused_naming_the_flag() {
         );
     }
 }
+
+/// The live counters read `--ok-status` too: the engine's per-second `failed` count
+/// (the live line, `--live-out`, `/metrics`) counted 200..=399 whatever the flag said.
+#[test]
+fn the_live_failure_count_reads_ok_status() {
+    let server = hakaru_serve(&[], "ok-status-live");
+    let url = format!("http://127.0.0.1:{}/status/404", server.port);
+    let failures = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec![
+            "run",
+            "-c",
+            "2",
+            "-d",
+            "1.5s",
+            "--rate",
+            "200",
+            "--live-out",
+            "-",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let o = run(&args);
+        stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("NDJSON"))
+            .map(|v| v["failures"].as_u64().expect("failures"))
+            .collect()
+    };
+    let ok = failures(&["--ok-status", "404"]);
+    assert!(ok.len() >= 2, "a second's line and the step's: {ok:?}");
+    assert!(ok.iter().all(|f| *f == 0), "{ok:?}");
+    let default = failures(&[]);
+    assert!(
+        default.iter().all(|f| *f > 0),
+        "404s fail by default: {default:?}"
+    );
+}
