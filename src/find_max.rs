@@ -4,11 +4,12 @@
 //! stopped search keeps what it learned. Knows nothing of how requests are made.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use crate::analysis::find_max::{judge_probe, Ended, Next, Search};
 use crate::analysis::threshold::combine;
 use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop, Workload};
-use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::find_max::{FindMaxResult, ProbeResult, Settle};
 use crate::result::{RunResult, RunState};
 use crate::runner::{self, Observer, RampError, RunSpec};
 use crate::spec::find_max::FindMaxSpec;
@@ -21,10 +22,24 @@ const PARTS: usize = 4;
 /// failure.
 const MAX_STRETCH: u32 = 4;
 
+/// One settle check runs at least this long, and long enough for
+/// [`SETTLE_SAMPLES`] responses, but never longer than [`SETTLE_CHECK_MAX`].
+const SETTLE_CHECK: Duration = Duration::from_millis(500);
+const SETTLE_CHECK_MAX: Duration = Duration::from_secs(5);
+const SETTLE_SAMPLES: f64 = 20.0;
+/// The checks give up after this long, and the probe runs anyway (said in its row).
+const SETTLE_LIMIT: Duration = Duration::from_secs(60);
+/// A settled target answers within this many times the baseline's p50, plus
+/// [`SETTLE_SLACK`] (the scheduling noise of a busy machine).
+const SETTLE_FACTOR: f64 = 1.5;
+const SETTLE_SLACK: Duration = Duration::from_millis(1);
+
 /// What the driver tells the terminal besides the runner's progress.
 pub trait ProbeObserver: Observer {
     /// Before a probe: its number (from 0), rate and length.
     fn probe_started(&mut self, _index: usize, _rate: f64, _length_s: f64) {}
+    /// After the checks before a probe that follows a failed one.
+    fn settled(&mut self, _s: &Settle) {}
     /// After a probe was judged.
     fn probe_finished(&mut self, _index: usize, _fm: &FindMaxResult) {}
 }
@@ -64,6 +79,24 @@ pub fn run<W: Workload>(
                 break;
             }
         }
+        // After a probe that did not pass (failed, or not judged because hakaru fell
+        // behind a target that queued), the target may still be draining its queue:
+        // the next probe would measure that backlog. Wait until it answers as it did.
+        let settle = match (probes.last(), baseline(&probes, run.as_ref())) {
+            (Some(last), Some(first)) if !last.passed => {
+                let check = Check {
+                    base,
+                    connections,
+                    // Low enough not to queue behind itself, at most the baseline's.
+                    rate: first.0.min(last.rate / 4.0),
+                    baseline_p50_s: first.1,
+                };
+                let s = settle(&check, workload, engine, stop)?;
+                observer.settled(&s);
+                Some(s)
+            }
+            _ => None,
+        };
         if stop.is_triggered() {
             break;
         }
@@ -94,6 +127,7 @@ pub fn run<W: Workload>(
             // A part without responses does not end the probe: it fails on its own
             // numbers.
             keep_going: true,
+            until_saturated: false,
             hooks: None,
             // Probes follow one another as the search decides: no shared schedule.
             start_at: None,
@@ -130,6 +164,7 @@ pub fn run<W: Workload>(
         let failed_step = whole.failure.clone();
         let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();
+        probe.settle = settle;
         // Too few responses, or hakaru itself behind its timetable, with nothing else
         // wrong: the probe says nothing about the server yet.
         probe.inconclusive = (probe.too_few_samples || probe.client_behind)
@@ -176,6 +211,72 @@ pub fn run<W: Workload>(
     Ok(out)
 }
 
+/// The first probe that passed: its rate and median response time, what a target
+/// that is not draining an earlier overload answers like.
+fn baseline(probes: &[ProbeResult], run: Option<&RunResult>) -> Option<(f64, f64)> {
+    let p = probes.iter().find(|p| p.passed)?;
+    let step = run?.steps.get(p.step)?;
+    (step.latency.count > 0).then_some((p.rate, step.latency.p50_s))
+}
+
+/// The settle checks' load and what they compare with.
+struct Check<'a> {
+    base: &'a RunSpec,
+    connections: usize,
+    rate: f64,
+    baseline_p50_s: f64,
+}
+
+/// Short checks at a low rate until one answers within [`SETTLE_FACTOR`] of the
+/// baseline's median (and without a failure), or [`SETTLE_LIMIT`] passed.
+fn settle<W: Workload>(
+    c: &Check<'_>,
+    workload: &Arc<W>,
+    engine: &EngineConfig,
+    stop: &Stop,
+) -> Result<Settle, RampError> {
+    let length = Duration::from_secs_f64(SETTLE_SAMPLES / c.rate.max(1e-3))
+        .clamp(SETTLE_CHECK, SETTLE_CHECK_MAX);
+    let bound = c.baseline_p50_s * SETTLE_FACTOR + SETTLE_SLACK.as_secs_f64();
+    let started = Instant::now();
+    let mut s = Settle {
+        rate: c.rate,
+        baseline_p50_s: c.baseline_p50_s,
+        ..Settle::default()
+    };
+    let Ok(profile) = RateProfile::constant(c.rate) else {
+        return Ok(s);
+    };
+    let spec = RunSpec {
+        mode: c.base.mode,
+        steps: vec![StepSpec {
+            n_clients: c.connections,
+            duration: Some(length),
+            n_requests: None,
+            rate: Some(Arc::new(profile)),
+        }],
+        settings: c.base.settings.clone(),
+        rounds: 1,
+        keep_going: true,
+        ..RunSpec::default()
+    };
+    while !stop.is_triggered() && started.elapsed() < SETTLE_LIMIT {
+        let checked = runner::run(&spec, workload, engine, stop, &mut runner::Quiet)?;
+        s.checks += 1;
+        let Some(step) = checked.steps.first() else {
+            break;
+        };
+        s.last_p50_s = (step.latency.count > 0).then_some(step.latency.p50_s);
+        let failures = step.error_total() + step.non_success();
+        if failures == 0 && s.last_p50_s.is_some_and(|p| p <= bound) {
+            s.settled = true;
+            break;
+        }
+    }
+    s.waited_s = started.elapsed().as_secs_f64();
+    Ok(s)
+}
+
 /// The search as the result keeps it.
 fn summary(
     fm: &FindMaxSpec,
@@ -209,6 +310,7 @@ fn empty_run(base: &RunSpec) -> RunResult {
         partial: true,
         state: RunState::Interrupted,
         stop_reason: None,
+        ended_because: None,
         settings: base.settings.clone(),
         machine: crate::sysinfo::machine(),
         targets: Vec::new(),

@@ -50,7 +50,7 @@ fn main() {
             }) {
                 std::process::exit(0);
             }
-            eprintln!("hakaru: error: {e:#}");
+            eprintln!("hakaru: error: {}", hakaru::cli::error_message(&e));
             std::process::exit(hakaru::cli::error_exit_code(&e));
         }
     }

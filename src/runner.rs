@@ -36,6 +36,9 @@ pub struct RunSpec {
     /// Go on after a step that got no response at all (`--keep-going`); by default the
     /// run stops there and says why.
     pub keep_going: bool,
+    /// `ramp --until-saturated`: end the ramp as soon as [`saturated`] says the
+    /// target is saturated; `steps` end at the hard cap.
+    pub until_saturated: bool,
     /// For workloads whose requests change from step to step (`bulk`'s batch sizes).
     pub hooks: Option<Arc<dyn StepHooks>>,
     /// `--start-at`: the warm-up (or first step) starts at this moment and every step
@@ -113,6 +116,7 @@ pub fn run<W: Workload>(
         partial: false,
         state: RunState::Running,
         stop_reason: None,
+        ended_because: None,
         settings: spec.settings.clone(),
         machine,
         targets: targets.clone(),
@@ -220,9 +224,25 @@ pub fn run<W: Workload>(
             if stop.is_triggered() || failed {
                 break 'rounds;
             }
+            if spec.until_saturated {
+                if let Some(why) = saturated(&run.steps) {
+                    run.ended_because = Some(why);
+                    break 'rounds;
+                }
+            }
         }
     }
-    if run.steps.len() < spec.steps.len() * rounds {
+    if spec.until_saturated && run.ended_because.is_none() && !stop.is_triggered() {
+        if let Some(last) = run.steps.last().filter(|_| run.stop_reason.is_none()) {
+            run.ended_because = Some(format!(
+                "it reached the cap of {} clients (--end-n-clients) before the target \
+                 saturated: raise --end-n-clients",
+                last.n_clients
+            ));
+        }
+    }
+    let ended_early = run.ended_because.is_some() && !stop.is_triggered();
+    if run.steps.len() < spec.steps.len() * rounds && !ended_early {
         run.partial = true;
     }
     run.state = if run.stop_reason.is_some() || run.steps.iter().any(|s| s.failure.is_some()) {
@@ -422,14 +442,17 @@ pub fn exit_code(run: &RunResult) -> i32 {
 /// response a failure status (a 500 to everything, a 404 for a database that does not
 /// exist), or a write of which the server acknowledged nothing.
 pub fn nothing_succeeded(run: &RunResult) -> Option<String> {
-    let statuses = || run.steps.iter().flat_map(|s| s.statuses.iter());
-    let ok: u64 = statuses()
-        .filter(|(c, _)| (200..400).contains(*c))
-        .map(|(_, n)| n)
-        .sum();
+    let statuses = || {
+        run.steps.iter().flat_map(|s| {
+            s.statuses
+                .iter()
+                .map(|(c, n)| (s.ok_status.contains(*c), *c, *n))
+        })
+    };
+    let ok: u64 = statuses().filter(|(good, ..)| *good).map(|(.., n)| n).sum();
     let mut bad = std::collections::BTreeMap::<u16, u64>::new();
-    for (c, n) in statuses().filter(|(c, _)| !(200..400).contains(*c)) {
-        *bad.entry(*c).or_default() += n;
+    for (_, c, n) in statuses().filter(|(good, ..)| !good) {
+        *bad.entry(c).or_default() += n;
     }
     let bad_list = || {
         let codes: Vec<String> = bad.iter().map(|(c, n)| format!("{n} × {c}")).collect();
@@ -461,6 +484,62 @@ pub fn nothing_succeeded(run: &RunResult) -> Option<String> {
     None
 }
 
+/// Less than this gain in throughput from one step to the next is no gain
+/// (`--until-saturated`).
+pub const SATURATION_GAIN: f64 = 0.05;
+/// Mean latency past this many times the first step's means queueing
+/// (`--until-saturated`).
+pub const SATURATION_LATENCY: f64 = 2.0;
+
+/// `--until-saturated`'s rule over the steps so far: saturated when the last two
+/// steps each added less than [`SATURATION_GAIN`] of throughput, or the last step's
+/// mean latency passed [`SATURATION_LATENCY`] times the first step's. The reason, in
+/// words, or `None` to go on.
+pub fn saturated(steps: &[StepResult]) -> Option<String> {
+    let (first, last) = (steps.first()?, steps.last()?);
+    if steps.len() >= 2
+        && first.latency.mean_s > 0.0
+        && last.latency.mean_s > SATURATION_LATENCY * first.latency.mean_s
+    {
+        return Some(format!(
+            "saturated at {} clients: mean latency {:.3} ms passed {SATURATION_LATENCY}× the \
+             first step's {:.3} ms (requests queue instead of adding throughput)",
+            last.n_clients,
+            last.latency.mean_s * 1e3,
+            first.latency.mean_s * 1e3,
+        ));
+    }
+    if let [.., a, b, c] = steps {
+        let gain = |x: &StepResult, y: &StepResult| y.qps < x.qps * (1.0 + SATURATION_GAIN);
+        if gain(a, b) && gain(b, c) {
+            return Some(format!(
+                "saturated at {} clients: the last two steps added less than {:.0}% \
+                 throughput each ({:.0} → {:.0} → {:.0} req/s)",
+                c.n_clients,
+                SATURATION_GAIN * 100.0,
+                a.qps,
+                b.qps,
+                c.qps
+            ));
+        }
+    }
+    None
+}
+
+/// `--until-saturated`'s steps: from `start` (0 means 1) doubling to `cap`, the cap
+/// itself last.
+pub fn doubling_steps(start: usize, cap: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut n = start.max(1);
+    while n < cap {
+        out.push(n);
+        n = n.saturating_mul(2);
+    }
+    out.push(cap.max(1));
+    out.dedup();
+    out
+}
+
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
 /// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not twice.
 pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
@@ -475,6 +554,45 @@ pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn step(n_clients: usize, qps: f64, mean_ms: f64) -> StepResult {
+        let mut s = crate::result::fixture::bare_step(n_clients);
+        s.qps = qps;
+        s.latency.mean_s = mean_ms / 1e3;
+        s
+    }
+
+    #[test]
+    fn saturated_when_two_steps_in_a_row_add_little() {
+        let mut steps = vec![step(1, 100.0, 10.0), step(2, 190.0, 10.5)];
+        assert_eq!(saturated(&steps), None);
+        steps.push(step(4, 195.0, 15.0));
+        // One small gain is not enough: the next step may still add.
+        assert_eq!(saturated(&steps), None);
+        steps.push(step(8, 196.0, 19.0));
+        let why = saturated(&steps).unwrap();
+        assert!(
+            why.starts_with("saturated at 8 clients: the last two steps"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn saturated_when_mean_latency_passes_twice_the_first() {
+        let steps = [step(1, 100.0, 10.0), step(2, 150.0, 20.5)];
+        let why = saturated(&steps).unwrap();
+        assert!(
+            why.contains("passed 2× the first step's 10.000 ms"),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn doubling_steps_end_at_the_cap() {
+        assert_eq!(doubling_steps(0, 20), vec![1, 2, 4, 8, 16, 20]);
+        assert_eq!(doubling_steps(1, 16), vec![1, 2, 4, 8, 16]);
+        assert_eq!(doubling_steps(3, 3), vec![3]);
+    }
 
     #[test]
     fn start_waits_for_the_moment_and_says_how_late() {

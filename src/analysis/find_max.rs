@@ -123,6 +123,7 @@ pub fn judge_probe(
         dropped: whole.dropped,
         client_behind,
         why: Vec::new(),
+        settle: None,
     }
 }
 

@@ -58,9 +58,9 @@ pub struct Measured {
     pub missing: Option<&'static str>,
 }
 
-/// Requests that failed: no response, or a status outside 200–399.
+/// Requests that failed: no response, or a status outside --ok-status (200–399 by default).
 pub fn failed_requests(step: &StepResult) -> u64 {
-    step.error_total() + step.non_2xx_3xx()
+    step.error_total() + step.non_success()
 }
 
 /// What a threshold reads: of a whole step ([`Figures::of_step`]) or of one label of it
@@ -69,7 +69,7 @@ pub struct Figures<'a> {
     /// Requests that ended: responses and errors.
     pub total_requests: u64,
     pub responses: u64,
-    /// Requests without a response or with a status outside 200–399.
+    /// Requests without a response or with a status outside --ok-status (200–399 by default).
     pub failed: u64,
     /// Responses per second of the step's time.
     pub qps: f64,

@@ -35,7 +35,7 @@ pub struct AbArgs {
     pub timelimit: Option<Duration>,
 
     /// Seconds to max. wait for each response (ab's default: 30).
-    #[arg(short = 's', value_parser = parse_duration, value_name = "TIMEOUT")]
+    #[arg(short = 's', long = "timeout", value_parser = parse_duration, value_name = "TIMEOUT")]
     pub timeout: Option<Duration>,
 
     /// File containing data to POST. Remember also to set -T.
@@ -94,6 +94,26 @@ pub struct AbArgs {
     #[arg(short = 'g', value_name = "GNUPLOT_FILE")]
     pub gnuplot: Option<PathBuf>,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
+    /// Write hakaru's result here (the CSV, and the JSON beside it), as `run -o` does;
+    /// `-` prints the CSV on stdout instead of ab's report (which goes to stderr).
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "output-path",
+        value_name = "PATH"
+    )]
+    pub output_path: Option<PathBuf>,
+
+    /// Print hakaru's whole result as JSON on stdout; ab's report goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
 
@@ -119,6 +139,11 @@ impl AbArgs {
             keep_alive: self.keep_alive,
             head: self.head,
             method: self.method.clone(),
+            ok_status: self.ok_status,
+            output: self
+                .output_path
+                .clone()
+                .filter(|p| !crate::outfile::is_through(p)),
         }
     }
 }
@@ -132,9 +157,20 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         .collect();
     let ready = ab.run_options(command_line)?.build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(None, &args.thresholds, &files)?;
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &files)?;
+    let csv_to_stdout = super::args::is_stdout(args.output_path.as_deref());
+    // ab's report goes to stderr when stdout carries the result (--json, -o -).
+    let output = super::args::OutputArgs {
+        json: args.json,
+        ..Default::default()
+    };
+    let human = super::args::Human::new(&output, csv_to_stdout)?;
     // ab's report is on stdout: --live-out - would mix into it.
-    let mut live = args.live.start(Some("ab's report"))?;
+    let mut live = args.live.start(Some(if human.machine() {
+        "--json or -o -"
+    } else {
+        "ab's report"
+    }))?;
     let parts = parse_http_url(&ab.url).map_err(anyhow::Error::msg)?;
     let port = parts.port.unwrap_or(if parts.https { 443 } else { 80 });
     let mut facts = AbFacts {
@@ -164,11 +200,11 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
             Err(e) => facts.not_asked = Some(format!("no answer before the load: {e}")),
         }
     }
-    println!(
-        "This is hakaru {} running ApacheBench's command: ab's flags, defaults and report.\n",
+    human.print(&format!(
+        "This is hakaru {} running ApacheBench's command: ab's flags, defaults and report.\n\n",
         env!("CARGO_PKG_VERSION")
-    );
-    println!("Benchmarking {} (be patient)", parts.host);
+    ));
+    human.print(&format!("Benchmarking {} (be patient)\n", parts.host));
     let console = Console::new(false, 0, 0)
         .quiet(args.quiet)
         .ab_heartbeat(ab.budget());
@@ -189,9 +225,14 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
             extra.push((path.clone(), tsv));
         }
     }
-    let human = super::args::Human::new(&super::args::OutputArgs::default(), false)?;
     let finish = super::finish::Finish {
         extra,
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(
+            args.output_path.as_deref(),
+            super::args::FormatArg::Full,
+            args.json,
+        ),
         ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| match run.steps.last() {

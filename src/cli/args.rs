@@ -61,11 +61,12 @@ pub struct RequestArgs {
     pub url: Option<String>,
 
     /// Request patterns: a plain list of paths/URLs, or drnbench's JSON groups.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = "Requests", long, value_name = "PATH")]
     pub request_patterns_file: Option<PathBuf>,
 
     /// Hosts for requests without their own, used round-robin (a load balancer's stand-in).
     #[arg(
+        help_heading = "Connection",
         long,
         alias = "default-host",
         value_delimiter = ',',
@@ -75,15 +76,26 @@ pub struct RequestArgs {
     pub default_hosts: Vec<String>,
 
     /// Port for requests without their own.
-    #[arg(long, default_value_t = 80, value_name = "PORT")]
+    #[arg(
+        help_heading = "Connection",
+        long,
+        default_value_t = 80,
+        value_name = "PORT"
+    )]
     pub default_port: u16,
 
     /// Path for patterns without their own.
-    #[arg(long, default_value = "/", value_name = "PATH")]
+    #[arg(
+        help_heading = "Requests",
+        long,
+        default_value = "/",
+        value_name = "PATH"
+    )]
     pub default_path: String,
 
     /// HTTP method for patterns without their own.
     #[arg(
+        help_heading = "Requests",
         short = 'm',
         long,
         alias = "method",
@@ -93,92 +105,120 @@ pub struct RequestArgs {
     pub default_method: String,
 
     /// Timeout of each request (seconds, or 500ms, 2s, 1m). Timeouts count as status 0, as in drnbench.
-    #[arg(long, alias = "timeout", default_value = "5", value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(help_heading = "Connection", long = "timeout", alias = "default-timeout", default_value = "5", value_parser = parse_duration, value_name = "DURATION")]
     pub default_timeout: Duration,
 
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(help_heading = "Requests", long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
+
     /// Send https to hosts named without a scheme (--default-hosts).
-    #[arg(long)]
+    #[arg(help_heading = "Connection", long)]
     pub https: bool,
 
     /// Extra request header, repeatable: -H 'Accept: application/json'.
-    #[arg(short = 'H', long = "header", value_name = "NAME: VALUE")]
+    #[arg(
+        help_heading = "Requests",
+        short = 'H',
+        long = "header",
+        value_name = "NAME: VALUE"
+    )]
     pub headers: Vec<String>,
 
     /// A header whose value is secret, repeatable: redacted in results, reports and the
     /// terminal like Authorization, Cookie and Proxy-Authorization (still sent).
-    #[arg(long, value_name = "NAME")]
+    #[arg(help_heading = "Requests", long, value_name = "NAME")]
     pub secret_header: Vec<String>,
 
     /// A query parameter whose value is secret, repeatable: redacted in results and
     /// reports like token, access_token, api_key, password… (still sent).
-    #[arg(long, value_name = "NAME")]
+    #[arg(help_heading = "Requests", long, value_name = "NAME")]
     pub secret_param: Vec<String>,
 
     /// Let a patterns file send load to hosts of its own (absolute URLs, a pattern's
     /// "host") that --default-hosts does not name.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub allow_pattern_hosts: bool,
 
     /// Request body for patterns without their own.
-    #[arg(short = 'b', long, conflicts_with = "body_file", value_name = "TEXT")]
+    #[arg(
+        help_heading = "Requests",
+        short = 'b',
+        long,
+        conflicts_with = "body_file",
+        value_name = "TEXT"
+    )]
     pub body: Option<String>,
 
     /// Request body read from a file.
-    #[arg(long, value_name = "PATH")]
+    #[arg(help_heading = "Requests", long, value_name = "PATH")]
     pub body_file: Option<PathBuf>,
 
     /// Content-Type of requests with a body.
-    #[arg(short = 'T', long, value_name = "TYPE")]
+    #[arg(help_heading = "Requests", short = 'T', long, value_name = "TYPE")]
     pub content_type: Option<String>,
 
     /// Keep connections alive between requests (the default; accepted for ab compatibility).
-    #[arg(short = 'k', long, overrides_with = "no_keep_alive")]
+    #[arg(
+        help_heading = "Connection",
+        short = 'k',
+        long,
+        overrides_with = "no_keep_alive"
+    )]
     pub keep_alive: bool,
 
     /// Open a new connection for every request (sends Connection: close).
-    #[arg(long)]
+    #[arg(help_heading = "Connection", long)]
     pub no_keep_alive: bool,
 
     /// Accept any TLS certificate (self-signed test servers).
-    #[arg(long)]
+    #[arg(help_heading = "Connection", long)]
     pub insecure: bool,
 
     /// Trust the CA certificates in this PEM file as well as the bundled web roots.
-    #[arg(long, value_name = "PEM")]
+    #[arg(help_heading = "Connection", long, value_name = "PEM")]
     pub cacert: Option<PathBuf>,
 
     /// Seconds each client pauses between requests. drnbench's default was 0.01 s; ours is 0.
-    #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "SECONDS")]
+    #[arg(help_heading = "Load model", long, default_value = "0", value_parser = parse_duration, value_name = "SECONDS")]
     pub wait: Duration,
 
     /// The order clients draw requests in: random (by group frequency) or sequential (exact replay).
-    #[arg(long, value_enum, default_value_t = OrderArg::Random)]
+    #[arg(help_heading = "Requests", long, value_enum, default_value_t = OrderArg::Random)]
     pub order: OrderArg,
 
     /// Seed of the random order, for runs that draw the same requests.
-    #[arg(long)]
+    #[arg(help_heading = "Requests", long)]
     pub seed: Option<u64>,
 
     /// Worker threads; 0, the default, means one per core.
-    #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
+    #[arg(
+        help_heading = "Connection",
+        long,
+        default_value_t = 0,
+        hide_default_value = true,
+        value_name = "N"
+    )]
     pub threads: usize,
 
     /// How many of the slowest requests each step reports.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(help_heading = "Output", long, default_value_t = 5, value_name = "N")]
     pub n_slow_requests: usize,
 
     /// How many of the fastest requests each step reports.
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(help_heading = "Output", long, default_value_t = 5, value_name = "N")]
     pub n_fast_requests: usize,
 
     /// Keep every planned request's method and URL in the result. By default it keeps
     /// only those its slowest/fastest lists name, with the patterns file's SHA-256 and
     /// count, so a result of a million-line patterns file stays small.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub request_list: bool,
 
     /// CSV columns: full (drnbench's, then more by name) or drnbench (exactly drnbench's).
-    #[arg(long, value_enum, default_value_t = FormatArg::Full)]
+    #[arg(help_heading = "Output", long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
 
     #[command(flatten)]
@@ -190,39 +230,52 @@ pub struct RequestArgs {
 pub struct SessionArgs {
     /// Read the server's own numbers before and after each step on every host:
     /// groonga (/d/status), droonga (/statistics/cache), couchdb, or url=PATH,pointer=/json/pointer[,name=N]. Repeatable.
-    #[arg(long, value_name = "PROBE", value_parser = crate::probe::parse_probe)]
+    #[arg(help_heading = "Groonga-specific and server probes", long, value_name = "PROBE", value_parser = crate::probe::parse_probe)]
     pub probe: Vec<crate::probe::ProbeKind>,
 
     /// Sample this local server process's CPU and memory during each step (from /proc).
-    #[arg(long, value_name = "PID")]
+    #[arg(
+        help_heading = "Groonga-specific and server probes",
+        long,
+        value_name = "PID"
+    )]
     pub probe_pid: Option<u32>,
 
     /// The cache hit rate the request set was planned for (0..1); each step's measured rate is compared with it.
-    #[arg(long, value_name = "RATE")]
+    #[arg(
+        help_heading = "Groonga-specific and server probes",
+        long,
+        value_name = "RATE"
+    )]
     pub expect_cache_hit_rate: Option<f64>,
 
     /// Run every step this many times; the first round is cold, later ones warm.
-    #[arg(long, default_value_t = 1, value_name = "N")]
+    #[arg(
+        help_heading = "Load model",
+        long,
+        default_value_t = 1,
+        value_name = "N"
+    )]
     pub rounds: usize,
 
     /// Send uncounted load for this long before the first step (and say so).
-    #[arg(long, value_parser = parse_duration, value_name = "DURATION")]
+    #[arg(help_heading = "Load model", long, value_parser = parse_duration, value_name = "DURATION")]
     pub warmup: Option<Duration>,
 
     /// Go on to the next step even when a step got no response at all (by default a
     /// ramp stops there: a dead target would only burn CPU through every step).
-    #[arg(long)]
+    #[arg(help_heading = "Load model", long)]
     pub keep_going: bool,
 
     /// Run as load machine K of N: this machine's share of every step's clients, -n
     /// budget and --rate timetable; `hakaru merge` joins the N results exactly.
-    #[arg(long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
+    #[arg(help_heading = "Many load machines", long, value_name = "K/N", value_parser = crate::spec::parse_shard)]
     pub shard: Option<crate::result::Shard>,
 
     /// Start the first step (or the warm-up) at this moment, and every later step at
     /// its planned offset from it: 2026-11-23T10:00:00Z, or +30s from now. Load
     /// machines sharing a clock (NTP) run each step together; a late start is recorded.
-    #[arg(long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
+    #[arg(help_heading = "Many load machines", long, value_name = "TIME", value_parser = crate::spec::parse_start_at)]
     pub start_at: Option<crate::spec::StartAt>,
 
     #[command(flatten)]
@@ -312,6 +365,7 @@ impl RequestArgs {
             request_list: self.request_list,
             format: self.format.csv(),
             kv: self.kv.options(),
+            ok_status: self.ok_status,
         }
     }
 }
@@ -337,16 +391,16 @@ impl SessionArgs {
 pub struct OutputArgs {
     /// Print the result as JSON on stdout (run: its step; ramp: the whole run, as the
     /// .json file holds it); the text summary goes to stderr.
-    #[arg(long)]
+    #[arg(help_heading = "Output", long)]
     pub json: bool,
 
     /// No progress line, no per-step rows: only the summary (none at all beside --json or -o -).
-    #[arg(short = 'q', long, conflicts_with = "verbose")]
+    #[arg(help_heading = "Output", short = 'q', long, conflicts_with = "verbose")]
     pub quiet: bool,
 
     /// After each step's row, drnbench's whole block: status shares, errors by kind,
     /// elapsed min/max/average, the slowest and fastest requests.
-    #[arg(short = 'v', long)]
+    #[arg(help_heading = "Output", short = 'v', long)]
     pub verbose: bool,
 }
 

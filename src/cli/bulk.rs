@@ -75,12 +75,14 @@ pub struct BulkArgs {
     #[arg(short = 'd', long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
-    /// Documents per step (rounded up to whole batches), instead of a duration.
+    /// Documents per step, not requests (rounded up to whole batches; 10k accepted),
+    /// instead of a duration.
     #[arg(short = 'n', long, value_parser = parse_count)]
     pub count: Option<u64>,
 
-    /// Open model: documents per second (requests per second × batch size), whatever the answers do.
-    #[arg(long, value_name = "DOCS_PER_S")]
+    /// Open model: documents per second (requests per second × batch size), whatever
+    /// the answers do: one fixed rate (5000, 5k).
+    #[arg(long, value_name = "DOCS_PER_S", value_parser = crate::spec::rate::parse_fixed_rate)]
     pub rate: Option<f64>,
 
     /// One document per request (CouchDB PUT /db/ID, or POST /db with --ids server).
@@ -193,12 +195,28 @@ pub struct BulkArgs {
 
     /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV
     /// (with --format json, the JSON) on stdout instead.
-    #[arg(short = 'o', long)]
+    #[arg(short = 'o', long = "output", alias = "output-path")]
     pub output_path: Option<PathBuf>,
+
+    /// Print the whole result as JSON on stdout (what the `.json` file holds); the
+    /// table goes to stderr.
+    #[arg(long)]
+    pub json: bool,
+
+    /// No live line and no row as each step ends: only the table at the end (none at
+    /// all beside --json or -o -).
+    #[arg(short = 'q', long)]
+    pub quiet: bool,
 
     /// The CSV's columns.
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
+
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
@@ -238,6 +256,7 @@ impl BulkArgs {
             count_url: self.count_url.clone(),
             count_pointer: self.count_pointer.clone(),
             verify: self.verify,
+            ok_status: self.ok_status,
             doc: match &self.doc_file {
                 Some(p) => DocSource::File(p.clone()),
                 None => DocSource::Text(self.doc.clone()),
@@ -272,6 +291,8 @@ impl BulkArgs {
 struct BulkConsole {
     inner: Console,
     header_shown: bool,
+    /// `-q`: no row as each step ends.
+    rows: bool,
 }
 
 impl Observer for BulkConsole {
@@ -285,6 +306,9 @@ impl Observer for BulkConsole {
 
     fn step_finished(&mut self, run: &RunResult, step: &StepResult) {
         self.inner.step_finished(run, step);
+        if !self.rows {
+            return;
+        }
         if !self.header_shown {
             eprintln!("{}", bulk_header());
             self.header_shown = true;
@@ -308,26 +332,39 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         eprintln!("Note: {note}");
     }
     // stdout carries the result (-o -) or the write-throughput summary.
-    let mut live = args
-        .live
-        .start(Some(if to_stdout { "-o -" } else { "bulk's summary" }))?;
+    let mut live = args.live.start(Some(if args.json {
+        "--json"
+    } else if to_stdout {
+        "-o -"
+    } else {
+        "bulk's summary"
+    }))?;
+    // With -o - or --json, stdout carries the result: the table and the verdicts go
+    // to stderr (the rows always do, as steps end).
+    let output = super::args::OutputArgs {
+        json: args.json,
+        quiet: args.quiet,
+        verbose: false,
+    };
+    let human = super::args::Human::new(&output, to_stdout)?;
     let mut console = BulkConsole {
-        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast),
+        inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.quiet),
         header_shown: false,
+        rows: !args.quiet,
     };
     let mut watchers = Fanout::new().with(&mut console);
     watchers.extend(live.observers());
-    let (mut run, code) = execute_watched(&ready, &mut watchers, !to_stdout, &args.thresholds)?;
+    let (mut run, code) = execute_watched(&ready, &mut watchers, false, &args.thresholds)?;
     live.finish();
-    // With -o -, stdout carries the result: the verdicts go to stderr; the table's
-    // rows went to stderr as steps ended.
-    let human = super::args::Human::new(&super::args::OutputArgs::default(), to_stdout)?;
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
-        through: super::run::through(args.output_path.as_deref(), args.format),
+        through: super::run::through(args.output_path.as_deref(), args.format, args.json),
         ..super::finish::Finish::new(&args.thresholds, human, code)
     };
-    super::finish::finish(&mut run, finish, |_| String::new())
+    super::finish::finish(&mut run, finish, |run| {
+        let verify = run.verify.as_ref().map(verify_summary).unwrap_or_default();
+        bulk_summary(run) + &verify
+    })
 }
 
 /// Runs a bulk write with `--verify`'s count around it; the run (its `verify` filled

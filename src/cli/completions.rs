@@ -47,18 +47,18 @@ pub fn completions(args: CompletionsArgs) -> anyhow::Result<i32> {
 
 /// `hakaru man [--dir DIR]`.
 pub fn man(args: ManArgs) -> anyhow::Result<i32> {
-    let cmd = Cli::command();
+    let cmd = super::help::command();
     match args.dir {
         Some(dir) => {
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("--dir {}: cannot create it", dir.display()))?;
-            clap_mangen::generate_to(cmd, &dir)
+            super::help::man_pages(&dir)
                 .with_context(|| format!("--dir {}: cannot write the pages", dir.display()))?;
             eprintln!("Manual pages written to {}", dir.display());
         }
         None => {
             let mut out = std::io::stdout().lock();
-            clap_mangen::Man::new(cmd).render(&mut out)?;
+            super::help::render_man(&cmd, &mut out)?;
             out.flush()?;
         }
     }

@@ -62,8 +62,9 @@ pub struct DemoArgs {
     )]
     pub writers: String,
 
-    /// Clients in the last step (steps: 1, 2, 4, ... like the tutorial's --step=2).
-    #[arg(long, default_value_t = 8)]
+    /// The most clients: the ramp doubles them (1, 2, 4, …) until the target saturates
+    /// (`ramp --until-saturated`), and stops here if it has not by then.
+    #[arg(long, default_value_t = 64)]
     pub end_n_clients: usize,
 
     /// Pages in the search target's generated corpus.
@@ -155,8 +156,10 @@ pub(crate) fn options(
         load: Load::Clients {
             start: 0,
             end: args.end_n_clients,
-            step: 2,
+            // The clients double until the target saturates.
+            step: 0,
             duration: args.duration.unwrap_or(Duration::from_secs(4)),
+            until_saturated: true,
         },
         interval: args.interval.unwrap_or(Duration::from_secs(1)),
         output_path: Some(args.output_dir.join("result.csv")),
@@ -257,6 +260,9 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
         println!("{}", crate::report::chart::terminal_summary(&series, 72));
     }
     println!("{}", summary(&run));
+    if let Some(why) = &run.ended_because {
+        println!("The ramp ended on its own: {why}.");
+    }
     println!(
         "Results: {} (drnbench's columns first) and {} (everything, histograms included)",
         out.csv.display(),

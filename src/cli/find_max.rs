@@ -20,6 +20,7 @@ use crate::spec::find_max::FindMaxOptions;
 use crate::spec::threshold::{parse_slo, Slo};
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Capacity search (--find-max)")]
 pub struct FindMaxArgs {
     /// Search the highest open-model rate that meets --slo: double the rate from
     /// --start-rate until a probe fails, bisect, then probe the answer again. Each probe
@@ -78,6 +79,11 @@ impl Observer for FindMaxConsole {
 }
 
 impl ProbeObserver for FindMaxConsole {
+    fn settled(&mut self, s: &crate::result::find_max::Settle) {
+        self.human
+            .print(&format!("  {}\n", crate::report::find_max::settle_line(s)));
+    }
+
     fn probe_finished(&mut self, index: usize, fm: &FindMaxResult) {
         if !self.header_shown {
             self.human.print(&format!("{}\n", probe_header(&fm.slo)));
@@ -144,16 +150,17 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         &mut console,
     )?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let mut run = run;
     let code = exit_code(&run);
     // The search is judged by its SLO, not by --threshold: the end writes and exits.
     let no_thresholds = super::threshold::ThresholdArgs::default();
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
-        through: super::run::through(Some(&args.output_path), args.request.format),
+        through: super::run::through(
+            Some(&args.output_path),
+            args.request.format,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&no_thresholds, human, code)
     };
     super::finish::finish(&mut run, finish, |run| match run.find_max.as_ref() {

@@ -4,7 +4,6 @@
 //! here (`-t` → `-d/--duration` or `--threads`).
 
 use clap::error::{ContextKind, ContextValue, ErrorKind};
-use clap::Parser;
 
 use super::Cli;
 
@@ -43,23 +42,26 @@ where
     T: Into<std::ffi::OsString> + Clone,
 {
     let words: Vec<std::ffi::OsString> = words.into_iter().map(Into::into).collect();
-    Cli::try_parse_from(&words).map_err(|mut e| {
-        if e.kind() == ErrorKind::UnknownArgument {
-            let command = words.get(1).and_then(|w| w.to_str());
-            let flag = match e.get(ContextKind::InvalidArg) {
-                Some(ContextValue::String(s)) => Some(s.clone()),
-                _ => None,
-            };
-            // "-t10" is reported as "-t".
-            if let Some(text) = flag.as_deref().and_then(|f| hint(command, f)) {
-                e.insert(
-                    ContextKind::Suggested,
-                    ContextValue::StyledStrs(vec![text.into()]),
-                );
+    super::help::command()
+        .try_get_matches_from(&words)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+        .map_err(|mut e| {
+            if e.kind() == ErrorKind::UnknownArgument {
+                let command = words.get(1).and_then(|w| w.to_str());
+                let flag = match e.get(ContextKind::InvalidArg) {
+                    Some(ContextValue::String(s)) => Some(s.clone()),
+                    _ => None,
+                };
+                // "-t10" is reported as "-t".
+                if let Some(text) = flag.as_deref().and_then(|f| hint(command, f)) {
+                    e.insert(
+                        ContextKind::Suggested,
+                        ContextValue::StyledStrs(vec![text.into()]),
+                    );
+                }
             }
-        }
-        e
-    })
+            e
+        })
 }
 
 #[cfg(test)]

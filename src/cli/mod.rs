@@ -11,6 +11,7 @@ pub mod completions;
 pub mod demo;
 pub mod find_max;
 pub mod finish;
+pub mod help;
 pub mod hints;
 pub mod k8s;
 pub mod kv;
@@ -41,9 +42,11 @@ use crate::spec::Ready;
 pub const EXIT_CODES_HELP: &str = "\
 Exit codes:
   0    measured: every step ran and got responses
-  1    measured, but nothing was answered (every request failed), a step got no
-       response and the ramp stopped (see --keep-going), a step failed, a
-       --threshold did not hold, or ramp --find-max found no rate meeting --slo
+  1    measured, but nothing was answered (every request failed) or nothing
+       succeeded (every status outside --ok-status; bulk: nothing acknowledged),
+       a step got no response and the ramp stopped (see --keep-going), a step
+       failed, a --threshold did not hold, or ramp --find-max found no rate
+       meeting --slo
   2    bad input: a flag, URL or file was refused before any load was sent
   130  interrupted (Ctrl-C, SIGTERM): the finished steps are kept, marked partial";
 
@@ -59,12 +62,10 @@ pub enum Command {
     /// The search benchmark tutorial end to end, against the embedded search target (nothing to install).
     Demo(demo::DemoArgs),
     /// One step, ab/hey/wrk style: hakaru run -c 100 -n 100000 -k URL
-    #[command(after_help = EXIT_CODES_HELP)]
     Run(run::RunArgs),
     /// ApacheBench's flags, defaults and report: porting an ab script means changing the command name.
     Ab(ab::AbArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
-    #[command(after_help = EXIT_CODES_HELP)]
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
     Terms(terms::Args),
@@ -81,7 +82,6 @@ pub enum Command {
     /// Write throughput: batches of documents to CouchDB, Groonga or Elasticsearch, one step per batch size and writer count.
     Bulk(bulk::BulkArgs),
     /// A scenario: phases of weighted workloads, events (stop, kill, restart) at given times, recovery measured.
-    #[command(after_help = EXIT_CODES_HELP)]
     Suite(suite::SuiteArgs),
     /// The embedded target: deterministic endpoints on loopback (/, /bytes/N, /delay/MS, /status/CODE).
     Serve(serve::Args),
@@ -116,6 +116,25 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Completions(a) => completions::completions(a),
         Command::Man(a) => completions::man(a),
     }
+}
+
+/// The words of an error that ended a command: its context chain joined by ": ", each
+/// cause said once. An error whose message already quotes its source (`cannot read
+/// FILE: No such file or directory (os error 2)`) would otherwise print the OS error
+/// twice, as `{:#}` appends every source again.
+pub fn error_message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 /// The exit code of an error that ended a command: 2 when the input was refused (a
@@ -214,6 +233,25 @@ pub(crate) fn ctrl_c_stop() -> Stop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: `run --request-patterns-file /nonexistent` said "No such file or
+    /// directory (os error 2)" twice: the message quoted its source and `{:#}` added it.
+    #[test]
+    fn an_error_quoting_its_source_says_it_once() {
+        #[derive(Debug, thiserror::Error)]
+        #[error("cannot read x: {source}")]
+        struct Read {
+            source: std::io::Error,
+        }
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let e = anyhow::Error::from(Read { source: io }).context("while starting");
+        let text = error_message(&e);
+        assert_eq!(text.matches("not found").count(), 1, "{text}");
+        assert!(
+            text.starts_with("while starting: cannot read x: "),
+            "{text}"
+        );
+    }
     use crate::spec::Load;
     use std::time::Duration;
 

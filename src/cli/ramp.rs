@@ -10,35 +10,62 @@ use super::args::{is_stdout, stdout_busy, Human, OutputArgs, RequestArgs, Sessio
 use crate::console::Console;
 use crate::spec::{parse_duration, Load, RunOptions};
 
+/// `--until-saturated`'s cap on clients when --end-n-clients does not say.
+pub const UNTIL_SATURATED_CAP: usize = 128;
+
 #[derive(Args, Debug)]
 pub struct RampArgs {
     /// Clients in the first step (0 runs 1 client, as in drnbench).
-    #[arg(long, default_value_t = 0, value_name = "N")]
+    #[arg(
+        help_heading = "Load model",
+        long,
+        default_value_t = 0,
+        value_name = "N"
+    )]
     pub start_n_clients: usize,
 
     /// Clients in the last step. With --rate: the connections each step may use
-    /// (--find-max: the connections every probe may use) [default: 1; 100 with --find-max].
-    #[arg(long, value_name = "N")]
+    /// (--find-max: the connections every probe may use); with --until-saturated, the
+    /// hard cap [default: 1; 100 with --find-max; 128 with --until-saturated].
+    #[arg(help_heading = "Load model", long, value_name = "N")]
     pub end_n_clients: Option<usize>,
 
-    /// Clients added at each step.
-    #[arg(long, default_value_t = 1, value_name = "COUNT")]
-    pub step: usize,
+    /// Clients added at each step [default: 1; with --until-saturated the clients
+    /// double at each step unless --step is given].
+    #[arg(help_heading = "Load model", long, value_name = "COUNT")]
+    pub step: Option<usize>,
+
+    /// Keep adding clients until the target saturates: two steps in a row add less
+    /// than 5% throughput, or mean latency passes twice the first step's. The ramp
+    /// stops there (or at --end-n-clients, the cap) and says why.
+    #[arg(
+        help_heading = "Load model",
+        long,
+        conflicts_with_all = ["rate", "find_max"]
+    )]
+    pub until_saturated: bool,
 
     /// Duration of each step (seconds, or 30s, 2m).
-    #[arg(long, default_value = "30", value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", long, default_value = "30", value_parser = parse_duration)]
     pub duration: Duration,
 
     /// Pause between steps (seconds, or 10s).
-    #[arg(long, default_value = "10", value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", long, default_value = "10", value_parser = parse_duration)]
     pub interval: Duration,
 
-    /// Open model: one step per rate (req/s). A list (100,200,400) or a ramp START:END:STEP.
-    #[arg(long, value_name = "RATES")]
+    /// Open model: one step per rate (req/s, 2.5k). A list (100,200,400), START:END:STEP
+    /// (100:2000:100), or FROM..TO for a step whose rate rises across it (100..200).
+    #[arg(help_heading = "Load model", long, value_name = "RATES")]
     pub rate: Option<String>,
 
     /// Where to write the CSV result (the JSON result goes beside it); `-` prints the CSV on stdout instead.
-    #[arg(short = 'o', long, default_value = "hakaru-result.csv")]
+    #[arg(
+        help_heading = "Output",
+        short = 'o',
+        long = "output",
+        alias = "output-path",
+        default_value = "hakaru-result.csv"
+    )]
     pub output_path: PathBuf,
 
     #[command(flatten)]
@@ -75,9 +102,17 @@ impl RampArgs {
             },
             None => Load::Clients {
                 start: self.start_n_clients,
-                end: self.end_n_clients.unwrap_or(1),
-                step: self.step,
+                end: self.end_n_clients.unwrap_or(if self.until_saturated {
+                    UNTIL_SATURATED_CAP
+                } else {
+                    1
+                }),
+                // 0: the clients double (`--until-saturated` without --step).
+                step: self
+                    .step
+                    .unwrap_or(if self.until_saturated { 0 } else { 1 }),
                 duration: self.duration,
+                until_saturated: self.until_saturated,
             },
         };
         RunOptions {
@@ -115,12 +150,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
-        through: super::run::through(Some(&args.output_path), args.request.format),
+        through: super::run::through(
+            Some(&args.output_path),
+            args.request.format,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| {
@@ -130,6 +166,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if ready.open_model() || run.steps.len() > 1 {
             let series = crate::result::series::Series::from_run(run, "this run");
             text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
+        }
+        if let Some(why) = &run.ended_because {
+            text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
         text + &crate::report::run::text::rounds_summary(run)
     })

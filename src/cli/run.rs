@@ -15,26 +15,32 @@ use crate::spec::{parse_count, parse_duration, Load, RunOptions};
 #[derive(Args, Debug)]
 pub struct RunArgs {
     /// Concurrent clients (connections).
-    #[arg(short = 'c', long, default_value_t = 50)]
+    #[arg(help_heading = "Load model", short = 'c', long, default_value_t = 50)]
     pub concurrency: usize,
 
-    /// Total requests to send (10k, 1m accepted). Without -n or -d the run lasts 10 s.
-    #[arg(short = 'n', long, value_parser = parse_count)]
+    /// Requests in all, shared by every client (not per client; 10k, 1m accepted).
+    /// Without -n or -d the run lasts 10 s.
+    #[arg(help_heading = "Load model", short = 'n', long, value_parser = parse_count)]
     pub requests: Option<u64>,
 
     /// How long to run (30, 30s, 2m).
-    #[arg(short = 'd', long, value_parser = parse_duration)]
+    #[arg(help_heading = "Load model", short = 'd', long, value_parser = parse_duration)]
     pub duration: Option<Duration>,
 
     /// Open model: requests per second on a timetable, whatever the responses do;
     /// latency counts from each request's due time. A fixed rate (500), a linear ramp
     /// over the run (100..2000), equal steps (100,200,400), or timed segments
-    /// (5s@100,10s@100..2000).
-    #[arg(long, value_name = "REQ_PER_S")]
+    /// (5s@100,10s@100..2000); START:END:STEP (100:400:100) is the list it stands for.
+    #[arg(help_heading = "Load model", long, value_name = "REQ_PER_S")]
     pub rate: Option<String>,
 
     /// Write the CSV result here, and the JSON result beside it; `-` prints the CSV on stdout instead.
-    #[arg(short = 'o', long)]
+    #[arg(
+        help_heading = "Output",
+        short = 'o',
+        long = "output",
+        alias = "output-path"
+    )]
     pub output_path: Option<PathBuf>,
 
     #[command(flatten)]
@@ -90,12 +96,13 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
-    if let (Some(step), true) = (run.steps.last(), args.output.json) {
-        println!("{}", serde_json::to_string_pretty(step)?);
-    }
     let finish = Finish {
         files: ready.run.outputs.as_ref(),
-        through: through(args.output_path.as_deref(), args.request.format),
+        through: through(
+            args.output_path.as_deref(),
+            args.request.format,
+            args.output.json,
+        ),
         ..Finish::new(&args.thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| {
@@ -118,12 +125,20 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     })
 }
 
-/// `-o -` or `-o /dev/…`: the CSV (or with `--format json` the JSON) written there
-/// once, at the end.
+/// `--json`: the whole judged result on stdout, as the `.json` file holds it (what
+/// was run, and how, with every step). `-o -` or `-o /dev/…`: the CSV (or with
+/// `--format json` the JSON) written there. Either once, at the end.
 pub(crate) fn through(
     path: Option<&std::path::Path>,
     format: super::args::FormatArg,
+    json: bool,
 ) -> Option<super::finish::Through<'static>> {
+    if json {
+        return Some((
+            std::path::PathBuf::from("-"),
+            Box::new(|run| (crate::result::json::to_json(run) + "\n").into_bytes()),
+        ));
+    }
     let p = path.filter(|p| crate::outfile::is_through(p))?;
     Some((
         p.to_path_buf(),

@@ -100,7 +100,8 @@ pub struct RecordArgs {
     #[arg(short = 'c', long, default_value_t = 1)]
     pub senders: u64,
 
-    /// Records per sender (10k, 10M accepted); each of the seed's senders sent the whole file.
+    /// Records per sender, not in all (10k, 10M accepted); each of the seed's senders
+    /// sent the whole file.
     #[arg(short = 'n', long, value_parser = parse_count)]
     pub count: Option<u64>,
 
@@ -178,7 +179,12 @@ pub struct SendArgs {
     /// Write the hakaru-stream result: the CSV (a row per sender) here and the JSON
     /// beside it, for `hakaru report` and `hakaru compare`; `-` prints the JSON result on
     /// stdout (for `hakaru merge -`), the summary on stderr.
-    #[arg(short = 'o', long, value_name = "PATH")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "output-path",
+        value_name = "PATH"
+    )]
     pub output_path: Option<PathBuf>,
 
     /// Run as load machine K of N: this machine's --senders get ids of their own
@@ -239,6 +245,8 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
     if a.json && is_stdout(a.output_path.as_deref()) {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }
+    // Every path the end will write, checked before any record is sent.
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
     let mut opts = a.records.options(&a.to, a.record_size);
     opts.shard = a.shard;
     opts.start_at = a.start_at;
@@ -278,7 +286,6 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
     // `-o -`: the whole hakaru-stream result on stdout (a pod's log, for `hakaru merge -`).
     let through = is_stdout(a.output_path.as_deref());
     if let Some(p) = &a.output_path {
-        let files = Outputs::beside(p, CsvFormat::Full);
         let mut result = StreamResult::new(command_line, started_at);
         result.send = Some(SendSection {
             to: a.to.clone(),
@@ -299,6 +306,7 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
         if through {
             println!("{}", serde_json::to_string_pretty(&result)?);
         } else {
+            let files = Outputs::beside(p, CsvFormat::Full);
             write_files(&result, &files.csv, &files.json)
                 .with_context(|| format!("writing {}", files.csv.display()))?;
             eprintln!(
@@ -400,7 +408,7 @@ pub struct RunArgs {
 
     /// Write the CSV (the table) here and the JSON (with every timeline) beside it,
     /// after every round; `-` prints the CSV on stdout at the end.
-    #[arg(short = 'o', long)]
+    #[arg(short = 'o', long = "output", alias = "output-path")]
     pub output_path: Option<PathBuf>,
 
     /// Print the JSON result on stdout (the text goes to stderr).
@@ -470,6 +478,7 @@ impl ExperimentObserver for Progress<'_> {
 
 fn run_experiment(a: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let csv_stdout = is_stdout(a.output_path.as_deref());
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
     if a.json && csv_stdout {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }

@@ -27,12 +27,19 @@ pub struct SuiteArgs {
     #[arg(long, requires = "profile")]
     pub print: bool,
 
-    /// Write the CSV result here, the JSON result and the HTML timeline beside it.
-    #[arg(short = 'o', long)]
+    /// Write the CSV result here, the JSON result and the HTML timeline beside it; `-`
+    /// prints the CSV on stdout instead.
+    #[arg(short = 'o', long = "output", alias = "output-path")]
     pub output_path: Option<PathBuf>,
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    /// Statuses that count as success: codes, ranges or classes (200,404 or
+    /// 200-299,404 or 2xx). Every other status is a failure in the summary, the reports,
+    /// the thresholds on errors and the exit code.
+    #[arg(long, value_name = "CODES", default_value = "200-399", value_parser = crate::spec::parse_ok_status)]
+    pub ok_status: crate::stats::OkStatus,
 
     /// Run as load machine K of N: this machine's share of every phase's clients and
     /// rate; events fire on shard 1 only (unless an event says `shards = "all"`);
@@ -78,14 +85,20 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .extend(scenario.thresholds.iter().cloned());
     thresholds.check(false)?;
-    let page = args.output_path.as_ref().map(|p| p.with_extension("html"));
+    // `-o -` (or a device): the CSV through, no files and no page beside it.
+    let files = args
+        .output_path
+        .clone()
+        .filter(|p| !crate::outfile::is_through(p));
+    let csv_to_stdout = super::args::is_stdout(args.output_path.as_deref());
+    let page = files.as_ref().map(|p| p.with_extension("html"));
     let pages: Vec<(&'static str, &std::path::Path)> =
         page.iter().map(|p| ("-o", p.as_path())).collect();
     super::finish::check_outputs(args.output_path.as_deref(), &thresholds, &pages)?;
     let stop = super::ctrl_c_stop();
-    let ready = crate::suite::build(
+    let mut ready = crate::suite::build(
         scenario,
-        args.output_path.clone(),
+        files,
         command_line,
         stop.clone(),
         crate::suite::run::Sharding {
@@ -93,10 +106,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
             start_at: args.start_at,
         },
     )?;
+    ready.engine.ok_status = args.ok_status;
     let mut live = args
         .live
-        .start(super::args::stdout_busy(args.output.json, false))?;
-    let human = Human::new(&args.output, args.live.to_stdout())?;
+        .start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
+    let human = Human::new(&args.output, csv_to_stdout || args.live.to_stdout())?;
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
         .verbose(args.output.verbose);
@@ -109,9 +123,6 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         })
     })?;
     live.finish();
-    if args.output.json {
-        println!("{}", crate::result::json::to_json(&run));
-    }
     let outputs = ready.run.outputs.as_ref();
     let page = outputs.map(|out| {
         let html = out.json.with_extension("html");
@@ -120,6 +131,11 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let finish = super::finish::Finish {
         files: outputs,
         page,
+        through: super::run::through(
+            args.output_path.as_deref(),
+            super::args::FormatArg::Full,
+            args.output.json,
+        ),
         ..super::finish::Finish::new(&thresholds, human, crate::runner::exit_code(&run))
     };
     super::finish::finish(&mut run, finish, |run| {

@@ -19,10 +19,11 @@ use crate::spec::threshold::{parse_threshold, Threshold, ThresholdUseError};
 use crate::spec::Ready;
 
 #[derive(Args, Debug, Clone, Default)]
+#[command(next_help_heading = "Thresholds")]
 pub struct ThresholdArgs {
     /// Fail (exit 1) unless this holds over the whole run and in every step:
     /// p99<200ms, p50<=10ms, p99.9<1s, mean<20ms, errors<0.1% (share of requests
-    /// without a response or with a status outside 200-399), errors<=0 (a count),
+    /// without a response or with a status outside --ok-status), errors<=0 (a count),
     /// qps>1000, docs_per_s>5k (bulk). After the metric, [10s]: every 10-second window
     /// (sliding by a second) must hold too; {group=search}: only that label's requests
     /// (keys: group, name, workload, op, host): p99[5s]{group=search}<50ms.

@@ -77,7 +77,7 @@ pub struct WatchArgs {
     pub no_machine: bool,
 
     /// Write the CSV (the timeline) here and the JSON beside it; `-` prints the CSV on stdout.
-    #[arg(short = 'o', long)]
+    #[arg(short = 'o', long = "output", alias = "output-path")]
     pub output_path: Option<PathBuf>,
 
     /// Print the JSON result on stdout (the text goes to stderr).
@@ -114,6 +114,7 @@ pub fn run(a: WatchArgs, command_line: Vec<String>) -> Result<i32> {
     if a.json && csv_stdout {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
     let machine_out = a.json || csv_stdout;
     let say = |text: &str| {
         if machine_out {

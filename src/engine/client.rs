@@ -112,7 +112,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 Outcome::Error(_) => 0,
             };
             rec.items.sent += items;
-            if !(200..400).contains(&status) {
+            if !rec.ok.contains(status) {
                 failed.fetch_add(1, Ordering::Relaxed);
             }
             rec.record(target, outcome, latency, || RequestSample {

@@ -37,7 +37,7 @@ pub use stop::Stop;
 pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
 use crate::http::Meter;
-use crate::stats::{Finished, Recorder};
+use crate::stats::{Finished, OkStatus, Recorder};
 use crate::sysinfo;
 use pacer::{Budget, Timetable};
 
@@ -63,6 +63,8 @@ pub struct EngineConfig {
     /// No longer read: every step keeps a per-second timeline (its memory is bounded,
     /// see [`crate::stats::timeline`]). Kept until the commands stop setting it.
     pub timeline: bool,
+    /// What counts as a success (`--ok-status`).
+    pub ok_status: OkStatus,
 }
 
 /// What one step asks for.
@@ -192,8 +194,11 @@ pub fn run_step<W: Workload>(
     let t0 = Instant::now();
     let deadline = spec.duration.and_then(|d| t0.checked_add(d));
     let labels = workload.labels();
-    let new_recorder =
-        || Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast).with_labels(labels.clone());
+    let new_recorder = || {
+        Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast)
+            .with_labels(labels.clone())
+            .with_ok(cfg.ok_status)
+    };
 
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);

@@ -7,7 +7,7 @@
 //! - **Open model**: requests are due on a timetable, whatever the responses do, and
 //!   latency counts from the due time (no coordinated omission). The timetable is a
 //!   [`RateProfile`]: a fixed rate, a linear ramp, steps, or any sequence of those
-//!   within one step.
+//!   within one step (how `--rate` writes one is read by `spec::rate`).
 //!
 //! The timetable is indexed globally: request `i` of a step is due at `t0 + T(i)`
 //! wherever it is sent from. A worker takes the indices of its [`Lane`]
@@ -45,18 +45,10 @@ pub struct RateProfile {
 
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum RateError {
-    #[error("\"{0}\" is not a rate (requests per second, e.g. 500, 100..2000, 5s@100)")]
-    NotARate(String),
     #[error("a rate must be between {MIN_RATE} and {MAX_RATE} requests per second, found {0}")]
     OutOfRange(f64),
-    #[error("\"{0}\": the duration before @ is not a duration")]
-    BadDuration(String),
     #[error("a linear ramp must start or end above zero")]
     AllZero,
-    #[error("the segments without a duration share the step's duration, but the step has none (give -d, or a duration to every segment: 5s@100)")]
-    NeedsDuration,
-    #[error("the segments' durations ({0:.3} s) exceed the step's duration")]
-    TooLong(f64),
 }
 
 impl RateProfile {
@@ -90,90 +82,6 @@ impl RateProfile {
             }
         }
         Ok(RateProfile { segments, starts })
-    }
-
-    /// Parse `--rate`: comma-separated segments, each `RATE` or `FROM..TO`, optionally
-    /// prefixed with `DURATION@`. Segments without a duration share what is left of
-    /// `step` equally; a single bare `RATE` is a fixed rate (and needs no duration).
-    /// `500`, `100..2000` (a linear ramp over the step), `100,200,400` (three equal
-    /// steps), `5s@100,10s@100..2000`.
-    pub fn parse(
-        text: &str,
-        step: Option<Duration>,
-        parse_duration: impl Fn(&str) -> Result<Duration, String>,
-    ) -> Result<RateProfile, RateError> {
-        let parts: Vec<&str> = text.split(',').map(str::trim).collect();
-        let rate = |s: &str| -> Result<f64, RateError> {
-            let r: f64 = s
-                .trim()
-                .parse()
-                .map_err(|_| RateError::NotARate(s.to_string()))?;
-            if r.is_nan() || !(r == 0.0 || (MIN_RATE..=MAX_RATE).contains(&r)) {
-                return Err(RateError::OutOfRange(r));
-            }
-            Ok(r)
-        };
-        if let [single] = parts[..] {
-            if !single.contains("..") && !single.contains('@') {
-                let r = rate(single)?;
-                if r == 0.0 {
-                    return Err(RateError::OutOfRange(r));
-                }
-                return RateProfile::constant(r);
-            }
-        }
-        let mut pieces = Vec::with_capacity(parts.len());
-        for p in &parts {
-            let (dur, spec) = match p.split_once('@') {
-                Some((d, s)) => (
-                    Some(
-                        parse_duration(d)
-                            .map_err(|_| RateError::BadDuration(p.to_string()))?
-                            .as_secs_f64(),
-                    ),
-                    s,
-                ),
-                None => (None, *p),
-            };
-            let (from, to) = match spec.split_once("..") {
-                Some((a, b)) => (rate(a)?, rate(b)?),
-                None => {
-                    let r = rate(spec)?;
-                    (r, r)
-                }
-            };
-            pieces.push((dur, from, to));
-        }
-        let fixed: f64 = pieces.iter().filter_map(|p| p.0).sum();
-        let unset = pieces.iter().filter(|p| p.0.is_none()).count();
-        let total = step.map(|d| d.as_secs_f64());
-        let share = match (unset, total) {
-            (0, _) => 0.0,
-            (_, None) => return Err(RateError::NeedsDuration),
-            (n, Some(t)) => {
-                if fixed > t + 1e-9 {
-                    return Err(RateError::TooLong(fixed));
-                }
-                (t - fixed) / n as f64
-            }
-        };
-        if unset == 0 {
-            if let Some(t) = total {
-                if fixed > t + 1e-9 {
-                    return Err(RateError::TooLong(fixed));
-                }
-            }
-        }
-        RateProfile::new(
-            pieces
-                .into_iter()
-                .map(|(d, from, to)| Segment {
-                    duration_s: Some(d.unwrap_or(share)),
-                    from,
-                    to,
-                })
-                .collect(),
-        )
     }
 
     /// A fixed rate: its value. `None` for a profile that changes.
@@ -428,11 +336,12 @@ impl Budget {
 mod tests {
     use super::*;
 
-    fn dur(s: &str) -> Result<Duration, String> {
-        s.trim_end_matches('s')
-            .parse::<f64>()
-            .map(Duration::from_secs_f64)
-            .map_err(|e| e.to_string())
+    fn seg(d: f64, from: f64, to: f64) -> Segment {
+        Segment {
+            duration_s: Some(d),
+            from,
+            to,
+        }
     }
 
     #[test]
@@ -447,7 +356,7 @@ mod tests {
     #[test]
     fn linear_ramp_inverts_its_count() {
         // 0 → 200 req/s over 10 s: 1,000 requests in all, 250 in the first 5 s.
-        let p = RateProfile::parse("0..200", Some(Duration::from_secs(10)), dur).unwrap();
+        let p = RateProfile::new(vec![seg(10.0, 0.0, 200.0)]).unwrap();
         assert!((p.due_before_s(5.0) - 250.0).abs() < 1e-9);
         assert!((p.due_s(250).unwrap() - 5.0).abs() < 1e-9);
         assert_eq!(p.due_s(1000), None);
@@ -460,12 +369,17 @@ mod tests {
 
     #[test]
     fn steps_and_sequences() {
-        let p = RateProfile::parse("100,200,400", Some(Duration::from_secs(3)), dur).unwrap();
+        let p = RateProfile::new(vec![
+            seg(1.0, 100.0, 100.0),
+            seg(1.0, 200.0, 200.0),
+            seg(1.0, 400.0, 400.0),
+        ])
+        .unwrap();
         assert!((p.due_before_s(3.0) - 700.0).abs() < 1e-9);
         assert!((p.due_s(100).unwrap() - 1.0).abs() < 1e-9);
         assert!((p.due_s(300).unwrap() - 2.0).abs() < 1e-9);
         assert!((p.due_s(302).unwrap() - 2.005).abs() < 1e-9);
-        let p = RateProfile::parse("1s@10,1s@10..30", None, dur).unwrap();
+        let p = RateProfile::new(vec![seg(1.0, 10.0, 10.0), seg(1.0, 10.0, 30.0)]).unwrap();
         assert_eq!(p.length_s(), Some(2.0));
         assert!((p.due_before_s(2.0) - 30.0).abs() < 1e-9);
     }
@@ -473,18 +387,15 @@ mod tests {
     #[test]
     fn out_of_range_rates_are_refused() {
         assert_eq!(
-            RateProfile::parse("1e-20", None, dur),
+            RateProfile::constant(1e-20),
             Err(RateError::OutOfRange(1e-20))
         );
-        assert!(RateProfile::parse("1e9", None, dur).is_err());
-        assert!(RateProfile::parse("0", None, dur).is_err());
-        assert!(RateProfile::parse("nan", None, dur).is_err());
-        assert!(RateProfile::parse("x", None, dur).is_err());
+        assert!(RateProfile::constant(1e9).is_err());
+        assert!(RateProfile::constant(f64::NAN).is_err());
         assert_eq!(
-            RateProfile::parse("100..200", None, dur),
-            Err(RateError::NeedsDuration)
+            RateProfile::new(vec![seg(1.0, 0.0, 0.0)]),
+            Err(RateError::AllZero)
         );
-        assert!(RateProfile::parse("5s@100", Some(Duration::from_secs(2)), dur).is_err());
     }
 
     #[test]

@@ -161,7 +161,7 @@ impl Board {
         };
         s.elapsed_s = step.elapsed_s;
         s.requests = step.total_requests;
-        s.failed = step.error_total() + step.non_2xx_3xx();
+        s.failed = step.error_total() + step.non_success();
         if let Some(l) = Latency::exact(&step.histogram, step.latency.mean_s) {
             s.latency = l;
         }

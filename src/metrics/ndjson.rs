@@ -180,7 +180,7 @@ impl Observer for LiveOut {
         let line = StepLine {
             head: self.head("step", step.elapsed_s),
             requests: step.total_requests,
-            failures: step.error_total() + step.non_2xx_3xx(),
+            failures: step.error_total() + step.non_success(),
             responses: step.responses,
             requests_per_s: round(step.qps, 1),
             statuses: &step.statuses,

@@ -13,11 +13,11 @@ const HEADERS: [&str; 8] = [
 ];
 
 /// Failures of a label: errors and responses whose status is not a success.
-fn failed(l: &LabelResult) -> u64 {
+fn failed(l: &LabelResult, ok: &crate::stats::OkStatus) -> u64 {
     let bad: u64 = l
         .statuses
         .iter()
-        .filter(|(s, _)| !(200..400).contains(*s))
+        .filter(|(s, _)| !ok.contains(**s))
         .map(|(_, n)| n)
         .sum();
     l.errors.values().sum::<u64>() + bad
@@ -35,7 +35,7 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
     labels
         .into_iter()
         .map(|l| {
-            let f = failed(l);
+            let f = failed(l, &step.ok_status);
             let answered = l.responses > 0;
             let lat = |v: f64| {
                 if answered {

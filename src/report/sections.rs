@@ -74,7 +74,10 @@ pub(crate) fn status_section(s: &Series) -> String {
         k
     };
     let mut o = String::from("<section><h2>Status and errors per step</h2>");
-    if s.points.iter().all(|p| p.error_share == 0.0) && codes.iter().all(|c| (200..400).contains(c))
+    if s.points.iter().all(|p| p.error_share == 0.0)
+        && s.points
+            .iter()
+            .all(|p| codes.iter().all(|c| p.ok_status.contains(*c)))
     {
         let list: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
         let _ = write!(

@@ -24,7 +24,7 @@ pub fn text(run: &RunResult) -> String {
         "phase", "start", "length", "req/s", "failed", "p50", "p99"
     );
     for (p, s) in suite.phases.iter().zip(&run.steps) {
-        let failed = s.error_total() + s.non_2xx_3xx();
+        let failed = s.error_total() + s.non_success();
         let share = if s.total_requests == 0 {
             0.0
         } else {

@@ -331,7 +331,7 @@ pub fn threshold_html(run: &RunResult, r: &ThresholdsResult) -> String {
         o,
         "<p class=\"note\">A threshold passes when it holds over the whole run (every \
          step's responses together) and in every step; an error is a request without a \
-         response or with a status outside 200–399.{}</p></section>",
+         response or with a status outside --ok-status (200–399 by default).{}</p></section>",
         if weak.is_empty() {
             String::new()
         } else {

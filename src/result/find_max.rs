@@ -87,6 +87,32 @@ pub struct ProbeResult {
     /// Why the probe failed, in words.
     #[serde(default)]
     pub why: Vec<String>,
+    /// After a probe that did not pass, the wait before this one for the target to
+    /// answer as it did before the overload (a queue left behind would be measured as
+    /// this probe's); absent when the probe before passed, or none has passed yet (no
+    /// baseline to compare with).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settle: Option<Settle>,
+}
+
+/// Short low-rate checks run before a probe, until the target answered as during the
+/// first probe that passed (`--interval` aside: whatever it says, this is waited for).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
+pub struct Settle {
+    /// Time spent in the checks, seconds.
+    pub waited_s: f64,
+    /// Checks run.
+    pub checks: u32,
+    /// The last check answered as the baseline did; false when the wait hit its limit
+    /// (the probe then ran anyway, and its numbers may carry the earlier overload).
+    pub settled: bool,
+    /// The checks' rate, requests per second.
+    pub rate: f64,
+    /// The first passing probe's median response time, seconds: what a settled target
+    /// answers within (× 1.5, + 1 ms).
+    pub baseline_p50_s: f64,
+    /// The last check's median response time, seconds (absent: no response).
+    pub last_p50_s: Option<f64>,
 }
 
 /// A threshold that did not hold in a probe.

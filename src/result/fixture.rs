@@ -25,6 +25,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         connect: LatencySummary::default(),
         tls_handshake: None,
         statuses: BTreeMap::new(),
+        ok_status: Default::default(),
         errors: BTreeMap::new(),
         error_samples: BTreeMap::new(),
         unfinished: 0,
@@ -114,6 +115,7 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         partial: false,
         state: RunState::Complete,
         stop_reason: None,
+        ended_because: None,
         settings: Settings {
             duration_s: Some(30.0),
             interval_s: 10.0,

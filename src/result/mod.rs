@@ -33,7 +33,7 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::stats::{ErrorKind, RequestSample};
+use crate::stats::{ErrorKind, OkStatus, RequestSample};
 pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
 pub use step::{StepFacts, ToRecorderError};
@@ -75,6 +75,10 @@ pub struct RunResult {
     /// got no response at all); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stop_reason: Option<String>,
+    /// `ramp --until-saturated`: why the ramp ended where it did (saturated, or the
+    /// cap reached first); absent for other runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_because: Option<String>,
     pub settings: Settings,
     pub machine: Machine,
     /// The hosts requests went to: "scheme://host:port".
@@ -576,6 +580,9 @@ pub struct StepResult {
     pub tls_handshake: Option<LatencySummary>,
     /// HTTP status code → count.
     pub statuses: BTreeMap<u16, u64>,
+    /// The statuses that counted as success (`--ok-status`); absent: 200-399.
+    #[serde(default, skip_serializing_if = "OkStatus::is_default")]
+    pub ok_status: OkStatus,
     /// Error kind → count. Timeouts are reported by drnbench as status 0.
     pub errors: BTreeMap<ErrorKind, u64>,
     /// Error kind → the first message of that kind in the step (an OS or TLS reason,
@@ -726,11 +733,12 @@ impl StepResult {
         self.errors.values().sum()
     }
 
-    /// Responses with a status outside 200..=399.
-    pub fn non_2xx_3xx(&self) -> u64 {
+    /// Responses whose status is not a success (outside `ok_status`: 2xx and 3xx
+    /// unless `--ok-status` said otherwise).
+    pub fn non_success(&self) -> u64 {
         self.statuses
             .iter()
-            .filter(|(c, _)| !(200..400).contains(*c))
+            .filter(|(c, _)| !self.ok_status.contains(**c))
             .map(|(_, n)| n)
             .sum()
     }

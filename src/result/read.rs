@@ -38,6 +38,7 @@ pub enum ReadError {
     MissingColumns {
         path: PathBuf,
         missing: Vec<String>,
+        /// The first line's fields, a few and short (it may be any text file).
         found: Vec<String>,
     },
     #[error(
@@ -51,6 +52,11 @@ pub enum ReadError {
          compare stream results with stream results"
     )]
     MixedKinds { stream: PathBuf, other: PathBuf },
+    #[error(
+        "{path}: a binary file, not a result (hakaru reads its own .json and .csv results, \
+         and drnbench's .csv)"
+    )]
+    Binary { path: PathBuf },
     #[error("{path}: the result holds no steps")]
     Empty { path: PathBuf },
     #[error("{path}: line {line}, column {column}: {value:?} is not a number")]
@@ -109,6 +115,20 @@ pub fn read_result_bytes(path: &Path, bytes: &[u8]) -> Result<Series, ReadError>
 }
 
 fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), ReadError> {
+    // A NUL or a byte that is no UTF-8 near the start: an image, an archive, a program.
+    // Refused in one line rather than quoted to the terminal.
+    let head = &bytes[..bytes.len().min(8192)];
+    let cut = head.len() < bytes.len();
+    let utf8 = match std::str::from_utf8(head) {
+        Ok(_) => true,
+        // The head may end inside a character: only an error before its last 3 bytes counts.
+        Err(e) => cut && e.error_len().is_none(),
+    };
+    if head.contains(&0) || !utf8 {
+        return Err(ReadError::Binary {
+            path: path.to_owned(),
+        });
+    }
     let text = String::from_utf8_lossy(bytes);
     let text = text.trim_start_matches('\u{feff}');
     let (series, run) = if text.trim_start().starts_with('{') {
@@ -124,6 +144,26 @@ fn read_bytes(path: &Path, bytes: &[u8]) -> Result<(Series, Option<RunResult>), 
     }
     check_units(&series)?;
     Ok((series, run))
+}
+
+/// A few of a first line's fields as the error quotes them: at most six, each at
+/// most 40 characters, control characters dropped (the file may be any text).
+fn shown_fields(headers: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = headers
+        .iter()
+        .take(6)
+        .map(|h| {
+            let clean: String = h.chars().filter(|c| !c.is_control()).collect();
+            match clean.char_indices().nth(40) {
+                Some((i, _)) => format!("{}…", &clean[..i]),
+                None => clean,
+            }
+        })
+        .collect();
+    if headers.len() > 6 {
+        out.push(format!("… ({} in all)", headers.len()));
+    }
+    out
 }
 
 /// The JSON of `path`: itself, or the file beside a CSV.
@@ -278,7 +318,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         return Err(ReadError::MissingColumns {
             path: path.to_owned(),
             missing,
-            found: headers,
+            found: shown_fields(&headers),
         });
     }
     let format = if headers
@@ -356,7 +396,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
             }
         }
         from_columns(&mut p, &known, path, line)?;
-        p.error_share = error_share(&p.statuses);
+        p.error_share = error_share(&p.statuses, &p.ok_status);
         any_partial |= p.partial;
         points.push(p);
     }

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::result::{Machine, RunResult, RunState, Settings, StepResult};
+use crate::stats::OkStatus;
 
 /// Which kind of file a series came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,8 +47,11 @@ pub struct Point {
     pub statuses: BTreeMap<u16, f64>,
     /// Error kind ("timeout", "connect", …) → percent of the step's requests, when known.
     pub errors: BTreeMap<String, f64>,
-    /// Percent of requests that did not get a 2xx/3xx response (status 0, 4xx, 5xx).
+    /// Percent of requests that did not get a successful response (status 0, or a
+    /// status outside `ok_status`).
     pub error_share: f64,
+    /// The statuses that counted as success in the step (`--ok-status`).
+    pub ok_status: OkStatus,
     /// hakaru's own CPU use as a share of all the machine's cores, 0..1, when recorded.
     pub client_cpu_share: Option<f64>,
     /// Server-side numbers recorded around the step (cache hit rate, server CPU, …).
@@ -269,7 +273,8 @@ impl Series {
                     p50_s: measured.then_some(s.latency.p50_s),
                     p90_s: measured.then_some(s.latency.p90_s),
                     p99_s: measured.then_some(s.latency.p99_s),
-                    error_share: error_share(&statuses),
+                    error_share: error_share(&statuses, &s.ok_status),
+                    ok_status: s.ok_status,
                     statuses,
                     errors,
                     client_cpu_share: Some(s.client_cpu_share),
@@ -351,11 +356,11 @@ pub(crate) fn share(n: u64, total: u64) -> f64 {
     }
 }
 
-/// Percent of requests without a 2xx/3xx response.
-pub(crate) fn error_share(statuses: &BTreeMap<u16, f64>) -> f64 {
+/// Percent of requests without a successful response.
+pub(crate) fn error_share(statuses: &BTreeMap<u16, f64>, ok: &OkStatus) -> f64 {
     statuses
         .iter()
-        .filter(|(c, _)| !(200..400).contains(*c))
+        .filter(|(c, _)| !ok.contains(**c))
         .map(|(_, p)| p)
         .sum()
 }

@@ -73,6 +73,7 @@ impl StepResult {
             tls_handshake: (!rec.tls_handshake.is_empty())
                 .then(|| LatencySummary::of(&rec.tls_handshake)),
             statuses: rec.status_counts(),
+            ok_status: rec.ok,
             errors,
             error_samples: rec.error_sample_map(),
             unfinished: rec.unfinished,
@@ -147,7 +148,8 @@ impl StepResult {
     pub fn to_recorder(&self) -> Result<Recorder, ToRecorderError> {
         let slow_keep = self.slowest_capacity.unwrap_or(self.slowest.len());
         let fast_keep = self.fastest_capacity.unwrap_or(self.fastest.len());
-        let mut rec = Recorder::new(self.per_host.len(), slow_keep, fast_keep);
+        let mut rec =
+            Recorder::new(self.per_host.len(), slow_keep, fast_keep).with_ok(self.ok_status);
         // Into the recorder's own histogram, so every recorder keeps the same bounds
         // and merges without fail; values beyond them cannot come from hakaru.
         let put = |which: &'static str, text: Option<&String>, into: &mut Histogram<u64>| {

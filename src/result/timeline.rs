@@ -321,12 +321,16 @@ mod tests {
         let mut t = Timeline::default();
         let mut first = Second::new();
         for i in 0..100 {
-            first.record(Outcome::Status(200), ms(i + 1));
+            first.record(Outcome::Status(200), ms(i + 1), &Default::default());
         }
         first.bytes_received = 1000;
         t.add(0, first);
         let mut third = Second::new();
-        third.record(Outcome::Error(ErrorKind::Timeout), ms(1));
+        third.record(
+            Outcome::Error(ErrorKind::Timeout),
+            ms(1),
+            &Default::default(),
+        );
         t.add(2, third);
         let s = seconds(&t, 2.5);
         assert_eq!(s.len(), 3);
@@ -352,7 +356,11 @@ mod tests {
         let mut t = Timeline::default();
         for i in [0u64, 3599, 3600, 3605, 3611] {
             let mut s = Second::new();
-            s.record(Outcome::Status(200), Duration::from_millis(2));
+            s.record(
+                Outcome::Status(200),
+                Duration::from_millis(2),
+                &Default::default(),
+            );
             t.add(i, s);
         }
         let s = seconds(&t, 3615.0);

@@ -48,6 +48,10 @@ pub struct AbOptions {
     pub head: bool,
     /// `-m`: a method name of one's own (sent with the `-p`/`-u` body, if any).
     pub method: Option<String>,
+    /// `--ok-status`: what counts as a success.
+    pub ok_status: crate::stats::OkStatus,
+    /// `-o`: the result files (CSV, JSON beside it), as `run` writes them.
+    pub output: Option<std::path::PathBuf>,
 }
 
 impl Default for AbOptions {
@@ -68,6 +72,8 @@ impl Default for AbOptions {
             keep_alive: false,
             head: false,
             method: None,
+            ok_status: Default::default(),
+            output: None,
         }
     }
 }
@@ -226,6 +232,7 @@ impl AbOptions {
                 body,
                 content_type,
                 keep_alive: self.keep_alive,
+                ok_status: self.ok_status,
                 // ab's report lists no requests by name.
                 n_slow: 0,
                 n_fast: 0,
@@ -239,7 +246,7 @@ impl AbOptions {
                 rate: None,
             },
             interval: Duration::ZERO,
-            output_path: None,
+            output_path: self.output.clone(),
             command_line,
         };
         options.check()?;

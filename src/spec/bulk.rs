@@ -86,6 +86,8 @@ pub struct BulkOptions {
     pub headers: Vec<String>,
     pub timeout: Duration,
     pub keep_alive: bool,
+    /// `--ok-status`: what counts as a success.
+    pub ok_status: crate::stats::OkStatus,
     pub threads: usize,
     pub seed: Option<u64>,
     pub interval: Duration,
@@ -128,6 +130,7 @@ impl Default for BulkOptions {
             headers: Vec::new(),
             timeout: Duration::from_secs(60),
             keep_alive: true,
+            ok_status: Default::default(),
             threads: 0,
             seed: None,
             interval: Duration::ZERO,
@@ -370,6 +373,7 @@ impl BulkOptions {
             rounds: 1,
             warmup: None,
             keep_going: false,
+            until_saturated: false,
             hooks: Some(Arc::new(BulkHooks {
                 workload: workload.clone(),
             })),
@@ -402,6 +406,7 @@ impl BulkOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
+            ok_status: self.ok_status,
         })
     }
 

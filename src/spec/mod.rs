@@ -18,6 +18,7 @@ mod bulk_template;
 pub mod find_max;
 pub mod kv;
 mod parse;
+pub mod rate;
 mod start;
 pub mod threshold;
 
@@ -25,8 +26,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::pacer::{RateError, MAX_RATE, MIN_RATE};
-use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, MAX_DURATION, MAX_TIMEOUT};
+use crate::engine::{EngineConfig, Lane, StepSpec, MAX_DURATION, MAX_TIMEOUT};
 use crate::http::url::kv_scheme;
 use crate::pattern::{self, PatternError, PatternSet};
 use crate::plan::{Defaults, Order, Plan, PlanError};
@@ -37,9 +37,11 @@ use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
 use crate::workload::kv::RunWorkload;
+use crate::stats::OkStatus;
 use crate::workload::PlanWorkload;
 
-pub use parse::{parse_count, parse_duration, parse_rates, parse_shard};
+pub use parse::{parse_count, parse_duration, parse_ok_status, parse_shard};
+pub use rate::{parse_profile, RateSyntaxError, RateText};
 pub use start::{parse_start_at, start_moment, StartAt, START_AT_TOLERANCE};
 
 /// The most worker threads a run may ask for (`--threads`): far above any machine's
@@ -100,23 +102,15 @@ pub enum SpecError {
     TooManyClientSteps { steps: usize },
     #[error("--expect-cache-hit-rate must be between 0 and 1, found {0}")]
     HitRate(f64),
-    /// `run --rate`: a rate profile.
+    /// `--rate` (see [`rate`]).
     // Not a `source`: the message already says it, and `{:#}` would say it twice.
     #[error("--rate {text}: {why}")]
-    Rate { text: String, why: RateError },
-    /// `ramp --rate`: a list of rates.
-    #[error("--rate: \"{number}\" in \"{part}\" is not a number")]
-    RateNotANumber { number: String, part: String },
-    #[error("--rate {0}: expected START:END:STEP with END >= START and STEP > 0")]
-    RateRange(String),
-    #[error("--rate: \"{0}\" is neither a rate nor START:END:STEP")]
-    RateNeither(String),
-    #[error("--rate: no rates given")]
-    NoRates,
-    #[error("--rate: every rate must be between {MIN_RATE} and {MAX_RATE} requests per second, found {0}")]
-    RateOutOfRange(f64),
-    #[error("--rate: more than the {MAX_STEPS} steps a run may have")]
-    TooManyRates,
+    Rate { text: String, why: RateSyntaxError },
+    #[error("{flags}: {why}")]
+    Conflict {
+        flags: &'static str,
+        why: &'static str,
+    },
     #[error("give either a URL or --request-patterns-file, not both")]
     UrlAndFile,
     #[error("nothing to request: give a URL or --request-patterns-file")]
@@ -163,7 +157,7 @@ pub struct RequestOptions {
     pub port: u16,
     pub path: String,
     pub method: String,
-    /// `--default-timeout` of each request.
+    /// `--timeout` of each request (drnbench: `--default-timeout`).
     pub timeout: Duration,
     /// Send https to hosts named without a scheme.
     pub https: bool,
@@ -201,6 +195,8 @@ pub struct RequestOptions {
     pub format: CsvFormat,
     /// `redis://` and `memcached://` targets' flags (`--keys`, `--ratio`…).
     pub kv: kv::KvOptions,
+    /// `--ok-status`: what counts as a success.
+    pub ok_status: OkStatus,
 }
 
 impl Default for RequestOptions {
@@ -234,6 +230,7 @@ impl Default for RequestOptions {
             request_list: false,
             format: CsvFormat::Full,
             kv: kv::KvOptions::default(),
+            ok_status: OkStatus::default(),
         }
     }
 }
@@ -294,8 +291,11 @@ pub enum Load {
         end: usize,
         step: usize,
         duration: Duration,
+        /// `--until-saturated`: `end` is a cap, the ramp ends when the target
+        /// saturates ([`crate::runner::saturated`]); `step` 0 doubles the clients.
+        until_saturated: bool,
     },
-    /// `ramp --rate`: one open-model step per rate of `rates` (see [`parse_rates`]),
+    /// `ramp --rate`: one open-model step per rate of `rates` (see [`RateText::steps`]),
     /// each with up to `clients` connections.
     Rates {
         rates: String,
@@ -440,6 +440,7 @@ impl RunOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
+            ok_status: r.ok_status,
         };
         let run = RunSpec {
             mode: match self.load {
@@ -460,6 +461,13 @@ impl RunOptions {
             rounds: s.rounds,
             warmup,
             keep_going: s.keep_going,
+            until_saturated: matches!(
+                self.load,
+                Load::Clients {
+                    until_saturated: true,
+                    ..
+                }
+            ),
             hooks: None,
             start_at,
         };
@@ -531,6 +539,19 @@ impl RunOptions {
     /// returns the steps.
     fn steps(&self) -> Result<Vec<StepSpec>, SpecError> {
         let steps = self.load.steps()?;
+        if matches!(
+            self.load,
+            Load::Clients {
+                until_saturated: true,
+                ..
+            }
+        ) && self.session.rounds > 1
+        {
+            return Err(SpecError::Conflict {
+                flags: "--until-saturated and --rounds",
+                why: "the ramp ends where the target saturates, which may differ by round",
+            });
+        }
         at_most_duration("--interval", self.interval)?;
         self.request.check()?;
         self.session.check()?;
@@ -562,12 +583,7 @@ impl Load {
                 }
                 let rate = match rate {
                     Some(text) => Some(Arc::new(
-                        RateProfile::parse(text, *duration, parse_duration).map_err(|why| {
-                            SpecError::Rate {
-                                text: text.clone(),
-                                why,
-                            }
-                        })?,
+                        parse_profile(text, *duration).map_err(rate_error(text))?,
                     )),
                     None => None,
                 };
@@ -602,7 +618,27 @@ impl Load {
                 end,
                 step,
                 duration,
+                until_saturated,
             } => {
+                if *until_saturated && *step == 0 {
+                    if end < start {
+                        return Err(SpecError::EndBelowStart {
+                            start: *start,
+                            end: *end,
+                        });
+                    }
+                    check_clients("--end-n-clients", *end)?;
+                    positive_duration("--duration", *duration)?;
+                    return Ok(crate::runner::doubling_steps(*start, *end)
+                        .into_iter()
+                        .map(|n| StepSpec {
+                            n_clients: n,
+                            duration: Some(*duration),
+                            n_requests: None,
+                            rate: None,
+                        })
+                        .collect());
+                }
                 if *step == 0 {
                     return Err(SpecError::AtLeast {
                         flag: "--step",
@@ -640,24 +676,28 @@ impl Load {
             } => {
                 check_clients("--end-n-clients", *clients)?;
                 positive_duration("--duration", *duration)?;
-                parse_rates(rates)?
+                let steps = RateText::parse(rates)
+                    .and_then(|r| r.steps(*duration))
+                    .map_err(rate_error(rates))?;
+                Ok(steps
                     .into_iter()
-                    .map(|rate| {
-                        Ok(StepSpec {
-                            n_clients: *clients,
-                            duration: Some(*duration),
-                            n_requests: None,
-                            rate: Some(Arc::new(RateProfile::constant(rate).map_err(|why| {
-                                SpecError::Rate {
-                                    text: rates.clone(),
-                                    why,
-                                }
-                            })?)),
-                        })
+                    .map(|profile| StepSpec {
+                        n_clients: *clients,
+                        duration: Some(*duration),
+                        n_requests: None,
+                        rate: Some(Arc::new(profile)),
                     })
-                    .collect()
+                    .collect())
             }
         }
+    }
+}
+
+/// A `--rate` error with the flag and the text as typed.
+fn rate_error(text: &str) -> impl Fn(RateSyntaxError) -> SpecError + '_ {
+    move |why| SpecError::Rate {
+        text: text.to_string(),
+        why,
     }
 }
 
@@ -683,13 +723,11 @@ impl RequestOptions {
             }
         }
         if self.timeout.is_zero() {
-            return Err(SpecError::NotPositive {
-                flag: "--default-timeout",
-            });
+            return Err(SpecError::NotPositive { flag: "--timeout" });
         }
         if self.timeout > MAX_TIMEOUT {
             return Err(SpecError::TooLong {
-                flag: "--default-timeout",
+                flag: "--timeout",
                 max: MAX_TIMEOUT,
                 why: "latency is tracked up to one hour",
             });
@@ -863,6 +901,7 @@ mod tests {
             end,
             step,
             duration,
+            until_saturated: false,
         }
     }
 
@@ -941,11 +980,11 @@ mod tests {
         refused(&with(&|o| o.request.n_fast = 10_001), "--n-fast-requests");
         refused(
             &with(&|o| o.request.timeout = Duration::ZERO),
-            "--default-timeout must be positive",
+            "--timeout must be positive",
         );
         refused(
             &with(&|o| o.request.timeout = Duration::from_secs(3601)),
-            "--default-timeout must be at most 3600 s",
+            "--timeout must be at most 3600 s",
         );
         refused(&with(&|o| o.request.wait = MAX_DURATION * 2), "--wait");
         refused(&with(&|o| o.request.headers = vec!["nope".into()]), "-H");

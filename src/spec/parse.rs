@@ -4,8 +4,7 @@
 
 use std::time::Duration;
 
-use super::{SpecError, MAX_STEPS};
-use crate::engine::pacer::{MAX_RATE, MIN_RATE};
+use super::SpecError;
 use crate::engine::MAX_DURATION;
 
 /// Parse "30", "2.5", "1e3", "30s", "500ms", "2m", "1h" into a duration of at most
@@ -90,6 +89,11 @@ const MAX_FLOAT_COUNT: f64 = 9_007_199_254_740_992.0;
 
 /// Parse "1000", "10k", "1.5m" or "1e6" into a count: a whole number (`1.5` is not
 /// one), never rounded or saturated (`1e30` is refused, not u64::MAX).
+/// `--ok-status`: codes, ranges and classes (`200,404`, `200-299,404`, `2xx`).
+pub fn parse_ok_status(s: &str) -> Result<crate::stats::OkStatus, String> {
+    crate::stats::OkStatus::parse(s)
+}
+
 pub fn parse_count(s: &str) -> Result<u64, String> {
     let t = s.trim().to_ascii_lowercase();
     if let Ok(n) = t.parse::<u64>() {
@@ -114,55 +118,6 @@ pub fn parse_count(s: &str) -> Result<u64, String> {
         return Err(format!("\"{s}\" is not a whole number"));
     }
     Ok(n.round() as u64)
-}
-
-/// `ramp --rate`: "100,200,400" or "100:1000:100" (and mixes of both) into a list of
-/// rates, each between [`MIN_RATE`] and [`MAX_RATE`], at most [`MAX_STEPS`] of them.
-pub fn parse_rates(s: &str) -> Result<Vec<f64>, SpecError> {
-    let mut out = Vec::new();
-    for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let nums: Vec<f64> = part
-            .split(':')
-            .map(|n| {
-                n.trim()
-                    .parse::<f64>()
-                    .map_err(|_| SpecError::RateNotANumber {
-                        number: n.to_string(),
-                        part: part.to_string(),
-                    })
-            })
-            .collect::<Result<_, _>>()?;
-        match nums[..] {
-            [r] => out.push(r),
-            [a, b, step] => {
-                if step.is_nan() || step <= 0.0 || b < a {
-                    return Err(SpecError::RateRange(part.to_string()));
-                }
-                let mut r = a;
-                while r <= b + 1e-9 {
-                    if out.len() >= MAX_STEPS {
-                        return Err(SpecError::TooManyRates);
-                    }
-                    out.push(r);
-                    r += step;
-                }
-            }
-            _ => return Err(SpecError::RateNeither(part.to_string())),
-        }
-        if out.len() > MAX_STEPS {
-            return Err(SpecError::TooManyRates);
-        }
-    }
-    if out.is_empty() {
-        return Err(SpecError::NoRates);
-    }
-    if let Some(bad) = out
-        .iter()
-        .find(|r| !(r.is_finite() && (MIN_RATE..=MAX_RATE).contains(*r)))
-    {
-        return Err(SpecError::RateOutOfRange(*bad));
-    }
-    Ok(out)
 }
 
 impl SpecError {
@@ -249,19 +204,6 @@ mod tests {
         assert_eq!(parse_count("10k").unwrap(), 10_000);
         assert_eq!(parse_count("1M").unwrap(), 1_000_000);
         assert!(parse_count("lots").is_err());
-    }
-
-    #[test]
-    fn rate_lists_and_ramps() {
-        assert_eq!(parse_rates("100,200").unwrap(), vec![100.0, 200.0]);
-        assert_eq!(
-            parse_rates("100:300:100").unwrap(),
-            vec![100.0, 200.0, 300.0]
-        );
-        for bad in ["0", "5:1:1", "a", "1e-20", "", "1:2", "1:1e9:1", "NaN"] {
-            let e = parse_rates(bad).expect_err(bad).to_string();
-            assert!(e.contains("--rate"), "{bad}: {e}");
-        }
     }
 
     #[test]

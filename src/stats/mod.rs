@@ -15,9 +15,11 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 pub mod labels;
+pub mod ok;
 pub mod timeline;
 
 pub use labels::{Label, LabelSet, LabelStats, Labels, MAX_LABELS, OTHER, TIMED_LABELS};
+pub use ok::OkStatus;
 pub use timeline::{new_second_histogram, Finished, Second, Ticker, Timeline};
 
 /// Highest latency the histograms track exactly: one hour, in microseconds.
@@ -356,6 +358,8 @@ pub struct Recorder {
     /// The step's per-second timeline, as the coordinator keeps it from the workers'
     /// finished seconds ([`Recorder::add_second`]).
     pub timeline: Option<Timeline>,
+    /// What counts as a success (`--ok-status`): the step's result keeps it.
+    pub ok: OkStatus,
 }
 
 /// An open-model request that starts later than this after its intended time is late.
@@ -387,7 +391,14 @@ impl Recorder {
             labels: Vec::new(),
             ticker: None,
             timeline: None,
+            ok: OkStatus::default(),
         }
+    }
+
+    /// Count these statuses as successes (before [`Recorder::with_ticker`]).
+    pub fn with_ok(mut self, ok: OkStatus) -> Self {
+        self.ok = ok;
+        self
     }
 
     /// Count requests under these labels too.
@@ -400,7 +411,7 @@ impl Recorder {
     /// A worker's recorder: count each request in its second too, from `start`.
     pub fn with_ticker(mut self, start: Instant) -> Self {
         let timed = self.label_names.len().min(TIMED_LABELS);
-        self.ticker = Some(Ticker::new(start, timed));
+        self.ticker = Some(Ticker::new(start, timed).with_ok(self.ok));
         self
     }
 

@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use hdrhistogram::serialization::{Deserializer, Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 
-use super::{ErrorKind, Outcome, MAX_TRACKABLE_US};
+use super::{ErrorKind, OkStatus, Outcome, MAX_TRACKABLE_US};
 
 /// Seconds from the step's start kept one by one; later ones are folded into
 /// entries of [`COARSE_SPAN_S`] seconds.
@@ -61,7 +61,7 @@ fn two_digits(h: &Histogram<u32>) -> Histogram<u32> {
 pub struct Second {
     /// Whole HTTP responses, any status.
     pub responses: u64,
-    /// Responses with a status outside 200..=399.
+    /// Responses with a status that is not a success ([`OkStatus`]).
     pub bad_status: u64,
     pub errors: [u64; ErrorKind::ALL.len()],
     /// HTTP status → count, in order of first sight (a handful in a second).
@@ -110,11 +110,11 @@ impl Second {
     }
 
     #[inline]
-    pub fn record(&mut self, outcome: Outcome, latency: Duration) {
+    pub fn record(&mut self, outcome: Outcome, latency: Duration, ok: &OkStatus) {
         match outcome {
             Outcome::Status(code) => {
                 self.responses += 1;
-                if !(200..400).contains(&code) {
+                if !ok.contains(code) {
                     self.bad_status += 1;
                 }
                 add_status(&mut self.statuses, code, 1);
@@ -176,6 +176,8 @@ pub struct Ticker {
     labels: Vec<Second>,
     /// The meter's count of received bytes when the running second began.
     bytes_mark: u64,
+    /// What counts as a success in `bad_status`.
+    ok: OkStatus,
 }
 
 impl Ticker {
@@ -188,7 +190,14 @@ impl Ticker {
             now: Second::running(),
             labels: (0..timed_labels).map(|_| Second::new()).collect(),
             bytes_mark: 0,
+            ok: OkStatus::default(),
         }
+    }
+
+    /// Count statuses outside `ok` as bad.
+    pub fn with_ok(mut self, ok: OkStatus) -> Self {
+        self.ok = ok;
+        self
     }
 
     /// Count a request of `label` that ended at `at` with `bytes` of response;
@@ -210,9 +219,9 @@ impl Ticker {
             let i = at.saturating_duration_since(self.start).as_secs();
             self.roll(i, meter.saturating_sub(bytes))
         });
-        self.now.record(outcome, latency);
+        self.now.record(outcome, latency, &self.ok);
         if let Some(s) = self.labels.get_mut(usize::from(label)) {
-            s.record(outcome, latency);
+            s.record(outcome, latency, &self.ok);
             s.bytes_received += bytes;
         }
         done
@@ -490,7 +499,7 @@ mod tests {
         let mut tl = Timeline::default();
         for i in [0u64, 1, 2, 3, 4, 5, 1, 0] {
             let mut s = Second::new();
-            s.record(Outcome::Status(200), ms(i + 1));
+            s.record(Outcome::Status(200), ms(i + 1), &Default::default());
             s.bytes_received = 10;
             tl.add(i, s);
         }
@@ -508,7 +517,7 @@ mod tests {
         let mut tl = Timeline::with_resolution(5, 10);
         for i in 0..40u64 {
             let mut s = Second::new();
-            s.record(Outcome::Status(200), ms(1));
+            s.record(Outcome::Status(200), ms(1), &Default::default());
             tl.add(i, s);
         }
         let e = tl.entries();
@@ -538,7 +547,11 @@ mod tests {
         // busy as a second of 50k responses spread over 1..100 ms.
         let mut s = Second::new();
         for i in 0..50_000u64 {
-            s.record(Outcome::Status(200), Duration::from_micros(1000 + i * 2));
+            s.record(
+                Outcome::Status(200),
+                Duration::from_micros(1000 + i * 2),
+                &Default::default(),
+            );
         }
         let one = encode(&s.latency).len();
         let entries = 3_600 + 8_280;
@@ -552,9 +565,9 @@ mod tests {
         let mut b = Timeline::default();
         for i in 0..5u64 {
             let mut s = Second::new();
-            s.record(Outcome::Error(ErrorKind::Reset), ms(1));
+            s.record(Outcome::Error(ErrorKind::Reset), ms(1), &Default::default());
             a.add(i, s.clone());
-            s.record(Outcome::Status(200), ms(3));
+            s.record(Outcome::Status(200), ms(3), &Default::default());
             b.add(i + 1, s);
         }
         a.merge(&b);

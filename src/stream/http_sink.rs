@@ -120,6 +120,7 @@ impl HttpSink {
             tls: None,
             lane: Lane::ALL,
             timeline: false,
+            ok_status: Default::default(),
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});

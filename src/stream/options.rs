@@ -11,7 +11,7 @@ use super::record::{Encoder, Format};
 use super::send::{open_sinks, send, SendPlan, SendReport};
 use super::sink::{ByteSink, ByteSinkSpec, Framing, SinkUri};
 use super::StreamError;
-use crate::engine::{RateProfile, Stop};
+use crate::engine::Stop;
 use crate::result::Shard;
 use crate::spec::StartAt;
 
@@ -121,11 +121,8 @@ impl SendOptions {
         let rate = match &self.rate {
             // "50k" and "1M" as well as the engine's own profiles.
             Some(r) => Some(Arc::new(
-                match crate::spec::parse_count(r) {
-                    Ok(n) => RateProfile::constant(n as f64),
-                    Err(_) => RateProfile::parse(r, duration, crate::spec::parse_duration),
-                }
-                .map_err(|e| flag("--rate", e.to_string()))?,
+                crate::spec::parse_profile(r, duration)
+                    .map_err(|e| flag("--rate", format!("{r}: {e}")))?,
             )),
             None => None,
         };

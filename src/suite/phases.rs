@@ -156,12 +156,8 @@ impl Locator<'_> {
         let rate = match &p.rate {
             Some(r) => {
                 let text = r.get_ref().text();
-                crate::engine::RateProfile::parse(
-                    &text,
-                    Some(duration),
-                    crate::spec::parse_duration,
-                )
-                .map_err(|why| self.error(r.span(), "rate", &why.to_string()))?;
+                crate::spec::parse_profile(&text, Some(duration))
+                    .map_err(|why| self.error(r.span(), "rate", &why.to_string()))?;
                 Some(text)
             }
             None => None,

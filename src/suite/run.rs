@@ -12,14 +12,14 @@ use super::events;
 use super::scenario::{Scenario, TargetPid};
 use super::workloads::Built;
 use crate::analysis::recovery;
-use crate::engine::{EngineConfig, Lane, RateProfile, StepSpec, Stop};
+use crate::engine::{EngineConfig, Lane, StepSpec, Stop};
 use crate::probe::ProcessWatch;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::suite::{PhaseResult, SuiteResult, SuiteVerify, WorkloadResult};
 use crate::result::{LoadModel, Mode, RunResult, RunState, Shard, StepResult};
 use crate::runner::{Observer, RampError, RunSpec, StepHooks};
-use crate::spec::{parse_duration, share_step, start_moment, SpecError, StartAt};
+use crate::spec::{share_step, start_moment, SpecError, StartAt};
 use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::Mix;
 use crate::workload::ycsb::YcsbWorkload;
@@ -294,6 +294,7 @@ pub fn build(
         warmup: None,
         // A phase without a single response is a finding of the scenario, not its end.
         keep_going: true,
+        until_saturated: false,
         hooks: Some(hooks.clone()),
         // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
@@ -341,7 +342,7 @@ fn phase_steps(
             n_requests: *load,
             rate: p.rate.as_ref().map(|r| {
                 Arc::new(
-                    RateProfile::parse(r, Some(p.duration), parse_duration)
+                    crate::spec::parse_profile(r, Some(p.duration))
                         .expect("checked with the scenario"),
                 )
             }),

@@ -163,7 +163,7 @@ fn refused_before_load(args: &[&str], flag: &str) {
 fn out_of_range_values_are_refused_before_any_load() {
     refused_before_load(&["run", "--rate", "1e-20"], "--rate");
     refused_before_load(&["run", "--timeout", "1e19"], "timeout");
-    refused_before_load(&["run", "--timeout", "2h"], "--default-timeout");
+    refused_before_load(&["run", "--timeout", "2h"], "--timeout");
     refused_before_load(&["run", "-d", "1000000000"], "--duration");
     refused_before_load(&["run", "--threads", "100000"], "--threads");
     refused_before_load(&["run", "-c", "2000000"], "-c");

@@ -27,7 +27,14 @@ fn demo_runs_the_tutorial_against_the_search_target() {
         .all(|l| l.starts_with("/d/select?command_version=2&table=Pages")));
     let v = read_json(&out_dir.join("result.json"));
     let steps = v["steps"].as_array().unwrap();
-    assert_eq!(steps.len(), 3);
+    // The clients double (1, 2, 4: the cap here) until the target saturates: where
+    // that is depends on the machine, but the result and the text always say why.
+    assert!((2..=3).contains(&steps.len()), "{} steps", steps.len());
+    let why = v["ended_because"].as_str().expect("why the ramp ended");
+    assert!(
+        out.contains(&format!("The ramp ended on its own: {why}.")),
+        "{out}"
+    );
     for s in steps {
         assert_eq!(
             s["statuses"].as_object().unwrap().len(),
@@ -46,7 +53,7 @@ fn demo_runs_the_tutorial_against_the_search_target() {
         assert!(s["server_process"]["cpu_s"].as_f64().unwrap() > 0.0);
     }
     let (h, rows) = read_csv(&out_dir.join("result.csv"));
-    assert_eq!(rows.len(), 3);
+    assert_eq!(rows.len(), steps.len());
     assert_eq!(col(&h, &rows[0], "n_clients"), 1.0);
 }
 

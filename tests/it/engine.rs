@@ -156,6 +156,7 @@ fn config(threads: usize) -> EngineConfig {
         tls: None,
         lane: Lane::ALL,
         timeline: false,
+        ok_status: Default::default(),
     }
 }
 

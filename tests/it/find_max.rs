@@ -192,3 +192,68 @@ fn no_rate_meeting_the_slo_exits_1_and_says_why() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("--slo docs_per_s>10"), "{}", stderr(&o));
 }
+
+/// Regression (issue 19): with `--interval 0` a probe right after an overload probe
+/// measured the overload's backlog. Now the search waits, whatever `--interval` says,
+/// until short low-rate checks answer as the first passing probe did, and records
+/// the wait on the probe that follows.
+#[test]
+fn a_probe_after_an_overload_waits_for_the_target_to_settle() {
+    let _one_at_a_time = crate::util::timed();
+    // 20 workers of 10 ms: 2,000 requests per second. Probes at 1,000 (well within),
+    // 2,000 and 4,000: one of the last two does not pass, and the probe after it waits.
+    let s = work_server(20);
+    let dir = TempDir::new("find-max-settle");
+    let csv = dir.path("fm.csv");
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<100ms",
+        "--start-rate",
+        "1000",
+        "--duration",
+        "1s",
+        "--interval",
+        "0",
+        "--max-probes",
+        "4",
+        "-o",
+        csv.to_str().unwrap(),
+        &format!("http://127.0.0.1:{}/work?ms=10", s.port),
+    ]);
+    let out = stdout(&o);
+    let v = read_json(&dir.path("fm.json"));
+    let probes = v["find_max"]["probes"].as_array().unwrap().clone();
+    assert_eq!(probes[0]["passed"], true, "1,000/s against 2,000/s: {out}");
+    let failed = probes
+        .iter()
+        .position(|p| p["passed"] == false)
+        .unwrap_or_else(|| panic!("every probe passed: {out}"));
+    let next = probes
+        .get(failed + 1)
+        .unwrap_or_else(|| panic!("no probe after the failure: {out}"));
+    // A wait before every probe that follows one that did not pass (once one has
+    // passed: the first passing probe is what "as before" means), and only there.
+    for (i, p) in probes.iter().enumerate().skip(1) {
+        let waits =
+            probes[i - 1]["passed"] == false && probes[..i - 1].iter().any(|q| q["passed"] == true);
+        assert_eq!(p.get("settle").is_some(), waits, "probe {i}: {p}\n{out}");
+    }
+    let settle = &next["settle"];
+    assert!(settle["checks"].as_u64().unwrap() >= 1, "{settle}");
+    assert!(settle["waited_s"].as_f64().unwrap() > 0.0, "{settle}");
+    let failed_rate = probes[failed]["rate"].as_f64().unwrap();
+    assert!(
+        settle["rate"].as_f64().unwrap() <= failed_rate / 4.0,
+        "{settle}"
+    );
+    assert!(
+        out.contains("settled: ") || out.contains("not settled after"),
+        "{out}"
+    );
+    assert!(
+        out.contains("did not pass, the search waited for the target"),
+        "{out}"
+    );
+}

@@ -59,3 +59,130 @@ fn an_open_model_run_that_drops_requests_says_raise_c() {
     assert!(out.contains("were never sent"), "{out}");
     assert!(out.contains("raise -c"), "{out}");
 }
+
+/// `--ok-status`: success was 200..=399 hard-coded in the engine, the summary, the
+/// thresholds and the exit code; a 404 that is the right answer failed the run.
+#[test]
+fn ok_status_says_what_counts_as_success_on_every_command() {
+    let server = hakaru_serve(&[], "ok-status");
+    let base = format!("http://127.0.0.1:{}", server.port);
+    let dir = crate::util::TempDir::new("ok-status");
+    let out = dir.path("r.csv");
+    let url404 = format!("{base}/status/404");
+    let o = run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "40",
+        "--ok-status",
+        "200-299,404",
+        "--threshold",
+        "errors<=0",
+        "-o",
+        out.to_str().unwrap(),
+        &url404,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(!stdout(&o).contains("Warning:"), "{}", stdout(&o));
+    let json = crate::util::read_json(&out.with_extension("json"));
+    assert_eq!(json["steps"][0]["ok_status"], "200-299,404");
+
+    // The other way round: a 200 is not a success when only 404 is.
+    let url200 = format!("{base}/status/200");
+    let o = run(&["run", "-c", "1", "-n", "20", "--ok-status", "404", &url200]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("nothing succeeded"), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("were not a success (success: status 404;"),
+        "{}",
+        stdout(&o)
+    );
+
+    let o = run(&["ab", "-n", "20", "--ok-status", "404", &url404]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = run(&["ab", "-n", "20", &url404]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+
+    let o = run(&[
+        "ramp",
+        "--start-n-clients",
+        "1",
+        "--end-n-clients",
+        "2",
+        "--step",
+        "1",
+        "--duration",
+        "300ms",
+        "--interval",
+        "0",
+        "--ok-status",
+        "4xx",
+        "--threshold",
+        "errors<=0",
+        "-o",
+        dir.path("ramp.csv").to_str().unwrap(),
+        &url404,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// A bad `--ok-status` is refused before any load, naming the flag and the code.
+#[test]
+fn a_bad_ok_status_is_refused_naming_the_flag() {
+    let url = "http://127.0.0.1:9/";
+    for args in [
+        &["run", "--ok-status", "20", url][..],
+        &["ab", "--ok-status", "299-200", url][..],
+        &["ramp", "--ok-status", "abc", url][..],
+        &["bulk", "--ok-status", "20", url][..],
+        &["suite", "--profile", "read-heavy", "--ok-status", "20"][..],
+    ] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        let err = stderr(&o);
+        assert!(err.contains("--ok-status"), "{args:?}: {err}");
+        assert!(
+            err.contains("is not an HTTP status") || err.contains("backwards"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// The live counters read `--ok-status` too: the engine's per-second `failed` count
+/// (the live line, `--live-out`, `/metrics`) counted 200..=399 whatever the flag said.
+#[test]
+fn the_live_failure_count_reads_ok_status() {
+    let server = hakaru_serve(&[], "ok-status-live");
+    let url = format!("http://127.0.0.1:{}/status/404", server.port);
+    let failures = |extra: &[&str]| -> Vec<u64> {
+        let mut args = vec![
+            "run",
+            "-c",
+            "2",
+            "-d",
+            "1.5s",
+            "--rate",
+            "200",
+            "--live-out",
+            "-",
+            "-q",
+        ];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let o = run(&args);
+        stdout(&o)
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).expect("NDJSON"))
+            .map(|v| v["failures"].as_u64().expect("failures"))
+            .collect()
+    };
+    let ok = failures(&["--ok-status", "404"]);
+    assert!(ok.len() >= 2, "a second's line and the step's: {ok:?}");
+    assert!(ok.iter().all(|f| *f == 0), "{ok:?}");
+    let default = failures(&[]);
+    assert!(
+        default.iter().all(|f| *f > 0),
+        "404s fail by default: {default:?}"
+    );
+}

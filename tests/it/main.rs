@@ -11,6 +11,7 @@ mod demo;
 mod docs;
 mod engine;
 mod find_max;
+mod grammar;
 mod groonga;
 mod honest;
 mod hostile;

@@ -179,3 +179,65 @@ fn rate_ramp_shows_where_the_server_falls_behind() {
         "no clients-axis analysis for a rate ramp:\n{out}"
     );
 }
+
+/// `ramp --until-saturated` (issue 19, item 8): against a target of one worker (its
+/// capacity known exactly), the clients double until throughput stops rising, the
+/// ramp ends there on its own, and the result and the terminal say why.
+#[test]
+fn until_saturated_stops_where_the_target_saturates_and_says_why() {
+    let server = crate::util::hakaru_serve(&["--workers", "1"], "saturate");
+    let url = format!("http://127.0.0.1:{}/work?ms=5", server.port);
+    let dir = TempDir::new("saturate");
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "ramp",
+        "--until-saturated",
+        "--duration",
+        "400ms",
+        "--interval",
+        "0",
+        "-o",
+        out.to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let json = read_json(&out.with_extension("json"));
+    let why = json["ended_because"].as_str().expect("ended_because");
+    assert!(why.starts_with("saturated at "), "{why}");
+    let steps = json["steps"].as_array().unwrap();
+    // 1, 2, 4 clients at most: one worker is saturated by one client.
+    assert!(steps.len() <= 3, "{} steps: {why}", steps.len());
+    assert_eq!(json["state"], "complete");
+    assert!(
+        stdout(&o).contains("The ramp ended on its own (--until-saturated): saturated at"),
+        "{}",
+        stdout(&o)
+    );
+
+    // A cap reached first is said too.
+    let fast = format!("http://127.0.0.1:{}/", server.port);
+    let o = run(&[
+        "ramp",
+        "--until-saturated",
+        "--end-n-clients",
+        "1",
+        "--duration",
+        "200ms",
+        "--interval",
+        "0",
+        "--json",
+        "-q",
+        "-o",
+        dir.path("cap.csv").to_str().unwrap(),
+        &fast,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let j: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let why = j["ended_because"].as_str().unwrap();
+    assert!(why.contains("reached the cap of 1 clients"), "{why}");
+
+    // It is refused beside --rate, before any load.
+    let o = run(&["ramp", "--until-saturated", "--rate", "100", &fast]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--until-saturated"), "{}", stderr(&o));
+}

@@ -347,7 +347,7 @@ fn the_summary_always_states_keep_alive() {
 }
 
 #[test]
-fn json_prints_the_step_on_stdout_and_the_summary_on_stderr() {
+fn json_prints_the_result_on_stdout_and_the_summary_on_stderr() {
     let t = target();
     let out = run(&[
         "run",
@@ -358,7 +358,8 @@ fn json_prints_the_step_on_stdout_and_the_summary_on_stderr() {
         "120",
         &format!("http://{}/", t.addr),
     ]);
-    let step: serde_json::Value = serde_json::from_str(&ok(&out)).expect("stdout is JSON");
+    let result: serde_json::Value = serde_json::from_str(&ok(&out)).expect("stdout is JSON");
+    let step = &result["steps"][0];
     assert_eq!(step["total_requests"], 120);
     assert_eq!(step["n_clients"], 2);
     assert!(stderr(&out).contains("Keep-alive:"), "{}", stderr(&out));

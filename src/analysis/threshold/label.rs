@@ -25,12 +25,12 @@ pub fn find<'a>(step: &'a StepResult, sel: &LabelSelector) -> Option<&'a LabelRe
         .find(|l| l.key == sel.key && l.value == sel.value)
 }
 
-/// Requests of a label that failed: no response, or a status outside 200–399.
-fn failed(l: &LabelResult) -> u64 {
+/// Requests of a label that failed: no response, or a status that is not a success.
+fn failed(l: &LabelResult, ok: &crate::stats::OkStatus) -> u64 {
     let bad: u64 = l
         .statuses
         .iter()
-        .filter(|(c, _)| !(200..400).contains(*c))
+        .filter(|(c, _)| !ok.contains(**c))
         .map(|(_, n)| n)
         .sum();
     l.errors.values().sum::<u64>() + bad
@@ -41,7 +41,7 @@ pub fn figures<'a>(step: &'a StepResult, l: &'a LabelResult) -> Figures<'a> {
     Figures {
         total_requests: l.total_requests,
         responses: l.responses,
-        failed: failed(l),
+        failed: failed(l, &step.ok_status),
         qps: l.responses as f64 / step.elapsed_s.max(1e-9),
         latency: &l.latency,
         histogram: &l.histogram,
@@ -92,11 +92,11 @@ pub fn combined(steps: &[&StepResult], sel: &LabelSelector) -> Result<Option<Com
         histogram: String::new(),
     };
     let mut any = false;
-    for l in steps.iter().filter_map(|s| find(s, sel)) {
+    for (s, l) in steps.iter().filter_map(|s| find(s, sel).map(|l| (s, l))) {
         any = true;
         all.total_requests += l.total_requests;
         all.responses += l.responses;
-        all.failed += failed(l);
+        all.failed += failed(l, &s.ok_status);
         let part = crate::result::decode_histogram(&l.histogram)
             .map_err(|why| format!("label {sel}: {why}"))?;
         h.add(&part).map_err(|e| format!("label {sel}: {e:?}"))?;

@@ -37,7 +37,7 @@ pub fn error_chart(series: &Series) -> Option<String> {
         .map(|p| {
             let mut v = vec![0.0; classes.len()];
             for (code, share) in &p.statuses {
-                if (200..400).contains(code) {
+                if p.ok_status.contains(*code) {
                     continue;
                 }
                 let (name, _) = status_class(*code);

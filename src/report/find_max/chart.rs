@@ -240,7 +240,7 @@ pub fn find_max_error_chart(run: &RunResult, fm: &FindMaxResult) -> Option<LineC
                offered rate, the SLO's bound as a line"
             .into(),
         notes: vec![
-            "An error is a request without a response or with a status outside 200–399.".into(),
+            "An error is a request without a response or with a status outside --ok-status (200–399 by default).".into(),
         ],
         ..LineChart::default()
     })

@@ -152,7 +152,47 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
         fm.min_samples,
         super::fmt::sig3(fm.probe_duration_s)
     ));
+    let waits: Vec<_> = fm.probes.iter().filter_map(|p| p.settle.as_ref()).collect();
+    if !waits.is_empty() {
+        let total: f64 = waits.iter().map(|s| s.waited_s).sum();
+        let unsettled = waits.iter().filter(|s| !s.settled).count();
+        out.push_str(&format!(
+            "After each probe that did not pass, the search waited for the target to answer as before \
+             ({} wait(s), {} s in all){}.\n",
+            waits.len(),
+            super::fmt::sig3(total),
+            if unsettled > 0 {
+                format!("; {unsettled} did not settle in time and its probe ran anyway")
+            } else {
+                String::new()
+            }
+        ));
+    }
     out
+}
+
+/// The line the terminal shows after the checks before a probe.
+pub fn settle_line(s: &crate::result::find_max::Settle) -> String {
+    let p50 = s.last_p50_s.map_or("no response".into(), fmt_latency);
+    if s.settled {
+        format!(
+            "settled: {} s ({} check(s) at {}/s) until p50 {p50} was back near the first \
+             passing probe's {}",
+            super::fmt::sig3(s.waited_s),
+            s.checks,
+            fmt_qps(s.rate),
+            fmt_latency(s.baseline_p50_s)
+        )
+    } else {
+        format!(
+            "not settled after {} s ({} check(s) at {}/s; p50 {p50}, first passing probe's \
+             {}): the next probe may carry the overload",
+            super::fmt::sig3(s.waited_s),
+            s.checks,
+            fmt_qps(s.rate),
+            fmt_latency(s.baseline_p50_s)
+        )
+    }
 }
 
 /// Why the search ended, as the end of a sentence.

@@ -234,6 +234,13 @@ pub fn html_page(
         b.push_str(&rate_body(main, &drawn, opts));
     } else {
         b.push_str("<section class=\"summary\"><h2>Where it saturates</h2>");
+        if let Some(why) = run.and_then(|r| r.ended_because.as_deref()) {
+            let _ = write!(
+                b,
+                "<p>The ramp ended on its own (--until-saturated): {}.</p>",
+                esc(why)
+            );
+        }
         b.push_str(&cards(&sat));
         for line in findings::sentences(&sat) {
             let _ = write!(b, "<p>{}</p>", rich(&line));

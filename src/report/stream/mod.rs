@@ -44,25 +44,41 @@ fn per_s(n: f64, secs: f64) -> f64 {
 }
 
 /// `stream send`'s summary.
+/// The shortest send whose rate the summary gives, seconds.
+const MIN_RATE_SPAN_S: f64 = 0.01;
+
 pub fn send_summary(r: &SendReport, record_size: usize) -> String {
     let mut s = String::new();
     let records = r.records();
     let bytes = records * record_size as u64;
     let n = r.senders.len();
-    let _ = writeln!(
-        s,
-        "Sent {} records ({:.1} MiB) in {:.2} s{}: {} records/s, {:.1} MiB/s",
-        grouped(records),
-        mib(bytes as f64),
-        r.elapsed_s,
-        if n > 1 {
-            format!(" by {n} senders")
-        } else {
-            String::new()
-        },
-        grouped(per_s(records as f64, r.elapsed_s).round() as u64),
-        mib(per_s(bytes as f64, r.elapsed_s)),
-    );
+    let by = if n > 1 {
+        format!(" by {n} senders")
+    } else {
+        String::new()
+    };
+    // A send shorter than the 0.01 s the line shows would divide by almost nothing:
+    // millions of records/s over "0.00 s". Say it was too short instead.
+    if r.elapsed_s < MIN_RATE_SPAN_S {
+        let _ = writeln!(
+            s,
+            "Sent {} records ({:.1} MiB) in {:.3} ms{by}: too short for a rate (send more \
+             records, or for longer)",
+            grouped(records),
+            mib(bytes as f64),
+            r.elapsed_s * 1e3,
+        );
+    } else {
+        let _ = writeln!(
+            s,
+            "Sent {} records ({:.1} MiB) in {:.2} s{by}: {} records/s, {:.1} MiB/s",
+            grouped(records),
+            mib(bytes as f64),
+            r.elapsed_s,
+            grouped(per_s(records as f64, r.elapsed_s).round() as u64),
+            mib(per_s(bytes as f64, r.elapsed_s)),
+        );
+    }
     for sr in &r.senders {
         if let Some(e) = &sr.error {
             let _ = writeln!(
@@ -481,6 +497,28 @@ mod tests {
         assert_eq!(grouped(0), "0");
         assert_eq!(grouped(999), "999");
         assert_eq!(grouped(1000), "1,000");
+    }
+
+    /// Regression: `stream send -n 10` reported millions of records/s over "0.00 s".
+    #[test]
+    fn a_send_too_short_for_a_rate_says_so() {
+        let r = SendReport {
+            senders: vec![SenderReport {
+                sender: 0,
+                records: 10,
+                bytes: 10_240,
+                elapsed_s: 0.0004,
+                error: None,
+            }],
+            elapsed_s: 0.0004,
+            failed_senders: 0,
+            failed_batches: 0,
+        };
+        let text = send_summary(&r, 1024);
+        assert_eq!(
+            text,
+            "Sent 10 records (0.0 MiB) in 0.400 ms: too short for a rate (send more records, or for longer)\n"
+        );
     }
 
     #[test]

@@ -59,6 +59,13 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         (None, _) => field(&mut out, "Model", "closed (clients send back to back)"),
     }
     field(&mut out, "Concurrency", step.n_clients);
+    if let Some(n) = run.settings.n_requests {
+        field(
+            &mut out,
+            "Requests asked (-n)",
+            format!("{n} in all, shared by the clients"),
+        );
+    }
     field(&mut out, "Time taken", format!("{elapsed:.3} seconds"));
     if let Some(why) = &step.failure {
         field(
@@ -218,13 +225,15 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
         );
     }
     // A server that answers 500 to everything answered: say it plainly, not "0 failed".
-    let not_ok = step.non_2xx_3xx();
+    let not_ok = step.non_success();
     if not_ok * 100 > step.responses && step.responses > 0 {
         let _ = writeln!(
             out,
-            "Warning: {not_ok} of {} responses ({}) were not a success (status outside 200–399)",
+            "Warning: {not_ok} of {} responses ({}) were not a success (success: status {}; \
+             --ok-status to change)",
             step.responses,
-            crate::report::fmt::fmt_share(not_ok as f64 * 100.0 / step.responses as f64)
+            crate::report::fmt::fmt_share(not_ok as f64 * 100.0 / step.responses as f64),
+            step.ok_status,
         );
     }
 }
@@ -469,7 +478,7 @@ mod tests {
             "{mean}"
         );
         // 2 of 99 answers a 503: over 1%, said plainly (and no other warning).
-        has("Warning: 2 of 99 responses (2.02%) were not a success (status outside 200–399)");
+        has("Warning: 2 of 99 responses (2.02%) were not a success (success: status 200-399; --ok-status to change)");
         assert_eq!(text.matches("Warning").count(), 1, "{text}");
         assert!(!text.contains("Target rate"));
     }
