@@ -180,6 +180,9 @@ pub struct RequestArgs {
     /// CSV columns: full (drnbench's, then more by name) or drnbench (exactly drnbench's).
     #[arg(long, value_enum, default_value_t = FormatArg::Full)]
     pub format: FormatArg,
+
+    #[command(flatten)]
+    pub connection: super::connection::ConnectionArgs,
 }
 
 /// Flags about the session around the load: probes, rounds, warm-up.
@@ -308,6 +311,7 @@ impl RequestArgs {
             n_fast: self.n_fast_requests,
             request_list: self.request_list,
             format: self.format.csv(),
+            connection: self.connection.settings(),
         }
     }
 }

@@ -5,11 +5,12 @@
 
 pub mod encode;
 mod fetch;
+pub mod h2;
 mod tls;
 pub mod url;
 
 pub use fetch::{fetch, Fetched};
-pub use tls::tls_connector;
+pub use tls::{offer_h2, tls_connector};
 
 use std::cell::Cell;
 use std::io;
@@ -274,6 +275,17 @@ pub async fn connect(
     tls: Option<&TlsConnector>,
     buf: Box<[u8]>,
 ) -> Result<(Conn, Opened), ConnectError> {
+    match open_stream(target, tls).await {
+        Ok((stream, opened)) => Ok((Conn::over(stream, buf), opened)),
+        Err((kind, cause)) => Err(ConnectError { kind, cause, buf }),
+    }
+}
+
+/// TCP, then TLS for https targets: the byte stream under either protocol.
+async fn open_stream(
+    target: &Target,
+    tls: Option<&TlsConnector>,
+) -> Result<(Stream, Opened), (ErrorKind, WireError)> {
     let t0 = Instant::now();
     let mut last = None;
     let mut tcp = None;
@@ -296,21 +308,17 @@ pub async fn connect(
             Some(e) => WireError::Io(e),
             None => WireError::Malformed("the host has no address to connect to"),
         };
-        return Err(ConnectError { kind, cause, buf });
+        return Err((kind, cause));
     };
     let _ = tcp.set_nodelay(true);
     let connect = t0.elapsed();
     let (stream, tls_time) = if target.https {
-        let tls_error = |cause: &'static str, buf| ConnectError {
-            kind: ErrorKind::Tls,
-            cause: WireError::Malformed(cause),
-            buf,
-        };
+        let tls_error = |cause: &'static str| (ErrorKind::Tls, WireError::Malformed(cause));
         let Some(connector) = tls else {
-            return Err(tls_error("no TLS configuration", buf));
+            return Err(tls_error("no TLS configuration"));
         };
         let Ok(name) = ServerName::try_from(target.host.clone()) else {
-            return Err(tls_error("the host is not a valid TLS server name", buf));
+            return Err(tls_error("the host is not a valid TLS server name"));
         };
         let t1 = Instant::now();
         match connector.connect(name, tcp).await {
@@ -322,25 +330,14 @@ pub async fn connect(
                     }
                     _ => ErrorKind::Tls,
                 };
-                return Err(ConnectError {
-                    kind,
-                    cause: WireError::Io(e),
-                    buf,
-                });
+                return Err((kind, WireError::Io(e)));
             }
         }
     } else {
         (Stream::Plain(tcp), None)
     };
-    let conn = Conn {
-        stream,
-        buf,
-        start: 0,
-        end: 0,
-        served: 0,
-    };
     Ok((
-        conn,
+        stream,
         Opened {
             connect,
             tls: tls_time,
@@ -356,6 +353,16 @@ enum BodyKind {
 }
 
 impl Conn {
+    fn over(stream: Stream, buf: Box<[u8]>) -> Conn {
+        Conn {
+            stream,
+            buf,
+            start: 0,
+            end: 0,
+            served: 0,
+        }
+    }
+
     /// A connection whose server sends `data` (`step` bytes per read, then closes) and
     /// ignores what it is sent: how the fuzz targets drive the response reader.
     #[doc(hidden)]

@@ -39,7 +39,7 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `p50_elapsed_time` … `p999_elapsed_time` | response-time percentiles, seconds |
 /// | `stdev_elapsed_time` | standard deviation of the response time, seconds |
 /// | `responses` | whole HTTP responses, any status |
-/// | `errors_<kind>` | requests without a response, by kind (timeout, connect, tls, reset, malformed, io, client_limit, truncated, unsolicited) |
+/// | `errors_<kind>` | requests without a response, by kind (timeout, connect, tls, reset, malformed, io, client_limit, truncated, unsolicited, go_away, stream_reset, protocol) |
 /// | `unfinished` | requests in flight when the step ended (neither success nor error) |
 /// | `late`, `dropped` | open model: requests started late / never started |
 /// | `bytes_received`, `bytes_sent` | bytes on the wire, headers included |
@@ -55,7 +55,7 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 31] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 34] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -71,6 +71,9 @@ pub const FULL_EXTRA_COLUMNS: [&str; 31] = [
     "errors_client_limit",
     "errors_truncated",
     "errors_unsolicited",
+    "errors_go_away",
+    "errors_stream_reset",
+    "errors_protocol",
     "unfinished",
     "late",
     "dropped",
@@ -397,9 +400,9 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,"
         );
-        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,"));
+        assert!(lines[3].ends_with(",0,0,0,0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,"));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == n));

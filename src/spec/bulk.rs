@@ -402,6 +402,7 @@ impl BulkOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
+            connection: Default::default(),
         })
     }
 
@@ -547,6 +548,7 @@ impl BulkOptions {
             rounds: 1,
             shard: self.shard,
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
+            http2_streams: None,
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

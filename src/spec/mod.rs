@@ -193,6 +193,8 @@ pub struct RequestOptions {
     pub request_list: bool,
     /// The CSV result's columns.
     pub format: CsvFormat,
+    /// `--http2`, `--streams`.
+    pub connection: crate::engine::ConnectionSettings,
 }
 
 impl Default for RequestOptions {
@@ -225,6 +227,7 @@ impl Default for RequestOptions {
             n_fast: 5,
             request_list: false,
             format: CsvFormat::Full,
+            connection: Default::default(),
         }
     }
 }
@@ -432,6 +435,7 @@ impl RunOptions {
             bulk: None,
             shard: s.shard,
             start_at: start_at.map(crate::sysinfo::rfc3339),
+            http2_streams: r.connection.http2.then_some(r.connection.streams),
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -455,6 +459,7 @@ impl RunOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             timeline: false,
+            connection: r.connection,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -50,10 +50,18 @@ pub enum ErrorKind {
     /// for, or bytes past the last response's end): what follows cannot be matched
     /// to a request.
     Unsolicited,
+    /// HTTP/2: the server ended the connection with GOAWAY (an error code, or a
+    /// graceful one that left the request unprocessed twice).
+    GoAway,
+    /// HTTP/2: the server reset the request's stream (RST_STREAM; its code in the sample).
+    StreamReset,
+    /// HTTP/2: a frame or header block that breaks the protocol (h2 refused it), or a
+    /// request that cannot be sent as HTTP/2.
+    Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 9] = [
+    pub const ALL: [ErrorKind; 12] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -63,6 +71,9 @@ impl ErrorKind {
         ErrorKind::ClientLimit,
         ErrorKind::Truncated,
         ErrorKind::Unsolicited,
+        ErrorKind::GoAway,
+        ErrorKind::StreamReset,
+        ErrorKind::Protocol,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -76,6 +87,9 @@ impl ErrorKind {
             ErrorKind::ClientLimit => "client_limit",
             ErrorKind::Truncated => "truncated",
             ErrorKind::Unsolicited => "unsolicited",
+            ErrorKind::GoAway => "go_away",
+            ErrorKind::StreamReset => "stream_reset",
+            ErrorKind::Protocol => "protocol",
         }
     }
 
@@ -294,6 +308,8 @@ pub struct Recorder {
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
+    /// Of `connections_opened`, those that spoke HTTP/2 (the rest spoke HTTP/1.1).
+    pub connections_http2: u64,
     /// Responses whose server asked to close the connection (or HTTP/1.0 without keep-alive).
     pub server_closes: u64,
     /// Requests that were still in flight when the step ended; neither success nor error.
@@ -335,6 +351,7 @@ impl Recorder {
             bytes_received: 0,
             bytes_sent: 0,
             connections_opened: 0,
+            connections_http2: 0,
             server_closes: 0,
             unfinished: 0,
             late: 0,
@@ -543,6 +560,7 @@ impl Recorder {
         self.bytes_received += other.bytes_received;
         self.bytes_sent += other.bytes_sent;
         self.connections_opened += other.connections_opened;
+        self.connections_http2 += other.connections_http2;
         self.server_closes += other.server_closes;
         self.unfinished += other.unfinished;
         self.late += other.late;

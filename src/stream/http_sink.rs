@@ -119,6 +119,7 @@ impl HttpSink {
             tls: None,
             lane: Lane::ALL,
             timeline: false,
+            connection: Default::default(),
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});

@@ -61,6 +61,7 @@ pub fn target() -> RunningServer {
         ServerOptions {
             keep_alive: true,
             threads: 1,
+            ..Default::default()
         },
     )
     .expect("embedded target starts")
@@ -72,6 +73,7 @@ pub fn target_at(addr: SocketAddr, keep_alive: bool) -> RunningServer {
         ServerOptions {
             keep_alive,
             threads: 1,
+            ..Default::default()
         },
     )
     .expect("embedded target starts")

@@ -45,6 +45,9 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         "Keep-alive",
         if run.settings.keep_alive { "on" } else { "off" },
     );
+    if let Some(protocol) = protocol(run, step) {
+        field(&mut out, "Protocol", protocol);
+    }
     match (step.rate, &step.rate_profile) {
         (Some(rate), Some(profile)) => field(
             &mut out,
@@ -267,6 +270,34 @@ pub(super) fn per_request(per: f64) -> String {
         format!("{per:.2} per request")
     } else {
         format!("1 per {:.0} requests", 1.0 / per)
+    }
+}
+
+/// What the step's connections spoke, when HTTP/2 was asked for or used (HTTP/1.1
+/// alone, the default, goes unsaid).
+fn protocol(run: &RunResult, step: &StepResult) -> Option<String> {
+    let streams = run.settings.http2_streams;
+    if streams.is_none() && step.connections_http2 == 0 {
+        return None;
+    }
+    let mut text = step.protocol().to_string();
+    match streams {
+        Some(n) if step.connections_http2 > 0 => {
+            let _ = write!(text, " ({n} stream{} per connection)", plural(n));
+        }
+        Some(_) if step.connections_opened > 0 => {
+            text.push_str(" (--http2 asked; the server did not pick h2)")
+        }
+        _ => {}
+    }
+    Some(text)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
     }
 }
 
