@@ -155,6 +155,7 @@ fn config(threads: usize) -> EngineConfig {
         tls: None,
         lane: Lane::ALL,
         timeline: false,
+        connection: Default::default(),
     }
 }
 

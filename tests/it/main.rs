@@ -12,6 +12,7 @@ mod docs;
 mod engine;
 mod find_max;
 mod groonga;
+mod h2;
 mod honest;
 mod hostile;
 mod k8s;

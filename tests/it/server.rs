@@ -444,6 +444,7 @@ fn several_worker_threads_serve_concurrent_connections() {
     let server = server_with(ServerOptions {
         keep_alive: true,
         threads: 2,
+        ..Default::default()
     });
     let addr = server.addr;
     let workers: Vec<_> = (0..4)
@@ -492,6 +493,7 @@ fn blocking_handlers_run_and_a_panicking_one_answers_500() {
             ServerOptions {
                 keep_alive: true,
                 threads,
+                ..Default::default()
             },
         )
         .unwrap();
