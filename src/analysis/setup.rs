@@ -279,4 +279,23 @@ mod tests {
         assert!(!d[0].is_serious());
         assert!(setup_differences(&[a.clone(), a]).is_empty());
     }
+
+    #[test]
+    fn runs_that_spoke_different_protocols_are_told_apart() {
+        let a = series("h1", None, true, "http://a");
+        let mut b = series("h2", None, true, "http://a");
+        b.points[0].connections_opened = Some(10);
+        b.points[0].connections_http2 = 10;
+        let d = setup_differences(&[a.clone(), b.clone()]);
+        assert_eq!(
+            d,
+            vec![SetupDifference::Protocol(vec![
+                ("h1".into(), "HTTP/1.1"),
+                ("h2".into(), "HTTP/2")
+            ])]
+        );
+        assert!(d[0].is_serious());
+        // Two HTTP/2 runs: nothing to say.
+        assert!(setup_differences(&[b.clone(), b]).is_empty());
+    }
 }

@@ -10,7 +10,7 @@ use crate::engine::{ConnectionSettings, MAX_STREAMS};
 pub struct ConnectionArgs {
     /// Speak HTTP/2: h2c with prior knowledge to http:// targets; to https:// ones,
     /// h2 offered first in TLS ALPN (a server that picks HTTP/1.1 gets HTTP/1.1).
-    #[arg(long, help_heading = "Connection")]
+    #[arg(long, conflicts_with = "no_keep_alive", help_heading = "Connection")]
     pub http2: bool,
 
     /// With --http2: clients that share one connection, each request on a stream of

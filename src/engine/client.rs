@@ -214,7 +214,9 @@ async fn send<W: Workload>(
 ) -> (Outcome, u64) {
     let exchange = async {
         match shared {
-            Some(group) => attempt_shared(w, slot, group, req, body).await,
+            // Boxed so that HTTP/2's larger state does not grow every client's task:
+            // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
+            Some(group) => Box::pin(attempt_shared(w, slot, group, req, body)).await,
             None => attempt(w, slot, req, body).await,
         }
     };

@@ -284,7 +284,7 @@ async fn connection(tcp: tokio::net::TcpStream, mode: Hostile, seen: Arc<AtomicU
                 held.push(respond);
                 conn.abrupt_shutdown(h2::Reason::INTERNAL_ERROR);
             }
-            Hostile::ResetEveryOther if on_this % 2 == 0 => {
+            Hostile::ResetEveryOther if on_this.is_multiple_of(2) => {
                 respond.send_reset(h2::Reason::ENHANCE_YOUR_CALM)
             }
             // Never read the body, never release its window: the client stalls.

@@ -515,6 +515,30 @@ mod tests {
     }
 
     #[test]
+    fn summary_says_the_protocol_when_http2_was_asked_or_used() {
+        let mut step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        assert!(!run_summary(&r, &step).contains("Protocol"));
+        r.settings.http2_streams = Some(10);
+        step.connections_opened = 2;
+        step.connections_http2 = 2;
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Protocol:               HTTP/2 (10 streams per connection)\n"),
+            "{text}"
+        );
+        // Asked, but the TLS server picked HTTP/1.1.
+        step.connections_http2 = 0;
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains(
+                "Protocol:               HTTP/1.1 (--http2 asked; the server did not pick h2)\n"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn summary_keep_alive_that_worked_is_not_flagged() {
         let mut step = detailed_step();
         step.connections_opened = 2;
