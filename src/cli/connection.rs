@@ -45,6 +45,9 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         c: ConnectionArgs,
+        /// As the request flags have it: --http2 refuses it.
+        #[arg(long)]
+        no_keep_alive: bool,
     }
 
     #[test]
@@ -67,5 +70,9 @@ mod tests {
             .err()
             .unwrap();
         assert!(e.to_string().contains("--streams"), "{e}");
+        let e = Cli::try_parse_from(["x", "--http2", "--no-keep-alive"])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("cannot be used with"), "{e}");
     }
 }
