@@ -17,8 +17,9 @@ use hakaru::server::listen::ServerOptions;
 use crate::util::*;
 
 /// nginx with `http2` on its listener: h2c, or TLS with ALPN (`tls`); every request in
-/// `access.log` with its protocol.
-fn nginx_h2(tls: bool) -> Server {
+/// `access.log` with its protocol. After `per_connection` requests nginx ends a
+/// connection with a graceful GOAWAY.
+fn nginx_h2(tls: bool, per_connection: u64) -> Server {
     let dir = TempDir::new("nginx-h2");
     let root = dir.path("root");
     std::fs::create_dir_all(&root).unwrap();
@@ -39,7 +40,7 @@ fn nginx_h2(tls: bool) -> Server {
     let conf = format!(
         "{user}\nworker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
          events {{ worker_connections 1024; }}\n\
-         http {{\n  log_format p '$server_protocol $status';\n  access_log {d}/access.log p;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests 1000000;\n\
+         http {{\n  log_format p '$server_protocol $status';\n  access_log {d}/access.log p;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests {per_connection};\n\
          server {{\n    {listen}\n    root {};\n  }}\n}}\n",
         root.display()
     );
@@ -71,7 +72,7 @@ fn h2c_against_nginx_counts_exactly_on_shared_connections() {
     if !have("nginx") {
         return;
     }
-    let s = nginx_h2(false);
+    let s = nginx_h2(false, 1_000_000);
     let dir = TempDir::new("h2c");
     let json = dir.path("r.json");
     let out = ok(&run(&[
@@ -101,12 +102,43 @@ fn h2c_against_nginx_counts_exactly_on_shared_connections() {
     );
 }
 
+/// A graceful GOAWAY (nginx's `keepalive_requests`) is not an error: the streams it
+/// covers are answered, the requests after it go on a new connection.
+#[test]
+fn graceful_goaway_moves_requests_to_a_new_connection_without_errors() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx_h2(false, 100);
+    let dir = TempDir::new("h2-graceful");
+    let json = dir.path("r.json");
+    ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "10",
+        "-c",
+        "20",
+        "-n",
+        "2000",
+        &format!("http://127.0.0.1:{}/1k.txt", s.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 2000, "{st}");
+    assert!(st["errors"].as_object().unwrap().is_empty(), "{st}");
+    // 100 requests a connection: at least 20 connections.
+    assert!(st["connections_http2"].as_u64().unwrap() >= 20, "{st}");
+    assert_eq!(access_log(&s, 2000), (2000, 0));
+}
+
 #[test]
 fn h2_over_tls_by_alpn_against_nginx_and_http11_where_h2_is_not_offered() {
     if !have("nginx") {
         return;
     }
-    let s = nginx_h2(true);
+    let s = nginx_h2(true, 1_000_000);
     let dir = TempDir::new("h2-tls");
     let json = dir.path("r.json");
     let ca = s.dir.path("ca.pem");
