@@ -97,7 +97,11 @@ pub fn is_client_limit(e: &io::Error) -> bool {
     )
 }
 
-const BUF_SIZE: usize = 32 * 1024;
+/// A connection's read buffer: what one read takes in (wrk reads 8 KiB too). Most
+/// response heads fit; a larger head grows the buffer for that response only.
+const BUF_SIZE: usize = 8 * 1024;
+/// The largest response head the reader grows its buffer for.
+const MAX_HEAD: usize = 64 * 1024;
 const MAX_HEADERS: usize = 100;
 /// A chunk-size line longer than this is not HTTP.
 const MAX_LINE: usize = 4096;
@@ -433,6 +437,14 @@ impl Conn {
                 }
             };
             self.served += 1;
+            // A buffer grown for one large head goes back to its size: what a
+            // connection keeps does not depend on the largest response it saw.
+            if self.buf.len() > BUF_SIZE && self.end - self.start <= BUF_SIZE {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
+                self.resize(BUF_SIZE);
+            }
             return Ok(Response {
                 status,
                 bytes: r.bytes,
@@ -476,19 +488,30 @@ impl Conn {
             self.end = 0;
         } else if self.end == self.buf.len() {
             if self.start == 0 {
-                return Err(WireError::Malformed(
-                    "response head larger than the read buffer",
-                ));
+                // A head (or chunk line) longer than the buffer: grow it, up to a limit.
+                if self.buf.len() >= MAX_HEAD {
+                    return Err(WireError::Malformed("response head larger than 64 KiB"));
+                }
+                self.resize((self.buf.len() * 2).min(MAX_HEAD));
+            } else {
+                self.buf.copy_within(self.start..self.end, 0);
+                self.end -= self.start;
+                self.start = 0;
             }
-            self.buf.copy_within(self.start..self.end, 0);
-            self.end -= self.start;
-            self.start = 0;
         }
         let n = self.stream.read(&mut self.buf[self.end..]).await?;
         self.end += n;
         r.bytes += n as u64;
         r.meter.add_received(n);
         Ok(n)
+    }
+
+    /// Give the read buffer `len` bytes, keeping what it holds.
+    #[cold]
+    fn resize(&mut self, len: usize) {
+        let mut v = std::mem::take(&mut self.buf).into_vec();
+        v.resize(len, 0);
+        self.buf = v.into_boxed_slice();
     }
 
     async fn read_head(
@@ -825,6 +848,34 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Malformed);
         assert_eq!(e.to_string(), "too many headers (more than 100)");
+    }
+
+    /// Issue 22: a connection kept a 32 KiB buffer whatever it read; now 8 KiB, grown
+    /// for a larger head and given back after it.
+    #[tokio::test]
+    async fn a_large_head_grows_the_buffer_for_that_response_only() {
+        let big = format!(
+            "HTTP/1.1 200 OK\r\nX-Big: {}\r\nContent-Length: 2\r\n\r\nok",
+            "v".repeat(20_000)
+        );
+        let t = one_shot(Box::leak(big.into_bytes().into_boxed_slice())).await;
+        let (mut c, _) = connect(&t, None, new_buffer()).await.ok().unwrap();
+        let r = c
+            .exchange(
+                b"GET / HTTP/1.1\r\nHost: x\r\n\r\n",
+                false,
+                &Meter::default(),
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(r.status, 200);
+        assert_eq!(c.into_buffer().len(), BUF_SIZE);
+        let huge = format!("HTTP/1.1 200 OK\r\nX-Big: {}\r\n\r\n", "v".repeat(70_000));
+        let e = exchange(Box::leak(huge.into_bytes().into_boxed_slice()))
+            .await
+            .unwrap_err();
+        assert_eq!(e.to_string(), "response head larger than 64 KiB");
     }
 
     /// Issue 20: a response nobody asked for was counted as the next request's 200.
