@@ -114,7 +114,8 @@ class Nginx:
     Stopped by its own PID at exit, never by name.
     """
 
-    def __init__(self, workdir):
+    def __init__(self, workdir, listen_flags=""):
+        """listen_flags: added to the listen line ("http2" for h2c, bench/h2.py)."""
         binary = shutil.which("nginx") or "/usr/sbin/nginx"
         if not os.access(binary, os.X_OK):
             die("nginx not found: apt-get install nginx")
@@ -146,7 +147,7 @@ http {{
     scgi_temp_path {tmp}/scgi;
     default_type text/html;
     server {{
-        listen 127.0.0.1:{self.port};
+        listen 127.0.0.1:{self.port} {listen_flags};
         root {html};
         location / {{ }}
     }}

@@ -19,6 +19,12 @@ file of several groups, per-label counts), RSS sampled every 5 s, and checks tha
 last sample is within 10% of the one at 30 s (memory must not grow with the seconds).
 LONG_PATTERNS=FILE runs it on a patterns file (its hosts: the target's).
 
+With PER_CONNECTION=50,1000,4000 set, runs only the memory per connection: hakaru
+(`run -c N -d PER_CONNECTION_S --threads 1`) and wrk (`-t1 -cN`) at each N, keep-alive,
+against the private nginx; prints each tool's peak RSS and its growth per connection
+from the smallest N ((RSS(N) - RSS(N0)) / (N - N0), KB). Needs wrk; raises the
+open-file limit for the children only.
+
 Environment: SMALL_N (default 100000), BIG_N (10000000; a few minutes here),
 CONNECTIONS (100), PATTERNS (1000000; SKIP_N=1 runs only the patterns case),
 LONG_S, LONG_RATE (5000), LONG_PATTERNS, TARGET (nginx or serve), HAKARU (binary
@@ -162,6 +168,46 @@ def long_run(binary, url, what, conns, work):
     return 0
 
 
+def per_connection(binary, url, what, counts, work):
+    """Peak RSS of hakaru and wrk at each connection count, and the growth per connection."""
+    import resource
+    wrk = common.find_tool("wrk")
+    if not wrk:
+        common.die("wrk not found: apt-get install wrk")
+    secs = common.env_number("PER_CONNECTION_S", 5, int)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = min(hard, max(counts) * 2 + 1024)
+    if soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    print("# memory per connection: hakaru beside wrk, keep-alive, one client thread\n")
+    print(f"machine: {common.machine_line()}")
+    print(f"target: {what} at {url}; {secs} s per run\n")
+    tools = {
+        "hakaru": lambda n: [binary, "run", "-c", str(n), "-d", f"{secs}s", "--threads", "1",
+                             "-q", url],
+        "wrk": lambda n: [wrk, "-t1", f"-c{n}", f"-d{secs}s", url],
+    }
+    rss = {name: {} for name in tools}
+    for n in counts:
+        for name, argv in tools.items():
+            base = os.path.join(work, f"{name}-{n}")
+            rc, _text, _cpu, rss_kb, _wall = common.timed_run(
+                argv(n), base + ".out", base + ".time", timeout=secs * 3 + 60)
+            rss[name][n] = rss_kb
+            print(f"  {name:<7} -c {n:>6}: peak RSS {rss_kb / 1024:7.1f} MB (rc {rc})", flush=True)
+    first = counts[0]
+    print("\n| connections | " + " | ".join(f"{t} RSS MB | {t} KB/conn" for t in tools) + " |")
+    print("|--:|" + "--:|--:|" * len(tools))
+    for n in counts:
+        cells = []
+        for name in tools:
+            r = rss[name][n]
+            per = (r - rss[name][first]) / (n - first) if n != first else float("nan")
+            cells.append(f"{r / 1024:.1f} | {common.fmt(per, '.1f')}")
+        print(f"| {n} | " + " | ".join(cells) + " |")
+    return 0
+
+
 def main():
     if "-h" in sys.argv[1:] or "--help" in sys.argv[1:]:
         print(__doc__.strip())
@@ -184,6 +230,14 @@ def main():
 
     if os.environ.get("LONG_S"):
         return long_run(binary, url, what, conns, work)
+    if os.environ.get("PER_CONNECTION"):
+        try:
+            counts = sorted({int(c) for c in os.environ["PER_CONNECTION"].split(",")})
+        except ValueError:
+            common.die("PER_CONNECTION: a comma list of connection counts (50,1000,4000)")
+        if len(counts) < 2 or counts[0] <= 0:
+            common.die("PER_CONNECTION: at least two positive connection counts")
+        return per_connection(binary, url, what, counts, work)
     patterns = common.env_number("PATTERNS", 1000000, int)
     print("# hakaru's resident memory: short run against long run, and a big patterns file\n")
     print(f"machine: {common.machine_line()}")

@@ -15,6 +15,8 @@ pub enum SetupDifference {
     /// Nominal step duration, seconds (`None`: steps ended by request count).
     StepDuration(Vec<(String, Option<f64>)>),
     KeepAlive(Vec<(String, bool)>),
+    /// What the connections spoke: `HTTP/1.1`, `HTTP/2`, or both.
+    Protocol(Vec<(String, &'static str)>),
     /// Different request patterns (by the patterns file's SHA-256, which only runs
     /// from a file record): `"reads.txt (sha256:1a2b3c4d)"` per run.
     Patterns(Vec<(String, String)>),
@@ -50,6 +52,13 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
         .collect();
     if differ(&models) {
         out.push(SetupDifference::OpenModel(models));
+    }
+    let protocols: Vec<(String, &'static str)> = series
+        .iter()
+        .map(|s| (s.label.clone(), protocol(s)))
+        .collect();
+    if differ(&protocols) {
+        out.push(SetupDifference::Protocol(protocols));
     }
     let with_settings: Vec<_> = series
         .iter()
@@ -130,6 +139,21 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
         out.push(SetupDifference::Targets(targets));
     }
     out
+}
+
+/// What a run's connections spoke, over all its steps (HTTP/1.1 for files that do not
+/// say: they come from before HTTP/2).
+fn protocol(s: &Series) -> &'static str {
+    let h2 = s.points.iter().any(|p| p.connections_http2 > 0);
+    let h1 = s
+        .points
+        .iter()
+        .any(|p| p.connections_opened.unwrap_or(1) > p.connections_http2);
+    match (h2, h1) {
+        (true, true) => "HTTP/2 and HTTP/1.1",
+        (true, false) => "HTTP/2",
+        _ => "HTTP/1.1",
+    }
 }
 
 /// One setting that differs between compared bulk writes (`hakaru bulk`): what it is
@@ -254,5 +278,24 @@ mod tests {
         assert_eq!(d.len(), 1);
         assert!(!d[0].is_serious());
         assert!(setup_differences(&[a.clone(), a]).is_empty());
+    }
+
+    #[test]
+    fn runs_that_spoke_different_protocols_are_told_apart() {
+        let a = series("h1", None, true, "http://a");
+        let mut b = series("h2", None, true, "http://a");
+        b.points[0].connections_opened = Some(10);
+        b.points[0].connections_http2 = 10;
+        let d = setup_differences(&[a.clone(), b.clone()]);
+        assert_eq!(
+            d,
+            vec![SetupDifference::Protocol(vec![
+                ("h1".into(), "HTTP/1.1"),
+                ("h2".into(), "HTTP/2")
+            ])]
+        );
+        assert!(d[0].is_serious());
+        // Two HTTP/2 runs: nothing to say.
+        assert!(setup_differences(&[b.clone(), b]).is_empty());
     }
 }

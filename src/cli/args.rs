@@ -223,6 +223,9 @@ pub struct RequestArgs {
 
     #[command(flatten)]
     pub kv: super::kv::KvArgs,
+
+    #[command(flatten)]
+    pub connection: super::connection::ConnectionArgs,
 }
 
 /// Flags about the session around the load: probes, rounds, warm-up.
@@ -366,6 +369,7 @@ impl RequestArgs {
             format: self.format.csv(),
             kv: self.kv.options(),
             ok_status: self.ok_status,
+            connection: self.connection.settings(),
         }
     }
 }

@@ -8,6 +8,7 @@ pub mod args;
 pub mod bulk;
 pub mod compare;
 pub mod completions;
+pub mod connection;
 pub mod demo;
 pub mod find_max;
 pub mod finish;

@@ -25,6 +25,11 @@ pub struct Args {
     #[arg(long, default_value_t = 0, hide_default_value = true, value_name = "N")]
     pub threads: usize,
 
+    /// Speak HTTP/2 with prior knowledge (h2c, as `run --http2` sends it) instead of
+    /// HTTP/1.1.
+    #[arg(long, conflicts_with = "no_keep_alive")]
+    pub http2: bool,
+
     /// Allow a non-loopback --bind address (benchmarks on shared machines should not).
     #[arg(long)]
     pub allow_remote: bool,
@@ -58,6 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let opts = ServerOptions {
         keep_alive: !args.no_keep_alive,
         threads: args.threads,
+        http2: args.http2,
     };
     // A small runtime of our own only waits for the signal; the server has its own.
     let runtime = tokio::runtime::Builder::new_current_thread()

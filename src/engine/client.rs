@@ -1,6 +1,7 @@
 //! The one client loop: pace, draw a request, send it on the client's connection to
 //! its target, check the answer, record. Every workload and both load models run
-//! through here.
+//! through here, and both kinds of connection: a client's own (HTTP/1.1) or one its
+//! group shares ([`super::shared`], HTTP/2 streams).
 
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
@@ -8,9 +9,11 @@ use std::time::{Duration, Instant};
 
 use tokio::time::timeout_at;
 
+use super::shared::{Handle, Shared, SharedConn};
 use super::timer::Timer;
 use super::workload::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
 use super::{Worker, WorkerPace};
+use crate::http::h2::Negotiated;
 use crate::http::{self, BodySink, Conn};
 use crate::stats::{ErrorKind, Outcome, RequestSample, LATE_THRESHOLD};
 
@@ -23,6 +26,8 @@ const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
 struct Slot {
     conn: Option<Conn>,
     spare: Option<Box<[u8]>>,
+    /// `--http2`: this client's handle on its group's shared connection.
+    shared: Option<Handle>,
 }
 
 impl Slot {
@@ -42,7 +47,16 @@ struct Paced {
     index: Option<u64>,
 }
 
-pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client: usize) {
+/// A virtual client's place: unique in the step, and its rank on its worker (which
+/// group of `--streams` clients it shares a connection with).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Client {
+    pub global: usize,
+    pub local: usize,
+}
+
+pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Client) {
+    let client = me.global;
     let (mut source, mut check) = w.workload.client(client);
     let body_limit = check.body_limit();
     let mut body = Vec::new();
@@ -50,6 +64,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
         .map(|_| Slot {
             conn: None,
             spare: None,
+            shared: None,
         })
         .collect();
     let counter = &w.progress[w.index].0;
@@ -87,7 +102,9 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, client:
                 head: None,
             }
         });
-        let (outcome, bytes) = send(&w, &mut slots[target], &req, sent, sink.as_mut()).await;
+        let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));
+        let (outcome, bytes) =
+            send(&w, &mut slots[target], shared, &req, sent, sink.as_mut()).await;
         let truncated = sink.is_some_and(|s| s.truncated);
         let end = Instant::now();
         w.in_flight.set(w.in_flight.get() - 1);
@@ -185,18 +202,28 @@ async fn pace<W: Workload>(
 }
 
 /// One request with its timeout (from `sent`): connect if needed, write, read the
-/// response. With the outcome, the bytes of the whole response (0 without one).
+/// response, on the client's own connection or on the one its group shares. With the
+/// outcome, the bytes of the whole response (0 without one).
 async fn send<W: Workload>(
     w: &Worker<W>,
     slot: &mut Slot,
+    shared: Option<&Shared>,
     req: &Request<'_>,
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
 ) -> (Outcome, u64) {
-    let Some(deadline) = sent.checked_add(req.timeout) else {
-        return attempt(w, slot, req, body).await;
+    let exchange = async {
+        match shared {
+            // Boxed so that HTTP/2's larger state does not grow every client's task:
+            // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
+            Some(group) => Box::pin(attempt_shared(w, slot, group, req, body)).await,
+            None => attempt(w, slot, req, body).await,
+        }
     };
-    match timeout_at(deadline.into(), attempt(w, slot, req, body)).await {
+    let Some(deadline) = sent.checked_add(req.timeout) else {
+        return exchange.await;
+    };
+    match timeout_at(deadline.into(), exchange).await {
         Ok(outcome) => outcome,
         Err(_) => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
@@ -279,4 +306,98 @@ async fn attempt<W: Workload>(
         }
     }
     unreachable!("the loop returns on its second pass")
+}
+
+/// One request on the connection the client's group shares (`--http2`): join it or
+/// open it, send the request on a stream of its own, read the answer. A request the
+/// server never processed (the connection had ended, a graceful GOAWAY, REFUSED_STREAM)
+/// goes once more on a new connection, as HTTP/1.1's stale connections do.
+async fn attempt_shared<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    group: &Shared,
+    req: &Request<'_>,
+    mut body: Option<&mut BodySink<'_>>,
+) -> (Outcome, u64) {
+    for first_try in [true, false] {
+        let held = slot.shared.take().filter(|h| group.holds(h));
+        let mut handle = match held {
+            Some(h) => h,
+            None => match join(w, slot, group, req.target).await {
+                Ok(Some(h)) => h,
+                // The server picked HTTP/1.1: the client's own connection carries it.
+                Ok(None) => return attempt(w, slot, req, body).await,
+                Err(failed) => return failed,
+            },
+        };
+        if let Some(b) = body.as_deref_mut() {
+            b.buf.clear();
+            b.truncated = false;
+        }
+        let SharedConn::H2(conn) = &mut handle.conn;
+        match conn.exchange(req.bytes, body.as_deref_mut()).await {
+            Ok(resp) => {
+                slot.shared = Some(handle);
+                return (Outcome::Status(resp.status), resp.bytes);
+            }
+            Err(e) => {
+                if e.ends_connection() {
+                    group.retire(handle.gen);
+                } else {
+                    slot.shared = Some(handle);
+                }
+                if first_try && e.is_unprocessed() {
+                    continue;
+                }
+                let kind = e.kind();
+                w.rec.borrow_mut().note_error(kind, || e.to_string());
+                return (Outcome::Error(kind), 0);
+            }
+        }
+    }
+    unreachable!("the loop returns on its second pass")
+}
+
+/// A handle on the group's connection, opened by this client if no other has: `None`
+/// when the server picked HTTP/1.1 (the connection is then the client's own, in
+/// `slot`), the outcome to record when it could not be opened.
+async fn join<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    group: &Shared,
+    target: usize,
+) -> Result<Option<Handle>, (Outcome, u64)> {
+    // One client opens; the others of the group wait here and take its connection.
+    let _opening = group.opening.lock().await;
+    if let Some(h) = group.current() {
+        return Ok(Some(h));
+    }
+    let t = &w.workload.targets()[target];
+    match http::h2::connect(t, w.cfg.tls.as_ref(), w.meter.clone()).await {
+        Ok((negotiated, opened)) => {
+            let mut rec = w.rec.borrow_mut();
+            rec.record_connect(opened.connect);
+            if let Some(t) = opened.tls {
+                rec.record_tls(t);
+            }
+            match negotiated {
+                Negotiated::H2(conn) => {
+                    rec.connections_http2 += 1;
+                    Ok(Some(group.install(SharedConn::H2(conn))))
+                }
+                Negotiated::Http1(conn) => {
+                    if let Some(pool) = &w.pool {
+                        pool.fall_back_to_http1(target);
+                    }
+                    slot.conn = Some(conn);
+                    Ok(None)
+                }
+            }
+        }
+        Err(e) => {
+            let cause = &e.cause;
+            w.rec.borrow_mut().note_error(e.kind, || cause.to_string());
+            Err((Outcome::Error(e.kind), 0))
+        }
+    }
 }

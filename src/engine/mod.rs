@@ -19,6 +19,7 @@
 mod client;
 pub mod live;
 pub mod pacer;
+mod shared;
 mod stop;
 pub mod timer;
 pub mod workload;
@@ -33,6 +34,7 @@ use tokio::sync::watch;
 use tokio_rustls::TlsConnector;
 
 pub use pacer::{Lane, RateProfile};
+pub use shared::{ConnectionSettings, MAX_STREAMS};
 pub use stop::Stop;
 pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 
@@ -65,6 +67,8 @@ pub struct EngineConfig {
     pub timeline: bool,
     /// What counts as a success (`--ok-status`).
     pub ok_status: OkStatus,
+    /// `--http2`, `--streams`: the protocol, and how many clients share a connection.
+    pub connection: ConnectionSettings,
 }
 
 /// What one step asks for.
@@ -133,7 +137,10 @@ struct Worker<W: Workload> {
     workload: Arc<W>,
     cfg: EngineConfig,
     rec: RefCell<Recorder>,
-    meter: Meter,
+    /// Shared with the worker's HTTP/2 connections, whose own tasks count their bytes.
+    meter: Rc<Meter>,
+    /// `--http2`: the connections its clients share (see [`shared`]).
+    pool: Option<shared::Pool>,
     in_flight: Cell<u64>,
     progress: Arc<[PaddedCounter]>,
     index: usize,
@@ -203,6 +210,10 @@ pub fn run_step<W: Workload>(
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
     let mut spawn_failure = None;
+    let mut cfg = cfg.clone();
+    if let (true, Some(tls)) = (cfg.connection.http2, &cfg.tls) {
+        cfg.tls = Some(crate::http::offer_h2(tls));
+    }
     for w in 0..threads {
         let clients: Vec<usize> = (w..n_clients).step_by(threads).collect();
         let pace = match &spec.rate {
@@ -220,24 +231,32 @@ pub fn run_step<W: Workload>(
                     .map(|b| Budget::new(b.clone(), spec.n_requests.unwrap_or(0), threads)),
             },
         };
-        let worker = Worker {
-            workload: workload.clone(),
-            cfg: cfg.clone(),
-            rec: RefCell::new(new_recorder().with_ticker(t0)),
-            meter: Meter::default(),
-            in_flight: Cell::new(0),
-            progress: progress.clone(),
-            index: w,
-            deadline,
-            pace,
-            to_coordinator: done_tx.clone(),
-        };
+        let (workload, cfg, progress) = (workload.clone(), cfg.clone(), progress.clone());
+        let rec = new_recorder().with_ticker(t0);
+        let to_coordinator = done_tx.clone();
         let stop_rx = stop.subscribe();
         let tx = done_tx.clone();
         let spawned = std::thread::Builder::new()
             .name(format!("hakaru-worker-{w}"))
             .spawn(move || {
                 let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    // Built on its own thread: its connections' parts are not `Send`.
+                    let pool = cfg.connection.http2.then(|| {
+                        shared::Pool::new(cfg.connection, clients.len(), workload.targets().len())
+                    });
+                    let worker = Worker {
+                        workload,
+                        cfg,
+                        rec: RefCell::new(rec),
+                        meter: Rc::default(),
+                        pool,
+                        in_flight: Cell::new(0),
+                        progress,
+                        index: w,
+                        deadline,
+                        pace,
+                        to_coordinator,
+                    };
                     run_worker(worker, clients, stop_rx)
                 }))
                 .unwrap_or_else(|p| {
@@ -340,7 +359,11 @@ fn run_worker<W: Workload>(
         let driver = tokio::task::spawn_local(timer.clone().drive());
         let mut tasks: Vec<_> = clients
             .into_iter()
-            .map(|c| tokio::task::spawn_local(client::run(worker.clone(), timer.clone(), c)))
+            .enumerate()
+            .map(|(local, c)| {
+                let client = client::Client { global: c, local };
+                tokio::task::spawn_local(client::run(worker.clone(), timer.clone(), client))
+            })
             .collect();
         let mut failure = None;
         // Handles leave `tasks` once awaited: a handle must not be polled again.

@@ -49,6 +49,14 @@ pub fn tls_connector(insecure: bool, cacert: Option<&Path>) -> Result<TlsConnect
     Ok(TlsConnector::from(Arc::new(config)))
 }
 
+/// The same configuration offering HTTP/2 first in ALPN (`--http2` on https targets):
+/// the server picks, and a server that knows only HTTP/1.1 is still spoken to.
+pub fn offer_h2(connector: &TlsConnector) -> TlsConnector {
+    let mut config = (**connector.config()).clone();
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
+    TlsConnector::from(Arc::new(config))
+}
+
 /// `--insecure`: accept any certificate, but still check handshake signatures are well formed.
 #[derive(Debug)]
 struct NoVerification(Arc<rustls::crypto::CryptoProvider>);
@@ -110,5 +118,14 @@ mod tests {
         assert!(e.contains("/nonexistent/ca.pem"), "{e}");
         assert!(tls_connector(true, None).is_ok());
         assert!(tls_connector(false, None).is_ok());
+    }
+
+    #[test]
+    fn offer_h2_puts_h2_first_and_keeps_http11() {
+        let c = offer_h2(&tls_connector(true, None).unwrap());
+        assert_eq!(
+            c.config().alpn_protocols,
+            vec![b"h2".to_vec(), b"http/1.1".to_vec()]
+        );
     }
 }

@@ -314,6 +314,12 @@ pub fn difference_sentence(d: &SetupDifference) -> String {
              other, which alone can change throughput several times over",
             each(v, |k| if *k { "on" } else { "off" }.to_owned())
         ),
+        SetupDifference::Protocol(v) => format!(
+            "these runs differ in protocol ({}): HTTP/2 carries many requests on one \
+             connection, HTTP/1.1 one at a time, so the ratios compare the protocols as \
+             much as the servers",
+            each(v, |p| (*p).to_owned())
+        ),
         SetupDifference::Patterns(v) => format!(
             "these runs sent different request patterns ({}): they did different work, so \
              the ratios compare different things",

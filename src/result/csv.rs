@@ -53,10 +53,11 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `cache_hit_rate` | the step's cache hit rate reported by server probes, 0..1; empty without |
 /// | `server_cpu_cores`, `server_rss_max_bytes` | the watched server process (`--probe-pid`); empty without |
 /// | `errors_reply_<kind>` | a key-value store's error replies by kind (err, wrongtype, moved, oom, noauth, client_error, server_error) |
+/// | `errors_go_away`, `errors_stream_reset`, `errors_protocol` | HTTP/2: GOAWAY, RST_STREAM, a protocol error |
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 38] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 41] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -95,6 +96,9 @@ pub const FULL_EXTRA_COLUMNS: [&str; 38] = [
     "errors_reply_noauth",
     "errors_reply_client_error",
     "errors_reply_server_error",
+    "errors_go_away",
+    "errors_stream_reset",
+    "errors_protocol",
 ];
 
 /// The columns a bulk write (`hakaru bulk`) adds after [`FULL_EXTRA_COLUMNS`], in
@@ -257,7 +261,7 @@ fn extra_cells(step: &StepResult) -> Vec<String> {
 }
 
 /// The error kinds whose columns follow `responses`; the key-value stores' reply
-/// kinds came later, and their columns close [`FULL_EXTRA_COLUMNS`].
+/// kinds and HTTP/2's came later, and their columns close [`FULL_EXTRA_COLUMNS`].
 const HTTP_ERROR_KINDS: usize = 9;
 
 /// A latency figure, or an empty cell when the histogram behind it is empty (a 0
@@ -409,10 +413,10 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0,0,0,0"
         );
         assert!(lines[3]
-            .ends_with(",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0"));
+            .ends_with(",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0,0,0,0"));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();
         assert!(lines.iter().all(|l| l.split(',').count() == n));

@@ -34,6 +34,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         bytes_received: 0,
         bytes_sent: 0,
         connections_opened: 0,
+        connections_http2: 0,
         server_closes: 0,
         client_cpu_s: 0.0,
         client_cpu_share: 0.0,

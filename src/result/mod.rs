@@ -214,6 +214,10 @@ pub struct Settings {
     /// every step was to start at its planned offset from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_at: Option<String>,
+    /// `--http2`: the clients that shared one connection (`--streams`). Absent when
+    /// HTTP/2 was not asked for; what each step's connections spoke is in the step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2_streams: Option<usize>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
@@ -599,6 +603,10 @@ pub struct StepResult {
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
+    /// Of `connections_opened`, those that spoke HTTP/2 (`--http2`); the rest spoke
+    /// HTTP/1.1. Absent (0) in files from before HTTP/2.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub connections_http2: u64,
     /// Responses after which the server closed the connection.
     pub server_closes: u64,
     /// hakaru's own CPU time during the step (user + system), seconds.
@@ -710,7 +718,21 @@ pub struct ItemsResult {
     pub failed: BTreeMap<String, u64>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl StepResult {
+    /// The protocol the step's connections spoke: `HTTP/1.1`, `HTTP/2`, or both
+    /// (`HTTP/2 and HTTP/1.1`, when some TLS servers did not pick h2 in ALPN).
+    pub fn protocol(&self) -> &'static str {
+        match self.connections_http2 {
+            0 => "HTTP/1.1",
+            n if n >= self.connections_opened => "HTTP/2",
+            _ => "HTTP/2 and HTTP/1.1",
+        }
+    }
+
     /// Share of each status in percent of `total_requests`, the way drnbench writes
     /// them: every request without a response counts as status 0.
     pub fn status_percentages(&self) -> BTreeMap<u16, f64> {

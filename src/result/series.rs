@@ -79,6 +79,8 @@ pub struct Point {
     pub percentiles: Vec<(f64, f64)>,
     /// Connections the step opened, when recorded.
     pub connections_opened: Option<u64>,
+    /// Of those, the ones that spoke HTTP/2 (0 in files from before HTTP/2).
+    pub connections_http2: u64,
     /// Response bytes received, when recorded.
     pub bytes_received: Option<u64>,
     /// Each host's share of the step, when recorded (hakaru's JSON).
@@ -291,6 +293,7 @@ impl Series {
                         .map(|h| percentile_curve(&h))
                         .unwrap_or_default(),
                     connections_opened: Some(s.connections_opened),
+                    connections_http2: s.connections_http2,
                     bytes_received: Some(s.bytes_received),
                     hosts: s
                         .per_host

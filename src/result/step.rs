@@ -82,6 +82,7 @@ impl StepResult {
             bytes_received: rec.bytes_received,
             bytes_sent: rec.bytes_sent,
             connections_opened: rec.connections_opened,
+            connections_http2: rec.connections_http2,
             server_closes: rec.server_closes,
             client_cpu_s: facts.client_cpu_s,
             client_cpu_share: facts.client_cpu_s / elapsed / facts.cpus.max(1) as f64,
@@ -208,6 +209,7 @@ impl StepResult {
         rec.bytes_received = self.bytes_received;
         rec.bytes_sent = self.bytes_sent;
         rec.connections_opened = self.connections_opened;
+        rec.connections_http2 = self.connections_http2;
         rec.server_closes = self.server_closes;
         rec.unfinished = self.unfinished;
         rec.late = self.late;

@@ -17,8 +17,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper_util::rt::TokioIo;
+use hyper::server::conn::{http1, http2};
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::runtime::RuntimeFlavor;
@@ -51,6 +51,8 @@ pub struct ServerOptions {
     pub keep_alive: bool,
     /// Worker threads of the runtime [`RunningServer::start`] builds; 0 = number of cores.
     pub threads: usize,
+    /// Speak HTTP/2 with prior knowledge (h2c) instead of HTTP/1.x (`--http2`).
+    pub http2: bool,
 }
 
 impl Default for ServerOptions {
@@ -58,6 +60,7 @@ impl Default for ServerOptions {
         ServerOptions {
             keep_alive: true,
             threads: 0,
+            http2: false,
         }
     }
 }
@@ -173,6 +176,9 @@ pub async fn serve(
         .max_header_size(MAX_HEAD_BYTES)
         .auto_date_header(false)
         .writev(false);
+    let mut h2 = http2::Builder::new(TokioExecutor::new());
+    h2.max_header_list_size(MAX_HEAD_BYTES as u32)
+        .auto_date_header(false);
     let mut conns = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
@@ -188,7 +194,11 @@ pub async fn serve(
                         blocking,
                         stop: stop_rx.clone(),
                     };
-                    conns.spawn(serve_connection(http.clone(), stream, service, stop_rx.clone()));
+                    if opts.http2 {
+                        conns.spawn(serve_h2(h2.clone(), stream, service, stop_rx.clone()));
+                    } else {
+                        conns.spawn(serve_connection(http.clone(), stream, service, stop_rx.clone()));
+                    }
                 }
                 // Out of descriptors or a connection aborted before accept: not fatal to
                 // the server; pause briefly so a persistent error does not spin.
@@ -233,6 +243,30 @@ async fn serve_connection(
     // hyper hands the socket back unclosed, so we can close it politely.
     let mut stream = conn.into_parts().io.into_inner();
     linger(&mut stream, &mut stop).await;
+}
+
+/// Serves one HTTP/2 connection (prior knowledge: the client's preface comes first)
+/// until the client closes it or the server stops (then GOAWAY, and the streams
+/// already begun are answered).
+async fn serve_h2(
+    http: http2::Builder<TokioExecutor>,
+    stream: TcpStream,
+    service: Conn,
+    mut stop: watch::Receiver<bool>,
+) {
+    let _ = stream.set_nodelay(true);
+    let conn = http.serve_connection(TokioIo::new(stream), service);
+    tokio::pin!(conn);
+    let mut stopping = false;
+    loop {
+        tokio::select! {
+            _ = conn.as_mut() => break,
+            _ = stop.wait_for(|stopped| *stopped), if !stopping => {
+                stopping = true;
+                conn.as_mut().graceful_shutdown();
+            }
+        }
+    }
 }
 
 /// Closes politely: FIN after the last response, then drain what the client still

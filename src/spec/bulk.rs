@@ -407,6 +407,7 @@ impl BulkOptions {
             }),
             timeline: false,
             ok_status: self.ok_status,
+            connection: Default::default(),
         })
     }
 
@@ -553,6 +554,7 @@ impl BulkOptions {
             shard: self.shard,
             merged: None,
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
+            http2_streams: None,
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

@@ -197,6 +197,8 @@ pub struct RequestOptions {
     pub kv: kv::KvOptions,
     /// `--ok-status`: what counts as a success.
     pub ok_status: OkStatus,
+    /// `--http2`, `--streams`.
+    pub connection: crate::engine::ConnectionSettings,
 }
 
 impl Default for RequestOptions {
@@ -231,6 +233,7 @@ impl Default for RequestOptions {
             format: CsvFormat::Full,
             kv: kv::KvOptions::default(),
             ok_status: OkStatus::default(),
+            connection: Default::default(),
         }
     }
 }
@@ -422,6 +425,7 @@ impl RunOptions {
             shard: s.shard,
             merged: None,
             start_at: start_at.map(crate::sysinfo::rfc3339),
+            http2_streams: r.connection.http2.then_some(r.connection.streams),
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -441,6 +445,7 @@ impl RunOptions {
             }),
             timeline: false,
             ok_status: r.ok_status,
+            connection: r.connection,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -69,10 +69,18 @@ pub enum ErrorKind {
     ReplyClientError,
     /// memcached `SERVER_ERROR` (other than out of memory): the store failed.
     ReplyServerError,
+    /// HTTP/2: the server ended the connection with GOAWAY (an error code, or a
+    /// graceful one that left the request unprocessed twice).
+    GoAway,
+    /// HTTP/2: the server reset the request's stream (RST_STREAM; its code in the sample).
+    StreamReset,
+    /// HTTP/2: a frame or header block that breaks the protocol (h2 refused it), or a
+    /// request that cannot be sent as HTTP/2.
+    Protocol,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -89,6 +97,9 @@ impl ErrorKind {
         ErrorKind::ReplyNoauth,
         ErrorKind::ReplyClientError,
         ErrorKind::ReplyServerError,
+        ErrorKind::GoAway,
+        ErrorKind::StreamReset,
+        ErrorKind::Protocol,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -109,6 +120,9 @@ impl ErrorKind {
             ErrorKind::ReplyNoauth => "reply_noauth",
             ErrorKind::ReplyClientError => "reply_client_error",
             ErrorKind::ReplyServerError => "reply_server_error",
+            ErrorKind::GoAway => "go_away",
+            ErrorKind::StreamReset => "stream_reset",
+            ErrorKind::Protocol => "protocol",
         }
     }
 
@@ -337,6 +351,8 @@ pub struct Recorder {
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,
+    /// Of `connections_opened`, those that spoke HTTP/2 (the rest spoke HTTP/1.1).
+    pub connections_http2: u64,
     /// Responses whose server asked to close the connection (or HTTP/1.0 without keep-alive).
     pub server_closes: u64,
     /// Requests that were still in flight when the step ended; neither success nor error.
@@ -380,6 +396,7 @@ impl Recorder {
             bytes_received: 0,
             bytes_sent: 0,
             connections_opened: 0,
+            connections_http2: 0,
             server_closes: 0,
             unfinished: 0,
             late: 0,
@@ -596,6 +613,7 @@ impl Recorder {
         self.bytes_received += other.bytes_received;
         self.bytes_sent += other.bytes_sent;
         self.connections_opened += other.connections_opened;
+        self.connections_http2 += other.connections_http2;
         self.server_closes += other.server_closes;
         self.unfinished += other.unfinished;
         self.late += other.late;

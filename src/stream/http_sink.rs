@@ -121,6 +121,7 @@ impl HttpSink {
             lane: Lane::ALL,
             timeline: false,
             ok_status: Default::default(),
+            connection: Default::default(),
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});

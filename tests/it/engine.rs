@@ -157,6 +157,7 @@ fn config(threads: usize) -> EngineConfig {
         lane: Lane::ALL,
         timeline: false,
         ok_status: Default::default(),
+        connection: Default::default(),
     }
 }
 

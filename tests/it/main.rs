@@ -13,6 +13,7 @@ mod engine;
 mod find_max;
 mod grammar;
 mod groonga;
+mod h2;
 mod honest;
 mod hostile;
 mod k8s;

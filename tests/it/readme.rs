@@ -75,6 +75,7 @@ fn the_readme_quick_start_runs_as_written() {
         ("127.0.0.1:8080", free_port()),
         ("127.0.0.1:5984", free_port()),
         ("127.0.0.1:5140", free_port()),
+        ("127.0.0.1:8443", free_port()),
     ];
     let dir = TempDir::new("readme");
     let text = script(&blocks, &ports);

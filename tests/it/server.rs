@@ -15,6 +15,7 @@ fn server() -> RunningServer {
     server_with(ServerOptions {
         keep_alive: true,
         threads: 1,
+        ..Default::default()
     })
 }
 
@@ -227,6 +228,7 @@ fn no_keep_alive_mode_closes_every_connection() {
     let server = server_with(ServerOptions {
         keep_alive: false,
         threads: 1,
+        ..Default::default()
     });
     for _ in 0..3 {
         let mut c = Client::connect(server.addr);
@@ -429,6 +431,7 @@ fn stop_frees_the_port_and_closes_idle_connections() {
         ServerOptions {
             keep_alive: true,
             threads: 1,
+            ..Default::default()
         },
     )
     .expect("the port is free again");
@@ -441,6 +444,7 @@ fn several_worker_threads_serve_concurrent_connections() {
     let server = server_with(ServerOptions {
         keep_alive: true,
         threads: 2,
+        ..Default::default()
     });
     let addr = server.addr;
     let workers: Vec<_> = (0..4)
@@ -489,6 +493,7 @@ fn blocking_handlers_run_and_a_panicking_one_answers_500() {
             ServerOptions {
                 keep_alive: true,
                 threads,
+                ..Default::default()
             },
         )
         .unwrap();

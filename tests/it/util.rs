@@ -61,6 +61,7 @@ pub fn target() -> RunningServer {
         ServerOptions {
             keep_alive: true,
             threads: 1,
+            ..Default::default()
         },
     )
     .expect("embedded target starts")
@@ -72,6 +73,7 @@ pub fn target_at(addr: SocketAddr, keep_alive: bool) -> RunningServer {
         ServerOptions {
             keep_alive,
             threads: 1,
+            ..Default::default()
         },
     )
     .expect("embedded target starts")
@@ -254,7 +256,7 @@ pub fn nginx_proxy(upstream: u16, directives: &str) -> Server {
 }
 
 /// A CA (ca.pem) and a server certificate it signed for 127.0.0.1 (cert.pem, key.pem).
-fn make_certificates(dir: &TempDir) {
+pub fn make_certificates(dir: &TempDir) {
     let openssl = |args: &[&str]| {
         let st = Command::new("openssl")
             .args(args)
@@ -318,7 +320,7 @@ fn make_certificates(dir: &TempDir) {
 
 /// Start nginx or groonga-httpd with `conf` (written into `dir`), in the foreground,
 /// and wait until it listens on `port`.
-fn nginx_like(program: &str, conf: &str, port: u16, dir: TempDir) -> Server {
+pub fn nginx_like(program: &str, conf: &str, port: u16, dir: TempDir) -> Server {
     let conf_path = dir.write(&format!("{program}.conf"), conf);
     let mut child = Command::new(program)
         .arg("-p")

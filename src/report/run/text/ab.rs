@@ -51,7 +51,10 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::Io
             | ErrorKind::Malformed
             | ErrorKind::Truncated
-            | ErrorKind::Unsolicited => receive += n,
+            | ErrorKind::Unsolicited
+            | ErrorKind::GoAway
+            | ErrorKind::StreamReset
+            | ErrorKind::Protocol => receive += n,
             ErrorKind::Timeout | ErrorKind::ClientLimit => exceptions += n,
             // A key-value store's error reply: a whole answer that refused the command.
             ErrorKind::ReplyErr

@@ -45,6 +45,9 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         "Keep-alive",
         if run.settings.keep_alive { "on" } else { "off" },
     );
+    if let Some(protocol) = protocol(run, step) {
+        field(&mut out, "Protocol", protocol);
+    }
     match (step.rate, &step.rate_profile) {
         (Some(rate), Some(profile)) => field(
             &mut out,
@@ -279,6 +282,34 @@ pub(super) fn per_request(per: f64) -> String {
     }
 }
 
+/// What the step's connections spoke, when HTTP/2 was asked for or used (HTTP/1.1
+/// alone, the default, goes unsaid).
+fn protocol(run: &RunResult, step: &StepResult) -> Option<String> {
+    let streams = run.settings.http2_streams;
+    if streams.is_none() && step.connections_http2 == 0 {
+        return None;
+    }
+    let mut text = step.protocol().to_string();
+    match streams {
+        Some(n) if step.connections_http2 > 0 => {
+            let _ = write!(text, " ({n} stream{} per connection)", plural(n));
+        }
+        Some(_) if step.connections_opened > 0 => {
+            text.push_str(" (--http2 asked; the server did not pick h2)")
+        }
+        _ => {}
+    }
+    Some(text)
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     let mut text = format!("{} opened", step.connections_opened);
     if step.total_requests > 0 {
@@ -490,6 +521,30 @@ mod tests {
         let text = run_summary(&run(vec![step.clone()]), &step);
         assert!(text
             .contains("Warning: hakaru used 97% of 2 cores — the client may be the bottleneck\n"));
+    }
+
+    #[test]
+    fn summary_says_the_protocol_when_http2_was_asked_or_used() {
+        let mut step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        assert!(!run_summary(&r, &step).contains("Protocol"));
+        r.settings.http2_streams = Some(10);
+        step.connections_opened = 2;
+        step.connections_http2 = 2;
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Protocol:               HTTP/2 (10 streams per connection)\n"),
+            "{text}"
+        );
+        // Asked, but the TLS server picked HTTP/1.1.
+        step.connections_http2 = 0;
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains(
+                "Protocol:               HTTP/1.1 (--http2 asked; the server did not pick h2)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

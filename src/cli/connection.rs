@@ -1,0 +1,78 @@
+//! `--http2` and `--streams`: how hakaru connects, on every command that takes the
+//! request flags (`run`, `ramp`). Parsed here, handed on as the engine's plain
+//! [`ConnectionSettings`].
+
+use clap::Args;
+
+use crate::engine::{ConnectionSettings, MAX_STREAMS};
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct ConnectionArgs {
+    /// Speak HTTP/2: h2c with prior knowledge to http:// targets; to https:// ones,
+    /// h2 offered first in TLS ALPN (a server that picks HTTP/1.1 gets HTTP/1.1).
+    #[arg(long, conflicts_with = "no_keep_alive", help_heading = "Connection")]
+    pub http2: bool,
+
+    /// With --http2: clients that share one connection, each request on a stream of
+    /// its own (h2load's -m). `-c 100 --streams 10` opens 10 connections.
+    #[arg(
+        long,
+        requires = "http2",
+        default_value_t = 1,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=MAX_STREAMS as i64),
+        help_heading = "Connection"
+    )]
+    pub streams: u32,
+}
+
+impl ConnectionArgs {
+    /// The plain settings these flags say.
+    pub fn settings(&self) -> ConnectionSettings {
+        ConnectionSettings {
+            http2: self.http2,
+            streams: self.streams as usize,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        c: ConnectionArgs,
+        /// As the request flags have it: --http2 refuses it.
+        #[arg(long)]
+        no_keep_alive: bool,
+    }
+
+    #[test]
+    fn streams_needs_http2_and_a_count_in_range() {
+        let ok = Cli::try_parse_from(["x", "--http2", "--streams", "10"]).unwrap();
+        assert_eq!(
+            ok.c.settings(),
+            ConnectionSettings {
+                http2: true,
+                streams: 10
+            }
+        );
+        assert_eq!(
+            Cli::try_parse_from(["x"]).unwrap().c.settings(),
+            ConnectionSettings::default()
+        );
+        let e = Cli::try_parse_from(["x", "--streams", "10"]).err().unwrap();
+        assert!(e.to_string().contains("--http2"), "{e}");
+        let e = Cli::try_parse_from(["x", "--http2", "--streams", "0"])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("--streams"), "{e}");
+        let e = Cli::try_parse_from(["x", "--http2", "--no-keep-alive"])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("cannot be used with"), "{e}");
+    }
+}

@@ -1,0 +1,421 @@
+//! HTTP/2 (`--http2`, `--streams`) against real servers: nginx's h2c and its TLS with
+//! ALPN (and a TLS nginx without `http2`, which must be spoken to in HTTP/1.1), the
+//! embedded target's hyper HTTP/2 server; then a hostile HTTP/2 server on the `h2`
+//! crate that sends GOAWAY mid-run, resets streams, or never grants window. Counts are
+//! checked against the server's own (nginx's access log, the target's counter).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hakaru::server::basic::start_basic;
+use hakaru::server::listen::ServerOptions;
+
+use crate::util::*;
+
+/// nginx with `http2` on its listener: h2c, or TLS with ALPN (`tls`); every request in
+/// `access.log` with its protocol. After `per_connection` requests nginx ends a
+/// connection with a graceful GOAWAY.
+fn nginx_h2(tls: bool, per_connection: u64) -> Server {
+    let dir = TempDir::new("nginx-h2");
+    let root = dir.path("root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("1k.txt"), "x".repeat(1024)).unwrap();
+    let port = free_port();
+    let listen = if tls {
+        make_certificates(&dir);
+        format!(
+            "listen 127.0.0.1:{port} ssl http2; ssl_certificate {}; ssl_certificate_key {};",
+            dir.path("cert.pem").display(),
+            dir.path("key.pem").display()
+        )
+    } else {
+        format!("listen 127.0.0.1:{port} http2;")
+    };
+    let d = dir.0.display();
+    let user = if is_root() { "user root root;" } else { "" };
+    let conf = format!(
+        "{user}\nworker_processes 1;\nmaster_process off;\ndaemon off;\npid {d}/nginx.pid;\nerror_log {d}/error.log warn;\n\
+         events {{ worker_connections 1024; }}\n\
+         http {{\n  log_format p '$server_protocol $status';\n  access_log {d}/access.log p;\n  client_body_temp_path {d}/body;\n  proxy_temp_path {d}/proxy;\n  fastcgi_temp_path {d}/fastcgi;\n  uwsgi_temp_path {d}/uwsgi;\n  scgi_temp_path {d}/scgi;\n  keepalive_requests {per_connection};\n\
+         server {{\n    {listen}\n    root {};\n  }}\n}}\n",
+        root.display()
+    );
+    nginx_like("nginx", &conf, port, dir)
+}
+
+/// Lines of nginx's access log (`$server_protocol $status`) per protocol, once the
+/// log holds `at_least` lines (nginx writes each after its response).
+fn access_log(s: &Server, at_least: usize) -> (usize, usize) {
+    let path = s.dir.path("access.log");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        if text.lines().count() >= at_least || Instant::now() > deadline {
+            let h2 = text.lines().filter(|l| *l == "HTTP/2.0 200").count();
+            let h1 = text.lines().filter(|l| *l == "HTTP/1.1 200").count();
+            return (h2, h1);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn step(json: &std::path::Path) -> serde_json::Value {
+    read_json(json)["steps"][0].clone()
+}
+
+#[test]
+fn h2c_against_nginx_counts_exactly_on_shared_connections() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx_h2(false, 1_000_000);
+    let dir = TempDir::new("h2c");
+    let json = dir.path("r.json");
+    let out = ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "10",
+        "-c",
+        "20",
+        "-n",
+        "3000",
+        &format!("http://127.0.0.1:{}/1k.txt", s.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 3000, "{st}");
+    // 20 clients, 10 streams each connection: 2 connections, both HTTP/2.
+    assert_eq!(st["connections_opened"], 2, "{st}");
+    assert_eq!(st["connections_http2"], 2, "{st}");
+    assert!(out.contains("HTTP/2 (10 streams per connection)"), "{out}");
+    assert_eq!(access_log(&s, 3000), (3000, 0));
+    assert_eq!(
+        read_json(&json)["settings"]["http2_streams"],
+        10,
+        "the run says what was asked"
+    );
+}
+
+/// A graceful GOAWAY (nginx's `keepalive_requests`) is not an error: the streams it
+/// covers are answered, the requests after it go on a new connection.
+#[test]
+fn graceful_goaway_moves_requests_to_a_new_connection_without_errors() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx_h2(false, 100);
+    let dir = TempDir::new("h2-graceful");
+    let json = dir.path("r.json");
+    ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "10",
+        "-c",
+        "20",
+        "-n",
+        "2000",
+        &format!("http://127.0.0.1:{}/1k.txt", s.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 2000, "{st}");
+    assert!(st["errors"].as_object().unwrap().is_empty(), "{st}");
+    // 100 requests a connection: at least 20 connections.
+    assert!(st["connections_http2"].as_u64().unwrap() >= 20, "{st}");
+    assert_eq!(access_log(&s, 2000), (2000, 0));
+}
+
+#[test]
+fn h2_over_tls_by_alpn_against_nginx_and_http11_where_h2_is_not_offered() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx_h2(true, 1_000_000);
+    let dir = TempDir::new("h2-tls");
+    let json = dir.path("r.json");
+    let ca = s.dir.path("ca.pem");
+    ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "4",
+        "-c",
+        "8",
+        "-n",
+        "1000",
+        "--cacert",
+        ca.to_str().unwrap(),
+        &format!("https://127.0.0.1:{}/1k.txt", s.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 1000, "{st}");
+    assert_eq!(st["connections_http2"], 2, "{st}");
+    assert!(st["tls_handshake"]["count"].as_u64().unwrap() >= 2, "{st}");
+    assert_eq!(access_log(&s, 1000), (1000, 0));
+
+    // nginx with TLS but no http2: ALPN picks http/1.1, and every client goes on
+    // with a connection of its own.
+    let plain = nginx(&[("1k.txt", &[b'y'; 1024])], true);
+    let json = dir.path("h1.json");
+    let out = ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "4",
+        "-c",
+        "8",
+        "-n",
+        "400",
+        "--cacert",
+        plain.dir.path("ca.pem").to_str().unwrap(),
+        &format!("https://127.0.0.1:{}/1k.txt", plain.port),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 400, "{st}");
+    assert!(st.get("connections_http2").is_none(), "{st}");
+    assert_eq!(st["connections_opened"], 8, "{st}");
+    assert!(out.contains("the server did not pick h2"), "{out}");
+}
+
+#[test]
+fn embedded_target_serves_http2_counted_exactly_in_both_load_models() {
+    let server = start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            threads: 1,
+            http2: true,
+            ..Default::default()
+        },
+    )
+    .expect("the HTTP/2 target starts");
+    let url = format!("http://{}/", server.addr);
+    let dir = TempDir::new("h2-serve");
+    let closed = dir.path("closed.json");
+    ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "5",
+        "-c",
+        "10",
+        "-n",
+        "2000",
+        &url,
+        "-o",
+        closed.to_str().unwrap(),
+    ]));
+    assert_eq!(step(&closed)["statuses"]["200"], 2000);
+    assert_eq!(server.stats.requests(), 2000);
+    assert_eq!(server.stats.connections(), 2);
+
+    // Open model: 4 clients at 200/s for 1 s, latency from each due time.
+    let open = dir.path("open.json");
+    ok(&run(&[
+        "run",
+        "--http2",
+        "--streams",
+        "2",
+        "-c",
+        "4",
+        "--rate",
+        "200",
+        "-d",
+        "1s",
+        &url,
+        "-o",
+        open.to_str().unwrap(),
+    ]));
+    let st = step(&open);
+    let answered = st["statuses"]["200"].as_u64().unwrap();
+    assert!((150..=201).contains(&answered), "{st}");
+    assert!(
+        st["service"].is_object(),
+        "open model records service time: {st}"
+    );
+    assert_eq!(st["connections_http2"], 2, "{st}");
+    // Every request the server answered is one hakaru sent: answered or cut off.
+    let unfinished = st["unfinished"].as_u64().unwrap();
+    let served = server.stats.requests() - 2000;
+    assert!(
+        served >= answered && served <= answered + unfinished,
+        "server {served}, answered {answered}, unfinished {unfinished}"
+    );
+}
+
+/// How the hostile HTTP/2 server misbehaves.
+#[derive(Debug, Clone, Copy)]
+enum Hostile {
+    /// Answers 200 to `n` streams on each connection, then GOAWAY(INTERNAL_ERROR)
+    /// with the streams in flight unanswered.
+    GoAwayAfter(u64),
+    /// Resets every other stream with ENHANCE_YOUR_CALM; answers the rest.
+    ResetEveryOther,
+    /// Grants no window: a request body can never be sent.
+    NoWindow,
+}
+
+/// An `h2` server on its own thread, stopped when the test's process ends (it only
+/// accepts on loopback). Counts the streams it saw.
+fn hostile(mode: Hostile) -> (SocketAddr, Arc<AtomicU64>, JoinHandle<()>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = Arc::new(AtomicU64::new(0));
+    let count = seen.clone();
+    let handle = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+            // Bounded: the test's run is a few seconds.
+            let stop = tokio::time::sleep(Duration::from_secs(30));
+            tokio::pin!(stop);
+            loop {
+                tokio::select! {
+                    _ = &mut stop => return,
+                    accepted = listener.accept() => {
+                        let Ok((tcp, _)) = accepted else { continue };
+                        tokio::spawn(connection(tcp, mode, count.clone()));
+                    }
+                }
+            }
+        });
+    });
+    (addr, seen, handle)
+}
+
+async fn connection(tcp: tokio::net::TcpStream, mode: Hostile, seen: Arc<AtomicU64>) {
+    let mut builder = h2::server::Builder::new();
+    if let Hostile::NoWindow = mode {
+        builder.initial_window_size(0);
+    }
+    let Ok(mut conn) = builder.handshake::<_, Bytes>(tcp).await else {
+        return;
+    };
+    let mut on_this = 0u64;
+    let mut held = Vec::new();
+    while let Some(Ok((req, mut respond))) = conn.accept().await {
+        seen.fetch_add(1, Ordering::Relaxed);
+        on_this += 1;
+        match mode {
+            Hostile::GoAwayAfter(n) if on_this > n => {
+                held.push(respond);
+                conn.abrupt_shutdown(h2::Reason::INTERNAL_ERROR);
+            }
+            Hostile::ResetEveryOther if on_this.is_multiple_of(2) => {
+                respond.send_reset(h2::Reason::ENHANCE_YOUR_CALM)
+            }
+            // Never read the body, never release its window: the client stalls.
+            Hostile::NoWindow => held.push(respond),
+            _ => {
+                drop(req);
+                let resp = http::Response::builder().status(200).body(()).unwrap();
+                if let Ok(mut body) = respond.send_response(resp, false) {
+                    let _ = body.send_data(Bytes::from_static(b"ok"), true);
+                }
+            }
+        }
+    }
+    // Let the GOAWAY and the last frames leave before the socket closes.
+    let _ = std::future::poll_fn(|cx| conn.poll_closed(cx)).await;
+}
+
+/// `hakaru run --http2` against a hostile mode: the step's JSON, and how long it took.
+fn run_hostile(addr: SocketAddr, extra: &[&str]) -> (serde_json::Value, Duration) {
+    let dir = TempDir::new("h2-hostile");
+    let json = dir.path("r.json");
+    let url = format!("http://{addr}/");
+    let mut args = vec![
+        "run",
+        "--http2",
+        "--streams",
+        "4",
+        "-c",
+        "8",
+        "-d",
+        "1s",
+        "--timeout",
+        "500ms",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&[url.as_str(), "-o", json.to_str().unwrap()]);
+    let t0 = Instant::now();
+    let out = run(&args);
+    let took = t0.elapsed();
+    assert!(
+        out.status.code().is_some(),
+        "hakaru died by a signal: {}",
+        stderr(&out)
+    );
+    (step(&json), took)
+}
+
+fn errors(st: &serde_json::Value, kind: &str) -> u64 {
+    st["errors"][kind].as_u64().unwrap_or(0)
+}
+
+fn sample(st: &serde_json::Value, kind: &str) -> String {
+    st["error_samples"][kind].as_str().unwrap_or("").to_owned()
+}
+
+#[test]
+fn goaway_mid_run_is_counted_as_goaway_and_the_client_reconnects() {
+    let (addr, _, _) = hostile(Hostile::GoAwayAfter(50));
+    let (st, took) = run_hostile(addr, &[]);
+    assert!(errors(&st, "go_away") > 0, "{st}");
+    assert!(
+        sample(&st, "go_away").contains("GOAWAY INTERNAL_ERROR"),
+        "{st}"
+    );
+    // Each GOAWAY ends a connection; the clients open new ones and go on.
+    assert!(st["connections_opened"].as_u64().unwrap() > 2, "{st}");
+    assert!(st["statuses"]["200"].as_u64().unwrap() > 50, "{st}");
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[test]
+fn rst_stream_is_counted_with_its_code() {
+    let (addr, seen, _) = hostile(Hostile::ResetEveryOther);
+    let (st, took) = run_hostile(addr, &[]);
+    let resets = errors(&st, "stream_reset");
+    let ok = st["statuses"]["200"].as_u64().unwrap();
+    assert!(resets > 0, "{st}");
+    assert!(
+        sample(&st, "stream_reset").contains("RST_STREAM ENHANCE_YOUR_CALM"),
+        "{st}"
+    );
+    // A reset leaves the connection alone: the two connections carry everything.
+    assert_eq!(st["connections_opened"], 2, "{st}");
+    // Every stream the server saw is an answer, a reset, or cut off at the end.
+    let unfinished = st["unfinished"].as_u64().unwrap();
+    let saw = seen.load(Ordering::Relaxed);
+    assert!(
+        saw >= ok + resets && saw <= ok + resets + unfinished,
+        "server saw {saw}: {ok} ok, {resets} resets, {unfinished} unfinished"
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[test]
+fn a_server_that_never_grants_window_ends_as_timeouts_on_time() {
+    let (addr, _, _) = hostile(Hostile::NoWindow);
+    let (st, took) = run_hostile(addr, &["-m", "POST", "-b", "a body that cannot be sent"]);
+    assert!(errors(&st, "timeout") > 0, "{st}");
+    assert_eq!(st["statuses"].as_object().map_or(0, |m| m.len()), 0, "{st}");
+    // Duration 1 s + timeout 0.5 s, and the process's start and end.
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+}
