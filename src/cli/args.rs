@@ -370,6 +370,7 @@ impl RequestArgs {
             kv: self.kv.options(),
             ok_status: self.ok_status,
             connection: self.connection.settings(),
+            time_first_byte: false,
         }
     }
 }

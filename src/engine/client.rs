@@ -251,12 +251,13 @@ async fn attempt<W: Workload>(
             let buf = slot.spare.take().unwrap_or_else(http::new_buffer);
             let target = &w.workload.targets()[req.target];
             match http::connect(target, w.cfg.tls.as_ref(), buf).await {
-                Ok((conn, opened)) => {
+                Ok((mut conn, opened)) => {
                     let mut rec = w.rec.borrow_mut();
                     rec.record_connect(opened.connect);
                     if let Some(t) = opened.tls {
                         rec.record_tls(t);
                     }
+                    conn.time_first_byte = w.cfg.time_first_byte;
                     slot.conn = Some(conn);
                 }
                 Err(e) => {
@@ -286,6 +287,9 @@ async fn attempt<W: Workload>(
         };
         match exchanged {
             Ok(resp) => {
+                if let Some(waiting) = resp.waiting {
+                    w.rec.borrow_mut().record_waiting(waiting);
+                }
                 if resp.close {
                     w.rec.borrow_mut().server_closes += 1;
                 }

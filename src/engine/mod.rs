@@ -69,6 +69,9 @@ pub struct EngineConfig {
     pub ok_status: OkStatus,
     /// `--http2`, `--streams`: the protocol, and how many clients share a connection.
     pub connection: ConnectionSettings,
+    /// Time each response's head from the request's write (`ab`'s Waiting); off
+    /// elsewhere, so other runs pay no extra clock reads.
+    pub time_first_byte: bool,
 }
 
 /// What one step asks for.

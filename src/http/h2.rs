@@ -164,6 +164,7 @@ impl H2Conn {
             status,
             bytes,
             close: false,
+            waiting: None,
         })
     }
 

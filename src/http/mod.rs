@@ -182,6 +182,9 @@ pub struct Response {
     pub bytes: u64,
     /// The server will not take another request on this connection.
     pub close: bool,
+    /// From the request's first byte written to its response's head read, when the
+    /// connection times it ([`Conn::time_first_byte`]: ab's "Waiting").
+    pub waiting: Option<Duration>,
 }
 
 /// How an exchange failed, before it is classified into an [`ErrorKind`].
@@ -266,6 +269,9 @@ pub struct Conn {
     end: usize,
     /// Responses received on this connection so far.
     pub served: u64,
+    /// Time each exchange's wait for the response head (two clock reads a request;
+    /// only `ab` asks, for its Waiting column).
+    pub time_first_byte: bool,
 }
 
 /// Timings of opening a connection.
@@ -383,6 +389,7 @@ impl Conn {
             start: 0,
             end: 0,
             served: 0,
+            time_first_byte: false,
         }
     }
 
@@ -400,6 +407,7 @@ impl Conn {
             start: 0,
             end: 0,
             served: 0,
+            time_first_byte: false,
         }
     }
 
@@ -418,7 +426,9 @@ impl Conn {
         body: Option<&mut BodySink<'_>>,
     ) -> Result<Response, WireError> {
         self.check_idle(meter)?;
+        let written = self.time_first_byte.then(Instant::now);
         self.stream.write_all(request, meter).await?;
+        let mut waiting = None;
         let mut r = Reader {
             bytes: 0,
             meter,
@@ -426,6 +436,9 @@ impl Conn {
         };
         loop {
             let (status, kind, close, used) = self.read_head(&mut r).await?;
+            if waiting.is_none() {
+                waiting = written.map(|t| t.elapsed());
+            }
             if let Some(head) = r.sink.as_deref_mut().and_then(|s| s.head.as_deref_mut()) {
                 head.clear();
                 head.extend_from_slice(&self.buf[self.start..self.start + used]);
@@ -468,6 +481,7 @@ impl Conn {
                 status,
                 bytes: r.bytes,
                 close,
+                waiting,
             });
         }
     }
@@ -762,7 +776,8 @@ mod tests {
             Response {
                 status: 200,
                 bytes: 43,
-                close: false
+                close: false,
+                waiting: None
             }
         );
     }

@@ -47,6 +47,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         fastest_capacity: None,
         connect_histogram: None,
         tls_handshake_histogram: None,
+        waiting_histogram: None,
         probes: Vec::new(),
         cache_hit_rate: None,
         server_process: None,

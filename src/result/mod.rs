@@ -635,6 +635,10 @@ pub struct StepResult {
     /// Same for the TLS-handshake histogram, when TLS connections were made.
     #[serde(default)]
     pub tls_handshake_histogram: Option<String>,
+    /// Same for the time from each request's write to its response's head (`hakaru ab`
+    /// only: ab's Waiting, time to first byte); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting_histogram: Option<String>,
     /// Server-side numbers before and after the step (`--probe`).
     #[serde(default)]
     pub probes: Vec<ProbeResult>,

@@ -96,6 +96,7 @@ impl StepResult {
             connect_histogram: Some(encode_histogram(&rec.connect)),
             tls_handshake_histogram: (!rec.tls_handshake.is_empty())
                 .then(|| encode_histogram(&rec.tls_handshake)),
+            waiting_histogram: (!rec.waiting.is_empty()).then(|| encode_histogram(&rec.waiting)),
             probes: Vec::new(),
             cache_hit_rate: None,
             server_process: None,
@@ -179,6 +180,7 @@ impl StepResult {
             self.tls_handshake_histogram.as_ref(),
             &mut rec.tls_handshake,
         )?;
+        put("waiting", self.waiting_histogram.as_ref(), &mut rec.waiting)?;
         put(
             "pacer lag",
             self.pacer_lag_histogram.as_ref(),

@@ -233,6 +233,8 @@ impl AbOptions {
                 content_type,
                 keep_alive: self.keep_alive,
                 ok_status: self.ok_status,
+                // ab's Waiting column: time to the response's head.
+                time_first_byte: true,
                 // ab's report lists no requests by name.
                 n_slow: 0,
                 n_fast: 0,

@@ -408,6 +408,7 @@ impl BulkOptions {
             timeline: false,
             ok_status: self.ok_status,
             connection: Default::default(),
+            time_first_byte: false,
         })
     }
 

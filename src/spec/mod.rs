@@ -36,8 +36,8 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::{client_steps, RunSpec};
-use crate::workload::kv::RunWorkload;
 use crate::stats::OkStatus;
+use crate::workload::kv::RunWorkload;
 use crate::workload::PlanWorkload;
 
 pub use parse::{parse_count, parse_duration, parse_ok_status, parse_shard};
@@ -199,6 +199,8 @@ pub struct RequestOptions {
     pub ok_status: OkStatus,
     /// `--http2`, `--streams`.
     pub connection: crate::engine::ConnectionSettings,
+    /// Time each response's head from its request's write (`ab`'s Waiting).
+    pub time_first_byte: bool,
 }
 
 impl Default for RequestOptions {
@@ -234,6 +236,7 @@ impl Default for RequestOptions {
             kv: kv::KvOptions::default(),
             ok_status: OkStatus::default(),
             connection: Default::default(),
+            time_first_byte: false,
         }
     }
 }
@@ -446,6 +449,7 @@ impl RunOptions {
             timeline: false,
             ok_status: r.ok_status,
             connection: r.connection,
+            time_first_byte: r.time_first_byte,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -337,6 +337,9 @@ pub struct Recorder {
     pub connect: Histogram<u64>,
     /// Time of the TLS handshake, for every TLS connection opened.
     pub tls_handshake: Histogram<u64>,
+    /// From a request's write to its response's head, when the engine times it
+    /// (`EngineConfig::time_first_byte`: `ab`'s Waiting); empty otherwise.
+    pub waiting: Histogram<u64>,
     /// How late each paced request left: from its due time (open model) or the end of
     /// its client's `--wait` (closed model) to the actual send. How exact the load was.
     pub pacer_lag: Histogram<u64>,
@@ -388,6 +391,7 @@ impl Recorder {
             service: new_histogram(),
             connect: new_histogram(),
             tls_handshake: new_histogram(),
+            waiting: new_histogram(),
             pacer_lag: new_histogram(),
             items: ItemCounts::default(),
             statuses: vec![0; 1000],
@@ -531,6 +535,12 @@ impl Recorder {
         record_us(&mut self.tls_handshake, d);
     }
 
+    /// A response's head arrived `d` after its request was written (`ab`'s Waiting).
+    #[inline]
+    pub fn record_waiting(&mut self, d: Duration) {
+        record_us(&mut self.waiting, d);
+    }
+
     /// Keep `message()` as the sample of `kind` unless one is already kept; the
     /// message is only made the first time.
     #[inline]
@@ -594,6 +604,9 @@ impl Recorder {
             .expect("same histogram bounds");
         self.tls_handshake
             .add(&other.tls_handshake)
+            .expect("same histogram bounds");
+        self.waiting
+            .add(&other.waiting)
             .expect("same histogram bounds");
         self.pacer_lag
             .add(&other.pacer_lag)

@@ -122,6 +122,7 @@ impl HttpSink {
             timeline: false,
             ok_status: Default::default(),
             connection: Default::default(),
+            time_first_byte: false,
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});

@@ -98,6 +98,43 @@ fn ab_writes_its_percentile_csv_and_gnuplot_files() {
     let tsv = std::fs::read_to_string(tsv).unwrap();
     assert_eq!(tsv.lines().count(), 301);
     assert!(tsv.starts_with("starttime\tseconds\tctime\tdtime\tttime\twait\n"));
+    // Every response's wait is a number no larger than its total (issue 19: `-` before).
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let (total, wait): (u64, u64) = (cols[4].parse().unwrap(), cols[5].parse().unwrap());
+        assert!(wait <= total, "{line}");
+    }
+}
+
+/// Regression (issue 19): ab's Waiting row was all dashes; it is each request's
+/// write to its response's head, so against `/delay/20` it is at least 20 ms and
+/// Connect (keep-alive: 0) plus Waiting is about Total.
+#[test]
+fn ab_waiting_is_time_to_the_response_head() {
+    let t = target();
+    let out = ok(&run(&[
+        "ab",
+        "-k",
+        "-c",
+        "2",
+        "-n",
+        "20",
+        &format!("http://{}/delay/20", t.addr),
+    ]));
+    let row = |label: &str| -> Vec<String> {
+        out.lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no {label} in:\n{out}"))[label.len()..]
+            .split_whitespace()
+            .map(String::from)
+            .collect()
+    };
+    let waiting = row("Waiting:");
+    let min: u64 = waiting[0].parse().unwrap_or_else(|_| panic!("{out}"));
+    assert!(min >= 20, "{out}");
+    let total: u64 = row("Total:")[4].parse().unwrap();
+    let max_wait: u64 = waiting[4].parse().unwrap();
+    assert!(max_wait <= total, "{out}");
 }
 
 #[test]

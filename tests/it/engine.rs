@@ -158,6 +158,7 @@ fn config(threads: usize) -> EngineConfig {
         timeline: false,
         ok_status: Default::default(),
         connection: Default::default(),
+        time_first_byte: false,
     }
 }
 

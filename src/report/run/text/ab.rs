@@ -125,6 +125,14 @@ fn connect_as_ab(step: &StepResult, responses: u64) -> Option<Histogram<u64>> {
     Some(h)
 }
 
+/// The step's time from each request's write to its response's head (ab's Waiting),
+/// when the run timed it (`hakaru ab` does; results of other commands do not).
+fn waiting_as_ab(step: &StepResult) -> Option<Histogram<u64>> {
+    decode_histogram(step.waiting_histogram.as_deref()?)
+        .ok()
+        .filter(|h| !h.is_empty())
+}
+
 /// The whole report of `hakaru ab`: ab's layout, then hakaru's additions.
 pub fn ab_summary(run: &RunResult, step: &StepResult, facts: &AbFacts) -> String {
     let mut out = String::new();
@@ -251,7 +259,9 @@ pub fn ab_summary(run: &RunResult, step: &StepResult, facts: &AbFacts) -> String
         out.push_str("              min  mean[+/-sd] median   max\n");
         let _ = writeln!(out, "{}", connect_row.line("Connect:"));
         let _ = writeln!(out, "{}", processing.line("Processing:"));
-        let _ = writeln!(out, "{}", TimesRow::default().line("Waiting:"));
+        let waiting = waiting_as_ab(step);
+        let waiting_row = waiting.as_ref().map(TimesRow::of).unwrap_or_default();
+        let _ = writeln!(out, "{}", waiting_row.line("Waiting:"));
         let _ = writeln!(out, "{}", total_row.line("Total:"));
         if total.len() > 1 {
             out.push_str("\nPercentage of the requests served within a certain time (ms)\n");
@@ -375,7 +385,8 @@ fn extras(
         "  Connection Times: Total is each response's time from the histogram; Connect is the connect\n  \
          histogram with 0 ms for requests on a reused connection, as ab counts them; Processing shows\n  \
          only its mean (Total − Connect): the histograms keep no per-request pairs for the rest;\n  \
-         Waiting (time to first byte) is not measured. ±sd is over all responses.\n",
+         Waiting is each request's write to its response's head (time to first byte).\n  \
+         ±sd is over all responses.\n",
     );
     if step.error_total() > 0 {
         out.push_str(
@@ -411,7 +422,8 @@ pub fn percentile_csv(step: &StepResult) -> Result<String, String> {
 /// (per-request start times are not kept); `ctime` is rank-paired from the connect
 /// times as ab counts them (the i-th shortest connect beside the i-th shortest
 /// total: the same distribution, not necessarily the same request), `dtime` is
-/// `ttime − ctime`, and `wait` (time to first byte) is not measured: `-`.
+/// `ttime − ctime`, and `wait` (time to first byte) is rank-paired the same way from
+/// the waiting histogram (`-` in a result that did not time it).
 pub fn write_gnuplot(step: &StepResult, out: &mut dyn Write) -> io::Result<()> {
     let bad = |e: String| io::Error::new(io::ErrorKind::InvalidData, e);
     let total = step.decode_histogram().map_err(bad)?;
@@ -421,12 +433,17 @@ pub fn write_gnuplot(step: &StepResult, out: &mut dyn Write) -> io::Result<()> {
     }
     let connect = connect_as_ab(step, total.len());
     let (ctime_str, secs) = ctime(&step.started_at);
-    let mut connects = connect.as_ref().map(|c| {
+    let runs = |h: &Histogram<u64>| {
         Runs::new(
-            c.iter_recorded()
-                .map(|v| (v.value_iterated_to(), v.count_at_value())),
+            h.iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect::<Vec<_>>()
+                .into_iter(),
         )
-    });
+    };
+    let mut connects = connect.as_ref().map(runs);
+    let waiting = waiting_as_ab(step);
+    let mut waits = waiting.as_ref().map(runs);
     for v in total.iter_recorded() {
         let t = round_ms(v.value_iterated_to() as f64);
         for _ in 0..v.count_at_value() {
@@ -434,7 +451,11 @@ pub fn write_gnuplot(step: &StepResult, out: &mut dyn Write) -> io::Result<()> {
                 .as_mut()
                 .and_then(|r| r.next())
                 .map_or(0, |us| round_ms(us as f64).min(t));
-            writeln!(out, "{ctime_str}\t{secs}\t{c}\t{}\t{t}\t-", t - c)?;
+            let wait = waits
+                .as_mut()
+                .and_then(|r| r.next())
+                .map_or("-".to_string(), |us| round_ms(us as f64).min(t).to_string());
+            writeln!(out, "{ctime_str}\t{secs}\t{c}\t{}\t{t}\t{wait}", t - c)?;
         }
     }
     Ok(())
@@ -527,6 +548,12 @@ mod tests {
             connect.record(50 + i * 3).unwrap();
         }
         step.connect_histogram = Some(encode_histogram(&connect));
+        // Each response's head 0.3 ms before its end.
+        let mut waiting = new_histogram();
+        for i in 0..199u64 {
+            waiting.record(500 + i * 40).unwrap();
+        }
+        step.waiting_histogram = Some(encode_histogram(&waiting));
         let mut r = run(vec![step.clone()]);
         r.settings.keep_alive = false;
         let facts = AbFacts {
@@ -616,7 +643,7 @@ mod tests {
             "              min  mean[+/-sd] median   max",
             "Connect:        0    0   0.2      0       1",
             "Processing:     -    4     -      -       -",
-            "Waiting:        -    -     -      -       -",
+            "Waiting:        1    4   2.3      4       8",
             "Total:          1    5   2.3      5       9",
             "Percentage of the requests served within a certain time (ms)",
             "  50%      5",
@@ -689,7 +716,18 @@ mod tests {
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "starttime\tseconds\tctime\tdtime\tttime\twait");
         assert_eq!(lines.len(), 1 + 199);
-        assert_eq!(lines[1], "Sun Nov 22 03:12:48 2026\t1795317168\t0\t1\t1\t-");
+        assert_eq!(lines[1], "Sun Nov 22 03:12:48 2026\t1795317168\t0\t1\t1\t1");
+        // A result that did not time the wait says `-`, as before.
+        let mut untimed = step.clone();
+        untimed.waiting_histogram = None;
+        let mut buf = Vec::new();
+        write_gnuplot(&untimed, &mut buf).unwrap();
+        assert!(String::from_utf8(buf)
+            .unwrap()
+            .lines()
+            .nth(1)
+            .unwrap()
+            .ends_with("\t-"));
         let ttimes: Vec<u64> = lines[1..]
             .iter()
             .map(|l| l.split('\t').nth(4).unwrap().parse().unwrap())
