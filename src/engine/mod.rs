@@ -62,9 +62,6 @@ pub struct EngineConfig {
     /// The part of every step's open-model timetable this process sends
     /// ([`Lane::ALL`] unless the run is one shard of many).
     pub lane: Lane,
-    /// No longer read: every step keeps a per-second timeline (its memory is bounded,
-    /// see [`crate::stats::timeline`]). Kept until the commands stop setting it.
-    pub timeline: bool,
     /// What counts as a success (`--ok-status`).
     pub ok_status: OkStatus,
     /// `--http2`, `--streams`: the protocol, and how many clients share a connection.

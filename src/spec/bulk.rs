@@ -405,7 +405,6 @@ impl BulkOptions {
             lane: self.shard.map_or(Lane::ALL, |k| {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
-            timeline: false,
             ok_status: self.ok_status,
             connection: Default::default(),
             time_first_byte: false,

@@ -446,7 +446,6 @@ impl RunOptions {
             lane: s.shard.map_or(Lane::ALL, |k| {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
-            timeline: false,
             ok_status: r.ok_status,
             connection: r.connection,
             time_first_byte: r.time_first_byte,

@@ -119,7 +119,6 @@ impl HttpSink {
             n_fast: 0,
             tls: None,
             lane: Lane::ALL,
-            timeline: false,
             ok_status: Default::default(),
             connection: Default::default(),
             time_first_byte: false,

@@ -249,7 +249,6 @@ pub fn build(
         })?;
     let most_clients = steps.iter().map(|s| s.n_clients).max().unwrap_or(1);
     let mut engine = first.engine.clone();
-    engine.timeline = true;
     engine.tls = tls;
     // A shard sends its lane of each open-model phase's timetable.
     engine.lane = shard.map_or(Lane::ALL, |k| {

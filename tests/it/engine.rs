@@ -155,7 +155,6 @@ fn config(threads: usize) -> EngineConfig {
         n_fast: 2,
         tls: None,
         lane: Lane::ALL,
-        timeline: false,
         ok_status: Default::default(),
         connection: Default::default(),
         time_first_byte: false,
