@@ -371,6 +371,7 @@ impl RequestArgs {
             ok_status: self.ok_status,
             connection: self.connection.settings(),
             time_first_byte: false,
+            http10: false,
         }
     }
 }

@@ -16,6 +16,25 @@ pub fn host_header(host: &str, port: u16, https: bool) -> String {
     }
 }
 
+/// How a request asks for its connection: HTTP/1.1 (kept open unless `Connection:
+/// close`) or HTTP/1.0 as ApacheBench sends it (closed unless `Connection:
+/// Keep-Alive`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Persistence {
+    pub keep_alive: bool,
+    pub http10: bool,
+}
+
+impl Persistence {
+    /// HTTP/1.1, kept open or not.
+    pub fn http11(keep_alive: bool) -> Self {
+        Persistence {
+            keep_alive,
+            http10: false,
+        }
+    }
+}
+
 /// The request exactly as it goes on the wire.
 pub fn encode_request(
     method: &str,
@@ -24,10 +43,11 @@ pub fn encode_request(
     headers: &[(String, String)],
     body: Option<&[u8]>,
     content_type: Option<&str>,
-    keep_alive: bool,
+    conn: Persistence,
 ) -> Vec<u8> {
     let has = |name: &str| headers.iter().any(|(k, _)| k.eq_ignore_ascii_case(name));
-    let mut head = format!("{method} {path} HTTP/1.1\r\n");
+    let version = if conn.http10 { "1.0" } else { "1.1" };
+    let mut head = format!("{method} {path} HTTP/{version}\r\n");
     if !has("host") {
         head.push_str(&format!("Host: {host}\r\n"));
     }
@@ -41,8 +61,11 @@ pub fn encode_request(
     if !has("accept") {
         head.push_str("Accept: */*\r\n");
     }
-    if !keep_alive && !has("connection") {
-        head.push_str("Connection: close\r\n");
+    match (conn.http10, conn.keep_alive) {
+        _ if has("connection") => {}
+        (false, false) => head.push_str("Connection: close\r\n"),
+        (true, true) => head.push_str("Connection: Keep-Alive\r\n"),
+        _ => {}
     }
     for (k, v) in headers {
         head.push_str(&format!("{k}: {v}\r\n"));
@@ -92,7 +115,7 @@ impl BodyRequest {
             headers,
             Some(&[]),
             content_type,
-            keep_alive,
+            Persistence::http11(keep_alive),
         );
         // Drop "Content-Length: 0\r\n\r\n": it is written per request.
         let cut = head
@@ -119,7 +142,15 @@ mod tests {
 
     #[test]
     fn encodes_get_exactly() {
-        let b = encode_request("GET", "/d/status", "127.0.0.1:10041", &[], None, None, true);
+        let b = encode_request(
+            "GET",
+            "/d/status",
+            "127.0.0.1:10041",
+            &[],
+            None,
+            None,
+            Persistence::http11(true),
+        );
         let expected = format!("GET /d/status HTTP/1.1\r\nHost: 127.0.0.1:10041\r\nUser-Agent: hakaru/{}\r\nAccept: */*\r\n\r\n", env!("CARGO_PKG_VERSION"));
         assert_eq!(String::from_utf8(b).unwrap(), expected);
     }
@@ -133,7 +164,7 @@ mod tests {
             &[("X-A".into(), "1".into())],
             Some(b"[1]"),
             Some("application/json"),
-            false,
+            Persistence::http11(false),
         );
         let s = String::from_utf8(b).unwrap();
         assert!(s.contains("Connection: close\r\n"));
@@ -161,7 +192,7 @@ mod tests {
             &[],
             Some(b"{\"docs\":[]}"),
             Some("application/json"),
-            true,
+            Persistence::http11(true),
         );
         assert_eq!(
             String::from_utf8_lossy(&out),
@@ -171,5 +202,23 @@ mod tests {
         r.write(&mut out, b"[]");
         assert!(out.ends_with(b"Content-Length: 2\r\n\r\n[]"));
         assert_eq!(out.capacity(), cap);
+    }
+
+    /// `hakaru ab` speaks as ab does (issue 19): HTTP/1.0, `Connection: Keep-Alive`
+    /// with `-k` and no Connection header without it.
+    #[test]
+    fn http10_as_ab_sends_it() {
+        let enc = |keep_alive| {
+            let conn = Persistence {
+                keep_alive,
+                http10: true,
+            };
+            String::from_utf8(encode_request("GET", "/", "h", &[], None, None, conn)).unwrap()
+        };
+        let (k, plain) = (enc(true), enc(false));
+        assert!(k.starts_with("GET / HTTP/1.0\r\n"), "{k}");
+        assert!(k.contains("Connection: Keep-Alive\r\n"), "{k}");
+        assert!(plain.starts_with("GET / HTTP/1.0\r\n"), "{plain}");
+        assert!(!plain.contains("Connection:"), "{plain}");
     }
 }

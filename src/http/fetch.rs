@@ -79,7 +79,7 @@ fn send(
         headers,
         body,
         body.map(|_| "application/json"),
-        false,
+        super::encode::Persistence::http11(false),
     );
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

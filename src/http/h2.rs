@@ -453,7 +453,7 @@ mod tests {
             &[("X-A".into(), "1".into())],
             Some(b"[1]"),
             Some("application/json"),
-            false,
+            crate::http::encode::Persistence::http11(false),
         );
         let c = converted(&bytes, false);
         assert_eq!(c.method, Method::POST);

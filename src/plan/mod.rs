@@ -15,7 +15,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::time::Duration;
 
-use crate::http::encode::{encode_request, host_header};
+use crate::http::encode::{encode_request, host_header, Persistence};
 use crate::http::url::{encode_path, split_url};
 pub use crate::http::Target;
 use crate::pattern::{self, Entry, Group, Pattern, PatternSet};
@@ -42,6 +42,8 @@ pub struct Defaults {
     /// `-T`: Content-Type for requests with a body.
     pub content_type: Option<String>,
     pub keep_alive: bool,
+    /// Speak HTTP/1.0 as ApacheBench does (`hakaru ab`).
+    pub http10: bool,
     /// Whether patterns may name hosts of their own (absolute URLs, a pattern's `host`)
     /// beyond `hosts` and the groups' default hosts. Off for a patterns file unless
     /// `--allow-pattern-hosts`, so that a file from elsewhere cannot aim the load at a
@@ -62,6 +64,7 @@ impl Default for Defaults {
             body: None,
             content_type: None,
             keep_alive: true,
+            http10: false,
             allow_pattern_hosts: true,
         }
     }
@@ -671,7 +674,10 @@ impl Builder<'_> {
             &f.headers,
             f.body.as_deref(),
             self.d.content_type.as_deref(),
-            self.d.keep_alive,
+            Persistence {
+                keep_alive: self.d.keep_alive,
+                http10: self.d.http10,
+            },
         );
         let (head, tail) = bytes.split_at(f.method.len() + 1);
         let key = hash_of(&(target, f.timeout, &bytes));
@@ -935,7 +941,7 @@ mod tests {
                 headers,
                 body,
                 Some("application/json"),
-                false,
+                Persistence::http11(false),
             )
         };
         let cases = [

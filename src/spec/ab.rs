@@ -235,6 +235,8 @@ impl AbOptions {
                 ok_status: self.ok_status,
                 // ab's Waiting column: time to the response's head.
                 time_first_byte: true,
+                // ab's request line and connection header, as servers see ab's.
+                http10: true,
                 // ab's report lists no requests by name.
                 n_slow: 0,
                 n_fast: 0,

@@ -201,6 +201,8 @@ pub struct RequestOptions {
     pub connection: crate::engine::ConnectionSettings,
     /// Time each response's head from its request's write (`ab`'s Waiting).
     pub time_first_byte: bool,
+    /// Speak HTTP/1.0 as ApacheBench does (`hakaru ab`).
+    pub http10: bool,
 }
 
 impl Default for RequestOptions {
@@ -237,6 +239,7 @@ impl Default for RequestOptions {
             ok_status: OkStatus::default(),
             connection: Default::default(),
             time_first_byte: false,
+            http10: false,
         }
     }
 }
@@ -518,6 +521,7 @@ impl RunOptions {
             body,
             content_type: r.content_type.clone(),
             keep_alive: r.keep_alive,
+            http10: r.http10,
             // A URL on the command line names its own host; a file's hosts need leave.
             allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
         };

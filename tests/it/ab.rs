@@ -191,3 +191,40 @@ fn ab_head_and_custom_methods() {
         "{out}"
     );
 }
+
+/// Regression (issue 19): `hakaru ab` sent HTTP/1.1; ab sends HTTP/1.0 (with
+/// `Connection: Keep-Alive` under `-k`), and servers answer the two differently. A
+/// listener in the test reads what arrives.
+#[test]
+fn ab_speaks_http10_as_ab_does() {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let seen = std::thread::spawn(move || {
+        let mut heads = Vec::new();
+        // The uncounted look before the load, then the load's one request.
+        for _ in 0..2 {
+            let (conn, _) = listener.accept().unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(10)))
+                .unwrap();
+            let mut r = BufReader::new(conn);
+            let mut head = String::new();
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                head.push_str(&line);
+            }
+            let mut conn = r.into_inner();
+            let _ = conn.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok");
+            heads.push(head);
+        }
+        heads
+    });
+    let out = ok(&run(&["ab", "-k", "-n", "1", &format!("http://{addr}/x")]));
+    let heads = seen.join().unwrap();
+    let load = heads.last().unwrap();
+    assert!(load.starts_with("GET /x HTTP/1.0\r\n"), "{load}\n{out}");
+    assert!(load.contains("Connection: Keep-Alive\r\n"), "{load}");
+}

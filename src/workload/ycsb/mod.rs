@@ -318,7 +318,7 @@ impl YcsbWorkload {
             &s.headers,
             None,
             None,
-            s.keep_alive,
+            crate::http::encode::Persistence::http11(s.keep_alive),
         );
         // " HTTP/1.1\r\nHost: …\r\n…" without "GET /" and the final blank line.
         let head = full[5..full.len() - 2].to_vec();
