@@ -287,8 +287,8 @@ async fn attempt<W: Workload>(
         };
         match exchanged {
             Ok(resp) => {
-                if let Some(waiting) = resp.waiting {
-                    w.rec.borrow_mut().record_waiting(waiting);
+                if let (Some(waiting), Some(processing)) = (resp.waiting, resp.processing) {
+                    w.rec.borrow_mut().record_waiting(waiting, processing);
                 }
                 if resp.close {
                     w.rec.borrow_mut().server_closes += 1;

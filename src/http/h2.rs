@@ -165,6 +165,7 @@ impl H2Conn {
             bytes,
             close: false,
             waiting: None,
+            processing: None,
         })
     }
 

@@ -185,6 +185,9 @@ pub struct Response {
     /// From the request's first byte written to its response's head read, when the
     /// connection times it ([`Conn::time_first_byte`]: ab's "Waiting").
     pub waiting: Option<Duration>,
+    /// From the request's first byte written to the response's last byte read, when
+    /// the connection times it (ab's "Processing": Total − Connect).
+    pub processing: Option<Duration>,
 }
 
 /// How an exchange failed, before it is classified into an [`ErrorKind`].
@@ -482,6 +485,7 @@ impl Conn {
                 bytes: r.bytes,
                 close,
                 waiting,
+                processing: written.map(|t| t.elapsed()),
             });
         }
     }
@@ -777,7 +781,8 @@ mod tests {
                 status: 200,
                 bytes: 43,
                 close: false,
-                waiting: None
+                waiting: None,
+                processing: None
             }
         );
     }

@@ -48,6 +48,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         connect_histogram: None,
         tls_handshake_histogram: None,
         waiting_histogram: None,
+        processing_histogram: None,
         probes: Vec::new(),
         cache_hit_rate: None,
         server_process: None,

@@ -639,6 +639,10 @@ pub struct StepResult {
     /// only: ab's Waiting, time to first byte); absent elsewhere.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_histogram: Option<String>,
+    /// Same for the time from each request's write to its response's last byte (`hakaru
+    /// ab` only: ab's Processing, Total − Connect); absent elsewhere.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processing_histogram: Option<String>,
     /// Server-side numbers before and after the step (`--probe`).
     #[serde(default)]
     pub probes: Vec<ProbeResult>,

@@ -97,6 +97,8 @@ impl StepResult {
             tls_handshake_histogram: (!rec.tls_handshake.is_empty())
                 .then(|| encode_histogram(&rec.tls_handshake)),
             waiting_histogram: (!rec.waiting.is_empty()).then(|| encode_histogram(&rec.waiting)),
+            processing_histogram: (!rec.processing.is_empty())
+                .then(|| encode_histogram(&rec.processing)),
             probes: Vec::new(),
             cache_hit_rate: None,
             server_process: None,
@@ -181,6 +183,11 @@ impl StepResult {
             &mut rec.tls_handshake,
         )?;
         put("waiting", self.waiting_histogram.as_ref(), &mut rec.waiting)?;
+        put(
+            "processing",
+            self.processing_histogram.as_ref(),
+            &mut rec.processing,
+        )?;
         put(
             "pacer lag",
             self.pacer_lag_histogram.as_ref(),

@@ -340,6 +340,9 @@ pub struct Recorder {
     /// From a request's write to its response's head, when the engine times it
     /// (`EngineConfig::time_first_byte`: `ab`'s Waiting); empty otherwise.
     pub waiting: Histogram<u64>,
+    /// From a request's write to its response's last byte, timed with `waiting`
+    /// (`ab`'s Processing).
+    pub processing: Histogram<u64>,
     /// How late each paced request left: from its due time (open model) or the end of
     /// its client's `--wait` (closed model) to the actual send. How exact the load was.
     pub pacer_lag: Histogram<u64>,
@@ -392,6 +395,7 @@ impl Recorder {
             connect: new_histogram(),
             tls_handshake: new_histogram(),
             waiting: new_histogram(),
+            processing: new_histogram(),
             pacer_lag: new_histogram(),
             items: ItemCounts::default(),
             statuses: vec![0; 1000],
@@ -535,10 +539,12 @@ impl Recorder {
         record_us(&mut self.tls_handshake, d);
     }
 
-    /// A response's head arrived `d` after its request was written (`ab`'s Waiting).
+    /// A response's head arrived `waiting` after its request was written, and its
+    /// last byte `processing` after (`ab`'s Waiting and Processing).
     #[inline]
-    pub fn record_waiting(&mut self, d: Duration) {
-        record_us(&mut self.waiting, d);
+    pub fn record_waiting(&mut self, waiting: Duration, processing: Duration) {
+        record_us(&mut self.waiting, waiting);
+        record_us(&mut self.processing, processing);
     }
 
     /// Keep `message()` as the sample of `kind` unless one is already kept; the
@@ -607,6 +613,9 @@ impl Recorder {
             .expect("same histogram bounds");
         self.waiting
             .add(&other.waiting)
+            .expect("same histogram bounds");
+        self.processing
+            .add(&other.processing)
             .expect("same histogram bounds");
         self.pacer_lag
             .add(&other.pacer_lag)

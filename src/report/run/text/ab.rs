@@ -128,9 +128,12 @@ fn connect_as_ab(step: &StepResult, responses: u64) -> Option<Histogram<u64>> {
 /// The step's time from each request's write to its response's head (ab's Waiting),
 /// when the run timed it (`hakaru ab` does; results of other commands do not).
 fn waiting_as_ab(step: &StepResult) -> Option<Histogram<u64>> {
-    decode_histogram(step.waiting_histogram.as_deref()?)
-        .ok()
-        .filter(|h| !h.is_empty())
+    timed(step.waiting_histogram.as_deref())
+}
+
+/// A histogram the run kept, when it holds anything.
+fn timed(encoded: Option<&str>) -> Option<Histogram<u64>> {
+    decode_histogram(encoded?).ok().filter(|h| !h.is_empty())
 }
 
 /// The whole report of `hakaru ab`: ab's layout, then hakaru's additions.
@@ -249,11 +252,15 @@ pub fn ab_summary(run: &RunResult, step: &StepResult, facts: &AbFacts) -> String
         let connect = connect_as_ab(step, total.len());
         let connect_row = connect.as_ref().map(TimesRow::of).unwrap_or_default();
         let total_row = TimesRow::of(total);
-        // Processing is Total − Connect per request; without per-request pairs only
-        // its mean follows (a difference of means).
-        let processing = TimesRow {
-            mean: connect.as_ref().map(|c| round_ms(total.mean() - c.mean())),
-            ..TimesRow::default()
+        // Processing is Total − Connect per request: timed by `hakaru ab` (from each
+        // request's write to its last byte); in a result without it only its mean
+        // follows (a difference of means).
+        let processing = match timed(step.processing_histogram.as_deref()) {
+            Some(p) => TimesRow::of(&p),
+            None => TimesRow {
+                mean: connect.as_ref().map(|c| round_ms(total.mean() - c.mean())),
+                ..TimesRow::default()
+            },
         };
         out.push_str("\nConnection Times (ms)\n");
         out.push_str("              min  mean[+/-sd] median   max\n");
@@ -383,10 +390,9 @@ fn extras(
     );
     out.push_str(
         "  Connection Times: Total is each response's time from the histogram; Connect is the connect\n  \
-         histogram with 0 ms for requests on a reused connection, as ab counts them; Processing shows\n  \
-         only its mean (Total − Connect): the histograms keep no per-request pairs for the rest;\n  \
-         Waiting is each request's write to its response's head (time to first byte).\n  \
-         ±sd is over all responses.\n",
+         histogram with 0 ms for requests on a reused connection, as ab counts them; Processing is\n  \
+         each request's write to its response's last byte (Total − Connect), Waiting its write to\n  \
+         the response's head (time to first byte). ±sd is over all responses.\n",
     );
     if step.error_total() > 0 {
         out.push_str(
@@ -554,6 +560,11 @@ mod tests {
             waiting.record(500 + i * 40).unwrap();
         }
         step.waiting_histogram = Some(encode_histogram(&waiting));
+        let mut processing = new_histogram();
+        for i in 0..199u64 {
+            processing.record(700 + i * 40).unwrap();
+        }
+        step.processing_histogram = Some(encode_histogram(&processing));
         let mut r = run(vec![step.clone()]);
         r.settings.keep_alive = false;
         let facts = AbFacts {
@@ -642,7 +653,7 @@ mod tests {
             "Connection Times (ms)",
             "              min  mean[+/-sd] median   max",
             "Connect:        0    0   0.2      0       1",
-            "Processing:     -    4     -      -       -",
+            "Processing:     1    5   2.3      5       9",
             "Waiting:        1    4   2.3      4       8",
             "Total:          1    5   2.3      5       9",
             "Percentage of the requests served within a certain time (ms)",
