@@ -186,3 +186,61 @@ fn the_live_failure_count_reads_ok_status() {
         "404s fail by default: {default:?}"
     );
 }
+
+/// What a person sees in an 80-column terminal (issue 19: in tmux, `ramp --rate
+/// 200,400` left seven copies of its 85-character live line per step). The run goes
+/// in a real tmux pane of 80 columns on a private tmux server; the pane is read
+/// mid-run and at the end, once as the terminal shows it and once with wrapped lines
+/// joined: the two agree only when no line wrapped.
+#[test]
+fn an_80_column_terminal_shows_no_wrapped_line() {
+    use std::process::Command;
+    if !crate::util::have("tmux") {
+        eprintln!("skipped: tmux is not installed");
+        return;
+    }
+    let t = crate::util::target();
+    let socket = format!("hakaru-test-{}", std::process::id());
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .args(["-L", &socket])
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    };
+    let cmd = format!(
+        "{} ramp --rate 200,400 --duration 2s http://{}/; sleep 30",
+        env!("CARGO_BIN_EXE_hakaru"),
+        t.addr
+    );
+    let started = tmux(&["new-session", "-d", "-x", "80", "-y", "40", "-s", "t", &cmd]);
+    assert!(started.status.success(), "{started:?}");
+    let pane = |joined: bool| {
+        let mut a = vec!["capture-pane", "-p", "-t", "t"];
+        if joined {
+            a.push("-J");
+        }
+        String::from_utf8_lossy(&tmux(&a).stdout).into_owned()
+    };
+    let mut seen = Vec::new();
+    for wait_ms in [1_500, 4_000] {
+        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+        let (shown, joined) = (pane(false), pane(true));
+        seen.push(shown.clone());
+        // A wrapped line shows as one line of more than 80 columns once joined. The
+        // live line must never wrap (it is redrawn in place); the rows a finished step
+        // leaves (`rate … errors 0`) still may, and are written once.
+        for line in joined.lines().filter(|l| l.chars().count() > 80) {
+            assert!(line.starts_with("rate "), "a live line wrapped:\n{shown}");
+        }
+    }
+    let _ = tmux(&["kill-server"]);
+    let end = seen.last().unwrap();
+    assert!(
+        end.contains("Requests per second") || end.contains("rate"),
+        "{end}"
+    );
+    // One line per step, not a copy per redraw.
+    let rows = end.lines().filter(|l| l.contains("step 1/2")).count();
+    assert!(rows <= 1, "{end}");
+}
