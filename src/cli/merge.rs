@@ -29,7 +29,12 @@ pub struct Args {
     pub results: Vec<PathBuf>,
     /// Where to write the merged result (the CSV goes beside it); `-` prints the
     /// merged JSON result on stdout instead.
-    #[arg(short = 'o', long = "output-path", value_name = "FILE")]
+    #[arg(
+        short = 'o',
+        long = "output",
+        alias = "output-path",
+        value_name = "FILE"
+    )]
     pub output_path: PathBuf,
 
     /// Judged on the merged result: the whole run's percentiles, not one machine's.

@@ -98,7 +98,7 @@ fn the_same_flags_on_every_command() {
         assert!(h.contains("--json"), "{cmd:?}: {h}");
         assert!(h.contains("-q"), "{cmd:?}: {h}");
     }
-    for cmd in [&["suite"][..], &["stream", "send"], &["watch"]] {
+    for cmd in [&["suite"][..], &["stream", "send"], &["watch"], &["merge"]] {
         let h = help(cmd);
         assert!(h.contains("-o, --output <"), "{cmd:?}: {h}");
     }
