@@ -303,6 +303,35 @@ fn delay_answers_no_sooner_than_asked() {
     assert!(started.elapsed() >= Duration::from_millis(50));
 }
 
+/// Regression (issue 19): `/delay/N` answered 1.1 ms late (tokio's millisecond timer
+/// rounds every deadline up). The median of /delay/5 minus that of /delay/0 (the
+/// round trip itself) is 5 ms within 0.6 ms: wide enough for a loaded machine,
+/// narrow enough to fail the old timer. `bench/delay.sh` measures the 0.1 ms.
+#[test]
+fn delay_is_the_asked_time_not_the_next_timer_tick() {
+    let server = server();
+    let mut c = Client::connect(server.addr);
+    let mut median = |path: &str| {
+        let mut t: Vec<Duration> = (0..41)
+            .map(|_| {
+                let started = Instant::now();
+                assert_eq!(c.get(path).status, 200);
+                started.elapsed()
+            })
+            .collect();
+        t.sort();
+        t[20]
+    };
+    let (zero, five) = (median("/delay/0"), median("/delay/5"));
+    let over = five
+        .saturating_sub(zero)
+        .saturating_sub(Duration::from_millis(5));
+    assert!(
+        five >= Duration::from_millis(5) && over < Duration::from_micros(600),
+        "/delay/5 p50 {five:?}, /delay/0 p50 {zero:?}: {over:?} over"
+    );
+}
+
 #[test]
 fn a_delayed_answer_does_not_block_other_connections() {
     let server = server();
