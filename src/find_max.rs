@@ -102,35 +102,9 @@ pub fn run<W: Workload>(
         }
         let length = fm.probe_length(rate) * stretch;
         observer.probe_started(probes.len(), rate, length.as_secs_f64());
-        let profile = match RateProfile::constant(rate) {
-            Ok(p) => Arc::new(p),
-            // The spec bounds every rate the search can reach; stop rather than panic.
-            Err(_) => break,
-        };
-        let part = StepSpec {
-            n_clients: connections,
-            duration: Some(length / PARTS as u32),
-            n_requests: None,
-            rate: Some(profile),
-        };
-        let spec = RunSpec {
-            mode: base.mode,
-            command_line: base.command_line.clone(),
-            steps: vec![part; PARTS],
-            interval: std::time::Duration::ZERO,
-            settings: base.settings.clone(),
-            outputs: None,
-            prober: base.prober.clone(),
-            probe_pid: base.probe_pid,
-            rounds: 1,
-            warmup: if probes.is_empty() { base.warmup } else { None },
-            // A part without responses does not end the probe: it fails on its own
-            // numbers.
-            keep_going: true,
-            until_saturated: false,
-            hooks: None,
-            // Probes follow one another as the search decides: no shared schedule.
-            start_at: None,
+        // The spec bounds every rate the search can reach; stop rather than panic.
+        let Some(spec) = probe_spec(base, connections, rate, length, probes.is_empty()) else {
+            break;
         };
         let measured = runner::run(&spec, workload, engine, stop, observer)?;
         let out = run.get_or_insert_with(|| RunResult {
@@ -209,6 +183,44 @@ pub fn run<W: Workload>(
         write(&out, files)?;
     }
     Ok(out)
+}
+
+/// One probe as the runner runs it: `PARTS` open-model parts at `rate`, `length` in
+/// all; the run's warm-up before the first probe only. `None` for a rate no profile
+/// can hold.
+fn probe_spec(
+    base: &RunSpec,
+    connections: usize,
+    rate: f64,
+    length: std::time::Duration,
+    first: bool,
+) -> Option<RunSpec> {
+    let profile = Arc::new(RateProfile::constant(rate).ok()?);
+    let part = StepSpec {
+        n_clients: connections,
+        duration: Some(length / PARTS as u32),
+        n_requests: None,
+        rate: Some(profile),
+    };
+    Some(RunSpec {
+        mode: base.mode,
+        command_line: base.command_line.clone(),
+        steps: vec![part; PARTS],
+        interval: std::time::Duration::ZERO,
+        settings: base.settings.clone(),
+        outputs: None,
+        prober: base.prober.clone(),
+        probe_pid: base.probe_pid,
+        rounds: 1,
+        warmup: if first { base.warmup } else { None },
+        // A part without responses does not end the probe: it fails on its own
+        // numbers.
+        keep_going: true,
+        until_saturated: false,
+        hooks: None,
+        // Probes follow one another as the search decides: no shared schedule.
+        start_at: None,
+    })
 }
 
 /// The first probe that passed: its rate and median response time, what a target

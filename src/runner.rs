@@ -107,32 +107,7 @@ pub fn run<W: Workload>(
     let cpus = machine.cpus;
     let targets: Vec<String> = workload.targets().iter().map(|t| t.label()).collect();
     let rounds = spec.rounds.max(1);
-    let mut run = RunResult {
-        schema_version: SCHEMA_VERSION,
-        tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
-        command_line: spec.command_line.clone(),
-        mode: spec.mode,
-        started_at: sysinfo::now_rfc3339(),
-        partial: false,
-        state: RunState::Running,
-        stop_reason: None,
-        ended_because: None,
-        settings: spec.settings.clone(),
-        machine,
-        targets: targets.clone(),
-        // Every planned request only when asked (`--request-list`): a million-line
-        // patterns file would otherwise put a million URLs into memory and the file.
-        requests: if spec.settings.request_list {
-            RequestList::all(workload.request_infos())
-        } else {
-            RequestList::default()
-        },
-        steps: Vec::with_capacity(spec.steps.len() * rounds),
-        verify: None,
-        suite: None,
-        thresholds: None,
-        find_max: None,
-    };
+    let mut run = new_run(spec, workload.as_ref(), machine, targets.clone());
     if let Some(out) = &spec.outputs {
         // Temporaries a killed earlier run left beside these files.
         out.clean_stale();
@@ -232,6 +207,51 @@ pub fn run<W: Workload>(
             }
         }
     }
+    close(&mut run, spec, rounds, stop);
+    if let Some(out) = &spec.outputs {
+        write_outputs(&run, out);
+    }
+    Ok(run)
+}
+
+/// The run's result before its first step: what was asked, on which machine.
+fn new_run<W: Workload>(
+    spec: &RunSpec,
+    workload: &W,
+    machine: crate::result::Machine,
+    targets: Vec<String>,
+) -> RunResult {
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool: format!("hakaru {}", env!("CARGO_PKG_VERSION")),
+        command_line: spec.command_line.clone(),
+        mode: spec.mode,
+        started_at: sysinfo::now_rfc3339(),
+        partial: false,
+        state: RunState::Running,
+        stop_reason: None,
+        ended_because: None,
+        settings: spec.settings.clone(),
+        machine,
+        targets,
+        // Every planned request only when asked (`--request-list`): a million-line
+        // patterns file would otherwise put a million URLs into memory and the file.
+        requests: if spec.settings.request_list {
+            RequestList::all(workload.request_infos())
+        } else {
+            RequestList::default()
+        },
+        steps: Vec::with_capacity(spec.steps.len() * spec.rounds.max(1)),
+        verify: None,
+        suite: None,
+        thresholds: None,
+        find_max: None,
+    }
+}
+
+/// The run's end: why a ramp that found no saturation stopped, whether it is whole,
+/// and its state.
+fn close(run: &mut RunResult, spec: &RunSpec, rounds: usize, stop: &Stop) {
     if spec.until_saturated && run.ended_because.is_none() && !stop.is_triggered() {
         if let Some(last) = run.steps.last().filter(|_| run.stop_reason.is_none()) {
             run.ended_because = Some(format!(
@@ -252,10 +272,6 @@ pub fn run<W: Workload>(
     } else {
         RunState::Complete
     };
-    if let Some(out) = &spec.outputs {
-        write_outputs(&run, out);
-    }
-    Ok(run)
 }
 
 /// One measured step with its probes around it.

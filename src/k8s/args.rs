@@ -165,23 +165,7 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                           with the server's own count",
                 })
             }
-            "--junit" | "--live-out" => {
-                let path = value(flag)?;
-                let instead = if flag == "--junit" {
-                    "give --junit to merge, which judges the whole run"
-                } else {
-                    "watch the pods with --metrics-listen, or their logs"
-                };
-                return Err(K8sError::PodWrites {
-                    flag: if flag == "--junit" {
-                        "--junit"
-                    } else {
-                        "--live-out"
-                    },
-                    path,
-                    instead,
-                });
-            }
+            "--junit" | "--live-out" => return Err(pod_writes(flag == "--junit", value(flag)?)),
             "--profile" if command == Sharded::Suite => {
                 value(flag)?;
                 seen.scenario = true;
@@ -245,6 +229,26 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
     pod.args
         .extend(command.output_flags().iter().map(|f| f.to_string()));
     Ok(pod)
+}
+
+/// `--junit` (`junit`) or `--live-out` in a pod's command: its file would stay in the pod.
+fn pod_writes(junit: bool, path: String) -> K8sError {
+    let (flag, instead) = if junit {
+        (
+            "--junit",
+            "give --junit to merge, which judges the whole run",
+        )
+    } else {
+        (
+            "--live-out",
+            "watch the pods with --metrics-listen, or their logs",
+        )
+    };
+    K8sError::PodWrites {
+        flag,
+        path,
+        instead,
+    }
 }
 
 /// What the arguments said, as far as the render needs to know.
