@@ -222,19 +222,26 @@ fn an_80_column_terminal_shows_no_wrapped_line() {
         }
         String::from_utf8_lossy(&tmux(&a).stdout).into_owned()
     };
+    // Read every 300 ms through both steps (2 s each) and after the end; at least one
+    // read must catch the live line, or the test would check nothing.
     let mut seen = Vec::new();
-    for wait_ms in [1_500, 4_000] {
-        std::thread::sleep(std::time::Duration::from_millis(wait_ms));
+    for _ in 0..20 {
+        std::thread::sleep(std::time::Duration::from_millis(300));
         let (shown, joined) = (pane(false), pane(true));
-        seen.push(shown.clone());
         // A wrapped line shows as one line of more than 80 columns once joined. The
         // live line must never wrap (it is redrawn in place); the rows a finished step
         // leaves (`rate … errors 0`) still may, and are written once.
         for line in joined.lines().filter(|l| l.chars().count() > 80) {
             assert!(line.starts_with("rate "), "a live line wrapped:\n{shown}");
         }
+        seen.push(shown);
     }
     let _ = tmux(&["kill-server"]);
+    assert!(
+        seen.iter().any(|s| s.contains("  step ")),
+        "no read caught the live line:\n{}",
+        seen.join("\n----\n")
+    );
     let end = seen.last().unwrap();
     assert!(
         end.contains("Requests per second") || end.contains("rate"),
