@@ -208,8 +208,12 @@ fn an_80_column_terminal_shows_no_wrapped_line() {
             .output()
             .expect("tmux runs")
     };
+    // The shell runs in the test's own directory: without it the ramp wrote its
+    // default hakaru-result.csv/.json into the checkout (where they got committed).
+    let dir = crate::util::TempDir::new("tmux-80");
     let cmd = format!(
-        "{} ramp --rate 200,400 --duration 2s http://{}/; sleep 30",
+        "cd {} && {} ramp --rate 200,400 --duration 2s http://{}/; sleep 30",
+        dir.0.display(),
         env!("CARGO_BIN_EXE_hakaru"),
         t.addr
     );
