@@ -564,3 +564,106 @@ fn window_and_label_grammar_errors_name_the_column() {
         stderr(&o)
     );
 }
+
+/// `report --threshold` ends through the same path as a live run (`cli::finish`): the
+/// same verdicts, the same JUnit file, the same exit code, and with `-o -` the page
+/// alone on stdout (the table and the failure on stderr).
+#[test]
+fn report_judges_a_kept_result_exactly_as_the_run_did() {
+    let t = target();
+    let dir = TempDir::new("thr-report-finish");
+    let url = format!("http://{}/status/500", t.addr);
+    let live_xml = dir.path("live.xml");
+    let o = run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "40",
+        "--threshold",
+        "errors<1%",
+        "--threshold",
+        "p99<10s",
+        "--junit",
+        live_xml.to_str().unwrap(),
+        "-o",
+        dir.path("r.csv").to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    let json = dir.path("r.json");
+    let before = std::fs::read(&json).unwrap();
+    let read_xml = dir.path("read.xml");
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "errors<1%",
+        "--threshold",
+        "p99<10s",
+        "--junit",
+        read_xml.to_str().unwrap(),
+        "-o",
+        dir.path("r.html").to_str().unwrap(),
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{out}{err}");
+    assert_eq!(junit(&read_xml), junit(&live_xml));
+    assert!(out.contains("Thresholds: FAILED (1 of 2 held)"), "{out}");
+    assert!(err.contains("1 threshold(s) failed: errors<1%"), "{err}");
+    assert!(
+        err.contains(&format!("wrote {}", dir.path("r.html").display())),
+        "{err}"
+    );
+    // The page shows the verdicts judged now; the result file is not changed.
+    let page = std::fs::read_to_string(dir.path("r.html")).unwrap();
+    assert!(
+        page.contains("errors&lt;1%") || page.contains("errors<1%"),
+        "no verdicts in the page"
+    );
+    assert_eq!(std::fs::read(&json).unwrap(), before);
+    // `-o -`: the page alone on stdout; the text for a person on stderr.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "errors<1%",
+        "-o",
+        "-",
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{err}");
+    assert!(
+        out.trim_start().starts_with("<!"),
+        "{}",
+        &out[..out.len().min(200)]
+    );
+    assert!(
+        out.trim_end().ends_with("</html>"),
+        "the page alone on stdout"
+    );
+    assert!(err.contains("Thresholds: FAILED (0 of 1 held)"), "{err}");
+    // Without --threshold the kept verdicts are shown, and the report itself passes.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "-o",
+        dir.path("again.html").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Thresholds: FAILED (1 of 2 held)"),
+        "{}",
+        stdout(&o)
+    );
+    // A threshold that holds on the read result: exit 0.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "p99<10s",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+}
