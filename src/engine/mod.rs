@@ -64,6 +64,9 @@ pub struct EngineConfig {
     pub lane: Lane,
     /// What counts as a success (`--ok-status`).
     pub ok_status: OkStatus,
+    /// The labels the run's thresholds name: timed whatever their rank, and fed to
+    /// `--abort-on-fail`'s judge as their seconds end ([`live::LabelFeed`]).
+    pub label_feed: Option<Arc<live::LabelFeed>>,
     /// `--http2`, `--streams`: the protocol, and how many clients share a connection.
     pub connection: ConnectionSettings,
     /// Time each response's head from the request's write (`ab`'s Waiting); off
@@ -207,6 +210,12 @@ pub fn run_step<W: Workload>(
             .with_ok(cfg.ok_status)
     };
 
+    // The labels thresholds name get seconds of their own, fed to the live judge.
+    let named = cfg
+        .label_feed
+        .as_ref()
+        .map_or_else(Vec::new, |f| f.start_step(&labels));
+
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
     let mut spawn_failure = None;
@@ -232,7 +241,7 @@ pub fn run_step<W: Workload>(
             },
         };
         let (workload, cfg, progress) = (workload.clone(), cfg.clone(), progress.clone());
-        let rec = new_recorder().with_ticker(t0);
+        let rec = new_recorder().with_timed_ticker(t0, &named);
         let to_coordinator = done_tx.clone();
         let stop_rx = stop.subscribe();
         let tx = done_tx.clone();
@@ -285,7 +294,12 @@ pub fn run_step<W: Workload>(
     loop {
         let wait = next_progress.saturating_duration_since(Instant::now());
         match done_rx.recv_timeout(wait) {
-            Ok(Message::Second(f)) => merged.add_second(*f),
+            Ok(Message::Second(f)) => {
+                if let Some(feed) = &cfg.label_feed {
+                    feed.add(&f);
+                }
+                merged.add_second(*f)
+            }
             Ok(Message::Done(done)) => {
                 let (rec, end, failed) = *done;
                 merged.merge(&rec);

@@ -434,9 +434,19 @@ impl Recorder {
     }
 
     /// A worker's recorder: count each request in its second too, from `start`.
-    pub fn with_ticker(mut self, start: Instant) -> Self {
-        let timed = self.label_names.len().min(TIMED_LABELS);
-        self.ticker = Some(Ticker::new(start, timed).with_ok(self.ok));
+    pub fn with_ticker(self, start: Instant) -> Self {
+        self.with_timed_ticker(start, &[])
+    }
+
+    /// [`Recorder::with_ticker`], with a per-second timeline for the labels of index
+    /// `also` too (those a threshold names), besides the first [`TIMED_LABELS`].
+    pub fn with_timed_ticker(mut self, start: Instant, also: &[u16]) -> Self {
+        let n = self.label_names.len();
+        let mut timed: Vec<u16> = (0..n.min(TIMED_LABELS) as u16).collect();
+        timed.extend(also.iter().filter(|i| usize::from(**i) < n));
+        timed.sort_unstable();
+        timed.dedup();
+        self.ticker = Some(Ticker::new(start, &timed).with_ok(self.ok));
         self
     }
 
