@@ -211,11 +211,8 @@ pub fn run_step<W: Workload>(
     };
 
     // The labels thresholds name get seconds of their own, fed to the live judge.
-    let named = cfg
-        .label_feed
-        .as_ref()
-        .map_or_else(Vec::new, |f| f.start_step(&labels));
-
+    let feed = cfg.label_feed.as_deref();
+    let named = feed.map_or_else(Vec::new, |f| f.start_step(&labels));
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
     let mut spawn_failure = None;
@@ -295,9 +292,8 @@ pub fn run_step<W: Workload>(
         let wait = next_progress.saturating_duration_since(Instant::now());
         match done_rx.recv_timeout(wait) {
             Ok(Message::Second(f)) => {
-                if let Some(feed) = &cfg.label_feed {
-                    feed.add(&f);
-                }
+                // The labels thresholds name, for the live judge, then the timeline.
+                cfg.label_feed.iter().for_each(|feed| feed.add(&f));
                 merged.add_second(*f)
             }
             Ok(Message::Done(done)) => {
@@ -313,14 +309,7 @@ pub fn run_step<W: Workload>(
         // Seconds arrive often: progress keeps its own beat.
         if Instant::now() >= next_progress {
             next_progress = Instant::now() + PROGRESS_EVERY;
-            let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            let failed = progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum();
-            on_progress(Progress {
-                elapsed: t0.elapsed(),
-                finished,
-                failed,
-                latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
-            });
+            on_progress(progress_now(&progress, t0));
         }
     }
     for h in handles {
@@ -335,6 +324,16 @@ pub fn run_step<W: Workload>(
         partial: stop.is_triggered() || failure.is_some(),
         failure,
         cpu_s: (sysinfo::process_cpu_seconds() - cpu0).max(0.0),
+    }
+}
+
+/// The step's progress now, from the workers' counters.
+fn progress_now(progress: &[PaddedCounter], t0: Instant) -> Progress {
+    Progress {
+        elapsed: t0.elapsed(),
+        finished: progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum(),
+        failed: progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum(),
+        latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
     }
 }
 
