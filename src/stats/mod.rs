@@ -745,6 +745,41 @@ mod tests {
         assert_eq!(fast, vec![1, 2, 3]);
     }
 
+    /// A label a threshold names is timed whatever its rank: before, only the first
+    /// [`TIMED_LABELS`] had seconds of their own, so `p99[5s]{name=ninth}` had no
+    /// timeline to judge and `--abort-on-fail` nothing to read live.
+    #[test]
+    fn a_label_a_threshold_names_is_timed_past_the_busiest_few() {
+        let mut set = LabelSet::new();
+        for i in 0..TIMED_LABELS + 2 {
+            set.intern("name", &format!("n{i}"));
+        }
+        let names = Arc::new(set.finish("test"));
+        let t0 = Instant::now();
+        let named = TIMED_LABELS as u16 + 1;
+        let mut r = Recorder::new(1, 0, 0)
+            .with_labels(names)
+            .with_timed_ticker(t0, &[named, 999]);
+        let ms = Duration::from_millis;
+        for label in [0, TIMED_LABELS as u16, named] {
+            assert!(r
+                .record_label(label, t0 + ms(10), Outcome::Status(200), ms(3), 5, 5)
+                .is_none());
+        }
+        let f = r
+            .ticker
+            .as_mut()
+            .and_then(|t| t.finish(15))
+            .expect("a second");
+        let timed: Vec<u16> = f.labels.iter().map(|(i, _)| *i).collect();
+        assert_eq!(
+            timed,
+            vec![0, named],
+            "the first few and the named one only"
+        );
+        assert_eq!(f.second.responses, 3);
+    }
+
     #[test]
     fn workers_seconds_and_labels_add_up_at_the_coordinator() {
         let t0 = Instant::now();
