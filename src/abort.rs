@@ -15,50 +15,58 @@
 //!   `delayAbortEval`, they are judged only once they rest on enough samples
 //!   ([`min_samples`]: 1,000 responses for a p99, the rule `--find-max` uses). A step's
 //!   `qps` is judged when the step ends.
-//! - **labels** are not in the live feed: a label's threshold, and every threshold on
-//!   the exact figures, are judged when each step ends; a step that fails one ends the
-//!   run there (when steps remain).
+//! - a **label's** threshold (`p99{group=search}<50ms`) alike, on that label's
+//!   figures: the engine feeds the labels thresholds name from the seconds its workers
+//!   hand over ([`crate::engine::live::LabelFeed`]), so a label's breach is seen once
+//!   its second ends (within about a second). A label the feed does not carry (a
+//!   `host=` label, a run whose command feeds none) is judged when its step ends.
+//! - every threshold on the exact figures is judged again when each step ends; a step
+//!   that fails one ends the run there (when steps remain).
 //!
 //! A latency from the live histogram is read at its bucket's edge that favours the
 //! threshold (the lowest value the bucket stands for, against an upper bound), so the
 //! judge stops a run only for a breach the exact figures will show too.
 
 use std::collections::VecDeque;
+use std::sync::Arc;
 
 use crate::analysis::threshold::{judge, min_samples};
-use crate::engine::live::{upper_us, Snapshot};
+use crate::engine::live::{upper_us, LabelFeed, Snapshot, Tally};
 use crate::engine::{Progress, StepSpec, Stop};
 use crate::result::threshold::{Aborted, ThresholdsResult};
 use crate::result::{RunResult, RunState, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::threshold::{Metric, Op, Threshold};
 
-/// What the engine had counted at one moment of a step.
-#[derive(Debug, Clone, Copy, Default)]
+/// What the engine had counted at one moment of a step: all requests, and each
+/// threshold's label (by threshold index; None for a threshold without a label in
+/// the feed).
+#[derive(Debug, Clone, Default)]
 struct Mark {
     elapsed_s: f64,
-    finished: u64,
-    failed: u64,
-    latency: Snapshot,
+    all: Tally,
+    labels: Vec<Option<Tally>>,
 }
 
 impl Mark {
-    fn of(p: &Progress) -> Mark {
+    fn of(p: &Progress, labels: Vec<Option<Tally>>) -> Mark {
         Mark {
             elapsed_s: p.elapsed.as_secs_f64(),
-            finished: p.finished,
-            failed: p.failed,
-            latency: p.latency,
+            all: Tally {
+                finished: p.finished,
+                failed: p.failed,
+                latency: p.latency,
+            },
+            labels,
         }
     }
 
-    /// What happened between `earlier` and this mark.
-    fn since(&self, earlier: &Mark) -> Mark {
-        Mark {
-            elapsed_s: self.elapsed_s - earlier.elapsed_s,
-            finished: self.finished.saturating_sub(earlier.finished),
-            failed: self.failed.saturating_sub(earlier.failed),
-            latency: self.latency.since(&earlier.latency),
+    /// What threshold `i` (`t`) is judged on at this mark: its label's tally, or
+    /// all requests'. None when its label is not fed.
+    fn tally(&self, i: usize, t: &Threshold) -> Option<&Tally> {
+        match t.label {
+            None => Some(&self.all),
+            Some(_) => self.labels.get(i)?.as_ref(),
         }
     }
 }
@@ -67,9 +75,9 @@ impl Mark {
 /// there is none.
 type Live = (Result<f64, &'static str>, u64);
 
-/// `t`'s metric over `d` (a window or the step so far), latencies at the edge that
-/// favours the threshold.
-fn measure(t: &Threshold, d: &Mark) -> Live {
+/// `t`'s metric over `d` (a window or the step so far, `elapsed_s` long), latencies
+/// at the edge that favours the threshold.
+fn measure(t: &Threshold, d: &Tally, elapsed_s: f64) -> Live {
     let responses = d.latency.count();
     let favour_low = matches!(t.op, Op::Lt | Op::Le);
     if t.metric.is_latency() {
@@ -105,7 +113,7 @@ fn measure(t: &Threshold, d: &Mark) -> Live {
         Metric::ErrorShare if d.finished == 0 => (Err("no request ended"), 0),
         Metric::ErrorShare => (Ok(d.failed as f64 / d.finished as f64), d.finished),
         Metric::ErrorCount => (Ok(d.failed as f64), d.finished),
-        Metric::Qps => (Ok(responses as f64 / d.elapsed_s.max(1e-3)), responses),
+        Metric::Qps => (Ok(responses as f64 / elapsed_s.max(1e-3)), responses),
         _ => (Err("not in the live feed"), 0),
     }
 }
@@ -143,21 +151,22 @@ fn words(t: &Threshold, v: f64) -> String {
 fn breach(thresholds: &[Threshold], marks: &VecDeque<Mark>, now: &Mark) -> Option<(usize, String)> {
     let start = marks.front()?;
     for (i, t) in thresholds.iter().enumerate() {
-        if t.label.is_some() {
+        let Some(current) = now.tally(i, t) else {
             continue;
-        }
+        };
         let why = match t.window_s {
             Some(w) => {
                 // The latest mark at least a window ago.
-                let Some(base) = marks
+                let Some((base, earlier)) = marks
                     .iter()
                     .rev()
-                    .find(|m| m.elapsed_s <= now.elapsed_s - w as f64)
+                    .filter(|m| m.elapsed_s <= now.elapsed_s - w as f64)
+                    .find_map(|m| Some((m, m.tally(i, t)?)))
                 else {
                     continue;
                 };
-                let d = now.since(base);
-                let (v, _) = measure(t, &d);
+                let d = current.since(earlier);
+                let (v, _) = measure(t, &d, now.elapsed_s - base.elapsed_s);
                 if v.is_ok_and(|v| t.op.holds(v, t.bound)) {
                     continue;
                 }
@@ -172,8 +181,8 @@ fn breach(thresholds: &[Threshold], marks: &VecDeque<Mark>, now: &Mark) -> Optio
             }
             None if t.metric == Metric::Qps => continue,
             None => {
-                let d = now.since(start);
-                let (v, samples) = measure(t, &d);
+                let d = start.tally(i, t).map_or(*current, |s| current.since(s));
+                let (v, samples) = measure(t, &d, now.elapsed_s - start.elapsed_s);
                 let Ok(v) = v else { continue };
                 let grows = matches!(t.metric, Metric::Max | Metric::ErrorCount);
                 // A growing figure under a lower bound may still reach it; the others
@@ -211,6 +220,8 @@ pub struct AbortJudge {
     step: usize,
     last: bool,
     tripped: Option<Aborted>,
+    /// The labels the engine feeds, and for each threshold its label's place there.
+    feed: Option<(Arc<LabelFeed>, Vec<Option<usize>>)>,
 }
 
 impl AbortJudge {
@@ -223,7 +234,37 @@ impl AbortJudge {
             step: 0,
             last: false,
             tripped: None,
+            feed: None,
         }
+    }
+
+    /// Judge the thresholds on labels live too, from the labels `feed` carries (the
+    /// run's engine feeds it).
+    pub fn with_feed(mut self, feed: Arc<LabelFeed>) -> Self {
+        let places = self
+            .thresholds
+            .iter()
+            .map(|t| {
+                let sel = t.label.as_ref()?;
+                feed.named()
+                    .iter()
+                    .position(|l| l.key == sel.key && l.value == sel.value)
+            })
+            .collect();
+        self.feed = Some((feed, places));
+        self
+    }
+
+    /// Each threshold's label tally now (None without a label, or one not fed).
+    fn label_tallies(&self) -> Vec<Option<Tally>> {
+        let Some((feed, places)) = &self.feed else {
+            return Vec::new();
+        };
+        let tallies = feed.tallies();
+        places
+            .iter()
+            .map(|p| p.and_then(|k| tallies.get(k).copied().flatten()))
+            .collect()
     }
 
     /// Why and when it stopped the run, if it did.
@@ -260,7 +301,13 @@ impl AbortJudge {
 impl Observer for AbortJudge {
     fn step_started(&mut self, at: Position, _spec: &StepSpec) {
         self.marks.clear();
-        self.marks.push_back(Mark::default());
+        // The step's start: nothing counted, for every label either (the feed's
+        // tallies start again with each step).
+        let labels = vec![Some(Tally::default()); self.thresholds.len()];
+        self.marks.push_back(Mark {
+            labels,
+            ..Mark::default()
+        });
         self.last = at.round == at.rounds && at.index + 1 == at.of;
     }
 
@@ -268,17 +315,17 @@ impl Observer for AbortJudge {
         if self.warming || self.tripped.is_some() || self.marks.is_empty() {
             return;
         }
-        let now = Mark::of(&p);
+        let now = Mark::of(&p, self.label_tallies());
         if let Some((i, why)) = breach(&self.thresholds, &self.marks, &now) {
             self.trip(i, now.elapsed_s, why);
             return;
         }
         // A mark at each whole second; the ones no window reaches back to are dropped.
         let newest = self.marks.back().map_or(0.0, |m| m.elapsed_s);
+        let keep_from = now.elapsed_s - self.longest_window() - 2.0;
         if now.elapsed_s.floor() > newest.floor() {
             self.marks.push_back(now);
         }
-        let keep_from = now.elapsed_s - self.longest_window() - 2.0;
         while self.marks.len() > 2 && self.marks[1].elapsed_s < keep_from {
             // The step's start stays: the whole-step figures count from it.
             self.marks.remove(1);
@@ -348,9 +395,12 @@ mod tests {
     fn mark(elapsed_s: f64, finished: u64, failed: u64, c: &Counts) -> Mark {
         Mark {
             elapsed_s,
-            finished,
-            failed,
-            latency: Snapshot::of([c]),
+            all: Tally {
+                finished,
+                failed,
+                latency: Snapshot::of([c]),
+            },
+            labels: Vec::new(),
         }
     }
 
@@ -420,14 +470,14 @@ mod tests {
         }
         let d = mark(1.0, 100, 0, &c);
         // 1000 µs is in a bucket [896, 1024): below 1 ms for an upper bound.
-        let (lo, _) = measure(&t("p50<1ms"), &d);
+        let (lo, _) = measure(&t("p50<1ms"), &d.all, d.elapsed_s);
         assert!(lo.unwrap() < 0.001 && lo.unwrap() >= 0.0008, "{lo:?}");
-        let (hi, _) = measure(&t("p50>1ms"), &d);
+        let (hi, _) = measure(&t("p50>1ms"), &d.all, d.elapsed_s);
         assert!(hi.unwrap() > 0.001, "{hi:?}");
-        let (q, n) = measure(&t("qps[1s]>1"), &d);
+        let (q, n) = measure(&t("qps[1s]>1"), &d.all, d.elapsed_s);
         assert_eq!((q, n), (Ok(100.0), 100));
         assert_eq!(
-            measure(&t("errors<1%"), &Mark::default()).0,
+            measure(&t("errors<1%"), &Tally::default(), 0.0).0,
             Err("no request ended")
         );
     }
@@ -484,6 +534,81 @@ mod tests {
             "{}",
             a.why
         );
+    }
+
+    /// Issue 18: label thresholds waited for the step's end. Fed a label's finished
+    /// seconds, the judge trips on them alone while the step runs.
+    #[test]
+    fn a_label_is_judged_live_from_its_finished_seconds() {
+        use crate::stats::{Finished, Label, Labels, Outcome, Second};
+        let label = |v: &str| Label {
+            key: "group".into(),
+            value: v.into(),
+        };
+        let feed = Arc::new(LabelFeed::new(vec![label("slow"), label("gone")]));
+        let labels = Labels {
+            list: vec![label("fast"), label("slow")],
+            note: None,
+        };
+        assert_eq!(feed.start_step(&labels), vec![1]);
+        let spec = StepSpec {
+            n_clients: 1,
+            duration: None,
+            n_requests: None,
+            rate: None,
+        };
+        let at = Position {
+            round: 1,
+            rounds: 1,
+            index: 0,
+            of: 1,
+        };
+        let fast = Counts::default();
+        fast.record(Duration::from_millis(1));
+        let p = |s: f64| Progress {
+            elapsed: Duration::from_secs_f64(s),
+            finished: 1,
+            failed: 0,
+            latency: Snapshot::of([&fast]),
+        };
+        let stop = Stop::default();
+        let th = [
+            t("max<1s"),
+            t("max{group=gone}<1ms"),
+            t("max{group=slow}<50ms"),
+        ];
+        let mut judge = AbortJudge::new(&th, stop.clone()).with_feed(feed.clone());
+        judge.step_started(at, &spec);
+        judge.progress(&spec, p(0.5));
+        assert!(!stop.is_triggered(), "nothing of the label has arrived yet");
+        let second = |ms: u64| {
+            let mut s = Second::new();
+            s.record(
+                Outcome::Status(200),
+                Duration::from_millis(ms),
+                &Default::default(),
+            );
+            s
+        };
+        // A second of the fast label (not fed) and one of the slow label.
+        feed.add(&Finished {
+            index: 0,
+            second: second(1),
+            labels: vec![(0, second(500)), (1, second(100))],
+        });
+        judge.progress(&spec, p(1.25));
+        assert!(stop.is_triggered());
+        let a = judge.tripped().expect("tripped");
+        assert_eq!(a.threshold, "max{group=slow}<50ms");
+        assert!(
+            a.why
+                .starts_with("live, the step's first 1.2 s (1 samples): 9"),
+            "the slow label's 100 ms at its bucket's low edge: {}",
+            a.why
+        );
+        // A new step starts the label's tallies again.
+        feed.start_step(&labels);
+        assert_eq!(feed.tallies(), vec![Some(Tally::default()), None]);
     }
 
     #[test]

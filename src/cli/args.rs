@@ -446,6 +446,14 @@ impl Human {
         })
     }
 
+    /// Text for a person on stderr when `stderr` (stdout carries a page: `report -o -`).
+    pub fn to_stderr(stderr: bool) -> Self {
+        Human {
+            to_stderr: stderr,
+            silent: false,
+        }
+    }
+
     /// True when stdout carries JSON or CSV.
     pub fn machine(&self) -> bool {
         self.to_stderr

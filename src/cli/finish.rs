@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 
 use super::args::Human;
 use super::threshold::ThresholdArgs;
+use crate::report::output::Written;
 use crate::result::store::Outputs;
 use crate::result::RunResult;
 use crate::runner::exit;
@@ -21,6 +22,11 @@ pub type Through<'a> = (PathBuf, Box<dyn Fn(&RunResult) -> Vec<u8> + 'a>);
 
 /// A page drawn from the judged run, and where it goes.
 pub type Page = (PathBuf, fn(&RunResult) -> String);
+
+/// Pages drawn from the judged run and written through [`crate::report::output`]
+/// (`report`'s HTML, charts and Markdown): what was written, and the text for the
+/// terminal they bring.
+pub type Pages<'a> = Box<dyn FnOnce(&RunResult) -> anyhow::Result<Written> + 'a>;
 
 /// What a command's end does besides judging and printing.
 pub struct Finish<'a> {
@@ -36,6 +42,13 @@ pub struct Finish<'a> {
     pub extra: Vec<(PathBuf, Vec<u8>)>,
     /// A page drawn from the judged run (`suite`'s timeline), and where it goes.
     pub page: Option<Page>,
+    /// Pages drawn from the judged run (`report`'s), written after judging and before
+    /// the summary: their text for the terminal follows the summary, the files they
+    /// wrote are named on stderr. A result read for its pages is failed only by
+    /// verdicts judged now, not by those it keeps from an earlier judgement.
+    pub pages: Option<Pages<'a>>,
+    /// Print the verdicts' table (not when stdout carries `report --markdown`'s table).
+    pub table: bool,
     /// The measurement's own exit code ([`crate::runner::exit_code`], `--verify`).
     pub code: i32,
 }
@@ -50,6 +63,8 @@ impl<'a> Finish<'a> {
             through: None,
             extra: Vec::new(),
             page: None,
+            pages: None,
+            table: true,
             code,
         }
     }
@@ -62,8 +77,16 @@ pub fn finish(
     summary: impl FnOnce(&RunResult) -> String,
 ) -> anyhow::Result<i32> {
     let table = f.thresholds.judge(run, None)?;
+    let reread = f.pages.is_some() && table.is_none();
+    let drawn = f.pages.map(|draw| draw(run)).transpose()?;
     f.human.print(&summary(run));
-    if let Some(table) = &table {
+    if let Some(w) = &drawn {
+        f.human.print(&w.stdout);
+        for file in w.files.iter().filter(|p| p.as_os_str() != "-") {
+            eprintln!("wrote {}", file.display());
+        }
+    }
+    if let Some(table) = table.filter(|_| f.table) {
         f.human.print(&format!("\n{table}"));
     }
     let mut code = f.code;
@@ -91,6 +114,9 @@ pub fn finish(
             out.csv.display(),
             out.json.display()
         ));
+    }
+    if reread {
+        return Ok(code);
     }
     Ok(super::threshold::exit_code(run, code))
 }

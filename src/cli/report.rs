@@ -104,42 +104,63 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if let Some(stream) = crate::result::read::read_stream(&args.result) {
         return report_stream(args, stream?);
     }
-    // Read before any file is written, so a result thresholds cannot judge is refused first.
-    let mut judged = if args.thresholds.thresholds.is_empty() {
-        None
-    } else {
-        Some(read_json_result(&args.result)?)
-    };
-    // Judged before too, so the pages show the verdicts; the result file is not changed.
-    let mut table = None;
-    if let Some(run) = judged.as_mut() {
+    let judging = !args.thresholds.thresholds.is_empty();
+    // Read before any file is written, so a result thresholds cannot judge is refused
+    // first; without thresholds, what the result keeps (a CSV's from the JSON beside
+    // it): its scenario, its verdicts.
+    let kept = if judging {
+        let run = read_json_result(&args.result)?;
         args.thresholds
             .check_reading(run.mode == crate::result::Mode::Bulk)?;
-        table = args.thresholds.judge(run, None)?;
-    }
+        Some(run)
+    } else {
+        kept_result(&args.result)
+    };
     let plan = args.charts.plan(args.output);
+    let Some(mut run) = kept else {
+        // Not hakaru's result (drnbench's CSV, a CSV alone): nothing to judge.
+        tell(&render_report(&args.result, &plan, None)?.write()?);
+        return Ok(crate::runner::exit::MEASURED);
+    };
+    // The page goes to stdout (`-o -`): the text for a person goes to stderr.
+    let page_on_stdout = plan.html.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
-    let mut rendered = render_report(&args.result, &plan, judged.as_ref())?;
-    // What the result keeps (a CSV's from the JSON beside it): its scenario, its verdicts.
-    let kept = judged.clone().or_else(|| kept_result(&args.result));
+    let result = args.result.clone();
+    let pages: super::finish::Pages<'_> = Box::new(move |run| draw(&result, &plan, run, judging));
+    let finish = super::finish::Finish {
+        pages: Some(pages),
+        table: !markdown_on_stdout,
+        ..super::finish::Finish::new(
+            &args.thresholds,
+            super::args::Human::to_stderr(page_on_stdout),
+            crate::runner::exit::MEASURED,
+        )
+    };
+    // The result file is not changed: `finish` is given no result files to rewrite.
+    super::finish::finish(&mut run, finish, |_| String::new())
+}
+
+/// `report`'s pages of `run` (judged just now when `judged`, so the pages show the
+/// verdicts), written; the verdicts the result already keeps follow its text when
+/// none were judged (Markdown on stdout has them).
+fn draw(
+    result: &std::path::Path,
+    plan: &crate::report::output::OutputPlan,
+    run: &crate::result::RunResult,
+    judged: bool,
+) -> anyhow::Result<crate::report::output::Written> {
+    let mut rendered = render_report(result, plan, judged.then_some(run))?;
     // A scenario's page is its timeline, phases and events (`hakaru suite` writes the same).
-    if let Some(suite) = kept.as_ref().filter(|r| r.suite.is_some()) {
-        rendered.replace_html(&crate::report::suite::html(suite));
+    if run.suite.is_some() {
+        rendered.replace_html(&crate::report::suite::html(run));
     }
-    let written = rendered.write()?;
-    tell(&written);
-    // The verdicts the result already keeps are shown too (Markdown on stdout has them).
-    let table = table.or_else(|| {
-        let run = kept.as_ref()?;
-        Some(crate::report::threshold::threshold_table(
-            run,
-            run.thresholds.as_ref()?,
-        ))
-    });
-    if let Some(table) = table.filter(|_| !markdown_on_stdout) {
-        print!("\n{table}");
+    let mut written = rendered.write()?;
+    let kept = run.thresholds.as_ref().filter(|_| !judged);
+    if let Some(t) = kept.filter(|_| plan.markdown != Some(MarkdownTo::Stdout)) {
+        let table = crate::report::threshold::threshold_table(run, t);
+        written.stdout.push_str(&format!("\n{table}"));
     }
-    Ok(judged.map_or(0, |run| super::threshold::exit_code(&run, 0)))
+    Ok(written)
 }
 
 fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::Result<i32> {

@@ -39,8 +39,8 @@ pub struct ThresholdArgs {
     /// End the run (exit 1, the result written and marked with the threshold and the
     /// moment) as soon as a threshold can no longer hold: a full window that fails, a
     /// max or error count past its bound, a percentile, mean or error share that fails
-    /// on enough samples (1,000 for a p99), or a step that ends failing one (labels are
-    /// judged at each step's end). Commands that send load only.
+    /// on enough samples (1,000 for a p99), or a step that ends failing one; a label's
+    /// threshold once its second ends. Commands that send load only.
     #[arg(long)]
     pub abort_on_fail: bool,
 }
@@ -91,9 +91,29 @@ impl ThresholdArgs {
         observer: &mut dyn Observer,
     ) -> anyhow::Result<RunResult> {
         let stop = super::ctrl_c_stop();
-        self.watched(&stop, observer, |o| {
-            super::run_workload_until(run, workload, engine, &stop, o)
+        // The labels the thresholds name are timed and fed to the judge as they run.
+        let feed = self.label_feed();
+        let mut engine = engine.clone();
+        engine.label_feed = feed.clone().or(engine.label_feed);
+        self.watched_with(&stop, observer, feed, |o| {
+            super::run_workload_until(run, workload, &engine, &stop, o)
         })
+    }
+
+    /// The labels the thresholds name, for the engine to time and feed
+    /// ([`crate::engine::live::LabelFeed`]); None when none names one.
+    fn label_feed(&self) -> Option<Arc<crate::engine::live::LabelFeed>> {
+        let mut named: Vec<crate::stats::Label> = Vec::new();
+        for sel in self.thresholds.iter().filter_map(|t| t.label.as_ref()) {
+            let l = crate::stats::Label {
+                key: sel.key.clone(),
+                value: sel.value.clone(),
+            };
+            if !named.contains(&l) {
+                named.push(l);
+            }
+        }
+        (!named.is_empty()).then(|| Arc::new(crate::engine::live::LabelFeed::new(named)))
     }
 
     /// Runs the load (`go`, handed the observer to give the runner): with
@@ -105,10 +125,24 @@ impl ThresholdArgs {
         observer: &mut dyn Observer,
         go: impl FnOnce(&mut dyn Observer) -> anyhow::Result<RunResult>,
     ) -> anyhow::Result<RunResult> {
+        self.watched_with(stop, observer, None, go)
+    }
+
+    /// [`Self::watched`], the judge reading the labels `feed` carries live.
+    fn watched_with(
+        &self,
+        stop: &Stop,
+        observer: &mut dyn Observer,
+        feed: Option<Arc<crate::engine::live::LabelFeed>>,
+        go: impl FnOnce(&mut dyn Observer) -> anyhow::Result<RunResult>,
+    ) -> anyhow::Result<RunResult> {
         if !self.abort_on_fail || self.thresholds.is_empty() {
             return go(observer);
         }
         let mut judge = crate::abort::AbortJudge::new(&self.thresholds, stop.clone());
+        if let Some(feed) = feed {
+            judge = judge.with_feed(feed);
+        }
         let mut all = Fanout::new().with(observer).with(&mut judge);
         let run = go(&mut all);
         drop(all);

@@ -5,9 +5,16 @@
 //! can read from another thread without a lock: per worker, one relaxed atomic
 //! counter per bucket, four buckets per power of two of microseconds (each at most
 //! 19% wide). Good enough to watch; the result's figures still come from HDR.
+//!
+//! Labels have no such counters (the per-request path stays as it is): the labels a
+//! run's thresholds name are fed from the seconds the workers hand the coordinating
+//! thread ([`LabelFeed`]), so a label's figures are up to date once its second ends.
 
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
+
+use crate::stats::{Finished, Label, Labels, Second};
 
 /// Four buckets per octave of microseconds, up to 2^35 µs (9.5 hours): bucket 0 holds
 /// everything under 4 µs.
@@ -96,14 +103,19 @@ impl Snapshot {
     /// The same buckets filled from a step's exact HDR histogram (whole microseconds,
     /// as the recorder keeps them). Exact, not an estimate: every edge is a multiple of
     /// a quarter octave, which the histogram's 3 significant digits resolve, so no
-    /// histogram bucket straddles an edge.
-    pub fn from_histogram(h: &hdrhistogram::Histogram<u64>) -> Snapshot {
+    /// histogram bucket straddles an edge (2 digits, a second's, resolve them too).
+    pub fn from_histogram<T: hdrhistogram::Counter>(h: &hdrhistogram::Histogram<T>) -> Snapshot {
         let mut s = Snapshot::default();
+        s.add_histogram(h);
+        s
+    }
+
+    /// Add the responses of `h` (see [`Snapshot::from_histogram`]).
+    pub fn add_histogram<T: hdrhistogram::Counter>(&mut self, h: &hdrhistogram::Histogram<T>) {
         for v in h.iter_recorded() {
             let us = h.lowest_equivalent(v.value_iterated_to());
-            s.0[bucket(Duration::from_micros(us))] += v.count_at_value();
+            self.0[bucket(Duration::from_micros(us))] += v.count_at_value().as_u64();
         }
-        s
     }
 
     /// The quantile `q` (0..=1) as its bucket's upper edge: never below the truth, at
@@ -122,6 +134,112 @@ impl Snapshot {
             }
         }
         None
+    }
+}
+
+/// What some of a step's requests (all of them, or one label's) came to so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Requests that ended (a response or an error).
+    pub finished: u64,
+    /// Of those, the ones without a successful response.
+    pub failed: u64,
+    /// The responses' latencies, coarsely.
+    pub latency: Snapshot,
+}
+
+impl Tally {
+    /// What was counted after `earlier` (a tally of the same step).
+    pub fn since(&self, earlier: &Tally) -> Tally {
+        Tally {
+            finished: self.finished.saturating_sub(earlier.finished),
+            failed: self.failed.saturating_sub(earlier.failed),
+            latency: self.latency.since(&earlier.latency),
+        }
+    }
+
+    /// Add a finished second (its `bad_status` already judged by `--ok-status`).
+    pub fn add_second(&mut self, s: &Second) {
+        let errors = s.total_errors();
+        self.finished += s.responses + errors;
+        self.failed += s.bad_status + errors;
+        self.latency.add_histogram(&s.latency);
+    }
+}
+
+/// The labels a run's thresholds name (`p99{group=search}<50ms`), fed while each step
+/// runs: every one gets a per-second timeline whatever its rank among the workload's
+/// labels (as k6 keeps a sub-metric for every tag a threshold names), and the
+/// coordinating thread adds its finished seconds here, for `--abort-on-fail` to judge
+/// live. Shared by the run's engine settings and its judge.
+#[derive(Debug, Default)]
+pub struct LabelFeed {
+    named: Vec<Label>,
+    step: Mutex<FeedStep>,
+}
+
+/// The running step's view of the named labels.
+#[derive(Debug, Default)]
+struct FeedStep {
+    /// Workload label index → the named label's position, when it is one.
+    slots: Vec<Option<usize>>,
+    /// Per named label: its tally so far in the step, None when the step's workload
+    /// has no such label.
+    tallies: Vec<Option<Tally>>,
+}
+
+impl LabelFeed {
+    pub fn new(named: Vec<Label>) -> Self {
+        LabelFeed {
+            named,
+            step: Mutex::default(),
+        }
+    }
+
+    /// The labels fed, in the order of [`LabelFeed::tallies`].
+    pub fn named(&self) -> &[Label] {
+        &self.named
+    }
+
+    /// A step of a workload with `labels` begins: the tallies start again. Returns
+    /// the indices of the named labels among `labels` (the ones to time).
+    pub fn start_step(&self, labels: &Labels) -> Vec<u16> {
+        let mut step = self.step.lock().unwrap_or_else(|e| e.into_inner());
+        step.slots = labels
+            .list
+            .iter()
+            .map(|l| self.named.iter().position(|n| n == l))
+            .collect();
+        step.tallies = self
+            .named
+            .iter()
+            .map(|n| labels.list.contains(n).then(Tally::default))
+            .collect();
+        (0..step.slots.len() as u16)
+            .filter(|i| step.slots[usize::from(*i)].is_some())
+            .collect()
+    }
+
+    /// A worker's finished second: the named labels' shares added.
+    pub fn add(&self, f: &Finished) {
+        let mut step = self.step.lock().unwrap_or_else(|e| e.into_inner());
+        let FeedStep { slots, tallies } = &mut *step;
+        for (label, s) in &f.labels {
+            let slot = slots.get(usize::from(*label)).copied().flatten();
+            if let Some(Some(t)) = slot.and_then(|k| tallies.get_mut(k)) {
+                t.add_second(s);
+            }
+        }
+    }
+
+    /// Each named label's tally so far in the running step (None: the step's
+    /// workload has no such label).
+    pub fn tallies(&self) -> Vec<Option<Tally>> {
+        self.step
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .tallies
+            .clone()
     }
 }
 

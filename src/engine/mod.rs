@@ -64,6 +64,9 @@ pub struct EngineConfig {
     pub lane: Lane,
     /// What counts as a success (`--ok-status`).
     pub ok_status: OkStatus,
+    /// The labels the run's thresholds name: timed whatever their rank, and fed to
+    /// `--abort-on-fail`'s judge as their seconds end ([`live::LabelFeed`]).
+    pub label_feed: Option<Arc<live::LabelFeed>>,
     /// `--http2`, `--streams`: the protocol, and how many clients share a connection.
     pub connection: ConnectionSettings,
     /// Time each response's head from the request's write (`ab`'s Waiting); off
@@ -207,6 +210,9 @@ pub fn run_step<W: Workload>(
             .with_ok(cfg.ok_status)
     };
 
+    // The labels thresholds name get seconds of their own, fed to the live judge.
+    let feed = cfg.label_feed.as_deref();
+    let named = feed.map_or_else(Vec::new, |f| f.start_step(&labels));
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
     let mut spawn_failure = None;
@@ -232,7 +238,7 @@ pub fn run_step<W: Workload>(
             },
         };
         let (workload, cfg, progress) = (workload.clone(), cfg.clone(), progress.clone());
-        let rec = new_recorder().with_ticker(t0);
+        let rec = new_recorder().with_timed_ticker(t0, &named);
         let to_coordinator = done_tx.clone();
         let stop_rx = stop.subscribe();
         let tx = done_tx.clone();
@@ -285,7 +291,11 @@ pub fn run_step<W: Workload>(
     loop {
         let wait = next_progress.saturating_duration_since(Instant::now());
         match done_rx.recv_timeout(wait) {
-            Ok(Message::Second(f)) => merged.add_second(*f),
+            Ok(Message::Second(f)) => {
+                // The labels thresholds name, for the live judge, then the timeline.
+                cfg.label_feed.iter().for_each(|feed| feed.add(&f));
+                merged.add_second(*f)
+            }
             Ok(Message::Done(done)) => {
                 let (rec, end, failed) = *done;
                 merged.merge(&rec);
@@ -299,14 +309,7 @@ pub fn run_step<W: Workload>(
         // Seconds arrive often: progress keeps its own beat.
         if Instant::now() >= next_progress {
             next_progress = Instant::now() + PROGRESS_EVERY;
-            let finished = progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum();
-            let failed = progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum();
-            on_progress(Progress {
-                elapsed: t0.elapsed(),
-                finished,
-                failed,
-                latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
-            });
+            on_progress(progress_now(&progress, t0));
         }
     }
     for h in handles {
@@ -321,6 +324,16 @@ pub fn run_step<W: Workload>(
         partial: stop.is_triggered() || failure.is_some(),
         failure,
         cpu_s: (sysinfo::process_cpu_seconds() - cpu0).max(0.0),
+    }
+}
+
+/// The step's progress now, from the workers' counters.
+fn progress_now(progress: &[PaddedCounter], t0: Instant) -> Progress {
+    Progress {
+        elapsed: t0.elapsed(),
+        finished: progress.iter().map(|c| c.0.load(Ordering::Relaxed)).sum(),
+        failed: progress.iter().map(|c| c.1.load(Ordering::Relaxed)).sum(),
+        latency: live::Snapshot::of(progress.iter().map(|c| &c.2)),
     }
 }
 

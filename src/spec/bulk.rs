@@ -406,6 +406,7 @@ impl BulkOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             ok_status: self.ok_status,
+            label_feed: None,
             connection: Default::default(),
             time_first_byte: false,
         })

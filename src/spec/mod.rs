@@ -420,6 +420,7 @@ impl RunOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             ok_status: r.ok_status,
+            label_feed: None,
             connection: r.connection,
             time_first_byte: r.time_first_byte,
         };

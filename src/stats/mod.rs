@@ -434,9 +434,19 @@ impl Recorder {
     }
 
     /// A worker's recorder: count each request in its second too, from `start`.
-    pub fn with_ticker(mut self, start: Instant) -> Self {
-        let timed = self.label_names.len().min(TIMED_LABELS);
-        self.ticker = Some(Ticker::new(start, timed).with_ok(self.ok));
+    pub fn with_ticker(self, start: Instant) -> Self {
+        self.with_timed_ticker(start, &[])
+    }
+
+    /// [`Recorder::with_ticker`], with a per-second timeline for the labels of index
+    /// `also` too (those a threshold names), besides the first [`TIMED_LABELS`].
+    pub fn with_timed_ticker(mut self, start: Instant, also: &[u16]) -> Self {
+        let n = self.label_names.len();
+        let mut timed: Vec<u16> = (0..n.min(TIMED_LABELS) as u16).collect();
+        timed.extend(also.iter().filter(|i| usize::from(**i) < n));
+        timed.sort_unstable();
+        timed.dedup();
+        self.ticker = Some(Ticker::new(start, &timed).with_ok(self.ok));
         self
     }
 
@@ -733,6 +743,41 @@ mod tests {
         assert_eq!(slow, vec![5000, 100, 99]);
         let fast: Vec<u64> = a.fastest.as_slice().iter().map(|s| s.index).collect();
         assert_eq!(fast, vec![1, 2, 3]);
+    }
+
+    /// A label a threshold names is timed whatever its rank: before, only the first
+    /// [`TIMED_LABELS`] had seconds of their own, so `p99[5s]{name=ninth}` had no
+    /// timeline to judge and `--abort-on-fail` nothing to read live.
+    #[test]
+    fn a_label_a_threshold_names_is_timed_past_the_busiest_few() {
+        let mut set = LabelSet::new();
+        for i in 0..TIMED_LABELS + 2 {
+            set.intern("name", &format!("n{i}"));
+        }
+        let names = Arc::new(set.finish("test"));
+        let t0 = Instant::now();
+        let named = TIMED_LABELS as u16 + 1;
+        let mut r = Recorder::new(1, 0, 0)
+            .with_labels(names)
+            .with_timed_ticker(t0, &[named, 999]);
+        let ms = Duration::from_millis;
+        for label in [0, TIMED_LABELS as u16, named] {
+            assert!(r
+                .record_label(label, t0 + ms(10), Outcome::Status(200), ms(3), 5, 5)
+                .is_none());
+        }
+        let f = r
+            .ticker
+            .as_mut()
+            .and_then(|t| t.finish(15))
+            .expect("a second");
+        let timed: Vec<u16> = f.labels.iter().map(|(i, _)| *i).collect();
+        assert_eq!(
+            timed,
+            vec![0, named],
+            "the first few and the named one only"
+        );
+        assert_eq!(f.second.responses, 3);
     }
 
     #[test]

@@ -163,17 +163,80 @@ pub struct Finished {
     pub labels: Vec<(u16, Second)>,
 }
 
+/// Status codes a running second counts by index (an HTTP status has three digits;
+/// anything larger is counted as 999, as the step's own array does).
+const CODES: usize = 1000;
+
+/// A running second as the per-request path writes it: a count per status code (an
+/// index, not a search of a list, and no success test: both are done once, when the
+/// second ends), per error kind, the response bytes and the latency histogram. Made a
+/// [`Second`] when the second ends.
+#[derive(Debug, Clone)]
+struct Running {
+    codes: Box<[u32; CODES]>,
+    errors: [u64; ErrorKind::ALL.len()],
+    bytes_received: u64,
+    latency: Histogram<u32>,
+    /// Whether anything was recorded since the last [`Running::take`].
+    touched: bool,
+}
+
+impl Running {
+    fn new(latency: Histogram<u32>) -> Self {
+        Running {
+            codes: Box::new([0; CODES]),
+            errors: [0; ErrorKind::ALL.len()],
+            bytes_received: 0,
+            latency,
+            touched: false,
+        }
+    }
+
+    /// The per-request path: an index, an increment and the histogram's record.
+    #[inline(always)]
+    fn record(&mut self, outcome: Outcome, latency: Duration) {
+        self.touched = true;
+        match outcome {
+            Outcome::Status(code) => {
+                self.codes[usize::from(code).min(CODES - 1)] += 1;
+                self.latency.saturating_record(super::micros(latency));
+            }
+            Outcome::Error(kind) => self.errors[kind as usize] += 1,
+        }
+    }
+
+    /// The second as a [`Second`] (statuses in order of code, `ok` judged per code),
+    /// this one emptied for the next with `fresh` as its histogram.
+    fn take(&mut self, ok: &OkStatus, fresh: Histogram<u32>) -> Second {
+        let mut s = Second::with_histogram(std::mem::replace(&mut self.latency, fresh));
+        if self.touched {
+            for (code, n) in self.codes.iter_mut().enumerate().filter(|(_, n)| **n > 0) {
+                let (code, count) = (code as u16, u64::from(std::mem::take(n)));
+                s.responses += count;
+                if !ok.contains(code) {
+                    s.bad_status += count;
+                }
+                s.statuses.push((code, count));
+            }
+        }
+        s.errors = std::mem::take(&mut self.errors);
+        s.bytes_received = std::mem::take(&mut self.bytes_received);
+        self.touched = false;
+        s
+    }
+}
+
 /// A worker's running second: what the per-request path writes into. Holds one
-/// [`Second`] (plus one per timed label), whatever the step's length.
+/// running second (plus one per timed label), whatever the step's length.
 #[derive(Debug, Clone)]
 pub struct Ticker {
     start: Instant,
     index: u64,
     /// When the running second ends: one comparison a request.
     next: Instant,
-    now: Second,
-    /// The running second of labels `0..len` (the timed ones).
-    labels: Vec<Second>,
+    now: Running,
+    /// The running second of each timed label, by label index (None: not timed).
+    labels: Vec<Option<Running>>,
     /// The meter's count of received bytes when the running second began.
     bytes_mark: u64,
     /// What counts as a success in `bad_status`.
@@ -181,14 +244,19 @@ pub struct Ticker {
 }
 
 impl Ticker {
-    /// Seconds counted from `start`; `timed_labels` labels (indices from 0) get their own.
-    pub fn new(start: Instant, timed_labels: usize) -> Self {
+    /// Seconds counted from `start`; the labels of index `timed` get their own.
+    pub fn new(start: Instant, timed: &[u16]) -> Self {
+        let len = timed.iter().map(|i| usize::from(*i) + 1).max().unwrap_or(0);
+        let mut labels: Vec<Option<Running>> = vec![None; len];
+        for i in timed {
+            labels[usize::from(*i)] = Some(Running::new(new_second_histogram()));
+        }
         Ticker {
             start,
             index: 0,
             next: start + Duration::from_secs(1),
-            now: Second::running(),
-            labels: (0..timed_labels).map(|_| Second::new()).collect(),
+            now: Running::new(new_running_histogram()),
+            labels,
             bytes_mark: 0,
             ok: OkStatus::default(),
         }
@@ -205,7 +273,7 @@ impl Ticker {
     /// included). Returns the second that ended, if `at` is in a later one (boxed:
     /// the `Option` travels up the per-request path, and a bare one is a 300-byte
     /// copy every request).
-    #[inline]
+    #[inline(always)]
     pub fn record(
         &mut self,
         at: Instant,
@@ -215,13 +283,15 @@ impl Ticker {
         bytes: u64,
         meter: u64,
     ) -> Option<Box<Finished>> {
-        let done = (at >= self.next).then(|| {
+        let done = if at >= self.next {
             let i = at.saturating_duration_since(self.start).as_secs();
-            self.roll(i, meter.saturating_sub(bytes))
-        });
-        self.now.record(outcome, latency, &self.ok);
-        if let Some(s) = self.labels.get_mut(usize::from(label)) {
-            s.record(outcome, latency, &self.ok);
+            Some(self.roll(i, meter.saturating_sub(bytes)))
+        } else {
+            None
+        };
+        self.now.record(outcome, latency);
+        if let Some(Some(s)) = self.labels.get_mut(usize::from(label)) {
+            s.record(outcome, latency);
             s.bytes_received += bytes;
         }
         done
@@ -230,17 +300,19 @@ impl Ticker {
     /// Close the running second (its bytes: what the meter counted since it began)
     /// and start second `next`. Allocates: once a second at most.
     #[cold]
+    #[inline(never)]
     fn roll(&mut self, next: u64, meter: u64) -> Box<Finished> {
-        let mut second = std::mem::replace(&mut self.now, Second::running());
+        let mut second = self.now.take(&self.ok, new_running_histogram());
         self.next = self.start + Duration::from_secs(next + 1);
         second.bytes_received += meter.saturating_sub(self.bytes_mark);
         self.bytes_mark = meter;
+        let ok = self.ok;
         let labels = self
             .labels
             .iter_mut()
             .enumerate()
-            .filter(|(_, s)| !s.is_empty())
-            .map(|(i, s)| (i as u16, std::mem::take(s)))
+            .filter_map(|(i, s)| Some((i as u16, s.as_mut().filter(|s| s.touched)?)))
+            .map(|(i, s)| (i, s.take(&ok, new_second_histogram())))
             .collect();
         let index = std::mem::replace(&mut self.index, next);
         Box::new(Finished {
@@ -474,7 +546,7 @@ mod tests {
     #[test]
     fn a_worker_hands_over_each_second_once_it_ends() {
         let t0 = Instant::now();
-        let mut t = Ticker::new(t0, 2);
+        let mut t = Ticker::new(t0, &[0, 1]);
         let ok = Outcome::Status(200);
         assert!(t.record(t0 + ms(10), 0, ok, ms(5), 100, 100).is_none());
         assert!(t.record(t0 + ms(900), 1, ok, ms(5), 50, 150).is_none());

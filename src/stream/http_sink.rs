@@ -120,6 +120,7 @@ impl HttpSink {
             tls: None,
             lane: Lane::ALL,
             ok_status: Default::default(),
+            label_feed: None,
             connection: Default::default(),
             time_first_byte: false,
         };

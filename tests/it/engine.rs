@@ -156,6 +156,7 @@ fn config(threads: usize) -> EngineConfig {
         tls: None,
         lane: Lane::ALL,
         ok_status: Default::default(),
+        label_feed: None,
         connection: Default::default(),
         time_first_byte: false,
     }

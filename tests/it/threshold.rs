@@ -564,3 +564,205 @@ fn window_and_label_grammar_errors_name_the_column() {
         stderr(&o)
     );
 }
+
+/// Issue 18: a label's threshold was judged only when its step ended (the live feed
+/// had no labels), so `--abort-on-fail` let a 30-second step run on with one group
+/// failing from its first response. Now the labels thresholds name are fed from the
+/// seconds the workers hand over: the run ends once the slow group's first second
+/// ends, the fast group's threshold still holds, the result is written, exit 1.
+#[test]
+fn abort_on_fail_ends_a_run_within_a_second_when_one_label_fails() {
+    let _timed = timed();
+    let t = target();
+    let dir = TempDir::new("thr-label-live");
+    let patterns = dir.write("p.json", r#"{"fast": ["/"], "slow": ["/delay/100"]}"#);
+    let json = dir.path("r.json");
+    let started = std::time::Instant::now();
+    let o = run(&[
+        "run",
+        "-c",
+        "4",
+        "-d",
+        "30s",
+        "--threshold",
+        "p99{group=fast}<80ms",
+        "--threshold",
+        "max{group=slow}<50ms",
+        "--abort-on-fail",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        "-o",
+        dir.path("r.csv").to_str().unwrap(),
+    ]);
+    let took = started.elapsed();
+    let (out, err) = (stdout(&o), stderr(&o));
+    eprintln!(
+        "label abort: the run ended {:.0} ms after it started",
+        took.as_secs_f64() * 1e3
+    );
+    assert_eq!(code(&o), Some(1), "{out}{err}");
+    // The breach is the slow group's first response (~0.1 s); its second ends at 1 s
+    // and the judge looks every 250 ms: ~1.3 s, the margin for a busy machine.
+    assert!(took < std::time::Duration::from_secs(4), "{took:?}\n{err}");
+    assert!(
+        err.contains(
+            "--abort-on-fail: max{group=slow}<50ms can no longer hold (live, the step's first "
+        ),
+        "{err}"
+    );
+    let v = read_json(&json);
+    assert_eq!(v["state"], "failed");
+    let a = &v["thresholds"]["aborted"];
+    assert_eq!(a["threshold"], "max{group=slow}<50ms", "{a}");
+    let at = a["at_s"].as_f64().unwrap();
+    assert!((0.9..2.6).contains(&at), "{a}");
+    assert!(v["steps"][0]["elapsed_s"].as_f64().unwrap() < 3.0);
+    let th = &v["thresholds"]["thresholds"];
+    assert_eq!(th[0]["passed"], true, "{out}");
+    assert_eq!(th[1]["passed"], false, "{out}");
+}
+
+/// A windowed label threshold is judged live on that label's seconds alone: the
+/// fast group's requests (most of them) do not dilute the slow group's window.
+#[test]
+fn a_label_window_is_judged_live_on_the_label_alone() {
+    let _timed = timed();
+    let t = target();
+    let dir = TempDir::new("thr-label-window");
+    let patterns = dir.write(
+        "p.json",
+        r#"{"fast": ["/", "/", "/", "/"], "slow": ["/delay/60"]}"#,
+    );
+    let o = run(&[
+        "run",
+        "-c",
+        "4",
+        "-d",
+        "30s",
+        "--threshold",
+        "p99[1s]{group=slow}<30ms",
+        "--abort-on-fail",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", t.addr.port()),
+        "-o",
+        dir.path("r.csv").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "--abort-on-fail: p99[1s]{group=slow}<30ms can no longer hold (live, seconds "
+        ),
+        "{err}"
+    );
+    let v = read_json(&dir.path("r.json"));
+    assert!(
+        v["thresholds"]["aborted"]["at_s"].as_f64().unwrap() < 3.0,
+        "{v}"
+    );
+}
+
+/// `report --threshold` ends through the same path as a live run (`cli::finish`): the
+/// same verdicts, the same JUnit file, the same exit code, and with `-o -` the page
+/// alone on stdout (the table and the failure on stderr).
+#[test]
+fn report_judges_a_kept_result_exactly_as_the_run_did() {
+    let t = target();
+    let dir = TempDir::new("thr-report-finish");
+    let url = format!("http://{}/status/500", t.addr);
+    let live_xml = dir.path("live.xml");
+    let o = run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "40",
+        "--threshold",
+        "errors<1%",
+        "--threshold",
+        "p99<10s",
+        "--junit",
+        live_xml.to_str().unwrap(),
+        "-o",
+        dir.path("r.csv").to_str().unwrap(),
+        &url,
+    ]);
+    assert_eq!(code(&o), Some(1), "{}", stderr(&o));
+    let json = dir.path("r.json");
+    let before = std::fs::read(&json).unwrap();
+    let read_xml = dir.path("read.xml");
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "errors<1%",
+        "--threshold",
+        "p99<10s",
+        "--junit",
+        read_xml.to_str().unwrap(),
+        "-o",
+        dir.path("r.html").to_str().unwrap(),
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{out}{err}");
+    assert_eq!(junit(&read_xml), junit(&live_xml));
+    assert!(out.contains("Thresholds: FAILED (1 of 2 held)"), "{out}");
+    assert!(err.contains("1 threshold(s) failed: errors<1%"), "{err}");
+    assert!(
+        err.contains(&format!("wrote {}", dir.path("r.html").display())),
+        "{err}"
+    );
+    // The page shows the verdicts judged now; the result file is not changed.
+    let page = std::fs::read_to_string(dir.path("r.html")).unwrap();
+    assert!(
+        page.contains("errors&lt;1%") || page.contains("errors<1%"),
+        "no verdicts in the page"
+    );
+    assert_eq!(std::fs::read(&json).unwrap(), before);
+    // `-o -`: the page alone on stdout; the text for a person on stderr.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "errors<1%",
+        "-o",
+        "-",
+    ]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(code(&o), Some(1), "{err}");
+    assert!(
+        out.trim_start().starts_with("<!"),
+        "{}",
+        &out[..out.len().min(200)]
+    );
+    assert!(
+        out.trim_end().ends_with("</html>"),
+        "the page alone on stdout"
+    );
+    assert!(err.contains("Thresholds: FAILED (0 of 1 held)"), "{err}");
+    // Without --threshold the kept verdicts are shown, and the report itself passes.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "-o",
+        dir.path("again.html").to_str().unwrap(),
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("Thresholds: FAILED (1 of 2 held)"),
+        "{}",
+        stdout(&o)
+    );
+    // A threshold that holds on the read result: exit 0.
+    let o = run(&[
+        "report",
+        json.to_str().unwrap(),
+        "--threshold",
+        "p99<10s",
+        "-o",
+        "-",
+    ]);
+    assert_eq!(code(&o), Some(0), "{}", stderr(&o));
+}
