@@ -128,6 +128,16 @@ impl RampArgs {
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if args.find_max.find_max {
+        if args.session.before.given() {
+            // The search runs probes of its own choosing: a command "before each step"
+            // would run before parts of probes, which no one could read back.
+            return Err(crate::spec::SpecError::Before(
+                "--before-round and --before-step are for run and ramp, not --find-max \
+                 (its probes are not rounds or steps)"
+                    .into(),
+            )
+            .into());
+        }
         return super::find_max::run(args, command_line);
     }
     let options = args.options(command_line);

@@ -3,6 +3,7 @@
 //!
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
+pub mod command;
 pub mod csv;
 pub mod find_max;
 #[cfg(test)]
@@ -99,6 +100,10 @@ pub struct RunResult {
     /// `ramp --find-max`: the highest rate that met the SLO, and every probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub find_max: Option<find_max::FindMaxResult>,
+    /// The `--before-round`/`--before-step` command that failed and stopped the run
+    /// there (`stop_reason` says before which round or step); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by_command: Option<command::CommandResult>,
 }
 
 /// The item error of a document the server answered for but did not keep (a body-
@@ -698,6 +703,12 @@ pub struct StepResult {
     /// CouchDB takes two requests).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub operations: BTreeMap<String, u64>,
+    /// `--before-round`: the command run before this round, on the round's first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_round: Option<command::CommandResult>,
+    /// `--before-step`: the command run before this step (after the round's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_step: Option<command::CommandResult>,
 }
 
 /// One step of a bulk write.

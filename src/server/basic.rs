@@ -12,6 +12,7 @@
 //! | `/headers` | 200 with the request headers, one `name: value` line each |
 //! | `/stats` | `{"connections": N, "requests": N}` of this server |
 //! | `/work?ms=MS` | 200 after MS ms of one of `--workers` workers, first come first served: capacity = workers ÷ MS ([`super::basic_work`]) |
+//! | `/cached?key=K`, `/cached/clear`, `/cached/reboot`, `/cached/stats` | a cache in front of a page cache in front of a slow store ([`super::cache`]) |
 //! | anything else | 404 |
 //!
 //! `?close=1` on any of them closes the connection after the answer.
@@ -44,6 +45,7 @@ const SHARED_BYTES: usize = 1024 * 1024;
 pub struct BasicTarget {
     stats: Arc<ServerStats>,
     work: super::basic_work::WorkPool,
+    cached: super::cache::CachedService,
 }
 
 impl BasicTarget {
@@ -58,6 +60,7 @@ impl BasicTarget {
         BasicTarget {
             stats,
             work: super::basic_work::WorkPool::new(workers),
+            cached: super::cache::CachedService::default(),
         }
     }
 
@@ -82,6 +85,10 @@ impl BasicTarget {
                 }
                 Err(why) => Response::text(400, why),
             },
+            path if path.starts_with("/cached") => self
+                .cached
+                .route(req)
+                .unwrap_or_else(|| Response::text(404, format!("no endpoint at {path}\n"))),
             path => {
                 if let Some(n) = path.strip_prefix("/bytes/") {
                     bytes(n)

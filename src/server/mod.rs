@@ -5,6 +5,7 @@
 
 pub mod basic;
 pub mod basic_work;
+pub mod cache;
 pub mod docs;
 pub mod handler;
 pub mod listen;
