@@ -53,7 +53,7 @@ pub struct DemoArgs {
     pub cache: bool,
 
     /// --cache: keys read once a round, in order, by one client.
-    #[arg(long, default_value_t = 500, requires = "cache", value_name = "N")]
+    #[arg(long, default_value_t = 200, requires = "cache", value_name = "N")]
     pub keys: usize,
 
     /// --bulk: documents per request, one step each.

@@ -24,9 +24,9 @@ use bytes::Bytes;
 use super::handler::{Request, Response};
 
 /// A page read from "disk" (not in the page cache).
-pub const DISK: Duration = Duration::from_millis(4);
+pub const DISK: Duration = Duration::from_millis(12);
 /// The answer worked out from its page (a cache miss).
-pub const COMPUTE: Duration = Duration::from_millis(1);
+pub const COMPUTE: Duration = Duration::from_millis(3);
 /// Longest key, as memcached's.
 pub const MAX_KEY: usize = 250;
 /// Entries each layer holds at most; past it an arbitrary one is dropped, so memory

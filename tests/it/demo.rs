@@ -103,7 +103,7 @@ fn demo_bulk_runs_the_write_experiment_against_the_document_store() {
 fn demo_cache_measures_sekka_s_three_states() {
     let dir = TempDir::new("demo-cache");
     let out_dir = dir.path("out");
-    let keys = 300u64;
+    let keys = 200u64;
     let started = std::time::Instant::now();
     let out = ok(&run(&[
         "demo",

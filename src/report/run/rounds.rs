@@ -165,7 +165,7 @@ pub fn rounds_html(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) ->
             o,
             "<p class=\"note\">Each round ran after <code>{}</code> (--before-round, which \
              sees HAKARU_ROUND), so the rounds measure different states and are drawn \
-             apart, never averaged; the summary above the charts is round 1's.</p>",
+             apart, never averaged; the summary below is round 1's.</p>",
             esc(&command)
         );
     } else {
