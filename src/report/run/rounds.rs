@@ -177,3 +177,109 @@ pub fn rounds_html(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) ->
     o.push_str("</section>");
     o
 }
+
+/// The rounds as a Markdown table (round, what ran before it, requests, peak, first
+/// step's mean and p99, peak against round 1); empty for one round.
+pub fn rounds_markdown(s: &Series, run: Option<&RunResult>) -> String {
+    use crate::report::table::{md_table, Align};
+    let rounds = by_round(s);
+    if rounds.len() < 2 {
+        return String::new();
+    }
+    let base = analysis::peak(&rounds[0]).map(|p| p.qps);
+    let rows: Vec<Vec<String>> = rounds
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let peak = analysis::peak(r);
+            let first = r.points.first();
+            let before = run
+                .and_then(|run| run.steps.iter().find(|st| st.round == i + 1))
+                .and_then(|st| st.before_round.as_ref())
+                .map_or_else(|| "–".into(), |c| c.outcome());
+            vec![
+                (i + 1).to_string(),
+                before,
+                r.points
+                    .iter()
+                    .map(|p| p.total_requests)
+                    .sum::<u64>()
+                    .to_string(),
+                peak.map_or_else(|| "–".into(), |p| fmt_qps(p.qps)),
+                first.map_or_else(|| "–".into(), |p| fmt_latency(p.mean_s)),
+                first
+                    .and_then(|p| p.p99_s)
+                    .map_or_else(|| "–".into(), fmt_latency),
+                match (peak, base) {
+                    (Some(p), Some(b)) if b > 0.0 => format!("{:.2}×", p.qps / b),
+                    _ => "–".into(),
+                },
+            ]
+        })
+        .collect();
+    let headers = [
+        "round",
+        "before the round",
+        "requests",
+        "peak qps",
+        "first-step mean",
+        "first-step p99",
+        "peak vs round 1",
+    ];
+    let mut aligns = vec![Align::Right; headers.len()];
+    aligns[1] = Align::Left;
+    format!(
+        "\n#### Round by round\n\n{}",
+        md_table(&headers, &aligns, &rows)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::command::CommandResult;
+    use crate::result::fixture::{recorded_step, run};
+
+    /// Three rounds of one step, the first prepared by a command that took 0.25 s;
+    /// the rounds answer in 16, 1 and 4 ms.
+    fn sekka() -> RunResult {
+        let steps = [16_000u64, 1_000, 4_000]
+            .iter()
+            .enumerate()
+            .map(|(i, us)| {
+                let mut s = recorded_step(1, 1.0, &vec![(200, *us); 100], &[]);
+                s.round = i + 1;
+                s.before_round = Some(CommandResult {
+                    command: "./prepare".into(),
+                    exit_code: Some(0),
+                    ok: true,
+                    duration_s: 0.25,
+                    ..CommandResult::default()
+                });
+                s
+            })
+            .collect();
+        run(steps)
+    }
+
+    #[test]
+    fn each_round_is_its_own_series_and_its_own_row() {
+        let r = sekka();
+        let s = Series::from_run(&r, "sekka");
+        let labels: Vec<String> = by_round(&s).into_iter().map(|s| s.label).collect();
+        assert_eq!(labels, ["round 1", "round 2", "round 3"]);
+        assert!(prepared(&r));
+        let html = rounds_html(&s, Some(&r), &ReportOptions::default());
+        assert!(html.contains("never averaged"), "{html}");
+        assert_eq!(html.matches("exit 0 in 0.25 s").count(), 3, "{html}");
+        let c = percentile_chart(&s, &ReportOptions::default()).expect("histograms");
+        let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(names, ["round 1", "round 2", "round 3"]);
+        let md = rounds_markdown(&s, Some(&r));
+        assert!(md.contains("| 2 | exit 0 in 0.25 s |"), "{md}");
+        // One round: nothing to tell round by round.
+        let one = Series::from_run(&run(vec![r.steps[0].clone()]), "one");
+        assert_eq!(rounds_html(&one, None, &ReportOptions::default()), "");
+        assert_eq!(rounds_markdown(&one, None), "");
+    }
+}
