@@ -112,6 +112,11 @@ impl Handler for BasicTarget {
         }
         resp
     }
+
+    /// Only with `--memcached`, whose `/cached` waits on a socket.
+    fn may_block(&self) -> bool {
+        self.cached.blocks()
+    }
 }
 
 /// Starts a [`BasicTarget`] on `bind` with its own counters: what `hakaru serve`,
@@ -126,9 +131,23 @@ pub fn start_basic_with_workers(
     opts: ServerOptions,
     workers: usize,
 ) -> std::io::Result<RunningServer> {
+    start_basic_with_memcached(bind, opts, workers, None)
+}
+
+/// [`start_basic_with_workers`], with a real memcached as `/cached`'s cache when given
+/// (`hakaru serve --memcached ADDR`).
+pub fn start_basic_with_memcached(
+    bind: SocketAddr,
+    opts: ServerOptions,
+    workers: usize,
+    memcached: Option<SocketAddr>,
+) -> std::io::Result<RunningServer> {
     let stats = Arc::new(ServerStats::default());
-    let target = Arc::new(BasicTarget::with_workers(stats.clone(), workers));
-    RunningServer::start_with_stats(bind, target, opts, stats)
+    let mut target = BasicTarget::with_workers(stats.clone(), workers);
+    if let Some(addr) = memcached {
+        target.cached = super::cache::CachedService::with_memcached(addr);
+    }
+    RunningServer::start_with_stats(bind, Arc::new(target), opts, stats)
 }
 
 fn bytes(n: &str) -> Response {

@@ -14,6 +14,8 @@
 //! `/cached/stats` answers the counters as JSON (`--probe url=/cached/stats,…` reads
 //! them around each step). The costs are delays on the server's precise timer, not
 //! work: they hold no thread, so the service's answers differ by its state alone.
+//! `serve --memcached ADDR` puts a real memcached in the cache's place
+//! ([`super::cache_memcached`]): hits are its hits, and clearing is its `flush_all`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
@@ -47,26 +49,47 @@ struct State {
 #[derive(Default)]
 pub struct CachedService {
     state: Mutex<State>,
+    /// `serve --memcached`: a real memcached as the cache instead of `State::cache`.
+    front: Option<super::cache_memcached::Memcached>,
 }
 
 impl CachedService {
+    /// With a real memcached at `addr` as its cache.
+    pub fn with_memcached(addr: std::net::SocketAddr) -> CachedService {
+        CachedService {
+            front: Some(super::cache_memcached::Memcached::new(addr)),
+            ..CachedService::default()
+        }
+    }
+
+    /// True when answers wait on memcached (blocking I/O on the server's thread).
+    pub fn blocks(&self) -> bool {
+        self.front.is_some()
+    }
+
     /// The answer for a path under `/cached`, or `None` for any other path.
     pub fn route(&self, req: &Request<'_>) -> Option<Response> {
         let resp = match req.path {
             "/cached" => self.get(req.query),
-            "/cached/clear" => {
-                let mut s = self.lock();
-                let n = s.cache.len();
-                s.cache.clear();
-                Response::text(200, format!("cleared {n} cached answers; pages kept\n"))
-            }
-            "/cached/reboot" => {
-                let mut s = self.lock();
-                let (n, p) = (s.cache.len(), s.pages.len());
-                s.cache.clear();
-                s.pages.clear();
-                Response::text(200, format!("cleared {n} cached answers and {p} pages\n"))
-            }
+            "/cached/clear" => match self.flush() {
+                Err(why) => Response::text(502, why + "\n"),
+                Ok(()) => {
+                    let mut s = self.lock();
+                    let n = s.cache.len();
+                    s.cache.clear();
+                    Response::text(200, format!("cleared {n} cached answers; pages kept\n"))
+                }
+            },
+            "/cached/reboot" => match self.flush() {
+                Err(why) => Response::text(502, why + "\n"),
+                Ok(()) => {
+                    let mut s = self.lock();
+                    let (n, p) = (s.cache.len(), s.pages.len());
+                    s.cache.clear();
+                    s.pages.clear();
+                    Response::text(200, format!("cleared {n} cached answers and {p} pages\n"))
+                }
+            },
             "/cached/stats" => {
                 let s = self.lock();
                 Response::json(
@@ -88,6 +111,11 @@ impl CachedService {
         Some(resp)
     }
 
+    /// `flush_all` on the real memcached, when there is one.
+    fn flush(&self) -> Result<(), String> {
+        self.front.as_ref().map_or(Ok(()), |m| m.flush_all())
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -103,9 +131,16 @@ impl CachedService {
         if key.len() > MAX_KEY {
             return Response::text(400, format!("/cached: a key is at most {MAX_KEY} bytes\n"));
         }
+        let cached = match &self.front {
+            // Asked outside the lock: memcached answers many clients at once.
+            Some(m) => match m.get(key) {
+                Ok(v) => v.map(Bytes::from),
+                Err(why) => return Response::text(502, why + "\n"),
+            },
+            None => self.lock().cache.get(key).cloned(),
+        };
         let mut s = self.lock();
-        if let Some(v) = s.cache.get(key) {
-            let body = v.clone();
+        if let Some(body) = cached {
             s.hits += 1;
             return Response::text(200, body);
         }
@@ -120,12 +155,19 @@ impl CachedService {
             s.pages.insert(key.to_string());
         }
         let value = Bytes::from(format!("value of {key}\n"));
-        if s.cache.len() >= MAX_ENTRIES {
-            if let Some(k) = s.cache.keys().next().cloned() {
-                s.cache.remove(&k);
+        if let Some(m) = &self.front {
+            drop(s);
+            if let Err(why) = m.set(key, &value) {
+                return Response::text(502, why + "\n");
             }
+        } else {
+            if s.cache.len() >= MAX_ENTRIES {
+                if let Some(k) = s.cache.keys().next().cloned() {
+                    s.cache.remove(&k);
+                }
+            }
+            s.cache.insert(key.to_string(), value.clone());
         }
-        s.cache.insert(key.to_string(), value.clone());
         let mut resp = Response::text(200, value);
         resp.delay = Some(cost);
         resp

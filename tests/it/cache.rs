@@ -438,3 +438,45 @@ recovery = false
     assert!((0.5..6.0).contains(&recovered), "{recovery}");
     assert!(text.contains("recover"), "{text}");
 }
+
+/// `serve --memcached`: a real memcached is `/cached`'s cache. A first read misses in
+/// memcached and sets the key, the second is memcached's hit, `/cached/clear` is its
+/// `flush_all` (the next read misses there but finds its page in memory), all counted
+/// by memcached itself and by `/cached/stats` alike. A remote memcached is refused.
+#[test]
+fn serve_memcached_puts_a_real_memcached_in_front_of_the_store() {
+    let Some(m) = memcached() else { return };
+    let s = crate::util::hakaru_serve(
+        &["--memcached", &format!("127.0.0.1:{}", m.port)],
+        "cache-serve-mc",
+    );
+    let url = |p: &str| format!("http://127.0.0.1:{}{p}", s.port);
+    let get = |p: &str| crate::util::http(&url(p), "GET", None).expect("answered");
+    assert_eq!(get("/cached?key=a"), (200, "value of a\n".to_string()));
+    let st = mc_stats(m.port);
+    assert_eq!((st["get_misses"], st["cmd_set"], st["get_hits"]), (1, 1, 0));
+    assert_eq!(get("/cached?key=a"), (200, "value of a\n".to_string()));
+    assert_eq!(mc_stats(m.port)["get_hits"], 1);
+    assert_eq!(get("/cached/clear").0, 200);
+    assert_eq!(get("/cached?key=a").0, 200);
+    let st = mc_stats(m.port);
+    assert_eq!((st["get_misses"], st["cmd_flush"]), (2, 1));
+    let stats: Value = serde_json::from_str(&get("/cached/stats").1).unwrap();
+    assert_eq!(
+        (
+            &stats["hits"],
+            &stats["misses"],
+            &stats["page_hits"],
+            &stats["disk_reads"]
+        ),
+        (
+            &Value::from(1),
+            &Value::from(2),
+            &Value::from(1),
+            &Value::from(1)
+        )
+    );
+    let o = run(&["serve", "--memcached", "192.0.2.1:11211"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--memcached 192.0.2.1:11211: not a loopback address"));
+}
