@@ -2,7 +2,8 @@
 //! probes around each step, and the result files rewritten after every step so an
 //! interrupted run keeps every finished step. `hakaru run` is a ramp of one step.
 //! It drives any [`Workload`]; a step that fails (a worker died) is written, marked
-//! partial with the reason, and ends the run.
+//! partial with the reason, and ends the run. Commands the user gives run before
+//! rounds and steps ([`before`], through the one shell runner, [`command`]).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
