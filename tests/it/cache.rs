@@ -389,10 +389,11 @@ pid_file = "mc.pid"
 baseline = "2s"
 hold = "2s"
 p99_factor = 20
+throughput = 0.5
 
 [[phase]]
 name = "reads"
-duration = "9s"
+duration = "10s"
 clients = 2
 [[phase.workload]]
 url = "memcached://127.0.0.1:{port}"
@@ -434,7 +435,9 @@ recovery = false
     let first_error = recovery["first_error_s"].as_f64().expect("errors began");
     assert!(first_error < 1.5, "{recovery}");
     let recovered = recovery["recovery_s"].as_f64().expect("it recovered");
-    // Down for a second: back within a few, on a busy machine too.
+    // Down for a second: back within a few, on a busy machine too (half the baseline's
+    // throughput and 20× its p99 count as healthy, so a loaded machine's noise is not
+    // taken for the fault).
     assert!((0.5..6.0).contains(&recovered), "{recovery}");
     assert!(text.contains("recover"), "{text}");
 }
