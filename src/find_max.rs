@@ -220,6 +220,7 @@ fn probe_spec(
         hooks: None,
         // Probes follow one another as the search decides: no shared schedule.
         start_at: None,
+        before: Default::default(),
     })
 }
 
@@ -332,6 +333,7 @@ fn empty_run(base: &RunSpec) -> RunResult {
         suite: None,
         thresholds: None,
         find_max: None,
+        stopped_by_command: None,
     }
 }
 

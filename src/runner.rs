@@ -2,7 +2,8 @@
 //! probes around each step, and the result files rewritten after every step so an
 //! interrupted run keeps every finished step. `hakaru run` is a ramp of one step.
 //! It drives any [`Workload`]; a step that fails (a worker died) is written, marked
-//! partial with the reason, and ends the run.
+//! partial with the reason, and ends the run. Commands the user gives run before
+//! rounds and steps ([`before`], through the one shell runner, [`command`]).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -14,6 +15,9 @@ use crate::result::{
     Mode, RequestList, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
 };
 use crate::sysinfo;
+
+pub mod before;
+pub mod command;
 
 /// A whole run: which steps, how far apart, where the results go, what to probe.
 #[derive(Default)]
@@ -45,6 +49,8 @@ pub struct RunSpec {
     /// at its planned offset from it (durations and intervals before it), so load
     /// machines sharing a clock run each step together ([`start`]).
     pub start_at: Option<SystemTime>,
+    /// `--before-round`/`--before-step`: commands run before rounds and steps.
+    pub before: before::Before,
 }
 
 /// What a workload that changes from step to step does around each step.
@@ -156,15 +162,22 @@ pub fn run<W: Workload>(
             if stop.is_triggered() {
                 break 'rounds;
             }
-            observer.step_started(
-                Position {
-                    round,
-                    rounds,
-                    index,
-                    of: spec.steps.len(),
-                },
-                step,
-            );
+            let position = Position {
+                round,
+                rounds,
+                index,
+                of: spec.steps.len(),
+            };
+            let prepared = spec.before.run(position, step, stop);
+            if let Some((why, command)) = prepared.stop {
+                run.stop_reason = Some(why);
+                run.stopped_by_command = Some(command);
+                break 'rounds;
+            }
+            if stop.is_triggered() {
+                break 'rounds;
+            }
+            observer.step_started(position, step);
             if let Some(h) = &spec.hooks {
                 h.before_step(index, step);
             }
@@ -173,6 +186,8 @@ pub fn run<W: Workload>(
             let mut result = run_one(
                 spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round, at,
             );
+            result.before_round = prepared.round;
+            result.before_step = prepared.step;
             if let Some(h) = &spec.hooks {
                 h.after_step(index, &mut result);
             }
@@ -246,6 +261,7 @@ fn new_run<W: Workload>(
         suite: None,
         thresholds: None,
         find_max: None,
+        stopped_by_command: None,
     }
 }
 

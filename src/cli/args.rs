@@ -283,6 +283,9 @@ pub struct SessionArgs {
 
     #[command(flatten)]
     pub live: LiveArgs,
+
+    #[command(flatten)]
+    pub before: super::before::BeforeArgs,
 }
 
 /// Live views of the run for other tools (docs/live.md): every command that sends load.
@@ -388,6 +391,7 @@ impl SessionArgs {
             keep_going: self.keep_going,
             shard: self.shard,
             start_at: self.start_at,
+            before: self.before.options(),
         }
     }
 }

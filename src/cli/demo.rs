@@ -3,9 +3,11 @@
 //! is measured apart from the client's), takes search terms from a real select, plans
 //! 200 unique requests for a 50% cache hit rate, ramps clients with the Groonga probe
 //! watching the cache, and writes everything into one folder. `--bulk` runs the
-//! write-throughput experiment instead ([`bulk`]).
+//! write-throughput experiment instead ([`bulk`]), `--cache` Sekka's cache states
+//! ([`cache`]).
 
 pub mod bulk;
+pub mod cache;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -43,6 +45,16 @@ pub struct DemoArgs {
     /// embedded document store.
     #[arg(long)]
     pub bulk: bool,
+
+    /// Sekka's cache experiment instead: one run of three rounds against the embedded
+    /// target's /cached service, each round prepared by --before-round (a reboot,
+    /// nothing, the cache cleared), ending with whether they differ as the cache says.
+    #[arg(long, conflicts_with = "bulk")]
+    pub cache: bool,
+
+    /// --cache: keys read once a round, in order, by one client.
+    #[arg(long, default_value_t = 200, requires = "cache", value_name = "N")]
+    pub keys: usize,
 
     /// --bulk: documents per request, one step each.
     #[arg(
@@ -149,9 +161,7 @@ pub(crate) fn options(
             expect_cache_hit_rate: Some(args.cache_hit_rate),
             rounds: 1,
             warmup: Some(Duration::from_secs(2)),
-            keep_going: false,
-            shard: None,
-            start_at: None,
+            ..SessionOptions::default()
         },
         load: Load::Clients {
             start: 0,
@@ -170,6 +180,9 @@ pub(crate) fn options(
 pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     if args.bulk {
         return bulk::run(&args, command_line);
+    }
+    if args.cache {
+        return cache::run(&args, command_line);
     }
     let dir = &args.output_dir;
     let patterns_path = dir.join("patterns.txt");

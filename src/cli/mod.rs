@@ -5,6 +5,7 @@
 
 pub mod ab;
 pub mod args;
+pub mod before;
 pub mod bulk;
 pub mod compare;
 pub mod completions;

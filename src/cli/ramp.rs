@@ -128,6 +128,16 @@ impl RampArgs {
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     if args.find_max.find_max {
+        if args.session.before.given() {
+            // The search runs probes of its own choosing: a command "before each step"
+            // would run before parts of probes, which no one could read back.
+            return Err(crate::spec::SpecError::Before(
+                "--before-round and --before-step are for run and ramp, not --find-max \
+                 (its probes are not rounds or steps)"
+                    .into(),
+            )
+            .into());
+        }
         return super::find_max::run(args, command_line);
     }
     let options = args.options(command_line);
@@ -164,7 +174,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         // A rate ramp is read by rate (the clients-axis analysis does not apply); either
         // way the end of a ramp shows what `hakaru report` would.
         if ready.open_model() || run.steps.len() > 1 {
-            let series = crate::result::series::Series::from_run(run, "this run");
+            let mut series = crate::result::series::Series::from_run(run, "this run");
+            // Rounds a command prepared differ by design: no mean of them; round 1
+            // here, every round in the table below.
+            if series.rounds() > 1 && crate::report::run::rounds::prepared(run) {
+                series = series.round(1);
+                text += "Round 1 (the rounds differ by --before-round: round by round below):\n";
+            }
             text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
         }
         if let Some(why) = &run.ended_because {

@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 
 use anyhow::Context;
 
-use crate::server::basic::start_basic_with_workers;
+use crate::server::basic::start_basic_with_memcached;
 use crate::server::listen::{check_bind, check_threads, ServerOptions, ShutdownSignal};
 
 #[derive(clap::Args, Debug)]
@@ -53,6 +53,12 @@ pub struct Args {
     /// for MS ms, so the capacity is exactly workers ÷ MS (4 workers at 2 ms: 2000/s).
     #[arg(long, default_value_t = 1, value_name = "N", conflicts_with_all = ["search", "docs"])]
     pub workers: usize,
+
+    /// A real memcached (host:port on loopback) as /cached's cache instead of the
+    /// in-process one: hits are its hits, /cached/clear and /cached/reboot send it
+    /// flush_all.
+    #[arg(long, value_name = "ADDR", conflicts_with_all = ["search", "docs"])]
+    pub memcached: Option<SocketAddr>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -102,7 +108,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             }
             .into());
         }
-        start_basic_with_workers(args.bind, opts, args.workers)
+        if let Some(m) = args
+            .memcached
+            .filter(|m| !args.allow_remote && !m.ip().is_loopback())
+        {
+            return Err(crate::server::listen::ServeError::MemcachedNotLoopback(m).into());
+        }
+        start_basic_with_memcached(args.bind, opts, args.workers, args.memcached)
             .with_context(|| format!("--bind {}: cannot listen", args.bind))?
     };
     let mut stdout = std::io::stdout().lock();

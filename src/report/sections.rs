@@ -3,7 +3,6 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis;
 use crate::report::chart::{self, esc};
 use crate::report::fmt::{
     clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, sig3, step_heading, step_label,
@@ -264,63 +263,6 @@ pub(crate) fn run_section(s: &Series) -> String {
             o,
             "<p>Command: <code>{}</code></p>",
             esc(&s.command_line.join(" "))
-        );
-    }
-    o.push_str("</section>");
-    o
-}
-
-/// A repeated run's rounds: each one's peak, the warm rounds' spread, and what the
-/// cold first round cost.
-pub(crate) fn rounds_section(s: &Series) -> String {
-    let rounds = s.rounds();
-    if rounds < 2 {
-        return String::new();
-    }
-    let peaks: Vec<(usize, Option<analysis::StepRef>)> = (1..=rounds)
-        .map(|r| (r, analysis::peak(&s.round(r))))
-        .collect();
-    let mut o = String::from(
-        "<section><h2>Rounds</h2><div class=\"scroll\"><table><thead><tr><th>round</th>\
-         <th>peak qps</th><th>at clients</th><th>first-step mean</th></tr></thead><tbody>",
-    );
-    for (r, p) in &peaks {
-        let first = s.round(*r).points.first().map(|p| p.mean_s);
-        let _ = write!(
-            o,
-            "<tr><td>{r}{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            if *r == 1 { " (cold)" } else { " (warm)" },
-            p.map(|p| fmt_qps(p.qps)).unwrap_or_else(|| "–".into()),
-            p.map(|p| p.n_clients.to_string())
-                .unwrap_or_else(|| "–".into()),
-            first.map(fmt_latency).unwrap_or_else(|| "–".into())
-        );
-    }
-    o.push_str("</tbody></table></div>");
-    let warm = analysis::Spread::of(peaks.iter().skip(1).filter_map(|(_, p)| p.map(|p| p.qps)));
-    let cold = peaks[0].1.map(|p| p.qps);
-    if let (Some(w), Some(c)) = (warm, cold) {
-        let _ = write!(
-            o,
-            "<p class=\"note\">The first round met cold caches and connections; the summary, \
-             charts and steps above are the mean of the {} warm round{}. Warm peak {} qps{}; \
-             the cold round reached {} of it.</p>",
-            w.n,
-            if w.n == 1 { "" } else { "s" },
-            fmt_qps(w.mean),
-            if w.n > 1 {
-                format!(
-                    " (mean ± standard deviation: {})",
-                    crate::report::fmt::fmt_spread(w.mean, w.sd)
-                )
-            } else {
-                String::new()
-            },
-            if w.mean > 0.0 {
-                format!("{:.0}%", c / w.mean * 100.0)
-            } else {
-                "–".into()
-            }
         );
     }
     o.push_str("</section>");

@@ -65,6 +65,8 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         labels: Vec::new(),
         labels_note: None,
         operations: BTreeMap::new(),
+        before_round: None,
+        before_step: None,
     }
 }
 
@@ -158,5 +160,6 @@ pub fn run(steps: Vec<StepResult>) -> RunResult {
         suite: None,
         thresholds: None,
         find_max: None,
+        stopped_by_command: None,
     }
 }

@@ -3,6 +3,7 @@
 //!
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
+pub mod command;
 pub mod csv;
 pub mod find_max;
 #[cfg(test)]
@@ -23,6 +24,7 @@ pub mod stream_merge;
 pub mod suite;
 pub mod threshold;
 pub mod timeline;
+mod verify;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -37,6 +39,7 @@ use crate::stats::{ErrorKind, OkStatus, RequestSample};
 pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
 pub use step::{StepFacts, ToRecorderError};
+pub use verify::VerifyResult;
 
 /// Bumped when a field changes meaning or disappears; readers refuse newer versions.
 ///
@@ -99,66 +102,15 @@ pub struct RunResult {
     /// `ramp --find-max`: the highest rate that met the SLO, and every probe.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub find_max: Option<find_max::FindMaxResult>,
+    /// The `--before-round`/`--before-step` command that failed and stopped the run
+    /// there (`stop_reason` says before which round or step); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_by_command: Option<command::CommandResult>,
 }
 
 /// The item error of a document the server answered for but did not keep (a body-
 /// reading check counts it; reports name it).
 pub const NOT_KEPT: &str = "not_kept";
-
-/// `bulk --verify`: what the server acknowledged against what it holds.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
-pub struct VerifyResult {
-    /// Where the count was read (CouchDB `GET /db`, Groonga `select --limit 0`).
-    pub url: String,
-    /// Documents the server acknowledged over every step (items ok).
-    pub acknowledged: u64,
-    /// Documents that appeared: the count after the last step minus before the first.
-    pub present: i64,
-    pub present_before: u64,
-    pub present_after: u64,
-    /// `acknowledged` and `present` agree.
-    pub matches: bool,
-    /// Documents in requests cut off at a timed step's end: the server may have
-    /// written them without hakaru seeing the answer. More present than acknowledged,
-    /// by no more than this, is explained (not a failure).
-    #[serde(default)]
-    pub in_flight: u64,
-}
-
-impl VerifyResult {
-    /// The comparison: documents that appeared (after − before) against those
-    /// acknowledged.
-    pub fn compare(
-        url: String,
-        acknowledged: u64,
-        in_flight: u64,
-        before: u64,
-        after: u64,
-    ) -> Self {
-        let present = after as i64 - before as i64;
-        VerifyResult {
-            url,
-            acknowledged,
-            present,
-            present_before: before,
-            present_after: after,
-            matches: present == acknowledged as i64,
-            in_flight,
-        }
-    }
-
-    /// More present than acknowledged, by no more than the documents in flight when a
-    /// timed step ended: nothing acknowledged is missing.
-    pub fn explained(&self) -> bool {
-        let diff = self.present - self.acknowledged as i64;
-        diff > 0 && diff as u64 <= self.in_flight
-    }
-
-    /// A difference that means documents are missing or unaccounted for.
-    pub fn failed(&self) -> bool {
-        !self.matches && !self.explained()
-    }
-}
 
 /// The settings that shape the numbers.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
@@ -698,6 +650,12 @@ pub struct StepResult {
     /// CouchDB takes two requests).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub operations: BTreeMap<String, u64>,
+    /// `--before-round`: the command run before this round, on the round's first step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_round: Option<command::CommandResult>,
+    /// `--before-step`: the command run before this step (after the round's own).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub before_step: Option<command::CommandResult>,
 }
 
 /// One step of a bulk write.

@@ -124,6 +124,8 @@ impl StepResult {
                 .filter(|t| t.coarsened())
                 .map(|_| coarse_note()),
             operations: rec.items.operations.iter().cloned().collect(),
+            before_round: None,
+            before_step: None,
             labels: labels::of(rec, facts.elapsed_s),
             labels_note: rec.label_names.note.clone(),
         }

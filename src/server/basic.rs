@@ -12,6 +12,7 @@
 //! | `/headers` | 200 with the request headers, one `name: value` line each |
 //! | `/stats` | `{"connections": N, "requests": N}` of this server |
 //! | `/work?ms=MS` | 200 after MS ms of one of `--workers` workers, first come first served: capacity = workers ÷ MS ([`super::basic_work`]) |
+//! | `/cached?key=K`, `/cached/clear`, `/cached/reboot`, `/cached/stats` | a cache in front of a page cache in front of a slow store ([`super::cache`]) |
 //! | anything else | 404 |
 //!
 //! `?close=1` on any of them closes the connection after the answer.
@@ -44,6 +45,7 @@ const SHARED_BYTES: usize = 1024 * 1024;
 pub struct BasicTarget {
     stats: Arc<ServerStats>,
     work: super::basic_work::WorkPool,
+    cached: super::cache::CachedService,
 }
 
 impl BasicTarget {
@@ -58,6 +60,7 @@ impl BasicTarget {
         BasicTarget {
             stats,
             work: super::basic_work::WorkPool::new(workers),
+            cached: super::cache::CachedService::default(),
         }
     }
 
@@ -82,6 +85,10 @@ impl BasicTarget {
                 }
                 Err(why) => Response::text(400, why),
             },
+            path if path.starts_with("/cached") => self
+                .cached
+                .route(req)
+                .unwrap_or_else(|| Response::text(404, format!("no endpoint at {path}\n"))),
             path => {
                 if let Some(n) = path.strip_prefix("/bytes/") {
                     bytes(n)
@@ -105,6 +112,11 @@ impl Handler for BasicTarget {
         }
         resp
     }
+
+    /// Only with `--memcached`, whose `/cached` waits on a socket.
+    fn may_block(&self) -> bool {
+        self.cached.blocks()
+    }
 }
 
 /// Starts a [`BasicTarget`] on `bind` with its own counters: what `hakaru serve`,
@@ -119,9 +131,23 @@ pub fn start_basic_with_workers(
     opts: ServerOptions,
     workers: usize,
 ) -> std::io::Result<RunningServer> {
+    start_basic_with_memcached(bind, opts, workers, None)
+}
+
+/// [`start_basic_with_workers`], with a real memcached as `/cached`'s cache when given
+/// (`hakaru serve --memcached ADDR`).
+pub fn start_basic_with_memcached(
+    bind: SocketAddr,
+    opts: ServerOptions,
+    workers: usize,
+    memcached: Option<SocketAddr>,
+) -> std::io::Result<RunningServer> {
     let stats = Arc::new(ServerStats::default());
-    let target = Arc::new(BasicTarget::with_workers(stats.clone(), workers));
-    RunningServer::start_with_stats(bind, target, opts, stats)
+    let mut target = BasicTarget::with_workers(stats.clone(), workers);
+    if let Some(addr) = memcached {
+        target.cached = super::cache::CachedService::with_memcached(addr);
+    }
+    RunningServer::start_with_stats(bind, Arc::new(target), opts, stats)
 }
 
 fn bytes(n: &str) -> Response {

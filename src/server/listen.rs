@@ -113,6 +113,11 @@ pub enum ServeError {
     NotLoopback(SocketAddr),
     #[error("--threads {0}: at most {MAX_THREADS} worker threads (0: one per core)")]
     Threads(usize),
+    #[error(
+        "--memcached {0}: not a loopback address; benchmarks on this machine stay on \
+         loopback (pass --allow-remote to use {0} anyway)"
+    )]
+    MemcachedNotLoopback(SocketAddr),
 }
 
 /// The most worker threads a target runs: more only cost memory, and past the

@@ -5,6 +5,8 @@
 
 pub mod basic;
 pub mod basic_work;
+pub mod cache;
+mod cache_memcached;
 pub mod docs;
 pub mod handler;
 pub mod listen;

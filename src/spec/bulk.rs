@@ -378,6 +378,7 @@ impl BulkOptions {
                 workload: workload.clone(),
             })),
             start_at,
+            before: Default::default(),
         };
         Ok(BulkReady {
             run,

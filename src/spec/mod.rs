@@ -12,6 +12,7 @@
 //! `cli` only names them.
 
 pub mod ab;
+pub mod before;
 pub mod bulk;
 mod bulk_check;
 mod bulk_template;
@@ -65,6 +66,9 @@ pub enum SpecError {
     /// A key-value run's flag, URL or commands file (the message names which).
     #[error("{0}")]
     Kv(String),
+    /// `--before-round`/`--before-step` and their limit (the message names the flag).
+    #[error("{0}")]
+    Before(String),
     #[error("--shard {shard}: {total} {what} cannot be shared by {count} machines, each needs at least one")]
     ShardTooSmall {
         shard: Shard,
@@ -266,6 +270,8 @@ pub struct SessionOptions {
     /// `--start-at`: when the first step (or the warm-up) starts; every later step
     /// starts at its planned offset from it, so shards on many machines stay in step.
     pub start_at: Option<StartAt>,
+    /// `--before-round`/`--before-step`: commands run before rounds and steps.
+    pub before: before::BeforeOptions,
 }
 
 impl Default for SessionOptions {
@@ -279,6 +285,7 @@ impl Default for SessionOptions {
             keep_going: false,
             shard: None,
             start_at: None,
+            before: before::BeforeOptions::default(),
         }
     }
 }
@@ -452,6 +459,7 @@ impl RunOptions {
             ),
             hooks: None,
             start_at,
+            before: s.before.runner(),
         };
         Ok(Ready {
             run,
@@ -626,7 +634,7 @@ impl SessionOptions {
         if let Some(w) = self.warmup {
             at_most_duration("--warmup", w)?;
         }
-        Ok(())
+        self.before.check()
     }
 }
 

@@ -1,23 +1,23 @@
 //! A scenario's events: shell commands run at given times from the scenario's start,
 //! on a thread of their own so the load never waits for them. `{pid:NAME}` is filled
 //! in when the event fires (a restarted server has a new PID). Each command runs in
-//! its own `sh -c` with a time limit; what it did (exit status, the end of its
-//! stderr) is kept for the result and the timeline. A failed command stops the run
-//! only when its event says `on_failure = "stop"`.
+//! its own `sh -c` with a time limit (`runner::command`, shared with `--before-round`);
+//! what it did (exit status, the end of its stderr) is kept for the result and the
+//! timeline. A failed command stops the run only when its event says
+//! `on_failure = "stop"`.
 
 use std::collections::BTreeMap;
-use std::io::Read;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::scenario::{Action, Event, TargetPid};
 use crate::engine::Stop;
 use crate::result::suite::EventResult;
 
-/// Bytes of a failed command's stderr kept for the result (its end, where the reason is).
-const STDERR_KEPT: usize = 400;
+/// Bytes of a failed API call's answer kept for the result.
+const STDERR_KEPT: usize = crate::runner::command::STDERR_KEPT;
 
 /// Events under way; [`Running::finish`] collects what they did.
 pub struct Running {
@@ -176,11 +176,11 @@ fn fire(event: &Event, targets: &BTreeMap<String, TargetPid>) -> Fired {
             }
         }
     };
-    let (exit_code, error) = run_shell(&command, event.timeout);
+    let ran = crate::runner::command::run_shell(&command, event.timeout, &[], None);
     Fired {
         command: Some(command),
-        exit_code,
-        error,
+        exit_code: ran.exit_code,
+        error: ran.error,
     }
 }
 
@@ -233,92 +233,6 @@ fn pid_of(name: &str, target: &TargetPid) -> Result<u32, String> {
     }
 }
 
-/// Run `sh -c command` for at most `limit`; (exit code, why it failed).
-fn run_shell(command: &str, limit: Duration) -> (Option<i32>, Option<String>) {
-    let child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn();
-    let mut child = match child {
-        Ok(c) => c,
-        Err(e) => return (None, Some(format!("cannot run sh: {e}"))),
-    };
-    // Read stderr on the side, so a chatty command cannot fill the pipe and stall.
-    // A command that starts a server in the background may leave it holding the pipe:
-    // its stderr is waited for briefly after the command ends, not to the pipe's end.
-    let (tx, rx) = std::sync::mpsc::channel();
-    if let Some(mut err) = child.stderr.take() {
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 1024];
-            while let Ok(n) = err.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                // The end is what says why; keep memory bounded.
-                if buf.len() > 64 * STDERR_KEPT {
-                    buf.drain(..buf.len() - STDERR_KEPT);
-                }
-                let _ = tx.send(buf.clone());
-            }
-        });
-    } else {
-        drop(tx);
-    }
-    let end = Instant::now() + limit;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(s)) => break Some(s),
-            Ok(None) if Instant::now() >= end => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break None;
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return (None, Some(format!("cannot wait for the command: {e}"))),
-        }
-    };
-    let mut last = Vec::new();
-    let until = Instant::now() + Duration::from_millis(200);
-    while let Ok(b) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-        last = b;
-    }
-    let stderr = String::from_utf8_lossy(&last).trim().to_string();
-    let tail = |s: &str| -> String {
-        let start = s.len().saturating_sub(STDERR_KEPT);
-        let start = (start..=s.len())
-            .find(|i| s.is_char_boundary(*i))
-            .unwrap_or(s.len());
-        s[start..].to_string()
-    };
-    match status {
-        None => (
-            None,
-            Some(format!(
-                "still running after {} s: killed",
-                limit.as_secs_f64()
-            )),
-        ),
-        Some(s) if s.success() => (s.code(), None),
-        Some(s) => {
-            let why = match s.code() {
-                Some(c) => format!("exit status {c}"),
-                None => "killed by a signal".to_string(),
-            };
-            let why = if stderr.is_empty() {
-                why
-            } else {
-                format!("{why}: {}", tail(&stderr))
-            };
-            (s.code(), Some(why))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -342,15 +256,5 @@ mod tests {
         let e = fill_pids("kill {pid:b}", &targets).unwrap_err();
         assert!(e.contains("gave no PID (\"nope\")"), "{e}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn commands_report_how_they_ended() {
-        assert_eq!(run_shell("true", Duration::from_secs(5)), (Some(0), None));
-        let (code, why) = run_shell("echo gone >&2; exit 3", Duration::from_secs(5));
-        assert_eq!(code, Some(3));
-        assert_eq!(why.as_deref(), Some("exit status 3: gone"));
-        let (_, why) = run_shell("sleep 5", Duration::from_millis(50));
-        assert!(why.unwrap().contains("killed"));
     }
 }

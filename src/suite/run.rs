@@ -297,6 +297,7 @@ pub fn build(
         hooks: Some(hooks.clone()),
         // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
+        before: Default::default(),
     };
     Ok(SuiteReady {
         scenario,

@@ -5,6 +5,7 @@ mod util;
 mod ab;
 mod bad_input;
 mod bulk;
+mod cache;
 mod cli;
 mod connections;
 mod demo;

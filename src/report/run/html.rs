@@ -10,9 +10,7 @@ use crate::report::chart::{self, esc};
 use crate::report::findings;
 use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share};
 use crate::report::page::{chart_section, kind_warnings, page, rich, source_line, warnings_box};
-use crate::report::sections::{
-    hosts_section, probes_section, rounds_section, run_section, status_section,
-};
+use crate::report::sections::{hosts_section, probes_section, run_section, status_section};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
 use crate::result::RunResult;
@@ -206,15 +204,24 @@ pub fn html_page(
     opts: &ReportOptions,
     body: Option<Body<'_>>,
 ) -> String {
-    // A repeated run (`--rounds`) is read as its warm rounds' mean, drawn beside its
-    // cold first round.
-    let shown = if s.rounds() > 1 {
+    // A repeated run (`--rounds`) is summed up as its warm rounds' mean, or as its
+    // round 1 when a command prepared each round differently (they are not one
+    // setup); either way the charts draw every round as its own line.
+    let prepared = run.is_some_and(super::rounds::prepared);
+    let shown = if s.rounds() > 1 && prepared {
+        vec![s.round(1)]
+    } else if s.rounds() > 1 {
         crate::analysis::repeat::display_series(std::slice::from_ref(s))
     } else {
         vec![s.clone()]
     };
     let main = &shown[0];
-    let drawn: Vec<&Series> = shown.iter().collect();
+    let per_round = if s.rounds() > 1 {
+        super::rounds::by_round(s)
+    } else {
+        shown.clone()
+    };
+    let drawn: Vec<&Series> = per_round.iter().collect();
     let sat = analysis::analyse(main);
     let mut b = String::new();
     let _ = write!(
@@ -226,6 +233,7 @@ pub fn html_page(
     if let Some(run) = run {
         b.push_str(&crate::report::sections::verdict_sections(run));
     }
+    b.push_str(&super::rounds::rounds_html(s, run, opts));
     if let Some(body) = body {
         b.push_str(&body(main));
     } else if let Some(run) = run.filter(|r| is_single_step(main, r)) {
@@ -248,7 +256,6 @@ pub fn html_page(
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
         b.push_str(&warnings_box(&warnings));
         b.push_str("</section>");
-        b.push_str(&rounds_section(s));
         for (_, c) in run_charts(&drawn, opts) {
             b.push_str(&chart_section(&c));
         }
@@ -257,6 +264,8 @@ pub fn html_page(
             "<section><h2>Steps{}</h2>{}</section>",
             if shown.len() > 1 {
                 " (warm rounds, mean)"
+            } else if prepared && s.rounds() > 1 {
+                " (round 1)"
             } else {
                 ""
             },
@@ -401,8 +410,17 @@ pub(crate) fn standalone_charts(
     series: &[&Series],
     opts: &ReportOptions,
 ) -> Vec<(&'static str, chart::LineChart)> {
-    let mut charts = run_charts(series, opts);
+    // One run of several rounds: every round its own line, and the rounds by percentile.
+    let per_round = match series {
+        [s] if s.rounds() > 1 => super::rounds::by_round(s),
+        _ => Vec::new(),
+    };
+    let refs: Vec<&Series> = per_round.iter().collect();
+    let mut charts = run_charts(if refs.is_empty() { series } else { &refs }, opts);
     if let [s] = series {
+        if let Some(c) = super::rounds::percentile_chart(s, opts) {
+            charts.push(("-rounds", c));
+        }
         for (_, c) in &mut charts {
             c.title = format!("{} — {}", c.title, s.name());
         }

@@ -20,6 +20,7 @@ pub fn markdown_report(run: &Series) -> String {
 /// by their probes and phases).
 pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String {
     let mut o = markdown_body(run, result);
+    o.push_str(&super::rounds::rounds_markdown(run, result));
     if let Some(r) = result.filter(|r| r.find_max.is_none() && r.suite.is_none()) {
         o.push_str(&crate::report::over_time::markdown(r));
     }
@@ -34,9 +35,13 @@ fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
             extra.push('\n');
         }
     }
-    // A repeated run: its warm rounds' mean, as the HTML report shows it.
+    // A repeated run: its warm rounds' mean, as the HTML report shows it; rounds a
+    // command prepared: round 1 (each round is in the table after the steps).
     let warm;
-    let s = if run.rounds() > 1 {
+    let s = if run.rounds() > 1 && result.is_some_and(super::rounds::prepared) {
+        warm = run.round(1);
+        &warm
+    } else if run.rounds() > 1 {
         warm = crate::analysis::repeat::display_series(std::slice::from_ref(run)).remove(0);
         &warm
     } else {
@@ -47,7 +52,9 @@ fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
     }
     let sat = analysis::analyse(s);
     let mut o = format!("### {}\n\n{extra}", run.name());
-    if s.label != run.label {
+    if s.label != run.label && s.label.ends_with("round 1") {
+        o.push_str("Round 1: the rounds differ by --before-round (round by round below).\n\n");
+    } else if s.label != run.label {
         o.push_str(&format!(
             "Mean of the warm rounds 2–{} (round 1 ran cold).\n\n",
             run.rounds()

@@ -5,4 +5,5 @@
 pub mod compare;
 pub mod html;
 pub mod markdown;
+pub mod rounds;
 pub mod text;
