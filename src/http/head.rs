@@ -39,9 +39,7 @@ pub(super) fn parse_head(buf: &[u8]) -> Result<Option<Head>, WireError> {
     let mut close = version == 0;
     for h in resp.headers.iter() {
         if h.name.eq_ignore_ascii_case("content-length") {
-            let v = std::str::from_utf8(h.value)
-                .ok()
-                .and_then(|s| s.trim().parse::<u64>().ok());
+            let v = digits(h.value.trim_ascii());
             match (v, length) {
                 // RFC 9112 §6.3: differing lengths leave the framing unknown.
                 (Some(n), Some(m)) if n != m => {
@@ -89,4 +87,41 @@ pub(super) fn find_crlf(b: &[u8]) -> Option<usize> {
 pub(super) fn chunk_size(line: &[u8]) -> Option<u64> {
     let text = line.split(|c| *c == b';').next()?.trim_ascii();
     u64::from_str_radix(std::str::from_utf8(text).ok()?, 16).ok()
+}
+
+/// A Content-Length's value: 1*DIGIT (RFC 9110 §8.6), no sign, within u64. Read from
+/// the bytes, without the UTF-8 check and `str::parse` it used to take per response.
+fn digits(v: &[u8]) -> Option<u64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.iter().try_fold(0u64, |n, &b| {
+        let d = b.wrapping_sub(b'0');
+        if d > 9 {
+            return None;
+        }
+        n.checked_mul(10)?.checked_add(u64::from(d))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::digits;
+
+    #[test]
+    fn content_length_is_digits_only() {
+        assert_eq!(digits(b"0"), Some(0));
+        assert_eq!(digits(b"1024"), Some(1024));
+        assert_eq!(digits(b"18446744073709551615"), Some(u64::MAX));
+        for bad in [
+            &b""[..],
+            b"+5",
+            b"-1",
+            b"1 2",
+            b"0x10",
+            b"18446744073709551616",
+        ] {
+            assert_eq!(digits(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
+    }
 }
