@@ -556,3 +556,61 @@ fn suite_phases_speak_http2_when_the_scenario_says_so() {
         "{e}"
     );
 }
+
+/// `stream send --http2` to an h2c receiver: every batch a stream, senders sharing
+/// connections, every record delivered.
+#[test]
+fn stream_send_posts_batches_over_h2c() {
+    let server = start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            threads: 1,
+            http2: true,
+            ..Default::default()
+        },
+    )
+    .expect("the HTTP/2 target starts");
+    let o = run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("http://{}/", server.addr),
+        "--http2",
+        "--streams",
+        "2",
+        "--record-size",
+        "200",
+        "-n",
+        "500",
+        "-c",
+        "4",
+        "--batch",
+        "100",
+        "--json",
+    ]);
+    ok(&o);
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["senders"][0]["records"], 2000, "{rep}");
+    // 4 senders × 5 batches; a worker thread per core (at most 4), its senders in
+    // groups of 2 to a connection.
+    assert_eq!(server.stats.requests(), 20);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    let connections: usize = (0..workers)
+        .map(|w| (w..4).step_by(workers).count().div_ceil(2))
+        .sum();
+    // And the one connection the sink opens before any load, to refuse a dead port.
+    assert_eq!(server.stats.connections(), connections as u64 + 1);
+    let refused = run(&[
+        "stream",
+        "send",
+        "--to",
+        "file:/tmp/x",
+        "--http2",
+        "-n",
+        "1",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("--http2"), "{}", stderr(&refused));
+}
