@@ -133,9 +133,10 @@ class Nginx:
         conf = f"""{user}master_process off;
 daemon off;
 worker_processes 1;
+worker_rlimit_nofile 32768;
 pid {d}/nginx.pid;
 error_log {d}/error.log warn;
-events {{ worker_connections 4096; }}
+events {{ worker_connections 16384; }}
 http {{
     access_log off;
     keepalive_requests 1000000;

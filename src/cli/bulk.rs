@@ -170,6 +170,9 @@ pub struct BulkArgs {
     #[arg(long)]
     pub no_keep_alive: bool,
 
+    #[command(flatten)]
+    pub connection: super::connection::ConnectionArgs,
+
     /// Pause between steps.
     #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
@@ -272,6 +275,7 @@ impl BulkArgs {
             headers: self.headers.clone(),
             timeout: self.timeout,
             keep_alive: !self.no_keep_alive,
+            connection: self.connection.settings(),
             threads: self.threads,
             seed: self.seed,
             interval: self.interval,

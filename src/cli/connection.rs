@@ -1,5 +1,5 @@
 //! `--http2` and `--streams`: how hakaru connects, on every command that takes the
-//! request flags (`run`, `ramp`). Parsed here, handed on as the engine's plain
+//! request flags (`run`, `ramp`) and on `bulk`. Parsed here, handed on as the engine's plain
 //! [`ConnectionSettings`].
 
 use clap::Args;

@@ -125,6 +125,21 @@ pub struct RecordArgs {
     #[arg(long, default_value = "1000", value_parser = parse_count, value_name = "N")]
     pub batch: u64,
 
+    /// http:// sinks: speak HTTP/2 (h2c with prior knowledge), as `run --http2` does.
+    #[arg(long, help_heading = "Connection")]
+    pub http2: bool,
+
+    /// With --http2: senders that share one connection, each batch on a stream of its own.
+    #[arg(
+        long,
+        requires = "http2",
+        default_value_t = 1,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=crate::engine::MAX_STREAMS as i64),
+        help_heading = "Connection"
+    )]
+    pub streams: u32,
+
     /// kafka://: the acknowledgement each producer waits for (Kafka's acks).
     #[arg(long, value_enum, default_value_t = AcksArg::All)]
     pub acks: AcksArg,
@@ -216,6 +231,10 @@ impl RecordArgs {
             },
             rotate: self.rotate,
             batch: self.batch,
+            connection: crate::engine::ConnectionSettings {
+                http2: self.http2,
+                streams: self.streams as usize,
+            },
             shard: None,
             start_at: None,
             kafka: KafkaSendOptions {

@@ -248,7 +248,9 @@ async fn attempt<W: Workload>(
     for first_try in [true, false] {
         let reused = slot.conn.is_some();
         if slot.conn.is_none() {
-            let buf = slot.spare.take().unwrap_or_else(http::new_buffer);
+            // A plain connection borrows its thread's buffers per read (see `http`);
+            // a TLS one is given its own, kept here across reconnects.
+            let buf = slot.spare.take().unwrap_or_default();
             let target = &w.workload.targets()[req.target];
             match http::connect(target, w.cfg.tls.as_ref(), buf).await {
                 Ok((mut conn, opened)) => {

@@ -7,7 +7,7 @@ use std::net::ToSocketAddrs;
 use std::time::Duration;
 
 use super::encode::{encode_request, host_header};
-use super::{connect, new_buffer, BodySink, Meter, Target};
+use super::{connect, BodySink, Meter, Target};
 
 /// The largest body `fetch` keeps.
 const MAX_BODY: usize = 64 * 1024 * 1024;
@@ -93,7 +93,7 @@ fn send(
     };
     rt.block_on(async {
         tokio::time::timeout(timeout, async {
-            let (mut conn, _) = connect(&target, None, new_buffer())
+            let (mut conn, _) = connect(&target, None, Box::default())
                 .await
                 .map_err(|e| format!("{url}: cannot connect: {}", e.cause))?;
             let (mut body, mut head) = (Vec::new(), Vec::new());

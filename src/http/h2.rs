@@ -25,7 +25,7 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 
-use super::{new_buffer, open_stream, BodySink, Conn, ConnectError, Meter, Opened, Response};
+use super::{open_stream, BodySink, Conn, ConnectError, Meter, Opened, Response};
 use super::{Stream, Target, WireError, MAX_HEADERS};
 use crate::stats::ErrorKind;
 
@@ -86,7 +86,7 @@ pub async fn connect(
     let io = match stream {
         Stream::Plain(s) => Io::Plain(s),
         Stream::Tls(s) if s.get_ref().1.alpn_protocol() == Some(b"h2") => Io::Tls(s),
-        other => return Ok((Negotiated::Http1(Conn::over(other, new_buffer())), opened)),
+        other => return Ok((Negotiated::Http1(Conn::over(other, Box::default())), opened)),
     };
     let handshake = h2::client::Builder::new()
         // A benchmark reads what it asked for: pushed streams would only be counted wrong.

@@ -86,6 +86,8 @@ pub struct BulkOptions {
     pub headers: Vec<String>,
     pub timeout: Duration,
     pub keep_alive: bool,
+    /// `--http2`, `--streams`: the protocol, and how many writers share a connection.
+    pub connection: crate::engine::ConnectionSettings,
     /// `--ok-status`: what counts as a success.
     pub ok_status: crate::stats::OkStatus,
     pub threads: usize,
@@ -130,6 +132,7 @@ impl Default for BulkOptions {
             headers: Vec::new(),
             timeout: Duration::from_secs(60),
             keep_alive: true,
+            connection: Default::default(),
             ok_status: Default::default(),
             threads: 0,
             seed: None,
@@ -408,7 +411,7 @@ impl BulkOptions {
             }),
             ok_status: self.ok_status,
             label_feed: None,
-            connection: Default::default(),
+            connection: self.connection,
             time_first_byte: false,
         })
     }
@@ -556,7 +559,7 @@ impl BulkOptions {
             shard: self.shard,
             merged: None,
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
-            http2_streams: None,
+            http2_streams: self.connection.http2.then_some(self.connection.streams),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

@@ -14,8 +14,8 @@ use super::record::{now_us, Encoder, Format};
 use super::send::{SendReport, SenderReport};
 use super::StreamError;
 use crate::engine::{
-    Answer, EngineConfig, Lane, RateProfile, Request, RequestSource, ResponseCheck, StepSpec, Stop,
-    Turn, Workload,
+    Answer, ConnectionSettings, EngineConfig, Lane, RateProfile, Request, RequestSource,
+    ResponseCheck, StepSpec, Stop, Turn, Workload,
 };
 use crate::http::encode::{host_header, BodyRequest};
 use crate::http::Target;
@@ -32,6 +32,8 @@ pub struct HttpSink {
     /// The id of this machine's first sender (`--shard`): client `c` is sender
     /// `first_sender + c`.
     first_sender: u64,
+    /// `--http2`, `--streams`: the protocol, and how many senders share a connection.
+    connection: ConnectionSettings,
 }
 
 impl HttpSink {
@@ -82,7 +84,14 @@ impl HttpSink {
             encoder,
             batch: batch.max(1),
             first_sender,
+            connection: ConnectionSettings::default(),
         })
+    }
+
+    /// Send over HTTP/2 (`--http2`), `streams` senders to a connection.
+    pub fn with_connection(mut self, connection: ConnectionSettings) -> HttpSink {
+        self.connection = connection;
+        self
     }
 
     /// Send `count` records per sender (or for `duration`) at `rate` records/s.
@@ -121,7 +130,7 @@ impl HttpSink {
             lane: Lane::ALL,
             ok_status: Default::default(),
             label_feed: None,
-            connection: Default::default(),
+            connection: self.connection,
             time_first_byte: false,
         };
         let workload = Arc::new(self);

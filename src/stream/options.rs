@@ -37,6 +37,8 @@ pub struct SendOptions {
     pub rotate: u64,
     /// `http://`: records per request.
     pub batch: u64,
+    /// `http://`: `--http2`, `--streams` (the engine's connections).
+    pub connection: crate::engine::ConnectionSettings,
     /// `--shard K/N`: this machine's senders get ids of their own and its share of
     /// `--rate`; `--count` stays per sender.
     pub shard: Option<Shard>,
@@ -70,6 +72,9 @@ impl SendOptions {
     /// The checks that need nothing from outside, and the plan they make.
     pub fn check(&self) -> Result<(SinkUri, SendPlan), StreamError> {
         let uri = SinkUri::parse(&self.to)?;
+        if self.connection.http2 && !matches!(uri, SinkUri::Http(_)) {
+            return Err(flag("--http2", "is for an http:// sink"));
+        }
         if self.senders == 0 || self.senders > MAX_SENDERS {
             return Err(flag(
                 "--senders",
@@ -168,7 +173,8 @@ impl SendOptions {
             };
             // The engine's HTTP client takes a fixed rate: a shard sends its share.
             let rate = rate.map(|r| r / plan.shard.map_or(1.0, |s| f64::from(s.count)));
-            let sink = HttpSink::new(url, plan.encoder.clone(), self.batch, plan.first_sender())?;
+            let sink = HttpSink::new(url, plan.encoder.clone(), self.batch, plan.first_sender())?
+                .with_connection(self.connection);
             return Ok(ReadySend::Http { sink, plan, rate });
         }
         let spec = ByteSinkSpec {
@@ -254,6 +260,7 @@ mod tests {
             framing: Framing::Newline,
             rotate: 1000,
             batch: 100,
+            connection: Default::default(),
             shard: None,
             start_at: None,
             kafka: Default::default(),

@@ -35,6 +35,9 @@ pub(super) struct FileScenario {
     pub(super) method: Option<String>,
     pub(super) timeout: Option<Spanned<NumOrText>>,
     pub(super) keep_alive: Option<bool>,
+    /// `--http2`, `--streams`: for every phase (the engine's connections are the run's).
+    pub(super) http2: Option<Spanned<bool>>,
+    pub(super) streams: Option<Spanned<i64>>,
     pub(super) threads: Option<Spanned<usize>>,
     pub(super) seed: Option<u64>,
     #[serde(default)]

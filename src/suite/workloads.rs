@@ -9,6 +9,7 @@ use tokio_rustls::TlsConnector;
 
 use super::run::SuiteError;
 use super::scenario::{BulkSpec, Phase, Scenario, Source, WorkloadSpec, YcsbSpec};
+use crate::engine::ConnectionSettings;
 use crate::result::Shard;
 use crate::spec::bulk::{BulkOptions, DocSource};
 use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions};
@@ -85,6 +86,11 @@ pub(super) fn workloads(
             parts.push((part, w.weight));
         }
         b.phases.push(parts);
+    }
+    // Bulk writers or YCSB only: the run's settings (and its connections) are a plain
+    // run's of the scenario's protocol.
+    if b.first.is_none() {
+        b.first = Some(plain_ready_with(scenario.connection, command_line));
     }
     for (i, phase) in scenario.phases.iter().enumerate() {
         let n = b.bulks.iter().filter(|(p, _)| *p == i).count();
@@ -201,6 +207,7 @@ impl Built {
                 headers: scenario.headers.clone(),
                 allow_pattern_hosts: scenario.allow_pattern_hosts,
                 keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+                connection: scenario.connection,
                 seed: Some(
                     at.seed
                         ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -251,9 +258,15 @@ impl Built {
 
 /// The settings of a scenario of bulk writers only: a plain run of the same shape's.
 pub(super) fn plain_ready(command_line: &[String]) -> Ready {
+    plain_ready_with(ConnectionSettings::default(), command_line)
+}
+
+/// [`plain_ready`] speaking the scenario's protocol (`http2`, `streams`).
+fn plain_ready_with(connection: ConnectionSettings, command_line: &[String]) -> Ready {
     RunOptions {
         request: RequestOptions {
             url: Some("http://127.0.0.1:1/".into()),
+            connection,
             ..RequestOptions::default()
         },
         session: SessionOptions::default(),
@@ -305,6 +318,7 @@ fn bulk_options(
         headers: scenario.headers.clone(),
         timeout: scenario.timeout.unwrap_or(defaults.timeout),
         keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
+        connection: scenario.connection,
         threads: scenario.threads.unwrap_or(0),
         seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         command_line: command_line.to_vec(),

@@ -5,8 +5,9 @@
 //! Both processes need over 10,000 descriptors. The test raises its own limit, which
 //! the `hakaru serve` and `hakaru run` it starts inherit (each also raises its soft
 //! limit to the hard one), and skips with a message when the hard limit is too low
-//! and cannot be raised. `HAKARU_CONNECTIONS_SECS` sets how long the connections are
-//! held: 60 s by default in CI (`CI=true`), 10 s otherwise. Clients pause 5 s between
+//! and cannot be raised. The connections are held for a minute (issue 22's Done-when;
+//! `HAKARU_CONNECTIONS_SECS` shortens it by hand), with no error of any kind and no
+//! connection opened twice. Clients pause 5 s between
 //! requests (`--wait 5s`, about 2,000 requests/s in all), so the connections stay open
 //! without the test taking both cores from the timing-minded tests beside it. A client
 //! sends no request that its pause would carry past the end, so the step ends (and the
@@ -55,8 +56,7 @@ fn hold_seconds() -> u64 {
         Ok(s) => s
             .parse()
             .unwrap_or_else(|_| panic!("HAKARU_CONNECTIONS_SECS={s:?} is not a number of seconds")),
-        Err(_) if std::env::var("CI").is_ok_and(|v| v == "true") => 60,
-        Err(_) => 10,
+        Err(_) => 60,
     }
 }
 
@@ -103,13 +103,11 @@ fn ten_thousand_connections_are_held_with_no_failure_of_our_own() {
     let v = read_json(&csv.with_extension("json"));
     let step = &v["steps"][0];
     let errors = step["errors"].as_object().cloned().unwrap_or_default();
-    let count = |kind: &str| errors.get(kind).and_then(|n| n.as_u64()).unwrap_or(0);
-    assert_eq!(count("client_limit"), 0, "errors: {errors:?}");
-    for kind in ["connect", "reset", "io", "truncated", "malformed"] {
-        assert_eq!(count(kind), 0, "{kind} errors: {errors:?}");
-    }
+    let failed: u64 = errors.values().filter_map(|n| n.as_u64()).sum();
+    assert_eq!(failed, 0, "errors: {errors:?}");
+    // Held, not reopened: one connection per client for the whole minute.
     let opened = step["connections_opened"].as_u64().unwrap();
-    assert!(opened >= CLIENTS, "only {opened} connections opened");
+    assert_eq!(opened, CLIENTS, "{opened} connections opened");
     let responses = step["responses"].as_u64().unwrap();
     assert!(
         responses >= CLIENTS,

@@ -419,3 +419,198 @@ fn a_server_that_never_grants_window_ends_as_timeouts_on_time() {
     // Duration 1 s + timeout 0.5 s, and the process's start and end.
     assert!(took < Duration::from_secs(4), "took {took:?}");
 }
+
+/// One request over h2c with prior knowledge (the docs store under `serve --http2`
+/// speaks nothing else): its status and body.
+fn h2c(port: u16, method: &str, path: &str) -> (u16, String) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let (send, conn) = h2::client::handshake(tcp).await.unwrap();
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        let mut send = send.ready().await.unwrap();
+        let req = http::Request::builder()
+            .method(method)
+            .uri(format!("http://127.0.0.1:{port}{path}"))
+            .body(())
+            .unwrap();
+        let (resp, _) = send.send_request(req, true).unwrap();
+        let resp = resp.await.unwrap();
+        let status = resp.status().as_u16();
+        let mut body = resp.into_body();
+        let mut text = Vec::new();
+        while let Some(chunk) = body.data().await {
+            let chunk = chunk.unwrap();
+            let _ = body.flow_control().release_capacity(chunk.len());
+            text.extend_from_slice(&chunk);
+        }
+        (status, String::from_utf8(text).unwrap())
+    })
+}
+
+/// `bulk --http2` against the embedded document store on h2c: every document the
+/// writers were told was kept is in the store, and the step says HTTP/2 carried it.
+#[test]
+fn bulk_over_h2c_accounts_for_every_document() {
+    let s = hakaru_serve(&["--docs", "--http2", "--threads", "2"], "docs-h2");
+    assert_eq!(h2c(s.port, "PUT", "/h2bench").0, 201);
+    let dir = TempDir::new("bulk-h2");
+    let json = dir.path("bulk.json");
+    let db = format!("http://127.0.0.1:{}/h2bench", s.port);
+    let out = run(&[
+        "bulk",
+        &db,
+        "--http2",
+        "--streams",
+        "2",
+        "--batch-sizes",
+        "10,100",
+        "--writers",
+        "4",
+        "--count",
+        "400",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    let text = ok(&out);
+    let v = read_json(&json);
+    assert_eq!(v["settings"]["http2_streams"], 2, "{text}");
+    let steps = v["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 2, "{text}");
+    for st in steps {
+        assert_eq!(st["bulk"]["docs_acknowledged"], 400, "{st}");
+        // 4 writers, 2 streams a connection: 2 connections, both HTTP/2.
+        assert_eq!(st["connections_http2"], 2, "{st}");
+        assert_eq!(st["connections_opened"], 2, "{st}");
+        assert_eq!(st["statuses"].as_object().unwrap().len(), 1, "{st}");
+    }
+    let (status, info) = h2c(s.port, "GET", "/h2bench");
+    assert_eq!(status, 200, "{info}");
+    let info: serde_json::Value = serde_json::from_str(&info).unwrap();
+    assert_eq!(
+        info["doc_count"], 800,
+        "the store holds what was acknowledged"
+    );
+}
+
+/// A scenario's `http2 = true` and `streams = N` carry every phase over HTTP/2, and
+/// `streams` without `http2` is refused before any load, naming the line.
+#[test]
+fn suite_phases_speak_http2_when_the_scenario_says_so() {
+    let server = start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            threads: 1,
+            http2: true,
+            ..Default::default()
+        },
+    )
+    .expect("the HTTP/2 target starts");
+    let dir = TempDir::new("suite-h2");
+    let scenario = dir.write(
+        "s.toml",
+        &format!(
+            "http2 = true\nstreams = 3\n\n[[phase]]\nname = \"closed\"\nduration = \"1s\"\nclients = 6\n\
+             [[phase.workload]]\nurl = \"http://{a}/\"\n\n[[phase]]\nname = \"open\"\nduration = \"1s\"\n\
+             rate = 200\nclients = 3\n[[phase.workload]]\nurl = \"http://{a}/bytes/10\"\n",
+            a = server.addr
+        ),
+    );
+    let json = dir.path("r.json");
+    let text = ok(&run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        json.to_str().unwrap(),
+    ]));
+    let v = read_json(&json);
+    assert_eq!(v["settings"]["http2_streams"], 3, "{text}");
+    let steps = v["steps"].as_array().unwrap();
+    let mut answered = 0;
+    for st in steps {
+        assert!(st["connections_http2"].as_u64().unwrap() > 0, "{st}");
+        assert_eq!(st["connections_http2"], st["connections_opened"], "{st}");
+        answered += st["statuses"]["200"].as_u64().unwrap();
+    }
+    assert!(answered > 100, "{text}");
+    let served = server.stats.requests();
+    assert!(served >= answered, "server {served}, answered {answered}");
+
+    let bad = dir.write(
+        "bad.toml",
+        "streams = 3\n\n[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+         [[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+    );
+    let out = run(&["suite", bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let e = stderr(&out);
+    assert!(
+        e.contains("bad.toml:1: key `streams`: needs `http2 = true`"),
+        "{e}"
+    );
+}
+
+/// `stream send --http2` to an h2c receiver: every batch a stream, senders sharing
+/// connections, every record delivered.
+#[test]
+fn stream_send_posts_batches_over_h2c() {
+    let server = start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            threads: 1,
+            http2: true,
+            ..Default::default()
+        },
+    )
+    .expect("the HTTP/2 target starts");
+    let o = run(&[
+        "stream",
+        "send",
+        "--to",
+        &format!("http://{}/", server.addr),
+        "--http2",
+        "--streams",
+        "2",
+        "--record-size",
+        "200",
+        "-n",
+        "500",
+        "-c",
+        "4",
+        "--batch",
+        "100",
+        "--json",
+    ]);
+    ok(&o);
+    let rep: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(rep["senders"][0]["records"], 2000, "{rep}");
+    // 4 senders × 5 batches; a worker thread per core (at most 4), its senders in
+    // groups of 2 to a connection.
+    assert_eq!(server.stats.requests(), 20);
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(4);
+    let connections: usize = (0..workers)
+        .map(|w| (w..4).step_by(workers).count().div_ceil(2))
+        .sum();
+    // And the one connection the sink opens before any load, to refuse a dead port.
+    assert_eq!(server.stats.connections(), connections as u64 + 1);
+    let refused = run(&[
+        "stream",
+        "send",
+        "--to",
+        "file:/tmp/x",
+        "--http2",
+        "-n",
+        "1",
+    ]);
+    assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
+    assert!(stderr(&refused).contains("--http2"), "{}", stderr(&refused));
+}
