@@ -216,6 +216,11 @@ async fn send<W: Workload>(
         match shared {
             // Boxed so that HTTP/2's larger state does not grow every client's task:
             // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
+            // `--pipeline`: a key-value store's in-order connection, small enough
+            // not to box.
+            Some(group) if !matches!(w.workload.targets()[req.target].proto, http::Proto::Http) => {
+                attempt_pipelined(w, slot, group, req).await
+            }
             Some(group) => Box::pin(attempt_shared(w, slot, group, req, body)).await,
             None => attempt(w, slot, req, body).await,
         }
@@ -338,7 +343,9 @@ async fn attempt_shared<W: Workload>(
             b.buf.clear();
             b.truncated = false;
         }
-        let SharedConn::H2(conn) = &mut handle.conn;
+        let SharedConn::H2(conn) = &mut handle.conn else {
+            unreachable!("a pipelined connection goes through attempt_pipelined")
+        };
         match conn.exchange(req.bytes, body.as_deref_mut()).await {
             Ok(resp) => {
                 slot.shared = Some(handle);
@@ -402,6 +409,73 @@ async fn join<W: Workload>(
             let cause = &e.cause;
             w.rec.borrow_mut().note_error(e.kind, || cause.to_string());
             Err((Outcome::Error(e.kind), 0))
+        }
+    }
+}
+
+/// One command on the pipelined connection the client's group shares (`--pipeline`
+/// on a key-value target): join it or open it, queue the command behind the others,
+/// await its reply in turn. A command the connection never wrote (it had closed)
+/// goes once more on a new connection; one written and then lost is the
+/// connection's error, counted once for each command in flight.
+async fn attempt_pipelined<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    group: &Shared,
+    req: &Request<'_>,
+) -> (Outcome, u64) {
+    for first_try in [true, false] {
+        let held = slot.shared.take().filter(|h| group.holds(h));
+        let mut handle = match held {
+            Some(h) => h,
+            None => match join_pipelined(w, group, req.target).await {
+                Ok(h) => h,
+                Err(failed) => return failed,
+            },
+        };
+        let SharedConn::Pipe(conn) = &handle.conn else {
+            unreachable!("a key-value target's group shares a pipelined connection")
+        };
+        let conn = conn.clone();
+        let waiter = handle.waiter.get_or_insert_with(Rc::default).clone();
+        match conn.exchange(&waiter, req.bytes).await {
+            Ok(framed) => {
+                slot.shared = Some(handle);
+                return framed.recorded(&mut w.rec.borrow_mut());
+            }
+            Err(f) => {
+                group.retire(handle.gen);
+                if first_try && f.unprocessed {
+                    continue;
+                }
+                w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
+                return (Outcome::Error(f.kind), 0);
+            }
+        }
+    }
+    unreachable!("the loop returns on its second pass")
+}
+
+/// A handle on the group's pipelined connection, opened by this client if no other
+/// has; the outcome to record when it could not be opened.
+async fn join_pipelined<W: Workload>(
+    w: &Worker<W>,
+    group: &Shared,
+    target: usize,
+) -> Result<Handle, (Outcome, u64)> {
+    let _opening = group.opening.lock().await;
+    if let Some(h) = group.current() {
+        return Ok(h);
+    }
+    let t = &w.workload.targets()[target];
+    match super::shared::pipeline::connect(t, w.meter.clone()).await {
+        Ok((conn, opened)) => {
+            w.rec.borrow_mut().record_connect(opened.connect);
+            Ok(group.install(SharedConn::Pipe(conn)))
+        }
+        Err(f) => {
+            w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
+            Err((Outcome::Error(f.kind), 0))
         }
     }
 }

@@ -420,7 +420,7 @@ impl RunOptions {
                 Lane::shard(u64::from(k.index - 1), u64::from(k.count))
             }),
             ok_status: r.ok_status,
-            connection: r.connection,
+            connection: kv::connection(r),
             time_first_byte: r.time_first_byte,
         };
         let run = RunSpec {
