@@ -1039,10 +1039,10 @@ fn pipeline_16_counts_match_redis_s_own_on_two_connections() {
     assert_eq!(calls(&info, "get") + calls(&info, "set"), 20000);
     let after = redis_info(r.port, "stats", None);
     let count = |m: &BTreeMap<String, String>, k: &str| m[k].trim().parse::<u64>().unwrap();
-    // Our 2, and the INFO connection that read `before`.
+    // Our 2, and the two INFO connections since `before` (commandstats, `after`).
     assert_eq!(
         count(&after, "total_connections_received") - count(&before, "total_connections_received"),
-        3
+        4
     );
     assert_eq!(
         n(&s["statuses"]["250"]) + n(&s["statuses"]["254"]),
@@ -1200,10 +1200,16 @@ fn a_killed_server_fails_each_pipelined_command_once() {
     let status = crate::util::wait_bounded(&mut child, Duration::from_secs(20));
     assert!(status.is_some(), "hakaru hung on a killed server");
     let (s, _) = step(&dir, "kill");
-    // The one connection had at most 16 commands in flight: each failed once, as a
-    // reset; every later command found the port closed.
+    // A connection had at most 16 commands in flight: each failed once, as a reset
+    // (a connection opened as the server died may fail too); every later command
+    // found the port closed.
     let reset = n(&s["errors"]["reset"]);
-    assert!((1..=16).contains(&reset), "{}", s["errors"]);
+    let opened = n(&s["connections_opened"]);
+    assert!(
+        reset >= 1 && reset <= 16 * opened,
+        "{} on {opened} connections",
+        s["errors"]
+    );
     let errors = s["errors"].as_object().unwrap();
     assert!(
         errors.keys().all(|k| k == "reset" || k == "connect"),
