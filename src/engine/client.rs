@@ -212,15 +212,17 @@ async fn send<W: Workload>(
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
 ) -> (Outcome, u64) {
+    if let Some(group) =
+        shared.filter(|_| !matches!(w.workload.targets()[req.target].proto, http::Proto::Http))
+    {
+        // `--pipeline`: its connection's task keeps the deadline, with no timer per
+        // command (tokio's `Timeout` was the largest cost of a pipelined command).
+        return attempt_pipelined(w, slot, group, req, sent.checked_add(req.timeout)).await;
+    }
     let exchange = async {
         match shared {
             // Boxed so that HTTP/2's larger state does not grow every client's task:
             // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
-            // `--pipeline`: a key-value store's in-order connection, small enough
-            // not to box.
-            Some(group) if !matches!(w.workload.targets()[req.target].proto, http::Proto::Http) => {
-                attempt_pipelined(w, slot, group, req).await
-            }
             Some(group) => Box::pin(attempt_shared(w, slot, group, req, body)).await,
             None => attempt(w, slot, req, body).await,
         }
@@ -423,12 +425,13 @@ async fn attempt_pipelined<W: Workload>(
     slot: &mut Slot,
     group: &Shared,
     req: &Request<'_>,
+    deadline: Option<Instant>,
 ) -> (Outcome, u64) {
     for first_try in [true, false] {
         let held = slot.shared.take().filter(|h| group.holds(h));
         let mut handle = match held {
             Some(h) => h,
-            None => match join_pipelined(w, group, req.target).await {
+            None => match join_pipelined(w, group, req, deadline).await {
                 Ok(h) => h,
                 Err(failed) => return failed,
             },
@@ -438,7 +441,10 @@ async fn attempt_pipelined<W: Workload>(
         };
         let conn = conn.clone();
         let waiter = handle.waiter.get_or_insert_with(Rc::default).clone();
-        match conn.exchange(&waiter, req.bytes).await {
+        match conn
+            .exchange(&waiter, req.bytes, deadline, req.timeout)
+            .await
+        {
             Ok(framed) => {
                 slot.shared = Some(handle);
                 return framed.recorded(&mut w.rec.borrow_mut());
@@ -457,25 +463,41 @@ async fn attempt_pipelined<W: Workload>(
 }
 
 /// A handle on the group's pipelined connection, opened by this client if no other
-/// has; the outcome to record when it could not be opened.
+/// has (within the command's deadline); the outcome to record when it could not be.
 async fn join_pipelined<W: Workload>(
     w: &Worker<W>,
     group: &Shared,
-    target: usize,
+    req: &Request<'_>,
+    deadline: Option<Instant>,
 ) -> Result<Handle, (Outcome, u64)> {
-    let _opening = group.opening.lock().await;
-    if let Some(h) = group.current() {
-        return Ok(h);
-    }
-    let t = &w.workload.targets()[target];
-    match super::shared::pipeline::connect(t, w.meter.clone()).await {
-        Ok((conn, opened)) => {
-            w.rec.borrow_mut().record_connect(opened.connect);
-            Ok(group.install(SharedConn::Pipe(conn)))
+    let join = async {
+        let _opening = group.opening.lock().await;
+        if let Some(h) = group.current() {
+            return Ok(h);
         }
-        Err(f) => {
-            w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
-            Err((Outcome::Error(f.kind), 0))
+        let t = &w.workload.targets()[req.target];
+        match super::shared::pipeline::connect(t, w.meter.clone()).await {
+            Ok((conn, opened)) => {
+                w.rec.borrow_mut().record_connect(opened.connect);
+                Ok(group.install(SharedConn::Pipe(conn)))
+            }
+            Err(f) => Err((f.kind, f.why.to_string())),
         }
-    }
+    };
+    let joined = match deadline {
+        Some(at) => timeout_at(at.into(), join).await.unwrap_or_else(|_| {
+            Err((
+                ErrorKind::Timeout,
+                format!(
+                    "no whole response within the timeout ({} ms)",
+                    req.timeout.as_millis()
+                ),
+            ))
+        }),
+        None => join.await,
+    };
+    joined.map_err(|(kind, why)| {
+        w.rec.borrow_mut().note_error(kind, || why);
+        (Outcome::Error(kind), 0)
+    })
 }

@@ -10,14 +10,19 @@
 //! still from its own send (or due time): the engine's client loop times it as for
 //! any other request.
 //!
+//! Timeouts are kept by the connection's task too, not by a timer per command: the
+//! commands' deadlines come in the order they were queued, so one timer on the head
+//! of the queue is enough (re-armed when it fires for a command already answered).
+//! Tokio's per-command `Timeout` was the largest cost of a pipelined command.
+//!
 //! How it ends:
 //! - the connection dies (EOF, reset, bytes that are no reply): every command in
 //!   flight fails with that error, each counted once by its own client; commands
 //!   queued but never written are *unprocessed* and go once more on a new connection;
-//! - a command is abandoned before its reply (its timeout, or the step's end): the
-//!   connection is closed, because its later replies could no longer be matched to
-//!   their commands past a gap. The other commands in flight on it get no reply and
-//!   end at their own timeouts.
+//! - the head command's deadline passes (or a wait is abandoned at the step's end):
+//!   the connection is closed, because the replies after a missing one could no
+//!   longer be matched to their commands. The command times out; the others written
+//!   on it get no reply and time out at their own deadlines.
 //!
 //! Not here: Redis's `AUTH`/`SELECT` (a URL with a password or a database is refused
 //! with `--pipeline` before any load; its login bytes live in `http::Login`).
@@ -59,6 +64,9 @@ pub struct Waiter {
     waker: RefCell<Option<Waker>>,
     /// Written to the socket (its reply may come); cleared when it is queued.
     written: Cell<bool>,
+    /// When the command times out (`None`: never), and the timeout, for its message.
+    deadline: Cell<Option<Instant>>,
+    timeout: Cell<Duration>,
 }
 
 impl Waiter {
@@ -97,16 +105,23 @@ impl PipeConn {
         self.inner.closed.get()
     }
 
-    /// Close it: the task ends and drops the socket; waiters not yet answered are
-    /// left to their own timeouts.
+    /// Close it: the task drops the socket; commands written and not yet answered
+    /// time out at their own deadlines.
     pub fn close(&self) {
         if !self.inner.closed.replace(true) {
             self.inner.wake.notify_one();
         }
     }
 
-    /// Queue `request` and await its reply, in its turn.
-    pub async fn exchange(&self, waiter: &Rc<Waiter>, request: &[u8]) -> Result<Framed, Failure> {
+    /// Queue `request` and await its reply, in its turn, or its timeout (`timeout`
+    /// after it was sent, at `deadline`).
+    pub async fn exchange(
+        &self,
+        waiter: &Rc<Waiter>,
+        request: &[u8],
+        deadline: Option<Instant>,
+        timeout: Duration,
+    ) -> Result<Framed, Failure> {
         let inner = &self.inner;
         if inner.closed.get() {
             let mut f = inner.ended.borrow().clone().unwrap_or_else(|| Failure {
@@ -119,6 +134,8 @@ impl PipeConn {
         }
         waiter.done.set(None);
         waiter.written.set(false);
+        waiter.deadline.set(deadline);
+        waiter.timeout.set(timeout);
         let first = {
             let mut q = inner.queued.borrow_mut();
             let first = q.is_empty();
@@ -129,7 +146,7 @@ impl PipeConn {
         if first {
             inner.wake.notify_one();
         }
-        // Dropped before the reply (a timeout, the step's end): close the connection.
+        // Dropped before the reply (the step's end): close the connection.
         let abandon = Abandon { conn: self };
         let r = poll_fn(|cx| match waiter.done.take() {
             Some(r) => Poll::Ready(r),
@@ -262,17 +279,43 @@ enum Event {
     Read(io::Result<usize>),
     Wrote(io::Result<usize>),
     Queued,
+    Timer,
+}
+
+/// Why the connection stopped serving.
+enum Ended {
+    /// It died: every command in flight fails with this.
+    Died(WireError),
+    /// The head command's deadline passed.
+    TimedOut,
+    /// Closed from outside (a wait abandoned at the step's end).
+    Closed,
 }
 
 impl Task {
     async fn run(mut self, mut tcp: TcpStream) {
+        let ended = self.serve(&mut tcp).await;
+        drop(tcp);
+        self.inner.closed.set(true);
+        match ended {
+            Ended::Died(e) => self.fail_all(&e),
+            Ended::TimedOut | Ended::Closed => self.closed_early(),
+        }
+        self.time_out_the_rest().await;
+    }
+
+    /// Write what is queued, read and hand out replies, until the connection ends.
+    async fn serve(&mut self, tcp: &mut TcpStream) -> Ended {
         let inner = self.inner.clone();
         let (mut rd, mut wr) = tcp.split();
         let mut out: Vec<u8> = Vec::new();
         let mut off = 0;
-        let failure = loop {
+        let timer = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(timer);
+        let mut armed = false;
+        loop {
             if inner.closed.get() {
-                break None;
+                return Ended::Closed;
             }
             if off == out.len() {
                 out.clear();
@@ -282,9 +325,14 @@ impl Task {
                     self.mark_written();
                 }
             }
+            let head = self.head_deadline();
+            if let (false, Some(at)) = (armed, head) {
+                timer.as_mut().reset(at.into());
+                armed = true;
+            }
             let writing = off < out.len();
             if self.end == self.buf.len() {
-                break Some(WireError::Malformed(
+                return Ended::Died(WireError::Malformed(
                     "a reply line longer than the read buffer",
                 ));
             }
@@ -294,49 +342,80 @@ impl Task {
                 r = rd.read(room) => Event::Read(r),
                 r = wr.write(&out[off..]), if writing => Event::Wrote(r),
                 _ = inner.wake.notified(), if !writing => Event::Queued,
+                _ = &mut timer, if armed => Event::Timer,
             };
             match event {
                 Event::Read(Ok(0)) => {
-                    break Some(WireError::Eof {
-                        started: self.reply_bytes > 0 || self.end > self.start,
-                    })
+                    let started = self.reply_bytes > 0 || self.end > self.start;
+                    return Ended::Died(WireError::Eof { started });
                 }
                 Event::Read(Ok(n)) => {
                     add(&self.meter.received, n);
                     self.end += n;
                     if let Err(e) = self.frame() {
-                        break Some(e);
+                        return Ended::Died(e);
                     }
                 }
-                Event::Wrote(Ok(0)) => break Some(WireError::Io(io::ErrorKind::WriteZero.into())),
+                Event::Wrote(Ok(0)) => {
+                    return Ended::Died(WireError::Io(io::ErrorKind::WriteZero.into()))
+                }
                 Event::Wrote(Ok(n)) => {
                     add(&self.meter.sent, n);
                     off += n;
                 }
-                Event::Read(Err(e)) | Event::Wrote(Err(e)) => break Some(WireError::Io(e)),
+                Event::Read(Err(e)) | Event::Wrote(Err(e)) => return Ended::Died(WireError::Io(e)),
                 Event::Queued => {}
+                // Armed for a command since answered: re-armed for the new head above.
+                Event::Timer => {
+                    armed = false;
+                    if self.head_deadline().is_some_and(|at| at <= Instant::now()) {
+                        return Ended::TimedOut;
+                    }
+                }
             }
-        };
-        match failure {
-            Some(e) => self.fail_all(&e),
-            None => self.closed_early(),
         }
-        inner.closed.set(true);
     }
 
-    /// Closed after a command was abandoned: commands never written go once more on a
-    /// new connection; those written get no reply (their own timeouts end them).
+    fn head_deadline(&self) -> Option<Instant> {
+        self.inner.waiting.borrow().front()?.deadline.get()
+    }
+
+    /// Closed while commands were in flight: those never written go once more on a
+    /// new connection; those written time out at their own deadlines
+    /// ([`Task::time_out_the_rest`]).
     fn closed_early(&mut self) {
-        let why: Rc<str> = Rc::from("the pipelined connection closed after a command's timeout");
         let failure = Failure {
             kind: ErrorKind::Timeout,
-            why,
+            why: Rc::from("the pipelined connection closed after a command's timeout"),
             unprocessed: true,
         };
         *self.inner.ended.borrow_mut() = Some(failure.clone());
-        let waiting = std::mem::take(&mut *self.inner.waiting.borrow_mut());
-        for w in waiting.iter().filter(|w| !w.written.get()) {
-            w.finish(Err(failure.clone()));
+        self.inner.waiting.borrow_mut().retain(|w| {
+            if !w.written.get() {
+                w.finish(Err(failure.clone()));
+            }
+            w.written.get()
+        });
+    }
+
+    /// Each command still waiting on the closed connection times out at its deadline.
+    async fn time_out_the_rest(&mut self) {
+        loop {
+            let Some(w) = self.inner.waiting.borrow_mut().pop_front() else {
+                return;
+            };
+            if let Some(at) = w.deadline.get() {
+                tokio::time::sleep_until(at.into()).await;
+            }
+            let why = format!(
+                "no whole response within the timeout ({} ms)",
+                w.timeout.get().as_millis()
+            );
+            w.finish(Err(Failure {
+                kind: ErrorKind::Timeout,
+                why: Rc::from(why),
+                unprocessed: false,
+            }));
         }
     }
 
