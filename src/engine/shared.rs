@@ -198,6 +198,19 @@ mod tests {
     }
 
     #[test]
+    fn a_pipeline_groups_clients_without_http2() {
+        let one = ConnectionSettings::default();
+        assert!(!one.shares());
+        let piped = ConnectionSettings {
+            http2: false,
+            streams: 16,
+        };
+        assert!(piped.shares());
+        // 40 clients in groups of 16: 3 connections to the one target.
+        assert_eq!(Pool::new(piped, 40, 1).slots.len(), 3);
+    }
+
+    #[test]
     fn retiring_an_old_generation_leaves_the_new_one() {
         let s = Shared::default();
         assert!(s.current().is_none());
