@@ -3,14 +3,16 @@
 memcached (memtier_benchmark is not packaged here).
 
 Both tools send the same command (GET of one existing key, `-d 3` values as
-redis-benchmark's default) on the same number of connections with one command in
-flight per connection (pipeline 1): redis-benchmark `-c C -n N -t get -P 1 --csv`,
-hakaru `run -c C -n N --commands get.txt` (`GET key:__rand_int__`, the key
-redis-benchmark asks for without -r). Per run: operations/s from each tool's own
+redis-benchmark's default) on the same number of connections with the same number of
+commands in flight per connection, P = 1 and 16: redis-benchmark
+`-c C -n N -t get -P P --csv`, hakaru `run -c C×P --pipeline P -n N --commands
+get.txt` (`GET key:__rand_int__`, the key redis-benchmark asks for without -r;
+hakaru's -c counts clients, P of which share each connection). Per run: operations/s from each tool's own
 report, and the client's user+sys CPU from GNU time, as µs per operation. Rounds
 alternate the order of the tools; medians and per-round ratios are printed.
 
 Environment: N (requests per run, 200000), CONNECTIONS (50), ROUNDS (3),
+PIPELINES (1,16),
 HAKARU (binary; target/release/hakaru, built if missing), KEEP=1 keeps raw outputs.
 Needs redis-server, redis-tools (redis-benchmark), memcached, GNU time.
 """
@@ -66,11 +68,11 @@ def send(port, data, end):
         return got
 
 
-def hakaru_run(hakaru, url, commands, n, c, work, tag):
+def hakaru_run(hakaru, url, commands, n, c, p, work, tag):
     out = os.path.join(work, f"{tag}.csv")
     rc, text, cpu, _, _ = common.timed_run(
-        [hakaru, "run", "-c", str(c), "-n", str(n), "--commands", commands, url,
-         "-o", out, "-q"],
+        [hakaru, "run", "-c", str(c * p), "--pipeline", str(p), "-n", str(n),
+         "--commands", commands, url, "-o", out, "-q"],
         os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
     if rc != 0:
         common.die(f"hakaru failed on {url}:\n{text}")
@@ -81,11 +83,11 @@ def hakaru_run(hakaru, url, commands, n, c, work, tag):
     return step["qps"], cpu / max(step["responses"], 1) * 1e6
 
 
-def redis_benchmark(port, n, c, work, tag):
+def redis_benchmark(port, n, c, p, work, tag):
     tool = shutil.which("redis-benchmark") or common.die("redis-benchmark not found: apt-get install redis-tools")
     rc, text, cpu, _, _ = common.timed_run(
         [tool, "-h", "127.0.0.1", "-p", str(port), "-c", str(c), "-n", str(n), "-t", "get",
-         "-P", "1", "--csv"],
+         "-P", str(p), "--csv"],
         os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
     for line in text.splitlines():
         cells = [x.strip('"') for x in line.split(",")]
@@ -122,17 +124,26 @@ def main():
         f.write(f"get {KEY}\n")
     rurl, murl = f"redis://127.0.0.1:{rport}", f"memcached://127.0.0.1:{mport}"
 
+    pipelines = [int(x) for x in os.environ.get("PIPELINES", "1,16").split(",")]
     print(f"# {common.machine_line()}")
-    print(f"# GET of one existing 3-byte value, {c} connections, pipeline 1, {n} requests a run, {rounds} rounds")
+    print(f"# GET of one existing 3-byte value, {c} connections, {n} requests a run, {rounds} rounds")
+    for p in pipelines:
+        compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work)
+
+
+def compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work):
+    print(f"## pipeline {p}: hakaru -c {c * p} --pipeline {p}, redis-benchmark -c {c} -P {p}")
     rows = {"hakaru redis": [], "redis-benchmark": [], "hakaru memcached": []}
     for r in range(rounds):
         order = ["hakaru", "rb"] if r % 2 == 0 else ["rb", "hakaru"]
         for tool in order:
             if tool == "hakaru":
-                rows["hakaru redis"].append(hakaru_run(hakaru, rurl, redis_cmds, n, c, work, f"h{r}"))
+                rows["hakaru redis"].append(
+                    hakaru_run(hakaru, rurl, redis_cmds, n, c, p, work, f"h{p}-{r}"))
             else:
-                rows["redis-benchmark"].append(redis_benchmark(rport, n, c, work, f"rb{r}"))
-        rows["hakaru memcached"].append(hakaru_run(hakaru, murl, mc_cmds, n, c, work, f"m{r}"))
+                rows["redis-benchmark"].append(redis_benchmark(rport, n, c, p, work, f"rb{p}-{r}"))
+        rows["hakaru memcached"].append(
+            hakaru_run(hakaru, murl, mc_cmds, n, c, p, work, f"m{p}-{r}"))
         h, b = rows["hakaru redis"][-1], rows["redis-benchmark"][-1]
         print(f"round {r + 1}: hakaru/redis-benchmark ops/s {h[0] / b[0]:.2f}, "
               f"CPU per op {h[1] / b[1]:.2f}")
@@ -144,9 +155,8 @@ def main():
     h, b = rows["hakaru redis"], rows["redis-benchmark"]
     ratio_ops = common.median([x[0] / y[0] for x, y in zip(h, b)])
     ratio_cpu = common.median([x[1] / y[1] for x, y in zip(h, b)])
-    print(f"hakaru / redis-benchmark (median of per-round ratios): ops/s {ratio_ops:.2f}, "
-          f"CPU per op {ratio_cpu:.2f}")
-
+    print(f"pipeline {p}: hakaru / redis-benchmark (median of per-round ratios): "
+          f"ops/s {ratio_ops:.2f}, CPU per op {ratio_cpu:.2f}")
 
 if __name__ == "__main__":
     main()

@@ -60,6 +60,15 @@ pub struct KvArgs {
     /// Write every key once before the first step (not counted in any step).
     #[arg(long, help_heading = "Key-value stores (redis://, memcached://)")]
     pub preload: bool,
+
+    /// Commands in flight per connection (redis-benchmark's -P): N clients share one
+    /// connection, so `-c 800 --pipeline 16` opens 50 [default: 1].
+    #[arg(
+        long,
+        value_name = "N",
+        help_heading = "Key-value stores (redis://, memcached://)"
+    )]
+    pub pipeline: Option<u64>,
 }
 
 impl KvArgs {
@@ -71,6 +80,7 @@ impl KvArgs {
             ratio: self.ratio.clone(),
             commands: self.commands.clone(),
             preload: self.preload,
+            pipeline: self.pipeline,
         }
     }
 }

@@ -212,6 +212,13 @@ async fn send<W: Workload>(
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
 ) -> (Outcome, u64) {
+    if let Some(group) =
+        shared.filter(|_| !matches!(w.workload.targets()[req.target].proto, http::Proto::Http))
+    {
+        // `--pipeline`: its connection's task keeps the deadline, with no timer per
+        // command (tokio's `Timeout` was the largest cost of a pipelined command).
+        return attempt_pipelined(w, slot, group, req, sent.checked_add(req.timeout)).await;
+    }
     let exchange = async {
         match shared {
             // Boxed so that HTTP/2's larger state does not grow every client's task:
@@ -340,7 +347,9 @@ async fn attempt_shared<W: Workload>(
             b.buf.clear();
             b.truncated = false;
         }
-        let SharedConn::H2(conn) = &mut handle.conn;
+        let SharedConn::H2(conn) = &mut handle.conn else {
+            unreachable!("a pipelined connection goes through attempt_pipelined")
+        };
         match conn.exchange(req.bytes, body.as_deref_mut()).await {
             Ok(resp) => {
                 slot.shared = Some(handle);
@@ -406,4 +415,91 @@ async fn join<W: Workload>(
             Err((Outcome::Error(e.kind), 0))
         }
     }
+}
+
+/// One command on the pipelined connection the client's group shares (`--pipeline`
+/// on a key-value target): join it or open it, queue the command behind the others,
+/// await its reply in turn. A command the connection never wrote (it had closed)
+/// goes once more on a new connection; one written and then lost is the
+/// connection's error, counted once for each command in flight.
+async fn attempt_pipelined<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut Slot,
+    group: &Shared,
+    req: &Request<'_>,
+    deadline: Option<Instant>,
+) -> (Outcome, u64) {
+    for first_try in [true, false] {
+        let held = slot.shared.take().filter(|h| group.holds(h));
+        let mut handle = match held {
+            Some(h) => h,
+            None => match join_pipelined(w, group, req, deadline).await {
+                Ok(h) => h,
+                Err(failed) => return failed,
+            },
+        };
+        let SharedConn::Pipe(conn) = &handle.conn else {
+            unreachable!("a key-value target's group shares a pipelined connection")
+        };
+        let conn = conn.clone();
+        let waiter = handle.waiter.get_or_insert_with(Rc::default).clone();
+        match conn
+            .exchange(&waiter, req.bytes, deadline, req.timeout)
+            .await
+        {
+            Ok(framed) => {
+                slot.shared = Some(handle);
+                return framed.recorded(&mut w.rec.borrow_mut());
+            }
+            Err(f) => {
+                group.retire(handle.gen);
+                if first_try && f.unprocessed {
+                    continue;
+                }
+                w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
+                return (Outcome::Error(f.kind), 0);
+            }
+        }
+    }
+    unreachable!("the loop returns on its second pass")
+}
+
+/// A handle on the group's pipelined connection, opened by this client if no other
+/// has (within the command's deadline); the outcome to record when it could not be.
+async fn join_pipelined<W: Workload>(
+    w: &Worker<W>,
+    group: &Shared,
+    req: &Request<'_>,
+    deadline: Option<Instant>,
+) -> Result<Handle, (Outcome, u64)> {
+    let join = async {
+        let _opening = group.opening.lock().await;
+        if let Some(h) = group.current() {
+            return Ok(h);
+        }
+        let t = &w.workload.targets()[req.target];
+        match super::shared::pipeline::connect(t, w.meter.clone()).await {
+            Ok((conn, opened)) => {
+                w.rec.borrow_mut().record_connect(opened.connect);
+                Ok(group.install(SharedConn::Pipe(conn)))
+            }
+            Err(f) => Err((f.kind, f.why.to_string())),
+        }
+    };
+    let joined = match deadline {
+        Some(at) => timeout_at(at.into(), join).await.unwrap_or_else(|_| {
+            Err((
+                ErrorKind::Timeout,
+                format!(
+                    "no whole response within the timeout ({} ms)",
+                    req.timeout.as_millis()
+                ),
+            ))
+        }),
+        None => join.await,
+    };
+    joined.map_err(|(kind, why)| {
+        w.rec.borrow_mut().note_error(kind, || why);
+        (Outcome::Error(kind), 0)
+    })
 }

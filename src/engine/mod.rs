@@ -247,7 +247,7 @@ pub fn run_step<W: Workload>(
             .spawn(move || {
                 let end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     // Built on its own thread: its connections' parts are not `Send`.
-                    let pool = cfg.connection.http2.then(|| {
+                    let pool = cfg.connection.shares().then(|| {
                         shared::Pool::new(cfg.connection, clients.len(), workload.targets().len())
                     });
                     let worker = Worker {

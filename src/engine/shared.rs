@@ -9,15 +9,19 @@
 //! recording do not change. A connection that ends (GOAWAY, an error) is retired by
 //! generation, so a client holding an old handle never retires its successor.
 //!
-//! [`SharedConn`] is what a group shares. Today it is HTTP/2 (streams answered in any
-//! order, `http::h2`). An in-order pipelined connection (`--pipeline N` for RESP or
-//! memcached: N commands in flight, replies in order) becomes a second variant: its
-//! handle's exchange queues the request and awaits the reply in its turn; opening,
-//! retiring by generation and the groups stay as they are.
+//! [`SharedConn`] is what a group shares: HTTP/2 (streams answered in any order,
+//! `http::h2`), or an in-order pipelined connection to a key-value store
+//! (`--pipeline N` for RESP or memcached: N commands in flight, replies in order,
+//! [`pipeline`]), whose handle's exchange queues the command and awaits its reply in
+//! its turn. Opening, retiring by generation and the groups are the same for both.
+
+pub mod pipeline;
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use crate::http::h2::H2Conn;
+use pipeline::{PipeConn, Waiter};
 
 /// How the engine connects: `--http2` and `--streams`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -27,6 +31,8 @@ pub struct ConnectionSettings {
     pub http2: bool,
     /// Clients that share one connection (h2load's `-m`): the streams each connection
     /// carries at once. 1 gives every client its own connection, as HTTP/1.1 does.
+    /// Without `http2`, on a key-value target: `--pipeline N` (redis-benchmark's
+    /// `-P`), N commands in flight on one connection, one per client of the group.
     pub streams: usize,
 }
 
@@ -39,6 +45,14 @@ impl Default for ConnectionSettings {
     }
 }
 
+impl ConnectionSettings {
+    /// Whether clients share connections (HTTP/2, or a key-value pipeline deeper
+    /// than 1).
+    pub fn shares(&self) -> bool {
+        self.http2 || self.streams > 1
+    }
+}
+
 /// The most streams per connection `--streams` accepts: past this a server's own
 /// limit (nginx's 128, hyper's 200) holds the rest in the client's queue anyway.
 pub const MAX_STREAMS: usize = 10_000;
@@ -48,12 +62,14 @@ pub const MAX_STREAMS: usize = 10_000;
 #[derive(Clone)]
 pub(super) enum SharedConn {
     H2(H2Conn),
+    Pipe(PipeConn),
 }
 
 impl SharedConn {
     fn is_closed(&self) -> bool {
         match self {
             SharedConn::H2(c) => c.is_closed(),
+            SharedConn::Pipe(c) => c.is_closed(),
         }
     }
 }
@@ -62,6 +78,9 @@ impl SharedConn {
 pub(super) struct Handle {
     pub gen: u64,
     pub conn: SharedConn,
+    /// A pipelined connection: this client's place in its queue, made on first use
+    /// and kept for every command it sends on this connection.
+    pub waiter: Option<Rc<Waiter>>,
 }
 
 /// One group's connection to one target.
@@ -82,6 +101,7 @@ impl Shared {
         (!conn.is_closed()).then(|| Handle {
             gen: *gen,
             conn: conn.clone(),
+            waiter: None,
         })
     }
 
@@ -98,7 +118,11 @@ impl Shared {
         let gen = self.generation.get() + 1;
         self.generation.set(gen);
         *self.live.borrow_mut() = Some((gen, conn.clone()));
-        Handle { gen, conn }
+        Handle {
+            gen,
+            conn,
+            waiter: None,
+        }
     }
 
     /// The connection of generation `gen` cannot carry more requests: the next
@@ -171,6 +195,19 @@ mod tests {
         pool.fall_back_to_http1(1);
         assert!(pool.slot(0, 1).is_none());
         assert!(pool.slot(0, 0).is_some());
+    }
+
+    #[test]
+    fn a_pipeline_groups_clients_without_http2() {
+        let one = ConnectionSettings::default();
+        assert!(!one.shares());
+        let piped = ConnectionSettings {
+            http2: false,
+            streams: 16,
+        };
+        assert!(piped.shares());
+        // 40 clients in groups of 16: 3 connections to the one target.
+        assert_eq!(Pool::new(piped, 40, 1).slots.len(), 3);
     }
 
     #[test]

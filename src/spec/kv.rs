@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use super::{RequestOptions, SpecError};
+use crate::engine::ConnectionSettings;
 use crate::http::url::{parse_kv_url, KvScheme};
 use crate::http::{Login, Proto, Target};
 use crate::kv::commands::{self, Protocol};
@@ -29,12 +30,17 @@ pub struct KvOptions {
     pub commands: Option<PathBuf>,
     /// `--preload`: every key written once before the first step.
     pub preload: bool,
+    /// `--pipeline N`: commands in flight on one connection (`None`: 1, none).
+    pub pipeline: Option<u64>,
 }
 
 pub const DEFAULT_KEYS: u64 = 100_000;
 pub const DEFAULT_VALUE_SIZE: usize = 32;
 /// memcached's default item limit is 1 MiB; Redis takes more, a benchmark rarely needs it.
 pub const MAX_VALUE_SIZE: usize = 64 * 1024 * 1024;
+/// The most commands `--pipeline` puts in flight on one connection (redis-benchmark
+/// users go to a few hundred; past this a server's own buffers decide).
+pub const MAX_PIPELINE: usize = 1024;
 /// Keys are numbers; more than this is no keyspace a machine holds.
 pub const MAX_KEYS: u64 = 1 << 40;
 
@@ -47,6 +53,7 @@ impl KvOptions {
             (self.ratio.is_some(), "--ratio"),
             (self.commands.is_some(), "--commands"),
             (self.preload, "--preload"),
+            (self.pipeline.is_some(), "--pipeline"),
         ]
         .into_iter()
         .find_map(|(given, flag)| given.then_some(flag))
@@ -77,7 +84,33 @@ impl KvOptions {
                 ));
             }
         }
+        if let Some(p) = self.pipeline {
+            if p == 0 || p > MAX_PIPELINE as u64 {
+                return Err(bad(format!(
+                    "--pipeline {p}: commands in flight per connection, between 1 and {MAX_PIPELINE}"
+                )));
+            }
+        }
         Ok((keys, draw, size))
+    }
+}
+
+/// The engine's connection settings for a key-value run: `--pipeline N` groups N
+/// clients on one connection (as `--streams` does for HTTP/2), so `-c 800
+/// --pipeline 16` opens 50 connections with 16 commands in flight on each.
+pub fn connection(r: &RequestOptions) -> ConnectionSettings {
+    match r.kv.pipeline {
+        Some(p)
+            if r.url
+                .as_deref()
+                .is_some_and(|u| crate::http::url::kv_scheme(u).is_some()) =>
+        {
+            ConnectionSettings {
+                http2: false,
+                streams: p as usize,
+            }
+        }
+        _ => r.connection,
     }
 }
 
@@ -174,6 +207,21 @@ pub fn build(
         }
     }
     let (target, protocol) = target(url).map_err(SpecError::Kv)?;
+    if kv.pipeline.is_some_and(|p| p > 1) {
+        if r.connection.http2 {
+            return Err(SpecError::Kv(
+                "--pipeline and --http2: a key-value store speaks its own protocol, not HTTP/2"
+                    .into(),
+            ));
+        }
+        if matches!(target.proto, Proto::Redis(Some(_))) {
+            return Err(SpecError::Kv(
+                "--pipeline with a password or a database in the URL is not supported yet \
+                 (AUTH and SELECT are sent on unpipelined connections only)"
+                    .into(),
+            ));
+        }
+    }
     let (commands, mut described) = match &kv.commands {
         Some(path) => {
             let text = std::fs::read_to_string(path)

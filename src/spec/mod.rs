@@ -428,7 +428,7 @@ impl RunOptions {
             }),
             ok_status: r.ok_status,
             label_feed: None,
-            connection: r.connection,
+            connection: kv::connection(r),
             time_first_byte: r.time_first_byte,
         };
         let run = RunSpec {

@@ -579,6 +579,48 @@ fn bad_kv_input_is_refused_before_any_load() {
             vec!["run", "-n", "1", "-H", "A: b", "redis://127.0.0.1:1"],
             "-H has no meaning",
         ),
+        (
+            vec!["run", "-n", "1", "--pipeline", "0", "redis://127.0.0.1:1"],
+            "--pipeline 0",
+        ),
+        (
+            vec![
+                "run",
+                "-n",
+                "1",
+                "--pipeline",
+                "5000",
+                "memcached://127.0.0.1:1",
+            ],
+            "between 1 and 1024",
+        ),
+        (
+            vec!["run", "-n", "1", "--pipeline", "4", "http://127.0.0.1:1/"],
+            "--pipeline applies to redis://",
+        ),
+        (
+            vec![
+                "run",
+                "-n",
+                "1",
+                "--http2",
+                "--pipeline",
+                "4",
+                "redis://127.0.0.1:1",
+            ],
+            "--pipeline and --http2",
+        ),
+        (
+            vec![
+                "run",
+                "-n",
+                "1",
+                "--pipeline",
+                "4",
+                "redis://:hunter2@127.0.0.1:1",
+            ],
+            "--pipeline with a password",
+        ),
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -947,4 +989,288 @@ fn ycsb_core_workloads_over_redis_and_memcached() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `run` with `--pipeline`: the result's first step.
+fn pipelined(dir: &TempDir, name: &str, args: &[&str]) -> Value {
+    let out = dir.path(&format!("{name}.csv"));
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend(["-o", out.to_str().unwrap(), "-q"]);
+    ok(&run(&all));
+    step(dir, name).0
+}
+
+#[test]
+fn pipeline_16_counts_match_redis_s_own_on_two_connections() {
+    let Some(r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-redis");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let before = redis_info(r.port, "stats", None);
+    // 32 clients in groups of 16 on 2 threads: 2 connections, 16 commands on each.
+    let s = pipelined(
+        &dir,
+        "pipe",
+        &[
+            "-c",
+            "32",
+            "--threads",
+            "2",
+            "--pipeline",
+            "16",
+            "-n",
+            "20000",
+            "--ratio",
+            "1:3",
+            "--keys",
+            "500",
+            &url,
+        ],
+    );
+    assert_eq!(n(&s["responses"]), 20000);
+    assert_eq!(s["errors"], serde_json::json!({}));
+    assert_eq!(
+        n(&s["connections_opened"]),
+        2,
+        "{}",
+        s["connections_opened"]
+    );
+    let info = redis_info(r.port, "commandstats", None);
+    assert_eq!(calls(&info, "get") + calls(&info, "set"), 20000);
+    let after = redis_info(r.port, "stats", None);
+    let count = |m: &BTreeMap<String, String>, k: &str| m[k].trim().parse::<u64>().unwrap();
+    // Our 2, and the two INFO connections since `before` (commandstats, `after`).
+    assert_eq!(
+        count(&after, "total_connections_received") - count(&before, "total_connections_received"),
+        4
+    );
+    assert_eq!(
+        n(&s["statuses"]["250"]) + n(&s["statuses"]["254"]),
+        20000,
+        "{}",
+        s["statuses"]
+    );
+}
+
+#[test]
+fn pipeline_16_counts_match_memcached_s_own_in_both_models() {
+    let Some(m) = memcached(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-mc");
+    let url = format!("memcached://127.0.0.1:{}", m.port);
+    let s = pipelined(
+        &dir,
+        "closed",
+        &[
+            "-c",
+            "16",
+            "--threads",
+            "1",
+            "--pipeline",
+            "16",
+            "-n",
+            "10000",
+            "--ratio",
+            "1:1",
+            &url,
+        ],
+    );
+    assert_eq!(n(&s["responses"]), 10000);
+    assert_eq!(s["errors"], serde_json::json!({}));
+    assert_eq!(n(&s["connections_opened"]), 1);
+    let stats = mc_stats(m.port);
+    assert_eq!(stats["cmd_get"] + stats["cmd_set"], 10000);
+    // The open model: every scheduled command sent and answered.
+    let s = pipelined(
+        &dir,
+        "open",
+        &[
+            "-c",
+            "32",
+            "--threads",
+            "1",
+            "--pipeline",
+            "16",
+            "--rate",
+            "2000",
+            "-d",
+            "2s",
+            "--ratio",
+            "1:1",
+            &url,
+        ],
+    );
+    assert_eq!(s["errors"], serde_json::json!({}));
+    // Sent: answered, or in flight when the step ended (the server counted those).
+    let sent = n(&s["responses"]) + n(&s["unfinished"]);
+    let stats = mc_stats(m.port);
+    assert_eq!(stats["cmd_get"] + stats["cmd_set"], 10000 + sent);
+    assert!((3900..=4000).contains(&sent), "{sent} of 4000 scheduled");
+}
+
+/// Wait (at most 20 s) until redis on `port` has answered `n` GETs and SETs.
+fn served(port: u16, n: u64) {
+    for _ in 0..400 {
+        let info = redis_info(port, "commandstats", None);
+        if calls(&info, "get") + calls(&info, "set") >= n {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("redis answered fewer than {n} commands in 20 s");
+}
+
+/// Send `signal` to `pid` (the test's own server).
+fn signal(pid: u32, signal: &str) {
+    let st = Command::new("kill")
+        .args([signal, &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+#[test]
+fn a_stopped_server_gives_pipelined_timeouts_not_a_hang() {
+    let Some(r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-stop");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let out = dir.path("stop.csv");
+    let mut child = crate::util::hakaru()
+        .args([
+            "run",
+            "-c",
+            "16",
+            "--threads",
+            "1",
+            "--pipeline",
+            "16",
+            "-d",
+            "4s",
+            "--timeout",
+            "0.5",
+            &url,
+            "-o",
+        ])
+        .arg(&out)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    served(r.port, 1000);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(r.child.id(), "-STOP");
+    std::thread::sleep(Duration::from_millis(1500));
+    signal(r.child.id(), "-CONT");
+    let status = crate::util::wait_bounded(&mut child, Duration::from_secs(20));
+    assert!(status.is_some(), "hakaru hung on a stopped server");
+    let (s, _) = step(&dir, "stop");
+    let errors = s["errors"].as_object().unwrap();
+    assert!(n(&s["errors"]["timeout"]) >= 16, "{}", s["errors"]);
+    assert_eq!(errors.len(), 1, "only timeouts: {}", s["errors"]);
+    assert!(n(&s["responses"]) > 0);
+}
+
+#[test]
+fn a_killed_server_fails_each_pipelined_command_once() {
+    let Some(mut r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-kill");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let out = dir.path("kill.csv");
+    let mut child = crate::util::hakaru()
+        .args([
+            "run",
+            "-c",
+            "16",
+            "--threads",
+            "1",
+            "--pipeline",
+            "16",
+            "-d",
+            "2500ms",
+            "--timeout",
+            "2",
+            &url,
+            "-o",
+        ])
+        .arg(&out)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Killed mid-run: once the server has answered commands (a loaded machine may
+    // start hakaru late), never by the clock alone.
+    served(r.port, 1000);
+    r.child.kill().unwrap();
+    let _ = r.child.wait();
+    let status = crate::util::wait_bounded(&mut child, Duration::from_secs(20));
+    assert!(status.is_some(), "hakaru hung on a killed server");
+    let (s, _) = step(&dir, "kill");
+    // A connection had at most 16 commands in flight: each failed once, as a reset
+    // (none when the kill fell between a batch's replies and the next batch); every
+    // later command found the port closed.
+    let reset = n(&s["errors"]["reset"]);
+    let opened = n(&s["connections_opened"]);
+    assert!(
+        reset <= 16 * opened,
+        "{} on {opened} connections",
+        s["errors"]
+    );
+    let errors = s["errors"].as_object().unwrap();
+    assert!(
+        errors.keys().all(|k| k == "reset" || k == "connect"),
+        "{}",
+        s["errors"]
+    );
+    assert!(n(&s["errors"]["connect"]) > 0, "{}", s["errors"]);
+    assert!(n(&s["responses"]) > 0);
+}
+
+#[test]
+fn a_connection_that_dies_fails_each_of_its_16_commands_once() {
+    // A server that reads 16 GETs, answers none, closes, and takes no more
+    // connections: exactly 16 commands were in flight when the connection died.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut c, _) = listener.accept().unwrap();
+        drop(listener);
+        c.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut got = Vec::new();
+        let mut buf = [0u8; 4096];
+        while got.windows(3).filter(|w| w == b"GET").count() < 16 {
+            match c.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&buf[..n]),
+            }
+        }
+        got.windows(3).filter(|w| w == b"GET").count()
+    });
+    let dir = TempDir::new("kv-pipe-die");
+    let out = dir.path("die.csv");
+    let o = run(&[
+        "run",
+        "-c",
+        "16",
+        "--threads",
+        "1",
+        "--pipeline",
+        "16",
+        "-d",
+        "1s",
+        "--ratio",
+        "0:1",
+        &format!("redis://127.0.0.1:{port}"),
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    // Nothing succeeded: exit 1.
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(server.join().unwrap(), 16);
+    let (s, _) = step(&dir, "die");
+    assert_eq!(n(&s["errors"]["reset"]), 16, "{}", s["errors"]);
+    assert!(n(&s["errors"]["connect"]) > 0, "{}", s["errors"]);
+    assert_eq!(s["errors"].as_object().unwrap().len(), 2, "{}", s["errors"]);
+    assert_eq!(n(&s["responses"]), 0);
 }

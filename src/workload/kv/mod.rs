@@ -169,7 +169,8 @@ impl Workload for KvWorkload {
 
     fn client(&self, client: usize) -> (KvSource, StatusOnly) {
         let seed = self.s.seed ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let source = KvSource {
+        let mut source = KvSource {
+            fixed: Vec::new(),
             commands: self.s.commands.clone().into(),
             upto: self.upto.clone().into(),
             label_of: self.label_of.clone().into(),
@@ -187,6 +188,22 @@ impl Workload for KvWorkload {
             buf: Vec::with_capacity(256 + self.s.value_size.1),
             word: Vec::with_capacity(64 + self.s.value_size.1),
         };
+        // A command without `{key}` or `{value}` is the same bytes every time:
+        // written once (redis-benchmark's fixed key is one), not per request.
+        let turn = Turn {
+            client,
+            n: 0,
+            index: None,
+        };
+        source.fixed = (0..source.commands.len())
+            .map(|c| {
+                let cmd = &source.commands[c];
+                cmd.words.iter().all(|w| w.literal().is_some()).then(|| {
+                    source.write(c, turn);
+                    source.buf.clone().into_boxed_slice()
+                })
+            })
+            .collect();
         (source, StatusOnly)
     }
 }
@@ -211,6 +228,8 @@ fn describe(c: &Command) -> String {
 
 /// One client's commands.
 pub struct KvSource {
+    /// Each command's bytes when it has no placeholder (written once).
+    fixed: Vec<Option<Box<[u8]>>>,
     commands: Arc<[Command]>,
     upto: Arc<[u64]>,
     label_of: Arc<[u16]>,
@@ -325,10 +344,16 @@ impl RequestSource for KvSource {
             let x = self.draws.rng.next_u64() % total;
             self.upto.iter().position(|u| x < *u).unwrap_or(0)
         };
-        self.write(c, turn);
+        if self.fixed[c].is_none() {
+            self.write(c, turn);
+        }
+        let bytes: &[u8] = match &self.fixed[c] {
+            Some(b) => b,
+            None => &self.buf,
+        };
         Request {
             target: 0,
-            bytes: &self.buf,
+            bytes,
             timeout: self.timeout,
             head: false,
             info: c,

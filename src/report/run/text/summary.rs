@@ -102,10 +102,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.bytes_received, step.bytes_sent
         ),
     );
+    let (rate, answers) = if is_store(run) {
+        ("Operations per second", "replies")
+    } else {
+        ("Requests per second", "responses")
+    };
     field(
         &mut out,
-        "Requests per second",
-        format!("{:.2} [#/sec] (responses / measured wall time)", step.qps),
+        rate,
+        format!("{:.2} [#/sec] ({answers} / measured wall time)", step.qps),
     );
     let l = &step.latency;
     if l.count > 0 {
@@ -172,6 +177,9 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
 /// Complete requests, failed requests by kind (with the first message of each and
 /// the client's own limits), and the responses outside 2xx by status.
 fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
+    if is_store(run) {
+        return store_failures(out, step);
+    }
     field(
         out,
         "Complete requests",
@@ -238,6 +246,71 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
             crate::report::fmt::fmt_share(not_ok as f64 * 100.0 / step.responses as f64),
             step.ok_status,
         );
+    }
+}
+
+/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY` and
+/// `kv::STATUS_MISS`; the report does not import `kv`, a test holds them equal).
+const STORE_VALUE: u16 = 250;
+const STORE_MISS: u16 = 254;
+
+/// Whether every target is a key-value store (`redis://`, `memcached://`): its
+/// answers are replies to operations, not HTTP responses with a status.
+fn is_store(run: &RunResult) -> bool {
+    !run.targets.is_empty()
+        && run
+            .targets
+            .iter()
+            .all(|t| t.starts_with("redis://") || t.starts_with("memcached://"))
+}
+
+/// A store's operations: whole replies split into values (a read's hit, a write
+/// done) and misses, each with its rate (memtier's hits/misses per second), and the
+/// failed ones split into error replies (by kind) and no reply at all.
+fn store_failures(out: &mut String, step: &StepResult) {
+    let per_s = |n: u64| {
+        if step.elapsed_s > 0.0 {
+            format!("{:.2}/s", n as f64 / step.elapsed_s)
+        } else {
+            "no time measured".to_string()
+        }
+    };
+    let status = |code: u16| step.statuses.get(&code).copied().unwrap_or(0);
+    let (hits, misses) = (status(STORE_VALUE), status(STORE_MISS));
+    field(
+        out,
+        "Complete operations",
+        format!("{} (whole replies; error replies below)", step.responses),
+    );
+    field(
+        out,
+        "  hits",
+        format!("{hits} (a value read, a write done; {})", per_s(hits)),
+    );
+    field(
+        out,
+        "  misses",
+        format!("{misses} (nil, END, NOT_FOUND, EXISTS…; {})", per_s(misses)),
+    );
+    let other = step.responses.saturating_sub(hits + misses);
+    if other > 0 {
+        field(out, "  other answers", other);
+    }
+    field(out, "Failed operations", step.error_total());
+    let (replies, none): (Vec<_>, Vec<_>) = step
+        .errors
+        .iter()
+        .partition(|(k, _)| k.as_str().starts_with("reply_"));
+    for (label, kinds) in [("  error replies", replies), ("  no reply", none)] {
+        if kinds.is_empty() {
+            continue;
+        }
+        let n: u64 = kinds.iter().map(|(_, n)| **n).sum();
+        let each: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        field(out, label, format!("{n} ({})", each.join(", ")));
+    }
+    for (kind, message) in &step.error_samples {
+        field(out, &format!("  first {kind}"), message);
     }
 }
 
@@ -512,6 +585,62 @@ mod tests {
         has("Warning: 2 of 99 responses (2.02%) were not a success (success: status 200-399; --ok-status to change)");
         assert_eq!(text.matches("Warning").count(), 1, "{text}");
         assert!(!text.contains("Target rate"));
+    }
+
+    /// Issue 21: a Redis run's summary spoke of "whole HTTP responses" and
+    /// "Non-2xx responses". It speaks of operations, hits, misses and error replies by
+    /// kind, within 80 columns.
+    #[test]
+    fn a_store_s_summary_speaks_of_operations_at_80_columns() {
+        assert_eq!(
+            (STORE_VALUE, STORE_MISS),
+            (crate::kv::STATUS_REPLY, crate::kv::STATUS_MISS)
+        );
+        let mut step = detailed_step();
+        step.responses = 1000;
+        step.statuses = [(250, 900), (254, 100)].into_iter().collect();
+        step.errors = [(ErrorKind::ReplyErr, 2), (ErrorKind::Timeout, 3)]
+            .into_iter()
+            .collect();
+        step.error_samples = [
+            (ErrorKind::ReplyErr, "ERR unknown command 'FOO'".to_string()),
+            (
+                ErrorKind::Timeout,
+                "no whole response within the timeout (5000 ms)".to_string(),
+            ),
+        ]
+        .into_iter()
+        .collect();
+        step.elapsed_s = 2.0;
+        step.qps = 500.0;
+        let mut r = run(vec![step.clone()]);
+        r.targets = vec!["redis://127.0.0.1:6379".to_string()];
+        let text = run_summary(&r, &step);
+        let from = text.find("Complete operations").expect("operations");
+        let to = text.find("Total transferred").expect("bytes");
+        assert_eq!(
+            &text[from..to],
+            "\
+Complete operations:    1000 (whole replies; error replies below)
+  hits:                 900 (a value read, a write done; 450.00/s)
+  misses:               100 (nil, END, NOT_FOUND, EXISTS…; 50.00/s)
+Failed operations:      5
+  error replies:        2 (reply_err 2)
+  no reply:             3 (timeout 3)
+  first timeout:        no whole response within the timeout (5000 ms)
+  first reply_err:      ERR unknown command 'FOO'
+"
+        );
+        assert!(
+            text.contains("Operations per second:  500.00 [#/sec] (replies / measured wall time)"),
+            "{text}"
+        );
+        for word in ["HTTP", "Non-2xx", "Complete requests"] {
+            assert!(!text.contains(word), "{word} in\n{text}");
+        }
+        for line in text[..to].lines() {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
     }
 
     #[test]

@@ -1,0 +1,507 @@
+//! An in-order pipelined connection to a key-value store (`--pipeline N` on a
+//! `redis://` or `memcached://` target): the group's N clients each queue their
+//! command on it and await their own reply, which comes in the order the commands
+//! were written (both protocols answer a connection's commands in order).
+//!
+//! One task per connection does the I/O. It writes whatever the clients queued since
+//! its last write in one write (what pipelining gains: one system call and one
+//! packet for many commands), and reads replies, framed by [`crate::kv`]'s parsers,
+//! handing each to the waiter at the head of the queue. Each client's latency is
+//! still from its own send (or due time): the engine's client loop times it as for
+//! any other request.
+//!
+//! Timeouts are kept by the connection's task too, not by a timer per command: the
+//! commands' deadlines come in the order they were queued, so one timer on the head
+//! of the queue is enough (re-armed when it fires for a command already answered).
+//! Tokio's per-command `Timeout` was the largest cost of a pipelined command.
+//!
+//! How it ends:
+//! - the connection dies (EOF, reset, bytes that are no reply): every command in
+//!   flight fails with that error, each counted once by its own client; commands
+//!   queued but never written are *unprocessed* and go once more on a new connection;
+//! - the head command's deadline passes (or a wait is abandoned at the step's end):
+//!   the connection is closed, because the replies after a missing one could no
+//!   longer be matched to their commands. The command times out; the others written
+//!   on it get no reply and time out at their own deadlines.
+//!
+//! Not here: Redis's `AUTH`/`SELECT` (a URL with a password or a database is refused
+//! with `--pipeline` before any load; its login bytes live in `http::Login`).
+
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::future::poll_fn;
+use std::io;
+use std::rc::Rc;
+use std::task::{Poll, Waker};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio::sync::Notify;
+
+use crate::http::{self, Framed, Meter, Proto, Target, WireError};
+use crate::kv::{memcache, resp, Reply, Step};
+use crate::stats::ErrorKind;
+
+/// The read buffer: many replies at once; a reply's line is at most
+/// [`crate::kv::MAX_LINE`], and values are read past, not kept.
+const READ_BUF: usize = 64 * 1024;
+
+/// Why a command got no reply: the error kind it is counted under, the reason (one
+/// allocation per dead connection, shared by its waiters), and whether the command
+/// was never written (and so may go once more on a new connection).
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub kind: ErrorKind,
+    pub why: Rc<str>,
+    pub unprocessed: bool,
+}
+
+/// One client's place in the queue: reused for each of its commands on a connection.
+#[derive(Default)]
+pub struct Waiter {
+    done: Cell<Option<Result<Framed, Failure>>>,
+    waker: RefCell<Option<Waker>>,
+    /// Written to the socket (its reply may come); cleared when it is queued.
+    written: Cell<bool>,
+    /// When the command times out (`None`: never), and the timeout, for its message.
+    deadline: Cell<Option<Instant>>,
+    timeout: Cell<Duration>,
+}
+
+impl Waiter {
+    fn finish(&self, r: Result<Framed, Failure>) {
+        self.done.set(Some(r));
+        // By reference: the client's next wait finds the same waker and keeps it.
+        if let Some(w) = self.waker.borrow().as_ref() {
+            w.wake_by_ref();
+        }
+    }
+}
+
+/// What the clients and the connection's task share.
+struct Inner {
+    /// Commands queued since the task's last write.
+    queued: RefCell<Vec<u8>>,
+    /// Waiters in the order their commands were queued (and written).
+    waiting: RefCell<VecDeque<Rc<Waiter>>>,
+    /// Waiters at the front of `waiting` whose commands have been taken for writing.
+    taken: Cell<usize>,
+    /// Wakes the task: commands were queued, or the connection is to close.
+    wake: Notify,
+    closed: Cell<bool>,
+    /// Why it closed, for commands that arrive after.
+    ended: RefCell<Option<Failure>>,
+}
+
+/// A group's pipelined connection; clones share it.
+#[derive(Clone)]
+pub struct PipeConn {
+    inner: Rc<Inner>,
+}
+
+impl PipeConn {
+    pub fn is_closed(&self) -> bool {
+        self.inner.closed.get()
+    }
+
+    /// Close it: the task drops the socket; commands written and not yet answered
+    /// time out at their own deadlines.
+    pub fn close(&self) {
+        if !self.inner.closed.replace(true) {
+            self.inner.wake.notify_one();
+        }
+    }
+
+    /// Queue `request` and await its reply, in its turn, or its timeout (`timeout`
+    /// after it was sent, at `deadline`).
+    pub async fn exchange(
+        &self,
+        waiter: &Rc<Waiter>,
+        request: &[u8],
+        deadline: Option<Instant>,
+        timeout: Duration,
+    ) -> Result<Framed, Failure> {
+        let inner = &self.inner;
+        if inner.closed.get() {
+            let mut f = inner.ended.borrow().clone().unwrap_or_else(|| Failure {
+                kind: ErrorKind::Reset,
+                why: Rc::from("the pipelined connection had closed"),
+                unprocessed: true,
+            });
+            f.unprocessed = true;
+            return Err(f);
+        }
+        waiter.done.set(None);
+        waiter.written.set(false);
+        waiter.deadline.set(deadline);
+        waiter.timeout.set(timeout);
+        let first = {
+            let mut q = inner.queued.borrow_mut();
+            let first = q.is_empty();
+            q.extend_from_slice(request);
+            first
+        };
+        inner.waiting.borrow_mut().push_back(waiter.clone());
+        if first {
+            inner.wake.notify_one();
+        }
+        // Dropped before the reply (the step's end): close the connection.
+        let abandon = Abandon { conn: self };
+        let r = poll_fn(|cx| match waiter.done.take() {
+            Some(r) => Poll::Ready(r),
+            None => {
+                let mut w = waiter.waker.borrow_mut();
+                if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
+                    *w = Some(cx.waker().clone());
+                }
+                Poll::Pending
+            }
+        })
+        .await;
+        std::mem::forget(abandon);
+        r
+    }
+}
+
+/// Closes the connection when a command's wait is dropped before its reply.
+struct Abandon<'a> {
+    conn: &'a PipeConn,
+}
+
+impl Drop for Abandon<'_> {
+    fn drop(&mut self) {
+        self.conn.close();
+    }
+}
+
+/// How the connection was opened.
+pub struct Opened {
+    pub connect: Duration,
+}
+
+/// Open a pipelined connection to a key-value target; its task is spawned on the
+/// current `LocalSet`. An error is the kind to count and why.
+pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Opened), Failure> {
+    let t0 = Instant::now();
+    let mut last = None;
+    let mut tcp = None;
+    for addr in &target.addrs {
+        match TcpStream::connect(addr).await {
+            Ok(s) => {
+                tcp = Some(s);
+                break;
+            }
+            Err(e) => last = Some(e),
+        }
+    }
+    let Some(tcp) = tcp else {
+        let kind = match &last {
+            Some(e) if http::is_client_limit(e) => ErrorKind::ClientLimit,
+            Some(e) if e.kind() == io::ErrorKind::TimedOut => ErrorKind::Timeout,
+            _ => ErrorKind::Connect,
+        };
+        let why = last.map_or("the host has no address to connect to".into(), |e| {
+            e.to_string()
+        });
+        return Err(Failure {
+            kind,
+            why: Rc::from(why),
+            unprocessed: false,
+        });
+    };
+    let _ = tcp.set_nodelay(true);
+    let connect = t0.elapsed();
+    let inner = Rc::new(Inner {
+        queued: RefCell::new(Vec::new()),
+        waiting: RefCell::new(VecDeque::new()),
+        taken: Cell::new(0),
+        wake: Notify::new(),
+        closed: Cell::new(false),
+        ended: RefCell::new(None),
+    });
+    let framer = match target.proto {
+        Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
+        _ => Framer::Resp(resp::Framer::new()),
+    };
+    let task = Task {
+        inner: inner.clone(),
+        meter,
+        framer,
+        buf: vec![0; READ_BUF].into_boxed_slice(),
+        start: 0,
+        end: 0,
+        skip: 0,
+        reply_bytes: 0,
+    };
+    tokio::task::spawn_local(task.run(tcp));
+    Ok((PipeConn { inner }, Opened { connect }))
+}
+
+/// A framer of either protocol.
+enum Framer {
+    Resp(resp::Framer),
+    Memcache(memcache::Framer),
+}
+
+impl Framer {
+    fn step(&mut self, buf: &[u8]) -> Step {
+        match self {
+            Framer::Resp(f) => f.step(buf),
+            Framer::Memcache(f) => f.step(buf),
+        }
+    }
+
+    fn reset(&mut self) {
+        match self {
+            Framer::Resp(f) => f.reset(),
+            Framer::Memcache(f) => f.reset(),
+        }
+    }
+}
+
+/// The connection's task: the socket, the read buffer and the reply being framed.
+struct Task {
+    inner: Rc<Inner>,
+    meter: Rc<Meter>,
+    framer: Framer,
+    buf: Box<[u8]>,
+    start: usize,
+    end: usize,
+    /// Bytes of a value still to read past.
+    skip: u64,
+    /// Bytes of the reply being framed so far.
+    reply_bytes: u64,
+}
+
+/// What woke the connection's task.
+enum Event {
+    Read(io::Result<usize>),
+    Wrote(io::Result<usize>),
+    Queued,
+    Timer,
+}
+
+/// Why the connection stopped serving.
+enum Ended {
+    /// It died: every command in flight fails with this.
+    Died(WireError),
+    /// The head command's deadline passed.
+    TimedOut,
+    /// Closed from outside (a wait abandoned at the step's end).
+    Closed,
+}
+
+impl Task {
+    async fn run(mut self, mut tcp: TcpStream) {
+        let ended = self.serve(&mut tcp).await;
+        drop(tcp);
+        self.inner.closed.set(true);
+        match ended {
+            Ended::Died(e) => self.fail_all(&e),
+            Ended::TimedOut | Ended::Closed => self.closed_early(),
+        }
+        self.time_out_the_rest().await;
+    }
+
+    /// Write what is queued, read and hand out replies, until the connection ends.
+    async fn serve(&mut self, tcp: &mut TcpStream) -> Ended {
+        let inner = self.inner.clone();
+        let (mut rd, mut wr) = tcp.split();
+        let mut out: Vec<u8> = Vec::new();
+        let mut off = 0;
+        let timer = tokio::time::sleep(Duration::ZERO);
+        tokio::pin!(timer);
+        let mut armed = false;
+        loop {
+            if inner.closed.get() {
+                return Ended::Closed;
+            }
+            if off == out.len() {
+                out.clear();
+                off = 0;
+                std::mem::swap(&mut out, &mut inner.queued.borrow_mut());
+                if !out.is_empty() {
+                    self.mark_written();
+                }
+            }
+            let head = self.head_deadline();
+            if let (false, Some(at)) = (armed, head) {
+                timer.as_mut().reset(at.into());
+                armed = true;
+            }
+            let writing = off < out.len();
+            if self.end == self.buf.len() {
+                return Ended::Died(WireError::Malformed(
+                    "a reply line longer than the read buffer",
+                ));
+            }
+            let room = &mut self.buf[self.end..];
+            let event = tokio::select! {
+                biased;
+                r = rd.read(room) => Event::Read(r),
+                r = wr.write(&out[off..]), if writing => Event::Wrote(r),
+                _ = inner.wake.notified(), if !writing => Event::Queued,
+                _ = &mut timer, if armed => Event::Timer,
+            };
+            match event {
+                Event::Read(Ok(0)) => {
+                    let started = self.reply_bytes > 0 || self.end > self.start;
+                    return Ended::Died(WireError::Eof { started });
+                }
+                Event::Read(Ok(n)) => {
+                    add(&self.meter.received, n);
+                    self.end += n;
+                    if let Err(e) = self.frame() {
+                        return Ended::Died(e);
+                    }
+                }
+                Event::Wrote(Ok(0)) => {
+                    return Ended::Died(WireError::Io(io::ErrorKind::WriteZero.into()))
+                }
+                Event::Wrote(Ok(n)) => {
+                    add(&self.meter.sent, n);
+                    off += n;
+                }
+                Event::Read(Err(e)) | Event::Wrote(Err(e)) => return Ended::Died(WireError::Io(e)),
+                Event::Queued => {}
+                // Armed for a command since answered: re-armed for the new head above.
+                Event::Timer => {
+                    armed = false;
+                    if self.head_deadline().is_some_and(|at| at <= Instant::now()) {
+                        return Ended::TimedOut;
+                    }
+                }
+            }
+        }
+    }
+
+    fn head_deadline(&self) -> Option<Instant> {
+        self.inner.waiting.borrow().front()?.deadline.get()
+    }
+
+    /// Closed while commands were in flight: those never written go once more on a
+    /// new connection; those written time out at their own deadlines
+    /// ([`Task::time_out_the_rest`]).
+    fn closed_early(&mut self) {
+        let failure = Failure {
+            kind: ErrorKind::Timeout,
+            why: Rc::from("the pipelined connection closed after a command's timeout"),
+            unprocessed: true,
+        };
+        *self.inner.ended.borrow_mut() = Some(failure.clone());
+        self.inner.waiting.borrow_mut().retain(|w| {
+            if !w.written.get() {
+                w.finish(Err(failure.clone()));
+            }
+            w.written.get()
+        });
+    }
+
+    /// Each command still waiting on the closed connection times out at its deadline.
+    async fn time_out_the_rest(&mut self) {
+        loop {
+            let Some(w) = self.inner.waiting.borrow_mut().pop_front() else {
+                return;
+            };
+            if let Some(at) = w.deadline.get() {
+                tokio::time::sleep_until(at.into()).await;
+            }
+            let why = format!(
+                "no whole response within the timeout ({} ms)",
+                w.timeout.get().as_millis()
+            );
+            w.finish(Err(Failure {
+                kind: ErrorKind::Timeout,
+                why: Rc::from(why),
+                unprocessed: false,
+            }));
+        }
+    }
+
+    /// The waiters of the commands just taken for writing are now in flight.
+    fn mark_written(&self) {
+        let waiting = self.inner.waiting.borrow();
+        for w in waiting.iter().skip(self.inner.taken.get()) {
+            w.written.set(true);
+        }
+        self.inner.taken.set(waiting.len());
+    }
+
+    /// Frame every whole reply buffered, each to the waiter at the queue's head.
+    fn frame(&mut self) -> Result<(), WireError> {
+        loop {
+            if self.skip > 0 {
+                let n = self.skip.min((self.end - self.start) as u64);
+                self.skip -= n;
+                self.start += n as usize;
+                self.reply_bytes += n;
+                if self.skip > 0 {
+                    break;
+                }
+            }
+            match self.framer.step(&self.buf[self.start..self.end]) {
+                Step::Done { used, reply } => {
+                    self.start += used;
+                    self.reply_bytes += used as u64;
+                    self.framer.reset();
+                    let bytes = std::mem::take(&mut self.reply_bytes);
+                    self.answer(reply, bytes)?;
+                }
+                Step::More { used } => {
+                    self.start += used;
+                    self.reply_bytes += used as u64;
+                    break;
+                }
+                Step::Skip { used, skip } => {
+                    self.start += used;
+                    self.reply_bytes += used as u64;
+                    self.skip = skip;
+                }
+                Step::Invalid(why) => return Err(WireError::Malformed(why)),
+            }
+        }
+        // Keep the unframed rest at the front, so the next read has room.
+        if self.start == self.end {
+            self.start = 0;
+            self.end = 0;
+        } else if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        Ok(())
+    }
+
+    fn answer(&mut self, reply: Reply, bytes: u64) -> Result<(), WireError> {
+        let head = self.inner.waiting.borrow_mut().pop_front();
+        let Some(w) = head.filter(|w| w.written.get()) else {
+            return Err(WireError::Unsolicited);
+        };
+        self.inner.taken.set(self.inner.taken.get() - 1);
+        w.finish(Ok(Framed { reply, bytes }));
+        Ok(())
+    }
+
+    /// The connection died: every command in flight fails with `e`; those never
+    /// written are unprocessed.
+    fn fail_all(&mut self, e: &WireError) {
+        let why: Rc<str> = Rc::from(e.to_string());
+        let kind = e.kind();
+        let failure = |unprocessed| Failure {
+            kind,
+            why: why.clone(),
+            unprocessed,
+        };
+        *self.inner.ended.borrow_mut() = Some(failure(true));
+        self.inner.closed.set(true);
+        let waiting = std::mem::take(&mut *self.inner.waiting.borrow_mut());
+        for w in waiting {
+            w.finish(Err(failure(!w.written.get())));
+        }
+    }
+}
+
+fn add(c: &Cell<u64>, n: usize) {
+    c.set(c.get() + n as u64);
+}
