@@ -207,13 +207,19 @@ pub fn build(
         }
     }
     let (target, protocol) = target(url).map_err(SpecError::Kv)?;
+    // Without this, --http2 on a store opened h2c to it and counted every request
+    // as a protocol error after the load had started.
+    if r.connection.http2 {
+        let with = if kv.pipeline.is_some() {
+            "--pipeline and "
+        } else {
+            ""
+        };
+        return Err(SpecError::Kv(format!(
+            "{with}--http2: a key-value store speaks its own protocol, not HTTP/2"
+        )));
+    }
     if kv.pipeline.is_some_and(|p| p > 1) {
-        if r.connection.http2 {
-            return Err(SpecError::Kv(
-                "--pipeline and --http2: a key-value store speaks its own protocol, not HTTP/2"
-                    .into(),
-            ));
-        }
         if matches!(target.proto, Proto::Redis(Some(_))) {
             return Err(SpecError::Kv(
                 "--pipeline with a password or a database in the URL is not supported yet \

@@ -611,6 +611,10 @@ fn bad_kv_input_is_refused_before_any_load() {
             "--pipeline and --http2",
         ),
         (
+            vec!["run", "-n", "1", "--http2", "memcached://127.0.0.1:1"],
+            "--http2: a key-value store speaks its own protocol",
+        ),
+        (
             vec![
                 "run",
                 "-n",
