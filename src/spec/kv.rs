@@ -219,14 +219,12 @@ pub fn build(
             "{with}--http2: a key-value store speaks its own protocol, not HTTP/2"
         )));
     }
-    if kv.pipeline.is_some_and(|p| p > 1) {
-        if matches!(target.proto, Proto::Redis(Some(_))) {
-            return Err(SpecError::Kv(
-                "--pipeline with a password or a database in the URL is not supported yet \
-                 (AUTH and SELECT are sent on unpipelined connections only)"
-                    .into(),
-            ));
-        }
+    if kv.pipeline.is_some_and(|p| p > 1) && matches!(target.proto, Proto::Redis(Some(_))) {
+        return Err(SpecError::Kv(
+            "--pipeline with a password or a database in the URL is not supported yet \
+             (AUTH and SELECT are sent on unpipelined connections only)"
+                .into(),
+        ));
     }
     let (commands, mut described) = match &kv.commands {
         Some(path) => {
