@@ -97,21 +97,30 @@ impl Framed {
     }
 }
 
-/// A framer of either protocol.
-enum Framer {
+/// A framer of either protocol: the one-reply exchange here and the pipelined
+/// connection (`engine::shared::pipeline`) both frame replies with it.
+pub(crate) enum Framer {
     Resp(resp::Framer),
     Memcache(memcache::Framer),
 }
 
 impl Framer {
-    fn step(&mut self, buf: &[u8]) -> Step {
+    /// A framer for `proto`'s replies (RESP for Redis, the text protocol for memcached).
+    pub(crate) fn for_proto(proto: &Proto) -> Framer {
+        match proto {
+            Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
+            _ => Framer::Resp(resp::Framer::new()),
+        }
+    }
+
+    pub(crate) fn step(&mut self, buf: &[u8]) -> Step {
         match self {
             Framer::Resp(f) => f.step(buf),
             Framer::Memcache(f) => f.step(buf),
         }
     }
 
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         match self {
             Framer::Resp(f) => f.reset(),
             Framer::Memcache(f) => f.reset(),
@@ -129,10 +138,7 @@ impl Conn {
         meter: &Meter,
     ) -> Result<Framed, WireError> {
         self.check_idle(meter)?;
-        let mut framer = match proto {
-            Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
-            _ => Framer::Resp(resp::Framer::new()),
-        };
+        let mut framer = Framer::for_proto(proto);
         let login = match proto {
             Proto::Redis(Some(login)) if self.served == 0 => Some(login),
             _ => None,

@@ -20,6 +20,7 @@ mod tls;
 pub mod url;
 
 pub use fetch::{fetch, Fetched};
+pub(crate) use framed::Framer;
 pub use framed::{Framed, Login, Proto};
 pub use tls::{offer_h2, tls_connector};
 

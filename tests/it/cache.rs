@@ -8,15 +8,12 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::util::{
-    free_port, have, ok, read_csv, read_json, run, stderr, stdout, target, wait_for_port, Server,
-    TempDir,
-};
+use crate::util::{free_port, have, ok, read_csv, read_json, run, stderr, stdout, target, TempDir};
 
 fn url_of(t: &hakaru::server::listen::RunningServer) -> String {
     format!("http://{}/", t.addr)
@@ -192,33 +189,6 @@ fn before_flags_are_refused_before_any_load() {
     assert!(stderr(&o).contains("not --find-max"), "{}", stderr(&o));
 }
 
-/// A private memcached on a free loopback port.
-fn memcached() -> Option<Server> {
-    if !have("memcached") {
-        return None;
-    }
-    let dir = TempDir::new("cache-memcached");
-    let port = free_port();
-    let mut child = Command::new("memcached")
-        .args([
-            "-l",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-            "-U",
-            "0",
-            "-m",
-            "64",
-        ])
-        .args(["-u", "root"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("memcached starts");
-    wait_for_port(port, &mut child, "memcached");
-    Some(Server { child, port, dir })
-}
-
 /// memcached's `stats` as name → number.
 fn mc_stats(port: u16) -> BTreeMap<String, u64> {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -250,7 +220,9 @@ fn n(v: &Value) -> u64 {
 /// probed around each step) and in all.
 #[test]
 fn sekka_s_three_rounds_against_memcached_differ_as_the_cache_says() {
-    let Some(m) = memcached() else { return };
+    let Some(m) = crate::kv::memcached(&[]) else {
+        return;
+    };
     let dir = TempDir::new("cache-sekka");
     let keys = 300;
     let url = format!("memcached://127.0.0.1:{}", m.port);
@@ -448,7 +420,9 @@ recovery = false
 /// by memcached itself and by `/cached/stats` alike. A remote memcached is refused.
 #[test]
 fn serve_memcached_puts_a_real_memcached_in_front_of_the_store() {
-    let Some(m) = memcached() else { return };
+    let Some(m) = crate::kv::memcached(&[]) else {
+        return;
+    };
     let s = crate::util::hakaru_serve(
         &["--memcached", &format!("127.0.0.1:{}", m.port)],
         "cache-serve-mc",

@@ -42,8 +42,8 @@ fn redis(extra: &[&str]) -> Option<Server> {
     Some(Server { child, port, dir })
 }
 
-/// A private memcached.
-fn memcached(extra: &[&str]) -> Option<Server> {
+/// A private memcached (tests/it/cache.rs starts its own with it too).
+pub(crate) fn memcached(extra: &[&str]) -> Option<Server> {
     if !have("memcached") {
         return None;
     }

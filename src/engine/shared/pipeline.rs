@@ -39,8 +39,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use crate::http::{self, Framed, Meter, Proto, Target, WireError};
-use crate::kv::{memcache, resp, Reply, Step};
+use crate::http::{self, Framed, Framer, Meter, Target, WireError};
+use crate::kv::{Reply, Step};
 use crate::stats::ErrorKind;
 
 /// The read buffer: many replies at once; a reply's line is at most
@@ -220,10 +220,7 @@ pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Ope
         closed: Cell::new(false),
         ended: RefCell::new(None),
     });
-    let framer = match target.proto {
-        Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
-        _ => Framer::Resp(resp::Framer::new()),
-    };
+    let framer = Framer::for_proto(&target.proto);
     let task = Task {
         inner: inner.clone(),
         meter,
@@ -236,28 +233,6 @@ pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Ope
     };
     tokio::task::spawn_local(task.run(tcp));
     Ok((PipeConn { inner }, Opened { connect }))
-}
-
-/// A framer of either protocol.
-enum Framer {
-    Resp(resp::Framer),
-    Memcache(memcache::Framer),
-}
-
-impl Framer {
-    fn step(&mut self, buf: &[u8]) -> Step {
-        match self {
-            Framer::Resp(f) => f.step(buf),
-            Framer::Memcache(f) => f.step(buf),
-        }
-    }
-
-    fn reset(&mut self) {
-        match self {
-            Framer::Resp(f) => f.reset(),
-            Framer::Memcache(f) => f.reset(),
-        }
-    }
 }
 
 /// The connection's task: the socket, the read buffer and the reply being framed.
