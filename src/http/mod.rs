@@ -354,11 +354,12 @@ pub async fn connect(
     }
 }
 
-/// TCP, then TLS for https targets: the byte stream under either protocol.
-async fn open_stream(
+/// TCP to the first of the target's addresses that answers, with Nagle off, and the
+/// time it took: under HTTP here and under the pipelined key-value connection
+/// (`engine::shared::pipeline`). An error is the kind to count and why.
+pub(crate) async fn connect_tcp(
     target: &Target,
-    tls: Option<&TlsConnector>,
-) -> Result<(Stream, Opened), (ErrorKind, WireError)> {
+) -> Result<(TcpStream, Duration), (ErrorKind, WireError)> {
     let t0 = Instant::now();
     let mut last = None;
     let mut tcp = None;
@@ -384,7 +385,15 @@ async fn open_stream(
         return Err((kind, cause));
     };
     let _ = tcp.set_nodelay(true);
-    let connect = t0.elapsed();
+    Ok((tcp, t0.elapsed()))
+}
+
+/// TCP, then TLS for https targets: the byte stream under either protocol.
+async fn open_stream(
+    target: &Target,
+    tls: Option<&TlsConnector>,
+) -> Result<(Stream, Opened), (ErrorKind, WireError)> {
+    let (tcp, connect) = connect_tcp(target).await?;
     let (stream, tls_time) = if target.https {
         let tls_error = |cause: &'static str| (ErrorKind::Tls, WireError::Malformed(cause));
         let Some(connector) = tls else {

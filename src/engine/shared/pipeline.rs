@@ -183,35 +183,13 @@ pub struct Opened {
 /// Open a pipelined connection to a key-value target; its task is spawned on the
 /// current `LocalSet`. An error is the kind to count and why.
 pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Opened), Failure> {
-    let t0 = Instant::now();
-    let mut last = None;
-    let mut tcp = None;
-    for addr in &target.addrs {
-        match TcpStream::connect(addr).await {
-            Ok(s) => {
-                tcp = Some(s);
-                break;
-            }
-            Err(e) => last = Some(e),
-        }
-    }
-    let Some(tcp) = tcp else {
-        let kind = match &last {
-            Some(e) if http::is_client_limit(e) => ErrorKind::ClientLimit,
-            Some(e) if e.kind() == io::ErrorKind::TimedOut => ErrorKind::Timeout,
-            _ => ErrorKind::Connect,
-        };
-        let why = last.map_or("the host has no address to connect to".into(), |e| {
-            e.to_string()
-        });
-        return Err(Failure {
+    let (tcp, connect) = http::connect_tcp(target)
+        .await
+        .map_err(|(kind, e)| Failure {
             kind,
-            why: Rc::from(why),
+            why: Rc::from(e.to_string()),
             unprocessed: false,
-        });
-    };
-    let _ = tcp.set_nodelay(true);
-    let connect = t0.elapsed();
+        })?;
     let inner = Rc::new(Inner {
         queued: RefCell::new(Vec::new()),
         waiting: RefCell::new(VecDeque::new()),
