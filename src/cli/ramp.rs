@@ -174,14 +174,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         // A rate ramp is read by rate (the clients-axis analysis does not apply); either
         // way the end of a ramp shows what `hakaru report` would.
         if ready.open_model() || run.steps.len() > 1 {
-            let mut series = crate::result::series::Series::from_run(run, "this run");
-            // Rounds a command prepared differ by design: no mean of them; round 1
-            // here, every round in the table below.
-            if series.rounds() > 1 && crate::report::run::rounds::prepared(run) {
-                series = series.round(1);
-                text += "Round 1 (the rounds differ by --before-round: round by round below):\n";
-            }
-            text += &format!("{}\n", crate::report::chart::terminal_summary(&series, 72));
+            let series = crate::result::series::Series::from_run(run, "this run");
+            let summary = crate::report::run::rounds::terminal_summary(&series, Some(run), 72);
+            text += &format!("{summary}\n");
         }
         if let Some(why) = &run.ended_because {
             text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");

@@ -125,7 +125,10 @@ pub fn render_report(
             (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),
             (None, None) => {
                 let over_time = run.map(|r| crate::report::over_time::text(r, false));
-                chart::terminal_summary(&s, 100) + &over_time.unwrap_or_default()
+                let rounds = run.map(crate::report::run::text::rounds_summary);
+                crate::report::run::rounds::terminal_summary(&s, run, 100)
+                    + &over_time.unwrap_or_default()
+                    + &rounds.unwrap_or_default()
             }
         }
     };

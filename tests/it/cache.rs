@@ -71,6 +71,16 @@ fn before_commands_are_recorded_in_the_json_the_csv_and_the_text() {
         text.contains("--before-step ran 2 times: every one exit 0"),
         "{text}"
     );
+    // `hakaru report` says what the run's end said: round 1's summary (no mean of
+    // rounds a command prepared) and the round-by-round table. It printed the mean.
+    let r = run(&["report", dir.path("r.json").to_str().unwrap()]);
+    let report = stdout(&r) + &stderr(&r);
+    for want in [
+        "Round 1 (the rounds differ by --before-round",
+        "Round by round (each prepared by --before-round):",
+    ] {
+        assert!(report.contains(want), "{want}:\n{report}");
+    }
 }
 
 #[test]

@@ -34,6 +34,19 @@ pub fn prepared(run: &RunResult) -> bool {
     run.steps.iter().any(|s| s.before_round.is_some())
 }
 
+/// The terminal's saturation summary: for rounds a command prepared, round 1's, said
+/// so (they differ by design: a mean of them describes no round; the round-by-round
+/// table follows it). The end of a ramp and `hakaru report` print the same.
+pub fn terminal_summary(s: &Series, run: Option<&RunResult>, width: usize) -> String {
+    match run {
+        Some(r) if s.rounds() > 1 && prepared(r) => format!(
+            "Round 1 (the rounds differ by --before-round: round by round below):\n{}",
+            chart::terminal_summary(&s.round(1), width)
+        ),
+        _ => chart::terminal_summary(s, width),
+    }
+}
+
 /// Each round's peak step by percentile, one line a round in its own colour; `None`
 /// without histograms or with one round.
 pub fn percentile_chart(s: &Series, opts: &ReportOptions) -> Option<LineChart> {
