@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 
 use crate::console::Console;
+use crate::engine::{ConnectionSettings, MAX_STREAMS};
 use crate::http::url::parse_http_url;
 use crate::http::Fetched;
 use crate::report::run::text::ab::{ab_summary, percentile_csv, write_gnuplot, AbFacts};
@@ -114,6 +115,22 @@ pub struct AbArgs {
     #[arg(long)]
     pub json: bool,
 
+    /// Speak HTTP/2, as `run --http2` does (h2c with prior knowledge to http://, h2
+    /// offered first in TLS ALPN to https://). Needs -k: HTTP/2 keeps its connections.
+    #[arg(long)]
+    pub http2: bool,
+
+    /// With --http2: clients that share one connection, each request on a stream of
+    /// its own (h2load's -m). `-c 100 --streams 10` opens 10 connections.
+    #[arg(
+        long,
+        requires = "http2",
+        default_value_t = 1,
+        value_name = "N",
+        value_parser = clap::value_parser!(u32).range(1..=MAX_STREAMS as i64)
+    )]
+    pub streams: u32,
+
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
 
@@ -144,6 +161,10 @@ impl AbArgs {
                 .output_path
                 .clone()
                 .filter(|p| !crate::outfile::is_through(p)),
+            connection: ConnectionSettings {
+                http2: self.http2,
+                streams: self.streams as usize,
+            },
         }
     }
 }
@@ -190,6 +211,10 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         ));
     } else if parts.https {
         facts.not_asked = Some("the look before the load speaks plain http only".into());
+    } else if ab.connection.http2 {
+        // An h2c-only server (serve --http2) would not answer it: no look, rather
+        // than a note that blames the server.
+        facts.not_asked = Some("the look before the load speaks HTTP/1.1 only".into());
     } else {
         match Fetched::request(&ab.url, "GET", &ab.header_pairs()?, ab.timeout) {
             Ok(f) => {
@@ -304,5 +329,30 @@ mod tests {
         let o = a.options();
         assert_eq!((o.concurrency, o.budget(), o.keep_alive), (1, 1, false));
         assert_eq!(o.timeout, Duration::from_secs(30));
+        assert!(!o.connection.http2);
+        let cli = Cli::try_parse_from([
+            "hakaru",
+            "ab",
+            "-k",
+            "--http2",
+            "--streams",
+            "4",
+            "http://h/",
+        ])
+        .expect("parses");
+        let Command::Ab(a) = cli.command else {
+            panic!("ab")
+        };
+        assert_eq!(
+            a.options().connection,
+            crate::engine::ConnectionSettings {
+                http2: true,
+                streams: 4
+            }
+        );
+        let Err(e) = Cli::try_parse_from(["hakaru", "ab", "--streams", "4", "http://h/"]) else {
+            panic!("--streams needs --http2")
+        };
+        assert!(e.to_string().contains("--http2"), "{e}");
     }
 }

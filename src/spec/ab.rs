@@ -9,6 +9,8 @@ use std::time::Duration;
 
 use base64::Engine as _;
 
+use crate::engine::ConnectionSettings;
+
 use super::{Body, Load, RequestOptions, RunOptions, SessionOptions, SpecError};
 
 /// ab's request budget when only `-t` is given (its `MAX_REQUESTS`).
@@ -52,6 +54,8 @@ pub struct AbOptions {
     pub ok_status: crate::stats::OkStatus,
     /// `-o`: the result files (CSV, JSON beside it), as `run` writes them.
     pub output: Option<std::path::PathBuf>,
+    /// `--http2`, `--streams`: as `run`'s (ab itself speaks HTTP/1.0 only).
+    pub connection: ConnectionSettings,
 }
 
 impl Default for AbOptions {
@@ -74,6 +78,7 @@ impl Default for AbOptions {
             method: None,
             ok_status: Default::default(),
             output: None,
+            connection: ConnectionSettings::default(),
         }
     }
 }
@@ -93,6 +98,13 @@ pub enum AbError {
     MoreClientsThanRequests { concurrency: usize, requests: u64 },
     #[error("-C \"{0}\": expected name=value")]
     Cookie(String),
+    /// HTTP/2 keeps its connections (as `run` refuses `--http2 --no-keep-alive`):
+    /// without `-k`, ab's one connection per request would silently not happen.
+    #[error(
+        "--http2 keeps connections open, as -k does: give -k with it \
+         (without -k ab opens one connection per request)"
+    )]
+    Http2WithoutKeepAlive,
     /// The shared checks' refusal, told with ab's flag names (`-t`, not `-d`).
     #[error("{}", ab_names(.0))]
     Spec(#[from] SpecError),
@@ -206,6 +218,9 @@ impl AbOptions {
                 return Err(AbError::Method(m.clone()));
             }
         }
+        if self.connection.http2 && !self.keep_alive {
+            return Err(AbError::Http2WithoutKeepAlive);
+        }
         let requests = self.budget();
         if requests > 0 && self.concurrency as u64 > requests {
             return Err(AbError::MoreClientsThanRequests {
@@ -235,8 +250,10 @@ impl AbOptions {
                 ok_status: self.ok_status,
                 // ab's Waiting column: time to the response's head.
                 time_first_byte: true,
-                // ab's request line and connection header, as servers see ab's.
+                // ab's request line and connection header, as servers see ab's
+                // (with --http2, the request goes as HTTP/2 and they are dropped).
                 http10: true,
+                connection: self.connection,
                 // ab's report lists no requests by name.
                 n_slow: 0,
                 n_fast: 0,
@@ -370,6 +387,24 @@ mod tests {
         .contains("-i (HEAD)"));
         assert!(e(ab(|o| o.method = Some("GE T".into()))).contains("-m \"GE T\""));
         assert!(e(ab(|o| o.requests = Some(0))).contains("-n must be at least 1"));
+    }
+
+    #[test]
+    fn http2_is_handed_on_and_needs_keep_alive() {
+        let h2 = ConnectionSettings {
+            http2: true,
+            streams: 10,
+        };
+        let e = ab(|o| o.connection = h2).run_options(vec![]).unwrap_err();
+        assert!(matches!(e, AbError::Http2WithoutKeepAlive), "{e}");
+        assert!(e.to_string().contains("--http2") && e.to_string().contains("-k"));
+        let o = ab(|o| {
+            o.connection = h2;
+            o.keep_alive = true;
+        })
+        .run_options(vec![])
+        .unwrap();
+        assert_eq!(o.request.connection, h2);
     }
 
     #[test]

@@ -232,3 +232,75 @@ fn ab_speaks_http10_as_ab_does() {
     assert!(load.starts_with("GET /x HTTP/1.0\r\n"), "{load}\n{out}");
     assert!(load.contains("Connection: Keep-Alive\r\n"), "{load}");
 }
+
+/// `ab --http2` (issue 22): the requests go as HTTP/2 streams on shared connections of
+/// the embedded target's h2c server, counted exactly by the server, and the result
+/// says every connection was HTTP/2.
+#[test]
+fn ab_over_http2_shares_h2c_connections() {
+    use hakaru::server::basic::start_basic;
+    use hakaru::server::listen::ServerOptions;
+    let server = start_basic(
+        "127.0.0.1:0".parse().unwrap(),
+        ServerOptions {
+            threads: 1,
+            http2: true,
+            ..Default::default()
+        },
+    )
+    .expect("the HTTP/2 target starts");
+    let dir = TempDir::new("ab-h2");
+    let json = dir.path("r.json");
+    let out = ok(&run(&[
+        "ab",
+        "-k",
+        "--http2",
+        "--streams",
+        "5",
+        "-c",
+        "10",
+        "-n",
+        "1000",
+        "-o",
+        json.to_str().unwrap(),
+        &format!("http://{}/", server.addr),
+    ]));
+    assert_eq!(number(&out, "Complete requests:"), 1000, "{out}");
+    assert_eq!(number(&out, "Failed requests:"), 0, "{out}");
+    assert!(
+        out.contains("(not asked: the look before the load speaks HTTP/1.1 only)"),
+        "{out}"
+    );
+    let st = read_json(&json)["steps"][0].clone();
+    assert_eq!(st["statuses"]["200"], 1000, "{st}");
+    // 10 clients, 5 streams a connection: 2 connections, both HTTP/2.
+    assert_eq!(st["connections_opened"], 2, "{st}");
+    assert_eq!(st["connections_http2"], 2, "{st}");
+    assert_eq!(server.stats.requests(), 1000);
+    assert_eq!(server.stats.connections(), 2);
+}
+
+/// `ab --http2` is refused before any load where `run --http2` is: without -k (ab's
+/// one connection per request would not happen), and on a key-value target.
+#[test]
+fn ab_http2_is_refused_without_keep_alive_and_on_a_store() {
+    for (args, says) in [
+        (
+            &["ab", "--http2", "-n", "5", "http://127.0.0.1:1/"][..],
+            "--http2 keeps connections open, as -k does: give -k with it",
+        ),
+        (
+            &["ab", "-k", "--http2", "-n", "5", "redis://127.0.0.1:1/"][..],
+            "--http2: a key-value store speaks its own protocol, not HTTP/2",
+        ),
+        (
+            &["ab", "-k", "--streams", "5", "http://127.0.0.1:1/"][..],
+            "--http2",
+        ),
+    ] {
+        let out = run(args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).contains("Completed"), "{}", stderr(&out));
+    }
+}

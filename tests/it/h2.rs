@@ -102,6 +102,37 @@ fn h2c_against_nginx_counts_exactly_on_shared_connections() {
     );
 }
 
+/// `hakaru ab --http2` against nginx's h2c: nginx's own log says every request came
+/// as HTTP/2, and the result that every connection was.
+#[test]
+fn ab_over_h2c_against_nginx_logs_every_request_as_http2() {
+    if !have("nginx") {
+        return;
+    }
+    let s = nginx_h2(false, 1_000_000);
+    let dir = TempDir::new("ab-h2c");
+    let json = dir.path("r.json");
+    let out = ok(&run(&[
+        "ab",
+        "-k",
+        "--http2",
+        "--streams",
+        "4",
+        "-c",
+        "8",
+        "-n",
+        "800",
+        "-o",
+        json.to_str().unwrap(),
+        &format!("http://127.0.0.1:{}/1k.txt", s.port),
+    ]));
+    assert!(out.contains("Complete requests:      800"), "{out}");
+    let st = step(&json);
+    assert_eq!(st["statuses"]["200"], 800, "{st}");
+    assert_eq!(st["connections_http2"], 2, "{st}");
+    assert_eq!(access_log(&s, 800), (800, 0));
+}
+
 /// A graceful GOAWAY (nginx's `keepalive_requests`) is not an error: the streams it
 /// covers are answered, the requests after it go on a new connection.
 #[test]
