@@ -336,10 +336,13 @@ async fn attempt_shared<W: Workload>(
         let held = slot.shared.take().filter(|h| group.holds(h));
         let mut handle = match held {
             Some(h) => h,
-            None => match join(w, slot, group, req.target).await {
+            // Both boxed: a connect (and TLS handshake) is rare, and its state would
+            // otherwise make this future, boxed per request in `send`, too large for
+            // the allocator's fast path.
+            None => match Box::pin(join(w, slot, group, req.target)).await {
                 Ok(Some(h)) => h,
                 // The server picked HTTP/1.1: the client's own connection carries it.
-                Ok(None) => return attempt(w, slot, req, body).await,
+                Ok(None) => return Box::pin(attempt(w, slot, req, body)).await,
                 Err(failed) => return failed,
             },
         };

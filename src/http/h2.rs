@@ -62,8 +62,8 @@ struct Converted {
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    /// Where the body starts in `from`.
-    body_at: usize,
+    /// The body (the bytes after the head in `from`).
+    body: Bytes,
 }
 
 /// Open a connection for `--http2`: h2c with prior knowledge on plain TCP; on TLS the
@@ -183,13 +183,8 @@ impl H2Conn {
         *req.uri_mut() = c.uri.clone();
         *req.version_mut() = Version::HTTP_2;
         *req.headers_mut() = c.headers.clone();
-        let body = &c.from[c.body_at..];
-        let payload = if body.is_empty() {
-            Bytes::new()
-        } else {
-            Bytes::copy_from_slice(body)
-        };
-        Ok((req, payload))
+        // The body was copied once into shared bytes: each request takes a reference.
+        Ok((req, c.body.clone()))
     }
 }
 
@@ -242,7 +237,7 @@ fn convert(from: Vec<u8>, https: bool) -> Result<Converted, H2Error> {
         method,
         uri,
         headers: map,
-        body_at,
+        body: Bytes::copy_from_slice(&from[body_at..]),
         from,
     })
 }
@@ -464,7 +459,7 @@ mod tests {
         // Connection: close and Host do not exist in HTTP/2.
         assert!(!c.headers.contains_key("connection"));
         assert!(!c.headers.contains_key("host"));
-        assert_eq!(&c.from[c.body_at..], b"[1]");
+        assert_eq!(&c.body[..], b"[1]");
         assert_eq!(converted(&bytes, true).uri.scheme_str(), Some("https"));
     }
 
