@@ -77,6 +77,7 @@ impl BeforeOptions {
             step: self.step.clone(),
             limit: self.timeout,
             may_fail: self.may_fail,
+            by_step: Vec::new(),
         }
     }
 }
