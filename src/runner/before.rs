@@ -36,6 +36,10 @@ pub struct Before {
     /// A command of a step's own, by step index (a suite's phase `before = "…"`): in
     /// place of `step` for that step, with its own limit and failure rule.
     pub by_step: Vec<Option<StepCommand>>,
+    /// `(command, as recorded)`: each command with the secrets it carries in a known
+    /// form redacted, made by `spec` (which applies the redactor); a command not
+    /// here is recorded as given.
+    pub shown: Vec<(String, String)>,
 }
 
 /// A command one step (a suite's phase) gives itself.
@@ -56,6 +60,7 @@ impl Default for Before {
             limit: DEFAULT_LIMIT,
             may_fail: false,
             by_step: Vec::new(),
+            shown: Vec::new(),
         }
     }
 }
@@ -119,7 +124,9 @@ impl Before {
             let result = CommandResult {
                 // As recorded: a password in a known form (a URL's, redis-cli's -a,
                 // a secret header) redacted; the shell got it whole.
-                command: crate::redact::Redactor::default().shell_command(command),
+                command: (self.shown.iter().find(|(c, _)| c == command))
+                    .map_or(command, |(_, shown)| shown)
+                    .to_string(),
                 exit_code: ran.exit_code,
                 ok: ran.ok(),
                 error: ran.error.clone(),

@@ -310,6 +310,9 @@ pub fn build(
         // Each phase's `before`, run and recorded as `--before-step`'s is.
         before: crate::runner::before::Before {
             by_step: scenario.phases.iter().map(|p| p.before.clone()).collect(),
+            shown: crate::spec::before::shown(
+                (scenario.phases.iter()).filter_map(|p| p.before.as_ref().map(|b| &b.command)),
+            ),
             ..Default::default()
         },
     };
