@@ -15,6 +15,17 @@ fn shard_run(t: &str, dir: &TempDir, k: u32, extra: &[&str]) -> std::path::PathB
     out
 }
 
+/// `hakaru merge PATHS -o DIR/merged.json`, which must succeed: the merged file.
+fn merge_into(dir: &TempDir, paths: &[std::path::PathBuf]) -> std::path::PathBuf {
+    let merged = dir.path("merged.json");
+    let mut args = vec!["merge".to_owned()];
+    args.extend(paths.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".to_owned(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&run(&args));
+    merged
+}
+
 #[test]
 fn three_shards_send_the_one_machine_plan_and_merge_exactly() {
     let t = target();
@@ -29,12 +40,7 @@ fn three_shards_send_the_one_machine_plan_and_merge_exactly() {
         .map(|p| read_json(p)["steps"][0]["n_clients"].as_u64().unwrap())
         .collect();
     assert_eq!(clients, vec![3, 2, 2]);
-    let merged = dir.path("merged.json");
-    let mut args = vec!["merge".to_owned()];
-    args.extend(paths.iter().map(|p| p.display().to_string()));
-    args.extend(["-o".to_owned(), merged.display().to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ok(&run(&args));
+    let merged = merge_into(&dir, &paths);
     let m = read_json(&merged);
     let step = &m["steps"][0];
     assert_eq!(step["total_requests"], 1000, "{step}");
@@ -293,12 +299,7 @@ fn merge_keeps_every_shard_s_before_command_and_its_failure() {
             shard_run(&url, &dir, k, &extra)
         })
         .collect();
-    let merged = dir.path("merged.json");
-    let mut args = vec!["merge".to_owned()];
-    args.extend(paths.iter().map(|p| p.display().to_string()));
-    args.extend(["-o".to_owned(), merged.display().to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ok(&run(&args));
+    let merged = merge_into(&dir, &paths);
     let m = read_json(&merged);
     let b = &m["steps"][0]["before_step"];
     assert_eq!(b["ok"], false, "{b}");
