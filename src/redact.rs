@@ -122,9 +122,27 @@ impl Redactor {
         let ab = args.get(1).is_some_and(|a| a == "ab");
         let mut out = Vec::with_capacity(args.len());
         let mut next_is_secret = false;
+        let mut next_is_shell = false;
         for arg in args {
             if std::mem::take(&mut next_is_secret) {
                 out.push(REDACTED.to_string());
+                continue;
+            }
+            // `--before-step CMD`: a shell command, with its own known secrets.
+            if std::mem::take(&mut next_is_shell) {
+                out.push(self.shell_command(arg));
+                continue;
+            }
+            if arg == "--before-round" || arg == "--before-step" {
+                next_is_shell = true;
+                out.push(arg.clone());
+                continue;
+            }
+            if let Some((flag, command)) = arg
+                .split_once('=')
+                .filter(|(f, _)| *f == "--before-round" || *f == "--before-step")
+            {
+                out.push(format!("{flag}={}", self.shell_command(command)));
                 continue;
             }
             if ab && (arg == "-A" || arg == "-C") {
@@ -316,6 +334,32 @@ mod tests {
         ] {
             assert_eq!(r.shell_command(given), shown, "{given}");
         }
+    }
+
+    #[test]
+    fn before_commands_in_the_command_line_are_redacted_as_shell_commands() {
+        let got = line(
+            &[
+                "hakaru",
+                "run",
+                "--before-step",
+                "redis-cli -a pw flushall",
+                "--before-round=redis-cli --pass pw x",
+                "u",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                "hakaru",
+                "run",
+                "--before-step",
+                "redis-cli -a <redacted> flushall",
+                "--before-round=redis-cli --pass <redacted> x",
+                "u"
+            ]
+        );
     }
 
     #[test]
