@@ -141,7 +141,8 @@ impl Built {
             && matches!(target.proto, crate::http::Proto::Redis(Some(_)))
         {
             return Err(why(
-                "pipeline with a password or a database in the URL is not supported yet                  (AUTH and SELECT are sent on unpipelined connections only)"
+                "pipeline with a password or a database in the URL is not supported yet \
+                 (AUTH and SELECT are sent on unpipelined connections only)"
                     .into(),
             ));
         }
