@@ -173,6 +173,18 @@ fn bad_phase_connections_and_commands_are_refused_with_file_line_and_key() {
         stderr(&out)
     );
     assert!(!stderr(&out).contains("pw@"), "{}", stderr(&out));
+    // And so is a YCSB workload's.
+    let ycsb = "[[phase]]\nname = \"y\"\nduration = \"1s\"\nclients = 2\npipeline = 4\n\
+                [[phase.workload]]\nycsb = { url = \"redis://:pw@127.0.0.1:1\", workload = \"c\" }\n";
+    let file = dir.write("s.toml", ycsb);
+    let out = run(&["suite", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("with a password or a database"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!stderr(&out).contains("pw@"), "{}", stderr(&out));
     assert_eq!(server.stats.requests(), 0, "nothing was sent");
 }
 
