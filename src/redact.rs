@@ -122,9 +122,27 @@ impl Redactor {
         let ab = args.get(1).is_some_and(|a| a == "ab");
         let mut out = Vec::with_capacity(args.len());
         let mut next_is_secret = false;
+        let mut next_is_shell = false;
         for arg in args {
             if std::mem::take(&mut next_is_secret) {
                 out.push(REDACTED.to_string());
+                continue;
+            }
+            // `--before-step CMD`: a shell command, with its own known secrets.
+            if std::mem::take(&mut next_is_shell) {
+                out.push(self.shell_command(arg));
+                continue;
+            }
+            if arg == "--before-round" || arg == "--before-step" {
+                next_is_shell = true;
+                out.push(arg.clone());
+                continue;
+            }
+            if let Some((flag, command)) = arg
+                .split_once('=')
+                .filter(|(f, _)| *f == "--before-round" || *f == "--before-step")
+            {
+                out.push(format!("{flag}={}", self.shell_command(command)));
                 continue;
             }
             if ab && (arg == "-A" || arg == "-C") {
@@ -138,6 +156,101 @@ impl Redactor {
             }
             out.push(url_password(&self.query(&self.header_arg(arg))));
         }
+        out
+    }
+
+    /// A shell command (`--before-step`, a suite's `before` or event) as it may be
+    /// recorded: the secrets it carries in a known form redacted — a URL's password
+    /// (`redis://user:pass@`), redis-cli's `-a PASSWORD` and `--pass PASSWORD`, and
+    /// the value of a secret header (`-H 'Authorization: Bearer …'`, to its closing
+    /// quote). A password in any other form is not recognised: the guide says so.
+    pub fn shell_command(&self, command: &str) -> String {
+        let text = self.shell_headers(command);
+        let mut out = String::with_capacity(text.len());
+        let mut secret_next = false;
+        // Inside a redis-cli command: `-a` there is its password (grep's is not).
+        let mut cli = false;
+        let mut rest = text.as_str();
+        while !rest.is_empty() {
+            let space = rest.len() - rest.trim_start().len();
+            if rest[..space].contains('\n') {
+                cli = false;
+            }
+            out.push_str(&rest[..space]);
+            rest = &rest[space..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let word = &rest[..end];
+            rest = &rest[end..];
+            let bare = word.trim_matches(['\'', '"']);
+            cli |= bare.ends_with("redis-cli") || bare.ends_with("valkey-cli");
+            if std::mem::take(&mut secret_next) && !bare.is_empty() {
+                let quote = if word.starts_with(['\'', '"']) {
+                    &word[..1]
+                } else {
+                    ""
+                };
+                out.push_str(&format!("{quote}{REDACTED}{quote}"));
+                continue;
+            }
+            match bare.split_once('=') {
+                Some((flag @ ("--pass" | "--password"), _)) => {
+                    let lead = &word[..word.len() - word.trim_start_matches(['\'', '"']).len()];
+                    out.push_str(&format!("{lead}{flag}={REDACTED}{lead}"));
+                }
+                _ => {
+                    secret_next = cli && matches!(bare, "-a" | "--pass" | "--password");
+                    out.push_str(&url_password(word));
+                }
+            }
+            if word.contains([';', '|', '&']) {
+                cli = false;
+            }
+        }
+        out
+    }
+
+    /// `command` with the value of every secret header in it (`Name: value`)
+    /// replaced, to the quote that closes it or the line's end.
+    fn shell_headers(&self, command: &str) -> String {
+        let names: Vec<&str> = (SECRET_HEADERS.iter().copied())
+            .chain(self.extra.iter().map(String::as_str))
+            .collect();
+        let lower = command.to_ascii_lowercase();
+        let mut cuts: Vec<(usize, usize)> = Vec::new();
+        for name in names {
+            let pattern = format!("{}:", name.to_ascii_lowercase());
+            let mut from = 0;
+            while let Some(i) = lower[from..].find(&pattern).map(|i| from + i) {
+                let start = i + pattern.len();
+                from = start;
+                // A longer name ending in this one (`X-Authorization:`) is its own.
+                let before = command[..i].chars().next_back();
+                if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '-') {
+                    continue;
+                }
+                let closing = match before {
+                    Some(q @ ('\'' | '"')) => command[start..].find(q),
+                    _ => command[start..].find('\n'),
+                };
+                let end = closing.map_or(command.len(), |j| start + j);
+                if end > start {
+                    cuts.push((start, end));
+                }
+            }
+        }
+        cuts.sort_unstable();
+        let mut out = String::with_capacity(command.len());
+        let mut at = 0;
+        for (start, end) in cuts {
+            if start < at {
+                continue;
+            }
+            out.push_str(&command[at..start]);
+            out.push(' ');
+            out.push_str(REDACTED);
+            at = end;
+        }
+        out.push_str(&command[at..]);
         out
     }
 
@@ -183,6 +296,70 @@ mod tests {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
         Redactor::new(&extra).command_line(&args)
+    }
+
+    #[test]
+    fn secrets_in_shell_commands_are_redacted_in_their_known_forms() {
+        let r = Redactor::new(&["X-Api-Key".to_string()]);
+        for (given, shown) in [
+            (
+                "redis-cli -u redis://app:s3cret@db:6379 flushall",
+                "redis-cli -u redis://app:<redacted>@db:6379 flushall",
+            ),
+            (
+                "redis-cli -h db -a s3cret FLUSHALL",
+                "redis-cli -h db -a <redacted> FLUSHALL",
+            ),
+            (
+                "redis-cli --pass 's3cret' flushall",
+                "redis-cli --pass '<redacted>' flushall",
+            ),
+            (
+                "redis-cli --pass=s3cret flushall",
+                "redis-cli --pass=<redacted> flushall",
+            ),
+            (
+                "curl -H 'Authorization: Bearer abc def' -X POST http://h/reset",
+                "curl -H 'Authorization: <redacted>' -X POST http://h/reset",
+            ),
+            (
+                "curl -H \"x-api-key: k1\" http://h/",
+                "curl -H \"x-api-key: <redacted>\" http://h/",
+            ),
+            ("echo hello; sleep 1", "echo hello; sleep 1"),
+            (
+                "grep -a pattern file; redis-cli -a pw ping",
+                "grep -a pattern file; redis-cli -a <redacted> ping",
+            ),
+        ] {
+            assert_eq!(r.shell_command(given), shown, "{given}");
+        }
+    }
+
+    #[test]
+    fn before_commands_in_the_command_line_are_redacted_as_shell_commands() {
+        let got = line(
+            &[
+                "hakaru",
+                "run",
+                "--before-step",
+                "redis-cli -a pw flushall",
+                "--before-round=redis-cli --pass pw x",
+                "u",
+            ],
+            &[],
+        );
+        assert_eq!(
+            got,
+            [
+                "hakaru",
+                "run",
+                "--before-step",
+                "redis-cli -a <redacted> flushall",
+                "--before-round=redis-cli --pass <redacted> x",
+                "u"
+            ]
+        );
     }
 
     #[test]

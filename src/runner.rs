@@ -60,6 +60,11 @@ pub trait StepHooks: Send + Sync {
     fn before_step(&self, _index: usize, _spec: &StepSpec) {}
     /// After step `index`, on its result before it is written.
     fn after_step(&self, _index: usize, _result: &mut StepResult) {}
+    /// The engine's settings for step `index` when they are not the run's (a suite's
+    /// phase over HTTP/2, or pipelined, while another is not).
+    fn engine(&self, _index: usize, _run: &EngineConfig) -> Option<EngineConfig> {
+        None
+    }
 }
 
 /// Where a step stands in the run.
@@ -183,8 +188,13 @@ pub fn run<W: Workload>(
             }
             let at = planned;
             planned = planned.map(|t| t + step.duration.unwrap_or_default());
+            let own = spec
+                .hooks
+                .as_ref()
+                .and_then(|h| h.engine(index, engine_cfg));
+            let cfg = own.as_ref().unwrap_or(engine_cfg);
             let mut result = run_one(
-                spec, workload, engine_cfg, step, stop, observer, &targets, cpus, round, at,
+                spec, workload, cfg, step, stop, observer, &targets, cpus, round, at,
             );
             result.before_round = prepared.round;
             result.before_step = prepared.step;

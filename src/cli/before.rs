@@ -1,6 +1,7 @@
-//! `--before-round`, `--before-step`, `--before-timeout`, `--before-may-fail` on `run`
-//! and `ramp`: the flags of the commands that set a state before the load
-//! ([`crate::runner::before`] says when they run and what they learn).
+//! `--before-round`, `--before-step`, `--before-timeout`, `--before-may-fail` on `run`,
+//! `ramp` and `bulk` (a suite phase's `before` says the same in its file): the flags of
+//! the commands that set a state before the load ([`crate::runner::before`] says when
+//! they run and what they learn).
 
 use std::time::Duration;
 

@@ -173,6 +173,9 @@ pub struct BulkArgs {
     #[command(flatten)]
     pub connection: super::connection::ConnectionArgs,
 
+    #[command(flatten)]
+    pub before: super::before::BeforeArgs,
+
     /// Pause between steps.
     #[arg(long, default_value = "0", value_parser = parse_duration, value_name = "DURATION")]
     pub interval: Duration,
@@ -287,6 +290,7 @@ impl BulkArgs {
                 .filter(|p| !crate::outfile::is_through(p)),
             format: self.format.csv(),
             command_line,
+            before: self.before.options(),
         }
     }
 }

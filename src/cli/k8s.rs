@@ -79,6 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for note in &out.notes {
         eprintln!("Note: {note}");
     }
+    for warning in &out.warnings {
+        eprintln!("Warning: {warning}");
+    }
     print!("{}", out.yaml);
     Ok(0)
 }

@@ -21,6 +21,7 @@ use std::time::SystemTime;
 use serde_json::{json, Map, Value};
 
 mod args;
+pub mod before;
 pub mod scenario;
 mod yaml;
 
@@ -79,6 +80,9 @@ pub struct Rendered {
     /// The container's arguments, as written into the Job.
     pub args: Vec<String>,
     pub notes: Vec<String>,
+    /// What will fail in the pods as rendered (a `--before-step` on an image with no
+    /// shell): on stderr and as comments at the YAML's top.
+    pub warnings: Vec<String>,
 }
 
 /// The pods' command: its arguments, the secret values they name by variable, notes.
@@ -169,6 +173,14 @@ pub fn render(r: &Render, now: SystemTime) -> Result<Rendered, K8sError> {
     if let Some(receiver) = &pod.receiver {
         yaml.push_str(&format!("# {}\n", receiver.replace('\n', " ")));
     }
+    let scenario = r
+        .scenario
+        .as_ref()
+        .map(|s| (s.path.as_str(), s.text.as_str()));
+    let warnings = before::warnings(&r.image, &r.args, scenario);
+    for w in &warnings {
+        yaml.push_str(&format!("# Warning: {}\n", w.replace('\n', " ")));
+    }
     for doc in manifests(r, &pod) {
         yaml.push_str("---\n");
         yaml.push_str(&to_yaml(&doc));
@@ -177,6 +189,7 @@ pub fn render(r: &Render, now: SystemTime) -> Result<Rendered, K8sError> {
         yaml,
         args: pod.args,
         notes: pod.notes,
+        warnings,
     })
 }
 

@@ -219,7 +219,7 @@ fn notes(shape: &Shape, path: &str) -> Vec<String> {
 }
 
 /// The programs a shell command runs: the first word of each simple command.
-fn programs(command: &str) -> Vec<String> {
+pub(super) fn programs(command: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for part in command.split([';', '|', '&', '\n', '(', ')']) {
         let word = part

@@ -7,6 +7,7 @@
 //! requests, steps), shards counted differently, a shard given twice, and names a
 //! missing shard.
 
+use super::command::CommandResult;
 use super::{BulkStepResult, RunResult, Shard, StepFacts, StepResult, ToRecorderError};
 
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +146,17 @@ pub fn merge_shards(results: &[(String, RunResult)]) -> Result<RunResult, MergeE
     // The recovery after each event is found again on the merged timeline by the
     // caller ([`crate::analysis::recovery::find_again`]): it is analysis, not vocabulary.
     merged.suite = merge_suite(results);
+    // A command that stopped any shard stopped the run: said with its shard.
+    if let Some((r, c)) = results
+        .iter()
+        .find_map(|(_, r)| Some((r, r.stopped_by_command.as_ref()?)))
+    {
+        let shard = r.settings.shard.map(|k| k.index);
+        merged.stopped_by_command = CommandResult::merge(&[(shard, Some(c))]);
+        if merged.stop_reason.is_none() {
+            merged.stop_reason = r.stop_reason.clone();
+        }
+    }
     Ok(merged)
 }
 
@@ -316,6 +328,17 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
             item_errors: items.failed,
         }
     });
+    // The commands run before the step on each shard: every shard's record, and a
+    // failure on any one is the merged step's failure.
+    let shard_of = |p: &String| {
+        let r = results.iter().find(|(q, _)| q == p);
+        r.and_then(|(_, r)| r.settings.shard).map(|k| k.index)
+    };
+    let each = |pick: fn(&StepResult) -> Option<&CommandResult>| -> Vec<_> {
+        steps.iter().map(|(p, s)| (shard_of(p), pick(s))).collect()
+    };
+    merged.before_round = CommandResult::merge(&each(|s| s.before_round.as_ref()));
+    merged.before_step = CommandResult::merge(&each(|s| s.before_step.as_ref()));
     merged.start_late_s = steps
         .iter()
         .filter_map(|(_, s)| s.start_late_s)
@@ -542,6 +565,39 @@ mod tests {
             verify: Vec::new(),
         });
         run
+    }
+
+    /// Regression: `merge` kept shard 1's `--before-step` record alone, so a command
+    /// that failed on shard 2 (with `--before-may-fail`) read as a success.
+    #[test]
+    fn every_shard_s_before_command_is_kept_and_any_failure_is_the_step_s() {
+        let ran = |ok: bool, exit: i32, secs: f64| CommandResult {
+            command: "flush".into(),
+            exit_code: Some(exit),
+            ok,
+            error: (!ok).then(|| format!("exit status {exit}: gone")),
+            duration_s: secs,
+            stderr: if ok { String::new() } else { "gone".into() },
+            ..Default::default()
+        };
+        let mut a = suite_shard(1, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        let mut b = suite_shard(2, "2026-11-01T00:00:00.010Z", &[(100, 10)]);
+        a.steps[0].before_step = Some(ran(true, 0, 0.5));
+        b.steps[0].before_step = Some(ran(false, 3, 0.25));
+        a.steps[0].before_round = Some(ran(true, 0, 0.1));
+        b.steps[0].before_round = Some(ran(true, 0, 0.2));
+        let m = merge_shards(&[("b".into(), b), ("a".into(), a)]).unwrap();
+        let step = m.steps[0].before_step.as_ref().expect("merged");
+        assert!(!step.ok);
+        assert_eq!(step.exit_code, Some(3));
+        assert_eq!(step.error.as_deref(), Some("shard 2: exit status 3: gone"));
+        assert_eq!(step.duration_s, 0.5);
+        let shards: Vec<(Option<u32>, bool)> =
+            step.shards.iter().map(|c| (c.shard, c.ok)).collect();
+        assert_eq!(shards, vec![(Some(1), true), (Some(2), false)]);
+        let round = m.steps[0].before_round.as_ref().expect("merged");
+        assert!(round.ok && round.error.is_none());
+        assert_eq!((round.duration_s, round.shards.len()), (0.2, 2));
     }
 
     #[test]

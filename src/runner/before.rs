@@ -33,6 +33,23 @@ pub struct Before {
     pub limit: Duration,
     /// Record a failed command and go on, instead of stopping the run.
     pub may_fail: bool,
+    /// A command of a step's own, by step index (a suite's phase `before = "…"`): in
+    /// place of `step` for that step, with its own limit and failure rule.
+    pub by_step: Vec<Option<StepCommand>>,
+    /// `(command, as recorded)`: each command with the secrets it carries in a known
+    /// form redacted, made by `spec` (which applies the redactor); a command not
+    /// here is recorded as given.
+    pub shown: Vec<(String, String)>,
+}
+
+/// A command one step (a suite's phase) gives itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepCommand {
+    pub command: String,
+    pub limit: Duration,
+    pub may_fail: bool,
+    /// What the failure message calls the command: `phase "flush"'s before`.
+    pub name: String,
 }
 
 impl Default for Before {
@@ -42,6 +59,8 @@ impl Default for Before {
             step: None,
             limit: DEFAULT_LIMIT,
             may_fail: false,
+            by_step: Vec::new(),
+            shown: Vec::new(),
         }
     }
 }
@@ -57,7 +76,17 @@ pub struct Prepared {
 
 impl Before {
     pub fn is_empty(&self) -> bool {
-        self.round.is_none() && self.step.is_none()
+        self.round.is_none() && self.step.is_none() && self.by_step.iter().all(Option::is_none)
+    }
+
+    /// The step's command: its own (`by_step`) before the run's `--before-step`, each
+    /// with its limit, its failure rule and the name a failure gives it.
+    fn step_command(&self, index: usize) -> Option<(&str, Duration, bool, String)> {
+        match self.by_step.get(index) {
+            Some(Some(c)) => Some((&c.command, c.limit, c.may_fail, c.name.clone())),
+            _ => (self.step.as_deref())
+                .map(|c| (c, self.limit, self.may_fail, "--before-step command".into())),
+        }
     }
 
     /// Run what is due before the step at `at` (the round's command first, on its
@@ -75,35 +104,54 @@ impl Before {
                 step.mean_rate().map(|r| r.to_string()).unwrap_or_default(),
             ),
         ];
-        let due = [
+        let round = (self.round.as_deref().filter(|_| at.index == 0)).map(|c| {
             (
-                "--before-round",
-                self.round.as_deref().filter(|_| at.index == 0),
-            ),
-            ("--before-step", self.step.as_deref()),
+                c,
+                self.limit,
+                self.may_fail,
+                "--before-round command".to_string(),
+            )
+        });
+        let due = [
+            ("--before-round", round),
+            ("--before-step", self.step_command(at.index)),
         ];
         for (flag, command) in due {
-            let Some(command) = command else { continue };
-            let ran = run_shell(command, self.limit, &env, Some(stop));
+            let Some((command, limit, may_fail, name)) = command else {
+                continue;
+            };
+            let ran = run_shell(command, limit, &env, Some(stop));
             let result = CommandResult {
-                command: command.to_string(),
+                // As recorded: a password in a known form (a URL's, redis-cli's -a,
+                // a secret header) redacted; the shell got it whole.
+                command: (self.shown.iter().find(|(c, _)| c == command))
+                    .map_or(command, |(_, shown)| shown)
+                    .to_string(),
                 exit_code: ran.exit_code,
                 ok: ran.ok(),
                 error: ran.error.clone(),
                 duration_s: ran.duration.as_secs_f64(),
                 stderr: ran.stderr.clone(),
+                ..CommandResult::default()
             };
-            let failed = !result.ok && !stop.is_triggered() && !self.may_fail;
+            let failed = !result.ok && !stop.is_triggered() && !may_fail;
             if failed {
                 let before = if flag == "--before-round" {
                     format!("round {}", at.round)
                 } else {
                     format!("step {} of round {}", at.index + 1, at.round)
                 };
+                let own =
+                    flag == "--before-step" && matches!(self.by_step.get(at.index), Some(Some(_)));
+                let go_on = if own {
+                    "before_may_fail = true"
+                } else {
+                    "--before-may-fail"
+                };
                 let why = format!(
-                    "the {flag} command failed before {before} ({}); the run stopped there, \
+                    "the {name} failed before {before} ({}); the run stopped there, \
                      since that step would measure a state nobody prepared \
-                     (--before-may-fail records a failure and goes on)",
+                     ({go_on} records a failure and goes on)",
                     result.error.as_deref().unwrap_or("failed")
                 );
                 out.stop = Some((why, result));

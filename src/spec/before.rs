@@ -77,8 +77,18 @@ impl BeforeOptions {
             step: self.step.clone(),
             limit: self.timeout,
             may_fail: self.may_fail,
+            by_step: Vec::new(),
+            shown: shown([&self.round, &self.step].into_iter().flatten()),
         }
     }
+}
+
+/// Each command and the form it is recorded in (see [`Before::shown`]).
+pub fn shown<'a>(commands: impl Iterator<Item = &'a String>) -> Vec<(String, String)> {
+    let redactor = crate::redact::Redactor::default();
+    commands
+        .map(|c| (c.clone(), redactor.shell_command(c)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -88,6 +98,39 @@ mod tests {
     fn refused(o: BeforeOptions, flag: &str) {
         let e = o.check().expect_err("refused").to_string();
         assert!(e.starts_with(flag), "{e}");
+    }
+
+    #[test]
+    fn a_password_in_a_command_is_run_but_not_recorded() {
+        let o = BeforeOptions {
+            // Port 1: no server answers, whatever runs on this machine.
+            step: Some("redis-cli -p 1 -a s3cret ping >&2; echo done >&2".into()),
+            ..BeforeOptions::default()
+        };
+        let b = o.runner();
+        let at = crate::runner::Position {
+            round: 1,
+            rounds: 1,
+            index: 0,
+            of: 1,
+        };
+        let step = crate::engine::StepSpec {
+            n_clients: 1,
+            duration: None,
+            n_requests: Some(1),
+            rate: None,
+        };
+        let p = b.run(at, &step, &crate::engine::Stop::default());
+        let r = p.step.expect("ran");
+        assert_eq!(
+            r.command,
+            "redis-cli -p 1 -a <redacted> ping >&2; echo done >&2"
+        );
+        assert!(
+            r.stderr.ends_with("done"),
+            "the shell got it whole: {}",
+            r.stderr
+        );
     }
 
     #[test]

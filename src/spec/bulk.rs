@@ -101,6 +101,9 @@ pub struct BulkOptions {
     pub output_path: Option<PathBuf>,
     pub format: CsvFormat,
     pub command_line: Vec<String>,
+    /// `--before-round`/`--before-step`: commands run before the run and each step
+    /// (a cache flushed, a database recreated), as `run` runs them.
+    pub before: super::before::BeforeOptions,
 }
 
 impl Default for BulkOptions {
@@ -142,6 +145,7 @@ impl Default for BulkOptions {
             output_path: None,
             format: CsvFormat::Full,
             command_line: Vec::new(),
+            before: Default::default(),
         }
     }
 }
@@ -281,6 +285,7 @@ impl BulkOptions {
             return Err(BulkError::TooManySteps(batches.len() * writers.len()));
         }
         self.check_limits()?;
+        self.before.check()?;
         let content_type = self.content_type()?;
         let headers = self
             .headers
@@ -359,6 +364,7 @@ impl BulkOptions {
             seed,
             batch_sizes: steps_batches(&batches, writers.len()),
             shard: self.shard,
+            http2: self.connection.http2,
         }));
         let run = RunSpec {
             mode: Mode::Bulk,
@@ -381,7 +387,7 @@ impl BulkOptions {
                 workload: workload.clone(),
             })),
             start_at,
-            before: Default::default(),
+            before: self.before.runner(),
         };
         Ok(BulkReady {
             run,

@@ -46,7 +46,8 @@ pub fn start(
             .map(|e| EventResult {
                 name: e.name.clone(),
                 at_s: e.at.as_secs_f64(),
-                run: e.run.clone(),
+                // Recorded with the secrets it carries in a known form redacted.
+                run: crate::redact::Redactor::default().shell_command(&e.run),
                 error: (!first_shard && !e.all_shards)
                     .then(|| "shard 1 runs it (shards = \"all\" runs it on every shard)".into()),
                 ..EventResult::default()
@@ -178,7 +179,7 @@ fn fire(event: &Event, targets: &BTreeMap<String, TargetPid>) -> Fired {
     };
     let ran = crate::runner::command::run_shell(&command, event.timeout, &[], None);
     Fired {
-        command: Some(command),
+        command: Some(crate::redact::Redactor::default().shell_command(&command)),
         exit_code: ran.exit_code,
         error: ran.error,
     }

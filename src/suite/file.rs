@@ -38,6 +38,9 @@ pub(super) struct FileScenario {
     /// `--http2`, `--streams`: for every phase (the engine's connections are the run's).
     pub(super) http2: Option<Spanned<bool>>,
     pub(super) streams: Option<Spanned<i64>>,
+    /// `--pipeline`: commands in flight per connection to a redis:// or memcached://
+    /// workload, for every phase (a phase's own wins).
+    pub(super) pipeline: Option<Spanned<i64>>,
     pub(super) threads: Option<Spanned<usize>>,
     pub(super) seed: Option<u64>,
     #[serde(default)]
@@ -85,6 +88,14 @@ pub(super) struct FilePhase {
     pub(super) start: Option<Spanned<NumOrText>>,
     pub(super) rate: Option<Spanned<NumOrText>>,
     pub(super) clients: Option<Spanned<usize>>,
+    /// The phase's own `http2`, `streams` and `pipeline` (the scenario's otherwise).
+    pub(super) http2: Option<Spanned<bool>>,
+    pub(super) streams: Option<Spanned<i64>>,
+    pub(super) pipeline: Option<Spanned<i64>>,
+    /// A shell command run before the phase, as `--before-step` is before a step.
+    pub(super) before: Option<Spanned<String>>,
+    pub(super) before_timeout: Option<Spanned<NumOrText>>,
+    pub(super) before_may_fail: Option<Spanned<bool>>,
     #[serde(default, rename = "workload")]
     pub(super) workloads: Vec<Spanned<FileWorkload>>,
 }

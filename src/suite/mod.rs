@@ -12,6 +12,7 @@
 //!   `workloads`: each phase's workloads built and checked.
 //! - [`profiles`]: the built-in scenarios (`--profile NAME`).
 
+mod connection;
 pub mod events;
 mod file;
 mod phases;

@@ -121,6 +121,7 @@ impl Locator<'_> {
         if start + duration > crate::engine::MAX_DURATION {
             return Err(self.error(span, "duration", "the scenario is longer than 30 days"));
         }
+        let before = self.phase_before(p, &name)?;
         Ok(Phase {
             name,
             start,
@@ -129,6 +130,10 @@ impl Locator<'_> {
             rate,
             clients,
             workloads,
+            // Filled in by `connections`, once every phase is read.
+            connection: Default::default(),
+            pipeline: None,
+            before,
         })
     }
 

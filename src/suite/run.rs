@@ -199,6 +199,16 @@ impl StepHooks for SuiteHooks {
         }
     }
 
+    /// The phase's own protocol (`http2`, `streams`, `pipeline`) when it is not the
+    /// run's: the engine's connections are made per step.
+    fn engine(&self, index: usize, run: &EngineConfig) -> Option<EngineConfig> {
+        let connection = self.scenario.phases.get(index)?.connection;
+        (connection != run.connection).then(|| EngineConfig {
+            connection,
+            ..run.clone()
+        })
+    }
+
     fn after_step(&self, index: usize, result: &mut StepResult) {
         let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(l) = late.get(index).copied().flatten() {
@@ -297,7 +307,14 @@ pub fn build(
         hooks: Some(hooks.clone()),
         // The phases' own starts (gaps included) are waited for by the hooks.
         start_at: None,
-        before: Default::default(),
+        // Each phase's `before`, run and recorded as `--before-step`'s is.
+        before: crate::runner::before::Before {
+            by_step: scenario.phases.iter().map(|p| p.before.clone()).collect(),
+            shown: crate::spec::before::shown(
+                (scenario.phases.iter()).filter_map(|p| p.before.as_ref().map(|b| &b.command)),
+            ),
+            ..Default::default()
+        },
     };
     Ok(SuiteReady {
         scenario,
@@ -434,7 +451,7 @@ pub fn run(
                 .map(|e| crate::result::suite::EventResult {
                     name: e.name.clone(),
                     at_s: e.at.as_secs_f64(),
-                    run: e.run.clone(),
+                    run: crate::redact::Redactor::default().shell_command(&e.run),
                     ..Default::default()
                 })
                 .collect()

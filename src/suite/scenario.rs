@@ -63,7 +63,8 @@ pub struct Scenario {
     pub method: Option<String>,
     pub timeout: Option<Duration>,
     pub keep_alive: Option<bool>,
-    /// `http2 = true`, `streams = N`: `--http2`, `--streams` for every phase.
+    /// `http2 = true`, `streams = N` at the top: `--http2`, `--streams` for every
+    /// phase without its own (each phase's own is [`Phase::connection`]).
     pub connection: crate::engine::ConnectionSettings,
     pub threads: Option<usize>,
     pub seed: Option<u64>,
@@ -103,6 +104,13 @@ pub struct Phase {
     /// Closed model: clients; open model: the most connections.
     pub clients: usize,
     pub workloads: Vec<WorkloadSpec>,
+    /// How this phase connects: HTTP/2 and its streams, or a key-value pipeline's
+    /// depth in `streams` (the phase's keys, else the scenario's).
+    pub connection: crate::engine::ConnectionSettings,
+    /// `pipeline = N` as given (the phase's or the scenario's).
+    pub pipeline: Option<u64>,
+    /// `before = "…"`: run before the phase's clock starts, recorded in its step.
+    pub before: Option<crate::runner::before::StepCommand>,
 }
 
 /// One workload of a phase's mix.
@@ -241,8 +249,8 @@ impl Scenario {
             })
             .collect::<Result<Vec<_>, _>>()?;
 
-        let phases = at.phases(&file, &dir)?;
-        let connection = at.connection(&file, &phases)?;
+        let mut phases = at.phases(&file, &dir)?;
+        let connection = at.connections(&file, &mut phases)?;
         let end = phases
             .last()
             .map_or(Duration::ZERO, |p| p.start + p.duration);
@@ -338,53 +346,6 @@ impl Locator<'_> {
             },
             why: why.to_string(),
         }
-    }
-
-    /// `http2` and `streams`, checked as `--http2` and `--streams` are: streams only
-    /// with http2, 1 to the most a connection takes; http2 needs keep-alive and HTTP
-    /// targets (a key-value store speaks its own protocol).
-    fn connection(
-        &self,
-        file: &FileScenario,
-        phases: &[Phase],
-    ) -> Result<crate::engine::ConnectionSettings, ScenarioError> {
-        use crate::engine::{ConnectionSettings, MAX_STREAMS};
-        let http2 = file.http2.as_ref().is_some_and(|h| *h.get_ref());
-        let streams = match &file.streams {
-            None => 1,
-            Some(s) if !http2 => {
-                return Err(self.error(s.span(), "streams", "needs `http2 = true`"))
-            }
-            Some(s) => match usize::try_from(*s.get_ref()) {
-                Ok(n) if (1..=MAX_STREAMS).contains(&n) => n,
-                _ => {
-                    let why = format!("{} is not in 1..={MAX_STREAMS}", s.get_ref());
-                    return Err(self.error(s.span(), "streams", &why));
-                }
-            },
-        };
-        if let Some(h) = file.http2.as_ref().filter(|_| http2) {
-            if file.keep_alive == Some(false) {
-                let why = "HTTP/2 keeps its connections: leave out `keep_alive = false`";
-                return Err(self.error(h.span(), "http2", why));
-            }
-            let store = phases.iter().flat_map(|p| &p.workloads).find(|w| {
-                let url = match &w.source {
-                    Source::Url(u) => u.as_str(),
-                    Source::Ycsb(y) => y.url.as_str(),
-                    _ => "",
-                };
-                url.starts_with("redis://") || url.starts_with("memcached://")
-            });
-            if let Some(w) = store {
-                let why = format!(
-                    "{} speaks its own protocol, not HTTP/2",
-                    w.source.describe()
-                );
-                return Err(self.error(h.span(), "http2", &why));
-            }
-        }
-        Ok(ConnectionSettings { http2, streams })
     }
 
     pub(super) fn duration(

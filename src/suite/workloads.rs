@@ -137,6 +137,15 @@ impl Built {
             why,
         };
         let (target, _) = crate::spec::kv::target(&y.url).map_err(why)?;
+        if at.phase.pipeline.is_some_and(|p| p > 1)
+            && matches!(target.proto, crate::http::Proto::Redis(Some(_)))
+        {
+            return Err(why(
+                "pipeline with a password or a database in the URL is not supported yet \
+                 (AUTH and SELECT are sent on unpipelined connections only)"
+                    .into(),
+            ));
+        }
         let defaults = RequestOptions::default();
         let workload = Arc::new(KvYcsb::new(YcsbSettings {
             core: y.core,
@@ -207,7 +216,13 @@ impl Built {
                 headers: scenario.headers.clone(),
                 allow_pattern_hosts: scenario.allow_pattern_hosts,
                 keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
-                connection: scenario.connection,
+                // The phase's own protocol; a store's pipeline is checked as
+                // `run --pipeline` checks it (AUTH or SELECT in the URL).
+                connection: phase.connection,
+                kv: crate::spec::kv::KvOptions {
+                    pipeline: phase.pipeline,
+                    ..Default::default()
+                },
                 seed: Some(
                     at.seed
                         ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -318,7 +333,7 @@ fn bulk_options(
         headers: scenario.headers.clone(),
         timeout: scenario.timeout.unwrap_or(defaults.timeout),
         keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
-        connection: scenario.connection,
+        connection: phase.connection,
         threads: scenario.threads.unwrap_or(0),
         seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
         command_line: command_line.to_vec(),

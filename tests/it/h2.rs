@@ -453,7 +453,7 @@ fn a_server_that_never_grants_window_ends_as_timeouts_on_time() {
 
 /// One request over h2c with prior knowledge (the docs store under `serve --http2`
 /// speaks nothing else): its status and body.
-fn h2c(port: u16, method: &str, path: &str) -> (u16, String) {
+pub(crate) fn h2c(port: u16, method: &str, path: &str) -> (u16, String) {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

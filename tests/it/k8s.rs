@@ -372,6 +372,53 @@ fn a_pod_command_that_does_not_parse_is_refused_before_any_yaml() {
     );
 }
 
+/// Issue 21: a `--before-step` (or a phase's `before`) needs sh in the pods; the
+/// default image (FROM scratch) has none, so the render warns on stderr and in the
+/// YAML, with the command's password redacted; an image with a shell is not warned of.
+#[test]
+fn a_before_command_on_a_scratch_image_is_warned_of() {
+    let args = |image: &str| {
+        vec![
+            "k8s".to_string(),
+            "render".into(),
+            "--shards".into(),
+            "2".into(),
+            "--image".into(),
+            image.into(),
+            "--".into(),
+            "run".into(),
+            "-c".into(),
+            "4".into(),
+            "-d".into(),
+            "5s".into(),
+            "--before-step".into(),
+            "redis-cli -a s3cret flushall".into(),
+            "http://db.example:8080/".into(),
+        ]
+    };
+    let a = args("hakaru:0.1.0");
+    let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (yaml, err) = (ok(&o), stderr(&o));
+    let says = "--before-step `redis-cli -a <redacted> flushall` runs with sh in every pod";
+    assert!(err.contains(&format!("Warning: {says}")), "{err}");
+    assert!(
+        err.contains("give --image one that has sh, redis-cli"),
+        "{err}"
+    );
+    assert!(yaml.contains(&format!("# Warning: {says}")), "{yaml}");
+    assert!(
+        !yaml.contains("# Warning: ") || yaml.starts_with("# hakaru k8s render"),
+        "{yaml}"
+    );
+    let a = args("debian:bookworm");
+    let o = run(&a.iter().map(String::as_str).collect::<Vec<_>>());
+    let (yaml, err) = (ok(&o), stderr(&o));
+    assert!(
+        !err.contains("Warning") && !yaml.contains("# Warning"),
+        "{err}"
+    );
+}
+
 /// The documented collection judges the whole: `merge --threshold` on the merged
 /// result (exit 1 on a miss), and a pod whose result never came back is named, not
 /// merged around (exit 1, nothing written). (The Job run as a cluster would:

@@ -16,7 +16,7 @@ use crate::util::{
 };
 
 /// A private redis-server (no persistence), with `extra` arguments.
-fn redis(extra: &[&str]) -> Option<Server> {
+pub(crate) fn redis(extra: &[&str]) -> Option<Server> {
     if !have("redis-server") {
         return None;
     }
@@ -95,7 +95,7 @@ fn resp(args: &[&str]) -> Vec<u8> {
 }
 
 /// `INFO section` as name → value (`cmdstat_get` → `calls=…,usec=…`).
-fn redis_info(port: u16, section: &str, auth: Option<&str>) -> BTreeMap<String, String> {
+pub(crate) fn redis_info(port: u16, section: &str, auth: Option<&str>) -> BTreeMap<String, String> {
     let mut req = Vec::new();
     if let Some(pw) = auth {
         req.extend(resp(&["AUTH", pw]));
@@ -109,7 +109,7 @@ fn redis_info(port: u16, section: &str, auth: Option<&str>) -> BTreeMap<String, 
 }
 
 /// A command's calls from `INFO commandstats` (0 when never called).
-fn calls(info: &BTreeMap<String, String>, command: &str) -> u64 {
+pub(crate) fn calls(info: &BTreeMap<String, String>, command: &str) -> u64 {
     info.get(&format!("cmdstat_{command}")).map_or(0, |v| {
         let calls = v.split(',').next().unwrap().trim_start_matches("calls=");
         calls.parse().unwrap()
@@ -117,7 +117,7 @@ fn calls(info: &BTreeMap<String, String>, command: &str) -> u64 {
 }
 
 /// memcached's `stats` as name → number.
-fn mc_stats(port: u16) -> BTreeMap<String, u64> {
+pub(crate) fn mc_stats(port: u16) -> BTreeMap<String, u64> {
     ask(port, b"stats\r\n", b"END\r\n")
         .lines()
         .filter_map(|l| l.strip_prefix("STAT "))

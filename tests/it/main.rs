@@ -38,5 +38,6 @@ mod server;
 mod shard;
 mod stream;
 mod suite;
+mod suite_phase;
 mod threshold;
 mod ycsb;

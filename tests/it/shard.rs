@@ -15,6 +15,17 @@ fn shard_run(t: &str, dir: &TempDir, k: u32, extra: &[&str]) -> std::path::PathB
     out
 }
 
+/// `hakaru merge PATHS -o DIR/merged.json`, which must succeed: the merged file.
+fn merge_into(dir: &TempDir, paths: &[std::path::PathBuf]) -> std::path::PathBuf {
+    let merged = dir.path("merged.json");
+    let mut args = vec!["merge".to_owned()];
+    args.extend(paths.iter().map(|p| p.display().to_string()));
+    args.extend(["-o".to_owned(), merged.display().to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    ok(&run(&args));
+    merged
+}
+
 #[test]
 fn three_shards_send_the_one_machine_plan_and_merge_exactly() {
     let t = target();
@@ -29,12 +40,7 @@ fn three_shards_send_the_one_machine_plan_and_merge_exactly() {
         .map(|p| read_json(p)["steps"][0]["n_clients"].as_u64().unwrap())
         .collect();
     assert_eq!(clients, vec![3, 2, 2]);
-    let merged = dir.path("merged.json");
-    let mut args = vec!["merge".to_owned()];
-    args.extend(paths.iter().map(|p| p.display().to_string()));
-    args.extend(["-o".to_owned(), merged.display().to_string()]);
-    let args: Vec<&str> = args.iter().map(String::as_str).collect();
-    ok(&run(&args));
+    let merged = merge_into(&dir, &paths);
     let m = read_json(&merged);
     let step = &m["steps"][0];
     assert_eq!(step["total_requests"], 1000, "{step}");
@@ -263,4 +269,58 @@ fn bulk_shards_write_every_document_once_even_with_one_prefix_and_seed() {
         "{}",
         stderr(&o)
     );
+}
+
+/// Regression (issue 21): `merge` kept shard 1's `--before-step` record alone, so a
+/// command that failed on another shard (recorded with `--before-may-fail`) read as a
+/// success in the merged result. Every shard's record is kept, each with its shard,
+/// and the failure is the merged step's.
+#[test]
+fn merge_keeps_every_shard_s_before_command_and_its_failure() {
+    let t = target();
+    let url = format!("http://{}/", t.addr);
+    let dir = TempDir::new("before-shards");
+    let paths: Vec<_> = (1..=3)
+        .map(|k| {
+            let command = if k == 2 {
+                "echo cold >&2; exit 3"
+            } else {
+                "echo warm >&2"
+            };
+            let extra = [
+                "-c",
+                "3",
+                "-n",
+                "300",
+                "--before-step",
+                command,
+                "--before-may-fail",
+            ];
+            shard_run(&url, &dir, k, &extra)
+        })
+        .collect();
+    let merged = merge_into(&dir, &paths);
+    let m = read_json(&merged);
+    let b = &m["steps"][0]["before_step"];
+    assert_eq!(b["ok"], false, "{b}");
+    assert_eq!(b["exit_code"], 3, "{b}");
+    assert_eq!(b["error"], "shard 2: exit status 3: cold", "{b}");
+    let shards: Vec<(u64, bool, &str)> = b["shards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let stderr = s["stderr"].as_str().unwrap();
+            (
+                s["shard"].as_u64().unwrap(),
+                s["ok"].as_bool().unwrap(),
+                stderr,
+            )
+        })
+        .collect();
+    assert_eq!(
+        shards,
+        vec![(1, true, "warm"), (2, false, "cold"), (3, true, "warm")]
+    );
+    assert_eq!(m["steps"][0]["responses"], 300);
 }

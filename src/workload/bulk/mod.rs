@@ -179,6 +179,9 @@ pub struct BulkSettings {
     pub batch_sizes: Vec<u64>,
     /// `--shard K/N`: this machine's lane of the writers' serial numbers.
     pub shard: Option<crate::result::Shard>,
+    /// `--http2`: the load went over HTTP/2, so `--verify` counts over it too (a
+    /// server that speaks h2c only answers nothing else).
+    pub http2: bool,
 }
 
 impl BulkSettings {
@@ -600,6 +603,7 @@ mod tests {
             keep_alive: true,
             seed: 1,
             shard: None,
+            http2: false,
             batch_sizes: vec![3, 2],
         }
     }

@@ -8,7 +8,7 @@
 use std::time::Duration;
 
 use super::{BulkSettings, TargetKind};
-use crate::http::fetch;
+use crate::http::Fetched;
 use crate::result::{RunResult, VerifyResult};
 
 /// The URL the count is read from.
@@ -30,18 +30,103 @@ pub fn count_url(s: &BulkSettings) -> String {
     }
 }
 
+/// One request of the count's, over the load's protocol: HTTP/2 when the load went
+/// over it (`--http2`), else [`crate::http::Fetched::request`]'s HTTP/1.1.
+fn ask(s: &BulkSettings, url: &str, method: &str, timeout: Duration) -> Result<Fetched, String> {
+    if !s.http2 {
+        return Fetched::request(url, method, &[], timeout);
+    }
+    match h2_request(s, url, method, timeout)? {
+        Some(got) => Ok(got),
+        // TLS whose ALPN picked HTTP/1.1: the server speaks that.
+        None => Fetched::request(url, method, &[], timeout),
+    }
+}
+
+/// One request on an HTTP/2 connection of its own (h2c with prior knowledge, or TLS
+/// offering `h2`), through `http::h2` as the load's requests go, on a small runtime
+/// between steps; `None` when TLS negotiated HTTP/1.1.
+fn h2_request(
+    s: &BulkSettings,
+    url: &str,
+    method: &str,
+    timeout: Duration,
+) -> Result<Option<Fetched>, String> {
+    use crate::http::encode::{encode_request, host_header, Persistence};
+    use crate::http::h2::{connect, Negotiated};
+    let parts = crate::http::url::split_url(url).ok_or_else(|| format!("{url}: not a URL"))?;
+    let host = host_header(&parts.host, s.target.port, s.target.https);
+    let request = encode_request(
+        method,
+        &parts.path,
+        &host,
+        &[],
+        None,
+        None,
+        Persistence::http11(true),
+    );
+    let tls = match s.target.https {
+        true => Some(crate::http::offer_h2(&crate::http::tls_connector(
+            false, None,
+        )?)),
+        false => None,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("{url}: cannot start a runtime: {e}"))?;
+    let local = tokio::task::LocalSet::new();
+    let late = format!(
+        "{url}: no complete answer over HTTP/2 within {:.1} s",
+        timeout.as_secs_f64()
+    );
+    local.block_on(&rt, async {
+        let asked = async {
+            let meter = std::rc::Rc::new(crate::http::Meter::default());
+            let (conn, _) = connect(&s.target, tls.as_ref(), meter)
+                .await
+                .map_err(|e| format!("{url}: cannot connect over HTTP/2: {}", e.cause))?;
+            let Negotiated::H2(mut conn) = conn else {
+                return Ok(None);
+            };
+            let mut body = Vec::new();
+            let mut sink = crate::http::BodySink {
+                buf: &mut body,
+                limit: MAX_COUNT_BODY,
+                truncated: false,
+                head: None,
+            };
+            let got = conn
+                .exchange(&request, Some(&mut sink))
+                .await
+                .map_err(|e| format!("{url} over HTTP/2: {e}"))?;
+            Ok(Some(Fetched {
+                status: got.status,
+                body,
+                server: None,
+            }))
+        };
+        tokio::time::timeout(timeout, asked)
+            .await
+            .unwrap_or(Err(late))
+    })
+}
+
+/// The most of a count's answer kept: a count is a few bytes of JSON.
+const MAX_COUNT_BODY: usize = 1 << 20;
+
 /// Read the server's count of documents.
 pub fn present(s: &BulkSettings, timeout: Duration) -> Result<u64, String> {
     let url = count_url(s);
     if s.kind == TargetKind::Elasticsearch {
         let refresh = format!("{}{}/_refresh", s.target.label(), s.base_path);
-        let got = crate::http::Fetched::request(&refresh, "POST", &[], timeout)?;
+        let got = ask(s, &refresh, "POST", timeout)?;
         // A missing index has nothing to refresh; its count says so below.
         if got.status != 200 && got.status != 404 {
             return Err(format!("{refresh} answered {}", got.status));
         }
     }
-    let got = fetch(&url, timeout)?;
+    let got = ask(s, &url, "GET", timeout)?;
     if got.status == 404 && s.kind == TargetKind::Elasticsearch {
         // The index is made by the first `_bulk`: none yet is zero documents.
         return Ok(0);
