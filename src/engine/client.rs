@@ -265,7 +265,9 @@ async fn attempt<W: Workload>(
             // a TLS one is given its own, kept here across reconnects.
             let buf = slot.spare.take().unwrap_or_default();
             let target = &w.workload.targets()[req.target];
-            match http::connect(target, w.cfg.tls.as_ref(), buf).await {
+            // Boxed: the connect future (TLS's above all) is the largest part of this
+            // one, which is moved whole at every request; a connect is rare, a request not.
+            match Box::pin(http::connect(target, w.cfg.tls.as_ref(), buf)).await {
                 Ok((mut conn, opened)) => {
                     let mut rec = w.rec.borrow_mut();
                     rec.record_connect(opened.connect);

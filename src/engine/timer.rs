@@ -197,37 +197,55 @@ pub struct Deadline {
 impl Deadline {
     /// Run `fut` until it ends (`Some`) or until the watchdog finds `at` passed
     /// (`None`, `fut` dropped unfinished), up to one tick of the watchdog late.
-    pub async fn within<F: Future>(
+    pub fn within<F: Future>(
         &self,
         wd: &Watchdog,
         at: Instant,
         timeout: Duration,
         fut: F,
-    ) -> Option<F::Output> {
+    ) -> Within<'_, F> {
         wd.note_timeout(timeout);
         self.fired.set(false);
         self.at.set(Some(at));
-        let mut fut = std::pin::pin!(fut);
-        let out = poll_fn(|cx| {
-            if self.fired.get() {
-                return Poll::Ready(None);
+        Within { cell: self, fut }
+    }
+}
+
+/// [`Deadline::within`]'s future: a plain struct, not an `async fn`, so the request's
+/// future (large: it holds the whole exchange) is moved once less per request.
+pub struct Within<'a, F> {
+    cell: &'a Deadline,
+    fut: F,
+}
+
+impl<F: Future> Future for Within<'_, F> {
+    type Output = Option<F::Output>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
+        // SAFETY: `fut` is pinned with `self` and never moved out of it; `cell` is a
+        // shared reference, which pinning does not concern.
+        let this = unsafe { self.get_unchecked_mut() };
+        let cell = this.cell;
+        if cell.fired.get() {
+            return Poll::Ready(None);
+        }
+        // SAFETY: as above, `fut` stays where it is until `self` is dropped.
+        let fut = unsafe { std::pin::Pin::new_unchecked(&mut this.fut) };
+        match fut.poll(cx) {
+            Poll::Ready(v) => {
+                cell.at.set(None);
+                Poll::Ready(Some(v))
             }
-            match fut.as_mut().poll(cx) {
-                Poll::Ready(v) => Poll::Ready(Some(v)),
-                Poll::Pending => {
-                    // Cloned only when the task polling changed (never, in practice).
-                    let w = match self.waker.take() {
-                        Some(w) if w.will_wake(cx.waker()) => w,
-                        _ => cx.waker().clone(),
-                    };
-                    self.waker.set(Some(w));
-                    Poll::Pending
-                }
+            Poll::Pending => {
+                // Cloned only when the task polling changed (never, in practice).
+                let w = match cell.waker.take() {
+                    Some(w) if w.will_wake(cx.waker()) => w,
+                    _ => cx.waker().clone(),
+                };
+                cell.waker.set(Some(w));
+                Poll::Pending
             }
-        })
-        .await;
-        self.at.set(None);
-        out
+        }
     }
 }
 
@@ -358,6 +376,45 @@ mod tests {
             }
             assert_eq!(*order.borrow(), vec![1, 2, 0]);
             driver.abort();
+        });
+    }
+
+    /// A request that never ends is cut off by the watchdog within its timeout and a
+    /// tick, one that ends in time keeps its answer, and a deadline once fired does not
+    /// cut off the client's next request.
+    #[test]
+    fn the_watchdog_cuts_off_what_outlives_its_deadline_and_only_that() {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let wd = Watchdog::new(2);
+            let timeout = Duration::from_millis(40);
+            let requests = async {
+                let t0 = Instant::now();
+                let never = std::future::pending::<()>();
+                let cut = wd.client(0).within(&wd, t0 + timeout, timeout, never).await;
+                let late = t0.elapsed();
+                assert_eq!(cut, None);
+                assert!(late >= timeout, "{late:?}");
+                assert!(late < timeout + MAX_TIMEOUT_SLACK + Duration::from_millis(20), "{late:?}");
+                // The tick followed the short timeout: a twentieth of it.
+                assert_eq!(wd.tick.get(), Duration::from_millis(2));
+                let t1 = Instant::now();
+                let quick = tokio::time::sleep(Duration::from_millis(5));
+                let kept = wd.client(0).within(&wd, t1 + timeout, timeout, async {
+                    quick.await;
+                    7
+                });
+                assert_eq!(kept.await, Some(7));
+                // The other client's cell was never armed.
+                assert!(wd.client(1).at.get().is_none() && !wd.client(1).fired.get());
+            };
+            tokio::select! {
+                _ = requests => {}
+                _ = wd.drive() => unreachable!("the watchdog runs for the life of the worker"),
+            }
         });
     }
 }
