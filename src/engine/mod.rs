@@ -3,7 +3,9 @@
 //!
 //! A step runs N clients spread over a few worker threads; each worker is a
 //! single-threaded tokio runtime whose clients share one [`Recorder`] without locks,
-//! merged exactly with the other workers' at the end of the step. What varies is
+//! merged exactly with the other workers' at the end of the step. A worker's clients
+//! are one future (a set polled in its `block_on`), not a tokio task each, and their
+//! request timeouts are kept by the worker's [`timer::Watchdog`], not a timer each. What varies is
 //! plugged in, never copied:
 //! - **what to send** and **what to make of the answer**: a [`Workload`] gives each
 //!   client a [`RequestSource`] and a [`ResponseCheck`] ([`workload`]);

@@ -398,7 +398,10 @@ mod tests {
                 let late = t0.elapsed();
                 assert_eq!(cut, None);
                 assert!(late >= timeout, "{late:?}");
-                assert!(late < timeout + MAX_TIMEOUT_SLACK + Duration::from_millis(20), "{late:?}");
+                assert!(
+                    late < timeout + MAX_TIMEOUT_SLACK + Duration::from_millis(20),
+                    "{late:?}"
+                );
                 // The tick followed the short timeout: a twentieth of it.
                 assert_eq!(wd.tick.get(), Duration::from_millis(2));
                 let t1 = Instant::now();
