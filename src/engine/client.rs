@@ -103,8 +103,8 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             }
         });
         let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));
-        let (outcome, bytes) =
-            send(&w, &mut slots[target], shared, &req, sent, sink.as_mut()).await;
+        let slot = &mut slots[target];
+        let (outcome, bytes) = send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await;
         let truncated = sink.is_some_and(|s| s.truncated);
         let end = Instant::now();
         w.in_flight.set(w.in_flight.get() - 1);
@@ -201,7 +201,7 @@ async fn pace<W: Workload>(
     }
 }
 
-/// One request with its timeout (from `sent`): connect if needed, write, read the
+/// One request with its timeout (from `sent`, fired up to a watchdog's tick late): connect if needed, write, read the
 /// response, on the client's own connection or on the one its group shares. With the
 /// outcome, the bytes of the whole response (0 without one).
 async fn send<W: Workload>(
@@ -209,6 +209,7 @@ async fn send<W: Workload>(
     slot: &mut Slot,
     shared: Option<&Shared>,
     req: &Request<'_>,
+    local: usize,
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
 ) -> (Outcome, u64) {
@@ -230,9 +231,14 @@ async fn send<W: Workload>(
     let Some(deadline) = sent.checked_add(req.timeout) else {
         return exchange.await;
     };
-    match timeout_at(deadline.into(), exchange).await {
-        Ok(outcome) => outcome,
-        Err(_) => {
+    // Kept by the worker's watchdog, not a timer per request (see `timer::Watchdog`).
+    let cell = w.watchdog.client(local);
+    match cell
+        .within(&w.watchdog, deadline, req.timeout, exchange)
+        .await
+    {
+        Some(outcome) => outcome,
+        None => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
             slot.close();
             w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
@@ -259,7 +265,9 @@ async fn attempt<W: Workload>(
             // a TLS one is given its own, kept here across reconnects.
             let buf = slot.spare.take().unwrap_or_default();
             let target = &w.workload.targets()[req.target];
-            match http::connect(target, w.cfg.tls.as_ref(), buf).await {
+            // Boxed: the connect future (TLS's above all) is the largest part of this
+            // one, which is moved whole at every request; a connect is rare, a request not.
+            match Box::pin(http::connect(target, w.cfg.tls.as_ref(), buf)).await {
                 Ok((mut conn, opened)) => {
                     let mut rec = w.rec.borrow_mut();
                     rec.record_connect(opened.connect);
