@@ -68,6 +68,14 @@ impl Login {
     }
 }
 
+impl Login {
+    /// The bytes a new connection sends first, and how many replies they ask for:
+    /// the pipelined connection writes them ahead of its first command.
+    pub(crate) fn hello(&self) -> (&[u8], usize) {
+        (&self.hello, self.replies)
+    }
+}
+
 impl std::fmt::Debug for Login {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Login {{ db: {}, hello: <redacted> }}", self.db)
