@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""hakaru beside redis-benchmark against one private redis-server, and alone against
-memcached (memtier_benchmark is not packaged here).
+"""hakaru beside redis-benchmark against one private redis-server, and beside
+memtier_benchmark (when MEMTIER names its binary) against that redis-server and one
+private memcached.
 
 Both tools send the same command (GET of one existing key, `-d 3` values as
 redis-benchmark's default) on the same number of connections with the same number of
@@ -11,8 +12,18 @@ hakaru's -c counts clients, P of which share each connection). Per run: operatio
 report, and the client's user+sys CPU from GNU time, as µs per operation. Rounds
 alternate the order of the tools; medians and per-round ratios are printed.
 
+memtier_benchmark is not packaged in Debian; it was built outside the repository:
+`git clone https://github.com/RedisLabs/memtier_benchmark /tmp/memtier` (commit
+2f74d61), `apt-get install -y libevent-dev autoconf automake libpcre3-dev
+zlib1g-dev libssl-dev pkg-config`, `autoreconf -ivf && ./configure && make`; then
+MEMTIER=/tmp/memtier/memtier_benchmark. It runs one thread with C connections
+(`-t 1 -c C --pipeline P --ratio 0:1`), N/C requests each, GETs of the one key
+`key:1` (its keys are a prefix and a number), `--protocol memcache_text` for
+memcached; operations/s from its JSON (`ALL STATS.Totals`), CPU from GNU time.
+
 Environment: N (requests per run, 200000), CONNECTIONS (50), ROUNDS (3),
-PIPELINES (1,16),
+PIPELINES (1,16), MEMTIER (memtier_benchmark's binary; its rows are left out
+without it),
 HAKARU (binary; target/release/hakaru, built if missing), KEEP=1 keeps raw outputs.
 Needs redis-server, redis-tools (redis-benchmark), memcached, GNU time.
 """
@@ -31,6 +42,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 KEY = "key:__rand_int__"
+# memtier_benchmark's key: its --key-prefix and a number (--key-minimum/maximum 1).
+MT_KEY = "key:1"
 
 
 class Server:
@@ -96,6 +109,26 @@ def redis_benchmark(port, n, c, p, work, tag):
     common.die(f"redis-benchmark printed no GET line (rc {rc}):\n{text}")
 
 
+def memtier(tool, port, proto, n, c, p, work, tag):
+    """memtier_benchmark's GETs of MT_KEY: (ops/s, client CPU µs per op)."""
+    js = os.path.join(work, f"{tag}.json")
+    per_client = max(n // c, 1)
+    rc, text, cpu, _, _ = common.timed_run(
+        [tool, "-s", "127.0.0.1", "-p", str(port), "--protocol", proto, "-t", "1",
+         "-c", str(c), "-n", str(per_client), "--pipeline", str(p), "--ratio", "0:1",
+         "--key-prefix", "key:", "--key-minimum", "1", "--key-maximum", "1",
+         "--hide-histogram", "--json-out-file", js],
+        os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
+    try:
+        with open(js) as f:
+            totals = json.load(f)["ALL STATS"]["Totals"]
+    except (OSError, KeyError, ValueError):
+        common.die(f"memtier_benchmark wrote no totals (rc {rc}):\n{text}")
+    if rc != 0 or totals.get("Misses/sec", 0) > 0 or totals.get("Connection Errors", 0):
+        common.die(f"memtier_benchmark failed or missed (rc {rc}): {totals}")
+    return totals["Ops/sec"], cpu / max(totals["Count"], 1) * 1e6
+
+
 def main():
     if len(sys.argv) > 1:
         print(__doc__)
@@ -116,6 +149,11 @@ def main():
            mport, "memcached")
     send(rport, f"*3\r\n$3\r\nSET\r\n${len(KEY)}\r\n{KEY}\r\n$3\r\nxxx\r\n".encode(), b"\r\n")
     send(mport, f"set {KEY} 0 0 3\r\nxxx\r\n".encode(), b"\r\n")
+    send(rport, f"*3\r\n$3\r\nSET\r\n${len(MT_KEY)}\r\n{MT_KEY}\r\n$3\r\nxxx\r\n".encode(), b"\r\n")
+    send(mport, f"set {MT_KEY} 0 0 3\r\nxxx\r\n".encode(), b"\r\n")
+    mt = os.environ.get("MEMTIER")
+    if mt and not os.access(mt, os.X_OK):
+        common.die(f"MEMTIER={mt} is not an executable")
     redis_cmds = os.path.join(work, "redis.txt")
     mc_cmds = os.path.join(work, "mc.txt")
     with open(redis_cmds, "w") as f:
@@ -128,12 +166,17 @@ def main():
     print(f"# {common.machine_line()}")
     print(f"# GET of one existing 3-byte value, {c} connections, {n} requests a run, {rounds} rounds")
     for p in pipelines:
-        compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work)
+        compare(hakaru, mt, (rport, mport), rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work)
 
 
-def compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work):
-    print(f"## pipeline {p}: hakaru -c {c * p} --pipeline {p}, redis-benchmark -c {c} -P {p}")
+def compare(hakaru, mt, ports, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work):
+    rport, mport = ports
+    print(f"## pipeline {p}: hakaru -c {c * p} --pipeline {p}, redis-benchmark -c {c} -P {p}"
+          + (f", memtier_benchmark -t 1 -c {c} --pipeline {p}" if mt else ""))
     rows = {"hakaru redis": [], "redis-benchmark": [], "hakaru memcached": []}
+    if mt:
+        rows["memtier redis"] = []
+        rows["memtier memcached"] = []
     for r in range(rounds):
         order = ["hakaru", "rb"] if r % 2 == 0 else ["rb", "hakaru"]
         for tool in order:
@@ -144,6 +187,10 @@ def compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, wor
                 rows["redis-benchmark"].append(redis_benchmark(rport, n, c, p, work, f"rb{p}-{r}"))
         rows["hakaru memcached"].append(
             hakaru_run(hakaru, murl, mc_cmds, n, c, p, work, f"m{p}-{r}"))
+        if mt:
+            rows["memtier redis"].append(memtier(mt, rport, "redis", n, c, p, work, f"mr{p}-{r}"))
+            rows["memtier memcached"].append(
+                memtier(mt, mport, "memcache_text", n, c, p, work, f"mm{p}-{r}"))
         h, b = rows["hakaru redis"][-1], rows["redis-benchmark"][-1]
         print(f"round {r + 1}: hakaru/redis-benchmark ops/s {h[0] / b[0]:.2f}, "
               f"CPU per op {h[1] / b[1]:.2f}")
@@ -157,6 +204,13 @@ def compare(hakaru, rport, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, wor
     ratio_cpu = common.median([x[1] / y[1] for x, y in zip(h, b)])
     print(f"pipeline {p}: hakaru / redis-benchmark (median of per-round ratios): "
           f"ops/s {ratio_ops:.2f}, CPU per op {ratio_cpu:.2f}")
+    if mt:
+        for store in ("redis", "memcached"):
+            h, m = rows[f"hakaru {store}"], rows[f"memtier {store}"]
+            ratio_ops = common.median([x[0] / y[0] for x, y in zip(h, m)])
+            ratio_cpu = common.median([x[1] / y[1] for x, y in zip(h, m)])
+            print(f"pipeline {p}: hakaru / memtier_benchmark on {store} (median of per-round "
+                  f"ratios): ops/s {ratio_ops:.2f}, CPU per op {ratio_cpu:.2f}")
 
 if __name__ == "__main__":
     main()

@@ -441,29 +441,29 @@ async fn attempt_pipelined<W: Workload>(
     deadline: Option<Instant>,
 ) -> (Outcome, u64) {
     for first_try in [true, false] {
-        let held = slot.shared.take().filter(|h| group.holds(h));
-        let mut handle = match held {
-            Some(h) => h,
-            None => match join_pipelined(w, group, req, deadline).await {
-                Ok(h) => h,
+        // The handle stays in the slot: the connection and the waiter are borrowed
+        // from it, not cloned and dropped per command (two reference counts a command).
+        if !slot.shared.as_ref().is_some_and(|h| group.holds(h)) {
+            slot.shared = None;
+            match join_pipelined(w, group, req, deadline).await {
+                Ok(h) => slot.shared = Some(h),
                 Err(failed) => return failed,
-            },
-        };
+            }
+        }
+        let handle = slot.shared.as_mut().expect("held or joined above");
         let SharedConn::Pipe(conn) = &handle.conn else {
             unreachable!("a key-value target's group shares a pipelined connection")
         };
-        let conn = conn.clone();
-        let waiter = handle.waiter.get_or_insert_with(Rc::default).clone();
+        let waiter = handle.waiter.get_or_insert_with(Rc::default);
         match conn
-            .exchange(&waiter, req.bytes, deadline, req.timeout)
+            .exchange(waiter, req.bytes, deadline, req.timeout)
             .await
         {
-            Ok(framed) => {
-                slot.shared = Some(handle);
-                return framed.recorded(&mut w.rec.borrow_mut());
-            }
+            Ok(framed) => return framed.recorded(&mut w.rec.borrow_mut()),
             Err(f) => {
-                group.retire(handle.gen);
+                let gen = handle.gen;
+                slot.shared = None;
+                group.retire(gen);
                 if first_try && f.unprocessed {
                     continue;
                 }

@@ -68,6 +68,14 @@ impl Login {
     }
 }
 
+impl Login {
+    /// The bytes a new connection sends first, and how many replies they ask for:
+    /// the pipelined connection writes them ahead of its first command.
+    pub(crate) fn hello(&self) -> (&[u8], usize) {
+        (&self.hello, self.replies)
+    }
+}
+
 impl std::fmt::Debug for Login {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "Login {{ db: {}, hello: <redacted> }}", self.db)
@@ -75,7 +83,7 @@ impl std::fmt::Debug for Login {
 }
 
 /// One reply read: what it said and its bytes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Framed {
     pub reply: Reply,
     pub bytes: u64,
@@ -155,7 +163,7 @@ impl Conn {
         let mut refused = None;
         for _ in 0..login.map_or(0, |l| l.replies) {
             let reply = self.read_reply(&mut framer, &mut r).await?;
-            if let (Reply::Refused(..), None) = (reply, refused) {
+            if refused.is_none() && matches!(reply, Reply::Refused(..)) {
                 refused = Some(reply);
             }
             framer.reset();

@@ -52,15 +52,16 @@ impl Target {
     /// "http://host:port", as shown in reports (a key-value store's scheme and its
     /// database, never its password).
     pub fn label(&self) -> String {
-        if let Proto::Redis(Some(login)) = &self.proto {
-            if login.db != 0 {
-                return format!("{}/{}", self.host_label(self.proto.scheme()), login.db);
-            }
-        }
         let scheme = match (&self.proto, self.https) {
             (Proto::Http, true) => "https",
+            (Proto::Redis(_), true) => "rediss",
             (p, _) => p.scheme(),
         };
+        if let Proto::Redis(Some(login)) = &self.proto {
+            if login.db != 0 {
+                return format!("{}/{}", self.host_label(scheme), login.db);
+            }
+        }
         self.host_label(scheme)
     }
 

@@ -479,8 +479,8 @@ pub enum KvScheme {
     Memcached,
 }
 
-/// A key-value store's URL: `redis://[user:password@]host:port[/db]` or
-/// `memcached://host:port`. Its `Debug` never shows the password.
+/// A key-value store's URL: `redis://[user:password@]host:port[/db]` (`rediss://`
+/// over TLS) or `memcached://host:port`. Its `Debug` never shows the password.
 #[derive(Clone, PartialEq, Eq)]
 pub struct KvUrl {
     pub scheme: KvScheme,
@@ -490,6 +490,8 @@ pub struct KvUrl {
     pub password: Option<String>,
     /// Redis's database number (0 when the URL names none).
     pub db: u32,
+    /// `rediss://`: the connection is TLS.
+    pub tls: bool,
 }
 
 impl std::fmt::Debug for KvUrl {
@@ -501,6 +503,7 @@ impl std::fmt::Debug for KvUrl {
             .field("user", &self.user)
             .field("password", &self.password.as_ref().map(|_| "<redacted>"))
             .field("db", &self.db)
+            .field("tls", &self.tls)
             .finish()
     }
 }
@@ -509,6 +512,7 @@ impl std::fmt::Debug for KvUrl {
 pub fn kv_scheme(s: &str) -> Option<(KvScheme, &str)> {
     for (prefix, scheme) in [
         ("redis://", KvScheme::Redis),
+        ("rediss://", KvScheme::Redis),
         ("memcached://", KvScheme::Memcached),
     ] {
         if s.get(..prefix.len())
@@ -525,6 +529,7 @@ pub fn parse_kv_url(s: &str) -> Result<KvUrl, String> {
     let shown = || quote(&without_userinfo(s));
     let (scheme, rest) = kv_scheme(s)
         .ok_or_else(|| format!("expected a redis:// or memcached:// URL, found {}", shown()))?;
+    let tls = s.len() - rest.len() == "rediss://".len();
     let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
     let (authority, tail) = rest.split_at(end);
     let (userinfo, hostport) = match authority.rfind('@') {
@@ -599,6 +604,7 @@ pub fn parse_kv_url(s: &str) -> Result<KvUrl, String> {
         user,
         password,
         db,
+        tls,
     })
 }
 
@@ -637,6 +643,12 @@ mod kv_tests {
         assert_eq!(
             (u.scheme, u.host.as_str(), u.port),
             (KvScheme::Memcached, "::1", 11311)
+        );
+        assert!(!u.tls);
+        let u = parse_kv_url("Rediss://:pw@127.0.0.1:6390/1").unwrap();
+        assert_eq!(
+            (u.scheme, u.port, u.db, u.tls),
+            (KvScheme::Redis, 6390, 1, true)
         );
     }
 

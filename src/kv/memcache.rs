@@ -106,7 +106,7 @@ fn value_length(header: &[u8]) -> Option<u64> {
 
 /// A one-line reply.
 fn classify(text: &[u8]) -> Option<Reply> {
-    let refused = |kind, rest: &[u8]| Some(Reply::Refused(kind, ErrorText::new(rest)));
+    let refused = |kind, rest: &[u8]| Some(Reply::Refused(kind, Box::new(ErrorText::new(rest))));
     match text {
         b"STORED" | b"DELETED" | b"TOUCHED" | b"OK" => Some(Reply::Value),
         b"NOT_FOUND" | b"NOT_STORED" | b"EXISTS" => Some(Reply::Miss),
@@ -180,7 +180,7 @@ mod tests {
             for chunk in [1, 2, 5, 1000] {
                 assert_eq!(
                     frame(bytes, chunk),
-                    Ok((want, bytes.len())),
+                    Ok((want.clone(), bytes.len())),
                     "{bytes:?} by {chunk}"
                 );
             }

@@ -26,14 +26,16 @@ pub const STATUS_REPLY: u16 = 250;
 pub const STATUS_MISS: u16 = 254;
 
 /// What one whole reply said.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reply {
     /// A value, an acknowledgement, a number: the command did its work.
     Value,
     /// Nothing there, or a condition that did not hold.
     Miss,
     /// An error reply: its kind and its first line, for the error sample.
-    Refused(ErrorKind, ErrorText),
+    /// Boxed: replies move through the pipelined connection's queue by value, and
+    /// the line inline made every reply 100 bytes to copy (errors are the rare case).
+    Refused(ErrorKind, Box<ErrorText>),
 }
 
 impl Reply {
@@ -84,7 +86,7 @@ impl std::fmt::Debug for ErrorText {
 }
 
 /// What a framer makes of the bytes buffered so far.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Step {
     /// `used` bytes were taken; more must arrive before the reply ends.
     More { used: usize },

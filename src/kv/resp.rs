@@ -78,7 +78,7 @@ impl Framer {
                     if self.depth == 0 {
                         return Step::Done {
                             used,
-                            reply: Reply::Refused(error_kind(body), ErrorText::new(body)),
+                            reply: Reply::Refused(error_kind(body), Box::new(ErrorText::new(body))),
                         };
                     }
                 }
@@ -256,7 +256,7 @@ mod tests {
             for chunk in [1, 2, 3, 7, 1000] {
                 assert_eq!(
                     frame(bytes, chunk),
-                    Ok((want, bytes.len())),
+                    Ok((want.clone(), bytes.len())),
                     "{bytes:?} by {chunk}"
                 );
             }

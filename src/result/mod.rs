@@ -170,6 +170,10 @@ pub struct Settings {
     /// HTTP/2 was not asked for; what each step's connections spoke is in the step.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub http2_streams: Option<usize>,
+    /// `--pipeline N` on a key-value target: commands in flight on each connection,
+    /// which N clients share. Absent when not asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<u64>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).

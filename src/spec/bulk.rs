@@ -566,6 +566,7 @@ impl BulkOptions {
             merged: None,
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
             http2_streams: self.connection.http2.then_some(self.connection.streams),
+            pipeline: None,
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

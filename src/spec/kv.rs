@@ -178,7 +178,7 @@ pub fn target(url: &str) -> Result<(Target, Protocol), String> {
         return Err(format!("{} has no address", u.host));
     }
     let target = Target {
-        https: false,
+        https: u.tls,
         host: u.host,
         port: u.port,
         addrs,
@@ -219,10 +219,11 @@ pub fn build(
             "{with}--http2: a key-value store speaks its own protocol, not HTTP/2"
         )));
     }
-    if kv.pipeline.is_some_and(|p| p > 1) && matches!(target.proto, Proto::Redis(Some(_))) {
+    // The pipelined connection's task drives a plain socket, split in two halves.
+    if kv.pipeline.is_some() && target.https {
         return Err(SpecError::Kv(
-            "--pipeline with a password or a database in the URL is not supported yet \
-             (AUTH and SELECT are sent on unpipelined connections only)"
+            "--pipeline with rediss:// is not supported yet (TLS is spoken on \
+             unpipelined connections only)"
                 .into(),
         ));
     }
@@ -260,6 +261,7 @@ pub fn build(
         }
     };
     described.probe_hosts.push(target.label());
+    described.uses_tls = target.https;
     let w = KvWorkload::new(KvSettings {
         target,
         protocol,

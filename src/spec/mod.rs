@@ -409,6 +409,7 @@ impl RunOptions {
             merged: None,
             start_at: start_at.map(crate::sysinfo::rfc3339),
             http2_streams: r.connection.http2.then_some(r.connection.streams),
+            pipeline: r.kv.pipeline,
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),

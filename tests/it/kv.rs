@@ -614,17 +614,6 @@ fn bad_kv_input_is_refused_before_any_load() {
             vec!["run", "-n", "1", "--http2", "memcached://127.0.0.1:1"],
             "--http2: a key-value store speaks its own protocol",
         ),
-        (
-            vec![
-                "run",
-                "-n",
-                "1",
-                "--pipeline",
-                "4",
-                "redis://:hunter2@127.0.0.1:1",
-            ],
-            "--pipeline with a password",
-        ),
     ] {
         let o = run(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
@@ -1056,6 +1045,72 @@ fn pipeline_16_counts_match_redis_s_own_on_two_connections() {
     );
 }
 
+/// `--pipeline` with a password and a database was refused before any load; the
+/// login now goes first on each pipelined connection, and a refused one fails each
+/// command under the refusal's kind.
+#[test]
+fn a_pipelined_connection_logs_in_and_selects_its_database() {
+    let Some(r) = redis(&["--requirepass", "s3cretpw"]) else {
+        return;
+    };
+    let dir = TempDir::new("kv-pipe-auth");
+    let url = format!("redis://:s3cretpw@127.0.0.1:{}/5", r.port);
+    let s = pipelined(
+        &dir,
+        "auth",
+        &[
+            "-c",
+            "16",
+            "--threads",
+            "1",
+            "--pipeline",
+            "8",
+            "-n",
+            "4000",
+            "--ratio",
+            "1:1",
+            "--keys",
+            "200",
+            &url,
+        ],
+    );
+    assert_eq!(n(&s["responses"]), 4000);
+    assert_eq!(s["errors"], serde_json::json!({}));
+    assert_eq!(n(&s["connections_opened"]), 2);
+    let info = redis_info(r.port, "commandstats", Some("s3cretpw"));
+    assert_eq!(calls(&info, "get") + calls(&info, "set"), 4000);
+    // One AUTH and one SELECT per connection.
+    assert_eq!(calls(&info, "select"), 2, "{info:?}");
+    let keyspace = redis_info(r.port, "keyspace", Some("s3cretpw"));
+    assert!(keyspace.contains_key("db5"), "{keyspace:?}");
+    assert!(!keyspace.contains_key("db0"), "{keyspace:?}");
+    // The depth is in the result's settings, for compare and report.
+    assert_eq!(read_json(&dir.path("auth.json"))["settings"]["pipeline"], 8);
+
+    // A wrong password: every command fails as reply_noauth, none as anything else.
+    let url = format!("redis://:wrong@127.0.0.1:{}", r.port);
+    let out = dir.path("wrong.csv");
+    let o = run(&[
+        "run",
+        "-c",
+        "8",
+        "--threads",
+        "1",
+        "--pipeline",
+        "4",
+        "-n",
+        "200",
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let (s, _) = step(&dir, "wrong");
+    assert_eq!(n(&s["errors"]["reply_noauth"]), 200, "{}", s["errors"]);
+    assert_eq!(n(&s["responses"]), 0);
+}
+
 #[test]
 fn pipeline_16_counts_match_memcached_s_own_in_both_models() {
     let Some(m) = memcached(&[]) else { return };
@@ -1277,4 +1332,228 @@ fn a_connection_that_dies_fails_each_of_its_16_commands_once() {
     assert!(n(&s["errors"]["connect"]) > 0, "{}", s["errors"]);
     assert_eq!(s["errors"].as_object().unwrap().len(), 2, "{}", s["errors"]);
     assert_eq!(n(&s["responses"]), 0);
+}
+
+/// A Redis cluster node (cluster mode, no slots until the test gives it some).
+fn cluster_node() -> Option<Server> {
+    redis(&[
+        "--cluster-enabled",
+        "yes",
+        "--cluster-config-file",
+        "nodes.conf",
+    ])
+}
+
+/// A one-value reply's text: a bulk string's value (`$40\r\n<id>\r\n` → the id), an
+/// integer's digits. Redis writes such a reply in one write.
+fn reply_text(port: u16, args: &[&str]) -> String {
+    let text = ask(port, &resp(args), b"\r\n");
+    let mut lines = text.split("\r\n");
+    let first = lines.next().unwrap();
+    if first.starts_with('$') {
+        lines
+            .next()
+            .expect("the value came with its length")
+            .to_string()
+    } else {
+        first.trim_start_matches([':', '+']).to_string()
+    }
+}
+
+/// Two cluster nodes on loopback, slots split by hand: a key sent to the node that
+/// does not own it is answered `-MOVED`, one in a slot being migrated away `-ASK`;
+/// both are counted as `reply_moved` (hakaru does not follow redirections), never as
+/// another error, with exact counts per command.
+#[test]
+fn a_key_sent_to_the_wrong_cluster_node_is_counted_as_moved() {
+    let (Some(a), Some(b)) = (cluster_node(), cluster_node()) else {
+        return;
+    };
+    let _t = crate::util::timed();
+    assert!(ask(
+        a.port,
+        &resp(&["CLUSTER", "ADDSLOTSRANGE", "0", "8191"]),
+        b"\r\n"
+    )
+    .contains("OK"));
+    assert!(ask(
+        b.port,
+        &resp(&["CLUSTER", "ADDSLOTSRANGE", "8192", "16383"]),
+        b"\r\n"
+    )
+    .contains("OK"));
+    let pb = b.port.to_string();
+    assert!(ask(
+        a.port,
+        &resp(&["CLUSTER", "MEET", "127.0.0.1", &pb]),
+        b"\r\n"
+    )
+    .contains("OK"));
+    let t0 = std::time::Instant::now();
+    while !ask(a.port, &resp(&["CLUSTER", "INFO"]), b"\r\n\r\n").contains("cluster_state:ok") {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the cluster never formed"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // Three keys: one in a's slots, one in b's, one in a slot a is migrating to b.
+    let slot = |k: &str| {
+        reply_text(a.port, &["CLUSTER", "KEYSLOT", k])
+            .parse::<u32>()
+            .unwrap()
+    };
+    let candidates: Vec<String> = (0..200).map(|i| format!("k{i}")).collect();
+    let local = candidates.iter().find(|k| slot(k) < 8192).unwrap().clone();
+    let away = candidates.iter().find(|k| slot(k) >= 8192).unwrap().clone();
+    let migrating = candidates
+        .iter()
+        .find(|k| slot(k) < 8192 && slot(k) != slot(&local))
+        .unwrap()
+        .clone();
+    let b_id = reply_text(b.port, &["CLUSTER", "MYID"]);
+    let s = slot(&migrating).to_string();
+    let set = ask(
+        a.port,
+        &resp(&["CLUSTER", "SETSLOT", &s, "MIGRATING", &b_id]),
+        b"\r\n",
+    );
+    assert!(set.contains("OK"), "{set}");
+
+    let dir = TempDir::new("kv-cluster");
+    let file = dir.path("cmds.txt");
+    std::fs::write(
+        &file,
+        format!("name=local GET {local}\nname=moved GET {away}\nname=ask GET {migrating}\n"),
+    )
+    .unwrap();
+    let out = dir.path("c.csv");
+    let url = format!("redis://127.0.0.1:{}", a.port);
+    // Some commands succeed: the run's exit is 0 (no threshold was set).
+    ok(&run(&[
+        "run",
+        "-c",
+        "2",
+        "-n",
+        "300",
+        "--commands",
+        file.to_str().unwrap(),
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]));
+    let (s, labels) = step(&dir, "c");
+    let moved = n(&s["errors"]["reply_moved"]);
+    let local_n = n(&labels["local"]["total_requests"]);
+    assert_eq!(moved + n(&s["statuses"]["254"]), 300, "{}", s["errors"]);
+    assert_eq!(n(&s["statuses"]["254"]), local_n, "{}", s["statuses"]);
+    for label in ["moved", "ask"] {
+        let l = &labels[label];
+        assert!(n(&l["total_requests"]) > 0, "{label}: {l}");
+        assert_eq!(
+            n(&l["errors"]["reply_moved"]),
+            n(&l["total_requests"]),
+            "{label}: {l}"
+        );
+    }
+    assert_eq!(s["errors"].as_object().unwrap().len(), 1, "{}", s["errors"]);
+    // Only the local key's GETs were executed by a.
+    let info = redis_info(a.port, "commandstats", None);
+    assert_eq!(calls(&info, "get"), local_n, "{info:?}");
+}
+
+/// `rediss://`: commands over TLS to a redis-server that listens only with TLS on that
+/// port (a plain client could not be answered there), the server's certificate
+/// checked against the test's CA (`--cacert`); `--pipeline` with it is refused.
+#[test]
+fn rediss_speaks_tls_with_exact_counts() {
+    if !have("openssl") {
+        return;
+    }
+    let certs = TempDir::new("kv-tls-certs");
+    crate::util::make_certificates(&certs);
+    let tls_port = free_port();
+    let (ca, cert, key) = (
+        certs.path("ca.pem"),
+        certs.path("cert.pem"),
+        certs.path("key.pem"),
+    );
+    let tls_port_s = tls_port.to_string();
+    let Some(r) = redis(&[
+        "--tls-port",
+        &tls_port_s,
+        "--tls-cert-file",
+        cert.to_str().unwrap(),
+        "--tls-key-file",
+        key.to_str().unwrap(),
+        "--tls-ca-cert-file",
+        ca.to_str().unwrap(),
+        "--tls-auth-clients",
+        "no",
+    ]) else {
+        return;
+    };
+    let mut probe = std::net::TcpStream::connect(("127.0.0.1", tls_port));
+    let t0 = std::time::Instant::now();
+    while probe.is_err() && t0.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+        probe = std::net::TcpStream::connect(("127.0.0.1", tls_port));
+    }
+    drop(probe.expect("redis-server listens with TLS"));
+    let dir = TempDir::new("kv-tls");
+    let out = dir.path("tls.csv");
+    let url = format!("rediss://127.0.0.1:{tls_port}");
+    let o = ok(&run(&[
+        "run",
+        "-c",
+        "4",
+        "-n",
+        "1000",
+        "--ratio",
+        "1:1",
+        "--keys",
+        "50",
+        "--cacert",
+        ca.to_str().unwrap(),
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let (s, _) = step(&dir, "tls");
+    assert_eq!(n(&s["responses"]), 1000, "{o}");
+    assert_eq!(s["errors"], serde_json::json!({}));
+    let info = redis_info(r.port, "commandstats", None);
+    assert_eq!(calls(&info, "get") + calls(&info, "set"), 1000);
+    let j = read_json(&dir.path("tls.json"));
+    assert!(
+        j.to_string()
+            .contains(&format!("rediss://127.0.0.1:{tls_port}")),
+        "the label says TLS"
+    );
+
+    // Without the CA the server's certificate is not trusted: TLS errors, no replies.
+    let out = dir.path("untrusted.csv");
+    let o = run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "5",
+        &url,
+        "-o",
+        out.to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let (s, _) = step(&dir, "untrusted");
+    assert_eq!(n(&s["errors"]["tls"]), 5, "{}", s["errors"]);
+
+    let o = run(&["run", "-n", "1", "--pipeline", "4", &url]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("--pipeline with rediss://"),
+        "{}",
+        stderr(&o)
+    );
 }

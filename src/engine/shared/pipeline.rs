@@ -24,8 +24,12 @@
 //!   longer be matched to their commands. The command times out; the others written
 //!   on it get no reply and time out at their own deadlines.
 //!
-//! Not here: Redis's `AUTH`/`SELECT` (a URL with a password or a database is refused
-//! with `--pipeline` before any load; its login bytes live in `http::Login`).
+//! A Redis URL with a password or a database: the connection's first bytes are
+//! `AUTH`/`SELECT` ([`crate::http::Login`]), written before its first command; their
+//! replies are read and kept from the clients. A refused login ends the connection,
+//! and each command in flight fails under the refusal's kind (`reply_noauth`, …):
+//! Redis would have refused them all, and after a failed `SELECT` they would have
+//! gone to the wrong database.
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -39,7 +43,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::sync::Notify;
 
-use crate::http::{self, Framed, Framer, Meter, Target, WireError};
+use crate::http::{self, Framed, Framer, Meter, Proto, Target, WireError};
 use crate::kv::{Reply, Step};
 use crate::stats::ErrorKind;
 
@@ -190,8 +194,13 @@ pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Ope
             why: Rc::from(e.to_string()),
             unprocessed: false,
         })?;
+    // The login goes first: queued before any command can be.
+    let (hello, login_replies) = match &target.proto {
+        Proto::Redis(Some(login)) => login.hello(),
+        _ => (&[][..], 0),
+    };
     let inner = Rc::new(Inner {
-        queued: RefCell::new(Vec::new()),
+        queued: RefCell::new(hello.to_vec()),
         waiting: RefCell::new(VecDeque::new()),
         taken: Cell::new(0),
         wake: Notify::new(),
@@ -208,6 +217,7 @@ pub async fn connect(target: &Target, meter: Rc<Meter>) -> Result<(PipeConn, Ope
         end: 0,
         skip: 0,
         reply_bytes: 0,
+        login_replies,
     };
     tokio::task::spawn_local(task.run(tcp));
     Ok((PipeConn { inner }, Opened { connect }))
@@ -225,6 +235,8 @@ struct Task {
     skip: u64,
     /// Bytes of the reply being framed so far.
     reply_bytes: u64,
+    /// Replies to the login still to read (they answer no client's command).
+    login_replies: usize,
 }
 
 /// What woke the connection's task.
@@ -243,6 +255,8 @@ enum Ended {
     TimedOut,
     /// Closed from outside (a wait abandoned at the step's end).
     Closed,
+    /// The store refused the login: every command in flight fails with this.
+    Refused(Failure),
 }
 
 impl Task {
@@ -252,6 +266,7 @@ impl Task {
         self.inner.closed.set(true);
         match ended {
             Ended::Died(e) => self.fail_all(&e),
+            Ended::Refused(f) => self.fail_all_with(f),
             Ended::TimedOut | Ended::Closed => self.closed_early(),
         }
         self.time_out_the_rest().await;
@@ -305,8 +320,8 @@ impl Task {
                 Event::Read(Ok(n)) => {
                     add(&self.meter.received, n);
                     self.end += n;
-                    if let Err(e) = self.frame() {
-                        return Ended::Died(e);
+                    if let Err(ended) = self.frame() {
+                        return ended;
                     }
                 }
                 Event::Wrote(Ok(0)) => {
@@ -382,7 +397,7 @@ impl Task {
     }
 
     /// Frame every whole reply buffered, each to the waiter at the queue's head.
-    fn frame(&mut self) -> Result<(), WireError> {
+    fn frame(&mut self) -> Result<(), Ended> {
         loop {
             if self.skip > 0 {
                 let n = self.skip.min((self.end - self.start) as u64);
@@ -411,7 +426,7 @@ impl Task {
                     self.reply_bytes += used as u64;
                     self.skip = skip;
                 }
-                Step::Invalid(why) => return Err(WireError::Malformed(why)),
+                Step::Invalid(why) => return Err(Ended::Died(WireError::Malformed(why))),
             }
         }
         // Keep the unframed rest at the front, so the next read has room.
@@ -426,10 +441,21 @@ impl Task {
         Ok(())
     }
 
-    fn answer(&mut self, reply: Reply, bytes: u64) -> Result<(), WireError> {
+    fn answer(&mut self, reply: Reply, bytes: u64) -> Result<(), Ended> {
+        if self.login_replies > 0 {
+            self.login_replies -= 1;
+            return match reply {
+                Reply::Refused(kind, text) => Err(Ended::Refused(Failure {
+                    kind,
+                    why: Rc::from(format!("the login was refused: {text}")),
+                    unprocessed: false,
+                })),
+                _ => Ok(()),
+            };
+        }
         let head = self.inner.waiting.borrow_mut().pop_front();
         let Some(w) = head.filter(|w| w.written.get()) else {
-            return Err(WireError::Unsolicited);
+            return Err(Ended::Died(WireError::Unsolicited));
         };
         self.inner.taken.set(self.inner.taken.get() - 1);
         w.finish(Ok(Framed { reply, bytes }));
@@ -439,12 +465,18 @@ impl Task {
     /// The connection died: every command in flight fails with `e`; those never
     /// written are unprocessed.
     fn fail_all(&mut self, e: &WireError) {
-        let why: Rc<str> = Rc::from(e.to_string());
-        let kind = e.kind();
+        self.fail_all_with(Failure {
+            kind: e.kind(),
+            why: Rc::from(e.to_string()),
+            unprocessed: false,
+        });
+    }
+
+    /// Every command in flight fails with `f`; those never written are unprocessed.
+    fn fail_all_with(&mut self, f: Failure) {
         let failure = |unprocessed| Failure {
-            kind,
-            why: why.clone(),
             unprocessed,
+            ..f.clone()
         };
         *self.inner.ended.borrow_mut() = Some(failure(true));
         self.inner.closed.set(true);

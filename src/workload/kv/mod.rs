@@ -15,7 +15,7 @@ pub mod ycsb;
 pub use run::{RunCheck, RunSource, RunWorkload};
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
@@ -71,15 +71,30 @@ pub struct KvSettings {
 pub struct KvWorkload {
     s: KvSettings,
     targets: Vec<Target>,
-    /// Cumulative weights, one per command.
-    upto: Vec<u64>,
     labels: Arc<Labels>,
-    label_of: Vec<u16>,
     /// Every value is a slice of this (random letters, so nothing compresses it).
     values: Arc<[u8]>,
     chooser: KeyChooser,
     /// Closed model, sequential: keys drawn so far, by every client.
     walked: Arc<AtomicU64>,
+    /// What every client reads per request, shared rather than copied per client:
+    /// with hundreds of clients (`--pipeline`), per-client copies were cache misses
+    /// on every request.
+    shared: Tables,
+    /// Each command's bytes when it has no placeholder, written by the first client.
+    fixed: OnceLock<Fixed>,
+}
+
+/// Each command's bytes when it has no `{key}` or `{value}` (`None` when it has).
+type Fixed = Arc<[Option<Box<[u8]>>]>;
+
+/// The tables every client's source reads.
+#[derive(Clone)]
+struct Tables {
+    commands: Arc<[Command]>,
+    /// Cumulative weights, one per command.
+    upto: Arc<[u64]>,
+    label_of: Arc<[u16]>,
 }
 
 impl KvWorkload {
@@ -110,8 +125,12 @@ impl KvWorkload {
         KvWorkload {
             targets: vec![s.target.clone()],
             labels: Arc::new(set.finish("the commands' names")),
-            label_of,
-            upto,
+            shared: Tables {
+                commands: s.commands.clone().into(),
+                upto: upto.into(),
+                label_of: label_of.into(),
+            },
+            fixed: OnceLock::new(),
             values,
             chooser,
             walked: Arc::default(),
@@ -170,10 +189,10 @@ impl Workload for KvWorkload {
     fn client(&self, client: usize) -> (KvSource, StatusOnly) {
         let seed = self.s.seed ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut source = KvSource {
-            fixed: Vec::new(),
-            commands: self.s.commands.clone().into(),
-            upto: self.upto.clone().into(),
-            label_of: self.label_of.clone().into(),
+            fixed: Arc::from([]),
+            commands: self.shared.commands.clone(),
+            upto: self.shared.upto.clone(),
+            label_of: self.shared.label_of.clone(),
             draws: Draws {
                 values: self.values.clone(),
                 value_size: self.s.value_size,
@@ -195,15 +214,18 @@ impl Workload for KvWorkload {
             n: 0,
             index: None,
         };
-        source.fixed = (0..source.commands.len())
-            .map(|c| {
-                let cmd = &source.commands[c];
-                cmd.words.iter().all(|w| w.literal().is_some()).then(|| {
-                    source.write(c, turn);
-                    source.buf.clone().into_boxed_slice()
+        let fixed = self.fixed.get_or_init(|| {
+            (0..source.commands.len())
+                .map(|c| {
+                    let cmd = &source.commands[c];
+                    cmd.words.iter().all(|w| w.literal().is_some()).then(|| {
+                        source.write(c, turn);
+                        source.buf.clone().into_boxed_slice()
+                    })
                 })
-            })
-            .collect();
+                .collect()
+        });
+        source.fixed = fixed.clone();
         (source, StatusOnly)
     }
 }
@@ -228,8 +250,8 @@ fn describe(c: &Command) -> String {
 
 /// One client's commands.
 pub struct KvSource {
-    /// Each command's bytes when it has no placeholder (written once).
-    fixed: Vec<Option<Box<[u8]>>>,
+    /// Each command's bytes when it has no placeholder (written once, for all clients).
+    fixed: Fixed,
     commands: Arc<[Command]>,
     upto: Arc<[u64]>,
     label_of: Arc<[u16]>,
