@@ -159,6 +159,15 @@ pub struct Described {
     pub probe_hosts: Vec<String>,
 }
 
+/// Why this target cannot be pipelined, if it cannot (`run --pipeline`, a suite's
+/// `pipeline`): the pipelined connection's task drives a plain socket, split in two
+/// halves, so TLS is spoken on unpipelined connections only.
+pub fn pipeline_refusal(target: &Target) -> Option<&'static str> {
+    target
+        .https
+        .then_some("rediss:// is not supported yet (TLS is spoken on unpipelined connections only)")
+}
+
 /// A key-value store's URL as a target, resolved, with the language its commands
 /// are read in; the message never holds the password.
 pub fn target(url: &str) -> Result<(Target, Protocol), String> {
@@ -219,13 +228,8 @@ pub fn build(
             "{with}--http2: a key-value store speaks its own protocol, not HTTP/2"
         )));
     }
-    // The pipelined connection's task drives a plain socket, split in two halves.
-    if kv.pipeline.is_some() && target.https {
-        return Err(SpecError::Kv(
-            "--pipeline with rediss:// is not supported yet (TLS is spoken on \
-             unpipelined connections only)"
-                .into(),
-        ));
+    if let Some(why) = kv.pipeline.and_then(|_| pipeline_refusal(&target)) {
+        return Err(SpecError::Kv(format!("--pipeline with {why}")));
     }
     let (commands, mut described) = match &kv.commands {
         Some(path) => {

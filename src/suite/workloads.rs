@@ -137,14 +137,13 @@ impl Built {
             why,
         };
         let (target, _) = crate::spec::kv::target(&y.url).map_err(why)?;
-        if at.phase.pipeline.is_some_and(|p| p > 1)
-            && matches!(target.proto, crate::http::Proto::Redis(Some(_)))
+        if let Some(refused) = at
+            .phase
+            .pipeline
+            .filter(|&p| p > 1)
+            .and_then(|_| crate::spec::kv::pipeline_refusal(&target))
         {
-            return Err(why(
-                "pipeline with a password or a database in the URL is not supported yet \
-                 (AUTH and SELECT are sent on unpipelined connections only)"
-                    .into(),
-            ));
+            return Err(why(format!("pipeline with {refused}")));
         }
         let defaults = RequestOptions::default();
         let workload = Arc::new(KvYcsb::new(YcsbSettings {

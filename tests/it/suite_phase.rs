@@ -163,12 +163,14 @@ fn bad_phase_connections_and_commands_are_refused_with_file_line_and_key() {
             "{text}\n{e}"
         );
     }
-    // A pipeline with a password in the URL is refused as `run --pipeline` refuses it,
-    // a `url` workload's and a YCSB workload's, the password not shown.
+    // A pipeline over TLS is refused as `run --pipeline` refuses it, a `url`
+    // workload's and a YCSB workload's, the password not shown. (A password or a
+    // database alone was refused too until the pipelined connection learnt to log in:
+    // the merge of the two changes left the suite refusing what `run` accepts.)
     let ycsb = "[[phase]]\nname = \"y\"\nduration = \"1s\"\nclients = 2\npipeline = 4\n\
-                [[phase.workload]]\nycsb = { url = \"redis://:pw@127.0.0.1:1\", workload = \"c\" }\n";
+                [[phase.workload]]\nycsb = { url = \"rediss://:pw@127.0.0.1:1\", workload = \"c\" }\n";
     for text in [
-        phase("pipeline = 4", "redis://:pw@127.0.0.1:1"),
+        phase("pipeline = 4", "rediss://:pw@127.0.0.1:1"),
         ycsb.to_string(),
     ] {
         let file = dir.write("s.toml", &text);
@@ -176,7 +178,7 @@ fn bad_phase_connections_and_commands_are_refused_with_file_line_and_key() {
         let e = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{e}");
         assert!(
-            e.contains("with a password or a database") && !e.contains("pw@"),
+            e.contains("pipeline with rediss://") && !e.contains("pw@"),
             "{e}"
         );
     }
