@@ -211,27 +211,27 @@ impl Deadline {
     }
 }
 
-/// [`Deadline::within`]'s future: a plain struct, not an `async fn`, so the request's
-/// future (large: it holds the whole exchange) is moved once less per request.
-pub struct Within<'a, F> {
-    cell: &'a Deadline,
-    fut: F,
+pin_project_lite::pin_project! {
+    /// [`Deadline::within`]'s future: a plain struct, not an `async fn`, so the
+    /// request's future (large: it holds the whole exchange) is moved once less per
+    /// request.
+    pub struct Within<'a, F> {
+        cell: &'a Deadline,
+        #[pin]
+        fut: F,
+    }
 }
 
 impl<F: Future> Future for Within<'_, F> {
     type Output = Option<F::Output>;
 
     fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Self::Output> {
-        // SAFETY: `fut` is pinned with `self` and never moved out of it; `cell` is a
-        // shared reference, which pinning does not concern.
-        let this = unsafe { self.get_unchecked_mut() };
-        let cell = this.cell;
+        let this = self.project();
+        let cell = *this.cell;
         if cell.fired.get() {
             return Poll::Ready(None);
         }
-        // SAFETY: as above, `fut` stays where it is until `self` is dropped.
-        let fut = unsafe { std::pin::Pin::new_unchecked(&mut this.fut) };
-        match fut.poll(cx) {
+        match this.fut.poll(cx) {
             Poll::Ready(v) => {
                 cell.at.set(None);
                 Poll::Ready(Some(v))
