@@ -1,5 +1,5 @@
 //! Whether runs can be compared: the settings that change what the numbers mean
-//! (load model, step duration, keep-alive, the patterns sent and their order, the
+//! (load model, step duration, keep-alive, pipeline depth, the patterns sent and their order, the
 //! wait between requests, the cache hit rate planned, a shard's part of the load) and
 //! the targets, run by run, where they differ. Runs read from drnbench's CSV record no settings; only the load model,
 //! which shows in the steps themselves, is known for them.
@@ -15,6 +15,8 @@ pub enum SetupDifference {
     /// Nominal step duration, seconds (`None`: steps ended by request count).
     StepDuration(Vec<(String, Option<f64>)>),
     KeepAlive(Vec<(String, bool)>),
+    /// `--pipeline N` on a key-value target (`None`: one command at a time).
+    Pipeline(Vec<(String, Option<u64>)>),
     /// What the connections spoke: `HTTP/1.1`, `HTTP/2`, or both.
     Protocol(Vec<(String, &'static str)>),
     /// Different request patterns (by the patterns file's SHA-256, which only runs
@@ -80,6 +82,13 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
         .collect();
     if differ(&keep_alive) {
         out.push(SetupDifference::KeepAlive(keep_alive));
+    }
+    let pipeline: Vec<(String, Option<u64>)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.pipeline.filter(|&n| n > 1)))
+        .collect();
+    if differ(&pipeline) {
+        out.push(SetupDifference::Pipeline(pipeline));
     }
     // Only runs from a patterns file record its hash; a URL's "patterns" is the URL,
     // which differs with the target and says nothing of the work.
@@ -297,5 +306,25 @@ mod tests {
         assert!(d[0].is_serious());
         // Two HTTP/2 runs: nothing to say.
         assert!(setup_differences(&[b.clone(), b]).is_empty());
+    }
+
+    /// A store measured at pipeline 16 and another at 1 differ in depth, which alone
+    /// changes operations/s several times over (`settings.pipeline` was recorded but
+    /// `compare` did not say it). `--pipeline 1` is the unpipelined run.
+    #[test]
+    fn runs_at_different_pipeline_depths_are_told_apart() {
+        let mut a = series("redis", None, true, "redis://a:6379");
+        let mut b = series("memcached", None, true, "memcached://a:11211");
+        a.settings.as_mut().unwrap().pipeline = Some(16);
+        let d = setup_differences(&[a.clone(), b.clone()]);
+        assert!(d.contains(&SetupDifference::Pipeline(vec![
+            ("redis".into(), Some(16)),
+            ("memcached".into(), None)
+        ])));
+        assert!(d.iter().all(|d| !matches!(d, SetupDifference::Protocol(_))));
+        b.settings.as_mut().unwrap().pipeline = Some(1);
+        a.settings.as_mut().unwrap().pipeline = None;
+        let d = setup_differences(&[a, b]);
+        assert!(d.iter().all(|d| !matches!(d, SetupDifference::Pipeline(_))));
     }
 }

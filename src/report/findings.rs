@@ -314,6 +314,15 @@ pub fn difference_sentence(d: &SetupDifference) -> String {
              other, which alone can change throughput several times over",
             each(v, |k| if *k { "on" } else { "off" }.to_owned())
         ),
+        SetupDifference::Pipeline(v) => format!(
+            "these runs differ in pipeline depth ({}): commands kept in flight on a \
+             connection change operations/s several times over, so the ratios compare the \
+             depths as much as the stores",
+            each(v, |p| match p {
+                Some(n) => format!("{n} in flight"),
+                None => "none".to_owned(),
+            })
+        ),
         SetupDifference::Protocol(v) => format!(
             "these runs differ in protocol ({}): HTTP/2 carries many requests on one \
              connection, HTTP/1.1 one at a time, so the ratios compare the protocols as \

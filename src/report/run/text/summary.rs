@@ -48,6 +48,13 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     if let Some(protocol) = protocol(run, step) {
         field(&mut out, "Protocol", protocol);
     }
+    if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
+        field(
+            &mut out,
+            "Pipeline",
+            format!("{n} commands in flight per connection"),
+        );
+    }
     match (step.rate, &step.rate_profile) {
         (Some(rate), Some(profile)) => field(
             &mut out,
@@ -672,6 +679,22 @@ Failed operations:      5
             text.contains(
                 "Protocol:               HTTP/1.1 (--http2 asked; the server did not pick h2)\n"
             ),
+            "{text}"
+        );
+    }
+
+    /// `settings.pipeline` was recorded but no report said it: a store's figures at
+    /// pipeline 16 read as if one command were in flight.
+    #[test]
+    fn summary_says_the_pipeline_depth_when_asked() {
+        let step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        r.settings.pipeline = Some(1);
+        assert!(!run_summary(&r, &step).contains("Pipeline"));
+        r.settings.pipeline = Some(16);
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Pipeline:               16 commands in flight per connection\n"),
             "{text}"
         );
     }
