@@ -227,6 +227,44 @@ fn a_suite_pipelines_its_store_phases_as_run_does() {
     );
 }
 
+/// A YCSB load pipelined to a Redis that wants a password, into database 5: each
+/// pipelined connection logs in and selects first, as `run --pipeline` does. (The
+/// suite refused this after `run` had learnt it: the two changes met in one merge.)
+#[test]
+fn a_suite_pipelines_to_a_redis_that_wants_a_password_and_a_database() {
+    let Some(r) = redis(&["--requirepass", "s3cretpw"]) else {
+        return;
+    };
+    let dir = TempDir::new("suite-phase-pipeline-auth");
+    let url = format!("redis://:s3cretpw@127.0.0.1:{}/5", r.port);
+    let (o, v) = suite(
+        &dir,
+        &format!(
+            "threads = 1\ntimeout = \"10s\"\npipeline = 8\n\
+             [[phase]]\nname = \"load\"\nduration = \"60s\"\nclients = 16\n\
+             [[phase.workload]]\nycsb = {{ url = \"{url}\", workload = \"load\", records = 500 }}\n"
+        ),
+    );
+    let text = ok(&o);
+    assert!(!text.contains("s3cretpw"), "{text}");
+    let load = &v["steps"][0];
+    assert_eq!(n(&load["responses"]), 500, "{load}");
+    assert_eq!(load["errors"], serde_json::json!({}), "{load}");
+    assert_eq!(n(&load["connections_opened"]), 2, "{load}");
+    let info = redis_info(r.port, "commandstats", Some("s3cretpw"));
+    assert_eq!(calls(&info, "zadd"), 500, "{info:?}");
+    assert_eq!(
+        calls(&info, "select"),
+        2,
+        "one SELECT per connection: {info:?}"
+    );
+    let keyspace = redis_info(r.port, "keyspace", Some("s3cretpw"));
+    assert!(
+        keyspace.contains_key("db5") && !keyspace.contains_key("db0"),
+        "{keyspace:?}"
+    );
+}
+
 /// A phase's `before` flushes a real memcached: the phase before it reads every
 /// record (all hits), the flushed phase misses every read; memcached counts the one
 /// `flush_all`, and the command's record is in the flushed phase's step only.
