@@ -168,6 +168,20 @@ pub fn pipeline_refusal(target: &Target) -> Option<&'static str> {
         .then_some("rediss:// is not supported yet (TLS is spoken on unpipelined connections only)")
 }
 
+/// Why `--probe redis` cannot read this store, if it cannot: the probe asks `INFO`
+/// over plain TCP and logs in to nothing, so a TLS port or a password would fail
+/// every reading, step after step, after the load had started.
+pub fn probe_refusal(url: &str) -> Option<&'static str> {
+    let u = parse_kv_url(url).ok()?;
+    if u.tls {
+        Some("the probe reads INFO over plain TCP, and rediss:// speaks TLS")
+    } else if u.password.is_some() {
+        Some("the probe sends no AUTH, and the URL holds a password")
+    } else {
+        None
+    }
+}
+
 /// A key-value store's URL as a target, resolved, with the language its commands
 /// are read in; the message never holds the password.
 pub fn target(url: &str) -> Result<(Target, Protocol), String> {

@@ -354,6 +354,14 @@ impl RunOptions {
             });
         let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
             Some(url) => {
+                if let Some(why) = s
+                    .probes
+                    .contains(&ProbeKind::Redis)
+                    .then(|| kv::probe_refusal(url))
+                    .flatten()
+                {
+                    return Err(SpecError::Kv(format!("--probe redis: {why}")));
+                }
                 let (w, d) = kv::build(url, r, seed)?;
                 (RunWorkload::Kv(Box::new(w)), d)
             }

@@ -40,6 +40,28 @@ fn url_probe_sees_exactly_the_step_requests() {
     assert!(out.contains("no numbers"), "{out}");
 }
 
+/// `--probe redis` asks INFO over plain TCP without AUTH: against a rediss:// port or
+/// a password-protected Redis every reading failed, step after step, after the load
+/// had started. Both are refused before any load, the password never printed. The
+/// port is one nothing listens on: a refusal that came late would be a connect error.
+#[test]
+fn a_redis_probe_it_cannot_read_is_refused_before_load() {
+    let port = crate::util::free_port();
+    for (url, says) in [
+        (format!("rediss://127.0.0.1:{port}"), "rediss:// speaks TLS"),
+        (
+            format!("redis://:s3cretpw@127.0.0.1:{port}/2"),
+            "sends no AUTH",
+        ),
+    ] {
+        let out = run(&["run", "-n", "10", "--probe", "redis", &url]);
+        let e = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{url}: {e}");
+        assert!(e.contains("--probe redis") && e.contains(says), "{e}");
+        assert!(!e.contains("s3cretpw"), "{e}");
+    }
+}
+
 #[test]
 fn missing_pid_is_refused_before_load() {
     let out = run(&["run", "--probe-pid", "4294967294", "http://127.0.0.1:1/"]);
