@@ -363,6 +363,9 @@ async fn attempt_shared<W: Workload>(
         };
         match conn.exchange(req.bytes, body.as_deref_mut()).await {
             Ok(resp) => {
+                if let (Some(waiting), Some(processing)) = (resp.waiting, resp.processing) {
+                    w.rec.borrow_mut().record_waiting(waiting, processing);
+                }
                 slot.shared = Some(handle);
                 return (Outcome::Status(resp.status), resp.bytes);
             }
@@ -407,8 +410,9 @@ async fn join<W: Workload>(
                 rec.record_tls(t);
             }
             match negotiated {
-                Negotiated::H2(conn) => {
+                Negotiated::H2(mut conn) => {
                     rec.connections_http2 += 1;
+                    conn.time_first_byte = w.cfg.time_first_byte;
                     Ok(Some(group.install(SharedConn::H2(conn))))
                 }
                 Negotiated::Http1(conn) => {

@@ -16,6 +16,7 @@ use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
 use bytes::Bytes;
 use h2::client::SendRequest;
@@ -52,6 +53,9 @@ pub struct H2Conn {
     /// The last request converted, kept so the same bytes are not parsed again
     /// (boxed: a handle is cloned into every client of the group).
     last: Option<Box<Converted>>,
+    /// Time each response's head and its end from the request's send (`ab`'s
+    /// "Waiting" and "Processing", as [`super::Conn::time_first_byte`] does).
+    pub time_first_byte: bool,
 }
 
 /// An HTTP/1.1 request as HTTP/2 sends it.
@@ -117,6 +121,7 @@ pub async fn connect(
         closed,
         https: target.https,
         last: None,
+        time_first_byte: false,
     };
     Ok((Negotiated::H2(conn), opened))
 }
@@ -143,10 +148,12 @@ impl H2Conn {
             .send
             .send_request(req, payload.is_empty())
             .map_err(H2Error::NotSent)?;
+        let written = self.time_first_byte.then(Instant::now);
         if !payload.is_empty() {
             send_body(&mut stream, payload).await?;
         }
         let response = response.await.map_err(H2Error::Sent)?;
+        let waiting = written.map(|t| t.elapsed());
         let status = response.status().as_u16();
         let mut recv = response.into_body();
         let mut sink = body;
@@ -164,8 +171,8 @@ impl H2Conn {
             status,
             bytes,
             close: false,
-            waiting: None,
-            processing: None,
+            waiting,
+            processing: written.map(|t| t.elapsed()),
         })
     }
 

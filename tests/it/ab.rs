@@ -278,6 +278,19 @@ fn ab_over_http2_shares_h2c_connections() {
     assert_eq!(st["connections_http2"], 2, "{st}");
     assert_eq!(server.stats.requests(), 1000);
     assert_eq!(server.stats.connections(), 2);
+    // Waiting is timed over HTTP/2 too: its row was all dashes (no time to the
+    // response's head was taken on a stream).
+    assert!(st["waiting_histogram"].is_string(), "{st}");
+    let waiting = out
+        .lines()
+        .find(|l| l.starts_with("Waiting:"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(
+        waiting["Waiting:".len()..]
+            .split_whitespace()
+            .all(|f| f.parse::<f64>().is_ok()),
+        "{out}"
+    );
 }
 
 /// `ab --http2` is refused before any load where `run --http2` is: without -k (ab's
