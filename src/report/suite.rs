@@ -61,6 +61,20 @@ pub fn text(run: &RunResult) -> String {
             .collect();
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), kinds.join(", "));
     }
+    // A phase's `before` command: the step's JSON and CSV keep it; say it here too,
+    // a failure in full (it was measured anyway only with `before_may_fail`).
+    let befores: Vec<_> = suite
+        .phases
+        .iter()
+        .zip(&run.steps)
+        .filter_map(|(p, s)| s.before_step.as_ref().map(|c| (p, c)))
+        .collect();
+    if !befores.is_empty() {
+        o.push_str("\nBefore the phase:\n");
+    }
+    for (p, c) in befores {
+        let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), c.outcome());
+    }
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
     }
@@ -648,6 +662,28 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
         assert!(
             t.contains(
                 "\nOperations:\n  steady           read 950 (95.0%), update 50 (5.0%)\n\nEvents:"
+            ),
+            "{t}"
+        );
+    }
+
+    /// A phase's `before` was in the step's JSON and CSV but not in the suite's
+    /// terminal summary.
+    #[test]
+    fn a_phase_s_before_command_is_said() {
+        let mut run = suite_run();
+        run.steps[0].before_step = Some(crate::result::command::CommandResult {
+            command: "redis-cli flushall".into(),
+            exit_code: Some(1),
+            ok: false,
+            error: Some("exit status 1: NOAUTH".into()),
+            duration_s: 0.25,
+            ..Default::default()
+        });
+        let t = text(&run);
+        assert!(
+            t.contains(
+                "\nBefore the phase:\n  steady           FAILED after 0.25 s: exit status 1: NOAUTH\n\nEvents:"
             ),
             "{t}"
         );
