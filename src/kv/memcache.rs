@@ -125,8 +125,11 @@ impl Framer {
                 let Some((key, n, token)) = value_header(header) else {
                     return Step::Invalid("a memcached VALUE line without a valid length");
                 };
-                if let (Some(tokens), Some(token)) = (&self.tokens, token) {
-                    tokens.note(key, token);
+                // Only a run that sends `cas` reads the unique: others pay nothing.
+                if let Some(tokens) = &self.tokens {
+                    if let Some(token) = token.and_then(unsigned) {
+                        tokens.note(key, token);
+                    }
                 }
                 self.listing = true;
                 self.valued = true;
@@ -162,13 +165,13 @@ impl Framer {
     }
 }
 
-/// `key flags bytes [cas]`: the key, the value's length and the CAS unique (`None`
-/// when absent or not a number: a token hakaru cannot read is one it never sends).
-fn value_header(header: &[u8]) -> Option<(&[u8], u64, Option<u64>)> {
+/// `key flags bytes [cas]`: the key, the value's length and the CAS unique's text
+/// (`None` when absent; one [`unsigned`] cannot read is a token never sent).
+fn value_header(header: &[u8]) -> Option<(&[u8], u64, Option<&[u8]>)> {
     let mut words = header.split(|b| *b == b' ');
     let (key, _flags, bytes) = (words.next()?, words.next()?, words.next()?);
     let n = integer(bytes)?;
-    let token = words.next().and_then(unsigned);
+    let token = words.next();
     (0..=MAX_VALUE as i64)
         .contains(&n)
         .then_some((key, n as u64, token))
