@@ -122,7 +122,7 @@ impl Framer {
             };
             used += len;
             if let Some(header) = text.strip_prefix(b"VALUE ") {
-                let Some((key, n, token)) = value_header(header) else {
+                let Some(ValueHeader { key, len: n, token }) = value_header(header) else {
                     return Step::Invalid("a memcached VALUE line without a valid length");
                 };
                 // Only a run that sends `cas` reads the unique: others pay nothing.
@@ -167,14 +167,23 @@ impl Framer {
 
 /// `key flags bytes [cas]`: the key, the value's length and the CAS unique's text
 /// (`None` when absent; one [`unsigned`] cannot read is a token never sent).
-fn value_header(header: &[u8]) -> Option<(&[u8], u64, Option<&[u8]>)> {
+fn value_header(header: &[u8]) -> Option<ValueHeader<'_>> {
     let mut words = header.split(|b| *b == b' ');
     let (key, _flags, bytes) = (words.next()?, words.next()?, words.next()?);
     let n = integer(bytes)?;
     let token = words.next();
-    (0..=MAX_VALUE as i64)
-        .contains(&n)
-        .then_some((key, n as u64, token))
+    (0..=MAX_VALUE as i64).contains(&n).then_some(ValueHeader {
+        key,
+        len: n as u64,
+        token,
+    })
+}
+
+/// What a `VALUE` line says.
+struct ValueHeader<'a> {
+    key: &'a [u8],
+    len: u64,
+    token: Option<&'a [u8]>,
 }
 
 /// A CAS unique: memcached's is a 64-bit unsigned number, up to 20 digits.
