@@ -21,6 +21,9 @@ pub enum Proto {
     /// Redis (RESP 2), with what each new connection sends first.
     Redis(Option<Arc<Login>>),
     Memcached,
+    /// memcached for a commands file with `cas`: every reply's CAS uniques are noted
+    /// into the run's table, where its `cas` lines take their tokens.
+    MemcachedCas(Arc<memcache::Tokens>),
 }
 
 impl Proto {
@@ -29,7 +32,7 @@ impl Proto {
         match self {
             Proto::Http => "http",
             Proto::Redis(_) => "redis",
-            Proto::Memcached => "memcached",
+            Proto::Memcached | Proto::MemcachedCas(_) => "memcached",
         }
     }
 }
@@ -117,6 +120,9 @@ impl Framer {
     pub(crate) fn for_proto(proto: &Proto) -> Framer {
         match proto {
             Proto::Memcached => Framer::Memcache(memcache::Framer::new()),
+            Proto::MemcachedCas(tokens) => {
+                Framer::Memcache(memcache::Framer::with_tokens(tokens.clone()))
+            }
             _ => Framer::Resp(resp::Framer::new()),
         }
     }

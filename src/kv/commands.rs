@@ -19,6 +19,14 @@
 //! storage commands written `set KEY VALUE [FLAGS [EXPTIME]]` (hakaru writes the
 //! byte count); `noreply` is refused, since a command without a reply cannot be
 //! timed.
+//!
+//! `cas KEY VALUE [FLAGS [EXPTIME]]` is written like `set`; hakaru adds the byte
+//! count and the CAS unique: the last one a `gets` reply of this run brought for
+//! that key, each used once (see [`crate::kv::memcache::Tokens`]). A file with `cas`
+//! must have a `gets` (or `gats`) line, where the tokens come from. A `cas` drawn for
+//! a key with no token is not sent as a `cas` at all (a made-up token would be
+//! answered `EXISTS`, a change nobody made): the no-op `mn` goes in its place and is
+//! counted under its own status, apart from `STORED`, `EXISTS` and `NOT_FOUND`.
 
 use std::fmt;
 
@@ -75,6 +83,9 @@ pub enum Shape {
     /// memcached storage: `CMD KEY FLAGS EXPTIME BYTES\r\nVALUE\r\n`, from the file's
     /// `CMD KEY VALUE [FLAGS [EXPTIME]]`.
     Storage,
+    /// memcached `cas`: as [`Shape::Storage`], with the key's last CAS unique after
+    /// the byte count (or `mn` when there is none).
+    Cas,
 }
 
 /// One line of the file.
@@ -148,7 +159,7 @@ const MAX_NAME: usize = 64;
 
 /// Read a whole commands file's text; `source` names it in errors.
 pub fn parse(text: &str, source: &str, proto: Protocol) -> Result<Vec<Command>, CommandsError> {
-    let mut out = Vec::new();
+    let mut out: Vec<Command> = Vec::new();
     for (i, raw) in text.split('\n').enumerate() {
         let err = |message: String| CommandsError {
             source: source.into(),
@@ -165,6 +176,20 @@ pub fn parse(text: &str, source: &str, proto: Protocol) -> Result<Vec<Command>, 
             line: 0,
             message: "no command in the file (one a line; # starts a comment)".into(),
         });
+    }
+    let token_source = out
+        .iter()
+        .any(|c| matches!(c.words[0].literal(), Some(b"gets") | Some(b"gats")));
+    if let Some(cas) = out.iter().find(|c| c.shape == Shape::Cas) {
+        if !token_source {
+            return Err(CommandsError {
+                source: source.into(),
+                line: cas.line,
+                message: "cas needs a gets line in the file: its CAS unique is the one a \
+                          gets reply brought for the key"
+                    .into(),
+            });
+        }
     }
     Ok(out)
 }
@@ -238,7 +263,7 @@ fn memcached_shape(verb: &str, words: &[Word]) -> Result<Shape, String> {
     {
         return Err("noreply is refused: a command without a reply cannot be timed".into());
     }
-    if MC_STORAGE.contains(&verb) {
+    if MC_STORAGE.contains(&verb) || verb == "cas" {
         if !(3..=5).contains(&words.len()) {
             return Err(format!(
                 "{verb} is written `{verb} KEY VALUE [FLAGS [EXPTIME]]` (hakaru writes the byte count)"
@@ -253,7 +278,11 @@ fn memcached_shape(verb: &str, words: &[Word]) -> Result<Shape, String> {
                 return Err(format!("{verb}'s {what} is a number"));
             }
         }
-        return Ok(Shape::Storage);
+        return Ok(if verb == "cas" {
+            Shape::Cas
+        } else {
+            Shape::Storage
+        });
     }
     if MC_LINE.contains(&verb) {
         if words.len() < 2 {
@@ -264,11 +293,8 @@ fn memcached_shape(verb: &str, words: &[Word]) -> Result<Shape, String> {
         }
         return Ok(Shape::Line);
     }
-    if verb == "cas" {
-        return Err("cas needs a CAS unique from an earlier gets: not supported yet".into());
-    }
     Err(format!(
-        "unknown memcached command {verb:?} (one of {}, {})",
+        "unknown memcached command {verb:?} (one of {}, cas, {})",
         MC_STORAGE.join(", "),
         MC_LINE.join(", ")
     ))
@@ -442,5 +468,43 @@ mod tests {
         assert_eq!(ratio(0, 1, Protocol::Redis)[1].weight, 0);
         assert_eq!(parse_ratio("1:10"), Ok((1, 10)));
         assert!(parse_ratio("0:0").is_err() && parse_ratio("a").is_err());
+    }
+
+    #[test]
+    fn cas_is_written_like_set_and_needs_a_gets_line() {
+        let c = parse(
+            "gets k:{key}\nweight=2 cas k:{key} {value} 3 60\n",
+            "f",
+            Protocol::Memcached,
+        )
+        .unwrap();
+        assert_eq!(
+            (c[1].name.as_str(), c[1].shape, c[1].weight),
+            ("cas", Shape::Cas, 2)
+        );
+        assert!(c[0].reads() && !c[1].reads());
+        assert!(parse("gats 60 k\ncas k {value}", "f", Protocol::Memcached).is_ok());
+        for (text, want) in [
+            (
+                "get k:{key}\n\ncas k:{key} {value}",
+                "f:3: cas needs a gets line",
+            ),
+            ("gets k\ncas k", "f:2: cas is written `cas KEY VALUE"),
+            ("gets k\ncas k {value} x", "f:2: cas's FLAGS is a number"),
+            (
+                "gets k\ncas k {value} 0 0 noreply",
+                "f:2: noreply is refused",
+            ),
+        ] {
+            let e = parse(text, "f", Protocol::Memcached)
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+        // Redis has no `cas` of its own: a word like any other, sent as typed.
+        assert_eq!(
+            parse("CAS a", "f", Protocol::Redis).unwrap()[0].shape,
+            Shape::Line
+        );
     }
 }

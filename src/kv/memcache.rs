@@ -8,12 +8,62 @@
 //!
 //! Classification: `ERROR` is `reply_err`, `CLIENT_ERROR …` `reply_client_error`,
 //! `SERVER_ERROR out of memory…` `reply_oom`, any other `SERVER_ERROR …`
-//! `reply_server_error`; `END` with no `VALUE` before it, `NOT_FOUND`, `NOT_STORED`
-//! and `EXISTS` (a conditional write that did not happen) are misses; the rest —
-//! values, `STORED`, `DELETED`, `TOUCHED`, `OK`, numbers, `VERSION` — are values.
+//! `reply_server_error`; `END` with no `VALUE` before it, `NOT_FOUND` and
+//! `NOT_STORED` are misses; `EXISTS` (a `cas` whose item changed since its `gets`)
+//! is [`Reply::Exists`], counted apart from both; `MN` (the no-op sent in place of a
+//! `cas` with no token, see [`Tokens`]) is [`Reply::NoToken`]; the rest — values,
+//! `STORED`, `DELETED`, `TOUCHED`, `OK`, numbers, `VERSION` — are values.
+//!
+//! CAS uniques: a framer made [`Framer::with_tokens`] notes the `cas` field of every
+//! `VALUE key flags bytes cas` line it reads into a [`Tokens`] table the run shares,
+//! and the commands file's `cas` lines take their token from it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 use super::{integer, line, ErrorText, Reply, Step, MAX_LINE, MAX_VALUE};
 use crate::stats::ErrorKind;
+
+/// The CAS uniques `gets` replies brought, by key, shared by a run's connections
+/// (a reply read on one connection, a `cas` written by any client). A token is
+/// taken, not read: used once, since a `cas` that stores changes the item's unique
+/// and its old token could only answer `EXISTS` for a change the run made itself.
+#[derive(Default)]
+pub struct Tokens(Mutex<HashMap<Box<[u8]>, u64>>);
+
+impl Tokens {
+    /// A `gets` reply said `key`'s unique is `token`: the newest replaces any older.
+    pub fn note(&self, key: &[u8], token: u64) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match map.get_mut(key) {
+            Some(t) => *t = token,
+            None => {
+                map.insert(key.into(), token);
+            }
+        }
+    }
+
+    /// The last token seen for `key`, removed (`None` when no reply has brought one
+    /// since the last `cas` of it).
+    pub fn take(&self, key: &[u8]) -> Option<u64> {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        map.remove(key)
+    }
+}
+
+/// One table is equal only to itself: a target's protocol compares by identity.
+impl PartialEq for Tokens {
+    fn eq(&self, other: &Tokens) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl std::fmt::Debug for Tokens {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
+        write!(f, "Tokens {{ {n} keys }}")
+    }
+}
 
 /// Reads one reply; made fresh (or [`Framer::reset`]) for each.
 #[derive(Debug, Clone, Default)]
@@ -24,6 +74,8 @@ pub struct Framer {
     valued: bool,
     /// A skipped value's CRLF comes next.
     crlf_next: bool,
+    /// Where the `cas` fields of `VALUE` lines go, when the run sends `cas`.
+    tokens: Option<Arc<Tokens>>,
 }
 
 impl Framer {
@@ -31,8 +83,19 @@ impl Framer {
         Framer::default()
     }
 
+    /// A framer that notes each `VALUE` line's CAS unique into `tokens`.
+    pub fn with_tokens(tokens: Arc<Tokens>) -> Framer {
+        Framer {
+            tokens: Some(tokens),
+            ..Framer::default()
+        }
+    }
+
     pub fn reset(&mut self) {
-        *self = Framer::default();
+        *self = Framer {
+            tokens: self.tokens.take(),
+            ..Framer::default()
+        };
     }
 
     /// Take what `buf` holds of the reply (see [`Step`]).
@@ -59,9 +122,15 @@ impl Framer {
             };
             used += len;
             if let Some(header) = text.strip_prefix(b"VALUE ") {
-                let Some(n) = value_length(header) else {
+                let Some(ValueHeader { key, len: n, token }) = value_header(header) else {
                     return Step::Invalid("a memcached VALUE line without a valid length");
                 };
+                // Only a run that sends `cas` reads the unique: others pay nothing.
+                if let Some(tokens) = &self.tokens {
+                    if let Some(token) = token.and_then(unsigned) {
+                        tokens.note(key, token);
+                    }
+                }
                 self.listing = true;
                 self.valued = true;
                 self.crlf_next = true;
@@ -96,12 +165,35 @@ impl Framer {
     }
 }
 
-/// The bytes of `key flags bytes [cas]`.
-fn value_length(header: &[u8]) -> Option<u64> {
+/// `key flags bytes [cas]`: the key, the value's length and the CAS unique's text
+/// (`None` when absent; one [`unsigned`] cannot read is a token never sent).
+fn value_header(header: &[u8]) -> Option<ValueHeader<'_>> {
     let mut words = header.split(|b| *b == b' ');
-    let (_key, _flags, bytes) = (words.next()?, words.next()?, words.next()?);
+    let (key, _flags, bytes) = (words.next()?, words.next()?, words.next()?);
     let n = integer(bytes)?;
-    (0..=MAX_VALUE as i64).contains(&n).then_some(n as u64)
+    let token = words.next();
+    (0..=MAX_VALUE as i64).contains(&n).then_some(ValueHeader {
+        key,
+        len: n as u64,
+        token,
+    })
+}
+
+/// What a `VALUE` line says.
+struct ValueHeader<'a> {
+    key: &'a [u8],
+    len: u64,
+    token: Option<&'a [u8]>,
+}
+
+/// A CAS unique: memcached's is a 64-bit unsigned number, up to 20 digits.
+fn unsigned(text: &[u8]) -> Option<u64> {
+    if text.is_empty() || text.len() > 20 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    text.iter().try_fold(0u64, |v, d| {
+        v.checked_mul(10)?.checked_add(u64::from(d - b'0'))
+    })
 }
 
 /// A one-line reply.
@@ -109,7 +201,9 @@ fn classify(text: &[u8]) -> Option<Reply> {
     let refused = |kind, rest: &[u8]| Some(Reply::Refused(kind, Box::new(ErrorText::new(rest))));
     match text {
         b"STORED" | b"DELETED" | b"TOUCHED" | b"OK" => Some(Reply::Value),
-        b"NOT_FOUND" | b"NOT_STORED" | b"EXISTS" => Some(Reply::Miss),
+        b"NOT_FOUND" | b"NOT_STORED" => Some(Reply::Miss),
+        b"EXISTS" => Some(Reply::Exists),
+        b"MN" => Some(Reply::NoToken),
         b"ERROR" => refused(ErrorKind::ReplyErr, text),
         _ if text.starts_with(b"CLIENT_ERROR") => refused(ErrorKind::ReplyClientError, text),
         _ if text.starts_with(b"SERVER_ERROR") => {
@@ -223,5 +317,43 @@ mod tests {
         ] {
             assert!(frame(bytes, 1000).is_err(), "{bytes:?}");
         }
+    }
+
+    #[test]
+    fn cas_replies_and_tokens() {
+        // EXISTS and MN each their own kind, apart from a miss.
+        assert_eq!(frame(b"EXISTS\r\n", 3), Ok((Reply::Exists, 8)));
+        assert_eq!(frame(b"MN\r\n", 1), Ok((Reply::NoToken, 4)));
+        let tokens = Arc::new(Tokens::default());
+        let bytes = b"VALUE k:1 0 2 18446744073709551615\r\nab\r\nVALUE k:2 0 1 7\r\nc\r\nVALUE k:3 0 1\r\nd\r\nEND\r\n";
+        for chunk in [1, 7, 1000] {
+            let mut f = Framer::with_tokens(tokens.clone());
+            let (mut pos, mut have) = (0, chunk.min(bytes.len()));
+            loop {
+                match f.step(&bytes[pos..have]) {
+                    Step::More { used } => {
+                        pos += used;
+                        have = (have + chunk).min(bytes.len());
+                    }
+                    Step::Skip { used, skip } => {
+                        pos += used + skip as usize;
+                        have = have.max(pos);
+                    }
+                    Step::Done { reply, .. } => {
+                        assert_eq!(reply, Reply::Value);
+                        break;
+                    }
+                    Step::Invalid(why) => panic!("{why}"),
+                }
+            }
+            // A reset keeps the table: the next reply's tokens go there too.
+            f.reset();
+            assert!(f.tokens.is_some());
+            assert_eq!(tokens.take(b"k:1"), Some(u64::MAX), "by {chunk}");
+            assert_eq!(tokens.take(b"k:2"), Some(7));
+            // Taken: used once. A VALUE line without a unique brings none.
+            assert_eq!((tokens.take(b"k:1"), tokens.take(b"k:3")), (None, None));
+        }
+        assert_eq!(unsigned(b"18446744073709551616"), None);
     }
 }

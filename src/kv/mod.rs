@@ -9,8 +9,10 @@
 //! number, so a kv reply is counted under one of two numbers no HTTP server sends:
 //! [`STATUS_REPLY`] (the command did its work: a value read, a write stored, a
 //! count) and [`STATUS_MISS`] (nothing there: a nil, an empty multi-get, `END`
-//! alone, `NOT_FOUND`, a conditional write whose condition failed). Both are
-//! successes. An error reply is never a success: it is counted under its own
+//! alone, `NOT_FOUND`, a conditional write whose condition failed). A memcached
+//! `cas` adds two of its own: [`STATUS_EXISTS`] (`EXISTS`: the item changed since
+//! the `gets` that brought its token) and [`STATUS_NO_TOKEN`] (no token was known for
+//! the key, so no `cas` went: a no-op took its place). All four are successes. An error reply is never a success: it is counted under its own
 //! error kind ([`crate::stats::ErrorKind::ReplyErr`] and its siblings), and bytes
 //! that are no reply of the protocol are `malformed`.
 
@@ -24,6 +26,10 @@ use crate::stats::ErrorKind;
 pub const STATUS_REPLY: u16 = 250;
 /// The status number of a reply that found nothing (a read's miss).
 pub const STATUS_MISS: u16 = 254;
+/// The status number of a memcached `cas` answered `EXISTS` (changed since its `gets`).
+pub const STATUS_EXISTS: u16 = 252;
+/// The status number of a `cas` not sent: no `gets` reply had brought its key's token.
+pub const STATUS_NO_TOKEN: u16 = 253;
 
 /// What one whole reply said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +38,10 @@ pub enum Reply {
     Value,
     /// Nothing there, or a condition that did not hold.
     Miss,
+    /// A memcached `cas` refused: the item changed since its token was read.
+    Exists,
+    /// The no-op sent in place of a `cas` with no token (`mn`'s `MN`).
+    NoToken,
     /// An error reply: its kind and its first line, for the error sample.
     /// Boxed: replies move through the pipelined connection's queue by value, and
     /// the line inline made every reply 100 bytes to copy (errors are the rare case).
@@ -44,6 +54,8 @@ impl Reply {
         match self {
             Reply::Value => Some(STATUS_REPLY),
             Reply::Miss => Some(STATUS_MISS),
+            Reply::Exists => Some(STATUS_EXISTS),
+            Reply::NoToken => Some(STATUS_NO_TOKEN),
             Reply::Refused(..) => None,
         }
     }

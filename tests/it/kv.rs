@@ -540,7 +540,19 @@ fn an_open_model_ramp_against_both_stores() {
 fn bad_kv_input_is_refused_before_any_load() {
     let dir = TempDir::new("kv-bad");
     let file = dir.write("c.txt", "GET a\nSET {kye} x\n");
+    let cas = dir.write("cas.txt", "get k:{key}\ncas k:{key} {value}\n");
     for (args, want) in [
+        (
+            vec![
+                "run",
+                "-n",
+                "1",
+                "--commands",
+                cas.to_str().unwrap(),
+                "memcached://127.0.0.1:1",
+            ],
+            "cas.txt:2: cas needs a gets line",
+        ),
         (
             vec![
                 "run",
@@ -1556,4 +1568,94 @@ fn rediss_speaks_tls_with_exact_counts() {
         "{}",
         stderr(&o)
     );
+}
+
+/// `set`s to keys `k:0`…`k:{keys-1}` in turn on one connection until `stop`: a second
+/// writer, so some of hakaru's `cas` find their item changed since their `gets`.
+/// Returns how many it stored.
+fn second_writer(
+    port: u16,
+    keys: u64,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut stored = 0u64;
+        let mut buf = [0u8; 64];
+        // Bounded in count as well, should the run never end.
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) && stored < 200_000 {
+            s.write_all(format!("set k:{} 0 0 1\r\nw\r\n", stored % keys).as_bytes())
+                .unwrap();
+            let n = s.read(&mut buf).unwrap();
+            assert_eq!(&buf[..n], b"STORED\r\n");
+            stored += 1;
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        stored
+    })
+}
+
+#[test]
+fn memcached_cas_counts_stored_exists_and_not_found_apart_with_and_without_pipeline() {
+    let Some(m) = memcached(&[]) else { return };
+    let dir = TempDir::new("kv-mc-cas");
+    let file = dir.write(
+        "cmds.txt",
+        "weight=2 gets k:{key}\nweight=2 cas k:{key} {value}\nset k:{key} {value}\n\
+         delete k:{key}\n",
+    );
+    let url = format!("memcached://127.0.0.1:{}", m.port);
+    for (name, extra) in [
+        ("closed", &["-c", "2"][..]),
+        (
+            "pipelined",
+            &["-c", "16", "--threads", "1", "--pipeline", "8"][..],
+        ),
+    ] {
+        let before = mc_stats(m.port);
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let writer = second_writer(m.port, 5, stop.clone());
+        let out = dir.path(&format!("{name}.csv"));
+        let mut args = vec!["run", "-n", "6000", "--commands", file.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.extend(["--keys", "5", &url, "-o", out.to_str().unwrap(), "-q"]);
+        ok(&run(&args));
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let written = writer.join().unwrap();
+        let st = mc_stats(m.port);
+        let d = |k: &str| st[k] - before[k];
+        let (s, labels) = step(&dir, name);
+        assert_eq!(s["errors"], serde_json::json!({}), "{name}");
+        assert_eq!(n(&s["responses"]), 6000, "{name}");
+        let cas = &labels["cas"];
+        let status = |code: &str| n(&cas["statuses"][code]);
+        let (stored, exists, gone, untokened) =
+            (status("250"), status("252"), status("254"), status("253"));
+        // Every cas is one of the four; memcached saw the three it was sent.
+        assert_eq!(
+            stored + exists + gone + untokened,
+            n(&cas["total_requests"]),
+            "{name}: {cas}"
+        );
+        assert_eq!(
+            (stored, exists, gone),
+            (d("cas_hits"), d("cas_badval"), d("cas_misses")),
+            "{name}"
+        );
+        // The no-op in place of a tokenless cas is no command memcached counts.
+        let sets = n(&labels["set"]["total_requests"]);
+        assert_eq!(
+            d("cmd_set"),
+            sets + stored + exists + gone + written,
+            "{name}"
+        );
+        assert_eq!(d("cmd_get"), n(&labels["gets"]["total_requests"]), "{name}");
+        // All four happen: the writer makes EXISTS, `delete` NOT_FOUND, a `gets` of
+        // another key (or one that found nothing) leaves a cas without a token.
+        assert!(
+            stored > 0 && exists > 0 && gone > 0 && untokened > 0,
+            "{name}: {cas}"
+        );
+    }
 }

@@ -21,6 +21,7 @@ use std::time::Duration;
 use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::kv::commands::{Command, Part, Protocol, Shape, Word};
+use crate::kv::memcache::Tokens;
 use crate::kv::{push_decimal, resp};
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
@@ -83,6 +84,9 @@ pub struct KvWorkload {
     shared: Tables,
     /// Each command's bytes when it has no placeholder, written by the first client.
     fixed: OnceLock<Fixed>,
+    /// The CAS uniques `gets` replies brought, when a command is a `cas`: the
+    /// target's framers note them, the sources take them.
+    tokens: Option<Arc<Tokens>>,
 }
 
 /// Each command's bytes when it has no `{key}` or `{value}` (`None` when it has).
@@ -122,8 +126,18 @@ impl KvWorkload {
             KeyDraw::Ycsb(d) => KeyChooser::new(d, s.keys),
             KeyDraw::Sequential => KeyChooser::new(Distribution::Uniform, s.keys),
         };
+        let mut target = s.target.clone();
+        let tokens = s
+            .commands
+            .iter()
+            .any(|c| c.shape == Shape::Cas)
+            .then(|| Arc::new(Tokens::default()));
+        if let Some(t) = &tokens {
+            target.proto = crate::http::Proto::MemcachedCas(t.clone());
+        }
         KvWorkload {
-            targets: vec![s.target.clone()],
+            targets: vec![target],
+            tokens,
             labels: Arc::new(set.finish("the commands' names")),
             shared: Tables {
                 commands: s.commands.clone().into(),
@@ -142,14 +156,13 @@ impl KvWorkload {
         &self.s
     }
 
-    /// `--preload`'s workload: the first command that writes a `{value}`, once per key
-    /// in order; `None` when no command writes one.
+    /// `--preload`'s workload: the first command that writes a `{value}` (a `cas`
+    /// never: it stores only over a token), once per key in order; `None` when no
+    /// command writes one.
     pub fn preloader(&self) -> Option<KvWorkload> {
-        let write = self
-            .s
-            .commands
-            .iter()
-            .find(|c| c.words.iter().any(|w| w.0.contains(&Part::Value)))?;
+        let write = self.s.commands.iter().find(|c| {
+            c.shape != Shape::Cas && c.words.iter().any(|w| w.0.contains(&Part::Value))
+        })?;
         Some(KvWorkload::new(KvSettings {
             commands: vec![Command {
                 weight: 1,
@@ -203,6 +216,7 @@ impl Workload for KvWorkload {
                 walked: self.walked.clone(),
             },
             protocol: self.s.protocol,
+            tokens: self.tokens.clone(),
             timeout: self.s.timeout,
             buf: Vec::with_capacity(256 + self.s.value_size.1),
             word: Vec::with_capacity(64 + self.s.value_size.1),
@@ -218,7 +232,9 @@ impl Workload for KvWorkload {
             (0..source.commands.len())
                 .map(|c| {
                     let cmd = &source.commands[c];
-                    cmd.words.iter().all(|w| w.literal().is_some()).then(|| {
+                    // A `cas` carries a new token each time: never fixed.
+                    let fixed = cmd.shape != Shape::Cas;
+                    (fixed && cmd.words.iter().all(|w| w.literal().is_some())).then(|| {
                         source.write(c, turn);
                         source.buf.clone().into_boxed_slice()
                     })
@@ -257,6 +273,8 @@ pub struct KvSource {
     label_of: Arc<[u16]>,
     draws: Draws,
     protocol: Protocol,
+    /// Where a `cas` takes its token (`Some` when a command is a `cas`).
+    tokens: Option<Arc<Tokens>>,
     timeout: Duration,
     /// The request, rewritten for each.
     buf: Vec<u8>,
@@ -334,25 +352,64 @@ impl KvSource {
                 buf.extend_from_slice(b"\r\n");
             }
             (Protocol::Memcached, Shape::Storage) => {
-                // CMD KEY VALUE [FLAGS [EXPTIME]] → CMD KEY FLAGS EXPTIME BYTES\r\nVALUE\r\n
-                let w = &cmd.words;
                 for i in [0, 1] {
-                    d.join(word, &w[i], turn);
+                    d.join(word, &cmd.words[i], turn);
                     buf.extend_from_slice(word);
                     buf.push(b' ');
                 }
-                for i in [3, 4] {
-                    let lit = w.get(i).and_then(|w| w.literal()).unwrap_or(b"0");
-                    buf.extend_from_slice(lit);
-                    buf.push(b' ');
+                storage_tail(buf, word, d, &cmd.words, turn, None);
+            }
+            (Protocol::Memcached, Shape::Cas) => {
+                d.join(word, &cmd.words[1], turn);
+                match self.tokens.as_ref().and_then(|t| t.take(word)) {
+                    Some(token) => {
+                        buf.extend_from_slice(b"cas ");
+                        buf.extend_from_slice(word);
+                        buf.push(b' ');
+                        storage_tail(buf, word, d, &cmd.words, turn, Some(token));
+                    }
+                    // No token for the key: nothing honest to send as a `cas`; the
+                    // no-op keeps one reply per request (pipelined too) and its
+                    // `MN` is counted under its own status.
+                    None => buf.extend_from_slice(b"mn\r\n"),
                 }
-                d.join(word, &w[2], turn);
-                push_decimal(buf, word.len() as u64);
-                buf.extend_from_slice(b"\r\n");
-                buf.extend_from_slice(word);
-                buf.extend_from_slice(b"\r\n");
             }
         }
+    }
+}
+
+/// The rest of a memcached storage command after `CMD KEY `, from the file's
+/// `CMD KEY VALUE [FLAGS [EXPTIME]]`: `FLAGS EXPTIME BYTES [TOKEN]\r\nVALUE\r\n`.
+fn storage_tail(
+    buf: &mut Vec<u8>,
+    word: &mut Vec<u8>,
+    d: &mut Draws,
+    w: &[Word],
+    turn: Turn,
+    token: Option<u64>,
+) {
+    for i in [3, 4] {
+        let lit = w.get(i).and_then(|w| w.literal()).unwrap_or(b"0");
+        buf.extend_from_slice(lit);
+        buf.push(b' ');
+    }
+    d.join(word, &w[2], turn);
+    push_decimal(buf, word.len() as u64);
+    if let Some(t) = token {
+        buf.push(b' ');
+        push_decimal(buf, t);
+    }
+    buf.extend_from_slice(b"\r\n");
+    buf.extend_from_slice(word);
+    buf.extend_from_slice(b"\r\n");
+}
+
+#[cfg(test)]
+impl KvSource {
+    /// Command `c`'s bytes for `turn`, as `next` would send them.
+    fn write_for(&mut self, c: usize, turn: Turn) -> Vec<u8> {
+        self.write(c, turn);
+        self.buf.clone()
     }
 }
 
@@ -519,5 +576,37 @@ mod tests {
             let text = String::from_utf8(s.next(t).bytes.to_vec()).unwrap();
             assert!(text.ends_with(&format!("\r\n{}\r\n", i % 10)), "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_cas_sends_its_key_s_last_token_once_else_a_no_op() {
+        let c = parse(
+            "gets k:{key}\ncas k:{key} {value} 5",
+            "f",
+            Protocol::Memcached,
+        )
+        .unwrap();
+        let w = workload(Protocol::Memcached, c, KeyDraw::Sequential);
+        let Some(crate::http::Proto::MemcachedCas(tokens)) =
+            w.targets().first().map(|t| t.proto.clone())
+        else {
+            panic!("a cas file's target notes tokens");
+        };
+        let (mut s, _) = w.client(0);
+        tokens.note(b"k:0", 42);
+        let cas = |s: &mut KvSource| String::from_utf8(s.write_for(1, turn(0))).unwrap();
+        // Sequential keys: k:0 has a token, k:1 none, k:2 none.
+        assert_eq!(
+            cas(&mut s),
+            "cas k:0 5 0 4 42\r\nbmxc\r\n".replace("bmxc", &value(&w))
+        );
+        assert_eq!(cas(&mut s), "mn\r\n");
+        assert_eq!(tokens.take(b"k:0"), None, "a token is used once");
+        // --preload never writes with a cas.
+        assert!(w.preloader().is_none());
+    }
+
+    fn value(w: &KvWorkload) -> String {
+        String::from_utf8(w.values[..4].to_vec()).unwrap()
     }
 }

@@ -87,7 +87,7 @@ impl KvYcsb {
     /// `s.target` speaks Redis or memcached ([`refused`] checked before).
     pub fn new(s: YcsbSettings) -> KvYcsb {
         let store = match s.target.proto {
-            Proto::Memcached => Store::Memcached,
+            Proto::Memcached | Proto::MemcachedCas(_) => Store::Memcached,
             _ => Store::Redis,
         };
         let (labels, label_of) = op_labels(s.core);
