@@ -256,10 +256,14 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
     }
 }
 
-/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY` and
-/// `kv::STATUS_MISS`; the report does not import `kv`, a test holds them equal).
+/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
+/// `kv::STATUS_MISS` and the two of `cas`; the report does not import `kv`, a test
+/// holds them equal).
 const STORE_VALUE: u16 = 250;
 const STORE_MISS: u16 = 254;
+/// A memcached `cas` answered `EXISTS`, and one not sent for want of a token.
+const STORE_EXISTS: u16 = 252;
+const STORE_NO_TOKEN: u16 = 253;
 
 /// Whether every target is a key-value store (`redis://`, `memcached://`): its
 /// answers are replies to operations, not HTTP responses with a status.
@@ -297,9 +301,26 @@ fn store_failures(out: &mut String, step: &StepResult) {
     field(
         out,
         "  misses",
-        format!("{misses} (nil, END, NOT_FOUND, EXISTS…; {})", per_s(misses)),
+        format!("{misses} (nil, END, NOT_FOUND…; {})", per_s(misses)),
     );
-    let other = step.responses.saturating_sub(hits + misses);
+    let (exists, no_token) = (status(STORE_EXISTS), status(STORE_NO_TOKEN));
+    if exists > 0 {
+        field(
+            out,
+            "  cas EXISTS",
+            format!("{exists} (changed since its gets; {})", per_s(exists)),
+        );
+    }
+    if no_token > 0 {
+        field(
+            out,
+            "  cas not sent",
+            format!("{no_token} (no token from a gets yet: a no-op went instead)"),
+        );
+    }
+    let other = step
+        .responses
+        .saturating_sub(hits + misses + exists + no_token);
     if other > 0 {
         field(out, "  other answers", other);
     }
@@ -600,12 +621,19 @@ mod tests {
     #[test]
     fn a_store_s_summary_speaks_of_operations_at_80_columns() {
         assert_eq!(
-            (STORE_VALUE, STORE_MISS),
-            (crate::kv::STATUS_REPLY, crate::kv::STATUS_MISS)
+            (STORE_VALUE, STORE_MISS, STORE_EXISTS, STORE_NO_TOKEN),
+            (
+                crate::kv::STATUS_REPLY,
+                crate::kv::STATUS_MISS,
+                crate::kv::STATUS_EXISTS,
+                crate::kv::STATUS_NO_TOKEN
+            )
         );
         let mut step = detailed_step();
-        step.responses = 1000;
-        step.statuses = [(250, 900), (254, 100)].into_iter().collect();
+        step.responses = 1010;
+        step.statuses = [(250, 900), (254, 100), (252, 6), (253, 4)]
+            .into_iter()
+            .collect();
         step.errors = [(ErrorKind::ReplyErr, 2), (ErrorKind::Timeout, 3)]
             .into_iter()
             .collect();
@@ -628,9 +656,11 @@ mod tests {
         assert_eq!(
             &text[from..to],
             "\
-Complete operations:    1000 (whole replies; error replies below)
+Complete operations:    1010 (whole replies; error replies below)
   hits:                 900 (a value read, a write done; 450.00/s)
-  misses:               100 (nil, END, NOT_FOUND, EXISTS…; 50.00/s)
+  misses:               100 (nil, END, NOT_FOUND…; 50.00/s)
+  cas EXISTS:           6 (changed since its gets; 3.00/s)
+  cas not sent:         4 (no token from a gets yet: a no-op went instead)
 Failed operations:      5
   error replies:        2 (reply_err 2)
   no reply:             3 (timeout 3)
