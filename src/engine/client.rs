@@ -201,9 +201,10 @@ async fn pace<W: Workload>(
     }
 }
 
-/// One request with its timeout (from `sent`, fired up to a watchdog's tick late): connect if needed, write, read the
-/// response, on the client's own connection or on the one its group shares. With the
-/// outcome, the bytes of the whole response (0 without one).
+/// One request with its timeout (from `sent`, fired up to a watchdog's tick late):
+/// connect if needed, write, read the response, on the client's own connection or on
+/// the one its group shares. With the outcome, the bytes of the whole response (0
+/// without one).
 async fn send<W: Workload>(
     w: &Worker<W>,
     slot: &mut Slot,
