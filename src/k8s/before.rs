@@ -4,26 +4,12 @@
 //! (FROM scratch, hakaru alone). Every pod would stop with exit 1 before its first
 //! step; said here, on stderr and in the YAML, not in N pod logs.
 
-use serde::Deserialize;
-
 /// Whether `image` looks like one without `sh`: hakaru's own (the Dockerfile's
 /// scratch image, `hakaru:TAG`), or one named scratch or distroless.
 pub fn scratch_like(image: &str) -> bool {
     let name = image.split(['@', ':']).next().unwrap_or(image);
     let last = name.rsplit('/').next().unwrap_or(name);
     last == "hakaru" || name.contains("scratch") || name.contains("distroless")
-}
-
-#[derive(Deserialize)]
-struct Shape {
-    #[serde(default, rename = "phase")]
-    phases: Vec<PhaseShape>,
-}
-
-#[derive(Deserialize)]
-struct PhaseShape {
-    name: Option<String>,
-    before: Option<String>,
 }
 
 /// The commands the pods would run with `sh` before their load: `(where, command)`.
@@ -42,13 +28,8 @@ fn commands(args: &[String], scenario: Option<(&str, &str)>) -> Vec<(String, Str
         }
     }
     if let Some((path, text)) = scenario {
-        // Checked in full before this runs; here only where the commands are.
-        let phases = toml::from_str::<Shape>(text).map_or_else(|_| Vec::new(), |s| s.phases);
-        for (i, p) in phases.into_iter().enumerate() {
-            if let Some(c) = p.before {
-                let name = p.name.unwrap_or_else(|| format!("phase {}", i + 1));
-                out.push((format!("{path}: phase \"{name}\"'s `before`"), c));
-            }
+        for (name, c) in super::scenario::phase_befores(text) {
+            out.push((format!("{path}: phase \"{name}\"'s `before`"), c));
         }
     }
     out

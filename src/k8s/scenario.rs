@@ -33,6 +33,9 @@ struct Shape {
 
 #[derive(Debug, Deserialize)]
 struct PhaseShape {
+    name: Option<String>,
+    /// The phase's `before` command, run with `sh` in the pod.
+    before: Option<String>,
     #[serde(default, rename = "workload")]
     workloads: Vec<WorkloadShape>,
 }
@@ -73,6 +76,19 @@ pub struct Placed {
     /// `(key, text)` of each file it names.
     pub files: Vec<(String, String)>,
     pub notes: Vec<String>,
+}
+
+/// Each phase's `before` command, with the phase's name (`phase N` when it has none),
+/// in the scenario's order; none when the text does not read (it was checked in full
+/// before this runs).
+pub(super) fn phase_befores(text: &str) -> Vec<(String, String)> {
+    let phases = toml::from_str::<Shape>(text).map_or_else(|_| Vec::new(), |s| s.phases);
+    (phases.into_iter().enumerate())
+        .filter_map(|(i, p)| {
+            let before = p.before?;
+            Some((p.name.unwrap_or_else(|| format!("phase {}", i + 1)), before))
+        })
+        .collect()
 }
 
 /// The paths of the files a scenario names, as written in it (each once), for the
