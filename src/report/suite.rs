@@ -8,8 +8,8 @@ use std::fmt::Write as _;
 use super::chart::esc;
 use super::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::result::recovery::Recovery;
-use crate::result::suite::{scenario_seconds, EventResult, ScenarioSecond};
-use crate::result::RunResult;
+use crate::result::suite::{scenario_seconds, EventResult, PhaseResult, ScenarioSecond};
+use crate::result::{RunResult, StepResult};
 
 /// The terminal summary: one row per phase, then each event with what its command did
 /// and the recovery after it.
@@ -75,6 +75,7 @@ pub fn text(run: &RunResult) -> String {
     for (p, c) in befores {
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), c.outcome());
     }
+    connections(&mut o, &suite.phases, &run.steps);
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
     }
@@ -114,6 +115,27 @@ pub fn text(run: &RunResult) -> String {
         };
     }
     o
+}
+
+/// How each phase connected, when any asked for HTTP/2 or a pipeline: a phase's
+/// figures at 10 streams or 16 commands in flight read as if one were in flight.
+fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
+    let asked = |p: &PhaseResult| p.http2_streams.is_some() || p.pipeline.is_some_and(|n| n > 1);
+    if !phases.iter().any(asked) {
+        return;
+    }
+    o.push_str("\nConnections:\n");
+    for (p, s) in phases.iter().zip(steps) {
+        let how = match (p.http2_streams, p.pipeline) {
+            (Some(n), _) if s.connections_http2 == 0 && s.connections_opened > 0 => {
+                format!("HTTP/1.1 (HTTP/2 with {n} streams asked; the server did not pick h2)")
+            }
+            (Some(n), _) => format!("{}, {n} streams per connection", s.protocol()),
+            (None, Some(n)) if n > 1 => format!("{n} commands in flight per connection"),
+            _ => "one request at a time per connection".to_string(),
+        };
+        let _ = writeln!(o, "  {:<16} {how}", clip(&p.name, 16));
+    }
 }
 
 /// "recovered in 3.0 s · first failure +0.5 s · worst +1.0 s: 0/s · baseline 293/s, p99 7.97 ms".
@@ -572,6 +594,7 @@ mod tests {
                 rate: Some("1000".into()),
                 clients: 16,
                 workloads: Vec::new(),
+                ..Default::default()
             }],
             events: vec![
                 EventResult {
@@ -687,6 +710,45 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
             ),
             "{t}"
         );
+    }
+
+    /// Each phase's HTTP/2 streams and pipeline depth were in no suite result: the
+    /// run's settings named only the first workload's.
+    #[test]
+    fn each_phase_s_connections_are_said() {
+        let mut run = suite_run();
+        let plain = run.steps[0].clone();
+        let mut h2 = plain.clone();
+        h2.connections_opened = 2;
+        h2.connections_http2 = 2;
+        let mut refused = plain.clone();
+        refused.connections_opened = 4;
+        run.steps = vec![plain, h2, refused.clone(), refused];
+        let suite = run.suite.as_mut().expect("a suite");
+        let phase = |name: &str, streams, pipeline| PhaseResult {
+            name: name.into(),
+            http2_streams: streams,
+            pipeline,
+            ..suite.phases[0].clone()
+        };
+        suite.phases = vec![
+            phase("plain", None, None),
+            phase("h2", Some(10), None),
+            phase("no-h2", Some(4), None),
+            phase("pipelined", None, Some(16)),
+        ];
+        let t = text(&run);
+        assert!(
+            t.contains(concat!(
+                "\nConnections:\n",
+                "  plain            one request at a time per connection\n",
+                "  h2               HTTP/2, 10 streams per connection\n",
+                "  no-h2            HTTP/1.1 (HTTP/2 with 4 streams asked; the server did not pick h2)\n",
+                "  pipelined        16 commands in flight per connection\n",
+            )),
+            "{t}"
+        );
+        assert!(!text(&suite_run()).contains("Connections:"));
     }
 
     #[test]

@@ -241,7 +241,7 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
         ("rounds", sa.rounds == sb.rounds),
         ("bulk settings", sa.bulk == sb.bulk),
         (
-            "scenarios (phases, their lengths, rates or mixes)",
+            "scenarios (phases, their lengths, rates, mixes or protocols)",
             match (&a.suite, &b.suite) {
                 (None, None) => true,
                 (Some(x), Some(y)) => {
@@ -252,6 +252,8 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
                                 && p.duration_s == q.duration_s
                                 && p.rate == q.rate
                                 && p.workloads == q.workloads
+                                && p.http2_streams == q.http2_streams
+                                && p.pipeline == q.pipeline
                         })
                 }
                 _ => false,
@@ -631,6 +633,21 @@ mod tests {
         let r = suite.events[0].recovery.as_ref().expect("measured");
         let baseline = r.baseline.expect("two whole seconds before");
         assert!((baseline.throughput - 2.0).abs() < 1e-9, "{baseline:?}");
+    }
+
+    /// Shards whose phase spoke HTTP/2 on one machine and HTTP/1.1 on the other do
+    /// not measure one scenario: their sum would be neither.
+    #[test]
+    fn shards_whose_phases_connect_differently_are_refused() {
+        let a = suite_shard(1, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        let mut b = suite_shard(2, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        b.suite.as_mut().unwrap().phases[0].http2_streams = Some(10);
+        let e = merge_shards(&[("a".into(), a.clone()), ("b".into(), b)]).unwrap_err();
+        assert!(e.to_string().contains("protocols"), "{e}");
+        let mut c = suite_shard(2, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        c.suite.as_mut().unwrap().phases[0].pipeline = Some(16);
+        let e = merge_shards(&[("a".into(), a), ("c".into(), c)]).unwrap_err();
+        assert!(e.to_string().contains("protocols"), "{e}");
     }
 
     #[test]

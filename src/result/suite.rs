@@ -48,6 +48,14 @@ pub struct PhaseResult {
     pub clients: usize,
     /// The mix: each workload's source (patterns file or URL) and weight.
     pub workloads: Vec<WorkloadResult>,
+    /// `http2 = true`: the clients that shared one connection (`streams`), the phase's
+    /// own or the scenario's. Absent when the phase did not ask for HTTP/2; what its
+    /// connections spoke is in its step (`connections_http2`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub http2_streams: Option<usize>,
+    /// `pipeline = N` on a key-value target: commands in flight on each connection.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipeline: Option<u64>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]

@@ -440,6 +440,8 @@ pub fn run(
                         weight: w.weight,
                     })
                     .collect(),
+                http2_streams: (p.connection.http2).then_some(p.connection.streams),
+                pipeline: p.pipeline,
             })
             .collect(),
         events: if outcomes.is_empty() {

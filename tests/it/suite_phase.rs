@@ -77,6 +77,16 @@ fn each_phase_speaks_its_own_protocol() {
         assert_eq!(s["errors"], serde_json::json!({}), "{s}");
         assert!(n(&s["statuses"]["200"]) > 50, "{s}");
     }
+    // Each phase's own streams are recorded and said (the run's settings named only
+    // the first workload's).
+    let phases = v["suite"]["phases"].as_array().unwrap();
+    assert_eq!(phases[0]["http2_streams"], 3, "{}", phases[0]);
+    assert!(phases[1].get("http2_streams").is_none(), "{}", phases[1]);
+    assert!(
+        text.contains("  h2               HTTP/2, 3 streams per connection\n")
+            && text.contains("  h1               one request at a time per connection\n"),
+        "{text}"
+    );
 
     // The other way round: the scenario's HTTP/2, a phase's `http2 = false`.
     let (o, v) = suite(
@@ -92,6 +102,8 @@ fn each_phase_speaks_its_own_protocol() {
         ),
     );
     ok(&o);
+    assert_eq!(v["suite"]["phases"][0]["http2_streams"], 2);
+    assert!(v["suite"]["phases"][1].get("http2_streams").is_none());
     let steps = v["steps"].as_array().unwrap();
     assert_eq!(n(&steps[0]["connections_http2"]), 2, "{}", steps[0]);
     assert_eq!(n(&steps[1]["connections_http2"]), 0, "{}", steps[1]);
@@ -213,6 +225,13 @@ fn a_suite_pipelines_its_store_phases_as_run_does() {
     assert_eq!(n(&load["connections_opened"]), 2, "{load}");
     assert_eq!(n(&plain["connections_opened"]), 4, "{plain}");
     assert_eq!(plain["errors"], serde_json::json!({}), "{plain}");
+    assert_eq!(v["suite"]["phases"][0]["pipeline"], 16);
+    assert_eq!(v["suite"]["phases"][1]["pipeline"], 1);
+    assert!(
+        text.contains("  load             16 commands in flight per connection\n")
+            && text.contains("  plain            one request at a time per connection\n"),
+        "{text}"
+    );
     let info = redis_info(r.port, "commandstats", None);
     assert_eq!(calls(&info, "eval"), 3000, "{info:?}");
     assert_eq!(calls(&info, "zadd"), 3000, "{info:?}");
