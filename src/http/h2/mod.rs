@@ -1,45 +1,42 @@
-//! HTTP/2 on the load path, over the `h2` crate (hyper's): framing, HPACK, flow
-//! control and the server's SETTINGS are its job; ours is to open the connection
-//! (h2c with prior knowledge on plain TCP; on TLS, HTTP/2 when ALPN picked `h2`),
-//! to turn the request the plan encoded for HTTP/1.1 into an HTTP/2 one, and to say
-//! what went wrong in the engine's error kinds.
+//! HTTP/2 on the load path, a client of our own (RFC 9113, RFC 7541): it opens the
+//! connection (h2c with prior knowledge on plain TCP; on TLS, HTTP/2 when ALPN
+//! picked `h2`), turns the request the plan encoded for HTTP/1.1 into an HTTP/2
+//! header block once per distinct request, and says what went wrong in the engine's
+//! error kinds. It replaced the `h2` crate, whose connection task cost twice
+//! h2load's instructions a request (HPACK-decoding every response header into a
+//! `HeaderMap`, a shared-state mutex, cross-task wakes); see docs/performance.md.
 //!
 //! One [`H2Conn`] is shared by several virtual clients: each keeps a clone (a handle
 //! on the same connection) and runs one stream at a time on it, answered in any order.
-//! The connection itself is driven by a task of its own on the worker's thread, which
-//! reads frames for every stream; bytes are counted into the worker's [`Meter`] as
-//! they move, as on HTTP/1.1.
+//! The connection itself is driven by a task of its own on the worker's thread
+//! ([`driver`], over the state its clients share, [`conn`]), which writes every client's frames and reads frames for every stream;
+//! bytes are counted into the worker's [`Meter`] as they move, as on HTTP/1.1.
+//! [`frame`] parses and writes frames, [`hpack`] and [`huffman`] the header blocks.
 
-// Not yet on the load path: the connection that uses them comes next.
-#[allow(dead_code)]
+mod conn;
+mod driver;
 mod frame;
-#[allow(dead_code)]
 mod hpack;
-#[allow(dead_code)]
 mod huffman;
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::poll_fn;
 use std::io;
-use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll};
 use std::time::Instant;
 
-use bytes::Bytes;
-use h2::client::SendRequest;
-use h2::Reason;
-use http::{HeaderMap, HeaderName, HeaderValue, Method, Uri, Version};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpStream;
+use http::{HeaderName, HeaderValue, Method, Uri};
 use tokio_rustls::TlsConnector;
 
 use super::{open_stream, BodySink, Conn, ConnectError, Meter, Opened, Response};
 use super::{Stream, Target, WireError, MAX_HEADERS};
 use crate::stats::ErrorKind;
+use conn::Inner;
+use driver::{Driver, Io};
 
 /// Each stream's receive window: what a server may send of one response before we
-/// have read it (hyper's client default; h2's own 64 KiB would stall large bodies).
+/// have read it (hyper's client default; the protocol's 64 KiB would stall large
+/// bodies).
 const STREAM_WINDOW: u32 = 2 * 1024 * 1024;
 /// The connection's receive window, shared by its streams (hyper's client default).
 const CONNECTION_WINDOW: u32 = 5 * 1024 * 1024;
@@ -54,9 +51,7 @@ pub enum Negotiated {
 /// A handle on one HTTP/2 connection; clones share it (one stream each at a time).
 #[derive(Clone)]
 pub struct H2Conn {
-    send: SendRequest<Bytes>,
-    /// Set by the connection's task when the connection has ended.
-    closed: Rc<Cell<bool>>,
+    inner: Rc<RefCell<Inner>>,
     https: bool,
     /// The last request converted, kept so the same bytes are not parsed again
     /// (boxed: a handle is cloned into every client of the group).
@@ -71,62 +66,39 @@ pub struct H2Conn {
 struct Converted {
     /// The HTTP/1.1 bytes it came from (reused when another request comes).
     from: Vec<u8>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
+    /// Its HPACK header block (no dynamic table: the same bytes for every stream).
+    block: Vec<u8>,
     /// The body (the bytes after the head in `from`).
-    body: Bytes,
+    body: Vec<u8>,
 }
 
 /// Open a connection for `--http2`: h2c with prior knowledge on plain TCP; on TLS the
 /// protocol ALPN picked (the connector offers `h2` first, [`super::offer_h2`]). The
-/// connection's task is spawned on the current `LocalSet`.
+/// connection's task is spawned on the current `LocalSet`; the preface and SETTINGS
+/// leave with the first requests, without waiting for the server's.
 pub async fn connect(
     target: &Target,
     tls: Option<&TlsConnector>,
     meter: Rc<Meter>,
 ) -> Result<(Negotiated, Opened), ConnectError> {
-    let fail = |kind, cause| ConnectError {
-        kind,
-        cause,
-        // No read buffer was handed in: HTTP/2 keeps none of its own.
-        buf: Box::default(),
-    };
-    let (stream, opened) = open_stream(target, tls)
-        .await
-        .map_err(|(kind, cause)| fail(kind, cause))?;
+    let (stream, opened) =
+        open_stream(target, tls)
+            .await
+            .map_err(|(kind, cause)| ConnectError {
+                kind,
+                cause,
+                // No read buffer was handed in: HTTP/2 keeps its own.
+                buf: Box::default(),
+            })?;
     let io = match stream {
         Stream::Plain(s) => Io::Plain(s),
         Stream::Tls(s) if s.get_ref().1.alpn_protocol() == Some(b"h2") => Io::Tls(s),
         other => return Ok((Negotiated::Http1(Conn::over(other, Box::default())), opened)),
     };
-    let handshake = h2::client::Builder::new()
-        // A benchmark reads what it asked for: pushed streams would only be counted wrong.
-        .enable_push(false)
-        .initial_window_size(STREAM_WINDOW)
-        .initial_connection_window_size(CONNECTION_WINDOW)
-        .handshake::<_, Bytes>(Counted { io, meter })
-        .await;
-    let (send, connection) = match handshake {
-        Ok(pair) => pair,
-        Err(e) => {
-            let e = H2Error::Sent(e);
-            return Err(fail(
-                e.kind(),
-                WireError::Io(io::Error::other(e.to_string())),
-            ));
-        }
-    };
-    let closed = Rc::new(Cell::new(false));
-    let flag = closed.clone();
-    tokio::task::spawn_local(async move {
-        // Its error reaches every stream it ends; the streams report it.
-        let _ = connection.await;
-        flag.set(true);
-    });
+    let inner = Rc::new(RefCell::new(Inner::new()));
+    tokio::task::spawn_local(Driver::new(inner.clone(), io, meter));
     let conn = H2Conn {
-        send,
-        closed,
+        inner,
         https: target.https,
         last: None,
         time_first_byte: false,
@@ -134,10 +106,50 @@ pub async fn connect(
     Ok((Negotiated::H2(conn), opened))
 }
 
+impl Drop for H2Conn {
+    fn drop(&mut self) {
+        // The last handle: the task closes the connection once its streams are done.
+        if Rc::strong_count(&self.inner) == 2 {
+            if let Ok(mut inner) = self.inner.try_borrow_mut() {
+                inner.wake_task();
+            }
+        }
+    }
+}
+
+/// A stream the client holds: released (cancelled if unfinished) when dropped, so a
+/// request dropped by its timeout frees its stream.
+struct Held<'a> {
+    inner: &'a RefCell<Inner>,
+    ix: usize,
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        self.inner.borrow_mut().release(self.ix);
+    }
+}
+
+/// Wakes the next waiting client if this one, woken for a free stream, was dropped
+/// before taking it.
+struct Waiting<'a> {
+    inner: &'a RefCell<Inner>,
+    queued: Cell<bool>,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if self.queued.get() {
+            self.inner.borrow_mut().wake_waiter();
+        }
+    }
+}
+
 impl H2Conn {
-    /// The connection has ended (GOAWAY, an error, the server closed it).
+    /// The connection cannot start another stream (GOAWAY, an error, the server
+    /// closed it).
     pub fn is_closed(&self) -> bool {
-        self.closed.get()
+        self.inner.borrow().is_closed()
     }
 
     /// Send one request (as the plan encoded it for HTTP/1.1) on a stream of its own
@@ -148,58 +160,61 @@ impl H2Conn {
         request: &[u8],
         body: Option<&mut BodySink<'_>>,
     ) -> Result<Response, H2Error> {
-        let (req, payload) = self.convert(request)?;
-        poll_fn(|cx| self.send.poll_ready(cx))
-            .await
-            .map_err(H2Error::NotSent)?;
-        let (response, mut stream) = self
-            .send
-            .send_request(req, payload.is_empty())
-            .map_err(H2Error::NotSent)?;
-        let written = self.time_first_byte.then(Instant::now);
-        if !payload.is_empty() {
-            send_body(&mut stream, payload).await?;
-        }
-        let response = response.await.map_err(H2Error::Sent)?;
-        let waiting = written.map(|t| t.elapsed());
-        let status = response.status().as_u16();
-        let mut recv = response.into_body();
-        let mut sink = body;
-        let mut bytes = 0u64;
-        while let Some(chunk) = recv.data().await {
-            let chunk = chunk.map_err(H2Error::Sent)?;
-            bytes += chunk.len() as u64;
-            // Reading it frees its room in the windows; the server may send more.
-            let _ = recv.flow_control().release_capacity(chunk.len());
-            if let Some(s) = sink.as_deref_mut() {
-                s.push(&chunk);
-            }
-        }
-        Ok(Response {
-            status,
-            bytes,
-            close: false,
-            waiting,
-            processing: written.map(|t| t.elapsed()),
+        self.convert(request)?;
+        let c = self.last.as_deref().expect("converted above");
+        let inner = &*self.inner;
+        let keep = body
+            .as_ref()
+            .map_or(0, |s| s.limit.saturating_sub(s.buf.len()) + 1);
+        let timed = self.time_first_byte;
+        let waiting = Waiting {
+            inner,
+            queued: Cell::new(false),
+        };
+        let ix = poll_fn(|cx| {
+            let r = inner
+                .borrow_mut()
+                .open(cx, &c.block, c.body.is_empty(), keep, timed);
+            waiting.queued.set(r.is_pending());
+            r
         })
+        .await?;
+        drop(waiting);
+        let held = Held { inner, ix };
+        let written = timed.then(Instant::now);
+        if !c.body.is_empty() {
+            let mut sent = 0;
+            poll_fn(|cx| inner.borrow_mut().send_body(cx, ix, &c.body, &mut sent)).await;
+        }
+        poll_fn(|cx| inner.borrow_mut().poll_end(cx, ix)).await?;
+        let inner = inner.borrow();
+        let s = inner.slot(ix);
+        if let Some(sink) = body {
+            sink.push(&s.body);
+        }
+        let response = Response {
+            status: s.status,
+            bytes: s.bytes,
+            close: false,
+            waiting: written
+                .zip(s.head_at)
+                .map(|(w, h)| h.saturating_duration_since(w)),
+            processing: written.map(|t| t.elapsed()),
+        };
+        drop(inner);
+        drop(held);
+        Ok(response)
     }
 
-    /// The request as HTTP/2 sends it, and its body (parsed once per distinct request).
-    fn convert(&mut self, request: &[u8]) -> Result<(http::Request<()>, Bytes), H2Error> {
+    /// Convert `request` unless it is the one converted last.
+    fn convert(&mut self, request: &[u8]) -> Result<(), H2Error> {
         if self.last.as_ref().is_none_or(|c| c.from != request) {
             let mut from = self.last.take().map(|c| c.from).unwrap_or_default();
             from.clear();
             from.extend_from_slice(request);
             self.last = Some(Box::new(convert(from, self.https)?));
         }
-        let c = self.last.as_ref().expect("converted above");
-        let mut req = http::Request::new(());
-        *req.method_mut() = c.method.clone();
-        *req.uri_mut() = c.uri.clone();
-        *req.version_mut() = Version::HTTP_2;
-        *req.headers_mut() = c.headers.clone();
-        // The body was copied once into shared bytes: each request takes a reference.
-        Ok((req, c.body.clone()))
+        Ok(())
     }
 }
 
@@ -226,60 +241,92 @@ fn convert(from: Vec<u8>, https: bool) -> Result<Converted, H2Error> {
         return Err(BAD);
     };
     let method = Method::from_bytes(r.method.unwrap_or("GET").as_bytes()).map_err(|_| BAD)?;
-    let mut map = HeaderMap::with_capacity(r.headers.len());
-    let mut authority = None;
-    for h in r.headers.iter() {
-        if h.name.eq_ignore_ascii_case("host") {
-            authority = Some(h.value);
-        } else if h.name.eq_ignore_ascii_case("te") {
-            // The one value HTTP/2 allows.
-            if h.value.eq_ignore_ascii_case(b"trailers") {
-                map.append(http::header::TE, HeaderValue::from_static("trailers"));
-            }
-        } else if !connection_specific(h.name) {
-            let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| BAD)?;
-            let value = HeaderValue::from_bytes(h.value).map_err(|_| BAD)?;
-            map.append(name, value);
-        }
-    }
-    let uri = Uri::builder()
-        .scheme(if https { "https" } else { "http" })
-        .authority(authority.ok_or(BAD)?)
-        .path_and_query(r.path.unwrap_or("/"))
+    let scheme = if https { "https" } else { "http" };
+    let path = r.path.unwrap_or("/");
+    let authority = r
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("host"))
+        .ok_or(BAD)?
+        .value;
+    // What the `h2` crate checked: a URI HTTP/2 can carry.
+    Uri::builder()
+        .scheme(scheme)
+        .authority(authority)
+        .path_and_query(path)
         .build()
         .map_err(|_| BAD)?;
+    let mut block = Vec::new();
+    hpack::encode_field(&mut block, b":method", method.as_str().as_bytes());
+    hpack::encode_field(&mut block, b":scheme", scheme.as_bytes());
+    hpack::encode_field(&mut block, b":authority", authority);
+    hpack::encode_field(&mut block, b":path", path.as_bytes());
+    for h in r.headers.iter() {
+        if h.name.eq_ignore_ascii_case("host") {
+            continue;
+        }
+        if h.name.eq_ignore_ascii_case("te") {
+            // The one value HTTP/2 allows.
+            if h.value.eq_ignore_ascii_case(b"trailers") {
+                hpack::encode_field(&mut block, b"te", b"trailers");
+            }
+        } else if !connection_specific(h.name) {
+            // Lowercased, as HTTP/2 requires; both checked as the `h2` crate did.
+            let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| BAD)?;
+            HeaderValue::from_bytes(h.value).map_err(|_| BAD)?;
+            hpack::encode_field(&mut block, name.as_str().as_bytes(), h.value);
+        }
+    }
     Ok(Converted {
-        method,
-        uri,
-        headers: map,
-        body: Bytes::copy_from_slice(&from[body_at..]),
+        block,
+        body: from[body_at..].to_vec(),
         from,
     })
 }
 
-/// Send a request body as the stream's and the connection's windows allow: a server
-/// that never grants room stalls it here, until the request's timeout.
-async fn send_body(stream: &mut h2::SendStream<Bytes>, mut rest: Bytes) -> Result<(), H2Error> {
-    stream.reserve_capacity(rest.len());
-    while !rest.is_empty() {
-        let room = match poll_fn(|cx| stream.poll_capacity(cx)).await {
-            Some(r) => r.map_err(H2Error::Sent)?,
-            None => {
-                return Err(H2Error::Request(
-                    "the stream closed before its body was sent",
-                ))
-            }
-        };
-        let n = room.min(rest.len());
-        if n == 0 {
-            continue;
-        }
-        let chunk = rest.split_to(n);
-        stream
-            .send_data(chunk, rest.is_empty())
-            .map_err(H2Error::Sent)?;
+/// Why a connection ended (or could take no new stream).
+#[derive(Debug, Clone)]
+pub enum Cause {
+    /// The socket failed.
+    Io(io::ErrorKind, Rc<str>),
+    /// The server closed the connection.
+    Eof,
+    /// The server's GOAWAY, with its code.
+    GoAway(u32),
+    /// The server broke the protocol; hakaru said so with GOAWAY.
+    Protocol(&'static str),
+    /// Every stream identifier has been used.
+    Exhausted,
+    /// No handle on the connection was left.
+    Dropped,
+}
+
+impl Cause {
+    fn io(e: io::Error) -> Cause {
+        Cause::Io(e.kind(), e.to_string().into())
     }
-    Ok(())
+
+    fn kind(&self) -> ErrorKind {
+        match self {
+            Cause::Io(kind, _) => WireError::Io(io::Error::from(*kind)).kind(),
+            Cause::Eof => WireError::Io(io::ErrorKind::UnexpectedEof.into()).kind(),
+            Cause::GoAway(_) => ErrorKind::GoAway,
+            Cause::Protocol(_) | Cause::Exhausted | Cause::Dropped => ErrorKind::Protocol,
+        }
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Cause::Io(_, m) => f.write_str(m),
+            Cause::Eof => f.write_str("the server closed the HTTP/2 connection"),
+            Cause::GoAway(code) => write!(f, "GOAWAY {} from the server", frame::code_name(*code)),
+            Cause::Protocol(m) => write!(f, "HTTP/2 protocol error: {m}"),
+            Cause::Exhausted => f.write_str("the connection's stream identifiers are used up"),
+            Cause::Dropped => f.write_str("the connection was closed"),
+        }
+    }
 }
 
 /// How an HTTP/2 exchange failed.
@@ -287,36 +334,28 @@ async fn send_body(stream: &mut h2::SendStream<Bytes>, mut rest: Bytes) -> Resul
 pub enum H2Error {
     /// Before the request left: the connection could not take a new stream (it had
     /// ended, or the server sent GOAWAY). Nothing reached the server.
-    NotSent(h2::Error),
-    /// After the request left, from its stream or the connection.
-    Sent(h2::Error),
-    /// The request could not be put into HTTP/2, or its stream closed mid-body.
+    NotSent(Cause),
+    /// After the request left, the connection ended.
+    Sent(Cause),
+    /// The server's GOAWAY ended the stream; `unprocessed` when it was graceful
+    /// (NO_ERROR) and the stream was above its last stream id.
+    GoAway { code: u32, unprocessed: bool },
+    /// The server's RST_STREAM, with its code.
+    Reset(u32),
+    /// The server broke the protocol on this stream alone (hakaru reset it).
+    Malformed(&'static str),
+    /// The request could not be put into HTTP/2.
     Request(&'static str),
 }
 
 impl H2Error {
-    fn inner(&self) -> Option<&h2::Error> {
-        match self {
-            H2Error::NotSent(e) | H2Error::Sent(e) => Some(e),
-            H2Error::Request(_) => None,
-        }
-    }
-
     /// The engine's error kind: GOAWAY, RST_STREAM and protocol errors each their own.
     pub fn kind(&self) -> ErrorKind {
-        let Some(e) = self.inner() else {
-            return ErrorKind::Protocol;
-        };
-        if let Some(io) = e.get_io() {
-            return WireError::Io(io::Error::new(io.kind(), "")).kind();
-        }
-        if e.is_go_away() && e.is_remote() {
-            ErrorKind::GoAway
-        } else if e.is_reset() && e.is_remote() {
-            ErrorKind::StreamReset
-        } else {
-            // A frame h2 refused (it said so with GOAWAY or RST_STREAM), or a misuse.
-            ErrorKind::Protocol
+        match self {
+            H2Error::NotSent(c) | H2Error::Sent(c) => c.kind(),
+            H2Error::GoAway { .. } => ErrorKind::GoAway,
+            H2Error::Reset(_) => ErrorKind::StreamReset,
+            H2Error::Malformed(_) | H2Error::Request(_) => ErrorKind::Protocol,
         }
     }
 
@@ -326,120 +365,33 @@ impl H2Error {
     pub fn is_unprocessed(&self) -> bool {
         match self {
             H2Error::NotSent(_) => true,
-            H2Error::Sent(e) => {
-                e.is_remote()
-                    && ((e.is_go_away() && e.reason() == Some(Reason::NO_ERROR))
-                        || (e.is_reset() && e.reason() == Some(Reason::REFUSED_STREAM)))
-            }
-            H2Error::Request(_) => false,
+            H2Error::GoAway { unprocessed, .. } => *unprocessed,
+            H2Error::Reset(code) => *code == frame::REFUSED_STREAM,
+            H2Error::Sent(_) | H2Error::Malformed(_) | H2Error::Request(_) => false,
         }
     }
 
     /// The connection cannot carry another stream: open a new one for the next.
     pub fn ends_connection(&self) -> bool {
-        match self.inner() {
-            Some(e) => !e.is_reset(),
-            None => false,
-        }
+        matches!(
+            self,
+            H2Error::NotSent(_) | H2Error::Sent(_) | H2Error::GoAway { .. }
+        )
     }
 }
 
 impl std::fmt::Display for H2Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Some(e) = self.inner() else {
-            if let H2Error::Request(m) = self {
-                f.write_str(m)?;
+        match self {
+            H2Error::NotSent(c) | H2Error::Sent(c) => write!(f, "{c}"),
+            H2Error::GoAway { code, .. } => {
+                write!(f, "GOAWAY {} from the server", frame::code_name(*code))
             }
-            return Ok(());
-        };
-        match e.reason() {
-            Some(r) if e.is_go_away() && e.is_remote() => write!(f, "GOAWAY {r:?} from the server"),
-            Some(r) if e.is_reset() && e.is_remote() => {
-                write!(f, "RST_STREAM {r:?} from the server")
+            H2Error::Reset(code) => {
+                write!(f, "RST_STREAM {} from the server", frame::code_name(*code))
             }
-            _ => write!(f, "{e}"),
-        }
-    }
-}
-
-/// The byte stream under an HTTP/2 connection.
-enum Io {
-    Plain(TcpStream),
-    Tls(Box<tokio_rustls::client::TlsStream<TcpStream>>),
-}
-
-/// The byte stream, counting what moves into the worker's meter.
-struct Counted {
-    io: Io,
-    meter: Rc<Meter>,
-}
-
-impl AsyncRead for Counted {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        let this = self.get_mut();
-        let before = buf.filled().len();
-        let r = match &mut this.io {
-            Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
-        };
-        if let Poll::Ready(Ok(())) = r {
-            this.meter.add_received(buf.filled().len() - before);
-        }
-        r
-    }
-}
-
-impl AsyncWrite for Counted {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, b: &[u8]) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let r = match &mut this.io {
-            Io::Plain(s) => Pin::new(s).poll_write(cx, b),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_write(cx, b),
-        };
-        if let Poll::Ready(Ok(n)) = r {
-            this.meter.add_sent(n);
-        }
-        r
-    }
-
-    fn poll_write_vectored(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        bufs: &[io::IoSlice<'_>],
-    ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        let r = match &mut this.io {
-            Io::Plain(s) => Pin::new(s).poll_write_vectored(cx, bufs),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_write_vectored(cx, bufs),
-        };
-        if let Poll::Ready(Ok(n)) = r {
-            this.meter.add_sent(n);
-        }
-        r
-    }
-
-    fn is_write_vectored(&self) -> bool {
-        match &self.io {
-            Io::Plain(s) => s.is_write_vectored(),
-            Io::Tls(s) => s.is_write_vectored(),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_flush(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match &mut self.get_mut().io {
-            Io::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Io::Tls(s) => Pin::new(s.as_mut()).poll_shutdown(cx),
+            H2Error::Malformed(m) => write!(f, "HTTP/2 protocol error: {m}"),
+            H2Error::Request(m) => f.write_str(m),
         }
     }
 }
@@ -455,6 +407,18 @@ mod tests {
         }
     }
 
+    fn fields(c: &Converted) -> Vec<(String, String)> {
+        let mut all = Vec::new();
+        hpack::Decoder::new(0)
+            .decode(&c.block, |n, v| {
+                let s = |t: hpack::Text<'_>| String::from_utf8(t.bytes.to_vec()).unwrap();
+                all.push((s(n), s(v)));
+                Ok(())
+            })
+            .unwrap();
+        all
+    }
+
     #[test]
     fn an_encoded_request_becomes_http2() {
         let bytes = crate::http::encode::encode_request(
@@ -467,15 +431,27 @@ mod tests {
             crate::http::encode::Persistence::http11(false),
         );
         let c = converted(&bytes, false);
-        assert_eq!(c.method, Method::POST);
-        assert_eq!(c.uri.to_string(), "http://127.0.0.1:8080/d/load?table=T");
-        assert_eq!(c.headers["x-a"], "1");
-        assert_eq!(c.headers["content-type"], "application/json");
+        let f = fields(&c);
+        let has = |n: &str, v: &str| f.iter().any(|(a, b)| a == n && b == v);
+        assert!(has(":method", "POST"), "{f:?}");
+        assert!(has(":scheme", "http"), "{f:?}");
+        assert!(has(":authority", "127.0.0.1:8080"), "{f:?}");
+        assert!(has(":path", "/d/load?table=T"), "{f:?}");
+        assert!(has("x-a", "1"), "{f:?}");
+        assert!(has("content-type", "application/json"), "{f:?}");
+        // Pseudo-headers first (RFC 9113 §8.3).
+        assert!(f[..4].iter().all(|(n, _)| n.starts_with(':')), "{f:?}");
         // Connection: close and Host do not exist in HTTP/2.
-        assert!(!c.headers.contains_key("connection"));
-        assert!(!c.headers.contains_key("host"));
+        assert!(
+            !f.iter().any(|(n, _)| n == "connection" || n == "host"),
+            "{f:?}"
+        );
         assert_eq!(&c.body[..], b"[1]");
-        assert_eq!(converted(&bytes, true).uri.scheme_str(), Some("https"));
+        let f = fields(&converted(&bytes, true));
+        assert!(
+            f.iter().any(|(n, v)| n == ":scheme" && v == "https"),
+            "{f:?}"
+        );
     }
 
     #[test]
@@ -485,5 +461,35 @@ mod tests {
             .expect("no authority");
         assert_eq!(e.kind(), ErrorKind::Protocol);
         assert_eq!(e.to_string(), "the request cannot be sent as HTTP/2");
+    }
+
+    #[test]
+    fn errors_are_told_apart_as_the_engine_counts_them() {
+        let graceful = H2Error::GoAway {
+            code: frame::NO_ERROR,
+            unprocessed: true,
+        };
+        assert!(graceful.is_unprocessed() && graceful.ends_connection());
+        assert_eq!(graceful.to_string(), "GOAWAY NO_ERROR from the server");
+        let e = H2Error::GoAway {
+            code: 2,
+            unprocessed: false,
+        };
+        assert_eq!(e.kind(), ErrorKind::GoAway);
+        assert_eq!(e.to_string(), "GOAWAY INTERNAL_ERROR from the server");
+        let reset = H2Error::Reset(11);
+        assert_eq!(reset.kind(), ErrorKind::StreamReset);
+        assert!(!reset.ends_connection() && !reset.is_unprocessed());
+        assert_eq!(
+            reset.to_string(),
+            "RST_STREAM ENHANCE_YOUR_CALM from the server"
+        );
+        assert!(H2Error::Reset(frame::REFUSED_STREAM).is_unprocessed());
+        assert!(H2Error::NotSent(Cause::Eof).is_unprocessed());
+        assert_eq!(H2Error::Sent(Cause::Eof).kind(), ErrorKind::Reset);
+        assert_eq!(
+            H2Error::Sent(Cause::Protocol("x")).kind(),
+            ErrorKind::Protocol
+        );
     }
 }
