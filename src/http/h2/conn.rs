@@ -92,8 +92,12 @@ pub(super) struct Inner {
     pub(super) peer_max_frame: usize,
     /// The connection's send window.
     pub(super) send_window: i64,
-    /// Clients waiting for a free stream.
-    pub(super) waiters: VecDeque<Waker>,
+    /// Clients waiting for a free stream, in order, each by its ticket (one entry a
+    /// client however often it is polled, none once it is woken or gone).
+    pub(super) waiters: VecDeque<(u64, Waker)>,
+    next_ticket: u64,
+    /// Streams held for clients woken from the queue, not yet opened.
+    reserved: usize,
     pub(super) ended: Option<Cause>,
     /// The server's GOAWAY: last stream id, code.
     pub(super) goaway: Option<(u32, u32)>,
@@ -130,6 +134,8 @@ impl Inner {
             peer_max_frame: frame::DEFAULT_MAX_FRAME,
             send_window: 65_535,
             waiters: VecDeque::new(),
+            next_ticket: 1,
+            reserved: 0,
             ended: None,
             goaway: None,
         }
@@ -149,25 +155,57 @@ impl Inner {
         }
     }
 
-    /// Wake the first client waiting for a stream, if one may start now.
+    /// Wake waiting clients, first come first, while streams are free; each woken
+    /// client has its stream reserved until it comes for it (or gives up), so a
+    /// client that did not wait cannot take it first.
     pub fn wake_waiter(&mut self) {
-        if self.active < self.max_streams {
-            if let Some(w) = self.waiters.pop_front() {
-                w.wake();
+        while self.active + self.reserved < self.max_streams {
+            let Some((_, w)) = self.waiters.pop_front() else {
+                break;
+            };
+            self.reserved += 1;
+            w.wake();
+        }
+    }
+
+    /// Wake every waiting client (the connection can take no more streams: each
+    /// will find out), with a reservation each so that their leaving balances.
+    fn wake_all_waiters(&mut self) {
+        self.reserved += self.waiters.len();
+        for (_, w) in self.waiters.drain(..) {
+            w.wake();
+        }
+    }
+
+    /// A waiting client gave up (dropped by its timeout): its place goes, and if it
+    /// had been woken for a free stream, the stream goes to the next client.
+    pub fn leave_queue(&mut self, ticket: u64) {
+        match self.waiters.iter().position(|(t, _)| *t == ticket) {
+            Some(at) => {
+                self.waiters.remove(at);
+            }
+            None => {
+                self.reserved -= 1;
+                self.wake_waiter();
             }
         }
     }
 
-    /// Start a stream for a request whose header block is `block`, or wait for the
-    /// server's concurrency limit to allow one. `keep`: body bytes to keep.
-    pub fn open(
-        &mut self,
-        cx: &mut Context<'_>,
-        block: &[u8],
-        end_stream: bool,
-        keep: usize,
-        timed: bool,
-    ) -> Poll<Result<usize, H2Error>> {
+    /// Whether a client may start a stream now: ready (with an error if the
+    /// connection can take none), or queued in `ticket` (0 when not queued).
+    fn admit(&mut self, cx: &mut Context<'_>, ticket: &mut u64) -> Poll<Result<(), H2Error>> {
+        let mut woken = false;
+        if *ticket != 0 {
+            if let Some((_, w)) = self.waiters.iter_mut().find(|(t, _)| t == ticket) {
+                // Polled while still in the queue: it keeps its place.
+                w.clone_from(cx.waker());
+                return Poll::Pending;
+            }
+            // Woken: the stream reserved for it is taken here, or given back below.
+            self.reserved -= 1;
+            *ticket = 0;
+            woken = true;
+        }
         if let Some(c) = &self.ended {
             return Poll::Ready(Err(H2Error::NotSent(c.clone())));
         }
@@ -177,9 +215,34 @@ impl Inner {
         if self.next_id > MAX_STREAM_ID {
             return Poll::Ready(Err(H2Error::NotSent(Cause::Exhausted)));
         }
-        if self.active >= self.max_streams {
-            self.waiters.push_back(cx.waker().clone());
-            return Poll::Pending;
+        if self.active + self.reserved < self.max_streams && (woken || self.waiters.is_empty()) {
+            return Poll::Ready(Ok(()));
+        }
+        *ticket = self.next_ticket;
+        self.next_ticket += 1;
+        if woken {
+            // The limit fell meanwhile (a new SETTINGS): first in line still.
+            self.waiters.push_front((*ticket, cx.waker().clone()));
+        } else {
+            self.waiters.push_back((*ticket, cx.waker().clone()));
+        }
+        Poll::Pending
+    }
+
+    /// Start a stream for a request whose header block is `block`, or wait for the
+    /// server's concurrency limit to allow one. `keep`: body bytes to keep;
+    /// `ticket`: the client's place in the queue while it waits (0 when it is not).
+    pub fn open(
+        &mut self,
+        cx: &mut Context<'_>,
+        ticket: &mut u64,
+        block: &[u8],
+        end_stream: bool,
+        keep: usize,
+        timed: bool,
+    ) -> Poll<Result<usize, H2Error>> {
+        if let Err(e) = std::task::ready!(self.admit(cx, ticket)) {
+            return Poll::Ready(Err(e));
         }
         let id = self.next_id;
         self.next_id += 2;
@@ -337,9 +400,7 @@ impl Inner {
         }
         self.ended = Some(cause);
         self.task = None;
-        for w in self.waiters.drain(..) {
-            w.wake();
-        }
+        self.wake_all_waiters();
     }
 
     pub(super) fn on_goaway(&mut self, last: u32, code: u32) {
@@ -355,9 +416,7 @@ impl Inner {
             let unprocessed = code == frame::NO_ERROR;
             self.finish(ix, Err(H2Error::GoAway { code, unprocessed }));
         }
-        for w in self.waiters.drain(..) {
-            w.wake();
-        }
+        self.wake_all_waiters();
     }
 
     pub(super) fn on_settings(&mut self, payload: &[u8]) -> Result<(), Malformed> {
@@ -366,13 +425,7 @@ impl Inner {
             match u16::from_be_bytes([s[0], s[1]]) {
                 frame::SETTINGS_MAX_CONCURRENT_STREAMS => {
                     self.max_streams = value as usize;
-                    for _ in 0..self
-                        .max_streams
-                        .saturating_sub(self.active)
-                        .min(self.waiters.len())
-                    {
-                        self.wake_waiter();
-                    }
+                    self.wake_waiter();
                 }
                 frame::SETTINGS_INITIAL_WINDOW_SIZE => {
                     if i64::from(value) > frame::MAX_WINDOW {

@@ -130,17 +130,17 @@ impl Drop for Held<'_> {
     }
 }
 
-/// Wakes the next waiting client if this one, woken for a free stream, was dropped
-/// before taking it.
+/// A client's place in the queue for a free stream: left when it is dropped while
+/// waiting (its timeout), the next client woken if this one had been.
 struct Waiting<'a> {
     inner: &'a RefCell<Inner>,
-    queued: Cell<bool>,
+    ticket: Cell<u64>,
 }
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
-        if self.queued.get() {
-            self.inner.borrow_mut().wake_waiter();
+        if self.ticket.get() != 0 {
+            self.inner.borrow_mut().leave_queue(self.ticket.get());
         }
     }
 }
@@ -169,13 +169,15 @@ impl H2Conn {
         let timed = self.time_first_byte;
         let waiting = Waiting {
             inner,
-            queued: Cell::new(false),
+            ticket: Cell::new(0),
         };
         let ix = poll_fn(|cx| {
-            let r = inner
-                .borrow_mut()
-                .open(cx, &c.block, c.body.is_empty(), keep, timed);
-            waiting.queued.set(r.is_pending());
+            let mut ticket = waiting.ticket.get();
+            let r =
+                inner
+                    .borrow_mut()
+                    .open(cx, &mut ticket, &c.block, c.body.is_empty(), keep, timed);
+            waiting.ticket.set(ticket);
             r
         })
         .await?;
