@@ -105,7 +105,8 @@ pub(super) struct Inner {
 
 impl Inner {
     pub fn new() -> Inner {
-        let mut out = Vec::with_capacity(16 * 1024);
+        // Grown as a burst of requests needs; a request's HEADERS is ~50 bytes.
+        let mut out = Vec::with_capacity(4 * 1024);
         out.extend_from_slice(frame::PREFACE);
         frame::put_settings(
             &mut out,

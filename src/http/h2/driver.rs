@@ -27,8 +27,10 @@ use crate::http::Meter;
 /// reads only `:status`).
 const MAX_BLOCK: usize = 1 << 20;
 
-/// The read buffer: room for a whole frame of the largest size hakaru accepts.
-const READ_BUF: usize = 64 * 1024;
+/// The read buffer: room for two frames of the largest size hakaru accepts (it is
+/// moved down when less than one fits), so a read takes many small responses at once
+/// while a connection holds 32 KiB, not the 64 KiB of the first version.
+const READ_BUF: usize = 32 * 1024;
 
 /// The byte stream under an HTTP/2 connection.
 pub(super) enum Io {
