@@ -1,8 +1,10 @@
 //! HTTP/2 (`--http2`, `--streams`) against real servers: nginx's h2c and its TLS with
 //! ALPN (and a TLS nginx without `http2`, which must be spoken to in HTTP/1.1), the
 //! embedded target's hyper HTTP/2 server; then a hostile HTTP/2 server on the `h2`
-//! crate that sends GOAWAY mid-run, resets streams, or never grants window. Counts are
-//! checked against the server's own (nginx's access log, the target's counter).
+//! crate that sends GOAWAY mid-run, resets streams, never grants window, allows fewer
+//! streams than the clients sharing a connection, or answers with CONTINUATION headers
+//! and bodies past the client's windows. Counts are checked against the server's own
+//! (nginx's access log, the target's counter).
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -295,7 +297,17 @@ enum Hostile {
     ResetEveryOther,
     /// Grants no window: a request body can never be sent.
     NoWindow,
+    /// Allows two concurrent streams a connection (SETTINGS_MAX_CONCURRENT_STREAMS),
+    /// fewer than the clients that share it: the others wait for a free stream.
+    TwoStreams,
+    /// Answers with a header too large for one frame (HEADERS and CONTINUATION) and
+    /// a body larger than a stream's receive window: the client must give window back.
+    Large,
 }
+
+/// The large answer's body: past hakaru's 2 MiB stream window, and four of them past
+/// its 5 MiB connection window.
+const LARGE_BODY: usize = 2 * 1024 * 1024 + 200_000;
 
 /// An `h2` server on its own thread, stopped when the test's process ends (it only
 /// accepts on loopback). Counts the streams it saw.
@@ -334,6 +346,9 @@ async fn connection(tcp: tokio::net::TcpStream, mode: Hostile, seen: Arc<AtomicU
     if let Hostile::NoWindow = mode {
         builder.initial_window_size(0);
     }
+    if let Hostile::TwoStreams = mode {
+        builder.max_concurrent_streams(2);
+    }
     let Ok(mut conn) = builder.handshake::<_, Bytes>(tcp).await else {
         return;
     };
@@ -352,6 +367,16 @@ async fn connection(tcp: tokio::net::TcpStream, mode: Hostile, seen: Arc<AtomicU
             }
             // Never read the body, never release its window: the client stalls.
             Hostile::NoWindow => held.push(respond),
+            Hostile::Large => {
+                let resp = http::Response::builder()
+                    .status(200)
+                    .header("x-large", "x".repeat(40_000))
+                    .body(())
+                    .unwrap();
+                if let Ok(mut body) = respond.send_response(resp, false) {
+                    let _ = body.send_data(Bytes::from(vec![b'a'; LARGE_BODY]), true);
+                }
+            }
             _ => {
                 drop(req);
                 let resp = http::Response::builder().status(200).body(()).unwrap();
@@ -367,6 +392,14 @@ async fn connection(tcp: tokio::net::TcpStream, mode: Hostile, seen: Arc<AtomicU
 
 /// `hakaru run --http2` against a hostile mode: the step's JSON, and how long it took.
 fn run_hostile(addr: SocketAddr, extra: &[&str]) -> (serde_json::Value, Duration) {
+    run_hostile_for(addr, "500ms", extra)
+}
+
+fn run_hostile_for(
+    addr: SocketAddr,
+    timeout: &str,
+    extra: &[&str],
+) -> (serde_json::Value, Duration) {
     let dir = TempDir::new("h2-hostile");
     let json = dir.path("r.json");
     let url = format!("http://{addr}/");
@@ -380,7 +413,7 @@ fn run_hostile(addr: SocketAddr, extra: &[&str]) -> (serde_json::Value, Duration
         "-d",
         "1s",
         "--timeout",
-        "500ms",
+        timeout,
     ];
     args.extend_from_slice(extra);
     args.extend_from_slice(&[url.as_str(), "-o", json.to_str().unwrap()]);
@@ -449,6 +482,38 @@ fn a_server_that_never_grants_window_ends_as_timeouts_on_time() {
     assert_eq!(st["statuses"].as_object().map_or(0, |m| m.len()), 0, "{st}");
     // Duration 1 s + timeout 0.5 s, and the process's start and end.
     assert!(took < Duration::from_secs(4), "took {took:?}");
+}
+
+/// Regression: a client whose stream had just ended opened its next one before the
+/// client woken for that stream ran, so the waiting clients starved into timeouts.
+#[test]
+fn clients_wait_for_a_free_stream_under_the_servers_concurrency_limit() {
+    let (addr, seen, _) = hostile(Hostile::TwoStreams);
+    let (st, took) = run_hostile(addr, &[]);
+    // Four clients share each connection, the server allows two streams: the other
+    // two wait for one to end rather than be refused.
+    assert!(st["errors"].as_object().unwrap().is_empty(), "{st}");
+    assert_eq!(st["connections_opened"], 2, "{st}");
+    let ok = st["statuses"]["200"].as_u64().unwrap();
+    assert!(ok > 50, "{st}");
+    let saw = seen.load(Ordering::Relaxed);
+    let unfinished = st["unfinished"].as_u64().unwrap();
+    assert!(
+        saw >= ok && saw <= ok + unfinished,
+        "server saw {saw}, {st}"
+    );
+    assert!(took < Duration::from_secs(5), "took {took:?}");
+}
+
+#[test]
+fn continuation_headers_and_bodies_past_the_windows_are_read_whole() {
+    let (addr, _, _) = hostile(Hostile::Large);
+    let (st, took) = run_hostile_for(addr, "20s", &[]);
+    // Without WINDOW_UPDATE from the client, every answer would stall at 2 MiB.
+    assert!(st["errors"].as_object().unwrap().is_empty(), "{st}");
+    let ok = st["statuses"]["200"].as_u64().unwrap();
+    assert!(ok >= 4, "{st}");
+    assert!(took < Duration::from_secs(30), "took {took:?}");
 }
 
 /// One request over h2c with prior knowledge (the docs store under `serve --http2`
