@@ -18,7 +18,7 @@ WIRE_RUNS=${WIRE_RUNS:-10000000}
 RUNS=${RUNS:-1000000}
 SLOW_RUNS=${SLOW_RUNS:-100000}
 SEED=${SEED:-1}
-TARGETS=(http_response patterns terms results scenario bulk_response stream_records expressions kv)
+TARGETS=(http_response patterns terms results scenario bulk_response stream_records expressions kv h2_frames)
 
 runs_of() {
     case "$1" in

@@ -16,7 +16,7 @@ use crate::rng::SplitMix64;
 pub type Target = fn(&[u8]);
 
 /// The targets by name, for the harness and `bench/fuzz.sh`.
-pub const TARGETS: [(&str, Target); 9] = [
+pub const TARGETS: [(&str, Target); 10] = [
     ("http_response", http_response),
     ("patterns", patterns),
     ("terms", terms),
@@ -26,6 +26,7 @@ pub const TARGETS: [(&str, Target); 9] = [
     ("stream_records", stream_records),
     ("expressions", expressions),
     ("kv", kv),
+    ("h2_frames", h2_frames),
 ];
 
 /// The share of a run's executions a target gets: the slow ones (a histogram and a
@@ -108,6 +109,13 @@ pub fn kv(data: &[u8]) {
             }
         })
     });
+}
+
+/// HTTP/2: a server's frames (SETTINGS, HEADERS and CONTINUATION through HPACK and
+/// Huffman, DATA, RST_STREAM, PING, WINDOW_UPDATE, GOAWAY) read onto a connection
+/// with streams open, the first byte picking how many bytes each read returns.
+pub fn h2_frames(data: &[u8]) {
+    crate::http::h2::fuzz_frames(data);
 }
 
 /// Patterns files: plain lists and drnbench's JSON groups, then the plan they resolve
@@ -369,7 +377,43 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         ],
         _ => &[],
     };
+    if target == "h2_frames" {
+        return h2_seeds();
+    }
     s.iter().map(|t| t.as_bytes().to_vec()).collect()
+}
+
+/// Frames as nginx sends them, and the rarer ones: binary, so not among the text seeds.
+fn h2_seeds() -> Vec<Vec<u8>> {
+    // A frame: length (24 bits), type, flags, stream id, payload.
+    fn f(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+        let len = (payload.len() as u32).to_be_bytes();
+        let mut v = vec![len[1], len[2], len[3], kind, flags];
+        v.extend_from_slice(&stream.to_be_bytes());
+        v.extend_from_slice(payload);
+        v
+    }
+    let settings = f(4, 0, 0, &[0, 3, 0, 0, 0, 100, 0, 4, 0, 1, 0, 0]);
+    let ack = f(4, 1, 0, &[]);
+    // A size update to 0, then `:status 200` indexed; then a literal `:status 302`
+    // Huffman-coded into the table (RFC 7541 C.6.1), and `:status 404` indexed in a
+    // CONTINUATION.
+    let ok = f(1, 4, 1, &[0x20, 0x88]);
+    let data = f(0, 1, 1, b"hello");
+    let literal = f(1, 5, 3, &[0x48, 0x82, 0x64, 0x02]);
+    let split = [f(1, 0, 5, &[0x20]), f(9, 4, 5, &[0x8d])].concat();
+    let padded = f(0, 0x9, 5, &[2, b'x', 0, 0]);
+    let control = [
+        f(3, 0, 7, &[0, 0, 0, 8]),
+        f(6, 0, 0, &[1, 2, 3, 4, 5, 6, 7, 8]),
+        f(8, 0, 0, &[0, 0, 0x10, 0]),
+        f(7, 0, 0, &[0, 0, 0, 3, 0, 0, 0, 0]),
+    ]
+    .concat();
+    let mut seeds = vec![[&[7][..], &settings, &ack, &ok, &data].concat()];
+    seeds.push([&[1][..], &settings, &literal, &split, &padded].concat());
+    seeds.push([&[0][..], &ok, &control].concat());
+    seeds
 }
 
 /// What a harness run did.

@@ -88,15 +88,7 @@ impl Driver {
             inner,
             io,
             meter,
-            reader: Reader {
-                buf: vec![0; READ_BUF].into_boxed_slice(),
-                start: 0,
-                end: 0,
-                decoder: Decoder::new(DEFAULT_TABLE_SIZE),
-                block: Vec::new(),
-                block_for: None,
-                unacked: 0,
-            },
+            reader: Reader::new(),
         }
     }
 
@@ -149,12 +141,7 @@ impl Driver {
                 }
             }
             let r = &mut self.reader;
-            if r.buf.len() - r.end < frame::HEAD_LEN + frame::DEFAULT_MAX_FRAME {
-                r.buf.copy_within(r.start..r.end, 0);
-                r.end -= r.start;
-                r.start = 0;
-            }
-            let mut rb = ReadBuf::new(&mut r.buf[r.end..]);
+            let mut rb = ReadBuf::new(r.room());
             match self.io.poll_read(cx, &mut rb) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(e)) => return Poll::Ready(Cause::io(e)),
@@ -196,6 +183,29 @@ impl Future for Driver {
 }
 
 impl Reader {
+    fn new() -> Reader {
+        Reader {
+            buf: vec![0; READ_BUF].into_boxed_slice(),
+            start: 0,
+            end: 0,
+            decoder: Decoder::new(DEFAULT_TABLE_SIZE),
+            block: Vec::new(),
+            block_for: None,
+            unacked: 0,
+        }
+    }
+
+    /// Make room for a read: what is left of a frame moves to the front when less
+    /// than one frame of the largest size would fit after it.
+    fn room(&mut self) -> &mut [u8] {
+        if self.buf.len() - self.end < frame::HEAD_LEN + frame::DEFAULT_MAX_FRAME {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        &mut self.buf[self.end..]
+    }
+
     /// Handle every whole frame in the buffer.
     fn frames(&mut self, inner: &mut Inner) -> Result<(), Malformed> {
         while self.end - self.start >= frame::HEAD_LEN {
@@ -354,5 +364,29 @@ impl Reader {
             .map_err(|e| Malformed(frame::COMPRESSION_ERROR, e.0))?;
         inner.on_head(stream, status, end);
         Ok(())
+    }
+}
+
+/// Fuzzing ([`crate::fuzz::h2_frames`]): `data` read as a server's frames, after the
+/// first byte, in reads of the size that byte picks, onto a connection with three
+/// streams open; what the connection would write is dropped as a flush would.
+pub(super) fn fuzz_frames(data: &[u8]) {
+    let Some((&step, rest)) = data.split_first() else {
+        return;
+    };
+    let mut inner = Inner::new();
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    for _ in 0..3 {
+        // `:method GET` (static index 2) alone: the server's frames are what is read.
+        let _ = inner.open(&mut cx, &mut 0, &[0x82], true, 64, false);
+    }
+    let mut r = Reader::new();
+    for chunk in rest.chunks(usize::from(step).max(1)) {
+        r.room()[..chunk.len()].copy_from_slice(chunk);
+        r.end += chunk.len();
+        if r.frames(&mut inner).is_err() {
+            return;
+        }
+        inner.out.clear();
     }
 }

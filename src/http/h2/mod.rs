@@ -34,6 +34,11 @@ use crate::stats::ErrorKind;
 use conn::Inner;
 use driver::{Driver, Io};
 
+/// Fuzzing: a server's frames read onto an open connection (see [`driver`]).
+pub fn fuzz_frames(data: &[u8]) {
+    driver::fuzz_frames(data);
+}
+
 /// Each stream's receive window: what a server may send of one response before we
 /// have read it (hyper's client default; the protocol's 64 KiB would stall large
 /// bodies).
