@@ -161,7 +161,7 @@ fn status_line_start(buf: &[u8]) -> Result<Option<usize>, WireError> {
 /// From `i`, value bytes up to the line's end (CRLF, or a bare LF as `httparse`
 /// takes): where the value ends and the next line starts; `None` when the line's end
 /// has not come yet, an error at a byte no value holds.
-#[inline]
+#[inline(always)]
 fn line_end(buf: &[u8], i: usize) -> Result<Option<(usize, usize)>, WireError> {
     let rest = &buf[i..];
     let n = run(rest, value_stops, |b| VALUE[usize::from(b)]);
@@ -178,7 +178,7 @@ fn line_end(buf: &[u8], i: usize) -> Result<Option<(usize, usize)>, WireError> {
 
 /// Where a header name ends in `rest` (its first byte not a token's), `None` when
 /// every byte left is a token's: letters and `-` 8 at a time, then byte by byte.
-#[inline]
+#[inline(always)]
 fn name_len(rest: &[u8]) -> Option<usize> {
     let n = run(rest, name_stops, |b| b.is_ascii_alphabetic() || b == b'-');
     let more = rest[n..].iter().position(|&b| !TOKEN[usize::from(b)])?;
@@ -187,7 +187,7 @@ fn name_len(rest: &[u8]) -> Option<usize> {
 
 /// How many bytes from the start of `s` run before the first one `stops` flags in an
 /// 8-byte word (its high bit set; `ok` says the same of one byte, for the tail).
-#[inline]
+#[inline(always)]
 fn run(s: &[u8], stops: impl Fn(u64) -> u64, ok: impl Fn(u8) -> bool) -> usize {
     let mut n = 0;
     for word in s.chunks_exact(8) {
