@@ -429,6 +429,7 @@ async fn open_stream(
     ))
 }
 
+#[derive(Clone, Copy)]
 enum BodyKind {
     None,
     Length(u64),
