@@ -16,6 +16,7 @@ mod fetch;
 mod framed;
 pub mod h2;
 mod head;
+mod socket;
 mod tls;
 pub mod url;
 
@@ -186,7 +187,7 @@ impl Stream {
     async fn write_all(&mut self, mut b: &[u8], meter: &Meter) -> io::Result<()> {
         while !b.is_empty() {
             let n = match self {
-                Stream::Plain(s) => s.write(b).await?,
+                Stream::Plain(s) => socket::send_some(s, b).await?,
                 Stream::Tls(s) => s.write(b).await?,
                 Stream::Memory(_) => b.len(),
             };
@@ -428,6 +429,7 @@ async fn open_stream(
     ))
 }
 
+#[derive(Clone, Copy)]
 enum BodyKind {
     None,
     Length(u64),
@@ -623,15 +625,19 @@ impl Conn {
         }
         let n = match &mut self.stream {
             Stream::Plain(s) => {
-                if self.start == self.end && !self.buf.is_empty() {
-                    return_buffer(std::mem::take(&mut self.buf));
-                }
-                if self.buf.is_empty() {
-                    // Wait without a buffer; borrow one once there is something to read.
-                    std::future::poll_fn(|cx| s.poll_read_ready(cx)).await?;
-                    self.buf = borrow_buffer();
-                }
-                s.read(&mut self.buf[self.end..]).await?
+                // Wait without a buffer; borrow one once there is something to read.
+                let held = self.end;
+                let lend = |b: &mut Box<[u8]>| {
+                    if b.is_empty() {
+                        *b = borrow_buffer();
+                    }
+                };
+                let rest = |b: &mut Box<[u8]>| {
+                    if held == 0 && !b.is_empty() {
+                        return_buffer(std::mem::take(b));
+                    }
+                };
+                socket::recv_some(s, &mut self.buf, held, lend, rest).await?
             }
             other => other.read(&mut self.buf[self.end..]).await?,
         };
