@@ -23,7 +23,9 @@ memcached; operations/s from its JSON (`ALL STATS.Totals`), CPU from GNU time.
 
 Environment: N (requests per run, 200000), CONNECTIONS (50), ROUNDS (3),
 PIPELINES (1,16), MEMTIER (memtier_benchmark's binary; its rows are left out
-without it),
+without it), THREADS (hakaru's --threads; unset: its default, one per core;
+THREADS=1 gives it one client thread, as redis-benchmark has and as memtier is
+run here with -t 1),
 HAKARU (binary; target/release/hakaru, built if missing), KEEP=1 keeps raw outputs.
 Needs redis-server, redis-tools (redis-benchmark), memcached, GNU time.
 """
@@ -83,9 +85,11 @@ def send(port, data, end):
 
 def hakaru_run(hakaru, url, commands, n, c, p, work, tag):
     out = os.path.join(work, f"{tag}.csv")
+    threads = os.environ.get("THREADS")
     rc, text, cpu, _, _ = common.timed_run(
         [hakaru, "run", "-c", str(c * p), "--pipeline", str(p), "-n", str(n),
-         "--commands", commands, url, "-o", out, "-q"],
+         "--commands", commands, url, "-o", out, "-q"]
+        + (["--threads", threads] if threads else []),
         os.path.join(work, f"{tag}.out"), os.path.join(work, f"{tag}.time"), 600)
     if rc != 0:
         common.die(f"hakaru failed on {url}:\n{text}")
@@ -164,7 +168,9 @@ def main():
 
     pipelines = [int(x) for x in os.environ.get("PIPELINES", "1,16").split(",")]
     print(f"# {common.machine_line()}")
-    print(f"# GET of one existing 3-byte value, {c} connections, {n} requests a run, {rounds} rounds")
+    threads = os.environ.get("THREADS") or "default (one per core)"
+    print(f"# GET of one existing 3-byte value, {c} connections, {n} requests a run, {rounds} rounds, "
+          f"hakaru --threads {threads}")
     for p in pipelines:
         compare(hakaru, mt, (rport, mport), rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds, work)
 

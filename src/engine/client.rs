@@ -104,9 +104,12 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         });
         let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));
         let slot = &mut slots[target];
-        let (outcome, bytes) = send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await;
+        let ((outcome, bytes), read_at) =
+            send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await;
         let truncated = sink.is_some_and(|s| s.truncated);
-        let end = Instant::now();
+        // A pipelined reply ends when the read that brought it returned (one clock
+        // read for all the replies of that read); every other answer, now.
+        let end = read_at.unwrap_or_else(Instant::now);
         w.in_flight.set(w.in_flight.get() - 1);
         {
             let mut rec = w.rec.borrow_mut();
@@ -204,7 +207,7 @@ async fn pace<W: Workload>(
 /// One request with its timeout (from `sent`, fired up to a watchdog's tick late):
 /// connect if needed, write, read the response, on the client's own connection or on
 /// the one its group shares. With the outcome, the bytes of the whole response (0
-/// without one).
+/// without one), and for a pipelined reply when the read that brought it returned.
 async fn send<W: Workload>(
     w: &Worker<W>,
     slot: &mut Slot,
@@ -213,7 +216,7 @@ async fn send<W: Workload>(
     local: usize,
     sent: Instant,
     body: Option<&mut BodySink<'_>>,
-) -> (Outcome, u64) {
+) -> ((Outcome, u64), Option<Instant>) {
     if let Some(group) =
         shared.filter(|_| !matches!(w.workload.targets()[req.target].proto, http::Proto::Http))
     {
@@ -230,14 +233,12 @@ async fn send<W: Workload>(
         }
     };
     let Some(deadline) = sent.checked_add(req.timeout) else {
-        return exchange.await;
+        return (exchange.await, None);
     };
     // Kept by the worker's watchdog, not a timer per request (see `timer::Watchdog`).
     let cell = w.watchdog.client(local);
-    match cell
-        .within(&w.watchdog, deadline, req.timeout, exchange)
-        .await
-    {
+    let within = cell.within(&w.watchdog, deadline, req.timeout, exchange);
+    let outcome = match within.await {
         Some(outcome) => outcome,
         None => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
@@ -250,7 +251,8 @@ async fn send<W: Workload>(
             });
             (Outcome::Error(ErrorKind::Timeout), 0)
         }
-    }
+    };
+    (outcome, None)
 }
 
 async fn attempt<W: Workload>(
@@ -437,14 +439,15 @@ async fn join<W: Workload>(
 /// on a key-value target): join it or open it, queue the command behind the others,
 /// await its reply in turn. A command the connection never wrote (it had closed)
 /// goes once more on a new connection; one written and then lost is the
-/// connection's error, counted once for each command in flight.
+/// connection's error, counted once for each command in flight. With a reply, when
+/// the read that brought it returned.
 async fn attempt_pipelined<W: Workload>(
     w: &Worker<W>,
     slot: &mut Slot,
     group: &Shared,
     req: &Request<'_>,
     deadline: Option<Instant>,
-) -> (Outcome, u64) {
+) -> ((Outcome, u64), Option<Instant>) {
     for first_try in [true, false] {
         // The handle stays in the slot: the connection and the waiter are borrowed
         // from it, not cloned and dropped per command (two reference counts a command).
@@ -452,7 +455,7 @@ async fn attempt_pipelined<W: Workload>(
             slot.shared = None;
             match join_pipelined(w, group, req, deadline).await {
                 Ok(h) => slot.shared = Some(h),
-                Err(failed) => return failed,
+                Err(failed) => return (failed, None),
             }
         }
         let handle = slot.shared.as_mut().expect("held or joined above");
@@ -464,7 +467,7 @@ async fn attempt_pipelined<W: Workload>(
             .exchange(waiter, req.bytes, deadline, req.timeout)
             .await
         {
-            Ok(framed) => return framed.recorded(&mut w.rec.borrow_mut()),
+            Ok((framed, at)) => return (framed.recorded(&mut w.rec.borrow_mut()), Some(at)),
             Err(f) => {
                 let gen = handle.gen;
                 slot.shared = None;
@@ -473,7 +476,7 @@ async fn attempt_pipelined<W: Workload>(
                     continue;
                 }
                 w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
-                return (Outcome::Error(f.kind), 0);
+                return ((Outcome::Error(f.kind), 0), None);
             }
         }
     }

@@ -39,12 +39,23 @@ impl Framer {
         Framer::default()
     }
 
+    /// Ready for the next reply: `open` is read only below `depth`, so it is left
+    /// as it is (writing the whole framer anew was a 100-byte store every reply).
     pub fn reset(&mut self) {
-        *self = Framer::default();
+        self.depth = 0;
+        self.crlf_next = false;
+        self.held = 0;
+        self.nil = 0;
+        self.empty = false;
     }
 
     /// Take what `buf` holds of the reply (see [`Step`]).
     pub fn step(&mut self, buf: &[u8]) -> Step {
+        if self.depth == 0 && !self.crlf_next {
+            if let Some(done) = whole_bulk(buf) {
+                return done;
+            }
+        }
         let mut used = 0;
         loop {
             let rest = &buf[used..];
@@ -172,6 +183,44 @@ impl Framer {
     }
 }
 
+/// The commonest reply, a bulk string (`GET`'s value) or nil whole in `buf`, framed
+/// in one pass: `None` for anything else, which the general path frames (it gives
+/// the same answer, in about twice the instructions a reply at `--pipeline 16`).
+#[inline]
+fn whole_bulk(buf: &[u8]) -> Option<Step> {
+    let rest = buf.strip_prefix(b"$")?;
+    if rest.starts_with(b"-1\r\n") {
+        return Some(Step::Done {
+            used: 5,
+            reply: Reply::Miss,
+        });
+    }
+    // At most 9 digits here (under MAX_VALUE's 10); longer lengths go the long way.
+    let digits = rest
+        .iter()
+        .take(10)
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let n = rest[..digits]
+        .iter()
+        .fold(0usize, |v, d| v * 10 + usize::from(d - b'0'));
+    if n as u64 > MAX_VALUE {
+        return None;
+    }
+    let payload = 1 + digits + 2;
+    let end = payload + n;
+    if buf.get(1 + digits..payload)? != b"\r\n" || buf.get(end..end + 2)? != b"\r\n" {
+        return None;
+    }
+    Some(Step::Done {
+        used: end + 2,
+        reply: Reply::Value,
+    })
+}
+
 /// An error reply's kind, from its first word.
 pub fn error_kind(text: &[u8]) -> ErrorKind {
     let word = text.split(|b| *b == b' ').next().unwrap_or_default();
@@ -234,6 +283,33 @@ mod tests {
                 Step::Invalid(why) => return Err(why),
             }
         }
+    }
+
+    /// The one-pass bulk path takes only a whole, well-formed bulk or nil and stops
+    /// at its end; anything else goes the general way, which refuses what is wrong.
+    #[test]
+    fn the_one_pass_bulk_path_frames_exactly_what_the_general_one_would() {
+        let done = |used, reply| Some(Step::Done { used, reply });
+        assert_eq!(whole_bulk(b"$3\r\nxxx\r\n+OK\r\n"), done(9, Reply::Value));
+        assert_eq!(whole_bulk(b"$0\r\n\r\n"), done(6, Reply::Value));
+        assert_eq!(whole_bulk(b"$-1\r\n$1\r\n"), done(5, Reply::Miss));
+        for partial_or_other in [
+            &b"$3\r\nxxx\r"[..],
+            b"$3\r\nxx",
+            b"$3",
+            b"$3\rx",
+            b"$3\r\nxxxx\r\n",
+            b"$\r\n",
+            b"$1234567890\r\n",
+            b"$999999999\r\n",
+            b"+OK\r\n",
+        ] {
+            assert_eq!(whole_bulk(partial_or_other), None, "{partial_or_other:?}");
+        }
+        assert_eq!(
+            Framer::new().step(b"$3\r\nxxxx\r\n"),
+            Step::Invalid("a RESP bulk string not followed by CRLF")
+        );
     }
 
     #[test]
