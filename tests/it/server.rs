@@ -306,29 +306,29 @@ fn delay_answers_no_sooner_than_asked() {
 /// Regression (issue 19): `/delay/N` answered 1.1 ms late (tokio's millisecond timer
 /// rounds every deadline up). The median of /delay/5 minus that of `/` (the round
 /// trip itself, through no timer: the old /delay/0 slept a tick too, so it would
-/// cancel the error) is 5 ms within 0.6 ms: wide enough for a loaded machine,
-/// narrow enough to fail the old timer. `bench/delay.sh` measures the 0.1 ms.
+/// cancel the error) is 5 ms within 0.9 ms: the old timer's 1.1 ms fails it, and a
+/// machine loaded by the other tests (a sleeping server thread waits for a core when
+/// it wakes: 0.65-0.82 ms over at load average 4-10) passes. The two are asked in
+/// turn, so a change of load falls on both. `bench/delay.sh` measures the 0.1 ms.
 #[test]
 fn delay_is_the_asked_time_not_the_next_timer_tick() {
     let server = server();
     let mut c = Client::connect(server.addr);
-    let mut median = |path: &str| {
-        let mut t: Vec<Duration> = (0..41)
-            .map(|_| {
-                let started = Instant::now();
-                assert_eq!(c.get(path).status, 200);
-                started.elapsed()
-            })
-            .collect();
-        t.sort();
-        t[20]
+    let mut time = |path: &str| {
+        let started = Instant::now();
+        assert_eq!(c.get(path).status, 200);
+        started.elapsed()
     };
-    let (zero, five) = (median("/"), median("/delay/5"));
+    let (mut zero, mut five): (Vec<Duration>, Vec<Duration>) =
+        (0..41).map(|_| (time("/"), time("/delay/5"))).unzip();
+    zero.sort();
+    five.sort();
+    let (zero, five) = (zero[20], five[20]);
     let over = five
         .saturating_sub(zero)
         .saturating_sub(Duration::from_millis(5));
     assert!(
-        five >= Duration::from_millis(5) && over < Duration::from_micros(600),
+        five >= Duration::from_millis(5) && over < Duration::from_micros(900),
         "/delay/5 p50 {five:?}, / p50 {zero:?}: {over:?} over"
     );
 }
