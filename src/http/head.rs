@@ -143,13 +143,7 @@ fn parse(buf: &[u8]) -> Result<Option<Head>, WireError> {
         },
         Some(_) => return Err(NOT_HTTP),
     };
-    let mut f = Framing {
-        length: None,
-        chunked: false,
-        close: version == 0,
-        version,
-        bad: None,
-    };
+    let mut f = Framing::new(version);
     let mut count = 0;
     loop {
         let rest = &buf[i..];
@@ -281,6 +275,17 @@ struct Framing {
 }
 
 impl Framing {
+    /// Before any field: HTTP/1.0 closes unless it asks to be kept alive.
+    fn new(version: u8) -> Framing {
+        Framing {
+            length: None,
+            chunked: false,
+            close: version == 0,
+            version,
+            bad: None,
+        }
+    }
+
     /// One header field: `name` is token bytes, `value` as it came (trimmed here, for
     /// the three fields read only).
     #[inline]
@@ -408,13 +413,7 @@ mod tests {
             Err(_) => return Err(NOT_HTTP),
         };
         let version = resp.version.unwrap_or(1);
-        let mut f = Framing {
-            length: None,
-            chunked: false,
-            close: version == 0,
-            version,
-            bad: None,
-        };
+        let mut f = Framing::new(version);
         for h in resp.headers.iter() {
             f.field(h.name.as_bytes(), h.value.trim_ascii());
             if f.bad.is_some() {
