@@ -12,6 +12,7 @@ use std::task::{Context, Poll, Waker};
 use std::time::Instant;
 
 use super::frame::{self, Head, Malformed};
+use super::hpack::{Encoder, Field};
 use super::{Cause, H2Error, CONNECTION_WINDOW, STREAM_WINDOW};
 
 /// The largest stream identifier (RFC 9113 §5.1.1): past it, a new connection.
@@ -77,6 +78,11 @@ pub(super) struct Slot {
 pub(super) struct Inner {
     /// Frames queued for the socket; `out[written..]` is still to go.
     pub(super) out: Vec<u8>,
+    /// The request side's HPACK table, in step with the server's decoder: blocks are
+    /// encoded in the order they are queued in `out`.
+    encoder: Encoder,
+    /// A request's header block, reused.
+    block: Vec<u8>,
     pub(super) written: usize,
     pub(super) task: Option<Waker>,
     pub(super) task_woken: bool,
@@ -122,6 +128,8 @@ impl Inner {
         frame::put_window_update(&mut out, 0, CONNECTION_WINDOW - 65_535);
         Inner {
             out,
+            encoder: Encoder::new(),
+            block: Vec::new(),
             written: 0,
             task: None,
             task_woken: false,
@@ -237,7 +245,7 @@ impl Inner {
         &mut self,
         cx: &mut Context<'_>,
         ticket: &mut u64,
-        block: &[u8],
+        fields: &[Field],
         end_stream: bool,
         keep: usize,
         timed: bool,
@@ -267,7 +275,15 @@ impl Inner {
         s.unacked = 0;
         self.by_id.insert(id, ix);
         self.active += 1;
-        put_headers(&mut self.out, id, block, end_stream, self.peer_max_frame);
+        self.block.clear();
+        self.encoder.encode(&mut self.block, fields);
+        put_headers(
+            &mut self.out,
+            id,
+            &self.block,
+            end_stream,
+            self.peer_max_frame,
+        );
         self.wake_task();
         // Room for more: let the next waiting client try too.
         self.wake_waiter();
@@ -455,8 +471,8 @@ impl Inner {
                     }
                     self.peer_max_frame = value as usize;
                 }
-                // The table size concerns an encoder's dynamic table (hakaru's has
-                // none); the rest do not concern a client.
+                frame::SETTINGS_HEADER_TABLE_SIZE => self.encoder.limit(value as usize),
+                // The rest do not concern a client.
                 _ => {}
             }
         }

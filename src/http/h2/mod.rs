@@ -71,8 +71,9 @@ pub struct H2Conn {
 struct Converted {
     /// The HTTP/1.1 bytes it came from (reused when another request comes).
     from: Vec<u8>,
-    /// Its HPACK header block (no dynamic table: the same bytes for every stream).
-    block: Vec<u8>,
+    /// Its header fields, each found once in the static table; each connection's
+    /// [`hpack::Encoder`] makes the block.
+    fields: Vec<hpack::Field>,
     /// The body (the bytes after the head in `from`).
     body: Vec<u8>,
 }
@@ -181,7 +182,7 @@ impl H2Conn {
             let r =
                 inner
                     .borrow_mut()
-                    .open(cx, &mut ticket, &c.block, c.body.is_empty(), keep, timed);
+                    .open(cx, &mut ticket, &c.fields, c.body.is_empty(), keep, timed);
             waiting.ticket.set(ticket);
             r
         })
@@ -263,11 +264,12 @@ fn convert(from: Vec<u8>, https: bool) -> Result<Converted, H2Error> {
         .path_and_query(path)
         .build()
         .map_err(|_| BAD)?;
-    let mut block = Vec::new();
-    hpack::encode_field(&mut block, b":method", method.as_str().as_bytes());
-    hpack::encode_field(&mut block, b":scheme", scheme.as_bytes());
-    hpack::encode_field(&mut block, b":authority", authority);
-    hpack::encode_field(&mut block, b":path", path.as_bytes());
+    let mut fields = vec![
+        hpack::Field::new(b":method", method.as_str().as_bytes()),
+        hpack::Field::new(b":scheme", scheme.as_bytes()),
+        hpack::Field::new(b":authority", authority),
+        hpack::Field::new(b":path", path.as_bytes()),
+    ];
     for h in r.headers.iter() {
         if h.name.eq_ignore_ascii_case("host") {
             continue;
@@ -275,17 +277,17 @@ fn convert(from: Vec<u8>, https: bool) -> Result<Converted, H2Error> {
         if h.name.eq_ignore_ascii_case("te") {
             // The one value HTTP/2 allows.
             if h.value.eq_ignore_ascii_case(b"trailers") {
-                hpack::encode_field(&mut block, b"te", b"trailers");
+                fields.push(hpack::Field::new(b"te", b"trailers"));
             }
         } else if !connection_specific(h.name) {
             // Lowercased, as HTTP/2 requires; both checked as the `h2` crate did.
             let name = HeaderName::from_bytes(h.name.as_bytes()).map_err(|_| BAD)?;
             HeaderValue::from_bytes(h.value).map_err(|_| BAD)?;
-            hpack::encode_field(&mut block, name.as_str().as_bytes(), h.value);
+            fields.push(hpack::Field::new(name.as_str().as_bytes(), h.value));
         }
     }
     Ok(Converted {
-        block,
+        fields,
         body: from[body_at..].to_vec(),
         from,
     })
@@ -416,8 +418,10 @@ mod tests {
 
     fn fields(c: &Converted) -> Vec<(String, String)> {
         let mut all = Vec::new();
-        hpack::Decoder::new(0)
-            .decode(&c.block, |n, v| {
+        let mut block = Vec::new();
+        hpack::Encoder::new().encode(&mut block, &c.fields);
+        hpack::Decoder::new(hpack::DEFAULT_TABLE_SIZE)
+            .decode(&block, |n, v| {
                 let s = |t: hpack::Text<'_>| String::from_utf8(t.bytes.to_vec()).unwrap();
                 all.push((s(n), s(v)));
                 Ok(())
