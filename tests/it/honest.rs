@@ -84,7 +84,9 @@ fn ok_status_says_what_counts_as_success_on_every_command() {
         &url404,
     ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert!(!stdout(&o).contains("Warning:"), "{}", stdout(&o));
+    // Only the not-a-success warning: a loaded CI machine rightly adds "hakaru used
+    // 97% of 2 cores" to a short debug-build run (that failed this test once).
+    assert!(!stdout(&o).contains("were not a success"), "{}", stdout(&o));
     let json = crate::util::read_json(&out.with_extension("json"));
     assert_eq!(json["steps"][0]["ok_status"], "200-299,404");
 

@@ -304,12 +304,15 @@ fn delay_answers_no_sooner_than_asked() {
 }
 
 /// Regression (issue 19): `/delay/N` answered 1.1 ms late (tokio's millisecond timer
-/// rounds every deadline up). The median of /delay/5 minus that of `/` (the round
-/// trip itself, through no timer: the old /delay/0 slept a tick too, so it would
-/// cancel the error) is 5 ms within 0.9 ms: the old timer's 1.1 ms fails it, and a
-/// machine loaded by the other tests (a sleeping server thread waits for a core when
-/// it wakes: 0.65-0.82 ms over at load average 4-10) passes. The two are asked in
-/// turn, so a change of load falls on both. `bench/delay.sh` measures the 0.1 ms.
+/// rounds every deadline up). The fast tail (5th of 41, about p10) of /delay/5 minus
+/// that of `/` (the round trip itself, through no timer: the old /delay/0 slept a
+/// tick too, so it would cancel the error) is 5 ms within 0.9 ms. tokio's sleep is
+/// 1.14-1.18 ms over at p10 in every run here, so the old timer fails it. The median
+/// was the first choice, but a loaded CI machine (a sleeping server thread waits for
+/// a core at each of the two wake-ups a delayed answer takes) put it 1.66 ms over;
+/// load only adds time, so the fast tail is where the timer shows and the load does
+/// not. The two are asked in turn, so a change of load falls on both.
+/// `bench/delay.sh` measures the 0.1 ms.
 #[test]
 fn delay_is_the_asked_time_not_the_next_timer_tick() {
     let server = server();
@@ -323,13 +326,13 @@ fn delay_is_the_asked_time_not_the_next_timer_tick() {
         (0..41).map(|_| (time("/"), time("/delay/5"))).unzip();
     zero.sort();
     five.sort();
-    let (zero, five) = (zero[20], five[20]);
+    let (zero, five) = (zero[4], five[4]);
     let over = five
         .saturating_sub(zero)
         .saturating_sub(Duration::from_millis(5));
     assert!(
         five >= Duration::from_millis(5) && over < Duration::from_micros(900),
-        "/delay/5 p50 {five:?}, / p50 {zero:?}: {over:?} over"
+        "/delay/5 p10 {five:?}, / p10 {zero:?}: {over:?} over"
     );
 }
 
