@@ -35,8 +35,9 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
-use std::future::poll_fn;
+use std::future::{poll_fn, Future};
 use std::io;
+use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 use std::time::{Duration, Instant};
@@ -149,13 +150,17 @@ impl PipeConn {
     /// Queue `request` and await its reply, in its turn, or its timeout (`timeout`
     /// after it was sent, at `deadline`). With the reply, when the read that brought
     /// it returned: the command's end.
-    pub async fn exchange(
-        &self,
-        waiter: &Rc<Waiter>,
+    ///
+    /// The command is queued by this call, and the future awaits its reply: a plain
+    /// future, not an `async fn`, whose state machine's set-up and moves were about
+    /// 40 instructions of a command's ~1,690.
+    pub fn exchange<'a>(
+        &'a self,
+        waiter: &'a Rc<Waiter>,
         request: &[u8],
         deadline: Option<Instant>,
         timeout: Duration,
-    ) -> Result<(Framed, Instant), Failure> {
+    ) -> Exchange<'a> {
         let inner = &self.inner;
         if inner.closed.get() {
             let mut f = inner.ended.borrow().clone().unwrap_or_else(|| Failure {
@@ -164,7 +169,12 @@ impl PipeConn {
                 unprocessed: true,
             });
             f.unprocessed = true;
-            return Err(f);
+            return Exchange {
+                conn: self,
+                waiter,
+                closed: Some(f),
+                waiting: false,
+            };
         }
         waiter.done.set(None);
         waiter.written.set(false);
@@ -180,32 +190,56 @@ impl PipeConn {
         if first {
             inner.wake.poke();
         }
-        // Dropped before the reply (the step's end): close the connection.
-        let abandon = Abandon { conn: self };
-        let r = poll_fn(|cx| match waiter.done.take() {
-            Some(r) => Poll::Ready(r),
+        Exchange {
+            conn: self,
+            waiter,
+            closed: None,
+            waiting: true,
+        }
+    }
+}
+
+/// One queued command's wait for its reply ([`PipeConn::exchange`]). Dropped before
+/// the reply (the step's end), it closes the connection: the replies after a
+/// missing one could no longer be matched to their commands.
+pub struct Exchange<'a> {
+    conn: &'a PipeConn,
+    waiter: &'a Rc<Waiter>,
+    /// The connection had closed before the command was queued.
+    closed: Option<Failure>,
+    /// Queued and not yet answered.
+    waiting: bool,
+}
+
+impl Future for Exchange<'_> {
+    type Output = Result<(Framed, Instant), Failure>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.get_mut();
+        if let Some(f) = this.closed.take() {
+            return Poll::Ready(Err(f));
+        }
+        match this.waiter.done.take() {
+            Some(r) => {
+                this.waiting = false;
+                Poll::Ready(r)
+            }
             None => {
-                let mut w = waiter.waker.borrow_mut();
+                let mut w = this.waiter.waker.borrow_mut();
                 if !w.as_ref().is_some_and(|w| w.will_wake(cx.waker())) {
                     *w = Some(cx.waker().clone());
                 }
                 Poll::Pending
             }
-        })
-        .await;
-        std::mem::forget(abandon);
-        r
+        }
     }
 }
 
-/// Closes the connection when a command's wait is dropped before its reply.
-struct Abandon<'a> {
-    conn: &'a PipeConn,
-}
-
-impl Drop for Abandon<'_> {
+impl Drop for Exchange<'_> {
     fn drop(&mut self) {
-        self.conn.close();
+        if self.waiting {
+            self.conn.close();
+        }
     }
 }
 
