@@ -9,7 +9,9 @@ commands in flight per connection, P = 1 and 16: redis-benchmark
 `-c C -n N -t get -P P --csv`, hakaru `run -c C×P --pipeline P -n N --commands
 get.txt` (`GET key:__rand_int__`, the key redis-benchmark asks for without -r;
 hakaru's -c counts clients, P of which share each connection). Per run: operations/s from each tool's own
-report, and the client's user+sys CPU from GNU time, as µs per operation. Rounds
+report, and the client's user+sys CPU from GNU time, as µs per operation (and
+split into user and system time, with the user time that 0.8× of redis-benchmark's
+CPU would leave hakaru at its own system time). Rounds
 alternate the order of the tools; medians and per-round ratios are printed.
 
 memtier_benchmark is not packaged in Debian; it was built outside the repository:
@@ -71,6 +73,16 @@ class Server:
                 self.proc.wait()
 
 
+def user_sys(time_path, ops):
+    """User and system CPU µs per operation from GNU time's "%U %S %M" line."""
+    try:
+        with open(time_path) as f:
+            last = f.read().strip().splitlines()[-1].split()
+        return float(last[0]) / ops * 1e6, float(last[1]) / ops * 1e6
+    except (OSError, IndexError, ValueError):
+        return float("nan"), float("nan")
+
+
 def send(port, data, end):
     with socket.create_connection(("127.0.0.1", port), timeout=5) as s:
         s.sendall(data)
@@ -97,7 +109,8 @@ def hakaru_run(hakaru, url, commands, n, c, p, work, tag):
         step = json.load(f)["steps"][0]
     if step["errors"]:
         common.die(f"hakaru saw errors on {url}: {step['errors']}")
-    return step["qps"], cpu / max(step["responses"], 1) * 1e6
+    ops = max(step["responses"], 1)
+    return (step["qps"], cpu / ops * 1e6) + user_sys(os.path.join(work, f"{tag}.time"), ops)
 
 
 def redis_benchmark(port, n, c, p, work, tag):
@@ -109,7 +122,7 @@ def redis_benchmark(port, n, c, p, work, tag):
     for line in text.splitlines():
         cells = [x.strip('"') for x in line.split(",")]
         if cells and cells[0] == "GET":
-            return float(cells[1]), cpu / n * 1e6
+            return (float(cells[1]), cpu / n * 1e6) + user_sys(os.path.join(work, f"{tag}.time"), n)
     common.die(f"redis-benchmark printed no GET line (rc {rc}):\n{text}")
 
 
@@ -130,7 +143,8 @@ def memtier(tool, port, proto, n, c, p, work, tag):
         common.die(f"memtier_benchmark wrote no totals (rc {rc}):\n{text}")
     if rc != 0 or totals.get("Misses/sec", 0) > 0 or totals.get("Connection Errors", 0):
         common.die(f"memtier_benchmark failed or missed (rc {rc}): {totals}")
-    return totals["Ops/sec"], cpu / max(totals["Count"], 1) * 1e6
+    ops = max(totals["Count"], 1)
+    return (totals["Ops/sec"], cpu / ops * 1e6) + user_sys(os.path.join(work, f"{tag}.time"), ops)
 
 
 def main():
@@ -200,16 +214,24 @@ def compare(hakaru, mt, ports, rurl, murl, redis_cmds, mc_cmds, n, c, p, rounds,
         h, b = rows["hakaru redis"][-1], rows["redis-benchmark"][-1]
         print(f"round {r + 1}: hakaru/redis-benchmark ops/s {h[0] / b[0]:.2f}, "
               f"CPU per op {h[1] / b[1]:.2f}")
-    print(f"{'tool':<18}{'ops/s (median)':>16}{'client CPU µs/op':>18}")
+    print(f"{'tool':<18}{'ops/s (median)':>16}{'client CPU µs/op':>18}{'user':>8}{'system':>8}")
     for name, vals in rows.items():
-        ops = common.median([v[0] for v in vals])
-        cpu = common.median([v[1] for v in vals])
-        print(f"{name:<18}{common.fmt(ops, '16.0f')}{common.fmt(cpu, '18.2f')}")
+        ops, cpu, user, system = (common.median([v[i] for v in vals]) for i in range(4))
+        print(f"{name:<18}{common.fmt(ops, '16.0f')}{common.fmt(cpu, '18.2f')}"
+              f"{common.fmt(user, '8.2f')}{common.fmt(system, '8.2f')}")
     h, b = rows["hakaru redis"], rows["redis-benchmark"]
     ratio_ops = common.median([x[0] / y[0] for x, y in zip(h, b)])
     ratio_cpu = common.median([x[1] / y[1] for x, y in zip(h, b)])
+    ratio_user = common.median([x[2] / y[2] for x, y in zip(h, b)])
+    ratio_sys = common.median([x[3] / y[3] for x, y in zip(h, b)])
     print(f"pipeline {p}: hakaru / redis-benchmark (median of per-round ratios): "
-          f"ops/s {ratio_ops:.2f}, CPU per op {ratio_cpu:.2f}")
+          f"ops/s {ratio_ops:.2f}, CPU per op {ratio_cpu:.2f} (user {ratio_user:.2f}, "
+          f"system {ratio_sys:.2f})")
+    # What 0.8x of redis-benchmark's CPU leaves for hakaru's user time at its own
+    # system time (each round's, median): the room user space has.
+    room = common.median([0.8 * y[1] - x[3] for x, y in zip(h, b)])
+    print(f"pipeline {p}: 0.8x redis-benchmark's CPU leaves hakaru {room:.2f} µs/op of user "
+          f"time at its system time (it used {common.median([x[2] for x in h]):.2f})")
     if mt:
         for store in ("redis", "memcached"):
             h, m = rows[f"hakaru {store}"], rows[f"memtier {store}"]
