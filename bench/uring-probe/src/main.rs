@@ -12,7 +12,10 @@
 //! Usage: `uring-probe MODE HOST:PORT CONNECTIONS SECONDS` where MODE is `epoll`,
 //! `uring` (linked send→recv per request), or `uring-multi` (multishot recv on a
 //! provided-buffer ring, a send per request); with `uring*`, `--setup defer|coop|none|sqpoll`
-//! (default defer: SINGLE_ISSUER + DEFER_TASKRUN) and `--fixed` (registered files).
+//! (default defer: SINGLE_ISSUER + DEFER_TASKRUN), `--fixed` (registered files) and
+//! `--wait K` (each `io_uring_enter` waits for K completions, not 1), `--min-wait US`
+//! (K completions for at most US µs, then at least one: kernel 6.12's min_wait_usec);
+//! with `epoll`, `--pace US` (sleep US µs after a turn that found fewer than K ready).
 
 mod epoll;
 mod uring;
@@ -41,6 +44,9 @@ pub struct Opts {
     pub secs: f64,
     pub setup: String,
     pub fixed: bool,
+    pub wait: usize,
+    pub min_wait_us: u32,
+    pub pace_us: u32,
 }
 
 /// One keep-alive connection: the socket (kept open by the stream) and the bytes of the
@@ -142,16 +148,22 @@ fn parse_args() -> Result<Opts, String> {
     let mut pos = Vec::new();
     let mut setup = "defer".to_string();
     let mut fixed = false;
+    let mut wait = "1".to_string();
+    let mut min_wait = "0".to_string();
+    let mut pace = "0".to_string();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--setup" => setup = args.next().ok_or("--setup needs defer|coop|none|sqpoll")?,
             "--fixed" => fixed = true,
+            "--wait" => wait = args.next().ok_or("--wait needs a count")?,
+            "--pace" => pace = args.next().ok_or("--pace needs microseconds")?,
+            "--min-wait" => min_wait = args.next().ok_or("--min-wait needs microseconds")?,
             _ => pos.push(a),
         }
     }
     let [mode, addr, conns, secs] = <[String; 4]>::try_from(pos).map_err(|_| {
-        "usage: uring-probe MODE HOST:PORT CONNECTIONS SECONDS [--setup S] [--fixed]"
+        "usage: uring-probe MODE HOST:PORT CONNECTIONS SECONDS [--setup S] [--fixed] [--wait K] [--min-wait US] [--pace US]"
     })?;
     if !["epoll", "uring", "uring-multi"].contains(&mode.as_str()) {
         return Err(format!("MODE {mode:?}: epoll, uring or uring-multi"));
@@ -172,7 +184,24 @@ fn parse_args() -> Result<Opts, String> {
     if conns == 0 || conns > 4096 || !(secs > 0.0 && secs <= 600.0) {
         return Err("CONNECTIONS must be 1..=4096 and SECONDS in (0, 600]".into());
     }
+    let wait: usize = wait.parse().map_err(|e| format!("--wait {wait:?}: {e}"))?;
+    if wait == 0 || wait > conns {
+        return Err(format!("--wait {wait}: 1..=CONNECTIONS ({conns})"));
+    }
+    let min_wait_us: u32 = min_wait
+        .parse()
+        .map_err(|e| format!("--min-wait {min_wait:?}: {e}"))?;
+    if min_wait_us > 0 && setup == "sqpoll" {
+        return Err("--min-wait is not written for --setup sqpoll".into());
+    }
+    let pace_us: u32 = pace.parse().map_err(|e| format!("--pace {pace:?}: {e}"))?;
+    if pace_us >= 1_000_000 {
+        return Err(format!("--pace {pace_us}: under 1 s"));
+    }
     Ok(Opts {
+        pace_us,
+        min_wait_us,
+        wait,
         mode,
         addr,
         conns,
@@ -247,12 +276,15 @@ fn main() -> ExitCode {
     let n = c.responses.max(1) as f64;
     let _ = writeln!(
         io::stdout(),
-        "mode {} setup {} fixed {} connections {}\nrequests {} in {:.3} s: {:.0} req/s\n\
+        "mode {} setup {} fixed {} wait {} min-wait {} us pace {} us connections {}\nrequests {} in {:.3} s: {:.0} req/s\n\
          cpu user {:.3} s sys {:.3} s: {:.3} + {:.3} = {:.3} us/req\n\
          own syscalls {} ({:.3}/req), loop turns {} ({:.3}/req)\nthreads {}",
         opts.mode,
         opts.setup,
         opts.fixed,
+        opts.wait,
+        opts.min_wait_us,
+        opts.pace_us,
         opts.conns,
         c.responses,
         wall,
