@@ -4,8 +4,9 @@
 //! With `--pace US` (and `--wait K`), a turn that found fewer than K ready connections
 //! sleeps US µs before the next `epoll_wait`: epoll's way to batch wake-ups.
 
-use crate::{connect, request, Counts, Deadline, Opts, BUF};
+use crate::{connect, request, Conn, Counts, Deadline, Latency, Opts, BUF};
 use std::io;
+use std::time::Instant;
 
 fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
     if ret < 0 {
@@ -17,9 +18,17 @@ fn check(ret: libc::c_int) -> io::Result<libc::c_int> {
 
 /// Sends the whole request (a few dozen bytes: a short send never happens into an empty
 /// socket buffer, and is refused as an error if it does).
-fn send(fd: i32, req: &[u8]) -> io::Result<()> {
+fn send(conn: &mut Conn, req: &[u8]) -> io::Result<()> {
+    conn.sent = Instant::now();
     // SAFETY: req is a valid buffer for its length.
-    let n = unsafe { libc::send(fd, req.as_ptr().cast(), req.len(), libc::MSG_NOSIGNAL) };
+    let n = unsafe {
+        libc::send(
+            conn.fd(),
+            req.as_ptr().cast(),
+            req.len(),
+            libc::MSG_NOSIGNAL,
+        )
+    };
     if n as usize != req.len() {
         return Err(if n < 0 {
             io::Error::last_os_error()
@@ -36,17 +45,18 @@ pub fn run(o: &Opts) -> io::Result<Counts> {
     // SAFETY: plain syscalls on descriptors this function owns.
     let ep = check(unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) })?;
     let mut c = Counts {
+        lat: Latency::new(),
         responses: 0,
         syscalls: 1,
         turns: 0,
     };
-    for (i, conn) in conns.iter().enumerate() {
+    for (i, conn) in conns.iter_mut().enumerate() {
         let mut ev = libc::epoll_event {
             events: (libc::EPOLLIN | libc::EPOLLET) as u32,
             u64: i as u64,
         };
         check(unsafe { libc::epoll_ctl(ep, libc::EPOLL_CTL_ADD, conn.fd(), &mut ev) })?;
-        send(conn.fd(), &req)?;
+        send(conn, &req)?;
         c.syscalls += 2;
     }
     let mut events = vec![libc::epoll_event { events: 0, u64: 0 }; o.conns];
@@ -82,9 +92,9 @@ pub fn run(o: &Opts) -> io::Result<Counts> {
                     "server closed",
                 ));
             }
-            if conn.took(got as usize)? {
+            if conn.took(got as usize, &mut c.lat)? {
                 c.responses += 1;
-                send(conn.fd(), &req)?;
+                send(conn, &req)?;
                 c.syscalls += 1;
             }
         }

@@ -31,9 +31,68 @@ pub const BUF: usize = 4096;
 
 /// What a mode reports back: complete responses and the syscalls it made itself.
 pub struct Counts {
+    pub lat: Latency,
     pub responses: u64,
     pub syscalls: u64,
     pub turns: u64,
+}
+
+/// Each request's time from its send (queued, for io_uring) to its response seen
+/// complete by the probe, in 10 µs buckets up to 100 ms: what a load tool would report
+/// as latency, so the cost of batching wake-ups shows beside the CPU it saves.
+pub struct Latency {
+    buckets: Vec<u64>,
+    sum_ns: u128,
+    max_ns: u64,
+}
+
+impl Default for Latency {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Latency {
+    const BUCKET_NS: u64 = 10_000;
+
+    pub fn new() -> Self {
+        Latency {
+            buckets: vec![0; 10_001],
+            sum_ns: 0,
+            max_ns: 0,
+        }
+    }
+
+    fn record(&mut self, ns: u64) {
+        let b = ((ns / Self::BUCKET_NS) as usize).min(self.buckets.len() - 1);
+        self.buckets[b] += 1;
+        self.sum_ns += u128::from(ns);
+        self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// The upper edge of the bucket holding quantile `q`, in µs.
+    fn quantile_us(&self, q: f64) -> f64 {
+        let n: u64 = self.buckets.iter().sum();
+        let want = (n as f64 * q).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for (i, &c) in self.buckets.iter().enumerate() {
+            seen += c;
+            if seen >= want {
+                return ((i as u64 + 1) * Self::BUCKET_NS) as f64 / 1e3;
+            }
+        }
+        f64::NAN
+    }
+
+    fn line(&self, n: u64) -> String {
+        format!(
+            "latency mean {:.0} us p50 {:.0} us p99 {:.0} us max {:.0} us",
+            self.sum_ns as f64 / n.max(1) as f64 / 1e3,
+            self.quantile_us(0.5),
+            self.quantile_us(0.99),
+            self.max_ns as f64 / 1e3
+        )
+    }
 }
 
 /// The parsed command line.
@@ -55,6 +114,8 @@ pub struct Conn {
     pub stream: TcpStream,
     pub buf: Box<[u8; BUF]>,
     pub len: usize,
+    /// When this connection's request went out (or was queued to go).
+    pub sent: Instant,
 }
 
 impl Conn {
@@ -64,11 +125,12 @@ impl Conn {
 
     /// After `n` more bytes landed in `buf[len..]`: Ok(true) when a whole response is in
     /// (and the buffer is emptied for the next), Ok(false) when more is to come.
-    pub fn took(&mut self, n: usize) -> io::Result<bool> {
+    pub fn took(&mut self, n: usize, lat: &mut Latency) -> io::Result<bool> {
         self.len += n;
         match response_len(&self.buf[..self.len])? {
             Some(total) if total == self.len => {
                 self.len = 0;
+                lat.record(self.sent.elapsed().as_nanos() as u64);
                 Ok(true)
             }
             // No pipelining: bytes past one response mean the server said something else.
@@ -127,6 +189,7 @@ pub fn connect(addr: SocketAddr, n: usize) -> io::Result<Vec<Conn>> {
                 stream,
                 buf: Box::new([0; BUF]),
                 len: 0,
+                sent: Instant::now(),
             })
         })
         .collect()
@@ -278,7 +341,7 @@ fn main() -> ExitCode {
         io::stdout(),
         "mode {} setup {} fixed {} wait {} min-wait {} us pace {} us connections {}\nrequests {} in {:.3} s: {:.0} req/s\n\
          cpu user {:.3} s sys {:.3} s: {:.3} + {:.3} = {:.3} us/req\n\
-         own syscalls {} ({:.3}/req), loop turns {} ({:.3}/req)\nthreads {}",
+         own syscalls {} ({:.3}/req), loop turns {} ({:.3}/req)\n{}\nthreads {}",
         opts.mode,
         opts.setup,
         opts.fixed,
@@ -298,6 +361,7 @@ fn main() -> ExitCode {
         c.syscalls as f64 / n,
         c.turns,
         c.turns as f64 / n,
+        c.lat.line(c.responses),
         threads
     );
     ExitCode::SUCCESS

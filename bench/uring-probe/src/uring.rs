@@ -10,10 +10,11 @@
 //! SQ; its CPU is a thread of this process in /proc and is counted by getrusage and by
 //! GNU time's wait4, both of which sum the thread group).
 
-use crate::{connect, request, Conn, Counts, Deadline, Opts, BUF};
+use crate::{connect, request, Conn, Counts, Deadline, Latency, Opts, BUF};
 use io_uring::{cqueue, opcode, squeue, types, IoUring};
 use std::io;
 use std::os::fd::RawFd;
+use std::time::Instant;
 
 const SEND: u64 = 1;
 const RECV: u64 = 2;
@@ -39,7 +40,8 @@ struct Sqes<'a> {
 }
 
 impl Sqes<'_> {
-    fn send(&self, i: usize) -> squeue::Entry {
+    fn send(&mut self, i: usize) -> squeue::Entry {
+        self.conns[i].sent = Instant::now();
         let (p, n) = (self.req.as_ptr(), self.req.len() as u32);
         let e = if self.fixed {
             opcode::Send::new(types::Fixed(i as u32), p, n)
@@ -172,6 +174,7 @@ pub fn run(o: &Opts) -> io::Result<Counts> {
     let mut conns = connect(o.addr, o.conns)?;
     let mut ring = ring(o)?;
     let mut c = Counts {
+        lat: Latency::new(),
         responses: 0,
         syscalls: 1,
         turns: 0,
@@ -255,13 +258,13 @@ pub fn run(o: &Opts) -> io::Result<Counts> {
                 }
                 conn.buf[conn.len..conn.len + n].copy_from_slice(&br.buf(id)[..n]);
                 br.give(id);
-                let done = conn.took(n)?;
+                let done = conn.took(n, &mut c.lat)?;
                 if !cqueue::more(cqe.flags()) {
                     ready.push(q.recv_multi(i));
                 }
                 done
             } else {
-                q.conns[i].took(res as usize)?
+                q.conns[i].took(res as usize, &mut c.lat)?
             };
             match (done, multi) {
                 (true, true) => ready.push(q.send(i)),
