@@ -13,11 +13,13 @@ ratios against wrk in the same round; then, unless SYSCALLS=0, one `perf stat` r
 each tool for syscalls and context switches per request (tracepoints add overhead, so
 those runs are kept out of the CPU figures).
 
-Tools (TOOLS, comma list; default wrk,hakaru-t1,epoll,uring,uring-multi): `wrk`,
-`hakaru-t1`, and probe modes named `epoll` or `uring[-multi][-defer|-coop|-none|-sqpoll]
-[-fixed]` (uring: a send linked to a recv per request; -multi: a multishot recv on a
-provided-buffer ring and a send per request; setup flags default defer =
-SINGLE_ISSUER + DEFER_TASKRUN; -fixed: registered files).
+Tools (TOOLS, comma list; default wrk,hakaru-t1,epoll,uring,uring-multi,uring-w16,
+epoll-w16-p200): `wrk`, `hakaru-t1`, and probe modes named `epoll[-wK-pUS]` or
+`uring[-multi][-defer|-coop|-none|-sqpoll][-fixed][-wK][-mUS]` (uring: a send linked to
+a recv per request; -multi: a multishot recv on a provided-buffer ring and a send per
+request; setup flags default defer = SINGLE_ISSUER + DEFER_TASKRUN; -fixed: registered
+files; -wK: each io_uring_enter waits for K completions; -mUS: for at most US µs
+(min_wait); epoll's -pUS: sleep US µs after a turn that found fewer than K ready).
 Environment: DURATION (5), ROUNDS (3), CONNECTIONS (50), PAUSE (1), HAKARU, PROBE (the
 probe binary; built with cargo in bench/uring-probe if unset), SYSCALLS (1), KEEP=1.
 Needs: apt-get install nginx wrk time linux-perf; a Rust toolchain for the probe.
@@ -53,18 +55,24 @@ def probe_binary():
 
 
 def probe_args(name):
-    """`uring-multi-coop-fixed` -> ["uring-multi", "--setup", "coop", "--fixed"]."""
+    """`uring-multi-coop-fixed-w16` -> ["uring-multi", "--setup", "coop", "--fixed",
+    "--wait", "16"]; `epoll-w16-p200` -> ["epoll", "--wait", "16", "--pace", "200"]."""
     parts = name.split("-")
     if parts[0] not in ("epoll", "uring"):
         return None
+    uring = parts[0] == "uring"
     mode, extra = parts[0], []
     for p in parts[1:]:
+        knob = re.fullmatch(r"([wmp])(\d+)", p)
         if p == "multi" and mode == "uring":
             mode = "uring-multi"
-        elif p in SETUPS and parts[0] == "uring":
+        elif p in SETUPS and uring:
             extra += ["--setup", p]
-        elif p == "fixed" and parts[0] == "uring":
+        elif p == "fixed" and uring:
             extra.append("--fixed")
+        elif knob and (knob[1] == "w" or (knob[1] == "m") == uring):
+            flag = {"w": "--wait", "m": "--min-wait", "p": "--pace"}[knob[1]]
+            extra += [flag, knob[2]]
         else:
             return None
     return [mode] + extra
@@ -92,8 +100,8 @@ def tools(names, conns, dur):
                 return [p, a[0], hostport, str(conns), str(dur)] + a[1:]
             out[name] = (argv, lambda text, base: int(re.search(r"requests (\d+)", text).group(1)))
         else:
-            common.die(f"TOOLS: unknown tool {name!r} (wrk, hakaru-t1, epoll, uring[-multi]"
-                       "[-defer|-coop|-none|-sqpoll][-fixed])")
+            common.die(f"TOOLS: unknown tool {name!r} (wrk, hakaru-t1, epoll[-wK-pUS], uring[-multi]"
+                       "[-defer|-coop|-none|-sqpoll][-fixed][-wK][-mUS])")
     if "wrk" not in out:
         common.die("TOOLS must include wrk: every ratio is against wrk")
     return out
@@ -207,7 +215,7 @@ def main():
     conns = common.env_number("CONNECTIONS", 50, int)
     pause = common.env_number("PAUSE", 1, float)
     names = [n.strip() for n in os.environ.get(
-        "TOOLS", "wrk,hakaru-t1,epoll,uring,uring-multi").split(",") if n.strip()]
+        "TOOLS", "wrk,hakaru-t1,epoll,uring,uring-multi,uring-w16,epoll-w16-p200").split(",") if n.strip()]
     table = tools(names, conns, dur)
     work = common.Workdir("hakaru-uring-").path
     nginx = common.Nginx(work)
