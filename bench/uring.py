@@ -9,7 +9,8 @@ system CPU and context switches from GNU time (wait4 sums every thread of the pr
 so io_uring's SQPOLL and io-wq threads count), nginx's CPU from /proc, and the whole
 machine's busy CPU from /proc/stat (everything, nginx and kernel threads included: on
 an otherwise idle machine the total cost of a request). Prints medians and per-round
-ratios against wrk in the same round; then, unless SYSCALLS=0, one `perf stat` run of
+ratios against wrk in the same round (and the probe's own latency percentiles, send to
+response seen, what batching wake-ups costs); then, unless SYSCALLS=0, one `perf stat` run of
 each tool for syscalls and context switches per request (tracepoints add overhead, so
 those runs are kept out of the CPU figures).
 
@@ -141,8 +142,11 @@ def run_rounds(table, nginx, work, rounds, dur, pause):
             except (AttributeError, OSError, ValueError, KeyError, IndexError) as e:
                 common.die(f"could not read {name}'s output ({e}): {text[-500:]!r}")
             us = 1e6 / max(n, 1)
+            lat = re.search(r"p50 (\d+) us p99 (\d+) us", text)
             row = dict(rps=n / dur, user=user * us, sys=system * us, total=(user + system) * us,
-                       switches=switches / max(n, 1), nginx=ng * us, machine=machine * us)
+                       switches=switches / max(n, 1), nginx=ng * us, machine=machine * us,
+                       p50=float(lat[1]) if lat else float("nan"),
+                       p99=float(lat[2]) if lat else float("nan"))
             rows[name].append(row)
             print(f"  round {r + 1}/{rounds}  {name:<18} {row['rps']:8.0f} req/s  user "
                   f"{row['user']:5.2f}  sys {row['sys']:5.2f}  total {row['total']:5.2f} µs/req"
@@ -160,8 +164,8 @@ def print_summary(rows, rounds):
           "round, then the median (per-round total ratios in brackets):\n")
     print("| tool | req/s | user µs/req | sys µs/req | total µs/req | user ÷ wrk | sys ÷ wrk "
           "| total ÷ wrk (rounds) | req/s ÷ wrk | ctx sw/req | nginx µs/req "
-          "| machine µs/req |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+          "| machine µs/req | probe latency p50 / p99 µs |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for name, runs in rows.items():
         med = {k: common.median([x[k] for x in runs]) for k in runs[0]}
         ratio = {k: [a[k] / b[k] for a, b in zip(runs, wrk)] for k in
@@ -171,7 +175,8 @@ def print_summary(rows, rounds):
               f"| {med['total']:.2f} | {common.median(ratio['user']):.2f} "
               f"| {common.median(ratio['sys']):.2f} | {common.median(ratio['total']):.2f} "
               f"({each}) | {common.median(ratio['rps']):.2f} | {med['switches']:.3f} "
-              f"| {med['nginx']:.2f} | {med['machine']:.2f} |")
+              f"| {med['nginx']:.2f} | {med['machine']:.2f} "
+              f"| {common.fmt(med['p50'], '.0f')} / {common.fmt(med['p99'], '.0f')} |")
 
 
 def print_syscalls(table, nginx, work, dur):
