@@ -6,9 +6,10 @@ its epoll and io_uring modes against one private nginx (bench/common.py), one th
 each, keep-alive, CONNECTIONS connections, DURATION s a run, ROUNDS rounds with the
 order rotated each round. Per run: requests from each tool's own output, user and
 system CPU and context switches from GNU time (wait4 sums every thread of the process,
-so io_uring's SQPOLL and io-wq threads count), nginx's CPU from /proc, and the whole
-machine's busy CPU from /proc/stat (everything, nginx and kernel threads included: on
-an otherwise idle machine the total cost of a request). Prints medians and per-round
+so io_uring's SQPOLL and io-wq threads count), nginx's CPU from /proc, and the CPU the
+rest of the machine spent meanwhile ("others": /proc/stat's busy time less the client's
+and nginx's; near 0 when the run had the machine to itself, so a run disturbed by other
+jobs shows). Prints medians and per-round
 ratios against wrk in the same round (and the probe's own latency percentiles, send to
 response seen, what batching wake-ups costs); then, unless SYSCALLS=0, one `perf stat` run of
 each tool for syscalls and context switches per request (tracepoints add overhead, so
@@ -145,12 +146,15 @@ def run_rounds(table, nginx, work, rounds, dur, pause):
             lat = re.search(r"p50 (\d+) us p99 (\d+) us", text)
             row = dict(rps=n / dur, user=user * us, sys=system * us, total=(user + system) * us,
                        switches=switches / max(n, 1), nginx=ng * us, machine=machine * us,
+                       # The machine's CPU neither this client nor nginx spent: other jobs
+                       # on a shared machine; near 0 when the run had the machine alone.
+                       others=(machine - user - system - ng) * us,
                        p50=float(lat[1]) if lat else float("nan"),
                        p99=float(lat[2]) if lat else float("nan"))
             rows[name].append(row)
             print(f"  round {r + 1}/{rounds}  {name:<18} {row['rps']:8.0f} req/s  user "
                   f"{row['user']:5.2f}  sys {row['sys']:5.2f}  total {row['total']:5.2f} µs/req"
-                  f"  nginx {row['nginx']:5.2f}  machine {row['machine']:5.2f} µs/req",
+                  f"  nginx {row['nginx']:5.2f}  others {row['others']:6.2f} µs/req",
                   flush=True)
             if not nginx.alive():
                 common.die("nginx died during the run")
@@ -164,7 +168,7 @@ def print_summary(rows, rounds):
           "round, then the median (per-round total ratios in brackets):\n")
     print("| tool | req/s | user µs/req | sys µs/req | total µs/req | user ÷ wrk | sys ÷ wrk "
           "| total ÷ wrk (rounds) | req/s ÷ wrk | ctx sw/req | nginx µs/req "
-          "| machine µs/req | probe latency p50 / p99 µs |")
+          "| others µs/req | probe latency p50 / p99 µs |")
     print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     for name, runs in rows.items():
         med = {k: common.median([x[k] for x in runs]) for k in runs[0]}
@@ -175,7 +179,7 @@ def print_summary(rows, rounds):
               f"| {med['total']:.2f} | {common.median(ratio['user']):.2f} "
               f"| {common.median(ratio['sys']):.2f} | {common.median(ratio['total']):.2f} "
               f"({each}) | {common.median(ratio['rps']):.2f} | {med['switches']:.3f} "
-              f"| {med['nginx']:.2f} | {med['machine']:.2f} "
+              f"| {med['nginx']:.2f} | {med['others']:.2f} "
               f"| {common.fmt(med['p50'], '.0f')} / {common.fmt(med['p99'], '.0f')} |")
 
 
