@@ -1,5 +1,5 @@
 //! The io_uring client: every SQE made ready in a loop turn goes in with the one
-//! `io_uring_enter` that also waits for the next completion (`submit_and_wait(1)`).
+//! `io_uring_enter` that also waits for the next completion (or for K with `--wait K`).
 //!
 //! Two shapes: `uring` links each request's send to a recv into the connection's buffer
 //! (`IO_LINK`; the send's completion is skipped on success, so one CQE a request);
