@@ -6,9 +6,17 @@ Both run on THREADS threads (default 1: the other core is nginx's). Rounds alter
 the tools; the table prints medians and the ratios hakaru ÷ h2load of req/s and of
 client CPU per request (user+sys from GNU time, over the requests answered).
 
+The single-worker nginx is the limit, so the table also gives nginx's own CPU per
+request (user+sys from /proc over the run, over the requests the tool answered):
+where a tool's req/s differs while nginx's CPU per request does not, the difference
+is how the two processes shared the cores, not what the tool asked of nginx.
+
 Knobs (environment): DURATION seconds per run (5), ROUNDS (3), THREADS (1),
 SHAPES ("1x1,10x10,100x10"), HAKARU (the binary; target/release/hakaru by default),
-KEEP=1 keeps the raw outputs.
+PIN=1 pins nginx to CPU 0 and each client to CPU 1 (taskset), so that the
+scheduler's wake-affine placement (a client woken by nginx's write moved onto
+nginx's CPU, preempting it) and other processes' load fall less on one tool than on
+the other; KEEP=1 keeps the raw outputs.
 """
 
 import json
@@ -69,11 +77,17 @@ def main():
     if not h2load:
         common.die("h2load not found: apt-get install nghttp2-client")
     hakaru = common.hakaru_binary()
+    pin = os.environ.get("PIN", "") not in ("", "0")
+    if pin and (os.cpu_count() or 1) < 2:
+        common.die("PIN=1 needs two CPUs (nginx on CPU 0, the client on CPU 1)")
     work = common.Workdir("hakaru-h2-bench-")
     nginx = common.Nginx(work.path, listen_flags="http2")
     url = nginx.url + "index.html"
+    if pin:
+        os.sched_setaffinity(nginx.proc.pid, {0})
     print(f"# hakaru --http2 vs h2load, nginx h2c ({nginx.version}), {dur} s runs, "
-          f"{rounds} rounds, {threads} client thread(s)")
+          f"{rounds} rounds, {threads} client thread(s)"
+          + (", nginx pinned to CPU 0 and the client to CPU 1" if pin else ""))
     print(f"# {common.machine_line()}")
     tools = [("hakaru", hakaru, hakaru_run, parse_hakaru),
              ("h2load", h2load, h2load_run, parse_h2load)]
@@ -85,35 +99,50 @@ def main():
             for name, binary, make, parse in order:
                 base = os.path.join(work.path, f"{name}-{conns}x{streams}-{r}")
                 argv = make(binary, url, conns, streams, dur, threads, base)
+                if pin:
+                    argv = ["taskset", "-c", "1"] + argv
+                server0 = nginx.cpu_seconds()
                 rc, text, cpu, rss_kb, wall = common.timed_run(
                     argv, base + ".out", base + ".time", timeout=dur * 3 + 30)
+                server = nginx.cpu_seconds() - server0
                 try:
                     ok, rps, errors, h2conns = parse(text, base)
                 except (OSError, ValueError, KeyError):
                     ok, rps, errors, h2conns = float("nan"), float("nan"), float("nan"), 0
                 us_per_req = cpu / ok * 1e6 if ok and ok == ok else float("nan")
-                per_tool[name].append(dict(rps=rps, us=us_per_req, errors=errors))
+                nginx_us = server / ok * 1e6 if ok and ok == ok else float("nan")
+                per_tool[name].append(dict(rps=rps, us=us_per_req, errors=errors, nginx=nginx_us))
                 print(f"  {conns}x{streams} round {r + 1}/{rounds} {name:<7}"
                       f" {common.fmt(rps, '9.0f')} req/s  {common.fmt(us_per_req, '6.2f')} µs CPU/req"
+                      f"  nginx {common.fmt(nginx_us, '6.2f')} µs/req"
                       f"  errors {errors}  rc {rc}", file=sys.stderr)
                 if not nginx.alive():
                     common.die("nginx died during the run")
-        med = {n: {k: common.median([x[k] for x in v]) for k in ("rps", "us", "errors")}
+        med = {n: {k: common.median([x[k] for x in v]) for k in ("rps", "us", "errors", "nginx")}
                for n, v in per_tool.items()}
-        rps_ratio = common.median([a["rps"] / b["rps"] for a, b in
-                                   zip(per_tool["hakaru"], per_tool["h2load"]) if b["rps"]])
-        cpu_ratio = common.median([a["us"] / b["us"] for a, b in
-                                   zip(per_tool["hakaru"], per_tool["h2load"]) if b["us"]])
-        rows.append((conns, streams, med, rps_ratio, cpu_ratio))
+
+        def ratios(key):
+            return [a[key] / b[key] for a, b in zip(per_tool["hakaru"], per_tool["h2load"])
+                    if b[key]]
+        rps_rounds = ratios("rps")
+        rows.append((conns, streams, med, common.median(rps_rounds), common.median(ratios("us")),
+                     common.median(ratios("nginx")), rps_rounds))
     print()
     print("| connections × streams | hakaru req/s | h2load req/s | req/s ÷ h2load "
-          "| hakaru µs CPU/req | h2load µs CPU/req | CPU/req ÷ h2load | errors (hakaru, h2load) |")
-    print("|---|--:|--:|--:|--:|--:|--:|--:|")
-    for conns, streams, med, rr, cr in rows:
+          "| hakaru µs CPU/req | h2load µs CPU/req | CPU/req ÷ h2load "
+          "| nginx µs/req (hakaru, h2load) | nginx ÷ | errors (hakaru, h2load) |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
+    for conns, streams, med, rr, cr, nr, _ in rows:
         h, g = med["hakaru"], med["h2load"]
         print(f"| {conns} × {streams} | {common.fmt(h['rps'], '.0f')} | {common.fmt(g['rps'], '.0f')} "
               f"| {common.fmt(rr, '.2f')} | {common.fmt(h['us'], '.2f')} | {common.fmt(g['us'], '.2f')} "
-              f"| {common.fmt(cr, '.2f')} | {common.fmt(h['errors'], '.0f')}, {common.fmt(g['errors'], '.0f')} |")
+              f"| {common.fmt(cr, '.2f')} | {common.fmt(h['nginx'], '.1f')}, {common.fmt(g['nginx'], '.1f')} "
+              f"| {common.fmt(nr, '.2f')} "
+              f"| {common.fmt(h['errors'], '.0f')}, {common.fmt(g['errors'], '.0f')} |")
+    print()
+    for conns, streams, *_, rps_rounds in rows:
+        print(f"# {conns}x{streams} req/s ÷ h2load by round: "
+              + ", ".join(common.fmt(x, ".2f") for x in rps_rounds))
 
 
 if __name__ == "__main__":

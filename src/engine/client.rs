@@ -3,6 +3,7 @@
 //! through here, and both kinds of connection: a client's own (HTTP/1.1) or one its
 //! group shares ([`super::shared`], HTTP/2 streams).
 
+use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -224,11 +225,14 @@ async fn send<W: Workload>(
         // command (tokio's `Timeout` was the largest cost of a pipelined command).
         return attempt_pipelined(w, slot, group, req, sent.checked_add(req.timeout)).await;
     }
+    // HTTP/2: set while the request body waits for the server's window, so that a
+    // timeout then counts as the flow-control stall it is.
+    let stalled = Cell::new(false);
     let exchange = async {
         match shared {
             // Boxed so that HTTP/2's larger state does not grow every client's task:
             // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
-            Some(group) => Box::pin(attempt_shared(w, slot, group, req, body)).await,
+            Some(group) => Box::pin(attempt_shared(w, slot, group, req, body, &stalled)).await,
             None => attempt(w, slot, req, body).await,
         }
     };
@@ -243,13 +247,20 @@ async fn send<W: Workload>(
         None => {
             // Cut off mid-connect, the buffer went with the connect future; a new one is made.
             slot.close();
-            w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
-                format!(
-                    "no whole response within the timeout ({} ms)",
-                    req.timeout.as_millis()
-                )
+            let kind = if stalled.get() {
+                ErrorKind::FlowControlStall
+            } else {
+                ErrorKind::Timeout
+            };
+            w.rec.borrow_mut().note_error(kind, || {
+                let ms = req.timeout.as_millis();
+                if stalled.get() {
+                    format!("request body stalled: no HTTP/2 window from the server within the timeout ({ms} ms)")
+                } else {
+                    format!("no whole response within the timeout ({ms} ms)")
+                }
             });
-            (Outcome::Error(ErrorKind::Timeout), 0)
+            (Outcome::Error(kind), 0)
         }
     };
     (outcome, None)
@@ -342,6 +353,7 @@ async fn attempt_shared<W: Workload>(
     group: &Shared,
     req: &Request<'_>,
     mut body: Option<&mut BodySink<'_>>,
+    stalled: &Cell<bool>,
 ) -> (Outcome, u64) {
     for first_try in [true, false] {
         let held = slot.shared.take().filter(|h| group.holds(h));
@@ -364,7 +376,10 @@ async fn attempt_shared<W: Workload>(
         let SharedConn::H2(conn) = &mut handle.conn else {
             unreachable!("a pipelined connection goes through attempt_pipelined")
         };
-        match conn.exchange(req.bytes, body.as_deref_mut()).await {
+        match conn
+            .exchange_watched(req.bytes, body.as_deref_mut(), stalled)
+            .await
+        {
             Ok(resp) => {
                 if let (Some(waiting), Some(processing)) = (resp.waiting, resp.processing) {
                     w.rec.borrow_mut().record_waiting(waiting, processing);

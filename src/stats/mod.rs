@@ -77,10 +77,14 @@ pub enum ErrorKind {
     /// HTTP/2: a frame or header block that breaks the protocol (h2 refused it), or a
     /// request that cannot be sent as HTTP/2.
     Protocol,
+    /// HTTP/2: the request's timeout passed while its body waited for send window
+    /// (the stream's or the connection's) that the server never granted. A request
+    /// that times out waiting for its response is a `Timeout`.
+    FlowControlStall,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -100,6 +104,7 @@ impl ErrorKind {
         ErrorKind::GoAway,
         ErrorKind::StreamReset,
         ErrorKind::Protocol,
+        ErrorKind::FlowControlStall,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -123,6 +128,7 @@ impl ErrorKind {
             ErrorKind::GoAway => "go_away",
             ErrorKind::StreamReset => "stream_reset",
             ErrorKind::Protocol => "protocol",
+            ErrorKind::FlowControlStall => "flow_control_stall",
         }
     }
 

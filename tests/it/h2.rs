@@ -474,13 +474,35 @@ fn rst_stream_is_counted_with_its_code() {
     assert!(took < Duration::from_secs(5), "took {took:?}");
 }
 
+/// Issue 22 lists a flow-control stall among HTTP/2's error kinds: it counted as a
+/// plain `timeout` before, the same as a server that never answers.
 #[test]
-fn a_server_that_never_grants_window_ends_as_timeouts_on_time() {
+fn a_server_that_never_grants_window_ends_as_flow_control_stalls_on_time() {
     let (addr, _, _) = hostile(Hostile::NoWindow);
-    let (st, took) = run_hostile(addr, &["-m", "POST", "-b", "a body that cannot be sent"]);
-    assert!(errors(&st, "timeout") > 0, "{st}");
+    // Past the protocol's first 64 KiB windows, which a client may spend before the
+    // server's SETTINGS (window 0) arrive: a shorter body is all sent, and its
+    // request then waits for an answer, a `timeout`.
+    let body = "x".repeat(70_000);
+    let (st, took) = run_hostile(addr, &["-m", "POST", "-b", &body]);
+    assert!(errors(&st, "flow_control_stall") > 0, "{st}");
+    assert_eq!(errors(&st, "timeout"), 0, "{st}");
+    assert!(
+        sample(&st, "flow_control_stall").contains("no HTTP/2 window"),
+        "{st}"
+    );
     assert_eq!(st["statuses"].as_object().map_or(0, |m| m.len()), 0, "{st}");
     // Duration 1 s + timeout 0.5 s, and the process's start and end.
+    assert!(took < Duration::from_secs(4), "took {took:?}");
+}
+
+/// The same server answers nothing: a GET has no body to stall, so it waits for
+/// its response and times out as `timeout`, not as a stall.
+#[test]
+fn a_request_without_a_body_that_is_never_answered_is_a_timeout_not_a_stall() {
+    let (addr, _, _) = hostile(Hostile::NoWindow);
+    let (st, took) = run_hostile(addr, &[]);
+    assert!(errors(&st, "timeout") > 0, "{st}");
+    assert_eq!(errors(&st, "flow_control_stall"), 0, "{st}");
     assert!(took < Duration::from_secs(4), "took {took:?}");
 }
 

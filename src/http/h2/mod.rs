@@ -166,6 +166,20 @@ impl H2Conn {
         request: &[u8],
         body: Option<&mut BodySink<'_>>,
     ) -> Result<Response, H2Error> {
+        self.exchange_watched(request, body, &Cell::new(false))
+            .await
+    }
+
+    /// [`Self::exchange`], saying in `stalled` whether the request body is waiting
+    /// for send window from the server: true while it waits, false once it is all
+    /// queued. The engine reads it when the request's timeout drops this future, to
+    /// count a flow-control stall as its own kind rather than as a timeout.
+    pub async fn exchange_watched(
+        &mut self,
+        request: &[u8],
+        body: Option<&mut BodySink<'_>>,
+        stalled: &Cell<bool>,
+    ) -> Result<Response, H2Error> {
         self.convert(request)?;
         let c = self.last.as_deref().expect("converted above");
         let inner = &*self.inner;
@@ -192,7 +206,12 @@ impl H2Conn {
         let written = timed.then(Instant::now);
         if !c.body.is_empty() {
             let mut sent = 0;
-            poll_fn(|cx| inner.borrow_mut().send_body(cx, ix, &c.body, &mut sent)).await;
+            poll_fn(|cx| {
+                let r = inner.borrow_mut().send_body(cx, ix, &c.body, &mut sent);
+                stalled.set(r.is_pending());
+                r
+            })
+            .await;
         }
         poll_fn(|cx| inner.borrow_mut().poll_end(cx, ix)).await?;
         let inner = inner.borrow();

@@ -55,7 +55,9 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::GoAway
             | ErrorKind::StreamReset
             | ErrorKind::Protocol => receive += n,
-            ErrorKind::Timeout | ErrorKind::ClientLimit => exceptions += n,
+            ErrorKind::Timeout | ErrorKind::FlowControlStall | ErrorKind::ClientLimit => {
+                exceptions += n
+            }
             // A key-value store's error reply: a whole answer that refused the command.
             ErrorKind::ReplyErr
             | ErrorKind::ReplyWrongtype
