@@ -256,6 +256,18 @@ def timed_run(argv, out_path, time_path, timeout):
     return rc, text, cpu, rss_kb, wall
 
 
+def timed_split(argv, base, timeout):
+    """Run argv under GNU time, output to base.out: (output, user s, system s, context switches)."""
+    cmd = [gnu_time(), "-f", "%U %S %w %c", "-o", base + ".time"] + argv
+    with open(base + ".out", "wb") as out:
+        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
+    with open(base + ".out", "rb") as f:
+        text = f.read().decode(errors="replace")
+    with open(base + ".time") as f:
+        user, system, voluntary, forced = f.read().strip().splitlines()[-1].split()
+    return text, float(user), float(system), int(voluntary) + int(forced)
+
+
 def median(values):
     values = [v for v in values if v == v]  # drop NaN
     return statistics.median(values) if values else float("nan")

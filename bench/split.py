@@ -39,18 +39,6 @@ def nstat_segments():
     common.die("nstat printed no TcpOutSegs")
 
 
-def measure(argv, base, timeout):
-    """Run argv under GNU time: (output, user s, system s, context switches)."""
-    cmd = [common.gnu_time(), "-f", "%U %S %w %c", "-o", base + ".time"] + argv
-    with open(base + ".out", "wb") as out:
-        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
-    with open(base + ".out", "rb") as f:
-        text = f.read().decode(errors="replace")
-    with open(base + ".time") as f:
-        user, system, voluntary, forced = f.read().strip().splitlines()[-1].split()
-    return text, float(user), float(system), int(voluntary) + int(forced)
-
-
 def tools(hakaru, dur, conns):
     """(name, argv maker, request count parser) at equal threads: 2 and 1."""
     def hakaru_run(threads):
@@ -89,7 +77,7 @@ def main():
         for name, argv, count in tools(common.hakaru_binary(), dur, conns):
             base = os.path.join(work, f"{name}-{r}")
             before = nstat_segments()
-            text, user, system, switches = measure(argv(nginx.url, base), base, dur + 60)
+            text, user, system, switches = common.timed_split(argv(nginx.url, base), base, dur + 60)
             segments = nstat_segments() - before
             n = count(text, base)
             rows.setdefault(name, []).append(dict(

@@ -116,18 +116,6 @@ def machine_busy():
     return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
-def timed(argv, base, timeout):
-    """(output, user s, system s, context switches) under GNU time."""
-    cmd = [common.gnu_time(), "-f", "%U %S %w %c", "-o", base + ".time"] + argv
-    with open(base + ".out", "wb") as out:
-        subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, timeout=timeout)
-    with open(base + ".out", "rb") as f:
-        text = f.read().decode(errors="replace")
-    with open(base + ".time") as f:
-        user, system, voluntary, forced = f.read().strip().splitlines()[-1].split()
-    return text, float(user), float(system), int(voluntary) + int(forced)
-
-
 def run_rounds(table, nginx, work, rounds, dur, pause):
     names = list(table)
     rows = {n: [] for n in names}
@@ -136,7 +124,7 @@ def run_rounds(table, nginx, work, rounds, dur, pause):
             argv, count = table[name]
             base = os.path.join(work, f"{name}-r{r + 1}")
             ng0, m0 = nginx.cpu_seconds(), machine_busy()
-            text, user, system, switches = timed(argv(nginx.url, base), base, dur + 60)
+            text, user, system, switches = common.timed_split(argv(nginx.url, base), base, dur + 60)
             ng, machine = nginx.cpu_seconds() - ng0, machine_busy() - m0
             try:
                 n = count(text, base)
