@@ -254,7 +254,7 @@ async fn send<W: Workload>(
             };
             w.rec.borrow_mut().note_error(kind, || {
                 let ms = req.timeout.as_millis();
-                if stalled.get() {
+                if kind == ErrorKind::FlowControlStall {
                     format!("request body stalled: no HTTP/2 window from the server within the timeout ({ms} ms)")
                 } else {
                     format!("no whole response within the timeout ({ms} ms)")
