@@ -76,8 +76,10 @@ fn ycsb_a_reads_and_updates_half_and_half() {
     }
     let o = ops(step);
     let (read, update) = (o["read"], o["update"]);
-    assert!(read + update >= 200, "{o:?}");
-    assert!(near(read, read + update, 0.5), "{o:?}");
+    // On failure, what a mechanism (not chance) would show: statuses, errors, seed.
+    let why = format!("{o:?} statuses {} seed {}", step["statuses"], r["settings"]["seed"]);
+    assert!(read + update >= 200, "{why}");
+    assert!(near(read, read + update, 0.5), "{why}");
     assert_eq!(o.len(), 2, "{o:?}");
     // Updates change records, they add none.
     assert_eq!(doc_count(&db), 300);
