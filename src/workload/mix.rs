@@ -24,6 +24,8 @@ pub trait AnyWorkload: Send + Sync {
     fn targets(&self) -> &[Target];
     fn request_infos(&self) -> Vec<RequestInfo>;
     fn boxed_client(&self, client: usize) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>);
+    /// The workload's own labels ([`Workload::labels`]).
+    fn own_labels(&self) -> Arc<Labels>;
 }
 
 impl<W: Workload> AnyWorkload for W {
@@ -39,6 +41,10 @@ impl<W: Workload> AnyWorkload for W {
         let (s, c) = self.client(client);
         (Box::new(s), Box::new(c))
     }
+
+    fn own_labels(&self) -> Arc<Labels> {
+        Workload::labels(self)
+    }
 }
 
 /// One workload of a phase, with its weight and where its hosts and requests sit in
@@ -50,8 +56,9 @@ struct Part {
     targets: Arc<[usize]>,
     /// Added to the part's request index.
     info_offset: usize,
-    /// The part's label in its phase's [`Labels`].
-    label: u16,
+    /// The part's label in its phase's [`Labels`]; `None` in a phase of one
+    /// workload, whose requests keep the labels their workload gave them.
+    label: Option<u16>,
 }
 
 /// Phases of weighted workloads, one phase drawn from at a time.
@@ -99,16 +106,24 @@ impl Mix {
                             weight: u64::from(weight.max(1)),
                             targets: map.into(),
                             info_offset,
-                            label: 0,
+                            label: None,
                         }
                     })
                     .collect()
             })
             .collect();
+        // A phase of one workload is labelled as that workload labels its requests
+        // (a YCSB mix by operation); one of several, by workload ([`Mix::with_names`]).
+        let labels = (phases.iter())
+            .map(|parts| match &parts[..] {
+                [one] => one.workload.own_labels(),
+                _ => Arc::default(),
+            })
+            .collect();
         Mix {
             targets,
             infos,
-            labels: vec![Arc::default(); phases.len()],
+            labels,
             phases,
             current: AtomicUsize::new(0),
             seed,
@@ -116,17 +131,18 @@ impl Mix {
     }
 
     /// Label each part's requests `workload=NAME` (`names[phase][part]`), busiest
-    /// first by weight; a phase whose names do not match its parts stays unlabelled.
+    /// first by weight; a phase whose names do not match its parts stays unlabelled,
+    /// and a phase of one workload keeps that workload's own labels.
     pub fn with_names(mut self, names: &[Vec<String>]) -> Mix {
         for (i, (parts, names)) in self.phases.iter_mut().zip(names).enumerate() {
-            if parts.len() != names.len() {
+            if parts.len() != names.len() || parts.len() < 2 {
                 continue;
             }
             let mut order: Vec<usize> = (0..parts.len()).collect();
             order.sort_by_key(|j| std::cmp::Reverse(parts[*j].weight));
             let mut set = LabelSet::new();
             for j in order {
-                parts[j].label = set.intern("workload", &names[j]);
+                parts[j].label = Some(set.intern("workload", &names[j]));
             }
             self.labels[i] = Arc::new(set.finish("the phase's workloads"));
         }
@@ -148,7 +164,7 @@ struct SourcePart {
     upto: u64,
     targets: Arc<[usize]>,
     info_offset: usize,
-    label: u16,
+    label: Option<u16>,
 }
 
 /// A client of the mix: draws a part by weight, then that part's next request.
@@ -175,7 +191,7 @@ impl RequestSource for MixSource {
         Request {
             target: p.targets[r.target],
             info: r.info + p.info_offset,
-            label: p.label,
+            label: p.label.unwrap_or(r.label),
             ..r
         }
     }

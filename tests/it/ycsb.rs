@@ -77,7 +77,10 @@ fn ycsb_a_reads_and_updates_half_and_half() {
     let o = ops(step);
     let (read, update) = (o["read"], o["update"]);
     // On failure, what a mechanism (not chance) would show: statuses, errors, seed.
-    let why = format!("{o:?} statuses {} seed {}", step["statuses"], r["settings"]["seed"]);
+    let why = format!(
+        "{o:?} statuses {} seed {}",
+        step["statuses"], r["settings"]["seed"]
+    );
     assert!(read + update >= 200, "{why}");
     assert!(near(read, read + update, 0.5), "{why}");
     assert_eq!(o.len(), 2, "{o:?}");
@@ -186,4 +189,33 @@ fn two_shards_load_every_record_once() {
         assert_eq!(status, "200", "{run_step}");
     }
     assert!(ops(run_step)["read"] > 0);
+}
+
+/// Regression: a suite phase of one YCSB workload dropped its operations' labels (the
+/// phase's mix put every request under its one workload), so `read` and `update` had
+/// counts but no latency of their own — the figure YCSB itself reports per operation.
+#[test]
+fn a_ycsb_phase_keeps_a_latency_per_operation() {
+    let (r, _db, _server) = run_profile("ycsb-b", 200);
+    let step = &r["steps"][1];
+    let labels = step["labels"].as_array().expect("labels");
+    let by_op = |op: &str| {
+        labels
+            .iter()
+            .find(|l| l["key"] == "op" && l["value"] == op)
+            .unwrap_or_else(|| panic!("no op={op} in {labels:?}"))
+            .clone()
+    };
+    let (read, update) = (by_op("read"), by_op("update"));
+    let o = ops(step);
+    // A read is one request; an update two (its `_rev`, then the write) and a retry
+    // for each conflict, all under the update's label.
+    assert_eq!(read["responses"], o["read"], "{read}");
+    assert!(
+        update["responses"].as_u64().unwrap() >= 2 * o["update"],
+        "{update}"
+    );
+    for l in [&read, &update] {
+        assert!(l["latency"]["p50_s"].as_f64().unwrap() > 0.0, "{l}");
+    }
 }
