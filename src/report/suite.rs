@@ -215,8 +215,16 @@ pub fn markdown_page(s: &crate::result::series::Series, run: &RunResult) -> Stri
     let warnings = crate::report::table::md_warnings(
         &crate::report::findings::RunKind::of(s, Some(run)).warnings(s),
     );
+    // Each phase's table by kind of request, as the HTML page has them.
+    let phases = run.suite.as_ref().map_or(&[][..], |x| &x.phases[..]);
+    let tables: String = (run.steps.iter().zip(phases))
+        .filter_map(|(st, p)| {
+            let t = super::labels::markdown(st);
+            (!t.is_empty()).then(|| format!("\n#### {}\n\n{t}", p.name))
+        })
+        .collect();
     format!(
-        "### {}\n\n{extra}```text\n{}```\n{warnings}",
+        "### {}\n\n{extra}```text\n{}```\n{tables}{warnings}",
         s.name(),
         text(run)
     )
@@ -261,6 +269,11 @@ pub fn timeline_svg(run: &RunResult) -> String {
                 (x1 - x0).max(0.0),
                 PHASE_FILLS[i % 2]
             );
+        }
+        // A name wider than its band (a load phase of a moment) would run into the
+        // next one's: the table below names it.
+        if (x1 - x0) < 7.0 * p.name.chars().count() as f64 {
+            continue;
         }
         let _ = write!(
             o,
@@ -550,7 +563,12 @@ pub fn html(run: &RunResult) -> String {
         "<section><h2>Phases and events</h2><pre style=\"white-space: pre-wrap\">{}</pre>",
         esc(&text(run))
     );
-    if let Some(c) = &suite.recovery_criteria {
+    // What "recovered" means, where there was an event to recover from.
+    if let Some(c) = suite
+        .recovery_criteria
+        .as_ref()
+        .filter(|_| !suite.events.is_empty())
+    {
         let _ = write!(
             b,
             "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
@@ -566,7 +584,23 @@ pub fn html(run: &RunResult) -> String {
         );
     }
     b.push_str("</section>");
+    b.push_str(&label_tables(run, &suite.phases));
     super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
+}
+
+/// Each phase's table by kind of request (its workloads, or a YCSB phase's operations),
+/// for the phases that have one.
+fn label_tables(run: &RunResult, phases: &[PhaseResult]) -> String {
+    let tables: String = (run.steps.iter().zip(phases))
+        .filter_map(|(s, p)| {
+            let t = super::labels::html(s);
+            (!t.is_empty()).then(|| format!("<h3>{}</h3>{t}", esc(&p.name)))
+        })
+        .collect();
+    if tables.is_empty() {
+        return tables;
+    }
+    format!("<section class=\"labels\"><h2>By kind of request</h2>{tables}</section>")
 }
 
 #[cfg(test)]
@@ -688,6 +722,42 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
             ),
             "{t}"
         );
+    }
+
+    /// A YCSB phase's operations had no table of their own on the suite's page (the
+    /// run page had them), and a short load phase's name ran into the next one's.
+    #[test]
+    fn the_page_has_each_phase_s_table_by_kind_and_names_only_wide_bands() {
+        let mut run = suite_run();
+        let op = |value: &str, n: u64| crate::result::LabelResult {
+            key: "op".into(),
+            value: value.into(),
+            total_requests: n,
+            responses: n,
+            statuses: [(200, n)].into(),
+            errors: Default::default(),
+            bytes_received: 0,
+            latency: Default::default(),
+            histogram: String::new(),
+            timeline: None,
+        };
+        run.steps[0].labels = vec![op("read", 900), op("update", 100)];
+        let mut load = run.suite.as_ref().unwrap().phases[0].clone();
+        (load.name, load.duration_s) = ("a-load-of-a-moment".into(), 0.05);
+        let suite = run.suite.as_mut().unwrap();
+        suite.phases[0].start_s = 0.05;
+        suite.phases.insert(0, load);
+        run.steps.insert(0, crate::result::fixture::bare_step(4));
+        let page = html(&run);
+        let tables = page.split("By kind of request").nth(1).expect("the tables");
+        assert!(tables.contains("<h3>steady</h3>"), "{tables}");
+        assert!(tables.contains("op=read") && tables.contains("op=update"));
+        assert!(
+            !tables.contains("a-load-of-a-moment"),
+            "no labels, no table"
+        );
+        let svg = timeline_svg(&run);
+        assert!(svg.contains(">steady</text>") && !svg.contains(">a-load-of-a-moment<"));
     }
 
     /// A phase's `before` was in the step's JSON and CSV but not in the suite's
