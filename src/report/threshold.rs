@@ -183,8 +183,19 @@ fn steps_cell(run: &RunResult, t: &ThresholdResult) -> String {
     if t.steps.is_empty() {
         return String::new();
     }
-    let held = t.steps.iter().filter(|v| v.passed).count();
-    let mut cell = format!("{held} of {} held", t.steps.len());
+    // A step without the threshold's label passes unjudged (no value): it is not one
+    // that held.
+    let unjudged = t
+        .steps
+        .iter()
+        .filter(|v| v.passed && v.value.is_none())
+        .count();
+    let held = t.steps.iter().filter(|v| v.passed).count() - unjudged;
+    let mut cell = format!("{held} of {} held", t.steps.len() - unjudged);
+    if unjudged > 0 {
+        let s = if unjudged == 1 { "" } else { "s" };
+        cell.push_str(&format!(" ({unjudged} step{s} without its label)"));
+    }
     let failed: Vec<String> = t
         .steps
         .iter()
@@ -423,6 +434,35 @@ Thresholds: FAILED (0 of 2 held)
   errors<=0        3  FAIL    2 of 3 held; failed: step 3 (30 clients) 3
              overall: 3 is above 0
 "
+        );
+    }
+
+    /// A suite's load phase has no `op=read` request: its step passed unjudged and
+    /// the table said "2 of 2 held" where one step held.
+    #[test]
+    fn a_step_without_the_label_is_not_counted_as_held() {
+        let r = ThresholdResult {
+            threshold: "p99{op=read}<1s".into(),
+            passed: true,
+            overall: Verdict::default(),
+            steps: vec![
+                Verdict {
+                    passed: true,
+                    note: Some("no request labelled op=read in this step: not judged".into()),
+                    ..Verdict::default()
+                },
+                Verdict {
+                    passed: true,
+                    value: Some(0.08),
+                    samples: 900,
+                    ..Verdict::default()
+                },
+            ],
+        };
+        let run = fixture::run(vec![step(10, 0, 1.0), step(900, 0, 1.0)]);
+        assert_eq!(
+            steps_cell(&run, &r),
+            "1 of 1 held (1 step without its label)"
         );
     }
 
