@@ -60,6 +60,17 @@ pub fn text(run: &RunResult) -> String {
             .map(|(k, n)| format!("{k} {n} ({:.1}%)", *n as f64 * 100.0 / total.max(1) as f64))
             .collect();
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), kinds.join(", "));
+        // A YCSB update's conflicts are in the phase's failed share (each is a request
+        // that was refused); say that the operation went on, so they read as what they are.
+        if let Some(n) = s.statuses.get(&409).filter(|_| {
+            s.operations.contains_key("update") || s.operations.contains_key("read-modify-write")
+        }) {
+            let _ = writeln!(
+                o,
+                "  {:<16} {n} conflicts (409): read and written again",
+                ""
+            );
+        }
     }
     // A phase's `before` command: the step's JSON and CSV keep it; say it here too,
     // a failure in full (it was measured anyway only with `before_may_fail`).
@@ -719,6 +730,15 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
         assert!(
             t.contains(
                 "\nOperations:\n  steady           read 950 (95.0%), update 50 (5.0%)\n\nEvents:"
+            ),
+            "{t}"
+        );
+        // The failed share of a YCSB phase over CouchDB holds its updates' conflicts.
+        run.steps[0].statuses.insert(409, 7);
+        let t = text(&run);
+        assert!(
+            t.contains(
+                "update 50 (5.0%)\n                   7 conflicts (409): read and written again\n"
             ),
             "{t}"
         );
