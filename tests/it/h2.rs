@@ -272,7 +272,13 @@ fn embedded_target_serves_http2_counted_exactly_in_both_load_models() {
     ]));
     let st = step(&open);
     let answered = st["statuses"]["200"].as_u64().unwrap();
-    assert!((150..=201).contains(&answered), "{st}");
+    // The schedule's 200 requests, each answered, cut off or counted as never sent: a
+    // count, where a share answered (150 of 200) is the machine's speed (a loaded one
+    // core sent 104 of them in the second, and counted the other 96 as dropped).
+    let due = st["total_requests"].as_u64().unwrap()
+        + st["unfinished"].as_u64().unwrap()
+        + st["dropped"].as_u64().unwrap();
+    assert!((199..=201).contains(&due) && answered > 0, "{st}");
     assert!(
         st["service"].is_object(),
         "open model records service time: {st}"

@@ -844,6 +844,51 @@ mod tests {
         assert!(ops.get("read").copied().unwrap_or(0) > 0);
     }
 
+    /// The draw of each workload's mix over many operations of a fixed seed, with the
+    /// answers a store gives (GETs find a `_rev`, writes succeed): every kind within
+    /// four standard deviations of its share, and the operations counted are the ones
+    /// drawn. Deterministic, so the integration tests' ratio (a few thousand
+    /// operations, any seed) is not the only guard on the proportions.
+    #[test]
+    fn each_workload_draws_its_proportions() {
+        for core in [Core::A, Core::B, Core::C, Core::D, Core::E, Core::F] {
+            let w = YcsbWorkload::new(settings(core, 1000));
+            let (mut src, mut check) = w.client(3);
+            let mut items = ItemCounts::default();
+            let mut n = 0;
+            // Updates and read-modify-writes end on their PUT: count operations, not requests.
+            let ended = |items: &ItemCounts| items.operations.iter().map(|o| o.1).sum::<u64>();
+            while ended(&items) < 20_000 {
+                let get = src.next(turn(n, None)).bytes.starts_with(b"GET ");
+                n += 1;
+                let body: &[u8] = if get {
+                    br#"{"_id":"x","_rev":"1-a"}"#
+                } else {
+                    b"{}"
+                };
+                check.check(&answer(if get { 200 } else { 201 }, body), &mut items);
+            }
+            let p = core.proportions();
+            let ops: std::collections::BTreeMap<_, _> = items.operations.iter().cloned().collect();
+            let shares = [
+                ("read", p.read),
+                ("update", p.update),
+                ("insert", p.insert),
+                ("scan", p.scan),
+                ("read-modify-write", p.read_modify_write),
+            ];
+            for (kind, share) in shares {
+                let got = ops.get(kind).copied().unwrap_or(0) as f64 / 20_000.0;
+                let want = f64::from(share) / 1000.0;
+                let sd = (want * (1.0 - want) / 20_000.0).sqrt();
+                assert!(
+                    (got - want).abs() <= 4.0 * sd,
+                    "{core:?} {kind}: {got} of {want}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn scans_and_inserts_in_workload_e() {
         let w = YcsbWorkload::new(settings(Core::E, 50));
