@@ -20,7 +20,7 @@ use crate::stats::{ErrorKind, Outcome, RequestSample, LATE_THRESHOLD};
 
 /// After the client ran out of descriptors or ports, wait this long before trying
 /// again: retrying at once cannot succeed, and would only burn the CPU.
-const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
+pub(super) const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
 
 /// A client's connection to one target, and the read buffer it keeps across
 /// reconnects so that a run without keep-alive allocates nothing per request.
@@ -468,7 +468,7 @@ async fn attempt_pipelined<W: Workload>(
         // from it, not cloned and dropped per command (two reference counts a command).
         if !slot.shared.as_ref().is_some_and(|h| group.holds(h)) {
             slot.shared = None;
-            match join_pipelined(w, group, req, deadline).await {
+            match join_pipelined(w, group, req.target, req.timeout, deadline).await {
                 Ok(h) => slot.shared = Some(h),
                 Err(failed) => return (failed, None),
             }
@@ -500,10 +500,11 @@ async fn attempt_pipelined<W: Workload>(
 
 /// A handle on the group's pipelined connection, opened by this client if no other
 /// has (within the command's deadline); the outcome to record when it could not be.
-async fn join_pipelined<W: Workload>(
+pub(super) async fn join_pipelined<W: Workload>(
     w: &Worker<W>,
     group: &Shared,
-    req: &Request<'_>,
+    target: usize,
+    timeout: Duration,
     deadline: Option<Instant>,
 ) -> Result<Handle, (Outcome, u64)> {
     let join = async {
@@ -511,7 +512,7 @@ async fn join_pipelined<W: Workload>(
         if let Some(h) = group.current() {
             return Ok(h);
         }
-        let t = &w.workload.targets()[req.target];
+        let t = &w.workload.targets()[target];
         match super::shared::pipeline::connect(t, w.meter.clone()).await {
             Ok((conn, opened)) => {
                 w.rec.borrow_mut().record_connect(opened.connect);
@@ -526,7 +527,7 @@ async fn join_pipelined<W: Workload>(
                 ErrorKind::Timeout,
                 format!(
                     "no whole response within the timeout ({} ms)",
-                    req.timeout.as_millis()
+                    timeout.as_millis()
                 ),
             ))
         }),

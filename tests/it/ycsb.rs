@@ -77,7 +77,10 @@ fn ycsb_a_reads_and_updates_half_and_half() {
     let o = ops(step);
     let (read, update) = (o["read"], o["update"]);
     // On failure, what a mechanism (not chance) would show: statuses, errors, seed.
-    let why = format!("{o:?} statuses {} seed {}", step["statuses"], r["settings"]["seed"]);
+    let why = format!(
+        "{o:?} statuses {} seed {}",
+        step["statuses"], r["settings"]["seed"]
+    );
     assert!(read + update >= 200, "{why}");
     assert!(near(read, read + update, 0.5), "{why}");
     assert_eq!(o.len(), 2, "{o:?}");
