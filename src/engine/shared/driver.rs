@@ -50,7 +50,10 @@ pub(in crate::engine) fn drives<W: Workload>(w: &Worker<W>) -> bool {
             .all(|t| !matches!(t.proto, http::Proto::Http))
 }
 
-/// A command in flight: what its record needs once the reply comes.
+/// A command in flight: what its record needs once the reply comes. Kept in its
+/// client's [`Lane`] and never moved: a state carrying it, moved in and out at each
+/// turn, cost more than the record itself.
+#[derive(Clone, Copy)]
 struct Cmd {
     target: usize,
     info: usize,
@@ -66,14 +69,15 @@ struct Cmd {
 }
 
 /// Where a client of the group is.
+#[derive(Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Its next command is to be drawn.
     Idle,
     /// Its command is queued on a connection, awaiting the reply.
-    Queued(Cmd),
+    Queued,
     /// Its command was never written (its connection closed first): it goes once
     /// more on a new connection.
-    Resend(Cmd),
+    Resend,
     /// The budget is spent.
     Done,
 }
@@ -87,6 +91,8 @@ struct Lane<S, C> {
     n: u64,
     waiter: Rc<Waiter>,
     state: State,
+    /// The command in flight (or the last one).
+    cmd: Cmd,
     /// What came for the queued command, taken from its waiter.
     result: Option<Result<(Framed, Instant), Failure>>,
     /// The command's bytes, for its one resend (`Request::bytes` borrows the source).
@@ -134,6 +140,16 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
                 n: 0,
                 waiter: Rc::default(),
                 state: State::Idle,
+                cmd: Cmd {
+                    target: 0,
+                    info: 0,
+                    items: 0,
+                    label: 0,
+                    sent: Instant::now(),
+                    timeout: Duration::ZERO,
+                    gen: 0,
+                    retried: false,
+                },
                 result: None,
                 bytes: Vec::new(),
             }
@@ -142,10 +158,9 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
     loop {
         let mut pause = None;
         queue_turns(&w, &groups, &mut conns, &mut lanes, &mut pause).await;
-        let waiting = lanes
-            .iter()
-            .any(|l| matches!(l.state, State::Queued(_) | State::Resend(_)));
-        if !waiting && lanes.iter().all(|l| matches!(l.state, State::Done)) {
+        // `queue_turns` has resent every command to be resent: none waits unqueued.
+        let waiting = lanes.iter().any(|l| l.state == State::Queued);
+        if !waiting && lanes.iter().all(|l| l.state == State::Done) {
             return;
         }
         if waiting && pause.is_none() {
@@ -174,8 +189,8 @@ async fn queue_turns<W: Workload>(
 ) {
     let mut now = None;
     for lane in lanes.iter_mut() {
-        let cmd = match std::mem::replace(&mut lane.state, State::Idle) {
-            State::Resend(cmd) => cmd,
+        match lane.state {
+            State::Resend => {}
             State::Idle => {
                 if let WorkerPace::Closed {
                     budget: Some(b), ..
@@ -194,7 +209,7 @@ async fn queue_turns<W: Workload>(
                 lane.bytes.clear();
                 lane.bytes.extend_from_slice(req.bytes);
                 w.in_flight.set(w.in_flight.get() + 1);
-                Cmd {
+                lane.cmd = Cmd {
                     target: req.target,
                     info: req.info,
                     items: req.items,
@@ -203,22 +218,24 @@ async fn queue_turns<W: Workload>(
                     timeout: req.timeout,
                     gen: 0,
                     retried: false,
-                }
+                };
             }
-            other => {
-                lane.state = other;
-                continue;
+            State::Queued | State::Done => continue,
+        }
+        let t = lane.cmd.target;
+        match place(w, groups[t], &mut conns.0[t], lane).await {
+            Ok(gen) => {
+                lane.cmd.gen = gen;
+                lane.state = State::Queued;
             }
-        };
-        match place(w, groups[cmd.target], &mut conns.0[cmd.target], lane, &cmd).await {
-            Ok(gen) => lane.state = State::Queued(Cmd { gen, ..cmd }),
             Err((kind, why)) => {
+                lane.state = State::Idle;
                 let mut rec = w.rec.borrow_mut();
                 if let Some(why) = why {
                     rec.note_error(kind, || why.to_string());
                 }
                 let end = Instant::now();
-                record_one(w, &mut rec, lane, &cmd, Outcome::Error(kind), 0, end);
+                record_one(w, &mut rec, lane, Outcome::Error(kind), 0, end);
                 w.progress[w.index].0.fetch_add(1, Ordering::Relaxed);
                 *pause = Some(pause.unwrap_or(kind).max_pause(kind));
             }
@@ -226,7 +243,7 @@ async fn queue_turns<W: Workload>(
     }
 }
 
-/// Queue `cmd` (its bytes in `lane.bytes`) on the group's connection to its target,
+/// Queue the lane's command (its bytes in `lane.bytes`) on the group's connection to its target,
 /// joining or opening it; a connection found closed is left for a new one, once.
 /// Queued, the connection's generation; failed, the kind and why (`None`: noted).
 async fn place<W: Workload, S, C>(
@@ -234,8 +251,8 @@ async fn place<W: Workload, S, C>(
     group: &Shared,
     held: &mut Option<Handle>,
     lane: &Lane<S, C>,
-    cmd: &Cmd,
 ) -> Result<u64, (ErrorKind, Option<Rc<str>>)> {
+    let cmd = &lane.cmd;
     let deadline = cmd.sent.checked_add(cmd.timeout);
     for first_try in [true, false] {
         if !held.as_ref().is_some_and(|h| group.holds(h)) {
@@ -271,7 +288,7 @@ async fn wait_replies<S, C>(lanes: &mut [Lane<S, C>]) {
     poll_fn(|cx| {
         let mut any = false;
         for lane in lanes.iter_mut() {
-            if matches!(lane.state, State::Queued(_)) && lane.result.is_none() {
+            if lane.state == State::Queued && lane.result.is_none() {
                 lane.result = lane.waiter.take();
                 if lane.result.is_none() {
                     lane.waiter.wake_with(cx.waker());
@@ -299,48 +316,37 @@ fn record_replies<W: Workload>(
     let mut ended = 0;
     let mut rec = w.rec.borrow_mut();
     for lane in lanes.iter_mut() {
-        if !matches!(lane.state, State::Queued(_)) {
+        if lane.state != State::Queued {
             continue;
         }
         // A look at the waiters that have not been looked at (after a pause).
         let Some(result) = lane.result.take().or_else(|| lane.waiter.take()) else {
             continue;
         };
-        let State::Queued(cmd) = std::mem::replace(&mut lane.state, State::Idle) else {
-            unreachable!("matched above")
-        };
+        lane.state = State::Idle;
+        let (target, gen) = (lane.cmd.target, lane.cmd.gen);
         match result {
             Ok((framed, at)) => {
                 let (outcome, bytes) = framed.recorded(&mut rec);
-                record_one(w, &mut rec, lane, &cmd, outcome, bytes, at);
+                record_one(w, &mut rec, lane, outcome, bytes, at);
                 if let Outcome::Error(kind) = outcome {
                     *pause = Some(pause.unwrap_or(kind).max_pause(kind));
                 }
             }
             Err(f) => {
                 // The connection is done: the group's next command opens a new one.
-                let held = &mut conns.0[cmd.target];
-                if held.as_ref().is_some_and(|h| h.gen == cmd.gen) {
+                let held = &mut conns.0[target];
+                if held.as_ref().is_some_and(|h| h.gen == gen) {
                     *held = None;
                 }
-                groups[cmd.target].retire(cmd.gen);
-                if f.unprocessed && !cmd.retried {
-                    lane.state = State::Resend(Cmd {
-                        retried: true,
-                        ..cmd
-                    });
+                groups[target].retire(gen);
+                if f.unprocessed && !lane.cmd.retried {
+                    lane.cmd.retried = true;
+                    lane.state = State::Resend;
                     continue;
                 }
                 rec.note_error(f.kind, || f.why.to_string());
-                record_one(
-                    w,
-                    &mut rec,
-                    lane,
-                    &cmd,
-                    Outcome::Error(f.kind),
-                    0,
-                    Instant::now(),
-                );
+                record_one(w, &mut rec, lane, Outcome::Error(f.kind), 0, Instant::now());
                 *pause = Some(pause.unwrap_or(f.kind).max_pause(f.kind));
             }
         }
@@ -356,13 +362,13 @@ fn record_one<W: Workload>(
     w: &Worker<W>,
     rec: &mut Recorder,
     lane: &mut Lane<W::Source, W::Check>,
-    cmd: &Cmd,
     outcome: Outcome,
     bytes: u64,
     end: Instant,
 ) {
     let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
     w.in_flight.set(w.in_flight.get() - 1);
+    let cmd = lane.cmd;
     let latency = end.saturating_duration_since(cmd.sent);
     let status = match outcome {
         Outcome::Status(s) => {
