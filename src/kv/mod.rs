@@ -144,11 +144,20 @@ fn integer(text: &[u8]) -> Option<i64> {
 /// byte: a command's key, its word's length and the array's header are each a few
 /// digits, and a `memcpy` call for each was most of this function's cost (callgrind,
 /// docs/performance.md's pipeline-16 sections).
-pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+pub fn push_decimal(out: &mut Vec<u8>, n: u64) {
     if n < 10 {
         out.push(b'0' + n as u8);
         return;
     }
+    let (digits, from) = decimal(n);
+    out.reserve(digits.len() - from);
+    for &d in &digits[from..] {
+        out.push(d);
+    }
+}
+
+/// `n` in decimal: its digits are `digits[from..]`.
+pub fn decimal(mut n: u64) -> ([u8; 20], usize) {
     const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
         2021222324252627282930313233343536373839\
         4041424344454647484950515253545556575859\
@@ -172,10 +181,7 @@ pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
         i -= 1;
         digits[i] = b'0' + n as u8;
     }
-    out.reserve(digits.len() - i);
-    for &d in &digits[i..] {
-        out.push(d);
-    }
+    (digits, i)
 }
 
 #[cfg(test)]

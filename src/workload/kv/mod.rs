@@ -345,6 +345,31 @@ impl Draws {
         }
     }
 
+    /// Word `w` as a RESP bulk string. A key between two texts (`key:{key}`, the
+    /// common word) is written straight into `out`, its length known from its
+    /// digits; any other word is joined in `word` first.
+    fn push_bulk(&mut self, out: &mut Vec<u8>, word: &mut Vec<u8>, w: &Word, turn: Turn) {
+        let (pre, post): (&[u8], &[u8]) = match w.0.as_slice() {
+            [Part::Key] => (b"", b""),
+            [Part::Text(a), Part::Key] => (a, b""),
+            [Part::Key, Part::Text(b)] => (b"", b),
+            [Part::Text(a), Part::Key, Part::Text(b)] => (a, b),
+            _ => {
+                self.join(word, w, turn);
+                return resp::push_bulk(out, word);
+            }
+        };
+        let (digits, from) = crate::kv::decimal(self.key(turn));
+        let key = &digits[from..];
+        out.push(b'$');
+        push_decimal(out, (pre.len() + key.len() + post.len()) as u64);
+        out.extend_from_slice(b"\r\n");
+        out.extend_from_slice(pre);
+        out.extend_from_slice(key);
+        out.extend_from_slice(post);
+        out.extend_from_slice(b"\r\n");
+    }
+
     /// Word `w` joined into `out`.
     fn join(&mut self, out: &mut Vec<u8>, w: &Word, turn: Turn) {
         out.clear();
@@ -375,10 +400,7 @@ impl KvSource {
                 for p in self.resp[c].iter() {
                     match p {
                         Piece::Fixed(b) => buf.extend_from_slice(b),
-                        Piece::Word(i) => {
-                            d.join(word, &cmd.words[*i], turn);
-                            resp::push_bulk(buf, word);
-                        }
+                        Piece::Word(i) => d.push_bulk(buf, word, &cmd.words[*i], turn),
                     }
                 }
             }
@@ -512,6 +534,44 @@ mod tests {
             client: 0,
             n,
             index: None,
+        }
+    }
+
+    /// The pieces (fixed RESP encoded once, `key:{key}` written straight) give the
+    /// bytes the plain encoding gives: every word joined, then each a bulk string.
+    #[test]
+    fn redis_pieces_encode_as_the_plain_way_does() {
+        let c = parse(
+            "MGET a:{key} {key}:b {key} x{key}y lit {key}{key} v{value}",
+            "f",
+            Protocol::Redis,
+        )
+        .unwrap();
+        let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
+        let (mut s, _) = w.client(0);
+        let value = String::from_utf8(s.draws.values[..4].to_vec()).unwrap();
+        for round in 0..3u64 {
+            let k = |i: u64| (round * 6 + i) % 10;
+            let words = [
+                "MGET".to_string(),
+                format!("a:{}", k(0)),
+                format!("{}:b", k(1)),
+                format!("{}", k(2)),
+                format!("x{}y", k(3)),
+                "lit".to_string(),
+                format!("{}{}", k(4), k(5)),
+                format!("v{value}"),
+            ];
+            let mut plain = Vec::new();
+            resp::push_header(&mut plain, b'*', words.len());
+            for word in &words {
+                resp::push_bulk(&mut plain, word.as_bytes());
+            }
+            let got = s.next(turn(round)).bytes.to_vec();
+            assert_eq!(
+                String::from_utf8(got).unwrap(),
+                String::from_utf8(plain).unwrap()
+            );
         }
     }
 
