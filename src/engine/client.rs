@@ -16,7 +16,7 @@ use super::workload::{Answer, Request, RequestSource, ResponseCheck, Turn, Workl
 use super::{Worker, WorkerPace};
 use crate::http::h2::Negotiated;
 use crate::http::{self, BodySink, Conn};
-use crate::stats::{ErrorKind, Outcome, RequestSample, LATE_THRESHOLD};
+use crate::stats::{ErrorKind, Outcome, Recorder, RequestSample, LATE_THRESHOLD};
 
 /// After the client ran out of descriptors or ports, wait this long before trying
 /// again: retrying at once cannot succeed, and would only burn the CPU.
@@ -69,8 +69,6 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         })
         .collect();
     let counter = &w.progress[w.index].0;
-    let failed = &w.progress[w.index].1;
-    let live = &w.progress[w.index].2;
     let mut n = 0u64;
     let mut last_end: Option<Instant> = None;
     loop {
@@ -117,36 +115,19 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             if paced.due.is_some() {
                 rec.record_service(end - sent);
             }
-            let latency = end - paced.due.unwrap_or(sent);
-            let status = match outcome {
-                Outcome::Status(s) => {
-                    let answer = Answer {
-                        status: s,
-                        body: &body,
-                        truncated,
-                        items,
-                    };
-                    check.check(&answer, &mut rec.items);
-                    live.record(latency);
-                    s
-                }
-                Outcome::Error(_) => 0,
-            };
-            rec.items.sent += items;
-            if !rec.ok.contains(status) {
-                failed.fetch_add(1, Ordering::Relaxed);
-            }
-            rec.record(target, outcome, latency, || RequestSample {
-                elapsed_s: latency.as_secs_f64(),
-                request: info,
-                status,
+            let ended = Ended {
+                target,
+                outcome,
+                latency: end - paced.due.unwrap_or(sent),
+                end,
+                bytes,
+                items,
+                info,
+                label,
                 client,
                 index: n,
-            });
-            let meter = w.meter.received.get();
-            if let Some(second) = rec.record_label(label, end, outcome, latency, bytes, meter) {
-                w.hand_over(second);
-            }
+            };
+            record_end(&w, &mut rec, &mut check, &ended, &body, truncated);
         }
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;
@@ -160,6 +141,66 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             Outcome::Error(_) => tokio::task::yield_now().await,
             Outcome::Status(_) => {}
         }
+    }
+}
+
+/// One request's end, as it is recorded.
+pub(super) struct Ended {
+    pub target: usize,
+    pub outcome: Outcome,
+    pub latency: Duration,
+    /// When it ended: the second it is counted in.
+    pub end: Instant,
+    pub bytes: u64,
+    pub items: u64,
+    pub info: usize,
+    pub label: u16,
+    pub client: usize,
+    /// The client's turn.
+    pub index: u64,
+}
+
+/// Record one request's end: its check's look at the answer (`body`, cut short if
+/// `truncated`), its counts, latency and label, and its second (handed over when
+/// that second is done). The client loop and the pipelined connections' driver
+/// (`shared::driver`) both record through here.
+pub(super) fn record_end<W: Workload>(
+    w: &Worker<W>,
+    rec: &mut Recorder,
+    check: &mut W::Check,
+    e: &Ended,
+    body: &[u8],
+    truncated: bool,
+) {
+    let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
+    let status = match e.outcome {
+        Outcome::Status(s) => {
+            let answer = Answer {
+                status: s,
+                body,
+                truncated,
+                items: e.items,
+            };
+            check.check(&answer, &mut rec.items);
+            live.record(e.latency);
+            s
+        }
+        Outcome::Error(_) => 0,
+    };
+    rec.items.sent += e.items;
+    if !rec.ok.contains(status) {
+        failed.fetch_add(1, Ordering::Relaxed);
+    }
+    rec.record(e.target, e.outcome, e.latency, || RequestSample {
+        elapsed_s: e.latency.as_secs_f64(),
+        request: e.info,
+        status,
+        client: e.client,
+        index: e.index,
+    });
+    let meter = w.meter.received.get();
+    if let Some(second) = rec.record_label(e.label, e.end, e.outcome, e.latency, e.bytes, meter) {
+        w.hand_over(second);
     }
 }
 

@@ -29,13 +29,13 @@ use std::sync::atomic::Ordering;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use super::super::client::{join_pipelined, Client, CLIENT_LIMIT_BACKOFF};
-use super::super::workload::{Answer, RequestSource, ResponseCheck, Turn, Workload};
+use super::super::client::{join_pipelined, record_end, Client, Ended, CLIENT_LIMIT_BACKOFF};
+use super::super::workload::{RequestSource, Turn, Workload};
 use super::super::{Worker, WorkerPace};
 use super::pipeline::{Failure, Waiter};
 use super::{Handle, Shared, SharedConn};
 use crate::http::{self, Framed};
-use crate::stats::{ErrorKind, Outcome, Recorder, RequestSample};
+use crate::stats::{ErrorKind, Outcome, Recorder};
 
 /// Whether a worker's clients go through drivers: every target a key-value store, a
 /// pipeline deeper than 1, and the closed model with no pause between commands.
@@ -357,7 +357,7 @@ fn record_replies<W: Workload>(
     }
 }
 
-/// Record one command's end, as `client::run` records a request's.
+/// Record one command's end, as the client loop records a request's.
 fn record_one<W: Workload>(
     w: &Worker<W>,
     rec: &mut Recorder,
@@ -366,40 +366,21 @@ fn record_one<W: Workload>(
     bytes: u64,
     end: Instant,
 ) {
-    let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
     w.in_flight.set(w.in_flight.get() - 1);
-    let cmd = lane.cmd;
-    let latency = end.saturating_duration_since(cmd.sent);
-    let status = match outcome {
-        Outcome::Status(s) => {
-            let answer = Answer {
-                status: s,
-                body: &[],
-                truncated: false,
-                items: cmd.items,
-            };
-            lane.check.check(&answer, &mut rec.items);
-            live.record(latency);
-            s
-        }
-        Outcome::Error(_) => 0,
+    let cmd = &lane.cmd;
+    let ended = Ended {
+        target: cmd.target,
+        outcome,
+        latency: end.saturating_duration_since(cmd.sent),
+        end,
+        bytes,
+        items: cmd.items,
+        info: cmd.info,
+        label: cmd.label,
+        client: lane.client,
+        index: lane.n,
     };
-    rec.items.sent += cmd.items;
-    if !rec.ok.contains(status) {
-        failed.fetch_add(1, Ordering::Relaxed);
-    }
-    let (client, index, info) = (lane.client, lane.n, cmd.info);
-    rec.record(cmd.target, outcome, latency, || RequestSample {
-        elapsed_s: latency.as_secs_f64(),
-        request: info,
-        status,
-        client,
-        index,
-    });
-    let meter = w.meter.received.get();
-    if let Some(second) = rec.record_label(cmd.label, end, outcome, latency, bytes, meter) {
-        w.hand_over(second);
-    }
+    record_end(w, rec, &mut lane.check, &ended, &[], false);
     lane.n += 1;
 }
 
