@@ -81,7 +81,7 @@ pub struct KvWorkload {
     /// What every client reads per request, shared rather than copied per client:
     /// with hundreds of clients (`--pipeline`), per-client copies were cache misses
     /// on every request.
-    shared: Tables,
+    shared: Arc<Tables>,
     /// Each command's bytes when it has no placeholder, written by the first client.
     fixed: OnceLock<Fixed>,
     /// The CAS uniques `gets` replies brought, when a command is a `cas`: the
@@ -173,12 +173,12 @@ impl KvWorkload {
             targets: vec![target],
             tokens,
             labels: Arc::new(set.finish("the commands' names")),
-            shared: Tables {
+            shared: Arc::new(Tables {
                 commands: s.commands.clone().into(),
                 upto: upto.into(),
                 label_of: label_of.into(),
                 resp: s.commands.iter().map(resp_pieces).collect(),
-            },
+            }),
             fixed: OnceLock::new(),
             values,
             chooser,
@@ -238,10 +238,7 @@ impl Workload for KvWorkload {
         let seed = self.s.seed ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut source = KvSource {
             fixed: Arc::from([]),
-            commands: self.shared.commands.clone(),
-            resp: self.shared.resp.clone(),
-            upto: self.shared.upto.clone(),
-            label_of: self.shared.label_of.clone(),
+            t: self.shared.clone(),
             draws: Draws {
                 values: self.values.clone(),
                 value_size: self.s.value_size,
@@ -265,9 +262,9 @@ impl Workload for KvWorkload {
             index: None,
         };
         let fixed = self.fixed.get_or_init(|| {
-            (0..source.commands.len())
+            (0..source.t.commands.len())
                 .map(|c| {
-                    let cmd = &source.commands[c];
+                    let cmd = &source.t.commands[c];
                     // A `cas` carries a new token each time: never fixed.
                     let fixed = cmd.shape != Shape::Cas;
                     (fixed && cmd.words.iter().all(|w| w.literal().is_some())).then(|| {
@@ -304,10 +301,9 @@ fn describe(c: &Command) -> String {
 pub struct KvSource {
     /// Each command's bytes when it has no placeholder (written once, for all clients).
     fixed: Fixed,
-    commands: Arc<[Command]>,
-    resp: Arc<[Box<[Piece]>]>,
-    upto: Arc<[u64]>,
-    label_of: Arc<[u16]>,
+    /// The workload's tables, behind one pointer (the source is a variant of
+    /// `RunSource`, moved whole).
+    t: Arc<Tables>,
     draws: Draws,
     protocol: Protocol,
     /// Where a `cas` takes its token (`Some` when a command is a `cas`).
@@ -394,10 +390,10 @@ impl KvSource {
     fn write(&mut self, c: usize, turn: Turn) {
         let (buf, word, d) = (&mut self.buf, &mut self.word, &mut self.draws);
         buf.clear();
-        let cmd = &self.commands[c];
+        let cmd = &self.t.commands[c];
         match (self.protocol, cmd.shape) {
             (Protocol::Redis, _) => {
-                for p in self.resp[c].iter() {
+                for p in self.t.resp[c].iter() {
                     match p {
                         Piece::Fixed(b) => buf.extend_from_slice(b),
                         Piece::Word(i) => d.push_bulk(buf, word, &cmd.words[*i], turn),
@@ -479,12 +475,12 @@ impl KvSource {
 impl RequestSource for KvSource {
     #[inline]
     fn next(&mut self, turn: Turn) -> Request<'_> {
-        let total = *self.upto.last().expect("at least one command");
-        let c = if self.upto.len() == 1 {
+        let total = *self.t.upto.last().expect("at least one command");
+        let c = if self.t.upto.len() == 1 {
             0
         } else {
             let x = self.draws.rng.next_u64() % total;
-            self.upto.iter().position(|u| x < *u).unwrap_or(0)
+            self.t.upto.iter().position(|u| x < *u).unwrap_or(0)
         };
         if self.fixed[c].is_none() {
             self.write(c, turn);
@@ -500,7 +496,7 @@ impl RequestSource for KvSource {
             head: false,
             info: c,
             items: 0,
-            label: self.label_of[c],
+            label: self.t.label_of[c],
         }
     }
 }
