@@ -16,11 +16,11 @@ use super::workload::{Answer, Request, RequestSource, ResponseCheck, Turn, Workl
 use super::{Worker, WorkerPace};
 use crate::http::h2::Negotiated;
 use crate::http::{self, BodySink, Conn};
-use crate::stats::{ErrorKind, Outcome, RequestSample, LATE_THRESHOLD};
+use crate::stats::{ErrorKind, Outcome, Recorder, RequestSample, LATE_THRESHOLD};
 
 /// After the client ran out of descriptors or ports, wait this long before trying
 /// again: retrying at once cannot succeed, and would only burn the CPU.
-const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
+pub(super) const CLIENT_LIMIT_BACKOFF: Duration = Duration::from_millis(1);
 
 /// A client's connection to one target, and the read buffer it keeps across
 /// reconnects so that a run without keep-alive allocates nothing per request.
@@ -69,8 +69,6 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         })
         .collect();
     let counter = &w.progress[w.index].0;
-    let failed = &w.progress[w.index].1;
-    let live = &w.progress[w.index].2;
     let mut n = 0u64;
     let mut last_end: Option<Instant> = None;
     loop {
@@ -117,36 +115,19 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             if paced.due.is_some() {
                 rec.record_service(end - sent);
             }
-            let latency = end - paced.due.unwrap_or(sent);
-            let status = match outcome {
-                Outcome::Status(s) => {
-                    let answer = Answer {
-                        status: s,
-                        body: &body,
-                        truncated,
-                        items,
-                    };
-                    check.check(&answer, &mut rec.items);
-                    live.record(latency);
-                    s
-                }
-                Outcome::Error(_) => 0,
-            };
-            rec.items.sent += items;
-            if !rec.ok.contains(status) {
-                failed.fetch_add(1, Ordering::Relaxed);
-            }
-            rec.record(target, outcome, latency, || RequestSample {
-                elapsed_s: latency.as_secs_f64(),
-                request: info,
-                status,
+            let ended = Ended {
+                target,
+                outcome,
+                latency: end - paced.due.unwrap_or(sent),
+                end,
+                bytes,
+                items,
+                info,
+                label,
                 client,
                 index: n,
-            });
-            let meter = w.meter.received.get();
-            if let Some(second) = rec.record_label(label, end, outcome, latency, bytes, meter) {
-                w.hand_over(second);
-            }
+            };
+            record_end(&w, &mut rec, &mut check, &ended, &body, truncated);
         }
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;
@@ -160,6 +141,66 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             Outcome::Error(_) => tokio::task::yield_now().await,
             Outcome::Status(_) => {}
         }
+    }
+}
+
+/// One request's end, as it is recorded.
+pub(super) struct Ended {
+    pub target: usize,
+    pub outcome: Outcome,
+    pub latency: Duration,
+    /// When it ended: the second it is counted in.
+    pub end: Instant,
+    pub bytes: u64,
+    pub items: u64,
+    pub info: usize,
+    pub label: u16,
+    pub client: usize,
+    /// The client's turn.
+    pub index: u64,
+}
+
+/// Record one request's end: its check's look at the answer (`body`, cut short if
+/// `truncated`), its counts, latency and label, and its second (handed over when
+/// that second is done). The client loop and the pipelined connections' driver
+/// (`shared::driver`) both record through here.
+pub(super) fn record_end<W: Workload>(
+    w: &Worker<W>,
+    rec: &mut Recorder,
+    check: &mut W::Check,
+    e: &Ended,
+    body: &[u8],
+    truncated: bool,
+) {
+    let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
+    let status = match e.outcome {
+        Outcome::Status(s) => {
+            let answer = Answer {
+                status: s,
+                body,
+                truncated,
+                items: e.items,
+            };
+            check.check(&answer, &mut rec.items);
+            live.record(e.latency);
+            s
+        }
+        Outcome::Error(_) => 0,
+    };
+    rec.items.sent += e.items;
+    if !rec.ok.contains(status) {
+        failed.fetch_add(1, Ordering::Relaxed);
+    }
+    rec.record(e.target, e.outcome, e.latency, || RequestSample {
+        elapsed_s: e.latency.as_secs_f64(),
+        request: e.info,
+        status,
+        client: e.client,
+        index: e.index,
+    });
+    let meter = w.meter.received.get();
+    if let Some(second) = rec.record_label(e.label, e.end, e.outcome, e.latency, e.bytes, meter) {
+        w.hand_over(second);
     }
 }
 
@@ -468,7 +509,7 @@ async fn attempt_pipelined<W: Workload>(
         // from it, not cloned and dropped per command (two reference counts a command).
         if !slot.shared.as_ref().is_some_and(|h| group.holds(h)) {
             slot.shared = None;
-            match join_pipelined(w, group, req, deadline).await {
+            match join_pipelined(w, group, req.target, req.timeout, deadline).await {
                 Ok(h) => slot.shared = Some(h),
                 Err(failed) => return (failed, None),
             }
@@ -500,10 +541,11 @@ async fn attempt_pipelined<W: Workload>(
 
 /// A handle on the group's pipelined connection, opened by this client if no other
 /// has (within the command's deadline); the outcome to record when it could not be.
-async fn join_pipelined<W: Workload>(
+pub(super) async fn join_pipelined<W: Workload>(
     w: &Worker<W>,
     group: &Shared,
-    req: &Request<'_>,
+    target: usize,
+    timeout: Duration,
     deadline: Option<Instant>,
 ) -> Result<Handle, (Outcome, u64)> {
     let join = async {
@@ -511,7 +553,7 @@ async fn join_pipelined<W: Workload>(
         if let Some(h) = group.current() {
             return Ok(h);
         }
-        let t = &w.workload.targets()[req.target];
+        let t = &w.workload.targets()[target];
         match super::shared::pipeline::connect(t, w.meter.clone()).await {
             Ok((conn, opened)) => {
                 w.rec.borrow_mut().record_connect(opened.connect);
@@ -526,7 +568,7 @@ async fn join_pipelined<W: Workload>(
                 ErrorKind::Timeout,
                 format!(
                     "no whole response within the timeout ({} ms)",
-                    req.timeout.as_millis()
+                    timeout.as_millis()
                 ),
             ))
         }),

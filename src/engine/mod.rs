@@ -33,6 +33,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use futures_util::future::Either;
 use futures_util::stream::{FuturesUnordered, StreamExt};
 use futures_util::FutureExt;
 use tokio::sync::watch;
@@ -382,14 +383,30 @@ fn run_worker<W: Workload>(
         // wake-up is a push on the set's queue, not a trip through tokio's scheduler
         // (~25% of the client's user time, docs/performance.md). A panic is caught
         // where it happens and fails the step.
-        let mut clients: FuturesUnordered<_> = clients
+        let clients = clients
             .into_iter()
             .enumerate()
-            .map(|(local, c)| {
-                let client = client::Client { global: c, local };
-                AssertUnwindSafe(client::run(worker.clone(), timer.clone(), client)).catch_unwind()
-            })
-            .collect();
+            .map(|(local, c)| client::Client { global: c, local });
+        // `--pipeline` on key-value stores, closed model: one future per group's
+        // connection drives its clients' turns (see `shared::driver`).
+        let mut clients: FuturesUnordered<_> = if shared::driver::drives(&worker) {
+            let streams = worker.cfg.connection.streams;
+            let clients: Vec<_> = clients.collect();
+            clients
+                .chunks(streams)
+                .map(|group| {
+                    let drive = shared::driver::drive(worker.clone(), group.to_vec());
+                    AssertUnwindSafe(Either::Right(drive)).catch_unwind()
+                })
+                .collect()
+        } else {
+            clients
+                .map(|client| {
+                    let run = client::run(worker.clone(), timer.clone(), client);
+                    AssertUnwindSafe(Either::Left(run)).catch_unwind()
+                })
+                .collect()
+        };
         let all_done = async {
             while let Some(ended) = clients.next().await {
                 if let Err(p) = ended {

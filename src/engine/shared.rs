@@ -15,6 +15,7 @@
 //! [`pipeline`]), whose handle's exchange queues the command and awaits its reply in
 //! its turn. Opening, retiring by generation and the groups are the same for both.
 
+pub(super) mod driver;
 pub mod pipeline;
 
 use std::cell::{Cell, RefCell};

@@ -140,17 +140,65 @@ fn integer(text: &[u8]) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
-/// Append `n` in decimal, without allocating.
-pub fn push_decimal(out: &mut Vec<u8>, mut n: u64) {
+/// Append `n` in decimal, without allocating. Two digits a step, and pushed byte by
+/// byte: a command's key, its word's length and the array's header are each a few
+/// digits, and a `memcpy` call for each was most of this function's cost (callgrind,
+/// docs/performance.md's pipeline-16 sections).
+pub fn push_decimal(out: &mut Vec<u8>, n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
+    let (digits, from) = decimal(n);
+    out.reserve(digits.len() - from);
+    for &d in &digits[from..] {
+        out.push(d);
+    }
+}
+
+/// `n` in decimal: its digits are `digits[from..]`.
+pub fn decimal(mut n: u64) -> ([u8; 20], usize) {
+    const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+        2021222324252627282930313233343536373839\
+        4041424344454647484950515253545556575859\
+        6061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899";
     let mut digits = [0u8; 20];
     let mut i = digits.len();
-    loop {
+    while n >= 100 {
+        let r = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        digits[i] = PAIRS[r];
+        digits[i + 1] = PAIRS[r + 1];
+    }
+    if n >= 10 {
+        let r = n as usize * 2;
+        i -= 2;
+        digits[i] = PAIRS[r];
+        digits[i + 1] = PAIRS[r + 1];
+    } else {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
+        digits[i] = b'0' + n as u8;
+    }
+    (digits, i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::push_decimal;
+
+    #[test]
+    fn decimals_match_the_standard_formatting() {
+        let mut cases: Vec<u64> = (0..1200).collect();
+        cases.extend([9_999, 10_000, 99_999, 123_456_789, u64::MAX - 1, u64::MAX]);
+        cases.extend((1..20).map(|e| 10u64.pow(e)));
+        cases.extend((1..20).map(|e| 10u64.pow(e) - 1));
+        let mut out = b"x".to_vec();
+        for n in cases {
+            out.truncate(1);
+            push_decimal(&mut out, n);
+            assert_eq!(&out[1..], n.to_string().as_bytes(), "{n}");
         }
     }
-    out.extend_from_slice(&digits[i..]);
 }

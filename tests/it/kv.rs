@@ -1659,3 +1659,110 @@ fn memcached_cas_counts_stored_exists_and_not_found_apart_with_and_without_pipel
         );
     }
 }
+
+/// The pipeline's driver (one future per connection, `engine::shared::driver`)
+/// records each command of a read's batch itself: a lost or doubled latency, count,
+/// hit or second would show here. 40 clients on 2 threads: groups of 16 and 4 on
+/// each, and a budget that is no multiple of either.
+#[test]
+fn the_pipeline_driver_keeps_every_count_latency_and_second() {
+    let Some(r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-driver");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let args = [
+        "-c",
+        "40",
+        "--threads",
+        "2",
+        "--pipeline",
+        "16",
+        "-n",
+        "10007",
+        "--ratio",
+        "1:3",
+        "--keys",
+        "300",
+        &url,
+    ];
+    pipelined(&dir, "drv", &args);
+    let (s, labels) = step(&dir, "drv");
+    assert_eq!(n(&s["responses"]), 10007);
+    assert_eq!(s["errors"], serde_json::json!({}));
+    assert_eq!(n(&s["latency"]["count"]), 10007);
+    // 2 threads × groups of 16 and 4: 4 connections.
+    assert_eq!(n(&s["connections_opened"]), 4);
+    let info = redis_info(r.port, "commandstats", None);
+    let (get, set) = (&labels["GET"], &labels["SET"]);
+    assert_eq!(n(&get["total_requests"]), calls(&info, "get"));
+    assert_eq!(n(&set["total_requests"]), calls(&info, "set"));
+    assert_eq!(calls(&info, "get") + calls(&info, "set"), 10007);
+    assert_eq!(
+        n(&get["latency"]["count"]) + n(&set["latency"]["count"]),
+        10007
+    );
+    // Hits and misses are the server's own.
+    let stats = redis_info(r.port, "stats", None);
+    let count = |k: &str| stats[k].trim().parse::<u64>().unwrap();
+    assert_eq!(n(&get["statuses"]["250"]), count("keyspace_hits"));
+    assert_eq!(n(&get["statuses"]["254"]), count("keyspace_misses"));
+    // The seconds of the step's timeline, and of each label's, add up.
+    let sum = |of: &Value| {
+        of.as_array()
+            .expect("a timeline")
+            .iter()
+            .map(|s| n(&s["responses"]))
+            .sum::<u64>()
+    };
+    assert_eq!(sum(&s["timeline"]), 10007);
+    assert_eq!(sum(&get["timeline"]), n(&get["total_requests"]));
+    assert_eq!(sum(&set["timeline"]), n(&set["total_requests"]));
+}
+
+/// The open model keeps a future per client (the driver is the closed model's):
+/// a command due while the server is stopped counts its latency from its due time,
+/// not from when a client was free to send it. At 500/s, 64 clients and a 1 s stop,
+/// about 350 commands are due in the stop's first 700 ms: far more than the 64 in
+/// flight, so with latency from the send a tenth of them could not be that slow.
+#[test]
+fn an_open_model_pipeline_counts_latency_from_each_due_time() {
+    let Some(r) = redis(&[]) else { return };
+    let dir = TempDir::new("kv-pipe-due");
+    let url = format!("redis://127.0.0.1:{}", r.port);
+    let out = dir.path("due.csv");
+    let mut child = crate::util::hakaru()
+        .args([
+            "run",
+            "-c",
+            "64",
+            "--threads",
+            "1",
+            "--pipeline",
+            "16",
+            "--rate",
+            "500",
+            "-d",
+            "3s",
+            "--timeout",
+            "10",
+            &url,
+            "-o",
+        ])
+        .arg(&out)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    served(r.port, 200);
+    signal(r.child.id(), "-STOP");
+    std::thread::sleep(Duration::from_millis(1000));
+    signal(r.child.id(), "-CONT");
+    let status = crate::util::wait_bounded(&mut child, Duration::from_secs(30));
+    assert!(status.is_some(), "hakaru hung");
+    let (s, _) = step(&dir, "due");
+    assert_eq!(s["errors"], serde_json::json!({}));
+    let sent = n(&s["responses"]) + n(&s["unfinished"]);
+    assert!((1400..=1500).contains(&sent), "{sent} of 1500 scheduled");
+    let p90 = s["latency"]["p90_s"].as_f64().unwrap();
+    assert!(p90 >= 0.3, "p90 {p90} s: latency not from the due time");
+}

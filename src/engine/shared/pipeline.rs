@@ -199,6 +199,46 @@ impl PipeConn {
     }
 }
 
+impl PipeConn {
+    /// Queue `request` for `waiter` with no future to await: a group's driver
+    /// ([`super::driver`]) queues its clients' commands this way and looks at their
+    /// waiters itself ([`Waiter::take`]) when one read has brought replies. Fails
+    /// (unprocessed) when the connection had closed. Whoever queues must close the
+    /// connection if it stops waiting before the reply, as [`Exchange`]'s drop does.
+    pub fn queue(
+        &self,
+        waiter: &Rc<Waiter>,
+        request: &[u8],
+        deadline: Option<Instant>,
+        timeout: Duration,
+    ) -> Result<(), Failure> {
+        let mut exchange = self.exchange(waiter, request, deadline, timeout);
+        // Queued, or refused at once: the exchange's future is never polled.
+        exchange.waiting = false;
+        match exchange.closed.take() {
+            Some(f) => Err(f),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Waiter {
+    /// The reply (with the end of the read that brought it) or the failure, once
+    /// it has come; taken, so a second look finds nothing.
+    pub fn take(&self) -> Option<Result<(Framed, Instant), Failure>> {
+        self.done.take()
+    }
+
+    /// Wake `waker` when this waiter's command is answered or fails (kept if the
+    /// same task's waker is already there).
+    pub fn wake_with(&self, waker: &Waker) {
+        let mut w = self.waker.borrow_mut();
+        if !w.as_ref().is_some_and(|w| w.will_wake(waker)) {
+            *w = Some(waker.clone());
+        }
+    }
+}
+
 /// One queued command's wait for its reply ([`PipeConn::exchange`]). Dropped before
 /// the reply (the step's end), it closes the connection: the replies after a
 /// missing one could no longer be matched to their commands.
