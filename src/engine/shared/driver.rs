@@ -237,7 +237,7 @@ async fn queue_turns<W: Workload>(
                 let end = Instant::now();
                 record_one(w, &mut rec, lane, Outcome::Error(kind), 0, end);
                 w.progress[w.index].0.fetch_add(1, Ordering::Relaxed);
-                *pause = Some(pause.unwrap_or(kind).max_pause(kind));
+                pause_after(pause, kind);
             }
         }
     }
@@ -330,7 +330,7 @@ fn record_replies<W: Workload>(
                 let (outcome, bytes) = framed.recorded(&mut rec);
                 record_one(w, &mut rec, lane, outcome, bytes, at);
                 if let Outcome::Error(kind) = outcome {
-                    *pause = Some(pause.unwrap_or(kind).max_pause(kind));
+                    pause_after(pause, kind);
                 }
             }
             Err(f) => {
@@ -347,7 +347,7 @@ fn record_replies<W: Workload>(
                 }
                 rec.note_error(f.kind, || f.why.to_string());
                 record_one(w, &mut rec, lane, Outcome::Error(f.kind), 0, Instant::now());
-                *pause = Some(pause.unwrap_or(f.kind).max_pause(f.kind));
+                pause_after(pause, f.kind);
             }
         }
         ended += 1;
@@ -384,18 +384,10 @@ fn record_one<W: Workload>(
     lane.n += 1;
 }
 
-trait Pause {
-    /// The longer of two pauses after errors: running out of descriptors or ports
-    /// backs off, any other error yields.
-    fn max_pause(self, other: ErrorKind) -> ErrorKind;
-}
-
-impl Pause for ErrorKind {
-    fn max_pause(self, other: ErrorKind) -> ErrorKind {
-        if other == ErrorKind::ClientLimit {
-            other
-        } else {
-            self
-        }
+/// Note the pause an error calls for: running out of descriptors or ports backs off
+/// (and outweighs any other), any other error yields.
+fn pause_after(pause: &mut Option<ErrorKind>, kind: ErrorKind) {
+    if *pause != Some(ErrorKind::ClientLimit) {
+        *pause = Some(kind);
     }
 }
