@@ -1199,14 +1199,28 @@ fn signal(pid: u32, signal: &str) {
     assert!(st.success());
 }
 
+/// `hakaru ARGS -o OUT -q` started in the background, for a test that acts on the
+/// server while the run goes on.
+fn spawn_quiet(args: &[&str], out: &std::path::Path) -> std::process::Child {
+    crate::util::hakaru()
+        .args(args)
+        .arg("-o")
+        .arg(out)
+        .arg("-q")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn a_stopped_server_gives_pipelined_timeouts_not_a_hang() {
     let Some(r) = redis(&[]) else { return };
     let dir = TempDir::new("kv-pipe-stop");
     let url = format!("redis://127.0.0.1:{}", r.port);
     let out = dir.path("stop.csv");
-    let mut child = crate::util::hakaru()
-        .args([
+    let mut child = spawn_quiet(
+        &[
             "run",
             "-c",
             "16",
@@ -1219,14 +1233,9 @@ fn a_stopped_server_gives_pipelined_timeouts_not_a_hang() {
             "--timeout",
             "0.5",
             &url,
-            "-o",
-        ])
-        .arg(&out)
-        .arg("-q")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &out,
+    );
     served(r.port, 1000);
     std::thread::sleep(Duration::from_millis(300));
     signal(r.child.id(), "-STOP");
@@ -1247,8 +1256,8 @@ fn a_killed_server_fails_each_pipelined_command_once() {
     let dir = TempDir::new("kv-pipe-kill");
     let url = format!("redis://127.0.0.1:{}", r.port);
     let out = dir.path("kill.csv");
-    let mut child = crate::util::hakaru()
-        .args([
+    let mut child = spawn_quiet(
+        &[
             "run",
             "-c",
             "16",
@@ -1261,14 +1270,9 @@ fn a_killed_server_fails_each_pipelined_command_once() {
             "--timeout",
             "2",
             &url,
-            "-o",
-        ])
-        .arg(&out)
-        .arg("-q")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &out,
+    );
     // Killed mid-run: once the server has answered commands (a loaded machine may
     // start hakaru late), never by the clock alone.
     served(r.port, 1000);
@@ -1729,8 +1733,8 @@ fn an_open_model_pipeline_counts_latency_from_each_due_time() {
     let dir = TempDir::new("kv-pipe-due");
     let url = format!("redis://127.0.0.1:{}", r.port);
     let out = dir.path("due.csv");
-    let mut child = crate::util::hakaru()
-        .args([
+    let mut child = spawn_quiet(
+        &[
             "run",
             "-c",
             "64",
@@ -1745,14 +1749,9 @@ fn an_open_model_pipeline_counts_latency_from_each_due_time() {
             "--timeout",
             "10",
             &url,
-            "-o",
-        ])
-        .arg(&out)
-        .arg("-q")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        &out,
+    );
     served(r.port, 200);
     signal(r.child.id(), "-STOP");
     std::thread::sleep(Duration::from_millis(1000));
