@@ -121,7 +121,33 @@ fn rand_suffix() -> u64 {
 }
 
 /// A port that was free a moment ago (for servers that cannot bind port 0 and report it).
+///
+/// Taken below the kernel's ephemeral range, not from it: a port 0 bind hands out an
+/// ephemeral port, which any outgoing connection of a test running beside (thousands
+/// of them in the connection tests) could take before the server binds it. Each call
+/// in this process gets a port it never got before, from an offset of its own.
 pub fn free_port() -> u16 {
+    use std::sync::atomic::{AtomicU32, Ordering};
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    const SPAN: u32 = 10_000;
+    let low = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
+        .ok()
+        .and_then(|r| r.split_whitespace().next()?.parse::<u32>().ok())
+        .unwrap_or(0);
+    if low > SPAN + 1024 {
+        let base = low - SPAN;
+        let offset = std::process::id().wrapping_mul(7919) % SPAN;
+        loop {
+            let i = NEXT.fetch_add(1, Ordering::Relaxed);
+            if i >= SPAN {
+                break;
+            }
+            let port = (base + (offset + i) % SPAN) as u16;
+            if TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return port;
+            }
+        }
+    }
     TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
