@@ -285,6 +285,11 @@ pub fn run(args: DemoArgs, command_line: Vec<String>) -> Result<i32> {
     Ok(crate::runner::exit_code(&run))
 }
 
+/// "1 client", "4 clients".
+fn clients(n: usize) -> String {
+    format!("{n} client{}", if n == 1 { "" } else { "s" })
+}
+
 /// The few sentences the demo ends with.
 pub fn summary(run: &RunResult) -> String {
     let Some(peak) = run.steps.iter().max_by(|a, b| a.qps.total_cmp(&b.qps)) else {
@@ -293,11 +298,11 @@ pub fn summary(run: &RunResult) -> String {
     let first = &run.steps[0];
     let errors: u64 = run.steps.iter().map(|s| s.error_total()).sum();
     let mut out = format!(
-        "Peak: {:.0} queries/s at {} clients. Mean latency {:.2} ms at {} client, {:.2} ms at the peak (p99 {:.2} ms). {errors} error(s).",
+        "Peak: {:.0} queries/s at {}. Mean latency {:.2} ms at {}, {:.2} ms at the peak (p99 {:.2} ms). {errors} error(s).",
         peak.qps,
-        peak.n_clients,
+        clients(peak.n_clients),
         first.latency.mean_s * 1e3,
-        first.n_clients,
+        clients(first.n_clients),
         peak.latency.mean_s * 1e3,
         peak.latency.p99_s * 1e3,
     );

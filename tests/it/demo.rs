@@ -15,6 +15,9 @@ fn demo_runs_the_tutorial_against_the_search_target() {
         &format!("--output-dir={}", out_dir.display()),
     ]));
     assert!(out.contains("Peak:"), "{out}");
+    // Regression: the summary said "at 1 clients" whenever the peak was the first step.
+    assert!(out.contains(" ms at 1 client, "), "{out}");
+    assert!(!out.contains(" 1 clients"), "{out}");
     assert!(out.contains("Cache hit rate: planned 50%"), "{out}");
     let patterns = std::fs::read_to_string(out_dir.join("patterns.txt")).unwrap();
     assert_eq!(
