@@ -1,21 +1,19 @@
 //! The driver of `ramp --find-max`: asks the [`Search`] for the next rate, runs that
-//! probe through the runner (open-model parts back to back, so the judge can see
-//! whether a queue grew), judges it, and writes the result after every probe, so a
-//! stopped search keeps what it learned. Knows nothing of how requests are made.
+//! probe through the runner (one open-model step, so the server's queue carries from
+//! the probe's start to its end), cuts it into parts from its per-second timeline (so
+//! the judge can see whether that queue grew), judges it, and writes the result after
+//! every probe, so a stopped search keeps what it learned. Knows nothing of how
+//! requests are made.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::analysis::find_max::{judge_probe, Ended, Next, Search};
-use crate::analysis::threshold::combine;
+use crate::analysis::find_max::{cut_parts, judge_probe, Ended, Next, Search, PARTS};
 use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop, Workload};
 use crate::result::find_max::{FindMaxResult, ProbeResult, Settle};
 use crate::result::{RunResult, RunState};
 use crate::runner::{self, Observer, RampError, RunSpec};
 use crate::spec::find_max::FindMaxSpec;
-
-/// A probe runs as this many parts back to back, so the judge can see a trend.
-const PARTS: usize = 4;
 
 /// A rate whose probes keep ending with too few responses (or with hakaru behind its
 /// timetable) is probed at most this many times as long before that counts as a
@@ -111,30 +109,25 @@ pub fn run<W: Workload>(
             steps: Vec::new(),
             ..measured.clone()
         });
-        if measured.steps.len() < PARTS {
-            // Stopped within the probe: nothing to judge.
+        // Stopped within the probe: nothing to judge (a failed step is judged, and
+        // ends the search below).
+        let judged = measured.steps.first();
+        let Some(whole) = judged
+            .filter(|s| !s.partial || s.failure.is_some())
+            .cloned()
+        else {
             out.partial = true;
             break;
-        }
-        let parts: Vec<&crate::result::StepResult> = measured.steps.iter().collect();
-        let mut whole = match combine(&parts, measured.machine.cpus) {
-            Ok(Some(w)) => w,
+        };
+        let parts = match cut_parts(&whole, PARTS) {
+            Ok(p) => p,
             // Fresh histograms always decode; a failure here is a failed run, not a probe.
-            _ => {
+            Err(why) => {
                 out.state = RunState::Failed;
-                out.stop_reason = Some("a probe's parts could not be joined".into());
+                out.stop_reason = Some(format!("a probe's timeline could not be cut: {why}"));
                 break;
             }
         };
-        // Every part ran at the probe's rate; the time-weighted mean would round it.
-        whole.rate = Some(rate);
-        // The parts one after another on the probe's clock (the recorders added
-        // their seconds as if they had run at once).
-        if let Err(why) = crate::result::timeline::lay_end_to_end(&parts, &mut whole) {
-            out.state = RunState::Failed;
-            out.stop_reason = Some(format!("a probe's timelines could not be joined: {why}"));
-            break;
-        }
         let failed_step = whole.failure.clone();
         let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();
@@ -185,9 +178,11 @@ pub fn run<W: Workload>(
     Ok(out)
 }
 
-/// One probe as the runner runs it: `PARTS` open-model parts at `rate`, `length` in
-/// all; the run's warm-up before the first probe only. `None` for a rate no profile
-/// can hold.
+/// One probe as the runner runs it: one open-model step at `rate` for `length`, so
+/// the requests in flight at one second are still there the next (a probe run as
+/// parts back to back dropped them at each part's end, and a 6% overload read as
+/// flat medians); the run's warm-up before the first probe only. `None` for a rate no
+/// profile can hold.
 fn probe_spec(
     base: &RunSpec,
     connections: usize,
@@ -196,16 +191,16 @@ fn probe_spec(
     first: bool,
 ) -> Option<RunSpec> {
     let profile = Arc::new(RateProfile::constant(rate).ok()?);
-    let part = StepSpec {
+    let step = StepSpec {
         n_clients: connections,
-        duration: Some(length / PARTS as u32),
+        duration: Some(length),
         n_requests: None,
         rate: Some(profile),
     };
     Some(RunSpec {
         mode: base.mode,
         command_line: base.command_line.clone(),
-        steps: vec![part; PARTS],
+        steps: vec![step],
         interval: std::time::Duration::ZERO,
         settings: base.settings.clone(),
         outputs: None,
@@ -213,8 +208,8 @@ fn probe_spec(
         probe_pid: base.probe_pid,
         rounds: 1,
         warmup: if first { base.warmup } else { None },
-        // A part without responses does not end the probe: it fails on its own
-        // numbers.
+        // A probe without responses does not end the search here: it fails on its
+        // own numbers.
         keep_going: true,
         until_saturated: false,
         hooks: None,

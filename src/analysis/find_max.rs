@@ -1,7 +1,11 @@
 //! `ramp --find-max --slo …`: the highest open-model rate a server sustains within a
-//! service-level objective. Two pure parts the driver ([`crate::find_max`]) runs:
+//! service-level objective. Three pure parts the driver ([`crate::find_max`]) runs:
 //!
-//! - [`judge_probe`]: one probe at one rate, run as parts back to back, passes
+//! - [`cut_parts`]: a probe runs as one step at one rate (so the server's queue carries
+//!   from its start to its end, as it would in production); this cuts the step's
+//!   per-second timeline into up to [`PARTS`] parts of whole seconds afterwards, so the
+//!   judge can see a trend.
+//! - [`judge_probe`]: one probe, cut into parts, passes
 //!   when (1) it has enough responses for every SLO figure to be trusted
 //!   ([`probe_min_samples`]: at least [`MIN_PROBE_SAMPLES`]), (2) every SLO threshold
 //!   holds over the whole probe, (3) the queue did not grow: the median response time
@@ -30,9 +34,12 @@ use super::threshold::{judge, min_samples};
 pub const MIN_PROBE_SAMPLES: u64 = 1000;
 /// Below this share of the requests a server keeping up would have ended, a failed
 /// probe's reasons say the server fell behind. Not a test of its own: the requests
-/// cut off at a part's end are the slowest, so on a busy machine the estimate reads
-/// 10% short of a server that kept up.
+/// cut off at the probe's end are the slowest, so on a busy machine the estimate reads
+/// short of a server that kept up.
 pub const KEPT_UP_SHARE: f64 = 0.97;
+/// A probe is cut into this many parts (fewer when it lasted fewer whole seconds), so
+/// the judge can see a trend.
+pub const PARTS: usize = 4;
 /// The least margin of the queue test: about the resolution of a server's timers.
 pub const QUEUE_MARGIN_S: f64 = 0.001;
 /// Above this share of due requests never sent, a probe measured hakaru rather than the
@@ -50,12 +57,96 @@ pub fn probe_min_samples(slo: &[Threshold]) -> u64 {
         .max(MIN_PROBE_SAMPLES)
 }
 
-/// Judge a probe at `rate` from its parts (run back to back, at least two) and the
-/// parts taken together. `why` is left empty for the report to word.
+/// A stretch of whole seconds of a probe, cut from its step's timeline by
+/// [`cut_parts`]: the responses that ended in it and their percentiles.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Part {
+    /// The part's first second, from the probe's start.
+    pub from_s: u64,
+    /// The part's length in the timeline's seconds (the last part also holds whatever
+    /// ended in the probe's last, partial second).
+    pub seconds: u64,
+    pub responses: u64,
+    pub p50_s: f64,
+    pub p90_s: f64,
+}
+
+/// Cuts a probe's one step into `n` parts of whole seconds (fewer when it lasted fewer
+/// than `n` whole seconds: a probe of 2.5 s has two parts, one under 2 s has one and no
+/// trend) from its per-second timeline, each part's percentiles from its seconds' own
+/// histograms added up (exact to the timeline's 2 significant digits). The whole
+/// seconds are shared out as evenly as they go, the longer parts last (5 s in 4 parts:
+/// 1, 1, 1, 2): the later a part, the more of a growing queue it shows anyway. A
+/// step without a timeline is one part.
+pub fn cut_parts(step: &StepResult, n: usize) -> Result<Vec<Part>, String> {
+    let Some(seconds) = step.timeline.as_deref() else {
+        return Ok(vec![whole_as_part(step)]);
+    };
+    // Whole seconds the probe lasted; entries from the partial second after them (and
+    // any later one) join the last part.
+    let full = (step.elapsed_s.max(0.0).floor() as u64).max(1);
+    let n = (n as u64).clamp(1, full);
+    let mut parts: Vec<(Part, hdrhistogram::Histogram<u64>)> = (0..n)
+        .map(|i| {
+            let from_s = full * i / n;
+            let to_s = full * (i + 1) / n;
+            let part = Part {
+                from_s,
+                seconds: to_s - from_s,
+                ..Part::default()
+            };
+            (part, second_histogram())
+        })
+        .collect();
+    for s in seconds {
+        // The last part starting at or before the second (the partial one: the last).
+        let at = s.second.min(full - 1);
+        let i = parts.iter().rposition(|(p, _)| p.from_s <= at).unwrap_or(0);
+        let (part, h) = &mut parts[i];
+        part.responses += s.responses;
+        if s.second >= full {
+            part.seconds = part.seconds.max(s.second + s.span_s.max(1) - part.from_s);
+        }
+        let second = crate::result::decode_histogram(&s.histogram)
+            .map_err(|why| format!("second {}: {why}", s.second))?;
+        h.add(&second)
+            .map_err(|e| format!("second {}: histogram: {e:?}", s.second))?;
+    }
+    Ok(parts
+        .into_iter()
+        .map(|(mut part, h)| {
+            if !h.is_empty() {
+                part.p50_s = h.value_at_quantile(0.5) as f64 / 1e6;
+                part.p90_s = h.value_at_quantile(0.9) as f64 / 1e6;
+            }
+            part
+        })
+        .collect())
+}
+
+/// A step read from a file without a timeline: one part, its own figures.
+fn whole_as_part(step: &StepResult) -> Part {
+    Part {
+        from_s: 0,
+        seconds: step.elapsed_s.round() as u64,
+        responses: step.responses,
+        p50_s: step.latency.p50_s,
+        p90_s: step.latency.p90_s,
+    }
+}
+
+/// The bounds and precision of the timeline's seconds.
+fn second_histogram() -> hdrhistogram::Histogram<u64> {
+    hdrhistogram::Histogram::new_with_bounds(1, crate::stats::MAX_TRACKABLE_US, 2)
+        .expect("static histogram bounds are valid")
+}
+
+/// Judge a probe at `rate` from its one step (`whole`) and the parts [`cut_parts`] cut
+/// it into. `why` is left empty for the report to word.
 pub fn judge_probe(
     slo: &[Threshold],
     rate: f64,
-    parts: &[&StepResult],
+    parts: &[Part],
     whole: &StepResult,
 ) -> ProbeResult {
     let need = probe_min_samples(slo);
@@ -73,34 +164,28 @@ pub fn judge_probe(
         .iter()
         .map(|t| judge(t, whole).value)
         .collect::<Vec<_>>();
-    let medians: Vec<f64> = parts.iter().map(|p| p.latency.p50_s).collect();
+    let medians: Vec<f64> = parts.iter().map(|p| p.p50_s).collect();
     let queue_growing = match (parts.first(), parts.last()) {
         (Some(first), Some(last)) if parts.len() > 1 => {
             let answered = parts.iter().all(|p| p.responses > 0);
             // Rising from part to part: a burst of noise in one part is not a trend.
             let rising = medians.windows(2).all(|w| w[1] > w[0] + QUEUE_MARGIN_S);
-            let margin = (first.latency.p90_s - first.latency.p50_s).max(QUEUE_MARGIN_S);
-            answered && rising && last.latency.p50_s > first.latency.p90_s + margin
+            let margin = (first.p90_s - first.p50_s).max(QUEUE_MARGIN_S);
+            answered && rising && last.p50_s > first.p90_s + margin
         }
         _ => false,
     };
-    // What a server keeping up would have ended in each part: the requests due (ended,
-    // in flight or never sent), less those a steady queue holds at the cut: the rate ×
+    // What a server keeping up would have ended: the requests due (ended, in flight
+    // or never sent), less those a steady queue holds at the probe's end: the rate ×
     // the mean response time (Little's law; both count from the due time).
-    let expected: f64 = parts
-        .iter()
-        .map(|h| {
-            let due = (h.total_requests + h.unfinished + h.dropped) as f64;
-            (due - rate * h.latency.mean_s).max(0.0)
-        })
-        .sum();
+    let due = whole.total_requests + whole.unfinished + whole.dropped;
+    let expected = (due as f64 - rate * whole.latency.mean_s).max(0.0);
     let kept_up_share = if expected > 0.0 {
         whole.total_requests as f64 / expected
     } else {
         0.0
     };
     let fell_behind = kept_up_share < KEPT_UP_SHARE;
-    let due = whole.total_requests + whole.unfinished + whole.dropped;
     let client_behind = whole.dropped as f64 > LATE_SHARE * due as f64;
     let too_few_samples = whole.responses < need;
     ProbeResult {
@@ -118,7 +203,8 @@ pub fn judge_probe(
         inconclusive: false,
         queue_growing,
         part_p50_s: medians,
-        first_part_p90_s: parts.first().map_or(0.0, |p| p.latency.p90_s),
+        part_seconds: parts.iter().map(|p| p.seconds).collect(),
+        first_part_p90_s: parts.first().map_or(0.0, |p| p.p90_s),
         late: whole.late,
         dropped: whole.dropped,
         client_behind,
@@ -375,32 +461,102 @@ mod tests {
         );
     }
 
+    /// A part of 600 responses with a median of `p50_s` and a p90 `spread_s` above it.
+    fn part(p50_s: f64, spread_s: f64) -> Part {
+        Part {
+            from_s: 0,
+            seconds: 1,
+            responses: 600,
+            p50_s,
+            p90_s: p50_s + spread_s,
+        }
+    }
+
     #[test]
     fn a_probe_passes_only_on_enough_samples_without_a_growing_queue() {
         let slo = vec![Threshold::parse("p99<2s").expect("valid")];
-        // Two parts of 1..=600 ms: steady.
-        let (a, b) = (step(600, 0, 1.0), step(600, 0, 1.0));
-        let whole = crate::analysis::threshold::combine(&[&a, &b], 2)
-            .unwrap()
-            .unwrap();
-        let p = judge_probe(&slo, 800.0, &[&a, &b], &whole);
+        // 1,200 responses of 1..=1200 ms, cut into two steady parts.
+        let whole = step(1200, 0, 2.0);
+        let (a, b) = (part(0.6, 0.48), part(0.6, 0.48));
+        let p = judge_probe(&slo, 800.0, &[a.clone(), b.clone()], &whole);
         assert!(p.passed, "{p:?}");
         assert_eq!((p.responses, p.min_samples), (1200, 1000));
-        let short = judge_probe(&slo, 800.0, &[&a, &a], &a);
-        assert!(short.too_few_samples && !short.passed);
-        // The medians rising part after part, the last above the first's p90: a queue
-        // building up.
-        let (mut mid, mut slow) = (step(600, 0, 1.0), step(600, 0, 1.0));
-        mid.latency.p50_s = 0.7;
-        slow.latency.p50_s = 1.5;
-        let p = judge_probe(&slo, 800.0, &[&a, &mid, &slow], &whole);
+        let short = judge_probe(&slo, 800.0, std::slice::from_ref(&a), &step(600, 0, 1.0));
+        assert!(short.too_few_samples && !short.passed && !short.queue_growing);
+        // The medians rising part after part, the last above the first's p90 by more
+        // than its spread: a queue building up.
+        let (mid, slow) = (part(0.7, 0.1), part(1.8, 0.1));
+        let p = judge_probe(&slo, 800.0, &[a.clone(), mid, slow.clone()], &whole);
         assert!(p.queue_growing && !p.passed && p.failed.is_empty());
+        assert_eq!(p.part_p50_s, vec![0.6, 0.7, 1.8]);
         // A slow part that is not the end of a rise is noise.
-        let p = judge_probe(&slo, 800.0, &[&a, &slow, &b], &whole);
+        let p = judge_probe(&slo, 800.0, &[a.clone(), slow, b.clone()], &whole);
         assert!(!p.queue_growing, "{p:?}");
         let tight = vec![Threshold::parse("p99<100ms").expect("valid")];
-        let p = judge_probe(&tight, 800.0, &[&a, &b], &whole);
+        let p = judge_probe(&tight, 800.0, &[a, b], &whole);
         assert_eq!(p.failed[0].threshold, "p99<100ms");
         assert!(!p.passed);
+    }
+
+    /// A timeline second in which `n` responses of `ms` ms each ended.
+    fn second(at: u64, n: u64, ms: u64) -> crate::result::timeline::SecondResult {
+        let mut h = second_histogram();
+        h.record_n(ms * 1000, n).expect("in range");
+        crate::result::timeline::SecondResult {
+            second: at,
+            responses: n,
+            p50_s: ms as f64 / 1e3,
+            histogram: crate::result::encode_histogram(&h),
+            ..Default::default()
+        }
+    }
+
+    /// Regression (the parts dropped their queue): a probe is one step, cut afterwards
+    /// from its per-second timeline, so a queue that grows through the probe shows as
+    /// medians rising part after part.
+    #[test]
+    fn a_probe_is_cut_into_parts_of_whole_seconds_from_its_timeline() {
+        let mut whole = step(1000, 0, 5.02);
+        // 5 whole seconds, a queue growing by 70 ms a second, and a few responses in
+        // the last 20 ms.
+        let mut seconds: Vec<_> = (0..5).map(|i| second(i, 200, 136 + 70 * i)).collect();
+        seconds.push(second(5, 3, 480));
+        whole.timeline = Some(seconds);
+        let parts = cut_parts(&whole, PARTS).expect("cuts");
+        let shape: Vec<(u64, u64, u64)> = parts
+            .iter()
+            .map(|p| (p.from_s, p.seconds, p.responses))
+            .collect();
+        // 5 s in 4 parts: the longest last, holding the partial sixth second too.
+        assert_eq!(
+            shape,
+            vec![(0, 1, 200), (1, 1, 200), (2, 1, 200), (3, 3, 403)]
+        );
+        // The timeline's histograms keep 2 significant digits: within 1%.
+        let p50: Vec<f64> = parts.iter().map(|p| p.p50_s * 1e3).collect();
+        for (got, want) in p50.iter().zip([136.0, 206.0, 276.0]) {
+            assert!((got - want).abs() <= want * 0.01, "{p50:?}");
+        }
+        assert!((343.0..=420.0).contains(&p50[3]), "{p50:?}");
+        let slo = vec![Threshold::parse("p99<2s").expect("valid")];
+        let p = judge_probe(&slo, 200.0, &parts, &whole);
+        assert!(p.queue_growing && !p.passed, "{p:?}");
+        assert_eq!(p.part_seconds, vec![1, 1, 1, 3]);
+        // Steady seconds: no trend.
+        whole.timeline = Some((0..5).map(|i| second(i, 200, 136 + i % 2)).collect());
+        let parts = cut_parts(&whole, PARTS).expect("cuts");
+        assert!(!judge_probe(&slo, 200.0, &parts, &whole).queue_growing);
+        // Shorter than the parts: one part a whole second, none under 2 s apart.
+        whole.elapsed_s = 2.5;
+        whole.timeline = Some((0..3).map(|i| second(i, 200, 136 + 70 * i)).collect());
+        let parts = cut_parts(&whole, PARTS).expect("cuts");
+        assert_eq!(parts.iter().map(|p| p.seconds).collect::<Vec<_>>(), [1, 2]);
+        whole.elapsed_s = 0.5;
+        whole.timeline = Some(vec![second(0, 200, 136)]);
+        assert_eq!(cut_parts(&whole, PARTS).expect("cuts").len(), 1);
+        // A file without a timeline: the step as one part.
+        whole.timeline = None;
+        let parts = cut_parts(&whole, PARTS).expect("cuts");
+        assert_eq!((parts.len(), parts[0].responses), (1, 1000));
     }
 }

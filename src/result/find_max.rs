@@ -33,12 +33,14 @@ pub struct FindMaxResult {
     pub probes: Vec<ProbeResult>,
 }
 
-/// One probe: a fixed rate for a while, run as parts back to back.
+/// One probe: a fixed rate for a while, run as one step (the server's queue carries
+/// from its start to its end) and cut into parts afterwards, from the step's
+/// per-second timeline, to see whether that queue grew.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]
 pub struct ProbeResult {
     /// Offered rate, requests per second.
     pub rate: f64,
-    /// Index of the probe's measurements (its parts together) in `steps`.
+    /// Index of the probe's measurements (its one step) in `steps`.
     pub step: usize,
     pub passed: bool,
     /// Measured wall time, seconds.
@@ -64,17 +66,24 @@ pub struct ProbeResult {
     /// queue was building, so the rate is not sustainable even if the SLO held so far.
     pub queue_growing: bool,
     /// Requests that ended ÷ those a server keeping up with the rate would have ended
-    /// (each part's due requests less the rate × its mean response time).
+    /// (the probe's due requests less the rate × its mean response time).
     #[serde(default)]
     pub kept_up_share: f64,
     /// `kept_up_share` below 0.97: the server may have answered slower than requests
     /// came. Said among the reasons of a failed probe, not a failure of its own (the
-    /// requests cut off at a part's end are the slowest, so the estimate runs short on
+    /// requests cut off at the probe's end are the slowest, so the estimate runs short on
     /// a busy machine).
     #[serde(default)]
     pub fell_behind: bool,
-    /// The median response time of each part of the probe, in order, seconds.
+    /// The median response time of each part of the probe, in order, seconds: of the
+    /// responses that ended in the part's seconds.
     pub part_p50_s: Vec<f64>,
+    /// How many whole seconds of the probe each part covers, in order (the last also
+    /// holds the probe's last, partial second). Fewer than 4 parts when the probe
+    /// lasted fewer than 4 whole seconds; one (no trend) under 2 s. Absent (empty) in
+    /// files from before a probe was one step.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub part_seconds: Vec<u64>,
     /// The first part's p90, seconds.
     pub first_part_p90_s: f64,
     /// Requests sent more than 1 ms after their due time.

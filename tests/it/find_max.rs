@@ -128,6 +128,74 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
     assert!(svg.contains("SLO p99&lt;1s"), "{svg}");
 }
 
+/// Regression (a probe's parts dropped their queue): a probe ran as four steps back to
+/// back, and each step's end dropped the requests in flight, so each part began with an
+/// empty queue: a 6% overload read as flat medians (135/138/150/159 ms) and the search
+/// above answered 1,057/s for this 1,000/s server on a loaded machine. A probe is now
+/// one step, cut into parts afterwards from its per-second timeline: at 1.1x capacity
+/// the backlog grows by 100 requests a second, each waiting 0.1 s longer than the last
+/// second's, and the probe fails on that trend alone (its SLO is out of reach of it).
+#[test]
+fn a_probe_above_capacity_fails_on_a_queue_that_grows_across_its_parts() {
+    let _one_at_a_time = crate::util::timed();
+    // 100 workers of 100 ms: 1,000 requests per second. 600 connections hold the
+    // 1,100 × 0.5 s in flight at the probe's end, so the queue stays the server's.
+    let s = work_server(100);
+    let dir = TempDir::new("find-max-queue");
+    let csv = dir.path("fm.csv");
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<30s",
+        "--start-rate",
+        "1100",
+        "--duration",
+        "4s",
+        "--interval",
+        "1s",
+        "--max-probes",
+        "2",
+        "--end-n-clients",
+        "600",
+        "-q",
+        "-o",
+        csv.to_str().unwrap(),
+        &format!("http://127.0.0.1:{}/work?ms=100", s.port),
+    ]);
+    let out = stdout(&o);
+    let v = read_json(&dir.path("fm.json"));
+    let probes = v["find_max"]["probes"].as_array().unwrap().clone();
+    let over = &probes[0];
+    assert_eq!(over["rate"], 1100.0, "{out}");
+    assert_eq!(
+        over["passed"], false,
+        "1,100/s against 1,000/s: {over:#}\n{out}"
+    );
+    assert_eq!(over["queue_growing"], true, "{over:#}\n{out}");
+    assert_eq!(over["failed"].as_array().map(Vec::len), Some(0), "{over:#}");
+    // One step of 4 s, cut into 4 parts of a second each.
+    let step = &v["steps"][over["step"].as_u64().unwrap() as usize];
+    assert!(step["elapsed_s"].as_f64().unwrap() >= 4.0, "{step}");
+    assert_eq!(over["part_seconds"].as_array().map(Vec::len), Some(4));
+    // Rising by about 0.1 s a second: 0.3 s from the first part to the last, less
+    // whatever a busy machine takes off; the flat medians of the bug rose by 24 ms.
+    let p50: Vec<f64> = over["part_p50_s"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(p50[3] - p50[0] > 0.15, "{p50:?}\n{out}");
+    assert!(
+        over["why"].to_string().contains("queue growing"),
+        "{over:#}"
+    );
+    // Half the rate holds: the test fails the overload, not every probe.
+    assert_eq!(probes[1]["rate"], 550.0, "{out}");
+    assert_eq!(probes[1]["queue_growing"], false, "{:#}\n{out}", probes[1]);
+}
+
 #[test]
 fn no_rate_meeting_the_slo_exits_1_and_says_why() {
     let _one_at_a_time = crate::util::timed();
@@ -202,9 +270,9 @@ fn a_probe_after_an_overload_waits_for_the_target_to_settle() {
     let _one_at_a_time = crate::util::timed();
     // 20 workers of 10 ms: 2,000 requests per second. Probes at 1,000 (well within),
     // 2,000 and 4,000: one of the last two does not pass, and the probe after it waits.
-    // 2 s probes and p99<200ms: a probe's parts each end with their queue abandoned,
-    // so an overload shows at most (rate - capacity) / capacity x a part's length
-    // (0.25 s at 2x in a 1 s probe, 0.5 s in 2 s), while a loaded machine's client
+    // 2 s probes and p99<200ms: a probe is one step, so an overload's queue grows
+    // through it by (rate - capacity) / capacity x its length (1 s at 2x in a 2 s
+    // probe; hakaru's connections cap it lower), while a loaded machine's client
     // lateness alone put the first probe's p99 at 114 and 249 ms (CI-like runs here,
     // hakaru leaving 399 requests late). 200 ms sits between the two with room, and
     // 2,000 responses leave room over the 1,000 a probe needs.
