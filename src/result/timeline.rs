@@ -12,7 +12,6 @@ use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::StepResult;
 use crate::stats::timeline::Entry;
 use crate::stats::{ErrorKind, Timeline};
 
@@ -255,41 +254,6 @@ pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResul
         merged.push(s);
     }
     Ok(merged)
-}
-
-/// Steps run back to back (a `--find-max` probe's parts) as one: each part's
-/// timeline, and each label's, shifted by the whole seconds the parts before it
-/// lasted, into `whole`.
-pub fn lay_end_to_end(parts: &[&StepResult], whole: &mut StepResult) -> Result<(), String> {
-    let mut offsets = Vec::with_capacity(parts.len());
-    let mut at = 0.0_f64;
-    for p in parts {
-        offsets.push(at.round() as u64);
-        at += p.elapsed_s;
-    }
-    let joined = |of: &dyn Fn(&StepResult) -> Option<&[SecondResult]>| {
-        let pieces: Vec<(u64, &[SecondResult])> = parts
-            .iter()
-            .zip(&offsets)
-            .filter_map(|(p, o)| Some((*o, of(p)?)))
-            .collect();
-        if pieces.is_empty() {
-            return Ok(None);
-        }
-        merge_seconds(&pieces).map(Some)
-    };
-    whole.timeline = joined(&|s| s.timeline.as_deref())?;
-    for label in &mut whole.labels {
-        let (key, value) = (label.key.as_str(), label.value.as_str());
-        label.timeline = joined(&|s| {
-            s.labels
-                .iter()
-                .find(|l| l.key == key && l.value == value)?
-                .timeline
-                .as_deref()
-        })?;
-    }
-    Ok(())
 }
 
 /// The bounds and precision of a worker's second (see `new_second_histogram`).
