@@ -43,10 +43,19 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
         ));
     }
     if p.client_behind {
-        out.push(format!(
-            "hakaru fell behind its timetable ({} due requests never sent): more --end-n-clients, or a faster client machine",
-            p.dropped
-        ));
+        // A server whose queue grows keeps every connection waiting, so due requests
+        // go unsent because of the server: the advice to add connections would mislead.
+        out.push(if p.queue_growing || !p.failed.is_empty() {
+            format!(
+                "{} due requests never sent: every connection was waiting on the server",
+                p.dropped
+            )
+        } else {
+            format!(
+                "hakaru fell behind its timetable ({} due requests never sent): more --end-n-clients, or a faster client machine",
+                p.dropped
+            )
+        });
     }
     if !out.is_empty() && p.fell_behind {
         out.push(format!(
@@ -508,6 +517,18 @@ mod tests {
         short.responses = 640;
         short.too_few_samples = true;
         short.why = why(&short);
+        // Regression: a probe over capacity fills every connection, and its reasons
+        // told the user to add connections, as if hakaru had been the limit.
+        let mut queued = slow.clone();
+        queued.client_behind = true;
+        queued.dropped = 57;
+        assert!(why(&queued).contains(
+            &"57 due requests never sent: every connection was waiting on the server".into()
+        ));
+        let mut alone = probe(450.0, false);
+        alone.client_behind = true;
+        alone.dropped = 57;
+        assert!(why(&alone)[0].contains("more --end-n-clients"));
         let fm = FindMaxResult {
             slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
             max_sustainable_rate: Some(400.0),
