@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
+use crate::engine::{ClientId, Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::plan::{Order, Picker, Plan};
 use crate::result::RequestInfo;
@@ -67,10 +67,11 @@ impl Workload for PlanWorkload {
         self.plan.labels()
     }
 
-    fn client(&self, client: usize) -> (PlanSource, StatusOnly) {
+    fn client(&self, id: ClientId) -> (PlanSource, StatusOnly) {
         let source = PlanSource {
             plan: self.plan.clone(),
-            picker: Picker::new(self.order, self.seed, client),
+            // The sequential order ignores the seed: every step replays the file.
+            picker: Picker::new(self.order, id.seed(self.seed), id.index),
             buf: Vec::new(),
             last: None,
         };

@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hakaru::engine::{
-    self, Answer, EngineConfig, Lane, RateProfile, Request, RequestSource, ResponseCheck, StepSpec,
-    Stop, Turn, Workload,
+    self, Answer, ClientId, EngineConfig, Lane, RateProfile, Request, RequestSource, ResponseCheck,
+    StepSpec, Stop, Turn, Workload,
 };
 use hakaru::http::encode::BodyRequest;
 use hakaru::http::Target;
@@ -115,7 +115,7 @@ impl Workload for EchoBatches {
         }]
     }
 
-    fn client(&self, _client: usize) -> (EchoSource, EchoCheck) {
+    fn client(&self, _: ClientId) -> (EchoSource, EchoCheck) {
         let sent = Rc::new(RefCell::new(Vec::new()));
         let source = EchoSource {
             request: self.request.clone(),
@@ -172,7 +172,14 @@ fn a_new_workload_plugs_in_without_touching_the_loop() {
         n_requests: Some(200),
         rate: None,
     };
-    let run = engine::run_step(&workload, &config(2), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(2),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     let rec = &run.recorder;
     assert!(run.failure.is_none(), "{:?}", run.failure);
     assert_eq!(rec.status_counts().get(&200), Some(&200));
@@ -193,7 +200,14 @@ fn open_model_indexes_one_global_timetable() {
         n_requests: Some(400),
         rate: Some(Arc::new(RateProfile::constant(2000.0).unwrap())),
     };
-    let run = engine::run_step(&workload, &config(3), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(3),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     assert!(run.failure.is_none());
     let mut seen = workload.indices.lock().unwrap().clone();
     seen.sort_unstable();
@@ -215,7 +229,14 @@ fn regression_worker_panic_fails_the_step() {
         n_requests: Some(50),
         rate: None,
     };
-    let run = engine::run_step(&workload, &config(2), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(2),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     let why = run.failure.expect("the panic is reported");
     assert!(why.contains("gives up at request 3"), "{why}");
     assert!(run.partial);
@@ -359,7 +380,7 @@ impl Workload for GroongaLoad {
         Vec::new()
     }
 
-    fn client(&self, _: usize) -> (LoadSource, Self::Check) {
+    fn client(&self, _: ClientId) -> (LoadSource, Self::Check) {
         let source = LoadSource {
             request: self.request.clone(),
             body: Vec::new(),
@@ -407,7 +428,15 @@ fn groonga_load_counts_what_was_kept_and_what_was_not() {
             n_requests: Some(20),
             rate: None,
         };
-        engine::run_step(&workload, &config(1), &spec, &Stop::default(), &mut |_| {}).recorder
+        engine::run_step(
+            &workload,
+            &config(1),
+            &spec,
+            0,
+            &Stop::default(),
+            &mut |_| {},
+        )
+        .recorder
     };
     let kept = load("application/json");
     assert_eq!(kept.items.sent, 20 * ITEMS);
