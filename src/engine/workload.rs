@@ -166,3 +166,22 @@ impl From<usize> for ClientId {
         ClientId { index, draw: 0 }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_draw_seeds_apart_from_the_others() {
+        // Draw 0 keeps the run's seed, so one-step runs send what they always did.
+        assert_eq!(ClientId::new(3, 0).seed(42), 42);
+        assert_eq!(ClientId::from(3), ClientId::new(3, 0));
+        let seeds: std::collections::HashSet<u64> =
+            (0..10_000).map(|d| ClientId::new(0, d).seed(42)).collect();
+        assert_eq!(seeds.len(), 10_000);
+        // The same draw of the same run is the same seed (rounds replay), another run's
+        // seed another sequence.
+        assert_eq!(ClientId::new(0, 5).seed(42), ClientId::new(9, 5).seed(42));
+        assert_ne!(ClientId::new(0, 5).seed(42), ClientId::new(0, 5).seed(43));
+    }
+}
