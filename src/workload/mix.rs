@@ -314,6 +314,36 @@ mod tests {
         assert_eq!(mix.infos[2].url, "http://127.0.0.1:1/c");
     }
 
+    /// A phase is a step of the suite's run: each phase draws its parts anew, and a
+    /// part's own requests too, rather than replaying the phase before.
+    #[test]
+    fn each_draw_picks_its_own_parts() {
+        let mix = Mix::new(
+            vec![vec![
+                (plan("http://127.0.0.1:1/a"), 1),
+                (plan("http://127.0.0.1:2/b"), 1),
+            ]],
+            7,
+        );
+        let picks = |draw| {
+            let (mut s, _) = mix.client(ClientId::new(2, draw));
+            (0..200)
+                .map(|n| {
+                    s.next(Turn {
+                        client: 2,
+                        n,
+                        index: None,
+                    })
+                    .target
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(picks(1), picks(1));
+        // Two fair coins agree about 100 times in 200; a replay 200 times.
+        let same = (picks(0).iter().zip(&picks(1))).filter(|(a, b)| a == b).count();
+        assert!(same < 150, "{same} of 200 parts as in draw 0");
+    }
+
     #[test]
     fn named_parts_are_labels_of_their_phase() {
         let (a, b, c) = (

@@ -807,6 +807,25 @@ mod tests {
         assert_eq!(ids, want);
     }
 
+    /// A ramp's steps draw their own operations and records; a round repeats its
+    /// earlier round's (see `ClientId`).
+    #[test]
+    fn each_draw_reads_its_own_records() {
+        let mut s = settings(Core::C, 1000);
+        s.distribution = Distribution::Uniform;
+        let w = YcsbWorkload::new(s);
+        let reads = |draw| {
+            let (mut src, _) = w.client(ClientId::new(1, draw));
+            (0..50)
+                .map(|n| String::from_utf8_lossy(src.next(turn(n, None)).bytes).into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(reads(3), reads(3));
+        let same = (reads(0).iter().zip(&reads(1))).filter(|(a, b)| a == b).count();
+        // Uniform over 1,000 records: a chance agreement is rare; a replay is 50 of 50.
+        assert!(same < 5, "{same} of 50 reads as in draw 0");
+    }
+
     #[test]
     fn an_update_reads_the_rev_then_writes_with_it_and_retries_a_conflict() {
         let mut s = settings(Core::A, 100);
