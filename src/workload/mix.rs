@@ -340,7 +340,9 @@ mod tests {
         };
         assert_eq!(picks(1), picks(1));
         // Two fair coins agree about 100 times in 200; a replay 200 times.
-        let same = (picks(0).iter().zip(&picks(1))).filter(|(a, b)| a == b).count();
+        let same = (picks(0).iter().zip(&picks(1)))
+            .filter(|(a, b)| a == b)
+            .count();
         assert!(same < 150, "{same} of 200 parts as in draw 0");
     }
 

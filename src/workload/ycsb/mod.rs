@@ -821,7 +821,9 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(reads(3), reads(3));
-        let same = (reads(0).iter().zip(&reads(1))).filter(|(a, b)| a == b).count();
+        let same = (reads(0).iter().zip(&reads(1)))
+            .filter(|(a, b)| a == b)
+            .count();
         // Uniform over 1,000 records: a chance agreement is rare; a replay is 50 of 50.
         assert!(same < 5, "{same} of 50 reads as in draw 0");
     }
