@@ -451,3 +451,66 @@ fn groonga_load_counts_what_was_kept_and_what_was_not() {
         vec![(hakaru::workload::check::NOT_KEPT.to_string(), 20 * ITEMS)]
     );
 }
+
+/// A workload that writes down the draw of every client the runner's steps ask for.
+struct Drawn {
+    inner: Arc<EchoBatches>,
+    asked: Mutex<Vec<u64>>,
+}
+
+impl Workload for Drawn {
+    type Source = EchoSource;
+    type Check = EchoCheck;
+
+    fn targets(&self) -> &[Target] {
+        self.inner.targets()
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.inner.request_infos()
+    }
+
+    fn client(&self, id: ClientId) -> (EchoSource, EchoCheck) {
+        self.asked.lock().unwrap().push(id.draw);
+        self.inner.client(id)
+    }
+}
+
+/// The bug was that every step made its clients alike (seeded by the run's seed and
+/// the client's index), so a ramp's steps replayed each other. The runner now hands a
+/// step its place in its round as its draw: three steps of two rounds draw 0, 1, 2 and
+/// 0, 1, 2 again (rounds replay), and the warm-up a draw of none of them.
+#[test]
+fn the_runner_gives_each_step_its_place_in_its_round_as_its_draw() {
+    let server = util::target();
+    let workload = Arc::new(Drawn {
+        inner: echo_workload(server.addr, None),
+        asked: Mutex::new(Vec::new()),
+    });
+    let step = StepSpec {
+        n_clients: 2,
+        duration: Some(Duration::from_secs(30)),
+        n_requests: Some(4),
+        rate: None,
+    };
+    let spec = hakaru::runner::RunSpec {
+        steps: vec![step; 3],
+        rounds: 2,
+        warmup: Some(Duration::from_millis(50)),
+        ..Default::default()
+    };
+    let run = hakaru::runner::run(
+        &spec,
+        &workload,
+        &config(1),
+        &Stop::default(),
+        &mut hakaru::runner::Quiet,
+    )
+    .unwrap();
+    assert_eq!(run.steps.len(), 6);
+    let w = hakaru::runner::WARMUP_DRAW;
+    assert_eq!(
+        *workload.asked.lock().unwrap(),
+        [w, w, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]
+    );
+}
