@@ -216,6 +216,7 @@ fn probe_spec(
         // Probes follow one another as the search decides: no shared schedule.
         start_at: None,
         before: Default::default(),
+        first_draw: rate.to_bits(), // each rate probed draws its own requests
     })
 }
 

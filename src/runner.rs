@@ -51,7 +51,16 @@ pub struct RunSpec {
     pub start_at: Option<SystemTime>,
     /// `--before-round`/`--before-step`: commands run before rounds and steps.
     pub before: before::Before,
+    /// The draw of the first step: step `s` of every round draws its requests from
+    /// draw `first_draw + s` ([`engine::ClientId`]), so the steps of a ramp send
+    /// requests of their own and each round repeats the first. A caller that runs
+    /// one load as many runs (`--find-max`'s probes) starts each further along.
+    pub first_draw: u64,
 }
+
+/// The warm-up's draw: none of the steps', so that it warms the target with requests
+/// like theirs without answering the first step's own in advance.
+pub const WARMUP_DRAW: u64 = u64::MAX;
 
 /// What a workload that changes from step to step does around each step.
 pub trait StepHooks: Send + Sync {
@@ -143,7 +152,7 @@ pub fn run<W: Workload>(
                 return Ok(run);
             }
         }
-        let m = engine::run_step(workload, engine_cfg, &warm, stop, &mut |p| {
+        let m = engine::run_step(workload, engine_cfg, &warm, WARMUP_DRAW, stop, &mut |p| {
             observer.progress(&warm, p)
         });
         observer.warmup_finished(m.recorder.responses(), m.recorder.total_errors());
@@ -193,8 +202,10 @@ pub fn run<W: Workload>(
                 .as_ref()
                 .and_then(|h| h.engine(index, engine_cfg));
             let cfg = own.as_ref().unwrap_or(engine_cfg);
+            // The step's place in its round: round r sends what round 1 sent.
+            let draw = spec.first_draw.wrapping_add(index as u64);
             let mut result = run_one(
-                spec, workload, cfg, step, stop, observer, &targets, cpus, round, at,
+                spec, workload, cfg, step, draw, stop, observer, &targets, cpus, round, at,
             );
             result.before_round = prepared.round;
             result.before_step = prepared.step;
@@ -307,6 +318,7 @@ fn run_one<W: Workload>(
     workload: &Arc<W>,
     engine_cfg: &EngineConfig,
     step: &StepSpec,
+    draw: u64,
     stop: &Stop,
     observer: &mut dyn Observer,
     targets: &[String],
@@ -318,7 +330,7 @@ fn run_one<W: Workload>(
     // Last before the load, so the probes' own time does not make the step late.
     let late = at.and_then(|at| start::wait_until(at, stop));
     let mut watch = spec.probe_pid.map(ProcessWatch::start);
-    let measured = engine::run_step(workload, engine_cfg, step, stop, &mut |p| {
+    let measured = engine::run_step(workload, engine_cfg, step, draw, stop, &mut |p| {
         if let Some(w) = watch.as_mut() {
             w.sample();
         }

@@ -189,7 +189,8 @@ pub struct RequestArgs {
     #[arg(help_heading = "Requests", long, value_enum, default_value_t = OrderArg::Random)]
     pub order: OrderArg,
 
-    /// Seed of the random order, for runs that draw the same requests.
+    /// Seed of the random order, for runs that draw the same requests (each step of a
+    /// ramp its own, every round the first round's).
     #[arg(help_heading = "Requests", long)]
     pub seed: Option<u64>,
 

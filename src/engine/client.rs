@@ -58,7 +58,7 @@ pub(super) struct Client {
 
 pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Client) {
     let client = me.global;
-    let (mut source, mut check) = w.workload.client(client);
+    let (mut source, mut check) = w.workload.client(w.id(client));
     let body_limit = check.body_limit();
     let mut body = Vec::new();
     let mut slots: Vec<Slot> = (0..w.workload.targets().len())

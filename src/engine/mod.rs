@@ -42,7 +42,9 @@ use tokio_rustls::TlsConnector;
 pub use pacer::{Lane, RateProfile};
 pub use shared::{ConnectionSettings, MAX_STREAMS};
 pub use stop::Stop;
-pub use workload::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
+pub use workload::{
+    Answer, ClientId, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload,
+};
 
 use crate::http::Meter;
 use crate::stats::{Finished, OkStatus, Recorder};
@@ -157,11 +159,18 @@ struct Worker<W: Workload> {
     index: usize,
     deadline: Option<Instant>,
     pace: WorkerPace,
+    /// The step's draw, handed to every client the workload makes ([`ClientId`]).
+    draw: u64,
     /// To the coordinating thread: each second as it ends.
     to_coordinator: std::sync::mpsc::Sender<Message>,
 }
 
 impl<W: Workload> Worker<W> {
+    /// Client `index` of this step, as the workload is asked for it.
+    fn id(&self, index: usize) -> ClientId {
+        ClientId::new(index, self.draw)
+    }
+
     /// Hand a finished second to the coordinator (once a second at most).
     #[cold]
     fn hand_over(&self, f: Box<Finished>) {
@@ -187,10 +196,13 @@ enum Message {
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 
 /// Run one step of `workload` and return what it measured. Blocks the calling thread.
+/// Its clients draw their requests from draw `draw` ([`ClientId`]: the runner gives a
+/// step its place in its round).
 pub fn run_step<W: Workload>(
     workload: &Arc<W>,
     cfg: &EngineConfig,
     spec: &StepSpec,
+    draw: u64,
     stop: &Stop,
     on_progress: &mut dyn FnMut(Progress),
 ) -> StepRun {
@@ -270,6 +282,7 @@ pub fn run_step<W: Workload>(
                         index: w,
                         deadline,
                         pace,
+                        draw,
                         to_coordinator,
                     };
                     run_worker(worker, clients, stop_rx)

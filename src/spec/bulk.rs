@@ -388,6 +388,7 @@ impl BulkOptions {
             })),
             start_at,
             before: self.before.runner(),
+            first_draw: 0,
         };
         Ok(BulkReady {
             run,

@@ -469,6 +469,7 @@ impl RunOptions {
             hooks: None,
             start_at,
             before: s.before.runner(),
+            first_draw: 0,
         };
         Ok(Ready {
             run,

@@ -14,7 +14,7 @@ use super::record::{now_us, Encoder, Format};
 use super::send::{SendReport, SenderReport};
 use super::StreamError;
 use crate::engine::{
-    Answer, ConnectionSettings, EngineConfig, Lane, RateProfile, Request, RequestSource,
+    Answer, ClientId, ConnectionSettings, EngineConfig, Lane, RateProfile, Request, RequestSource,
     ResponseCheck, StepSpec, Stop, Turn, Workload,
 };
 use crate::http::encode::{host_header, BodyRequest};
@@ -134,7 +134,7 @@ impl HttpSink {
             time_first_byte: false,
         };
         let workload = Arc::new(self);
-        let run = crate::engine::run_step(&workload, &cfg, &spec, stop, &mut |_| {});
+        let run = crate::engine::run_step(&workload, &cfg, &spec, 0, stop, &mut |_| {});
         let rec = &run.recorder;
         let records = rec.items.ok;
         let failed_batches = (rec.items.sent - rec.items.ok) / batch;
@@ -169,7 +169,8 @@ impl Workload for HttpSink {
         }]
     }
 
-    fn client(&self, client: usize) -> (BatchSource, Accepted) {
+    /// No draw: a sender's records are numbered, not drawn.
+    fn client(&self, id: ClientId) -> (BatchSource, Accepted) {
         let host = host_header(&self.target.host, self.target.port, false);
         let content_type = match self.encoder_format() {
             Format::Raw => "text/plain",
@@ -179,7 +180,7 @@ impl Workload for HttpSink {
         let source = BatchSource {
             encoder: self.encoder.clone(),
             request,
-            sender: self.first_sender + client as u64,
+            sender: self.first_sender + id.index as u64,
             batch: self.batch,
             n: 0,
             body: Vec::new(),

@@ -315,6 +315,8 @@ pub fn build(
             ),
             ..Default::default()
         },
+        // Each phase draws its own requests (the runner numbers them from here).
+        first_draw: 0,
     };
     Ok(SuiteReady {
         scenario,

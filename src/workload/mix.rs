@@ -13,7 +13,7 @@ use std::rc::Rc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
+use crate::engine::{Answer, ClientId, Request, RequestSource, ResponseCheck, Turn, Workload};
 use crate::http::Target;
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
@@ -23,7 +23,7 @@ use crate::stats::{ItemCounts, LabelSet, Labels};
 pub trait AnyWorkload: Send + Sync {
     fn targets(&self) -> &[Target];
     fn request_infos(&self) -> Vec<RequestInfo>;
-    fn boxed_client(&self, client: usize) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>);
+    fn boxed_client(&self, id: ClientId) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>);
     /// The workload's own labels ([`Workload::labels`]).
     fn own_labels(&self) -> Arc<Labels>;
 }
@@ -37,8 +37,8 @@ impl<W: Workload> AnyWorkload for W {
         Workload::request_infos(self)
     }
 
-    fn boxed_client(&self, client: usize) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>) {
-        let (s, c) = self.client(client);
+    fn boxed_client(&self, id: ClientId) -> (Box<dyn RequestSource>, Box<dyn ResponseCheck>) {
+        let (s, c) = self.client(id);
         (Box::new(s), Box::new(c))
     }
 
@@ -231,14 +231,14 @@ impl Workload for Mix {
         self.labels[self.current.load(Ordering::SeqCst)].clone()
     }
 
-    fn client(&self, client: usize) -> (MixSource, MixCheck) {
+    fn client(&self, id: ClientId) -> (MixSource, MixCheck) {
         let phase = &self.phases[self.current.load(Ordering::SeqCst)];
         let chosen = Rc::new(Cell::new(0));
         let mut upto = 0;
         let mut parts = Vec::with_capacity(phase.len());
         let mut checks = Vec::with_capacity(phase.len());
         for p in phase {
-            let (source, check) = p.workload.boxed_client(client);
+            let (source, check) = p.workload.boxed_client(id);
             upto += p.weight;
             parts.push(SourcePart {
                 source,
@@ -250,7 +250,7 @@ impl Workload for Mix {
             checks.push(check);
         }
         let limit = checks.iter().map(|c| c.body_limit()).max().unwrap_or(0);
-        let seed = self.seed ^ (client as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let seed = id.seed(self.seed) ^ (id.index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
         (
             MixSource {
                 parts,
@@ -291,7 +291,7 @@ mod tests {
         let mix = Mix::new(vec![vec![(a, 95), (b, 5)], vec![(c, 1)]], 7);
         assert_eq!(mix.targets.len(), 2);
         assert_eq!(mix.infos.len(), 3);
-        let (mut s, _) = mix.client(0);
+        let (mut s, _) = mix.client(0.into());
         let mut counts = [0u32; 2];
         for n in 0..10_000 {
             let r = s.next(Turn {
@@ -304,7 +304,7 @@ mod tests {
         }
         assert!((9300..9700).contains(&counts[0]), "{counts:?}");
         mix.set_phase(1);
-        let (mut s, _) = mix.client(3);
+        let (mut s, _) = mix.client(3.into());
         let r = s.next(Turn {
             client: 3,
             n: 0,
@@ -312,6 +312,38 @@ mod tests {
         });
         assert_eq!((r.target, r.info), (0, 2), "c's host is a's");
         assert_eq!(mix.infos[2].url, "http://127.0.0.1:1/c");
+    }
+
+    /// A phase is a step of the suite's run: each phase draws its parts anew, and a
+    /// part's own requests too, rather than replaying the phase before.
+    #[test]
+    fn each_draw_picks_its_own_parts() {
+        let mix = Mix::new(
+            vec![vec![
+                (plan("http://127.0.0.1:1/a"), 1),
+                (plan("http://127.0.0.1:2/b"), 1),
+            ]],
+            7,
+        );
+        let picks = |draw| {
+            let (mut s, _) = mix.client(ClientId::new(2, draw));
+            (0..200)
+                .map(|n| {
+                    s.next(Turn {
+                        client: 2,
+                        n,
+                        index: None,
+                    })
+                    .target
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(picks(1), picks(1));
+        // Two fair coins agree about 100 times in 200; a replay 200 times.
+        let same = (picks(0).iter().zip(&picks(1)))
+            .filter(|(a, b)| a == b)
+            .count();
+        assert!(same < 150, "{same} of 200 parts as in draw 0");
     }
 
     #[test]
@@ -325,7 +357,7 @@ mod tests {
         let mix = Mix::new(vec![vec![(a, 5), (b, 95)], vec![(c, 1)]], 7).with_names(&names);
         let values: Vec<String> = mix.labels().list.iter().map(|l| l.value.clone()).collect();
         assert_eq!(values, ["b", "a"]);
-        let (mut s, _) = mix.client(0);
+        let (mut s, _) = mix.client(0.into());
         for n in 0..100 {
             let r = s.next(Turn {
                 client: 0,

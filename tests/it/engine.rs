@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use hakaru::engine::{
-    self, Answer, EngineConfig, Lane, RateProfile, Request, RequestSource, ResponseCheck, StepSpec,
-    Stop, Turn, Workload,
+    self, Answer, ClientId, EngineConfig, Lane, RateProfile, Request, RequestSource, ResponseCheck,
+    StepSpec, Stop, Turn, Workload,
 };
 use hakaru::http::encode::BodyRequest;
 use hakaru::http::Target;
@@ -115,7 +115,7 @@ impl Workload for EchoBatches {
         }]
     }
 
-    fn client(&self, _client: usize) -> (EchoSource, EchoCheck) {
+    fn client(&self, _: ClientId) -> (EchoSource, EchoCheck) {
         let sent = Rc::new(RefCell::new(Vec::new()));
         let source = EchoSource {
             request: self.request.clone(),
@@ -172,7 +172,14 @@ fn a_new_workload_plugs_in_without_touching_the_loop() {
         n_requests: Some(200),
         rate: None,
     };
-    let run = engine::run_step(&workload, &config(2), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(2),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     let rec = &run.recorder;
     assert!(run.failure.is_none(), "{:?}", run.failure);
     assert_eq!(rec.status_counts().get(&200), Some(&200));
@@ -193,7 +200,14 @@ fn open_model_indexes_one_global_timetable() {
         n_requests: Some(400),
         rate: Some(Arc::new(RateProfile::constant(2000.0).unwrap())),
     };
-    let run = engine::run_step(&workload, &config(3), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(3),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     assert!(run.failure.is_none());
     let mut seen = workload.indices.lock().unwrap().clone();
     seen.sort_unstable();
@@ -215,7 +229,14 @@ fn regression_worker_panic_fails_the_step() {
         n_requests: Some(50),
         rate: None,
     };
-    let run = engine::run_step(&workload, &config(2), &spec, &Stop::default(), &mut |_| {});
+    let run = engine::run_step(
+        &workload,
+        &config(2),
+        &spec,
+        0,
+        &Stop::default(),
+        &mut |_| {},
+    );
     let why = run.failure.expect("the panic is reported");
     assert!(why.contains("gives up at request 3"), "{why}");
     assert!(run.partial);
@@ -359,7 +380,7 @@ impl Workload for GroongaLoad {
         Vec::new()
     }
 
-    fn client(&self, _: usize) -> (LoadSource, Self::Check) {
+    fn client(&self, _: ClientId) -> (LoadSource, Self::Check) {
         let source = LoadSource {
             request: self.request.clone(),
             body: Vec::new(),
@@ -407,7 +428,15 @@ fn groonga_load_counts_what_was_kept_and_what_was_not() {
             n_requests: Some(20),
             rate: None,
         };
-        engine::run_step(&workload, &config(1), &spec, &Stop::default(), &mut |_| {}).recorder
+        engine::run_step(
+            &workload,
+            &config(1),
+            &spec,
+            0,
+            &Stop::default(),
+            &mut |_| {},
+        )
+        .recorder
     };
     let kept = load("application/json");
     assert_eq!(kept.items.sent, 20 * ITEMS);
@@ -420,5 +449,68 @@ fn groonga_load_counts_what_was_kept_and_what_was_not() {
     assert_eq!(
         lost.items.failed,
         vec![(hakaru::workload::check::NOT_KEPT.to_string(), 20 * ITEMS)]
+    );
+}
+
+/// A workload that writes down the draw of every client the runner's steps ask for.
+struct Drawn {
+    inner: Arc<EchoBatches>,
+    asked: Mutex<Vec<u64>>,
+}
+
+impl Workload for Drawn {
+    type Source = EchoSource;
+    type Check = EchoCheck;
+
+    fn targets(&self) -> &[Target] {
+        self.inner.targets()
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.inner.request_infos()
+    }
+
+    fn client(&self, id: ClientId) -> (EchoSource, EchoCheck) {
+        self.asked.lock().unwrap().push(id.draw);
+        self.inner.client(id)
+    }
+}
+
+/// The bug was that every step made its clients alike (seeded by the run's seed and
+/// the client's index), so a ramp's steps replayed each other. The runner now hands a
+/// step its place in its round as its draw: three steps of two rounds draw 0, 1, 2 and
+/// 0, 1, 2 again (rounds replay), and the warm-up a draw of none of them.
+#[test]
+fn the_runner_gives_each_step_its_place_in_its_round_as_its_draw() {
+    let server = util::target();
+    let workload = Arc::new(Drawn {
+        inner: echo_workload(server.addr, None),
+        asked: Mutex::new(Vec::new()),
+    });
+    let step = StepSpec {
+        n_clients: 2,
+        duration: Some(Duration::from_secs(30)),
+        n_requests: Some(4),
+        rate: None,
+    };
+    let spec = hakaru::runner::RunSpec {
+        steps: vec![step; 3],
+        rounds: 2,
+        warmup: Some(Duration::from_millis(50)),
+        ..Default::default()
+    };
+    let run = hakaru::runner::run(
+        &spec,
+        &workload,
+        &config(1),
+        &Stop::default(),
+        &mut hakaru::runner::Quiet,
+    )
+    .unwrap();
+    assert_eq!(run.steps.len(), 6);
+    let w = hakaru::runner::WARMUP_DRAW;
+    assert_eq!(
+        *workload.asked.lock().unwrap(),
+        [w, w, 0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]
     );
 }

@@ -125,7 +125,7 @@ fn drawn_reads(seed: u64, total: usize) -> (u64, u64) {
     // Each client's reads after its first k operations.
     let prefix: Vec<Vec<u64>> = (0..4)
         .map(|c| {
-            let (mut src, mut check) = w.client(c);
+            let (mut src, mut check) = w.client(c.into());
             let mut items = hakaru::stats::ItemCounts::default();
             let mut reads = vec![0];
             for n in 0.. {

@@ -132,7 +132,7 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
     let mut lanes: Vec<Lane<W::Source, W::Check>> = clients
         .iter()
         .map(|c| {
-            let (source, check) = w.workload.client(c.global);
+            let (source, check) = w.workload.client(w.id(c.global));
             Lane {
                 client: c.global,
                 source,

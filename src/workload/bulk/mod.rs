@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
+use crate::engine::{Answer, ClientId, Request, RequestSource, ResponseCheck, Turn, Workload};
 use crate::http::encode::BodyRequest;
 use crate::http::Target;
 use crate::result::RequestInfo;
@@ -277,7 +277,11 @@ impl Workload for BulkWorkload {
         }]
     }
 
-    fn client(&self, client: usize) -> (BulkSource, BulkCheck) {
+    fn client(&self, id: ClientId) -> (BulkSource, BulkCheck) {
+        // Documents are numbered across steps and rounds (`step_base`) and a writer's
+        // random filler is seeded by its number, so each step already writes its own:
+        // the draw is not used (a round writes new documents, never an earlier round's).
+        let client = id.index;
         let s = self.settings.clone();
         let batch = self.batch_size(self.step.load(Ordering::SeqCst));
         let local = self.step_base.load(Ordering::SeqCst) + client as u64;
@@ -633,7 +637,7 @@ mod tests {
         for (step, writers) in [(0, 2), (1, 2), (0, 2)] {
             w.begin_step(step, writers);
             for c in 0..writers {
-                let (mut src, check) = w.client(c);
+                let (mut src, check) = w.client(c.into());
                 assert!(check.body_limit() > 0);
                 for n in 0..2 {
                     let req = src.next(turn(n));
@@ -660,7 +664,7 @@ mod tests {
     fn groonga_loads_an_array_with_keys() {
         let w = BulkWorkload::new(settings(TargetKind::Groonga, false, IdStrategy::Uuid));
         w.begin_step(1, 1);
-        let (mut src, _) = w.client(0);
+        let (mut src, _) = w.client(0.into());
         let (head, body) = body_of(src.next(turn(0)).bytes);
         assert!(
             head.starts_with("POST /d/load?table=Docs HTTP/1.1\r\n"),
@@ -680,7 +684,7 @@ mod tests {
         s.full_commit = false;
         let w = BulkWorkload::new(s);
         w.begin_step(0, 1);
-        let (mut src, _) = w.client(0);
+        let (mut src, _) = w.client(0.into());
         let (head, body) = body_of(src.next(turn(0)).bytes);
         assert!(head.starts_with("POST /logs/_bulk HTTP/1.1\r\n"), "{head}");
         let lines: Vec<&str> = body.split_terminator('\n').collect();
@@ -695,7 +699,7 @@ mod tests {
     fn single_couchdb_inserts_put_by_id_or_post() {
         let w = BulkWorkload::new(settings(TargetKind::CouchDb, true, IdStrategy::Random));
         w.begin_step(0, 1);
-        let (mut src, _) = w.client(0);
+        let (mut src, _) = w.client(0.into());
         for n in 0..3 {
             let req = src.next(turn(n));
             assert_eq!(req.items, 1);
@@ -709,7 +713,7 @@ mod tests {
             assert_eq!(body, format!(r#"{{"foo":"bar","n":{n}}}"#));
         }
         let w = BulkWorkload::new(settings(TargetKind::CouchDb, true, IdStrategy::Server));
-        let (mut src, _) = w.client(0);
+        let (mut src, _) = w.client(0.into());
         let (head, body) = body_of(src.next(turn(0)).bytes);
         assert!(head.starts_with("POST /bench HTTP/1.1\r\n"));
         assert_eq!(body, r#"{"foo":"bar","n":0}"#);

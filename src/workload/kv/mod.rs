@@ -234,8 +234,9 @@ impl Workload for KvWorkload {
         self.labels.clone()
     }
 
-    fn client(&self, client: usize) -> (KvSource, StatusOnly) {
-        let seed = self.s.seed ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    fn client(&self, id: crate::engine::ClientId) -> (KvSource, StatusOnly) {
+        let client = id.index;
+        let seed = id.seed(self.s.seed) ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut source = KvSource {
             fixed: Arc::from([]),
             t: self.shared.clone(),
@@ -544,7 +545,7 @@ mod tests {
         )
         .unwrap();
         let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let value = String::from_utf8(s.draws.values[..4].to_vec()).unwrap();
         for round in 0..3u64 {
             let k = |i: u64| (round * 6 + i) % 10;
@@ -575,7 +576,7 @@ mod tests {
     fn redis_commands_are_resp_arrays_with_keys_and_values() {
         let c = parse("MSET k:{key} {value}", "f", Protocol::Redis).unwrap();
         let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let bytes = s.next(turn(0)).bytes.to_vec();
         let text = String::from_utf8(bytes).unwrap();
         // *3, $4 MSET, $3 k:0 (the first sequential key), $4 and the value.
@@ -593,7 +594,7 @@ mod tests {
             ratio(1, 0, Protocol::Memcached),
             KeyDraw::Sequential,
         );
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let r = s.next(turn(0));
         let text = String::from_utf8(r.bytes.to_vec()).unwrap();
         let (head, value) = text.split_once("\r\n").unwrap();
@@ -611,7 +612,7 @@ mod tests {
         let mut w = workload(Protocol::Redis, c, KeyDraw::Sequential);
         w.s.value_size = (1, 3);
         let w = KvWorkload::new(w.s.clone());
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let mut seen = [false; 4];
         for i in 0..200 {
             let text = String::from_utf8(s.next(turn(i)).bytes.to_vec()).unwrap();
@@ -630,7 +631,7 @@ mod tests {
         );
         let names: Vec<_> = w.labels().list.iter().map(|l| l.value.clone()).collect();
         assert_eq!(names, ["GET", "SET"]);
-        let (mut s, _) = w.client(3);
+        let (mut s, _) = w.client(3.into());
         let gets = (0..10_000).filter(|n| s.next(turn(*n)).info == 0).count();
         // 9 in 10, within 5 standard deviations of the binomial.
         assert!((8850..=9150).contains(&gets), "{gets}");
@@ -642,8 +643,8 @@ mod tests {
         let w = workload(Protocol::Redis, c, KeyDraw::Ycsb(Distribution::Zipfian));
         let p = w.preloader().unwrap();
         assert_eq!(p.labels().list.len(), 0, "one command: no breakdown");
-        let (mut a, _) = p.client(0);
-        let (mut b, _) = p.client(1);
+        let (mut a, _) = p.client(0.into());
+        let (mut b, _) = p.client(1.into());
         let mut keys = Vec::new();
         for i in 0..10 {
             let s = if i % 3 == 0 { &mut a } else { &mut b };
@@ -663,7 +664,7 @@ mod tests {
     fn sequential_keys_follow_the_timetable() {
         let c = parse("GET {key}", "f", Protocol::Redis).unwrap();
         let w = workload(Protocol::Redis, c, KeyDraw::Sequential);
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         for i in [0u64, 1, 2, 13] {
             let t = Turn {
                 client: 0,
@@ -689,7 +690,7 @@ mod tests {
         else {
             panic!("a cas file's target notes tokens");
         };
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         tokens.note(b"k:0", 42);
         let cas = |s: &mut KvSource| String::from_utf8(s.write_for(1, turn(0))).unwrap();
         // Sequential keys: k:0 has a token, k:1 none, k:2 none.

@@ -87,10 +87,10 @@ impl Workload for RunWorkload {
         }
     }
 
-    fn client(&self, client: usize) -> (RunSource, RunCheck) {
+    fn client(&self, id: crate::engine::ClientId) -> (RunSource, RunCheck) {
         match self {
-            RunWorkload::Plan(w) => (RunSource::Plan(w.client(client).0), StatusOnly),
-            RunWorkload::Kv(w) => (RunSource::Kv(w.client(client).0), StatusOnly),
+            RunWorkload::Plan(w) => (RunSource::Plan(w.client(id).0), StatusOnly),
+            RunWorkload::Kv(w) => (RunSource::Kv(w.client(id).0), StatusOnly),
         }
     }
 }

@@ -176,7 +176,7 @@ impl Workload for KvYcsb {
         self.shared.labels.clone()
     }
 
-    fn client(&self, client: usize) -> (KvYcsbSource, KvYcsbCheck) {
+    fn client(&self, id: crate::engine::ClientId) -> (KvYcsbSource, KvYcsbCheck) {
         let s = &self.shared.s;
         let sent = Rc::new(Cell::new(Sent::Idle));
         let answered = Rc::new(Cell::new(true));
@@ -186,7 +186,7 @@ impl Workload for KvYcsb {
             sent: sent.clone(),
             answered: answered.clone(),
             rng: SplitMix64::new(
-                SplitMix64::new(s.seed ^ (client as u64).rotate_left(32)).next_u64(),
+                SplitMix64::new(id.seed(s.seed) ^ (id.index as u64).rotate_left(32)).next_u64(),
             ),
             chooser: self.shared.chooser,
             wire: Vec::with_capacity(size),
@@ -496,7 +496,7 @@ mod tests {
     #[test]
     fn a_memcached_record_is_framed_by_its_own_byte_count() {
         let w = KvYcsb::new(settings(Core::Load, Proto::Memcached));
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let bytes = s.next(turn(0)).bytes.to_vec();
         let text = String::from_utf8(bytes.clone()).unwrap();
         let (head, rest) = text.split_once("\r\n").unwrap();
@@ -517,7 +517,7 @@ mod tests {
     #[test]
     fn redis_inserts_and_scans_are_one_eval_each() {
         let w = KvYcsb::new(settings(Core::E, Proto::Redis(None)));
-        let (mut s, _) = w.client(0);
+        let (mut s, _) = w.client(0.into());
         let (mut scans, mut inserts) = (0, 0);
         for i in 0..2000 {
             let r = s.next(turn(i));

@@ -36,7 +36,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
+use crate::engine::{Answer, ClientId, Request, RequestSource, ResponseCheck, Turn, Workload};
 use crate::http::Target;
 use crate::result::{RequestInfo, Shard};
 use crate::rng::SplitMix64;
@@ -440,7 +440,7 @@ impl Workload for YcsbWorkload {
         self.shared.labels.clone()
     }
 
-    fn client(&self, client: usize) -> (YcsbSource, YcsbCheck) {
+    fn client(&self, id: ClientId) -> (YcsbSource, YcsbCheck) {
         let s = &self.shared.s;
         let pending = Rc::new(RefCell::new(Pending {
             op: Op::Idle,
@@ -465,7 +465,7 @@ impl Workload for YcsbWorkload {
                 // The client's seed hashed (not offset): SplitMix64 streams whose seeds
                 // differ by multiples of its increment are shifted copies of each other.
                 rng: SplitMix64::new(
-                    SplitMix64::new(s.seed ^ (client as u64).rotate_left(32)).next_u64(),
+                    SplitMix64::new(id.seed(s.seed) ^ (id.index as u64).rotate_left(32)).next_u64(),
                 ),
                 chooser: self.shared.chooser,
                 wire: Vec::with_capacity(
@@ -785,7 +785,7 @@ mod tests {
     fn the_load_inserts_every_record_once_by_index() {
         let w = YcsbWorkload::new(settings(Core::Load, 10));
         assert_eq!(w.settings().load_requests(), 3);
-        let (mut src, _) = w.client(0);
+        let (mut src, _) = w.client(0.into());
         let mut ids = Vec::new();
         for i in 0..3 {
             let r = src.next(turn(i, Some(i)));
@@ -807,12 +807,33 @@ mod tests {
         assert_eq!(ids, want);
     }
 
+    /// A ramp's steps draw their own operations and records; a round repeats its
+    /// earlier round's (see `ClientId`).
+    #[test]
+    fn each_draw_reads_its_own_records() {
+        let mut s = settings(Core::C, 1000);
+        s.distribution = Distribution::Uniform;
+        let w = YcsbWorkload::new(s);
+        let reads = |draw| {
+            let (mut src, _) = w.client(ClientId::new(1, draw));
+            (0..50)
+                .map(|n| String::from_utf8_lossy(src.next(turn(n, None)).bytes).into_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(reads(3), reads(3));
+        let same = (reads(0).iter().zip(&reads(1)))
+            .filter(|(a, b)| a == b)
+            .count();
+        // Uniform over 1,000 records: a chance agreement is rare; a replay is 50 of 50.
+        assert!(same < 5, "{same} of 50 reads as in draw 0");
+    }
+
     #[test]
     fn an_update_reads_the_rev_then_writes_with_it_and_retries_a_conflict() {
         let mut s = settings(Core::A, 100);
         s.distribution = Distribution::Uniform;
         let w = YcsbWorkload::new(s);
-        let (mut src, mut check) = w.client(0);
+        let (mut src, mut check) = w.client(0.into());
         let mut items = ItemCounts::default();
         let (mut puts, mut n) = (0, 0);
         // Four writes: the first meets a conflict, so three updates end.
@@ -853,7 +874,7 @@ mod tests {
     fn each_workload_draws_its_proportions() {
         for core in [Core::A, Core::B, Core::C, Core::D, Core::E, Core::F] {
             let w = YcsbWorkload::new(settings(core, 1000));
-            let (mut src, mut check) = w.client(3);
+            let (mut src, mut check) = w.client(3.into());
             let mut items = ItemCounts::default();
             let mut n = 0;
             // Updates and read-modify-writes end on their PUT: count operations, not requests.
@@ -892,7 +913,7 @@ mod tests {
     #[test]
     fn scans_and_inserts_in_workload_e() {
         let w = YcsbWorkload::new(settings(Core::E, 50));
-        let (mut src, mut check) = w.client(0);
+        let (mut src, mut check) = w.client(0.into());
         let mut items = ItemCounts::default();
         for n in 0..400 {
             let text = String::from_utf8_lossy(src.next(turn(n, None)).bytes).into_owned();
