@@ -56,6 +56,9 @@ pub fn run<W: Workload>(
     let mut search = Search::new(fm.limits);
     let mut run: Option<RunResult> = None;
     let mut probes: Vec<ProbeResult> = Vec::new();
+    // Every load the search runs (probes and settle checks) draws requests of its
+    // own, so that a probe repeated at a rate does not answer from the last one's cache.
+    let mut draws = 0u64;
     let mut ended = Ended::Interrupted;
     // A probe with too few responses and nothing else wrong runs again, longer.
     let (mut stretch, mut last_rate) = (1u32, None);
@@ -89,7 +92,7 @@ pub fn run<W: Workload>(
                     rate: first.0.min(last.rate / 4.0),
                     baseline_p50_s: first.1,
                 };
-                let s = settle(&check, workload, engine, stop)?;
+                let s = settle(&check, workload, engine, stop, &mut draws)?;
                 observer.settled(&s);
                 Some(s)
             }
@@ -101,7 +104,14 @@ pub fn run<W: Workload>(
         let length = fm.probe_length(rate) * stretch;
         observer.probe_started(probes.len(), rate, length.as_secs_f64());
         // The spec bounds every rate the search can reach; stop rather than panic.
-        let Some(spec) = probe_spec(base, connections, rate, length, probes.is_empty()) else {
+        let Some(spec) = probe_spec(
+            base,
+            connections,
+            rate,
+            length,
+            probes.is_empty(),
+            take(&mut draws),
+        ) else {
             break;
         };
         let measured = runner::run(&spec, workload, engine, stop, observer)?;
@@ -189,6 +199,7 @@ fn probe_spec(
     rate: f64,
     length: std::time::Duration,
     first: bool,
+    draw: u64,
 ) -> Option<RunSpec> {
     let profile = Arc::new(RateProfile::constant(rate).ok()?);
     let step = StepSpec {
@@ -216,8 +227,14 @@ fn probe_spec(
         // Probes follow one another as the search decides: no shared schedule.
         start_at: None,
         before: Default::default(),
-        first_draw: rate.to_bits(), // each rate probed draws its own requests
+        first_draw: draw,
     })
+}
+
+/// The next of the search's draws.
+fn take(draws: &mut u64) -> u64 {
+    *draws += 1;
+    *draws - 1
 }
 
 /// The first probe that passed: its rate and median response time, what a target
@@ -243,6 +260,7 @@ fn settle<W: Workload>(
     workload: &Arc<W>,
     engine: &EngineConfig,
     stop: &Stop,
+    draws: &mut u64,
 ) -> Result<Settle, RampError> {
     let length = Duration::from_secs_f64(SETTLE_SAMPLES / c.rate.max(1e-3))
         .clamp(SETTLE_CHECK, SETTLE_CHECK_MAX);
@@ -256,7 +274,7 @@ fn settle<W: Workload>(
     let Ok(profile) = RateProfile::constant(c.rate) else {
         return Ok(s);
     };
-    let spec = RunSpec {
+    let mut spec = RunSpec {
         mode: c.base.mode,
         steps: vec![StepSpec {
             n_clients: c.connections,
@@ -270,6 +288,7 @@ fn settle<W: Workload>(
         ..RunSpec::default()
     };
     while !stop.is_triggered() && started.elapsed() < SETTLE_LIMIT {
+        spec.first_draw = take(draws);
         let checked = runner::run(&spec, workload, engine, stop, &mut runner::Quiet)?;
         s.checks += 1;
         let Some(step) = checked.steps.first() else {
@@ -336,4 +355,23 @@ fn empty_run(base: &RunSpec) -> RunResult {
 fn write(run: &RunResult, files: &crate::result::store::Outputs) -> Result<(), RampError> {
     crate::runner::write_outputs(run, files);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Regression: probes took `rate.to_bits()` as their draw, so a probe repeated at
+    /// its rate (longer, or to confirm) sent the very requests of the one before and
+    /// could answer from the target's cache; settle checks all replayed draw 0.
+    #[test]
+    fn every_load_of_a_search_draws_its_own_requests() {
+        let mut draws = 0;
+        let base = RunSpec::default();
+        let length = Duration::from_secs(1);
+        let a = probe_spec(&base, 4, 100.0, length, true, take(&mut draws)).unwrap();
+        let b = probe_spec(&base, 4, 100.0, length, false, take(&mut draws)).unwrap();
+        assert_eq!((a.first_draw, b.first_draw), (0, 1));
+        assert_eq!(take(&mut draws), 2);
+    }
 }
