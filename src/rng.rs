@@ -13,10 +13,7 @@ impl SplitMix64 {
     #[inline]
     pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mix(self.0)
     }
 
     /// Uniform in 0..n (n > 0), by multiply-shift (Lemire): no division, negligible bias.
@@ -36,9 +33,42 @@ impl SplitMix64 {
     }
 }
 
+/// The seed of stream `n` of `seed` (a client, a writer, a shard, a phase): both
+/// mixed through SplitMix64's finalizer. XOR-ing `n × γ` (the generator's own
+/// increment) into the seed, as hakaru did, made stream n of seed 0 stream 0 shifted
+/// by n draws (client 1 sent client 0's keys one request later), and shard k's client
+/// j the same as shard j's client k.
+pub fn derive(seed: u64, n: u64) -> u64 {
+    mix(seed ^ mix(n.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+}
+
+/// SplitMix64's finalizer: a bijection of 64 bits.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Regression: with `seed ^ n·γ`, `--seed 0`'s client 1 drew client 0's sequence
+    /// one draw late, and a shard's seed XOR-ed the same way made shard 1's client 2
+    /// shard 2's client 1.
+    #[test]
+    fn derived_streams_share_no_draws() {
+        let firsts = |seed: u64, n: u64| -> Vec<u64> {
+            let mut r = SplitMix64::new(derive(seed, n));
+            (0..64).map(|_| r.next_u64()).collect()
+        };
+        for seed in [0, 1, 2, 42] {
+            let all: Vec<Vec<u64>> = (0..8).map(|n| firsts(seed, n)).collect();
+            let mut seen = std::collections::HashSet::new();
+            assert!(all.iter().flatten().all(|v| seen.insert(*v)), "seed {seed}");
+        }
+        assert_ne!(derive(derive(7, 1), 2), derive(derive(7, 2), 1));
+    }
 
     #[test]
     fn known_sequence() {

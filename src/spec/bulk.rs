@@ -312,10 +312,10 @@ impl BulkOptions {
         let ids = self.id_strategy(&template, templated.as_ref())?;
 
         // Each shard draws its own random IDs and placeholders, reproducibly.
-        let seed = self.seed.unwrap_or_else(clock_seed)
-            ^ self.shard.map_or(0, |k| {
-                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            });
+        let seed = self.seed.unwrap_or_else(clock_seed);
+        let seed = self
+            .shard
+            .map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
         let id_prefix = self
             .id_prefix
             .clone()

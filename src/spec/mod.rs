@@ -348,10 +348,10 @@ impl RunOptions {
         let start_at = start_moment(s.start_at, &steps, s.rounds)?;
         let redactor = Redactor::new(&r.secret_headers).with_params(&r.secret_params);
         // Each shard draws its own requests, reproducibly from the one seed.
-        let seed = r.seed.unwrap_or_else(clock_seed)
-            ^ s.shard.map_or(0, |k| {
-                u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            });
+        let seed = r.seed.unwrap_or_else(clock_seed);
+        let seed = s
+            .shard
+            .map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
         let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
             Some(url) => {
                 if let Some(why) = s

@@ -231,10 +231,8 @@ pub fn build(
     check_targets(&scenario, &path)?;
     let shard = sharding.shard;
     // Each shard draws its own requests (and mix parts), reproducibly from the one seed.
-    let seed = scenario.seed.unwrap_or_else(clock_seed)
-        ^ shard.map_or(0, |k| {
-            u64::from(k.index).wrapping_mul(0x9E37_79B9_7F4A_7C15)
-        });
+    let seed = scenario.seed.unwrap_or_else(clock_seed);
+    let seed = shard.map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
     let Built {
         phases,
         first,

@@ -159,7 +159,7 @@ impl Built {
             headers: Vec::new(),
             keep_alive: true,
             timeout: at.scenario.timeout.unwrap_or(defaults.timeout),
-            seed: at.seed ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            seed: phase_seed(at.seed, at.i, at.j),
             shard: at.shard,
         }));
         if y.core == Core::Load {
@@ -222,10 +222,7 @@ impl Built {
                     pipeline: phase.pipeline,
                     ..Default::default()
                 },
-                seed: Some(
-                    at.seed
-                        ^ ((at.i as u64) << 32 | at.j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
-                ),
+                seed: Some(phase_seed(at.seed, at.i, at.j)),
                 threads: scenario.threads.unwrap_or(0),
                 ..RequestOptions::default()
             },
@@ -334,10 +331,15 @@ fn bulk_options(
         keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
         connection: phase.connection,
         threads: scenario.threads.unwrap_or(0),
-        seed: Some(seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        seed: Some(phase_seed(seed, i, j)),
         command_line: command_line.to_vec(),
         ..defaults
     }
+}
+
+/// The seed of workload `j` of phase `i`: a stream of the scenario's seed of its own.
+fn phase_seed(seed: u64, i: usize, j: usize) -> u64 {
+    crate::rng::derive(seed, (i as u64) << 32 | j as u64)
 }
 
 /// The YCSB workload's settings: the scenario's headers, timeout and keep-alive, a
@@ -384,7 +386,7 @@ fn ycsb_settings(
         headers,
         keep_alive: scenario.keep_alive.unwrap_or(defaults.keep_alive),
         timeout: scenario.timeout.unwrap_or(defaults.timeout),
-        seed: seed ^ ((i as u64) << 32 | j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+        seed: phase_seed(seed, i, j),
         shard,
     })
 }

@@ -343,7 +343,7 @@ impl Workload for BulkWorkload {
             }),
         };
         let source = BulkSource {
-            rng: SplitMix64::new(s.seed ^ serial.wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            rng: SplitMix64::new(crate::rng::derive(s.seed, serial)),
             s,
             request,
             id_at,

@@ -236,7 +236,7 @@ impl Workload for KvWorkload {
 
     fn client(&self, id: crate::engine::ClientId) -> (KvSource, StatusOnly) {
         let client = id.index;
-        let seed = id.seed(self.s.seed) ^ (client as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let seed = crate::rng::derive(id.seed(self.s.seed), client as u64);
         let mut source = KvSource {
             fixed: Arc::from([]),
             t: self.shared.clone(),
