@@ -827,6 +827,68 @@ mod tests {
         assert_eq!(f.second.responses, 3);
     }
 
+    /// What a second, a label and the step hold, to compare two recorders by.
+    fn counted(r: &mut Recorder, meter: u64) -> impl PartialEq + std::fmt::Debug {
+        let f = r
+            .ticker
+            .as_mut()
+            .and_then(|t| t.finish(meter))
+            .expect("a second");
+        let s = &f.second;
+        let l = &r.labels[1];
+        (
+            (s.responses, s.statuses.clone(), s.errors, s.bytes_received),
+            (s.latency.len(), s.latency.max(), s.latency.min()),
+            (l.responses, l.statuses.clone(), l.errors, l.bytes_received),
+            l.latency.as_ref().map(|h| (h.len(), h.max())),
+            (r.statuses.clone(), r.errors, r.per_host[0].responses),
+            (r.per_host[0].errors, r.per_host[0].latency_sum_us),
+        )
+    }
+
+    #[test]
+    fn requests_that_ended_alike_count_once_as_they_would_one_by_one() {
+        // A pipelined read's replies to commands sent in one write are recorded with
+        // `record_n`/`record_label_n`: every count must be what n calls would make.
+        let t0 = Instant::now();
+        let names = Arc::new(Labels {
+            list: vec![
+                Label {
+                    key: "group".into(),
+                    value: "get".into(),
+                },
+                Label {
+                    key: "group".into(),
+                    value: "set".into(),
+                },
+            ],
+            note: None,
+        });
+        let worker = || {
+            Recorder::new(1, 0, 0)
+                .with_labels(names.clone())
+                .with_ticker(t0)
+        };
+        let (mut one, mut many) = (worker(), worker());
+        let ms = Duration::from_millis;
+        let (at, lat) = (t0 + ms(300), ms(3));
+        let reset = Outcome::Error(ErrorKind::Reset);
+        for (outcome, n, bytes) in [(Outcome::Status(200), 16, 9), (reset, 3, 0)] {
+            for _ in 0..n {
+                one.record(0, outcome, lat, || unreachable!("no lists kept"));
+                assert!(one.record_label(1, at, outcome, lat, bytes, 0).is_none());
+            }
+            many.record_n(0, outcome, lat, n);
+            let sum = bytes * n;
+            assert!(many
+                .record_label_n(1, at, outcome, lat, sum, 0, n)
+                .is_none());
+        }
+        assert_eq!(counted(&mut one, 144), counted(&mut many, 144));
+        assert_eq!(one.labels[1].responses, 16);
+        assert_eq!(one.errors[ErrorKind::Reset.index()], 3);
+    }
+
     #[test]
     fn workers_seconds_and_labels_add_up_at_the_coordinator() {
         let t0 = Instant::now();
