@@ -34,9 +34,9 @@ use super::super::client::{
 };
 use super::super::workload::{RequestSource, Turn, Workload};
 use super::super::{Worker, WorkerPace};
-use super::pipeline::{Failure, Waiter};
+use super::pipeline::Waiter;
 use super::{Handle, Shared, SharedConn};
-use crate::http::{self, Framed};
+use crate::http;
 use crate::stats::{ErrorKind, Outcome, Recorder};
 
 /// Whether a worker's clients go through drivers: every target a key-value store, a
@@ -95,8 +95,6 @@ struct Lane<S, C> {
     state: State,
     /// The command in flight (or the last one).
     cmd: Cmd,
-    /// What came for the queued command, taken from its waiter.
-    result: Option<Result<(Framed, Instant), Failure>>,
     /// The command's bytes, for its one resend (`Request::bytes` borrows the source).
     bytes: Vec<u8>,
 }
@@ -152,7 +150,6 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
                     gen: 0,
                     retried: false,
                 },
-                result: None,
                 bytes: Vec::new(),
             }
         })
@@ -285,18 +282,19 @@ async fn place<W: Workload, S, C>(
     unreachable!("the loop returns on its second pass")
 }
 
-/// Wait until a reply (or a failure) has come for at least one queued command.
+/// Wait until a reply (or a failure) has come for at least one queued command. The
+/// waiters are looked at, not emptied: [`record_replies`] takes what came.
 async fn wait_replies<S, C>(lanes: &mut [Lane<S, C>]) {
     poll_fn(|cx| {
         let mut any = false;
-        for lane in lanes.iter_mut() {
-            if lane.state == State::Queued && lane.result.is_none() {
-                lane.result = lane.waiter.take();
-                if lane.result.is_none() {
+        for lane in lanes.iter() {
+            if lane.state == State::Queued {
+                if lane.waiter.is_ready() {
+                    any = true;
+                } else {
                     lane.waiter.wake_with(cx.waker());
                 }
             }
-            any |= lane.result.is_some();
         }
         if any {
             Poll::Ready(())
@@ -325,8 +323,7 @@ fn record_replies<W: Workload>(
         if lane.state != State::Queued {
             continue;
         }
-        // A look at the waiters that have not been looked at (after a pause).
-        let Some(result) = lane.result.take().or_else(|| lane.waiter.take()) else {
+        let Some(result) = lane.waiter.take() else {
             continue;
         };
         lane.state = State::Idle;

@@ -67,6 +67,9 @@ pub struct Failure {
 #[derive(Default)]
 pub struct Waiter {
     done: Cell<Option<Result<(Framed, Instant), Failure>>>,
+    /// `done` holds a result: looked at without moving it out (a group's driver
+    /// looks at its 16 waiters on each wake-up).
+    ready: Cell<bool>,
     waker: RefCell<Option<Waker>>,
     /// Written to the socket (its reply may come); cleared when it is queued.
     written: Cell<bool>,
@@ -77,8 +80,18 @@ pub struct Waiter {
 
 impl Waiter {
     fn finish(&self, r: Result<(Framed, Instant), Failure>) {
-        self.done.set(Some(r));
+        self.put(r);
         self.wake();
+    }
+
+    fn put(&self, r: Result<(Framed, Instant), Failure>) {
+        self.done.set(Some(r));
+        self.ready.set(true);
+    }
+
+    /// Whether the reply or the failure has come (and was not taken yet).
+    pub fn is_ready(&self) -> bool {
+        self.ready.get()
     }
 
     fn wake(&self) {
@@ -190,6 +203,7 @@ impl PipeConn {
             };
         }
         waiter.done.set(None);
+        waiter.ready.set(false);
         waiter.written.set(false);
         waiter.deadline.set(deadline);
         waiter.timeout.set(timeout);
@@ -239,6 +253,7 @@ impl Waiter {
     /// The reply (with the end of the read that brought it) or the failure, once
     /// it has come; taken, so a second look finds nothing.
     pub fn take(&self) -> Option<Result<(Framed, Instant), Failure>> {
+        self.ready.set(false);
         self.done.take()
     }
 
@@ -272,7 +287,7 @@ impl Future for Exchange<'_> {
         if let Some(f) = this.closed.take() {
             return Poll::Ready(Err(f));
         }
-        match this.waiter.done.take() {
+        match this.waiter.take() {
             Some(r) => {
                 this.waiting = false;
                 Poll::Ready(r)
@@ -601,8 +616,7 @@ impl Task {
             return Err(Ended::Died(WireError::Unsolicited));
         };
         self.inner.taken.set(self.inner.taken.get() - 1);
-        w.done
-            .set(Some(Ok((Framed { reply, bytes }, self.read_at))));
+        w.put(Ok((Framed { reply, bytes }, self.read_at)));
         if !last.as_ref().is_some_and(|l| l.wakes_as(&w)) {
             if let Some(l) = last.replace(w) {
                 l.wake();
