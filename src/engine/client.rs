@@ -172,7 +172,23 @@ pub(super) fn record_end<W: Workload>(
     body: &[u8],
     truncated: bool,
 ) {
-    let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
+    record_own::<W>(rec, check, e, body, truncated, true);
+    record_alike(w, rec, e, 1);
+}
+
+/// What one request's end adds on its own: its check's look at the answer, its
+/// items, and (if `offer`) its place in the slowest and fastest lists; whether it
+/// took one. [`record_alike`] adds its counts. Inlined into the client loop's
+/// [`record_end`], as the one function it replaces was.
+#[inline(always)]
+pub(super) fn record_own<W: Workload>(
+    rec: &mut Recorder,
+    check: &mut W::Check,
+    e: &Ended,
+    body: &[u8],
+    truncated: bool,
+    offer: bool,
+) -> bool {
     let status = match e.outcome {
         Outcome::Status(s) => {
             let answer = Answer {
@@ -182,24 +198,44 @@ pub(super) fn record_end<W: Workload>(
                 items: e.items,
             };
             check.check(&answer, &mut rec.items);
-            live.record(e.latency);
             s
         }
         Outcome::Error(_) => 0,
     };
     rec.items.sent += e.items;
+    offer
+        && rec.offer_sample(e.latency, || RequestSample {
+            elapsed_s: e.latency.as_secs_f64(),
+            request: e.info,
+            status,
+            client: e.client,
+            index: e.index,
+        })
+}
+
+/// The counts of `n` requests that ended alike (`e`'s target, outcome, latency,
+/// end and label; `e.bytes` their responses' sum), as `n` ends would add them one
+/// by one: the live histogram, the failed counter, the step's counts, the label's
+/// and the second's. The pipelined driver records a read's replies sent in one write
+/// this way (they share their send and their end, so their latency too).
+#[inline(always)]
+pub(super) fn record_alike<W: Workload>(w: &Worker<W>, rec: &mut Recorder, e: &Ended, n: u64) {
+    let (failed, live) = (&w.progress[w.index].1, &w.progress[w.index].2);
+    let status = match e.outcome {
+        Outcome::Status(s) => {
+            live.record_n(e.latency, n);
+            s
+        }
+        Outcome::Error(_) => 0,
+    };
     if !rec.ok.contains(status) {
-        failed.fetch_add(1, Ordering::Relaxed);
+        failed.fetch_add(n, Ordering::Relaxed);
     }
-    rec.record(e.target, e.outcome, e.latency, || RequestSample {
-        elapsed_s: e.latency.as_secs_f64(),
-        request: e.info,
-        status,
-        client: e.client,
-        index: e.index,
-    });
+    rec.record_n(e.target, e.outcome, e.latency, n);
     let meter = w.meter.received.get();
-    if let Some(second) = rec.record_label(e.label, e.end, e.outcome, e.latency, e.bytes, meter) {
+    if let Some(second) =
+        rec.record_label_n(e.label, e.end, e.outcome, e.latency, e.bytes, meter, n)
+    {
         w.hand_over(second);
     }
 }

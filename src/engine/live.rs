@@ -53,7 +53,12 @@ impl Default for Counts {
 
 impl Counts {
     pub fn record(&self, latency: Duration) {
-        self.0[bucket(latency)].fetch_add(1, Ordering::Relaxed);
+        self.record_n(latency, 1);
+    }
+
+    /// `n` responses of this latency (a pipelined read's replies sent in one write).
+    pub fn record_n(&self, latency: Duration, n: u64) {
+        self.0[bucket(latency)].fetch_add(n, Ordering::Relaxed);
     }
 
     fn add_to(&self, into: &mut Snapshot) {

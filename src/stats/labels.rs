@@ -13,7 +13,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 
 use super::timeline::{add_status, Timeline};
-use super::{record_us, ErrorKind, Outcome, MAX_TRACKABLE_US};
+use super::{micros, ErrorKind, Outcome, MAX_TRACKABLE_US};
 
 /// A label's latency histogram: 2 significant digits (a label's p99 to 1%), 27 KB,
 /// where the step's 3 digits take 188 KB: a worker may hold 200 of them.
@@ -136,17 +136,23 @@ pub struct LabelStats {
 impl LabelStats {
     #[inline]
     pub fn record(&mut self, outcome: Outcome, latency: Duration, bytes: u64) {
+        self.record_n(outcome, latency, bytes, 1);
+    }
+
+    /// `n` requests that ended alike, `bytes` their responses' sum: as `n` calls of
+    /// [`LabelStats::record`] would count them.
+    #[inline]
+    pub fn record_n(&mut self, outcome: Outcome, latency: Duration, bytes: u64, n: u64) {
         match outcome {
             Outcome::Status(code) => {
-                self.responses += 1;
+                self.responses += n;
                 self.bytes_received += bytes;
-                add_status(&mut self.statuses, code, 1);
-                record_us(
-                    self.latency.get_or_insert_with(new_label_histogram),
-                    latency,
-                );
+                add_status(&mut self.statuses, code, n);
+                self.latency
+                    .get_or_insert_with(new_label_histogram)
+                    .saturating_record_n(micros(latency), n);
             }
-            Outcome::Error(kind) => self.errors[kind as usize] += 1,
+            Outcome::Error(kind) => self.errors[kind as usize] += n,
         }
     }
 

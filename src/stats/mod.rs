@@ -469,12 +469,30 @@ impl Recorder {
         bytes: u64,
         meter: u64,
     ) -> Option<Box<Finished>> {
+        self.record_label_n(label, at, outcome, latency, bytes, meter, 1)
+    }
+
+    /// [`Recorder::record_label`] for `n` requests of `label` that ended alike (at `at`,
+    /// with `outcome` and `latency`), `bytes` the responses' sum: counted as `n` calls
+    /// would count them, in one (a pipelined read's replies, sent in one write).
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    pub fn record_label_n(
+        &mut self,
+        label: u16,
+        at: Instant,
+        outcome: Outcome,
+        latency: Duration,
+        bytes: u64,
+        meter: u64,
+        n: u64,
+    ) -> Option<Box<Finished>> {
         if let Some(l) = self.labels.get_mut(usize::from(label)) {
-            l.record(outcome, latency, bytes);
+            l.record_n(outcome, latency, bytes, n);
         }
         self.ticker
             .as_mut()
-            .and_then(|t| t.record(at, label, outcome, latency, bytes, meter))
+            .and_then(|t| t.record(at, label, outcome, latency, bytes, meter, n))
     }
 
     /// The coordinator: add a worker's finished second to the step's timeline and its
@@ -506,32 +524,55 @@ impl Recorder {
         latency: Duration,
         sample: impl FnOnce() -> RequestSample,
     ) {
+        self.record_n(host, outcome, latency, 1);
+        self.offer_sample(latency, sample);
+    }
+
+    /// Count `n` requests to `host` that ended alike (`outcome`, `latency`) as `n`
+    /// calls of [`Recorder::record`] would, without their samples: the caller offers
+    /// each its own ([`Recorder::offer_sample`]).
+    #[inline]
+    pub fn record_n(&mut self, host: usize, outcome: Outcome, latency: Duration, n: u64) {
         match outcome {
             Outcome::Status(code) => {
-                self.statuses[(code as usize).min(999)] += 1;
+                self.statuses[(code as usize).min(999)] += n;
                 // With a ticker, the running second holds it ([`Recorder::add_second`]).
                 if self.ticker.is_none() {
-                    record_us(&mut self.latency, latency);
+                    self.latency.saturating_record_n(micros(latency), n);
                 }
                 if let Some(h) = self.per_host.get_mut(host) {
-                    h.responses += 1;
-                    h.latency_sum_us += u128::from(latency.as_secs()) * 1_000_000
-                        + u128::from(latency.subsec_micros());
+                    h.responses += n;
+                    h.latency_sum_us += (u128::from(latency.as_secs()) * 1_000_000
+                        + u128::from(latency.subsec_micros()))
+                        * u128::from(n);
                 }
             }
             Outcome::Error(kind) => {
-                self.errors[kind.index()] += 1;
+                self.errors[kind.index()] += n;
                 if let Some(h) = self.per_host.get_mut(host) {
-                    h.errors += 1;
+                    h.errors += n;
                 }
             }
         }
+    }
+
+    /// Offer a request that took `latency` to the slowest and fastest lists; its
+    /// sample is made only if it enters one. Whether it did: when it did not, the
+    /// lists are as they were, and another of the same latency would not enter either.
+    #[inline]
+    pub fn offer_sample(
+        &mut self,
+        latency: Duration,
+        sample: impl FnOnce() -> RequestSample,
+    ) -> bool {
         let secs = latency.as_secs_f64();
         if self.slowest.wants(secs) || self.fastest.wants(secs) {
             let s = sample();
             self.slowest.offer(s.clone());
             self.fastest.offer(s);
+            return true;
         }
+        false
     }
 
     #[inline]
@@ -784,6 +825,68 @@ mod tests {
             "the first few and the named one only"
         );
         assert_eq!(f.second.responses, 3);
+    }
+
+    /// What a second, a label and the step hold, to compare two recorders by.
+    fn counted(r: &mut Recorder, meter: u64) -> impl PartialEq + std::fmt::Debug {
+        let f = r
+            .ticker
+            .as_mut()
+            .and_then(|t| t.finish(meter))
+            .expect("a second");
+        let s = &f.second;
+        let l = &r.labels[1];
+        (
+            (s.responses, s.statuses.clone(), s.errors, s.bytes_received),
+            (s.latency.len(), s.latency.max(), s.latency.min()),
+            (l.responses, l.statuses.clone(), l.errors, l.bytes_received),
+            l.latency.as_ref().map(|h| (h.len(), h.max())),
+            (r.statuses.clone(), r.errors, r.per_host[0].responses),
+            (r.per_host[0].errors, r.per_host[0].latency_sum_us),
+        )
+    }
+
+    #[test]
+    fn requests_that_ended_alike_count_once_as_they_would_one_by_one() {
+        // A pipelined read's replies to commands sent in one write are recorded with
+        // `record_n`/`record_label_n`: every count must be what n calls would make.
+        let t0 = Instant::now();
+        let names = Arc::new(Labels {
+            list: vec![
+                Label {
+                    key: "group".into(),
+                    value: "get".into(),
+                },
+                Label {
+                    key: "group".into(),
+                    value: "set".into(),
+                },
+            ],
+            note: None,
+        });
+        let worker = || {
+            Recorder::new(1, 0, 0)
+                .with_labels(names.clone())
+                .with_ticker(t0)
+        };
+        let (mut one, mut many) = (worker(), worker());
+        let ms = Duration::from_millis;
+        let (at, lat) = (t0 + ms(300), ms(3));
+        let reset = Outcome::Error(ErrorKind::Reset);
+        for (outcome, n, bytes) in [(Outcome::Status(200), 16, 9), (reset, 3, 0)] {
+            for _ in 0..n {
+                one.record(0, outcome, lat, || unreachable!("no lists kept"));
+                assert!(one.record_label(1, at, outcome, lat, bytes, 0).is_none());
+            }
+            many.record_n(0, outcome, lat, n);
+            let sum = bytes * n;
+            assert!(many
+                .record_label_n(1, at, outcome, lat, sum, 0, n)
+                .is_none());
+        }
+        assert_eq!(counted(&mut one, 144), counted(&mut many, 144));
+        assert_eq!(one.labels[1].responses, 16);
+        assert_eq!(one.errors[ErrorKind::Reset.index()], 3);
     }
 
     #[test]

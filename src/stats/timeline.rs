@@ -193,15 +193,19 @@ impl Running {
     }
 
     /// The per-request path: an index, an increment and the histogram's record.
+    /// `n` requests that ended alike count as `n` (a pipelined read's replies).
     #[inline(always)]
-    fn record(&mut self, outcome: Outcome, latency: Duration) {
+    fn record(&mut self, outcome: Outcome, latency: Duration, n: u64) {
         self.touched = true;
         match outcome {
             Outcome::Status(code) => {
-                self.codes[usize::from(code).min(CODES - 1)] += 1;
-                self.latency.saturating_record(super::micros(latency));
+                // A second's count per code fits a u32 (a few million a second at most).
+                let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+                self.codes[usize::from(code).min(CODES - 1)] += n32;
+                self.latency
+                    .saturating_record_n(super::micros(latency), n32);
             }
-            Outcome::Error(kind) => self.errors[kind as usize] += 1,
+            Outcome::Error(kind) => self.errors[kind as usize] += n,
         }
     }
 
@@ -268,11 +272,13 @@ impl Ticker {
         self
     }
 
-    /// Count a request of `label` that ended at `at` with `bytes` of response;
-    /// `meter` is the worker's count of received bytes so far (this response's
-    /// included). Returns the second that ended, if `at` is in a later one (boxed:
+    /// Count `n` requests of `label` that ended alike at `at` with `bytes` of
+    /// response between them (one request, or a pipelined read's replies sent in one
+    /// write); `meter` is the worker's count of received bytes so far (these
+    /// responses' included). Returns the second that ended, if `at` is in a later one (boxed:
     /// the `Option` travels up the per-request path, and a bare one is a 300-byte
     /// copy every request).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub fn record(
         &mut self,
@@ -282,6 +288,7 @@ impl Ticker {
         latency: Duration,
         bytes: u64,
         meter: u64,
+        n: u64,
     ) -> Option<Box<Finished>> {
         let done = if at >= self.next {
             let i = at.saturating_duration_since(self.start).as_secs();
@@ -289,9 +296,9 @@ impl Ticker {
         } else {
             None
         };
-        self.now.record(outcome, latency);
+        self.now.record(outcome, latency, n);
         if let Some(Some(s)) = self.labels.get_mut(usize::from(label)) {
-            s.record(outcome, latency);
+            s.record(outcome, latency, n);
             s.bytes_received += bytes;
         }
         done
@@ -548,10 +555,10 @@ mod tests {
         let t0 = Instant::now();
         let mut t = Ticker::new(t0, &[0, 1]);
         let ok = Outcome::Status(200);
-        assert!(t.record(t0 + ms(10), 0, ok, ms(5), 100, 100).is_none());
-        assert!(t.record(t0 + ms(900), 1, ok, ms(5), 50, 150).is_none());
+        assert!(t.record(t0 + ms(10), 0, ok, ms(5), 100, 100, 1).is_none());
+        assert!(t.record(t0 + ms(900), 1, ok, ms(5), 50, 150, 1).is_none());
         let f = t
-            .record(t0 + ms(2500), 5, Outcome::Status(503), ms(7), 30, 180)
+            .record(t0 + ms(2500), 5, Outcome::Status(503), ms(7), 30, 180, 1)
             .expect("second 0 ended");
         assert_eq!((f.index, f.second.responses), (0, 2));
         // The response that ended it counts in the next second, bytes too.

@@ -29,12 +29,14 @@ use std::sync::atomic::Ordering;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use super::super::client::{join_pipelined, record_end, Client, Ended, CLIENT_LIMIT_BACKOFF};
+use super::super::client::{
+    join_pipelined, record_alike, record_end, record_own, Client, Ended, CLIENT_LIMIT_BACKOFF,
+};
 use super::super::workload::{RequestSource, Turn, Workload};
 use super::super::{Worker, WorkerPace};
-use super::pipeline::{Failure, Waiter};
+use super::pipeline::Waiter;
 use super::{Handle, Shared, SharedConn};
-use crate::http::{self, Framed};
+use crate::http;
 use crate::stats::{ErrorKind, Outcome, Recorder};
 
 /// Whether a worker's clients go through drivers: every target a key-value store, a
@@ -93,8 +95,6 @@ struct Lane<S, C> {
     state: State,
     /// The command in flight (or the last one).
     cmd: Cmd,
-    /// What came for the queued command, taken from its waiter.
-    result: Option<Result<(Framed, Instant), Failure>>,
     /// The command's bytes, for its one resend (`Request::bytes` borrows the source).
     bytes: Vec<u8>,
 }
@@ -150,7 +150,6 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
                     gen: 0,
                     retried: false,
                 },
-                result: None,
                 bytes: Vec::new(),
             }
         })
@@ -283,18 +282,19 @@ async fn place<W: Workload, S, C>(
     unreachable!("the loop returns on its second pass")
 }
 
-/// Wait until a reply (or a failure) has come for at least one queued command.
+/// Wait until a reply (or a failure) has come for at least one queued command. The
+/// waiters are looked at, not emptied: [`record_replies`] takes what came.
 async fn wait_replies<S, C>(lanes: &mut [Lane<S, C>]) {
     poll_fn(|cx| {
         let mut any = false;
-        for lane in lanes.iter_mut() {
-            if lane.state == State::Queued && lane.result.is_none() {
-                lane.result = lane.waiter.take();
-                if lane.result.is_none() {
+        for lane in lanes.iter() {
+            if lane.state == State::Queued {
+                if lane.waiter.is_ready() {
+                    any = true;
+                } else {
                     lane.waiter.wake_with(cx.waker());
                 }
             }
-            any |= lane.result.is_some();
         }
         if any {
             Poll::Ready(())
@@ -306,6 +306,9 @@ async fn wait_replies<S, C>(lanes: &mut [Lane<S, C>]) {
 }
 
 /// Record every reply and failure that has come, under one borrow of the recorder.
+/// Replies that ended alike (one read's replies to commands sent in one write: the
+/// same send, end, target, label and outcome) have their counts added once, for all
+/// of them; each still has its own check, items, turn and sample.
 fn record_replies<W: Workload>(
     w: &Worker<W>,
     groups: &[&Shared],
@@ -315,12 +318,12 @@ fn record_replies<W: Workload>(
 ) {
     let mut ended = 0;
     let mut rec = w.rec.borrow_mut();
+    let mut alike = Alike(None);
     for lane in lanes.iter_mut() {
         if lane.state != State::Queued {
             continue;
         }
-        // A look at the waiters that have not been looked at (after a pause).
-        let Some(result) = lane.result.take().or_else(|| lane.waiter.take()) else {
+        let Some(result) = lane.waiter.take() else {
             continue;
         };
         lane.state = State::Idle;
@@ -328,7 +331,9 @@ fn record_replies<W: Workload>(
         match result {
             Ok((framed, at)) => {
                 let (outcome, bytes) = framed.recorded(&mut rec);
-                record_one(w, &mut rec, lane, outcome, bytes, at);
+                w.in_flight.set(w.in_flight.get() - 1);
+                alike.add(w, &mut rec, lane, outcome, bytes, at);
+                lane.n += 1;
                 if let Outcome::Error(kind) = outcome {
                     pause_after(pause, kind);
                 }
@@ -345,6 +350,8 @@ fn record_replies<W: Workload>(
                     lane.state = State::Resend;
                     continue;
                 }
+                // The replies before it are counted first: their second comes first.
+                alike.flush(w, &mut rec);
                 rec.note_error(f.kind, || f.why.to_string());
                 record_one(w, &mut rec, lane, Outcome::Error(f.kind), 0, Instant::now());
                 pause_after(pause, f.kind);
@@ -352,8 +359,92 @@ fn record_replies<W: Workload>(
         }
         ended += 1;
     }
+    alike.flush(w, &mut rec);
     if ended > 0 {
         w.progress[w.index].0.fetch_add(ended, Ordering::Relaxed);
+    }
+}
+
+/// Replies that ended alike (the same send and end, so the same latency, and the
+/// same target, label and outcome), counted once for all of them when one that
+/// does not comes, or the read's replies are done.
+struct Alike(Option<Group>);
+
+struct Group {
+    /// The first's end, its bytes the group's sum.
+    e: Ended,
+    sent: Instant,
+    n: u64,
+    /// Whether the next alike reply is offered to the slowest and fastest lists: not
+    /// when the last (of the same latency) did not enter them.
+    offer: bool,
+}
+
+impl Alike {
+    /// Record the lane's reply on its own, and add it to the group it ends alike
+    /// with (or start one).
+    #[inline]
+    fn add<W: Workload>(
+        &mut self,
+        w: &Worker<W>,
+        rec: &mut Recorder,
+        lane: &mut Lane<W::Source, W::Check>,
+        outcome: Outcome,
+        bytes: u64,
+        end: Instant,
+    ) {
+        let cmd = &lane.cmd;
+        let same = self.0.as_ref().is_some_and(|g| {
+            g.sent == cmd.sent
+                && g.e.end == end
+                && g.e.outcome == outcome
+                && g.e.label == cmd.label
+                && g.e.target == cmd.target
+        });
+        if !same {
+            self.flush(w, rec);
+            let mut e = end_of(lane, outcome, 0, end);
+            e.latency = end.saturating_duration_since(cmd.sent);
+            self.0 = Some(Group {
+                e,
+                sent: cmd.sent,
+                n: 0,
+                offer: true,
+            });
+        }
+        let g = self.0.as_mut().expect("a group, made above if none");
+        g.n += 1;
+        g.e.bytes += bytes;
+        // The group's latency, computed once for all its replies.
+        let mut e = end_of(lane, outcome, bytes, end);
+        e.latency = g.e.latency;
+        g.offer = record_own::<W>(rec, &mut lane.check, &e, &[], false, g.offer);
+    }
+
+    #[inline]
+    fn flush<W: Workload>(&mut self, w: &Worker<W>, rec: &mut Recorder) {
+        if let Some(g) = self.0.take() {
+            record_alike(w, rec, &g.e, g.n);
+        }
+    }
+}
+
+/// The end of the lane's command, as it is recorded, but for its latency (zero:
+/// the caller's to set, once for the replies that share their send and end).
+#[inline]
+fn end_of<S, C>(lane: &Lane<S, C>, outcome: Outcome, bytes: u64, end: Instant) -> Ended {
+    let cmd = &lane.cmd;
+    Ended {
+        target: cmd.target,
+        outcome,
+        latency: Duration::ZERO,
+        end,
+        bytes,
+        items: cmd.items,
+        info: cmd.info,
+        label: cmd.label,
+        client: lane.client,
+        index: lane.n,
     }
 }
 
@@ -367,19 +458,8 @@ fn record_one<W: Workload>(
     end: Instant,
 ) {
     w.in_flight.set(w.in_flight.get() - 1);
-    let cmd = &lane.cmd;
-    let ended = Ended {
-        target: cmd.target,
-        outcome,
-        latency: end.saturating_duration_since(cmd.sent),
-        end,
-        bytes,
-        items: cmd.items,
-        info: cmd.info,
-        label: cmd.label,
-        client: lane.client,
-        index: lane.n,
-    };
+    let mut ended = end_of(lane, outcome, bytes, end);
+    ended.latency = end.saturating_duration_since(lane.cmd.sent);
     record_end(w, rec, &mut lane.check, &ended, &[], false);
     lane.n += 1;
 }
