@@ -846,24 +846,26 @@ mod tests {
         )
     }
 
+    /// Labels `group=<name>`, one per name.
+    fn groups(names: &[&str]) -> Arc<Labels> {
+        Arc::new(Labels {
+            list: names
+                .iter()
+                .map(|n| Label {
+                    key: "group".into(),
+                    value: (*n).into(),
+                })
+                .collect(),
+            note: None,
+        })
+    }
+
     #[test]
     fn requests_that_ended_alike_count_once_as_they_would_one_by_one() {
         // A pipelined read's replies to commands sent in one write are recorded with
         // `record_n`/`record_label_n`: every count must be what n calls would make.
         let t0 = Instant::now();
-        let names = Arc::new(Labels {
-            list: vec![
-                Label {
-                    key: "group".into(),
-                    value: "get".into(),
-                },
-                Label {
-                    key: "group".into(),
-                    value: "set".into(),
-                },
-            ],
-            note: None,
-        });
+        let names = groups(&["get", "set"]);
         let worker = || {
             Recorder::new(1, 0, 0)
                 .with_labels(names.clone())
@@ -892,19 +894,7 @@ mod tests {
     #[test]
     fn workers_seconds_and_labels_add_up_at_the_coordinator() {
         let t0 = Instant::now();
-        let names = Arc::new(Labels {
-            list: vec![
-                Label {
-                    key: "group".into(),
-                    value: "search".into(),
-                },
-                Label {
-                    key: "group".into(),
-                    value: "load".into(),
-                },
-            ],
-            note: None,
-        });
+        let names = groups(&["search", "load"]);
         let worker = || {
             Recorder::new(1, 0, 0)
                 .with_labels(names.clone())
