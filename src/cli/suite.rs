@@ -27,6 +27,12 @@ pub struct SuiteArgs {
     #[arg(long, requires = "profile")]
     pub print: bool,
 
+    /// With --profile: point its workloads at this URL instead of the one it names (a
+    /// YCSB profile at a CouchDB-style database, redis:// or memcached://; write-heavy
+    /// at a CouchDB-style database).
+    #[arg(long, value_name = "URL", requires = "profile")]
+    pub target: Option<String>,
+
     /// Write the CSV result here, the JSON result and the HTML timeline beside it; `-`
     /// prints the CSV on stdout instead.
     #[arg(short = 'o', long = "output", alias = "output-path")]
@@ -62,6 +68,15 @@ pub struct SuiteArgs {
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
+    // clap's `requires` does not hold beside the positional scenario: said here, so a
+    // file's run never silently ignores the flag.
+    if args.profile.is_none() && (args.target.is_some() || args.print) {
+        let flag = if args.print { "--print" } else { "--target" };
+        Err(ScenarioError::Whole {
+            path: flag.into(),
+            why: "only with --profile: a scenario file names its own targets".into(),
+        })?;
+    }
     let scenario = match (&args.scenario, &args.profile) {
         (_, Some(name)) => {
             let text = profiles::profile(name).ok_or_else(|| ScenarioError::Whole {
@@ -71,11 +86,20 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
                     profiles::names()
                 ),
             })?;
+            let text = match &args.target {
+                Some(url) => {
+                    profiles::retarget(name, text, url).map_err(|why| ScenarioError::Whole {
+                        path: format!("--profile {name}"),
+                        why,
+                    })?
+                }
+                None => text.to_owned(),
+            };
             if args.print {
                 print!("{text}");
                 return Ok(crate::runner::exit::MEASURED);
             }
-            Scenario::parse(text, &PathBuf::from(format!("profile:{name}")))?
+            Scenario::parse(&text, &PathBuf::from(format!("profile:{name}")))?
         }
         (Some(path), None) => Scenario::load(path)?,
         (None, None) => anyhow::bail!("give a scenario file or --profile NAME"),

@@ -32,9 +32,72 @@ pub fn names() -> String {
         .join(", ")
 }
 
+/// Profile `name`'s text with its workloads pointed at `target` (`--target`): the
+/// YCSB profiles and write-heavy name one database URL, replaced wherever a workload
+/// gives it, so one profile runs unchanged against a CouchDB-style API, Redis,
+/// memcached or the embedded store. The others name hosts and files: refused there.
+pub fn retarget(name: &str, text: &str, target: &str) -> Result<String, String> {
+    if target.is_empty() || target.contains(['"', '\\', '\n']) {
+        return Err(format!("--target {target:?}: not a URL"));
+    }
+    const KEY: &str = "url = \"";
+    let urls: std::collections::BTreeSet<&str> = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(|l| l.split(KEY).skip(1))
+        .filter_map(|rest| rest.split('"').next())
+        .collect();
+    match urls.len() {
+        1 => {
+            let url = urls.first().expect("one");
+            Ok(text.replace(&format!("{KEY}{url}\""), &format!("{KEY}{target}\"")))
+        }
+        _ => Err(format!(
+            "--target: profile {name} names hosts and files, not one URL; print it with \
+             --print and adapt it"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--target` points both phases of a YCSB profile at a store, and only them.
+    #[test]
+    fn a_profile_is_pointed_at_another_target() {
+        let text = retarget(
+            "ycsb-a",
+            profile("ycsb-a").unwrap(),
+            "redis://127.0.0.1:6379",
+        )
+        .unwrap();
+        let s = Scenario::parse(&text, Path::new("ycsb-a")).unwrap();
+        for p in &s.phases {
+            match &p.workloads[0].source {
+                crate::suite::scenario::Source::Ycsb(y) => {
+                    assert_eq!(y.url, "redis://127.0.0.1:6379")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(!text.contains("5984/ycsb-a\""), "{text}");
+        let bench = retarget(
+            "write-heavy",
+            profile("write-heavy").unwrap(),
+            "http://10.0.0.1/b",
+        );
+        assert_eq!(
+            bench
+                .unwrap()
+                .matches("url = \"http://10.0.0.1/b\"")
+                .count(),
+            3
+        );
+        let why = retarget("read-heavy", profile("read-heavy").unwrap(), "http://h/").unwrap_err();
+        assert!(why.contains("names hosts and files"), "{why}");
+        assert!(retarget("ycsb-a", "", "redis://h\" x").is_err());
+    }
     use crate::suite::Scenario;
     use std::path::Path;
 

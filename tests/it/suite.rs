@@ -542,6 +542,38 @@ fn profiles_print_as_the_files_they_are() {
     assert!(stderr(&o).contains("no such profile; the built-in ones are read-heavy"));
     let o = run(&["suite"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+
+    // `--target` runs a profile unchanged against another store: every workload's
+    // URL, and nothing else, is the target's.
+    let url = "memcached://127.0.0.1:11211";
+    let out = ok(&run(&[
+        "suite",
+        "--profile",
+        "ycsb-c",
+        "--target",
+        url,
+        "--print",
+    ]));
+    assert_eq!(out.matches(&format!("url = \"{url}\"")).count(), 2, "{out}");
+    assert!(!out.contains("url = \"http://"), "{out}");
+    // A profile of hosts and files has no one URL to replace; a scenario file names
+    // its own: both refused before any load.
+    let o = run(&["suite", "--profile", "read-heavy", "--target", url]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("names hosts and files"),
+        "{}",
+        stderr(&o)
+    );
+    let dir = TempDir::new("suite-target");
+    let file = dir.write("s.toml", "");
+    let o = run(&["suite", file.to_str().unwrap(), "--target", url]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--target: only with --profile"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
