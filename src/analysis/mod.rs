@@ -275,6 +275,7 @@ pub(crate) mod tests {
             targets: vec![],
             partial: false,
             state: crate::result::RunState::Complete,
+            points_are: Default::default(),
         }
     }
 

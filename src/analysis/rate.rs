@@ -94,6 +94,7 @@ mod tests {
             targets: Vec::new(),
             partial: false,
             state: Default::default(),
+            points_are: Default::default(),
         }
     }
 

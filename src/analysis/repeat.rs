@@ -181,6 +181,7 @@ fn empty() -> Series {
         targets: Vec::new(),
         partial: false,
         state: crate::result::RunState::Complete,
+        points_are: Default::default(),
     }
 }
 

@@ -268,6 +268,7 @@ mod tests {
             targets: vec![target.into()],
             partial: false,
             state: Default::default(),
+            points_are: Default::default(),
         }
     }
 

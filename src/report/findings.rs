@@ -86,9 +86,12 @@ pub enum RunKind {
 impl RunKind {
     /// The kind of `s`, with what hakaru's JSON result (`run`, when there is one) keeps.
     pub fn of(s: &Series, run: Option<&crate::result::RunResult>) -> Self {
-        match run {
-            Some(r) if r.suite.is_some() => RunKind::Suite,
-            Some(r) if r.find_max.is_some() => RunKind::FindMax,
+        use crate::result::series::PointsAre;
+        match (run, s.points_are) {
+            (Some(r), _) if r.suite.is_some() => RunKind::Suite,
+            (Some(r), _) if r.find_max.is_some() => RunKind::FindMax,
+            (_, PointsAre::Phases) => RunKind::Suite,
+            (_, PointsAre::Probes) => RunKind::FindMax,
             _ if s.is_open_model() => RunKind::OpenModel,
             _ => RunKind::ClientRamp,
         }

@@ -413,6 +413,7 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         targets: Vec::new(),
         partial: any_partial,
         state: crate::result::RunState::from_partial(any_partial),
+        points_are: Default::default(),
     })
 }
 

@@ -9,6 +9,17 @@ use std::path::PathBuf;
 use crate::result::{Machine, RunResult, RunState, Settings, StepResult};
 use crate::stats::OkStatus;
 
+/// What a series' points are: a ramp's steps (or a run's one step), a suite's
+/// phases, or a `--find-max` search's probes. Only hakaru's JSON says; a CSV reads as
+/// steps. The saturation curve's warnings mean something for steps only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PointsAre {
+    #[default]
+    Steps,
+    Phases,
+    Probes,
+}
+
 /// Which kind of file a series came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SourceFormat {
@@ -118,6 +129,7 @@ pub struct Series {
     /// How far the run got: only hakaru's JSON says `running` or `failed`; a CSV reads
     /// as complete, or interrupted when a step is marked partial.
     pub state: RunState,
+    pub points_are: PointsAre,
 }
 
 impl Series {
@@ -325,6 +337,13 @@ impl Series {
             targets: run.targets.clone(),
             partial: run.partial,
             state: run.state,
+            points_are: if run.suite.is_some() {
+                PointsAre::Phases
+            } else if run.find_max.is_some() {
+                PointsAre::Probes
+            } else {
+                PointsAre::Steps
+            },
         }
     }
 }

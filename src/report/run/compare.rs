@@ -42,7 +42,13 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 latency_at_peak_s: sat.peak.map(|p| p.mean_s),
                 p99_at_peak_s: peak_point.and_then(|p| p.p99_s),
                 error_share: if total > 0.0 { failed / total } else { 0.0 },
-                warnings: sat.warnings.clone(),
+                // A suite's phases or a search's probes are no saturation curve.
+                warnings: sat
+                    .warnings
+                    .iter()
+                    .filter(|w| findings::RunKind::of(s, None).applies(w))
+                    .cloned()
+                    .collect(),
                 runs: spread.map_or(1, |sp| sp.n),
                 peak_spread: *spread,
                 peak_ratio: None,
@@ -335,6 +341,33 @@ mod tests {
         run.settings.patterns_source = patterns.into();
         run.settings.patterns_sha256 = Some(format!("sha256:{sha}"));
         Series::from_run(&run, label)
+    }
+
+    /// Regression: two suites compared (a YCSB profile on Redis and on memcached)
+    /// were told their "saturation curve needs at least 4" steps and to "raise
+    /// --end-n-clients": a suite's phases are no ramp.
+    #[test]
+    fn suites_compared_get_no_ramp_warnings() {
+        let suite = |label: &str| {
+            let mut run = fixture::run(vec![fixture::bare_step(4), fixture::bare_step(16)]);
+            for (s, qps) in run.steps.iter_mut().zip([400.0, 1000.0]) {
+                s.qps = qps;
+                s.latency.count = 100;
+                s.latency.mean_s = 0.001;
+            }
+            run.suite = Some(Default::default());
+            Series::from_run(&run, label)
+        };
+        let text = compare_text(&[suite("redis"), suite("memcached")]);
+        assert!(!text.contains("saturation curve"), "{text}");
+        assert!(!text.contains("--end-n-clients"), "{text}");
+        let ramp = |label: &str| {
+            let mut s = suite(label);
+            s.points_are = crate::result::series::PointsAre::Steps;
+            s
+        };
+        let text = compare_text(&[ramp("a"), ramp("b")]);
+        assert!(text.contains("saturation curve"), "{text}");
     }
 
     /// The warning is one line in the terminal, a warning in Markdown and on the page.
