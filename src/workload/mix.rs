@@ -250,7 +250,7 @@ impl Workload for Mix {
             checks.push(check);
         }
         let limit = checks.iter().map(|c| c.body_limit()).max().unwrap_or(0);
-        let seed = id.seed(self.seed) ^ (id.index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        let seed = crate::rng::derive(id.seed(self.seed), id.index as u64);
         (
             MixSource {
                 parts,
