@@ -151,6 +151,8 @@ http {{
         listen 127.0.0.1:{self.port} {listen_flags};
         root {html};
         location / {{ }}
+        # No file, no body: the cheapest answer nginx gives (bench/h2.py URL_PATH=204).
+        location = /204 {{ return 204; }}
     }}
 }}
 """

@@ -12,7 +12,9 @@ where a tool's req/s differs while nginx's CPU per request does not, the differe
 is how the two processes shared the cores, not what the tool asked of nginx.
 
 Knobs (environment): DURATION seconds per run (5), ROUNDS (3), THREADS (1),
-SHAPES ("1x1,10x10,100x10"), HAKARU (the binary; target/release/hakaru by default),
+SHAPES ("1x1,10x10,100x10"), URL_PATH ("index.html", the 1 KiB file; "204" is answered
+with no body and no file, so nginx's cost per request falls to about the client's and the
+client's own cost decides more of the req/s), HAKARU (the binary; target/release/hakaru by default),
 PIN=1 pins nginx to CPU 0 and each client to CPU 1 (taskset), so that the
 scheduler's wake-affine placement (a client woken by nginx's write moved onto
 nginx's CPU, preempting it) and other processes' load fall less on one tool than on
@@ -82,10 +84,10 @@ def main():
         common.die("PIN=1 needs two CPUs (nginx on CPU 0, the client on CPU 1)")
     work = common.Workdir("hakaru-h2-bench-")
     nginx = common.Nginx(work.path, listen_flags="http2")
-    url = nginx.url + "index.html"
+    url = nginx.url + os.environ.get("URL_PATH", "index.html")
     if pin:
         os.sched_setaffinity(nginx.proc.pid, {0})
-    print(f"# hakaru --http2 vs h2load, nginx h2c ({nginx.version}), {dur} s runs, "
+    print(f"# hakaru --http2 vs h2load, nginx h2c ({nginx.version}), GET /{url.rsplit('/', 1)[1]}, {dur} s runs, "
           f"{rounds} rounds, {threads} client thread(s)"
           + (", nginx pinned to CPU 0 and the client to CPU 1" if pin else ""))
     print(f"# {common.machine_line()}")
