@@ -610,9 +610,13 @@ fn bulk_over_h2c_accounts_for_every_document() {
     assert_eq!(steps.len(), 2, "{text}");
     for st in steps {
         assert_eq!(st["bulk"]["docs_acknowledged"], 400, "{st}");
-        // 4 writers, 2 streams a connection: 2 connections, both HTTP/2.
-        assert_eq!(st["connections_http2"], 2, "{st}");
-        assert_eq!(st["connections_opened"], 2, "{st}");
+        // 4 writers, 2 streams a connection: at most 2 connections, all HTTP/2. Not
+        // exactly 2: at batch 100 there are 4 requests, and on a busy machine one
+        // writer took 3 of them before a writer of the other connection sent any
+        // (a run here beside two builds opened 1 connection).
+        let opened = st["connections_opened"].as_u64().unwrap();
+        assert!((1..=2).contains(&opened), "{st}");
+        assert_eq!(st["connections_http2"], opened, "{st}");
         assert_eq!(st["statuses"].as_object().unwrap().len(), 1, "{st}");
     }
     let (status, info) = h2c(s.port, "GET", "/h2bench");
