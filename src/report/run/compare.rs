@@ -7,11 +7,13 @@ use std::fmt::Write as _;
 
 use crate::analysis::{self, repeat};
 use crate::report::chart::esc;
+use crate::report::findings::phases::{phase_sentences, PhaseTable};
 use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
     fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
 };
 use crate::report::page;
+use crate::report::run::phases::{self, phase_table};
 use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
@@ -159,11 +161,9 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Plain text for the terminal: the table with aligned columns, then the sentences and
-/// any warnings.
-pub fn compare_text(series: &[Series]) -> String {
-    let rows = compare_rows(series);
-    let cells = table_cells(&rows);
+/// The ramp table with aligned columns and the note on its ratios.
+fn ramp_table_text(rows: &[CompareRow]) -> String {
+    let cells = table_cells(rows);
     let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
     for r in &cells {
         for (i, c) in r.iter().enumerate() {
@@ -204,10 +204,82 @@ pub fn compare_text(series: &[Series]) -> String {
             }
         );
     }
-    o.push('\n');
-    for s in compare_sentences(&rows) {
-        o.push_str(&s);
+    o
+}
+
+/// The runs compared, cut by kind: suites (whose results are at hand) go to the
+/// per-phase table, every other run to the ramp table.
+struct Parts {
+    /// The runs of the ramp table.
+    ramps: Vec<Series>,
+    /// The suites' per-phase table, when any run is a suite.
+    phases: Option<PhaseTable>,
+}
+
+impl Parts {
+    fn of(series: &[Series], runs: &[(&str, &RunResult)]) -> Parts {
+        let phases = phase_table(runs);
+        let suites: Vec<&str> = runs
+            .iter()
+            .filter(|(_, r)| r.suite.is_some())
+            .map(|(l, _)| *l)
+            .collect();
+        let ramps = series
+            .iter()
+            .filter(|s| !suites.contains(&s.label.as_str()))
+            .cloned()
+            .collect();
+        Parts { ramps, phases }
+    }
+
+    /// Beside ramps: which runs are suites and why they are not in the ramp table.
+    fn suites_note(&self) -> Option<String> {
+        let t = self.phases.as_ref().filter(|_| !self.ramps.is_empty())?;
+        let (one, many) = ("is a suite", "are suites");
+        Some(format!(
+            "{} {}: compared phase by phase below, not in this table (a suite's phases are \
+             different workloads, not a ramp's steps, so its busiest phase is no peak)",
+            t.labels.join(", "),
+            if t.labels.len() == 1 { one } else { many }
+        ))
+    }
+}
+
+/// Plain text for the terminal: the table with aligned columns, then the sentences and
+/// any warnings. Without the runs' JSON results at hand, suites read as ramps; see
+/// [`compare_text_with`].
+pub fn compare_text(series: &[Series]) -> String {
+    compare_text_with(series, &[])
+}
+
+/// [`compare_text`] with the runs that are hakaru JSON results, by label: suites among
+/// them are compared phase by phase ([`crate::report::run::phases`]), beside the ramp
+/// table of the other runs, if any.
+pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
+    let parts = Parts::of(series, runs);
+    let mut o = String::new();
+    if !parts.ramps.is_empty() {
+        let rows = compare_rows(&parts.ramps);
+        o.push_str(&ramp_table_text(&rows));
+        if let Some(n) = parts.suites_note() {
+            let _ = writeln!(o, "{n}");
+        }
         o.push('\n');
+        for s in compare_sentences(&rows) {
+            o.push_str(&s);
+            o.push('\n');
+        }
+    }
+    if let Some(t) = &parts.phases {
+        if !parts.ramps.is_empty() {
+            o.push('\n');
+        }
+        o.push_str(&phases::text(t));
+        o.push('\n');
+        for s in phase_sentences(t) {
+            o.push_str(&s);
+            o.push('\n');
+        }
     }
     for d in analysis::setup_differences(series) {
         if d.is_serious() {
@@ -216,7 +288,7 @@ pub fn compare_text(series: &[Series]) -> String {
             let _ = writeln!(o, "{}", findings::difference_sentence(&d));
         }
     }
-    for w in warnings(&rows) {
+    for w in warnings(&compare_rows(series)) {
         let _ = writeln!(o, "warning: {w}");
     }
     o
@@ -224,18 +296,38 @@ pub fn compare_text(series: &[Series]) -> String {
 
 /// The comparison as Markdown: sentences, then the table.
 pub fn compare_markdown(series: &[Series]) -> String {
-    let rows = compare_rows(series);
+    compare_markdown_with(series, &[])
+}
+
+/// [`compare_markdown`], suites among `runs` compared phase by phase.
+pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
+    let parts = Parts::of(series, runs);
+    let rows = compare_rows(&parts.ramps);
     let mut o = String::from("### Comparison\n\n");
-    for s in compare_sentences(&rows) {
-        o.push_str(&s);
+    let phase_said = parts
+        .phases
+        .as_ref()
+        .map(phase_sentences)
+        .unwrap_or_default();
+    for s in compare_sentences(&rows).iter().chain(&phase_said) {
+        o.push_str(s);
         o.push('\n');
     }
-    o.push('\n');
-    let mut aligns = vec![Align::Right; HEADERS.len()];
-    aligns[0] = Align::Left;
-    o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
-    if let Some(b) = rows.first() {
-        let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+    if !parts.ramps.is_empty() {
+        o.push('\n');
+        let mut aligns = vec![Align::Right; HEADERS.len()];
+        aligns[0] = Align::Left;
+        o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
+        if let Some(b) = rows.first() {
+            let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+        }
+        if let Some(n) = parts.suites_note() {
+            let _ = writeln!(o, "\n{n}.");
+        }
+    }
+    if let Some(t) = &parts.phases {
+        o.push('\n');
+        o.push_str(&phases::markdown(t));
     }
     for d in analysis::setup_differences(series) {
         let text = findings::difference_sentence(&d);
@@ -245,21 +337,51 @@ pub fn compare_markdown(series: &[Series]) -> String {
             let _ = write!(o, "\n{text}\n");
         }
     }
-    for w in warnings(&rows) {
+    for w in warnings(&compare_rows(series)) {
         let _ = write!(o, "\n> **Warning:** {w}\n");
     }
     o
 }
 
+/// The ramp table's section of the page, with the note on its ratios and, beside
+/// suites, which runs are suites.
+fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) {
+    b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
+    for h in HEADERS {
+        let _ = write!(b, "<th>{}</th>", esc(h));
+    }
+    b.push_str("</tr></thead><tbody>");
+    for r in table_cells(rows) {
+        b.push_str("<tr>");
+        for c in r {
+            let _ = write!(b, "<td>{}</td>", esc(&c));
+        }
+        b.push_str("</tr>");
+    }
+    let _ = write!(
+        b,
+        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
+        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        repeat::NOISE_SIGMAS,
+        analysis::PLATEAU_SHARE * 100.0
+    );
+    if let Some(n) = suites {
+        let _ = write!(b, "<p class=\"note\">{}.</p>", esc(&n));
+    }
+    b.push_str("</section>");
+}
+
 /// The comparison as one self-contained HTML page with the overlaid charts.
 /// `runs`: the runs that are hakaru JSON results, by label, for what only they keep
-/// (timelines and labels, drawn over time and side by side per label).
+/// (timelines and labels, drawn over time and side by side per label; a suite's
+/// phases, compared phase by phase).
 pub fn compare_html(
     series: &[Series],
     runs: &[(&str, &RunResult)],
     opts: &ReportOptions,
 ) -> String {
-    let rows = compare_rows(series);
+    let parts = Parts::of(series, runs);
+    let rows = compare_rows(&parts.ramps);
     let shown = repeat::display_series(series);
     let refs: Vec<&Series> = shown.iter().collect();
     let mut labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
@@ -271,40 +393,32 @@ pub fn compare_html(
         esc(&labels.join(" · "))
     );
     b.push_str("<section class=\"summary\"><h2>In short</h2>");
-    for s in compare_sentences(&rows) {
-        let _ = write!(b, "<p>{}</p>", page::rich(&s));
+    let phase_said = parts
+        .phases
+        .as_ref()
+        .map(phase_sentences)
+        .unwrap_or_default();
+    for s in compare_sentences(&rows).iter().chain(&phase_said) {
+        let _ = write!(b, "<p>{}</p>", page::rich(s));
     }
     let differences = analysis::setup_differences(series);
     let warnings: Vec<String> = differences
         .iter()
         .filter(|d| d.is_serious())
         .map(findings::difference_sentence)
-        .chain(warnings(&rows))
+        .chain(warnings(&compare_rows(series)))
         .collect();
     b.push_str(&page::warnings_box(&warnings));
     for d in differences.iter().filter(|d| !d.is_serious()) {
         let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
     }
     b.push_str("</section>");
-    b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
-    for h in HEADERS {
-        let _ = write!(b, "<th>{}</th>", esc(h));
+    if !parts.ramps.is_empty() {
+        ramp_table_html(&mut b, &rows, parts.suites_note());
     }
-    b.push_str("</tr></thead><tbody>");
-    for r in table_cells(&rows) {
-        b.push_str("<tr>");
-        for c in r {
-            let _ = write!(b, "<td>{}</td>", esc(&c));
-        }
-        b.push_str("</tr>");
+    if let Some(t) = &parts.phases {
+        b.push_str(&phases::html(t));
     }
-    let _ = write!(
-        b,
-        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p></section>",
-        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
-        repeat::NOISE_SIGMAS,
-        analysis::PLATEAU_SHARE * 100.0
-    );
     for (_, c) in crate::report::chart::run_charts(&refs, opts) {
         b.push_str(&page::chart_section(&c));
     }
