@@ -118,7 +118,7 @@ pub fn phase_sentences(t: &PhaseTable) -> Vec<String> {
     out
 }
 
-/// "In run, redis failed 2.10% of its requests (timeout 30, status 503 4) and
+/// "In run, redis failed 2.10% of its requests (timeout ×30, status 503 ×4) and
 /// memcached 0%.": the phases where any run failed, a few at most.
 fn failure_sentences(t: &PhaseTable) -> Vec<String> {
     /// Phases told in words; the table has the others.
@@ -166,11 +166,11 @@ fn failure_sentences(t: &PhaseTable) -> Vec<String> {
     out
 }
 
-/// "timeout 30, status 503 4".
+/// "timeout ×30, status 503 ×4".
 pub fn failure_list(failures: &[(String, u64)]) -> String {
     failures
         .iter()
-        .map(|(k, n)| format!("{k} {n}"))
+        .map(|(k, n)| format!("{k} ×{n}"))
         .collect::<Vec<_>>()
         .join(", ")
 }

@@ -382,7 +382,9 @@ pub fn compare_html(
 ) -> String {
     let parts = Parts::of(series, runs);
     let rows = compare_rows(&parts.ramps);
-    let shown = repeat::display_series(series);
+    // Charts against clients or rate are a ramp's; a suite's phases are drawn over
+    // time below.
+    let shown = repeat::display_series(&parts.ramps);
     let refs: Vec<&Series> = shown.iter().collect();
     let mut labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
     labels.dedup();
@@ -533,6 +535,91 @@ mod tests {
                 "warning: these runs differ in sharding (a whole, b shard 1/3): a shard sent only its part of the load; compare the merged result (hakaru merge)",
             ],
             "{text}"
+        );
+    }
+
+    /// A suite with one phase named `phase`, at `qps`.
+    fn suite_run(phase: &str, qps: f64) -> RunResult {
+        let mut step = fixture::bare_step(4);
+        step.qps = qps;
+        step.total_requests = 100;
+        step.latency.count = 100;
+        step.latency.mean_s = 0.001;
+        step.latency.p99_s = 0.002;
+        let mut run = fixture::run(vec![step]);
+        run.suite = Some(crate::result::suite::SuiteResult {
+            phases: vec![crate::result::suite::PhaseResult {
+                name: phase.into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        run
+    }
+
+    /// Suites alone: the per-phase table and its sentences, no ramp table (a suite's
+    /// busiest phase is no peak) and no chart against clients on the page.
+    #[test]
+    fn suites_alone_are_compared_phase_by_phase() {
+        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
+        let series = [
+            Series::from_run(&a, "redis"),
+            Series::from_run(&b, "memcached"),
+        ];
+        let runs = [("redis", &a), ("memcached", &b)];
+        let text = compare_text_with(&series, &runs);
+        assert!(!text.contains("peak qps"), "{text}");
+        assert!(
+            text.starts_with("Phase by phase (ratios in parentheses are to redis):\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("memcached answered load 1.30× redis's req/s at 1.00× its p99."),
+            "{text}"
+        );
+        let md = compare_markdown_with(&series, &runs);
+        assert!(
+            !md.contains("peak qps") && md.contains("#### Phase by phase"),
+            "{md}"
+        );
+        let html = compare_html(&series, &runs, &ReportOptions::default());
+        assert!(html.contains("<h2>Phase by phase</h2>"), "{html}");
+        assert!(
+            !html.contains("Side by side") && !html.contains("against clients"),
+            "{html}"
+        );
+    }
+
+    /// Suites beside a ramp: the ramp table for the ramp alone, the suites named
+    /// under it and compared phase by phase.
+    #[test]
+    fn suites_beside_a_ramp_leave_its_table_and_are_named() {
+        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
+        let ramp = series("ramp", "p.txt", "00");
+        let series = [
+            ramp,
+            Series::from_run(&a, "redis"),
+            Series::from_run(&b, "memcached"),
+        ];
+        let runs = [("redis", &a), ("memcached", &b)];
+        let text = compare_text_with(&series, &runs);
+        let table: Vec<&str> = text.lines().take_while(|l| !l.starts_with('(')).collect();
+        assert_eq!(table.len(), 2, "the header and the ramp's row: {text}");
+        assert!(table[1].starts_with("ramp "), "{text}");
+        assert!(
+            text.contains(
+                "redis, memcached are suites: compared phase by phase below, not in this table"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nPhase by phase (ratios in parentheses are to redis):\n"),
+            "{text}"
+        );
+        let html = compare_html(&series, &runs, &ReportOptions::default());
+        assert!(
+            html.contains("Side by side") && html.contains("are suites: compared phase by phase"),
+            "{html}"
         );
     }
 }

@@ -502,10 +502,10 @@ load
 warm
   redis          —
   memcached  500.0          1.00 ms          3.00 ms           1.00%
-      failed: status 503 15
+      failed: status 503 ×15
 run
   redis       2000           400 µs          1.50 ms          0.050%
-      failed: timeout 30
+      failed: timeout ×30
       operations: read 29990 (50.0%), update 29980 (50.0%)
   memcached      —
 — marks a phase a run lacks: redis has no phase \"warm\"; memcached has no phase
@@ -533,8 +533,8 @@ run
             crate::report::findings::phases::phase_sentences(&t),
             [
                 "memcached answered load 1.30× redis's req/s at 0.80× its p99.",
-                "In warm, memcached failed 1.00% of its requests (status 503 15).",
-                "In run, redis failed 0.050% of its requests (timeout 30).",
+                "In warm, memcached failed 1.00% of its requests (status 503 ×15).",
+                "In run, redis failed 0.050% of its requests (timeout ×30).",
             ]
         );
         let mut m2 = redis();
@@ -547,7 +547,7 @@ run
         );
         assert_eq!(
             crate::report::findings::phases::phase_sentences(&t)[1],
-            "In run, redis failed 0.050% of its requests (timeout 30) and again 0.050% (timeout 30)."
+            "In run, redis failed 0.050% of its requests (timeout ×30) and again 0.050% (timeout ×30)."
         );
     }
 
@@ -581,7 +581,7 @@ run
             md.contains("|  | memcached | 1300 (1.30×) | 400 µs (0.80×) | 1.60 ms (0.80×) | 0% | insert 1000 (100.0%) |"),
             "{md}"
         );
-        assert!(md.contains("| 0.050%: timeout 30 |"), "{md}");
+        assert!(md.contains("| 0.050%: timeout ×30 |"), "{md}");
         assert!(md.contains("|  | memcached | — |  |  |  |  |"), "{md}");
         let html = html(&t);
         assert!(
@@ -590,7 +590,7 @@ run
         );
         assert!(html.contains("<td>1300 (1.30×)</td>"), "{html}");
         assert!(
-            html.contains("0.050%<br><small>timeout 30</small>"),
+            html.contains("0.050%<br><small>timeout ×30</small>"),
             "{html}"
         );
     }
