@@ -276,9 +276,9 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
         }
         o.push_str(&phases::text(t));
         o.push('\n');
+        // Kept to the table's 80 columns.
         for s in phase_sentences(t) {
-            o.push_str(&s);
-            o.push('\n');
+            o.push_str(&phases::wrap(&s));
         }
     }
     for d in analysis::setup_differences(series) {
