@@ -262,7 +262,7 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
         let rows = compare_rows(&parts.ramps);
         o.push_str(&ramp_table_text(&rows));
         if let Some(n) = parts.suites_note() {
-            let _ = writeln!(o, "{n}");
+            o.push_str(&phases::wrap(&n));
         }
         o.push('\n');
         for s in compare_sentences(&rows) {
@@ -271,7 +271,7 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
         }
     }
     if let Some(t) = &parts.phases {
-        if !parts.ramps.is_empty() {
+        if !o.is_empty() && !o.ends_with("\n\n") {
             o.push('\n');
         }
         o.push_str(&phases::text(t));
