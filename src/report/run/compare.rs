@@ -421,8 +421,11 @@ pub fn compare_html(
     if let Some(t) = &parts.phases {
         b.push_str(&phases::html(t));
     }
-    for (_, c) in crate::report::chart::run_charts(&refs, opts) {
-        b.push_str(&page::chart_section(&c));
+    // Suites alone: no ramp to draw (empty axes otherwise).
+    if !refs.is_empty() {
+        for (_, c) in crate::report::chart::run_charts(&refs, opts) {
+            b.push_str(&page::chart_section(&c));
+        }
     }
     for c in crate::report::chart::timeline::compare_timeline_charts(runs) {
         b.push_str(&page::chart_section(&c));
@@ -588,6 +591,8 @@ mod tests {
             !html.contains("Side by side") && !html.contains("against clients"),
             "{html}"
         );
+        // Regression: suites alone drew the rate charts of no ramp, empty axes.
+        assert!(!html.contains("against offered rate"), "{html}");
     }
 
     /// Suites beside a ramp: the ramp table for the ramp alone, the suites named
