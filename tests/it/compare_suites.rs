@@ -70,7 +70,7 @@ fn compare_of_two_suites_puts_each_phase_side_by_side() {
         assert!(runs[1].starts_with("  second "), "{rows:?}");
         assert!(runs[1].contains("×)"), "the second run's ratio: {rows:?}");
         assert!(
-            rows.iter().any(|l| l.starts_with("      operations: ")),
+            rows.iter().any(|l| l.starts_with("      operations, ")),
             "{rows:?}"
         );
     }

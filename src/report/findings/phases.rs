@@ -25,6 +25,10 @@ pub struct PhaseFigures {
     pub failures: Vec<(String, u64)>,
     /// Operations by kind, when the workload counts them (YCSB).
     pub operations: BTreeMap<String, u64>,
+    /// Operations per second of the phase, when it counts them: what compares two
+    /// stores whose operations take different numbers of requests (an update over
+    /// CouchDB is two, over Redis one).
+    pub ops_per_s: Option<f64>,
 }
 
 /// One phase, every run's figures in the runs' order; `None` where a run has no
@@ -76,28 +80,41 @@ pub fn phase_sentences(t: &PhaseTable) -> Vec<String> {
         return out;
     };
     for (i, label) in t.labels.iter().enumerate().skip(1) {
-        let parts: Vec<(String, Option<f64>, f64)> = t
+        let parts: Vec<(String, Option<f64>, f64, Option<f64>)> = t
             .rows
             .iter()
             .enumerate()
             .filter_map(|(k, r)| {
                 let q = t.ratio(k, i, |f| f.qps)?;
-                Some((r.name.clone(), t.ratio(k, i, |f| f.p99_s), q))
+                // Said only where it tells something req/s does not: operations that
+                // take more requests on one store than on the other.
+                let ops = t
+                    .ratio(k, i, |f| f.ops_per_s.unwrap_or(0.0))
+                    .filter(|o| (o / q - 1.0).abs() > 0.05);
+                Some((r.name.clone(), t.ratio(k, i, |f| f.p99_s), q, ops))
             })
             .collect();
         let mut said: Vec<String> = parts
             .iter()
             .take(NAMED)
             .enumerate()
-            .map(|(n, (phase, p99, q))| match (n, p99) {
-                (0, Some(p)) => format!(
-                    "{label} answered {phase} {} {base}'s req/s at {} its p99",
-                    fmt_ratio(*q),
-                    fmt_ratio(*p)
-                ),
-                (0, None) => format!("{label} answered {phase} {} {base}'s req/s", fmt_ratio(*q)),
-                (_, Some(p)) => format!("{phase} {} at {}", fmt_ratio(*q), fmt_ratio(*p)),
-                (_, None) => format!("{phase} {}", fmt_ratio(*q)),
+            .map(|(n, (phase, p99, q, ops))| {
+                let first = n == 0;
+                let mut s = match first {
+                    true => format!("{label} answered {phase} {} {base}'s req/s", fmt_ratio(*q)),
+                    false => format!("{phase} {}", fmt_ratio(*q)),
+                };
+                match p99 {
+                    Some(p) if first => s += &format!(" at {} its p99", fmt_ratio(*p)),
+                    Some(p) => s += &format!(" at {}", fmt_ratio(*p)),
+                    None => {}
+                }
+                match ops {
+                    Some(o) if first => s += &format!(" ({} its operations/s)", fmt_ratio(*o)),
+                    Some(o) => s += &format!(" ({} operations/s)", fmt_ratio(*o)),
+                    None => {}
+                }
+                s
             })
             .collect();
         if parts.len() > NAMED {

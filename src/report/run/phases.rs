@@ -89,6 +89,9 @@ pub fn figures(s: &StepResult) -> PhaseFigures {
         },
         failures,
         operations: s.operations.clone(),
+        ops_per_s: Some(s.operations.values().sum::<u64>())
+            .filter(|n| *n > 0 && s.elapsed_s > 0.0)
+            .map(|n| n as f64 / s.elapsed_s),
     }
 }
 
@@ -124,6 +127,24 @@ fn figure_pairs(t: &PhaseTable, row: usize, run: usize) -> [(String, Option<f64>
 /// [`figure_pairs`] as cells: "1300 (1.30×)".
 fn figure_cells(t: &PhaseTable, row: usize, run: usize) -> [String; 4] {
     figure_pairs(t, row, run).map(|(v, r)| with_ratio(v, r))
+}
+
+/// "9300/s (0.93×)": a run's operations per second in phase `row`, with the ratio to
+/// the first run's; `None` when the phase counts no operations.
+fn operations_rate(t: &PhaseTable, row: usize, run: usize) -> Option<String> {
+    let rate = t.rows[row].runs[run].as_ref()?.ops_per_s?;
+    Some(with_ratio(
+        format!("{}/s", fmt_qps(rate)),
+        t.ratio(row, run, |f| f.ops_per_s.unwrap_or(0.0)),
+    ))
+}
+
+/// "9300/s (0.93×): read 4950 (49.5%), update …", or nothing.
+fn operations_cell(t: &PhaseTable, row: usize, run: usize) -> String {
+    match (operations_rate(t, row, run), t.rows[row].runs[run].as_ref()) {
+        (Some(rate), Some(f)) => format!("{rate}: {}", operation_list(f).join(", ")),
+        _ => String::new(),
+    }
 }
 
 /// "read 4950 (49.5%)" per kind.
@@ -255,16 +276,17 @@ pub fn text(t: &PhaseTable) -> String {
         FIRST,
         &HEADERS.map(|h| (h.to_string(), String::new())),
     ));
-    for (row, runs) in t.rows.iter().zip(&pairs) {
+    for (k, (row, runs)) in t.rows.iter().zip(&pairs).enumerate() {
         let _ = writeln!(o, "{}", clip(&row.name, COLUMNS));
-        for ((f, cells), label) in row.runs.iter().zip(runs).zip(&t.labels) {
+        for (i, ((f, cells), label)) in row.runs.iter().zip(runs).zip(&t.labels).enumerate() {
             o.push_str(&line(&format!("  {}", clip(label, label_chars)), cells));
             let Some(f) = f else { continue };
             if !f.failures.is_empty() {
                 o.push_str(&wrapped("      failed: ", &[failure_list(&f.failures)]));
             }
-            if !f.operations.is_empty() {
-                o.push_str(&wrapped("      operations: ", &operation_list(f)));
+            if let Some(rate) = operations_rate(t, k, i) {
+                let prefix = format!("      operations, {rate}: ");
+                o.push_str(&wrapped(&prefix, &operation_list(f)));
             }
         }
     }
@@ -292,7 +314,7 @@ pub fn markdown(t: &PhaseTable) -> String {
     for (k, row) in t.rows.iter().enumerate() {
         for (i, f) in row.runs.iter().enumerate() {
             let [q, p50, p99, mut failed] = figure_cells(t, k, i);
-            let ops = f.as_ref().map(|f| operation_list(f).join(", "));
+            let ops = operations_cell(t, k, i);
             if let Some(f) = f.as_ref().filter(|f| !f.failures.is_empty()) {
                 failed = format!("{failed}: {}", failure_list(&f.failures));
             }
@@ -307,7 +329,7 @@ pub fn markdown(t: &PhaseTable) -> String {
                 p50,
                 p99,
                 failed,
-                ops.unwrap_or_default(),
+                ops,
             ]);
         }
     }
@@ -367,12 +389,8 @@ pub fn html(t: &PhaseTable) -> String {
                 .map(|f| format!("<br><small>{}</small>", esc(&failure_list(&f.failures))))
                 .unwrap_or_default();
             let _ = write!(b, "<td>{}{what}</td>", esc(&failed));
-            let ops = f.as_ref().map(|f| operation_list(f).join(", "));
-            let _ = write!(
-                b,
-                "<td class=\"why\">{}</td>",
-                esc(&ops.unwrap_or_default())
-            );
+            let ops = operations_cell(t, k, i);
+            let _ = write!(b, "<td class=\"why\">{}</td>", esc(&ops));
             b.push_str("</tr>");
         }
     }
@@ -380,7 +398,7 @@ pub fn html(t: &PhaseTable) -> String {
     let mut notes: Vec<String> = Vec::new();
     if let Some(base) = t.labels.first().filter(|_| t.labels.len() > 1) {
         notes.push(format!(
-            "Ratios in parentheses are to the first run, {base}; \"failed\" is the share of a phase's requests without a successful response."
+            "Ratios in parentheses are to the first run, {base}; \"failed\" is the share of a phase's requests without a successful response; operations/s counts operations, not requests (an update over a CouchDB-style API is two requests)."
         ));
     }
     notes.extend(
@@ -412,6 +430,7 @@ mod tests {
             .map(|&(_, qps, p50, p99, n, timeouts, s503, ops)| {
                 let mut s = fixture::bare_step(4);
                 s.qps = qps;
+                s.elapsed_s = n as f64 / qps;
                 s.latency.p50_s = p50 / 1e3;
                 s.latency.p99_s = p99 / 1e3;
                 s.total_requests = n;
@@ -496,9 +515,9 @@ Phase by phase (ratios in parentheses are to redis):
 phase / run  req/s              p50              p99          failed
 load
   redis       1000           500 µs          2.00 ms              0%
-      operations: insert 1000 (100.0%)
+      operations, 1000/s: insert 1000 (100.0%)
   memcached   1300 (1.30×)   400 µs (0.80×)  1.60 ms (0.80×)      0%
-      operations: insert 1000 (100.0%)
+      operations, 1300/s (1.30×): insert 1000 (100.0%)
 warm
   redis          —
   memcached  500.0          1.00 ms          3.00 ms           1.00%
@@ -506,7 +525,7 @@ warm
 run
   redis       2000           400 µs          1.50 ms          0.050%
       failed: timeout ×30
-      operations: read 29990 (50.0%), update 29980 (50.0%)
+      operations, 1999/s: read 29990 (50.0%), update 29980 (50.0%)
   memcached      —
 — marks a phase a run lacks: redis has no phase \"warm\"; memcached has no phase
 \"run\" (where redis has none, the rows have no ratios).
@@ -538,12 +557,13 @@ run
             ]
         );
         let mut m2 = redis();
+        // Half the requests per second for as many operations: each took two.
         m2.steps[1].qps = 1000.0;
         m2.steps[1].latency.p99_s = 0.003;
         let t = phase_table(&[("redis", &r), ("again", &m2)]).unwrap();
         assert_eq!(
             crate::report::findings::phases::phase_sentences(&t)[0],
-            "again answered load 1.00× redis's req/s at 1.00× its p99, and run 0.50× at 2.0×."
+            "again answered load 1.00× redis's req/s at 1.00× its p99, and run 0.50× at 2.0× (1.00× operations/s)."
         );
         assert_eq!(
             crate::report::findings::phases::phase_sentences(&t)[1],
@@ -574,11 +594,13 @@ run
         let t = phase_table(&[("redis", &r), ("memcached", &m)]).unwrap();
         let md = markdown(&t);
         assert!(
-            md.contains("| load | redis | 1000 | 500 µs | 2.00 ms | 0% | insert 1000 (100.0%) |"),
+            md.contains(
+                "| load | redis | 1000 | 500 µs | 2.00 ms | 0% | 1000/s: insert 1000 (100.0%) |"
+            ),
             "{md}"
         );
         assert!(
-            md.contains("|  | memcached | 1300 (1.30×) | 400 µs (0.80×) | 1.60 ms (0.80×) | 0% | insert 1000 (100.0%) |"),
+            md.contains("|  | memcached | 1300 (1.30×) | 400 µs (0.80×) | 1.60 ms (0.80×) | 0% | 1300/s (1.30×): insert 1000 (100.0%) |"),
             "{md}"
         );
         assert!(md.contains("| 0.050%: timeout ×30 |"), "{md}");
