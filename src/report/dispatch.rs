@@ -186,10 +186,17 @@ pub fn run_compare(
     let series = read_results(paths, labels)?;
     let mut out = Rendered::default();
     // What only hakaru's JSON keeps (timelines, labels, a suite's phases), for the
-    // runs that have it.
+    // runs that have it: read again only when the page or a suite needs it.
+    let suites = series
+        .iter()
+        .any(|s| s.points_are == crate::result::series::PointsAre::Phases);
     let runs: Vec<Option<RunResult>> = paths
         .iter()
-        .map(|p| read_result_and_run(p).ok().and_then(|(_, r)| r))
+        .map(|p| {
+            (plan.html.is_some() || suites)
+                .then(|| read_result_and_run(p).ok().and_then(|(_, r)| r))
+                .flatten()
+        })
         .collect();
     let named: Vec<(&str, &RunResult)> = series
         .iter()
