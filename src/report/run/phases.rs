@@ -56,9 +56,25 @@ pub fn phase_table(runs: &[(&str, &RunResult)]) -> Option<PhaseTable> {
         }
     }
     Some(PhaseTable {
-        labels: suites.iter().map(|(l, _)| l.to_string()).collect(),
+        labels: distinct(&suites.iter().map(|(l, _)| *l).collect::<Vec<_>>()),
         rows,
     })
+}
+
+/// The labels, a label that repeats (files given one `--label`) numbered in order
+/// ("a #1", "a #2"), so that each row says which file it is.
+fn distinct(all: &[&str]) -> Vec<String> {
+    let mut seen: Vec<&str> = Vec::new();
+    all.iter()
+        .map(|l| {
+            seen.push(l);
+            if all.iter().filter(|x| *x == l).count() > 1 {
+                format!("{l} #{}", seen.iter().filter(|x| *x == l).count())
+            } else {
+                l.to_string()
+            }
+        })
+        .collect()
 }
 
 /// A phase's figures from its step, as the suite's own report reads them.
@@ -282,7 +298,12 @@ pub fn text(t: &PhaseTable) -> String {
             o.push_str(&line(&format!("  {}", clip(label, label_chars)), cells));
             let Some(f) = f else { continue };
             if !f.failures.is_empty() {
-                o.push_str(&wrapped("      failed: ", &[failure_list(&f.failures)]));
+                let kinds: Vec<String> = f
+                    .failures
+                    .iter()
+                    .map(|(k, n)| format!("{k} ×{n}"))
+                    .collect();
+                o.push_str(&wrapped("      failed: ", &kinds));
             }
             if let Some(rate) = operations_rate(t, k, i) {
                 let prefix = format!("      operations, {rate}: ");
@@ -508,6 +529,9 @@ mod tests {
         let t2 = phase_table(&[("ramp", &ramp), ("redis", &r)]).unwrap();
         assert_eq!(t2.labels, ["redis"]);
         assert!(phase_table(&[("ramp", &ramp)]).is_none());
+        // Files given one label are told apart.
+        let t3 = phase_table(&[("a", &r), ("a", &m), ("b", &r)]).unwrap();
+        assert_eq!(t3.labels, ["a #1", "a #2", "b"]);
     }
 
     const EXPECTED_TEXT: &str = "\
