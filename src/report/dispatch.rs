@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use crate::report::chart;
 use crate::report::output::{sibling, MarkdownTo, OutputPlan, Rendered, ReportError, Written};
-use crate::report::run::compare::{compare_html, compare_markdown, compare_text};
+use crate::report::run::compare::{compare_html, compare_markdown_with, compare_text_with};
 use crate::report::run::html::{chart_pngs, chart_svgs, html_page};
 use crate::report::run::markdown::markdown_report_with;
 use crate::result::read::{read_result_and_run, read_results};
@@ -185,17 +185,25 @@ pub fn run_compare(
     }
     let series = read_results(paths, labels)?;
     let mut out = Rendered::default();
+    // What only hakaru's JSON keeps (timelines, labels, a suite's phases), for the
+    // runs that have it: read again only when the page or a suite needs it.
+    let suites = series
+        .iter()
+        .any(|s| s.points_are == crate::result::series::PointsAre::Phases);
+    let runs: Vec<Option<RunResult>> = paths
+        .iter()
+        .map(|p| {
+            (plan.html.is_some() || suites)
+                .then(|| read_result_and_run(p).ok().and_then(|(_, r)| r))
+                .flatten()
+        })
+        .collect();
+    let named: Vec<(&str, &RunResult)> = series
+        .iter()
+        .zip(&runs)
+        .filter_map(|(s, r)| r.as_ref().map(|r| (s.label.as_str(), r)))
+        .collect();
     if let Some(p) = &plan.html {
-        // What only hakaru's JSON keeps (timelines, labels), for the runs that have it.
-        let runs: Vec<Option<RunResult>> = paths
-            .iter()
-            .map(|p| read_result_and_run(p).ok().and_then(|(_, r)| r))
-            .collect();
-        let named: Vec<(&str, &RunResult)> = series
-            .iter()
-            .zip(&runs)
-            .filter_map(|(s, r)| r.as_ref().map(|r| (s.label.as_str(), r)))
-            .collect();
         out.put(p.clone(), compare_html(&series, &named, &plan.options));
     }
     let base = plan
@@ -205,6 +213,10 @@ pub fn run_compare(
     let shown = crate::analysis::repeat::display_series(&series);
     let refs: Vec<&Series> = shown.iter().collect();
     series_charts(&refs, &base, plan, &mut out)?;
-    out.markdown(compare_markdown(&series), compare_text(&series), plan);
+    out.markdown(
+        compare_markdown_with(&series, &named),
+        compare_text_with(&series, &named),
+        plan,
+    );
     out.write()
 }

@@ -14,6 +14,8 @@ use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spr
 use crate::result::series::Series;
 use crate::result::RunState;
 
+pub mod phases;
+
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -7,11 +7,13 @@ use std::fmt::Write as _;
 
 use crate::analysis::{self, repeat};
 use crate::report::chart::esc;
+use crate::report::findings::phases::{phase_sentences, PhaseTable};
 use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
     fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
 };
 use crate::report::page;
+use crate::report::run::phases::{self, phase_table};
 use crate::report::table::{md_table, Align};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
@@ -159,11 +161,9 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// Plain text for the terminal: the table with aligned columns, then the sentences and
-/// any warnings.
-pub fn compare_text(series: &[Series]) -> String {
-    let rows = compare_rows(series);
-    let cells = table_cells(&rows);
+/// The ramp table with aligned columns and the note on its ratios.
+fn ramp_table_text(rows: &[CompareRow]) -> String {
+    let cells = table_cells(rows);
     let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
     for r in &cells {
         for (i, c) in r.iter().enumerate() {
@@ -204,10 +204,82 @@ pub fn compare_text(series: &[Series]) -> String {
             }
         );
     }
-    o.push('\n');
-    for s in compare_sentences(&rows) {
-        o.push_str(&s);
+    o
+}
+
+/// The runs compared, cut by kind: suites (whose results are at hand) go to the
+/// per-phase table, every other run to the ramp table.
+struct Parts {
+    /// The runs of the ramp table.
+    ramps: Vec<Series>,
+    /// The suites' per-phase table, when any run is a suite.
+    phases: Option<PhaseTable>,
+}
+
+impl Parts {
+    fn of(series: &[Series], runs: &[(&str, &RunResult)]) -> Parts {
+        let phases = phase_table(runs);
+        let suites: Vec<&str> = runs
+            .iter()
+            .filter(|(_, r)| r.suite.is_some())
+            .map(|(l, _)| *l)
+            .collect();
+        let ramps = series
+            .iter()
+            .filter(|s| !suites.contains(&s.label.as_str()))
+            .cloned()
+            .collect();
+        Parts { ramps, phases }
+    }
+
+    /// Beside ramps: which runs are suites and why they are not in the ramp table.
+    fn suites_note(&self) -> Option<String> {
+        let t = self.phases.as_ref().filter(|_| !self.ramps.is_empty())?;
+        let (one, many) = ("is a suite", "are suites");
+        Some(format!(
+            "{} {}: compared phase by phase below, not in this table (a suite's phases are \
+             different workloads, not a ramp's steps, so its busiest phase is no peak)",
+            t.labels.join(", "),
+            if t.labels.len() == 1 { one } else { many }
+        ))
+    }
+}
+
+/// Plain text for the terminal: the table with aligned columns, then the sentences and
+/// any warnings. Without the runs' JSON results at hand, suites read as ramps; see
+/// [`compare_text_with`].
+pub fn compare_text(series: &[Series]) -> String {
+    compare_text_with(series, &[])
+}
+
+/// [`compare_text`] with the runs that are hakaru JSON results, by label: suites among
+/// them are compared phase by phase ([`crate::report::run::phases`]), beside the ramp
+/// table of the other runs, if any.
+pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
+    let parts = Parts::of(series, runs);
+    let mut o = String::new();
+    if !parts.ramps.is_empty() {
+        let rows = compare_rows(&parts.ramps);
+        o.push_str(&ramp_table_text(&rows));
+        if let Some(n) = parts.suites_note() {
+            o.push_str(&phases::wrap(&n));
+        }
         o.push('\n');
+        for s in compare_sentences(&rows) {
+            o.push_str(&s);
+            o.push('\n');
+        }
+    }
+    if let Some(t) = &parts.phases {
+        if !o.is_empty() && !o.ends_with("\n\n") {
+            o.push('\n');
+        }
+        o.push_str(&phases::text(t));
+        o.push('\n');
+        // Kept to the table's 80 columns.
+        for s in phase_sentences(t) {
+            o.push_str(&phases::wrap(&s));
+        }
     }
     for d in analysis::setup_differences(series) {
         if d.is_serious() {
@@ -216,7 +288,7 @@ pub fn compare_text(series: &[Series]) -> String {
             let _ = writeln!(o, "{}", findings::difference_sentence(&d));
         }
     }
-    for w in warnings(&rows) {
+    for w in warnings(&compare_rows(series)) {
         let _ = writeln!(o, "warning: {w}");
     }
     o
@@ -224,18 +296,38 @@ pub fn compare_text(series: &[Series]) -> String {
 
 /// The comparison as Markdown: sentences, then the table.
 pub fn compare_markdown(series: &[Series]) -> String {
-    let rows = compare_rows(series);
+    compare_markdown_with(series, &[])
+}
+
+/// [`compare_markdown`], suites among `runs` compared phase by phase.
+pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
+    let parts = Parts::of(series, runs);
+    let rows = compare_rows(&parts.ramps);
     let mut o = String::from("### Comparison\n\n");
-    for s in compare_sentences(&rows) {
-        o.push_str(&s);
+    let phase_said = parts
+        .phases
+        .as_ref()
+        .map(phase_sentences)
+        .unwrap_or_default();
+    for s in compare_sentences(&rows).iter().chain(&phase_said) {
+        o.push_str(s);
         o.push('\n');
     }
-    o.push('\n');
-    let mut aligns = vec![Align::Right; HEADERS.len()];
-    aligns[0] = Align::Left;
-    o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
-    if let Some(b) = rows.first() {
-        let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+    if !parts.ramps.is_empty() {
+        o.push('\n');
+        let mut aligns = vec![Align::Right; HEADERS.len()];
+        aligns[0] = Align::Left;
+        o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
+        if let Some(b) = rows.first() {
+            let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
+        }
+        if let Some(n) = parts.suites_note() {
+            let _ = writeln!(o, "\n{n}.");
+        }
+    }
+    if let Some(t) = &parts.phases {
+        o.push('\n');
+        o.push_str(&phases::markdown(t));
     }
     for d in analysis::setup_differences(series) {
         let text = findings::difference_sentence(&d);
@@ -245,22 +337,54 @@ pub fn compare_markdown(series: &[Series]) -> String {
             let _ = write!(o, "\n{text}\n");
         }
     }
-    for w in warnings(&rows) {
+    for w in warnings(&compare_rows(series)) {
         let _ = write!(o, "\n> **Warning:** {w}\n");
     }
     o
 }
 
+/// The ramp table's section of the page, with the note on its ratios and, beside
+/// suites, which runs are suites.
+fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) {
+    b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
+    for h in HEADERS {
+        let _ = write!(b, "<th>{}</th>", esc(h));
+    }
+    b.push_str("</tr></thead><tbody>");
+    for r in table_cells(rows) {
+        b.push_str("<tr>");
+        for c in r {
+            let _ = write!(b, "<td>{}</td>", esc(&c));
+        }
+        b.push_str("</tr>");
+    }
+    let _ = write!(
+        b,
+        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
+        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        repeat::NOISE_SIGMAS,
+        analysis::PLATEAU_SHARE * 100.0
+    );
+    if let Some(n) = suites {
+        let _ = write!(b, "<p class=\"note\">{}.</p>", esc(&n));
+    }
+    b.push_str("</section>");
+}
+
 /// The comparison as one self-contained HTML page with the overlaid charts.
 /// `runs`: the runs that are hakaru JSON results, by label, for what only they keep
-/// (timelines and labels, drawn over time and side by side per label).
+/// (timelines and labels, drawn over time and side by side per label; a suite's
+/// phases, compared phase by phase).
 pub fn compare_html(
     series: &[Series],
     runs: &[(&str, &RunResult)],
     opts: &ReportOptions,
 ) -> String {
-    let rows = compare_rows(series);
-    let shown = repeat::display_series(series);
+    let parts = Parts::of(series, runs);
+    let rows = compare_rows(&parts.ramps);
+    // Charts against clients or rate are a ramp's; a suite's phases are drawn over
+    // time below.
+    let shown = repeat::display_series(&parts.ramps);
     let refs: Vec<&Series> = shown.iter().collect();
     let mut labels: Vec<&str> = series.iter().map(|s| s.label.as_str()).collect();
     labels.dedup();
@@ -271,42 +395,37 @@ pub fn compare_html(
         esc(&labels.join(" · "))
     );
     b.push_str("<section class=\"summary\"><h2>In short</h2>");
-    for s in compare_sentences(&rows) {
-        let _ = write!(b, "<p>{}</p>", page::rich(&s));
+    let phase_said = parts
+        .phases
+        .as_ref()
+        .map(phase_sentences)
+        .unwrap_or_default();
+    for s in compare_sentences(&rows).iter().chain(&phase_said) {
+        let _ = write!(b, "<p>{}</p>", page::rich(s));
     }
     let differences = analysis::setup_differences(series);
     let warnings: Vec<String> = differences
         .iter()
         .filter(|d| d.is_serious())
         .map(findings::difference_sentence)
-        .chain(warnings(&rows))
+        .chain(warnings(&compare_rows(series)))
         .collect();
     b.push_str(&page::warnings_box(&warnings));
     for d in differences.iter().filter(|d| !d.is_serious()) {
         let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
     }
     b.push_str("</section>");
-    b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
-    for h in HEADERS {
-        let _ = write!(b, "<th>{}</th>", esc(h));
+    if !parts.ramps.is_empty() {
+        ramp_table_html(&mut b, &rows, parts.suites_note());
     }
-    b.push_str("</tr></thead><tbody>");
-    for r in table_cells(&rows) {
-        b.push_str("<tr>");
-        for c in r {
-            let _ = write!(b, "<td>{}</td>", esc(&c));
+    if let Some(t) = &parts.phases {
+        b.push_str(&phases::html(t));
+    }
+    // Suites alone: no ramp to draw (empty axes otherwise).
+    if !refs.is_empty() {
+        for (_, c) in crate::report::chart::run_charts(&refs, opts) {
+            b.push_str(&page::chart_section(&c));
         }
-        b.push_str("</tr>");
-    }
-    let _ = write!(
-        b,
-        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p></section>",
-        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
-        repeat::NOISE_SIGMAS,
-        analysis::PLATEAU_SHARE * 100.0
-    );
-    for (_, c) in crate::report::chart::run_charts(&refs, opts) {
-        b.push_str(&page::chart_section(&c));
     }
     for c in crate::report::chart::timeline::compare_timeline_charts(runs) {
         b.push_str(&page::chart_section(&c));
@@ -419,6 +538,93 @@ mod tests {
                 "warning: these runs differ in sharding (a whole, b shard 1/3): a shard sent only its part of the load; compare the merged result (hakaru merge)",
             ],
             "{text}"
+        );
+    }
+
+    /// A suite with one phase named `phase`, at `qps`.
+    fn suite_run(phase: &str, qps: f64) -> RunResult {
+        let mut step = fixture::bare_step(4);
+        step.qps = qps;
+        step.total_requests = 100;
+        step.latency.count = 100;
+        step.latency.mean_s = 0.001;
+        step.latency.p99_s = 0.002;
+        let mut run = fixture::run(vec![step]);
+        run.suite = Some(crate::result::suite::SuiteResult {
+            phases: vec![crate::result::suite::PhaseResult {
+                name: phase.into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        });
+        run
+    }
+
+    /// Suites alone: the per-phase table and its sentences, no ramp table (a suite's
+    /// busiest phase is no peak) and no chart against clients on the page.
+    #[test]
+    fn suites_alone_are_compared_phase_by_phase() {
+        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
+        let series = [
+            Series::from_run(&a, "redis"),
+            Series::from_run(&b, "memcached"),
+        ];
+        let runs = [("redis", &a), ("memcached", &b)];
+        let text = compare_text_with(&series, &runs);
+        assert!(!text.contains("peak qps"), "{text}");
+        assert!(
+            text.starts_with("Phase by phase (ratios in parentheses are to redis):\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("memcached answered load 1.30× redis's req/s at 1.00× its p99."),
+            "{text}"
+        );
+        let md = compare_markdown_with(&series, &runs);
+        assert!(
+            !md.contains("peak qps") && md.contains("#### Phase by phase"),
+            "{md}"
+        );
+        let html = compare_html(&series, &runs, &ReportOptions::default());
+        assert!(html.contains("<h2>Phase by phase</h2>"), "{html}");
+        assert!(
+            !html.contains("Side by side") && !html.contains("against clients"),
+            "{html}"
+        );
+        // Regression: suites alone drew the rate charts of no ramp, empty axes.
+        assert!(!html.contains("against offered rate"), "{html}");
+    }
+
+    /// Suites beside a ramp: the ramp table for the ramp alone, the suites named
+    /// under it and compared phase by phase.
+    #[test]
+    fn suites_beside_a_ramp_leave_its_table_and_are_named() {
+        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
+        let ramp = series("ramp", "p.txt", "00");
+        let series = [
+            ramp,
+            Series::from_run(&a, "redis"),
+            Series::from_run(&b, "memcached"),
+        ];
+        let runs = [("redis", &a), ("memcached", &b)];
+        let text = compare_text_with(&series, &runs);
+        let table: Vec<&str> = text.lines().take_while(|l| !l.starts_with('(')).collect();
+        assert_eq!(table.len(), 2, "the header and the ramp's row: {text}");
+        assert!(table[1].starts_with("ramp "), "{text}");
+        assert!(
+            text.contains(
+                "redis, memcached are suites: compared phase by phase below, not in this table"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("\nPhase by phase (ratios in parentheses are to redis):\n"),
+            "{text}"
+        );
+        let html = compare_html(&series, &runs, &ReportOptions::default());
+        assert!(
+            html.contains("Side by side") && html.contains("are suites: compared phase by phase"),
+            "{html}"
         );
     }
 }

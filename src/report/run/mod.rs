@@ -5,5 +5,6 @@
 pub mod compare;
 pub mod html;
 pub mod markdown;
+pub mod phases;
 pub mod rounds;
 pub mod text;
