@@ -1352,10 +1352,10 @@ fn a_connection_that_dies_fails_each_of_its_16_commands_once() {
 
 /// A Redis cluster node (cluster mode, no slots until the test gives it some).
 ///
-/// Its cluster bus gets a free port of its own. Left to Redis it is the client port
-/// + 10,000, which for a port just below the ephemeral range lands inside it, where
-/// an outgoing connection of a test beside may hold it (CI of 8b7b3fe: "redis-server
-/// exited before listening").
+/// Its cluster bus gets a free port of its own. Left to Redis it is the client
+/// port plus 10,000, which for a port just below the ephemeral range lands inside
+/// it, where an outgoing connection of a test beside may hold it (CI of 8b7b3fe:
+/// "redis-server exited before listening").
 fn cluster_node() -> Option<(Server, u16)> {
     let bus = free_port();
     let node = redis(&[
