@@ -4,7 +4,7 @@
 //! the targets, run by run, where they differ. Runs read from drnbench's CSV record no settings; only the load model,
 //! which shows in the steps themselves, is known for them.
 
-use crate::result::series::Series;
+use crate::result::series::{PointsAre, Series};
 
 /// One setting that differs between compared runs, with each run's value.
 #[derive(Debug, Clone, PartialEq)]
@@ -69,8 +69,11 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
     if with_settings.len() < 2 {
         return out;
     }
+    // A suite's phases and a search's probes have lengths of their own, not a step
+    // duration: a suite beside a ramp read as "by request count".
     let durations: Vec<(String, Option<f64>)> = with_settings
         .iter()
+        .filter(|(s, _)| s.points_are == PointsAre::Steps)
         .map(|(s, st)| (s.label.clone(), st.duration_s))
         .collect();
     if differ(&durations) {
@@ -307,6 +310,28 @@ mod tests {
         assert!(d[0].is_serious());
         // Two HTTP/2 runs: nothing to say.
         assert!(setup_differences(&[b.clone(), b]).is_empty());
+    }
+
+    /// A suite compared beside a ramp was told its "step duration" differed, "by
+    /// request count": a suite records no step duration, its phases have their own.
+    #[test]
+    fn a_suite_beside_a_ramp_has_no_step_duration_to_differ_in() {
+        let ramp = series("ramp", None, true, "http://a");
+        let mut suite = series("suite", None, true, "http://a");
+        suite.points_are = PointsAre::Phases;
+        suite.settings.as_mut().unwrap().duration_s = None;
+        let d = setup_differences(&[ramp.clone(), suite]);
+        assert!(
+            d.iter()
+                .all(|d| !matches!(d, SetupDifference::StepDuration(_))),
+            "{d:?}"
+        );
+        let mut short = ramp.clone();
+        short.settings.as_mut().unwrap().duration_s = Some(5.0);
+        assert!(matches!(
+            setup_differences(&[ramp, short])[0],
+            SetupDifference::StepDuration(_)
+        ));
     }
 
     /// A store measured at pipeline 16 and another at 1 differ in depth, which alone
