@@ -211,8 +211,15 @@ pub fn run_compare(
         .clone()
         .unwrap_or_else(|| PathBuf::from("compare.html"));
     let shown = crate::analysis::repeat::display_series(&series);
-    let refs: Vec<&Series> = shown.iter().collect();
-    series_charts(&refs, &base, plan, &mut out)?;
+    // Charts against clients or rate are a ramp's, as on the page: a suite's phases
+    // are compared in the table (two suites drew as one line at their clients).
+    let refs: Vec<&Series> = shown
+        .iter()
+        .filter(|s| s.points_are != crate::result::series::PointsAre::Phases)
+        .collect();
+    if !refs.is_empty() {
+        series_charts(&refs, &base, plan, &mut out)?;
+    }
     out.markdown(
         compare_markdown_with(&series, &named),
         compare_text_with(&series, &named),

@@ -92,6 +92,24 @@ fn compare_of_two_suites_puts_each_phase_side_by_side() {
     ]));
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.contains("<h2>Phase by phase</h2>"), "{html}");
+    // --svg draws a ramp's charts; suites alone have none (they drew as one line at
+    // their clients, as if their phases were steps).
+    let svgs = |dir: &TempDir| -> Vec<String> {
+        std::fs::read_dir(&dir.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".svg"))
+            .collect()
+    };
+    ok(&run(&[
+        "compare",
+        &first,
+        &second,
+        "-o",
+        page.to_str().unwrap(),
+        "--svg",
+    ]));
+    assert_eq!(svgs(&dir), Vec::<String>::new());
 
     // A ramp beside them: its own table, the suites named under it.
     let t = target();
@@ -117,4 +135,20 @@ fn compare_of_two_suites_puts_each_phase_side_by_side() {
         text.contains("Phase by phase (ratios in parentheses are to first):"),
         "{text}"
     );
+    // Beside a ramp, the charts are the ramp's alone.
+    ok(&run(&[
+        "compare",
+        ramp.to_str().unwrap(),
+        &first,
+        &second,
+        "-o",
+        page.to_str().unwrap(),
+        "--svg",
+    ]));
+    let drawn = svgs(&dir);
+    assert!(!drawn.is_empty(), "the ramp's charts");
+    for name in drawn {
+        let svg = std::fs::read_to_string(dir.path(&name)).unwrap();
+        assert!(!svg.contains(">first<"), "{name} draws a suite: {svg}");
+    }
 }
