@@ -223,6 +223,8 @@ pub fn judge_probe(
         dropped: whole.dropped,
         client_behind,
         why: Vec::new(),
+        repeat: None,
+        unconfirmed: false,
         settle: None,
     }
 }
