@@ -241,7 +241,9 @@ fn a_stall_during_the_first_probe_is_run_again_and_does_not_lower_the_answer() {
         "{out}"
     );
     assert!(
-        out.contains("1 failure(s) not confirmed (#1 at 470.0/s)"),
+        // #1, and any other failure a loaded machine made (a rate at the capacity
+        // failing its confirmation once: its repeat passed too).
+        out.contains(" not confirmed (#1 at 470.0/s"),
         "{out}"
     );
     let md = ok(&run(&[

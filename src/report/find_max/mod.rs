@@ -197,7 +197,9 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
         .collect();
     if !unconfirmed.is_empty() {
         out.push_str(&format!(
-            "{} failure(s) not confirmed ({}): the probe run again at the rate passed, so              the failure was taken for a stall of the machine or the target and lowered              nothing.\n",
+            "{} failure(s) not confirmed ({}): the probe run again at the rate passed, so \
+             the failure was taken for a stall of the machine or the target and lowered \
+             nothing.\n",
             unconfirmed.len(),
             unconfirmed.join(", ")
         ));
@@ -606,6 +608,69 @@ mod tests {
 The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above the answer.
 3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because the bracket closed to the precision asked.
 "
+        );
+    }
+
+    /// A stall failed the first probe and its repeat passed: each repeat's row says
+    /// which probe it ran again and why, the failure reads "not confirmed", and the
+    /// summary counts it.
+    #[test]
+    fn repeats_say_what_they_confirm_and_a_failure_not_confirmed_says_so() {
+        use crate::result::find_max::Repeat;
+        let mut stalled = probe(400.0, false);
+        stalled.values = vec![Some(2.1), Some(0.0)];
+        stalled.failed = vec![FailedThreshold {
+            threshold: "p99<50ms".into(),
+            value: Some(2.1),
+        }];
+        stalled.why = why(&stalled);
+        stalled.unconfirmed = true;
+        let mut again = probe(400.0, true);
+        again.repeat = Some(Repeat {
+            of: 0,
+            confirming: Confirming::Failure,
+        });
+        let mut answer = probe(400.0, true);
+        answer.repeat = Some(Repeat {
+            of: 1,
+            confirming: Confirming::Pass,
+        });
+        let fm = FindMaxResult {
+            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
+            max_sustainable_rate: Some(400.0),
+            confirmed: true,
+            min_samples: 1000,
+            probe_duration_s: 2.0,
+            ended: "max_rate".into(),
+            probes: vec![stalled, again, answer],
+            ..FindMaxResult::default()
+        };
+        let rows = probe_table(&fm);
+        for row in [
+            "FAIL: p99<50ms was 2.10 s\n",
+            "pass (repeat of #1, confirming a failure: not confirmed (a stall, not the \
+             target's limit), the bracket stays)\n",
+            "pass (repeat of #2, confirming a pass: held)\n",
+        ] {
+            assert!(rows.contains(row), "{row}\n{rows}");
+        }
+        assert!(
+            find_max_summary(&fm).contains(
+                "\n1 failure(s) not confirmed (#1 at 400.0/s): the probe run again at the \
+                 rate passed, so the failure was taken for a stall of the machine or the \
+                 target and lowered nothing.\n"
+            ),
+            "{}",
+            find_max_summary(&fm)
+        );
+        let md = find_max_markdown(&fm);
+        assert!(
+            md.contains("| FAIL, not confirmed: p99<50ms was 2.10 s |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| pass (the answer): repeat of #2, confirming a pass: held |"),
+            "{md}"
         );
     }
 
