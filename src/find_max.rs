@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::analysis::find_max::{cut_parts, judge_probe, Ended, Next, Search, PARTS};
 use crate::engine::{EngineConfig, RateProfile, StepSpec, Stop, Workload};
-use crate::result::find_max::{FindMaxResult, ProbeResult, Settle};
+use crate::result::find_max::{Confirming, FindMaxResult, ProbeResult, Repeat, Settle};
 use crate::result::{RunResult, RunState};
 use crate::runner::{self, Observer, RampError, RunSpec};
 use crate::spec::find_max::FindMaxSpec;
@@ -56,6 +56,9 @@ pub fn run<W: Workload>(
     let mut search = Search::new(fm.limits);
     let mut run: Option<RunResult> = None;
     let mut probes: Vec<ProbeResult> = Vec::new();
+    // The index in `probes` of each probe the search recorded (it does not record
+    // the inconclusive ones), in order: the search's index of a probe maps to ours.
+    let mut recorded: Vec<usize> = Vec::new();
     // Every load the search runs (probes and settle checks) draws requests of its
     // own, so that a probe repeated at a rate does not answer from the last one's cache.
     let mut draws = 0u64;
@@ -142,6 +145,7 @@ pub fn run<W: Workload>(
         let mut probe = judge_probe(&fm.slo, rate, &parts, &whole);
         probe.step = out.steps.len();
         probe.settle = settle;
+        probe.repeat = repeat_of(&search, &recorded, &probes, rate);
         // Too few responses, or hakaru itself behind its timetable, with nothing else
         // wrong: the probe says nothing about the server yet.
         probe.inconclusive = (probe.too_few_samples || probe.client_behind)
@@ -152,12 +156,9 @@ pub fn run<W: Workload>(
         out.steps.push(whole);
         out.partial |= measured.partial;
         if probe.inconclusive {
-            search.record_inconclusive();
             stretch *= 2;
-        } else {
-            search.record(rate, probe.passed);
         }
-        probes.push(probe);
+        record(&mut search, &mut recorded, &mut probes, probe);
         out.find_max = Some(summary(fm, &search, &probes, Ended::Interrupted));
         out.state = RunState::Running;
         if let Some(files) = &base.outputs {
@@ -228,6 +229,49 @@ fn probe_spec(
         start_at: None,
         before: Default::default(),
         first_draw: draw,
+    })
+}
+
+/// Tells the search a probe's verdict (an inconclusive probe counts only against
+/// `--max-probes`) and keeps the probe; a repeat that passed leaves the failure it
+/// was confirming unconfirmed.
+fn record(
+    search: &mut Search,
+    recorded: &mut Vec<usize>,
+    probes: &mut Vec<ProbeResult>,
+    probe: ProbeResult,
+) {
+    if probe.inconclusive {
+        search.record_inconclusive();
+    } else {
+        recorded.push(probes.len());
+        search.record(probe.rate, probe.passed);
+    }
+    probes.push(probe);
+    for (i, &at) in recorded.iter().enumerate() {
+        probes[at].unconfirmed = search.is_unconfirmed(i);
+    }
+}
+
+/// Whether a probe at `rate`, about to be recorded, runs an earlier probe's rate
+/// again: to confirm the failure the search awaits a repeat of, or the pass at the
+/// rate (the search probes a rate that passed again only to confirm the answer).
+fn repeat_of(
+    search: &Search,
+    judged: &[usize],
+    probes: &[ProbeResult],
+    rate: f64,
+) -> Option<Repeat> {
+    if let Some(&of) = search.awaiting_repeat().and_then(|i| judged.get(i)) {
+        return Some(Repeat {
+            of,
+            confirming: Confirming::Failure,
+        });
+    }
+    let of = probes.iter().rposition(|p| p.passed && p.rate == rate)?;
+    Some(Repeat {
+        of,
+        confirming: Confirming::Pass,
     })
 }
 

@@ -11,12 +11,13 @@ pub struct FindMaxResult {
     /// The thresholds every probe had to meet, as written: `["p99<50ms", "errors<0.1%"]`.
     pub slo: Vec<String>,
     /// The highest offered rate, requests per second, at which every probe passed;
-    /// absent when no probe passed. Never a rate that failed a probe.
+    /// absent when no probe passed. Never a rate that failed a probe (but a failure
+    /// its repeat did not confirm: `unconfirmed`).
     pub max_sustainable_rate: Option<f64>,
     /// True when `max_sustainable_rate` passed a second probe too.
     pub confirmed: bool,
-    /// The lowest rate that failed a probe: the true limit lies between
-    /// `max_sustainable_rate` and this. Absent when every probe passed.
+    /// The lowest rate that failed a probe (unconfirmed failures aside): the true limit
+    /// lies between `max_sustainable_rate` and this. Absent when every probe passed.
     pub lowest_failed_rate: Option<f64>,
     /// The bracket's width as a share of the answer: (lowest_failed_rate −
     /// max_sustainable_rate) ÷ max_sustainable_rate.
@@ -96,12 +97,43 @@ pub struct ProbeResult {
     /// Why the probe failed, in words.
     #[serde(default)]
     pub why: Vec<String>,
+    /// Set when this probe ran an earlier probe's rate again to check its verdict.
+    /// Absent in files from before failures were confirmed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeat: Option<Repeat>,
+    /// A failure not confirmed: the probe run right after it at its rate, to confirm
+    /// it, passed. Taken for a stall of the machine or the target (one failed a
+    /// search's first probe, which then answered 220/s for a target holding far more),
+    /// it lowered nothing: neither the answer nor `lowest_failed_rate` counts it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unconfirmed: bool,
     /// After a probe that did not pass, the wait before this one for the target to
     /// answer as it did before the overload (a queue left behind would be measured as
     /// this probe's); absent when the probe before passed, or none has passed yet (no
     /// baseline to compare with).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settle: Option<Settle>,
+}
+
+/// A probe that ran an earlier probe's rate again, and why.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+pub struct Repeat {
+    /// The probe run again: its index in `probes`.
+    pub of: usize,
+    /// What the repeat was for.
+    pub confirming: Confirming,
+}
+
+/// The verdict a repeat checks.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Confirming {
+    /// The answer's second probe: a pass is the answer only once it held twice.
+    Pass,
+    /// A failure the search doubted (nothing had passed yet, or the rate was within
+    /// the precision above one that passed): a stall of the machine fails a probe
+    /// too, and a failure moves the bracket down for good.
+    Failure,
 }
 
 /// Short low-rate checks run before a probe, until the target answered as during the

@@ -87,11 +87,11 @@ fn marks(fm: &FindMaxResult) -> Vec<Mark> {
 }
 
 /// One probe's hover text: "probe 4: 800.0/s, p99 313 ms — FAIL: …".
+/// The verdict in the tables' words ("FAIL, not confirmed", a repeat's note).
 fn tip(i: usize, p: &ProbeResult, figure: &str) -> String {
-    let verdict = match kind(p) {
-        Kind::Passed => "pass".to_owned(),
-        Kind::Failed => format!("FAIL: {}", p.why.join("; ")),
-        Kind::NotJudged => format!("not judged: {}", p.why.join("; ")),
+    let verdict = match super::verdict(p) {
+        (word, why) if why.is_empty() => word.to_owned(),
+        (word, why) => format!("{word}: {why}"),
     };
     format!(
         "probe {}: {}/s, {figure} — {verdict}",

@@ -14,7 +14,7 @@ use super::table::{md_table, Align};
 use super::threshold::fmt_value;
 use super::ReportOptions;
 use crate::analysis::find_max::LATE_SHARE;
-use crate::result::find_max::{FindMaxResult, ProbeResult};
+use crate::result::find_max::{Confirming, FindMaxResult, ProbeResult};
 use crate::result::series::Series;
 use crate::result::RunResult;
 
@@ -113,7 +113,34 @@ pub fn probe_row(index: usize, slo: &[String], p: &ProbeResult) -> String {
     } else {
         line.push_str(&format!("  FAIL: {}", p.why.join("; ")));
     }
+    if let Some(note) = repeat_note(p) {
+        line.push_str(&format!(" ({note})"));
+    }
     line
+}
+
+/// What a repeat was for and what came of it, numbering probes from 1 as the tables
+/// do: "repeat of #1, confirming a failure: not confirmed, the bracket stays". `None`
+/// for a probe that repeated nothing.
+pub fn repeat_note(p: &ProbeResult) -> Option<String> {
+    let r = p.repeat?;
+    let what = match r.confirming {
+        Confirming::Pass => "a pass",
+        Confirming::Failure => "a failure",
+    };
+    let outcome = match (r.confirming, p.passed, p.inconclusive) {
+        (_, _, true) => "",
+        (Confirming::Failure, true, _) => {
+            ": not confirmed (a stall, not the target's limit), the bracket stays"
+        }
+        (Confirming::Failure, false, _) => ": confirmed",
+        (Confirming::Pass, true, _) => ": held",
+        (Confirming::Pass, false, _) => ": did not hold",
+    };
+    Some(format!(
+        "repeat of #{}, confirming {what}{outcome}",
+        r.of + 1
+    ))
 }
 
 /// The whole table, header first.
@@ -161,6 +188,22 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
         fm.min_samples,
         super::fmt::sig3(fm.probe_duration_s)
     ));
+    let unconfirmed: Vec<String> = fm
+        .probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.unconfirmed)
+        .map(|(i, p)| format!("#{} at {}/s", i + 1, fmt_qps(p.rate)))
+        .collect();
+    if !unconfirmed.is_empty() {
+        out.push_str(&format!(
+            "{} failure(s) not confirmed ({}): the probe run again at the rate passed, so \
+             the failure was taken for a stall of the machine or the target and lowered \
+             nothing.\n",
+            unconfirmed.len(),
+            unconfirmed.join(", ")
+        ));
+    }
     let waits: Vec<_> = fm.probes.iter().filter_map(|p| p.settle.as_ref()).collect();
     if !waits.is_empty() {
         let total: f64 = waits.iter().map(|s| s.waited_s).sum();
@@ -231,14 +274,19 @@ fn answer_probe(fm: &FindMaxResult) -> Option<usize> {
     fm.probes.iter().rposition(|p| p.passed && p.rate == r)
 }
 
-/// A probe's verdict in a word or two, and why.
+/// A probe's verdict in a word or two, and why (with what a repeat was for).
 fn verdict(p: &ProbeResult) -> (&'static str, String) {
+    let mut why = p.why.clone();
+    why.extend(repeat_note(p));
+    let why = why.join("; ");
     if p.passed {
-        ("pass", String::new())
+        ("pass", why)
     } else if p.inconclusive {
-        ("not judged", p.why.join("; "))
+        ("not judged", why)
+    } else if p.unconfirmed {
+        ("FAIL, not confirmed", why)
     } else {
-        ("FAIL", p.why.join("; "))
+        ("FAIL", why)
     }
 }
 
@@ -468,9 +516,15 @@ pub fn find_max_markdown(fm: &FindMaxResult) -> String {
             ];
             r.extend(fm.slo.iter().zip(&p.values).map(|(t, v)| fmt_value(t, *v)));
             let (word, why) = verdict(p);
+            // A pass's "why" is what it repeated, if anything.
+            let note = if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            };
             r.push(match (p.passed, word) {
-                (true, _) if answer == Some(i) => "pass (the answer)".into(),
-                (true, _) => "pass".into(),
+                (true, _) if answer == Some(i) => format!("pass (the answer){note}"),
+                (true, _) => format!("pass{note}"),
                 (false, "FAIL") => format!("**FAIL**: {why}"),
                 (false, w) => format!("{w}: {why}"),
             });
@@ -554,6 +608,69 @@ mod tests {
 The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above the answer.
 3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because the bracket closed to the precision asked.
 "
+        );
+    }
+
+    /// A stall failed the first probe and its repeat passed: each repeat's row says
+    /// which probe it ran again and why, the failure reads "not confirmed", and the
+    /// summary counts it.
+    #[test]
+    fn repeats_say_what_they_confirm_and_a_failure_not_confirmed_says_so() {
+        use crate::result::find_max::Repeat;
+        let mut stalled = probe(400.0, false);
+        stalled.values = vec![Some(2.1), Some(0.0)];
+        stalled.failed = vec![FailedThreshold {
+            threshold: "p99<50ms".into(),
+            value: Some(2.1),
+        }];
+        stalled.why = why(&stalled);
+        stalled.unconfirmed = true;
+        let mut again = probe(400.0, true);
+        again.repeat = Some(Repeat {
+            of: 0,
+            confirming: Confirming::Failure,
+        });
+        let mut answer = probe(400.0, true);
+        answer.repeat = Some(Repeat {
+            of: 1,
+            confirming: Confirming::Pass,
+        });
+        let fm = FindMaxResult {
+            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
+            max_sustainable_rate: Some(400.0),
+            confirmed: true,
+            min_samples: 1000,
+            probe_duration_s: 2.0,
+            ended: "max_rate".into(),
+            probes: vec![stalled, again, answer],
+            ..FindMaxResult::default()
+        };
+        let rows = probe_table(&fm);
+        for row in [
+            "FAIL: p99<50ms was 2.10 s\n",
+            "pass (repeat of #1, confirming a failure: not confirmed (a stall, not the \
+             target's limit), the bracket stays)\n",
+            "pass (repeat of #2, confirming a pass: held)\n",
+        ] {
+            assert!(rows.contains(row), "{row}\n{rows}");
+        }
+        assert!(
+            find_max_summary(&fm).contains(
+                "\n1 failure(s) not confirmed (#1 at 400.0/s): the probe run again at the \
+                 rate passed, so the failure was taken for a stall of the machine or the \
+                 target and lowered nothing.\n"
+            ),
+            "{}",
+            find_max_summary(&fm)
+        );
+        let md = find_max_markdown(&fm);
+        assert!(
+            md.contains("| FAIL, not confirmed: p99<50ms was 2.10 s |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| pass (the answer): repeat of #2, confirming a pass: held |"),
+            "{md}"
         );
     }
 
