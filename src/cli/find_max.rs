@@ -42,7 +42,8 @@ pub struct FindMaxArgs {
     #[arg(long, default_value_t = 1_000_000.0, value_name = "REQ_PER_S")]
     pub max_rate: f64,
 
-    /// With --find-max: at most this many probes, the confirmation included.
+    /// With --find-max: at most this many probes, repeats included (the answer's
+    /// confirmation, and a doubted failure's second run).
     #[arg(long, default_value_t = 12, value_name = "N")]
     pub max_probes: usize,
 
