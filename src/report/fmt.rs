@@ -141,6 +141,18 @@ pub(crate) fn step_heading(s: &crate::result::series::Series) -> &'static str {
     }
 }
 
+/// `s` cut to at most `n` characters, the last one an ellipsis when cut (a name in a
+/// fixed-width column).
+pub fn clip(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let mut c: String = s.chars().take(n - 1).collect();
+        c.push('…');
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

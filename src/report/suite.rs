@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::chart::esc;
-use super::fmt::{fmt_latency, fmt_qps, fmt_share};
+use super::fmt::{clip, fmt_latency, fmt_qps, fmt_share};
 use crate::result::recovery::Recovery;
 use crate::result::suite::{scenario_seconds, EventResult, PhaseResult, ScenarioSecond};
 use crate::result::{RunResult, StepResult};
@@ -195,16 +195,6 @@ fn event_line(e: &EventResult) -> String {
         (Some(_), false, None) => "FAILED".to_string(),
     };
     format!("{when}  {}: {what} — {outcome}", e.name)
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut c: String = s.chars().take(n - 1).collect();
-        c.push('…');
-        c
-    }
 }
 
 const W: f64 = 1100.0;

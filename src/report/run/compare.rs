@@ -232,6 +232,18 @@ impl Parts {
         Parts { ramps, phases }
     }
 
+    /// The sentences a manager reads: the ramps' (from `rows`), then the phases'.
+    fn sentences(&self, rows: &[CompareRow]) -> Vec<String> {
+        let mut said = compare_sentences(rows);
+        said.extend(
+            self.phases
+                .as_ref()
+                .map(phase_sentences)
+                .unwrap_or_default(),
+        );
+        said
+    }
+
     /// Beside ramps: which runs are suites and why they are not in the ramp table.
     fn suites_note(&self) -> Option<String> {
         let t = self.phases.as_ref().filter(|_| !self.ramps.is_empty())?;
@@ -304,13 +316,8 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
     let parts = Parts::of(series, runs);
     let rows = compare_rows(&parts.ramps);
     let mut o = String::from("### Comparison\n\n");
-    let phase_said = parts
-        .phases
-        .as_ref()
-        .map(phase_sentences)
-        .unwrap_or_default();
-    for s in compare_sentences(&rows).iter().chain(&phase_said) {
-        o.push_str(s);
+    for s in parts.sentences(&rows) {
+        o.push_str(&s);
         o.push('\n');
     }
     if !parts.ramps.is_empty() {
@@ -395,13 +402,8 @@ pub fn compare_html(
         esc(&labels.join(" · "))
     );
     b.push_str("<section class=\"summary\"><h2>In short</h2>");
-    let phase_said = parts
-        .phases
-        .as_ref()
-        .map(phase_sentences)
-        .unwrap_or_default();
-    for s in compare_sentences(&rows).iter().chain(&phase_said) {
-        let _ = write!(b, "<p>{}</p>", page::rich(s));
+    for s in parts.sentences(&rows) {
+        let _ = write!(b, "<p>{}</p>", page::rich(&s));
     }
     let differences = analysis::setup_differences(series);
     let warnings: Vec<String> = differences

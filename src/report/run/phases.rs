@@ -11,7 +11,7 @@ use crate::report::chart::esc;
 use crate::report::findings::phases::{
     failure_list, missing_sentence, no_shared_sentence, PhaseFigures, PhaseRow, PhaseTable,
 };
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::report::fmt::{clip, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
 use crate::report::table::{md_table, Align};
 use crate::result::{RunResult, StepResult};
 
@@ -199,16 +199,6 @@ fn wrapped(prefix: &str, items: &[String]) -> String {
     o.push_str(&line);
     o.push('\n');
     o
-}
-
-fn clip(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        let mut c: String = s.chars().take(n - 1).collect();
-        c.push('…');
-        c
-    }
 }
 
 /// `text` as lines of at most [`COLUMNS`] characters, broken between words.
