@@ -59,7 +59,7 @@ const RATE_WINDOW: Duration = Duration::from_secs(1);
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
 
 /// A time left, read at a glance: "45s", "1m20s", "2h05m".
-fn fmt_eta(d: Duration) -> String {
+pub(crate) fn fmt_eta(d: Duration) -> String {
     let s = d.as_secs_f64().round() as u64;
     match s {
         0..=59 => format!("{s}s"),

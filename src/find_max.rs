@@ -32,6 +32,24 @@ const SETTLE_LIMIT: Duration = Duration::from_secs(60);
 const SETTLE_FACTOR: f64 = 1.5;
 const SETTLE_SLACK: Duration = Duration::from_millis(1);
 
+/// The longest a search can take, every wait included: each probe the search judges
+/// may first run with too few responses at 1 and 2 times its length before its run at
+/// [`MAX_STRETCH`] times is judged, and each of those runs, after one that did not
+/// pass, may wait [`SETTLE_LIMIT`] (and the check then under way) for the target to
+/// settle, besides `--interval`. The guide used to say the planned length
+/// ([`FindMaxSpec::planned`]) held for the whole search; it leaves out both.
+pub fn longest(fm: &FindMaxSpec) -> Duration {
+    let (mut lengths, mut runs, mut stretch) = (0u32, 0u32, 1u32);
+    while stretch <= MAX_STRETCH {
+        lengths += stretch;
+        runs += 1;
+        stretch *= 2;
+    }
+    let probe = fm.probe_length(fm.limits.min_rate);
+    let wait = fm.interval + SETTLE_LIMIT + SETTLE_CHECK_MAX;
+    (probe * lengths + wait * runs) * fm.limits.max_probes as u32
+}
+
 /// What the driver tells the terminal besides the runner's progress.
 pub trait ProbeObserver: Observer {
     /// Before a probe: its number (from 0), rate and length.
@@ -404,6 +422,32 @@ fn write(run: &RunResult, files: &crate::result::store::Outputs) -> Result<(), R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The guide said the planned length bounded the whole search; a search whose
+    /// probes rerun longer and whose target is slow to settle runs past it. The worst
+    /// case: runs of 5, 10 and 20 s for each judged probe, each after its 1 s pause
+    /// and a settle wait of at most 60 s plus a 5 s check.
+    #[test]
+    fn the_longest_search_counts_every_rerun_and_settle_wait() {
+        let fm = crate::spec::find_max::FindMaxOptions {
+            slo: crate::spec::threshold::parse_list("p99<50ms").expect("valid"),
+            start_rate: 10_000.0,
+            max_rate: 1e6,
+            max_probes: 12,
+            precision_pct: 5.0,
+            probe_duration: Duration::from_secs(5),
+            interval: Duration::from_secs(1),
+        }
+        .check()
+        .expect("valid");
+        let probe = fm.probe_length(fm.limits.min_rate);
+        assert_eq!(fm.planned(), (probe + Duration::from_secs(1)) * 12);
+        assert_eq!(
+            longest(&fm),
+            (probe * (1 + 2 + 4) + Duration::from_secs(1 + 60 + 5) * 3) * 12
+        );
+        assert!(longest(&fm) > fm.planned() * 3);
+    }
 
     /// Regression: probes took `rate.to_bits()` as their draw, so a probe repeated at
     /// its rate (longer, or to confirm) sent the very requests of the one before and

@@ -120,7 +120,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
     human.print(&format!(
         "Searching the highest rate meeting {}: probes of at least {} responses and {} s, \
-         at most {} of them ({} at most), {} connections.\n",
+         at most {} of them ({} as planned, {} at most with every rerun and settle \
+         wait), {} connections.\n",
         fm.slo
             .iter()
             .map(|t| t.text.as_str())
@@ -129,7 +130,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         fm.min_samples,
         crate::report::fmt::sig3(fm.probe_duration.as_secs_f64()),
         fm.limits.max_probes,
-        crate::report::fmt::fmt_latency(fm.longest().as_secs_f64()),
+        crate::console::fmt_eta(fm.planned()),
+        crate::console::fmt_eta(crate::find_max::longest(&fm)),
         ready.run.steps.first().map_or(1, |s| s.n_clients),
     ));
     let mut inner = Fanout::new().with(

@@ -133,9 +133,11 @@ impl FindMaxOptions {
 }
 
 impl FindMaxSpec {
-    /// The longest the whole search can take: every probe as long as the slowest rate
-    /// it may probe needs, and the pauses between them.
-    pub fn longest(&self) -> Duration {
+    /// The search as planned: every probe judged at its first run, as long as the
+    /// slowest rate it may probe needs, and the pauses between them. Reruns of probes
+    /// with too few responses and waits for the target to settle come on top
+    /// (`find_max::longest` counts them).
+    pub fn planned(&self) -> Duration {
         let probe = self.probe_length(self.limits.min_rate);
         (probe + self.interval) * self.limits.max_probes as u32
     }
