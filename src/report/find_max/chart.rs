@@ -17,10 +17,16 @@ use crate::spec::threshold::{Metric, Threshold};
 /// Colour of the SLO's bound: apart from the probes' colours.
 const SLO_COLOR: &str = "#cc3311";
 
-/// The three kinds of probe: (name, colour, marker, which).
-const KINDS: [(&str, &str, Marker, Kind); 3] = [
+/// The four kinds of probe: (name, colour, marker, which).
+const KINDS: [(&str, &str, Marker, Kind); 4] = [
     ("passed", "#009E73", Marker::Circle, Kind::Passed),
     ("failed", "#D55E00", Marker::Triangle, Kind::Failed),
+    (
+        "failed, not confirmed",
+        "#E69F00",
+        Marker::Diamond,
+        Kind::Unconfirmed,
+    ),
     ("not judged", "#7a7a7a", Marker::Square, Kind::NotJudged),
 ];
 
@@ -28,6 +34,9 @@ const KINDS: [(&str, &str, Marker, Kind); 3] = [
 enum Kind {
     Passed,
     Failed,
+    /// A failure its repeat did not confirm: it lowered nothing, so it is not drawn
+    /// as one that did (only the hover text told them apart).
+    Unconfirmed,
     NotJudged,
 }
 
@@ -36,6 +45,8 @@ fn kind(p: &ProbeResult) -> Kind {
         Kind::Passed
     } else if p.inconclusive {
         Kind::NotJudged
+    } else if p.unconfirmed {
+        Kind::Unconfirmed
     } else {
         Kind::Failed
     }
@@ -244,4 +255,42 @@ pub fn find_max_error_chart(run: &RunResult, fm: &FindMaxResult) -> Option<LineC
         ],
         ..LineChart::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failure its repeat did not confirm was drawn among the failures, as if it
+    /// had lowered the answer.
+    #[test]
+    fn a_failure_not_confirmed_is_a_marker_set_of_its_own() {
+        let probe = |rate: f64, passed: bool, unconfirmed: bool| ProbeResult {
+            rate,
+            passed,
+            unconfirmed,
+            ..ProbeResult::default()
+        };
+        let fm = FindMaxResult {
+            probes: vec![
+                probe(470.0, false, true),
+                probe(470.0, true, false),
+                probe(1880.0, false, false),
+            ],
+            ..FindMaxResult::default()
+        };
+        let lines = probe_lines(&fm, "p99", &|_, p| Some((p.rate, String::new())));
+        let sets: Vec<(&str, Vec<f64>)> = lines
+            .iter()
+            .map(|l| (l.name.as_str(), l.points.iter().map(|p| p.0).collect()))
+            .collect();
+        assert_eq!(
+            sets,
+            vec![
+                ("p99, passed", vec![470.0]),
+                ("p99, failed", vec![1880.0]),
+                ("p99, failed, not confirmed", vec![470.0]),
+            ]
+        );
+    }
 }
