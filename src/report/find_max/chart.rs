@@ -17,12 +17,13 @@ use crate::spec::threshold::{Metric, Threshold};
 /// Colour of the SLO's bound: apart from the probes' colours.
 const SLO_COLOR: &str = "#cc3311";
 
-/// The four kinds of probe: (name, colour, marker, which).
+/// The four kinds of probe: (name, colour, marker, which). "not confirmed" is a
+/// failure its repeat passed; short, so that the legend holds it.
 const KINDS: [(&str, &str, Marker, Kind); 4] = [
     ("passed", "#009E73", Marker::Circle, Kind::Passed),
     ("failed", "#D55E00", Marker::Triangle, Kind::Failed),
     (
-        "failed, not confirmed",
+        "not confirmed",
         "#E69F00",
         Marker::Diamond,
         Kind::Unconfirmed,
@@ -289,7 +290,7 @@ mod tests {
             vec![
                 ("p99, passed", vec![470.0]),
                 ("p99, failed", vec![1880.0]),
-                ("p99, failed, not confirmed", vec![470.0]),
+                ("p99, not confirmed", vec![470.0]),
             ]
         );
     }
