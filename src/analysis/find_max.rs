@@ -330,19 +330,25 @@ impl Search {
     }
 
     /// Whether a failure at `rate` is run again before it lowers the bracket: when no
-    /// probe has passed yet, or `rate` is at most the precision above the highest
-    /// pass. Not every failure: those well above a pass are what a search narrowing
-    /// in expects (the growth and early bisection probes), and confirming them would
-    /// add about a probe in three to every search; one of them failed by a stall caps
-    /// the answer below its rate but above the pass below it. The doubted ones are
-    /// where a stall costs most: with nothing passed a failure halves the rate, and
-    /// the search never climbs back above a failed rate (the bug: 470/s stalled, the
-    /// answer 220/s); at or just above a rate that passed, a failure contradicts that
-    /// pass (a target holds less when offered more, not less) or closes the bracket
-    /// by itself, within what the user asked to tell apart.
+    /// probe has passed yet, when no failure counts yet (the one that ends the
+    /// growth), or when `rate` is at most the precision above the highest pass. Not
+    /// every failure: the bisection's probes well above a pass are what a search
+    /// narrowing in expects, and confirming them would add about a probe in three to
+    /// every search; one of them failed by a stall caps the answer below its rate but
+    /// above the pass below it, within a factor the bisection has already halved. The
+    /// doubted ones are where a stall costs most: with nothing passed a failure halves
+    /// the rate, and the search never climbs back above a failed rate (the bug: 470/s
+    /// stalled, the answer 220/s); the growth's first failure caps the answer at its
+    /// rate however far above it the target holds (a stall at 940/s answered under
+    /// 940/s for a target of 10,000/s), for one probe a search; at or just above a
+    /// rate that passed, a failure contradicts that pass (a target holds less when
+    /// offered more, not less) or closes the bracket by itself, within what the user
+    /// asked to tell apart.
     pub fn doubts(&self, rate: f64) -> bool {
-        self.highest_pass()
-            .is_none_or(|lo| rate <= lo * (1.0 + self.limits.precision))
+        self.lowest_fail().is_none()
+            || self
+                .highest_pass()
+                .is_none_or(|lo| rate <= lo * (1.0 + self.limits.precision))
     }
 
     /// The failure (its index in `probes`) the next probe runs again, if any.
@@ -531,6 +537,37 @@ mod tests {
         assert_eq!(s.probes.len(), calm.probes.len() + 1);
     }
 
+    /// A stall in the growth, far above every pass: its failure was taken as the
+    /// target's, and capped the answer under 3,200/s for a target of 12,345/s. The
+    /// first failure is run again, so the growth goes on.
+    #[test]
+    fn a_stall_that_ends_the_growth_is_run_again_and_the_growth_goes_on() {
+        let (s, ended) = search(12_345.0, &[1600.0], limits());
+        let at: Vec<_> = s.probes.iter().filter(|(r, _)| *r == 1600.0).collect();
+        assert_eq!(
+            at[..2],
+            [&(1600.0, false), &(1600.0, true)],
+            "{:?}",
+            s.probes
+        );
+        let answer = s.highest_pass().expect("an answer");
+        assert_eq!(ended, Ended::Converged);
+        assert!(
+            (12_345.0 / 1.05..=12_345.0).contains(&answer),
+            "{:?}",
+            s.probes
+        );
+        // The calm search pays one probe for it: the repeat of the growth's end.
+        let (calm, _) = search(12_345.0, &[], limits());
+        let first_fail = calm.probes.iter().position(|p| !p.1).expect("a failure");
+        assert_eq!(
+            calm.probes[first_fail + 1],
+            calm.probes[first_fail],
+            "{:?}",
+            calm.probes
+        );
+    }
+
     #[test]
     fn a_stall_in_the_answers_confirmation_is_run_again_and_the_answer_stands() {
         let (calm, _) = search(1000.0, &[], limits());
@@ -551,9 +588,10 @@ mod tests {
             for (rate, _) in &s.probes {
                 assert!(fails_at(*rate) <= 2, "{capacity}: {:?}", s.probes);
             }
-            // Far above every pass before it, a failure is what the search expects
-            // and is not run again.
-            for (i, (rate, ok)) in s.probes.iter().enumerate().filter(|(_, p)| !p.1) {
+            // Far above every pass before it, a failure after the first is what the
+            // search expects and is not run again.
+            let failures = s.probes.iter().enumerate().filter(|(_, p)| !p.1);
+            for (i, (rate, ok)) in failures.skip(2) {
                 let before = s.probes[..i].iter().filter(|(r, ok)| *ok && r < rate);
                 let lo = before.map(|(r, _)| *r).max_by(f64::total_cmp);
                 if lo.is_some_and(|lo| rate / lo > 1.05) {
