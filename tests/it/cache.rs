@@ -369,15 +369,19 @@ timeout = "1s"
 [targets.mc]
 pid_file = "mc.pid"
 
+# Healthy is loose: a fifth of the baseline's throughput and 100× its p99. The
+# outage is told by its failures (a dead port answers fast, ~0% success), and a
+# stricter bar took a CI machine's load for the fault: 35,000/s at p99 0.2 ms on a
+# quiet baseline, then under half of that for six seconds while other tests ran
+# (recovery 7.0 s, CI of fc93bcc; none within a 10 s phase, CI of 37da320).
 [recovery]
 baseline = "2s"
 hold = "2s"
-p99_factor = 20
-throughput = 0.5
+p99_factor = 100
+throughput = 0.2
 
 # Recovery needs `hold` healthy seconds after the restart at 4 s: 12 s leaves room
-# for a slow restart on a loaded machine (a CI-like run beside builds saw none
-# within 10 s).
+# for a slow restart on a loaded machine.
 [[phase]]
 name = "reads"
 duration = "12s"
@@ -427,9 +431,9 @@ recovery = false
     let recovered = recovery["recovery_s"]
         .as_f64()
         .unwrap_or_else(|| panic!("it recovered: {recovery}\n{text}"));
-    // Down for a second: back within a few, on a busy machine too (half the baseline's
-    // throughput and 20× its p99 count as healthy, so a loaded machine's noise is not
-    // taken for the fault).
+    // Down for a second: back within a few, on a busy machine too (a fifth of the
+    // baseline's throughput and 100× its p99 count as healthy, so a loaded machine's
+    // noise is not taken for the fault).
     assert!((0.5..6.0).contains(&recovered), "{recovery}");
     assert!(text.contains("recover"), "{text}");
 }
