@@ -13,21 +13,11 @@ fn work_server(workers: usize) -> Server {
     hakaru_serve(&["--threads", "2", "--workers", &workers], "work-server")
 }
 
-#[test]
-fn find_max_lands_within_10_percent_below_a_known_capacity() {
-    let _one_at_a_time = crate::util::timed();
-    // 100 workers of 100 ms: 1,000 requests per second, exactly. Long service times
-    // keep a loaded machine's scheduling noise small beside them. No black-box probe
-    // tells a rate within its noise of the capacity from the capacity itself (a busy
-    // machine adds tens of ms, the backlog of a 2% overload grows by 100 ms in a 5 s probe), so
-    // the start rate and a 10% precision keep every probe the search can make below
-    // the capacity or at least 5% above it: 470, 940, 1880, 1410, 1175, 1057.5, then
-    // 998.75 (or lower after a failure), and there the bracket is within 10%.
-    let s = work_server(100);
-    let capacity = 1000.0;
-    let dir = TempDir::new("find-max");
-    let csv = dir.path("fm.csv");
-    let o = run(&[
+/// The known-capacity search (1,000/s behind `work_server(100)` at `port`), its
+/// result beside `csv`: shared by the capacity test and the stall test.
+fn capacity_search(csv: &std::path::Path, port: u16) -> Vec<String> {
+    let url = format!("http://127.0.0.1:{port}/work?ms=100");
+    [
         "ramp",
         "--find-max",
         "--slo",
@@ -47,8 +37,28 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
         "-q",
         "-o",
         csv.to_str().unwrap(),
-        &format!("http://127.0.0.1:{}/work?ms=100", s.port),
-    ]);
+        &url,
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn find_max_lands_within_10_percent_below_a_known_capacity() {
+    let _one_at_a_time = crate::util::timed();
+    // 100 workers of 100 ms: 1,000 requests per second, exactly. Long service times
+    // keep a loaded machine's scheduling noise small beside them. No black-box probe
+    // tells a rate within its noise of the capacity from the capacity itself (a busy
+    // machine adds tens of ms, the backlog of a 2% overload grows by 100 ms in a 5 s probe), so
+    // the start rate and a 10% precision keep every probe the search can make below
+    // the capacity or at least 5% above it: 470, 940, 1880, 1410, 1175, 1057.5, then
+    // 998.75 (or lower after a failure), and there the bracket is within 10%.
+    let s = work_server(100);
+    let capacity = 1000.0;
+    let dir = TempDir::new("find-max");
+    let csv = dir.path("fm.csv");
+    let search = capacity_search(&csv, s.port);
+    let o = run(&search.iter().map(String::as_str).collect::<Vec<_>>());
     let out = ok(&o);
     let v = read_json(&dir.path("fm.json"));
     let fm = &v["find_max"];
@@ -145,28 +155,7 @@ fn a_stall_during_the_first_probe_is_run_again_and_does_not_lower_the_answer() {
     let dir = TempDir::new("find-max-stall");
     let csv = dir.path("fm.csv");
     let mut child = hakaru()
-        .args([
-            "ramp",
-            "--find-max",
-            "--slo",
-            "p99<1s,errors<0.1%",
-            "--start-rate",
-            "470",
-            "--precision",
-            "10",
-            "--duration",
-            "5s",
-            "--interval",
-            "0.2s",
-            "--max-probes",
-            "24",
-            "--end-n-clients",
-            "250",
-            "-q",
-            "-o",
-            csv.to_str().unwrap(),
-            &format!("http://127.0.0.1:{}/work?ms=100", s.port),
-        ])
+        .args(capacity_search(&csv, s.port))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
