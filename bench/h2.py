@@ -15,6 +15,7 @@ Knobs (environment): DURATION seconds per run (5), ROUNDS (3), THREADS (1),
 SHAPES ("1x1,10x10,100x10"), URL_PATH ("index.html", the 1 KiB file; "204" is answered
 with no body and no file, so nginx's cost per request falls to about the client's and the
 client's own cost decides more of the req/s), HAKARU (the binary; target/release/hakaru by default),
+COALESCE (e.g. 200us: hakaru runs with --coalesce, answers gathered that long a wake-up),
 PIN=1 pins nginx to CPU 0 and each client to CPU 1 (taskset), so that the
 scheduler's wake-affine placement (a client woken by nginx's write moved onto
 nginx's CPU, preempting it) and other processes' load fall less on one tool than on
@@ -44,6 +45,8 @@ def shapes():
 def hakaru_run(binary, url, conns, streams, dur, threads, base):
     argv = [binary, "run", "--http2", "--streams", str(streams), "-c", str(conns * streams),
             "-d", f"{dur}s", "--threads", str(threads), "-o", base + ".json", url]
+    if os.environ.get("COALESCE"):
+        argv[2:2] = ["--coalesce", os.environ["COALESCE"]]
     return argv
 
 
@@ -89,7 +92,8 @@ def main():
         os.sched_setaffinity(nginx.proc.pid, {0})
     print(f"# hakaru --http2 vs h2load, nginx h2c ({nginx.version}), GET /{url.rsplit('/', 1)[1]}, {dur} s runs, "
           f"{rounds} rounds, {threads} client thread(s)"
-          + (", nginx pinned to CPU 0 and the client to CPU 1" if pin else ""))
+          + (", nginx pinned to CPU 0 and the client to CPU 1" if pin else "")
+          + (f", hakaru --coalesce {os.environ['COALESCE']}" if os.environ.get("COALESCE") else ""))
     print(f"# {common.machine_line()}")
     tools = [("hakaru", hakaru, hakaru_run, parse_hakaru),
              ("h2load", h2load, h2load_run, parse_h2load)]

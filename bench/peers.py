@@ -10,8 +10,9 @@ medians across rounds and, per round, ratios against wrk.
 Environment: DURATION (s, default 10), ROUNDS (3), CONNECTIONS (50), PAUSE (s between
 runs, 1), TOOLS (comma list; default hakaru,wrk,ab,oha,hey; `hakaru-t1` adds hakaru
 with --threads 1; `hakaru-before` and `hakaru-before-t1` run the binary at
-HAKARU_BEFORE, an older build, the same ways), HAKARU (binary path), KEEP=1 keeps
-the raw outputs.
+HAKARU_BEFORE, an older build, the same ways; `hakaru-coalesce` and
+`hakaru-t1-coalesce` add `--coalesce COALESCE`, default 200us), HAKARU (binary
+path), KEEP=1 keeps the raw outputs.
 Flags: --no-keep-alive also runs a section with keep-alive off; --help.
 """
 
@@ -27,8 +28,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import common  # noqa: E402
 
 DEFAULT_TOOLS = "hakaru,wrk,ab,oha,hey"
-KNOWN_TOOLS = ("hakaru", "hakaru-t1", "hakaru-before", "hakaru-before-t1", "wrk", "ab", "oha",
-               "hey")
+KNOWN_TOOLS = ("hakaru", "hakaru-t1", "hakaru-coalesce", "hakaru-t1-coalesce", "hakaru-before",
+               "hakaru-before-t1", "wrk", "ab", "oha", "hey")
 
 
 def before_binary():
@@ -41,12 +42,14 @@ def before_binary():
     return path
 
 
-def hakaru_argv(binary, threads):
+def hakaru_argv(binary, threads, coalesce=None):
     def argv(url, dur, conns, keep_alive, out_base):
         a = [binary, "run", "-c", str(conns), "-d", f"{dur}s"]
         a.append("-k" if keep_alive else "--no-keep-alive")
         if threads:
             a += ["--threads", str(threads)]
+        if coalesce:
+            a += ["--coalesce", coalesce]
         return a + ["-o", out_base + ".csv", url]
 
     return argv
@@ -159,8 +162,10 @@ def build_tools():
     for name in wanted:
         if name.startswith("hakaru"):
             b = before_binary() if name.startswith("hakaru-before") else common.hakaru_binary()
-            threads = 1 if name.endswith("-t1") else None
-            tools[name] = dict(binary=b, argv=hakaru_argv(b, threads), parse=parse_hakaru)
+            threads = 1 if "-t1" in name else None
+            coalesce = os.environ.get("COALESCE", "200us") if name.endswith("-coalesce") else None
+            tools[name] = dict(binary=b, argv=hakaru_argv(b, threads, coalesce),
+                               parse=parse_hakaru)
             continue
         b = common.find_tool(name)
         if b is None:

@@ -164,6 +164,7 @@ impl AbArgs {
             connection: ConnectionSettings {
                 http2: self.http2,
                 streams: self.streams as usize,
+                coalesce: None,
             },
         }
     }
@@ -347,7 +348,8 @@ mod tests {
             a.options().connection,
             crate::engine::ConnectionSettings {
                 http2: true,
-                streams: 4
+                streams: 4,
+                coalesce: None
             }
         );
         let Err(e) = Cli::try_parse_from(["hakaru", "ab", "--streams", "4", "http://h/"]) else {

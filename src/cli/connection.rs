@@ -2,9 +2,12 @@
 //! request flags (`run`, `ramp`) and on `bulk`. Parsed here, handed on as the engine's plain
 //! [`ConnectionSettings`].
 
+use std::time::Duration;
+
 use clap::Args;
 
 use crate::engine::{ConnectionSettings, MAX_STREAMS};
+use crate::spec::parse_duration;
 
 #[derive(Args, Debug, Clone, Default)]
 pub struct ConnectionArgs {
@@ -24,6 +27,32 @@ pub struct ConnectionArgs {
         help_heading = "Connection"
     )]
     pub streams: u32,
+
+    /// Let answers gather up to DURATION (e.g. 200us) before a worker wakes for
+    /// them: many answers per wake-up costs the client and a saturated server less
+    /// CPU a request. Latency stays exact (each answer's end is the kernel's receive
+    /// time); the closed model sends its next request up to DURATION later, so a
+    /// server answering faster than that sees less load. Plain http:// only.
+    #[arg(long, value_name = "DURATION", value_parser = parse_coalesce, help_heading = "Connection")]
+    pub coalesce: Option<Duration>,
+}
+
+/// The longest `--coalesce`: past it the sleep is a pause in the load, not a
+/// gathering of answers.
+pub const MAX_COALESCE: Duration = Duration::from_millis(1);
+
+fn parse_coalesce(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        return Err("must be more than 0 (leave it out not to coalesce)".into());
+    }
+    if d > MAX_COALESCE {
+        return Err(format!(
+            "at most {} µs: longer is a pause in the load, not a gathering of answers",
+            MAX_COALESCE.as_micros()
+        ));
+    }
+    Ok(d)
 }
 
 impl ConnectionArgs {
@@ -32,6 +61,7 @@ impl ConnectionArgs {
         ConnectionSettings {
             http2: self.http2,
             streams: self.streams as usize,
+            coalesce: self.coalesce,
         }
     }
 }
@@ -57,7 +87,8 @@ mod tests {
             ok.c.settings(),
             ConnectionSettings {
                 http2: true,
-                streams: 10
+                streams: 10,
+                coalesce: None
             }
         );
         assert_eq!(

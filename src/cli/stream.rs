@@ -234,6 +234,7 @@ impl RecordArgs {
             connection: crate::engine::ConnectionSettings {
                 http2: self.http2,
                 streams: self.streams as usize,
+                coalesce: None,
             },
             shard: None,
             start_at: None,

@@ -107,8 +107,9 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await;
         let truncated = sink.is_some_and(|s| s.truncated);
         // A pipelined reply ends when the read that brought it returned (one clock
-        // read for all the replies of that read); every other answer, now.
-        let end = read_at.unwrap_or_else(Instant::now);
+        // read for all the replies of that read); one the kernel stamped
+        // (`--coalesce`) when it arrived; every other answer, now.
+        let end = read_at.map_or_else(Instant::now, |at| at.max(sent));
         w.in_flight.set(w.in_flight.get() - 1);
         {
             let mut rec = w.rec.borrow_mut();
@@ -305,16 +306,24 @@ async fn send<W: Workload>(
     // HTTP/2: set while the request body waits for the server's window, so that a
     // timeout then counts as the flow-control stall it is.
     let stalled = Cell::new(false);
+    // `--coalesce`: when the kernel received the answer (the worker woke later).
+    let arrived = Cell::new(None);
     let exchange = async {
         match shared {
             // Boxed so that HTTP/2's larger state does not grow every client's task:
             // HTTP/1.1 keeps its footprint, and HTTP/2 allocates per request anyway.
-            Some(group) => Box::pin(attempt_shared(w, slot, group, req, body, &stalled)).await,
-            None => attempt(w, slot, req, body).await,
+            Some(group) => {
+                Box::pin(attempt_shared(
+                    w, slot, group, req, body, &stalled, &arrived,
+                ))
+                .await
+            }
+            None => attempt(w, slot, req, body, &arrived).await,
         }
     };
     let Some(deadline) = sent.checked_add(req.timeout) else {
-        return (exchange.await, None);
+        let outcome = exchange.await;
+        return (outcome, arrived.get());
     };
     // Kept by the worker's watchdog, not a timer per request (see `timer::Watchdog`).
     let cell = w.watchdog.client(local);
@@ -340,7 +349,7 @@ async fn send<W: Workload>(
             (Outcome::Error(kind), 0)
         }
     };
-    (outcome, None)
+    (outcome, arrived.get())
 }
 
 async fn attempt<W: Workload>(
@@ -348,6 +357,7 @@ async fn attempt<W: Workload>(
     slot: &mut Slot,
     req: &Request<'_>,
     mut body: Option<&mut BodySink<'_>>,
+    arrived: &Cell<Option<Instant>>,
 ) -> (Outcome, u64) {
     for first_try in [true, false] {
         let reused = slot.conn.is_some();
@@ -404,6 +414,7 @@ async fn attempt<W: Workload>(
                 if resp.close || !w.cfg.keep_alive {
                     slot.close();
                 }
+                arrived.set(resp.arrived);
                 return (Outcome::Status(resp.status), resp.bytes);
             }
             Err(e) => {
@@ -431,6 +442,7 @@ async fn attempt_shared<W: Workload>(
     req: &Request<'_>,
     mut body: Option<&mut BodySink<'_>>,
     stalled: &Cell<bool>,
+    arrived: &Cell<Option<Instant>>,
 ) -> (Outcome, u64) {
     for first_try in [true, false] {
         let held = slot.shared.take().filter(|h| group.holds(h));
@@ -442,7 +454,7 @@ async fn attempt_shared<W: Workload>(
             None => match Box::pin(join(w, slot, group, req.target)).await {
                 Ok(Some(h)) => h,
                 // The server picked HTTP/1.1: the client's own connection carries it.
-                Ok(None) => return Box::pin(attempt(w, slot, req, body)).await,
+                Ok(None) => return Box::pin(attempt(w, slot, req, body, arrived)).await,
                 Err(failed) => return failed,
             },
         };
@@ -462,6 +474,7 @@ async fn attempt_shared<W: Workload>(
                     w.rec.borrow_mut().record_waiting(waiting, processing);
                 }
                 slot.shared = Some(handle);
+                arrived.set(resp.arrived);
                 return (Outcome::Status(resp.status), resp.bytes);
             }
             Err(e) => {

@@ -373,10 +373,13 @@ fn run_worker<W: Workload>(
     clients: Vec<usize>,
     mut stop_rx: watch::Receiver<bool>,
 ) -> WorkerEnd {
-    let rt = match tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-    {
+    let coalesce = worker.cfg.connection.coalesce;
+    crate::http::stamp_arrivals(coalesce.is_some());
+    let mut builder = tokio::runtime::Builder::new_current_thread();
+    if let Some(most) = coalesce {
+        builder.on_thread_park(move || timer::pause_before_park(most));
+    }
+    let rt = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => {
             let why = if crate::http::is_client_limit(&e) {

@@ -35,6 +35,10 @@ pub struct ConnectionSettings {
     /// Without `http2`, on a key-value target: `--pipeline N` (redis-benchmark's
     /// `-P`), N commands in flight on one connection, one per client of the group.
     pub streams: usize,
+    /// `--coalesce`: before a worker waits for its sockets it sleeps up to this long,
+    /// so that one wake-up reads many answers; each answer's end is the kernel's
+    /// receive time, so latencies do not grow by the sleep. Plain HTTP only.
+    pub coalesce: Option<std::time::Duration>,
 }
 
 impl Default for ConnectionSettings {
@@ -42,6 +46,7 @@ impl Default for ConnectionSettings {
         ConnectionSettings {
             http2: false,
             streams: 1,
+            coalesce: None,
         }
     }
 }
@@ -187,6 +192,7 @@ mod tests {
         let settings = ConnectionSettings {
             http2: true,
             streams: 3,
+            coalesce: None,
         };
         let pool = Pool::new(settings, 7, 2);
         // 7 clients in groups of 3: 3 groups × 2 targets.
@@ -208,6 +214,7 @@ mod tests {
         let piped = ConnectionSettings {
             http2: false,
             streams: 16,
+            coalesce: None,
         };
         assert!(piped.shares());
         // 40 clients in groups of 16: 3 connections to the one target.

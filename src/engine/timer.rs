@@ -123,6 +123,7 @@ impl Timer {
         let now = Instant::now();
         let fire = at.checked_sub(self.lead.get()).unwrap_or(at);
         self.fires_at.set((fire > now).then_some(fire));
+        NEXT_FIRE.with(|n| n.set(Some(fire)));
         #[cfg(target_os = "linux")]
         if let Some(fd) = &self.fd {
             linux::arm(fd.get_ref(), fire.saturating_duration_since(now));
@@ -151,6 +152,7 @@ impl Timer {
                     continue; // not yet readable after all
                 }
                 self.armed.set(None);
+                NEXT_FIRE.with(|n| n.set(None));
                 let mut now = Instant::now();
                 self.learn(now);
                 let spin_limit = self.lead.get() + Duration::from_micros(10);
@@ -176,6 +178,28 @@ impl Timer {
                 }
             }
         }
+    }
+}
+
+thread_local! {
+    /// When this thread's timer is next set to fire, for [`pause_before_park`].
+    static NEXT_FIRE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// A pause shorter than this is not worth a sleep.
+const MIN_PAUSE: Duration = Duration::from_micros(5);
+
+/// `--coalesce`: called as a worker is about to wait for its sockets, sleep up to
+/// `most` first, so that the answers that come meanwhile are read in one wake-up
+/// rather than each waking the worker (a wake-up costs the server that sends, too).
+/// Never past the timer's next firing: a paced request still leaves on time.
+pub fn pause_before_park(most: Duration) {
+    let now = Instant::now();
+    let pause = NEXT_FIRE
+        .with(Cell::get)
+        .map_or(most, |at| at.saturating_duration_since(now).min(most));
+    if pause >= MIN_PAUSE {
+        std::thread::sleep(pause);
     }
 }
 

@@ -17,6 +17,7 @@ mod framed;
 pub mod h2;
 mod head;
 mod socket;
+pub use socket::stamp_arrivals;
 mod tls;
 pub mod url;
 
@@ -231,6 +232,9 @@ pub struct Response {
     /// From the request's first byte written to the response's last byte read, when
     /// the connection times it (ab's "Processing": Total − Connect).
     pub processing: Option<Duration>,
+    /// When the kernel received the read that ended the response, where the
+    /// connection stamps its reads (`--coalesce`); the engine's clock otherwise.
+    pub arrived: Option<Instant>,
 }
 
 /// How an exchange failed, before it is classified into an [`ErrorKind`].
@@ -318,6 +322,8 @@ pub struct Conn {
     /// Time each exchange's wait for the response head (two clock reads a request;
     /// only `ab` asks, for its Waiting column).
     pub time_first_byte: bool,
+    /// The kernel's receive time of the last read, where reads are stamped.
+    arrived: Option<Instant>,
 }
 
 /// Timings of opening a connection.
@@ -387,6 +393,13 @@ pub(crate) async fn connect_tcp(
         return Err((kind, cause));
     };
     let _ = tcp.set_nodelay(true);
+    if socket::stamping() {
+        // Without the kernel's stamps a coalescing worker's latencies would include
+        // its own sleep: refuse the connection rather than measure that.
+        if let Err(e) = socket::enable_stamps(&tcp) {
+            return Err((ErrorKind::Connect, WireError::Io(e)));
+        }
+    }
     Ok((tcp, t0.elapsed()))
 }
 
@@ -454,6 +467,7 @@ impl Conn {
             buf,
             start: 0,
             end: 0,
+            arrived: None,
             served: 0,
             time_first_byte: false,
         }
@@ -474,6 +488,7 @@ impl Conn {
             end: 0,
             served: 0,
             time_first_byte: false,
+            arrived: None,
         }
     }
 
@@ -565,6 +580,7 @@ impl Conn {
                 close,
                 waiting,
                 processing: written.map(|t| t.elapsed()),
+                arrived: self.arrived,
             });
         }
     }
@@ -637,7 +653,7 @@ impl Conn {
                         return_buffer(std::mem::take(b));
                     }
                 };
-                socket::recv_some(s, &mut self.buf, held, lend, rest).await?
+                socket::recv_some(s, &mut self.buf, held, lend, rest, &mut self.arrived).await?
             }
             other => other.read(&mut self.buf[self.end..]).await?,
         };
@@ -806,7 +822,8 @@ mod tests {
                 bytes: 43,
                 close: false,
                 waiting: None,
-                processing: None
+                processing: None,
+                arrived: None
             }
         );
     }

@@ -174,6 +174,11 @@ pub struct Settings {
     /// which N clients share. Absent when not asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
+    /// `--coalesce`: the longest, in µs, a worker let answers gather before it woke
+    /// for them. Latencies are from the kernel's receive time, so they do not include
+    /// it; in the closed model each client's next request left up to this much later.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coalesce_us: Option<u64>,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).

@@ -394,6 +394,7 @@ mod tests {
         let h2 = ConnectionSettings {
             http2: true,
             streams: 10,
+            coalesce: None,
         };
         let e = ab(|o| o.connection = h2).run_options(vec![]).unwrap_err();
         assert!(matches!(e, AbError::Http2WithoutKeepAlive), "{e}");

@@ -401,6 +401,9 @@ impl BulkOptions {
 
     /// The engine's settings: the threads, TLS for an https URL, this shard's lane.
     fn engine(&self, threads: usize, https: bool) -> Result<EngineConfig, BulkError> {
+        if https && self.connection.coalesce.is_some() {
+            return Err(SpecError::Coalesce(super::COALESCE_NEEDS_PLAIN).into());
+        }
         let tls = if https {
             Some(crate::http::tls_connector(false, None).map_err(BulkError::Tls)?)
         } else {
@@ -568,6 +571,7 @@ impl BulkOptions {
             start_at: c.start_at.map(crate::sysinfo::rfc3339),
             http2_streams: self.connection.http2.then_some(self.connection.streams),
             pipeline: None,
+            coalesce_us: self.connection.coalesce.map(|d| d.as_micros() as u64),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

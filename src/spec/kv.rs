@@ -108,6 +108,7 @@ pub fn connection(r: &RequestOptions) -> ConnectionSettings {
             ConnectionSettings {
                 http2: false,
                 streams: p as usize,
+                coalesce: None,
             }
         }
         _ => r.connection,
@@ -241,6 +242,13 @@ pub fn build(
         return Err(SpecError::Kv(format!(
             "{with}--http2: a key-value store speaks its own protocol, not HTTP/2"
         )));
+    }
+    // Its replies are read by the store's own framing, which takes no kernel stamp:
+    // the worker's sleep would be counted in every latency.
+    if r.connection.coalesce.is_some() {
+        return Err(SpecError::Kv(
+            "--coalesce: a key-value store's replies are not stamped with their arrival; it works on plain http:// targets".into(),
+        ));
     }
     if let Some(why) = kv.pipeline.and_then(|_| pipeline_refusal(&target)) {
         return Err(SpecError::Kv(format!("--pipeline with {why}")));

@@ -60,6 +60,9 @@ pub const MAX_STEPS: usize = 10_000;
 /// A step's length when `run` is given neither `-d` nor `-n`.
 pub const DEFAULT_RUN_DURATION: Duration = Duration::from_secs(10);
 
+/// Why `--coalesce` is refused on an https:// target.
+pub const COALESCE_NEEDS_PLAIN: &str = "--coalesce: an https:// target's answers are not stamped with their arrival (TLS reads go through rustls); it works on plain http:// targets";
+
 /// A value the options refuse, named by its flag. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
@@ -69,6 +72,9 @@ pub enum SpecError {
     /// `--before-round`/`--before-step` and their limit (the message names the flag).
     #[error("{0}")]
     Before(String),
+    /// `--coalesce` on a target whose reads are not stamped.
+    #[error("{0}")]
+    Coalesce(&'static str),
     #[error("--shard {shard}: {total} {what} cannot be shared by {count} machines, each needs at least one")]
     ShardTooSmall {
         shard: Shard,
@@ -418,6 +424,7 @@ impl RunOptions {
             start_at: start_at.map(crate::sysinfo::rfc3339),
             http2_streams: r.connection.http2.then_some(r.connection.streams),
             pipeline: r.kv.pipeline,
+            coalesce_us: r.connection.coalesce.map(|d| d.as_micros() as u64),
         };
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
@@ -515,6 +522,10 @@ impl RunOptions {
             allow_pattern_hosts: r.allow_pattern_hosts || r.patterns_file.is_none(),
         };
         let mut plan = Plan::build(&set, &defaults)?;
+        if r.connection.coalesce.is_some() && plan.uses_tls() {
+            // TLS reads go through rustls, not the stamped receive.
+            return Err(SpecError::Coalesce(COALESCE_NEEDS_PLAIN));
+        }
         plan.redact_with(redactor.clone());
         let described = kv::Described {
             source: plan.source.clone(),

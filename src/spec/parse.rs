@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::SpecError;
 use crate::engine::MAX_DURATION;
 
-/// Parse "30", "2.5", "1e3", "30s", "500ms", "2m", "1h" into a duration of at most
+/// Parse "30", "2.5", "1e3", "30s", "500ms", "200us", "2m", "1h" into a duration of at most
 /// [`MAX_DURATION`] (beyond it a `Duration` could not even hold some values).
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
     let s = s.trim();
@@ -37,13 +37,14 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
             return Err(bad());
         }
         secs += match unit {
+            "us" => v / 1_000_000.0,
             "ms" => v / 1000.0,
             "" | "s" | "sec" => v,
             "m" | "min" => v * 60.0,
             "h" => v * 3600.0,
             _ => {
                 return Err(format!(
-                    "\"{s}\": unknown unit \"{unit}\" (use ms, s, m or h)"
+                    "\"{s}\": unknown unit \"{unit}\" (use us, ms, s, m or h)"
                 ))
             }
         };
@@ -167,6 +168,7 @@ mod tests {
         assert_eq!(parse_duration("30").unwrap(), Duration::from_secs(30));
         assert_eq!(parse_duration("0.5").unwrap(), Duration::from_millis(500));
         assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("200us").unwrap(), Duration::from_micros(200));
         assert_eq!(parse_duration("2m").unwrap(), Duration::from_secs(120));
         assert_eq!(parse_duration("1e3").unwrap(), Duration::from_secs(1000));
         assert_eq!(parse_duration("1e3ms").unwrap(), Duration::from_secs(1));

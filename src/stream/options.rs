@@ -55,7 +55,8 @@ pub enum ReadySend {
         sinks: Vec<Box<dyn ByteSink>>,
     },
     Http {
-        sink: HttpSink,
+        // Boxed: the engine's settings make it twice the other variant.
+        sink: Box<HttpSink>,
         plan: SendPlan,
         rate: Option<f64>,
     },
@@ -175,7 +176,11 @@ impl SendOptions {
             let rate = rate.map(|r| r / plan.shard.map_or(1.0, |s| f64::from(s.count)));
             let sink = HttpSink::new(url, plan.encoder.clone(), self.batch, plan.first_sender())?
                 .with_connection(self.connection);
-            return Ok(ReadySend::Http { sink, plan, rate });
+            return Ok(ReadySend::Http {
+                sink: Box::new(sink),
+                plan,
+                rate,
+            });
         }
         let spec = ByteSinkSpec {
             uri,

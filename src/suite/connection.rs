@@ -54,7 +54,11 @@ impl Locator<'_> {
         for (phase, p) in phases.iter_mut().zip(&file.phases) {
             self.phase_connection(file, p.get_ref(), phase)?;
         }
-        Ok(ConnectionSettings { http2, streams })
+        Ok(ConnectionSettings {
+            http2,
+            streams,
+            coalesce: None,
+        })
     }
 
     /// One phase's `http2`, `streams` and `pipeline`: a phase's key wins over the
@@ -122,10 +126,12 @@ impl Locator<'_> {
             (true, _) => ConnectionSettings {
                 http2: true,
                 streams,
+                coalesce: None,
             },
             (false, Some(depth)) => ConnectionSettings {
                 http2: false,
                 streams: depth,
+                coalesce: None,
             },
             (false, None) => ConnectionSettings::default(),
         };
@@ -205,7 +211,11 @@ mod tests {
         ))
         .expect("valid");
         let got: Vec<ConnectionSettings> = s.phases.iter().map(|p| p.connection).collect();
-        let c = |http2, streams| ConnectionSettings { http2, streams };
+        let c = |http2, streams| ConnectionSettings {
+            http2,
+            streams,
+            coalesce: None,
+        };
         assert_eq!(got, vec![c(true, 4), c(false, 1), c(true, 2), c(false, 8)]);
         // The scenario's pipeline is its store phases', not its HTTP phases'.
         let p: Vec<Option<u64>> = s.phases.iter().map(|p| p.pipeline).collect();

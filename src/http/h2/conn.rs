@@ -57,6 +57,9 @@ pub(super) struct Slot {
     pub bytes: u64,
     /// When the head came, for a client that times it.
     pub head_at: Option<Instant>,
+    /// When the kernel received the read that ended the stream, where the socket
+    /// stamps its reads (`--coalesce`).
+    pub ended_at: Option<Instant>,
     timed: bool,
     /// The body kept for a client that reads it: at most `keep` bytes.
     pub body: Vec<u8>,
@@ -105,6 +108,8 @@ pub(super) struct Inner {
     /// Streams held for clients woken from the queue, not yet opened.
     reserved: usize,
     pub(super) ended: Option<Cause>,
+    /// The kernel's receive time of the read being handled, where reads are stamped.
+    pub(super) arrived: Option<Instant>,
     /// The server's GOAWAY: last stream id, code.
     pub(super) goaway: Option<(u32, u32)>,
 }
@@ -146,6 +151,7 @@ impl Inner {
             next_ticket: 1,
             reserved: 0,
             ended: None,
+            arrived: None,
             goaway: None,
         }
     }
@@ -264,6 +270,7 @@ impl Inner {
         s.status = 0;
         s.bytes = 0;
         s.head_at = None;
+        s.ended_at = None;
         s.timed = timed;
         s.body.clear();
         s.keep = keep;
@@ -393,6 +400,7 @@ impl Inner {
     /// End the stream in slot `ix` and wake its client.
     pub(super) fn finish(&mut self, ix: usize, result: Result<(), H2Error>) {
         let s = &mut self.slots[ix];
+        s.ended_at = self.arrived;
         s.fin = if result.is_ok() { Fin::Ok } else { Fin::Err };
         s.result = Some(result);
         self.by_id.remove(&s.id);

@@ -12,15 +12,16 @@ use std::io;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::TcpStream;
 
 use super::conn::Inner;
 use super::frame::{self, Head, Malformed};
 use super::hpack::{Decoder, DEFAULT_TABLE_SIZE};
 use super::{Cause, H2Error, CONNECTION_WINDOW};
-use crate::http::Meter;
+use crate::http::{socket, Meter};
 
 /// A header block assembled from CONTINUATION frames may grow to this; past it the
 /// server is refused (h2's default SETTINGS_MAX_HEADER_LIST_SIZE is 16 MiB; hakaru
@@ -39,8 +40,28 @@ pub(super) enum Io {
 }
 
 impl Io {
-    fn poll_read(&mut self, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
+    /// Read into `buf`; `arrived` gets the kernel's receive time of what was read,
+    /// where the socket stamps it (`--coalesce`).
+    fn poll_read(
+        &mut self,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+        arrived: &mut Option<Instant>,
+    ) -> Poll<io::Result<()>> {
         match self {
+            Io::Plain(s) if socket::stamping() => loop {
+                std::task::ready!(s.poll_read_ready(cx))?;
+                let room = buf.initialize_unfilled();
+                match s.try_io(Interest::READABLE, || socket::recv_stamped(s, room)) {
+                    Ok((n, at)) => {
+                        buf.advance(n);
+                        *arrived = at;
+                        return Poll::Ready(Ok(()));
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                    Err(e) => return Poll::Ready(Err(e)),
+                }
+            },
             Io::Plain(s) => Pin::new(s).poll_read(cx, buf),
             Io::Tls(s) => Pin::new(s.as_mut()).poll_read(cx, buf),
         }
@@ -142,7 +163,8 @@ impl Driver {
             }
             let r = &mut self.reader;
             let mut rb = ReadBuf::new(r.room());
-            match self.io.poll_read(cx, &mut rb) {
+            let mut arrived = None;
+            match self.io.poll_read(cx, &mut rb, &mut arrived) {
                 Poll::Pending => return Poll::Pending,
                 Poll::Ready(Err(e)) => return Poll::Ready(Cause::io(e)),
                 Poll::Ready(Ok(())) => {
@@ -153,6 +175,8 @@ impl Driver {
                     self.meter.add_received(n);
                     r.end += n;
                     let mut inner = self.inner.borrow_mut();
+                    // The streams this read ends, ended when it arrived.
+                    inner.arrived = arrived;
                     if let Err(Malformed(code, what)) = r.frames(&mut inner) {
                         // Say why, as far as the socket takes it, and end.
                         let last = 0;

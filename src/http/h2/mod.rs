@@ -227,6 +227,7 @@ impl H2Conn {
                 .zip(s.head_at)
                 .map(|(w, h)| h.saturating_duration_since(w)),
             processing: written.map(|t| t.elapsed()),
+            arrived: s.ended_at,
         };
         drop(inner);
         drop(held);

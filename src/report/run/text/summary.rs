@@ -48,6 +48,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     if let Some(protocol) = protocol(run, step) {
         field(&mut out, "Protocol", protocol);
     }
+    if let Some(us) = run.settings.coalesce_us {
+        field(
+            &mut out,
+            "Coalesce",
+            format!(
+                "answers gathered up to {us} µs a wake-up; latency from the kernel's receive time"
+            ),
+        );
+    }
     if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
         field(
             &mut out,
