@@ -17,6 +17,9 @@ pub enum SetupDifference {
     KeepAlive(Vec<(String, bool)>),
     /// `--pipeline N` on a key-value target (`None`: one command at a time).
     Pipeline(Vec<(String, Option<u64>)>),
+    /// `--coalesce`, µs (`None`: a wake-up per answer). Latency is the kernel's
+    /// either way; a closed model's load against a fast server is not.
+    Coalesce(Vec<(String, Option<u64>)>),
     /// What the connections spoke: `HTTP/1.1`, `HTTP/2`, or both.
     Protocol(Vec<(String, &'static str)>),
     /// Different request patterns (by the patterns file's SHA-256, which only runs
@@ -92,6 +95,13 @@ pub fn setup_differences(series: &[Series]) -> Vec<SetupDifference> {
         .collect();
     if differ(&pipeline) {
         out.push(SetupDifference::Pipeline(pipeline));
+    }
+    let coalesce: Vec<(String, Option<u64>)> = with_settings
+        .iter()
+        .map(|(s, st)| (s.label.clone(), st.coalesce_us))
+        .collect();
+    if differ(&coalesce) {
+        out.push(SetupDifference::Coalesce(coalesce));
     }
     // Only runs from a patterns file record its hash; a URL's "patterns" is the URL,
     // which differs with the target and says nothing of the work.
@@ -337,6 +347,21 @@ mod tests {
     /// A store measured at pipeline 16 and another at 1 differ in depth, which alone
     /// changes operations/s several times over (`settings.pipeline` was recorded but
     /// `compare` did not say it). `--pipeline 1` is the unpipelined run.
+    #[test]
+    fn runs_with_and_without_coalesce_are_told_apart() {
+        let mut a = series("a", None, true, "http://a");
+        let mut b = series("b", None, true, "http://a");
+        a.settings.as_mut().unwrap().coalesce_us = Some(500);
+        b.settings.as_mut().unwrap().coalesce_us = None;
+        assert_eq!(
+            setup_differences(&[a, b]),
+            vec![SetupDifference::Coalesce(vec![
+                ("a".into(), Some(500)),
+                ("b".into(), None)
+            ])]
+        );
+    }
+
     #[test]
     fn runs_at_different_pipeline_depths_are_told_apart() {
         let mut a = series("redis", None, true, "redis://a:6379");

@@ -319,6 +319,15 @@ pub fn difference_sentence(d: &SetupDifference) -> String {
              other, which alone can change throughput several times over",
             each(v, |k| if *k { "on" } else { "off" }.to_owned())
         ),
+        SetupDifference::Coalesce(v) => format!(
+            "these runs differ in --coalesce ({}): its latencies are still each answer's \
+             arrival, but a closed model's clients send their next request only when their \
+             worker wakes, so against a server with room to spare the coalescing run sent less",
+            each(v, |c| match c {
+                Some(us) => format!("{us} µs"),
+                None => "off".to_owned(),
+            })
+        ),
         SetupDifference::Pipeline(v) => format!(
             "these runs differ in pipeline depth ({}): commands kept in flight on a \
              connection change operations/s several times over, so the ratios compare the \
