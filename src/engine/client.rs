@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::time::timeout_at;
 
 use super::shared::{Handle, Shared, SharedConn};
-use super::timer::Timer;
+use super::timer::{self, Timer};
 use super::workload::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
 use super::{Worker, WorkerPace};
 use crate::http::h2::Negotiated;
@@ -82,6 +82,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         });
         let (target, info, items, label) = (req.target, req.info, req.items, req.label);
         w.in_flight.set(w.in_flight.get() + 1);
+        timer::note_in_flight(w.in_flight.get());
         let sent = Instant::now();
         // Recorded as the request leaves, so one cut off at the step's end counts too.
         let lag = paced.intended.map(|at| sent.saturating_duration_since(at));
@@ -111,6 +112,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         // (`--coalesce`) when it arrived; every other answer, now.
         let end = read_at.map_or_else(Instant::now, |at| at.max(sent));
         w.in_flight.set(w.in_flight.get() - 1);
+        timer::note_in_flight(w.in_flight.get());
         {
             let mut rec = w.rec.borrow_mut();
             if paced.due.is_some() {

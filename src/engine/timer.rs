@@ -184,6 +184,13 @@ impl Timer {
 thread_local! {
     /// When this thread's timer is next set to fire, for [`pause_before_park`].
     static NEXT_FIRE: Cell<Option<Instant>> = const { Cell::new(None) };
+    /// This thread's requests awaiting their answers, for [`pause_before_park`].
+    static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Tell [`pause_before_park`] how many of this thread's requests await an answer.
+pub fn note_in_flight(n: u64) {
+    IN_FLIGHT.with(|c| c.set(n));
 }
 
 /// A pause shorter than this is not worth a sleep.
@@ -192,8 +199,13 @@ const MIN_PAUSE: Duration = Duration::from_micros(5);
 /// `--coalesce`: called as a worker is about to wait for its sockets, sleep up to
 /// `most` first, so that the answers that come meanwhile are read in one wake-up
 /// rather than each waking the worker (a wake-up costs the server that sends, too).
-/// Never past the timer's next firing: a paced request still leaves on time.
+/// Never past the timer's next firing: a paced request still leaves on time. Not
+/// with one request in flight or none: there is nothing to gather, and the sleep
+/// would only hold that one client back.
 pub fn pause_before_park(most: Duration) {
+    if IN_FLIGHT.with(Cell::get) < 2 {
+        return;
+    }
     let now = Instant::now();
     let pause = NEXT_FIRE
         .with(Cell::get)
@@ -443,5 +455,23 @@ mod tests {
                 _ = wd.drive() => unreachable!("the watchdog runs for the life of the worker"),
             }
         });
+    }
+
+    #[test]
+    fn the_coalescing_pause_needs_two_in_flight_and_ends_before_the_timer_fires() {
+        let most = Duration::from_millis(20);
+        let took = |in_flight, fire: Option<Duration>| {
+            note_in_flight(in_flight);
+            NEXT_FIRE.with(|n| n.set(fire.map(|d| Instant::now() + d)));
+            let t0 = Instant::now();
+            pause_before_park(most);
+            t0.elapsed()
+        };
+        assert!(took(1, None) < Duration::from_millis(5));
+        assert!(took(2, None) >= most);
+        let short = took(2, Some(Duration::from_millis(2)));
+        assert!(short < Duration::from_millis(15), "{short:?}");
+        note_in_flight(0);
+        NEXT_FIRE.with(|n| n.set(None));
     }
 }
