@@ -215,7 +215,7 @@ fn state_rank(s: super::RunState) -> u8 {
 /// step's clients and requests).
 fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
     let (sa, sb) = (&a.settings, &b.settings);
-    let checks: [(&'static str, bool); 11] = [
+    let checks: [(&'static str, bool); 12] = [
         ("modes", a.mode == b.mode),
         ("targets", a.targets == b.targets),
         (
@@ -238,6 +238,8 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
                 && sa.timeout_s == sb.timeout_s
                 && sa.wait_s == sb.wait_s,
         ),
+        // A coalescing shard's clients sent less to a fast server than the others'.
+        ("--coalesce settings", sa.coalesce_us == sb.coalesce_us),
         ("rounds", sa.rounds == sb.rounds),
         ("bulk settings", sa.bulk == sb.bulk),
         (
@@ -648,6 +650,17 @@ mod tests {
         c.suite.as_mut().unwrap().phases[0].pipeline = Some(16);
         let e = merge_shards(&[("a".into(), a), ("c".into(), c)]).unwrap_err();
         assert!(e.to_string().contains("protocols"), "{e}");
+    }
+
+    /// A shard run with `--coalesce` beside one without sent a fast server less load:
+    /// their sum is neither plan.
+    #[test]
+    fn shards_that_coalesced_differently_are_refused() {
+        let a = suite_shard(1, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        let mut b = suite_shard(2, "2026-11-01T00:00:00.000Z", &[(100, 10)]);
+        b.settings.coalesce_us = Some(500);
+        let e = merge_shards(&[("a".into(), a), ("b".into(), b)]).unwrap_err();
+        assert!(e.to_string().contains("--coalesce"), "{e}");
     }
 
     #[test]
