@@ -52,9 +52,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         field(
             &mut out,
             "Coalesce",
-            format!(
-                "answers gathered up to {us} µs a wake-up; latency from the kernel's receive time"
-            ),
+            format!("up to {us} µs a wake-up; latency as the kernel received"),
         );
     }
     if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
@@ -720,6 +718,25 @@ Failed operations:      5
             ),
             "{text}"
         );
+    }
+
+    /// `--coalesce` is said in one line of at most 80 columns, and only when given.
+    #[test]
+    fn summary_says_coalesce_within_80_columns() {
+        let step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        assert!(!run_summary(&r, &step).contains("Coalesce"));
+        r.settings.coalesce_us = Some(1000);
+        let text = run_summary(&r, &step);
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("Coalesce:"))
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(
+            line,
+            "Coalesce:               up to 1000 µs a wake-up; latency as the kernel received"
+        );
+        assert!(line.chars().count() <= 80, "{line}");
     }
 
     /// `settings.pipeline` was recorded but no report said it: a store's figures at
