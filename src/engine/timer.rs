@@ -459,7 +459,8 @@ mod tests {
 
     #[test]
     fn the_coalescing_pause_needs_two_in_flight_and_ends_before_the_timer_fires() {
-        let most = Duration::from_millis(20);
+        // Wide margins: only the sleep's lower bound is exact on a loaded machine.
+        let most = Duration::from_millis(200);
         let took = |in_flight, fire: Option<Duration>| {
             note_in_flight(in_flight);
             NEXT_FIRE.with(|n| n.set(fire.map(|d| Instant::now() + d)));
@@ -467,10 +468,10 @@ mod tests {
             pause_before_park(most);
             t0.elapsed()
         };
-        assert!(took(1, None) < Duration::from_millis(5));
+        assert!(took(1, None) < Duration::from_millis(100));
         assert!(took(2, None) >= most);
         let short = took(2, Some(Duration::from_millis(2)));
-        assert!(short < Duration::from_millis(15), "{short:?}");
+        assert!(short < Duration::from_millis(100), "{short:?}");
         note_in_flight(0);
         NEXT_FIRE.with(|n| n.set(None));
     }

@@ -40,28 +40,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         [one] => field(&mut out, "Target", one),
         many => field(&mut out, "Targets", many.join(", ")),
     }
-    field(
-        &mut out,
-        "Keep-alive",
-        if run.settings.keep_alive { "on" } else { "off" },
-    );
-    if let Some(protocol) = protocol(run, step) {
-        field(&mut out, "Protocol", protocol);
-    }
-    if let Some(us) = run.settings.coalesce_us {
-        field(
-            &mut out,
-            "Coalesce",
-            format!("up to {us} µs a wake-up; latency as the kernel received"),
-        );
-    }
-    if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
-        field(
-            &mut out,
-            "Pipeline",
-            format!("{n} commands in flight per connection"),
-        );
-    }
+    connection_fields(&mut out, run, step);
     match (step.rate, &step.rate_profile) {
         (Some(rate), Some(profile)) => field(
             &mut out,
@@ -387,6 +366,24 @@ pub(super) fn per_request(per: f64) -> String {
         format!("{per:.2} per request")
     } else {
         format!("1 per {:.0} requests", 1.0 / per)
+    }
+}
+
+/// How the run connected: keep-alive always; the protocol, `--coalesce` and the
+/// pipeline depth where they were asked for.
+fn connection_fields(out: &mut String, run: &RunResult, step: &StepResult) {
+    let keep_alive = if run.settings.keep_alive { "on" } else { "off" };
+    field(out, "Keep-alive", keep_alive);
+    if let Some(protocol) = protocol(run, step) {
+        field(out, "Protocol", protocol);
+    }
+    if let Some(us) = run.settings.coalesce_us {
+        let says = format!("up to {us} µs a wake-up; latency as the kernel received");
+        field(out, "Coalesce", says);
+    }
+    if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
+        let says = format!("{n} commands in flight per connection");
+        field(out, "Pipeline", says);
     }
 }
 
