@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::chart::esc;
 use super::fmt::{clip, fmt_latency, fmt_qps, fmt_share};
-use crate::result::recovery::Recovery;
+use crate::result::recovery::{P99LimitBy, Recovery};
 use crate::result::suite::{scenario_seconds, EventResult, PhaseResult, ScenarioSecond};
 use crate::result::{RunResult, StepResult};
 
@@ -151,9 +151,14 @@ fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
 
 /// "recovered in 3.0 s · first failure +0.5 s · worst +1.0 s: 0/s · baseline 293/s, p99 7.97 ms".
 fn recovery_line(r: &Recovery) -> String {
-    let mut parts = vec![match r.recovery_s {
-        Some(s) => format!("recovered in {s:.1} s"),
-        None => "not recovered before the end".into(),
+    let mut parts = vec![match (r.recovery_s, r.recovering) {
+        (Some(s), _) => format!("recovered in {s:.1} s"),
+        (None, Some(g)) => format!(
+            "not yet recovered when the phase ended at {:.0} s (recovering since {:.0} s)",
+            g.ended_at_s,
+            r.at_s + g.since_s
+        ),
+        (None, None) => "not recovered before the end".into(),
     }];
     parts.push(match r.first_error_s {
         Some(s) => format!("first failure +{s:.1} s"),
@@ -165,6 +170,9 @@ fn recovery_line(r: &Recovery) -> String {
             _ => String::new(),
         };
         parts.push(format!("worst +{at:.1} s: {}/s{p99}", fmt_qps(tp)));
+    }
+    if let Some(f) = failed_criteria(r) {
+        parts.push(f);
     }
     if let Some(b) = &r.baseline {
         parts.push(format!(
@@ -179,6 +187,35 @@ fn recovery_line(r: &Recovery) -> String {
         ));
     }
     parts.join(" · ")
+}
+
+/// "unhealthy seconds: success 2, p99 1 (p99 limit 1.28 ms set by the floor)": which
+/// criteria held recovery back, and the p99 limit with the criterion that set it.
+fn failed_criteria(r: &Recovery) -> Option<String> {
+    let f = &r.failed;
+    let counts: Vec<String> = [
+        ("success", f.success),
+        ("p99", f.p99),
+        ("throughput", f.throughput),
+    ]
+    .iter()
+    .filter(|(_, n)| *n > 0)
+    .map(|(k, n)| format!("{k} {n}"))
+    .collect();
+    let limit = r.p99_limit.map(|l| {
+        let by = match l.by {
+            P99LimitBy::Factor => "the factor",
+            P99LimitBy::Floor => "the floor",
+            P99LimitBy::Band => "the baseline's spread",
+        };
+        format!("p99 limit {} set by {by}", fmt_latency(l.s))
+    });
+    match (counts.is_empty(), limit) {
+        (true, None) => None,
+        (true, Some(l)) => Some(l),
+        (false, None) => Some(format!("unhealthy seconds: {}", counts.join(", "))),
+        (false, Some(l)) => Some(format!("unhealthy seconds: {} ({l})", counts.join(", "))),
+    }
 }
 
 fn event_line(e: &EventResult) -> String {
@@ -573,13 +610,16 @@ pub fn html(run: &RunResult) -> String {
         let _ = write!(
             b,
             "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
-             answered 2xx/3xx, p99 at most {}× the baseline's and throughput at least {} of \
-             it; the baseline is the {} s before the event (or an earlier event's, when that \
+             answered 2xx/3xx, p99 at most the widest of {}× the baseline's, the baseline's + {} \
+             and the baseline's + {} standard deviations of its seconds' p99, and throughput \
+             at least {} of it; the baseline is the {} s before the event (or an earlier event's, when that \
              one had not recovered yet). Times are exact to the second: the timeline counts \
              requests by the second in which they ended.</p>",
             c.hold_s,
             fmt_share(c.success * 100.0),
             c.p99_factor,
+            fmt_latency(c.p99_floor_s),
+            crate::analysis::recovery::P99_BAND_SD,
             fmt_share(c.throughput * 100.0),
             c.baseline_s
         );
@@ -647,6 +687,7 @@ mod tests {
                             to_s: 4.0,
                             throughput: 1000.0,
                             p99_s: 0.012,
+                            p99_spread_s: 0.0,
                             success: 1.0,
                             inherited: false,
                         }),
@@ -656,6 +697,9 @@ mod tests {
                         worst_success: None,
                         worst_p99_s: None,
                         recovery_s: Some(3.0),
+                        recovering: None,
+                        p99_limit: None,
+                        failed: Default::default(),
                     }),
                     ..Default::default()
                 },
@@ -707,6 +751,39 @@ Events:
 
 Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500 after): 20 more than acknowledged (written, but their answers were lost)
 "
+        );
+    }
+
+    /// Issue 32: a hold cut short by the phase's end read "not recovered"; the line now
+    /// says it was recovering, and which criteria the unhealthy seconds failed.
+    #[test]
+    fn a_hold_cut_short_reads_as_recovering_with_the_criteria_that_failed() {
+        use crate::result::recovery::{FailedCriteria, P99Limit, Recovering};
+        let mut run = suite_run();
+        let suite = run.suite.as_mut().unwrap();
+        let r = suite.events[0].recovery.as_mut().unwrap();
+        r.recovery_s = None;
+        r.recovering = Some(Recovering {
+            since_s: 2.0,
+            ended_at_s: 10.0,
+        });
+        r.p99_limit = Some(P99Limit {
+            s: 0.013,
+            by: P99LimitBy::Floor,
+        });
+        r.failed = FailedCriteria {
+            success: 1,
+            p99: 1,
+            throughput: 0,
+        };
+        let t = text(&run);
+        assert!(
+            t.contains("not yet recovered when the phase ended at 10 s (recovering since 6 s) · "),
+            "{t}"
+        );
+        assert!(
+            t.contains("unhealthy seconds: success 1, p99 1 (p99 limit 13.0 ms set by the floor)"),
+            "{t}"
         );
     }
 

@@ -562,6 +562,9 @@ mod tests {
                     worst_success: None,
                     worst_p99_s: None,
                     recovery_s: None,
+                    recovering: None,
+                    p99_limit: None,
+                    failed: Default::default(),
                 }),
                 ..Default::default()
             }],

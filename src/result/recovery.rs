@@ -5,8 +5,9 @@
 use serde::{Deserialize, Serialize};
 
 /// What counts as recovered. The defaults are the issue's: ≥ 99% success, p99 within
-/// 1.5× the baseline's, throughput within 90% of it, for 5 consecutive seconds; the
-/// baseline is the 5 seconds before the event (within its phase).
+/// 1.5× the baseline's (or 1 ms above it, or within the baseline's own spread, whichever
+/// is wider), throughput within 90% of it, for 5 consecutive seconds; the baseline is
+/// the 5 seconds before the event (within its phase).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Criteria {
     /// Least share of requests answered with 2xx/3xx in a healthy second, 0..1.
@@ -19,7 +20,23 @@ pub struct Criteria {
     pub hold_s: u32,
     /// Seconds before the event that make its baseline.
     pub baseline_s: u32,
+    /// Least room above the baseline's p99 a healthy second has, seconds: against a
+    /// sub-millisecond baseline, `p99_factor` alone judges the machine's noise (a
+    /// 0.28 ms baseline and one 0.45 ms second), not the service.
+    #[serde(default = "default_p99_floor_s")]
+    pub p99_floor_s: f64,
 }
+
+/// [`Criteria::p99_floor_s`]'s default, and its value in results written before it.
+pub const P99_FLOOR_S: f64 = 0.001;
+
+fn default_p99_floor_s() -> f64 {
+    P99_FLOOR_S
+}
+
+/// How many standard deviations of the baseline's per-second p99 above its highest
+/// p99 a healthy second may reach: the baseline's own noise, whatever its size.
+pub const P99_BAND_SD: f64 = 3.0;
 
 impl Default for Criteria {
     fn default() -> Self {
@@ -29,6 +46,7 @@ impl Default for Criteria {
             throughput: 0.9,
             hold_s: 5,
             baseline_s: 5,
+            p99_floor_s: P99_FLOOR_S,
         }
     }
 }
@@ -45,10 +63,60 @@ pub struct Baseline {
     /// worst normal one (times `p99_factor`), so a second's p99 — the third-slowest of
     /// 300 requests — does not fail a recovery by its own noise.
     pub p99_s: f64,
+    /// The spread of its seconds' p99 (their standard deviation), seconds: the band
+    /// [`P99_BAND_SD`] of them wide above `p99_s` is the baseline's own noise.
+    #[serde(default)]
+    pub p99_spread_s: f64,
     /// Share of requests answered with 2xx/3xx, 0..1.
     pub success: f64,
     /// Taken from an earlier event that had not recovered when this one came.
     pub inherited: bool,
+}
+
+/// Which of the p99 criteria set the limit a healthy second's p99 is held to: the
+/// widest of the three.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum P99LimitBy {
+    /// `p99_factor` × the baseline's p99.
+    Factor,
+    /// The baseline's p99 + `p99_floor_s`.
+    Floor,
+    /// The baseline's p99 + [`P99_BAND_SD`] × its per-second spread.
+    Band,
+}
+
+/// The p99 a healthy second could reach after an event.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct P99Limit {
+    /// Seconds.
+    pub s: f64,
+    /// The criterion that set it.
+    pub by: P99LimitBy,
+}
+
+/// The seconds from an event to its recovery (or the timeline's end) that failed each
+/// criterion: which one held recovery back. A second may fail several.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
+pub struct FailedCriteria {
+    /// Seconds under `success` (or where nothing ended though something was expected).
+    pub success: u32,
+    /// Seconds whose p99 passed the limit.
+    pub p99: u32,
+    /// Seconds under `throughput` × the baseline's.
+    pub throughput: u32,
+}
+
+/// An event not recovered when the timeline ended, though its last seconds were
+/// healthy: the hold had begun and could not finish.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Recovering {
+    /// From the event to the first of the healthy seconds at the end.
+    pub since_s: f64,
+    /// When the timeline ended, from the scenario's start.
+    pub ended_at_s: f64,
 }
 
 /// What happened around one event. Times are seconds after the event.
@@ -73,4 +141,15 @@ pub struct Recovery {
     /// From the event to the first of `hold_s` consecutive healthy seconds; absent
     /// when the scenario ended first.
     pub recovery_s: Option<f64>,
+    /// Not recovered, but healthy since `since_s` when the timeline ended: the hold
+    /// could not finish (absent when recovered, or when the last second was unhealthy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovering: Option<Recovering>,
+    /// The p99 limit a healthy second was held to (absent without a baseline p99).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_limit: Option<P99Limit>,
+    /// How many seconds between the event and its recovery (or the end) failed each
+    /// criterion.
+    #[serde(default)]
+    pub failed: FailedCriteria,
 }

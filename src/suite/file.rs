@@ -74,6 +74,8 @@ pub(super) struct FileTarget {
 pub(super) struct FileRecovery {
     pub(super) success: Option<Spanned<f64>>,
     pub(super) p99_factor: Option<Spanned<f64>>,
+    /// The least room above the baseline's p99 ("1ms").
+    pub(super) p99_floor: Option<Spanned<NumOrText>>,
     pub(super) throughput: Option<Spanned<f64>>,
     pub(super) hold: Option<Spanned<NumOrText>>,
     pub(super) baseline: Option<Spanned<NumOrText>>,

@@ -460,6 +460,13 @@ impl Locator<'_> {
         if let Some(v) = &r.p99_factor {
             c.p99_factor = self.share(v, "recovery.p99_factor", 1e6)?;
         }
+        if let Some(v) = &r.p99_floor {
+            let d = self.positive(v, "recovery.p99_floor")?;
+            if d > Duration::from_secs(3600) {
+                return Err(self.error(v.span(), "recovery.p99_floor", "at most an hour"));
+            }
+            c.p99_floor_s = d.as_secs_f64();
+        }
         let whole_seconds = |v: &Spanned<NumOrText>, key: &str| -> Result<u32, ScenarioError> {
             let d = self.positive(v, key)?;
             if d.subsec_nanos() != 0 || d.as_secs() > 3600 {
@@ -608,10 +615,16 @@ run = "kill -STOP {pid:target}"
     #[test]
     fn recovery_criteria_are_configurable() {
         let s = parse(&format!(
-            "{MINIMAL}[recovery]\nsuccess = 0.95\nhold = \"3s\"\nbaseline = 4\n"
+            "{MINIMAL}[recovery]\nsuccess = 0.95\nhold = \"3s\"\nbaseline = 4\np99_floor = \"2ms\"\n"
         ))
         .expect("valid");
         assert_eq!(s.recovery.success, 0.95);
+        assert_eq!(s.recovery.p99_floor_s, 0.002);
+        let e = parse(&format!("{MINIMAL}[recovery]\np99_floor = \"0s\"\n")).unwrap_err();
+        assert!(
+            e.contains("key `recovery.p99_floor`: must be positive"),
+            "{e}"
+        );
         assert_eq!((s.recovery.hold_s, s.recovery.baseline_s), (3, 4));
         let e = parse(&format!("{MINIMAL}[recovery]\nsuccess = 1.5\n")).unwrap_err();
         assert!(
