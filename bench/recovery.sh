@@ -32,6 +32,7 @@ while [ "$i" -lt "$LOAD" ]; do
     i=$((i + 1))
 done
 recovered=0
+KEEP=""
 run=1
 while [ "$run" -le "$RUNS" ]; do
     "$HAKARU" serve --bind 127.0.0.1:0 >"$DIR/serve.log" 2>&1 &
@@ -71,8 +72,19 @@ EOF
     n=$(printf '%s\n' "$lines" | grep -c 'recovered in' || true)
     echo "run $run:"
     printf '%s\n' "$lines" | sed 's/^ */  /'
-    [ "$n" -eq 2 ] && recovered=$((recovered + 1))
+    if [ "$n" -eq 2 ]; then
+        recovered=$((recovered + 1))
+    else
+        # Kept for a look: the run's whole output and result.
+        cp "$DIR/out.txt" "$DIR/run-$run.txt"
+        cp "$DIR/r.json" "$DIR/run-$run.json" 2>/dev/null || true
+        KEEP=1
+    fi
     run=$((run + 1))
 done
 echo "both events recovered in $recovered of $RUNS runs (load: $LOAD busy loops)"
-rm -rf "$DIR"
+if [ -n "$KEEP" ]; then
+    echo "the other runs' output and results: $DIR/run-*"
+else
+    rm -rf "$DIR"
+fi

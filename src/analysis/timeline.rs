@@ -5,20 +5,26 @@
 //! Steps are laid end to end with the run's interval between them (what the runner
 //! did), so a ramp, a rate profile and a scenario's phases read as one time axis.
 
+use hdrhistogram::Histogram;
+
 use crate::result::timeline::SecondResult;
-use crate::result::RunResult;
+use crate::result::{decode_histogram, RunResult};
 
 /// One entry of a step's timeline on the run's clock.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RunSecond {
     /// Seconds from the run's first step's start to this entry's start.
     pub t_s: f64,
-    /// The entry's width, seconds (1, or more where a long step was coarsened).
+    /// The entry's width, seconds: 1, more where a long step was coarsened, the part
+    /// of it the step lasted for its last entry, or that second and a sliver of a tail
+    /// merged into it.
     pub span_s: f64,
     /// Index of the step in [`RunResult::steps`].
     pub step: usize,
     /// Requests that ended in the entry: responses plus errors.
     pub requests: u64,
+    /// Responses (any status): the samples its percentiles rest on.
+    pub responses: u64,
     /// Responses with a success status.
     pub ok: u64,
     /// Errors plus responses whose status is not a success.
@@ -29,8 +35,13 @@ pub struct RunSecond {
 }
 
 /// A step's last entry covers only what was left of the step; shorter than this, it
-/// says too little to draw (a rate over 20 ms, or the few stragglers after the end).
+/// says too little to stand alone (a rate over 20 ms, or the few stragglers after the
+/// end) and is merged into the second before it.
 const MIN_COVERED_S: f64 = 0.25;
+
+/// A percentile resting on fewer responses than this is marked on a chart, not drawn
+/// as a point of its curve: the p99 of 3 responses is their slowest, a spike of noise.
+pub const MIN_PERCENTILE_SAMPLES: u64 = 10;
 
 impl RunSecond {
     /// `covered`: how much of the entry the step lasted (its last entry is cut short).
@@ -40,12 +51,37 @@ impl RunSecond {
             span_s: covered,
             step,
             requests: s.total(),
+            responses: s.responses,
             ok: s.ok(),
             failed: s.error_total() + s.bad_status.min(s.responses),
             p50_s: s.p50_s,
             p99_s: s.p99_s,
             max_s: s.max_s,
         }
+    }
+
+    /// Add a tail `s` that lasted `covered` seconds; `h` holds this entry's histogram
+    /// so far (its percentiles are then those of both, exactly).
+    fn absorb(&mut self, h: &mut Option<Histogram<u64>>, s: &SecondResult, covered: f64) {
+        self.span_s += covered;
+        self.requests += s.total();
+        self.responses += s.responses;
+        self.ok += s.ok();
+        self.failed += s.error_total() + s.bad_status.min(s.responses);
+        self.max_s = self.max_s.max(s.max_s);
+        let (Some(h), Ok(tail)) = (h.as_mut(), decode_histogram(&s.histogram)) else {
+            return;
+        };
+        if h.add(&tail).is_ok() && !h.is_empty() {
+            let us = |v: u64| v as f64 / 1e6;
+            self.p50_s = us(h.value_at_quantile(0.5));
+            self.p99_s = us(h.value_at_quantile(0.99));
+        }
+    }
+
+    /// Its p99 rests on fewer than [`MIN_PERCENTILE_SAMPLES`] responses.
+    pub fn sparse(&self) -> bool {
+        self.responses < MIN_PERCENTILE_SAMPLES
     }
 
     /// Requests per second over the entry.
@@ -66,37 +102,85 @@ impl RunSecond {
 
 /// Where each step starts on the run's clock: end to end, the interval between.
 pub fn step_offsets(run: &RunResult) -> Vec<f64> {
+    step_spans(run)
+        .into_iter()
+        .map(|(start, _)| start)
+        .collect()
+}
+
+/// Where each step starts and ends on the run's clock.
+pub fn step_spans(run: &RunResult) -> Vec<(f64, f64)> {
     let gap = run.settings.interval_s.max(0.0);
     let mut at = 0.0;
     run.steps
         .iter()
         .map(|s| {
-            let start = at;
-            at += s.elapsed_s.max(0.0) + gap;
-            start
+            let span = (at, at + s.elapsed_s.max(0.0));
+            at = span.1 + gap;
+            span
         })
         .collect()
 }
 
+/// When the run's last step ended, on the run's clock: where every chart over time
+/// ends.
+pub fn run_end(run: &RunResult) -> f64 {
+    step_spans(run).last().map_or(0.0, |s| s.1)
+}
+
+/// One step's timeline (its own, or one label's) on the run's clock: entry `s` at
+/// `offset + s.second`, as wide as the step lasted in it; a last entry the step
+/// lasted less than [`MIN_COVERED_S`] of (and any straggler after the step's end)
+/// merged into the second before it, counts and histograms added. Never shifted.
+pub fn step_seconds(
+    step: usize,
+    offset: f64,
+    elapsed_s: f64,
+    t: &[SecondResult],
+) -> Vec<RunSecond> {
+    let end = elapsed_s.max(0.0);
+    let mut out: Vec<RunSecond> = Vec::with_capacity(t.len());
+    // The last entry's histogram, decoded once a tail is merged into it.
+    let mut last: Option<(&SecondResult, Option<Histogram<u64>>)> = None;
+    for s in t {
+        let covered = (s.span_s.max(1) as f64).min(end - s.second as f64).max(0.0);
+        match (out.last_mut(), last.as_mut()) {
+            (Some(prev), Some((src, h))) if covered < MIN_COVERED_S => {
+                if h.is_none() {
+                    *h = decode_histogram(&src.histogram).ok();
+                }
+                prev.absorb(h, s, covered);
+            }
+            _ => {
+                // A step shorter than a quarter second: its one entry at its true width.
+                out.push(RunSecond::of(step, offset, covered.max(1e-3), s));
+                last = Some((s, None));
+            }
+        }
+    }
+    out
+}
+
 /// Every step's timeline on the run's clock, in order; empty when no step kept one.
 pub fn run_seconds(run: &RunResult) -> Vec<RunSecond> {
-    let offsets = step_offsets(run);
+    let spans = step_spans(run);
     run.steps
         .iter()
-        .zip(offsets)
+        .zip(spans)
         .enumerate()
-        .flat_map(|(i, (step, offset))| {
-            let end = step.elapsed_s.max(0.0);
-            step.timeline.iter().flatten().filter_map(move |s| {
-                let covered = (s.span_s.max(1) as f64).min(end - s.second as f64);
-                (covered >= MIN_COVERED_S).then(|| RunSecond::of(i, offset, covered, s))
-            })
+        .flat_map(|(i, (step, (start, _)))| {
+            step_seconds(
+                i,
+                start,
+                step.elapsed_s,
+                step.timeline.as_deref().unwrap_or(&[]),
+            )
         })
         .collect()
 }
 
 /// A second's p99 counts only with this many responses: fewer say little.
-const MIN_RESPONSES: u64 = 10;
+const MIN_RESPONSES: u64 = MIN_PERCENTILE_SAMPLES;
 /// Latency "rose" when a second's p99 passes this many times the run's first seconds'.
 const RISE_FACTOR: f64 = 2.0;
 /// ... and stays there this many entries in a row (or until the run ends), so one
@@ -190,6 +274,7 @@ mod tests {
             span_s: 1.0,
             step: 0,
             requests,
+            responses: requests,
             ok: requests - failed,
             failed,
             p50_s: p99_ms / 2e3,

@@ -106,6 +106,8 @@ pub fn bulk_docs_chart(runs: &[(&str, &RunResult)]) -> LineChart {
         }
     }
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         desc: "Documents written per second against documents per request, one line per number of parallel writers".into(),
         title: title("Documents per second by batch size", runs),
         x_title: "batch size (documents per request)".into(),
@@ -166,6 +168,8 @@ pub fn bulk_latency_chart(runs: &[(&str, &RunResult)], opts: ChartOptions) -> Li
         }
     }
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         desc: "Latency of each request against documents per request, one line per number of parallel writers".into(),
         title: title("Latency per request by batch size", runs),
         x_title: "batch size (documents per request)".into(),

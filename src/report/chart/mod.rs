@@ -129,6 +129,12 @@ pub struct LineChart {
     pub desc: String,
     /// Sentences to print under the chart (what was left out and why).
     pub notes: Vec<String>,
+    /// The x axis's exact range instead of one fitted to the data: the run's clock, so
+    /// every chart over time shares one axis (ticks inside it, never past its end).
+    pub x_range: Option<(f64, f64)>,
+    /// `data-*` attributes of the SVG element, for a reader (a test, a person) of the
+    /// page: e.g. ("step-bounds", "0 3.001 3.001 6.004").
+    pub data: Vec<(&'static str, String)>,
 }
 
 /// Escapes text for SVG/HTML.
@@ -235,6 +241,20 @@ impl Axis {
         }
     }
 
+    /// Exactly `lo..hi`, with the nice ticks that fall inside.
+    fn range(lo: f64, hi: f64) -> Self {
+        let ticks = nice_ticks(lo, hi, 8)
+            .into_iter()
+            .filter(|t| *t >= lo - 1e-9 && *t <= hi + 1e-9)
+            .collect();
+        Axis {
+            lo,
+            hi,
+            log: false,
+            ticks,
+        }
+    }
+
     /// Clients are whole numbers: never a tick between two of them.
     fn clients(max: f64) -> Self {
         let mut a = Axis::linear(0.0, max, 8);
@@ -293,6 +313,9 @@ pub(crate) fn x_axis(c: &LineChart) -> Axis {
         .flat_map(|l| l.points.iter().map(|p| p.0))
         .chain(c.marks.iter().map(|m| m.x))
         .filter(|x| x.is_finite());
+    if let Some((lo, hi)) = c.x_range.filter(|(lo, hi)| hi > lo) {
+        return Axis::range(lo, hi);
+    }
     match c.x_axis {
         XAxis::Clients => Axis::clients(xs.fold(1.0, f64::max)),
         XAxis::Linear => {

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    esc, svg_open, x_axis, x_tick_label, y_axis, y_grid, LineChart, Marker, BOTTOM, H, LEFT,
+    esc, svg_open, x_axis, x_tick_label, y_axis, y_grid, Axis, LineChart, Marker, BOTTOM, H, LEFT,
     LEGEND_W, TOP, UNJOINED, W,
 };
 
@@ -108,6 +108,46 @@ fn marker_svg(out: &mut String, m: Marker, x: f64, y: f64, color: &str, tip: Opt
     }
 }
 
+/// A chart on a fixed x range says so on its `<svg>` element: `data-x-range` (the
+/// axis), `data-x-extent` (the first and last x drawn), and the chart's own `data`, so a
+/// reader can check that charts of one run agree without parsing coordinates.
+fn data_attributes(o: &mut String, c: &LineChart, x: &Axis) {
+    let Some(at) = o.find("<svg ").map(|i| i + "<svg ".len()) else {
+        return;
+    };
+    let mut attrs = String::new();
+    if c.x_range.is_some() {
+        let xs = c
+            .lines
+            .iter()
+            .flat_map(|l| l.points.iter())
+            .filter(|(a, b)| a.is_finite() && b.is_finite())
+            .map(|p| p.0);
+        let (lo, hi) = xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(v), hi.max(v))
+        });
+        let _ = write!(attrs, r#"data-x-range="{} {}" "#, num(x.lo), num(x.hi));
+        if lo <= hi {
+            let _ = write!(attrs, r#"data-x-extent="{} {}" "#, num(lo), num(hi));
+        }
+    }
+    for (k, v) in &c.data {
+        let _ = write!(attrs, r#"data-{k}="{}" "#, esc(v));
+    }
+    o.insert_str(at, &attrs);
+}
+
+/// A number for a data attribute: to the millisecond, no trailing zeros.
+pub(crate) fn num(v: f64) -> String {
+    let s = format!("{v:.3}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.into()
+    }
+}
+
 /// Renders a line chart as a standalone `<svg>` element.
 pub fn render_line_chart(c: &LineChart) -> String {
     let plot_w = W - LEFT - LEGEND_W;
@@ -119,6 +159,7 @@ pub fn render_line_chart(c: &LineChart) -> String {
 
     let mut o = String::new();
     svg_open(&mut o, H, &c.title, Some(&c.desc), &c.title);
+    data_attributes(&mut o, c, &x);
     y_grid(&mut o, &y.ticks, &py, plot_w);
     for t in &x.ticks {
         let xx = px(*t);

@@ -191,6 +191,8 @@ pub fn find_max_latency_chart(
         notes.push("The SLO bounds no response time; the chart shows p99.".into());
     }
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         title: format!("{label} of each probe by rate"),
         x_title: "offered rate (requests per second)".into(),
         y_title: format!("{label} latency from the due time ({unit})"),

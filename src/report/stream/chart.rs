@@ -65,6 +65,8 @@ pub fn size_chart(runs: &[(&str, &[SizeRow])], mib: bool) -> LineChart {
         ("Records per second", "records per second")
     };
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         title: title(&format!("{what} by record size"), runs.iter().map(|r| r.0)),
         x_title: "record size (bytes, newline included)".into(),
         y_title: unit.into(),
@@ -180,6 +182,8 @@ fn timeline_chart(
     notes: Vec<String>,
 ) -> LineChart {
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         title,
         x_title: "seconds from the start of the watch".into(),
         y_title: y_title.into(),
@@ -343,6 +347,8 @@ pub fn arrival_overlay(size: Option<u64>, runs: &[(&str, Vec<Segment>)]) -> Line
         })
         .collect();
     LineChart {
+        x_range: None,
+        data: Vec::new(),
         title: format!("MiB arrived per second — {}", size_name(size)),
         x_title: "seconds from the start of the watch".into(),
         y_title: "MiB per second".into(),
