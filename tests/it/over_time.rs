@@ -122,3 +122,98 @@ fn two_groups_give_two_labelled_rows_and_curves() {
         "{page}"
     );
 }
+
+/// The `data-NAME` attribute of an `<svg …>` opening tag.
+fn attr<'a>(tag: &'a str, name: &str) -> Option<&'a str> {
+    let key = format!("data-{name}=\"");
+    let from = tag.find(&key)? + key.len();
+    Some(&tag[from..from + tag[from..].find('"')?])
+}
+
+fn numbers(s: &str) -> Vec<f64> {
+    s.split(' ').map(|v| v.parse().unwrap()).collect()
+}
+
+/// Issue 32 item 3: on a ramp of 4 steps of 3 s with two groups, "p99 by kind of
+/// request" ran to 14 s on a 12 s run (each step's last sliver of a second drawn as a
+/// whole second one second later). Every chart over time now shares the run's clock:
+/// the same x range, the same step bounds, no point past the run's end.
+#[test]
+fn a_multi_step_multi_label_ramp_s_charts_agree_to_the_second() {
+    let _t = crate::util::timed();
+    let server = hakaru_serve(&[], "clock");
+    let dir = TempDir::new("clock");
+    let patterns = dir.write(
+        "patterns.json",
+        r#"{ "search": { "frequency": 0.8, "patterns": ["/delay/1", "/bytes/64"] },
+             "load": { "frequency": 0.2, "method": "POST",
+                       "patterns": [{ "path": "/echo", "body": "hello" }] } }"#,
+    );
+    let csv = dir.path("ramp.csv");
+    ok(&run(&[
+        "ramp",
+        "--start-n-clients",
+        "1",
+        "--end-n-clients",
+        "4",
+        "--duration",
+        "3s",
+        "--interval",
+        "0",
+        "--request-patterns-file",
+        patterns.to_str().unwrap(),
+        "--default-hosts",
+        "127.0.0.1",
+        "--default-port",
+        &server.port.to_string(),
+        "-q",
+        "-o",
+        csv.to_str().unwrap(),
+    ]));
+    let json = dir.path("ramp.json");
+    let r = read_json(&json);
+    let ends: Vec<f64> = r["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["elapsed_s"].as_f64().unwrap())
+        .collect();
+    assert_eq!(ends.len(), 4);
+    ok(&run(&["report", json.to_str().unwrap()]));
+    let html = std::fs::read_to_string(json.with_extension("html")).unwrap();
+    // The opening tags of the charts on the run's clock.
+    let tags: Vec<&str> = html
+        .match_indices("<svg data-x-range")
+        .map(|(i, _)| &html[i..i + html[i..].find('>').unwrap()])
+        .collect();
+    let titles = [
+        "Throughput over time",
+        "Latency over time",
+        "p99 by kind of request",
+    ];
+    for t in titles {
+        assert!(
+            tags.iter()
+                .any(|g| g.contains(&format!("aria-label=\"{t}\""))),
+            "{t} is not on the run's clock: {tags:?}"
+        );
+    }
+    let range = attr(tags[0], "x-range").unwrap();
+    let bounds = attr(tags[0], "step-bounds").unwrap();
+    let total: f64 = ends.iter().sum();
+    let (lo, hi) = (numbers(range)[0], numbers(range)[1]);
+    assert!(
+        lo == 0.0 && (hi - total).abs() < 0.002,
+        "{range} against {total}"
+    );
+    let b = numbers(bounds);
+    assert_eq!(b.len(), 8, "{bounds}");
+    assert!((b[7] - hi).abs() < 1e-9 && (b[2] - ends[0]).abs() < 0.002);
+    for g in &tags {
+        assert_eq!(attr(g, "x-range"), Some(range), "{g}");
+        assert_eq!(attr(g, "step-bounds"), Some(bounds), "{g}");
+        let extent = numbers(attr(g, "x-extent").unwrap());
+        // The first point in the middle of the first second, the last before the end.
+        assert!(extent[0] == 0.5 && extent[1] < hi, "{g}");
+    }
+}

@@ -110,9 +110,12 @@ fn at(s: &RunSecond) -> f64 {
     s.t_s + s.span_s / 2.0
 }
 
+/// A p99 resting on too few responses: (time, seconds, responses).
+type Sparse = (f64, f64, u64);
+
 /// The p99 points of `seconds` that rest on enough responses, and those that do not
 /// (NaN in the first where the second has them, so hover texts stay in step).
-fn p99_split(seconds: &[RunSecond]) -> (Vec<(f64, f64)>, Vec<(f64, f64, u64)>) {
+fn p99_split(seconds: &[RunSecond]) -> (Vec<(f64, f64)>, Vec<Sparse>) {
     let drawn = seconds
         .iter()
         .map(|s| (at(s), if s.sparse() { f64::NAN } else { s.p99_s }))
@@ -127,7 +130,7 @@ fn p99_split(seconds: &[RunSecond]) -> (Vec<(f64, f64)>, Vec<(f64, f64, u64)>) {
 
 /// The p99s resting on too few responses, as one grey unjoined line; `None` when there
 /// are none.
-fn sparse_line(points: Vec<(f64, f64, u64)>, k: f64) -> Option<Line> {
+fn sparse_line(points: Vec<Sparse>, k: f64) -> Option<Line> {
     if points.is_empty() {
         return None;
     }
