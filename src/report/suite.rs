@@ -610,17 +610,17 @@ pub fn html(run: &RunResult) -> String {
         let _ = write!(
             b,
             "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
-             answered 2xx/3xx, p99 at most the widest of {}× the baseline's, the baseline's + {} \
-             and the baseline's + {} standard deviations of its seconds' p99, and throughput \
-             at least {} of it; the baseline is the {} s before the event (or an earlier event's, when that \
+             answered 2xx/3xx and throughput at least {} of the baseline's, their responses' \
+             p99 together at most the widest of {}× the baseline's, the baseline's + {} and \
+             the baseline's + {} standard deviations of its seconds' p99; the baseline is the {} s before the event (or an earlier event's, when that \
              one had not recovered yet). Times are exact to the second: the timeline counts \
              requests by the second in which they ended.</p>",
             c.hold_s,
             fmt_share(c.success * 100.0),
+            fmt_share(c.throughput * 100.0),
             c.p99_factor,
             fmt_latency(c.p99_floor_s),
             crate::analysis::recovery::P99_BAND_SD,
-            fmt_share(c.throughput * 100.0),
             c.baseline_s
         );
     }
