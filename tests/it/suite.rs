@@ -796,3 +796,77 @@ shards = "all"
         "merged {open}, one machine {alone}"
     );
 }
+
+/// Issue 32 item 5: 200 req/s against the embedded target, stopped at 3 s and
+/// continued at 5 s, answering in full from 6 s, read "recovery: none" on one run in
+/// three (a sub-millisecond baseline's p99 times 1.5 judged the machine's noise). The
+/// result now says recovered (or, at worst on a loaded machine, recovering when the
+/// phase ended — never "none"), with the p99 limit and the criteria that failed.
+/// `bench/recovery.sh` runs the same scenario 20 times.
+#[test]
+fn a_stopped_and_continued_target_is_reported_recovered() {
+    let _one_at_a_time = timed();
+    let server = util::hakaru_serve(&[], "suite-stop");
+    let dir = TempDir::new("suite-stop");
+    let scenario = dir.write(
+        "stop.toml",
+        &format!(
+            r#"
+[targets.server]
+pid = {pid}
+
+[[phase]]
+name = "steady"
+duration = "12s"
+rate = 200
+[[phase.workload]]
+url = "http://127.0.0.1:{port}/delay/0"
+
+[[event]]
+name = "stop"
+at = "3s"
+run = "kill -STOP {{pid:server}}"
+[[event]]
+name = "continue"
+at = "5s"
+run = "kill -CONT {{pid:server}}"
+"#,
+            pid = server.child.id(),
+            port = server.port,
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        scenario.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    // Whatever happened, the server must not stay stopped.
+    let _ = Command::new("kill")
+        .args(["-CONT", &server.child.id().to_string()])
+        .status();
+    let text = ok(&o);
+    let v = read_json(&dir.path("r.json"));
+    let events = v["suite"]["events"].as_array().unwrap();
+    for e in events {
+        let r = &e["recovery"];
+        assert!(
+            r["recovery_s"].is_number() || r["recovering"].is_object(),
+            "{}: neither recovered nor recovering\n{text}",
+            e["name"]
+        );
+        assert!(r["p99_limit"]["s"].as_f64().unwrap() > 0.0, "{r}");
+        assert!(r["failed"].is_object(), "{r}");
+    }
+    let stop = &events[0]["recovery"];
+    if let Some(s) = stop["recovery_s"].as_f64() {
+        // Back in full from 6 s: 3 s after the stop, to the second.
+        assert!((s - 3.0).abs() <= 1.0, "{s}\n{text}");
+    }
+    // The stall shows as failed seconds: nothing answered while it lasted.
+    assert!(
+        stop["failed"]["throughput"].as_u64().unwrap() >= 1,
+        "{stop}"
+    );
+}
