@@ -207,6 +207,7 @@ fn failed_criteria(r: &Recovery) -> Option<String> {
             P99LimitBy::Factor => "the factor",
             P99LimitBy::Floor => "the floor",
             P99LimitBy::Band => "the baseline's spread",
+            P99LimitBy::BaselineMax => "the baseline's slowest response",
         };
         format!("p99 limit {} set by {by}", fmt_latency(l.s))
     });
@@ -611,8 +612,9 @@ pub fn html(run: &RunResult) -> String {
             b,
             "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
              answered 2xx/3xx and throughput at least {} of the baseline's, their responses' \
-             p99 together at most the widest of {}× the baseline's, the baseline's + {} and \
-             the baseline's + {} standard deviations of its seconds' p99; the baseline is the {} s before the event (or an earlier event's, when that \
+             p99 together at most the widest of {}× the baseline's, the baseline's + {}, the \
+             baseline's + {} standard deviations of its seconds' p99, and its slowest \
+             response; the baseline is the {} s before the event (or an earlier event's, when that \
              one had not recovered yet). Times are exact to the second: the timeline counts \
              requests by the second in which they ended.</p>",
             c.hold_s,
@@ -688,6 +690,7 @@ mod tests {
                             throughput: 1000.0,
                             p99_s: 0.012,
                             p99_spread_s: 0.0,
+                            max_s: 0.0,
                             success: 1.0,
                             inherited: false,
                         }),

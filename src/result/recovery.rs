@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 /// What counts as recovered. The defaults are the issue's: ≥ 99% success, p99 within
-/// 1.5× the baseline's (or 1 ms above it, or within the baseline's own spread, whichever
-/// is wider), throughput within 90% of it, for 5 consecutive seconds; the baseline is
+/// 1.5× the baseline's (or 1 ms above it, or within the baseline's own spread, or
+/// under its slowest response, whichever is wider), throughput within 90% of it, for 5 consecutive seconds; the baseline is
 /// the 5 seconds before the event (within its phase).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Criteria {
@@ -67,14 +67,18 @@ pub struct Baseline {
     /// [`P99_BAND_SD`] of them wide above `p99_s` is the baseline's own noise.
     #[serde(default)]
     pub p99_spread_s: f64,
+    /// The slowest response of its seconds, seconds (0 when their histograms were not
+    /// kept): a hold whose p99 is under it is no slower than the normal's own tail.
+    #[serde(default)]
+    pub max_s: f64,
     /// Share of requests answered with 2xx/3xx, 0..1.
     pub success: f64,
     /// Taken from an earlier event that had not recovered when this one came.
     pub inherited: bool,
 }
 
-/// Which of the p99 criteria set the limit a healthy second's p99 is held to: the
-/// widest of the three.
+/// Which of the p99 criteria set the limit a hold's p99 is held to: the widest of
+/// the four.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum P99LimitBy {
@@ -84,6 +88,10 @@ pub enum P99LimitBy {
     Floor,
     /// The baseline's p99 + [`P99_BAND_SD`] × its per-second spread.
     Band,
+    /// The slowest response of the baseline: on a loaded machine a second's p99 at a
+    /// few hundred requests a second is its scheduler's hiccups, which the normal's
+    /// slowest response measures.
+    BaselineMax,
 }
 
 /// The p99 a healthy second could reach after an event.
