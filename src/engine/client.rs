@@ -111,6 +111,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         // read for all the replies of that read); one the kernel stamped
         // (`--coalesce`) when it arrived; every other answer, now.
         let end = read_at.map_or_else(Instant::now, |at| at.max(sent));
+        timer::note_answer(end - sent);
         w.in_flight.set(w.in_flight.get() - 1);
         timer::note_in_flight(w.in_flight.get());
         {

@@ -467,6 +467,10 @@ fn run_worker<W: Workload>(
     }
     rec.bytes_received += received;
     rec.bytes_sent += worker.meter.sent.get();
+    let pauses = timer::take_pauses();
+    rec.coalesce_pauses += pauses.taken;
+    rec.coalesce_slept_us += pauses.slept_ns / 1000;
+    rec.coalesce_passed += pauses.passed;
     if let WorkerPace::Open(t) = &worker.pace {
         let cut = worker.deadline.map_or(end, |d| d.min(end));
         rec.dropped += t.missed_before(cut);

@@ -186,6 +186,11 @@ thread_local! {
     static NEXT_FIRE: Cell<Option<Instant>> = const { Cell::new(None) };
     /// This thread's requests awaiting their answers, for [`pause_before_park`].
     static IN_FLIGHT: Cell<u64> = const { Cell::new(0) };
+    /// The recent response time on this thread, nanoseconds (a moving average of
+    /// [`note_answer`]'s), which sizes [`pause_before_park`]'s window.
+    static ANSWER_NS: Cell<u64> = const { Cell::new(0) };
+    /// What [`pause_before_park`] did on this thread, for the step's result.
+    static PAUSES: Cell<Pauses> = const { Cell::new(Pauses::NONE) };
 }
 
 /// Tell [`pause_before_park`] how many of this thread's requests await an answer.
@@ -193,25 +198,108 @@ pub fn note_in_flight(n: u64) {
     IN_FLIGHT.with(|c| c.set(n));
 }
 
+/// Tell [`pause_before_park`] how long an answer took (from its send to its arrival):
+/// a moving average over the last ~16 answers sizes the window.
+#[inline]
+pub fn note_answer(took: Duration) {
+    let ns = u64::try_from(took.as_nanos()).unwrap_or(u64::MAX);
+    ANSWER_NS.with(|c| {
+        let avg = c.get();
+        c.set(if avg == 0 {
+            ns
+        } else {
+            // avg + (ns - avg) / 16, in signed arithmetic.
+            (avg as i128 + (ns as i128 - avg as i128) / 16).max(1) as u64
+        })
+    });
+}
+
 /// A pause shorter than this is not worth a sleep.
 const MIN_PAUSE: Duration = Duration::from_micros(5);
 
-/// `--coalesce`: called as a worker is about to wait for its sockets, sleep up to
-/// `most` first, so that the answers that come meanwhile are read in one wake-up
+/// The window's share of the recent response time. In the closed model an answer
+/// that comes during the pause waits, on average, half of it before its client sends
+/// again: a window of a tenth of the response time costs about 5% of the load
+/// (1 / (1 + 0.1 / 2) = 0.952), and no more however fast the server is.
+const WINDOW_SHARE: u64 = 10;
+/// Answers a pause must expect to gather: fewer, and the sleep only delays them.
+/// With the window a tenth of the response time, a thread needs 20 requests in
+/// flight (answers come at `in_flight / response time`).
+const GATHER_AT_LEAST: u64 = 2;
+
+/// What `--coalesce` did on one worker thread in one step: the pauses taken, their
+/// length in all, and the wake-ups it let pass because too few answers were in
+/// flight to gather. Read (and reset) by [`take_pauses`] as the worker ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Pauses {
+    pub taken: u64,
+    pub slept_ns: u64,
+    pub passed: u64,
+}
+
+impl Pauses {
+    const NONE: Pauses = Pauses {
+        taken: 0,
+        slept_ns: 0,
+        passed: 0,
+    };
+}
+
+/// This thread's [`Pauses`] since the last call, and its response-time average reset,
+/// so that the next step starts afresh.
+pub fn take_pauses() -> Pauses {
+    ANSWER_NS.with(|c| c.set(0));
+    PAUSES.with(|c| c.replace(Pauses::NONE))
+}
+
+/// How long a pause may last with `in_flight` requests awaiting answers that take
+/// `answer` on average, under the flag's `most`: a tenth of the response time, and
+/// nothing when that window would not gather [`GATHER_AT_LEAST`] answers. `None` when
+/// it should not pause.
+pub fn window(most: Duration, in_flight: u64, answer: Duration) -> Option<Duration> {
+    if in_flight < 2 || answer.is_zero() {
+        return None;
+    }
+    let window = most.min(answer / WINDOW_SHARE as u32);
+    // Answers expected within the window: in_flight × window / answer.
+    let expected = in_flight as u128 * window.as_nanos() / answer.as_nanos();
+    (expected >= u128::from(GATHER_AT_LEAST)).then_some(window)
+}
+
+/// `--coalesce`: called as a worker is about to wait for its sockets, sleep a short
+/// window first, so that the answers that come meanwhile are read in one wake-up
 /// rather than each waking the worker (a wake-up costs the server that sends, too).
-/// Never past the timer's next firing: a paced request still leaves on time. Not
-/// with one request in flight or none: there is nothing to gather, and the sleep
-/// would only hold that one client back.
+/// The window is at most `most` and a tenth of the recent response time, and is taken
+/// only when enough requests are in flight for it to gather answers: so a closed
+/// model's load falls by no more than ~5% (a fast server, few clients: no pause at
+/// all). Never past the timer's next firing: a paced request still leaves on time.
 pub fn pause_before_park(most: Duration) {
-    if IN_FLIGHT.with(Cell::get) < 2 {
+    let in_flight = IN_FLIGHT.with(Cell::get);
+    if in_flight < 2 {
         return;
     }
+    let answer = Duration::from_nanos(ANSWER_NS.with(Cell::get));
+    let Some(window) = window(most, in_flight, answer) else {
+        PAUSES.with(|c| {
+            let mut p = c.get();
+            p.passed += 1;
+            c.set(p);
+        });
+        return;
+    };
     let now = Instant::now();
     let pause = NEXT_FIRE
         .with(Cell::get)
-        .map_or(most, |at| at.saturating_duration_since(now).min(most));
+        .map_or(window, |at| at.saturating_duration_since(now).min(window));
     if pause >= MIN_PAUSE {
         std::thread::sleep(pause);
+        let slept = now.elapsed();
+        PAUSES.with(|c| {
+            let mut p = c.get();
+            p.taken += 1;
+            p.slept_ns += u64::try_from(slept.as_nanos()).unwrap_or(u64::MAX);
+            c.set(p);
+        });
     }
 }
 
@@ -458,7 +546,7 @@ mod tests {
     }
 
     #[test]
-    fn the_coalescing_pause_needs_two_in_flight_and_ends_before_the_timer_fires() {
+    fn the_coalescing_pause_needs_answers_to_gather_and_ends_before_the_timer_fires() {
         // Wide margins: only the sleep's lower bound is exact on a loaded machine.
         let most = Duration::from_millis(200);
         let took = |in_flight, fire: Option<Duration>| {
@@ -468,11 +556,50 @@ mod tests {
             pause_before_park(most);
             t0.elapsed()
         };
+        take_pauses();
+        // Answers of 4 s: the window is the flag's 200 ms, a twentieth of them, so
+        // 40 in flight expect two answers in it.
+        note_answer(Duration::from_secs(4));
         assert!(took(1, None) < Duration::from_millis(100));
-        assert!(took(2, None) >= most);
-        let short = took(2, Some(Duration::from_millis(2)));
+        assert!(took(39, None) < Duration::from_millis(100));
+        assert!(took(40, None) >= most);
+        let short = took(40, Some(Duration::from_millis(2)));
         assert!(short < Duration::from_millis(100), "{short:?}");
+        let p = take_pauses();
+        assert_eq!((p.taken, p.passed), (2, 1), "{p:?}");
+        assert!(p.slept_ns >= most.as_nanos() as u64);
+        // No answer seen yet (a new step): nothing to size the window by.
+        assert!(took(1000, None) < Duration::from_millis(100));
         note_in_flight(0);
         NEXT_FIRE.with(|n| n.set(None));
+    }
+
+    /// Issue 32: `--coalesce 500us` kept 0.11x of the throughput of two clients on one
+    /// worker against a fast target, and 0.3x of ten streams on one HTTP/2 connection:
+    /// every answer waited out the window. The window is now a tenth of the response
+    /// time, and taken only where it gathers two answers.
+    #[test]
+    fn coalesce_window_is_a_tenth_of_the_answer_and_only_where_it_gathers() {
+        let most = Duration::from_micros(500);
+        let us = Duration::from_micros;
+        // Two clients, 60 µs answers: nothing to gather in 6 µs.
+        assert_eq!(window(most, 2, us(60)), None);
+        // Ten streams, 200 µs answers: 20 µs gathers one answer, not two.
+        assert_eq!(window(most, 10, us(200)), None);
+        // A hundred in flight at 2 ms: 200 µs gathers ten.
+        assert_eq!(window(most, 100, us(2000)), Some(us(200)));
+        // A slow server: the flag's bound holds.
+        assert_eq!(window(most, 300, us(50_000)), Some(most));
+        // ...and with too few in flight for its window, no pause at all.
+        assert_eq!(window(most, 100, us(50_000)), None);
+        // 20 in flight is the least that gathers two in a tenth of the answer.
+        assert_eq!(window(most, 20, us(1000)), Some(us(100)));
+        assert_eq!(window(most, 19, us(1000)), None);
+        // Averaging: a new answer moves the average by a sixteenth of the difference.
+        take_pauses();
+        note_answer(us(160));
+        note_answer(us(320));
+        assert_eq!(ANSWER_NS.with(Cell::get), 170_000);
+        take_pauses();
     }
 }

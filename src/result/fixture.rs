@@ -36,6 +36,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         connections_opened: 0,
         connections_http2: 0,
         server_closes: 0,
+        coalesce: None,
         client_cpu_s: 0.0,
         client_cpu_share: 0.0,
         per_host: Vec::new(),

@@ -515,6 +515,20 @@ pub struct ProcessUse {
     pub error: Option<String>,
 }
 
+/// What `--coalesce` did in a step: how often the workers paused before waiting for
+/// their sockets, for how long in all, and how often they did not because too few
+/// answers were in flight for a pause to gather (the window is a tenth of the recent
+/// response time, and taken only where it expects two answers).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct CoalesceUse {
+    /// Pauses taken.
+    pub pauses: u64,
+    /// Their length in all, seconds, summed over the workers.
+    pub slept_s: f64,
+    /// Wake-ups with requests in flight that did not pause: too few to gather.
+    pub passed: u64,
+}
+
 /// What one step measured.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StepResult {
@@ -570,6 +584,9 @@ pub struct StepResult {
     pub connections_http2: u64,
     /// Responses after which the server closed the connection.
     pub server_closes: u64,
+    /// `--coalesce`: what the workers' pauses did (absent without the flag).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coalesce: Option<CoalesceUse>,
     /// hakaru's own CPU time during the step (user + system), seconds.
     pub client_cpu_s: f64,
     /// hakaru's CPU use as a share of all the machine's cores, 0..1.

@@ -6,8 +6,8 @@
 use hdrhistogram::Histogram;
 
 use super::{
-    decode_histogram, encode_histogram, labels, timeline, HostResult, ItemsResult, LatencySummary,
-    StepResult,
+    decode_histogram, encode_histogram, labels, timeline, CoalesceUse, HostResult, ItemsResult,
+    LatencySummary, StepResult,
 };
 use crate::stats::timeline::{COARSE_SPAN_S, FINE_S};
 use crate::stats::{ErrorKind, Recorder, MAX_TRACKABLE_US};
@@ -84,6 +84,11 @@ impl StepResult {
             connections_opened: rec.connections_opened,
             connections_http2: rec.connections_http2,
             server_closes: rec.server_closes,
+            coalesce: (rec.coalesce_pauses + rec.coalesce_passed > 0).then(|| CoalesceUse {
+                pauses: rec.coalesce_pauses,
+                slept_s: rec.coalesce_slept_us as f64 / 1e6,
+                passed: rec.coalesce_passed,
+            }),
             client_cpu_s: facts.client_cpu_s,
             client_cpu_share: facts.client_cpu_s / elapsed / facts.cpus.max(1) as f64,
             per_host,
@@ -225,6 +230,11 @@ impl StepResult {
         rec.unfinished = self.unfinished;
         rec.late = self.late;
         rec.dropped = self.dropped;
+        if let Some(c) = self.coalesce {
+            rec.coalesce_pauses = c.pauses;
+            rec.coalesce_slept_us = (c.slept_s * 1e6).round() as u64;
+            rec.coalesce_passed = c.passed;
+        }
         for (into, h) in rec.per_host.iter_mut().zip(&self.per_host) {
             into.responses = h.responses;
             into.errors = h.errors;

@@ -373,6 +373,12 @@ pub struct Recorder {
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,
+    /// `--coalesce`: the pauses the workers took before waiting for their sockets,
+    /// their length in all (µs), and the wake-ups they let pass with too few answers
+    /// in flight to gather.
+    pub coalesce_pauses: u64,
+    pub coalesce_slept_us: u64,
+    pub coalesce_passed: u64,
     pub per_host: Vec<HostCounters>,
     pub slowest: TopN,
     pub fastest: TopN,
@@ -414,6 +420,9 @@ impl Recorder {
             server_closes: 0,
             unfinished: 0,
             late: 0,
+            coalesce_pauses: 0,
+            coalesce_slept_us: 0,
+            coalesce_passed: 0,
             dropped: 0,
             per_host: vec![HostCounters::default(); n_hosts],
             slowest: TopN::new(n_slow, true),
@@ -697,6 +706,9 @@ impl Recorder {
         self.unfinished += other.unfinished;
         self.late += other.late;
         self.dropped += other.dropped;
+        self.coalesce_pauses += other.coalesce_pauses;
+        self.coalesce_slept_us += other.coalesce_slept_us;
+        self.coalesce_passed += other.coalesce_passed;
         if self.per_host.len() < other.per_host.len() {
             self.per_host
                 .resize(other.per_host.len(), HostCounters::default());

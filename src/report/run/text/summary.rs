@@ -8,7 +8,7 @@ use hdrhistogram::Histogram;
 use super::{ms, server_side};
 use crate::analysis::step as step_findings;
 use crate::report::fmt::fmt_latency;
-use crate::result::{decode_histogram, LatencySummary, RunResult, StepResult};
+use crate::result::{decode_histogram, CoalesceUse, LatencySummary, RunResult, StepResult};
 use crate::stats::{ErrorKind, LATE_THRESHOLD};
 
 /// Quantiles of ab's "served within a certain time" table, in percent.
@@ -380,11 +380,27 @@ fn connection_fields(out: &mut String, run: &RunResult, step: &StepResult) {
     if let Some(us) = run.settings.coalesce_us {
         let says = format!("up to {us} µs a wake-up; latency as the kernel received");
         field(out, "Coalesce", says);
+        if let Some(used) = step.coalesce {
+            field(out, "Coalesced", coalesced(&used));
+        }
     }
     if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
         let says = format!("{n} commands in flight per connection");
         field(out, "Pipeline", says);
     }
+}
+
+/// What `--coalesce`'s pauses did: a window is a tenth of the response time and
+/// taken only where it gathers answers, so a run that never paused says why.
+fn coalesced(used: &CoalesceUse) -> String {
+    if used.pauses == 0 {
+        return "never paused: too few answers in flight to gather".into();
+    }
+    format!(
+        "{} pauses, {} in all, each ≤ 1/10 of an answer",
+        used.pauses,
+        fmt_latency(used.slept_s)
+    )
 }
 
 /// What the step's connections spoke, when HTTP/2 was asked for or used (HTTP/1.1
@@ -734,6 +750,41 @@ Failed operations:      5
             "Coalesce:               up to 1000 µs a wake-up; latency as the kernel received"
         );
         assert!(line.chars().count() <= 80, "{line}");
+        assert!(!text.contains("Coalesced:"), "{text}");
+    }
+
+    /// Issue 32: nothing in the summary said whether `--coalesce` paused, or held the
+    /// load back; it now says what its pauses did, in 80 columns.
+    #[test]
+    fn summary_says_what_coalescing_did_within_80_columns() {
+        let mut step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        r.settings.coalesce_us = Some(500);
+        let said = |r: &RunResult, step: &StepResult| {
+            let text = run_summary(r, step);
+            let line = text.lines().find(|l| l.starts_with("Coalesced:")).map(str::to_string);
+            if let Some(l) = &line {
+                assert!(l.chars().count() <= 80, "{l}");
+            }
+            line
+        };
+        step.coalesce = Some(CoalesceUse {
+            pauses: 0,
+            slept_s: 0.0,
+            passed: 1200,
+        });
+        assert_eq!(
+            said(&r, &step).unwrap(),
+            "Coalesced:              never paused: too few answers in flight to gather"
+        );
+        step.coalesce = Some(CoalesceUse {
+            pauses: 41000,
+            slept_s: 0.21,
+            passed: 3,
+        });
+        r.steps = vec![step.clone()];
+        let line = said(&r, &step).unwrap();
+        assert!(line.starts_with("Coalesced:              41000 pauses, 210"), "{line}");
     }
 
     /// `settings.pipeline` was recorded but no report said it: a store's figures at
