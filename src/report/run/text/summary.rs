@@ -762,7 +762,10 @@ Failed operations:      5
         r.settings.coalesce_us = Some(500);
         let said = |r: &RunResult, step: &StepResult| {
             let text = run_summary(r, step);
-            let line = text.lines().find(|l| l.starts_with("Coalesced:")).map(str::to_string);
+            let line = text
+                .lines()
+                .find(|l| l.starts_with("Coalesced:"))
+                .map(str::to_string);
             if let Some(l) = &line {
                 assert!(l.chars().count() <= 80, "{l}");
             }
@@ -784,7 +787,10 @@ Failed operations:      5
         });
         r.steps = vec![step.clone()];
         let line = said(&r, &step).unwrap();
-        assert!(line.starts_with("Coalesced:              41000 pauses, 210"), "{line}");
+        assert!(
+            line.starts_with("Coalesced:              41000 pauses, 210"),
+            "{line}"
+        );
     }
 
     /// `settings.pipeline` was recorded but no report said it: a store's figures at
