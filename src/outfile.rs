@@ -260,6 +260,20 @@ pub fn check(path: &Path) -> io::Result<Option<PathBuf>> {
     }
 }
 
+/// Is `output` the very file `input` is, by identity (device and inode, links
+/// followed), so that writing it would replace the input? A symlink or a hard link to
+/// an input is caught, not only the same spelling. An output that does not exist yet,
+/// `-`, or a device or FIFO written through, replaces nothing.
+pub fn replaces(output: &Path, input: &Path) -> bool {
+    if is_through(output) {
+        return false;
+    }
+    match (fs::metadata(output), fs::metadata(input)) {
+        (Ok(o), Ok(i)) => o.dev() == i.dev() && o.ino() == i.ino(),
+        _ => false,
+    }
+}
+
 /// Keep `bytes` that could not go where they were meant: a new file in the temporary
 /// directory (`$TMPDIR`, else `/tmp`) named `hakaru-<random>-<name>`, readable by its
 /// owner only. Returns its path, for the message that names it.

@@ -179,7 +179,19 @@ pub fn run(args: AbArgs, command_line: Vec<String>) -> Result<i32> {
         .collect();
     let ready = ab.run_options(command_line)?.build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &files)?;
+    let inputs: Vec<(&str, &std::path::Path)> = [
+        ("the -p file", &args.post_file),
+        ("the -u file", &args.put_file),
+    ]
+    .into_iter()
+    .filter_map(|(what, p)| Some((what, p.as_deref()?)))
+    .collect();
+    super::finish::check_outputs(
+        args.output_path.as_deref(),
+        &args.thresholds,
+        &files,
+        &inputs,
+    )?;
     let csv_to_stdout = super::args::is_stdout(args.output_path.as_deref());
     // ab's report goes to stderr when stdout carries the result (--json, -o -).
     let output = super::args::OutputArgs {

@@ -313,6 +313,16 @@ pub struct LiveArgs {
 }
 
 impl LiveArgs {
+    /// `--live-out`'s file, as an output no input may be (see
+    /// [`super::finish::check_outputs`]); its own checks are [`LiveArgs::start`]'s.
+    pub fn outputs(&self) -> Vec<(&'static str, &Path)> {
+        self.live_out
+            .as_deref()
+            .map(|p| ("--live-out", p))
+            .into_iter()
+            .collect()
+    }
+
     /// `--live-out -`: the lines take stdout, so the text for a person goes to stderr.
     pub fn to_stdout(&self) -> bool {
         is_stdout(self.live_out.as_deref())
@@ -336,6 +346,20 @@ impl LiveArgs {
 }
 
 impl RequestArgs {
+    /// The files these flags read, for [`super::finish::check_outputs`]: what each
+    /// is, and its path. No output may replace one of them.
+    pub fn inputs(&self) -> Vec<(&'static str, &Path)> {
+        [
+            ("the patterns file", &self.request_patterns_file),
+            ("the body file", &self.body_file),
+            ("the CA file", &self.cacert),
+            ("the commands file", &self.kv.commands),
+        ]
+        .into_iter()
+        .filter_map(|(what, p)| p.as_deref().map(|p| (what, p)))
+        .collect()
+    }
+
     /// The plain options these flags say.
     pub fn options(&self) -> RequestOptions {
         RequestOptions {

@@ -335,7 +335,14 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     args.thresholds.check(true)?;
     let ready = args.options(command_line).build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
+    let inputs: Vec<(&str, &std::path::Path)> = [
+        ("the template", &args.template),
+        ("the document file", &args.doc_file),
+    ]
+    .into_iter()
+    .filter_map(|(what, p)| Some((what, p.as_deref()?)))
+    .collect();
+    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[], &inputs)?;
     for note in &ready.notes {
         eprintln!("Note: {note}");
     }

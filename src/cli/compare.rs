@@ -35,6 +35,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             .into_iter()
             .filter_map(|(f, p)| Some((f, p?)))
             .collect();
+    let inputs: Vec<(&str, &std::path::Path)> = (args.results.iter())
+        .map(|p| ("the result", p.as_path()))
+        .collect();
+    crate::report::output::refuse_inputs(paths.iter().copied(), &inputs)?;
     crate::report::output::check(paths)?;
     let plan = args.charts.plan(args.output);
     // Log pipelines (watch, stream send, stream run) side by side; never mixed with

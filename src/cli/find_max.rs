@@ -112,7 +112,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let options = args.options(command_line);
     let ready = options.build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
+    let live_out = args.session.live.outputs();
+    super::finish::check_outputs(
+        Some(&args.output_path),
+        &args.thresholds,
+        &live_out,
+        &args.request.inputs(),
+    )?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     super::kv::preload(&ready, &args.request.kv)?;
     let live_args = &args.session.live;

@@ -155,16 +155,21 @@ pub fn result_paths(path: Option<&Path>) -> Vec<(&'static str, PathBuf)> {
 }
 
 /// Before any load or read: every path the command will write can be written (see
-/// [`crate::report::output::check`]); refused with exit code 2 otherwise.
+/// [`crate::report::output::check`]), and none is one of the files it reads
+/// (`inputs`: what each is, and its path; [`crate::report::output::refuse_inputs`]);
+/// refused with exit code 2 otherwise.
 pub fn check_outputs(
     result: Option<&Path>,
     thresholds: &ThresholdArgs,
     more: &[(&'static str, &Path)],
+    inputs: &[(&str, &Path)],
 ) -> Result<(), crate::report::output::OutputError> {
     let mut all = result_paths(result);
     if let Some(j) = &thresholds.junit {
         all.push(("--junit", j.clone()));
     }
     all.extend(more.iter().map(|(f, p)| (*f, p.to_path_buf())));
-    crate::report::output::check(all.iter().map(|(f, p)| (*f, p.as_path())))
+    let paths = || all.iter().map(|(f, p)| (*f, p.as_path()));
+    crate::report::output::refuse_inputs(paths(), inputs)?;
+    crate::report::output::check(paths())
 }

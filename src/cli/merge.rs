@@ -49,7 +49,10 @@ struct Doc {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
+    let inputs: Vec<(&str, &std::path::Path)> = (args.results.iter())
+        .map(|p| ("the shard's result", p.as_path()))
+        .collect();
+    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[], &inputs)?;
     let docs = read_docs(&args.results)?;
     let streams = docs.iter().filter(|d| is_stream(&d.text)).count();
     match (streams, docs.len()) {

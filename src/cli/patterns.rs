@@ -80,6 +80,14 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    // The patterns are written over -o's file only once every term is read: refuse, before
+    // reading, an -o that is one of the terms files.
+    if let Some(out) = &args.output {
+        let inputs: Vec<(&str, &std::path::Path)> = (args.files.iter())
+            .map(|p| ("the terms file", p.as_path()))
+            .collect();
+        crate::report::output::refuse_inputs([("-o", out.as_path())], &inputs)?;
+    }
     let form = match (args.template, args.base_params) {
         (Some(t), _) => RequestForm::Template(t),
         (None, Some(p)) => RequestForm::BaseParams(p),

@@ -144,7 +144,13 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     args.thresholds.check(false)?;
     let ready = options.build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(Some(&args.output_path), &args.thresholds, &[])?;
+    let live_out = args.session.live.outputs();
+    super::finish::check_outputs(
+        Some(&args.output_path),
+        &args.thresholds,
+        &live_out,
+        &args.request.inputs(),
+    )?;
     let csv_to_stdout = is_stdout(Some(&args.output_path));
     args.request.format.check(csv_to_stdout)?;
     super::kv::preload(&ready, &args.request.kv)?;

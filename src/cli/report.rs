@@ -81,7 +81,8 @@ fn check_outputs(args: &Args) -> Result<(), crate::report::output::OutputError> 
             .into_iter()
             .filter_map(|(f, p)| Some((f, p?)))
             .collect();
-    super::finish::check_outputs(None, &args.thresholds, &more)
+    let inputs = [("the result", args.result.as_path())];
+    super::finish::check_outputs(None, &args.thresholds, &more, &inputs)
 }
 
 /// What was written, said on stderr; the text for the terminal on stdout, unless

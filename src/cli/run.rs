@@ -83,7 +83,13 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     args.thresholds.check(false)?;
     let ready = options.build()?;
     // Every path the end will write, checked after the flags and before any load.
-    super::finish::check_outputs(args.output_path.as_deref(), &args.thresholds, &[])?;
+    let live_out = args.session.live.outputs();
+    super::finish::check_outputs(
+        args.output_path.as_deref(),
+        &args.thresholds,
+        &live_out,
+        &args.request.inputs(),
+    )?;
     let csv_to_stdout = is_stdout(args.output_path.as_deref());
     args.request.format.check(csv_to_stdout)?;
     super::kv::preload(&ready, &args.request.kv)?;

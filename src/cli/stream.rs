@@ -266,7 +266,7 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }
     // Every path the end will write, checked before any record is sent.
-    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[], &[])?;
     let mut opts = a.records.options(&a.to, a.record_size);
     opts.shard = a.shard;
     opts.start_at = a.start_at;
@@ -498,7 +498,7 @@ impl ExperimentObserver for Progress<'_> {
 
 fn run_experiment(a: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let csv_stdout = is_stdout(a.output_path.as_deref());
-    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[], &[])?;
     if a.json && csv_stdout {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }

@@ -118,7 +118,12 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let page = files.as_ref().map(|p| p.with_extension("html"));
     let pages: Vec<(&'static str, &std::path::Path)> =
         page.iter().map(|p| ("-o", p.as_path())).collect();
-    super::finish::check_outputs(args.output_path.as_deref(), &thresholds, &pages)?;
+    super::finish::check_outputs(
+        args.output_path.as_deref(),
+        &thresholds,
+        &pages,
+        &scenario.input_files(),
+    )?;
     let stop = super::ctrl_c_stop();
     let mut ready = crate::suite::build(
         scenario,

@@ -114,7 +114,7 @@ pub fn run(a: WatchArgs, command_line: Vec<String>) -> Result<i32> {
     if a.json && csv_stdout {
         anyhow::bail!("--json and -o - both print on stdout: give one of them");
     }
-    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[])?;
+    super::finish::check_outputs(a.output_path.as_deref(), &Default::default(), &[], &[])?;
     let machine_out = a.json || csv_stdout;
     let say = |text: &str| {
         if machine_out {

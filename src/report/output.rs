@@ -77,6 +77,42 @@ pub fn check<'a>(
     Ok(())
 }
 
+/// Before any load or read: no output path (`flag`, path) is one of the command's
+/// inputs (`what`, path) by file identity ([`crate::outfile::replaces`]): `cp` and
+/// `sort -o` refuse to clobber an input, and so does every hakaru command (issue 32:
+/// `run --request-patterns-file in.csv -o in.csv` replaced the patterns with the
+/// result, `merge s1.json s2.json -o s1.csv` a shard, `report r.json -o r.json` the
+/// measurement).
+pub fn refuse_inputs<'a>(
+    outputs: impl IntoIterator<Item = (&'static str, &'a Path)>,
+    inputs: &[(&str, &Path)],
+) -> Result<(), OutputError> {
+    for (flag, out) in outputs {
+        for (what, input) in inputs {
+            if crate::outfile::replaces(out, input) {
+                let same = if out == *input {
+                    String::new()
+                } else {
+                    " (the same file by another name)".to_string()
+                };
+                return Err(OutputError {
+                    flag,
+                    path: out.to_owned(),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::AlreadyExists,
+                        format!(
+                            "would replace {what} {}{same}, one of this command's inputs; \
+                             choose another output path",
+                            input.display()
+                        ),
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Where Markdown goes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MarkdownTo {

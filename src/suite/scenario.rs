@@ -197,6 +197,19 @@ impl Scenario {
             .map_or(Duration::ZERO, |p| p.start + p.duration)
     }
 
+    /// The files this scenario reads: its own (unless a built-in profile) and the
+    /// patterns files its phases name, for the check that no output replaces one.
+    pub fn input_files(&self) -> Vec<(&'static str, &Path)> {
+        let own = (!self.path.to_string_lossy().starts_with("profile:"))
+            .then_some(("the scenario", self.path.as_path()));
+        let patterns =
+            (self.phases.iter().flat_map(|p| &p.workloads)).filter_map(|w| match &w.source {
+                Source::Patterns(p) => Some(("the patterns file", p.as_path())),
+                _ => None,
+            });
+        own.into_iter().chain(patterns).collect()
+    }
+
     /// Read and check a scenario file.
     pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {

@@ -7,6 +7,7 @@ mod bad_input;
 mod bulk;
 mod cache;
 mod cli;
+mod clobber;
 mod coalesce;
 mod compare_suites;
 mod connections;
