@@ -42,6 +42,20 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `run` over the patterns file `input` (paths only, to nowhere) writing `flag out`.
+fn patterns_run<'a>(input: &'a Path, flag: &'a str, out: &'a Path) -> Vec<&'a str> {
+    let mut args = vec!["run", "-c", "1", "-n", "1", "--default-hosts", "127.0.0.1"];
+    args.extend([
+        "--default-port",
+        "9",
+        "--request-patterns-file",
+        s(input),
+        flag,
+        s(out),
+    ]);
+    args
+}
+
 /// Issue 32: `run --request-patterns-file in.csv -o in.csv` replaced the patterns
 /// with the CSV result.
 #[test]
@@ -49,21 +63,7 @@ fn run_refuses_to_replace_its_patterns_file_with_the_csv() {
     let dir = TempDir::new("clobber-run");
     let input = dir.path("in.csv");
     let before = write(&input, b"/a\n/b\n");
-    let args = [
-        "run",
-        "-c",
-        "1",
-        "-n",
-        "10",
-        "--default-hosts",
-        "127.0.0.1",
-        "--default-port",
-        "9",
-        "--request-patterns-file",
-        s(&input),
-        "-o",
-        s(&input),
-    ];
+    let args = patterns_run(&input, "-o", &input);
     refused(&args, &input, &input, &before);
 }
 
@@ -75,21 +75,7 @@ fn run_refuses_a_csv_whose_json_beside_it_is_the_patterns_file() {
     let input = dir.path("many.json");
     let before = write(&input, b"/a\n");
     let csv = dir.path("many.csv");
-    let args = [
-        "run",
-        "-c",
-        "1",
-        "-n",
-        "10",
-        "--default-hosts",
-        "127.0.0.1",
-        "--default-port",
-        "9",
-        "--request-patterns-file",
-        s(&input),
-        "-o",
-        s(&csv),
-    ];
+    let args = patterns_run(&input, "-o", &csv);
     refused(&args, &input, &input, &before);
     assert!(!csv.exists(), "nothing is written");
 }
@@ -105,21 +91,7 @@ fn run_refuses_a_link_to_its_patterns_file() {
     let hard = dir.path("hard.csv");
     std::fs::hard_link(&input, &hard).unwrap();
     for out in [&soft, &hard] {
-        let args = [
-            "run",
-            "-c",
-            "1",
-            "-n",
-            "1",
-            "--default-hosts",
-            "127.0.0.1",
-            "--default-port",
-            "9",
-            "--request-patterns-file",
-            s(&input),
-            "-o",
-            s(out),
-        ];
+        let args = patterns_run(&input, "-o", out);
         refused(&args, out, &input, &before);
         let err = stderr(&run(&args));
         assert!(err.contains("the same file by another name"), "{err}");
@@ -132,37 +104,11 @@ fn run_refuses_junit_live_out_and_body_onto_its_inputs() {
     let dir = TempDir::new("clobber-more");
     let patterns = dir.path("p.txt");
     let before = write(&patterns, b"/a\n");
-    let p = s(&patterns);
-    refused(
-        &[
-            "run",
-            "-n",
-            "1",
-            "--request-patterns-file",
-            p,
-            "--threshold",
-            "p99<1s",
-            "--junit",
-            p,
-        ],
-        &patterns,
-        &patterns,
-        &before,
-    );
-    refused(
-        &[
-            "run",
-            "-n",
-            "1",
-            "--request-patterns-file",
-            p,
-            "--live-out",
-            p,
-        ],
-        &patterns,
-        &patterns,
-        &before,
-    );
+    let mut junit = patterns_run(&patterns, "--junit", &patterns);
+    junit.extend(["--threshold", "p99<1s"]);
+    refused(&junit, &patterns, &patterns, &before);
+    let live = patterns_run(&patterns, "--live-out", &patterns);
+    refused(&live, &patterns, &patterns, &before);
     let body = dir.path("body.json");
     let body_before = write(&body, b"{\"a\":1}");
     let b = s(&body);
