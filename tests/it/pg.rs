@@ -9,6 +9,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use hakaru::http::pg::{PgAdmin, PgError};
+use hakaru::sql::pg::url::PgUrl;
+
 use crate::util::{free_port, is_root, wait_bounded, wait_for_port, TempDir};
 
 /// Where Debian puts PostgreSQL 15's programs.
@@ -200,10 +203,133 @@ fn pg_harness_starts_a_private_server_and_stops_it_by_pid() {
         pg.psql("postgres", "SHOW password_encryption"),
         "scram-sha-256"
     );
+    // hakaru's own client logs in with the URL's password (SCRAM-SHA-256).
+    let url = PgUrl::parse(&pg.url("postgres")).unwrap();
+    let mut c = PgAdmin::connect(&url, None, Duration::from_secs(10)).expect("login");
+    assert_eq!(
+        c.simple_query("SELECT 42").unwrap()[0][0].as_deref(),
+        Some("42")
+    );
+    drop(c);
     let pid = pg.child.id();
     drop(pg);
     assert!(
         !std::path::Path::new(&format!("/proc/{pid}")).exists(),
         "the postmaster {pid} is gone after drop"
     );
+}
+
+/// hakaru's blocking admin connection (`http::pg::PgAdmin`) to `pg` as `user`.
+pub fn admin(
+    pg: &Postgres,
+    user: &str,
+    password: Option<&str>,
+    db: &str,
+) -> Result<PgAdmin, PgError> {
+    let url = PgUrl::parse(&format!(
+        "postgres://{user}@127.0.0.1:{}/{db}?sslmode=prefer",
+        pg.port
+    ))
+    .unwrap();
+    PgAdmin::connect(&url, password, Duration::from_secs(10))
+}
+
+/// The login answers every method the server asks for: SCRAM-SHA-256 (initdb's
+/// host default), md5 (a user whose password is stored as md5, with an md5 line in
+/// pg_hba.conf), cleartext `password` and `trust`; a wrong password is refused with
+/// the server's SQLSTATE 28P01. sslmode=prefer falls back when the server says `N`.
+#[test]
+fn pg_admin_logs_in_by_scram_md5_password_and_trust() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let mut scram = admin(&pg, USER, Some(PASSWORD), "postgres").expect("SCRAM login");
+    let rows = scram
+        .simple_query("SELECT 1 + 1, NULL::text, 'a b'")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![Some("2".to_string()), None, Some("a b".to_string())]]
+    );
+    drop(scram);
+
+    pg.psql(
+        "postgres",
+        "SET password_encryption = 'md5'; CREATE ROLE m LOGIN PASSWORD 'mpw'; \
+         CREATE ROLE c LOGIN PASSWORD 'cpw'; CREATE ROLE t LOGIN",
+    );
+    pg.hba_first("host all m 127.0.0.1/32 md5\nhost all c 127.0.0.1/32 password\nhost all t 127.0.0.1/32 trust");
+    let mut md5 = admin(&pg, "m", Some("mpw"), "postgres").expect("md5 login");
+    assert_eq!(
+        md5.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("m")
+    );
+    let mut clear = admin(&pg, "c", Some("cpw"), "postgres").expect("cleartext login");
+    assert_eq!(
+        clear.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("c")
+    );
+    let mut trust = admin(&pg, "t", None, "postgres").expect("trust login");
+    assert_eq!(
+        trust.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("t")
+    );
+
+    let wrong = admin(&pg, "m", Some("nope"), "postgres")
+        .err()
+        .expect("a wrong password fails");
+    assert!(wrong.to_string().contains("28P01"), "{wrong}");
+    assert!(!wrong.to_string().contains("nope"), "{wrong}");
+    let none = admin(&pg, USER, None, "postgres")
+        .err()
+        .expect("no password fails");
+    assert!(none.to_string().contains("PGPASSWORD"), "{none}");
+    let url = PgUrl::parse(&format!(
+        "postgres://{USER}@127.0.0.1:{}/postgres?sslmode=require",
+        pg.port
+    ))
+    .unwrap();
+    let e = PgAdmin::connect(&url, Some(PASSWORD), Duration::from_secs(10))
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("does not offer TLS"), "{e}");
+}
+
+/// copy_in loads rows the way `pgbench -i` does, in chunks; a failing statement
+/// names its SQLSTATE, and the connection goes on after it.
+#[test]
+fn pg_admin_copies_rows_in_and_reports_errors_by_sqlstate() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let mut c = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+    c.simple_query("CREATE TABLE t (id int PRIMARY KEY, v text)")
+        .unwrap();
+    let chunks: Vec<String> = (0..10)
+        .map(|k| {
+            (k * 100..(k + 1) * 100)
+                .map(|i| format!("{i}\tv{i}\n"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(c.copy_in("COPY t FROM STDIN", &chunks).unwrap(), 1000);
+    let rows = c.simple_query("SELECT count(*), max(v) FROM t").unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("1000"));
+    let e = c
+        .simple_query("INSERT INTO t VALUES (5, 'dup')")
+        .unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("23505"), "{e}");
+    let e = c.copy_in("COPY t FROM STDIN", ["1\tdup\n"]).unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("23505"), "{e}");
+    let e = c.simple_query("SELECT 1/0").unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("22012"), "{e}");
+    assert_eq!(
+        c.simple_query("SELECT 'still here'").unwrap()[0][0].as_deref(),
+        Some("still here")
+    );
+    // The server's own count of what committed, as the engine tests will read it.
+    let commits = c
+        .simple_query("SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'")
+        .unwrap();
+    assert!(commits[0][0].as_deref().unwrap().parse::<u64>().unwrap() > 0);
 }

@@ -118,13 +118,15 @@ impl<'a> Login<'a> {
         data: &[u8],
         out: &mut BytesMut,
     ) -> Result<(), LoginError> {
-        let nul = |_| LoginError::Scram("a NUL byte in a message".into());
+        let nul = |_| LoginError::Refused {
+            sqlstate: "none".into(),
+            message: "the user name or password contains a NUL byte".into(),
+        };
         match code {
             0 => {}
             3 => {
-                let mut pw = self.password("cleartext")?.to_vec();
-                pw.push(0);
-                frontend::password_message(&pw, out).map_err(nul)?;
+                // password_message adds the C string's NUL itself.
+                frontend::password_message(self.password("cleartext")?, out).map_err(nul)?;
             }
             5 => {
                 let salt: [u8; 4] = data

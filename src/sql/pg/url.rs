@@ -84,15 +84,19 @@ impl PgUrl {
         let mut sslmode = SslMode::Prefer;
         for (k, v) in u.query_pairs() {
             match k.as_ref() {
-                "sslmode" => sslmode = match v.as_ref() {
-                    "disable" => SslMode::Disable,
-                    "prefer" => SslMode::Prefer,
-                    "require" => SslMode::Require,
-                    "verify-full" => SslMode::VerifyFull,
-                    other => return Err(format!(
+                "sslmode" => {
+                    sslmode = match v.as_ref() {
+                        "disable" => SslMode::Disable,
+                        "prefer" => SslMode::Prefer,
+                        "require" => SslMode::Require,
+                        "verify-full" => SslMode::VerifyFull,
+                        other => {
+                            return Err(format!(
                         "sslmode={other}: hakaru speaks disable, prefer, require and verify-full"
-                    )),
-                },
+                    ))
+                        }
+                    }
+                }
                 other => return Err(format!("unknown URL parameter {other:?} (only sslmode)")),
             }
         }
