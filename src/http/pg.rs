@@ -301,14 +301,24 @@ fn negotiate_tls(mut tcp: TcpStream, url: &PgUrl) -> Result<Box<dyn Wire>, Strin
         (b'N', SslMode::Prefer) => Ok(Box::new(tcp)),
         (b'N', _) => Err("the server does not offer TLS, and sslmode asks for it".into()),
         (b'S', mode) => {
-            let connector = super::tls_connector(mode != SslMode::VerifyFull, None)?;
+            let cacert = url.sslrootcert.as_deref().map(std::path::Path::new);
+            let connector = super::tls_connector(mode != SslMode::VerifyFull, cacert)
+                .map_err(|e| e.replace("--cacert", "sslrootcert"))?;
             let mut config = (**connector.config()).clone();
             config.alpn_protocols.clear();
             let name = rustls::pki_types::ServerName::try_from(url.host.clone())
                 .map_err(|e| format!("TLS server name {}: {e}", url.host))?;
             let conn =
                 rustls::ClientConnection::new(Arc::new(config), name).map_err(|e| e.to_string())?;
-            Ok(Box::new(rustls::StreamOwned::new(conn, tcp)))
+            let mut tls = rustls::StreamOwned::new(conn, tcp);
+            // Handshake now, so a certificate refused is named as such, not as a
+            // failed write of the startup message.
+            while tls.conn.is_handshaking() {
+                tls.conn
+                    .complete_io(&mut tls.sock)
+                    .map_err(|e| format!("TLS handshake: {e}"))?;
+            }
+            Ok(Box::new(tls))
         }
         (other, _) => Err(format!(
             "SSLRequest answered {other:#04x}, not S or N: not PostgreSQL"

@@ -333,3 +333,63 @@ fn pg_admin_copies_rows_in_and_reports_errors_by_sqlstate() {
         .unwrap();
     assert!(commits[0][0].as_deref().unwrap().parse::<u64>().unwrap() > 0);
 }
+
+/// sslmode over TLS: a server with `ssl=on` and a certificate for 127.0.0.1 signed by
+/// a test CA. `require` takes any certificate; `verify-full` takes it with the CA as
+/// `sslrootcert` and refuses it without; `prefer` goes into TLS when offered (the
+/// server's pg_stat_ssl says so).
+#[test]
+fn pg_admin_speaks_tls_for_require_and_verify_full() {
+    if !crate::util::have("openssl") || !have_postgres() {
+        return;
+    }
+    let certs = TempDir::new("pg-certs");
+    crate::util::make_certificates(&certs);
+    std::fs::set_permissions(&certs.0, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let key = certs.path("key.pem");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    if let Some((uid, gid)) = postgres_ids() {
+        std::os::unix::fs::chown(&key, Some(uid), Some(gid)).unwrap();
+    }
+    std::fs::set_permissions(
+        certs.path("cert.pem"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let cert_opt = format!("ssl_cert_file={}", certs.path("cert.pem").display());
+    let key_opt = format!("ssl_key_file={}", key.display());
+    let Some(pg) = Postgres::start(&["ssl=on", &cert_opt, &key_opt]) else {
+        return;
+    };
+    let ca = certs.path("ca.pem");
+    let connect = |query: &str| {
+        let url = format!("postgres://{USER}@127.0.0.1:{}/postgres?{query}", pg.port);
+        PgAdmin::connect(
+            &PgUrl::parse(&url).unwrap(),
+            Some(PASSWORD),
+            Duration::from_secs(10),
+        )
+    };
+    let on_tls = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+    for query in [
+        "sslmode=require".to_string(),
+        "sslmode=prefer".to_string(),
+        format!("sslmode=verify-full&sslrootcert={}", ca.display()),
+    ] {
+        let mut c = connect(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        assert_eq!(
+            c.simple_query(on_tls).unwrap()[0][0].as_deref(),
+            Some("t"),
+            "{query}"
+        );
+    }
+    let mut plain = connect("sslmode=disable").unwrap();
+    assert_eq!(
+        plain.simple_query(on_tls).unwrap()[0][0].as_deref(),
+        Some("f")
+    );
+    let e = connect("sslmode=verify-full")
+        .err()
+        .expect("an unknown CA is refused");
+    assert!(e.to_string().contains("TLS handshake"), "{e}");
+}

@@ -2,7 +2,7 @@
 //! `postgresql://`), checked before any connection: the host, the port (5432 by
 //! default), the user and database (both required: a benchmark names them), the
 //! password percent-decoded, and `sslmode` (`disable`, `prefer`, `require`,
-//! `verify-full`; libpq's default is `prefer`). Other query parameters are refused by
+//! `verify-full`; libpq's default is `prefer`) with `sslrootcert`, a CA file. Other query parameters are refused by
 //! name, so a typo does not silently change the run.
 
 use std::fmt;
@@ -29,6 +29,9 @@ pub struct PgUrl {
     pub password: Option<String>,
     pub database: String,
     pub sslmode: SslMode,
+    /// libpq's `sslrootcert`: a PEM file of CAs trusted for `verify-full` (besides
+    /// the web PKI roots).
+    pub sslrootcert: Option<String>,
 }
 
 /// The password never shows: a URL in a message or a result is redacted.
@@ -41,6 +44,7 @@ impl fmt::Debug for PgUrl {
             .field("password", &self.password.as_ref().map(|_| "***"))
             .field("database", &self.database)
             .field("sslmode", &self.sslmode)
+            .field("sslrootcert", &self.sslrootcert)
             .finish()
     }
 }
@@ -82,6 +86,7 @@ impl PgUrl {
             return Err("the URL names no database (postgres://user@host/DB)".into());
         }
         let mut sslmode = SslMode::Prefer;
+        let mut sslrootcert = None;
         for (k, v) in u.query_pairs() {
             match k.as_ref() {
                 "sslmode" => {
@@ -97,7 +102,12 @@ impl PgUrl {
                         }
                     }
                 }
-                other => return Err(format!("unknown URL parameter {other:?} (only sslmode)")),
+                "sslrootcert" if !v.is_empty() => sslrootcert = Some(v.into_owned()),
+                other => {
+                    return Err(format!(
+                        "unknown URL parameter {other:?} (only sslmode and sslrootcert)"
+                    ))
+                }
             }
         }
         Ok(PgUrl {
@@ -107,6 +117,7 @@ impl PgUrl {
             password,
             database,
             sslmode,
+            sslrootcert,
         })
     }
 }
@@ -130,6 +141,9 @@ mod tests {
             ("::1", 5432, SslMode::Prefer)
         );
         assert_eq!(d.password, None);
+        let t =
+            PgUrl::parse("postgres://u@h/db?sslmode=verify-full&sslrootcert=/tmp/ca.pem").unwrap();
+        assert_eq!(t.sslrootcert.as_deref(), Some("/tmp/ca.pem"));
     }
 
     #[test]
