@@ -386,12 +386,14 @@ impl Reader<'_> {
             "if" | "elif" | "else" | "endif" => self.branch(at, &lname, line)?,
             "startpipeline" => self.out.push(Command::StartPipeline),
             "endpipeline" => self.out.push(Command::EndPipeline),
-            "shell" | "setshell" => return Err(self.err(
-                at,
-                format!(
+            "shell" | "setshell" => {
+                return Err(self.err(
+                    at,
+                    format!(
                     "\\{lname} is not supported: hakaru runs no shell command inside a transaction"
                 ),
-            )),
+                ))
+            }
             "" => return Err(self.err(at, "a backslash without a meta-command".into())),
             _ => return Err(self.err(at, format!("invalid command \\{name}"))),
         }
