@@ -464,10 +464,11 @@ impl Parser {
             Tok::Op("~") => Ok(Expr::Unary(UnOp::BitNot, Box::new(self.expr(P_UNARY)?))),
             Tok::LParen => {
                 let e = self.expr(0)?;
+                let close = self.pos;
                 match self.bump() {
                     Tok::RParen => Ok(e),
                     t => {
-                        self.pos = self.pos.saturating_sub(1);
+                        self.pos = close;
                         Err(self.error(format!("expected ')', found {}", show(&t))))
                     }
                 }
@@ -501,11 +502,12 @@ impl Parser {
         if *self.peek() != Tok::RParen {
             loop {
                 args.push(self.expr(0)?);
+                let sep = self.pos;
                 match self.bump() {
                     Tok::Comma => continue,
                     Tok::RParen => break,
                     t => {
-                        self.pos = self.pos.saturating_sub(1);
+                        self.pos = sep;
                         return Err(self.error(format!("expected ',' or ')', found {}", show(&t))));
                     }
                 }
@@ -774,12 +776,9 @@ fn call(f: Func, args: &[Expr], env: &mut dyn Env) -> Result<Value, String> {
         Greatest | Least => {
             let mut best: Option<Value> = None;
             let mut doubles = false;
-            let mut first = true;
             for a in args {
                 let x = eval(a, env)?;
                 doubles |= matches!(x, Value::Double(_));
-                let _ = first;
-                first = false;
                 best = Some(match best {
                     None => x,
                     Some(b) => {
