@@ -219,7 +219,7 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
             )));
         }
     }
-    if o.latency_limit_ms.is_some_and(|l| !(l > 0.0)) {
+    if o.latency_limit_ms.is_some_and(|l| l.is_nan() || l <= 0.0) {
         return Err(bad("--latency-limit: a limit above 0 ms"));
     }
     if o.max_tries == 0 {

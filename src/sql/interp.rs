@@ -348,7 +348,9 @@ impl Session {
         self.script
     }
 
-    /// What to do next in this transaction.
+    /// What to do next in this transaction. (Not an `Iterator`: each action
+    /// borrows the session's buffers until the next call.)
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> Action<'_> {
         if let Some(e) = self.error.take() {
             self.ended = true;
@@ -405,7 +407,7 @@ impl Session {
                 }
                 Command::JumpUnless { cond, to } => match expr::eval(cond, &mut self.vars) {
                     Ok(Value::Null) | Ok(Value::Bool(false)) | Ok(Value::Int(0)) => self.pc = *to,
-                    Ok(Value::Double(d)) if d == 0.0 => self.pc = *to,
+                    Ok(Value::Double(0.0)) => self.pc = *to,
                     Ok(_) => {}
                     Err(e) => return self.fail(format!("\\if: {e}")),
                 },

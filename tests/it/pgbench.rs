@@ -86,3 +86,52 @@ fn pgbench_refuses_a_bad_script_with_its_line_and_column_before_connecting() {
         "{err}"
     );
 }
+
+/// pgbench's own `hash`, `hash_fnv1a` and `hash_murmur2`, read from its `debug()`
+/// lines, against `sql::script::expr`'s: the same numbers for the same seeds.
+#[test]
+fn hashes_match_pgbench_15s() {
+    use hakaru::sql::script::expr::{hash_fnv1a, hash_murmur2};
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-hash");
+    let script = dir.write(
+        "h.sql",
+        "\\set a debug(hash_murmur2(1, 0))\n\\set b debug(hash_fnv1a(1, 0))\n\\set c debug(hash_murmur2(-7, 12345))\n\\set d debug(hash_fnv1a(123456789, 99))\nSELECT 1;\n",
+    );
+    let out = std::process::Command::new(format!("{}/pgbench", crate::pg::PG_BIN))
+        .args([
+            "-n",
+            "-t",
+            "1",
+            "-f",
+            script.to_str().unwrap(),
+            "-h",
+            "127.0.0.1",
+            "-p",
+            &pg.port.to_string(),
+            "-U",
+            USER,
+            "postgres",
+        ])
+        .env("PGPASSWORD", PASSWORD)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let got: Vec<i64> = err
+        .lines()
+        .filter(|l| l.starts_with("debug("))
+        .map(|l| l.rsplit(' ').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(
+        got,
+        [
+            hash_murmur2(1, 0),
+            hash_fnv1a(1, 0),
+            hash_murmur2(-7, 12345),
+            hash_fnv1a(123456789, 99)
+        ],
+        "{err}"
+    );
+}
