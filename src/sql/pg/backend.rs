@@ -47,9 +47,11 @@ impl std::fmt::Display for ProtocolError {
     }
 }
 
-/// One message cut from `buf`: its tag, its body, and how many bytes it took; `None`
-/// while the message is incomplete.
-pub fn next_message(buf: &[u8]) -> Result<Option<(u8, &[u8], usize)>, ProtocolError> {
+/// A message cut from the read buffer: its tag, its body, and the bytes it took.
+pub type Message<'a> = (u8, &'a [u8], usize);
+
+/// One message cut from `buf`; `None` while the message is incomplete.
+pub fn next_message(buf: &[u8]) -> Result<Option<Message<'_>>, ProtocolError> {
     if buf.len() < 5 {
         return Ok(None);
     }
