@@ -505,3 +505,77 @@ fn pg_conn_runs_statements_in_each_mode_as_the_server_counts_them() {
         "xact_commit delta: {N} statements in each of 3 modes + the pg_prepared_statements query"
     );
 }
+
+/// A hostile PostgreSQL-speaking server: after the startup it answers `reply`
+/// then closes (`close`) or keeps the connection open, so only the bytes themselves
+/// can end the wait.
+fn hostile(reply: &'static [u8], close: bool) -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut startup = [0u8; 512];
+        let _ = s.read(&mut startup);
+        let _ = s.write_all(reply);
+        if !close {
+            let _ = s.read(&mut startup); // until the client gives up and closes
+        }
+    });
+    (port, handle)
+}
+
+/// Each broken answer ends the login with its own error kind, promptly: a message
+/// length of 2^31 (refused, not awaited), garbage, an unexpected message, a close
+/// mid-message, an authentication method hakaru does not speak.
+#[test]
+fn pg_conn_refuses_a_hostile_server_s_bytes_by_kind_without_hanging() {
+    use hakaru::http::pg_conn::PgConn;
+    use hakaru::stats::ErrorKind;
+    let cases: [(&'static [u8], ErrorKind, &str); 5] = [
+        (
+            b"R\x80\0\0\0\0\0\0\0",
+            ErrorKind::Malformed,
+            "length 2147483648",
+        ),
+        (
+            b"\x00\x01\x02\x03\x04garbage",
+            ErrorKind::Malformed,
+            "unexpected message '0x00'",
+        ),
+        (
+            b"D\0\0\0\x06\0\0",
+            ErrorKind::Malformed,
+            "unexpected message 'D'",
+        ),
+        (b"R\0\0\0\x08\0\0", ErrorKind::Reset, "closed"),
+        (b"R\0\0\0\x08\0\0\0\x07", ErrorKind::ReplyNoauth, "method 7"),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (reply, kind, text) in cases {
+        // Only the truncated message is followed by a close; silence after it is the
+        // engine's request timeout to end.
+        let (port, server) = hostile(reply, kind == ErrorKind::Reset);
+        let url = PgUrl::parse(&format!(
+            "postgres://u:p@127.0.0.1:{port}/db?sslmode=disable"
+        ))
+        .unwrap();
+        let started = std::time::Instant::now();
+        let r = rt.block_on(async {
+            tokio::time::timeout(Duration::from_secs(5), PgConn::connect(&url, None)).await
+        });
+        let e = match r {
+            Ok(Err(e)) => e,
+            Ok(Ok(_)) => panic!("{reply:?}: logged in"),
+            Err(_) => panic!("{reply:?}: hung for 5 s"),
+        };
+        assert_eq!(e.kind(), kind, "{reply:?}: {e}");
+        assert!(e.to_string().contains(text), "{reply:?}: {e}");
+        assert!(started.elapsed() < Duration::from_secs(2), "{reply:?}");
+        server.join().unwrap();
+    }
+}
