@@ -16,8 +16,21 @@ use tokio::net::TcpStream;
 use crate::sql::pg::auth::{Login, LoginError, LoginStep};
 use crate::sql::pg::backend::{next_message, Answer, ProtocolError, Step};
 use crate::sql::pg::frontend::{self, QueryMode};
+use crate::sql::pg::sqlstate::SqlErrorKind;
 use crate::sql::pg::url::{PgUrl, SslMode};
 use crate::stats::ErrorKind;
+
+/// The error kind results count a statement's SQLSTATE under.
+pub fn sql_error_kind(kind: SqlErrorKind) -> ErrorKind {
+    match kind {
+        SqlErrorKind::Serialization => ErrorKind::SqlSerializationFailure,
+        SqlErrorKind::Deadlock => ErrorKind::SqlDeadlock,
+        SqlErrorKind::UniqueViolation => ErrorKind::SqlUniqueViolation,
+        SqlErrorKind::TooManyConnections => ErrorKind::SqlTooManyConnections,
+        SqlErrorKind::AdminShutdown => ErrorKind::SqlAdminShutdown,
+        SqlErrorKind::Other(_) => ErrorKind::SqlError,
+    }
+}
 
 /// Why a connection or a statement failed on the wire (a statement the server
 /// refused is not this: its answer carries the SQLSTATE).
@@ -42,6 +55,14 @@ impl PgConnError {
             PgConnError::Tls(_) => ErrorKind::Tls,
             PgConnError::Login(LoginError::Protocol(_)) | PgConnError::Protocol(_) => {
                 ErrorKind::Malformed
+            }
+            PgConnError::Login(LoginError::Refused { sqlstate, .. }) => {
+                match SqlErrorKind::of(sqlstate.as_bytes()) {
+                    k @ (SqlErrorKind::TooManyConnections | SqlErrorKind::AdminShutdown) => {
+                        sql_error_kind(k)
+                    }
+                    _ => ErrorKind::ReplyNoauth,
+                }
             }
             PgConnError::Login(_) => ErrorKind::ReplyNoauth,
             PgConnError::Reset => ErrorKind::Reset,

@@ -486,6 +486,12 @@ fn pg_conn_runs_statements_in_each_mode_as_the_server_counts_them() {
             .await
             .unwrap();
         assert_eq!(ans.sqlstate, Some(*b"22012"));
+        let kind = hakaru::http::pg_conn::sql_error_kind(ans.error_kind().unwrap());
+        assert_eq!(
+            kind,
+            hakaru::stats::ErrorKind::SqlError,
+            "22012 is any other SQL error"
+        );
         assert_eq!(c.status, b'E');
         c.rollback().await.unwrap();
         assert_eq!(c.status, b'I');
