@@ -804,7 +804,15 @@ fn call(f: Func, args: &[Expr], env: &mut dyn Env) -> Result<Value, String> {
             x => Value::Double(to_double(x)?.abs()),
         },
         Debug => {
-            eprintln!("debug(script=?,command=?): {} {}", kind(&v[0]), v[0]);
+            // pgbench's line names the script and command; the value's type and
+            // value follow as it prints them.
+            let ty = match v[0] {
+                Value::Null => "null",
+                Value::Bool(_) => "boolean",
+                Value::Int(_) => "int",
+                Value::Double(_) => "double",
+            };
+            eprintln!("debug: {ty} {}", v[0]);
             v[0]
         }
         Double => Value::Double(to_double(v[0])?),
