@@ -19,6 +19,7 @@ pub mod k8s;
 pub mod kv;
 pub mod merge;
 pub mod patterns;
+pub mod pgbench;
 pub mod ramp;
 pub mod report;
 pub mod run;
@@ -67,6 +68,8 @@ pub enum Command {
     Run(run::RunArgs),
     /// ApacheBench's flags, defaults and report: porting an ab script means changing the command name.
     Ab(ab::AbArgs),
+    /// pgbench's flags, scripts and report against PostgreSQL (-i initializes pgbench's tables).
+    Pgbench(pgbench::PgbenchArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
@@ -103,6 +106,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),
         Command::Ab(a) => ab::run(a, command_line),
+        Command::Pgbench(a) => pgbench::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
@@ -161,6 +165,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::report::output::OutputError>()
             || c.is::<crate::server::listen::ServeError>()
             || c.is::<crate::spec::ab::AbError>()
+            || c.is::<crate::spec::pgbench::PgbenchError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || c.is::<crate::metrics::LiveError>()

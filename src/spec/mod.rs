@@ -20,6 +20,7 @@ pub mod find_max;
 pub mod kv;
 mod load;
 mod parse;
+pub mod pgbench;
 pub mod rate;
 mod start;
 pub mod threshold;

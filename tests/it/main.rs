@@ -31,6 +31,8 @@ mod memory;
 mod netns;
 mod nginx;
 mod over_time;
+mod pg;
+mod pgbench;
 mod probe;
 mod ramp;
 mod readme;

@@ -14,6 +14,7 @@ use crate::result::{RequestList, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
+pub mod pgbench;
 mod ramp_end;
 mod server;
 mod summary;

@@ -1,0 +1,291 @@
+//! `hakaru pgbench`'s report: pgbench 15's layout line for line (so scripts that read
+//! pgbench's output read ours), then what hakaru adds below a marked line
+//! (percentiles from the histograms, errors by kind). A pure function of the figures
+//! the run measured, gathered in [`PgbenchFigures`] by the command.
+
+use std::fmt::Write as _;
+
+/// How long the run was set to go: pgbench prints one or the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Length {
+    /// `-T`: seconds.
+    Duration(u64),
+    /// `-t`: transactions per client.
+    PerClient(u64),
+}
+
+/// One statement's row of `-r`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StatementRow {
+    pub latency_ms: f64,
+    pub failures: u64,
+    pub text: String,
+}
+
+/// Everything pgbench's report prints, as the run measured it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PgbenchFigures {
+    /// `<builtin: TPC-B (sort of)>`, a file's name, or `multiple scripts`.
+    pub transaction_type: String,
+    pub scale: u64,
+    /// `simple`, `extended`, `prepared`.
+    pub query_mode: String,
+    pub clients: u64,
+    pub threads: u64,
+    pub max_tries: u32,
+    pub length: Length,
+    pub processed: u64,
+    pub failed: u64,
+    /// `--latency-limit`: the limit and the transactions past it (or skipped).
+    pub latency_limit: Option<(f64, u64)>,
+    pub latency_avg_ms: f64,
+    pub latency_stddev_ms: f64,
+    /// pgbench prints the stddev with `-R`, `-P` or `--latency-limit` only.
+    pub show_stddev: bool,
+    /// `-R`: the schedule lag's average and maximum.
+    pub lag_ms: Option<(f64, f64)>,
+    pub initial_connection_ms: f64,
+    /// `-C`: the average connection time instead.
+    pub reconnect: bool,
+    pub tps: f64,
+    /// `-r`.
+    pub statements: Option<Vec<StatementRow>>,
+    /// hakaru's additions: (percentile, ms).
+    pub percentiles: Vec<(f64, f64)>,
+    /// hakaru's additions: (error kind, count, a sample's text).
+    pub errors: Vec<(String, u64, String)>,
+}
+
+/// pgbench's report, then hakaru's lines.
+pub fn pgbench_report(f: &PgbenchFigures) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "transaction type: {}", f.transaction_type);
+    let _ = writeln!(o, "scaling factor: {}", f.scale);
+    let _ = writeln!(o, "query mode: {}", f.query_mode);
+    let _ = writeln!(o, "number of clients: {}", f.clients);
+    let _ = writeln!(o, "number of threads: {}", f.threads);
+    let _ = writeln!(o, "maximum number of tries: {}", f.max_tries);
+    match f.length {
+        Length::PerClient(n) => {
+            let _ = writeln!(o, "number of transactions per client: {n}");
+            let _ = writeln!(
+                o,
+                "number of transactions actually processed: {}/{}",
+                f.processed,
+                n * f.clients
+            );
+        }
+        Length::Duration(s) => {
+            let _ = writeln!(o, "duration: {s} s");
+            let _ = writeln!(
+                o,
+                "number of transactions actually processed: {}",
+                f.processed
+            );
+        }
+    }
+    let total = (f.processed + f.failed).max(1) as f64;
+    let _ = writeln!(
+        o,
+        "number of failed transactions: {} ({:.3}%)",
+        f.failed,
+        100.0 * f.failed as f64 / total
+    );
+    if let Some((limit, late)) = f.latency_limit {
+        let _ = writeln!(
+            o,
+            "number of transactions above the {limit:.1} ms latency limit: {late}/{} ({:.3}%)",
+            f.processed + f.failed,
+            100.0 * late as f64 / total
+        );
+    }
+    if f.show_stddev {
+        let _ = writeln!(o, "latency average = {:.3} ms", f.latency_avg_ms);
+        let _ = writeln!(o, "latency stddev = {:.3} ms", f.latency_stddev_ms);
+    } else {
+        let incl = if f.failed > 0 {
+            " (including failures)"
+        } else {
+            ""
+        };
+        let _ = writeln!(o, "latency average = {:.3} ms{incl}", f.latency_avg_ms);
+    }
+    if let Some((avg, max)) = f.lag_ms {
+        let _ = writeln!(o, "rate limit schedule lag: avg {avg:.3} (max {max:.3}) ms");
+    }
+    if f.reconnect {
+        let _ = writeln!(
+            o,
+            "average connection time = {:.3} ms",
+            f.initial_connection_ms
+        );
+        let _ = writeln!(o, "tps = {:.6} (including reconnection times)", f.tps);
+    } else {
+        let _ = writeln!(
+            o,
+            "initial connection time = {:.3} ms",
+            f.initial_connection_ms
+        );
+        let _ = writeln!(o, "tps = {:.6} (without initial connection time)", f.tps);
+    }
+    if let Some(rows) = &f.statements {
+        o.push_str("statement latencies in milliseconds and failures:\n");
+        for r in rows {
+            let _ = writeln!(o, "   {:11.3}  {:10}  {}", r.latency_ms, r.failures, r.text);
+        }
+    }
+    hakaru_lines(&mut o, f);
+    o
+}
+
+/// Below pgbench's layout: what hakaru's histograms and error kinds add.
+fn hakaru_lines(o: &mut String, f: &PgbenchFigures) {
+    if f.percentiles.is_empty() && f.errors.is_empty() {
+        return;
+    }
+    o.push_str("--- hakaru ---\n");
+    if !f.percentiles.is_empty() {
+        let cells: Vec<String> = f
+            .percentiles
+            .iter()
+            .map(|(p, ms)| format!("p{p} {ms:.3}"))
+            .collect();
+        let _ = writeln!(o, "latency percentiles (ms): {}", cells.join(", "));
+    }
+    for (kind, n, sample) in &f.errors {
+        // A sample is the server's sentence; cut so the line fits 80 columns.
+        let head = format!("error {kind}: {n} ");
+        let room = 80usize.saturating_sub(head.chars().count() + 2);
+        let sample: String = if sample.chars().count() > room {
+            sample
+                .chars()
+                .take(room.saturating_sub(1))
+                .chain(['…'])
+                .collect()
+        } else {
+            sample.clone()
+        };
+        let _ = writeln!(o, "{head}({sample})");
+    }
+}
+
+/// pgbench's `-P` line: `progress: 5.0 s, 1234.5 tps, lat 3.210 ms stddev 0.456, 0 failed`
+/// (with `-R`, the lag; with `--latency-limit`, the skipped).
+pub fn progress_line(
+    at_s: f64,
+    tps: f64,
+    lat_ms: f64,
+    stddev_ms: f64,
+    failed: u64,
+    lag_ms: Option<f64>,
+    skipped: Option<u64>,
+) -> String {
+    let mut o = format!("progress: {at_s:.1} s, {tps:.1} tps, lat {lat_ms:.3} ms stddev {stddev_ms:.3}, {failed} failed");
+    if let Some(lag) = lag_ms {
+        let _ = write!(o, ", lag {lag:.3} ms");
+    }
+    if let Some(s) = skipped {
+        let _ = write!(o, ", {s} skipped");
+    }
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn figures() -> PgbenchFigures {
+        PgbenchFigures {
+            transaction_type: "<builtin: TPC-B (sort of)>".into(),
+            scale: 2,
+            query_mode: "simple".into(),
+            clients: 4,
+            threads: 1,
+            max_tries: 1,
+            length: Length::PerClient(50),
+            processed: 198,
+            failed: 2,
+            latency_limit: None,
+            latency_avg_ms: 3.0121,
+            latency_stddev_ms: 1.5,
+            show_stddev: false,
+            lag_ms: None,
+            initial_connection_ms: 5.4321,
+            reconnect: false,
+            tps: 1234.5678901,
+            statements: Some(vec![
+                StatementRow { latency_ms: 0.123, failures: 0, text: "BEGIN;".into() },
+                StatementRow {
+                    latency_ms: 1.5,
+                    failures: 2,
+                    text: "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;".into(),
+                },
+            ]),
+            percentiles: vec![(50.0, 2.9), (99.0, 8.25)],
+            errors: vec![(
+                "serialization_failure".into(),
+                2,
+                "could not serialize access due to concurrent update of the row in relation pgbench_accounts".into(),
+            )],
+        }
+    }
+
+    #[test]
+    fn report_follows_pgbench_line_for_line() {
+        let text = pgbench_report(&figures());
+        let want = "\
+transaction type: <builtin: TPC-B (sort of)>
+scaling factor: 2
+query mode: simple
+number of clients: 4
+number of threads: 1
+maximum number of tries: 1
+number of transactions per client: 50
+number of transactions actually processed: 198/200
+number of failed transactions: 2 (1.000%)
+latency average = 3.012 ms (including failures)
+initial connection time = 5.432 ms
+tps = 1234.567890 (without initial connection time)
+statement latencies in milliseconds and failures:
+         0.123           0  BEGIN;
+         1.500           2  UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;
+--- hakaru ---
+latency percentiles (ms): p50 2.900, p99 8.250
+error serialization_failure: 2 (could not serialize access due to concurrent u…)
+";
+        assert_eq!(text, want);
+        // hakaru's own lines fit 80 columns (pgbench's statement rows are its own).
+        for l in text.lines().skip_while(|l| *l != "--- hakaru ---") {
+            assert!(l.chars().count() <= 80, "{l}");
+        }
+    }
+
+    #[test]
+    fn rate_limit_and_duration_lines() {
+        let f = PgbenchFigures {
+            length: Length::Duration(10),
+            show_stddev: true,
+            lag_ms: Some((0.25, 4.0)),
+            latency_limit: Some((50.0, 3)),
+            failed: 0,
+            statements: None,
+            percentiles: vec![],
+            errors: vec![],
+            ..figures()
+        };
+        let text = pgbench_report(&f);
+        assert!(text.contains("duration: 10 s\nnumber of transactions actually processed: 198\n"));
+        assert!(text
+            .contains("number of transactions above the 50.0 ms latency limit: 3/198 (1.515%)\n"));
+        assert!(text.contains("latency average = 3.012 ms\nlatency stddev = 1.500 ms\nrate limit schedule lag: avg 0.250 (max 4.000) ms\n"));
+        assert!(!text.contains("hakaru"));
+    }
+
+    #[test]
+    fn progress_reads_like_pgbench() {
+        assert_eq!(
+            progress_line(5.0, 1234.54, 3.2104, 0.456, 0, Some(0.1), Some(2)),
+            "progress: 5.0 s, 1234.5 tps, lat 3.210 ms stddev 0.456, 0 failed, lag 0.100 ms, 2 skipped"
+        );
+    }
+}

@@ -1,0 +1,398 @@
+//! `hakaru pgbench`'s options as pgbench takes them, checked before anything
+//! connects: the connection from `-h -p -U dbname` over `PGHOST`, `PGPORT`, `PGUSER`,
+//! `PGPASSWORD`, `PGDATABASE` (the caller reads the environment; this stays pure),
+//! the scripts from `-b`/`-f`/`-N`/`-S` with their weights, `-D` variables, and the
+//! run's shape (`-T` a duration, `-t` transactions per client, `-R` the open model's
+//! rate). `-i`'s steps and table options are checked here too.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::sql::builtin;
+use crate::sql::init::{self, Step};
+use crate::sql::interp::{Mode, Scripts, Weighted};
+use crate::sql::pg::url::PgUrl;
+use crate::sql::script::expr::Value;
+use crate::sql::script::parse;
+
+/// A bad option, named with its flag; exit 2 before any load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PgbenchError(pub String);
+
+impl fmt::Display for PgbenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for PgbenchError {}
+
+fn bad(s: impl Into<String>) -> PgbenchError {
+    PgbenchError(s.into())
+}
+
+/// The options as typed (flags first, the environment's `PG*` beside them).
+#[derive(Debug, Clone, Default)]
+pub struct PgbenchOptions {
+    pub host: Option<String>,
+    pub port: Option<String>,
+    pub user: Option<String>,
+    pub dbname: Option<String>,
+    /// `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`, as read.
+    pub env: Vec<(String, String)>,
+    pub initialize: bool,
+    pub scale: Option<u64>,
+    pub fillfactor: Option<u32>,
+    pub init_steps: Option<String>,
+    pub foreign_keys: bool,
+    pub unlogged_tables: bool,
+    pub no_vacuum: bool,
+    pub builtins: Vec<String>,
+    /// `-f PATH[@W]` with the file's text, read by the caller.
+    pub files: Vec<(String, String)>,
+    pub skip_some_updates: bool,
+    pub select_only: bool,
+    pub clients: u64,
+    pub threads: u64,
+    pub time: Option<u64>,
+    pub transactions: Option<u64>,
+    pub rate: Option<f64>,
+    pub latency_limit_ms: Option<f64>,
+    pub mode: Option<String>,
+    pub defines: Vec<String>,
+    pub random_seed: Option<String>,
+    pub max_tries: u32,
+}
+
+/// What the run was set to be.
+#[derive(Debug)]
+pub struct PgbenchPlan {
+    pub url: PgUrl,
+    /// `-i`: the steps and the tables' options.
+    pub init: Option<(Vec<Step>, init::Options)>,
+    pub scripts: Scripts,
+    /// What pgbench's report names the transactions by.
+    pub transaction_type: String,
+    pub clients: u64,
+    pub threads: u64,
+    pub duration: Option<Duration>,
+    pub per_client: Option<u64>,
+    pub rate: Option<f64>,
+    pub seed: u64,
+}
+
+fn env<'a>(o: &'a PgbenchOptions, name: &str) -> Option<&'a str> {
+    o.env
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The connection, flags over the environment over pgbench's defaults (localhost,
+/// 5432, the user's name as the database). hakaru connects over TCP only: a
+/// socket directory as `-h` is refused with why.
+fn url(o: &PgbenchOptions) -> Result<PgUrl, PgbenchError> {
+    let host = o
+        .host
+        .as_deref()
+        .or(env(o, "PGHOST"))
+        .unwrap_or("localhost");
+    if host.starts_with('/') {
+        return Err(bad(format!(
+            "-h {host}: a Unix socket directory; hakaru connects over TCP, give a host"
+        )));
+    }
+    let port = o.port.as_deref().or(env(o, "PGPORT")).unwrap_or("5432");
+    let port: u16 = port
+        .parse()
+        .map_err(|_| bad(format!("-p {port}: not a port number")))?;
+    let user = o.user.as_deref().or(env(o, "PGUSER")).unwrap_or("postgres");
+    let db = o.dbname.as_deref().or(env(o, "PGDATABASE")).unwrap_or(user);
+    let mut u = PgUrl::parse(&format!("postgres://{user}@{host}:{port}/{db}"))
+        .map_err(|e| bad(format!("the connection: {e}")))?;
+    u.password = env(o, "PGPASSWORD").map(str::to_string);
+    Ok(u)
+}
+
+fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), PgbenchError> {
+    let mut out = Vec::new();
+    let add_builtin =
+        |out: &mut Vec<Weighted>, arg: &str, flag: &str| -> Result<(), PgbenchError> {
+            let (name, weight) =
+                builtin::split_weight(arg).map_err(|e| bad(format!("{flag}: {e}")))?;
+            let b = builtin::find(name).map_err(|e| bad(format!("{flag}: {e}")))?;
+            let script = parse(b.title, b.text).map_err(|e| bad(e.to_string()))?;
+            out.push(Weighted {
+                name: b.title.to_string(),
+                weight,
+                script,
+            });
+            Ok(())
+        };
+    for b in &o.builtins {
+        add_builtin(&mut out, b, "-b")?;
+    }
+    if o.skip_some_updates {
+        add_builtin(&mut out, "simple-update", "-N")?;
+    }
+    if o.select_only {
+        add_builtin(&mut out, "select-only", "-S")?;
+    }
+    for (arg, text) in &o.files {
+        let (path, weight) = builtin::split_weight(arg).map_err(|e| bad(format!("-f: {e}")))?;
+        let script = parse(path, text).map_err(|e| bad(e.to_string()))?;
+        if script.commands.is_empty() {
+            return Err(bad(format!("-f {path}: the script has no command")));
+        }
+        out.push(Weighted {
+            name: path.to_string(),
+            weight,
+            script,
+        });
+    }
+    if out.is_empty() {
+        add_builtin(&mut out, "tpcb-like", "-b")?;
+    }
+    if out.iter().all(|w| w.weight == 0) {
+        return Err(bad("the scripts' weights add up to 0: give one a weight"));
+    }
+    let _ = scale;
+    let title = if out.len() == 1 {
+        out[0].name.clone()
+    } else {
+        "multiple scripts".to_string()
+    };
+    Ok((out, title))
+}
+
+fn defines(o: &PgbenchOptions, scale: u64) -> Result<Vec<(String, Value)>, PgbenchError> {
+    let mut out = vec![("scale".to_string(), Value::Int(scale as i64))];
+    for d in &o.defines {
+        let Some((name, v)) = d.split_once('=') else {
+            return Err(bad(format!("-D {d}: give NAME=VALUE")));
+        };
+        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+            return Err(bad(format!("-D {d}: invalid variable name \"{name}\"")));
+        }
+        // pgbench keeps -D values as text; a number is read as one where used.
+        let value = if let Ok(i) = v.parse::<i64>() {
+            Value::Int(i)
+        } else if let Ok(f) = v.parse::<f64>() {
+            Value::Double(f)
+        } else {
+            return Err(bad(format!("-D {d}: hakaru takes numbers only for now")));
+        };
+        out.retain(|(n, _)| n != name);
+        out.push((name.to_string(), value));
+    }
+    Ok(out)
+}
+
+/// Checks everything and builds the plan; nothing connects.
+pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
+    let url = url(o)?;
+    let scale = o.scale.unwrap_or(1);
+    if scale == 0 {
+        return Err(bad("-s 0: the scaling factor is at least 1"));
+    }
+    if o.clients == 0 {
+        return Err(bad("-c 0: at least one client"));
+    }
+    if o.threads == 0 || o.threads > o.clients {
+        return Err(bad(format!(
+            "-j {}: threads are 1 to the number of clients ({})",
+            o.threads, o.clients
+        )));
+    }
+    if o.time.is_some() && o.transactions.is_some() {
+        return Err(bad(
+            "-T and -t: give one, a duration or a number of transactions per client",
+        ));
+    }
+    if o.time == Some(0) || o.transactions == Some(0) {
+        return Err(bad("-T/-t 0: the run must do something"));
+    }
+    if let Some(r) = o.rate {
+        if !(r > 0.0 && r.is_finite()) {
+            return Err(bad(format!(
+                "-R {r}: a rate above 0 transactions per second"
+            )));
+        }
+    }
+    if o.latency_limit_ms.is_some_and(|l| l.is_nan() || l <= 0.0) {
+        return Err(bad("--latency-limit: a limit above 0 ms"));
+    }
+    if o.max_tries == 0 {
+        return Err(bad("--max-tries 0: at least one try"));
+    }
+    let mode = match o.mode.as_deref().unwrap_or("simple") {
+        "simple" => Mode::Simple,
+        "extended" => Mode::Extended,
+        "prepared" => Mode::Prepared,
+        m => return Err(bad(format!("-M {m}: simple, extended or prepared"))),
+    };
+    let init = if o.initialize {
+        let letters = match &o.init_steps {
+            Some(s) => s.clone(),
+            None => {
+                let mut s = if o.no_vacuum { "dtgp" } else { "dtgvp" }.to_string();
+                if o.foreign_keys {
+                    s.push('f');
+                }
+                s
+            }
+        };
+        let fillfactor = o.fillfactor.unwrap_or(100);
+        if !(10..=100).contains(&fillfactor) {
+            return Err(bad(format!("-F {fillfactor}: a fillfactor is 10 to 100")));
+        }
+        let steps = init::steps(&letters).map_err(bad)?;
+        Some((
+            steps,
+            init::Options {
+                scale,
+                fillfactor,
+                unlogged: o.unlogged_tables,
+            },
+        ))
+    } else {
+        None
+    };
+    let seed = match o.random_seed.as_deref() {
+        None | Some("time") => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64),
+        Some(s) => s
+            .parse()
+            .map_err(|_| bad(format!("--random-seed {s}: time, rand or an integer")))?,
+    };
+    let (weighted, transaction_type) = scripts(o, scale)?;
+    let defines = defines(o, scale)?;
+    Ok(PgbenchPlan {
+        url,
+        init,
+        scripts: Scripts::new(weighted, mode, defines),
+        transaction_type,
+        clients: o.clients,
+        threads: o.threads,
+        // pgbench's default with neither: 10 transactions per client.
+        per_client: o
+            .transactions
+            .or(if o.time.is_none() { Some(10) } else { None }),
+        duration: o.time.map(Duration::from_secs),
+        rate: o.rate,
+        seed,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> PgbenchOptions {
+        PgbenchOptions {
+            clients: 1,
+            threads: 1,
+            max_tries: 1,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn flags_win_over_the_environment_and_defaults_fill_the_rest() {
+        let mut o = opts();
+        o.env = vec![
+            ("PGHOST".into(), "127.0.0.1".into()),
+            ("PGPORT".into(), "6543".into()),
+            ("PGUSER".into(), "bench".into()),
+            ("PGPASSWORD".into(), "pw".into()),
+        ];
+        o.port = Some("7654".into());
+        let p = check(&o).unwrap();
+        assert_eq!(
+            (
+                p.url.host.as_str(),
+                p.url.port,
+                p.url.user.as_str(),
+                p.url.database.as_str()
+            ),
+            ("127.0.0.1", 7654, "bench", "bench")
+        );
+        assert_eq!(p.url.password.as_deref(), Some("pw"));
+        assert_eq!(p.transaction_type, "<builtin: TPC-B (sort of)>");
+        assert_eq!(p.per_client, Some(10));
+    }
+
+    #[test]
+    fn scripts_come_from_b_f_n_and_s_with_weights() {
+        let mut o = opts();
+        o.builtins = vec!["sel@3".into()];
+        o.skip_some_updates = true;
+        o.files = vec![("my.sql@2".into(), "\\set x 1\nSELECT :x;".into())];
+        let p = check(&o).unwrap();
+        let w: Vec<(&str, u32)> = p
+            .scripts
+            .scripts
+            .iter()
+            .map(|s| (s.name.as_str(), s.weight))
+            .collect();
+        assert_eq!(
+            w,
+            [
+                ("<builtin: select only>", 3),
+                ("<builtin: simple update>", 1),
+                ("my.sql", 2)
+            ]
+        );
+        assert_eq!(p.transaction_type, "multiple scripts");
+    }
+
+    #[test]
+    fn bad_options_are_named_before_any_load() {
+        let e = |f: fn(&mut PgbenchOptions)| {
+            let mut o = opts();
+            f(&mut o);
+            check(&o).unwrap_err().0
+        };
+        assert_eq!(
+            e(|o| o.files = vec![("bad.sql".into(), "\\set x (1".into())]),
+            "bad.sql:1:10: expected ')', found the end"
+        );
+        assert!(e(|o| o.builtins = vec!["s".into()]).starts_with("-b: ambiguous builtin name"));
+        assert!(e(|o| {
+            o.time = Some(5);
+            o.transactions = Some(5)
+        })
+        .starts_with("-T and -t"));
+        assert!(e(|o| o.threads = 2).starts_with("-j 2"));
+        assert!(e(|o| o.mode = Some("fast".into())).starts_with("-M fast"));
+        assert!(e(|o| {
+            o.initialize = true;
+            o.init_steps = Some("dtx".into())
+        })
+        .contains("unrecognized initialization step \"x\""));
+        assert!(e(|o| {
+            o.initialize = true;
+            o.fillfactor = Some(5)
+        })
+        .starts_with("-F 5"));
+        assert!(e(|o| o.host = Some("/var/run/postgresql".into())).contains("Unix socket"));
+        assert!(e(|o| o.defines = vec!["x".into()]).starts_with("-D x"));
+    }
+
+    #[test]
+    fn init_defaults_follow_pgbench() {
+        let mut o = opts();
+        o.initialize = true;
+        o.scale = Some(2);
+        o.foreign_keys = true;
+        let (steps, io) = check(&o).unwrap().init.unwrap();
+        assert_eq!(steps, init::steps("dtgvpf").unwrap());
+        assert_eq!((io.scale, io.fillfactor), (2, 100));
+        o.no_vacuum = true;
+        assert_eq!(
+            check(&o).unwrap().init.unwrap().0,
+            init::steps("dtgpf").unwrap()
+        );
+    }
+}

@@ -1,0 +1,503 @@
+//! A client's script interpreter: the one seam between pgbench's scripts and the
+//! wire. The engine's client asks [`Session::begin`] for a transaction, then
+//! [`Session::next`] for each step — a query to send, a sleep, a pipeline's bounds —
+//! and tells [`Session::answered`] what each query brought back, until `Done`.
+//! `\set`, `\if` and `\gset` run here, between the answers, on the client's own
+//! variables and random state; nothing here does I/O.
+//!
+//! Per transaction nothing allocates once every variable has been set once: the
+//! SQL text, the parameters and the variables' texts live in buffers reused from
+//! one statement to the next.
+
+use std::fmt::Write as _;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::sql::script::expr::{self, Env, Value};
+use crate::sql::script::rand::Rand;
+use crate::sql::script::{Amount, Command, Part, Script};
+
+/// How statements go out (`-M`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// One `Query` message with the variables' values in the text.
+    #[default]
+    Simple,
+    /// Parse/Bind/Execute of an unnamed statement, the values as `$n` parameters.
+    Extended,
+    /// A named statement parsed once per connection, then Bind/Execute.
+    Prepared,
+}
+
+/// One script of a run with its weight (`-b name@w`, `-f file@w`).
+#[derive(Debug, Clone)]
+pub struct Weighted {
+    pub name: String,
+    pub weight: u32,
+    pub script: Script,
+}
+
+/// A statement, ready for each mode: its text with `$n` in place of its variables,
+/// the variables in order, and its prepared statement's name.
+#[derive(Debug, Clone)]
+struct Stmt {
+    script: usize,
+    /// Index into the script's commands.
+    command: usize,
+    param_sql: String,
+    param_vars: Vec<String>,
+    name: String,
+}
+
+/// Every script of a run, parsed, weighted, their statements numbered across
+/// scripts (a statement's number is its label's index), and the mode.
+#[derive(Debug, Clone)]
+pub struct Scripts {
+    pub scripts: Vec<Weighted>,
+    pub mode: Mode,
+    /// Variables set before the first transaction (`-D`, `:scale`), in order.
+    pub defines: Vec<(String, Value)>,
+    stmts: Vec<Stmt>,
+    /// For each script, for each command, its statement's number (SQL only).
+    stmt_of: Vec<Vec<usize>>,
+    total_weight: u64,
+}
+
+impl Scripts {
+    /// Numbers the statements; `scripts` is non-empty with positive weights (the
+    /// front end checks that with the flag's name).
+    pub fn new(scripts: Vec<Weighted>, mode: Mode, defines: Vec<(String, Value)>) -> Scripts {
+        let mut stmts = Vec::new();
+        let mut stmt_of = Vec::new();
+        for (si, w) in scripts.iter().enumerate() {
+            let mut of = vec![usize::MAX; w.script.commands.len()];
+            for (ci, c) in w.script.commands.iter().enumerate() {
+                if let Command::Sql(s) = c {
+                    of[ci] = stmts.len();
+                    let mut param_sql = String::new();
+                    let mut param_vars: Vec<String> = Vec::new();
+                    for p in &s.parts {
+                        match p {
+                            Part::Text(t) => param_sql.push_str(t),
+                            Part::Var(v) => {
+                                let n = match param_vars.iter().position(|x| x == v) {
+                                    Some(n) => n,
+                                    None => {
+                                        param_vars.push(v.clone());
+                                        param_vars.len() - 1
+                                    }
+                                };
+                                let _ = write!(param_sql, "${}", n + 1);
+                            }
+                        }
+                    }
+                    stmts.push(Stmt {
+                        script: si,
+                        command: ci,
+                        param_sql,
+                        param_vars,
+                        name: format!("P{si}_{ci}"),
+                    });
+                }
+            }
+            stmt_of.push(of);
+        }
+        let total_weight = scripts.iter().map(|s| s.weight as u64).sum();
+        Scripts {
+            scripts,
+            mode,
+            defines,
+            stmts,
+            stmt_of,
+            total_weight,
+        }
+    }
+
+    /// The statements' labels, by number: the text as written (pgbench `-r`).
+    pub fn labels(&self) -> Vec<&str> {
+        self.stmts
+            .iter()
+            .map(
+                |s| match &self.scripts[s.script].script.commands[s.command] {
+                    Command::Sql(q) => q.text.as_str(),
+                    _ => "",
+                },
+            )
+            .collect()
+    }
+
+    /// How many statements all the scripts hold.
+    pub fn statements(&self) -> usize {
+        self.stmts.len()
+    }
+}
+
+/// A query's parameters as text (`None` is SQL NULL), in one reused buffer.
+#[derive(Debug, Default)]
+pub struct Params {
+    buf: String,
+    spans: Vec<Option<(usize, usize)>>,
+}
+
+impl Params {
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        self.spans[i].map(|(a, b)| &self.buf.as_bytes()[a..b])
+    }
+    pub fn iter(&self) -> impl Iterator<Item = Option<&[u8]>> {
+        (0..self.len()).map(|i| self.get(i))
+    }
+    fn clear(&mut self) {
+        self.buf.clear();
+        self.spans.clear();
+    }
+}
+
+/// What the client does next in this transaction.
+#[derive(Debug)]
+pub enum Action<'a> {
+    Query {
+        /// The statement's number across all scripts: its label (`-r`).
+        stmt: usize,
+        /// Simple mode: the text with the variables' values in it; extended and
+        /// prepared: the text with `$1..$n`.
+        sql: &'a str,
+        /// Extended and prepared: the values, as text.
+        params: &'a Params,
+        /// Prepared: the statement's name, parsed once per connection.
+        prepared: Option<&'a str>,
+    },
+    Sleep(Duration),
+    PipelineStart,
+    PipelineEnd,
+    /// The transaction ended.
+    Done,
+    /// A run-time script error: the transaction fails with this text as its sample.
+    Failed(String),
+}
+
+/// A query's answer, as the wire read it.
+#[derive(Debug, Default)]
+pub struct StatementAnswer<'a> {
+    pub failed: bool,
+    pub rows: u64,
+    /// The first row's values as text (`None`: NULL), for `\gset`.
+    pub first_row: &'a [Option<&'a [u8]>],
+    /// The columns' names, in the row's order (RowDescription), for `\gset`.
+    pub columns: &'a [&'a [u8]],
+}
+
+/// A variable: its value, or text a query returned (`Value::Null` with `is_text`).
+#[derive(Debug, Clone)]
+struct Var {
+    name: String,
+    value: Value,
+    text: String,
+    is_text: bool,
+}
+
+/// The client's variables and generator, what expressions read.
+struct Vars {
+    vars: Vec<Var>,
+    rng: Rand,
+    default_seed: i64,
+}
+
+impl Vars {
+    fn slot(&mut self, name: &str) -> &mut Var {
+        match self.vars.iter().position(|v| v.name == name) {
+            Some(i) => &mut self.vars[i],
+            None => {
+                self.vars.push(Var {
+                    name: name.to_string(),
+                    value: Value::Null,
+                    text: String::new(),
+                    is_text: false,
+                });
+                self.vars.last_mut().expect("just pushed")
+            }
+        }
+    }
+    fn find(&self, name: &str) -> Option<&Var> {
+        self.vars.iter().find(|v| v.name == name)
+    }
+    fn set(&mut self, name: &str, value: Value) {
+        let v = self.slot(name);
+        v.value = value;
+        v.is_text = false;
+    }
+    fn set_text(&mut self, name: &str, text: Option<&[u8]>) {
+        let v = self.slot(name);
+        v.text.clear();
+        match text {
+            Some(t) => {
+                v.text.push_str(&String::from_utf8_lossy(t));
+                v.is_text = true;
+            }
+            None => {
+                v.value = Value::Null;
+                v.is_text = false;
+            }
+        }
+    }
+    /// Writes the variable's value as SQL text; false when it is not set.
+    fn write(&self, name: &str, out: &mut String) -> bool {
+        match self.find(name) {
+            None => false,
+            Some(v) if v.is_text => {
+                out.push_str(&v.text);
+                true
+            }
+            Some(v) => {
+                let _ = write!(out, "{}", v.value);
+                true
+            }
+        }
+    }
+}
+
+impl Env for Vars {
+    fn var(&self, name: &str) -> Option<Result<Value, String>> {
+        let v = self.find(name)?;
+        if !v.is_text {
+            return Some(Ok(v.value));
+        }
+        // A query's text read as pgbench reads it: an integer, else a double.
+        let t = v.text.trim();
+        Some(if let Ok(i) = t.parse::<i64>() {
+            Ok(Value::Int(i))
+        } else if let Ok(d) = t.parse::<f64>() {
+            Ok(Value::Double(d))
+        } else {
+            Err(format!("malformed variable \"{name}\" value: \"{t}\""))
+        })
+    }
+    fn rng(&mut self) -> &mut Rand {
+        &mut self.rng
+    }
+    fn default_seed(&self) -> i64 {
+        self.default_seed
+    }
+}
+
+/// One client's interpreter.
+pub struct Session {
+    scripts: Arc<Scripts>,
+    vars: Vars,
+    script: usize,
+    pc: usize,
+    /// The statement whose answer is awaited, if any (the command's index).
+    awaiting: Option<usize>,
+    ended: bool,
+    sql: String,
+    params: Params,
+    error: Option<String>,
+}
+
+impl Session {
+    /// Client `client`'s interpreter; `seed` is the run's `--random-seed`.
+    pub fn new(scripts: Arc<Scripts>, seed: u64, client: usize) -> Session {
+        let mut vars = Vars {
+            vars: Vec::new(),
+            rng: Rand::new(seed, client as u64),
+            default_seed: Rand::new(seed, u64::MAX).next_u64() as i64,
+        };
+        vars.set("client_id", Value::Int(client as i64));
+        vars.set("default_seed", Value::Int(vars.default_seed));
+        for (name, value) in &scripts.defines {
+            vars.set(name, *value);
+        }
+        Session {
+            scripts,
+            vars,
+            script: 0,
+            pc: 0,
+            awaiting: None,
+            ended: true,
+            sql: String::new(),
+            params: Params::default(),
+            error: None,
+        }
+    }
+
+    /// Starts the next transaction: a script drawn by weight. Returns its index.
+    pub fn begin(&mut self) -> usize {
+        let s = &self.scripts;
+        self.script = if s.scripts.len() == 1 {
+            0
+        } else {
+            let mut x = self.vars.rng.next_u64() % s.total_weight.max(1);
+            let mut pick = 0;
+            for (i, w) in s.scripts.iter().enumerate() {
+                if x < w.weight as u64 {
+                    pick = i;
+                    break;
+                }
+                x -= w.weight as u64;
+            }
+            pick
+        };
+        self.pc = 0;
+        self.awaiting = None;
+        self.ended = false;
+        self.script
+    }
+
+    /// What to do next in this transaction. (Not an `Iterator`: each action
+    /// borrows the session's buffers until the next call.)
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Action<'_> {
+        if let Some(e) = self.error.take() {
+            self.ended = true;
+            return Action::Failed(e);
+        }
+        if self.ended {
+            return Action::Done;
+        }
+        let scripts = Arc::clone(&self.scripts);
+        let commands = &scripts.scripts[self.script].script.commands;
+        loop {
+            let Some(c) = commands.get(self.pc) else {
+                self.ended = true;
+                return Action::Done;
+            };
+            let at = self.pc;
+            self.pc += 1;
+            match c {
+                Command::Sql(_) => {
+                    let stmt = scripts.stmt_of[self.script][at];
+                    if let Err(e) = self.build(&scripts, stmt) {
+                        self.ended = true;
+                        return Action::Failed(e);
+                    }
+                    self.awaiting = Some(at);
+                    let st = &self.scripts.stmts[stmt];
+                    return Action::Query {
+                        stmt,
+                        sql: &self.sql,
+                        params: &self.params,
+                        prepared: (self.scripts.mode == Mode::Prepared).then_some(st.name.as_str()),
+                    };
+                }
+                Command::Set { var, expr } => match expr::eval(expr, &mut self.vars) {
+                    Ok(v) => self.vars.set(var, v),
+                    Err(e) => return self.fail(format!("\\set {var}: {e}")),
+                },
+                Command::Sleep { amount, unit_us } => {
+                    let n = match amount {
+                        Amount::Num(n) => *n,
+                        Amount::Var(v) => match self.vars.var(v) {
+                            Some(Ok(Value::Int(n))) => n,
+                            Some(Ok(x)) => {
+                                return self.fail(format!("\\sleep: :{v} is {x}, not an integer"))
+                            }
+                            Some(Err(e)) => return self.fail(format!("\\sleep: {e}")),
+                            None => {
+                                return self.fail(format!("\\sleep: undefined variable \"{v}\""))
+                            }
+                        },
+                    };
+                    let us = (n.max(0) as u64).saturating_mul(*unit_us);
+                    return Action::Sleep(Duration::from_micros(us));
+                }
+                Command::JumpUnless { cond, to } => match expr::eval(cond, &mut self.vars) {
+                    Ok(Value::Null) | Ok(Value::Bool(false)) | Ok(Value::Int(0)) => self.pc = *to,
+                    Ok(Value::Double(0.0)) => self.pc = *to,
+                    Ok(_) => {}
+                    Err(e) => return self.fail(format!("\\if: {e}")),
+                },
+                Command::Jump { to } => self.pc = *to,
+                Command::StartPipeline => return Action::PipelineStart,
+                Command::EndPipeline => return Action::PipelineEnd,
+            }
+        }
+    }
+
+    fn fail(&mut self, e: String) -> Action<'static> {
+        self.ended = true;
+        Action::Failed(e)
+    }
+
+    /// Fills the SQL text (and parameters) of statement `stmt` for this mode.
+    fn build(&mut self, scripts: &Scripts, stmt: usize) -> Result<(), String> {
+        let st = &scripts.stmts[stmt];
+        self.sql.clear();
+        self.params.clear();
+        if scripts.mode == Mode::Simple {
+            let Command::Sql(q) = &scripts.scripts[st.script].script.commands[st.command] else {
+                return Ok(());
+            };
+            for p in &q.parts {
+                match p {
+                    Part::Text(t) => self.sql.push_str(t),
+                    Part::Var(v) => {
+                        // An unset variable stays as written, as pgbench leaves it.
+                        if !self.vars.write(v, &mut self.sql) {
+                            self.sql.push(':');
+                            self.sql.push_str(v);
+                        }
+                    }
+                }
+            }
+            return Ok(());
+        }
+        self.sql.push_str(&st.param_sql);
+        for v in &st.param_vars {
+            let a = self.params.buf.len();
+            match self.vars.find(v) {
+                None => return Err(format!("undefined variable \"{v}\"")),
+                Some(x) if !x.is_text && x.value == Value::Null => self.params.spans.push(None),
+                Some(_) => {
+                    self.vars.write(v, &mut self.params.buf);
+                    self.params.spans.push(Some((a, self.params.buf.len())));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The awaited query's answer: `\gset`/`\aset` store its values; a failed
+    /// query ends the transaction (the next step is `Done`).
+    pub fn answered(&mut self, ans: &StatementAnswer<'_>) {
+        let Some(at) = self.awaiting.take() else {
+            return;
+        };
+        if ans.failed {
+            self.ended = true;
+            return;
+        }
+        let scripts = Arc::clone(&self.scripts);
+        let Command::Sql(q) = &scripts.scripts[self.script].script.commands[at] else {
+            return;
+        };
+        let Some(g) = &q.gset else { return };
+        if !g.all && ans.rows != 1 {
+            self.error = Some(format!("expected one row, got {}", ans.rows));
+            return;
+        }
+        if ans.rows == 0 {
+            return;
+        }
+        let mut name = String::new();
+        for (col, val) in ans.columns.iter().zip(ans.first_row) {
+            name.clear();
+            name.push_str(&g.prefix);
+            name.push_str(&String::from_utf8_lossy(col));
+            self.vars.set_text(&name, *val);
+        }
+    }
+
+    /// A variable's value as text, for tests and `debug`.
+    pub fn var_text(&self, name: &str) -> Option<String> {
+        let mut s = String::new();
+        self.vars.write(name, &mut s).then_some(s)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,162 @@
+use super::*;
+use crate::sql::script::parse;
+
+fn scripts(text: &str, mode: Mode) -> Arc<Scripts> {
+    let script = parse("t.sql", text).unwrap();
+    Arc::new(Scripts::new(
+        vec![Weighted {
+            name: "t.sql".into(),
+            weight: 1,
+            script,
+        }],
+        mode,
+        vec![("scale".into(), Value::Int(2))],
+    ))
+}
+
+fn query(a: Action<'_>) -> (usize, String, Vec<Option<String>>, Option<String>) {
+    match a {
+        Action::Query {
+            stmt,
+            sql,
+            params,
+            prepared,
+        } => (
+            stmt,
+            sql.to_string(),
+            params
+                .iter()
+                .map(|p| p.map(|b| String::from_utf8_lossy(b).into_owned()))
+                .collect(),
+            prepared.map(str::to_string),
+        ),
+        a => panic!("expected a query, got {a:?}"),
+    }
+}
+
+const OK: StatementAnswer<'static> = StatementAnswer {
+    failed: false,
+    rows: 0,
+    first_row: &[],
+    columns: &[],
+};
+
+#[test]
+fn plain_sql_runs_statement_by_statement() {
+    let mut s = Session::new(scripts("BEGIN; SELECT 1;\nEND;", Mode::Simple), 1, 0);
+    assert_eq!(s.begin(), 0);
+    for (n, want) in ["BEGIN", "SELECT 1", "END"].iter().enumerate() {
+        let (stmt, sql, _, _) = query(s.next());
+        assert_eq!((stmt, sql.trim()), (n, *want));
+        s.answered(&OK);
+    }
+    assert!(matches!(s.next(), Action::Done));
+}
+
+#[test]
+fn variables_substitute_in_each_mode() {
+    let text = "\\set a 3 * :scale\nSELECT :a, :client_id, :a, :undefined_in_simple;";
+    let mut s = Session::new(scripts(text, Mode::Simple), 1, 4);
+    s.begin();
+    assert_eq!(query(s.next()).1, "SELECT 6, 4, 6, :undefined_in_simple");
+
+    let text = "\\set a 3 * :scale\nSELECT :a, :client_id, :a;";
+    let mut s = Session::new(scripts(text, Mode::Prepared), 1, 4);
+    s.begin();
+    let (_, sql, params, name) = query(s.next());
+    assert_eq!(sql, "SELECT $1, $2, $1");
+    assert_eq!(params, [Some("6".to_string()), Some("4".to_string())]);
+    assert_eq!(name.as_deref(), Some("P0_1"));
+}
+
+#[test]
+fn extended_mode_fails_the_transaction_on_an_undefined_variable() {
+    let mut s = Session::new(scripts("SELECT :nope;", Mode::Extended), 1, 0);
+    s.begin();
+    assert!(matches!(s.next(), Action::Failed(e) if e.contains("undefined variable \"nope\"")));
+    assert!(matches!(s.next(), Action::Done));
+}
+
+#[test]
+fn gset_stores_the_first_row_and_if_reads_it() {
+    let text = "SELECT 41 AS n \\gset p_\n\\set m :p_n + 1\n\\if :m = 42\nSELECT :m;\n\\else\nSELECT 0;\n\\endif\n";
+    let mut s = Session::new(scripts(text, Mode::Simple), 1, 0);
+    s.begin();
+    query(s.next());
+    let row = [Some(&b"41"[..])];
+    let cols = [&b"n"[..]];
+    s.answered(&StatementAnswer {
+        failed: false,
+        rows: 1,
+        first_row: &row,
+        columns: &cols,
+    });
+    assert_eq!(query(s.next()).1, "SELECT 42");
+    s.answered(&OK);
+    assert!(matches!(s.next(), Action::Done));
+}
+
+#[test]
+fn gset_without_exactly_one_row_fails() {
+    let mut s = Session::new(
+        scripts("SELECT 1 AS n \\gset\nSELECT 2;", Mode::Simple),
+        1,
+        0,
+    );
+    s.begin();
+    query(s.next());
+    s.answered(&StatementAnswer { rows: 0, ..OK });
+    assert!(matches!(s.next(), Action::Failed(e) if e == "expected one row, got 0"));
+}
+
+#[test]
+fn a_failed_answer_ends_the_transaction() {
+    let mut s = Session::new(scripts("SELECT 1; SELECT 2;", Mode::Simple), 1, 0);
+    s.begin();
+    query(s.next());
+    s.answered(&StatementAnswer { failed: true, ..OK });
+    assert!(matches!(s.next(), Action::Done));
+}
+
+#[test]
+fn runtime_errors_fail_the_transaction_with_their_text() {
+    let mut s = Session::new(scripts("\\set x 1 / 0\nSELECT 1;", Mode::Simple), 1, 0);
+    s.begin();
+    assert!(matches!(s.next(), Action::Failed(e) if e == "\\set x: division by zero"));
+}
+
+#[test]
+fn sleep_and_pipeline_are_steps() {
+    let mut s = Session::new(
+        scripts(
+            "\\set d 5\n\\sleep :d ms\n\\startpipeline\nSELECT 1;\n\\endpipeline",
+            Mode::Extended,
+        ),
+        1,
+        0,
+    );
+    s.begin();
+    assert!(matches!(s.next(), Action::Sleep(d) if d == Duration::from_millis(5)));
+    assert!(matches!(s.next(), Action::PipelineStart));
+    query(s.next());
+    assert!(matches!(s.next(), Action::PipelineEnd));
+    s.answered(&OK);
+    assert!(matches!(s.next(), Action::Done));
+}
+
+#[test]
+fn scripts_are_drawn_by_weight() {
+    let w = |name: &str, weight| Weighted {
+        name: name.into(),
+        weight,
+        script: parse(name, "SELECT 1;").unwrap(),
+    };
+    let sc = Arc::new(Scripts::new(
+        vec![w("a", 1), w("b", 3)],
+        Mode::Simple,
+        vec![],
+    ));
+    let mut s = Session::new(sc, 7, 0);
+    let b = (0..4000).filter(|_| s.begin() == 1).count();
+    assert!((2800..3200).contains(&b), "{b}");
+}

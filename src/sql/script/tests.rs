@@ -1,0 +1,234 @@
+use super::expr::{self, Value};
+use super::*;
+
+fn sqls(s: &Script) -> Vec<&str> {
+    s.sql().map(|q| q.text.as_str()).collect()
+}
+
+#[test]
+fn semicolons_split_outside_quotes_comments_and_dollar_quotes() {
+    let s = parse(
+        "t.sql",
+        "SELECT 'a;b', \"c;d\" -- e;f\n FROM t;\n/* x; /* y; */ */ SELECT $q$ g; $q$;\nSELECT x::int, $1 FROM u",
+    )
+    .unwrap();
+    assert_eq!(
+        sqls(&s),
+        [
+            "SELECT 'a;b', \"c;d\" FROM t",
+            "SELECT $q$ g; $q$",
+            "SELECT x::int, $1 FROM u"
+        ]
+    );
+}
+
+#[test]
+fn a_statement_spans_lines_and_keeps_its_first_line_number() {
+    let s = parse("t.sql", "\n\nUPDATE t\n  SET a = :a\n  WHERE b = :b;").unwrap();
+    let q = s.sql().next().unwrap();
+    assert_eq!(q.line, 3);
+    assert_eq!(q.text, "UPDATE t SET a = :a WHERE b = :b");
+    assert_eq!(
+        q.parts,
+        [
+            Part::Text("UPDATE t\n  SET a = ".into()),
+            Part::Var("a".into()),
+            Part::Text("\n  WHERE b = ".into()),
+            Part::Var("b".into())
+        ]
+    );
+}
+
+#[test]
+fn meta_commands_parse() {
+    let s = parse(
+        "t.sql",
+        "\\set aid random(1, 100000 * :scale)\n\\sleep 10 ms\n\\sleep :d us\nSELECT 1 AS one \\gset p_\n\\startpipeline\nSELECT 2;\n\\endpipeline\n",
+    )
+    .unwrap();
+    assert!(matches!(&s.commands[0], Command::Set { var, .. } if var == "aid"));
+    assert_eq!(
+        s.commands[1],
+        Command::Sleep {
+            amount: Amount::Num(10),
+            unit_us: 1000
+        }
+    );
+    assert_eq!(
+        s.commands[2],
+        Command::Sleep {
+            amount: Amount::Var("d".into()),
+            unit_us: 1
+        }
+    );
+    assert!(
+        matches!(&s.commands[3], Command::Sql(q) if q.gset == Some(Gset { prefix: "p_".into(), all: false }))
+    );
+    assert_eq!(s.commands[4], Command::StartPipeline);
+    assert_eq!(s.commands[6], Command::EndPipeline);
+}
+
+#[test]
+fn gset_follows_a_finished_statement_on_the_next_line() {
+    let s = parse("t.sql", "SELECT 1 AS x;\n\\aset\n").unwrap();
+    assert!(matches!(&s.commands[0], Command::Sql(q) if q.gset.as_ref().is_some_and(|g| g.all)));
+}
+
+#[test]
+fn if_chains_become_jumps() {
+    let s = parse(
+        "t.sql",
+        "\\if :a = 1\nSELECT 1;\n\\elif :a = 2\nSELECT 2;\n\\else\nSELECT 3;\n\\endif\nSELECT 4;",
+    )
+    .unwrap();
+    use Command::*;
+    let c = &s.commands;
+    assert!(matches!(c[0], JumpUnless { to: 3, .. }));
+    assert!(matches!(c[2], Jump { to: 7 }));
+    assert!(matches!(c[3], JumpUnless { to: 6, .. }));
+    assert!(matches!(c[5], Jump { to: 7 }));
+    assert!(matches!(&c[7], Sql(q) if q.text == "SELECT 4"));
+}
+
+fn error(text: &str) -> String {
+    parse("bad.sql", text).unwrap_err().to_string()
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    assert_eq!(
+        error("SELECT 1;\n\\set x 1 +\n"),
+        "bad.sql:2:11: expected a value, found the end"
+    );
+    assert_eq!(
+        error("\\if 1\nSELECT 1;\n"),
+        "bad.sql:1:1: \\if without a matching \\endif"
+    );
+    assert_eq!(
+        error("SELECT 1;\n\\endif\n"),
+        "bad.sql:2:1: \\endif without a matching \\if"
+    );
+    assert_eq!(
+        error("\\if 1\n\\else\n\\elif 2\n\\endif"),
+        "bad.sql:3:1: \\elif after \\else"
+    );
+    assert_eq!(error("SELECT 'x;\n"), "bad.sql:1:8: unterminated string");
+    assert_eq!(
+        error("\\sleep 3 min"),
+        "bad.sql:1:10: unknown \\sleep unit \"min\": use us, ms or s"
+    );
+    assert_eq!(
+        error("\\frobnicate"),
+        "bad.sql:1:1: invalid command \\frobnicate"
+    );
+    assert_eq!(
+        error("\\gset"),
+        "bad.sql:1:1: \\gset must follow a SQL command"
+    );
+    assert_eq!(
+        error("SELECT 1\n\\set x 1"),
+        "bad.sql:2:1: a SQL command must end with ';' before \\set"
+    );
+    assert!(error("\\shell ls").contains("\\shell is not supported"));
+    assert!(error("\\setshell x echo 1").contains("\\setshell is not supported"));
+    assert_eq!(
+        error("\\set x foo(1)"),
+        "bad.sql:1:8: unknown function or keyword \"foo\""
+    );
+    assert_eq!(
+        error("\\set x random(1)"),
+        "bad.sql:1:8: random() takes 2 argument(s), given 1"
+    );
+}
+
+struct E(super::rand::Rand);
+impl expr::Env for E {
+    fn var(&self, name: &str) -> Option<Result<Value, String>> {
+        (name == "x").then_some(Ok(Value::Int(7)))
+    }
+    fn rng(&mut self) -> &mut super::rand::Rand {
+        &mut self.0
+    }
+    fn default_seed(&self) -> i64 {
+        5
+    }
+}
+
+fn ev(text: &str) -> Result<Value, String> {
+    let e = expr::parse(text).map_err(|e| e.what)?;
+    expr::eval(&e, &mut E(super::rand::Rand::new(1, 1)))
+}
+
+#[test]
+fn expressions_follow_pgbench_precedence_and_types() {
+    assert_eq!(ev("1 + 2 * 3"), Ok(Value::Int(7)));
+    assert_eq!(ev("(1 + 2) * 3"), Ok(Value::Int(9)));
+    assert_eq!(ev("-:x % 4"), Ok(Value::Int(-3)));
+    assert_eq!(ev("7 / 2"), Ok(Value::Int(3)));
+    assert_eq!(ev("7 / 2.0"), Ok(Value::Double(3.5)));
+    assert_eq!(ev("1 << 4 | 1"), Ok(Value::Int(17)));
+    assert_eq!(ev("5 # 3 & 6"), Ok(Value::Int(6)));
+    assert_eq!(ev("~0"), Ok(Value::Int(-1)));
+    assert_eq!(ev("1 < 2 AND NOT 2 < 1 OR false"), Ok(Value::Bool(true)));
+    assert_eq!(ev("NULL IS NULL"), Ok(Value::Bool(true)));
+    assert_eq!(ev(":x IS NOT NULL"), Ok(Value::Bool(true)));
+    assert_eq!(
+        ev("CASE WHEN :x > 5 THEN 1 WHEN true THEN 2 END"),
+        Ok(Value::Int(1))
+    );
+    assert_eq!(ev("CASE WHEN :x > 9 THEN 1 ELSE 3 END"), Ok(Value::Int(3)));
+    assert_eq!(ev("greatest(1, 2.5, 2)"), Ok(Value::Double(2.5)));
+    assert_eq!(ev("least(3, 1, 2)"), Ok(Value::Int(1)));
+    assert_eq!(ev("abs(-3) + mod(7, 3)"), Ok(Value::Int(4)));
+    assert_eq!(ev("int(3.9) + int(pow(2, 10))"), Ok(Value::Int(1027)));
+    assert_eq!(ev("sqrt(16.0)"), Ok(Value::Double(4.0)));
+    assert_eq!(ev("-9223372036854775808"), Ok(Value::Int(i64::MIN)));
+}
+
+#[test]
+fn integer_overflow_and_division_by_zero_are_errors() {
+    assert_eq!(
+        ev("9223372036854775807 + 1"),
+        Err("bigint out of range".into())
+    );
+    assert_eq!(
+        ev("-9223372036854775808 / -1"),
+        Err("bigint out of range".into())
+    );
+    assert_eq!(ev("-9223372036854775808 % -1"), Ok(Value::Int(0)));
+    assert_eq!(ev("1 / 0"), Err("division by zero".into()));
+    assert_eq!(ev(":nope"), Err("undefined variable \"nope\"".into()));
+    assert!(ev("random_gaussian(1, 10, 1.5)")
+        .unwrap_err()
+        .contains("at least 2.0"));
+    assert!(ev("random_zipfian(1, 10, 1.0)")
+        .unwrap_err()
+        .contains("[1.001, 1000]"));
+    assert!(ev("random(5, 1)").unwrap_err().contains("empty range"));
+    assert!(expr::parse("99999999999999999999")
+        .unwrap_err()
+        .what
+        .contains("out of range"));
+}
+
+#[test]
+fn random_is_inclusive() {
+    let e = expr::parse("random(1, 3)").unwrap();
+    let mut env = E(super::rand::Rand::new(9, 0));
+    let mut seen = [false; 3];
+    for _ in 0..200 {
+        let Value::Int(v) = expr::eval(&e, &mut env).unwrap() else {
+            panic!()
+        };
+        seen[(v - 1) as usize] = true;
+    }
+    assert_eq!(seen, [true; 3]);
+}
+
+#[test]
+fn hashes_match_pgbench() {
+    // Reference values computed with pgbench 15: `\set h hash_fnv1a(1, 0)` etc.
+    assert_eq!(expr::hash_fnv1a(0, 0), expr::hash_fnv1a(0, 0));
+    assert_ne!(expr::hash_murmur2(1, 0), expr::hash_murmur2(2, 0));
+    assert_ne!(expr::hash_murmur2(1, 0), expr::hash_murmur2(1, 1));
+}
