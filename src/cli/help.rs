@@ -33,7 +33,7 @@ Exit codes:
 
 /// Per command: examples (one command a line, `#` lines say what the next does) and
 /// its exit codes.
-const HELP: [(&str, &str, &str); 17] = [
+const HELP: [(&str, &str, &str); 18] = [
     (
         "demo",
         "# the search benchmark end to end against the embedded target\n\
@@ -58,6 +58,12 @@ const HELP: [(&str, &str, &str); 17] = [
          # ab's gnuplot file, and hakaru's own result beside it\n\
          hakaru ab -n 10000 -g out.tsv -o result.csv http://127.0.0.1:8080/",
         EXIT_CODES_HELP,
+    ),
+    (
+        "pgbench",
+        "# pgbench's tables at scale 10, as pgbench -i makes them\n\
+         hakaru pgbench -i -s 10 -h 127.0.0.1 -p 5432 -U bench bench",
+        EXIT_CODES_TOOL,
     ),
     (
         "ramp",
