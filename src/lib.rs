@@ -29,6 +29,7 @@ pub mod rng;
 pub mod runner;
 pub mod server;
 pub mod spec;
+pub mod sql;
 pub mod stats;
 pub mod stream;
 pub mod suite;

@@ -16,6 +16,7 @@ mod fetch;
 mod framed;
 pub mod h2;
 mod head;
+pub mod pg;
 mod socket;
 pub use socket::stamp_arrivals;
 mod tls;

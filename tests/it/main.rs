@@ -30,6 +30,7 @@ mod memory;
 mod netns;
 mod nginx;
 mod over_time;
+mod pg;
 mod probe;
 mod ramp;
 mod readme;

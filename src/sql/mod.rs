@@ -1,0 +1,5 @@
+//! SQL databases' pure parts, no I/O (like `kv/`): PostgreSQL's frontend/backend
+//! protocol as state machines and framers (`pg`), and pgbench's script language and
+//! its interpreter (the script side lives beside it).
+
+pub mod pg;

@@ -1,0 +1,283 @@
+//! What the server sends, framed from the connection's read buffer: `next_message`
+//! cuts one message (tag, body) or says more bytes are needed, refusing a length the
+//! protocol cannot mean; `Answer` folds a statement's messages up to ReadyForQuery
+//! into its outcome — rows counted, the first row's values kept (for `\gset`) in
+//! buffers it reuses, CommandComplete, an ErrorResponse's SQLSTATE and message, the
+//! transaction status. Nothing is built per row.
+
+use std::ops::Range;
+
+use super::sqlstate::SqlErrorKind;
+
+/// The largest message accepted: PostgreSQL's own limit on an allocation (1 GiB).
+/// A larger length is a broken or hostile server, not a big row.
+pub const MAX_MESSAGE: usize = 1 << 30;
+
+/// Why the server's bytes cannot be read as its protocol.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProtocolError {
+    /// A message length under 4 or over `MAX_MESSAGE`.
+    BadLength { tag: u8, len: u32 },
+    /// A message this point of the exchange cannot have (its tag).
+    Unexpected(u8),
+    /// A message whose body does not parse (its tag).
+    Malformed(u8),
+}
+
+impl std::fmt::Display for ProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |t: u8| {
+            if t.is_ascii_graphic() {
+                (t as char).to_string()
+            } else {
+                format!("0x{t:02x}")
+            }
+        };
+        match self {
+            ProtocolError::BadLength { tag, len } => {
+                write!(
+                    f,
+                    "a message '{}' of length {len}: not PostgreSQL's protocol",
+                    show(*tag)
+                )
+            }
+            ProtocolError::Unexpected(t) => write!(f, "an unexpected message '{}'", show(*t)),
+            ProtocolError::Malformed(t) => write!(f, "a malformed message '{}'", show(*t)),
+        }
+    }
+}
+
+/// One message cut from `buf`: its tag, its body, and how many bytes it took; `None`
+/// while the message is incomplete.
+pub fn next_message(buf: &[u8]) -> Result<Option<(u8, &[u8], usize)>, ProtocolError> {
+    if buf.len() < 5 {
+        return Ok(None);
+    }
+    let tag = buf[0];
+    let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]);
+    if len < 4 || len as usize > MAX_MESSAGE {
+        return Err(ProtocolError::BadLength { tag, len });
+    }
+    let total = 1 + len as usize;
+    if buf.len() < total {
+        return Ok(None);
+    }
+    Ok(Some((tag, &buf[5..total], total)))
+}
+
+/// An ErrorResponse's or NoticeResponse's field (`C` SQLSTATE, `M` message…).
+pub fn error_field(body: &[u8], field: u8) -> Option<&[u8]> {
+    let mut rest = body;
+    while let Some((&code, tail)) = rest.split_first() {
+        if code == 0 {
+            return None;
+        }
+        let end = tail.iter().position(|&b| b == 0)?;
+        if code == field {
+            return Some(&tail[..end]);
+        }
+        rest = &tail[end + 1..];
+    }
+    None
+}
+
+/// Where a statement's exchange stands after a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// More messages to come.
+    More,
+    /// ReadyForQuery: the answer is whole; the transaction status (`I` idle, `T` in a
+    /// transaction block, `E` in a failed one).
+    Ready(u8),
+    /// CopyInResponse: the server waits for COPY's data.
+    CopyIn,
+}
+
+/// One statement's answer, reset and refilled for each; its buffers are reused.
+#[derive(Debug, Default)]
+pub struct Answer {
+    /// DataRows seen.
+    pub rows: u64,
+    /// CommandCompletes seen (a simple Query of several statements has several).
+    pub completes: u32,
+    /// The first ErrorResponse's SQLSTATE.
+    pub sqlstate: Option<[u8; 5]>,
+    /// The first ErrorResponse's message (valid while `sqlstate` is set).
+    pub message: String,
+    first_row: Vec<u8>,
+    first_cols: Vec<Option<Range<usize>>>,
+}
+
+impl Answer {
+    /// Ready for the next statement (keeps the buffers' capacity).
+    pub fn reset(&mut self) {
+        self.rows = 0;
+        self.completes = 0;
+        self.sqlstate = None;
+        self.message.clear();
+        self.first_row.clear();
+        self.first_cols.clear();
+    }
+
+    /// Whether the statement failed, and its kind.
+    pub fn error_kind(&self) -> Option<SqlErrorKind> {
+        self.sqlstate.map(|s| SqlErrorKind::of(&s))
+    }
+
+    /// The first row's values as text (`None` for NULL), into `out` (cleared first).
+    pub fn first_row<'a>(&'a self, out: &mut Vec<Option<&'a [u8]>>) {
+        out.clear();
+        out.extend(
+            self.first_cols
+                .iter()
+                .map(|c| c.clone().map(|r| &self.first_row[r])),
+        );
+    }
+
+    /// Folds one backend message into the answer.
+    pub fn feed(&mut self, tag: u8, body: &[u8]) -> Result<Step, ProtocolError> {
+        match tag {
+            b'D' => {
+                if self.rows == 0 {
+                    self.keep_first_row(body)?;
+                }
+                self.rows += 1;
+            }
+            b'C' => self.completes += 1,
+            b'E' => {
+                if self.sqlstate.is_none() {
+                    let code = error_field(body, b'C').ok_or(ProtocolError::Malformed(tag))?;
+                    let mut s = [b'?'; 5];
+                    for (d, c) in s.iter_mut().zip(code) {
+                        *d = *c;
+                    }
+                    self.sqlstate = Some(s);
+                    let m = error_field(body, b'M').unwrap_or(b"");
+                    self.message.push_str(&String::from_utf8_lossy(m));
+                }
+            }
+            b'Z' => {
+                return match body {
+                    [s @ (b'I' | b'T' | b'E')] => Ok(Step::Ready(*s)),
+                    _ => Err(ProtocolError::Malformed(tag)),
+                }
+            }
+            b'G' => return Ok(Step::CopyIn),
+            // RowDescription, ParseComplete, BindComplete, NoData, EmptyQueryResponse,
+            // PortalSuspended, CloseComplete, notices, parameter changes,
+            // notifications, ParameterDescription: nothing a benchmark keeps.
+            b'T' | b'1' | b'2' | b'n' | b'I' | b's' | b'3' | b'N' | b'S' | b'A' | b't' => {}
+            other => return Err(ProtocolError::Unexpected(other)),
+        }
+        Ok(Step::More)
+    }
+
+    /// A DataRow's values as ranges into a copy of its body (reused buffers).
+    fn keep_first_row(&mut self, body: &[u8]) -> Result<(), ProtocolError> {
+        let bad = ProtocolError::Malformed(b'D');
+        self.first_row.clear();
+        self.first_row.extend_from_slice(body);
+        self.first_cols.clear();
+        let n = u16::from_be_bytes(body.get(..2).ok_or(bad.clone())?.try_into().unwrap());
+        let mut at = 2usize;
+        for _ in 0..n {
+            let len = body.get(at..at + 4).ok_or(bad.clone())?;
+            let len = i32::from_be_bytes(len.try_into().unwrap());
+            at += 4;
+            if len < 0 {
+                self.first_cols.push(None);
+                continue;
+            }
+            let end = at + len as usize;
+            if end > body.len() {
+                return Err(bad);
+            }
+            self.first_cols.push(Some(at..end));
+            at = end;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
+        let mut m = vec![tag];
+        m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+        m.extend_from_slice(body);
+        m
+    }
+
+    /// Feeds a byte stream through the framer, `cut` bytes at a time.
+    fn answer(stream: &[u8], cut: usize) -> (Answer, Step) {
+        let mut a = Answer::default();
+        let mut buf = Vec::new();
+        let mut step = Step::More;
+        for piece in stream.chunks(cut) {
+            buf.extend_from_slice(piece);
+            while let Some((tag, body, used)) = next_message(&buf).unwrap() {
+                step = a.feed(tag, body).unwrap();
+                buf.drain(..used);
+            }
+        }
+        assert!(buf.is_empty());
+        (a, step)
+    }
+
+    #[test]
+    fn a_select_s_rows_are_counted_and_its_first_row_kept_at_any_cut() {
+        let mut s = msg(b'T', b"\0\x02...");
+        s.extend(msg(b'D', b"\0\x02\0\0\0\x0242\xff\xff\xff\xff"));
+        s.extend(msg(b'D', b"\0\x02\0\0\0\x017\0\0\0\x01x"));
+        s.extend(msg(b'C', b"SELECT 2\0"));
+        s.extend(msg(b'Z', b"I"));
+        for cut in [1, 3, 7, s.len()] {
+            let (a, step) = answer(&s, cut);
+            assert_eq!((a.rows, a.completes, step), (2, 1, Step::Ready(b'I')));
+            let mut row = Vec::new();
+            a.first_row(&mut row);
+            assert_eq!(row, vec![Some(&b"42"[..]), None]);
+            assert_eq!(a.error_kind(), None);
+        }
+    }
+
+    #[test]
+    fn an_error_response_gives_its_sqlstate_kind_and_message() {
+        let mut s = msg(
+            b'E',
+            b"SERROR\0VERROR\0C40001\0Mcould not serialize access\0\0",
+        );
+        s.extend(msg(b'Z', b"E"));
+        let (a, step) = answer(&s, 4);
+        assert_eq!(step, Step::Ready(b'E'));
+        assert_eq!(a.error_kind(), Some(SqlErrorKind::Serialization));
+        assert_eq!(a.message, "could not serialize access");
+    }
+
+    #[test]
+    fn a_length_of_2_pow_31_or_under_4_is_refused_not_awaited() {
+        let e = next_message(b"D\x80\0\0\0rest").unwrap_err();
+        assert_eq!(
+            e,
+            ProtocolError::BadLength {
+                tag: b'D',
+                len: 1 << 31
+            }
+        );
+        assert!(next_message(b"Z\0\0\0\x02").is_err());
+        assert_eq!(
+            next_message(b"Z\0\0\0\x05").unwrap(),
+            None,
+            "incomplete waits"
+        );
+        let mut a = Answer::default();
+        assert_eq!(a.feed(b'K', b""), Err(ProtocolError::Unexpected(b'K')));
+        assert_eq!(
+            a.feed(b'D', b"\0\x01\0\0\0\x09ab"),
+            Err(ProtocolError::Malformed(b'D'))
+        );
+        assert_eq!(a.feed(b'Z', b"Q"), Err(ProtocolError::Malformed(b'Z')));
+    }
+}

@@ -1,0 +1,395 @@
+//! PostgreSQL against the real thing: a private PostgreSQL 15 per test (Debian's
+//! `postgresql-15`, installed by `.ci/run`), initialised into a temp dir, listening on a
+//! loopback port with SCRAM-SHA-256 logins, stopped by its PID. The server refuses to
+//! run as root, so as root it runs as Debian's `postgres` user (FIELD-NOTES.md).
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use hakaru::http::pg::{PgAdmin, PgError};
+use hakaru::sql::pg::url::PgUrl;
+
+use crate::util::{free_port, is_root, wait_bounded, wait_for_port, TempDir};
+
+/// Where Debian puts PostgreSQL 15's programs.
+pub const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// The superuser `initdb` creates and its password (TCP logins need SCRAM-SHA-256).
+pub const USER: &str = "bench";
+pub const PASSWORD: &str = "bench-pw";
+
+/// A private PostgreSQL server: the postmaster is our child (its PID is the server),
+/// SIGTERM'd and waited for when dropped, then the temp dir goes.
+pub struct Postgres {
+    child: Child,
+    pub port: u16,
+    /// The Unix socket directory (`psql -h DIR` logs in by trust).
+    pub socket_dir: PathBuf,
+    dir: TempDir,
+}
+
+fn pg_program(name: &str) -> PathBuf {
+    PathBuf::from(PG_BIN).join(name)
+}
+
+/// Is PostgreSQL 15 installed? In CI it must be (`.ci/run` installs it).
+pub fn have_postgres() -> bool {
+    let found = pg_program("postgres").exists();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "PostgreSQL 15 is not installed in {PG_BIN}, but CI must run this test (.ci/run installs it)"
+        );
+        eprintln!("skipped: PostgreSQL 15 is not installed in {PG_BIN}");
+    }
+    found
+}
+
+/// The `postgres` user's uid and gid, when we are root (the server refuses root).
+fn postgres_ids() -> Option<(u32, u32)> {
+    if !is_root() {
+        return None;
+    }
+    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
+    let line = passwd.lines().find(|l| l.starts_with("postgres:"))?;
+    let mut f = line.split(':').skip(2);
+    Some((f.next()?.parse().ok()?, f.next()?.parse().ok()?))
+}
+
+fn as_postgres(cmd: &mut Command) -> &mut Command {
+    if let Some((uid, gid)) = postgres_ids() {
+        cmd.uid(uid).gid(gid);
+    }
+    cmd
+}
+
+impl Postgres {
+    /// Starts a server with `extra` `-c name=value` settings; `None` if not installed.
+    pub fn start(extra: &[&str]) -> Option<Postgres> {
+        if !have_postgres() {
+            return None;
+        }
+        let dir = TempDir::new("postgres");
+        // A temp dir is 0700 root's: the postgres user must reach its data dir inside.
+        std::fs::set_permissions(&dir.0, std::fs::Permissions::from_mode(0o777)).unwrap();
+        let pwfile = dir.write("pw", PASSWORD);
+        std::fs::set_permissions(&pwfile, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let data = dir.path("data");
+        let out = as_postgres(&mut Command::new(pg_program("initdb")))
+            .arg("-D")
+            .arg(&data)
+            .args([
+                "-U",
+                USER,
+                "--auth-local=trust",
+                "--auth-host=scram-sha-256",
+            ])
+            .arg(format!("--pwfile={}", pwfile.display()))
+            .args(["--no-sync", "--no-instructions"])
+            .stdin(Stdio::null())
+            .output()
+            .expect("initdb runs");
+        assert!(
+            out.status.success(),
+            "initdb failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let port = free_port();
+        let mut child = as_postgres(&mut Command::new(pg_program("postgres")))
+            .arg("-D")
+            .arg(&data)
+            .args(["-p", &port.to_string(), "-k"])
+            .arg(&dir.0)
+            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+            .args(extra.iter().flat_map(|s| ["-c", s]))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(
+                std::fs::File::create(dir.path("server.log")).unwrap(),
+            ))
+            .spawn()
+            .expect("postgres starts");
+        wait_for_port(port, &mut child, "postgres");
+        let pg = Postgres {
+            child,
+            port,
+            socket_dir: dir.0.clone(),
+            dir,
+        };
+        pg.wait_ready();
+        Some(pg)
+    }
+
+    /// The port answers before the server takes logins ("the database system is
+    /// starting up"): poll with psql over the socket, bounded.
+    fn wait_ready(&self) {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(15) {
+            if self.try_psql("postgres", "SELECT 1").is_ok() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        panic!("postgres did not take logins within 15 s: {}", self.log());
+    }
+
+    /// The server's log (for a failing test's message).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path("server.log")).unwrap_or_default()
+    }
+
+    /// `postgres://bench:PASSWORD@127.0.0.1:PORT/db`
+    pub fn url(&self, db: &str) -> String {
+        format!("postgres://{USER}:{PASSWORD}@127.0.0.1:{}/{db}", self.port)
+    }
+
+    fn try_psql(&self, db: &str, sql: &str) -> Result<String, String> {
+        let out = Command::new(pg_program("psql"))
+            .arg("-h")
+            .arg(&self.socket_dir)
+            .args(["-p", &self.port.to_string(), "-U", USER, "-d", db])
+            .args(["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| e.to_string())?;
+        if out.status.success() {
+            Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+        } else {
+            Err(String::from_utf8_lossy(&out.stderr).into_owned())
+        }
+    }
+
+    /// Runs `sql` as the superuser over the Unix socket (trust): setup and the
+    /// server's own counts, independent of hakaru's client. Unaligned, tuples only.
+    pub fn psql(&self, db: &str, sql: &str) -> String {
+        self.try_psql(db, sql)
+            .unwrap_or_else(|e| panic!("psql {sql:?} failed: {e}"))
+    }
+
+    /// Adds a line to pg_hba.conf ahead of the others (first match wins) and reloads.
+    pub fn hba_first(&self, line: &str) {
+        let path = self.dir.path("data/pg_hba.conf");
+        let old = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{line}\n{old}")).unwrap();
+        self.psql("postgres", "SELECT pg_reload_conf()");
+        // The postmaster rereads on SIGHUP, asynchronously; new backends fork from it.
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        // SIGTERM is a smart shutdown that lets backends end; SIGKILL if it lingers.
+        // (wait_bounded kills it by PID if it is still there after the limit.)
+        let pid = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        wait_bounded(&mut self.child, Duration::from_secs(10));
+    }
+}
+
+/// The harness itself: a server starts, takes a SCRAM login's queries over psql and
+/// stops by its PID when dropped.
+#[test]
+fn pg_harness_starts_a_private_server_and_stops_it_by_pid() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    assert_eq!(pg.psql("postgres", "SELECT 40 + 2"), "42");
+    assert_eq!(
+        pg.psql("postgres", "SHOW password_encryption"),
+        "scram-sha-256"
+    );
+    // hakaru's own client logs in with the URL's password (SCRAM-SHA-256).
+    let url = PgUrl::parse(&pg.url("postgres")).unwrap();
+    let mut c = PgAdmin::connect(&url, None, Duration::from_secs(10)).expect("login");
+    assert_eq!(
+        c.simple_query("SELECT 42").unwrap()[0][0].as_deref(),
+        Some("42")
+    );
+    drop(c);
+    let pid = pg.child.id();
+    drop(pg);
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the postmaster {pid} is gone after drop"
+    );
+}
+
+/// hakaru's blocking admin connection (`http::pg::PgAdmin`) to `pg` as `user`.
+pub fn admin(
+    pg: &Postgres,
+    user: &str,
+    password: Option<&str>,
+    db: &str,
+) -> Result<PgAdmin, PgError> {
+    let url = PgUrl::parse(&format!(
+        "postgres://{user}@127.0.0.1:{}/{db}?sslmode=prefer",
+        pg.port
+    ))
+    .unwrap();
+    PgAdmin::connect(&url, password, Duration::from_secs(10))
+}
+
+/// The login answers every method the server asks for: SCRAM-SHA-256 (initdb's
+/// host default), md5 (a user whose password is stored as md5, with an md5 line in
+/// pg_hba.conf), cleartext `password` and `trust`; a wrong password is refused with
+/// the server's SQLSTATE 28P01. sslmode=prefer falls back when the server says `N`.
+#[test]
+fn pg_admin_logs_in_by_scram_md5_password_and_trust() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let mut scram = admin(&pg, USER, Some(PASSWORD), "postgres").expect("SCRAM login");
+    let rows = scram
+        .simple_query("SELECT 1 + 1, NULL::text, 'a b'")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![Some("2".to_string()), None, Some("a b".to_string())]]
+    );
+    drop(scram);
+
+    pg.psql(
+        "postgres",
+        "SET password_encryption = 'md5'; CREATE ROLE m LOGIN PASSWORD 'mpw'; \
+         CREATE ROLE c LOGIN PASSWORD 'cpw'; CREATE ROLE t LOGIN",
+    );
+    pg.hba_first("host all m 127.0.0.1/32 md5\nhost all c 127.0.0.1/32 password\nhost all t 127.0.0.1/32 trust");
+    let mut md5 = admin(&pg, "m", Some("mpw"), "postgres").expect("md5 login");
+    assert_eq!(
+        md5.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("m")
+    );
+    let mut clear = admin(&pg, "c", Some("cpw"), "postgres").expect("cleartext login");
+    assert_eq!(
+        clear.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("c")
+    );
+    let mut trust = admin(&pg, "t", None, "postgres").expect("trust login");
+    assert_eq!(
+        trust.simple_query("SELECT current_user").unwrap()[0][0].as_deref(),
+        Some("t")
+    );
+
+    let wrong = admin(&pg, "m", Some("nope"), "postgres")
+        .err()
+        .expect("a wrong password fails");
+    assert!(wrong.to_string().contains("28P01"), "{wrong}");
+    assert!(!wrong.to_string().contains("nope"), "{wrong}");
+    let none = admin(&pg, USER, None, "postgres")
+        .err()
+        .expect("no password fails");
+    assert!(none.to_string().contains("PGPASSWORD"), "{none}");
+    let url = PgUrl::parse(&format!(
+        "postgres://{USER}@127.0.0.1:{}/postgres?sslmode=require",
+        pg.port
+    ))
+    .unwrap();
+    let e = PgAdmin::connect(&url, Some(PASSWORD), Duration::from_secs(10))
+        .err()
+        .unwrap();
+    assert!(e.to_string().contains("does not offer TLS"), "{e}");
+}
+
+/// copy_in loads rows the way `pgbench -i` does, in chunks; a failing statement
+/// names its SQLSTATE, and the connection goes on after it.
+#[test]
+fn pg_admin_copies_rows_in_and_reports_errors_by_sqlstate() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let mut c = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+    c.simple_query("CREATE TABLE t (id int PRIMARY KEY, v text)")
+        .unwrap();
+    let chunks: Vec<String> = (0..10)
+        .map(|k| {
+            (k * 100..(k + 1) * 100)
+                .map(|i| format!("{i}\tv{i}\n"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(c.copy_in("COPY t FROM STDIN", &chunks).unwrap(), 1000);
+    let rows = c.simple_query("SELECT count(*), max(v) FROM t").unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("1000"));
+    let e = c
+        .simple_query("INSERT INTO t VALUES (5, 'dup')")
+        .unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("23505"), "{e}");
+    let e = c.copy_in("COPY t FROM STDIN", ["1\tdup\n"]).unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("23505"), "{e}");
+    let e = c.simple_query("SELECT 1/0").unwrap_err();
+    assert_eq!(e.sqlstate.as_deref(), Some("22012"), "{e}");
+    assert_eq!(
+        c.simple_query("SELECT 'still here'").unwrap()[0][0].as_deref(),
+        Some("still here")
+    );
+    // The server's own count of what committed, as the engine tests will read it.
+    let commits = c
+        .simple_query("SELECT xact_commit FROM pg_stat_database WHERE datname = 'postgres'")
+        .unwrap();
+    assert!(commits[0][0].as_deref().unwrap().parse::<u64>().unwrap() > 0);
+}
+
+/// sslmode over TLS: a server with `ssl=on` and a certificate for 127.0.0.1 signed by
+/// a test CA. `require` takes any certificate; `verify-full` takes it with the CA as
+/// `sslrootcert` and refuses it without; `prefer` goes into TLS when offered (the
+/// server's pg_stat_ssl says so).
+#[test]
+fn pg_admin_speaks_tls_for_require_and_verify_full() {
+    if !crate::util::have("openssl") || !have_postgres() {
+        return;
+    }
+    let certs = TempDir::new("pg-certs");
+    crate::util::make_certificates(&certs);
+    std::fs::set_permissions(&certs.0, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let key = certs.path("key.pem");
+    std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o600)).unwrap();
+    if let Some((uid, gid)) = postgres_ids() {
+        std::os::unix::fs::chown(&key, Some(uid), Some(gid)).unwrap();
+    }
+    std::fs::set_permissions(
+        certs.path("cert.pem"),
+        std::fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let cert_opt = format!("ssl_cert_file={}", certs.path("cert.pem").display());
+    let key_opt = format!("ssl_key_file={}", key.display());
+    let Some(pg) = Postgres::start(&["ssl=on", &cert_opt, &key_opt]) else {
+        return;
+    };
+    let ca = certs.path("ca.pem");
+    let connect = |query: &str| {
+        let url = format!("postgres://{USER}@127.0.0.1:{}/postgres?{query}", pg.port);
+        PgAdmin::connect(
+            &PgUrl::parse(&url).unwrap(),
+            Some(PASSWORD),
+            Duration::from_secs(10),
+        )
+    };
+    let on_tls = "SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()";
+    for query in [
+        "sslmode=require".to_string(),
+        "sslmode=prefer".to_string(),
+        format!("sslmode=verify-full&sslrootcert={}", ca.display()),
+    ] {
+        let mut c = connect(&query).unwrap_or_else(|e| panic!("{query}: {e}"));
+        assert_eq!(
+            c.simple_query(on_tls).unwrap()[0][0].as_deref(),
+            Some("t"),
+            "{query}"
+        );
+    }
+    let mut plain = connect("sslmode=disable").unwrap();
+    assert_eq!(
+        plain.simple_query(on_tls).unwrap()[0][0].as_deref(),
+        Some("f")
+    );
+    let e = connect("sslmode=verify-full")
+        .err()
+        .expect("an unknown CA is refused");
+    assert!(e.to_string().contains("TLS handshake"), "{e}");
+}
