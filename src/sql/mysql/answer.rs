@@ -456,3 +456,137 @@ fn binary_value<'a>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn coldef(name: &str, ty: u8, flags: u16) -> Vec<u8> {
+        let mut p = Vec::new();
+        for s in ["def", "db", "t", "t", name, name] {
+            p.push(s.len() as u8);
+            p.extend_from_slice(s.as_bytes());
+        }
+        p.push(0x0c);
+        p.extend_from_slice(&[45, 0, 11, 0, 0, 0, ty]);
+        p.extend_from_slice(&flags.to_le_bytes());
+        p.extend_from_slice(&[0, 0, 0]);
+        p
+    }
+
+    const EOF_LAST: &[u8] = b"\xfe\0\0\x02\0";
+    const EOF_MORE: &[u8] = b"\xfe\0\0\x0a\0";
+
+    fn fold(a: &mut Answer, mode: Mode, packets: &[Vec<u8>]) -> Step {
+        a.reset(mode);
+        let mut step = Step::More;
+        for (i, p) in packets.iter().enumerate() {
+            assert_eq!(step, Step::More, "done before packet {i}");
+            step = a.feed(i as u8 + 1, p).unwrap();
+        }
+        step
+    }
+
+    fn row(a: &Answer) -> Vec<Option<&[u8]>> {
+        let mut r = Vec::new();
+        a.first_row(&mut r);
+        r
+    }
+
+    #[test]
+    fn a_text_result_set_counts_rows_keeps_the_first_and_follows_more_results() {
+        let mut a = Answer::default();
+        let set = vec![
+            b"\x02".to_vec(),
+            coldef("a", 3, 0),
+            coldef("b", 0xfd, 0),
+            EOF_LAST.to_vec(),
+            b"\x0242\xfb".to_vec(),
+            b"\x017\x01x".to_vec(),
+            EOF_MORE.to_vec(),
+            b"\x00\x03\x00\x02\0\0\0".to_vec(),
+        ];
+        // The EOF after the columns is not the set's end; the one after the rows says
+        // another result follows (the OK).
+        assert_eq!(fold(&mut a, Mode::Text, &set), Step::Done);
+        assert_eq!((a.rows, a.results, a.affected), (2, 2, 3));
+        assert_eq!(row(&a), vec![Some(&b"42"[..]), None]);
+        assert_eq!(a.error_kind(), None);
+        // Reused: a second answer starts clean, with no new allocation once warm.
+        let cap = a.first_row.capacity();
+        assert_eq!(
+            fold(&mut a, Mode::Text, &[b"\x00\0\0\x02\0\0\0".to_vec()]),
+            Step::Done
+        );
+        assert_eq!((a.rows, a.results), (0, 1));
+        assert!(row(&a).is_empty());
+        assert_eq!(a.first_row.capacity(), cap);
+    }
+
+    #[test]
+    fn an_err_mid_rows_ends_the_answer_with_its_code_and_kind() {
+        let mut a = Answer::default();
+        let packets = vec![
+            b"\x01".to_vec(),
+            coldef("a", 3, 0),
+            EOF_LAST.to_vec(),
+            b"\x011".to_vec(),
+            b"\xff\xbd\x04#40001Deadlock found when trying to get lock".to_vec(),
+        ];
+        assert_eq!(fold(&mut a, Mode::Text, &packets), Step::Done);
+        assert_eq!((a.rows, a.code), (1, 1213));
+        assert_eq!(a.error_kind(), Some(MyErrorKind::Deadlock));
+        assert!(a.message.starts_with("Deadlock found"));
+        // Out of sequence, a local-infile request, a missing EOF: refused.
+        a.reset(Mode::Text);
+        assert_eq!(a.feed(5, b"\x00"), Err(ProtocolError::Sequence(1, 5)));
+        a.reset(Mode::Text);
+        assert_eq!(a.feed(1, b"\xfbfile"), Err(ProtocolError::Unexpected(0xfb)));
+        a.reset(Mode::Text);
+        a.feed(1, b"\x01").unwrap();
+        a.feed(2, &coldef("a", 3, 0)).unwrap();
+        assert!(a.feed(3, b"\x011").is_err());
+    }
+
+    #[test]
+    fn prepare_ok_and_a_binary_row_are_read_as_text() {
+        let mut a = Answer::default();
+        let prep = vec![
+            b"\x00\x07\0\0\0\x04\0\x01\0\0\0\0".to_vec(),
+            coldef("?", 0xfd, 0),
+            EOF_LAST.to_vec(),
+            coldef("a", 3, 0),
+            coldef("b", 8, UNSIGNED),
+            coldef("c", 0x0c, 0),
+            coldef("d", 0xfd, 0),
+            EOF_LAST.to_vec(),
+        ];
+        assert_eq!(fold(&mut a, Mode::Prepare, &prep), Step::Done);
+        assert_eq!((a.stmt_id, a.columns, a.params), (7, 4, 1));
+        let mut bin = b"\x00\x20".to_vec(); // column d (bit 3 + 2) NULL
+        bin.extend_from_slice(&(-5i32).to_le_bytes());
+        bin.extend_from_slice(&u64::MAX.to_le_bytes());
+        bin.extend_from_slice(&[7, 0xea, 0x07, 11, 29, 1, 2, 3]);
+        let exec = vec![
+            b"\x04".to_vec(),
+            coldef("a", 3, 0),
+            coldef("b", 8, UNSIGNED),
+            coldef("c", 0x0c, 0),
+            coldef("d", 0xfd, 0),
+            EOF_LAST.to_vec(),
+            bin,
+            EOF_LAST.to_vec(),
+        ];
+        assert_eq!(fold(&mut a, Mode::Binary, &exec), Step::Done);
+        assert_eq!(a.rows, 1);
+        assert_eq!(
+            row(&a),
+            vec![
+                Some(&b"-5"[..]),
+                Some(&b"18446744073709551615"[..]),
+                Some(&b"2026-11-29 01:02:03"[..]),
+                None
+            ]
+        );
+    }
+}

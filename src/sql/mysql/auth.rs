@@ -344,3 +344,171 @@ impl Login {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const NONCE: [u8; 20] = [
+        10, 47, 74, 111, 75, 73, 34, 48, 88, 76, 114, 74, 37, 13, 3, 80, 82, 2, 23, 21,
+    ];
+
+    fn hex(b: &[u8]) -> String {
+        b.iter().map(|x| format!("{x:02x}")).collect()
+    }
+
+    /// A MariaDB-like handshake v10 offering `caps`, with `plugin`, at sequence 0.
+    fn handshake(caps: u32, plugin: &str) -> Vec<u8> {
+        let mut p = vec![10];
+        p.extend_from_slice(b"10.11.6-MariaDB\0");
+        p.extend_from_slice(&42u32.to_le_bytes());
+        p.extend_from_slice(&NONCE[..8]);
+        p.push(0);
+        p.extend_from_slice(&(caps as u16).to_le_bytes());
+        p.push(45);
+        p.extend_from_slice(&2u16.to_le_bytes());
+        p.extend_from_slice(&((caps >> 16) as u16).to_le_bytes());
+        p.push(21);
+        p.extend_from_slice(&[0; 10]);
+        p.extend_from_slice(&NONCE[8..]);
+        p.push(0);
+        p.extend_from_slice(plugin.as_bytes());
+        p.push(0);
+        p
+    }
+
+    #[test]
+    fn scrambles_match_known_answers() {
+        // caching_sha2_password: go-sql-driver/mysql's published vectors.
+        assert_eq!(
+            hex(&scramble_sha256(b"secret", &NONCE)),
+            "f490e76f66d9d86665ce54d98c78d0acfe2fb0b08b423da807144873d30b312c"
+        );
+        assert_eq!(
+            hex(&scramble_sha256(b"secret2", &NONCE)),
+            "abc3934a012cf342e876071c8ee202de51785b430258a7a0138bc79c4d800bc6"
+        );
+        // mysql_native_password is pinned against MariaDB itself (tests/it/mysql.rs);
+        // here its shape: 20 bytes, empty for no password, nonce-dependent.
+        assert_eq!(scramble_native(b"pw", &NONCE).len(), 20);
+        assert!(scramble_native(b"", &NONCE).is_empty());
+        assert_ne!(
+            scramble_native(b"pw", &NONCE),
+            scramble_native(b"pw", &[0; 20])
+        );
+    }
+
+    #[test]
+    fn a_handshake_is_answered_with_the_user_scramble_database_and_plugin() {
+        let mut login = Login::new("bench", Some("secret"), "db");
+        let mut out = Vec::new();
+        let caps = WANTED | cap::SSL;
+        let hs = handshake(caps, "caching_sha2_password");
+        assert!(!login.greeting(0, &hs, SslMode::Disabled, &mut out).unwrap());
+        assert_eq!(
+            (login.connection_id, login.server_version.as_str()),
+            (42, "10.11.6-MariaDB")
+        );
+        assert_eq!(out[3], 1, "the response is packet 1");
+        let body = &out[4..];
+        assert_eq!(
+            u32::from_le_bytes(body[..4].try_into().unwrap()) & cap::SSL,
+            0
+        );
+        let rest = &body[32..];
+        let (user, rest) = nul_str(rest).unwrap();
+        assert_eq!(user, b"bench");
+        let (answer, rest) = packet::lenenc_str(rest).unwrap();
+        assert_eq!(answer, &scramble_sha256(b"secret", &NONCE)[..]);
+        assert_eq!(rest, b"db\0caching_sha2_password\0");
+        // Fast auth: 0x01 0x03, then OK.
+        out.clear();
+        assert_eq!(login.feed(2, b"\x01\x03", &mut out), Ok(LoginStep::Wait));
+        assert_eq!(
+            login.feed(3, b"\x00\0\0\x02\0\0\0", &mut out),
+            Ok(LoginStep::Done)
+        );
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn tls_is_asked_for_first_when_offered_and_full_auth_sends_the_password_only_over_it() {
+        let mut login = Login::new("u", Some("pw"), "db");
+        let mut out = Vec::new();
+        let hs = handshake(WANTED | cap::SSL, "caching_sha2_password");
+        assert!(login
+            .greeting(0, &hs, SslMode::Preferred, &mut out)
+            .unwrap());
+        assert_eq!(out.len(), 4 + 32, "an SSLRequest alone");
+        assert_eq!(out[3], 1);
+        out.clear();
+        login.respond(&mut out);
+        assert_eq!(out[3], 2, "the response after TLS is packet 2");
+        out.clear();
+        assert_eq!(login.feed(3, b"\x01\x04", &mut out), Ok(LoginStep::Sent));
+        assert_eq!(out, b"\x03\0\0\x04pw\0");
+        // Without TLS, full authentication is refused by name, not attempted.
+        let mut clear = Login::new("u", Some("pw"), "db");
+        out.clear();
+        let hs = handshake(WANTED, "caching_sha2_password");
+        assert!(!clear
+            .greeting(0, &hs, SslMode::Preferred, &mut out)
+            .unwrap());
+        match clear.feed(2, b"\x01\x04", &mut out) {
+            Err(LoginError::Unsupported(m)) => assert!(m.contains("TLS"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        // REQUIRED against a server without TLS.
+        let mut req = Login::new("u", None, "db");
+        assert!(matches!(
+            req.greeting(0, &hs, SslMode::Required, &mut out),
+            Err(LoginError::Unsupported(_))
+        ));
+    }
+
+    #[test]
+    fn an_auth_switch_is_answered_with_the_new_plugin_s_scramble_and_errors_are_named() {
+        let mut login = Login::new("u", Some("secret"), "db");
+        let mut out = Vec::new();
+        let hs = handshake(WANTED, "mysql_native_password");
+        login.greeting(0, &hs, SslMode::Disabled, &mut out).unwrap();
+        out.clear();
+        let mut switch = b"\xfecaching_sha2_password\0".to_vec();
+        switch.extend_from_slice(&NONCE);
+        switch.push(0);
+        assert_eq!(login.feed(2, &switch, &mut out), Ok(LoginStep::Sent));
+        assert_eq!(out[..4], [32, 0, 0, 3]);
+        assert_eq!(&out[4..], &scramble_sha256(b"secret", &NONCE)[..]);
+        // A sequence id out of order, an unknown plugin, an ERR: each named.
+        assert!(matches!(
+            login.feed(9, b"\x00", &mut out),
+            Err(LoginError::Protocol(ProtocolError::Sequence(4, 9)))
+        ));
+        let mut other = Login::new("u", None, "db");
+        let hs = handshake(WANTED, "client_ed25519");
+        assert!(matches!(
+            other.greeting(0, &hs, SslMode::Disabled, &mut out),
+            Err(LoginError::Unsupported(m)) if m.contains("client_ed25519")
+        ));
+        let mut full = Login::new("u", None, "db");
+        match full.greeting(
+            0,
+            b"\xff\x10\x04Too many connections",
+            SslMode::Disabled,
+            &mut out,
+        ) {
+            Err(LoginError::Server(e)) => {
+                assert_eq!((e.code, &e.sqlstate), (1040, b"HY000"));
+                assert_eq!(
+                    e.kind(),
+                    super::super::errcode::MyErrorKind::TooManyConnections
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            Login::new("u", None, "db").greeting(0, b"\x0a5.0\0", SslMode::Disabled, &mut out),
+            Err(LoginError::Protocol(_))
+        ));
+    }
+}
