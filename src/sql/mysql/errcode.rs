@@ -55,7 +55,7 @@ impl MyErrorKind {
 
     /// The kind's name as results show it; a class is written into `out` (`sql_XX`),
     /// so naming one never allocates once `out` is warm.
-    pub fn name<'a>(self, out: &'a mut String) -> &'a str {
+    pub fn name(self, out: &mut String) -> &str {
         let fixed = match self {
             MyErrorKind::Deadlock => "sql_deadlock",
             MyErrorKind::LockWaitTimeout => "sql_lock_wait_timeout",

@@ -40,6 +40,10 @@ impl std::fmt::Display for ProtocolError {
     }
 }
 
+/// A packet cut from the read buffer: the sequence id of its last part, its payload,
+/// and how many bytes of the buffer it took.
+pub type Cut<'a> = (u8, &'a [u8], usize);
+
 /// One logical packet cut from `buf`: the sequence id of its last part, its payload
 /// (borrowed from `buf`, or — only for a chained packet — gathered into `joined`, a
 /// buffer the caller reuses), and how many bytes of `buf` it took. `None` while it is
@@ -47,7 +51,7 @@ impl std::fmt::Display for ProtocolError {
 pub fn next_packet<'a>(
     buf: &'a [u8],
     joined: &'a mut Vec<u8>,
-) -> Result<Option<(u8, &'a [u8], usize)>, ProtocolError> {
+) -> Result<Option<Cut<'a>>, ProtocolError> {
     next_packet_within(buf, joined, MAX_PAYLOAD)
 }
 
@@ -57,7 +61,7 @@ pub fn next_packet_within<'a>(
     buf: &'a [u8],
     joined: &'a mut Vec<u8>,
     max: usize,
-) -> Result<Option<(u8, &'a [u8], usize)>, ProtocolError> {
+) -> Result<Option<Cut<'a>>, ProtocolError> {
     let mut at = 0;
     let mut total = 0usize;
     loop {
@@ -118,7 +122,7 @@ pub fn finish(out: &mut Vec<u8>, at: usize, seq: &mut u8) {
         out.extend_from_slice(part);
         header(out, p, part.len(), seq);
     }
-    if payload.len() % CHUNK == 0 {
+    if payload.len().is_multiple_of(CHUNK) {
         let p = start(out);
         header(out, p, 0, seq);
     }
