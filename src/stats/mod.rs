@@ -81,10 +81,24 @@ pub enum ErrorKind {
     /// (the stream's or the connection's) that the server never granted. A request
     /// that times out waiting for its response is a `Timeout`.
     FlowControlStall,
+    /// PostgreSQL SQLSTATE 40001: a serializable transaction lost a conflict
+    /// (`--max-tries` retries it).
+    SqlSerializationFailure,
+    /// PostgreSQL SQLSTATE 40P01: the server broke a deadlock by failing this
+    /// transaction (`--max-tries` retries it).
+    SqlDeadlock,
+    /// PostgreSQL SQLSTATE 23505: a unique or primary key constraint refused a row.
+    SqlUniqueViolation,
+    /// PostgreSQL SQLSTATE 53300: the server had no connection slot left.
+    SqlTooManyConnections,
+    /// PostgreSQL SQLSTATE 57P01: the server is shutting down.
+    SqlAdminShutdown,
+    /// Any other SQL error the server answered (its SQLSTATE and message in the sample).
+    SqlError,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 20] = [
+    pub const ALL: [ErrorKind; 26] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -105,6 +119,12 @@ impl ErrorKind {
         ErrorKind::StreamReset,
         ErrorKind::Protocol,
         ErrorKind::FlowControlStall,
+        ErrorKind::SqlSerializationFailure,
+        ErrorKind::SqlDeadlock,
+        ErrorKind::SqlUniqueViolation,
+        ErrorKind::SqlTooManyConnections,
+        ErrorKind::SqlAdminShutdown,
+        ErrorKind::SqlError,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -129,6 +149,12 @@ impl ErrorKind {
             ErrorKind::StreamReset => "stream_reset",
             ErrorKind::Protocol => "protocol",
             ErrorKind::FlowControlStall => "flow_control_stall",
+            ErrorKind::SqlSerializationFailure => "sql_serialization_failure",
+            ErrorKind::SqlDeadlock => "sql_deadlock",
+            ErrorKind::SqlUniqueViolation => "sql_unique_violation",
+            ErrorKind::SqlTooManyConnections => "sql_too_many_connections",
+            ErrorKind::SqlAdminShutdown => "sql_admin_shutdown",
+            ErrorKind::SqlError => "sql_error",
         }
     }
 

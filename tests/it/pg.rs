@@ -393,3 +393,195 @@ fn pg_admin_speaks_tls_for_require_and_verify_full() {
         .expect("an unknown CA is refused");
     assert!(e.to_string().contains("TLS handshake"), "{e}");
 }
+
+/// The engine's connection (`http::pg_conn::PgConn`) in each query mode: every
+/// statement's answer framed to ReadyForQuery (rows, first row, SQLSTATE), prepared
+/// statements Parse'd once per connection (the server's pg_prepared_statements),
+/// a failed statement in a block rolled back, and the server's own count of
+/// committed transactions equal to the statements sent.
+#[test]
+fn pg_conn_runs_statements_in_each_mode_as_the_server_counts_them() {
+    use hakaru::http::pg_conn::PgConn;
+    use hakaru::sql::pg::frontend::QueryMode;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    let mut a = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+    let commits = |a: &mut PgAdmin| -> u64 {
+        let q = "SELECT xact_commit FROM pg_stat_database WHERE datname = 'hb'";
+        a.simple_query(q).unwrap()[0][0]
+            .as_deref()
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let before = commits(&mut a);
+    let url = PgUrl::parse(&pg.url("hb")).unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    const N: i64 = 300;
+    rt.block_on(async {
+        let mut c = PgConn::connect(&url, None).await.expect("login");
+        for (mode, sql) in [
+            (
+                QueryMode::Simple,
+                "SELECT 7, NULL::int FROM generate_series(1, 3)",
+            ),
+            (
+                QueryMode::Extended,
+                "SELECT $1::int, NULL::int FROM generate_series(1, 3)",
+            ),
+            (
+                QueryMode::Prepared,
+                "SELECT $1::int, NULL::int FROM generate_series(1, 3)",
+            ),
+        ] {
+            for i in 0..N {
+                let v = i.to_string();
+                let p = [Some(v.as_bytes())];
+                let params: &[Option<&[u8]>] = if mode == QueryMode::Simple { &[] } else { &p };
+                let ans = c
+                    .statement(mode, 0, sql, params, Some("P0_0"))
+                    .await
+                    .unwrap();
+                assert_eq!((ans.rows, ans.sqlstate), (3, None), "{mode:?} {i}");
+                let mut row = Vec::new();
+                ans.first_row(&mut row);
+                let want = if mode == QueryMode::Simple {
+                    "7".to_string()
+                } else {
+                    v.clone()
+                };
+                assert_eq!(row, vec![Some(want.as_bytes()), None]);
+            }
+        }
+        let ans = c
+            .statement(
+                QueryMode::Simple,
+                1,
+                "SELECT count(*) FROM pg_prepared_statements",
+                &[],
+                None,
+            )
+            .await
+            .unwrap();
+        let mut row = Vec::new();
+        ans.first_row(&mut row);
+        assert_eq!(row, vec![Some(&b"1"[..])], "one Parse for {N} executions");
+        // A failed statement inside a block leaves it failed ('E') until ROLLBACK.
+        c.statement(QueryMode::Simple, 2, "BEGIN", &[], None)
+            .await
+            .unwrap();
+        let ans = c
+            .statement(
+                QueryMode::Extended,
+                3,
+                "SELECT 1/$1::int",
+                &[Some(b"0")],
+                None,
+            )
+            .await
+            .unwrap();
+        assert_eq!(ans.sqlstate, Some(*b"22012"));
+        let kind = hakaru::http::pg_conn::sql_error_kind(ans.error_kind().unwrap());
+        assert_eq!(
+            kind,
+            hakaru::stats::ErrorKind::SqlError,
+            "22012 is any other SQL error"
+        );
+        assert_eq!(c.status, b'E');
+        c.rollback().await.unwrap();
+        assert_eq!(c.status, b'I');
+        assert!(c.bytes_in > 0 && c.bytes_out > 0);
+    });
+    // The backend flushes its counts when it exits; poll (bounded) until they land.
+    // Its login is a transaction of its own (the catalog reads of InitPostgres).
+    let want = before + 3 * N as u64 + 1 + 1;
+    let start = std::time::Instant::now();
+    let mut got = commits(&mut a);
+    while got < want && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(100));
+        got = commits(&mut a);
+    }
+    assert_eq!(
+        got, want,
+        "xact_commit delta: {N} statements in each of 3 modes + the pg_prepared_statements query"
+    );
+}
+
+/// A hostile PostgreSQL-speaking server: after the startup it answers `reply`
+/// then closes (`close`) or keeps the connection open, so only the bytes themselves
+/// can end the wait.
+fn hostile(reply: &'static [u8], close: bool) -> (u16, std::thread::JoinHandle<()>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let handle = std::thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let mut startup = [0u8; 512];
+        let _ = s.read(&mut startup);
+        let _ = s.write_all(reply);
+        if !close {
+            let _ = s.read(&mut startup); // until the client gives up and closes
+        }
+    });
+    (port, handle)
+}
+
+/// Each broken answer ends the login with its own error kind, promptly: a message
+/// length of 2^31 (refused, not awaited), garbage, an unexpected message, a close
+/// mid-message, an authentication method hakaru does not speak.
+#[test]
+fn pg_conn_refuses_a_hostile_server_s_bytes_by_kind_without_hanging() {
+    use hakaru::http::pg_conn::PgConn;
+    use hakaru::stats::ErrorKind;
+    let cases: [(&'static [u8], ErrorKind, &str); 5] = [
+        (
+            b"R\x80\0\0\0\0\0\0\0",
+            ErrorKind::Malformed,
+            "length 2147483648",
+        ),
+        (
+            b"\x00\x01\x02\x03\x04garbage",
+            ErrorKind::Malformed,
+            "unexpected message '0x00'",
+        ),
+        (
+            b"D\0\0\0\x06\0\0",
+            ErrorKind::Malformed,
+            "unexpected message 'D'",
+        ),
+        (b"R\0\0\0\x08\0\0", ErrorKind::Reset, "closed"),
+        (b"R\0\0\0\x08\0\0\0\x07", ErrorKind::ReplyNoauth, "method 7"),
+    ];
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    for (reply, kind, text) in cases {
+        // Only the truncated message is followed by a close; silence after it is the
+        // engine's request timeout to end.
+        let (port, server) = hostile(reply, kind == ErrorKind::Reset);
+        let url = PgUrl::parse(&format!(
+            "postgres://u:p@127.0.0.1:{port}/db?sslmode=disable"
+        ))
+        .unwrap();
+        let started = std::time::Instant::now();
+        let r = rt.block_on(async {
+            tokio::time::timeout(Duration::from_secs(5), PgConn::connect(&url, None)).await
+        });
+        let e = match r {
+            Ok(Err(e)) => e,
+            Ok(Ok(_)) => panic!("{reply:?}: logged in"),
+            Err(_) => panic!("{reply:?}: hung for 5 s"),
+        };
+        assert_eq!(e.kind(), kind, "{reply:?}: {e}");
+        assert!(e.to_string().contains(text), "{reply:?}: {e}");
+        assert!(started.elapsed() < Duration::from_secs(2), "{reply:?}");
+        server.join().unwrap();
+    }
+}

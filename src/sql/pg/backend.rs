@@ -47,13 +47,23 @@ impl std::fmt::Display for ProtocolError {
     }
 }
 
-/// One message cut from `buf`: its tag, its body, and how many bytes it took; `None`
-/// while the message is incomplete.
-pub fn next_message(buf: &[u8]) -> Result<Option<(u8, &[u8], usize)>, ProtocolError> {
+/// Every message type a PostgreSQL 3.0 backend sends.
+const BACKEND_TAGS: &[u8] = b"RKSZENTDCI123nstAGHWdcVv";
+
+/// A message cut from the read buffer: its tag, its body, and the bytes it took.
+pub type Message<'a> = (u8, &'a [u8], usize);
+
+/// One message cut from `buf`; `None` while the message is incomplete.
+pub fn next_message(buf: &[u8]) -> Result<Option<Message<'_>>, ProtocolError> {
     if buf.len() < 5 {
         return Ok(None);
     }
     let tag = buf[0];
+    // A tag the server never sends is garbage: refused at once, not after waiting
+    // for the length its next four bytes happen to spell.
+    if !BACKEND_TAGS.contains(&tag) {
+        return Err(ProtocolError::Unexpected(tag));
+    }
     let len = u32::from_be_bytes([buf[1], buf[2], buf[3], buf[4]]);
     if len < 4 || len as usize > MAX_MESSAGE {
         return Err(ProtocolError::BadLength { tag, len });
@@ -267,6 +277,12 @@ mod tests {
             }
         );
         assert!(next_message(b"Z\0\0\0\x02").is_err());
+        let garbage = next_message(b"\0\x01\x02\x03\x04garbage");
+        assert_eq!(
+            garbage,
+            Err(ProtocolError::Unexpected(0)),
+            "refused before its 16 MB"
+        );
         assert_eq!(
             next_message(b"Z\0\0\0\x05").unwrap(),
             None,

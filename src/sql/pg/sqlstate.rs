@@ -44,7 +44,7 @@ impl SqlErrorKind {
 
     /// The kind's name as results show it. Named kinds are static; a class is written
     /// into `out` (`sql_XX`), so naming one never allocates once `out` is warm.
-    pub fn name<'a>(self, out: &'a mut String) -> &'a str {
+    pub fn name(self, out: &mut String) -> &str {
         let fixed = match self {
             SqlErrorKind::Serialization => "sql_serialization_failure",
             SqlErrorKind::Deadlock => "sql_deadlock",

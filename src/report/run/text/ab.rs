@@ -66,6 +66,13 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::ReplyNoauth
             | ErrorKind::ReplyClientError
             | ErrorKind::ReplyServerError => exceptions += n,
+            // A SQL error answer: likewise a whole answer refusing the statement.
+            ErrorKind::SqlSerializationFailure
+            | ErrorKind::SqlDeadlock
+            | ErrorKind::SqlUniqueViolation
+            | ErrorKind::SqlTooManyConnections
+            | ErrorKind::SqlAdminShutdown
+            | ErrorKind::SqlError => exceptions += n,
         }
     }
     (connect, receive, 0, exceptions)

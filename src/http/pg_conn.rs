@@ -1,0 +1,280 @@
+//! A PostgreSQL connection for the engine's clients: connected and logged in once
+//! (sslmode, any of `sql::pg::auth`'s methods), then one statement at a time written
+//! from a reused buffer and its answer framed from a reused read buffer up to
+//! ReadyForQuery. Per statement nothing is allocated once the buffers have grown: the
+//! read buffer is consumed by a cursor (compacted only when a message would not fit),
+//! rows are counted, and only the first row is copied (for `\gset`). Prepared mode
+//! Parses a statement once per connection and remembers it by its index.
+
+use std::io;
+use std::sync::Arc;
+
+use bytes::BytesMut;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+use crate::sql::pg::auth::{Login, LoginError, LoginStep};
+use crate::sql::pg::backend::{next_message, Answer, ProtocolError, Step};
+use crate::sql::pg::frontend::{self, QueryMode};
+use crate::sql::pg::sqlstate::SqlErrorKind;
+use crate::sql::pg::url::{PgUrl, SslMode};
+use crate::stats::ErrorKind;
+
+/// The error kind results count a statement's SQLSTATE under.
+pub fn sql_error_kind(kind: SqlErrorKind) -> ErrorKind {
+    match kind {
+        SqlErrorKind::Serialization => ErrorKind::SqlSerializationFailure,
+        SqlErrorKind::Deadlock => ErrorKind::SqlDeadlock,
+        SqlErrorKind::UniqueViolation => ErrorKind::SqlUniqueViolation,
+        SqlErrorKind::TooManyConnections => ErrorKind::SqlTooManyConnections,
+        SqlErrorKind::AdminShutdown => ErrorKind::SqlAdminShutdown,
+        SqlErrorKind::Other(_) => ErrorKind::SqlError,
+    }
+}
+
+/// Why a connection or a statement failed on the wire (a statement the server
+/// refused is not this: its answer carries the SQLSTATE).
+#[derive(Debug)]
+pub enum PgConnError {
+    Connect(io::Error),
+    Tls(String),
+    Login(LoginError),
+    /// The server closed the connection before the answer was whole.
+    Reset,
+    Io(io::Error),
+    Protocol(ProtocolError),
+    /// A statement the protocol cannot carry (a NUL in its text…).
+    Encode(String),
+}
+
+impl PgConnError {
+    /// The error kind results count it under.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            PgConnError::Connect(_) => ErrorKind::Connect,
+            PgConnError::Tls(_) => ErrorKind::Tls,
+            PgConnError::Login(LoginError::Protocol(_)) | PgConnError::Protocol(_) => {
+                ErrorKind::Malformed
+            }
+            PgConnError::Login(LoginError::Refused { sqlstate, .. }) => {
+                match SqlErrorKind::of(sqlstate.as_bytes()) {
+                    k @ (SqlErrorKind::TooManyConnections | SqlErrorKind::AdminShutdown) => {
+                        sql_error_kind(k)
+                    }
+                    _ => ErrorKind::ReplyNoauth,
+                }
+            }
+            PgConnError::Login(_) => ErrorKind::ReplyNoauth,
+            PgConnError::Reset => ErrorKind::Reset,
+            PgConnError::Io(e) if e.kind() == io::ErrorKind::ConnectionReset => ErrorKind::Reset,
+            PgConnError::Io(_) => ErrorKind::Io,
+            PgConnError::Encode(_) => ErrorKind::Protocol,
+        }
+    }
+}
+
+impl std::fmt::Display for PgConnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PgConnError::Connect(e) => write!(f, "connect: {e}"),
+            PgConnError::Tls(e) => write!(f, "TLS: {e}"),
+            PgConnError::Login(e) => write!(f, "{e}"),
+            PgConnError::Reset => f.write_str("the server closed the connection mid-answer"),
+            PgConnError::Io(e) => write!(f, "{e}"),
+            PgConnError::Protocol(e) => write!(f, "{e}"),
+            PgConnError::Encode(e) => f.write_str(e),
+        }
+    }
+}
+
+trait Wire: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Wire for T {}
+
+/// One logged-in connection.
+pub struct PgConn {
+    wire: Box<dyn Wire>,
+    rbuf: Vec<u8>,
+    /// The unread bytes are `rbuf[at..]`.
+    at: usize,
+    wbuf: BytesMut,
+    answer: Answer,
+    /// Statements (by index) this connection has Parse'd in prepared mode.
+    parsed: Vec<bool>,
+    /// ReadyForQuery's last status: `I`, `T` (in a block) or `E` (a failed block).
+    pub status: u8,
+    /// Bytes written and read, for the results' byte counts.
+    pub bytes_out: u64,
+    pub bytes_in: u64,
+}
+
+impl PgConn {
+    /// Connects to `url` and logs in as its user with `password` (else the URL's).
+    pub async fn connect(url: &PgUrl, password: Option<&str>) -> Result<PgConn, PgConnError> {
+        let tcp = TcpStream::connect((url.host.as_str(), url.port))
+            .await
+            .map_err(PgConnError::Connect)?;
+        tcp.set_nodelay(true).map_err(PgConnError::Connect)?;
+        let wire = negotiate_tls(tcp, url).await?;
+        let mut conn = PgConn {
+            wire,
+            rbuf: Vec::with_capacity(16 * 1024),
+            at: 0,
+            wbuf: BytesMut::with_capacity(1024),
+            answer: Answer::default(),
+            parsed: Vec::new(),
+            status: b'I',
+            bytes_out: 0,
+            bytes_in: 0,
+        };
+        frontend::startup(&url.user, &url.database, &mut conn.wbuf).map_err(PgConnError::Encode)?;
+        let password = password.or(url.password.as_deref());
+        let mut login = Login::new(&url.user, password.map(str::as_bytes));
+        loop {
+            conn.flush().await?;
+            let (tag, start, end) = conn.message().await?;
+            let step = login.feed(tag, &conn.rbuf[start..end], &mut conn.wbuf);
+            if step.map_err(PgConnError::Login)? == LoginStep::Ready {
+                return Ok(conn);
+            }
+        }
+    }
+
+    async fn flush(&mut self) -> Result<(), PgConnError> {
+        if !self.wbuf.is_empty() {
+            self.bytes_out += self.wbuf.len() as u64;
+            let r = self.wire.write_all(&self.wbuf).await;
+            self.wbuf.clear();
+            r.map_err(PgConnError::Io)?;
+        }
+        Ok(())
+    }
+
+    /// The next whole message: its tag and its body's range in `rbuf` (valid until
+    /// the next call).
+    async fn message(&mut self) -> Result<(u8, usize, usize), PgConnError> {
+        loop {
+            let unread = &self.rbuf[self.at..];
+            if let Some((tag, body, used)) = next_message(unread).map_err(PgConnError::Protocol)? {
+                let start = self.at + (used - body.len());
+                self.at += used;
+                return Ok((tag, start, self.at));
+            }
+            // Make room: move the partial message to the front, grow only for a
+            // message larger than the buffer.
+            if self.at > 0 {
+                self.rbuf.copy_within(self.at.., 0);
+                self.rbuf.truncate(self.rbuf.len() - self.at);
+                self.at = 0;
+            }
+            if self.rbuf.capacity() - self.rbuf.len() < 4096 {
+                self.rbuf.reserve(self.rbuf.capacity().max(4096));
+            }
+            let n = self
+                .wire
+                .read_buf(&mut self.rbuf)
+                .await
+                .map_err(PgConnError::Io)?;
+            if n == 0 {
+                return Err(PgConnError::Reset);
+            }
+            self.bytes_in += n as u64;
+        }
+    }
+
+    /// Sends statement `index` (`sql`, its `params` as text for the extended and
+    /// prepared modes; `name` its prepared statement's name) and reads its answer.
+    pub async fn statement(
+        &mut self,
+        mode: QueryMode,
+        index: usize,
+        sql: &str,
+        params: &[Option<&[u8]>],
+        name: Option<&str>,
+    ) -> Result<&Answer, PgConnError> {
+        let parsed = self.parsed.get(index).copied().unwrap_or(false);
+        frontend::statement(mode, sql, params, name, parsed, &mut self.wbuf)
+            .map_err(PgConnError::Encode)?;
+        self.flush().await?;
+        self.read_answer().await?;
+        if mode == QueryMode::Prepared && !parsed && self.answer.sqlstate.is_none() {
+            if self.parsed.len() <= index {
+                self.parsed.resize(index + 1, false);
+            }
+            self.parsed[index] = true;
+        }
+        Ok(&self.answer)
+    }
+
+    /// `ROLLBACK`, when a failed statement left a transaction block open.
+    pub async fn rollback(&mut self) -> Result<&Answer, PgConnError> {
+        frontend::statement(
+            QueryMode::Simple,
+            "ROLLBACK",
+            &[],
+            None,
+            false,
+            &mut self.wbuf,
+        )
+        .map_err(PgConnError::Encode)?;
+        self.flush().await?;
+        self.read_answer().await?;
+        Ok(&self.answer)
+    }
+
+    async fn read_answer(&mut self) -> Result<(), PgConnError> {
+        self.answer.reset();
+        loop {
+            let (tag, start, end) = self.message().await?;
+            match self
+                .answer
+                .feed(tag, &self.rbuf[start..end])
+                .map_err(PgConnError::Protocol)?
+            {
+                Step::More => {}
+                Step::Ready(status) => {
+                    self.status = status;
+                    return Ok(());
+                }
+                Step::CopyIn => return Err(PgConnError::Protocol(ProtocolError::Unexpected(tag))),
+            }
+        }
+    }
+
+    /// The last statement's answer.
+    pub fn answer(&self) -> &Answer {
+        &self.answer
+    }
+}
+
+/// sslmode as libpq reads it (see `http::pg`): SSLRequest unless `disable`; TLS on
+/// `S`; on `N` only `prefer` goes on in the clear.
+async fn negotiate_tls(mut tcp: TcpStream, url: &PgUrl) -> Result<Box<dyn Wire>, PgConnError> {
+    if url.sslmode == SslMode::Disable {
+        return Ok(Box::new(tcp));
+    }
+    let mut req = BytesMut::new();
+    frontend::ssl_request(&mut req);
+    tcp.write_all(&req).await.map_err(PgConnError::Io)?;
+    let answer = tcp.read_u8().await.map_err(|_| PgConnError::Reset)?;
+    match (answer, url.sslmode) {
+        (b'N', SslMode::Prefer) => Ok(Box::new(tcp)),
+        (b'N', _) => Err(PgConnError::Tls(
+            "the server does not offer TLS, and sslmode asks for it".into(),
+        )),
+        (b'S', mode) => {
+            let cacert = url.sslrootcert.as_deref().map(std::path::Path::new);
+            let connector = super::tls_connector(mode != SslMode::VerifyFull, cacert)
+                .map_err(|e| PgConnError::Tls(e.replace("--cacert", "sslrootcert")))?;
+            let mut config = (**connector.config()).clone();
+            config.alpn_protocols.clear();
+            let name = rustls::pki_types::ServerName::try_from(url.host.clone())
+                .map_err(|e| PgConnError::Tls(format!("server name {}: {e}", url.host)))?;
+            let tls = tokio_rustls::TlsConnector::from(Arc::new(config))
+                .connect(name, tcp)
+                .await
+                .map_err(|e| PgConnError::Tls(e.to_string()))?;
+            Ok(Box::new(tls))
+        }
+        _ => Err(PgConnError::Protocol(ProtocolError::Unexpected(answer))),
+    }
+}
