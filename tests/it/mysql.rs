@@ -40,11 +40,16 @@ impl Mariadb {
         }
         let dir = TempDir::new("mariadb");
         let data = dir.path("data");
+        // Its own tmpdir: bootstraps at once in a shared /tmp collide on their
+        // temporary tables' names ("Unknown table 'mysql.tmp_user_sys'").
+        let tmp = dir.path("tmp");
+        std::fs::create_dir_all(&tmp).unwrap();
         let out = Command::new("mariadb-install-db")
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
             .args(["--user=root", "--auth-root-authentication-method=normal"])
             .args(["--skip-test-db"])
+            .arg(format!("--tmpdir={}", tmp.display()))
             .stdin(Stdio::null())
             .output()
             .expect("mariadb-install-db runs");
@@ -58,6 +63,7 @@ impl Mariadb {
             .arg("--no-defaults")
             .arg(format!("--datadir={}", data.display()))
             .args(["--user=root", "--bind-address=127.0.0.1"])
+            .arg(format!("--tmpdir={}", tmp.display()))
             .arg(format!("--port={port}"))
             .arg(format!("--socket={}", dir.path("sock").display()))
             .arg(format!("--pid-file={}", dir.path("pid").display()))
