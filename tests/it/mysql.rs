@@ -35,6 +35,11 @@ impl Mariadb {
     /// Starts a server with a `bench` database and a TCP user `bench` (password
     /// `bench-pw`, mysql_native_password); `None` if MariaDB is not installed.
     pub fn start() -> Option<Mariadb> {
+        Mariadb::start_with(&[])
+    }
+
+    /// `start` with `extra` server options (`--ssl-cert=…`).
+    pub fn start_with(extra: &[String]) -> Option<Mariadb> {
         if !have("mariadbd") && !std::path::Path::new("/usr/sbin/mariadbd").exists() {
             return None;
         }
@@ -69,6 +74,7 @@ impl Mariadb {
             .arg(format!("--pid-file={}", dir.path("pid").display()))
             .args(["--skip-log-bin", "--innodb-flush-log-at-trx-commit=2"])
             .args(["--skip-name-resolve", "--innodb-buffer-pool-size=32M"])
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::from(
@@ -124,9 +130,14 @@ impl Drop for Mariadb {
     }
 }
 
-/// A blocking connection over `hakaru::sql::mysql` (no TLS): the test's client.
+/// A socket, in the clear or in TLS.
+trait Stream: Read + Write {}
+impl<T: Read + Write> Stream for T {}
+
+/// A blocking connection over `hakaru::sql::mysql`: the test's client; `ca` is the
+/// PEM file a TLS server's certificate is checked against.
 struct Conn {
-    sock: TcpStream,
+    sock: Box<dyn Stream>,
     buf: Vec<u8>,
     joined: Vec<u8>,
     out: Vec<u8>,
@@ -135,11 +146,14 @@ struct Conn {
 
 impl Conn {
     fn connect(u: &MyUrl) -> Result<Conn, LoginError> {
-        let sock = TcpStream::connect((u.host.as_str(), u.port)).unwrap();
-        sock.set_read_timeout(Some(Duration::from_secs(10)))
-            .unwrap();
+        Conn::connect_tls(u, None)
+    }
+
+    fn connect_tls(u: &MyUrl, ca: Option<&std::path::Path>) -> Result<Conn, LoginError> {
+        let tcp = TcpStream::connect((u.host.as_str(), u.port)).unwrap();
+        tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
         let mut c = Conn {
-            sock,
+            sock: Box::new(tcp.try_clone().unwrap()),
             buf: Vec::new(),
             joined: Vec::new(),
             out: Vec::new(),
@@ -148,8 +162,14 @@ impl Conn {
         let mut login = Login::new(&u.user, u.password.as_deref(), &u.database);
         let (seq, p) = c.read_packet();
         let tls = login.greeting(seq, &p, u.ssl_mode, &mut c.out)?;
-        assert!(!tls, "the test server offers no TLS");
         c.flush();
+        if tls {
+            // The SSLRequest is out; TLS now, then the response inside it.
+            assert!(c.buf.is_empty());
+            c.sock = Box::new(tls_stream(tcp, ca.expect("a CA for a TLS server")));
+            login.respond(&mut c.out);
+            c.flush();
+        }
         loop {
             let (seq, p) = c.read_packet();
             match login.feed(seq, &p, &mut c.out)? {
@@ -209,6 +229,27 @@ impl Conn {
             .map(|v| v.map(|b| String::from_utf8_lossy(b).into_owned()))
             .collect()
     }
+}
+
+/// A rustls client over `tcp` that trusts `ca` only, for 127.0.0.1.
+fn tls_stream(
+    tcp: TcpStream,
+    ca: &std::path::Path,
+) -> rustls::StreamOwned<rustls::ClientConnection, TcpStream> {
+    use rustls::pki_types::pem::PemObject;
+    let mut roots = rustls::RootCertStore::empty();
+    for c in rustls::pki_types::CertificateDer::pem_file_iter(ca).unwrap() {
+        roots.add(c.unwrap()).unwrap();
+    }
+    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    let name = rustls::pki_types::ServerName::try_from("127.0.0.1").unwrap();
+    let conn = rustls::ClientConnection::new(std::sync::Arc::new(config), name).unwrap();
+    rustls::StreamOwned::new(conn, tcp)
 }
 
 fn s(v: &str) -> Option<String> {
@@ -326,4 +367,41 @@ fn mysql_wrong_password_and_unknown_database_are_refused_by_the_server_s_code() 
         Err(e) => panic!("{e}"),
         Ok(_) => panic!("REQUIRED went on in the clear"),
     }
+}
+
+/// TLS: the login asks for it first (SSLRequest) when the server offers it under
+/// PREFERRED and REQUIRED, the password's scramble then goes inside TLS, and the
+/// server's own `Ssl_cipher` says the session is encrypted; DISABLED stays in the clear.
+#[test]
+fn mysql_login_goes_into_tls_when_the_server_offers_it() {
+    if !have("openssl") {
+        return;
+    }
+    let certs = TempDir::new("mysql-certs");
+    crate::util::make_certificates(&certs);
+    let opts = [
+        format!("--ssl-cert={}", certs.path("cert.pem").display()),
+        format!("--ssl-key={}", certs.path("key.pem").display()),
+        format!("--ssl-ca={}", certs.path("ca.pem").display()),
+    ];
+    let Some(db) = Mariadb::start_with(&opts) else {
+        return;
+    };
+    let ca = certs.path("ca.pem");
+    for mode in ["PREFERRED", "REQUIRED", "VERIFY_IDENTITY"] {
+        let u = MyUrl::parse(&format!("{}?ssl-mode={mode}", db.url())).unwrap();
+        let mut c = Conn::connect_tls(&u, Some(&ca)).unwrap();
+        let a = c.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+        assert_eq!((a.rows, a.code), (1, 0));
+        let cipher = c.first_row()[1].clone().unwrap_or_default();
+        assert!(!cipher.is_empty(), "{mode}: not in TLS");
+    }
+    let u = MyUrl::parse(&format!("{}?ssl-mode=DISABLED", db.url())).unwrap();
+    let mut c = Conn::connect_tls(&u, Some(&ca)).unwrap();
+    c.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
+    assert_eq!(
+        c.first_row()[1].as_deref(),
+        Some(""),
+        "DISABLED stays in the clear"
+    );
 }
