@@ -213,6 +213,7 @@ impl Answer {
                 Ok(Step::More)
             }
             State::Columns(0) => Err(ProtocolError::Malformed("result set (no EOF)")),
+            State::Columns(_) if is_eof => Err(ProtocolError::Malformed("result set (EOF early)")),
             State::Columns(n) => {
                 if self.kind == Mode::Binary {
                     self.types.push(column_type(p)?);
@@ -546,6 +547,13 @@ mod tests {
         a.feed(1, b"\x01").unwrap();
         a.feed(2, &coldef("a", 3, 0)).unwrap();
         assert!(a.feed(3, b"\x011").is_err());
+        a.reset(Mode::Text);
+        a.feed(1, b"\x02").unwrap();
+        a.feed(2, &coldef("a", 3, 0)).unwrap();
+        assert!(
+            a.feed(3, EOF_LAST).is_err(),
+            "an EOF before the last column"
+        );
     }
 
     #[test]
