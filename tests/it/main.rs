@@ -28,6 +28,7 @@ mod kv;
 mod labels;
 mod live;
 mod memory;
+mod mysql;
 mod netns;
 mod nginx;
 mod over_time;
