@@ -17,8 +17,11 @@
 //! that are no reply of the protocol are `malformed`.
 
 pub mod commands;
+pub mod expect;
 pub mod memcache;
 pub mod resp;
+
+pub use expect::{Expect, Got};
 
 use crate::stats::ErrorKind;
 

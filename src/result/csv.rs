@@ -55,12 +55,13 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `errors_reply_<kind>` | a key-value store's error replies by kind (err, wrongtype, moved, oom, noauth, client_error, server_error) |
 /// | `errors_go_away`, `errors_stream_reset`, `errors_protocol` | HTTP/2: GOAWAY, RST_STREAM, a protocol error |
 /// | `errors_flow_control_stall` | HTTP/2: a request body still waiting for the server's window at the timeout |
+/// | `errors_reply_unexpected` | a key-value store's well-formed reply of a type the command cannot get (a `GET` answered `+OK`) |
 /// | `before_s` | seconds the `--before-round`/`--before-step` commands took before the step; empty when none ran |
 /// | `before_exit` | their exit status: the first failed one's (-1 when killed, by its time limit or a signal), else 0; empty when none ran |
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 44] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 45] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -103,6 +104,7 @@ pub const FULL_EXTRA_COLUMNS: [&str; 44] = [
     "errors_stream_reset",
     "errors_protocol",
     "errors_flow_control_stall",
+    "errors_reply_unexpected",
     "before_s",
     "before_exit",
 ];
@@ -437,10 +439,10 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0,0,0,0,0,,"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,,"
         );
         assert!(lines[3].ends_with(
-            ",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0,0,0,0,0,,"
+            ",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,,"
         ));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();

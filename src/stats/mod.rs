@@ -81,10 +81,14 @@ pub enum ErrorKind {
     /// (the stream's or the connection's) that the server never granted. A request
     /// that times out waiting for its response is a `Timeout`.
     FlowControlStall,
+    /// A key-value store answered well-formed, but not with a reply the command can
+    /// get (a `GET` answered `+OK`, a `set` answered `END`): the command's work is
+    /// not known done. The sample names the command and what came.
+    ReplyUnexpected,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 20] = [
+    pub const ALL: [ErrorKind; 21] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -105,6 +109,7 @@ impl ErrorKind {
         ErrorKind::StreamReset,
         ErrorKind::Protocol,
         ErrorKind::FlowControlStall,
+        ErrorKind::ReplyUnexpected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -129,6 +134,7 @@ impl ErrorKind {
             ErrorKind::StreamReset => "stream_reset",
             ErrorKind::Protocol => "protocol",
             ErrorKind::FlowControlStall => "flow_control_stall",
+            ErrorKind::ReplyUnexpected => "reply_unexpected",
         }
     }
 
