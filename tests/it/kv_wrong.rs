@@ -260,6 +260,8 @@ fn run_case(dir: &TempDir, i: usize, c: &Case, pipeline: &str) -> Result<(), Str
         "5",
         "--pipeline",
         pipeline,
+        "--threshold",
+        "errors<=0",
         "-q",
     ];
     match c.sends {
@@ -286,6 +288,9 @@ fn run_case(dir: &TempDir, i: usize, c: &Case, pipeline: &str) -> Result<(), Str
         ));
     }
     let j = read_json(&out);
+    if j["thresholds"]["passed"] != false {
+        return Err(format!("{what}: errors<=0 held: {}", j["thresholds"]));
+    }
     let s = &j["steps"][0];
     let wrong = s["errors"]["reply_unexpected"].as_u64().unwrap_or(0);
     let responses = s["responses"].as_u64().unwrap_or(0);
