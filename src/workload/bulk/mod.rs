@@ -487,7 +487,7 @@ impl RequestSource for BulkSource {
                 info: 0,
                 items: self.batch,
                 label: 0,
-                expect: crate::kv::Expect::ANY,
+                expect: crate::engine::Expect::ANY,
             };
         }
         let (open, close): (&[u8], &[u8]) = match (self.s.kind, self.s.single) {
@@ -519,7 +519,7 @@ impl RequestSource for BulkSource {
             info: 0,
             items: self.batch,
             label: 0,
-            expect: crate::kv::Expect::ANY,
+            expect: crate::engine::Expect::ANY,
         }
     }
 }

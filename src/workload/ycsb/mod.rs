@@ -676,7 +676,7 @@ impl RequestSource for YcsbSource {
             info,
             items,
             label,
-            expect: crate::kv::Expect::ANY,
+            expect: crate::engine::Expect::ANY,
         }
     }
 }
