@@ -402,7 +402,10 @@ async fn attempt<W: Workload>(
             // A key-value store: one reply framed by its protocol, an error reply
             // counted under its own kind.
             kv => match conn.exchange_framed(req.bytes, kv, &w.meter).await {
-                Ok(reply) => return reply.recorded(&mut w.rec.borrow_mut()),
+                Ok(reply) => {
+                    let command = || command_name(&*w.workload, req.info);
+                    return reply.recorded(&mut w.rec.borrow_mut(), req.expect, command);
+                }
                 Err(e) => Err(e),
             },
         };
@@ -575,7 +578,11 @@ async fn attempt_pipelined<W: Workload>(
             .exchange(waiter, req.bytes, deadline, req.timeout)
             .await
         {
-            Ok((framed, at)) => return (framed.recorded(&mut w.rec.borrow_mut()), Some(at)),
+            Ok((framed, at)) => {
+                let command = || command_name(&*w.workload, req.info);
+                let recorded = framed.recorded(&mut w.rec.borrow_mut(), req.expect, command);
+                return (recorded, Some(at));
+            }
             Err(f) => {
                 let gen = handle.gen;
                 slot.shared = None;
@@ -630,4 +637,14 @@ pub(super) async fn join_pipelined<W: Workload>(
         w.rec.borrow_mut().note_error(kind, || why);
         (Outcome::Error(kind), 0)
     })
+}
+
+/// Request `info`'s name as the results give it (a key-value command's label), for
+/// an error sample: built only when a sample is taken.
+pub(in crate::engine) fn command_name<W: Workload>(workload: &W, info: usize) -> String {
+    workload
+        .request_infos()
+        .into_iter()
+        .nth(info)
+        .map_or_else(|| "the command".to_string(), |i| i.method)
 }

@@ -39,6 +39,8 @@ use futures_util::FutureExt;
 use tokio::sync::watch;
 use tokio_rustls::TlsConnector;
 
+/// A request's reply types ([`Request::expect`]): HTTP workloads give [`Expect::ANY`].
+pub use crate::kv::Expect;
 pub use pacer::{Lane, RateProfile};
 pub use shared::{ConnectionSettings, MAX_STREAMS};
 pub use stop::Stop;

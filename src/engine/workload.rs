@@ -9,6 +9,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::http::Target;
+use crate::kv::Expect;
 use crate::result::RequestInfo;
 use crate::stats::{ItemCounts, Labels};
 
@@ -41,6 +42,9 @@ pub struct Request<'a> {
     /// Index into [`Workload::labels`]: the kind of request it is counted under (0
     /// when the workload has no labels).
     pub label: u16,
+    /// A key-value command's reply types ([`Expect::ANY`] for HTTP): decided once per
+    /// command when the workload is built, checked where the reply is recorded.
+    pub expect: Expect,
 }
 
 /// One virtual client's requests. Lives on one worker thread, so it needs no locks;

@@ -10,7 +10,8 @@
 use std::sync::Arc;
 
 use super::{Conn, Meter, Reader, WireError};
-use crate::kv::{memcache, resp, Reply, Step};
+use crate::kv::{memcache, resp, Expect, Got, Reply, Step};
+use crate::stats::ErrorKind;
 use crate::stats::{Outcome, Recorder};
 
 /// The protocol a target speaks.
@@ -85,19 +86,34 @@ impl std::fmt::Debug for Login {
     }
 }
 
-/// One reply read: what it said and its bytes.
+/// One reply read: what it said, its type and its bytes.
 #[derive(Debug, Clone)]
 pub struct Framed {
     pub reply: Reply,
+    pub got: Got,
     pub bytes: u64,
 }
 
 impl Framed {
     /// The request's outcome; an error reply's text is noted as its kind's sample.
-    pub fn recorded(self, rec: &mut Recorder) -> (Outcome, u64) {
+    /// A reply of a type `expect` does not hold is `reply_unexpected`, its sample
+    /// naming the command (`command`, called only when a sample is taken) and what came.
+    pub fn recorded(
+        self,
+        rec: &mut Recorder,
+        expect: Expect,
+        command: impl FnOnce() -> String,
+    ) -> (Outcome, u64) {
         match self.reply {
             Reply::Refused(kind, text) => {
                 rec.note_error(kind, || text.to_string());
+                (Outcome::Error(kind), self.bytes)
+            }
+            _ if !expect.allows(self.got) => {
+                let kind = ErrorKind::ReplyUnexpected;
+                rec.note_error(kind, || {
+                    format!("{} answered {}", command(), self.got.describe())
+                });
                 (Outcome::Error(kind), self.bytes)
             }
             reply => (
@@ -140,6 +156,14 @@ impl Framer {
             Framer::Memcache(f) => f.reset(),
         }
     }
+
+    /// The last reply's type.
+    pub(crate) fn got(&self) -> Got {
+        match self {
+            Framer::Resp(f) => f.got(),
+            Framer::Memcache(f) => f.got(),
+        }
+    }
 }
 
 impl Conn {
@@ -178,8 +202,15 @@ impl Conn {
         if refused.is_none() {
             self.served += 1;
         }
+        // A refused login is judged by its own kind, never by the command's types.
+        let got = if refused.is_some() {
+            Got::Unknown
+        } else {
+            framer.got()
+        };
         Ok(Framed {
             reply: refused.unwrap_or(reply),
+            got,
             bytes: r.bytes,
         })
     }
@@ -216,7 +247,6 @@ impl Conn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::ErrorKind;
 
     fn reply_kind(reply: Reply) -> Option<ErrorKind> {
         match reply {
@@ -261,5 +291,51 @@ mod tests {
         let got = exchange(&Proto::Redis(login.clone()), data, 7).unwrap();
         assert_eq!(reply_kind(got.reply), Some(ErrorKind::ReplyNoauth));
         assert!(!format!("{:?}", login.unwrap()).contains("pw"));
+    }
+}
+
+#[cfg(test)]
+mod judged {
+    use super::*;
+    use crate::kv::Expect;
+    use crate::stats::ErrorKind;
+
+    fn read(proto: &Proto, data: &[u8]) -> Framed {
+        let mut conn = Conn::from_bytes(data.to_vec(), 3);
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        rt.block_on(conn.exchange_framed(b"x", proto, &Meter::default()))
+            .unwrap()
+    }
+
+    /// Issue 32: a `GET` answered `+OK` counted "hits: 9382 (a value read)".
+    #[test]
+    fn a_get_answered_ok_is_reply_unexpected_not_a_hit() {
+        let mut rec = Recorder::new(1, 0, 0);
+        let get = Expect::redis(b"GET", 2);
+        let got = read(&Proto::Redis(None), b"+OK\r\n");
+        let (outcome, _) = got.recorded(&mut rec, get, || "GET".into());
+        assert_eq!(outcome, Outcome::Error(ErrorKind::ReplyUnexpected));
+        assert_eq!(
+            rec.error_sample_map()[&ErrorKind::ReplyUnexpected],
+            "GET answered +OK (a status reply)"
+        );
+        let hit = read(&Proto::Redis(None), b"$1\r\nv\r\n");
+        assert_eq!(
+            hit.recorded(&mut rec, get, String::new).0,
+            Outcome::Status(250)
+        );
+        let set = Expect::memcached(b"set");
+        let end = read(&Proto::Memcached, b"END\r\n");
+        assert_eq!(
+            end.recorded(&mut rec, set, String::new).0,
+            Outcome::Error(ErrorKind::ReplyUnexpected)
+        );
+        let any = read(&Proto::Memcached, b"END\r\n");
+        assert_eq!(
+            any.recorded(&mut rec, Expect::ANY, String::new).0,
+            Outcome::Status(254)
+        );
     }
 }

@@ -21,7 +21,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use super::{integer, line, ErrorText, Reply, Step, MAX_LINE, MAX_VALUE};
+use super::{integer, line, ErrorText, Got, Reply, Step, MAX_LINE, MAX_VALUE};
 use crate::stats::ErrorKind;
 
 /// The CAS uniques `gets` replies brought, by key, shared by a run's connections
@@ -76,6 +76,8 @@ pub struct Framer {
     crlf_next: bool,
     /// Where the `cas` fields of `VALUE` lines go, when the run sends `cas`.
     tokens: Option<Arc<Tokens>>,
+    /// The last reply's type: what the command is judged by.
+    got: Got,
 }
 
 impl Framer {
@@ -96,6 +98,11 @@ impl Framer {
             tokens: self.tokens.take(),
             ..Framer::default()
         };
+    }
+
+    /// The last reply's type, once it is done.
+    pub fn got(&self) -> Got {
+        self.got
     }
 
     /// Take what `buf` holds of the reply (see [`Step`]).
@@ -147,18 +154,22 @@ impl Framer {
                 continue;
             }
             if text == b"END" {
-                let reply = if self.valued {
-                    Reply::Value
+                let (reply, got) = if self.valued {
+                    (Reply::Value, Got::Values)
                 } else {
-                    Reply::Miss
+                    (Reply::Miss, Got::End)
                 };
+                self.got = got;
                 return Step::Done { used, reply };
             }
             if self.listing {
                 return Step::Invalid("a memcached list not ended by END");
             }
             return match classify(text) {
-                Some(reply) => Step::Done { used, reply },
+                Some((reply, got)) => {
+                    self.got = got;
+                    Step::Done { used, reply }
+                }
                 None => Step::Invalid("not a memcached reply"),
             };
         }
@@ -197,13 +208,22 @@ fn unsigned(text: &[u8]) -> Option<u64> {
 }
 
 /// A one-line reply.
-fn classify(text: &[u8]) -> Option<Reply> {
-    let refused = |kind, rest: &[u8]| Some(Reply::Refused(kind, Box::new(ErrorText::new(rest))));
+fn classify(text: &[u8]) -> Option<(Reply, Got)> {
+    let refused = |kind, rest: &[u8]| {
+        Some((
+            Reply::Refused(kind, Box::new(ErrorText::new(rest))),
+            Got::Unknown,
+        ))
+    };
     match text {
-        b"STORED" | b"DELETED" | b"TOUCHED" | b"OK" => Some(Reply::Value),
-        b"NOT_FOUND" | b"NOT_STORED" => Some(Reply::Miss),
-        b"EXISTS" => Some(Reply::Exists),
-        b"MN" => Some(Reply::NoToken),
+        b"STORED" => Some((Reply::Value, Got::Stored)),
+        b"DELETED" => Some((Reply::Value, Got::Deleted)),
+        b"TOUCHED" => Some((Reply::Value, Got::Touched)),
+        b"OK" => Some((Reply::Value, Got::McOk)),
+        b"NOT_FOUND" => Some((Reply::Miss, Got::NotFound)),
+        b"NOT_STORED" => Some((Reply::Miss, Got::NotStored)),
+        b"EXISTS" => Some((Reply::Exists, Got::Exists)),
+        b"MN" => Some((Reply::NoToken, Got::Mn)),
         b"ERROR" => refused(ErrorKind::ReplyErr, text),
         _ if text.starts_with(b"CLIENT_ERROR") => refused(ErrorKind::ReplyClientError, text),
         _ if text.starts_with(b"SERVER_ERROR") => {
@@ -215,10 +235,10 @@ fn classify(text: &[u8]) -> Option<Reply> {
             };
             refused(kind, text)
         }
-        _ if text.starts_with(b"VERSION ") => Some(Reply::Value),
+        _ if text.starts_with(b"VERSION ") => Some((Reply::Value, Got::Version)),
         // incr/decr: the new value, unsigned.
         _ if !text.is_empty() && text.len() <= 20 && text.iter().all(u8::is_ascii_digit) => {
-            Some(Reply::Value)
+            Some((Reply::Value, Got::Number))
         }
         _ => None,
     }

@@ -14,11 +14,15 @@
 //! the `gets` that brought its token) and [`STATUS_NO_TOKEN`] (no token was known for
 //! the key, so no `cas` went: a no-op took its place). All four are successes. An error reply is never a success: it is counted under its own
 //! error kind ([`crate::stats::ErrorKind::ReplyErr`] and its siblings), and bytes
-//! that are no reply of the protocol are `malformed`.
+//! that are no reply of the protocol are `malformed`. A well-formed reply of a type
+//! its command cannot get (a `GET` answered `+OK`) is `reply_unexpected` ([`expect`]).
 
 pub mod commands;
+pub mod expect;
 pub mod memcache;
 pub mod resp;
+
+pub use expect::{Expect, Got};
 
 use crate::stats::ErrorKind;
 

@@ -12,7 +12,7 @@
 //! `reply_err`); a nil, or an array whose every element is nil (`MGET` of absent
 //! keys, an empty `LRANGE`), is a miss; anything else is a value.
 
-use super::{integer, line, ErrorText, Reply, Step, MAX_LINE, MAX_VALUE};
+use super::{integer, line, ErrorText, Got, Reply, Step, MAX_LINE, MAX_VALUE};
 use crate::stats::ErrorKind;
 
 /// Nesting deeper than this is no reply a benchmark asks for.
@@ -32,6 +32,8 @@ pub struct Framer {
     nil: u64,
     /// The outermost element was nil (or an empty array).
     empty: bool,
+    /// The outermost element's type: what the command is judged by.
+    got: Got,
 }
 
 impl Framer {
@@ -47,12 +49,25 @@ impl Framer {
         self.held = 0;
         self.nil = 0;
         self.empty = false;
+        self.got = Got::Unknown;
+    }
+
+    /// The last reply's type (its outermost element's), once it is done.
+    pub fn got(&self) -> Got {
+        self.got
     }
 
     /// Take what `buf` holds of the reply (see [`Step`]).
     pub fn step(&mut self, buf: &[u8]) -> Step {
         if self.depth == 0 && !self.crlf_next {
             if let Some(done) = whole_bulk(buf) {
+                if let Step::Done { reply, .. } = &done {
+                    self.got = if *reply == Reply::Miss {
+                        Got::Nil
+                    } else {
+                        Got::Bulk
+                    };
+                }
                 return done;
             }
         }
@@ -83,6 +98,18 @@ impl Framer {
                 return Step::Invalid("an empty line where a RESP reply was expected");
             };
             used += len;
+            if self.depth == 0 {
+                self.got = match kind {
+                    b'+' if body == b"OK" => Got::Ok,
+                    b'+' => Got::Status,
+                    b':' => Got::Integer,
+                    b'$' if body == b"-1" => Got::Nil,
+                    b'$' => Got::Bulk,
+                    b'*' if body == b"-1" => Got::Nil,
+                    b'*' => Got::Array,
+                    _ => Got::Unknown,
+                };
+            }
             match kind {
                 b'+' => {}
                 b'-' => {

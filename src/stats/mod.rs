@@ -95,10 +95,14 @@ pub enum ErrorKind {
     SqlAdminShutdown,
     /// Any other SQL error the server answered (its SQLSTATE and message in the sample).
     SqlError,
+    /// A key-value store answered well-formed, but not with a reply the command can
+    /// get (a `GET` answered `+OK`, a `set` answered `END`): the command's work is
+    /// not known done. The sample names the command and what came.
+    ReplyUnexpected,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 26] = [
+    pub const ALL: [ErrorKind; 27] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -125,6 +129,7 @@ impl ErrorKind {
         ErrorKind::SqlTooManyConnections,
         ErrorKind::SqlAdminShutdown,
         ErrorKind::SqlError,
+        ErrorKind::ReplyUnexpected,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -155,6 +160,7 @@ impl ErrorKind {
             ErrorKind::SqlTooManyConnections => "sql_too_many_connections",
             ErrorKind::SqlAdminShutdown => "sql_admin_shutdown",
             ErrorKind::SqlError => "sql_error",
+            ErrorKind::ReplyUnexpected => "reply_unexpected",
         }
     }
 

@@ -232,6 +232,7 @@ impl RequestSource for BatchSource {
             info: 0,
             items,
             label: 0,
+            expect: crate::engine::Expect::ANY,
         }
     }
 }

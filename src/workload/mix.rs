@@ -192,6 +192,7 @@ impl RequestSource for MixSource {
             target: p.targets[r.target],
             info: r.info + p.info_offset,
             label: p.label.unwrap_or(r.label),
+            expect: crate::engine::Expect::ANY,
             ..r
         }
     }

@@ -43,6 +43,7 @@ impl RequestSource for PlanSource {
             info: id,
             items: 0,
             label: self.plan.label(id),
+            expect: crate::engine::Expect::ANY,
         }
     }
 }

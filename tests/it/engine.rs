@@ -73,6 +73,7 @@ impl RequestSource for EchoSource {
             info: 0,
             items: ITEMS,
             label: 0,
+            expect: hakaru::kv::Expect::ANY,
         }
     }
 }
@@ -364,6 +365,7 @@ impl RequestSource for LoadSource {
             info: 0,
             items: ITEMS,
             label: 0,
+            expect: hakaru::kv::Expect::ANY,
         }
     }
 }

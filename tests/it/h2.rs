@@ -742,3 +742,99 @@ fn stream_send_posts_batches_over_h2c() {
     assert_eq!(refused.status.code(), Some(2), "{}", stderr(&refused));
     assert!(stderr(&refused).contains("--http2"), "{}", stderr(&refused));
 }
+
+/// A raw HTTP/2 server whose every response is an HPACK "bomb": `:status 200`, a
+/// 4,000-byte header inserted into the dynamic table, then that entry named 12,000
+/// times (16 KB of block, 48 MB of header list). Written by hand: a conforming
+/// encoder (h2's) honours hakaru's table size of 0 and indexes nothing. One thread a
+/// connection; the listener stops accepting after 30 s.
+fn hpack_bomb_server() -> SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut block = vec![0x88, 0x40, 6];
+    block.extend_from_slice(b"x-bomb");
+    // 4000 as a 7-bit-prefix integer: 127, then (4000 - 127) in 7-bit groups.
+    block.push(0x7f);
+    let rest = 4000 - 127;
+    block.extend_from_slice(&[(rest % 128) as u8 | 0x80, (rest / 128) as u8]);
+    block.extend(std::iter::repeat_n(b'a', 4000));
+    block.extend(std::iter::repeat_n(0x80 | 62, 12_000));
+    assert!(block.len() < 16_384, "one frame at the default size");
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let block = block.clone();
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                let _ = c.set_read_timeout(Some(Duration::from_secs(10)));
+                let mut preface = [0u8; 24];
+                if c.read_exact(&mut preface).is_err()
+                    || c.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]).is_err()
+                {
+                    return;
+                }
+                let mut head = [0u8; 9];
+                while c.read_exact(&mut head).is_ok() {
+                    let len = usize::from(head[0]) << 16
+                        | usize::from(head[1]) << 8
+                        | usize::from(head[2]);
+                    let mut payload = vec![0u8; len];
+                    if c.read_exact(&mut payload).is_err() {
+                        return;
+                    }
+                    let (kind, flags) = (head[3], head[4]);
+                    let mut out = Vec::new();
+                    if kind == 4 && flags & 1 == 0 {
+                        out.extend_from_slice(&[0, 0, 0, 4, 1, 0, 0, 0, 0]);
+                    }
+                    if kind == 1 {
+                        let n = block.len();
+                        out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8, 1, 0x5]);
+                        out.extend_from_slice(&head[5..9]);
+                        out.extend_from_slice(&block);
+                    }
+                    if c.write_all(&out).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 32: a 12 KB header block naming one 4 KB table entry 12,000 times (48 MB of
+/// header list) was a 200 at 21 ms a response; it is a protocol error, and a run of
+/// nothing else exits 1.
+#[test]
+fn an_hpack_bomb_is_a_protocol_error_not_a_200() {
+    let addr = hpack_bomb_server();
+    let dir = TempDir::new("h2-bomb");
+    let json = dir.path("r.json");
+    let url = format!("http://{addr}/");
+    let out = run(&[
+        "run",
+        "--http2",
+        "-c",
+        "2",
+        "-n",
+        "20",
+        "--timeout",
+        "5",
+        &url,
+        "-o",
+        json.to_str().unwrap(),
+        "-q",
+    ]);
+    let st = step(&json);
+    assert_eq!(out.status.code(), Some(1), "{st}\n{}", stderr(&out));
+    assert_eq!(st["statuses"]["200"].as_u64().unwrap_or(0), 0, "{st}");
+    assert!(errors(&st, "protocol") > 0, "{st}");
+    assert!(sample(&st, "protocol").contains("HPACK bomb"), "{st}");
+}

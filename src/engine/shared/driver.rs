@@ -30,13 +30,15 @@ use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use super::super::client::{
-    join_pipelined, record_alike, record_end, record_own, Client, Ended, CLIENT_LIMIT_BACKOFF,
+    command_name, join_pipelined, record_alike, record_end, record_own, Client, Ended,
+    CLIENT_LIMIT_BACKOFF,
 };
 use super::super::workload::{RequestSource, Turn, Workload};
 use super::super::{Worker, WorkerPace};
 use super::pipeline::Waiter;
 use super::{Handle, Shared, SharedConn};
 use crate::http;
+use crate::kv::Expect;
 use crate::stats::{ErrorKind, Outcome, Recorder};
 
 /// Whether a worker's clients go through drivers: every target a key-value store, a
@@ -61,6 +63,7 @@ struct Cmd {
     info: usize,
     items: u64,
     label: u16,
+    expect: Expect,
     sent: Instant,
     timeout: Duration,
     /// The generation of the connection it is queued on (retired by it if that
@@ -145,6 +148,7 @@ pub(in crate::engine) async fn drive<W: Workload>(w: Rc<Worker<W>>, clients: Vec
                     info: 0,
                     items: 0,
                     label: 0,
+                    expect: Expect::ANY,
                     sent: Instant::now(),
                     timeout: Duration::ZERO,
                     gen: 0,
@@ -213,6 +217,7 @@ async fn queue_turns<W: Workload>(
                     info: req.info,
                     items: req.items,
                     label: req.label,
+                    expect: req.expect,
                     sent: *now.get_or_insert_with(Instant::now),
                     timeout: req.timeout,
                     gen: 0,
@@ -330,7 +335,8 @@ fn record_replies<W: Workload>(
         let (target, gen) = (lane.cmd.target, lane.cmd.gen);
         match result {
             Ok((framed, at)) => {
-                let (outcome, bytes) = framed.recorded(&mut rec);
+                let command = || command_name(&*w.workload, lane.cmd.info);
+                let (outcome, bytes) = framed.recorded(&mut rec, lane.cmd.expect, command);
                 w.in_flight.set(w.in_flight.get() - 1);
                 alike.add(w, &mut rec, lane, outcome, bytes, at);
                 lane.n += 1;

@@ -46,7 +46,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 use crate::http::{self, Framed, Framer, Meter, Proto, Target, WireError};
-use crate::kv::{Reply, Step};
+use crate::kv::{Got, Reply, Step};
 use crate::stats::ErrorKind;
 
 /// The read buffer: many replies at once; a reply's line is at most
@@ -563,9 +563,10 @@ impl Task {
                 Step::Done { used, reply } => {
                     self.start += used;
                     self.reply_bytes += used as u64;
+                    let got = self.framer.got();
                     self.framer.reset();
                     let bytes = std::mem::take(&mut self.reply_bytes);
-                    self.answer(reply, bytes, last)?;
+                    self.answer(reply, got, bytes, last)?;
                 }
                 Step::More { used } => {
                     self.start += used;
@@ -597,6 +598,7 @@ impl Task {
     fn answer(
         &mut self,
         reply: Reply,
+        got: Got,
         bytes: u64,
         last: &mut Option<Rc<Waiter>>,
     ) -> Result<(), Ended> {
@@ -616,7 +618,7 @@ impl Task {
             return Err(Ended::Died(WireError::Unsolicited));
         };
         self.inner.taken.set(self.inner.taken.get() - 1);
-        w.put(Ok((Framed { reply, bytes }, self.read_at)));
+        w.put(Ok((Framed { reply, got, bytes }, self.read_at)));
         if !last.as_ref().is_some_and(|l| l.wakes_as(&w)) {
             if let Some(l) = last.replace(w) {
                 l.wake();

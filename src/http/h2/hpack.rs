@@ -38,6 +38,13 @@ const STATIC: [(&str, &str); 61] = [
 /// block may have been encoded before our SETTINGS reached it.
 pub const DEFAULT_TABLE_SIZE: usize = 4096;
 
+/// The most a response's decoded header list may hold, each field counted as
+/// SETTINGS_MAX_HEADER_LIST_SIZE counts it (name + value + 32): the encoded block is
+/// capped at 1 MiB, and a 12 KB block that names one 4 KB table entry 12,000 times
+/// decodes to 48 MB (an HPACK "bomb"). Past it the block is refused, before the rest
+/// is walked. A Huffman-coded string counts its coded length (at most its decoded one).
+pub const MAX_LIST: usize = 1 << 20;
+
 /// A header block hakaru cannot decode (COMPRESSION_ERROR, RFC 7541 §2.3.3 and §6).
 #[derive(Debug, PartialEq, Eq)]
 pub struct BadBlock(pub &'static str);
@@ -194,11 +201,20 @@ impl Decoder {
         mut field: impl FnMut(Text<'_>, Text<'_>) -> Result<(), BadBlock>,
     ) -> Result<(), BadBlock> {
         let mut at = 0;
+        let mut list = 0usize;
+        let mut count = |n: Text<'_>, v: Text<'_>| {
+            list += n.bytes.len() + v.bytes.len() + 32;
+            if list > MAX_LIST {
+                return Err(BadBlock("a decoded header list over 1 MiB (an HPACK bomb)"));
+            }
+            Ok(())
+        };
         while at < block.len() {
             let first = block[at];
             if first & 0x80 != 0 {
                 let index = integer(block, &mut at, 7)?;
                 let (n, v) = self.get(index)?;
+                count(n, v)?;
                 field(n, v)?;
             } else if first & 0xe0 == 0x20 {
                 let size = integer(block, &mut at, 5)?;
@@ -224,6 +240,7 @@ impl Decoder {
                     }
                 };
                 let value = string(block, &mut at)?;
+                count(name, value)?;
                 field(name, value)?;
                 if indexing {
                     self.insert(name, value)?;
@@ -598,6 +615,38 @@ mod tests {
         assert!(d.status(&[0x08, 0x02, b'2', b'0']).is_err());
         // Trailers carry no status.
         assert_eq!(d.status(&[0x00, 0x01, b'x', 0x01, b'y']), Ok(None));
+    }
+
+    /// Issue 32: a 12 KB block naming one 4 KB dynamic entry 12,000 times (48 MB of
+    /// header list) was a 200 at 21 ms a response; it is refused at the cap, before
+    /// the rest of the block is walked.
+    #[test]
+    fn an_hpack_bomb_is_refused_at_the_list_cap() {
+        let mut d = Decoder::new(DEFAULT_TABLE_SIZE);
+        // :status 200, then x-bomb: 4,000 bytes inserted into the table (index 62).
+        let mut block = vec![0x88, 0x40];
+        put_string(&mut block, b"x-bomb");
+        put_string(&mut block, &[b'a'; 4000]);
+        assert_eq!(d.status(&block), Ok(Some(200)));
+        let mut bomb = vec![0x88];
+        bomb.extend(std::iter::repeat_n(0x80 | 62, 12_000));
+        assert_eq!(bomb.len(), 12_001);
+        let mut fields = 0;
+        let err = d.decode(&bomb, |_, _| {
+            fields += 1;
+            Ok(())
+        });
+        assert_eq!(
+            err,
+            Err(BadBlock("a decoded header list over 1 MiB (an HPACK bomb)"))
+        );
+        // Stopped at the cap: about 1 MiB / 4 KB fields, not 12,000.
+        assert!((250..=265).contains(&fields), "{fields}");
+        assert!(d.status(&bomb).is_err());
+        // Under the cap the same entry may be named as often as fits.
+        let mut fine = vec![0x88];
+        fine.extend(std::iter::repeat_n(0x80 | 62, 200));
+        assert_eq!(d.status(&fine), Ok(Some(200)));
     }
 
     #[test]

@@ -487,6 +487,7 @@ impl RequestSource for BulkSource {
                 info: 0,
                 items: self.batch,
                 label: 0,
+                expect: crate::engine::Expect::ANY,
             };
         }
         let (open, close): (&[u8], &[u8]) = match (self.s.kind, self.s.single) {
@@ -518,6 +519,7 @@ impl RequestSource for BulkSource {
             info: 0,
             items: self.batch,
             label: 0,
+            expect: crate::engine::Expect::ANY,
         }
     }
 }

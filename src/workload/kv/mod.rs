@@ -22,7 +22,7 @@ use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::kv::commands::{Command, Part, Protocol, Shape, Word};
 use crate::kv::memcache::Tokens;
-use crate::kv::{push_decimal, resp};
+use crate::kv::{push_decimal, resp, Expect};
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 use crate::stats::{LabelSet, Labels};
@@ -101,6 +101,18 @@ struct Tables {
     label_of: Arc<[u16]>,
     /// Redis: each command's RESP in pieces ([`Piece`]).
     resp: Arc<[Box<[Piece]>]>,
+    /// The replies each command may get, decided here once, not per request.
+    expect: Arc<[Expect]>,
+}
+
+/// The replies command `c` may get, by its first word ([`Expect::ANY`] for a
+/// command not known).
+fn expect(c: &Command, proto: Protocol) -> Expect {
+    let verb = c.words[0].literal().unwrap_or_default();
+    match proto {
+        Protocol::Redis => Expect::redis(verb, c.words.len()),
+        Protocol::Memcached => Expect::memcached(verb),
+    }
 }
 
 /// A piece of a Redis command's RESP: bytes encoded once (the array's header and
@@ -178,6 +190,7 @@ impl KvWorkload {
                 upto: upto.into(),
                 label_of: label_of.into(),
                 resp: s.commands.iter().map(resp_pieces).collect(),
+                expect: s.commands.iter().map(|c| expect(c, s.protocol)).collect(),
             }),
             fixed: OnceLock::new(),
             values,
@@ -254,6 +267,7 @@ impl Workload for KvWorkload {
             timeout: self.s.timeout,
             buf: Vec::with_capacity(256 + self.s.value_size.1),
             word: Vec::with_capacity(64 + self.s.value_size.1),
+            mn: false,
         };
         // A command without `{key}` or `{value}` is the same bytes every time:
         // written once (redis-benchmark's fixed key is one), not per request.
@@ -314,6 +328,8 @@ pub struct KvSource {
     buf: Vec<u8>,
     /// One word being joined.
     word: Vec<u8>,
+    /// The last `cas` written went as the no-op `mn` (no token): judged as one.
+    mn: bool,
 }
 
 /// What a client draws keys and values from.
@@ -392,6 +408,7 @@ impl KvSource {
         let (buf, word, d) = (&mut self.buf, &mut self.word, &mut self.draws);
         buf.clear();
         let cmd = &self.t.commands[c];
+        self.mn = false;
         match (self.protocol, cmd.shape) {
             (Protocol::Redis, _) => {
                 for p in self.t.resp[c].iter() {
@@ -431,7 +448,10 @@ impl KvSource {
                     // No token for the key: nothing honest to send as a `cas`; the
                     // no-op keeps one reply per request (pipelined too) and its
                     // `MN` is counted under its own status.
-                    None => buf.extend_from_slice(b"mn\r\n"),
+                    None => {
+                        buf.extend_from_slice(b"mn\r\n");
+                        self.mn = true;
+                    }
                 }
             }
         }
@@ -485,6 +505,8 @@ impl RequestSource for KvSource {
         };
         if self.fixed[c].is_none() {
             self.write(c, turn);
+        } else {
+            self.mn = false;
         }
         let bytes: &[u8] = match &self.fixed[c] {
             Some(b) => b,
@@ -498,6 +520,11 @@ impl RequestSource for KvSource {
             info: c,
             items: 0,
             label: self.t.label_of[c],
+            expect: if self.mn {
+                Expect::memcached(b"mn")
+            } else {
+                self.t.expect[c]
+            },
         }
     }
 }

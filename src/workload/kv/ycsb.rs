@@ -27,7 +27,7 @@ use std::sync::Arc;
 use crate::engine::{Answer, Request, RequestSource, ResponseCheck, Turn, Workload};
 use crate::http::url::KvScheme;
 use crate::http::{Proto, Target};
-use crate::kv::{push_decimal, resp, STATUS_MISS};
+use crate::kv::{push_decimal, resp, Expect, Got, STATUS_MISS};
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 use crate::stats::{ItemCounts, Labels};
@@ -206,6 +206,20 @@ const INFO_READ: usize = 0;
 const INFO_WRITE: usize = 1;
 const INFO_INSERT: usize = 2;
 const INFO_SCAN: usize = 3;
+
+/// The replies each kind of request (by its `INFO_` index) may get: Redis's
+/// `HGETALL` an array (`*0` for no record), `HSET` and the insert script (its
+/// `ZADD`) an integer, the scan script an array; memcached's `get` values or `END`,
+/// `set` `STORED` or `NOT_STORED`.
+fn expect(store: Store, info: usize) -> Expect {
+    use Got::*;
+    match (store, info) {
+        (Store::Redis, INFO_READ | INFO_SCAN) => Expect::of(&[Array, Nil]),
+        (Store::Redis, _) => Expect::of(&[Integer]),
+        (Store::Memcached, INFO_READ) => Expect::of(&[Values, End]),
+        (Store::Memcached, _) => Expect::of(&[Stored, NotStored]),
+    }
+}
 
 impl KvYcsbSource {
     /// A record to read, update or scan from, as the CouchDB workload draws it.
@@ -428,6 +442,7 @@ impl RequestSource for KvYcsbSource {
             info,
             items: 0,
             label: sh.label_of[op],
+            expect: expect(sh.store, info),
         }
     }
 }

@@ -676,6 +676,7 @@ impl RequestSource for YcsbSource {
             info,
             items,
             label,
+            expect: crate::engine::Expect::ANY,
         }
     }
 }

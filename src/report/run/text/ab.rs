@@ -65,7 +65,8 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::ReplyOom
             | ErrorKind::ReplyNoauth
             | ErrorKind::ReplyClientError
-            | ErrorKind::ReplyServerError => exceptions += n,
+            | ErrorKind::ReplyServerError
+            | ErrorKind::ReplyUnexpected => exceptions += n,
             // A SQL error answer: likewise a whole answer refusing the statement.
             ErrorKind::SqlSerializationFailure
             | ErrorKind::SqlDeadlock
