@@ -585,3 +585,173 @@ fn pg_conn_refuses_a_hostile_server_s_bytes_by_kind_without_hanging() {
         server.join().unwrap();
     }
 }
+
+/// A run of the engine over `scripts` (name, text) against `pg`'s database `db`.
+fn pg_engine_step(
+    pg: &Postgres,
+    db: &str,
+    scripts: &[(&str, &str)],
+    mode: hakaru::sql::pg::frontend::QueryMode,
+    spec: &hakaru::engine::StepSpec,
+) -> hakaru::engine::StepRun {
+    use hakaru::engine::{self, EngineConfig, Lane, Stop};
+    use hakaru::http::pg_conn::PgTarget;
+    use hakaru::http::{Proto, Target};
+    use hakaru::sql::interp::{Mode, Scripts, Weighted};
+    use hakaru::sql::pg::frontend::QueryMode;
+    use hakaru::workload::sql::SqlWorkload;
+    use std::sync::Arc;
+    let url = PgUrl::parse(&pg.url(db)).unwrap();
+    let weighted = scripts
+        .iter()
+        .map(|(name, text)| Weighted {
+            name: name.to_string(),
+            weight: 1,
+            script: hakaru::sql::script::parse(name, text).unwrap(),
+        })
+        .collect();
+    let script_mode = match mode {
+        QueryMode::Simple => Mode::Simple,
+        QueryMode::Extended => Mode::Extended,
+        QueryMode::Prepared => Mode::Prepared,
+    };
+    let target = Target {
+        https: false,
+        host: url.host.clone(),
+        port: url.port,
+        addrs: vec![format!("127.0.0.1:{}", url.port).parse().unwrap()],
+        proto: Proto::Postgres(Arc::new(PgTarget {
+            url,
+            password: None,
+            mode,
+        })),
+    };
+    let scripts = Scripts::new(weighted, script_mode, Vec::new());
+    let w = Arc::new(SqlWorkload::new(
+        target,
+        scripts,
+        7,
+        Duration::from_secs(10),
+    ));
+    let cfg = EngineConfig {
+        threads: 2,
+        wait: Duration::ZERO,
+        keep_alive: true,
+        n_slow: 2,
+        n_fast: 2,
+        tls: None,
+        lane: Lane::ALL,
+        ok_status: Default::default(),
+        label_feed: None,
+        connection: Default::default(),
+        time_first_byte: false,
+    };
+    engine::run_step(&w, &cfg, spec, 0, &Stop::default(), &mut |_| {})
+}
+
+fn xact_commit(a: &mut PgAdmin, db: &str) -> u64 {
+    let q = format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'");
+    a.simple_query(&q).unwrap()[0][0]
+        .as_deref()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The server's statistics reach `pg_stat_database` when a backend goes idle (up
+/// to 500 ms late): wait for the count to reach `want`, bounded.
+fn commits_reach(pg: &Postgres, db: &str, want: u64) -> u64 {
+    let mut a = admin(pg, USER, Some(PASSWORD), "postgres").unwrap();
+    let start = Instant::now();
+    loop {
+        let got = xact_commit(&mut a, db);
+        if got >= want || start.elapsed() > Duration::from_secs(5) {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn pg_engine_runs_each_transaction_as_one_request_closed_and_open() {
+    use hakaru::engine::{RateProfile, StepSpec};
+    use hakaru::sql::pg::frontend::QueryMode;
+    use std::sync::Arc;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL); \
+         INSERT INTO acct SELECT g, 0 FROM generate_series(1, 10) g; \
+         GRANT ALL ON acct TO bench",
+    );
+    let script = "\\set id random(1, 10)\n\
+                  BEGIN;\n\
+                  UPDATE acct SET n = n + 1 WHERE id = :id;\n\
+                  SELECT n FROM acct WHERE id = :id;\n\
+                  COMMIT;\n";
+    for (mode, rate) in [
+        (QueryMode::Simple, None),
+        (QueryMode::Prepared, None),
+        (QueryMode::Extended, Some(400.0)),
+    ] {
+        let mut a = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+        let before = xact_commit(&mut a, "hb");
+        let spec = StepSpec {
+            n_clients: 4,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: Some(200),
+            rate: rate.map(|r| Arc::new(RateProfile::constant(r).unwrap())),
+        };
+        let run = pg_engine_step(&pg, "hb", &[("tx.sql", script)], mode, &spec);
+        let rec = &run.recorder;
+        assert!(run.failure.is_none(), "{:?}", run.failure);
+        assert_eq!(
+            rec.status_counts().get(&hakaru::kv::STATUS_REPLY),
+            Some(&200),
+            "{mode:?} {:?} {}",
+            rec.error_counts(),
+            pg.log()
+        );
+        // 200 transactions committed, and one per login (4 clients).
+        let after = commits_reach(&pg, "hb", before + 204);
+        assert_eq!(after - before, 204, "{mode:?}");
+    }
+    let total = pg.psql("hb", "SELECT sum(n) FROM acct");
+    assert_eq!(total.trim(), "600", "each transaction's UPDATE ran once");
+}
+
+#[test]
+fn pg_engine_counts_a_unique_violation_and_rolls_the_block_back() {
+    use hakaru::engine::StepSpec;
+    use hakaru::sql::pg::frontend::QueryMode;
+    use hakaru::stats::ErrorKind;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1); GRANT ALL ON u TO bench",
+    );
+    // Every transaction fails at its INSERT; its block is rolled back, so the next
+    // one on the same connection starts clean (no 25P02 "current transaction is aborted").
+    let script = "BEGIN;\nINSERT INTO u VALUES (1);\nCOMMIT;\n";
+    let spec = StepSpec {
+        n_clients: 2,
+        duration: Some(Duration::from_secs(30)),
+        n_requests: Some(40),
+        rate: None,
+    };
+    let run = pg_engine_step(&pg, "hb", &[("dup.sql", script)], QueryMode::Simple, &spec);
+    let errors = run.recorder.error_counts();
+    assert_eq!(
+        errors.get(&ErrorKind::SqlUniqueViolation),
+        Some(&40),
+        "{errors:?}"
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(pg.psql("hb", "SELECT count(*) FROM u").trim(), "1");
+}
