@@ -755,3 +755,93 @@ fn pg_engine_counts_a_unique_violation_and_rolls_the_block_back() {
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert_eq!(pg.psql("hb", "SELECT count(*) FROM u").trim(), "1");
 }
+
+/// `hakaru run postgres://… -f FILE` as a user runs it: its result and exit.
+fn pg_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let out = dir.path(&format!("{name}.csv"));
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", out.to_str().unwrap(), "-q"]);
+    let o = crate::util::run(&all);
+    let json = dir.path(&format!("{name}.json"));
+    let j = if json.exists() {
+        crate::util::read_json(&json)
+    } else {
+        serde_json::Value::Null
+    };
+    (o, j)
+}
+
+#[test]
+fn pg_run_f_script_commits_each_transaction_once_and_hides_the_password() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL); \
+         INSERT INTO acct SELECT g, 0 FROM generate_series(1, 10) g; \
+         CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)",
+    );
+    let dir = TempDir::new("pg-run");
+    let tx = dir.path("tx.sql");
+    std::fs::write(
+        &tx,
+        "\\set id random(1, 10)\nBEGIN;\nUPDATE acct SET n = n + 1 WHERE id = :id;\n\
+         SELECT n FROM acct WHERE id = :id;\nCOMMIT;\n",
+    )
+    .unwrap();
+    let url = pg.url("hb");
+    let mut a = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+    // Closed, then open (--rate), each 200 transactions on 4 clients.
+    for (name, extra) in [
+        ("closed", &[][..]),
+        ("open", &["--rate", "400", "-M", "prepared"][..]),
+    ] {
+        let before = xact_commit(&mut a, "hb");
+        let mut args = vec!["-c", "4", "-n", "200", "-f", tx.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let (o, j) = pg_run(&dir, name, &args);
+        assert_eq!(o.status.code(), Some(0), "{}", crate::util::stderr(&o));
+        let s = &j["steps"][0];
+        assert_eq!(s["responses"].as_u64(), Some(200), "{s}");
+        assert_eq!(s["errors"], serde_json::json!({}), "{s}");
+        assert_eq!(
+            commits_reach(&pg, "hb", before + 204) - before,
+            204,
+            "{name}"
+        );
+        let text = std::fs::read_to_string(dir.path(&format!("{name}.json"))).unwrap();
+        assert!(!text.contains(PASSWORD), "the password is in the result");
+    }
+    assert_eq!(pg.psql("hb", "SELECT sum(n) FROM acct").trim(), "400");
+
+    // Every transaction fails with 23505: counted as such, and the run exits 1.
+    let dup = dir.path("dup.sql");
+    std::fs::write(&dup, "BEGIN;\nINSERT INTO u VALUES (1);\nCOMMIT;\n").unwrap();
+    let (o, j) = pg_run(
+        &dir,
+        "dup",
+        &["-c", "2", "-n", "40", "-f", dup.to_str().unwrap(), &url],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
+    let errors = &j["steps"][0]["errors"];
+    assert_eq!(
+        errors["sql_unique_violation"].as_u64(),
+        Some(40),
+        "{errors}"
+    );
+
+    // A script that does not parse is refused before any load, naming its line.
+    let bad = dir.path("bad.sql");
+    std::fs::write(&bad, "SELECT 1;\n\\set x (1 +\n").unwrap();
+    let (o, _) = pg_run(&dir, "bad", &["-n", "1", "-f", bad.to_str().unwrap(), &url]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        crate::util::stderr(&o).contains("bad.sql:2"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+}
