@@ -24,6 +24,7 @@ pub(super) struct PgSlot {
     /// between statements so that their capacity outlives the borrows (see `recycle`).
     params: Vec<Option<&'static [u8]>>,
     row: Vec<Option<&'static [u8]>>,
+    columns: Vec<&'static [u8]>,
 }
 
 /// An empty vector of slices of another lifetime, in the same allocation (std's
@@ -31,6 +32,12 @@ pub(super) struct PgSlot {
 fn recycle<'b>(mut v: Vec<Option<&[u8]>>) -> Vec<Option<&'b [u8]>> {
     v.clear();
     v.into_iter().map(|_| None).collect()
+}
+
+/// [`recycle`] for the column names.
+fn recycle_names<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+    v.clear();
+    v.into_iter().map(|_| &[][..]).collect()
 }
 
 /// One transaction within `timeout` from `sent`: its outcome (a status counted as
@@ -111,14 +118,16 @@ async fn drive<W: Workload>(
                     }
                 };
                 let mut row = recycle(std::mem::take(&mut slot.row));
+                let mut columns = recycle_names(std::mem::take(&mut slot.columns));
                 if answer.rows > 0 {
                     answer.first_row(&mut row);
+                    answer.columns(&mut columns);
                 }
                 let told = StatementAnswer {
                     failed: answer.sqlstate.is_some(),
                     rows: answer.rows,
                     first_row: &row,
-                    columns: &[],
+                    columns: &columns,
                 };
                 if let Some(kind) = answer.error_kind() {
                     let kind = sql_error_kind(kind);
@@ -130,6 +139,7 @@ async fn drive<W: Workload>(
                 }
                 session.answered(&told);
                 slot.row = recycle(row);
+                slot.columns = recycle_names(columns);
             }
             Action::Sleep(d) => timer.sleep_until(Instant::now() + d).await,
             // Statements go one at a time: a pipeline's bounds change no answer.

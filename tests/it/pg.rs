@@ -845,3 +845,30 @@ fn pg_run_f_script_commits_each_transaction_once_and_hides_the_password() {
         crate::util::stderr(&o)
     );
 }
+
+#[test]
+fn pg_engine_gset_stores_a_column_by_its_name_in_each_mode() {
+    use hakaru::engine::StepSpec;
+    use hakaru::sql::pg::frontend::QueryMode;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE g (n int NOT NULL); INSERT INTO g VALUES (0)",
+    );
+    let script = "SELECT 5 AS k, NULL AS z \\gset p_\nUPDATE g SET n = n + :p_k;\n";
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        let spec = StepSpec {
+            n_clients: 2,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: Some(20),
+            rate: None,
+        };
+        let run = pg_engine_step(&pg, "hb", &[("gset.sql", script)], mode, &spec);
+        let errors = run.recorder.error_counts();
+        assert!(errors.is_empty(), "{mode:?}: {errors:?}");
+    }
+    assert_eq!(pg.psql("hb", "SELECT n FROM g").trim(), "300");
+}
