@@ -49,7 +49,15 @@ const HELP: [(&str, &str, &str); 18] = [
          # an open model: 2,000 requests/s for 30 s, latency from each due time\n\
          hakaru run -c 100 -d 30s --rate 2000 http://127.0.0.1:8080/\n\
          # a 404 is the right answer here; fail CI when p99 passes 200 ms\n\
-         hakaru run --ok-status 200,404 --threshold 'p99<200ms' -o result.csv http://127.0.0.1:8080/",
+         hakaru run --ok-status 200,404 --threshold 'p99<200ms' -o result.csv http://127.0.0.1:8080/\n\
+         # PostgreSQL: each request one transaction of a pgbench script\n\
+         PGPASSWORD=secret hakaru run -c 8 -d 60s -f tx.sql -M prepared postgres://bench@127.0.0.1/bench",
+        EXIT_CODES_HELP,
+    ),
+    (
+        "pgbench",
+        "# pgbench's tables at scale 10, then its command line as it is\n\
+         PGPASSWORD=secret hakaru pgbench -i -s 10 -h 127.0.0.1 -U bench bench",
         EXIT_CODES_HELP,
     ),
     (

@@ -69,6 +69,26 @@ pub struct KvArgs {
         help_heading = "Key-value stores (redis://, memcached://)"
     )]
     pub pipeline: Option<u64>,
+
+    /// A postgres:// target's transactions: a pgbench script, FILE[@WEIGHT] (repeatable;
+    /// each transaction runs one, drawn by weight).
+    #[arg(
+        short = 'f',
+        long = "file",
+        value_name = "FILE[@W]",
+        help_heading = "PostgreSQL (postgres://)"
+    )]
+    pub sql_files: Vec<String>,
+
+    /// How statements go: simple (one Query), extended (Parse/Bind/Execute, unnamed) or
+    /// prepared (parsed once per connection) [default: simple].
+    #[arg(
+        short = 'M',
+        long = "query-mode",
+        value_name = "MODE",
+        help_heading = "PostgreSQL (postgres://)"
+    )]
+    pub query_mode: Option<String>,
 }
 
 impl KvArgs {
@@ -81,6 +101,10 @@ impl KvArgs {
             commands: self.commands.clone(),
             preload: self.preload,
             pipeline: self.pipeline,
+            sql: crate::spec::sql::SqlOptions {
+                files: self.sql_files.clone(),
+                query_mode: self.query_mode.clone(),
+            },
         }
     }
 }

@@ -21,6 +21,7 @@
 mod client;
 pub mod live;
 pub mod pacer;
+mod pg;
 mod shared;
 mod stop;
 pub mod timer;

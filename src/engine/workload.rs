@@ -51,6 +51,14 @@ pub struct Request<'a> {
 /// it may keep buffers and reuse them for every request.
 pub trait RequestSource {
     fn next(&mut self, turn: Turn) -> Request<'_>;
+
+    /// A request that is a conversation (a PostgreSQL transaction: the request
+    /// [`RequestSource::next`] gave began it): its interpreter, which the target's
+    /// connection asks for each statement and tells each answer. `None` (the
+    /// default) for every one-message request.
+    fn session(&mut self) -> Option<&mut crate::sql::interp::Session> {
+        None
+    }
 }
 
 /// A whole response, as a check sees it.

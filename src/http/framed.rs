@@ -25,6 +25,9 @@ pub enum Proto {
     /// memcached for a commands file with `cas`: every reply's CAS uniques are noted
     /// into the run's table, where its `cas` lines take their tokens.
     MemcachedCas(Arc<memcache::Tokens>),
+    /// PostgreSQL: the URL, the password and `-M`'s mode (a transaction is one
+    /// request, driven statement by statement by the engine's `pg` arm).
+    Postgres(Arc<super::pg_conn::PgTarget>),
 }
 
 impl Proto {
@@ -34,6 +37,7 @@ impl Proto {
             Proto::Http => "http",
             Proto::Redis(_) => "redis",
             Proto::Memcached | Proto::MemcachedCas(_) => "memcached",
+            Proto::Postgres(_) => "postgres",
         }
     }
 }

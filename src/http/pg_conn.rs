@@ -87,6 +87,25 @@ impl std::fmt::Display for PgConnError {
     }
 }
 
+/// A `postgres://` target as the engine connects to it. Its `Debug` never shows
+/// the password.
+#[derive(Clone, PartialEq)]
+pub struct PgTarget {
+    pub url: PgUrl,
+    /// From `PGPASSWORD` or a file; else the URL's.
+    pub password: Option<String>,
+    pub mode: QueryMode,
+}
+
+impl std::fmt::Debug for PgTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgTarget")
+            .field("url", &self.url)
+            .field("mode", &self.mode)
+            .finish_non_exhaustive()
+    }
+}
+
 trait Wire: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Wire for T {}
 

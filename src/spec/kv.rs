@@ -32,6 +32,8 @@ pub struct KvOptions {
     pub preload: bool,
     /// `--pipeline N`: commands in flight on one connection (`None`: 1, none).
     pub pipeline: Option<u64>,
+    /// A `postgres://` target's flags (`-f`, `-M`), checked by `spec::sql`.
+    pub sql: super::sql::SqlOptions,
 }
 
 pub const DEFAULT_KEYS: u64 = 100_000;
@@ -46,6 +48,11 @@ pub const MAX_KEYS: u64 = 1 << 40;
 
 impl KvOptions {
     fn given(&self) -> Option<&'static str> {
+        self.kv_given().or_else(|| self.sql.given())
+    }
+
+    /// The first key-value flag given (not counting the SQL ones).
+    pub(super) fn kv_given(&self) -> Option<&'static str> {
         [
             (self.keys.is_some(), "--keys"),
             (self.key_distribution.is_some(), "--key-distribution"),
@@ -219,6 +226,11 @@ pub fn build(
 ) -> Result<(KvWorkload, Described), SpecError> {
     let kv = &r.kv;
     let (keys, draw, value_size) = kv.check()?;
+    if let Some(flag) = kv.sql.given() {
+        return Err(SpecError::Kv(format!(
+            "{flag} has no meaning for a key-value target (it gives a postgres:// run its transactions)"
+        )));
+    }
     for (given, flag) in [
         (!r.headers.is_empty(), "-H"),
         (r.body.is_some(), "--body/--body-file"),

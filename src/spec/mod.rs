@@ -22,6 +22,7 @@ mod load;
 mod parse;
 pub mod pgbench;
 pub mod rate;
+pub mod sql;
 mod start;
 pub mod threshold;
 
@@ -39,6 +40,7 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::RunSpec;
+use crate::sql::pg::url::PgUrl;
 use crate::stats::OkStatus;
 use crate::workload::kv::RunWorkload;
 use crate::workload::PlanWorkload;
@@ -359,7 +361,14 @@ impl RunOptions {
         let seed = s
             .shard
             .map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
+        let pg_url = r.url.as_deref().filter(|u| PgUrl::is_postgres(u));
         let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
+            _ if pg_url.is_some() => {
+                let password = std::env::var("PGPASSWORD").ok();
+                let url = pg_url.expect("matched above");
+                let (w, d) = sql::build(url, r, seed, password)?;
+                (RunWorkload::Sql(Box::new(w)), d)
+            }
             Some(url) => {
                 if let Some(why) = s
                     .probes

@@ -12,6 +12,7 @@ pub mod check;
 pub mod kv;
 pub mod mix;
 pub mod request_response;
+pub mod sql;
 pub mod ycsb;
 
 pub use request_response::{PlanSource, PlanWorkload};

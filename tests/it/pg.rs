@@ -585,3 +585,290 @@ fn pg_conn_refuses_a_hostile_server_s_bytes_by_kind_without_hanging() {
         server.join().unwrap();
     }
 }
+
+/// A run of the engine over `scripts` (name, text) against `pg`'s database `db`.
+fn pg_engine_step(
+    pg: &Postgres,
+    db: &str,
+    scripts: &[(&str, &str)],
+    mode: hakaru::sql::pg::frontend::QueryMode,
+    spec: &hakaru::engine::StepSpec,
+) -> hakaru::engine::StepRun {
+    use hakaru::engine::{self, EngineConfig, Lane, Stop};
+    use hakaru::http::pg_conn::PgTarget;
+    use hakaru::http::{Proto, Target};
+    use hakaru::sql::interp::{Mode, Scripts, Weighted};
+    use hakaru::sql::pg::frontend::QueryMode;
+    use hakaru::workload::sql::SqlWorkload;
+    use std::sync::Arc;
+    let url = PgUrl::parse(&pg.url(db)).unwrap();
+    let weighted = scripts
+        .iter()
+        .map(|(name, text)| Weighted {
+            name: name.to_string(),
+            weight: 1,
+            script: hakaru::sql::script::parse(name, text).unwrap(),
+        })
+        .collect();
+    let script_mode = match mode {
+        QueryMode::Simple => Mode::Simple,
+        QueryMode::Extended => Mode::Extended,
+        QueryMode::Prepared => Mode::Prepared,
+    };
+    let target = Target {
+        https: false,
+        host: url.host.clone(),
+        port: url.port,
+        addrs: vec![format!("127.0.0.1:{}", url.port).parse().unwrap()],
+        proto: Proto::Postgres(Arc::new(PgTarget {
+            url,
+            password: None,
+            mode,
+        })),
+    };
+    let scripts = Scripts::new(weighted, script_mode, Vec::new());
+    let w = Arc::new(SqlWorkload::new(
+        target,
+        scripts,
+        7,
+        Duration::from_secs(10),
+    ));
+    let cfg = EngineConfig {
+        threads: 2,
+        wait: Duration::ZERO,
+        keep_alive: true,
+        n_slow: 2,
+        n_fast: 2,
+        tls: None,
+        lane: Lane::ALL,
+        ok_status: Default::default(),
+        label_feed: None,
+        connection: Default::default(),
+        time_first_byte: false,
+    };
+    engine::run_step(&w, &cfg, spec, 0, &Stop::default(), &mut |_| {})
+}
+
+fn xact_commit(a: &mut PgAdmin, db: &str) -> u64 {
+    let q = format!("SELECT xact_commit FROM pg_stat_database WHERE datname = '{db}'");
+    a.simple_query(&q).unwrap()[0][0]
+        .as_deref()
+        .unwrap()
+        .parse()
+        .unwrap()
+}
+
+/// The server's statistics reach `pg_stat_database` when a backend goes idle (up
+/// to 500 ms late): wait for the count to reach `want`, bounded.
+fn commits_reach(pg: &Postgres, db: &str, want: u64) -> u64 {
+    let mut a = admin(pg, USER, Some(PASSWORD), "postgres").unwrap();
+    let start = Instant::now();
+    loop {
+        let got = xact_commit(&mut a, db);
+        if got >= want || start.elapsed() > Duration::from_secs(5) {
+            return got;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn pg_engine_runs_each_transaction_as_one_request_closed_and_open() {
+    use hakaru::engine::{RateProfile, StepSpec};
+    use hakaru::sql::pg::frontend::QueryMode;
+    use std::sync::Arc;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL); \
+         INSERT INTO acct SELECT g, 0 FROM generate_series(1, 10) g; \
+         GRANT ALL ON acct TO bench",
+    );
+    let script = "\\set id random(1, 10)\n\
+                  BEGIN;\n\
+                  UPDATE acct SET n = n + 1 WHERE id = :id;\n\
+                  SELECT n FROM acct WHERE id = :id;\n\
+                  COMMIT;\n";
+    for (mode, rate) in [
+        (QueryMode::Simple, None),
+        (QueryMode::Prepared, None),
+        (QueryMode::Extended, Some(400.0)),
+    ] {
+        let mut a = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+        let before = xact_commit(&mut a, "hb");
+        let spec = StepSpec {
+            n_clients: 4,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: Some(200),
+            rate: rate.map(|r| Arc::new(RateProfile::constant(r).unwrap())),
+        };
+        let run = pg_engine_step(&pg, "hb", &[("tx.sql", script)], mode, &spec);
+        let rec = &run.recorder;
+        assert!(run.failure.is_none(), "{:?}", run.failure);
+        assert_eq!(
+            rec.status_counts().get(&hakaru::kv::STATUS_REPLY),
+            Some(&200),
+            "{mode:?} {:?} {}",
+            rec.error_counts(),
+            pg.log()
+        );
+        // 200 transactions committed, and one per login (4 clients).
+        let after = commits_reach(&pg, "hb", before + 204);
+        assert_eq!(after - before, 204, "{mode:?}");
+    }
+    let total = pg.psql("hb", "SELECT sum(n) FROM acct");
+    assert_eq!(total.trim(), "600", "each transaction's UPDATE ran once");
+}
+
+#[test]
+fn pg_engine_counts_a_unique_violation_and_rolls_the_block_back() {
+    use hakaru::engine::StepSpec;
+    use hakaru::sql::pg::frontend::QueryMode;
+    use hakaru::stats::ErrorKind;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1); GRANT ALL ON u TO bench",
+    );
+    // Every transaction fails at its INSERT; its block is rolled back, so the next
+    // one on the same connection starts clean (no 25P02 "current transaction is aborted").
+    let script = "BEGIN;\nINSERT INTO u VALUES (1);\nCOMMIT;\n";
+    let spec = StepSpec {
+        n_clients: 2,
+        duration: Some(Duration::from_secs(30)),
+        n_requests: Some(40),
+        rate: None,
+    };
+    let run = pg_engine_step(&pg, "hb", &[("dup.sql", script)], QueryMode::Simple, &spec);
+    let errors = run.recorder.error_counts();
+    assert_eq!(
+        errors.get(&ErrorKind::SqlUniqueViolation),
+        Some(&40),
+        "{errors:?}"
+    );
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert_eq!(pg.psql("hb", "SELECT count(*) FROM u").trim(), "1");
+}
+
+/// `hakaru run postgres://… -f FILE` as a user runs it: its result and exit.
+fn pg_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+    let out = dir.path(&format!("{name}.csv"));
+    let mut all = vec!["run"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["-o", out.to_str().unwrap(), "-q"]);
+    let o = crate::util::run(&all);
+    let json = dir.path(&format!("{name}.json"));
+    let j = if json.exists() {
+        crate::util::read_json(&json)
+    } else {
+        serde_json::Value::Null
+    };
+    (o, j)
+}
+
+#[test]
+fn pg_run_f_script_commits_each_transaction_once_and_hides_the_password() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL); \
+         INSERT INTO acct SELECT g, 0 FROM generate_series(1, 10) g; \
+         CREATE TABLE u (id int PRIMARY KEY); INSERT INTO u VALUES (1)",
+    );
+    let dir = TempDir::new("pg-run");
+    let tx = dir.path("tx.sql");
+    std::fs::write(
+        &tx,
+        "\\set id random(1, 10)\nBEGIN;\nUPDATE acct SET n = n + 1 WHERE id = :id;\n\
+         SELECT n FROM acct WHERE id = :id;\nCOMMIT;\n",
+    )
+    .unwrap();
+    let url = pg.url("hb");
+    let mut a = admin(&pg, USER, Some(PASSWORD), "postgres").unwrap();
+    // Closed, then open (--rate), each 200 transactions on 4 clients.
+    for (name, extra) in [
+        ("closed", &[][..]),
+        ("open", &["--rate", "400", "-M", "prepared"][..]),
+    ] {
+        let before = xact_commit(&mut a, "hb");
+        let mut args = vec!["-c", "4", "-n", "200", "-f", tx.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.push(&url);
+        let (o, j) = pg_run(&dir, name, &args);
+        assert_eq!(o.status.code(), Some(0), "{}", crate::util::stderr(&o));
+        let s = &j["steps"][0];
+        assert_eq!(s["responses"].as_u64(), Some(200), "{s}");
+        assert_eq!(s["errors"], serde_json::json!({}), "{s}");
+        assert_eq!(
+            commits_reach(&pg, "hb", before + 204) - before,
+            204,
+            "{name}"
+        );
+        let text = std::fs::read_to_string(dir.path(&format!("{name}.json"))).unwrap();
+        assert!(!text.contains(PASSWORD), "the password is in the result");
+    }
+    assert_eq!(pg.psql("hb", "SELECT sum(n) FROM acct").trim(), "400");
+
+    // Every transaction fails with 23505: counted as such, and the run exits 1.
+    let dup = dir.path("dup.sql");
+    std::fs::write(&dup, "BEGIN;\nINSERT INTO u VALUES (1);\nCOMMIT;\n").unwrap();
+    let (o, j) = pg_run(
+        &dir,
+        "dup",
+        &["-c", "2", "-n", "40", "-f", dup.to_str().unwrap(), &url],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
+    let errors = &j["steps"][0]["errors"];
+    assert_eq!(
+        errors["sql_unique_violation"].as_u64(),
+        Some(40),
+        "{errors}"
+    );
+
+    // A script that does not parse is refused before any load, naming its line.
+    let bad = dir.path("bad.sql");
+    std::fs::write(&bad, "SELECT 1;\n\\set x (1 +\n").unwrap();
+    let (o, _) = pg_run(&dir, "bad", &["-n", "1", "-f", bad.to_str().unwrap(), &url]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        crate::util::stderr(&o).contains("bad.sql:2"),
+        "{}",
+        crate::util::stderr(&o)
+    );
+}
+
+#[test]
+fn pg_engine_gset_stores_a_column_by_its_name_in_each_mode() {
+    use hakaru::engine::StepSpec;
+    use hakaru::sql::pg::frontend::QueryMode;
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE g (n int NOT NULL); INSERT INTO g VALUES (0)",
+    );
+    let script = "SELECT 5 AS k, NULL AS z \\gset p_\nUPDATE g SET n = n + :p_k;\n";
+    for mode in [QueryMode::Simple, QueryMode::Extended, QueryMode::Prepared] {
+        let spec = StepSpec {
+            n_clients: 2,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: Some(20),
+            rate: None,
+        };
+        let run = pg_engine_step(&pg, "hb", &[("gset.sql", script)], mode, &spec);
+        let errors = run.recorder.error_counts();
+        assert!(errors.is_empty(), "{mode:?}: {errors:?}");
+    }
+    assert_eq!(pg.psql("hb", "SELECT n FROM g").trim(), "300");
+}

@@ -116,6 +116,9 @@ pub struct Answer {
     pub message: String,
     first_row: Vec<u8>,
     first_cols: Vec<Option<Range<usize>>>,
+    /// The first RowDescription's column names (for `\gset`), as ranges into `names`.
+    names: Vec<u8>,
+    name_ranges: Vec<Range<usize>>,
 }
 
 impl Answer {
@@ -127,6 +130,8 @@ impl Answer {
         self.message.clear();
         self.first_row.clear();
         self.first_cols.clear();
+        self.names.clear();
+        self.name_ranges.clear();
     }
 
     /// Whether the statement failed, and its kind.
@@ -144,6 +149,29 @@ impl Answer {
         );
     }
 
+    /// The first row's column names, into `out` (cleared first).
+    pub fn columns<'a>(&'a self, out: &mut Vec<&'a [u8]>) {
+        out.clear();
+        out.extend(self.name_ranges.iter().map(|r| &self.names[r.clone()]));
+    }
+
+    /// A RowDescription's column names (each a C string followed by 18 bytes of
+    /// table, type and format); a malformed one keeps the names read before it.
+    fn keep_names(&mut self, body: &[u8]) {
+        let Some(n) = body.get(..2) else { return };
+        let n = u16::from_be_bytes([n[0], n[1]]) as usize;
+        let mut at = 2;
+        for _ in 0..n {
+            let Some(len) = body.get(at..).and_then(|b| b.iter().position(|&c| c == 0)) else {
+                return;
+            };
+            let start = self.names.len();
+            self.names.extend_from_slice(&body[at..at + len]);
+            self.name_ranges.push(start..self.names.len());
+            at += len + 1 + 18;
+        }
+    }
+
     /// Folds one backend message into the answer.
     pub fn feed(&mut self, tag: u8, body: &[u8]) -> Result<Step, ProtocolError> {
         match tag {
@@ -153,6 +181,7 @@ impl Answer {
                 }
                 self.rows += 1;
             }
+            b'T' if self.rows == 0 && self.name_ranges.is_empty() => self.keep_names(body),
             b'C' => self.completes += 1,
             b'E' => {
                 if self.sqlstate.is_none() {
@@ -251,6 +280,22 @@ mod tests {
             assert_eq!(row, vec![Some(&b"42"[..]), None]);
             assert_eq!(a.error_kind(), None);
         }
+    }
+
+    #[test]
+    fn a_row_description_s_names_are_kept_for_gset() {
+        let field = |name: &[u8]| [name, b"\0", &[0u8; 18][..]].concat();
+        let mut t = b"\0\x02".to_vec();
+        t.extend(field(b"aid"));
+        t.extend(field(b"abalance"));
+        let mut s = msg(b'T', &t);
+        s.extend(msg(b'D', b"\0\x02\0\0\0\x017\0\0\0\x02-5"));
+        s.extend(msg(b'C', b"SELECT 1\0"));
+        s.extend(msg(b'Z', b"I"));
+        let (a, _) = answer(&s, s.len());
+        let mut names = Vec::new();
+        a.columns(&mut names);
+        assert_eq!(names, vec![&b"aid"[..], &b"abalance"[..]]);
     }
 
     #[test]

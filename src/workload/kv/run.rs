@@ -17,6 +17,8 @@ pub enum RunWorkload {
     Plan(PlanWorkload),
     /// Boxed: a key-value workload holds its settings and choosers inline.
     Kv(Box<KvWorkload>),
+    /// A PostgreSQL run: each request one transaction.
+    Sql(Box<crate::workload::sql::SqlWorkload>),
 }
 
 impl RunWorkload {
@@ -24,14 +26,14 @@ impl RunWorkload {
     pub fn plan(&self) -> Option<&PlanWorkload> {
         match self {
             RunWorkload::Plan(p) => Some(p),
-            RunWorkload::Kv(_) => None,
+            RunWorkload::Kv(_) | RunWorkload::Sql(_) => None,
         }
     }
 
     /// The key-value workload, when it is one.
     pub fn kv(&self) -> Option<&KvWorkload> {
         match self {
-            RunWorkload::Plan(_) => None,
+            RunWorkload::Plan(_) | RunWorkload::Sql(_) => None,
             RunWorkload::Kv(w) => Some(&**w),
         }
     }
@@ -40,6 +42,7 @@ impl RunWorkload {
 pub enum RunSource {
     Plan(PlanSource),
     Kv(KvSource),
+    Sql(crate::workload::sql::SqlSource),
 }
 
 impl RequestSource for RunSource {
@@ -48,6 +51,15 @@ impl RequestSource for RunSource {
         match self {
             RunSource::Plan(s) => s.next(turn),
             RunSource::Kv(s) => s.next(turn),
+            RunSource::Sql(s) => s.next(turn),
+        }
+    }
+
+    #[inline]
+    fn session(&mut self) -> Option<&mut crate::sql::interp::Session> {
+        match self {
+            RunSource::Sql(s) => s.session(),
+            _ => None,
         }
     }
 }
@@ -63,6 +75,7 @@ impl Workload for RunWorkload {
         match self {
             RunWorkload::Plan(w) => w.targets(),
             RunWorkload::Kv(w) => w.targets(),
+            RunWorkload::Sql(w) => w.targets(),
         }
     }
 
@@ -70,6 +83,7 @@ impl Workload for RunWorkload {
         match self {
             RunWorkload::Plan(w) => w.request_infos(),
             RunWorkload::Kv(w) => w.request_infos(),
+            RunWorkload::Sql(w) => w.request_infos(),
         }
     }
 
@@ -77,6 +91,7 @@ impl Workload for RunWorkload {
         match self {
             RunWorkload::Plan(w) => w.request_info(info),
             RunWorkload::Kv(w) => w.request_info(info),
+            RunWorkload::Sql(w) => w.request_info(info),
         }
     }
 
@@ -84,6 +99,7 @@ impl Workload for RunWorkload {
         match self {
             RunWorkload::Plan(w) => w.labels(),
             RunWorkload::Kv(w) => w.labels(),
+            RunWorkload::Sql(w) => w.labels(),
         }
     }
 
@@ -91,6 +107,7 @@ impl Workload for RunWorkload {
         match self {
             RunWorkload::Plan(w) => (RunSource::Plan(w.client(id).0), StatusOnly),
             RunWorkload::Kv(w) => (RunSource::Kv(w.client(id).0), StatusOnly),
+            RunWorkload::Sql(w) => (RunSource::Sql(w.client(id).0), StatusOnly),
         }
     }
 }

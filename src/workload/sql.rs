@@ -1,0 +1,113 @@
+//! A PostgreSQL run: pgbench-style scripts against one `postgres://` target. Each
+//! client is an interpreter (`sql::interp::Session`) of the run's scripts; each of
+//! its requests is one transaction, begun here (a script drawn by weight) and driven
+//! statement by statement by the engine's PostgreSQL arm. Transactions are counted
+//! under `script=<name>`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::engine::{ClientId, Request, RequestSource, StatusOnly, Turn, Workload};
+use crate::http::Target;
+use crate::result::RequestInfo;
+use crate::sql::interp::{Scripts, Session};
+use crate::stats::{LabelSet, Labels};
+
+/// The scripts, the target and what every client shares.
+pub struct SqlWorkload {
+    targets: Vec<Target>,
+    scripts: Arc<Scripts>,
+    seed: u64,
+    timeout: Duration,
+    labels: Arc<Labels>,
+    /// Each script's label index.
+    label_of: Arc<[u16]>,
+}
+
+impl SqlWorkload {
+    /// `target`'s proto is `Proto::Postgres`; `seed` seeds the clients' sessions.
+    pub fn new(target: Target, scripts: Scripts, seed: u64, timeout: Duration) -> SqlWorkload {
+        let mut set = LabelSet::new();
+        let label_of: Vec<u16> = scripts
+            .scripts
+            .iter()
+            .map(|s| set.intern("script", &s.name))
+            .collect();
+        let labels = set.finish("the scripts' names");
+        // One script alone is no breakdown: its transactions are the step's totals.
+        let label_of = if labels.is_empty() {
+            vec![0; label_of.len()]
+        } else {
+            label_of
+        };
+        SqlWorkload {
+            targets: vec![target],
+            scripts: Arc::new(scripts),
+            seed,
+            timeout,
+            labels: Arc::new(labels),
+            label_of: label_of.into(),
+        }
+    }
+}
+
+/// One client: its session, and the timeout of each of its transactions.
+pub struct SqlSource {
+    session: Session,
+    timeout: Duration,
+    label_of: Arc<[u16]>,
+}
+
+impl RequestSource for SqlSource {
+    fn next(&mut self, _: Turn) -> Request<'_> {
+        let script = self.session.begin();
+        Request {
+            target: 0,
+            bytes: &[],
+            timeout: self.timeout,
+            head: false,
+            info: script,
+            items: 0,
+            label: self.label_of[script],
+        }
+    }
+
+    fn session(&mut self) -> Option<&mut Session> {
+        Some(&mut self.session)
+    }
+}
+
+impl Workload for SqlWorkload {
+    type Source = SqlSource;
+    type Check = StatusOnly;
+
+    fn targets(&self) -> &[Target] {
+        &self.targets
+    }
+
+    fn request_infos(&self) -> Vec<RequestInfo> {
+        self.scripts
+            .scripts
+            .iter()
+            .map(|s| RequestInfo {
+                id: None,
+                method: "SQL".into(),
+                url: s.name.clone(),
+            })
+            .collect()
+    }
+
+    fn labels(&self) -> Arc<Labels> {
+        Arc::clone(&self.labels)
+    }
+
+    fn client(&self, id: ClientId) -> (SqlSource, StatusOnly) {
+        let session = Session::new(Arc::clone(&self.scripts), id.seed(self.seed), id.index);
+        let source = SqlSource {
+            session,
+            timeout: self.timeout,
+            label_of: Arc::clone(&self.label_of),
+        };
+        (source, StatusOnly)
+    }
+}
