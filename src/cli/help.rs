@@ -68,12 +68,6 @@ const HELP: [(&str, &str, &str); 18] = [
         EXIT_CODES_HELP,
     ),
     (
-        "pgbench",
-        "# pgbench's tables at scale 10, as pgbench -i makes them\n\
-         hakaru pgbench -i -s 10 -h 127.0.0.1 -p 5432 -U bench bench",
-        EXIT_CODES_TOOL,
-    ),
-    (
         "ramp",
         "# drnbench's flags as they are\n\
          hakaru ramp --start-n-clients=0 --end-n-clients=20 --step=2 --duration=30 --interval=10 \\\n    \

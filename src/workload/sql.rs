@@ -69,6 +69,7 @@ impl RequestSource for SqlSource {
             info: script,
             items: 0,
             label: self.label_of[script],
+            expect: crate::engine::Expect::ANY,
         }
     }
 
