@@ -143,6 +143,24 @@ fn merge_refuses_to_replace_a_shard() {
     write(&s2, b"{\"shard 2\": true}");
     let out = dir.path("s1.csv");
     refused(&["merge", s(&s1), s(&s2), "-o", s(&out)], &s1, &s1, &before);
+    // The same through links: a symlink to shard 2 as -o's JSON, a hard link to it as
+    // the CSV whose JSON beside it would be shard 1.
+    let soft = dir.path("soft.json");
+    std::os::unix::fs::symlink(&s2, &soft).unwrap();
+    refused(
+        &["merge", s(&s1), s(&s2), "-o", s(&soft)],
+        &soft,
+        &s2,
+        b"{\"shard 2\": true}",
+    );
+    let hard = dir.path("hard.json");
+    std::fs::hard_link(&s1, &hard).unwrap();
+    refused(
+        &["merge", s(&s1), s(&s2), "-o", s(&hard)],
+        &hard,
+        &s1,
+        &before,
+    );
 }
 
 /// Issue 32: `report r.json -o r.json` replaced the measurement with the page.
@@ -153,6 +171,17 @@ fn report_refuses_to_overwrite_its_input_r_json() {
     let before = write(&r, b"{\"a measurement\": 1}");
     refused(&["report", s(&r), "-o", s(&r)], &r, &r, &before);
     refused(&["report", s(&r), "--markdown", s(&r)], &r, &r, &before);
+    let hard = dir.path("page.html");
+    std::fs::hard_link(&r, &hard).unwrap();
+    refused(&["report", s(&r), "-o", s(&hard)], &hard, &r, &before);
+    let soft = dir.path("r.md");
+    std::os::unix::fs::symlink(&r, &soft).unwrap();
+    refused(
+        &["report", s(&r), "--markdown", s(&soft)],
+        &soft,
+        &r,
+        &before,
+    );
 }
 
 #[test]
