@@ -60,31 +60,13 @@ impl PgUrl {
         if !PgUrl::is_postgres(s) {
             return Err("a PostgreSQL target starts with postgres:// or postgresql://".into());
         }
-        let u = ::url::Url::parse(s).map_err(|e| format!("not a URL: {e}"))?;
-        let host = match u.host() {
-            Some(::url::Host::Ipv6(a)) => a.to_string(),
-            Some(h) => h.to_string(),
-            None => return Err("the URL names no host".into()),
-        };
-        let decode = |v: &str| {
-            percent_encoding::percent_decode_str(v)
-                .decode_utf8()
-                .map(|c| c.into_owned())
-                .map_err(|_| "is not UTF-8 once percent-decoded".to_string())
-        };
-        let user = decode(u.username()).map_err(|e| format!("the user {e}"))?;
-        if user.is_empty() {
-            return Err("the URL names no user (postgres://USER@host/db)".into());
-        }
-        let password = match u.password() {
-            Some(p) => Some(decode(p).map_err(|e| format!("the password {e}"))?),
-            None => None,
-        };
-        let database = decode(u.path().trim_start_matches('/'))
-            .map_err(|e| format!("the database name {e}"))?;
-        if database.is_empty() || database.contains('/') {
-            return Err("the URL names no database (postgres://user@host/DB)".into());
-        }
+        let crate::sql::url::Parts {
+            url: u,
+            host,
+            user,
+            password,
+            database,
+        } = crate::sql::url::parts(s, "postgres")?;
         let mut sslmode = SslMode::Prefer;
         let mut sslrootcert = None;
         for (k, v) in u.query_pairs() {
