@@ -96,7 +96,11 @@ fn coalesce_pauses_where_answers_gather_and_keeps_their_latency() {
     // The window costs under a tenth of the load: a ratio to the same run without
     // the flag, since a loaded machine slows both (`hakaru serve` apart gave 0.98x).
     let without = responses(&one_run(&url, "60", false, false).0);
-    assert!(responses(&v) > 0.8 * without, "{} with, {without} without: {s}", responses(&v));
+    assert!(
+        responses(&v) > 0.8 * without,
+        "{} with, {without} without: {s}",
+        responses(&v)
+    );
     // The answers' latency is at least the target's 20 ms. (How close it stays is a
     // timing this machine's load decides: p50 20.13-20.18 ms with the flag, 20.32-20.50
     // without, against `hakaru serve` apart; the stamp itself is pinned in
