@@ -234,3 +234,36 @@ fn pgbench_refuses_report_per_command_before_the_load() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("-r/--report-per-command"));
 }
+
+/// A custom `-f` script with `\set` and `\gset`: each transaction's inserted row
+/// carries the value `\gset` read back, so 2 clients × 5 make 10 rows of 42.
+#[test]
+fn pgbench_runs_a_custom_script_with_set_and_gset() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE TABLE gs (v int)");
+    let dir = crate::util::TempDir::new("pgbench-f");
+    let script = dir.path("gs.sql");
+    std::fs::write(
+        &script,
+        "\\set x 40 + 2\nSELECT :x AS got \\gset\nINSERT INTO gs VALUES (:got);\n",
+    )
+    .unwrap();
+    let f = script.to_str().unwrap();
+    let out = pgbench(&pg, &["-c", "2", "-t", "5", "-n", "-f", f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("10/10"), "{text}");
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(*) || ' ' || min(v) || ' ' || max(v) FROM gs"
+        ),
+        "10 42 42"
+    );
+}
