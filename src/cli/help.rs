@@ -57,7 +57,8 @@ const HELP: [(&str, &str, &str); 18] = [
     (
         "pgbench",
         "# pgbench's tables at scale 10, then its command line as it is\n\
-         PGPASSWORD=secret hakaru pgbench -i -s 10 -h 127.0.0.1 -U bench bench",
+         PGPASSWORD=secret hakaru pgbench -i -s 10 -h 127.0.0.1 -U bench bench\n\
+         PGPASSWORD=secret hakaru pgbench -c 8 -j 2 -T 60 -h 127.0.0.1 -U bench bench",
         EXIT_CODES_HELP,
     ),
     (

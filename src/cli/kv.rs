@@ -104,6 +104,7 @@ impl KvArgs {
             sql: crate::spec::sql::SqlOptions {
                 files: self.sql_files.clone(),
                 query_mode: self.query_mode.clone(),
+                given: None,
             },
         }
     }

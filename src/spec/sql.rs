@@ -23,6 +23,19 @@ pub struct SqlOptions {
     pub files: Vec<String>,
     /// `-M simple|extended|prepared`.
     pub query_mode: Option<String>,
+    /// Scripts already parsed (`hakaru pgbench`'s `-b`/`-f`/`-S`/`-N`, with `-D`
+    /// and `:scale`): used instead of `files`.
+    pub given: Option<GivenScripts>,
+}
+
+/// Parsed scripts handed over whole; equal when they are the same ones.
+#[derive(Debug, Clone)]
+pub struct GivenScripts(pub Arc<Scripts>);
+
+impl PartialEq for GivenScripts {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl SqlOptions {
@@ -112,9 +125,22 @@ pub fn build(
         .to_socket_addrs()
         .map_err(|e| bad(format!("{}:{}: {e}", u.host, u.port)))?
         .collect();
-    let weighted = scripts(&sql.files)?;
-    let source = sql.files.join(" ");
-    let n_patterns = weighted.len();
+    let given = sql.given.as_ref().map(|g| g.0.as_ref().clone());
+    let scripts = match given {
+        Some(s) => s,
+        None => Scripts::new(scripts(&sql.files)?, script_mode, Vec::new()),
+    };
+    let source = if sql.files.is_empty() {
+        scripts
+            .scripts
+            .iter()
+            .map(|w| w.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" ")
+    } else {
+        sql.files.join(" ")
+    };
+    let n_patterns = scripts.scripts.len();
     let password = if u.password.is_some() { None } else { password };
     let target = Target {
         https: false,
@@ -134,7 +160,6 @@ pub fn build(
         uses_tls: false,
         probe_hosts: vec![target.label()],
     };
-    let scripts = Scripts::new(weighted, script_mode, Vec::new());
     let w = SqlWorkload::new(target, scripts, seed, r.timeout);
     Ok((w, described))
 }

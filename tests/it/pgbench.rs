@@ -135,3 +135,135 @@ fn hashes_match_pgbench_15s() {
         "{err}"
     );
 }
+
+/// `hakaru pgbench -i -s 1` on a fresh database, with the harness's login.
+fn pgbench(pg: &Postgres, args: &[&str]) -> std::process::Output {
+    let port = pg.port.to_string();
+    let mut all = vec!["pgbench", "-h", "127.0.0.1", "-p", &port, "-U", USER];
+    all.extend_from_slice(args);
+    all.push("postgres");
+    hakaru()
+        .args(&all)
+        .env("PGPASSWORD", PASSWORD)
+        .output()
+        .unwrap()
+}
+
+/// Issue 33: without `-i` the load runs on the engine: `-c 4 -t 50` is 200
+/// transactions, each one row in pgbench_history.
+#[test]
+fn pgbench_runs_clients_times_transactions_on_the_engine() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = pgbench(&pg, &["-c", "4", "-j", "2", "-t", "50", "-b", "tpcb-like"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}\n{}", pg.log());
+    assert!(text.contains("number of clients: 4"), "{text}");
+    assert!(text.contains("200/200"), "{text}");
+    assert!(text.contains("tps = "), "{text}");
+    assert_eq!(
+        pg.psql("postgres", "SELECT count(*) FROM pgbench_history"),
+        "200"
+    );
+}
+
+/// `-S -T 2 -R 200 --latency-limit 50`: an open-model run for its time, with
+/// pgbench's rate-limit lines.
+#[test]
+fn pgbench_rate_and_latency_limit_print_pgbenchs_lines() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = pgbench(
+        &pg,
+        &[
+            "-S",
+            "-c",
+            "2",
+            "-T",
+            "2",
+            "-R",
+            "200",
+            "--latency-limit",
+            "50",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("select only"), "{text}");
+    assert!(text.contains("duration: 2 s"), "{text}");
+    assert!(text.contains("rate limit schedule lag"), "{text}");
+    assert!(text.contains("above the 50.0 ms latency limit"), "{text}");
+}
+
+/// A flag the run does not carry out yet is refused before any load, not ignored.
+#[test]
+fn pgbench_refuses_report_per_command_before_the_load() {
+    let out = hakaru()
+        .args([
+            "pgbench",
+            "-r",
+            "-t",
+            "1",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            "1",
+            "postgres",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-r/--report-per-command"));
+}
+
+/// A custom `-f` script with `\set` and `\gset`: each transaction's inserted row
+/// carries the value `\gset` read back, so 2 clients × 5 make 10 rows of 42.
+#[test]
+fn pgbench_runs_a_custom_script_with_set_and_gset() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE TABLE gs (v int)");
+    let dir = crate::util::TempDir::new("pgbench-f");
+    let script = dir.path("gs.sql");
+    std::fs::write(
+        &script,
+        "\\set x 40 + 2\nSELECT :x AS got \\gset\nINSERT INTO gs VALUES (:got);\n",
+    )
+    .unwrap();
+    let f = script.to_str().unwrap();
+    let out = pgbench(&pg, &["-c", "2", "-t", "5", "-n", "-f", f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("10/10"), "{text}");
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(*) || ' ' || min(v) || ' ' || max(v) FROM gs"
+        ),
+        "10 42 42"
+    );
+}
