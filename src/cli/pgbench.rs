@@ -253,24 +253,14 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
     let processed = step.total_requests.saturating_sub(failed);
     let ms = |s: f64| s * 1e3;
     let lat = &step.latency;
-    // Past the limit: read off the step's percentiles (at most this many; exact
-    // when none is). Skipping late transactions under -R is not done.
+    // Past the limit: counted in the step's histogram (µs, to its 3 significant
+    // digits). Skipping late transactions under -R is not done.
     let limit = a.latency_limit.map(|l| {
-        let points = [
-            (0.5, lat.p50_s),
-            (0.75, lat.p75_s),
-            (0.9, lat.p90_s),
-            (0.95, lat.p95_s),
-            (0.99, lat.p99_s),
-            (0.999, lat.p999_s),
-            (1.0, lat.max_s),
-        ];
-        let below = points
-            .iter()
-            .filter(|(_, s)| s * 1e3 <= l)
-            .map(|(q, _)| *q)
-            .fold(0.0, f64::max);
-        (l, ((1.0 - below) * lat.count as f64).round() as u64)
+        let past = crate::result::decode_histogram(&step.histogram).map_or(0, |h| {
+            let limit_us = (l * 1e3) as u64;
+            h.len().saturating_sub(h.count_between(0, limit_us))
+        });
+        (l, past)
     });
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
@@ -289,8 +279,13 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         latency_avg_ms: ms(lat.mean_s),
         latency_stddev_ms: ms(lat.stdev_s),
         show_stddev: plan.rate.is_some() || a.progress.is_some() || a.latency_limit.is_some(),
-        // The schedule lag is not measured apart from the latency yet.
-        lag_ms: plan.rate.map(|_| (0.0, 0.0)),
+        // pgbench's schedule lag is how late a transaction started against its due
+        // time: the pacer's lag, which the open model records apart.
+        lag_ms: plan.rate.map(|_| {
+            step.pacer_lag
+                .as_ref()
+                .map_or((0.0, 0.0), |l| (ms(l.mean_s), ms(l.max_s)))
+        }),
         initial_connection_ms: ms(step.connect.mean_s),
         reconnect: a.connect,
         tps: if step.elapsed_s > 0.0 {
