@@ -8,6 +8,7 @@
 //! `\if` chains become jumps here, with their nesting checked, so the interpreter
 //! walks a flat list. Every error names the file, line and column.
 
+pub mod eval;
 pub mod expr;
 pub mod rand;
 
