@@ -1,5 +1,5 @@
 //! The client loop's PostgreSQL arm: one transaction is one request. The client's
-//! source has begun it (`Session::begin`); here its connection (the client's own,
+//! source has begun it (a script's `Session::begin`, or its own conversation); here its connection (the client's own,
 //! opened and logged in on first use) sends each statement the interpreter names,
 //! tells it the answer, sleeps its `\sleep`s on the worker's timer, until `Done`. A
 //! failed statement ends the transaction, `ROLLBACK` sent if it left a block open,
@@ -12,7 +12,7 @@ use super::workload::Workload;
 use super::Worker;
 use crate::http::pg_conn::{sql_error_kind, PgConn, PgTarget};
 use crate::kv::STATUS_REPLY;
-use crate::sql::interp::{Action, Session, StatementAnswer};
+use crate::sql::interp::{Action, Conversation, StatementAnswer};
 use crate::sql::pg::frontend::QueryMode;
 use crate::stats::{ErrorKind, Outcome};
 
@@ -47,7 +47,7 @@ pub(super) async fn transaction<W: Workload>(
     timer: &Timer,
     slot: &mut PgSlot,
     target: &PgTarget,
-    session: &mut Session,
+    session: &mut dyn Conversation,
     timeout: Duration,
     sent: Instant,
 ) -> (Outcome, u64) {
@@ -75,7 +75,7 @@ async fn drive<W: Workload>(
     timer: &Timer,
     slot: &mut PgSlot,
     target: &PgTarget,
-    session: &mut Session,
+    session: &mut dyn Conversation,
 ) -> (Outcome, u64) {
     if slot.conn.is_none() {
         let started = Instant::now();

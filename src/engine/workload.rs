@@ -56,7 +56,7 @@ pub trait RequestSource {
     /// [`RequestSource::next`] gave began it): its interpreter, which the target's
     /// connection asks for each statement and tells each answer. `None` (the
     /// default) for every one-message request.
-    fn session(&mut self) -> Option<&mut crate::sql::interp::Session> {
+    fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         None
     }
 }

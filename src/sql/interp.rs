@@ -181,6 +181,27 @@ pub enum Action<'a> {
     Failed(String),
 }
 
+/// A transaction the engine's SQL arm drives: it asks [`Conversation::next`] for
+/// each step and tells [`Conversation::answered`] each query's answer, until
+/// `Done`. A pgbench script's [`Session`] is one; a workload that builds its
+/// statements itself (YCSB over SQL, sysbench's OLTP tests) is another.
+pub trait Conversation {
+    /// What to do next in this transaction; the action borrows the conversation's
+    /// buffers until the next call.
+    fn next(&mut self) -> Action<'_>;
+    /// The awaited query's answer.
+    fn answered(&mut self, answer: &StatementAnswer<'_>);
+}
+
+impl Conversation for Session {
+    fn next(&mut self) -> Action<'_> {
+        Session::next(self)
+    }
+    fn answered(&mut self, answer: &StatementAnswer<'_>) {
+        Session::answered(self, answer)
+    }
+}
+
 /// A query's answer, as the wire read it.
 #[derive(Debug, Default)]
 pub struct StatementAnswer<'a> {

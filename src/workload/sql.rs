@@ -10,7 +10,7 @@ use std::time::Duration;
 use crate::engine::{ClientId, Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::result::RequestInfo;
-use crate::sql::interp::{Scripts, Session};
+use crate::sql::interp::{Conversation, Scripts, Session};
 use crate::stats::{LabelSet, Labels};
 
 /// The scripts, the target and what every client shares.
@@ -73,7 +73,7 @@ impl RequestSource for SqlSource {
         }
     }
 
-    fn session(&mut self) -> Option<&mut Session> {
+    fn session(&mut self) -> Option<&mut dyn Conversation> {
         Some(&mut self.session)
     }
 }

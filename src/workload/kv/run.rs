@@ -56,7 +56,7 @@ impl RequestSource for RunSource {
     }
 
     #[inline]
-    fn session(&mut self) -> Option<&mut crate::sql::interp::Session> {
+    fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         match self {
             RunSource::Sql(s) => s.session(),
             _ => None,
