@@ -12,3 +12,39 @@ pub mod mysql;
 pub mod pg;
 pub mod script;
 pub mod url;
+
+/// Which wire a statement goes out on, for what differs in its text: a bound
+/// parameter is `$n` on PostgreSQL's extended protocol and `?` on MySQL's prepared
+/// statements (numbered from 1, in order of appearance either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Postgres,
+    Mysql,
+}
+
+impl Dialect {
+    /// Appends the `n`th parameter's placeholder (1-based) to `sql`.
+    pub fn placeholder(self, n: usize, sql: &mut String) {
+        use std::fmt::Write as _;
+        match self {
+            Dialect::Postgres => {
+                let _ = write!(sql, "${n}");
+            }
+            Dialect::Mysql => sql.push('?'),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Dialect;
+
+    #[test]
+    fn placeholders_are_numbered_on_postgres_and_bare_on_mysql() {
+        let mut s = String::from("SELECT ");
+        Dialect::Postgres.placeholder(2, &mut s);
+        s.push_str(", ");
+        Dialect::Mysql.placeholder(2, &mut s);
+        assert_eq!(s, "SELECT $2, ?");
+    }
+}
