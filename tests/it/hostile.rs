@@ -341,7 +341,7 @@ fn serve_tls_garbage(c: &mut TcpStream) {
 /// Bug it pins: between fork and exec the child is a copy of this test process, whose
 /// resident set (~160 MB with every test running) showed as hakaru's peak now and then.
 /// Only a process that already runs hakaru's own image is measured.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
+pub(crate) fn vm_hwm_kb(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let name = s.lines().find_map(|l| l.strip_prefix("Name:"))?.trim();
     if name != "hakaru" {
