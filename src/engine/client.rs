@@ -573,6 +573,10 @@ async fn attempt_pipelined<W: Workload>(
     req: &Request<'_>,
     deadline: Option<Instant>,
 ) -> ((Outcome, u64), Option<Instant>) {
+    if let Some(f) = slot.shared.as_ref().and_then(|h| h.uncounted()) {
+        w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
+        return ((Outcome::Error(f.kind), 0), None);
+    }
     for first_try in [true, false] {
         // The handle stays in the slot: the connection and the waiter are borrowed
         // from it, not cloned and dropped per command (two reference counts a command).
