@@ -381,3 +381,40 @@ fn live_out_to_a_fifo_never_blocks_the_load() {
         "{err}"
     );
 }
+
+/// Issue 36 item 8: `--metrics-listen` cannot use up the client's descriptors.
+/// Bug it pins: 1,000 idle connections to it made step 1 fail with "Too many open
+/// files". Served at most 16 at a time, the rest wait in the kernel's backlog.
+#[test]
+fn idle_connections_to_metrics_leave_the_load_its_descriptors() {
+    let t = target();
+    let dir = TempDir::new("live-idle");
+    let json = dir.path("r.json");
+    let port = free_port();
+    let cmd = format!(
+        "ulimit -n 256 && exec {} run -c 4 -d 3 -q --no-keep-alive --metrics-hold 0 --metrics-listen 127.0.0.1:{port} -o {} http://{}/",
+        env!("CARGO_BIN_EXE_hakaru"),
+        json.display(),
+        t.addr
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &cmd])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut idle = Vec::new();
+    while idle.len() < 1000 && Instant::now() < until {
+        if let Ok(s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(50)) {
+            idle.push(s);
+        }
+    }
+    let status = wait_bounded(&mut child, Duration::from_secs(30));
+    drop(idle);
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let st = &read_json(&json)["steps"][0];
+    assert_eq!(st["errors"].as_object().map_or(0, |e| e.len()), 0, "{st}");
+    assert!(st["responses"].as_u64().unwrap_or(0) > 100, "{st}");
+}
