@@ -405,3 +405,59 @@ fn mysql_login_goes_into_tls_when_the_server_offers_it() {
         "DISABLED stays in the clear"
     );
 }
+
+/// `http::mysql::MysqlAdmin`, the blocking client setup and probes use: rows of
+/// every result set as text, the server's error by code, a wrong password named as
+/// a refused login, and a silent server an error within its timeout, not a hang.
+#[test]
+fn mysql_admin_reads_rows_as_text_and_names_errors() {
+    use hakaru::http::mysql::MysqlAdmin;
+    let Some(db) = Mariadb::start() else { return };
+    let u = MyUrl::parse(&db.url()).unwrap();
+    let t = Duration::from_secs(10);
+    let mut a = MysqlAdmin::connect(&u, None, t).unwrap();
+    let rows = a
+        .simple_query(
+            "CREATE TABLE t (id INT PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'a'), (2, NULL)",
+        )
+        .unwrap();
+    assert!(rows.is_empty());
+    let rows = a
+        .simple_query("SELECT id, v FROM t ORDER BY id; SELECT 3")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![s("1"), s("a")], vec![s("2"), None], vec![s("3")]]
+    );
+    let rows = a
+        .simple_query("SHOW GLOBAL STATUS LIKE 'Com_select'")
+        .unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("Com_select"));
+    let e = a
+        .simple_query("INSERT INTO t VALUES (1, 'dup')")
+        .unwrap_err();
+    assert_eq!((e.code, e.sqlstate.as_deref()), (Some(1062), Some("23000")));
+    assert_eq!(
+        a.simple_query("SELECT COUNT(*) FROM t").unwrap(),
+        vec![vec![s("2")]]
+    );
+    let wrong = MyUrl::parse(&format!("mysql://{USER}:nope@127.0.0.1:{}/bench", db.port)).unwrap();
+    let e = MysqlAdmin::connect(&wrong, None, t)
+        .err()
+        .expect("a wrong password is refused");
+    assert_eq!(e.code, Some(1045), "{e}");
+    assert!(
+        e.to_string().contains("login refused") && !e.to_string().contains("nope"),
+        "{e}"
+    );
+    // MYSQL_PWD's way in: the password given apart from the URL.
+    let bare = MyUrl::parse(&format!("mysql://{USER}@127.0.0.1:{}/bench", db.port)).unwrap();
+    MysqlAdmin::connect(&bare, Some(PASSWORD), t).unwrap();
+    // A listener that accepts and never speaks: an error in about the timeout.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let quiet = MyUrl::parse(&format!("mysql://u@127.0.0.1:{port}/db")).unwrap();
+    let started = Instant::now();
+    assert!(MysqlAdmin::connect(&quiet, None, Duration::from_millis(300)).is_err());
+    assert!(started.elapsed() < Duration::from_secs(5));
+}

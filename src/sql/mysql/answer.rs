@@ -179,6 +179,12 @@ impl Answer {
         self.first_cols.clear();
     }
 
+    /// Whether the next packet may be a row of a result set (the blocking admin
+    /// connection keeps every row; the load path counts them).
+    pub fn in_rows(&self) -> bool {
+        self.mode == State::Rows
+    }
+
     /// The error's kind, if the command failed.
     pub fn error_kind(&self) -> Option<MyErrorKind> {
         (self.code != 0).then(|| MyErrorKind::of(self.code, &self.sqlstate))
@@ -334,6 +340,27 @@ impl Answer {
         }
         Ok(())
     }
+}
+
+/// A text row's values, owned (for the admin connection, not the load path); a
+/// packet that is an EOF or an ERR is no row: `None`.
+pub fn text_row(p: &[u8]) -> Result<Option<Vec<Option<String>>>, ProtocolError> {
+    if p.first() == Some(&0xff) || (p.first() == Some(&0xfe) && p.len() < 9) {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut rest = p;
+    while !rest.is_empty() {
+        if rest[0] == 0xfb {
+            out.push(None);
+            rest = &rest[1..];
+            continue;
+        }
+        let (v, tail) = lenenc_str(rest)?;
+        out.push(Some(String::from_utf8_lossy(v).into_owned()));
+        rest = tail;
+    }
+    Ok(Some(out))
 }
 
 /// A column definition's type and signedness.
