@@ -115,6 +115,13 @@ impl Mariadb {
         String::from_utf8_lossy(&out.stdout).trim_end().to_string()
     }
 
+    /// SIGKILLs mariadbd (a crash: no shutdown, clients see their sockets reset).
+    pub fn kill9(&mut self) {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        wait_bounded(&mut self.child, Duration::from_secs(15));
+    }
+
     /// A global status counter (`Com_select`…), read by the `mariadb` client.
     pub fn status(&self, name: &str) -> u64 {
         let line = self.sql(&format!("SHOW GLOBAL STATUS LIKE '{name}'"));
