@@ -403,6 +403,74 @@ fn mysql_login_goes_into_tls_when_the_server_offers_it() {
         let cipher = c.first_row()[1].clone().unwrap_or_default();
         assert!(!cipher.is_empty(), "{mode}: not in TLS");
     }
+    // MysqlAdmin and the engine's MysqlConn: VERIFY_IDENTITY against ssl-ca, and
+    // REQUIRED; each TLS session the server's own Ssl_accepts counts.
+    let verified = format!(
+        "{}?ssl-mode=VERIFY_IDENTITY&ssl-ca={}",
+        db.url(),
+        ca.display()
+    );
+    let mut a = hakaru::http::mysql::MysqlAdmin::connect(
+        &MyUrl::parse(&verified).unwrap(),
+        None,
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    let rows = a
+        .simple_query("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        .unwrap();
+    assert!(
+        rows[0][1].as_deref().is_some_and(|c| !c.is_empty()),
+        "{rows:?}"
+    );
+    let dir = TempDir::new("mysql-tls-run");
+    let tx = dir.path("tx.sql");
+    std::fs::write(&tx, "SELECT 1;\n").unwrap();
+    for url in [verified, format!("{}?ssl-mode=REQUIRED", db.url())] {
+        let before = db.status("Ssl_accepts");
+        let csv = dir.path("tls.csv");
+        let args = [
+            "run",
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "-q",
+            "-f",
+            tx.to_str().unwrap(),
+        ];
+        let o = crate::util::run(&[&args[..], &["-o", csv.to_str().unwrap(), &url]].concat());
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{url}: {}",
+            crate::util::stderr(&o)
+        );
+        let j = crate::util::read_json(&dir.path("tls.json"));
+        assert_eq!(j["steps"][0]["connections_opened"].as_u64(), Some(2));
+        // The `mariadb` client reading the counter goes into TLS too, over the
+        // socket: its own session is the one more.
+        let accepted = db.status("Ssl_accepts") - before;
+        assert_eq!(accepted, 2 + 1, "{url}: one TLS session a client");
+    }
+    let stranger = format!("{}?ssl-mode=VERIFY_IDENTITY", db.url());
+    let o = crate::util::run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "-q",
+        "-f",
+        tx.to_str().unwrap(),
+        &stranger,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unknown CA is refused: {}",
+        crate::util::stderr(&o)
+    );
     let u = MyUrl::parse(&format!("{}?ssl-mode=DISABLED", db.url())).unwrap();
     let mut c = Conn::connect_tls(&u, Some(&ca)).unwrap();
     c.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
