@@ -100,7 +100,8 @@ pub fn run_shell(
     let duration = started.elapsed();
     let _ = eof_rx.recv_timeout(Duration::from_millis(200));
     let last = kept.lock().map(|b| b.clone()).unwrap_or_default();
-    let stderr = tail(String::from_utf8_lossy(&last).trim());
+    // Secrets hidden before the tail is cut, so none is left half shown.
+    let stderr = tail(crate::redact::hide_known(String::from_utf8_lossy(&last).trim()).trim());
     let (exit_code, error) = match status {
         Err(why) => (None, Some(why)),
         Ok(s) if s.success() => (s.code(), None),
