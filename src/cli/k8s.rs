@@ -154,6 +154,18 @@ fn scenario_files(s: &super::suite::SuiteArgs) -> anyhow::Result<ScenarioFiles> 
         let at = dir.join(&written);
         let text = std::fs::read_to_string(&at)
             .with_context(|| format!("{shown}: cannot read its patterns file {}", at.display()))?;
+        // Refused as `hakaru suite` refuses it, in words that quote none of it: a
+        // ConfigMap took `../../../etc/passwd` whole.
+        if let Err(e) = crate::pattern::parse(&text, &written) {
+            let why = crate::spec::SpecError::Patterns(e)
+                .patterns_problem()
+                .unwrap_or_else(|| "not a patterns file".into());
+            return Err(crate::k8s::K8sError::Scenario {
+                path: shown,
+                why: format!("patterns \"{written}\": {why} (`hakaru suite` refuses it too)"),
+            }
+            .into());
+        }
         files.push(PatternsFile {
             path: written,
             text,

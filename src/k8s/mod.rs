@@ -369,7 +369,13 @@ pub(crate) fn config_key(path: &str) -> String {
             }
         })
         .collect();
-    if key.is_empty() || key == "." || key == ".." {
+    // Kubernetes refuses a key that starts with `..` (its own mount's links do).
+    let key = if key.starts_with("..") {
+        key.trim_start_matches('.').to_owned()
+    } else {
+        key
+    };
+    if key.is_empty() || key == "." {
         "patterns.txt".to_owned()
     } else {
         key
@@ -398,6 +404,15 @@ mod tests {
 
     fn now() -> SystemTime {
         UNIX_EPOCH + Duration::from_secs(1_795_428_000)
+    }
+
+    /// Issue 36 item 13: ConfigMap keys Kubernetes accepts (none starts with `..`).
+    #[test]
+    fn config_keys_never_start_with_two_dots() {
+        assert_eq!(config_key("dir/..hidden.txt"), "hidden.txt");
+        assert_eq!(config_key("..."), "patterns.txt");
+        assert_eq!(config_key(".env"), ".env");
+        assert_eq!(config_key("a b/c:d.txt"), "c_d.txt");
     }
 
     #[test]

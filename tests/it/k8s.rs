@@ -612,3 +612,27 @@ fn format_json_prints_the_whole_result_on_stdout_only() {
         stderr(&o)
     );
 }
+
+/// Issue 36 item 13: `k8s render -- suite` refuses a scenario's file that `hakaru
+/// suite` refuses. Bug it pins: `patterns = "../../../../../etc/passwd"` went into
+/// the ConfigMap whole.
+#[test]
+fn k8s_render_refuses_a_patterns_file_suite_refuses() {
+    let dir = TempDir::new("k8s-passwd");
+    let scenario = dir.write(
+        "sc.toml",
+        "hosts = [\"127.0.0.1:9\"]\n[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+         [[phase.workload]]\npatterns = \"../../../../../../../../../etc/passwd\"\n",
+    );
+    let scenario = scenario.to_str().unwrap();
+    let suite = run(&["suite", scenario]);
+    assert_eq!(suite.status.code(), Some(2), "{}", stderr(&suite));
+    let out = run(&["k8s", "render", "--shards", "2", "--", "suite", scenario]);
+    let (so, se) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{so}\n{se}");
+    assert!(
+        se.contains("not a patterns file: line 1 is not a pattern"),
+        "{se}"
+    );
+    assert!(!so.contains("root:") && !se.contains("root:"), "{so}\n{se}");
+}
