@@ -46,5 +46,6 @@ mod shard;
 mod stream;
 mod suite;
 mod suite_phase;
+mod sysbench;
 mod threshold;
 mod ycsb;

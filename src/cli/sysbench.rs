@@ -1,0 +1,300 @@
+//! `hakaru sysbench`: sysbench's OLTP tests with its command line and report. The
+//! words after the command are sysbench's own (`[options] testname
+//! prepare|run|cleanup`), parsed whole by [`crate::spec::sysbench`] before anything
+//! connects; `prepare` and `cleanup` run over the blocking admin connection
+//! (`http::pg`) with sysbench's lines; `run` runs the test on the engine and prints
+//! sysbench's report from the step's result, then ends through `finish` (`-o`,
+//! `--threshold`, `--junit`).
+
+use std::net::ToSocketAddrs;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+use clap::Args;
+
+use crate::console::Console;
+use crate::http::pg::PgAdmin;
+use crate::http::pg_conn::PgTarget;
+use crate::http::{Proto, Target};
+use crate::observe::Fanout;
+use crate::report::run::text::sysbench::{sysbench_header, sysbench_report};
+use crate::spec::sql::{GivenScripts, SqlOptions};
+use crate::spec::sysbench::{parse, SbCommand, SysbenchError, SysbenchPlan};
+use crate::spec::{Load, RequestOptions, RunOptions, SessionOptions};
+use crate::sql::interp::{Mode, Scripts, Weighted};
+use crate::sql::pg::frontend::QueryMode;
+use crate::sql::pg::url::PgUrl;
+use crate::sql::sysbench::ddl::{self, RowFormat};
+use crate::sql::sysbench::rand::SbRand;
+use crate::sql::Dialect;
+use crate::workload::sysbench::SysbenchWorkload;
+
+mod figures;
+
+/// What `hakaru sysbench --help` says above the examples.
+const LONG_ABOUT: &str = "\
+sysbench's own words: `[options] TESTNAME prepare|run|cleanup`.
+
+Tests: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select,
+oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete,
+select_random_points, select_random_ranges, bulk_insert.
+
+Options, as sysbench spells them (--name=value; a bare --flag is on):
+--db-driver=pgsql|mysql, --pgsql-host/-port/-user/-password/-db,
+--mysql-host/-port/-user/-password/-db, --threads, --time, --events, --rate,
+--warmup-time, --percentile, --histogram, --rand-type=uniform|gaussian|special|
+pareto|zipfian (--rand-spec-iter/-pct/-res, --rand-pareto-h, --rand-zipfian-exp,
+--rand-seed), --db-ps-mode=auto|disable, --tables, --table-size, --range-size,
+--point-selects, --simple-ranges, --sum-ranges, --order-ranges,
+--distinct-ranges, --index-updates, --non-index-updates, --delete-inserts,
+--range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
+--random-points, --number-of-ranges, --delta. hakaru's own: -o FILE (the result,
+CSV and JSON), --threshold EXPR (repeatable), --junit FILE.
+
+A Lua script of one's own is not run: write the workload in pgbench's script
+language and run it with hakaru run postgres://… -f script.sql.";
+
+/// sysbench's own words (see [`LONG_ABOUT`]).
+#[derive(Args, Debug)]
+#[command(disable_help_flag = true)]
+pub struct SysbenchArgs {
+    /// sysbench's command line.
+    #[arg(
+        value_name = "ARGS",
+        num_args = 0..,
+        trailing_var_arg = true,
+        allow_hyphen_values = true
+    )]
+    pub args: Vec<String>,
+}
+
+pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
+    let plan = parse(&a.args)?;
+    if plan.command == SbCommand::Help {
+        let mut cmd = super::help::command();
+        let help = cmd
+            .find_subcommand_mut("sysbench")
+            .map(|c| {
+                // The variant's one-line doc is the command's about; the options go here.
+                let mut c = c.clone().bin_name("hakaru sysbench").long_about(LONG_ABOUT);
+                c.render_long_help().to_string()
+            })
+            .unwrap_or_default();
+        print!("{help}");
+        return Ok(0);
+    }
+    if plan.oltp.dialect == Dialect::Mysql {
+        bail!(SysbenchError(
+            "--db-driver=mysql: hakaru's MySQL arm is not in this build yet; --db-driver=pgsql runs the same tests on PostgreSQL".into()
+        ));
+    }
+    let version = format!("sysbench 1.0.20 (hakaru {})\n", env!("CARGO_PKG_VERSION"));
+    match plan.command {
+        SbCommand::Prepare => {
+            println!("{version}");
+            prepare(&plan).map(|()| 0)
+        }
+        SbCommand::Cleanup => {
+            println!("{version}");
+            cleanup(&plan).map(|()| 0)
+        }
+        _ => load(&plan, command_line),
+    }
+}
+
+/// The PostgreSQL URL of `--pgsql-*`, its password in it.
+fn pg_url(plan: &SysbenchPlan) -> Result<PgUrl> {
+    let c = &plan.conn;
+    let mut u = PgUrl::parse(&format!(
+        "postgres://{}@{}:{}/{}",
+        c.user, c.host, c.port, c.db
+    ))
+    .map_err(|e| SysbenchError(format!("the connection: {e}")))?;
+    u.password = c.password.clone();
+    Ok(u)
+}
+
+fn admin(plan: &SysbenchPlan) -> Result<PgAdmin> {
+    let u = pg_url(plan)?;
+    PgAdmin::connect(&u, u.password.as_deref(), Duration::from_secs(30))
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+/// `prepare`: each table created, filled by COPY with exactly its rows, indexed.
+fn prepare(plan: &SysbenchPlan) -> Result<()> {
+    const CHUNK: u64 = 10_000;
+    let o = &plan.oltp;
+    let mut conn = admin(plan)?;
+    let seed = plan.seed.unwrap_or_else(clock_seed);
+    for (i, t) in ddl::prepare(o).into_iter().enumerate() {
+        println!("Creating table '{}'...", t.name);
+        conn.simple_query(&t.create)
+            .map_err(|e| anyhow::anyhow!("prepare: {}: {e}", t.name))?;
+        if t.rows > 0 {
+            println!("Inserting {} records into '{}'", t.rows, t.name);
+            let mut rng = SbRand::new(o.rand, seed, i as u64 + 1);
+            let chunks = (0..t.rows.div_ceil(CHUNK)).map(|c| {
+                let from = c * CHUNK + 1;
+                let mut buf = String::new();
+                ddl::rows(
+                    o,
+                    &mut rng,
+                    from,
+                    (from + CHUNK).min(t.rows + 1),
+                    RowFormat::Copy,
+                    &mut buf,
+                );
+                buf
+            });
+            let copy = format!("COPY {} {} FROM STDIN", t.name, t.columns);
+            let copied = conn
+                .copy_in(&copy, chunks)
+                .map_err(|e| anyhow::anyhow!("prepare: {copy}: {e}"))?;
+            if copied != t.rows {
+                bail!("prepare: {} got {copied} rows, not {}", t.name, t.rows);
+            }
+        }
+        for sql in &t.after {
+            println!("Creating a secondary index on '{}'...", t.name);
+            conn.simple_query(sql)
+                .map_err(|e| anyhow::anyhow!("prepare: {sql}: {e}"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `cleanup`: the tables dropped.
+fn cleanup(plan: &SysbenchPlan) -> Result<()> {
+    let mut conn = admin(plan)?;
+    for sql in ddl::cleanup(&plan.oltp) {
+        let table = sql.rsplit(' ').next().unwrap_or_default();
+        println!("Dropping table '{table}'...");
+        conn.simple_query(&sql)
+            .map_err(|e| anyhow::anyhow!("cleanup: {sql}: {e}"))?;
+    }
+    Ok(())
+}
+
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| d.as_nanos() as u64)
+}
+
+/// The run's steps, warm-up, outputs and engine, built as `hakaru run` builds them
+/// for a PostgreSQL URL; its workload (a placeholder script) is replaced by the test.
+fn run_options(
+    plan: &SysbenchPlan,
+    url: &PgUrl,
+    seed: u64,
+    command_line: Vec<String>,
+) -> Result<RunOptions> {
+    let placeholder =
+        crate::sql::script::parse("sysbench", "SELECT 1;\n").map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scripts = Scripts::new(
+        vec![Weighted {
+            name: plan.oltp.test.name().into(),
+            weight: 1,
+            script: placeholder,
+        }],
+        Mode::Simple,
+        Vec::new(),
+    );
+    let mut request = RequestOptions {
+        url: Some(format!(
+            "postgres://{}@{}:{}/{}",
+            url.user, url.host, url.port, url.database
+        )),
+        seed: Some(seed),
+        n_slow: 0,
+        n_fast: 0,
+        ..RequestOptions::default()
+    };
+    request.kv.sql = SqlOptions {
+        files: Vec::new(),
+        query_mode: None,
+        given: Some(GivenScripts(Arc::new(scripts))),
+    };
+    Ok(RunOptions {
+        request,
+        session: SessionOptions {
+            warmup: plan.warmup,
+            ..SessionOptions::default()
+        },
+        load: Load::Step {
+            clients: plan.oltp.threads as usize,
+            duration: plan.time,
+            requests: plan.events,
+            rate: plan.rate.map(|r| format!("{r}")),
+        },
+        interval: Duration::ZERO,
+        output_path: plan
+            .output
+            .clone()
+            .filter(|p| !crate::outfile::is_through(p)),
+        command_line,
+    })
+}
+
+/// The test's target: PostgreSQL, prepared statements unless `--db-ps-mode=disable`
+/// or the test sends plain queries.
+fn target(plan: &SysbenchPlan, url: PgUrl) -> Result<Target> {
+    let addrs: Vec<_> = (url.host.as_str(), url.port)
+        .to_socket_addrs()
+        .map_err(|e| SysbenchError(format!("--pgsql-host={}: {e}", url.host)))?
+        .collect();
+    let o = &plan.oltp;
+    let mode = if o.prepared && !o.test.plain_queries() {
+        QueryMode::Prepared
+    } else {
+        QueryMode::Simple
+    };
+    Ok(Target {
+        https: false,
+        host: url.host.clone(),
+        port: url.port,
+        addrs,
+        proto: Proto::Postgres(Arc::new(PgTarget {
+            password: url.password.clone(),
+            url,
+            mode,
+        })),
+    })
+}
+
+/// `run`: the test on the engine, then sysbench's report and hakaru's end.
+fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
+    let thresholds = super::threshold::ThresholdArgs {
+        thresholds: plan.thresholds.clone(),
+        junit: plan.junit.clone(),
+        abort_on_fail: false,
+    };
+    thresholds.check(false)?;
+    super::finish::check_outputs(plan.output.as_deref(), &thresholds, &[], &[])?;
+    let url = pg_url(plan)?;
+    let seed = plan.seed.unwrap_or_else(clock_seed);
+    let mut ready = run_options(plan, &url, seed, command_line)?.build()?;
+    ready.run.settings.patterns_source = format!("sysbench {}", plan.oltp.test.name());
+    let workload = Arc::new(SysbenchWorkload::new(
+        target(plan, url)?,
+        plan.oltp.clone(),
+        seed,
+        RequestOptions::default().timeout,
+    ));
+    let csv_to_stdout = super::args::is_stdout(plan.output.as_deref());
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
+    human.print(&sysbench_header(&figures::header(plan)));
+    let console = Console::new(false, 0, 0).quiet(true);
+    let mut observers = Fanout::new().with(console);
+    let mut run = thresholds.run_workload(&ready.run, &workload, &ready.engine, &mut observers)?;
+    let finish = super::finish::Finish {
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(plan.output.as_deref(), super::args::FormatArg::Full, false),
+        ..super::finish::Finish::new(&thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |run| match run.steps.last() {
+        Some(step) => sysbench_report(&figures::of(plan, step)),
+        None => String::new(),
+    })
+}
