@@ -234,7 +234,7 @@ impl Oltp {
                 self.vals.extend([c, v(id)]);
                 Kind::NonIndexUpdate
             }
-            Group::DeleteInserts if self.within % 2 == 0 => {
+            Group::DeleteInserts if self.within.is_multiple_of(2) => {
                 self.pair = (self.id(), self.id());
                 self.vals.push(v(self.pair.0));
                 Kind::Delete
