@@ -341,7 +341,7 @@ fn serve_tls_garbage(c: &mut TcpStream) {
 /// Bug it pins: between fork and exec the child is a copy of this test process, whose
 /// resident set (~160 MB with every test running) showed as hakaru's peak now and then.
 /// Only a process that already runs hakaru's own image is measured.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
+pub(crate) fn vm_hwm_kb(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let name = s.lines().find_map(|l| l.strip_prefix("Name:"))?.trim();
     if name != "hakaru" {
@@ -529,5 +529,41 @@ fn hostile_targets_end_on_time_and_land_in_their_error_kinds() {
         jobs.len(),
         started.elapsed(),
         failures.join("\n\n")
+    );
+}
+
+/// Issue 36 item 4: a before-command's flood of stderr is kept in constant memory.
+/// Bug it pins: each 1 KB read queued a copy of the kept buffer until the command
+/// ended (`head -c 100000000 /dev/zero >&2` reached 1.2 GB).
+#[test]
+fn a_before_step_flooding_stderr_keeps_hakaru_s_memory_bounded() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let mut child = crate::util::hakaru()
+        .args(["run", "-c", "1", "-n", "20", "--before-step"])
+        .arg("head -c 100000000 /dev/zero >&2; echo the-end >&2")
+        .arg(&url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (pid, started) = (child.id(), Instant::now());
+    let mut hwm = 0;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        hwm = hwm.max(vm_hwm_kb(pid).unwrap_or(0));
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(status.success(), "{}", stderr(&out));
+    assert!(
+        hwm <= MAX_HWM_KB,
+        "peak memory {hwm} kB over {MAX_HWM_KB} kB"
     );
 }
