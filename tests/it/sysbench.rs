@@ -283,3 +283,59 @@ fn bad_options_and_lua_scripts_are_refused_before_connecting() {
         assert!(err.contains(says), "{args}: {err}");
     }
 }
+
+/// hakaru's own after sysbench's: the result files (queries by class as the step's
+/// operations, each thread a label), a threshold's exit code, `--histogram`, and
+/// `--events` ending the run before `--time`.
+#[test]
+fn result_files_thresholds_and_the_histogram() {
+    let Some(pg) = server() else { return };
+    sysbench(&pg, "oltp_read_only --table-size=500 prepare");
+    let dir = crate::util::TempDir::new("sysbench");
+    let csv = dir.path("sb.csv");
+    let start = Instant::now();
+    let out = sysbench(
+        &pg,
+        &format!(
+            "oltp_read_only --table-size=500 --threads=2 --events=100 --time=60 --histogram \
+             --percentile=99 -o {} --threshold p99<30s run",
+            csv.display()
+        ),
+    );
+    assert!(start.elapsed() < Duration::from_secs(30));
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("Latency histogram (values are in milliseconds)"),
+        "{report}"
+    );
+    assert!(report.contains("         99th percentile: "), "{report}");
+    assert_eq!(figure(&report, "transactions:"), 100, "{report}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path("sb.json")).unwrap()).unwrap();
+    let step = &json["steps"][0];
+    assert_eq!(step["operations"]["read"], 1400, "{step}");
+    assert_eq!(step["operations"]["other"], 200, "{step}");
+    let threads: u64 = step["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|l| l["key"] == "thread")
+        .map(|l| l["responses"].as_u64().unwrap())
+        .sum();
+    assert_eq!(threads, 100);
+    // A threshold that cannot hold: measured, then exit 1.
+    let out = hakaru()
+        .arg("sysbench")
+        .args(conn(&pg))
+        .args([
+            "oltp_read_only",
+            "--table-size=500",
+            "--events=20",
+            "--time=0",
+        ])
+        .args(["--threshold", "p99<1us", "run"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("SQL statistics:"));
+}
