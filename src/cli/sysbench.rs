@@ -31,6 +31,7 @@ use crate::sql::Dialect;
 use crate::workload::sysbench::SysbenchWorkload;
 
 mod figures;
+mod interval;
 
 /// What `hakaru sysbench --help` says above the examples.
 const LONG_ABOUT: &str = "\
@@ -287,6 +288,16 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     human.print(&sysbench_header(&figures::header(plan)));
     let console = Console::new(false, 0, 0).quiet(true);
     let mut observers = Fanout::new().with(console);
+    if let Some(every) = plan.report_interval {
+        let o = &plan.oltp;
+        observers = observers.with(interval::Intervals::new(
+            every,
+            u64::from(o.threads),
+            plan.percentile,
+            o.per_event(),
+            human,
+        ));
+    }
     let mut run = thresholds.run_workload(&ready.run, &workload, &ready.engine, &mut observers)?;
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),

@@ -323,6 +323,20 @@ fn result_files_thresholds_and_the_histogram() {
         .map(|l| l["responses"].as_u64().unwrap())
         .sum();
     assert_eq!(threads, 100);
+    // --report-interval: sysbench's line each second.
+    let out = sysbench(
+        &pg,
+        "oltp_read_only --table-size=500 --threads=2 --time=2 --report-interval=1 run",
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    let line = report
+        .lines()
+        .find(|l| l.starts_with("[ 1s ] thds: 2 tps: "))
+        .unwrap_or_else(|| panic!("{report}"));
+    assert!(
+        line.contains(" (r/w/o: ") && line.contains(" lat (ms,95%): "),
+        "{line}"
+    );
     // A threshold that cannot hold: measured, then exit 1.
     let out = hakaru()
         .arg("sysbench")

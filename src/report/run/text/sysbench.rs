@@ -157,6 +157,38 @@ fn histogram(o: &mut String, rows: &[(f64, u64)]) {
     o.push('\n');
 }
 
+/// One `--report-interval` line's figures: per second over the interval.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct IntervalFigures {
+    /// Seconds since the run began, at the interval's end.
+    pub at_s: f64,
+    pub threads: u64,
+    pub tps: f64,
+    /// Queries per second by class: read, write, other.
+    pub rwo: [f64; 3],
+    pub percentile: u32,
+    pub latency_ms: f64,
+    pub errors_per_s: f64,
+    pub reconnects_per_s: f64,
+}
+
+/// sysbench's per-interval line:
+/// `[ 2s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: …) lat (ms,95%): 5.47 err/s: 0.00 reconn/s: 0.00`.
+pub fn interval_line(f: &IntervalFigures) -> String {
+    let [r, w, o] = f.rwo;
+    format!(
+        "[ {:.0}s ] thds: {} tps: {:4.2} qps: {:4.2} (r/w/o: {r:4.2}/{w:4.2}/{o:4.2}) lat (ms,{}%): {:4.2} err/s: {:4.2} reconn/s: {:4.2}\n",
+        f.at_s,
+        f.threads,
+        f.tps,
+        r + w + o,
+        f.percentile,
+        f.latency_ms,
+        f.errors_per_s,
+        f.reconnects_per_s
+    )
+}
+
 /// Below sysbench's layout: what hakaru's histograms and error kinds add.
 fn hakaru_lines(o: &mut String, f: &SysbenchFigures) {
     if f.percentiles.is_empty() && f.errors.is_empty() && f.unfinished == 0 {
@@ -258,6 +290,24 @@ in flight at the end: 2 (neither transactions nor errors)
 ";
         assert_eq!(text, want);
         assert!(text.lines().all(|l| l.chars().count() <= 80));
+    }
+
+    #[test]
+    fn an_interval_line_reads_like_sysbench() {
+        let f = IntervalFigures {
+            at_s: 2.0,
+            threads: 4,
+            tps: 100.0,
+            rwo: [1400.0, 400.0, 200.0],
+            percentile: 95,
+            latency_ms: 5.4712,
+            errors_per_s: 0.0,
+            reconnects_per_s: 0.0,
+        };
+        assert_eq!(
+            interval_line(&f),
+            "[ 2s ] thds: 4 tps: 100.00 qps: 2000.00 (r/w/o: 1400.00/400.00/200.00) lat (ms,95%): 5.47 err/s: 0.00 reconn/s: 0.00\n"
+        );
     }
 
     #[test]
