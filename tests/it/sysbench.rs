@@ -323,10 +323,24 @@ fn result_files_thresholds_and_the_histogram() {
         .map(|l| l["responses"].as_u64().unwrap())
         .sum();
     assert_eq!(threads, 100);
-    // --report-interval: sysbench's line each second.
+    // hakaru report draws it like any run's result.
+    let page = dir.path("sb.html");
+    let out = hakaru()
+        .args(["report", "-o"])
+        .arg(&page)
+        .arg(dir.path("sb.json"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::read_to_string(&page).unwrap().contains("thread"));
+    // --report-interval: sysbench's line each second (after the warm-up).
     let out = sysbench(
         &pg,
-        "oltp_read_only --table-size=500 --threads=2 --time=2 --report-interval=1 run",
+        "oltp_read_only --table-size=500 --threads=2 --time=2 --warmup-time=1 --report-interval=1 run",
     );
     let report = String::from_utf8_lossy(&out.stdout);
     let line = report
