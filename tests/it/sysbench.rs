@@ -178,7 +178,10 @@ fn read_write_transactions_are_the_servers_commits() {
 
 #[test]
 fn point_select_runs_prepared_and_plain() {
-    let Some(pg) = server() else { return };
+    // Every statement in the server's log: a prepared one shows as `execute NAME`.
+    let Some(pg) = Postgres::start(&["autovacuum=off", "log_statement=all"]) else {
+        return;
+    };
     sysbench(&pg, "oltp_point_select --table-size=1000 prepare");
     let commits = Commits::new(&pg);
     for mode in ["auto", "disable"] {
@@ -197,7 +200,29 @@ fn point_select_runs_prepared_and_plain() {
         assert_eq!(figure(&report, "other:"), 0, "{mode}: {report}");
         // Less the two logins' catalog lookups.
         assert_eq!(after - before - 2, 300, "{mode}: {report}");
+        let log = pg.log();
+        let prepared = log
+            .matches("execute sb_point_1: SELECT c FROM sbtest1 WHERE id=$1")
+            .count();
+        let plain = log
+            .matches("statement: SELECT c FROM sbtest1 WHERE id=")
+            .count();
+        match mode {
+            "auto" => assert_eq!((prepared, plain), (300, 0), "{mode}"),
+            _ => assert_eq!((prepared, plain), (300, 300), "{mode}"),
+        }
     }
+    // --rate: the open model, sysbench's header saying so.
+    let out = sysbench(
+        &pg,
+        "oltp_point_select --table-size=1000 --rate=100 --time=1 run",
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("Target transaction rate: 100/sec\n"),
+        "{report}"
+    );
+    assert!(figure(&report, "transactions:") > 0, "{report}");
 }
 
 /// Debian's sysbench beside hakaru's on the same server: its tables are hakaru's
