@@ -14,7 +14,6 @@ use anyhow::{bail, Result};
 use clap::Args;
 
 use crate::console::Console;
-use crate::http::pg::PgAdmin;
 use crate::http::pg_conn::PgTarget;
 use crate::http::{Proto, Target};
 use crate::observe::Fanout;
@@ -25,11 +24,10 @@ use crate::spec::{Load, RequestOptions, RunOptions, SessionOptions};
 use crate::sql::interp::{Mode, Scripts, Weighted};
 use crate::sql::pg::frontend::QueryMode;
 use crate::sql::pg::url::PgUrl;
-use crate::sql::sysbench::ddl::{self, RowFormat};
-use crate::sql::sysbench::rand::SbRand;
 use crate::sql::Dialect;
 use crate::workload::sysbench::SysbenchWorkload;
 
+mod admin;
 mod figures;
 mod interval;
 
@@ -94,18 +92,18 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
     match plan.command {
         SbCommand::Prepare => {
             println!("{version}");
-            prepare(&plan).map(|()| 0)
+            admin::prepare(&plan, plan.seed.unwrap_or_else(clock_seed)).map(|()| 0)
         }
         SbCommand::Cleanup => {
             println!("{version}");
-            cleanup(&plan).map(|()| 0)
+            admin::cleanup(&plan).map(|()| 0)
         }
         _ => load(&plan, command_line),
     }
 }
 
 /// The PostgreSQL URL of `--pgsql-*`, its password in it.
-fn pg_url(plan: &SysbenchPlan) -> Result<PgUrl> {
+pub(super) fn pg_url(plan: &SysbenchPlan) -> Result<PgUrl> {
     let c = &plan.conn;
     let mut u = PgUrl::parse(&format!(
         "postgres://{}@{}:{}/{}",
@@ -114,67 +112,6 @@ fn pg_url(plan: &SysbenchPlan) -> Result<PgUrl> {
     .map_err(|e| SysbenchError(format!("the connection: {e}")))?;
     u.password = c.password.clone();
     Ok(u)
-}
-
-fn admin(plan: &SysbenchPlan) -> Result<PgAdmin> {
-    let u = pg_url(plan)?;
-    PgAdmin::connect(&u, u.password.as_deref(), Duration::from_secs(30))
-        .map_err(|e| anyhow::anyhow!("{e}"))
-}
-
-/// `prepare`: each table created, filled by COPY with exactly its rows, indexed.
-fn prepare(plan: &SysbenchPlan) -> Result<()> {
-    const CHUNK: u64 = 10_000;
-    let o = &plan.oltp;
-    let mut conn = admin(plan)?;
-    let seed = plan.seed.unwrap_or_else(clock_seed);
-    for (i, t) in ddl::prepare(o).into_iter().enumerate() {
-        println!("Creating table '{}'...", t.name);
-        conn.simple_query(&t.create)
-            .map_err(|e| anyhow::anyhow!("prepare: {}: {e}", t.name))?;
-        if t.rows > 0 {
-            println!("Inserting {} records into '{}'", t.rows, t.name);
-            let mut rng = SbRand::new(o.rand, seed, i as u64 + 1);
-            let chunks = (0..t.rows.div_ceil(CHUNK)).map(|c| {
-                let from = c * CHUNK + 1;
-                let mut buf = String::new();
-                ddl::rows(
-                    o,
-                    &mut rng,
-                    from,
-                    (from + CHUNK).min(t.rows + 1),
-                    RowFormat::Copy,
-                    &mut buf,
-                );
-                buf
-            });
-            let copy = format!("COPY {} {} FROM STDIN", t.name, t.columns);
-            let copied = conn
-                .copy_in(&copy, chunks)
-                .map_err(|e| anyhow::anyhow!("prepare: {copy}: {e}"))?;
-            if copied != t.rows {
-                bail!("prepare: {} got {copied} rows, not {}", t.name, t.rows);
-            }
-        }
-        for sql in &t.after {
-            println!("Creating a secondary index on '{}'...", t.name);
-            conn.simple_query(sql)
-                .map_err(|e| anyhow::anyhow!("prepare: {sql}: {e}"))?;
-        }
-    }
-    Ok(())
-}
-
-/// `cleanup`: the tables dropped.
-fn cleanup(plan: &SysbenchPlan) -> Result<()> {
-    let mut conn = admin(plan)?;
-    for sql in ddl::cleanup(&plan.oltp) {
-        let table = sql.rsplit(' ').next().unwrap_or_default();
-        println!("Dropping table '{table}'...");
-        conn.simple_query(&sql)
-            .map_err(|e| anyhow::anyhow!("cleanup: {sql}: {e}"))?;
-    }
-    Ok(())
 }
 
 fn clock_seed() -> u64 {

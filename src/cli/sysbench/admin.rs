@@ -1,0 +1,95 @@
+//! `prepare` and `cleanup` over the database's blocking admin connection, with
+//! sysbench's lines: each table created, filled with exactly its rows (COPY on
+//! PostgreSQL; multi-row INSERTs, each one's affected rows counted, where COPY is
+//! not spoken), its indexes built; or dropped.
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+use crate::http::pg::PgAdmin;
+use crate::spec::sysbench::SysbenchPlan;
+use crate::sql::sysbench::ddl::{self, RowFormat, TablePrep};
+use crate::sql::sysbench::rand::SbRand;
+
+/// Rows per COPY chunk or INSERT.
+const CHUNK: u64 = 10_000;
+
+/// One logged-in admin connection of `--db-driver`'s database.
+pub enum Admin {
+    Pg(PgAdmin),
+}
+
+impl Admin {
+    pub fn connect(plan: &SysbenchPlan) -> Result<Admin> {
+        let u = super::pg_url(plan)?;
+        let conn = PgAdmin::connect(&u, u.password.as_deref(), Duration::from_secs(30))
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Admin::Pg(conn))
+    }
+
+    fn exec(&mut self, sql: &str) -> Result<()> {
+        match self {
+            Admin::Pg(c) => c
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{sql}: {e}")),
+        }
+    }
+
+    /// Fills table `t` with its rows, drawn by `rng`; how many went in.
+    fn fill(&mut self, plan: &SysbenchPlan, t: &TablePrep, rng: &mut SbRand) -> Result<u64> {
+        let o = &plan.oltp;
+        let chunks = (0..t.rows.div_ceil(CHUNK)).map(|c| {
+            let from = c * CHUNK + 1;
+            (from, (from + CHUNK).min(t.rows + 1))
+        });
+        match self {
+            Admin::Pg(c) => {
+                let copy = format!("COPY {} {} FROM STDIN", t.name, t.columns);
+                let text = chunks.map(|(from, to)| {
+                    let mut buf = String::new();
+                    ddl::rows(o, rng, from, to, RowFormat::Copy, &mut buf);
+                    buf
+                });
+                c.copy_in(&copy, text)
+                    .map_err(|e| anyhow::anyhow!("{copy}: {e}"))
+            }
+        }
+    }
+}
+
+/// `prepare`: each table created, filled with exactly its rows, indexed.
+pub fn prepare(plan: &SysbenchPlan, seed: u64) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    for (i, t) in ddl::prepare(&plan.oltp).into_iter().enumerate() {
+        println!("Creating table '{}'...", t.name);
+        conn.exec(&t.create).map_err(|e| e.context("prepare"))?;
+        if t.rows > 0 {
+            println!("Inserting {} records into '{}'", t.rows, t.name);
+            let mut rng = SbRand::new(plan.oltp.rand, seed, i as u64 + 1);
+            let put = conn
+                .fill(plan, &t, &mut rng)
+                .map_err(|e| e.context("prepare"))?;
+            if put != t.rows {
+                bail!("prepare: {} got {put} rows, not {}", t.name, t.rows);
+            }
+        }
+        for sql in &t.after {
+            println!("Creating a secondary index on '{}'...", t.name);
+            conn.exec(sql).map_err(|e| e.context("prepare"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `cleanup`: the tables dropped.
+pub fn cleanup(plan: &SysbenchPlan) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    for sql in ddl::cleanup(&plan.oltp) {
+        let table = sql.rsplit(' ').next().unwrap_or_default();
+        println!("Dropping table '{table}'...");
+        conn.exec(&sql).map_err(|e| e.context("cleanup"))?;
+    }
+    Ok(())
+}
