@@ -65,7 +65,10 @@ const HELP: [(&str, &str, &str); 19] = [
     ),
     (
         "sysbench",
-        "# sysbench's command lines as they are, on PostgreSQL\n\
+        "# sysbench's command line as it is: MySQL or MariaDB (sysbench's default driver)\n\
+         hakaru sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-user=sbtest \\\n    \
+         --mysql-password=secret --threads=16 --time=60 run\n\
+         # on PostgreSQL\n\
          hakaru sysbench oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest \\\n    \
          --pgsql-password=secret --tables=4 --table-size=100000 prepare\n\
          hakaru sysbench oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest \\\n    \

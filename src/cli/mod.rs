@@ -71,7 +71,7 @@ pub enum Command {
     Ab(ab::AbArgs),
     /// pgbench's flags, scripts and report against PostgreSQL (-i initializes pgbench's tables).
     Pgbench(pgbench::PgbenchArgs),
-    /// sysbench's OLTP tests, flags and report (oltp_read_write …; prepare, run, cleanup) against PostgreSQL.
+    /// sysbench's OLTP tests, flags and report (oltp_read_write …; prepare, run, cleanup) on MySQL, MariaDB and PostgreSQL.
     Sysbench(sysbench::SysbenchArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     Ramp(ramp::RampArgs),

@@ -2,7 +2,7 @@
 //! words after the command are sysbench's own (`[options] testname
 //! prepare|run|cleanup`), parsed whole by [`crate::spec::sysbench`] before anything
 //! connects; `prepare` and `cleanup` run over the blocking admin connection
-//! (`http::pg`) with sysbench's lines; `run` runs the test on the engine and prints
+//! (`sysbench::admin`) with sysbench's lines; `run` runs the test on the engine and prints
 //! sysbench's report from the step's result, then ends through `finish` (`-o`,
 //! `--threshold`, `--junit`).
 
@@ -10,10 +10,11 @@ use std::net::ToSocketAddrs;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 use clap::Args;
 
 use crate::console::Console;
+use crate::http::mysql_conn::{MyMode, MysqlTarget};
 use crate::http::pg_conn::PgTarget;
 use crate::http::{Proto, Target};
 use crate::observe::Fanout;
@@ -22,6 +23,7 @@ use crate::spec::sql::{GivenScripts, SqlOptions};
 use crate::spec::sysbench::{parse, SbCommand, SysbenchError, SysbenchPlan};
 use crate::spec::{Load, RequestOptions, RunOptions, SessionOptions};
 use crate::sql::interp::{Mode, Scripts, Weighted};
+use crate::sql::mysql::url::MyUrl;
 use crate::sql::pg::frontend::QueryMode;
 use crate::sql::pg::url::PgUrl;
 use crate::sql::Dialect;
@@ -83,11 +85,6 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
         print!("{help}");
         return Ok(0);
     }
-    if plan.oltp.dialect == Dialect::Mysql {
-        bail!(SysbenchError(
-            "--db-driver=mysql: hakaru's MySQL arm is not in this build yet; --db-driver=pgsql runs the same tests on PostgreSQL".into()
-        ));
-    }
     let version = format!("sysbench 1.0.20 (hakaru {})\n", env!("CARGO_PKG_VERSION"));
     match plan.command {
         SbCommand::Prepare => {
@@ -102,16 +99,40 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
     }
 }
 
-/// The PostgreSQL URL of `--pgsql-*`, its password in it.
-pub(super) fn pg_url(plan: &SysbenchPlan) -> Result<PgUrl> {
-    let c = &plan.conn;
-    let mut u = PgUrl::parse(&format!(
-        "postgres://{}@{}:{}/{}",
-        c.user, c.host, c.port, c.db
-    ))
-    .map_err(|e| SysbenchError(format!("the connection: {e}")))?;
-    u.password = c.password.clone();
-    Ok(u)
+/// The database of `--db-driver`: its URL as hakaru's SQL targets take it, the
+/// password in it (never printed: both types redact it).
+pub(super) enum DbUrl {
+    Pg(PgUrl),
+    My(MyUrl),
+}
+
+impl DbUrl {
+    /// `--pgsql-*` or `--mysql-*`, parsed.
+    pub(super) fn of(plan: &SysbenchPlan) -> Result<DbUrl> {
+        let c = &plan.conn;
+        let bad = |e: String| SysbenchError(format!("the connection: {e}"));
+        let at = format!("{}@{}:{}/{}", c.user, c.host, c.port, c.db);
+        Ok(match plan.oltp.dialect {
+            Dialect::Postgres => {
+                let mut u = PgUrl::parse(&format!("postgres://{at}")).map_err(bad)?;
+                u.password = c.password.clone();
+                DbUrl::Pg(u)
+            }
+            Dialect::Mysql => {
+                let mut u = MyUrl::parse(&format!("mysql://{at}")).map_err(bad)?;
+                u.password = c.password.clone();
+                DbUrl::My(u)
+            }
+        })
+    }
+
+    /// The URL without its password, for the run's settings.
+    fn plain(&self) -> String {
+        match self {
+            DbUrl::Pg(u) => format!("postgres://{}@{}:{}/{}", u.user, u.host, u.port, u.database),
+            DbUrl::My(u) => format!("mysql://{}@{}:{}/{}", u.user, u.host, u.port, u.database),
+        }
+    }
 }
 
 fn clock_seed() -> u64 {
@@ -121,10 +142,10 @@ fn clock_seed() -> u64 {
 }
 
 /// The run's steps, warm-up, outputs and engine, built as `hakaru run` builds them
-/// for a PostgreSQL URL; its workload (a placeholder script) is replaced by the test.
+/// for a SQL URL; its workload (a placeholder script) is replaced by the test.
 fn run_options(
     plan: &SysbenchPlan,
-    url: &PgUrl,
+    url: &DbUrl,
     seed: u64,
     command_line: Vec<String>,
 ) -> Result<RunOptions> {
@@ -140,10 +161,7 @@ fn run_options(
         Vec::new(),
     );
     let mut request = RequestOptions {
-        url: Some(format!(
-            "postgres://{}@{}:{}/{}",
-            url.user, url.host, url.port, url.database
-        )),
+        url: Some(url.plain()),
         seed: Some(seed),
         n_slow: 0,
         n_fast: 0,
@@ -175,29 +193,51 @@ fn run_options(
     })
 }
 
-/// The test's target: PostgreSQL, prepared statements unless `--db-ps-mode=disable`
+/// The test's target: PostgreSQL or MySQL, prepared statements unless `--db-ps-mode=disable`
 /// or the test sends plain queries.
-fn target(plan: &SysbenchPlan, url: PgUrl) -> Result<Target> {
-    let addrs: Vec<_> = (url.host.as_str(), url.port)
-        .to_socket_addrs()
-        .map_err(|e| SysbenchError(format!("--pgsql-host={}: {e}", url.host)))?
-        .collect();
+fn target(plan: &SysbenchPlan, url: DbUrl) -> Result<Target> {
     let o = &plan.oltp;
-    let mode = if o.prepared && !o.test.plain_queries() {
-        QueryMode::Prepared
-    } else {
-        QueryMode::Simple
+    let prepared = o.prepared && !o.test.plain_queries();
+    let (host, port, proto) = match url {
+        DbUrl::Pg(url) => {
+            let mode = if prepared {
+                QueryMode::Prepared
+            } else {
+                QueryMode::Simple
+            };
+            let (host, port) = (url.host.clone(), url.port);
+            let t = PgTarget {
+                password: url.password.clone(),
+                url,
+                mode,
+            };
+            (host, port, Proto::Postgres(Arc::new(t)))
+        }
+        DbUrl::My(url) => {
+            let mode = if prepared {
+                MyMode::Prepared
+            } else {
+                MyMode::Simple
+            };
+            let (host, port) = (url.host.clone(), url.port);
+            let t = MysqlTarget {
+                password: url.password.clone(),
+                url,
+                mode,
+            };
+            (host, port, Proto::Mysql(Arc::new(t)))
+        }
     };
+    let addrs: Vec<_> = (host.as_str(), port)
+        .to_socket_addrs()
+        .map_err(|e| SysbenchError(format!("--{}-host={host}: {e}", plan.driver)))?
+        .collect();
     Ok(Target {
         https: false,
-        host: url.host.clone(),
-        port: url.port,
+        host,
+        port,
         addrs,
-        proto: Proto::Postgres(Arc::new(PgTarget {
-            password: url.password.clone(),
-            url,
-            mode,
-        })),
+        proto,
     })
 }
 
@@ -210,7 +250,7 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     };
     thresholds.check(false)?;
     super::finish::check_outputs(plan.output.as_deref(), &thresholds, &[], &[])?;
-    let url = pg_url(plan)?;
+    let url = DbUrl::of(plan)?;
     let seed = plan.seed.unwrap_or_else(clock_seed);
     let mut ready = run_options(plan, &url, seed, command_line)?.build()?;
     ready.run.settings.patterns_source = format!("sysbench {}", plan.oltp.test.name());

@@ -219,7 +219,7 @@ fn parse_test(w: &str) -> Result<Test, SysbenchError> {
         return Err(bad(format!(
             "{w}: hakaru sysbench runs sysbench's built-in tests only, not a Lua script; \
              write a custom workload as a SQL script in pgbench's language and run it with \
-             hakaru run postgres://USER@HOST/DB -f script.sql (see docs/guide/sql.md)"
+             hakaru run postgres://USER@HOST/DB -f script.sql (or mysql://USER@HOST/DB; see docs/guide/sql.md)"
         )));
     }
     let names: Vec<&str> = Test::ALL.iter().map(|t| t.name()).collect();

@@ -392,3 +392,154 @@ fn result_files_thresholds_and_the_histogram() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stdout).contains("SQL statistics:"));
 }
+
+/// The same tests on a private MariaDB 10.11 (tests/it/mysql.rs), counted by the
+/// server's own `SHOW GLOBAL STATUS`.
+mod mariadb {
+    use super::figure;
+    use crate::mysql::{Mariadb, PASSWORD, USER};
+    use crate::util::hakaru;
+    use std::process::{Command, Output, Stdio};
+
+    fn conn(db: &Mariadb) -> Vec<String> {
+        vec![
+            "--db-driver=mysql".to_string(),
+            "--mysql-host=127.0.0.1".into(),
+            format!("--mysql-port={}", db.port),
+            format!("--mysql-user={USER}"),
+            format!("--mysql-password={PASSWORD}"),
+            "--mysql-db=bench".into(),
+        ]
+    }
+
+    fn sysbench(db: &Mariadb, args: &str) -> String {
+        let out: Output = hakaru()
+            .arg("sysbench")
+            .args(conn(db))
+            .args(args.split_whitespace())
+            .output()
+            .expect("hakaru runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(
+            out.status.success(),
+            "hakaru sysbench {args}: {text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        text
+    }
+
+    const COUNTERS: [&str; 7] = [
+        "Com_select",
+        "Com_update",
+        "Com_delete",
+        "Com_insert",
+        "Com_begin",
+        "Com_commit",
+        "Com_stmt_execute",
+    ];
+
+    /// The counters' growth over `run`.
+    fn deltas(db: &Mariadb, run: impl FnOnce()) -> Vec<u64> {
+        let before: Vec<u64> = COUNTERS.iter().map(|c| db.status(c)).collect();
+        run();
+        COUNTERS
+            .iter()
+            .zip(before)
+            .map(|(c, b)| db.status(c) - b)
+            .collect()
+    }
+
+    #[test]
+    fn prepare_run_cleanup_on_mariadb_count_as_the_server_does() {
+        let Some(db) = Mariadb::start() else { return };
+        let shape = "oltp_read_write --tables=2 --table-size=1500";
+        let text = sysbench(&db, &format!("{shape} prepare"));
+        assert!(
+            text.contains("Inserting 1500 records into 'sbtest2'"),
+            "{text}"
+        );
+        assert_eq!(
+            db.sql("SELECT (SELECT count(*) FROM bench.sbtest1), (SELECT count(DISTINCT id) FROM bench.sbtest2)"),
+            "1500\t1500"
+        );
+        let mut report = String::new();
+        let d = deltas(&db, || {
+            report = sysbench(&db, &format!("{shape} --events=200 --time=0 run"));
+        });
+        // One thread: every count exact; prepared statements by execute.
+        assert_eq!(figure(&report, "transactions:"), 200, "{report}");
+        assert_eq!(figure(&report, "read:"), 2800, "{report}");
+        assert_eq!(figure(&report, "write:"), 800, "{report}");
+        assert_eq!(figure(&report, "other:"), 400, "{report}");
+        assert_eq!(d, vec![2800, 400, 200, 200, 200, 200, 4000], "{COUNTERS:?}");
+        // Four threads: the server's commits are the transactions.
+        let mut report = String::new();
+        let d = deltas(&db, || {
+            report = sysbench(
+                &db,
+                &format!("{shape} --threads=4 --events=400 --time=0 run"),
+            );
+        });
+        assert_eq!(d[5], figure(&report, "transactions:"), "{report}");
+        sysbench(&db, &format!("{shape} cleanup"));
+        assert_eq!(db.sql("SELECT count(*) FROM information_schema.tables WHERE table_schema = 'bench' AND table_name LIKE 'sbtest%'"), "0");
+    }
+
+    #[test]
+    fn point_select_on_mariadb_prepared_and_plain() {
+        let Some(db) = Mariadb::start() else { return };
+        sysbench(&db, "oltp_point_select --table-size=1000 prepare");
+        for (mode, executes) in [("auto", 300), ("disable", 0)] {
+            let mut report = String::new();
+            let d = deltas(&db, || {
+                report = sysbench(
+                    &db,
+                    &format!(
+                        "oltp_point_select --table-size=1000 --threads=2 --events=300 --time=0 --db-ps-mode={mode} run"
+                    ),
+                );
+            });
+            assert_eq!(figure(&report, "transactions:"), 300, "{mode}: {report}");
+            assert_eq!((d[0], d[6]), (300, executes), "{mode}");
+        }
+    }
+
+    /// Debian's sysbench on hakaru's tables, and hakaru on sysbench's: the same
+    /// counts.
+    #[test]
+    fn sysbench_itself_agrees_on_mariadb() {
+        let Some(db) = Mariadb::start() else { return };
+        if Command::new("sysbench").arg("--version").output().is_err() {
+            return;
+        }
+        let peer = |args: &str| -> String {
+            let out = Command::new("sysbench")
+                .args(args.split_whitespace())
+                .args(conn(&db))
+                .stdin(Stdio::null())
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned();
+            assert!(
+                out.status.success(),
+                "sysbench {args}: {text}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            text
+        };
+        let shape = "oltp_read_write --tables=2 --table-size=1200";
+        peer(&format!("{shape} prepare"));
+        let ours = sysbench(&db, &format!("{shape} --events=100 --time=0 run"));
+        sysbench(&db, &format!("{shape} cleanup"));
+        sysbench(&db, &format!("{shape} prepare"));
+        let theirs = peer(&format!("{shape} --events=100 --time=0 run"));
+        for label in ["read:", "write:", "other:", "transactions:"] {
+            assert_eq!(
+                figure(&ours, label),
+                figure(&theirs, label),
+                "{label}\n{ours}\n{theirs}"
+            );
+        }
+        peer(&format!("{shape} cleanup"));
+    }
+}

@@ -1,36 +1,50 @@
 //! `prepare` and `cleanup` over the database's blocking admin connection, with
 //! sysbench's lines: each table created, filled with exactly its rows (COPY on
-//! PostgreSQL; multi-row INSERTs, each one's affected rows counted, where COPY is
-//! not spoken), its indexes built; or dropped.
+//! PostgreSQL; on MySQL multi-row INSERTs of 1,000, their affected rows counted), its indexes built; or dropped.
 
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 
+use crate::http::mysql::MysqlAdmin;
 use crate::http::pg::PgAdmin;
 use crate::spec::sysbench::SysbenchPlan;
 use crate::sql::sysbench::ddl::{self, RowFormat, TablePrep};
 use crate::sql::sysbench::rand::SbRand;
 
-/// Rows per COPY chunk or INSERT.
+/// Rows per COPY chunk.
 const CHUNK: u64 = 10_000;
+/// Rows per INSERT (~200 bytes each: well under MySQL's 16 MiB packet).
+const INSERT_ROWS: u64 = 1_000;
 
 /// One logged-in admin connection of `--db-driver`'s database.
 pub enum Admin {
     Pg(PgAdmin),
+    My(MysqlAdmin),
 }
 
 impl Admin {
     pub fn connect(plan: &SysbenchPlan) -> Result<Admin> {
-        let u = super::pg_url(plan)?;
-        let conn = PgAdmin::connect(&u, u.password.as_deref(), Duration::from_secs(30))
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(Admin::Pg(conn))
+        let timeout = Duration::from_secs(30);
+        Ok(match super::DbUrl::of(plan)? {
+            super::DbUrl::Pg(u) => Admin::Pg(
+                PgAdmin::connect(&u, u.password.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+            super::DbUrl::My(u) => Admin::My(
+                MysqlAdmin::connect(&u, u.password.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+        })
     }
 
     fn exec(&mut self, sql: &str) -> Result<()> {
         match self {
             Admin::Pg(c) => c
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{sql}: {e}")),
+            Admin::My(c) => c
                 .simple_query(sql)
                 .map(|_| ())
                 .map_err(|e| anyhow::anyhow!("{sql}: {e}")),
@@ -40,20 +54,40 @@ impl Admin {
     /// Fills table `t` with its rows, drawn by `rng`; how many went in.
     fn fill(&mut self, plan: &SysbenchPlan, t: &TablePrep, rng: &mut SbRand) -> Result<u64> {
         let o = &plan.oltp;
-        let chunks = (0..t.rows.div_ceil(CHUNK)).map(|c| {
-            let from = c * CHUNK + 1;
-            (from, (from + CHUNK).min(t.rows + 1))
-        });
+        let chunks = |size: u64| {
+            (0..t.rows.div_ceil(size)).map(move |c| {
+                let from = c * size + 1;
+                (from, (from + size).min(t.rows + 1))
+            })
+        };
         match self {
             Admin::Pg(c) => {
                 let copy = format!("COPY {} {} FROM STDIN", t.name, t.columns);
-                let text = chunks.map(|(from, to)| {
+                let text = chunks(CHUNK).map(|(from, to)| {
                     let mut buf = String::new();
                     ddl::rows(o, rng, from, to, RowFormat::Copy, &mut buf);
                     buf
                 });
                 c.copy_in(&copy, text)
                     .map_err(|e| anyhow::anyhow!("{copy}: {e}"))
+            }
+            Admin::My(c) => {
+                // Multi-row INSERTs, as sysbench's bulk insert sends them.
+                let mut put = 0;
+                let mut sql = String::new();
+                for (from, to) in chunks(INSERT_ROWS) {
+                    sql.clear();
+                    sql.push_str("INSERT INTO ");
+                    sql.push_str(&t.name);
+                    sql.push(' ');
+                    sql.push_str(t.columns);
+                    sql.push_str(" VALUES ");
+                    ddl::rows(o, rng, from, to, RowFormat::Values, &mut sql);
+                    c.simple_query(&sql)
+                        .map_err(|e| anyhow::anyhow!("INSERT INTO {}: {e}", t.name))?;
+                    put += c.affected();
+                }
+                Ok(put)
             }
         }
     }
