@@ -33,7 +33,7 @@ Exit codes:
 
 /// Per command: examples (one command a line, `#` lines say what the next does) and
 /// its exit codes.
-const HELP: [(&str, &str, &str); 18] = [
+const HELP: [(&str, &str, &str); 19] = [
     (
         "demo",
         "# the search benchmark end to end against the embedded target\n\
@@ -61,6 +61,22 @@ const HELP: [(&str, &str, &str); 18] = [
         "# pgbench's tables at scale 10, then its command line as it is\n\
          PGPASSWORD=secret hakaru pgbench -i -s 10 -h 127.0.0.1 -U bench bench\n\
          PGPASSWORD=secret hakaru pgbench -c 8 -j 2 -T 60 -h 127.0.0.1 -U bench bench",
+        EXIT_CODES_HELP,
+    ),
+    (
+        "sysbench",
+        "# sysbench's command line as it is: MySQL or MariaDB (sysbench's default driver)\n\
+         hakaru sysbench oltp_point_select --mysql-host=127.0.0.1 --mysql-user=sbtest \\\n    \
+         --mysql-password=secret --threads=16 --time=60 run\n\
+         # on PostgreSQL\n\
+         hakaru sysbench oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest \\\n    \
+         --pgsql-password=secret --tables=4 --table-size=100000 prepare\n\
+         hakaru sysbench oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-user=sbtest \\\n    \
+         --pgsql-password=secret --tables=4 --table-size=100000 --threads=16 --time=60 run\n\
+         # hakaru's own: the result files and a threshold that fails CI\n\
+         hakaru sysbench oltp_point_select --db-driver=pgsql --threads=8 --time=30 \\\n    \
+         -o sb.csv --threshold 'p99<5ms' run\n\
+         hakaru sysbench oltp_read_write --db-driver=pgsql --tables=4 cleanup",
         EXIT_CODES_HELP,
     ),
     (

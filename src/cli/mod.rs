@@ -26,6 +26,7 @@ pub mod run;
 pub mod serve;
 pub mod stream;
 pub mod suite;
+pub mod sysbench;
 pub mod terms;
 pub mod threshold;
 pub mod watch;
@@ -70,6 +71,8 @@ pub enum Command {
     Ab(ab::AbArgs),
     /// pgbench's flags, scripts and report against PostgreSQL (-i initializes pgbench's tables).
     Pgbench(pgbench::PgbenchArgs),
+    /// sysbench's OLTP tests, flags and report (oltp_read_write …; prepare, run, cleanup) on MySQL, MariaDB and PostgreSQL.
+    Sysbench(sysbench::SysbenchArgs),
     /// drnbench's progressive benchmark: clients from --start-n-clients to --end-n-clients by --step.
     Ramp(ramp::RampArgs),
     /// Search terms from Groonga select results (drnbench-extract-searchterms and more).
@@ -110,6 +113,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
         Command::Run(a) => run::run(a, command_line),
         Command::Ab(a) => ab::run(a, command_line),
         Command::Pgbench(a) => pgbench::run(a, command_line),
+        Command::Sysbench(a) => sysbench::run(a, command_line),
         Command::Ramp(a) => ramp::run(a, command_line),
         Command::Bulk(a) => bulk::run(a, command_line),
         Command::Serve(a) => serve::run(a),
@@ -169,6 +173,7 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<crate::server::listen::ServeError>()
             || c.is::<crate::spec::ab::AbError>()
             || c.is::<crate::spec::pgbench::PgbenchError>()
+            || c.is::<crate::spec::sysbench::SysbenchError>()
             || c.is::<crate::stream::StreamError>()
             || c.is::<crate::stream::record::TooSmall>()
             || c.is::<crate::metrics::LiveError>()

@@ -24,6 +24,7 @@ pub mod pgbench;
 pub mod rate;
 pub mod sql;
 mod start;
+pub mod sysbench;
 pub mod threshold;
 
 use std::path::PathBuf;

@@ -11,6 +11,7 @@ pub mod interp;
 pub mod mysql;
 pub mod pg;
 pub mod script;
+pub mod sysbench;
 pub mod url;
 
 /// Which wire a statement goes out on, for what differs in its text: a bound

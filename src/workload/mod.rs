@@ -13,6 +13,7 @@ pub mod kv;
 pub mod mix;
 pub mod request_response;
 pub mod sql;
+pub mod sysbench;
 pub mod ycsb;
 
 pub use request_response::{PlanSource, PlanWorkload};

@@ -47,5 +47,6 @@ mod shard;
 mod stream;
 mod suite;
 mod suite_phase;
+mod sysbench;
 mod threshold;
 mod ycsb;

@@ -18,6 +18,7 @@ pub mod pgbench;
 mod ramp_end;
 mod server;
 mod summary;
+pub mod sysbench;
 
 pub use ramp_end::rounds_summary;
 pub use server::server_side;

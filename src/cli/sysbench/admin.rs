@@ -1,0 +1,129 @@
+//! `prepare` and `cleanup` over the database's blocking admin connection, with
+//! sysbench's lines: each table created, filled with exactly its rows (COPY on
+//! PostgreSQL; on MySQL multi-row INSERTs of 1,000, their affected rows counted), its indexes built; or dropped.
+
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+use crate::http::mysql::MysqlAdmin;
+use crate::http::pg::PgAdmin;
+use crate::spec::sysbench::SysbenchPlan;
+use crate::sql::sysbench::ddl::{self, RowFormat, TablePrep};
+use crate::sql::sysbench::rand::SbRand;
+
+/// Rows per COPY chunk.
+const CHUNK: u64 = 10_000;
+/// Rows per INSERT (~200 bytes each: well under MySQL's 16 MiB packet).
+const INSERT_ROWS: u64 = 1_000;
+
+/// One logged-in admin connection of `--db-driver`'s database.
+pub enum Admin {
+    Pg(PgAdmin),
+    My(MysqlAdmin),
+}
+
+impl Admin {
+    pub fn connect(plan: &SysbenchPlan) -> Result<Admin> {
+        let timeout = Duration::from_secs(30);
+        Ok(match super::DbUrl::of(plan)? {
+            super::DbUrl::Pg(u) => Admin::Pg(
+                PgAdmin::connect(&u, u.password.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+            super::DbUrl::My(u) => Admin::My(
+                MysqlAdmin::connect(&u, u.password.as_deref(), timeout)
+                    .map_err(|e| anyhow::anyhow!("{e}"))?,
+            ),
+        })
+    }
+
+    fn exec(&mut self, sql: &str) -> Result<()> {
+        match self {
+            Admin::Pg(c) => c
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{sql}: {e}")),
+            Admin::My(c) => c
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| anyhow::anyhow!("{sql}: {e}")),
+        }
+    }
+
+    /// Fills table `t` with its rows, drawn by `rng`; how many went in.
+    fn fill(&mut self, plan: &SysbenchPlan, t: &TablePrep, rng: &mut SbRand) -> Result<u64> {
+        let o = &plan.oltp;
+        let chunks = |size: u64| {
+            (0..t.rows.div_ceil(size)).map(move |c| {
+                let from = c * size + 1;
+                (from, (from + size).min(t.rows + 1))
+            })
+        };
+        match self {
+            Admin::Pg(c) => {
+                let copy = format!("COPY {} {} FROM STDIN", t.name, t.columns);
+                let text = chunks(CHUNK).map(|(from, to)| {
+                    let mut buf = String::new();
+                    ddl::rows(o, rng, from, to, RowFormat::Copy, &mut buf);
+                    buf
+                });
+                c.copy_in(&copy, text)
+                    .map_err(|e| anyhow::anyhow!("{copy}: {e}"))
+            }
+            Admin::My(c) => {
+                // Multi-row INSERTs, as sysbench's bulk insert sends them.
+                let mut put = 0;
+                let mut sql = String::new();
+                for (from, to) in chunks(INSERT_ROWS) {
+                    sql.clear();
+                    sql.push_str("INSERT INTO ");
+                    sql.push_str(&t.name);
+                    sql.push(' ');
+                    sql.push_str(t.columns);
+                    sql.push_str(" VALUES ");
+                    ddl::rows(o, rng, from, to, RowFormat::Values, &mut sql);
+                    c.simple_query(&sql)
+                        .map_err(|e| anyhow::anyhow!("INSERT INTO {}: {e}", t.name))?;
+                    put += c.affected();
+                }
+                Ok(put)
+            }
+        }
+    }
+}
+
+/// `prepare`: each table created, filled with exactly its rows, indexed.
+pub fn prepare(plan: &SysbenchPlan, seed: u64) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    for (i, t) in ddl::prepare(&plan.oltp).into_iter().enumerate() {
+        println!("Creating table '{}'...", t.name);
+        conn.exec(&t.create).map_err(|e| e.context("prepare"))?;
+        if t.rows > 0 {
+            println!("Inserting {} records into '{}'", t.rows, t.name);
+            let mut rng = SbRand::new(plan.oltp.rand, seed, i as u64 + 1);
+            let put = conn
+                .fill(plan, &t, &mut rng)
+                .map_err(|e| e.context("prepare"))?;
+            if put != t.rows {
+                bail!("prepare: {} got {put} rows, not {}", t.name, t.rows);
+            }
+        }
+        for sql in &t.after {
+            println!("Creating a secondary index on '{}'...", t.name);
+            conn.exec(sql).map_err(|e| e.context("prepare"))?;
+        }
+    }
+    Ok(())
+}
+
+/// `cleanup`: the tables dropped.
+pub fn cleanup(plan: &SysbenchPlan) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    for sql in ddl::cleanup(&plan.oltp) {
+        let table = sql.rsplit(' ').next().unwrap_or_default();
+        println!("Dropping table '{table}'...");
+        conn.exec(&sql).map_err(|e| e.context("cleanup"))?;
+    }
+    Ok(())
+}

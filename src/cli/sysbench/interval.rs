@@ -1,0 +1,98 @@
+//! `--report-interval`: sysbench's line every N seconds while the run goes, from the
+//! engine's progress reports (every 100 ms or so). Events and errors per second are
+//! counted; the latency percentile comes from the live coarse histogram (each
+//! bucket at most 19% wide; the report's figures are the HDR histogram's); the
+//! queries per second by class are the events that ended well times the test's
+//! statements per event (the report's own counts are measured). Reconnects are not
+//! counted live: their rate reads 0 here, the report counts them.
+
+use std::time::Duration;
+
+use crate::cli::args::Human;
+use crate::engine::live::Snapshot;
+use crate::engine::{Progress, StepSpec};
+use crate::report::run::text::sysbench::{interval_line, IntervalFigures};
+use crate::result::{RunResult, StepResult};
+use crate::runner::{Observer, Position};
+use crate::sql::sysbench::QueryCounts;
+
+/// Prints a line each interval of the measured step (not of the warm-up).
+pub struct Intervals {
+    pub every: Duration,
+    pub threads: u64,
+    pub percentile: u32,
+    pub per_event: QueryCounts,
+    pub human: Human,
+    next: Duration,
+    last: (Duration, u64, u64, Snapshot),
+    measuring: bool,
+}
+
+impl Intervals {
+    pub fn new(
+        every: Duration,
+        threads: u64,
+        percentile: u32,
+        per_event: QueryCounts,
+        human: Human,
+    ) -> Self {
+        Intervals {
+            every,
+            threads,
+            percentile,
+            per_event,
+            human,
+            next: every,
+            last: (Duration::ZERO, 0, 0, Snapshot::default()),
+            measuring: false,
+        }
+    }
+}
+
+impl Observer for Intervals {
+    fn step_started(&mut self, _at: Position, _spec: &StepSpec) {
+        self.measuring = true;
+        self.next = self.every;
+        self.last = (Duration::ZERO, 0, 0, Snapshot::default());
+    }
+
+    fn warmup_started(&mut self, _d: Duration, _spec: &StepSpec) {
+        self.measuring = false;
+    }
+
+    fn progress(&mut self, _spec: &StepSpec, p: Progress) {
+        if !self.measuring || p.elapsed < self.next {
+            return;
+        }
+        while self.next <= p.elapsed {
+            self.next += self.every;
+        }
+        let (at, finished, failed, ref lat) = self.last;
+        let secs = (p.elapsed - at).as_secs_f64().max(1e-9);
+        let errors = p.failed - failed;
+        let good = (p.finished - finished).saturating_sub(errors) as f64;
+        let q = self.per_event;
+        let pct = if self.percentile == 0 {
+            95
+        } else {
+            self.percentile
+        };
+        let latency = p.latency.since(lat).quantile(f64::from(pct) / 100.0);
+        let f = IntervalFigures {
+            at_s: p.elapsed.as_secs_f64(),
+            threads: self.threads,
+            tps: good / secs,
+            rwo: [q.read, q.write, q.other].map(|n| n as f64 * good / secs),
+            percentile: pct,
+            latency_ms: latency.map_or(0.0, |d| d.as_secs_f64() * 1e3),
+            errors_per_s: errors as f64 / secs,
+            reconnects_per_s: 0.0,
+        };
+        self.human.print(&interval_line(&f));
+        self.last = (p.elapsed, p.finished, p.failed, p.latency);
+    }
+
+    fn step_finished(&mut self, _run: &RunResult, _step: &StepResult) {
+        self.measuring = false;
+    }
+}

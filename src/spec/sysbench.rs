@@ -1,0 +1,453 @@
+//! `hakaru sysbench`'s command line as sysbench takes it, checked whole before
+//! anything connects: `[options] testname prepare|run|cleanup` in any order,
+//! options as `--name=value` (a bare `--flag` is on), sysbench's defaults, the
+//! connection from `--db-driver` and its `--pgsql-*`/`--mysql-*` options, then
+//! hakaru's own (`-o`, `--threshold`, `--junit`). An option neither knows is
+//! refused by name; a Lua script of one's own is refused with where custom
+//! workloads go instead.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::spec::threshold::{parse_threshold, Threshold};
+use crate::sql::sysbench::rand::{Dist, RandSpec};
+use crate::sql::sysbench::{OltpOptions, Test};
+use crate::sql::Dialect;
+
+/// A bad option, named; exit 2 before any load.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SysbenchError(pub String);
+
+impl fmt::Display for SysbenchError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SysbenchError {}
+
+fn bad(s: impl Into<String>) -> SysbenchError {
+    SysbenchError(s.into())
+}
+
+/// What to do with the test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SbCommand {
+    Prepare,
+    Run,
+    Cleanup,
+    Help,
+}
+
+/// The database's address and login (`--pgsql-*` or `--mysql-*`).
+#[derive(Clone, PartialEq)]
+pub struct Connection {
+    pub host: String,
+    pub port: u16,
+    pub user: String,
+    pub password: Option<String>,
+    pub db: String,
+}
+
+/// The password never shows.
+impl fmt::Debug for Connection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Connection")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("user", &self.user)
+            .field("password", &self.password.as_ref().map(|_| "***"))
+            .field("db", &self.db)
+            .finish()
+    }
+}
+
+/// The checked command line.
+#[derive(Debug, Clone)]
+pub struct SysbenchPlan {
+    pub command: SbCommand,
+    pub oltp: OltpOptions,
+    /// `--db-driver`: `pgsql` or `mysql`.
+    pub driver: &'static str,
+    pub conn: Connection,
+    /// `--time` (0: none).
+    pub time: Option<Duration>,
+    /// `--events` (0: none).
+    pub events: Option<u64>,
+    /// `--rate`, transactions per second (0: as fast as the threads go).
+    pub rate: Option<f64>,
+    pub warmup: Option<Duration>,
+    /// `--report-interval` (0: none).
+    pub report_interval: Option<Duration>,
+    /// `--percentile` (0: none).
+    pub percentile: u32,
+    pub histogram: bool,
+    /// `--rand-seed` (0: from the clock).
+    pub seed: Option<u64>,
+    /// hakaru's `-o`: the result's CSV, the JSON beside it.
+    pub output: Option<PathBuf>,
+    pub thresholds: Vec<Threshold>,
+    pub junit: Option<PathBuf>,
+}
+
+/// The options as written: each `--name[=value]` once, marked when read.
+struct Given {
+    opts: Vec<(String, Option<String>, bool)>,
+}
+
+impl Given {
+    fn take(&mut self, name: &str) -> Option<Option<String>> {
+        let mut found = None;
+        for (n, v, used) in &mut self.opts {
+            if n == name {
+                *used = true;
+                found = Some(v.clone());
+            }
+        }
+        found
+    }
+
+    fn text(&mut self, name: &str) -> Result<Option<String>, SysbenchError> {
+        match self.take(name) {
+            None => Ok(None),
+            Some(Some(v)) => Ok(Some(v)),
+            Some(None) => Err(bad(format!("--{name} needs a value: --{name}=VALUE"))),
+        }
+    }
+
+    fn num<T: std::str::FromStr>(&mut self, name: &str, default: T) -> Result<T, SysbenchError> {
+        match self.text(name)? {
+            None => Ok(default),
+            Some(v) => v
+                .parse()
+                .map_err(|_| bad(format!("--{name}={v}: not a number of the right kind"))),
+        }
+    }
+
+    fn flag(&mut self, name: &str, default: bool) -> Result<bool, SysbenchError> {
+        match self.take(name) {
+            None => Ok(default),
+            Some(None) => Ok(true),
+            Some(Some(v)) => match v.as_str() {
+                "on" | "true" | "yes" | "1" => Ok(true),
+                "off" | "false" | "no" | "0" => Ok(false),
+                _ => Err(bad(format!("--{name}={v}: on or off"))),
+            },
+        }
+    }
+}
+
+/// Words that are hakaru's own and take their value as the next word too.
+const OWN_WITH_VALUE: [&str; 4] = ["-o", "--output", "--threshold", "--junit"];
+
+/// Splits the words into options and the two positionals.
+fn split(args: &[String]) -> Result<(Given, Vec<String>), SysbenchError> {
+    let mut opts = Vec::new();
+    let mut positional = Vec::new();
+    let mut words = args.iter();
+    while let Some(w) = words.next() {
+        if w == "--help" || w == "-h" {
+            positional.push("help".to_string());
+            continue;
+        }
+        let Some(rest) = w
+            .strip_prefix("--")
+            .or_else(|| w.strip_prefix('-').filter(|r| *r == "o"))
+        else {
+            positional.push(w.clone());
+            continue;
+        };
+        let (name, value) = match rest.split_once('=') {
+            Some((n, v)) => (n.to_string(), Some(v.to_string())),
+            None if OWN_WITH_VALUE.contains(&w.as_str()) => {
+                let v = words
+                    .next()
+                    .ok_or_else(|| bad(format!("{w} needs a value")))?;
+                (rest.to_string(), Some(v.clone()))
+            }
+            None => (rest.to_string(), None),
+        };
+        let name = if name == "o" {
+            "output".to_string()
+        } else {
+            name
+        };
+        opts.push((name.replace('_', "-"), value, false));
+    }
+    Ok((Given { opts }, positional))
+}
+
+/// The test and the command from the positionals.
+fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchError> {
+    let mut test = None;
+    let mut command = None;
+    for w in words {
+        let c = match w.as_str() {
+            "prepare" => Some(SbCommand::Prepare),
+            "run" => Some(SbCommand::Run),
+            "cleanup" => Some(SbCommand::Cleanup),
+            "help" => Some(SbCommand::Help),
+            "prewarm" => {
+                return Err(bad(
+                    "prewarm: not done by hakaru sysbench (MySQL-only in sysbench); a --warmup-time=N run warms the server's caches",
+                ))
+            }
+            _ => None,
+        };
+        match (c, &test) {
+            (Some(c), _) if command.is_none() => command = Some(c),
+            (Some(_), _) => {
+                return Err(bad(format!(
+                    "{w}: one command only (prepare, run or cleanup)"
+                )))
+            }
+            (None, None) => test = Some(parse_test(w)?),
+            (None, Some(_)) => return Err(bad(format!("{w}: one test only"))),
+        }
+    }
+    let command = command
+        .ok_or_else(|| bad("no command: hakaru sysbench TESTNAME [options] prepare|run|cleanup"))?;
+    Ok((test, command))
+}
+
+fn parse_test(w: &str) -> Result<Test, SysbenchError> {
+    if let Some(t) = Test::parse(w) {
+        return Ok(t);
+    }
+    if w.ends_with(".lua") || w.contains('/') || std::path::Path::new(w).is_file() {
+        return Err(bad(format!(
+            "{w}: hakaru sysbench runs sysbench's built-in tests only, not a Lua script; \
+             write a custom workload as a SQL script in pgbench's language and run it with \
+             hakaru run postgres://USER@HOST/DB -f script.sql (or mysql://USER@HOST/DB; see docs/guide/sql.md)"
+        )));
+    }
+    let names: Vec<&str> = Test::ALL.iter().map(|t| t.name()).collect();
+    Err(bad(format!(
+        "{w}: not one of sysbench's tests ({})",
+        names.join(", ")
+    )))
+}
+
+/// The connection of `--db-driver`'s database.
+fn connection(g: &mut Given, driver: &str, dialect: Dialect) -> Result<Connection, SysbenchError> {
+    let (default_port, prefix) = match dialect {
+        Dialect::Postgres => (5432, "pgsql"),
+        Dialect::Mysql => (3306, "mysql"),
+    };
+    let host = g
+        .text(&format!("{prefix}-host"))?
+        .unwrap_or_else(|| "localhost".into());
+    if host.starts_with('/') || host.contains(',') {
+        return Err(bad(format!(
+            "--{prefix}-host={host}: one TCP host (a socket or a list of hosts is not taken)"
+        )));
+    }
+    let port = g.num(&format!("{prefix}-port"), default_port)?;
+    let user = g
+        .text(&format!("{prefix}-user"))?
+        .unwrap_or_else(|| "sbtest".into());
+    let password = g
+        .text(&format!("{prefix}-password"))?
+        .filter(|p| !p.is_empty());
+    let db = g
+        .text(&format!("{prefix}-db"))?
+        .unwrap_or_else(|| "sbtest".into());
+    // The other driver's options say the command line meant another database.
+    let other = if dialect == Dialect::Postgres {
+        "mysql"
+    } else {
+        "pgsql"
+    };
+    for o in ["host", "port", "user", "password", "db"] {
+        if g.take(&format!("{other}-{o}")).is_some() {
+            return Err(bad(format!(
+                "--{other}-{o} with --db-driver={driver}: give --{prefix}-{o}, or --db-driver={other}"
+            )));
+        }
+    }
+    Ok(Connection {
+        host,
+        port,
+        user,
+        password,
+        db,
+    })
+}
+
+fn rand_spec(g: &mut Given) -> Result<RandSpec, SysbenchError> {
+    let d = RandSpec::default();
+    let dist = match g.text("rand-type")? {
+        None => d.dist,
+        Some(t) => Dist::parse(&t).ok_or_else(|| {
+            bad(format!(
+                "--rand-type={t}: uniform, gaussian, special, pareto or zipfian"
+            ))
+        })?,
+    };
+    let spec = RandSpec {
+        dist,
+        iter: g.num("rand-spec-iter", d.iter)?,
+        pct: g.num("rand-spec-pct", d.pct)?,
+        res: g.num("rand-spec-res", d.res)?,
+        pareto_h: g.num("rand-pareto-h", d.pareto_h)?,
+        zipf_exp: g.num("rand-zipfian-exp", d.zipf_exp)?,
+    };
+    if spec.iter == 0 || spec.pct > 100 || spec.res >= 100 {
+        return Err(bad(
+            "--rand-spec-iter is at least 1, --rand-spec-pct at most 100, --rand-spec-res below 100",
+        ));
+    }
+    if !(spec.pareto_h > 0.0 && spec.pareto_h < 1.0)
+        || spec.zipf_exp.is_nan()
+        || spec.zipf_exp < 0.0
+    {
+        return Err(bad(
+            "--rand-pareto-h is between 0 and 1, --rand-zipfian-exp at least 0",
+        ));
+    }
+    Ok(spec)
+}
+
+/// The test's own options over sysbench's defaults.
+fn oltp(g: &mut Given, test: Test, dialect: Dialect) -> Result<OltpOptions, SysbenchError> {
+    let d = OltpOptions::new(test, dialect);
+    let prepared = match g.text("db-ps-mode")?.as_deref() {
+        None | Some("auto") => true,
+        Some("disable") => false,
+        Some(m) => return Err(bad(format!("--db-ps-mode={m}: auto or disable"))),
+    };
+    let o = OltpOptions {
+        prepared,
+        tables: g.num("tables", d.tables)?,
+        table_size: g.num("table-size", d.table_size)?,
+        range_size: g.num("range-size", d.range_size)?,
+        point_selects: g.num("point-selects", d.point_selects)?,
+        simple_ranges: g.num("simple-ranges", d.simple_ranges)?,
+        sum_ranges: g.num("sum-ranges", d.sum_ranges)?,
+        order_ranges: g.num("order-ranges", d.order_ranges)?,
+        distinct_ranges: g.num("distinct-ranges", d.distinct_ranges)?,
+        index_updates: g.num("index-updates", d.index_updates)?,
+        non_index_updates: g.num("non-index-updates", d.non_index_updates)?,
+        delete_inserts: g.num("delete-inserts", d.delete_inserts)?,
+        range_selects: g.flag("range-selects", d.range_selects)?,
+        skip_trx: g.flag("skip-trx", d.skip_trx)?,
+        auto_inc: g.flag("auto-inc", d.auto_inc)?,
+        secondary: g.flag("secondary", d.secondary)?,
+        create_secondary: g.flag("create-secondary", d.create_secondary)?,
+        random_points: g.num("random-points", d.random_points)?,
+        number_of_ranges: g.num("number-of-ranges", d.number_of_ranges)?,
+        delta: g.num("delta", d.delta)?,
+        threads: g.num("threads", d.threads)?,
+        rand: rand_spec(g)?,
+        ..d
+    };
+    if o.threads == 0 {
+        return Err(bad("--threads=0: at least one thread"));
+    }
+    if o.tables == 0 || o.table_size == 0 {
+        return Err(bad("--tables and --table-size are at least 1"));
+    }
+    if o.tables > 100_000 || o.range_size == 0 {
+        return Err(bad("--tables is at most 100000, --range-size at least 1"));
+    }
+    if test.one_table() && o.tables != 1 {
+        return Err(bad(format!(
+            "--tables={}: {} works on sbtest1 alone",
+            o.tables,
+            test.name()
+        )));
+    }
+    if matches!(test, Test::RandomPoints | Test::RandomRanges)
+        && (o.random_points == 0 || o.number_of_ranges == 0)
+    {
+        return Err(bad("--random-points and --number-of-ranges are at least 1"));
+    }
+    Ok(o)
+}
+
+/// sysbench's command line, checked.
+pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
+    let (mut g, words) = split(args)?;
+    let (test, command) = positionals(&words)?;
+    let driver_text = g.text("db-driver")?.unwrap_or_else(|| "mysql".into());
+    let (driver, dialect) = match driver_text.as_str() {
+        "pgsql" => ("pgsql", Dialect::Postgres),
+        "mysql" => ("mysql", Dialect::Mysql),
+        d => return Err(bad(format!("--db-driver={d}: pgsql or mysql"))),
+    };
+    let test = match (test, command) {
+        (Some(t), _) => t,
+        (None, SbCommand::Help) => Test::ReadWrite,
+        (None, _) => {
+            return Err(bad(
+                "no test: name one, e.g. hakaru sysbench oltp_read_write … run",
+            ))
+        }
+    };
+    let conn = connection(&mut g, driver, dialect)?;
+    let oltp = oltp(&mut g, test, dialect)?;
+    let time: u64 = g.num("time", 10)?;
+    let events: u64 = g.num("events", 0)?;
+    if command == SbCommand::Run && time == 0 && events == 0 {
+        return Err(bad(
+            "--time=0 and --events=0: the run would never end; give one of them",
+        ));
+    }
+    let rate: f64 = g.num("rate", 0.0)?;
+    if !(rate.is_finite() && rate >= 0.0) {
+        return Err(bad(format!(
+            "--rate={rate}: transactions per second, 0 for no limit"
+        )));
+    }
+    let percentile: u32 = g.num("percentile", 95)?;
+    if percentile > 100 {
+        return Err(bad(format!(
+            "--percentile={percentile}: 1 to 100, or 0 for none"
+        )));
+    }
+    let warmup: u64 = g.num("warmup-time", 0)?;
+    let seed: u64 = g.num("rand-seed", 0)?;
+    let histogram = g.flag("histogram", false)?;
+    let report_interval: u64 = g.num("report-interval", 0)?;
+    // Accepted as sysbench takes them, with nothing to change here.
+    let _ = g.text("verbosity")?;
+    let _ = g.text("db-debug")?;
+    let output = g.text("output")?.map(PathBuf::from);
+    let junit = g.text("junit")?.map(PathBuf::from);
+    let mut thresholds = Vec::new();
+    for (n, v, used) in &mut g.opts {
+        if n == "threshold" {
+            *used = true;
+            let v = v
+                .as_deref()
+                .ok_or_else(|| bad("--threshold needs a value"))?;
+            thresholds.push(parse_threshold(v).map_err(|e| bad(format!("--threshold {v}: {e}")))?);
+        }
+    }
+    if let Some((n, _, _)) = g.opts.iter().find(|(_, _, used)| !*used) {
+        return Err(bad(format!(
+            "--{n}: not an option of hakaru sysbench (sysbench's general, --db-driver's and the OLTP tests' options, -o, --threshold, --junit; see hakaru sysbench --help)"
+        )));
+    }
+    Ok(SysbenchPlan {
+        command,
+        oltp,
+        driver,
+        conn,
+        time: (time > 0).then(|| Duration::from_secs(time)),
+        events: (events > 0).then_some(events),
+        rate: (rate > 0.0).then_some(rate),
+        warmup: (warmup > 0).then(|| Duration::from_secs(warmup)),
+        report_interval: (report_interval > 0).then(|| Duration::from_secs(report_interval)),
+        percentile,
+        histogram,
+        seed: (seed > 0).then_some(seed),
+        output,
+        thresholds,
+        junit,
+    })
+}
+
+#[cfg(test)]
+mod tests;

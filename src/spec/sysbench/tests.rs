@@ -1,0 +1,78 @@
+use super::*;
+
+fn args(s: &str) -> Vec<String> {
+    s.split_whitespace().map(str::to_string).collect()
+}
+
+fn err(s: &str) -> String {
+    parse(&args(s)).unwrap_err().0
+}
+
+#[test]
+fn a_sysbench_command_line_is_taken_as_written() {
+    let p = parse(&args(
+        "oltp_read_write --db-driver=pgsql --pgsql-host=127.0.0.1 --pgsql-port=5433 \
+         --pgsql-user=bench --pgsql-password=secret --pgsql-db=b --tables=4 --table-size=1000 \
+         --threads=8 --time=30 --rand-type=uniform --skip-trx --db-ps-mode=disable run",
+    ))
+    .unwrap();
+    assert_eq!(p.command, SbCommand::Run);
+    assert_eq!((p.driver, p.oltp.dialect), ("pgsql", Dialect::Postgres));
+    assert_eq!(p.conn.host, "127.0.0.1");
+    assert_eq!((p.conn.port, p.conn.user.as_str()), (5433, "bench"));
+    assert_eq!(p.conn.password.as_deref(), Some("secret"));
+    assert!(!format!("{p:?}").contains("secret"));
+    assert_eq!(
+        (p.oltp.tables, p.oltp.table_size, p.oltp.threads),
+        (4, 1000, 8)
+    );
+    assert!(p.oltp.skip_trx && !p.oltp.prepared);
+    assert_eq!(p.oltp.rand.dist, Dist::Uniform);
+    assert_eq!(p.time, Some(Duration::from_secs(30)));
+    assert_eq!(p.events, None);
+}
+
+#[test]
+fn sysbenchs_defaults_hold_when_nothing_is_given() {
+    let p = parse(&args("oltp_point_select prepare")).unwrap();
+    assert_eq!(p.driver, "mysql");
+    assert_eq!((p.conn.host.as_str(), p.conn.port), ("localhost", 3306));
+    assert_eq!(
+        (p.conn.user.as_str(), p.conn.db.as_str()),
+        ("sbtest", "sbtest")
+    );
+    assert_eq!(p.time, Some(Duration::from_secs(10)));
+    assert_eq!((p.percentile, p.oltp.table_size), (95, 10_000));
+    assert_eq!(p.oltp.rand.dist, Dist::Special);
+    assert!(p.oltp.prepared && p.oltp.auto_inc && p.oltp.create_secondary);
+    // Options and positionals in any order; --flag=off; hakaru's own -o.
+    let p = parse(&args(
+        "--auto-inc=off run --events=100 --time=0 oltp_insert -o r.csv --threshold p99<50ms",
+    ))
+    .unwrap();
+    assert!(!p.oltp.auto_inc);
+    assert_eq!((p.events, p.time), (Some(100), None));
+    assert_eq!(p.output, Some(PathBuf::from("r.csv")));
+    assert_eq!(p.thresholds.len(), 1);
+}
+
+#[test]
+fn bad_options_are_refused_by_name() {
+    assert!(err("oltp_read_write --bogus=1 run").contains("--bogus: not an option"));
+    assert!(err("oltp_read_write --threads=x run").contains("--threads=x"));
+    assert!(err("oltp_read_write --rand-type=normal run").contains("--rand-type=normal"));
+    assert!(err("oltp_read_write --db-driver=pgsql --mysql-host=h run").contains("--mysql-host"));
+    assert!(err("oltp_read_write --time=0 run").contains("never end"));
+    assert!(err("oltp_read_write").contains("no command"));
+    assert!(err("tpcc run").contains("not one of sysbench's tests"));
+    assert!(err("select_random_points --tables=2 run").contains("sbtest1 alone"));
+    assert!(err("oltp_read_write --skip-trx=maybe run").contains("on or off"));
+    assert!(err("oltp_read_write --tables run").contains("needs a value"));
+}
+
+#[test]
+fn a_lua_script_of_ones_own_points_to_hakarus_sql_scripts() {
+    let e = err("./my_test.lua --threads=4 run");
+    assert!(e.contains("not a Lua script"), "{e}");
+    assert!(e.contains("hakaru run postgres://"), "{e}");
+}
