@@ -55,7 +55,16 @@ impl ThresholdArgs {
                 why: "nothing to judge: give the thresholds that must hold",
             });
         }
-        Threshold::check_for(&self.thresholds, "--threshold", bulk)
+        Threshold::check_for(&self.thresholds, "--threshold", bulk)?;
+        // A named label keeps its own place in the workload's labels, past the cap.
+        crate::stats::labels::keep_named(self.thresholds.iter().filter_map(|t| {
+            let sel = t.label.as_ref()?;
+            Some(crate::stats::Label {
+                key: sel.key.clone(),
+                value: sel.value.clone(),
+            })
+        }));
+        Ok(())
     }
 
     /// [`Self::check`] for the commands that read a finished run (`merge`, `report`).

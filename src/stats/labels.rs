@@ -29,6 +29,26 @@ pub const TIMED_LABELS: usize = 8;
 /// The label of everything past the cap.
 pub const OTHER: &str = "other";
 
+/// Labels a threshold names: each keeps its own place past the cap too, whatever
+/// its rank (the guide promises it), so the threshold has something to judge.
+static NAMED: std::sync::RwLock<Vec<Label>> = std::sync::RwLock::new(Vec::new());
+
+/// Keeps `labels` (the thresholds' selectors) out of [`OTHER`] in every workload's
+/// labels made after this call.
+pub fn keep_named(labels: impl IntoIterator<Item = Label>) {
+    let mut named = NAMED.write().unwrap_or_else(|p| p.into_inner());
+    for l in labels {
+        if !named.contains(&l) {
+            named.push(l);
+        }
+    }
+}
+
+fn is_named(label: &Label) -> bool {
+    let named = NAMED.read().unwrap_or_else(|p| p.into_inner());
+    !named.is_empty() && named.contains(label)
+}
+
 /// One label: a selector's key ("group", "name", "workload", "op") and its value.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Label {
@@ -80,7 +100,7 @@ impl LabelSet {
         if let Some(i) = self.index.get(&label) {
             return *i;
         }
-        if self.labels.list.len() + 1 < MAX_LABELS {
+        if self.labels.list.len() + 1 < MAX_LABELS || is_named(&label) {
             let i = self.labels.list.len() as u16;
             self.labels.list.push(label.clone());
             self.index.insert(label, i);

@@ -135,3 +135,43 @@ fn a_spike_profile_shows_the_second_latency_rose() {
         .sum();
     assert_eq!(total, n(&step["total_requests"]));
 }
+
+/// Issue 36 item 11: a threshold naming a real label past the 199 kept is judged:
+/// the label keeps its own place. It failed with "no label group=g240".
+#[test]
+fn a_threshold_s_label_past_the_cap_is_kept_and_judged() {
+    let server = hakaru_serve(&[], "labels-cap");
+    let dir = TempDir::new("labels-cap");
+    let groups: Vec<String> = (0..250)
+        .map(|i| format!(r#""g{i}": {{"patterns": ["/status/200"]}}"#))
+        .collect();
+    let patterns = dir.write("p.json", &format!("{{{}}}", groups.join(",")));
+    let json = dir.path("r.json");
+    let out = run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "500",
+        "--order",
+        "sequential",
+        "--request-patterns-file",
+        patterns.to_str().unwrap(),
+        "--default-hosts",
+        "127.0.0.1",
+        "--default-port",
+        &server.port.to_string(),
+        "--threshold",
+        "p99{group=g240}<10s",
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let step = &read_json(&json)["steps"][0];
+    let kept = label(step, "g240");
+    assert_eq!(n(&kept["total_requests"]), 2, "{kept}");
+    assert!(
+        n(&label(step, "other")["total_requests"]) > 0,
+        "past the cap: other"
+    );
+}
