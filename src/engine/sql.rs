@@ -221,6 +221,23 @@ fn wire_failed<W: Workload>(w: &Worker<W>, slot: &mut SqlSlot, e: ConnError) -> 
     (Outcome::Error(kind), 0)
 }
 
+/// A statement's own time (sent at `sent`, ended now) under its label, if it has
+/// one: a sample within its transaction, not a request of the step's.
+fn sample<W: Workload>(w: &Worker<W>, label: Option<u16>, sent: Instant, outcome: Outcome) {
+    let Some(label) = label else {
+        return;
+    };
+    let end = Instant::now();
+    let meter = w.meter.received.get();
+    let done = w
+        .rec
+        .borrow_mut()
+        .record_sample(label, end, outcome, end - sent, meter);
+    if let Some(second) = done {
+        w.hand_over(second);
+    }
+}
+
 async fn drive<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
@@ -251,16 +268,22 @@ async fn drive<W: Workload>(
             } => {
                 let mut args = recycle(std::mem::take(&mut slot.params));
                 args.extend(params.iter());
+                let sent = Instant::now();
                 let answered = conn.statement(proto, stmt, sql, &args, prepared).await;
                 slot.params = recycle(args);
+                let label = session.statement_label(stmt);
                 if let Err(e) = answered {
                     // The wire failed: this connection is done, the transaction too.
+                    let kind = e.kind();
+                    sample(w, label, sent, Outcome::Error(kind));
                     return wire_failed(w, slot, e);
                 }
                 let conn = slot.conn.as_ref().expect("still connected");
                 let mut row = recycle(std::mem::take(&mut slot.row));
                 let mut columns = recycle_names(std::mem::take(&mut slot.columns));
                 let (rows, kind) = conn.told(&mut row, &mut columns);
+                let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
+                sample(w, label, sent, outcome);
                 if let Some(kind) = kind {
                     failed = Some(kind);
                     w.rec.borrow_mut().note_error(kind, || conn.error_text());

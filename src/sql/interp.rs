@@ -207,6 +207,11 @@ pub trait Conversation {
     fn next(&mut self) -> Action<'_>;
     /// The awaited query's answer.
     fn answered(&mut self, answer: &StatementAnswer<'_>);
+    /// The label statement `stmt`'s own time is counted under (`stmt=<n>`), if any.
+    fn statement_label(&self, stmt: usize) -> Option<u16> {
+        let _ = stmt;
+        None
+    }
 }
 
 impl Conversation for Session {
@@ -215,6 +220,9 @@ impl Conversation for Session {
     }
     fn answered(&mut self, answer: &StatementAnswer<'_>) {
         Session::answered(self, answer)
+    }
+    fn statement_label(&self, stmt: usize) -> Option<u16> {
+        self.stmt_labels.as_ref()?.get(stmt).copied()
     }
 }
 
@@ -334,6 +342,8 @@ pub struct Session {
     sql: String,
     params: Params,
     error: Option<String>,
+    /// Each statement's label, by number (see [`Session::with_statement_labels`]).
+    stmt_labels: Option<Arc<[u16]>>,
 }
 
 impl Session {
@@ -359,7 +369,15 @@ impl Session {
             sql: String::new(),
             params: Params::default(),
             error: None,
+            stmt_labels: None,
         }
+    }
+
+    /// Each statement's label (by its number across the scripts), under which the
+    /// engine counts its own time besides its transaction's.
+    pub fn with_statement_labels(mut self, labels: Arc<[u16]>) -> Session {
+        self.stmt_labels = Some(labels);
+        self
     }
 
     /// Starts the next transaction: a script drawn by weight. Returns its index.
