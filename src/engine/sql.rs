@@ -256,6 +256,51 @@ async fn drive<W: Workload>(
         }
     }
     let read_before = slot.conn.as_ref().expect("connected above").bytes_in();
+    let mut tries = 1;
+    let failed = loop {
+        let failed = match attempt(w, timer, slot, proto, session).await {
+            Ok(failed) => failed,
+            Err(done) => return done,
+        };
+        match failed {
+            // pgbench's --max-tries: the same transaction again, same random values.
+            Some(kind) if retryable(kind) && session.retry() => {
+                let mut rec = w.rec.borrow_mut();
+                rec.retries += 1;
+                rec.retried += u64::from(tries == 1);
+                tries += 1;
+            }
+            other => break other,
+        }
+    };
+    let conn = slot.conn.as_ref().expect("connected above");
+    let read = conn.bytes_in() - read_before;
+    match failed {
+        Some(kind) => (Outcome::Error(kind), read),
+        None => (Outcome::Status(STATUS_REPLY), read),
+    }
+}
+
+/// Whether a transaction failing so is tried again under `--max-tries`: a
+/// serialization failure or a deadlock (pgbench's), and MySQL's lock wait timeout
+/// (sysbench's).
+fn retryable(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::SqlSerializationFailure | ErrorKind::SqlDeadlock | ErrorKind::SqlLockWaitTimeout
+    )
+}
+
+/// One try of the transaction: its statements until `Done` or the first failure
+/// (its block rolled back); the kind it failed with, or the whole transaction's
+/// outcome when the wire failed (the connection dropped: no retry).
+async fn attempt<W: Workload>(
+    w: &Worker<W>,
+    timer: &Timer,
+    slot: &mut SqlSlot,
+    proto: &Proto,
+    session: &mut dyn Conversation,
+) -> Result<Option<ErrorKind>, (Outcome, u64)> {
     let mut failed: Option<ErrorKind> = None;
     loop {
         let conn = slot.conn.as_mut().expect("connected above");
@@ -276,7 +321,7 @@ async fn drive<W: Workload>(
                     // The wire failed: this connection is done, the transaction too.
                     let kind = e.kind();
                     sample(w, label, sent, Outcome::Error(kind));
-                    return wire_failed(w, slot, e);
+                    return Err(wire_failed(w, slot, e));
                 }
                 let conn = slot.conn.as_ref().expect("still connected");
                 let mut row = recycle(std::mem::take(&mut slot.row));
@@ -316,12 +361,8 @@ async fn drive<W: Workload>(
     // open, to be committed by the next transaction's statements were it not ended.
     if failed.is_some() && conn.in_block() {
         if let Err(e) = conn.rollback().await {
-            return wire_failed(w, slot, e);
+            return Err(wire_failed(w, slot, e));
         }
     }
-    let read = conn.bytes_in() - read_before;
-    match failed {
-        Some(kind) => (Outcome::Error(kind), read),
-        None => (Outcome::Status(STATUS_REPLY), read),
-    }
+    Ok(failed)
 }

@@ -410,6 +410,10 @@ pub struct Recorder {
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,
+    /// SQL `--max-tries`: transactions tried more than once, and the tries past
+    /// their first all told (pgbench's "retried" and "total number of retries").
+    pub retried: u64,
+    pub retries: u64,
     /// `--coalesce`: the pauses the workers took before waiting for their sockets,
     /// their length in all (µs), and the wake-ups they let pass with too few answers
     /// in flight to gather.
@@ -457,6 +461,8 @@ impl Recorder {
             server_closes: 0,
             unfinished: 0,
             late: 0,
+            retried: 0,
+            retries: 0,
             coalesce_pauses: 0,
             coalesce_slept_us: 0,
             coalesce_passed: 0,
@@ -762,6 +768,8 @@ impl Recorder {
         self.unfinished += other.unfinished;
         self.late += other.late;
         self.dropped += other.dropped;
+        self.retried += other.retried;
+        self.retries += other.retries;
         self.coalesce_pauses += other.coalesce_pauses;
         self.coalesce_slept_us += other.coalesce_slept_us;
         self.coalesce_passed += other.coalesce_passed;

@@ -872,3 +872,49 @@ fn pg_engine_gset_stores_a_column_by_its_name_in_each_mode() {
     }
     assert_eq!(pg.psql("hb", "SELECT n FROM g").trim(), "300");
 }
+
+/// `--max-tries` on PostgreSQL: concurrent updates of one row under REPEATABLE READ
+/// fail with 40001; each is rolled back and tried again, each retry counted, and
+/// every transaction that committed is in the row.
+#[test]
+fn pg_run_max_tries_retries_serialization_failures_and_counts_each_retry() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE DATABASE hb");
+    pg.psql(
+        "hb",
+        "CREATE TABLE one (id int PRIMARY KEY, n int NOT NULL); INSERT INTO one VALUES (1, 0)",
+    );
+    let dir = TempDir::new("pg-retry");
+    let tx = dir.path("tx.sql");
+    std::fs::write(
+        &tx,
+        "BEGIN ISOLATION LEVEL REPEATABLE READ;\nSELECT n FROM one WHERE id = 1;\n\
+         SELECT pg_sleep(0.002);\nUPDATE one SET n = n + 1 WHERE id = 1;\nCOMMIT;\n",
+    )
+    .unwrap();
+    let url = pg.url("hb");
+    let (o, j) = pg_run(
+        &dir,
+        "retry",
+        &[
+            "-c",
+            "8",
+            "-n",
+            "200",
+            "--max-tries",
+            "100",
+            "-f",
+            tx.to_str().unwrap(),
+            &url,
+        ],
+    );
+    assert!(o.status.code().is_some(), "{}", crate::util::stderr(&o));
+    let s = &j["steps"][0];
+    let ok = s["responses"].as_u64().unwrap();
+    let retries = s["retries"].as_u64().unwrap_or(0);
+    assert!(retries > 0 && s["retried"].as_u64().unwrap_or(0) > 0, "{s}");
+    assert_eq!(ok, 200, "{s}");
+    assert_eq!(pg.psql("hb", "SELECT n FROM one").trim(), ok.to_string());
+}
