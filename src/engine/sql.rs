@@ -28,6 +28,8 @@ pub(super) struct SqlSlot {
     params: Vec<Option<&'static [u8]>>,
     row: Vec<Option<&'static [u8]>>,
     columns: Vec<&'static [u8]>,
+    /// A retryable failure's sample, noted only if the transaction ends failed.
+    pending: Option<(ErrorKind, String)>,
 }
 
 /// A logged-in connection on either wire.
@@ -273,6 +275,11 @@ async fn drive<W: Workload>(
             other => break other,
         }
     };
+    if let Some((kind, text)) = slot.pending.take() {
+        if failed == Some(kind) {
+            w.rec.borrow_mut().note_error(kind, || text);
+        }
+    }
     let conn = slot.conn.as_ref().expect("connected above");
     let read = conn.bytes_in() - read_before;
     match failed {
@@ -331,7 +338,12 @@ async fn attempt<W: Workload>(
                 sample(w, label, sent, outcome);
                 if let Some(kind) = kind {
                     failed = Some(kind);
-                    w.rec.borrow_mut().note_error(kind, || conn.error_text());
+                    if retryable(kind) {
+                        // Its sample waits: a retry that succeeds leaves no error.
+                        slot.pending = Some((kind, conn.error_text()));
+                    } else {
+                        w.rec.borrow_mut().note_error(kind, || conn.error_text());
+                    }
                 }
                 session.answered(&StatementAnswer {
                     failed: kind.is_some(),

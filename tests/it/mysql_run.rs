@@ -12,7 +12,11 @@ use crate::mysql::{Mariadb, PASSWORD, USER};
 use crate::util::TempDir;
 
 /// `hakaru run … -o DIR/NAME.csv -q`: its exit and its result.
-fn my_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+pub fn my_run(
+    dir: &TempDir,
+    name: &str,
+    args: &[&str],
+) -> (std::process::Output, serde_json::Value) {
     let out = dir.path(&format!("{name}.csv"));
     let mut all = vec!["run"];
     all.extend_from_slice(args);
@@ -28,7 +32,7 @@ fn my_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, se
 }
 
 /// The deltas of the server's `Com_*` counters over `f`.
-fn com_deltas(db: &Mariadb, names: &[&str], f: impl FnOnce()) -> Vec<u64> {
+pub fn com_deltas(db: &Mariadb, names: &[&str], f: impl FnOnce()) -> Vec<u64> {
     let before: Vec<u64> = names.iter().map(|n| db.status(n)).collect();
     f();
     names
@@ -446,81 +450,4 @@ fn mysql_run_times_each_statement_under_its_own_label_and_thresholds_select_it()
     let fails = [&args[..], &["--threshold", "p99{stmt=2}<15ms", &url]].concat();
     let (o, _) = my_run(&dir, "fails", &fails);
     assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
-}
-
-/// `--max-tries`: two rows updated in either order by 8 clients deadlock often;
-/// each deadlocked transaction is rolled back and tried again with the same rows,
-/// each retry counted, and every transaction that committed is in the rows' sum.
-#[test]
-fn mysql_run_max_tries_retries_deadlocks_and_counts_each_retry() {
-    let Some(db) = Mariadb::start() else { return };
-    db.sql(
-        "CREATE TABLE bench.pair (id INT PRIMARY KEY, n INT NOT NULL) ENGINE=InnoDB; \
-         INSERT INTO bench.pair VALUES (1, 0), (2, 0)",
-    );
-    let dir = TempDir::new("mysql-retry");
-    let tx = dir.path("tx.sql");
-    std::fs::write(
-        &tx,
-        "\\set a random(1, 2)\nBEGIN;\nUPDATE pair SET n = n + 1 WHERE id = :a;\n\
-         SELECT SLEEP(0.002);\nUPDATE pair SET n = n + 1 WHERE id = 3 - :a;\nCOMMIT;\n",
-    )
-    .unwrap();
-    let url = db.url();
-    let args = [
-        "-c",
-        "8",
-        "-n",
-        "400",
-        "--max-tries",
-        "50",
-        "-f",
-        tx.to_str().unwrap(),
-    ];
-    let mut j = serde_json::Value::Null;
-    let d = com_deltas(&db, &["Com_commit", "Com_rollback"], || {
-        let (o, got) = my_run(&dir, "retry", &[&args[..], &[&url]].concat());
-        assert!(o.status.code().is_some(), "{}", crate::util::stderr(&o));
-        j = got;
-    });
-    let s = &j["steps"][0];
-    let ok = s["responses"].as_u64().unwrap();
-    let (retried, retries) = (
-        s["retried"].as_u64().unwrap_or(0),
-        s["retries"].as_u64().unwrap_or(0),
-    );
-    assert!(retries > 0 && retried > 0 && retries >= retried, "{s}");
-    assert_eq!(
-        ok + s["errors"]
-            .as_object()
-            .unwrap()
-            .values()
-            .map(|v| v.as_u64().unwrap())
-            .sum::<u64>(),
-        400,
-        "{s}"
-    );
-    assert_eq!(d[0], ok, "one COMMIT per transaction that succeeded");
-    assert_eq!(d[1], retries + (400 - ok), "one ROLLBACK per failed try");
-    let sum: u64 = db.sql("SELECT SUM(n) FROM bench.pair").parse().unwrap();
-    assert_eq!(
-        sum,
-        2 * ok,
-        "each committed transaction's two updates, no other"
-    );
-    // --max-tries 0 is bad input, before any load.
-    let (o, _) = my_run(
-        &dir,
-        "zero",
-        &[
-            "-n",
-            "1",
-            "--max-tries",
-            "0",
-            "-f",
-            tx.to_str().unwrap(),
-            &url,
-        ],
-    );
-    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
 }
