@@ -90,6 +90,16 @@ pub struct KvArgs {
         help_heading = "SQL (postgres://, mysql://)"
     )]
     pub query_mode: Option<String>,
+
+    /// Tries of a transaction that failed with a serialization failure, a deadlock or
+    /// (MySQL) a lock wait timeout: retried with the same random values, each retry
+    /// counted (pgbench's --max-tries) [default: 1].
+    #[arg(
+        long = "max-tries",
+        value_name = "N",
+        help_heading = "SQL (postgres://, mysql://)"
+    )]
+    pub max_tries: Option<u32>,
 }
 
 impl KvArgs {
@@ -105,6 +115,7 @@ impl KvArgs {
             sql: crate::spec::sql::SqlOptions {
                 files: self.sql_files.clone(),
                 query_mode: self.query_mode.clone(),
+                max_tries: self.max_tries,
                 given: None,
             },
         }

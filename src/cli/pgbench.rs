@@ -217,6 +217,7 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
     request.kv.sql = SqlOptions {
         files: Vec::new(),
         query_mode: a.protocol.clone(),
+        max_tries: None,
         given: Some(GivenScripts(Arc::new(plan.scripts.clone()))),
     };
     RunOptions {

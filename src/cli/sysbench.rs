@@ -171,6 +171,7 @@ fn run_options(
         files: Vec::new(),
         query_mode: None,
         given: Some(GivenScripts(Arc::new(scripts))),
+        max_tries: None,
     };
     Ok(RunOptions {
         request,

@@ -28,6 +28,8 @@ pub(super) struct SqlSlot {
     params: Vec<Option<&'static [u8]>>,
     row: Vec<Option<&'static [u8]>>,
     columns: Vec<&'static [u8]>,
+    /// A retryable failure's sample, noted only if the transaction ends failed.
+    pending: Option<(ErrorKind, String)>,
 }
 
 /// A logged-in connection on either wire.
@@ -221,6 +223,23 @@ fn wire_failed<W: Workload>(w: &Worker<W>, slot: &mut SqlSlot, e: ConnError) -> 
     (Outcome::Error(kind), 0)
 }
 
+/// A statement's own time (sent at `sent`, ended now) under its label, if it has
+/// one: a sample within its transaction, not a request of the step's.
+fn sample<W: Workload>(w: &Worker<W>, label: Option<u16>, sent: Instant, outcome: Outcome) {
+    let Some(label) = label else {
+        return;
+    };
+    let end = Instant::now();
+    let meter = w.meter.received.get();
+    let done = w
+        .rec
+        .borrow_mut()
+        .record_sample(label, end, outcome, end - sent, meter);
+    if let Some(second) = done {
+        w.hand_over(second);
+    }
+}
+
 async fn drive<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
@@ -239,6 +258,56 @@ async fn drive<W: Workload>(
         }
     }
     let read_before = slot.conn.as_ref().expect("connected above").bytes_in();
+    let mut tries = 1;
+    let failed = loop {
+        let failed = match attempt(w, timer, slot, proto, session).await {
+            Ok(failed) => failed,
+            Err(done) => return done,
+        };
+        match failed {
+            // pgbench's --max-tries: the same transaction again, same random values.
+            Some(kind) if retryable(kind) && session.retry() => {
+                let mut rec = w.rec.borrow_mut();
+                rec.retries += 1;
+                rec.retried += u64::from(tries == 1);
+                tries += 1;
+            }
+            other => break other,
+        }
+    };
+    if let Some((kind, text)) = slot.pending.take() {
+        if failed == Some(kind) {
+            w.rec.borrow_mut().note_error(kind, || text);
+        }
+    }
+    let conn = slot.conn.as_ref().expect("connected above");
+    let read = conn.bytes_in() - read_before;
+    match failed {
+        Some(kind) => (Outcome::Error(kind), read),
+        None => (Outcome::Status(STATUS_REPLY), read),
+    }
+}
+
+/// Whether a transaction failing so is tried again under `--max-tries`: a
+/// serialization failure or a deadlock (pgbench's), and MySQL's lock wait timeout
+/// (sysbench's).
+fn retryable(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::SqlSerializationFailure | ErrorKind::SqlDeadlock | ErrorKind::SqlLockWaitTimeout
+    )
+}
+
+/// One try of the transaction: its statements until `Done` or the first failure
+/// (its block rolled back); the kind it failed with, or the whole transaction's
+/// outcome when the wire failed (the connection dropped: no retry).
+async fn attempt<W: Workload>(
+    w: &Worker<W>,
+    timer: &Timer,
+    slot: &mut SqlSlot,
+    proto: &Proto,
+    session: &mut dyn Conversation,
+) -> Result<Option<ErrorKind>, (Outcome, u64)> {
     let mut failed: Option<ErrorKind> = None;
     loop {
         let conn = slot.conn.as_mut().expect("connected above");
@@ -251,19 +320,30 @@ async fn drive<W: Workload>(
             } => {
                 let mut args = recycle(std::mem::take(&mut slot.params));
                 args.extend(params.iter());
+                let sent = Instant::now();
                 let answered = conn.statement(proto, stmt, sql, &args, prepared).await;
                 slot.params = recycle(args);
+                let label = session.statement_label(stmt);
                 if let Err(e) = answered {
                     // The wire failed: this connection is done, the transaction too.
-                    return wire_failed(w, slot, e);
+                    let kind = e.kind();
+                    sample(w, label, sent, Outcome::Error(kind));
+                    return Err(wire_failed(w, slot, e));
                 }
                 let conn = slot.conn.as_ref().expect("still connected");
                 let mut row = recycle(std::mem::take(&mut slot.row));
                 let mut columns = recycle_names(std::mem::take(&mut slot.columns));
                 let (rows, kind) = conn.told(&mut row, &mut columns);
+                let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
+                sample(w, label, sent, outcome);
                 if let Some(kind) = kind {
                     failed = Some(kind);
-                    w.rec.borrow_mut().note_error(kind, || conn.error_text());
+                    if retryable(kind) {
+                        // Its sample waits: a retry that succeeds leaves no error.
+                        slot.pending = Some((kind, conn.error_text()));
+                    } else {
+                        w.rec.borrow_mut().note_error(kind, || conn.error_text());
+                    }
                 }
                 session.answered(&StatementAnswer {
                     failed: kind.is_some(),
@@ -293,12 +373,8 @@ async fn drive<W: Workload>(
     // open, to be committed by the next transaction's statements were it not ended.
     if failed.is_some() && conn.in_block() {
         if let Err(e) = conn.rollback().await {
-            return wire_failed(w, slot, e);
+            return Err(wire_failed(w, slot, e));
         }
     }
-    let read = conn.bytes_in() - read_before;
-    match failed {
-        Some(kind) => (Outcome::Error(kind), read),
-        None => (Outcome::Status(STATUS_REPLY), read),
-    }
+    Ok(failed)
 }

@@ -7,6 +7,7 @@ use crate::report::chart::esc;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::report::table::{md_table, Align};
 use crate::result::{LabelResult, RunResult, StepResult};
+use crate::stats::labels::counts_requests;
 
 const HEADERS: [&str; 8] = [
     "label", "requests", "share", "req/s", "p50", "p99", "max", "failed",
@@ -29,7 +30,13 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
     if step.labels.len() < 2 {
         return Vec::new();
     }
-    let total: u64 = step.labels.iter().map(|l| l.total_requests).sum();
+    // Only request labels add up to the step; a statement's (`stmt=`) share is none.
+    let total: u64 = step
+        .labels
+        .iter()
+        .filter(|l| counts_requests(&l.key))
+        .map(|l| l.total_requests)
+        .sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
     labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
     labels
@@ -47,7 +54,11 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
             vec![
                 format!("{}={}", l.key, l.value),
                 l.total_requests.to_string(),
-                fmt_share(l.total_requests as f64 * 100.0 / total.max(1) as f64),
+                if counts_requests(&l.key) {
+                    fmt_share(l.total_requests as f64 * 100.0 / total.max(1) as f64)
+                } else {
+                    "-".into()
+                },
                 fmt_qps(l.total_requests as f64 / step.elapsed_s.max(1e-9)),
                 lat(l.latency.p50_s),
                 lat(l.latency.p99_s),
@@ -239,5 +250,17 @@ mod tests {
             (text(&step), markdown(&step), html(&step)),
             Default::default()
         );
+    }
+
+    #[test]
+    fn a_statement_s_label_has_no_share_and_the_requests_share_their_total() {
+        let mut step = bare_step(4);
+        step.elapsed_s = 10.0;
+        let mut stmt = label("1", 900, 2.0, 0);
+        stmt.key = "stmt".into();
+        step.labels = vec![label("a", 300, 9.0, 0), label("b", 100, 9.0, 0), stmt];
+        let md = markdown(&step);
+        assert!(md.contains("| group=a | 300 | 75.0% |"), "{md}");
+        assert!(md.contains("| stmt=1 | 900 | - |"), "{md}");
     }
 }

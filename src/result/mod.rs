@@ -575,6 +575,15 @@ pub struct StepResult {
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,
+    /// SQL `--max-tries`: transactions that failed with a serialization failure, a
+    /// deadlock or a lock wait timeout and were tried again (pgbench's "number of
+    /// transactions retried"), whatever their last try's outcome. Absent (0) without.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retried: u64,
+    /// SQL `--max-tries`: the tries past each transaction's first, all told
+    /// (pgbench's "total number of retries"). Absent (0) without.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retries: u64,
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,

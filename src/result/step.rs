@@ -79,6 +79,8 @@ impl StepResult {
             unfinished: rec.unfinished,
             late: rec.late,
             dropped: rec.dropped,
+            retried: rec.retried,
+            retries: rec.retries,
             bytes_received: rec.bytes_received,
             bytes_sent: rec.bytes_sent,
             connections_opened: rec.connections_opened,
@@ -230,6 +232,8 @@ impl StepResult {
         rec.unfinished = self.unfinished;
         rec.late = self.late;
         rec.dropped = self.dropped;
+        rec.retried = self.retried;
+        rec.retries = self.retries;
         if let Some(c) = self.coalesce {
             rec.coalesce_pauses = c.pauses;
             rec.coalesce_slept_us = (c.slept_s * 1e6).round() as u64;

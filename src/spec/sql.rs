@@ -27,6 +27,9 @@ pub struct SqlOptions {
     pub files: Vec<String>,
     /// `-M simple|extended|prepared`.
     pub query_mode: Option<String>,
+    /// `--max-tries N`: a transaction failed by a serialization failure, a deadlock
+    /// or a lock wait timeout is tried again, up to N tries in all.
+    pub max_tries: Option<u32>,
     /// Scripts already parsed (`hakaru pgbench`'s `-b`/`-f`/`-S`/`-N`, with `-D`
     /// and `:scale`): used instead of `files`.
     pub given: Option<GivenScripts>,
@@ -49,6 +52,8 @@ impl SqlOptions {
             Some("-f/--file")
         } else if self.query_mode.is_some() {
             Some("-M/--query-mode")
+        } else if self.max_tries.is_some() {
+            Some("--max-tries")
         } else {
             None
         }
@@ -190,6 +195,11 @@ pub fn build(
         None => Scripts::new(scripts(&sql.files)?, script_mode, Vec::new()),
     }
     .with_dialect(dialect);
+    let scripts = match sql.max_tries {
+        Some(0) => return Err(bad("--max-tries 0: at least one try")),
+        Some(n) => scripts.with_max_tries(n),
+        None => scripts,
+    };
     let source = if sql.files.is_empty() {
         scripts
             .scripts

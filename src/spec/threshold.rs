@@ -24,7 +24,8 @@
 //!   has no per-second figures) works windowed: `qps[10s]` is the responses in the
 //!   window ÷ its length, `errors[10s]<=5` counts the errors in each window.
 //! - `p99{group=search}<50ms`: only the requests of one label (a drnbench group, a
-//!   pattern's name, a suite phase's workload, a bulk/YCSB operation, a host). The key
+//!   pattern's name, a suite phase's workload, a bulk/YCSB operation, a host, a SQL
+//!   script, a SQL statement's own time, `{stmt=2}`). The key
 //!   is one of [`LABEL_KEYS`]; the value is everything up to `}`.
 //! - `p99[5s]{group=search}<50ms`: both.
 
@@ -113,8 +114,9 @@ pub struct Threshold {
 }
 
 /// The label keys a threshold may select (`{group=search}`): a drnbench group, a
-/// pattern's own name, a suite phase's workload, a bulk/YCSB operation, a host.
-pub const LABEL_KEYS: [&str; 5] = ["group", "name", "workload", "op", "host"];
+/// pattern's own name, a suite phase's workload, a bulk/YCSB operation, a host, a
+/// SQL run's script and statement (`stmt=<n>`: that statement's own time).
+pub const LABEL_KEYS: [&str; 7] = ["group", "name", "workload", "op", "host", "script", "stmt"];
 
 /// The longest window: a day.
 const MAX_WINDOW_S: f64 = 86_400.0;
@@ -668,7 +670,7 @@ mod tests {
         assert_eq!(
             refused("p99{group:search}<1s"),
             "\"p99{group:search}<1s\": at column 5: a label is {key=value} ({group=search}), \
-             the key one of group, name, workload, op, host"
+             the key one of group, name, workload, op, host, script, stmt"
         );
         assert!(refused("p99{grp=search}<1s").contains("column 5: \"grp\" is not a label key"));
         assert!(refused("p99{group=}<1s").contains("column 11: no value after group="));

@@ -62,6 +62,9 @@ pub struct Scripts {
     /// For each script, for each command, its statement's number (SQL only).
     stmt_of: Vec<Vec<usize>>,
     total_weight: u64,
+    /// `--max-tries`: a transaction's tries at most when it fails with a
+    /// serialization failure or a deadlock (1: never retried).
+    pub max_tries: u32,
 }
 
 impl Scripts {
@@ -77,7 +80,15 @@ impl Scripts {
             stmts,
             stmt_of,
             total_weight,
+            max_tries: 1,
         }
+    }
+
+    /// The same scripts, a transaction tried up to `n` times (pgbench's
+    /// `--max-tries`; at least 1).
+    pub fn with_max_tries(mut self, n: u32) -> Scripts {
+        self.max_tries = n.max(1);
+        self
     }
 
     /// The same scripts with their parameters written for `dialect`'s wire: `?` on
@@ -215,6 +226,16 @@ pub trait Conversation {
     fn next(&mut self) -> Action<'_>;
     /// The awaited query's answer.
     fn answered(&mut self, answer: &StatementAnswer<'_>);
+    /// After a failure the engine retries (a serialization failure, a deadlock):
+    /// whether the transaction starts again from its beginning (`--max-tries`).
+    fn retry(&mut self) -> bool {
+        false
+    }
+    /// The label statement `stmt`'s own time is counted under (`stmt=<n>`), if any.
+    fn statement_label(&self, stmt: usize) -> Option<u16> {
+        let _ = stmt;
+        None
+    }
 }
 
 impl Conversation for Session {
@@ -223,6 +244,12 @@ impl Conversation for Session {
     }
     fn answered(&mut self, answer: &StatementAnswer<'_>) {
         Session::answered(self, answer)
+    }
+    fn statement_label(&self, stmt: usize) -> Option<u16> {
+        self.stmt_labels.as_ref()?.get(stmt).copied()
+    }
+    fn retry(&mut self) -> bool {
+        Session::retry(self)
     }
 }
 
@@ -342,6 +369,13 @@ pub struct Session {
     sql: String,
     params: Params,
     error: Option<String>,
+    /// Each statement's label, by number (see [`Session::with_statement_labels`]).
+    stmt_labels: Option<Arc<[u16]>>,
+    /// The random state as the transaction began (kept only with `--max-tries`):
+    /// a retry draws the same values, as pgbench's does.
+    began_with: Option<Rand>,
+    /// This transaction's tries so far.
+    tries: u32,
 }
 
 impl Session {
@@ -367,7 +401,17 @@ impl Session {
             sql: String::new(),
             params: Params::default(),
             error: None,
+            stmt_labels: None,
+            began_with: None,
+            tries: 0,
         }
+    }
+
+    /// Each statement's label (by its number across the scripts), under which the
+    /// engine counts its own time besides its transaction's.
+    pub fn with_statement_labels(mut self, labels: Arc<[u16]>) -> Session {
+        self.stmt_labels = Some(labels);
+        self
     }
 
     /// Starts the next transaction: a script drawn by weight. Returns its index.
@@ -390,7 +434,28 @@ impl Session {
         self.pc = 0;
         self.awaiting = None;
         self.ended = false;
+        self.tries = 1;
+        if self.scripts.max_tries > 1 {
+            self.began_with = Some(self.vars.rng.clone());
+        }
         self.script
+    }
+
+    /// Starts the transaction again from its first command with the random state
+    /// it began with, if `--max-tries` leaves a try; false when none is left.
+    pub fn retry(&mut self) -> bool {
+        if self.tries >= self.scripts.max_tries {
+            return false;
+        }
+        if let Some(rng) = &self.began_with {
+            self.vars.rng = rng.clone();
+        }
+        self.tries += 1;
+        self.pc = 0;
+        self.awaiting = None;
+        self.ended = false;
+        self.error = None;
+        true
     }
 
     /// What to do next in this transaction. (Not an `Iterator`: each action

@@ -28,6 +28,17 @@ pub const MAX_LABELS: usize = 200;
 pub const TIMED_LABELS: usize = 8;
 /// The label of everything past the cap.
 pub const OTHER: &str = "other";
+/// The key of labels that count samples within requests — a SQL transaction's
+/// statements, `stmt=<n>` (pgbench's `-r`) — not requests: a request is counted
+/// under one request label (or none) and its samples under theirs, so only the
+/// request labels add up to the step's totals.
+pub const SAMPLE_KEY: &str = "stmt";
+
+/// Whether a label of key `key` counts requests (and so adds up to the step's
+/// totals with the others that do), not samples within them.
+pub fn counts_requests(key: &str) -> bool {
+    key != SAMPLE_KEY
+}
 
 /// Labels a threshold names: each keeps its own place past the cap too, whatever
 /// its rank (the guide promises it), so the threshold has something to judge.

@@ -410,6 +410,10 @@ pub struct Recorder {
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,
+    /// SQL `--max-tries`: transactions tried more than once, and the tries past
+    /// their first all told (pgbench's "retried" and "total number of retries").
+    pub retried: u64,
+    pub retries: u64,
     /// `--coalesce`: the pauses the workers took before waiting for their sockets,
     /// their length in all (µs), and the wake-ups they let pass with too few answers
     /// in flight to gather.
@@ -457,6 +461,8 @@ impl Recorder {
             server_closes: 0,
             unfinished: 0,
             late: 0,
+            retried: 0,
+            retries: 0,
             coalesce_pauses: 0,
             coalesce_slept_us: 0,
             coalesce_passed: 0,
@@ -539,6 +545,25 @@ impl Recorder {
         self.ticker
             .as_mut()
             .and_then(|t| t.record(at, label, outcome, latency, bytes, meter, n))
+    }
+
+    /// A sample within a request under `label` (a transaction's statement, label
+    /// key [`labels::SAMPLE_KEY`]): the label's counts and seconds, never the step's
+    /// totals, which count the request once when it ends.
+    pub fn record_sample(
+        &mut self,
+        label: u16,
+        at: Instant,
+        outcome: Outcome,
+        latency: Duration,
+        meter: u64,
+    ) -> Option<Box<Finished>> {
+        if let Some(l) = self.labels.get_mut(usize::from(label)) {
+            l.record_n(outcome, latency, 0, 1);
+        }
+        self.ticker
+            .as_mut()
+            .and_then(|t| t.record_sample(at, label, outcome, latency, meter))
     }
 
     /// The coordinator: add a worker's finished second to the step's timeline and its
@@ -743,6 +768,8 @@ impl Recorder {
         self.unfinished += other.unfinished;
         self.late += other.late;
         self.dropped += other.dropped;
+        self.retried += other.retried;
+        self.retries += other.retries;
         self.coalesce_pauses += other.coalesce_pauses;
         self.coalesce_slept_us += other.coalesce_slept_us;
         self.coalesce_passed += other.coalesce_passed;
@@ -999,6 +1026,55 @@ mod tests {
             coord.latency.highest_equivalent(50_000)
         );
         assert_eq!(coord.latency.min(), coord.latency.lowest_equivalent(5_000));
+    }
+
+    #[test]
+    fn a_statement_s_sample_counts_under_its_label_never_in_the_step_s_totals() {
+        let t0 = Instant::now();
+        let names = Arc::new(Labels {
+            list: ["script=a", "stmt=1", "stmt=2"]
+                .iter()
+                .map(|l| {
+                    let (key, value) = l.split_once('=').unwrap();
+                    Label {
+                        key: key.into(),
+                        value: value.into(),
+                    }
+                })
+                .collect(),
+            note: None,
+        });
+        let mut w = Recorder::new(1, 0, 0)
+            .with_labels(names.clone())
+            .with_ticker(t0);
+        let mut coord = Recorder::new(1, 0, 0).with_labels(names);
+        let ms = Duration::from_millis;
+        let mut done = Vec::new();
+        // One transaction of two statements, the second failed.
+        done.extend(w.record_sample(1, t0 + ms(10), Outcome::Status(250), ms(4), 0));
+        let dup = Outcome::Error(ErrorKind::SqlUniqueViolation);
+        done.extend(w.record_sample(2, t0 + ms(1200), dup, ms(3), 0));
+        w.record_n(0, dup, ms(1201), 1);
+        done.extend(w.record_label(0, t0 + ms(1201), dup, ms(1201), 0, 0));
+        done.extend(w.ticker.as_mut().and_then(|t| t.finish(0)));
+        for f in done {
+            coord.add_second(*f);
+        }
+        coord.merge(&w);
+        let seconds = coord.timeline.as_ref().expect("kept").entries();
+        let totals: u64 = seconds
+            .values()
+            .map(|s| s.responses + s.total_errors())
+            .sum();
+        assert_eq!(totals, 1, "the transaction once, its statements not at all");
+        assert_eq!(coord.errors[ErrorKind::SqlUniqueViolation.index()], 1);
+        assert_eq!(coord.latency.len(), 0, "no response: it failed");
+        let (s1, s2) = (&coord.labels[1], &coord.labels[2]);
+        assert_eq!((s1.responses, s1.total()), (1, 1));
+        assert_eq!(s2.errors[ErrorKind::SqlUniqueViolation.index()], 1);
+        let t1 = s1.timeline.as_ref().expect("timed").entries();
+        assert_eq!(t1[&0].responses, 1);
+        assert!(labels::counts_requests("script") && !labels::counts_requests("stmt"));
     }
 
     #[test]

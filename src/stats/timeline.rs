@@ -304,6 +304,31 @@ impl Ticker {
         done
     }
 
+    /// A sample within a request (a transaction's statement) under `label`, ended at
+    /// `at`: in the label's second only, never in the step's (the request it belongs
+    /// to is counted there once, when it ends). Returns the second that ended, as
+    /// [`Ticker::record`] does.
+    #[inline]
+    pub fn record_sample(
+        &mut self,
+        at: Instant,
+        label: u16,
+        outcome: Outcome,
+        latency: Duration,
+        meter: u64,
+    ) -> Option<Box<Finished>> {
+        let done = if at >= self.next {
+            let i = at.saturating_duration_since(self.start).as_secs();
+            Some(self.roll(i, meter))
+        } else {
+            None
+        };
+        if let Some(Some(s)) = self.labels.get_mut(usize::from(label)) {
+            s.record(outcome, latency, 1);
+        }
+        done
+    }
+
     /// Close the running second (its bytes: what the meter counted since it began)
     /// and start second `next`. Allocates: once a second at most.
     #[cold]

@@ -2,7 +2,9 @@
 //! client is an interpreter (`sql::interp::Session`) of the run's scripts; each of
 //! its requests is one transaction, begun here (a script drawn by weight) and driven
 //! statement by statement by the engine's SQL arm. Transactions are counted
-//! under `script=<name>`.
+//! under `script=<name>` (with several scripts), and each statement's own time
+//! under `stmt=<n>` (numbered from 1 across the scripts), samples that do not add
+//! to the step's totals.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,7 +13,11 @@ use crate::engine::{ClientId, Request, RequestSource, StatusOnly, Turn, Workload
 use crate::http::Target;
 use crate::result::RequestInfo;
 use crate::sql::interp::{Conversation, Scripts, Session};
+use crate::stats::labels::SAMPLE_KEY;
 use crate::stats::{LabelSet, Labels};
+
+/// A label index no label has: what is counted under it is counted under none.
+const NONE: u16 = u16::MAX;
 
 /// The scripts, the target and what every client shares.
 pub struct SqlWorkload {
@@ -22,6 +28,8 @@ pub struct SqlWorkload {
     labels: Arc<Labels>,
     /// Each script's label index.
     label_of: Arc<[u16]>,
+    /// Each statement's label index (`stmt=<n>`), by number across the scripts.
+    stmt_label: Arc<[u16]>,
 }
 
 impl SqlWorkload {
@@ -29,17 +37,23 @@ impl SqlWorkload {
     /// in its dialect; `seed` seeds the clients' sessions.
     pub fn new(target: Target, scripts: Scripts, seed: u64, timeout: Duration) -> SqlWorkload {
         let mut set = LabelSet::new();
-        let label_of: Vec<u16> = scripts
-            .scripts
-            .iter()
-            .map(|s| set.intern("script", &s.name))
-            .collect();
-        let labels = set.finish("the scripts' names");
-        // One script alone is no breakdown: its transactions are the step's totals.
-        let label_of = if labels.is_empty() {
-            vec![0; label_of.len()]
+        // One script alone is no breakdown: its transactions are the step's totals
+        // (and counted under no label: `NONE` is past every label's index).
+        let label_of: Vec<u16> = if scripts.scripts.len() > 1 {
+            let names = scripts.scripts.iter();
+            names.map(|s| set.intern("script", &s.name)).collect()
         } else {
-            label_of
+            vec![NONE]
+        };
+        // Each statement's own time, as pgbench's -r: samples within transactions.
+        let stmt_label: Vec<u16> = (1..=scripts.statements())
+            .map(|n| set.intern(SAMPLE_KEY, &n.to_string()))
+            .collect();
+        let labels = set.finish("the scripts' statements");
+        let (label_of, stmt_label) = if labels.is_empty() {
+            (vec![NONE; label_of.len()], vec![NONE; stmt_label.len()])
+        } else {
+            (label_of, stmt_label)
         };
         SqlWorkload {
             targets: vec![target],
@@ -48,6 +62,7 @@ impl SqlWorkload {
             timeout,
             labels: Arc::new(labels),
             label_of: label_of.into(),
+            stmt_label: stmt_label.into(),
         }
     }
 }
@@ -104,7 +119,8 @@ impl Workload for SqlWorkload {
     }
 
     fn client(&self, id: ClientId) -> (SqlSource, StatusOnly) {
-        let session = Session::new(Arc::clone(&self.scripts), id.seed(self.seed), id.index);
+        let session = Session::new(Arc::clone(&self.scripts), id.seed(self.seed), id.index)
+            .with_statement_labels(Arc::clone(&self.stmt_label));
         let source = SqlSource {
             session,
             timeout: self.timeout,

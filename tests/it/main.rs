@@ -44,6 +44,7 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod sql_retry;
 mod stream;
 mod suite;
 mod suite_phase;

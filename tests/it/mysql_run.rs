@@ -12,7 +12,11 @@ use crate::mysql::{Mariadb, PASSWORD, USER};
 use crate::util::TempDir;
 
 /// `hakaru run … -o DIR/NAME.csv -q`: its exit and its result.
-fn my_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, serde_json::Value) {
+pub fn my_run(
+    dir: &TempDir,
+    name: &str,
+    args: &[&str],
+) -> (std::process::Output, serde_json::Value) {
     let out = dir.path(&format!("{name}.csv"));
     let mut all = vec!["run"];
     all.extend_from_slice(args);
@@ -28,7 +32,7 @@ fn my_run(dir: &TempDir, name: &str, args: &[&str]) -> (std::process::Output, se
 }
 
 /// The deltas of the server's `Com_*` counters over `f`.
-fn com_deltas(db: &Mariadb, names: &[&str], f: impl FnOnce()) -> Vec<u64> {
+pub fn com_deltas(db: &Mariadb, names: &[&str], f: impl FnOnce()) -> Vec<u64> {
     let before: Vec<u64> = names.iter().map(|n| db.status(n)).collect();
     f();
     names
@@ -391,4 +395,59 @@ fn mysql_run_refuses_each_hostile_server_in_its_own_kind_without_hanging() {
             "{name}: nothing passes as a success"
         );
     }
+}
+
+/// Each statement's own time under `stmt=<n>` (pgbench's `-r`): samples that do not
+/// add to the step's totals, which count each transaction once; a threshold selects
+/// one statement's p99.
+#[test]
+fn mysql_run_times_each_statement_under_its_own_label_and_thresholds_select_it() {
+    let Some(db) = Mariadb::start() else { return };
+    let dir = TempDir::new("mysql-stmt");
+    let tx = dir.path("tx.sql");
+    std::fs::write(&tx, "SELECT 1;\nSELECT SLEEP(0.02);\n").unwrap();
+    let url = db.url();
+    let args = [
+        "-c",
+        "2",
+        "-n",
+        "30",
+        "-M",
+        "prepared",
+        "-f",
+        tx.to_str().unwrap(),
+    ];
+    let holds = [&args[..], &["--threshold", "p99{stmt=1}<15ms", &url]].concat();
+    let (o, j) = my_run(&dir, "holds", &holds);
+    assert_eq!(o.status.code(), Some(0), "{}", crate::util::stderr(&o));
+    let s = &j["steps"][0];
+    assert_eq!(s["total_requests"].as_u64(), Some(30), "{s}");
+    let labels = s["labels"].as_array().unwrap();
+    let names: Vec<String> = labels
+        .iter()
+        .map(|l| {
+            format!(
+                "{}={}",
+                l["key"].as_str().unwrap(),
+                l["value"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        names,
+        vec!["stmt=1", "stmt=2"],
+        "one script: no script label"
+    );
+    for l in labels {
+        assert_eq!(l["total_requests"].as_u64(), Some(30), "{l}");
+    }
+    let p50 = |l: &serde_json::Value| l["latency"]["p50_s"].as_f64().unwrap();
+    assert!(
+        p50(&labels[1]) >= 0.02 && p50(&labels[0]) < 0.015,
+        "{labels:?}"
+    );
+    // The sleeping statement's p99 cannot hold under 15 ms: the run fails.
+    let fails = [&args[..], &["--threshold", "p99{stmt=2}<15ms", &url]].concat();
+    let (o, _) = my_run(&dir, "fails", &fails);
+    assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
 }

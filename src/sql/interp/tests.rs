@@ -179,3 +179,23 @@ fn mysql_s_dialect_writes_a_question_mark_per_occurrence_with_its_value_repeated
         vec![Some("7".into()), Some("9".into()), Some("7".into())]
     );
 }
+
+#[test]
+fn a_retry_draws_the_same_values_until_max_tries_is_spent() {
+    let text = "\\set x random(1, 1000000000)\nSELECT :x;\n";
+    let sc = Arc::new((*scripts(text, Mode::Simple)).clone().with_max_tries(3));
+    let mut s = Session::new(sc, 7, 0);
+    s.begin();
+    let first = query(s.next()).1;
+    assert!(s.retry(), "try 2");
+    assert_eq!(query(s.next()).1, first, "the same random value");
+    assert!(s.retry(), "try 3");
+    assert_eq!(query(s.next()).1, first);
+    assert!(!s.retry(), "no fourth try");
+    s.begin();
+    assert_ne!(query(s.next()).1, first, "the next transaction draws anew");
+    // Without --max-tries, never.
+    let mut once = Session::new(scripts(text, Mode::Simple), 7, 0);
+    once.begin();
+    assert!(!once.retry());
+}
