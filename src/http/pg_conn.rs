@@ -215,7 +215,9 @@ impl PgConn {
             .map_err(PgConnError::Encode)?;
         self.flush().await?;
         self.read_answer().await?;
-        if mode == QueryMode::Prepared && !parsed && self.answer.sqlstate.is_none() {
+        // Parsed once the server said so, even when the statement then failed (a
+        // unique violation): Parse'd again, it was 42P05 for the connection's life.
+        if mode == QueryMode::Prepared && !parsed && self.answer.parsed {
             if self.parsed.len() <= index {
                 self.parsed.resize(index + 1, false);
             }

@@ -745,14 +745,19 @@ fn pg_engine_counts_a_unique_violation_and_rolls_the_block_back() {
         n_requests: Some(40),
         rate: None,
     };
-    let run = pg_engine_step(&pg, "hb", &[("dup.sql", script)], QueryMode::Simple, &spec);
-    let errors = run.recorder.error_counts();
-    assert_eq!(
-        errors.get(&ErrorKind::SqlUniqueViolation),
-        Some(&40),
-        "{errors:?}"
-    );
-    assert_eq!(errors.len(), 1, "{errors:?}");
+    // Prepared too. Bug it pins: a statement whose Parse succeeded but whose Execute
+    // failed was not taken as parsed; Parse'd again, every later transaction of the
+    // connection failed 42P05 ("prepared statement already exists").
+    for mode in [QueryMode::Simple, QueryMode::Prepared] {
+        let run = pg_engine_step(&pg, "hb", &[("dup.sql", script)], mode, &spec);
+        let errors = run.recorder.error_counts();
+        assert_eq!(
+            errors.get(&ErrorKind::SqlUniqueViolation),
+            Some(&40),
+            "{mode:?}: {errors:?}"
+        );
+        assert_eq!(errors.len(), 1, "{mode:?}: {errors:?}");
+    }
     assert_eq!(pg.psql("hb", "SELECT count(*) FROM u").trim(), "1");
 }
 

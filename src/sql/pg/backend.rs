@@ -110,6 +110,9 @@ pub struct Answer {
     pub rows: u64,
     /// CommandCompletes seen (a simple Query of several statements has several).
     pub completes: u32,
+    /// A ParseComplete came: the named statement exists on the server from now on,
+    /// whatever became of the rest (a Parse outlives its transaction's rollback).
+    pub parsed: bool,
     /// The first ErrorResponse's SQLSTATE.
     pub sqlstate: Option<[u8; 5]>,
     /// The first ErrorResponse's message (valid while `sqlstate` is set).
@@ -126,6 +129,7 @@ impl Answer {
     pub fn reset(&mut self) {
         self.rows = 0;
         self.completes = 0;
+        self.parsed = false;
         self.sqlstate = None;
         self.message.clear();
         self.first_row.clear();
@@ -202,10 +206,11 @@ impl Answer {
                 }
             }
             b'G' => return Ok(Step::CopyIn),
-            // RowDescription, ParseComplete, BindComplete, NoData, EmptyQueryResponse,
+            b'1' => self.parsed = true,
+            // RowDescription, BindComplete, NoData, EmptyQueryResponse,
             // PortalSuspended, CloseComplete, notices, parameter changes,
             // notifications, ParameterDescription: nothing a benchmark keeps.
-            b'T' | b'1' | b'2' | b'n' | b'I' | b's' | b'3' | b'N' | b'S' | b'A' | b't' => {}
+            b'T' | b'2' | b'n' | b'I' | b's' | b'3' | b'N' | b'S' | b'A' | b't' => {}
             other => return Err(ProtocolError::Unexpected(other)),
         }
         Ok(Step::More)
