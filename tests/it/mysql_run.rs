@@ -451,3 +451,55 @@ fn mysql_run_times_each_statement_under_its_own_label_and_thresholds_select_it()
     let (o, _) = my_run(&dir, "fails", &fails);
     assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
 }
+
+/// `hakaru ramp` over MySQL: each step's transactions, all told, are the server's
+/// own count of the script's SELECTs.
+#[test]
+fn mysql_ramp_steps_count_as_the_server_does() {
+    let Some(db) = Mariadb::start() else { return };
+    let dir = TempDir::new("mysql-ramp");
+    let tx = dir.path("tx.sql");
+    std::fs::write(&tx, "SELECT 1;\n").unwrap();
+    let csv = dir.path("ramp.csv");
+    let url = db.url();
+    let mut j = serde_json::Value::Null;
+    let d = com_deltas(&db, &["Com_select"], || {
+        let o = crate::util::run(&[
+            "ramp",
+            "--start-n-clients=1",
+            "--end-n-clients=3",
+            "--step=2",
+            "--duration=0.5",
+            "--interval=0.1",
+            "-M",
+            "prepared",
+            "-f",
+            tx.to_str().unwrap(),
+            "-q",
+            &format!("--output-path={}", csv.display()),
+            &url,
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", crate::util::stderr(&o));
+        j = crate::util::read_json(&dir.path("ramp.json"));
+    });
+    let steps = j["steps"].as_array().unwrap();
+    let clients: Vec<u64> = steps
+        .iter()
+        .map(|s| s["n_clients"].as_u64().unwrap())
+        .collect();
+    assert_eq!(clients, vec![1, 3]);
+    let total: u64 = steps
+        .iter()
+        .map(|s| s["total_requests"].as_u64().unwrap())
+        .sum();
+    let unfinished: u64 = steps
+        .iter()
+        .map(|s| s["unfinished"].as_u64().unwrap())
+        .sum();
+    assert!(total > 10, "{j}");
+    // A transaction cut off at a step's end may have reached the server.
+    assert!(
+        d[0] >= total && d[0] <= total + unfinished,
+        "{d:?} {total} {unfinished}"
+    );
+}

@@ -77,6 +77,16 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         );
     }
     failures(&mut out, run, step);
+    if step.retries > 0 {
+        field(
+            &mut out,
+            "Retried (--max-tries)",
+            format!(
+                "{} transactions, {} retries in all",
+                step.retried, step.retries
+            ),
+        );
+    }
     if super::unfinished_matters(step) {
         field(
             &mut out,
@@ -698,6 +708,19 @@ Failed operations:      5
         for line in text[..to].lines() {
             assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
         }
+    }
+
+    #[test]
+    fn summary_counts_sql_retries_only_when_there_were_some() {
+        let mut step = detailed_step();
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(!text.contains("Retried"), "{text}");
+        (step.retried, step.retries) = (37, 140);
+        let text = run_summary(&run(vec![step.clone()]), &step);
+        assert!(
+            text.contains("Retried (--max-tries):  37 transactions, 140 retries in all\n"),
+            "{text}"
+        );
     }
 
     #[test]
