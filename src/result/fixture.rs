@@ -31,6 +31,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         unfinished: 0,
         late: 0,
         dropped: 0,
+        skipped: 0,
         bytes_received: 0,
         bytes_sent: 0,
         connections_opened: 0,

@@ -575,6 +575,12 @@ pub struct StepResult {
     pub late: u64,
     /// Open model: requests whose intended start passed but that never started.
     pub dropped: u64,
+    /// Open model with a lateness limit (`hakaru pgbench -R --latency-limit`):
+    /// requests skipped, not sent, because their due time was already further past
+    /// than the limit when their client could send them. Neither a success nor an
+    /// error.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,

@@ -79,6 +79,7 @@ impl StepResult {
             unfinished: rec.unfinished,
             late: rec.late,
             dropped: rec.dropped,
+            skipped: rec.skipped,
             bytes_received: rec.bytes_received,
             bytes_sent: rec.bytes_sent,
             connections_opened: rec.connections_opened,
@@ -229,6 +230,7 @@ impl StepResult {
         rec.server_closes = self.server_closes;
         rec.unfinished = self.unfinished;
         rec.late = self.late;
+        rec.skipped = self.skipped;
         rec.dropped = self.dropped;
         if let Some(c) = self.coalesce {
             rec.coalesce_pauses = c.pauses;
