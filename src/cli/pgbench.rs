@@ -208,13 +208,48 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
 }
 
 pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
-    let plan = check(&options(&a)?)?;
+    let mut o = options(&a)?;
+    let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
         return Ok(0);
     }
     refuse_not_done(&a)?;
-    load(&a, &plan, command_line)
+    let log = check_paths(&a, &plan)?;
+    if plan.builtin {
+        // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
+        let n = count_branches(&plan)?;
+        if a.scale.is_some_and(|s| s != n) {
+            eprintln!("scale option ignored, using count from pgbench_branches table ({n})");
+        }
+        o.scale = Some(n);
+        plan = check(&o)?;
+    }
+    load(&a, &plan, log, command_line)
+}
+
+/// `SELECT count(*) FROM pgbench_branches`, as pgbench reads the scale of its
+/// tables before a built-in script runs (issue 33: with :scale left at 1 every
+/// tpcb-like transaction updated branch 1, and 16 clients queued on its lock).
+fn count_branches(plan: &PgbenchPlan) -> Result<u64> {
+    let mut conn = PgAdmin::connect(
+        &plan.url,
+        plan.url.password.as_deref(),
+        Duration::from_secs(30),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rows = conn
+        .simple_query("SELECT count(*) FROM pgbench_branches")
+        .map_err(|e| anyhow::anyhow!("could not count the branches (run -i first?): {e}"))?;
+    let n: u64 = rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if n == 0 {
+        bail!("pgbench_branches is empty: run hakaru pgbench -i first");
+    }
+    Ok(n)
 }
 
 /// Flags the run does not carry out yet: refused before any load, not ignored.
@@ -284,13 +319,10 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
     }
 }
 
-/// A run on the engine, then pgbench's report from its one step, through the end
-/// every measuring command shares.
-fn load(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> Result<i32> {
+/// Before anything connects: the thresholds, and every path the end writes
+/// (none may be a -f script or the password file). The log's path, with `-l`.
+fn check_paths(a: &PgbenchArgs, plan: &PgbenchPlan) -> Result<Option<PathBuf>> {
     a.thresholds.check(false)?;
-    let mut ready = run_options(a, plan, command_line).build()?;
-    ready.engine.skip_late = plan.skip_late;
-    // Every path the end writes, checked before any load; none may be a -f script.
     let log = plan
         .aggregate_log
         .as_ref()
@@ -312,6 +344,19 @@ fn load(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> Resul
         inputs.push(("the --password-file", p.as_path()));
     }
     super::finish::check_outputs(a.output_path.as_deref(), &a.thresholds, &more, &inputs)?;
+    Ok(log)
+}
+
+/// A run on the engine, then pgbench's report from its one step, through the end
+/// every measuring command shares.
+fn load(
+    a: &PgbenchArgs,
+    plan: &PgbenchPlan,
+    log: Option<PathBuf>,
+    command_line: Vec<String>,
+) -> Result<i32> {
+    let mut ready = run_options(a, plan, command_line).build()?;
+    ready.engine.skip_late = plan.skip_late;
     let csv_to_stdout = super::args::is_stdout(a.output_path.as_deref());
     let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
     human.print(&format!("pgbench (hakaru {})\n", env!("CARGO_PKG_VERSION")));
@@ -436,7 +481,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
     });
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
-        scale: a.scale.unwrap_or(1),
+        scale: plan.scale,
         query_mode: a.protocol.clone().unwrap_or_else(|| "simple".into()),
         clients: plan.clients,
         threads: plan.threads,

@@ -79,6 +79,10 @@ pub struct PgbenchPlan {
     /// `-i`: the steps and the tables' options.
     pub init: Option<(Vec<Step>, init::Options)>,
     pub scripts: Scripts,
+    /// `:scale` (`-s`, or the count of pgbench_branches the caller read).
+    pub scale: u64,
+    /// A built-in script runs: pgbench then takes `:scale` from the tables.
+    pub builtin: bool,
     /// What pgbench's report names the transactions by.
     pub transaction_type: String,
     pub clients: u64,
@@ -300,11 +304,14 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
             .map_err(|_| bad(format!("--random-seed {s}: time, rand or an integer")))?,
     };
     let (weighted, transaction_type) = scripts(o, scale)?;
+    let builtin = weighted.iter().any(|w| w.name.starts_with("<builtin: "));
     let defines = defines(o, scale)?;
     Ok(PgbenchPlan {
         url,
         init,
         scripts: Scripts::new(weighted, mode, defines),
+        scale,
+        builtin,
         transaction_type,
         clients: o.clients,
         threads: o.threads,

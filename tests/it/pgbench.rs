@@ -453,3 +453,36 @@ fn pgbench_refuses_an_output_onto_its_script_and_a_per_transaction_log() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--aggregate-interval 1"));
 }
+
+/// Regression (issue 33's bench): a built-in script's `:scale` stayed 1 on tables
+/// made with `-s 10`, so every tpcb-like transaction updated branch 1 and 16
+/// clients queued on its row lock (half pgbench's tps). As pgbench, the run now
+/// counts pgbench_branches.
+#[test]
+fn pgbench_builtin_scripts_take_the_scale_of_the_tables() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "3"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = pgbench(&pg, &["-c", "2", "-t", "30"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("scaling factor: 3\n"), "{text}");
+    // 60 transactions over 3 branches: each branch drawn (all on fewer: < 1e-10).
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(DISTINCT bid) FROM pgbench_history"
+        ),
+        "3"
+    );
+}
