@@ -89,6 +89,8 @@ class Postgres:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
+        subprocess.call(["rm", "-rf", self.dir])
 
 
 def conn_args(pg):
