@@ -1,10 +1,15 @@
 //! `hakaru pgbench`: pgbench's flags, defaults and report. The flags become
 //! [`crate::spec::pgbench::PgbenchOptions`], checked whole before anything
 //! connects; `-i` runs its steps over the blocking admin connection (`http::pg`),
-//! with pgbench's step lines and progress on stderr.
+//! with pgbench's step lines and progress on stderr. A run goes on the engine as
+//! `run postgres://` does and ends through [`super::finish`] as `run` does (`-o`,
+//! `--threshold`, `--junit`, the exit code), with pgbench's report as its summary,
+//! `-P`'s lines on stderr while it goes ([`PgbenchProgress`], from the live counts
+//! every run's console reads) and `-l --aggregate-interval`'s log after it.
 //!
 //! pgbench's `-h` is the host, so help is `--help` only.
 
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -13,10 +18,14 @@ use clap::Args;
 use std::sync::Arc;
 
 use crate::console::Console;
+use crate::engine::{Progress, StepSpec};
 use crate::http::pg::PgAdmin;
 use crate::observe::Fanout;
-use crate::report::run::text::pgbench::{pgbench_report, Length, PgbenchFigures};
+use crate::report::run::text::pgbench::{
+    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures,
+};
 use crate::result::StepResult;
+use crate::runner::Observer;
 use crate::spec::pgbench::{check, PgbenchError, PgbenchOptions, PgbenchPlan};
 use crate::spec::sql::{GivenScripts, SqlOptions};
 use crate::spec::Load;
@@ -125,9 +134,23 @@ pub struct PgbenchArgs {
     /// The server's port (PGPORT).
     #[arg(short = 'p', long = "port", value_name = "PORT")]
     pub port: Option<String>,
-    /// The user (PGUSER); the password is PGPASSWORD.
+    /// The user (PGUSER); the password is PGPASSWORD or --password-file's.
     #[arg(short = 'U', long = "username", value_name = "USER")]
     pub username: Option<String>,
+    /// The password: this file's first line (instead of PGPASSWORD).
+    #[arg(long = "password-file", value_name = "FILE")]
+    pub password_file: Option<PathBuf>,
+    /// -l --aggregate-interval: the log's name before `.<pid>` (default pgbench_log).
+    #[arg(long = "log-prefix", value_name = "PREFIX")]
+    pub log_prefix: Option<String>,
+
+    /// Write hakaru's result here (the CSV, and the JSON beside it), as `run -o`
+    /// does; `-` prints the CSV on stdout instead of pgbench's report (then on stderr).
+    #[arg(short = 'o', long = "output", value_name = "PATH")]
+    pub output_path: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub thresholds: super::threshold::ThresholdArgs,
 }
 
 fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
@@ -137,6 +160,14 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
         let text = std::fs::read_to_string(path).with_context(|| format!("-f {path}"))?;
         files.push((f.clone(), text));
     }
+    let password_file = match &a.password_file {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--password-file {}", p.display()))?;
+            Some((p.display().to_string(), text))
+        }
+        None => None,
+    };
     let env = ["PGHOST", "PGPORT", "PGUSER", "PGPASSWORD", "PGDATABASE"]
         .iter()
         .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
@@ -147,6 +178,7 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
         user: a.username.clone(),
         dbname: a.dbname.clone(),
         env,
+        password_file,
         initialize: a.initialize,
         scale: a.scale,
         fillfactor: a.fillfactor,
@@ -168,26 +200,62 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
         defines: a.define.clone(),
         random_seed: a.random_seed.clone(),
         max_tries: a.max_tries,
+        progress: a.progress,
+        log: a.log,
+        aggregate_interval: a.aggregate_interval,
+        log_prefix: a.log_prefix.clone(),
     })
 }
 
 pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
-    let plan = check(&options(&a)?)?;
+    let mut o = options(&a)?;
+    let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
         return Ok(0);
     }
     refuse_not_done(&a)?;
-    load(&a, &plan, command_line)
+    let log = check_paths(&a, &plan)?;
+    if plan.builtin {
+        // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
+        let n = count_branches(&plan)?;
+        if a.scale.is_some_and(|s| s != n) {
+            eprintln!("scale option ignored, using count from pgbench_branches table ({n})");
+        }
+        o.scale = Some(n);
+        plan = check(&o)?;
+    }
+    load(&a, &plan, log, command_line)
+}
+
+/// `SELECT count(*) FROM pgbench_branches`, as pgbench reads the scale of its
+/// tables before a built-in script runs (issue 33: with :scale left at 1 every
+/// tpcb-like transaction updated branch 1, and 16 clients queued on its lock).
+fn count_branches(plan: &PgbenchPlan) -> Result<u64> {
+    let mut conn = PgAdmin::connect(
+        &plan.url,
+        plan.url.password.as_deref(),
+        Duration::from_secs(30),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let rows = conn
+        .simple_query("SELECT count(*) FROM pgbench_branches")
+        .map_err(|e| anyhow::anyhow!("could not count the branches (run -i first?): {e}"))?;
+    let n: u64 = rows
+        .first()
+        .and_then(|r| r.first().cloned().flatten())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if n == 0 {
+        bail!("pgbench_branches is empty: run hakaru pgbench -i first");
+    }
+    Ok(n)
 }
 
 /// Flags the run does not carry out yet: refused before any load, not ignored.
 fn refuse_not_done(a: &PgbenchArgs) -> Result<()> {
     for (given, flag) in [
         (a.report_per_command, "-r/--report-per-command"),
-        (a.progress.is_some(), "-P/--progress"),
-        (a.log, "-l/--log"),
-        (a.aggregate_interval.is_some(), "--aggregate-interval"),
         (a.connect, "-C/--connect"),
         (a.max_tries > 1, "--max-tries above 1"),
     ] {
@@ -205,7 +273,21 @@ fn refuse_not_done(a: &PgbenchArgs) -> Result<()> {
 /// as the open model's rate.
 fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> RunOptions {
     let u = &plan.url;
-    let url = format!("postgres://{}@{}:{}/{}", u.user, u.host, u.port, u.database);
+    // The password rides in the URL (PGPASSWORD's or --password-file's): the run's
+    // records redact a URL's password, and no process-wide variable is set.
+    let enc = |s: &str| {
+        percent_encoding::utf8_percent_encode(s, percent_encoding::NON_ALPHANUMERIC).to_string()
+    };
+    let login = match &u.password {
+        Some(p) => format!("{}:{}", enc(&u.user), enc(p)),
+        None => enc(&u.user),
+    };
+    let url = format!(
+        "postgres://{login}@{}:{}/{}",
+        u.host,
+        u.port,
+        enc(&u.database)
+    );
     let mut request = RequestOptions {
         url: Some(url),
         threads: plan.threads as usize,
@@ -230,22 +312,157 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
             rate: plan.rate.map(|r| format!("{r}")),
         },
         interval: Duration::ZERO,
-        output_path: None,
+        output_path: a
+            .output_path
+            .clone()
+            .filter(|p| !crate::outfile::is_through(p)),
         command_line,
     }
 }
 
-/// A run on the engine, then pgbench's report from its one step.
-fn load(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> Result<i32> {
-    let ready = run_options(a, plan, command_line).build()?;
-    println!("pgbench (hakaru {})", env!("CARGO_PKG_VERSION"));
+/// Before anything connects: the thresholds, and every path the end writes
+/// (none may be a -f script or the password file). The log's path, with `-l`.
+fn check_paths(a: &PgbenchArgs, plan: &PgbenchPlan) -> Result<Option<PathBuf>> {
+    a.thresholds.check(false)?;
+    let log = plan
+        .aggregate_log
+        .as_ref()
+        .map(|(_, prefix)| PathBuf::from(format!("{prefix}.{}", std::process::id())));
+    let more: Vec<(&'static str, &Path)> = log.iter().map(|p| ("-l", p.as_path())).collect();
+    let scripts: Vec<PathBuf> = a
+        .file
+        .iter()
+        .map(|f| {
+            let path = crate::sql::builtin::split_weight(f).map_or(f.as_str(), |(p, _)| p);
+            PathBuf::from(path)
+        })
+        .collect();
+    let mut inputs: Vec<(&str, &Path)> = scripts
+        .iter()
+        .map(|p| ("the -f script", p.as_path()))
+        .collect();
+    if let Some(p) = &a.password_file {
+        inputs.push(("the --password-file", p.as_path()));
+    }
+    super::finish::check_outputs(a.output_path.as_deref(), &a.thresholds, &more, &inputs)?;
+    Ok(log)
+}
+
+/// A run on the engine, then pgbench's report from its one step, through the end
+/// every measuring command shares.
+fn load(
+    a: &PgbenchArgs,
+    plan: &PgbenchPlan,
+    log: Option<PathBuf>,
+    command_line: Vec<String>,
+) -> Result<i32> {
+    let mut ready = run_options(a, plan, command_line).build()?;
+    ready.engine.skip_late = plan.skip_late;
+    let csv_to_stdout = super::args::is_stdout(a.output_path.as_deref());
+    let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
+    human.print(&format!("pgbench (hakaru {})\n", env!("CARGO_PKG_VERSION")));
     let console = Console::new(false, 0, 0).quiet(true);
-    let run = super::run_load_with(&ready, console, Fanout::new())?;
+    let mut watchers = Fanout::new();
+    if let Some(every) = a.progress {
+        watchers = watchers.with(PgbenchProgress::new(
+            every,
+            plan.rate.is_some(),
+            plan.skip_late.is_some(),
+            a.progress_timestamp,
+        ));
+    }
+    let mut run = a.thresholds.run_load_with(&ready, console, watchers)?;
     let Some(step) = run.steps.last() else {
         bail!("pgbench: the run measured no step");
     };
-    print!("{}", pgbench_report(&figures(a, plan, step)));
-    Ok(crate::runner::exit_code(&run))
+    let figures = figures(a, plan, step);
+    let mut extra = Vec::new();
+    if let (Some((every, _)), Some(path)) = (&plan.aggregate_log, &log) {
+        let lines = aggregate_log(step, *every).map_err(anyhow::Error::msg)?;
+        extra.push((path.clone(), lines.into_bytes()));
+    }
+    let finish = super::finish::Finish {
+        extra,
+        files: ready.run.outputs.as_ref(),
+        through: super::run::through(
+            a.output_path.as_deref(),
+            super::args::FormatArg::Full,
+            false,
+        ),
+        ..super::finish::Finish::new(&a.thresholds, human, crate::runner::exit_code(&run))
+    };
+    super::finish::finish(&mut run, finish, |_| pgbench_report(&figures))
+}
+
+/// `-P SEC`: pgbench's progress line on stderr every SEC seconds, from the live
+/// counts the engine reports four times a second (the ones `run`'s console and
+/// `--live-out` read): transactions and failures exact, latency's mean and
+/// deviation from the counts' running sums, exact to the microsecond.
+struct PgbenchProgress {
+    every: Duration,
+    rate: bool,
+    skips: bool,
+    timestamp: bool,
+    next: Duration,
+    last: Option<Progress>,
+}
+
+impl PgbenchProgress {
+    fn new(every_s: u64, rate: bool, skips: bool, timestamp: bool) -> Self {
+        let every = Duration::from_secs(every_s);
+        PgbenchProgress {
+            every,
+            rate,
+            skips,
+            timestamp,
+            next: every,
+            last: None,
+        }
+    }
+}
+
+impl Observer for PgbenchProgress {
+    fn step_started(&mut self, _at: crate::runner::Position, _spec: &StepSpec) {
+        self.next = self.every;
+        self.last = None;
+    }
+
+    fn progress(&mut self, _spec: &StepSpec, p: Progress) {
+        if p.elapsed < self.next {
+            return;
+        }
+        self.next = self.every * (p.elapsed.as_secs() / self.every.as_secs() + 1) as u32;
+        let last = self.last.replace(p);
+        let (t0, done0, failed0, lat0) = last
+            .map_or((Duration::ZERO, 0, 0, Default::default()), |l| {
+                (l.elapsed, l.finished, l.failed, l.latency)
+            });
+        let dt = (p.elapsed - t0).as_secs_f64().max(1e-9);
+        let failed = p.failed.saturating_sub(failed0);
+        let ok = p.finished.saturating_sub(done0).saturating_sub(failed);
+        let since = p.latency.since(&lat0);
+        let s = since.sums();
+        let n = since.count().max(1) as f64;
+        let mean = s.latency_us as f64 / n;
+        let var = (s.latency_sq_us as f64 / n - mean * mean).max(0.0);
+        let lag = self
+            .rate
+            .then(|| s.lag_us as f64 / s.lags.max(1) as f64 / 1e3);
+        // pgbench: the seconds since the start, or a Unix time to the millisecond.
+        let at = if self.timestamp {
+            let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH);
+            format!("{:.3}", now.map_or(0.0, |d| d.as_secs_f64()))
+        } else {
+            format!("{:.1}", p.elapsed.as_secs_f64())
+        };
+        let skipped = self.skips.then_some(s.skipped);
+        let tps = ok as f64 / dt;
+        let (mean_ms, sd_ms) = (mean / 1e3, var.sqrt() / 1e3);
+        eprintln!(
+            "{}",
+            progress_line(&at, tps, mean_ms, sd_ms, failed, lag, skipped)
+        );
+    }
 }
 
 /// pgbench's figures from the step: a transaction is one request of the run.
@@ -255,7 +472,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
     let ms = |s: f64| s * 1e3;
     let lat = &step.latency;
     // Past the limit: counted in the step's histogram (µs, to its 3 significant
-    // digits). Skipping late transactions under -R is not done.
+    // digits). Under -R those already too late to start were skipped (the pacer's).
     let limit = a.latency_limit.map(|l| {
         let past = crate::result::decode_histogram(&step.histogram).map_or(0, |h| {
             let limit_us = (l * 1e3) as u64;
@@ -265,7 +482,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
     });
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
-        scale: a.scale.unwrap_or(1),
+        scale: plan.scale,
         query_mode: a.protocol.clone().unwrap_or_else(|| "simple".into()),
         clients: plan.clients,
         threads: plan.threads,
@@ -276,6 +493,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         },
         processed,
         failed,
+        skipped: plan.skip_late.map(|_| step.skipped),
         latency_limit: limit,
         latency_avg_ms: ms(lat.mean_s),
         latency_stddev_ms: ms(lat.stdev_s),

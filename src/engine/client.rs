@@ -93,8 +93,11 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
         if let Some(lag) = lag {
             let mut rec = w.rec.borrow_mut();
             rec.record_pacer_lag(lag);
-            if paced.due.is_some() && lag > LATE_THRESHOLD {
-                rec.late += 1;
+            if paced.due.is_some() {
+                w.progress[w.index].2.record_lag(lag);
+                if lag > LATE_THRESHOLD {
+                    rec.late += 1;
+                }
             }
         }
         let mut sink = (body_limit > 0).then(|| {
@@ -267,7 +270,17 @@ async fn pace<W: Workload>(
 ) -> Option<Paced> {
     match &w.pace {
         WorkerPace::Open(timetable) => {
-            let due = timetable.claim()?;
+            let mut due = timetable.claim()?;
+            // pgbench's `-R --latency-limit`: a turn already later than the limit
+            // would miss it even if answered at once, so it is skipped, not sent.
+            while let Some(limit) = w.cfg.skip_late {
+                if Instant::now().saturating_duration_since(due.at) <= limit {
+                    break;
+                }
+                w.rec.borrow_mut().skipped += 1;
+                w.progress[w.index].2.record_skipped();
+                due = timetable.claim()?;
+            }
             if due.at > Instant::now() {
                 timer.sleep_until(due.at).await;
             }

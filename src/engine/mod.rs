@@ -83,6 +83,10 @@ pub struct EngineConfig {
     /// Time each response's head from the request's write (`ab`'s Waiting); off
     /// elsewhere, so other runs pay no extra clock reads.
     pub time_first_byte: bool,
+    /// Open model: skip a turn whose due time is already further past than this
+    /// when its client could send it (pgbench's `-R --latency-limit`), counted in
+    /// [`Recorder::skipped`].
+    pub skip_late: Option<Duration>,
 }
 
 /// What one step asks for.

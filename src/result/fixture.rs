@@ -33,6 +33,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         dropped: 0,
         retried: 0,
         retries: 0,
+        skipped: 0,
         bytes_received: 0,
         bytes_sent: 0,
         connections_opened: 0,

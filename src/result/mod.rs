@@ -584,6 +584,12 @@ pub struct StepResult {
     /// (pgbench's "total number of retries"). Absent (0) without.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub retries: u64,
+    /// Open model with a lateness limit (`hakaru pgbench -R --latency-limit`):
+    /// requests skipped, not sent, because their due time was already further past
+    /// than the limit when their client could send them. Neither a success nor an
+    /// error.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub skipped: u64,
     pub bytes_received: u64,
     pub bytes_sent: u64,
     pub connections_opened: u64,

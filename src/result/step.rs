@@ -81,6 +81,7 @@ impl StepResult {
             dropped: rec.dropped,
             retried: rec.retried,
             retries: rec.retries,
+            skipped: rec.skipped,
             bytes_received: rec.bytes_received,
             bytes_sent: rec.bytes_sent,
             connections_opened: rec.connections_opened,
@@ -231,6 +232,7 @@ impl StepResult {
         rec.server_closes = self.server_closes;
         rec.unfinished = self.unfinished;
         rec.late = self.late;
+        rec.skipped = self.skipped;
         rec.dropped = self.dropped;
         rec.retried = self.retried;
         rec.retries = self.retries;

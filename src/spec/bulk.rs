@@ -421,6 +421,7 @@ impl BulkOptions {
             }),
             ok_status: self.ok_status,
             label_feed: None,
+            skip_late: None,
             connection: self.connection,
             time_first_byte: false,
         })

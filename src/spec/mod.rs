@@ -454,6 +454,7 @@ impl RunOptions {
             }),
             ok_status: r.ok_status,
             label_feed: None,
+            skip_late: None,
             connection: kv::connection(r),
             time_first_byte: r.time_first_byte,
         };

@@ -40,6 +40,8 @@ pub struct PgbenchOptions {
     pub dbname: Option<String>,
     /// `PGHOST`, `PGPORT`, `PGUSER`, `PGPASSWORD`, `PGDATABASE`, as read.
     pub env: Vec<(String, String)>,
+    /// `--password-file PATH` and the file's text, read by the caller.
+    pub password_file: Option<(String, String)>,
     pub initialize: bool,
     pub scale: Option<u64>,
     pub fillfactor: Option<u32>,
@@ -62,6 +64,12 @@ pub struct PgbenchOptions {
     pub defines: Vec<String>,
     pub random_seed: Option<String>,
     pub max_tries: u32,
+    /// `-P`: seconds between progress lines.
+    pub progress: Option<u64>,
+    /// `-l`, `--aggregate-interval`, `--log-prefix`.
+    pub log: bool,
+    pub aggregate_interval: Option<u64>,
+    pub log_prefix: Option<String>,
 }
 
 /// What the run was set to be.
@@ -71,6 +79,10 @@ pub struct PgbenchPlan {
     /// `-i`: the steps and the tables' options.
     pub init: Option<(Vec<Step>, init::Options)>,
     pub scripts: Scripts,
+    /// `:scale` (`-s`, or the count of pgbench_branches the caller read).
+    pub scale: u64,
+    /// A built-in script runs: pgbench then takes `:scale` from the tables.
+    pub builtin: bool,
     /// What pgbench's report names the transactions by.
     pub transaction_type: String,
     pub clients: u64,
@@ -79,6 +91,11 @@ pub struct PgbenchPlan {
     pub per_client: Option<u64>,
     pub rate: Option<f64>,
     pub seed: u64,
+    /// `-R --latency-limit`: a transaction already later than this is skipped.
+    pub skip_late: Option<Duration>,
+    /// `-l --aggregate-interval`: the interval, seconds, and the log's file name
+    /// without its `.<pid>`.
+    pub aggregate_log: Option<(u64, String)>,
 }
 
 fn env<'a>(o: &'a PgbenchOptions, name: &str) -> Option<&'a str> {
@@ -110,8 +127,24 @@ fn url(o: &PgbenchOptions) -> Result<PgUrl, PgbenchError> {
     let db = o.dbname.as_deref().or(env(o, "PGDATABASE")).unwrap_or(user);
     let mut u = PgUrl::parse(&format!("postgres://{user}@{host}:{port}/{db}"))
         .map_err(|e| bad(format!("the connection: {e}")))?;
-    u.password = env(o, "PGPASSWORD").map(str::to_string);
+    u.password = match &o.password_file {
+        Some((path, text)) => Some(password_from_file(path, text)?),
+        None => env(o, "PGPASSWORD").map(str::to_string),
+    };
     Ok(u)
+}
+
+/// `--password-file`: its first line, without the line's end (an editor's final
+/// newline is not part of the password); an empty one refused, as a file that
+/// says nothing is a mistake rather than an empty password.
+fn password_from_file(path: &str, text: &str) -> Result<String, PgbenchError> {
+    let line = text.lines().next().unwrap_or("");
+    if line.is_empty() {
+        return Err(bad(format!(
+            "--password-file {path}: the file's first line is empty"
+        )));
+    }
+    Ok(line.to_string())
 }
 
 fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), PgbenchError> {
@@ -225,6 +258,10 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     if o.max_tries == 0 {
         return Err(bad("--max-tries 0: at least one try"));
     }
+    if o.progress == Some(0) {
+        return Err(bad("-P 0: a progress line every 1 second or more"));
+    }
+    let aggregate_log = log(o)?;
     let mode = match o.mode.as_deref().unwrap_or("simple") {
         "simple" => Mode::Simple,
         "extended" => Mode::Extended,
@@ -267,11 +304,14 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
             .map_err(|_| bad(format!("--random-seed {s}: time, rand or an integer")))?,
     };
     let (weighted, transaction_type) = scripts(o, scale)?;
+    let builtin = weighted.iter().any(|w| w.name.starts_with("<builtin: "));
     let defines = defines(o, scale)?;
     Ok(PgbenchPlan {
         url,
         init,
         scripts: Scripts::new(weighted, mode, defines),
+        scale,
+        builtin,
         transaction_type,
         clients: o.clients,
         threads: o.threads,
@@ -282,7 +322,40 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
         duration: o.time.map(Duration::from_secs),
         rate: o.rate,
         seed,
+        skip_late: o
+            .rate
+            .and(o.latency_limit_ms)
+            .map(|ms| Duration::from_secs_f64(ms / 1e3)),
+        aggregate_log,
     })
+}
+
+/// `-l` with `--aggregate-interval N`: one line per N seconds, from the step's
+/// per-second timeline. Without the interval pgbench logs each transaction, which
+/// hakaru keeps no record of; with `-R` its lines carry the schedule lag per
+/// interval, which the timeline does not keep: both refused with what to use.
+fn log(o: &PgbenchOptions) -> Result<Option<(u64, String)>, PgbenchError> {
+    let prefix = o.log_prefix.as_deref();
+    match (o.log, o.aggregate_interval) {
+        (false, None) if prefix.is_none() => Ok(None),
+        (false, _) => Err(bad(
+            "--aggregate-interval and --log-prefix go with -l (a log of the transactions)",
+        )),
+        (true, None) => Err(bad(
+            "-l without --aggregate-interval: hakaru keeps no per-transaction log; give \
+             --aggregate-interval 1 for pgbench's aggregated lines, or -o FILE for \
+             hakaru's result (every second's histogram)",
+        )),
+        (true, Some(0)) => Err(bad("--aggregate-interval 0: 1 second or more")),
+        (true, Some(_)) if o.rate.is_some() => Err(bad(
+            "-l --aggregate-interval with -R: the schedule lag per interval is not kept; \
+             -o FILE's result holds the run's lag histogram",
+        )),
+        (true, Some(_)) if o.max_tries > 1 => Err(bad(
+            "-l --aggregate-interval with --max-tries: retries are not counted per interval",
+        )),
+        (true, Some(n)) => Ok(Some((n, prefix.unwrap_or("pgbench_log").to_string()))),
+    }
 }
 
 #[cfg(test)]
@@ -319,6 +392,15 @@ mod tests {
             ("127.0.0.1", 7654, "bench", "bench")
         );
         assert_eq!(p.url.password.as_deref(), Some("pw"));
+        // --password-file wins over PGPASSWORD; its line's end is not the password's.
+        o.password_file = Some(("pw.txt".into(), "s3cret\n".into()));
+        assert_eq!(check(&o).unwrap().url.password.as_deref(), Some("s3cret"));
+        o.password_file = Some(("pw.txt".into(), "\n".into()));
+        assert!(check(&o)
+            .unwrap_err()
+            .0
+            .starts_with("--password-file pw.txt"));
+        o.password_file = None;
         assert_eq!(p.transaction_type, "<builtin: TPC-B (sort of)>");
         assert_eq!(p.per_client, Some(10));
     }
@@ -378,6 +460,15 @@ mod tests {
         .starts_with("-F 5"));
         assert!(e(|o| o.host = Some("/var/run/postgresql".into())).contains("Unix socket"));
         assert!(e(|o| o.defines = vec!["x".into()]).starts_with("-D x"));
+        assert!(e(|o| o.log = true).contains("--aggregate-interval 1"));
+        assert!(e(|o| o.aggregate_interval = Some(5)).contains("go with -l"));
+        assert!(e(|o| {
+            o.log = true;
+            o.aggregate_interval = Some(5);
+            o.rate = Some(10.0)
+        })
+        .contains("schedule lag"));
+        assert!(e(|o| o.progress = Some(0)).starts_with("-P 0"));
     }
 
     #[test]

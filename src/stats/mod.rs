@@ -414,6 +414,10 @@ pub struct Recorder {
     /// their first all told (pgbench's "retried" and "total number of retries").
     pub retried: u64,
     pub retries: u64,
+    /// Open model with a lateness limit (pgbench's `-R --latency-limit`): requests
+    /// skipped, not sent, because their due time was already further past than the
+    /// limit when their client could send them. Neither a success nor an error.
+    pub skipped: u64,
     /// `--coalesce`: the pauses the workers took before waiting for their sockets,
     /// their length in all (µs), and the wake-ups they let pass with too few answers
     /// in flight to gather.
@@ -467,6 +471,7 @@ impl Recorder {
             coalesce_slept_us: 0,
             coalesce_passed: 0,
             dropped: 0,
+            skipped: 0,
             per_host: vec![HostCounters::default(); n_hosts],
             slowest: TopN::new(n_slow, true),
             fastest: TopN::new(n_fast, false),
@@ -770,6 +775,7 @@ impl Recorder {
         self.dropped += other.dropped;
         self.retried += other.retried;
         self.retries += other.retries;
+        self.skipped += other.skipped;
         self.coalesce_pauses += other.coalesce_pauses;
         self.coalesce_slept_us += other.coalesce_slept_us;
         self.coalesce_passed += other.coalesce_passed;

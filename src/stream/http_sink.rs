@@ -130,6 +130,7 @@ impl HttpSink {
             lane: Lane::ALL,
             ok_status: Default::default(),
             label_feed: None,
+            skip_late: None,
             connection: self.connection,
             time_first_byte: false,
         };

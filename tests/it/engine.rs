@@ -158,6 +158,7 @@ fn config(threads: usize) -> EngineConfig {
         lane: Lane::ALL,
         ok_status: Default::default(),
         label_feed: None,
+        skip_late: None,
         connection: Default::default(),
         time_first_byte: false,
     }

@@ -643,6 +643,7 @@ fn pg_engine_step(
         lane: Lane::ALL,
         ok_status: Default::default(),
         label_feed: None,
+        skip_late: None,
         connection: Default::default(),
         time_first_byte: false,
     };

@@ -267,3 +267,222 @@ fn pgbench_runs_a_custom_script_with_set_and_gset() {
         "10 42 42"
     );
 }
+
+/// Issue 33 item 2: `hakaru pgbench` ends as `run` does. One run with the password
+/// from `--password-file` (no PGPASSWORD), `-o`, `--threshold`/`--junit`, `-P 1`'s
+/// lines while it goes and `-l --aggregate-interval 1`'s log; the log's counts add
+/// up to the report's; the password is nowhere in the result.
+#[test]
+fn pgbench_writes_results_progress_and_the_aggregated_log() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let dir = crate::util::TempDir::new("pgbench-out");
+    let pw = dir.write("pw", &format!("{PASSWORD}\n"));
+    let result = dir.path("r.csv");
+    let junit = dir.path("j.xml");
+    let prefix = dir.path("agg");
+    let port = pg.port.to_string();
+    let child = hakaru()
+        .args(["pgbench", "-h", "127.0.0.1", "-p", &port, "-U", USER])
+        .args(["--password-file", pw.to_str().unwrap()])
+        .args(["-S", "-c", "2", "-T", "3", "-P", "1"])
+        .args(["-l", "--aggregate-interval", "1"])
+        .args(["--log-prefix", prefix.to_str().unwrap()])
+        .args(["-o", result.to_str().unwrap()])
+        .args([
+            "--threshold",
+            "errors<=0",
+            "--junit",
+            junit.to_str().unwrap(),
+        ])
+        .arg("postgres")
+        .env_remove("PGPASSWORD")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}\n{}", pg.log());
+    // -P 1: pgbench's line, once a second, on stderr.
+    let progress: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("progress: "))
+        .collect();
+    assert!(progress.len() >= 2, "{err}");
+    for l in &progress {
+        let re = l.split(", ").collect::<Vec<_>>();
+        assert_eq!(re.len(), 4, "{l}");
+        assert!(re[0].ends_with(" s") && re[1].ends_with(" tps"), "{l}");
+        assert!(
+            re[2].starts_with("lat ") && re[2].contains(" ms stddev "),
+            "{l}"
+        );
+        assert_eq!(re[3], "0 failed", "{l}");
+    }
+    let processed: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("number of transactions actually processed: "))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(processed > 0, "{text}");
+    // -l --aggregate-interval 1: a line a second, counts adding up to the report's.
+    let log = std::fs::read_to_string(format!("{}.{pid}", prefix.display())).unwrap();
+    let mut sum = 0;
+    for l in log.lines() {
+        let f: Vec<u64> = l.split(' ').map(|v| v.parse().unwrap()).collect();
+        assert_eq!(f.len(), 7, "{l}");
+        assert!(f[4] <= f[5], "min ≤ max: {l}");
+        sum += f[1];
+    }
+    assert!((3..=4).contains(&log.lines().count()), "{log}");
+    assert_eq!(sum, processed, "{log}\n{text}");
+    // -o and --junit as run writes them; no password in the result.
+    let json = std::fs::read_to_string(dir.path("r.json")).unwrap();
+    assert!(
+        !json.contains(PASSWORD),
+        "the password leaked into the result"
+    );
+    assert!(json.contains("\"passed\": true"), "{json}");
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("<testsuite"));
+    assert!(std::fs::read_to_string(&result).unwrap().lines().count() >= 2);
+
+    // A threshold that fails exits 1, as run's does.
+    let out = pgbench(&pg, &["-S", "-t", "5", "--threshold", "qps>100000000"]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // A run in which every transaction failed is no success either.
+    let bad = dir.write("bad.sql", "SELECT 1/0;\n");
+    let out = pgbench(&pg, &["-t", "3", "-f", bad.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("number of failed transactions: 3 (100.000%)"),
+        "{text}"
+    );
+}
+
+/// Issue 33 item 2: under `-R` with `--latency-limit`, a transaction already later
+/// than the limit when its client is free is skipped, as pgbench does: one client
+/// whose transactions take 20 ms asked for 200 a second keeps up with 50, and the
+/// rest are skipped, counted apart (the report's line and the result's `skipped`).
+#[test]
+fn pgbench_skips_transactions_already_past_the_latency_limit() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-skip");
+    let slow = dir.write("slow.sql", "SELECT pg_sleep(0.02);\n");
+    let result = dir.path("r.json");
+    let out = pgbench(
+        &pg,
+        &[
+            "-c",
+            "1",
+            "-T",
+            "2",
+            "-R",
+            "200",
+            "--latency-limit",
+            "5",
+            "-P",
+            "1",
+            "-f",
+            slow.to_str().unwrap(),
+            "-o",
+            result.to_str().unwrap(),
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}");
+    let skipped: u64 = text
+        .lines()
+        .find_map(|l| l.strip_prefix("number of transactions skipped: "))
+        .and_then(|l| l.split(' ').next())
+        .unwrap()
+        .parse()
+        .unwrap();
+    // About 400 due in 2 s, at most ~100 sent: most are skipped (bounds loose: a
+    // busy machine is slower, never faster).
+    assert!((200..=400).contains(&skipped), "{text}");
+    let json = crate::util::read_json(&result);
+    assert_eq!(json["steps"][0]["skipped"].as_u64(), Some(skipped));
+    // Skipped are neither successes nor failures.
+    assert!(text.contains("number of failed transactions: 0 "), "{text}");
+    assert!(
+        err.lines()
+            .any(|l| l.starts_with("progress: ") && l.contains(" ms, ") && l.ends_with(" skipped")),
+        "{err}"
+    );
+}
+
+/// Bad input before any load: `-o` onto the `-f` script (it would replace an
+/// input), `-l` without `--aggregate-interval` (hakaru keeps no per-transaction log).
+#[test]
+fn pgbench_refuses_an_output_onto_its_script_and_a_per_transaction_log() {
+    let dir = crate::util::TempDir::new("pgbench-refuse");
+    let script = dir.write("s.csv", "SELECT 1;\n");
+    let s = script.to_str().unwrap();
+    let base = ["pgbench", "-h", "127.0.0.1", "-p", "1", "-t", "1"];
+    let out = run(&[&base[..], &["-f", s, "-o", s, "postgres"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("-f script"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), "SELECT 1;\n");
+    let out = run(&[&base[..], &["-l", "postgres"]].concat());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--aggregate-interval 1"));
+}
+
+/// Regression (issue 33's bench): a built-in script's `:scale` stayed 1 on tables
+/// made with `-s 10`, so every tpcb-like transaction updated branch 1 and 16
+/// clients queued on its row lock (half pgbench's tps). As pgbench, the run now
+/// counts pgbench_branches.
+#[test]
+fn pgbench_builtin_scripts_take_the_scale_of_the_tables() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "3"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = pgbench(&pg, &["-c", "2", "-t", "30"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("scaling factor: 3\n"), "{text}");
+    // 60 transactions over 3 branches: each branch drawn (all on fewer: < 1e-10).
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(DISTINCT bid) FROM pgbench_history"
+        ),
+        "3"
+    );
+}

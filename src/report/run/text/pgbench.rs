@@ -1,9 +1,12 @@
 //! `hakaru pgbench`'s report: pgbench 15's layout line for line (so scripts that read
 //! pgbench's output read ours), then what hakaru adds below a marked line
 //! (percentiles from the histograms, errors by kind). A pure function of the figures
-//! the run measured, gathered in [`PgbenchFigures`] by the command.
+//! the run measured, gathered in [`PgbenchFigures`] by the command. Also `-P`'s
+//! line and `-l --aggregate-interval`'s log, from the step's per-second timeline.
 
 use std::fmt::Write as _;
+
+use crate::result::StepResult;
 
 /// How long the run was set to go: pgbench prints one or the other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,7 +39,9 @@ pub struct PgbenchFigures {
     pub length: Length,
     pub processed: u64,
     pub failed: u64,
-    /// `--latency-limit`: the limit and the transactions past it (or skipped).
+    /// `-R --latency-limit`: the transactions skipped, already too late to start.
+    pub skipped: Option<u64>,
+    /// `--latency-limit`: the limit and the transactions past it.
     pub latency_limit: Option<(f64, u64)>,
     pub latency_avg_ms: f64,
     pub latency_stddev_ms: f64,
@@ -91,6 +96,14 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         f.failed,
         100.0 * f.failed as f64 / total
     );
+    if let Some(skipped) = f.skipped {
+        let all = (f.processed + f.failed + skipped).max(1) as f64;
+        let _ = writeln!(
+            o,
+            "number of transactions skipped: {skipped} ({:.3}%)",
+            100.0 * skipped as f64 / all
+        );
+    }
     if let Some((limit, late)) = f.latency_limit {
         let _ = writeln!(
             o,
@@ -172,7 +185,7 @@ fn hakaru_lines(o: &mut String, f: &PgbenchFigures) {
 /// pgbench's `-P` line: `progress: 5.0 s, 1234.5 tps, lat 3.210 ms stddev 0.456, 0 failed`
 /// (with `-R`, the lag; with `--latency-limit`, the skipped).
 pub fn progress_line(
-    at_s: f64,
+    at_s: &str,
     tps: f64,
     lat_ms: f64,
     stddev_ms: f64,
@@ -180,7 +193,7 @@ pub fn progress_line(
     lag_ms: Option<f64>,
     skipped: Option<u64>,
 ) -> String {
-    let mut o = format!("progress: {at_s:.1} s, {tps:.1} tps, lat {lat_ms:.3} ms stddev {stddev_ms:.3}, {failed} failed");
+    let mut o = format!("progress: {at_s} s, {tps:.1} tps, lat {lat_ms:.3} ms stddev {stddev_ms:.3}, {failed} failed");
     if let Some(lag) = lag_ms {
         let _ = write!(o, ", lag {lag:.3} ms");
     }
@@ -188,6 +201,53 @@ pub fn progress_line(
         let _ = write!(o, ", {s} skipped");
     }
     o
+}
+
+/// pgbench 15's aggregated log (`-l --aggregate-interval N`), one line per
+/// interval of the step: `interval_start num_transactions sum_latency
+/// sum_latency_2 min_latency max_latency failures` (Âµs; the start a Unix time),
+/// every interval written, an empty one with zeros, the last one partial, as
+/// pgbench writes them. From the step's timeline: the counts are exact; the
+/// latencies come from each second's histogram (2 significant digits), so sums,
+/// minimum and maximum are within 1%. After the first hour the timeline's entries
+/// are 10 s wide; each then counts in the interval where it starts.
+pub fn aggregate_log(step: &StepResult, interval_s: u64) -> Result<String, String> {
+    let interval_s = interval_s.max(1);
+    let start = crate::timestamp::parse(&step.started_at)
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs());
+    let n = (step.elapsed_s.ceil() as u64).div_ceil(interval_s).max(1);
+    // Per interval: count, sum, sum of squares, min, max, failures.
+    let mut rows = vec![(0u64, 0f64, 0f64, f64::MAX, 0f64, 0u64); n as usize];
+    for e in step.timeline.iter().flatten() {
+        let i = ((e.second / interval_s) as usize).min(rows.len() - 1);
+        let row = &mut rows[i];
+        row.5 += e.error_total();
+        // A PostgreSQL answer has no status: every response is a transaction done.
+        if e.responses == 0 {
+            continue;
+        }
+        let h = crate::result::decode_histogram(&e.histogram)?;
+        for v in h.iter_recorded() {
+            let us = h.median_equivalent(v.value_iterated_to()) as f64;
+            let c = v.count_at_value();
+            row.0 += c;
+            row.1 += us * c as f64;
+            row.2 += us * us * c as f64;
+        }
+        row.3 = row.3.min(h.min() as f64);
+        row.4 = row.4.max(h.max() as f64);
+    }
+    let mut o = String::new();
+    for (i, (count, sum, sum2, min, max, failed)) in rows.into_iter().enumerate() {
+        let min = if count == 0 { 0.0 } else { min };
+        let at = start + i as u64 * interval_s;
+        let _ = writeln!(
+            o,
+            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} {failed}"
+        );
+    }
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -205,6 +265,7 @@ mod tests {
             length: Length::PerClient(50),
             processed: 198,
             failed: 2,
+            skipped: None,
             latency_limit: None,
             latency_avg_ms: 3.0121,
             latency_stddev_ms: 1.5,
@@ -267,6 +328,7 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
             show_stddev: true,
             lag_ms: Some((0.25, 4.0)),
             latency_limit: Some((50.0, 3)),
+            skipped: Some(2),
             failed: 0,
             statements: None,
             percentiles: vec![],
@@ -275,8 +337,9 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
         };
         let text = pgbench_report(&f);
         assert!(text.contains("duration: 10 s\nnumber of transactions actually processed: 198\n"));
-        assert!(text
-            .contains("number of transactions above the 50.0 ms latency limit: 3/198 (1.515%)\n"));
+        assert!(text.contains(
+            "number of transactions skipped: 2 (1.000%)\nnumber of transactions above the 50.0 ms latency limit: 3/198 (1.515%)\n"
+        ));
         assert!(text.contains("latency average = 3.012 ms\nlatency stddev = 1.500 ms\nrate limit schedule lag: avg 0.250 (max 4.000) ms\n"));
         assert!(!text.contains("hakaru"));
     }
@@ -284,7 +347,7 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
     #[test]
     fn progress_reads_like_pgbench() {
         assert_eq!(
-            progress_line(5.0, 1234.54, 3.2104, 0.456, 0, Some(0.1), Some(2)),
+            progress_line("5.0", 1234.54, 3.2104, 0.456, 0, Some(0.1), Some(2)),
             "progress: 5.0 s, 1234.5 tps, lat 3.210 ms stddev 0.456, 0 failed, lag 0.100 ms, 2 skipped"
         );
     }
