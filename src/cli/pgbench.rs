@@ -22,7 +22,7 @@ use crate::engine::{Progress, StepSpec};
 use crate::http::pg::PgAdmin;
 use crate::observe::Fanout;
 use crate::report::run::text::pgbench::{
-    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures,
+    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, StatementRow,
 };
 use crate::result::StepResult;
 use crate::runner::Observer;
@@ -254,11 +254,7 @@ fn count_branches(plan: &PgbenchPlan) -> Result<u64> {
 
 /// Flags the run does not carry out yet: refused before any load, not ignored.
 fn refuse_not_done(a: &PgbenchArgs) -> Result<()> {
-    for (given, flag) in [
-        (a.report_per_command, "-r/--report-per-command"),
-        (a.connect, "-C/--connect"),
-        (a.max_tries > 1, "--max-tries above 1"),
-    ] {
+    for (given, flag) in [(a.connect, "-C/--connect")] {
         if given {
             bail!(PgbenchError(format!(
                 "{flag}: not done yet by hakaru pgbench's run (see docs/guide/sql.md)"
@@ -299,7 +295,7 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
     request.kv.sql = SqlOptions {
         files: Vec::new(),
         query_mode: a.protocol.clone(),
-        max_tries: None,
+        max_tries: (a.max_tries > 1).then_some(a.max_tries),
         given: Some(GivenScripts(Arc::new(plan.scripts.clone()))),
     };
     RunOptions {
@@ -466,6 +462,26 @@ impl Observer for PgbenchProgress {
 }
 
 /// pgbench's figures from the step: a transaction is one request of the run.
+/// `-r`: each SQL statement's mean latency and failures, from its `stmt=<n>` label
+/// (the engine times every statement under one). Meta-commands (`\set`, `\sleep`)
+/// run in the client and are not timed: pgbench's lines for them are left out.
+fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<StatementRow> {
+    let texts = plan.scripts.labels();
+    (1..=texts.len())
+        .map(|n| {
+            let label = step
+                .labels
+                .iter()
+                .find(|l| l.key == "stmt" && l.value == n.to_string());
+            StatementRow {
+                latency_ms: label.map_or(0.0, |l| l.latency.mean_s * 1e3),
+                failures: label.map_or(0, |l| l.errors.values().sum()),
+                text: texts[n - 1].trim().to_string(),
+            }
+        })
+        .collect()
+}
+
 fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFigures {
     let failed = step.error_total();
     let processed = step.total_requests.saturating_sub(failed);
@@ -512,7 +528,8 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         } else {
             0.0
         },
-        statements: None,
+        statements: a.report_per_command.then(|| statement_rows(plan, step)),
+        retries: (a.max_tries > 1).then_some((step.retried, step.retries)),
         percentiles: vec![
             (50.0, ms(lat.p50_s)),
             (90.0, ms(lat.p90_s)),

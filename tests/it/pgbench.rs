@@ -216,11 +216,11 @@ fn pgbench_rate_and_latency_limit_print_pgbenchs_lines() {
 
 /// A flag the run does not carry out yet is refused before any load, not ignored.
 #[test]
-fn pgbench_refuses_report_per_command_before_the_load() {
+fn pgbench_refuses_connect_per_transaction_before_the_load() {
     let out = hakaru()
         .args([
             "pgbench",
-            "-r",
+            "-C",
             "-t",
             "1",
             "-h",
@@ -232,7 +232,62 @@ fn pgbench_refuses_report_per_command_before_the_load() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-r/--report-per-command"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-C/--connect"));
+}
+
+/// `-r` prints each SQL statement's latency and failures from its `stmt=` label,
+/// and `--max-tries` pgbench's retry lines.
+#[test]
+fn pgbench_report_per_command_and_max_tries() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let out = pgbench(
+        &pg,
+        &[
+            "-c",
+            "2",
+            "-t",
+            "20",
+            "-b",
+            "tpcb-like",
+            "-r",
+            "--max-tries",
+            "3",
+        ],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("number of transactions retried: 0 (0.000%)"),
+        "{text}"
+    );
+    assert!(text.contains("total number of retries: 0"), "{text}");
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("statement latencies in milliseconds and failures:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("   "))
+        .collect();
+    // tpcb-like's seven statements, BEGIN to END, each timed, none failed.
+    assert_eq!(rows.len(), 7, "{text}");
+    assert!(rows[1].contains("UPDATE pgbench_accounts"), "{text}");
+    for r in &rows {
+        let mut cells = r.split_whitespace();
+        let ms: f64 = cells.next().unwrap().parse().unwrap();
+        assert!(ms > 0.0, "{r}");
+        assert_eq!(cells.next(), Some("0"), "{r}");
+    }
 }
 
 /// A custom `-f` script with `\set` and `\gset`: each transaction's inserted row

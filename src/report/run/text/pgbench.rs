@@ -55,6 +55,8 @@ pub struct PgbenchFigures {
     pub tps: f64,
     /// `-r`.
     pub statements: Option<Vec<StatementRow>>,
+    /// `--max-tries` above 1: transactions retried, and the retries in all.
+    pub retries: Option<(u64, u64)>,
     /// hakaru's additions: (percentile, ms).
     pub percentiles: Vec<(f64, f64)>,
     /// hakaru's additions: (error kind, count, a sample's text).
@@ -96,6 +98,15 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         f.failed,
         100.0 * f.failed as f64 / total
     );
+    if let Some((retried, retries)) = f.retries {
+        let all = (f.processed + f.failed).max(1) as f64;
+        let _ = writeln!(
+            o,
+            "number of transactions retried: {retried} ({:.3}%)",
+            100.0 * retried as f64 / all
+        );
+        let _ = writeln!(o, "total number of retries: {retries}");
+    }
     if let Some(skipped) = f.skipped {
         let all = (f.processed + f.failed + skipped).max(1) as f64;
         let _ = writeln!(
@@ -274,6 +285,7 @@ mod tests {
             initial_connection_ms: 5.4321,
             reconnect: false,
             tps: 1234.5678901,
+            retries: None,
             statements: Some(vec![
                 StatementRow { latency_ms: 0.123, failures: 0, text: "BEGIN;".into() },
                 StatementRow {
@@ -331,6 +343,7 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
             skipped: Some(2),
             failed: 0,
             statements: None,
+            retries: None,
             percentiles: vec![],
             errors: vec![],
             ..figures()
