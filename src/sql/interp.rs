@@ -152,9 +152,17 @@ impl Params {
     pub fn iter(&self) -> impl Iterator<Item = Option<&[u8]>> {
         (0..self.len()).map(|i| self.get(i))
     }
-    fn clear(&mut self) {
+    /// Empties the parameters, keeping the buffers' capacity.
+    pub fn clear(&mut self) {
         self.buf.clear();
         self.spans.clear();
+    }
+    /// Appends a parameter whose text `write` puts in the buffer (a conversation
+    /// that builds its own statements: sysbench's OLTP tests).
+    pub fn push_with(&mut self, write: impl FnOnce(&mut String)) {
+        let a = self.buf.len();
+        write(&mut self.buf);
+        self.spans.push(Some((a, self.buf.len())));
     }
 }
 
