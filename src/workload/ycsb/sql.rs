@@ -170,6 +170,11 @@ pub fn is_sql(url: &str) -> bool {
     PgUrl::is_postgres(url)
 }
 
+/// `url` as a SQL target's URL, checked without resolving or connecting.
+pub fn check_url(url: &str) -> Result<(), String> {
+    PgUrl::parse(url).map(|_| ())
+}
+
 /// A SQL table name as YCSB's `table` takes it: a plain identifier.
 pub fn check_table(table: &str) -> Result<(), String> {
     let mut chars = table.chars();
@@ -208,6 +213,20 @@ pub fn target(url: &str) -> Result<Target, String> {
             mode: QueryMode::Prepared,
         })),
     })
+}
+
+/// Runs `sql` once on `url`'s database through a connection of its own (a suite
+/// phase's `before_sql`: `CHECKPOINT`, `DISCARD ALL`, `VACUUM ANALYZE`).
+pub fn execute(url: &str, sql: &str, timeout: Duration) -> Result<(), String> {
+    let Proto::Postgres(t) = target(url)?.proto else {
+        return Err(format!("{url}: not a SQL target"));
+    };
+    let mut admin = crate::http::pg::PgAdmin::connect(&t.url, t.password.as_deref(), timeout)
+        .map_err(|e| e.to_string())?;
+    admin
+        .simple_query(sql)
+        .map(|_| ())
+        .map_err(|e| e.to_string())
 }
 
 /// Why these settings cannot run over SQL: a load's batch whose parameters one
