@@ -43,6 +43,7 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod sql_suite;
 mod stream;
 mod suite;
 mod suite_phase;
