@@ -4,13 +4,22 @@
 //! sampled from `/proc` while a step runs.
 //!
 //! A probe that fails never stops the run: its result says why it is empty.
+//!
+//! PostgreSQL (`--probe postgres`) is read apart from the hosts: from each
+//! `postgres://` target's own row of `pg_stat_database`, over a blocking connection
+//! to another database of the server (`postgres`, or `template1` when the target is
+//! `postgres`), so the probe's own transactions are not among the ones it counts;
+//! and since a backend sends its counts within a second of going idle (or when it
+//! exits), a reading is taken again a second later until the two agree.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::http;
+use crate::http::pg_conn::PgTarget;
 use crate::result::{ProbeResult, ProcessUse};
 use crate::sysinfo;
 
@@ -29,6 +38,11 @@ pub enum ProbeKind {
     /// memcached `stats`: gets, sets, hits, misses, evictions, items, bytes
     /// (`n_queries` = `cmd_get`, `cache_hits` = `get_hits`).
     Memcached,
+    /// PostgreSQL `pg_stat_database`, the target database's row: commits, rollbacks,
+    /// blocks read and hit (a step's `cache_hit_rate` is the buffer cache's),
+    /// deadlocks, temporary bytes and files, rows returned, fetched, inserted,
+    /// updated and deleted.
+    Postgres,
     /// Any number in a JSON answer, by JSON pointer (RFC 6901).
     Url {
         path: String,
@@ -45,6 +59,7 @@ impl ProbeKind {
             ProbeKind::CouchDb => "couchdb".into(),
             ProbeKind::Redis => "redis".into(),
             ProbeKind::Memcached => "memcached".into(),
+            ProbeKind::Postgres => "postgres".into(),
             ProbeKind::Url { name, .. } => name.clone(),
         }
     }
@@ -54,7 +69,7 @@ impl ProbeKind {
             ProbeKind::Groonga => "/d/status",
             ProbeKind::Droonga => "/statistics/cache",
             ProbeKind::CouchDb => "/_node/_local/_stats/couchdb",
-            ProbeKind::Redis | ProbeKind::Memcached => "",
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres => "",
             ProbeKind::Url { path, .. } => path,
         }
     }
@@ -121,7 +136,9 @@ impl ProbeKind {
                     return Err("no CouchDB counters (database_reads, database_writes, httpd.requests) in the answer".into());
                 }
             }
-            ProbeKind::Redis | ProbeKind::Memcached => unreachable!("read above"),
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres => {
+                unreachable!("read apart")
+            }
             ProbeKind::Url { pointer, name, .. } => {
                 let x = v
                     .pointer(pointer)
@@ -145,6 +162,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
         "couchdb" => return Ok(ProbeKind::CouchDb),
         "redis" => return Ok(ProbeKind::Redis),
         "memcached" => return Ok(ProbeKind::Memcached),
+        "postgres" | "postgresql" => return Ok(ProbeKind::Postgres),
         _ => {}
     }
     let mut path = None;
@@ -153,7 +171,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
     for part in s.split(',') {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             format!(
-                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached or url=PATH,pointer=/json/pointer"
+                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached, postgres or url=PATH,pointer=/json/pointer"
             )
         })?;
         match k.trim() {
@@ -195,15 +213,135 @@ pub struct Prober {
     /// "http://host:port" of each host the run talks to.
     pub hosts: Vec<String>,
     pub timeout: Duration,
+    /// The run's `postgres://` targets, for `--probe postgres` ([`databases`]).
+    pub databases: Vec<Arc<PgTarget>>,
+}
+
+/// The `postgres://` targets among a run's, for [`Prober::databases`].
+pub fn databases(targets: &[http::Target]) -> Vec<Arc<PgTarget>> {
+    let mut out: Vec<Arc<PgTarget>> = Vec::new();
+    for t in targets {
+        if let http::Proto::Postgres(p) = &t.proto {
+            if !out.iter().any(|o| label(o) == label(p)) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
+/// A database as a probe's result names it: `postgres://host:port/db`.
+fn label(t: &PgTarget) -> String {
+    format!(
+        "postgres://{}:{}/{}",
+        t.url.host, t.url.port, t.url.database
+    )
+}
+
+/// `pg_stat_database`'s columns a probe keeps, under the names it keeps them.
+const PG_STAT: [(&str, &str); 13] = [
+    ("xact_commit", "commits"),
+    ("xact_rollback", "rollbacks"),
+    ("blks_read", "blks_read"),
+    ("blks_hit", "blks_hit"),
+    ("deadlocks", "deadlocks"),
+    ("temp_bytes", "temp_bytes"),
+    ("temp_files", "temp_files"),
+    ("tup_returned", "tup_returned"),
+    ("tup_fetched", "tup_fetched"),
+    ("tup_inserted", "tup_inserted"),
+    ("tup_updated", "tup_updated"),
+    ("tup_deleted", "tup_deleted"),
+    ("conflicts", "conflicts"),
+];
+
+/// How long a backend may hold its counts before it sends them (PostgreSQL 15:
+/// within a second of going idle), and a little more.
+const PG_FLUSH: Duration = Duration::from_millis(1100);
+
+/// One database's row of `pg_stat_database`, once two readings [`PG_FLUSH`] apart
+/// agree (at most four readings).
+fn read_postgres(t: &PgTarget, timeout: Duration) -> Result<BTreeMap<String, f64>, String> {
+    let other = if t.url.database == "postgres" {
+        "template1"
+    } else {
+        "postgres"
+    };
+    let mut url = t.url.clone();
+    url.database = other.to_string();
+    let password = t.password.as_deref();
+    // The target's own database when the other cannot be reached; its one
+    // transaction a reading is then counted too, and said so.
+    let (mut admin, own) = match http::pg::PgAdmin::connect(&url, password, timeout) {
+        Ok(a) => (a, false),
+        Err(_) => (
+            http::pg::PgAdmin::connect(&t.url, password, timeout)
+                .map_err(|e| format!("{}: {e}", label(t)))?,
+            true,
+        ),
+    };
+    let columns: Vec<&str> = PG_STAT.iter().map(|(c, _)| *c).collect();
+    let sql = format!(
+        "SELECT {} FROM pg_stat_database WHERE datname = '{}'",
+        columns.join(", "),
+        t.url.database.replace('\'', "''")
+    );
+    let mut read = || -> Result<BTreeMap<String, f64>, String> {
+        let rows = admin
+            .simple_query(&sql)
+            .map_err(|e| format!("{}: {e}", label(t)))?;
+        let row = rows
+            .first()
+            .ok_or_else(|| format!("{}: no row in pg_stat_database", label(t)))?;
+        let mut out = BTreeMap::new();
+        for ((_, name), v) in PG_STAT.iter().zip(row) {
+            if let Some(x) = v.as_deref().and_then(|v| v.parse::<f64>().ok()) {
+                out.insert(name.to_string(), x);
+            }
+        }
+        if own {
+            out.insert("probe_in_own_database".into(), 1.0);
+        }
+        Ok(out)
+    };
+    let mut last = read()?;
+    for _ in 0..3 {
+        std::thread::sleep(PG_FLUSH);
+        let now = read()?;
+        let settled = PG_STAT.iter().all(|(_, k)| {
+            // Reading in the target's own database adds the reading's commit.
+            let slack = if own && *k == "commits" { 1.0 } else { 0.0 };
+            (now.get(*k).unwrap_or(&0.0) - last.get(*k).unwrap_or(&0.0)).abs() <= slack
+        });
+        last = now;
+        if settled {
+            break;
+        }
+    }
+    Ok(last)
 }
 
 /// One reading of every (probe, host): numbers or why there are none.
 pub type Snapshot = Vec<Result<BTreeMap<String, f64>, String>>;
 
 impl Prober {
+    /// Where `kind` is read: the hosts, or for PostgreSQL its databases.
+    fn places(&self, kind: &ProbeKind) -> Vec<String> {
+        match kind {
+            ProbeKind::Postgres => self.databases.iter().map(|d| label(d)).collect(),
+            _ => self.hosts.clone(),
+        }
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let mut out = Vec::with_capacity(self.kinds.len() * self.hosts.len());
         for kind in &self.kinds {
+            if *kind == ProbeKind::Postgres {
+                for d in &self.databases {
+                    out.push(read_postgres(d, self.timeout));
+                }
+                continue;
+            }
             for host in &self.hosts {
                 if let Some(ask) = kv_ask(kind) {
                     out.push(ask(host, self.timeout).and_then(|b| kind.read(&b)));
@@ -226,7 +364,7 @@ impl Prober {
         let mut out = Vec::new();
         let mut i = 0;
         for kind in &self.kinds {
-            for host in &self.hosts {
+            for host in &self.places(kind) {
                 let mut r = ProbeResult {
                     probe: kind.name(),
                     target: host.clone(),
@@ -380,16 +518,25 @@ fn ask(
 }
 
 fn hit_rate(delta: &BTreeMap<String, f64>) -> Option<f64> {
-    let q = *delta.get("n_queries")?;
-    let h = *delta.get("cache_hits")?;
+    let (q, h) = lookups(delta)?;
     (q > 0.0).then(|| (h / q).clamp(0.0, 1.0))
+}
+
+/// A probe's (lookups, hits): a cache's queries and hits, or PostgreSQL's buffer
+/// cache's blocks wanted (read + hit) and hit.
+fn lookups(delta: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+    if let (Some(q), Some(h)) = (delta.get("n_queries"), delta.get("cache_hits")) {
+        return Some((*q, *h));
+    }
+    let (r, h) = (delta.get("blks_read")?, delta.get("blks_hit")?);
+    Some((r + h, *h))
 }
 
 /// The step's cache hit rate over every host that reported one: Σ hits ÷ Σ queries.
 pub fn combined_hit_rate(results: &[ProbeResult]) -> Option<f64> {
     let (mut q, mut h) = (0.0, 0.0);
     for r in results {
-        if let (Some(dq), Some(dh)) = (r.delta.get("n_queries"), r.delta.get("cache_hits")) {
+        if let Some((dq, dh)) = lookups(&r.delta) {
             q += dq;
             h += dh;
         }
@@ -481,6 +628,7 @@ mod tests {
             kinds: vec![ProbeKind::Groonga],
             hosts: vec!["http://a:1".into()],
             timeout: Duration::from_secs(1),
+            databases: vec![],
         };
         let before = vec![Ok(BTreeMap::from([
             ("n_queries".to_string(), 100.0),
@@ -497,6 +645,28 @@ mod tests {
         let failed = p.compare(&vec![Err("refused".into())], &after);
         assert_eq!(failed[0].error.as_deref(), Some("refused"));
         assert_eq!(combined_hit_rate(&failed), None);
+    }
+
+    /// PostgreSQL's buffer cache is the step's cache: blocks hit of blocks wanted.
+    #[test]
+    fn a_postgres_step_s_hit_rate_is_its_buffer_cache_s() {
+        let d = |read: f64, hit: f64| {
+            BTreeMap::from([
+                ("blks_read".to_string(), read),
+                ("blks_hit".to_string(), hit),
+                ("commits".to_string(), 7.0),
+            ])
+        };
+        assert_eq!(hit_rate(&d(25.0, 75.0)), Some(0.75));
+        assert_eq!(hit_rate(&d(0.0, 0.0)), None);
+        let p = Prober {
+            kinds: vec![ProbeKind::Postgres],
+            hosts: vec!["http://a:1".into()],
+            timeout: Duration::from_secs(1),
+            databases: vec![],
+        };
+        // No database, no reading (spec refuses the flag before any load).
+        assert!(p.snapshot().is_empty() && p.compare(&vec![], &vec![]).is_empty());
     }
 
     #[test]
@@ -527,6 +697,7 @@ mod tests {
     fn probe_flags_are_checked() {
         assert_eq!(parse_probe("groonga").unwrap(), ProbeKind::Groonga);
         assert!(parse_probe("mysql").unwrap_err().contains("expected"));
+        assert_eq!(parse_probe("postgres").unwrap(), ProbeKind::Postgres);
         assert!(parse_probe("url=d/status,pointer=/a")
             .unwrap_err()
             .contains("'/'"));

@@ -65,6 +65,13 @@ pub struct SuiteArgs {
 
     #[command(flatten)]
     pub live: super::args::LiveArgs,
+
+    /// Read the servers' own numbers before and after each phase: postgres
+    /// (pg_stat_database of each postgres:// target), redis, memcached, groonga,
+    /// droonga, couchdb or url=PATH,pointer=/json/pointer of the other targets.
+    /// Repeatable.
+    #[arg(long = "probe", value_name = "PROBE", value_parser = crate::probe::parse_probe)]
+    pub probes: Vec<crate::probe::ProbeKind>,
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
@@ -136,6 +143,12 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         },
     )?;
     ready.engine.ok_status = args.ok_status;
+    ready
+        .with_probes(args.probes.clone())
+        .map_err(|why| ScenarioError::Whole {
+            path: "--probe".into(),
+            why,
+        })?;
     let mut live = args
         .live
         .start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;

@@ -378,6 +378,33 @@ pub fn build(
     })
 }
 
+impl SuiteReady {
+    /// `--probe`: read before and after each phase — PostgreSQL from the scenario's
+    /// `postgres://` targets, every other probe from its other targets.
+    pub fn with_probes(&mut self, kinds: Vec<crate::probe::ProbeKind>) -> Result<(), String> {
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let targets = crate::engine::Workload::targets(&*self.workload);
+        let databases = crate::probe::databases(targets);
+        if kinds.contains(&crate::probe::ProbeKind::Postgres) && databases.is_empty() {
+            return Err("--probe postgres: the scenario has no postgres:// target".into());
+        }
+        let hosts = targets
+            .iter()
+            .filter(|t| !matches!(t.proto, crate::http::Proto::Postgres(_)))
+            .map(|t| t.label())
+            .collect();
+        self.run.prober = Some(crate::probe::Prober {
+            kinds,
+            hosts,
+            timeout: Duration::from_secs(5),
+            databases,
+        });
+        Ok(())
+    }
+}
+
 /// The processes `[targets]` names by pid are there.
 fn check_targets(scenario: &Scenario, path: &str) -> Result<(), SuiteError> {
     for (name, t) in &scenario.targets {

@@ -165,3 +165,199 @@ fn ycsb_a_to_f_over_postgres_count_what_the_server_counts() {
     }
     let _ = USER;
 }
+
+/// A table of 100 counters in database `bench`, and a pgbench script that adds one
+/// to a random counter per transaction.
+fn counters(pg: &Postgres, dir: &TempDir) {
+    pg.psql("postgres", "CREATE DATABASE bench");
+    pg.psql(
+        "bench",
+        "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL DEFAULT 0); \
+         INSERT INTO t (id) SELECT generate_series(1, 100)",
+    );
+    dir.write(
+        "tx.sql",
+        "\\set id random(1, 100)\nUPDATE t SET n = n + 1 WHERE id = :id;\n",
+    );
+}
+
+fn probe<'a>(step: &'a Value, name: &str) -> &'a Value {
+    step["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["probe"] == name)
+        .unwrap_or_else(|| panic!("no {name} probe: {step}"))
+}
+
+/// A scenario's phase of a pgbench script (`url = "postgres://…"`, `script = …`
+/// beside the scenario, prepared) after `before_sql = "CHECKPOINT"`, read with
+/// `--probe postgres`: the probe's deltas are what the run did — as many commits and
+/// updated rows as the counters went up — and hakaru counted each of those
+/// transactions but the ones cut off at the end.
+#[test]
+fn a_script_phase_and_probe_postgres_count_what_the_run_did() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-script");
+    counters(&pg, &dir);
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"counters\"\nduration = \"2s\"\nclients = 3\n\
+             before_sql = \"CHECKPOINT\"\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n",
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "--probe",
+        "postgres",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("Probes"), "{text}");
+    assert!(!text.contains(PASSWORD) && !stderr(&o).contains(PASSWORD));
+    let r = read_json(&out.with_extension("json"));
+    let step = &r["steps"][0];
+    assert_eq!(step["before_step"]["ok"], true, "{step}");
+    assert_eq!(step["before_step"]["command"], "SQL: CHECKPOINT", "{step}");
+    assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+    let done = step["total_requests"].as_u64().unwrap();
+    let unfinished = step["unfinished"].as_u64().unwrap_or(0);
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    within("transactions", done, sum, unfinished, step);
+    let p = probe(step, "postgres");
+    assert_eq!(
+        p["target"],
+        format!("postgres://127.0.0.1:{}/bench", pg.port)
+    );
+    assert!(p["error"].is_null(), "{p}");
+    let d = &p["delta"];
+    // Every commit of the phase is one of the script's transactions, or one of
+    // the 3 clients' logins (PostgreSQL counts a backend's start as a commit).
+    assert_eq!(d["commits"].as_f64().unwrap() as u64, sum + 3, "{p}");
+    assert_eq!(d["tup_updated"].as_f64().unwrap() as u64, sum, "{p}");
+    assert_eq!(d["rollbacks"].as_f64().unwrap(), 0.0, "{p}");
+    assert_eq!(d["deadlocks"].as_f64().unwrap(), 0.0, "{p}");
+    assert!(d["blks_hit"].as_f64().unwrap() > 0.0, "{p}");
+    assert!(p["cache_hit_rate"].as_f64().is_some(), "{p}");
+    // Nothing to probe is refused before any load.
+    let plain = dir.write(
+        "plain.toml",
+        "[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+         [[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+    );
+    let o = run(&["suite", plain.to_str().unwrap(), "--probe", "postgres"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no postgres:// target"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A script's error names its file, line and column, before any load: the server
+/// never sees a transaction.
+#[test]
+fn a_script_phase_s_error_is_named_before_any_load() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-script-bad");
+    counters(&pg, &dir);
+    dir.write(
+        "bad.sql",
+        "\\set id random(1, 100\nUPDATE t SET n = n + 1;\n",
+    );
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"bad\"\nduration = \"2s\"\nclients = 1\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"bad.sql\"\n",
+            pg.url("bench")
+        ),
+    );
+    let o = run(&["suite", s.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("bad.sql:1:") && e.contains("phase \"bad\""),
+        "{e}"
+    );
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert_eq!(sum, 0);
+}
+
+/// PostgreSQL shut down immediately mid-suite (SIGQUIT to the postmaster, what
+/// `pg_ctl stop -m immediate` sends, from a scenario event) and started again by
+/// the test as a supervisor would: the failures are counted by kind (the backends'
+/// 57P01, refused connections, logins while it recovers), the recovery after the
+/// event is measured, and the suite ends on time.
+#[test]
+fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
+    let Some(mut pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-restart");
+    counters(&pg, &dir);
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "timeout = \"2s\"\n[targets.db]\npid = {}\n\
+             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\n\
+             [[phase]]\nname = \"steady\"\nduration = \"14s\"\nrate = 200\nclients = 8\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n\
+             [[event]]\nname = \"immediate shutdown\"\nat = \"4s\"\nrun = \"kill -QUIT {{pid:db}}\"\n",
+            pg.pid(),
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    let started = Instant::now();
+    let child = hakaru()
+        .args([
+            "suite",
+            s.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The supervisor: the postmaster exits at the event; start it again.
+    pg.restart_after_exit(Duration::from_secs(15));
+    let o = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(30), "the suite took {took:?}");
+    let r = read_json(&out.with_extension("json"));
+    assert_eq!(r["state"], "complete", "{}", r["state"]);
+    let step = &r["steps"][0];
+    let errors = step["errors"].as_object().unwrap();
+    assert!(!errors.is_empty(), "no failure counted: {step}");
+    let kinds: Vec<&str> = errors.keys().map(String::as_str).collect();
+    assert!(
+        kinds
+            .iter()
+            .any(|k| ["sql_admin_shutdown", "reset", "connect"].contains(k)),
+        "{kinds:?}"
+    );
+    assert!(!kinds.contains(&"other"), "{kinds:?}");
+    let ev = &r["suite"]["events"][0];
+    assert_eq!(ev["ok"], true, "{ev}");
+    let rec = &ev["recovery"];
+    assert!(rec["recovery_s"].as_f64().is_some(), "not recovered: {rec}");
+    eprintln!("errors {errors:?}; recovery {rec}");
+    // After the restart the counters went on: transactions committed after it.
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert!(sum > 0);
+}
