@@ -197,16 +197,34 @@ impl Redactor {
                     let lead = &word[..word.len() - word.trim_start_matches(['\'', '"']).len()];
                     out.push_str(&format!("{lead}{flag}={REDACTED}{lead}"));
                 }
+                // redis-cli's password attached to its flag: `-aPW`, `-a'PW'`.
+                _ if cli && word.len() > 2 && word.starts_with("-a") => {
+                    let quote = word[2..].chars().next().filter(|c| matches!(c, '\'' | '"'));
+                    let q = quote.map(String::from).unwrap_or_default();
+                    out.push_str(&format!("-a{q}{REDACTED}{q}"));
+                }
                 _ => {
                     secret_next = cli && matches!(bare, "-a" | "--pass" | "--password");
-                    out.push_str(&url_password(word));
+                    out.push_str(&self.quoted_query(&url_password(word)));
                 }
             }
             if word.contains([';', '|', '&']) {
                 cli = false;
             }
         }
-        out
+        hide_known(&out)
+    }
+
+    /// A shell word with any secret query parameter's value replaced, its quotes
+    /// kept (`'http://h/?token=abc'`).
+    fn quoted_query(&self, word: &str) -> String {
+        let inner = word.trim_matches(['\'', '"']);
+        if !inner.contains('?') {
+            return word.to_string();
+        }
+        let lead = &word[..word.len() - word.trim_start_matches(['\'', '"']).len()];
+        let trail = &word[word.trim_end_matches(['\'', '"']).len()..];
+        format!("{lead}{}{trail}", self.query(inner))
     }
 
     /// `command` with the value of every secret header in it (`Name: value`)
@@ -288,9 +306,140 @@ pub fn url_password(arg: &str) -> String {
     format!("{}{REDACTED}{}", &arg[..keep], &arg[at..])
 }
 
+/// Secret values this process was given (a URL's password, a secret header's
+/// value, `PGPASSWORD`…), hidden in text it records from elsewhere that may echo
+/// them: a before-command's stderr, a stop reason.
+static KNOWN: std::sync::RwLock<Vec<String>> = std::sync::RwLock::new(Vec::new());
+
+/// Shorter values are not hidden: a two-letter password would cut every word it
+/// is part of.
+const KNOWN_MIN: usize = 4;
+
+/// Remembers `value` as a secret for [`hide_known`].
+pub fn know(value: &str) {
+    if value.len() < KNOWN_MIN {
+        return;
+    }
+    let mut known = KNOWN.write().unwrap_or_else(|p| p.into_inner());
+    if !known.iter().any(|k| k == value) {
+        known.push(value.to_string());
+        // The longest first, so one that contains another is hidden whole.
+        known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+    }
+}
+
+/// Learns the secrets of a command line as typed: every URL's password (as typed
+/// and percent-decoded), every secret header's value (the default names and
+/// `--secret-header`s), and the password environment variables SQL and Redis
+/// clients read.
+pub fn know_command_line(args: &[String]) {
+    let extra: Vec<String> = args
+        .windows(2)
+        .filter(|w| w[0] == "--secret-header")
+        .map(|w| w[1].clone())
+        .chain(
+            args.iter()
+                .filter_map(|a| a.strip_prefix("--secret-header=").map(String::from)),
+        )
+        .collect();
+    let redactor = Redactor::new(&extra);
+    for arg in args {
+        if let Some(pw) = url_password_of(arg) {
+            know(pw);
+            if let Ok(decoded) = percent_encoding::percent_decode_str(pw).decode_utf8() {
+                know(&decoded);
+            }
+        }
+        let header = ["--header=", "-H"]
+            .iter()
+            .find_map(|p| arg.strip_prefix(p))
+            .unwrap_or(arg);
+        if let Some((name, value)) = header.split_once(':') {
+            if !value.starts_with("//") && redactor.is_secret(name) {
+                know(value.trim());
+                // `Bearer TOKEN`, `Basic CREDENTIALS`: the token alone too.
+                if let Some((_, token)) = value.trim().split_once(' ') {
+                    know(token.trim());
+                }
+            }
+        }
+    }
+    for var in ["PGPASSWORD", "MYSQL_PWD", "REDISCLI_AUTH"] {
+        if let Ok(v) = std::env::var(var) {
+            know(&v);
+        }
+    }
+}
+
+/// `text` with every value [`know`] was told replaced by [`REDACTED`].
+pub fn hide_known(text: &str) -> String {
+    let known = KNOWN.read().unwrap_or_else(|p| p.into_inner());
+    let mut out = text.to_string();
+    for k in known.iter() {
+        if out.contains(k.as_str()) {
+            out = out.replace(k.as_str(), REDACTED);
+        }
+    }
+    out
+}
+
+/// The password of a `scheme://user:password@host…` URL in `arg` (a lone userinfo
+/// is Redis's password), as [`url_password`] finds it.
+fn url_password_of(arg: &str) -> Option<&str> {
+    let start = arg.find("://")? + 3;
+    let end = arg[start..]
+        .find(['/', '?', '#'])
+        .map_or(arg.len(), |i| start + i);
+    let at = arg[start..end].rfind('@').map(|i| start + i)?;
+    let from = arg[start..at].find(':').map_or(start, |c| start + c + 1);
+    Some(&arg[from..at]).filter(|p| !p.is_empty())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 36 item 12: a password hakaru knows stays out of a before-command's
+    /// recorded stderr (it echoed `redis-cli -a` and the URL's password).
+    #[test]
+    fn known_secrets_are_hidden_in_text_from_elsewhere() {
+        let args: Vec<String> = [
+            "run",
+            "redis://:s3cr%40t-pw@127.0.0.1:6379",
+            "-H",
+            "X-Api: tk-unique-55",
+            "--secret-header",
+            "X-Api",
+            "-H",
+            "Authorization: Bearer zq-unique-77",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        know_command_line(&args);
+        let text = "AUTH s3cr@t-pw failed; sent s3cr%40t-pw, tk-unique-55 and Bearer zq-unique-77";
+        assert_eq!(
+            hide_known(text),
+            "AUTH <redacted> failed; sent <redacted>, <redacted> and <redacted>"
+        );
+        know("pw");
+        assert_eq!(hide_known("pwd"), "pwd", "too short to hide");
+    }
+
+    /// Issue 36 item 12: shell-command redaction covers secret query parameters and
+    /// redis-cli's attached `-a'PW'`.
+    #[test]
+    fn shell_commands_hide_query_tokens_and_attached_passwords() {
+        let r = Redactor::default();
+        assert_eq!(
+            r.shell_command("curl -s 'http://h/flush?token=abc&x=1' && redis-cli -a'PW' flushall"),
+            "curl -s 'http://h/flush?token=<redacted>&x=1' && redis-cli -a'<redacted>' flushall"
+        );
+        assert_eq!(
+            r.shell_command("redis-cli -apassword ping; curl http://h/?api_key=k"),
+            "redis-cli -a<redacted> ping; curl http://h/?api_key=<redacted>"
+        );
+    }
 
     fn line(args: &[&str], extra: &[&str]) -> Vec<String> {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();

@@ -51,7 +51,9 @@ const HELP: [(&str, &str, &str); 18] = [
          # a 404 is the right answer here; fail CI when p99 passes 200 ms\n\
          hakaru run --ok-status 200,404 --threshold 'p99<200ms' -o result.csv http://127.0.0.1:8080/\n\
          # PostgreSQL: each request one transaction of a pgbench script\n\
-         PGPASSWORD=secret hakaru run -c 8 -d 60s -f tx.sql -M prepared postgres://bench@127.0.0.1/bench",
+         PGPASSWORD=secret hakaru run -c 8 -d 60s -f tx.sql -M prepared postgres://bench@127.0.0.1/bench\n\
+         # MySQL/MariaDB: the same script language, ? parameters on the wire\n\
+         MYSQL_PWD=secret hakaru run -c 8 -d 60s -f tx.sql -M prepared mysql://bench@127.0.0.1:3306/bench",
         EXIT_CODES_HELP,
     ),
     (

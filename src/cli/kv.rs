@@ -70,23 +70,24 @@ pub struct KvArgs {
     )]
     pub pipeline: Option<u64>,
 
-    /// A postgres:// target's transactions: a pgbench script, FILE[@WEIGHT] (repeatable;
-    /// each transaction runs one, drawn by weight).
+    /// A SQL target's transactions: a pgbench script, FILE[@WEIGHT] (repeatable; each
+    /// transaction runs one, drawn by weight).
     #[arg(
         short = 'f',
         long = "file",
         value_name = "FILE[@W]",
-        help_heading = "PostgreSQL (postgres://)"
+        help_heading = "SQL (postgres://, mysql://)"
     )]
     pub sql_files: Vec<String>,
 
-    /// How statements go: simple (one Query), extended (Parse/Bind/Execute, unnamed) or
-    /// prepared (parsed once per connection) [default: simple].
+    /// How statements go: simple (values in the text), extended (parsed and bound each
+    /// time; MySQL: prepare/execute/close) or prepared (parsed once per connection)
+    /// [default: simple].
     #[arg(
         short = 'M',
         long = "query-mode",
         value_name = "MODE",
-        help_heading = "PostgreSQL (postgres://)"
+        help_heading = "SQL (postgres://, mysql://)"
     )]
     pub query_mode: Option<String>,
 }

@@ -102,6 +102,9 @@ pub enum Command {
 
 /// Dispatch a parsed command line; returns the process exit code.
 pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
+    // Passwords and secret header values, hidden wherever another program's words
+    // are recorded (a before-command's stderr echoing them).
+    crate::redact::know_command_line(&command_line);
     match cli.command {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),

@@ -29,8 +29,9 @@ struct Slot {
     spare: Option<Box<[u8]>>,
     /// `--http2`: this client's handle on its group's shared connection.
     shared: Option<Handle>,
-    /// A `postgres://` target: the client's connection (boxed: rare beside HTTP's).
-    pg: Option<Box<super::pg::PgSlot>>,
+    /// A SQL target (`postgres://`, `mysql://`): the client's connection (boxed:
+    /// rare beside HTTP's).
+    sql: Option<Box<super::sql::SqlSlot>>,
 }
 
 impl Slot {
@@ -68,7 +69,7 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             conn: None,
             spare: None,
             shared: None,
-            pg: None,
+            sql: None,
         })
         .collect();
     let counter = &w.progress[w.index].0;
@@ -106,20 +107,20 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             }
         });
         let slot = &mut slots[target];
-        let ((outcome, bytes), read_at) =
-            if let http::Proto::Postgres(pt) = &w.workload.targets()[target].proto {
-                // A transaction: its statements go one by one, as its session says.
-                let timeout = req.timeout;
-                let session = source
-                    .session()
-                    .expect("a PostgreSQL target's source keeps a session");
-                let pg = slot.pg.get_or_insert_with(Box::default);
-                let done = super::pg::transaction(&w, &timer, pg, pt, session, timeout, sent);
-                (done.await, None)
-            } else {
-                let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));
-                send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await
-            };
+        let proto = &w.workload.targets()[target].proto;
+        let ((outcome, bytes), read_at) = if proto.is_sql() {
+            // A transaction: its statements go one by one, as its session says.
+            let timeout = req.timeout;
+            let session = source
+                .session()
+                .expect("a SQL target's source keeps a session");
+            let sql = slot.sql.get_or_insert_with(Box::default);
+            let done = super::sql::transaction(&w, &timer, sql, proto, session, timeout, sent);
+            (done.await, None)
+        } else {
+            let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));
+            send(&w, slot, shared, &req, me.local, sent, sink.as_mut()).await
+        };
         let truncated = sink.is_some_and(|s| s.truncated);
         // A pipelined reply ends when the read that brought it returned (one clock
         // read for all the replies of that read); one the kernel stamped
@@ -573,6 +574,10 @@ async fn attempt_pipelined<W: Workload>(
     req: &Request<'_>,
     deadline: Option<Instant>,
 ) -> ((Outcome, u64), Option<Instant>) {
+    if let Some(f) = slot.shared.as_ref().and_then(|h| h.uncounted()) {
+        w.rec.borrow_mut().note_error(f.kind, || f.why.to_string());
+        return ((Outcome::Error(f.kind), 0), None);
+    }
     for first_try in [true, false] {
         // The handle stays in the slot: the connection and the waiter are borrowed
         // from it, not cloned and dropped per command (two reference counts a command).

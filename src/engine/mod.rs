@@ -21,8 +21,8 @@
 mod client;
 pub mod live;
 pub mod pacer;
-mod pg;
 mod shared;
+mod sql;
 mod stop;
 pub mod timer;
 pub mod workload;

@@ -89,6 +89,18 @@ pub(super) struct Handle {
     pub waiter: Option<Rc<Waiter>>,
 }
 
+impl Handle {
+    /// A failure of this (closed) connection still to count: a reply that answered
+    /// no command, charged to the next command as the unpipelined path charges it.
+    /// Taken once.
+    pub fn uncounted(&self) -> Option<pipeline::Failure> {
+        match &self.conn {
+            SharedConn::Pipe(c) => c.uncounted(),
+            SharedConn::H2(_) => None,
+        }
+    }
+}
+
 /// One group's connection to one target.
 #[derive(Default)]
 pub(super) struct Shared {

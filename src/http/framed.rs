@@ -28,9 +28,16 @@ pub enum Proto {
     /// PostgreSQL: the URL, the password and `-M`'s mode (a transaction is one
     /// request, driven statement by statement by the engine's `pg` arm).
     Postgres(Arc<super::pg_conn::PgTarget>),
+    /// MySQL/MariaDB: likewise, driven by the engine's same `sql` arm.
+    Mysql(Arc<super::mysql_conn::MysqlTarget>),
 }
 
 impl Proto {
+    /// Whether a request is a SQL transaction, driven by the engine's `sql` arm.
+    pub fn is_sql(&self) -> bool {
+        matches!(self, Proto::Postgres(_) | Proto::Mysql(_))
+    }
+
     /// The URL scheme that names it.
     pub fn scheme(&self) -> &'static str {
         match self {
@@ -38,6 +45,7 @@ impl Proto {
             Proto::Redis(_) => "redis",
             Proto::Memcached | Proto::MemcachedCas(_) => "memcached",
             Proto::Postgres(_) => "postgres",
+            Proto::Mysql(_) => "mysql",
         }
     }
 }

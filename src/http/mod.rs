@@ -16,6 +16,8 @@ mod fetch;
 mod framed;
 pub mod h2;
 mod head;
+pub mod mysql;
+pub mod mysql_conn;
 pub mod pg;
 pub mod pg_conn;
 mod socket;

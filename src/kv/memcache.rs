@@ -28,18 +28,31 @@ use crate::stats::ErrorKind;
 /// (a reply read on one connection, a `cas` written by any client). A token is
 /// taken, not read: used once, since a `cas` that stores changes the item's unique
 /// and its old token could only answer `EXISTS` for a change the run made itself.
+///
+/// Only a key a `gets` of this run asked for keeps a token, and at most
+/// [`Tokens::MAX_KEYS`] of them: a server's `VALUE` lines for keys nobody asked
+/// for are not kept (20 random keys a reply grew hakaru to 1.3 GB).
 #[derive(Default)]
-pub struct Tokens(Mutex<HashMap<Box<[u8]>, u64>>);
+pub struct Tokens(Mutex<HashMap<Box<[u8]>, Option<u64>>>);
 
 impl Tokens {
-    /// A `gets` reply said `key`'s unique is `token`: the newest replaces any older.
+    /// The most keys awaiting or holding a token.
+    pub const MAX_KEYS: usize = 1 << 20;
+
+    /// A `gets` is about to ask for `key`: its reply's unique may be kept.
+    pub fn ask(&self, key: &[u8]) {
+        let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if map.len() < Self::MAX_KEYS && !map.contains_key(key) {
+            map.insert(key.into(), None);
+        }
+    }
+
+    /// A `gets` reply said `key`'s unique is `token`: the newest replaces any older,
+    /// for a key asked for.
     pub fn note(&self, key: &[u8], token: u64) {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        match map.get_mut(key) {
-            Some(t) => *t = token,
-            None => {
-                map.insert(key.into(), token);
-            }
+        if let Some(t) = map.get_mut(key) {
+            *t = Some(token);
         }
     }
 
@@ -47,7 +60,16 @@ impl Tokens {
     /// since the last `cas` of it).
     pub fn take(&self, key: &[u8]) -> Option<u64> {
         let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        map.remove(key)
+        map.remove(key).flatten()
+    }
+
+    /// How many keys await or hold a token.
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|m| m.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 
@@ -60,8 +82,7 @@ impl PartialEq for Tokens {
 
 impl std::fmt::Debug for Tokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let n = self.0.lock().map(|m| m.len()).unwrap_or(0);
-        write!(f, "Tokens {{ {n} keys }}")
+        write!(f, "Tokens {{ {} keys }}", self.len())
     }
 }
 
@@ -347,6 +368,9 @@ mod tests {
         let tokens = Arc::new(Tokens::default());
         let bytes = b"VALUE k:1 0 2 18446744073709551615\r\nab\r\nVALUE k:2 0 1 7\r\nc\r\nVALUE k:3 0 1\r\nd\r\nEND\r\n";
         for chunk in [1, 7, 1000] {
+            for k in [&b"k:1"[..], b"k:2", b"k:3"] {
+                tokens.ask(k);
+            }
             let mut f = Framer::with_tokens(tokens.clone());
             let (mut pos, mut have) = (0, chunk.min(bytes.len()));
             loop {
@@ -375,5 +399,21 @@ mod tests {
             assert_eq!((tokens.take(b"k:1"), tokens.take(b"k:3")), (None, None));
         }
         assert_eq!(unsigned(b"18446744073709551616"), None);
+    }
+
+    /// Issue 36 item 9: a server sending 20 `VALUE <random key>` lines a `gets`
+    /// grew hakaru's token table to 1.3 GB. Only keys asked for keep a token.
+    #[test]
+    fn tokens_are_kept_only_for_keys_asked_for() {
+        let tokens = Tokens::default();
+        tokens.ask(b"k:1");
+        for i in 0..10_000u64 {
+            tokens.note(format!("random:{i}").as_bytes(), i);
+        }
+        tokens.note(b"k:1", 5);
+        assert_eq!(tokens.len(), 1);
+        assert_eq!(tokens.take(b"random:3"), None);
+        assert_eq!(tokens.take(b"k:1"), Some(5));
+        assert!(tokens.is_empty());
     }
 }

@@ -71,11 +71,11 @@ impl Live {
                 None => Some(ndjson::LiveOut::new(Box::new(io::stdout()))),
             },
             Some(p) => {
-                let f = std::fs::File::create(p).map_err(|source| LiveError::Out {
+                let f = ndjson::open(p).map_err(|source| LiveError::Out {
                     path: p.display().to_string(),
                     source,
                 })?;
-                Some(ndjson::LiveOut::new(Box::new(io::LineWriter::new(f))))
+                Some(ndjson::LiveOut::new(Box::new(f)))
             }
         };
         let shared = Arc::new(Shared::default());

@@ -17,10 +17,36 @@ use crate::engine::{Progress, StepSpec};
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 
+/// Opens `--live-out`'s file for writing without ever blocking: a FIFO with no
+/// reader is refused at once (`ENXIO`, said before any load) instead of blocking
+/// `open()`, and a reader that stops reading makes writes fail with `WouldBlock`
+/// (lines dropped, counted) instead of stalling the run past its duration.
+pub fn open(path: &std::path::Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ENXIO) => {
+                std::io::Error::new(e.kind(), "a FIFO with no reader (start the reader first)")
+            }
+            _ => e,
+        })
+}
+
 /// Writes the lines; the first write error ends the stream (said once on stderr), so a
-/// closed pipe never stops the load.
+/// closed pipe never stops the load. A reader too slow to take a line (the write
+/// would block) loses that line, counted and said at the end; a line cut short by a
+/// full pipe is finished before any other is written.
 pub struct LiveOut {
     out: Option<Box<dyn Write + Send>>,
+    /// The rest of a line a full pipe cut short.
+    pending: Vec<u8>,
+    /// Lines dropped because the reader was not reading.
+    dropped: u64,
     /// When the run's first step (or warm-up) started: the lines' `elapsed_s`.
     t0: Option<Instant>,
     step: usize,
@@ -36,6 +62,8 @@ impl LiveOut {
     pub fn new(out: Box<dyn Write + Send>) -> LiveOut {
         LiveOut {
             out: Some(out),
+            pending: Vec::new(),
+            dropped: 0,
             t0: None,
             step: 0,
             round: 1,
@@ -54,12 +82,77 @@ impl LiveOut {
     }
 
     fn line(&mut self, v: &impl Serialize) {
-        let Some(out) = self.out.as_mut() else { return };
-        let text = serde_json::to_string(v).expect("a line serializes");
-        let written = writeln!(out, "{text}").and_then(|()| out.flush());
-        if let Err(e) = written {
-            eprintln!("hakaru: --live-out: cannot write ({e}); no more lines");
-            self.out = None;
+        if self.out.is_none() {
+            return;
+        }
+        if !self.finish_pending() {
+            self.dropped += 1;
+            return;
+        }
+        let mut text = serde_json::to_vec(v).expect("a line serializes");
+        text.push(b'\n');
+        match self.write_some(&text) {
+            0 if self.out.is_some() => self.dropped += 1,
+            n if n < text.len() => self.pending = text[n..].to_vec(),
+            _ => {}
+        }
+    }
+
+    /// Writes what is left of a line cut short; whether nothing is left.
+    fn finish_pending(&mut self) -> bool {
+        if self.pending.is_empty() {
+            return true;
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let n = self.write_some(&pending);
+        if n < pending.len() && self.out.is_some() {
+            self.pending = pending[n..].to_vec();
+        }
+        self.pending.is_empty()
+    }
+
+    /// Writes what the file takes of `bytes` now (a full pipe takes less, or
+    /// nothing). Returns how many bytes went.
+    fn write_some(&mut self, bytes: &[u8]) -> usize {
+        let Some(out) = self.out.as_mut() else {
+            return 0;
+        };
+        let mut done = 0;
+        while done < bytes.len() {
+            match out.write(&bytes[done..]) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                Err(e) => {
+                    eprintln!("hakaru: --live-out: cannot write ({e}); no more lines");
+                    self.out = None;
+                    return done;
+                }
+            }
+        }
+        let _ = out.flush();
+        done
+    }
+}
+
+impl Drop for LiveOut {
+    /// A line cut short is finished if the reader takes it within a second; lines
+    /// the reader did not take are said.
+    fn drop(&mut self) {
+        let until = Instant::now() + Duration::from_secs(1);
+        while !self.finish_pending() && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if !self.pending.is_empty() {
+            self.dropped += 1;
+        }
+        if self.dropped > 0 {
+            eprintln!(
+                "hakaru: --live-out: {} line(s) dropped: the reader did not keep up (the \
+                 run was never held back for it)",
+                self.dropped
+            );
         }
     }
 }
@@ -209,6 +302,48 @@ mod tests {
         }
         fn flush(&mut self) -> std::io::Result<()> {
             Ok(())
+        }
+    }
+
+    /// A pipe with room for `room` more bytes, then `WouldBlock`.
+    #[derive(Clone, Default)]
+    struct Pipe(Arc<Mutex<(Vec<u8>, usize)>>);
+    impl Write for Pipe {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            let mut p = self.0.lock().unwrap();
+            if p.1 == 0 {
+                return Err(std::io::ErrorKind::WouldBlock.into());
+            }
+            let n = b.len().min(p.1);
+            p.1 -= n;
+            p.0.extend_from_slice(&b[..n]);
+            Ok(n)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// Issue 36 item 7: a reader that stops reading stalled the run in `write()`
+    /// past its duration. Lines it cannot take are dropped and counted; a line cut
+    /// short is finished before the next, so what the reader gets is whole lines.
+    #[test]
+    fn a_full_pipe_drops_whole_lines_and_counts_them() {
+        let pipe = Pipe::default();
+        pipe.0.lock().unwrap().1 = 100;
+        let mut o = LiveOut::new(Box::new(pipe.clone()));
+        let line = serde_json::json!({"event": "second", "pad": "x".repeat(60)});
+        o.line(&line); // ~80 bytes: whole
+        o.line(&line); // cut short: the rest pending
+        o.line(&line); // the pipe is full: dropped
+        assert_eq!((o.dropped, o.pending.is_empty()), (1, false));
+        pipe.0.lock().unwrap().1 = 10_000;
+        o.line(&line); // the rest, then this one
+        assert_eq!((o.dropped, o.pending.is_empty()), (1, true));
+        let text = String::from_utf8(pipe.0.lock().unwrap().0.clone()).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        for l in text.lines() {
+            serde_json::from_str::<serde_json::Value>(l).unwrap();
         }
     }
 

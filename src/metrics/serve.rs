@@ -120,6 +120,13 @@ impl Drop for MetricsServer {
     }
 }
 
+/// Connections served at once; a scraper needs one. Bug it pins: 1,000 idle
+/// connections to `/metrics` took the descriptors the load needed ("Too many open
+/// files" in step 1).
+const MAX_CONNS: usize = 16;
+/// The longest a connection is served: a scrape takes milliseconds.
+const CONN_LIMIT: Duration = Duration::from_secs(10);
+
 async fn accept(
     listener: std::net::TcpListener,
     shared: Arc<Shared>,
@@ -136,7 +143,9 @@ async fn accept(
     loop {
         tokio::select! {
             _ = &mut stopped => break,
-            accepted = listener.accept() => match accepted {
+            // At the cap, connections wait in the kernel's backlog, not in our
+            // descriptors: the load's own sockets come first.
+            accepted = listener.accept(), if conns.len() < MAX_CONNS => match accepted {
                 Ok((stream, _)) => {
                     let shared = shared.clone();
                     let http = http.clone();
@@ -145,7 +154,9 @@ async fn accept(
                             let resp = answer(&shared, &req);
                             async move { Ok::<_, Infallible>(resp) }
                         });
-                        let _ = http.serve_connection(TokioIo::new(stream), svc).await;
+                        let serve = http.serve_connection(TokioIo::new(stream), svc);
+                        // An idle or slow connection holds a descriptor no longer.
+                        let _ = tokio::time::timeout(CONN_LIMIT, serve).await;
                     });
                 }
                 // Out of descriptors, or a connection gone before accept: pause, go on.

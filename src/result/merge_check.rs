@@ -54,6 +54,7 @@ fn check_step(s: &StepResult) -> Result<(), Found> {
             ));
         }
     }
+    check_seconds(s)?;
     let statuses =
         sum(s.statuses.values()).ok_or(("statuses", "overflow when added".to_owned()))?;
     if statuses != s.responses {
@@ -82,6 +83,42 @@ fn check_step(s: &StepResult) -> Result<(), Found> {
                 s.responses
             ),
         ));
+    }
+    Ok(())
+}
+
+/// A step's length and its timelines' seconds within the longest step a run can
+/// make, checked before a merge lays the seconds out one by one.
+/// Bug it pins: a timeline `"second": 4000000000` grew `merge` to 24 GB, and an
+/// `elapsed_s` of 1e308 as far, before the OOM killer ended it.
+fn check_seconds(s: &StepResult) -> Result<(), Found> {
+    let max = super::timeline::MAX_SECONDS;
+    if s.elapsed_s > max as f64 {
+        return Err((
+            "elapsed_s",
+            format!(
+                "{:e} s is longer than any run (at most {max} s)",
+                s.elapsed_s
+            ),
+        ));
+    }
+    let timelines = std::iter::once(("timeline", s.timeline.as_deref())).chain(
+        s.labels
+            .iter()
+            .map(|l| ("labels[].timeline", l.timeline.as_deref())),
+    );
+    for (field, seconds) in timelines {
+        for e in seconds.unwrap_or_default() {
+            if e.second.checked_add(e.span_s).is_none_or(|end| end > max) {
+                return Err((
+                    field,
+                    format!(
+                        "second {} (span {} s) is past the longest run ({max} s)",
+                        e.second, e.span_s
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -196,6 +233,29 @@ mod tests {
         let e = check(&r).unwrap_err().to_string();
         assert!(
             e.starts_with("shard1.json: steps[0].n_clients: is 1, but shard 1/2 of the 3 clients"),
+            "{e}"
+        );
+    }
+
+    /// Issue 36 item 6: seconds past any run are refused before a merge lays them out.
+    #[test]
+    fn merge_refuses_seconds_past_the_longest_run() {
+        let mut r = shards();
+        r[1].1.steps[0].elapsed_s = 1e308;
+        let e = check(&r).unwrap_err().to_string();
+        assert!(
+            e.starts_with("shard2.json: steps[0].elapsed_s: 1e308 s is longer than any run"),
+            "{e}"
+        );
+        let mut r = shards();
+        r[0].1.steps[0].timeline = Some(vec![crate::result::timeline::SecondResult {
+            second: 4_000_000_000,
+            span_s: 1,
+            ..Default::default()
+        }]);
+        let e = check(&r).unwrap_err().to_string();
+        assert!(
+            e.starts_with("shard1.json: steps[0].timeline: second 4000000000 (span 1 s) is past"),
             "{e}"
         );
     }

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod find_max;
 #[cfg(test)]
 pub(crate) mod fixture;
+mod histogram;
 pub mod json;
 mod labels;
 pub mod merge;
@@ -29,13 +30,12 @@ mod verify;
 use std::collections::BTreeMap;
 use std::fmt;
 
-use base64::Engine as _;
-use hdrhistogram::serialization::{Deserializer, Serializer, V2Serializer};
 use hdrhistogram::Histogram;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::stats::{ErrorKind, OkStatus, RequestSample};
+pub use histogram::{decode_histogram, encode_histogram};
 pub use labels::LabelResult;
 pub use requests::{RequestInfo, RequestList};
 pub use step::{StepFacts, ToRecorderError};
@@ -761,23 +761,6 @@ impl StepResult {
     pub fn decode_histogram(&self) -> Result<Histogram<u64>, String> {
         decode_histogram(&self.histogram)
     }
-}
-
-pub fn encode_histogram(h: &Histogram<u64>) -> String {
-    let mut buf = Vec::new();
-    V2Serializer::new()
-        .serialize(h, &mut buf)
-        .expect("serializing to memory cannot fail");
-    base64::engine::general_purpose::STANDARD.encode(buf)
-}
-
-pub fn decode_histogram(s: &str) -> Result<Histogram<u64>, String> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(s)
-        .map_err(|e| format!("histogram is not base64: {e}"))?;
-    Deserializer::new()
-        .deserialize(&mut &bytes[..])
-        .map_err(|e| format!("histogram does not decode: {e:?}"))
 }
 
 #[cfg(test)]

@@ -263,7 +263,7 @@ fn empty_second() -> Histogram<u64> {
 }
 
 /// The longest timeline a merge builds: 30 days, the longest a scenario may last.
-const MAX_SECONDS: u64 = 30 * 86_400 + 1;
+pub const MAX_SECONDS: u64 = 30 * 86_400 + 1;
 
 fn encode(h: &Histogram<u32>) -> String {
     let mut buf = Vec::new();

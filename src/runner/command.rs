@@ -5,7 +5,9 @@
 //! everywhere.
 
 use std::io::Read;
-use std::process::{Command, Stdio};
+use std::os::unix::process::CommandExt as _;
+use std::process::{Child, Command, Stdio};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use crate::engine::Stop;
@@ -49,6 +51,9 @@ pub fn run_shell(
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
+        // Its own process group, so that a kill reaches what it started too (a
+        // `bash -c 'while …'` under `sh` outlived a kill of `sh` alone).
+        .process_group(0)
         .spawn();
     let failed = |why: String| Ran {
         exit_code: None,
@@ -60,28 +65,20 @@ pub fn run_shell(
         Ok(c) => c,
         Err(e) => return failed(format!("cannot run sh: {e}")),
     };
-    // Read stderr on the side, so a chatty command cannot fill the pipe and stall.
+    // Read stderr on the side, so a chatty command cannot fill the pipe and stall,
+    // into one buffer of constant size: only its end says why.
     // A command that starts a server in the background may leave it holding the pipe:
     // its stderr is waited for briefly after the command ends, not to the pipe's end.
-    let (tx, rx) = std::sync::mpsc::channel();
-    if let Some(mut err) = child.stderr.take() {
+    let kept = std::sync::Arc::new(std::sync::Mutex::new(Vec::with_capacity(2 * STDERR_KEPT)));
+    let (eof_tx, eof_rx) = std::sync::mpsc::channel::<()>();
+    if let Some(err) = child.stderr.take() {
+        let kept = std::sync::Arc::clone(&kept);
         std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let mut chunk = [0u8; 1024];
-            while let Ok(n) = err.read(&mut chunk) {
-                if n == 0 {
-                    break;
-                }
-                buf.extend_from_slice(&chunk[..n]);
-                // The end is what says why; keep memory bounded.
-                if buf.len() > 64 * STDERR_KEPT {
-                    buf.drain(..buf.len() - STDERR_KEPT);
-                }
-                let _ = tx.send(buf.clone());
-            }
+            keep_the_end(err, &kept);
+            let _ = eof_tx.send(());
         });
     } else {
-        drop(tx);
+        drop(eof_tx);
     }
     let end = started + limit;
     let stopped = || stop.is_some_and(Stop::is_triggered);
@@ -89,8 +86,7 @@ pub fn run_shell(
         match child.try_wait() {
             Ok(Some(s)) => break Ok(s),
             Ok(None) if Instant::now() >= end || stopped() => {
-                let _ = child.kill();
-                let _ = child.wait();
+                kill_group(&mut child);
                 break Err(if stopped() {
                     "the run was stopped: killed".to_string()
                 } else {
@@ -102,12 +98,10 @@ pub fn run_shell(
         }
     };
     let duration = started.elapsed();
-    let mut last = Vec::new();
-    let until = Instant::now() + Duration::from_millis(200);
-    while let Ok(b) = rx.recv_timeout(until.saturating_duration_since(Instant::now())) {
-        last = b;
-    }
-    let stderr = tail(String::from_utf8_lossy(&last).trim());
+    let _ = eof_rx.recv_timeout(Duration::from_millis(200));
+    let last = kept.lock().map(|b| b.clone()).unwrap_or_default();
+    // Secrets hidden before the tail is cut, so none is left half shown.
+    let stderr = tail(crate::redact::hide_known(String::from_utf8_lossy(&last).trim()).trim());
     let (exit_code, error) = match status {
         Err(why) => (None, Some(why)),
         Ok(s) if s.success() => (s.code(), None),
@@ -130,6 +124,36 @@ pub fn run_shell(
         stderr,
         duration,
     }
+}
+
+/// Reads `from` to its end, keeping its last bytes in `kept` (at most twice
+/// [`STDERR_KEPT`]): constant memory whatever the command writes.
+fn keep_the_end(mut from: impl Read, kept: &Mutex<Vec<u8>>) {
+    let mut chunk = [0u8; 4096];
+    while let Ok(n) = from.read(&mut chunk) {
+        if n == 0 {
+            break;
+        }
+        let Ok(mut buf) = kept.lock() else { break };
+        let tail = &chunk[n.saturating_sub(2 * STDERR_KEPT)..n];
+        let over = (buf.len() + tail.len()).saturating_sub(2 * STDERR_KEPT);
+        buf.drain(..over);
+        buf.extend_from_slice(tail);
+    }
+}
+
+/// Kills the command's whole process group (it leads one of its own), then reaps it.
+fn kill_group(child: &mut Child) {
+    let group = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw);
+    let killed = group.is_some_and(|pgid| {
+        rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL).is_ok()
+    });
+    if !killed {
+        let _ = child.kill();
+    }
+    let _ = child.wait();
 }
 
 /// The last [`STDERR_KEPT`] bytes of `s`, cut at a character boundary.
@@ -181,6 +205,49 @@ mod tests {
         stop.trigger();
         let r = run_shell("sleep 5", Duration::from_secs(30), &[], Some(&stop));
         assert_eq!(r.error.as_deref(), Some("the run was stopped: killed"));
+    }
+
+    /// Bug it pins: `--before-timeout` killed `sh` alone; the loop it started went
+    /// on through the measured step and after hakaru exited.
+    #[test]
+    fn a_time_limit_kills_what_the_command_started_too() {
+        let dir = std::env::temp_dir().join(format!("hakaru-pg-{}", std::process::id()));
+        let _ = std::fs::remove_file(&dir);
+        let cmd = format!(
+            "bash -c 'echo $$ > {}; while :; do sleep 0.05; done'; true",
+            dir.display()
+        );
+        let r = sh(&cmd, Duration::from_millis(300));
+        assert!(r.error.unwrap().contains("killed"));
+        let pid = std::fs::read_to_string(&dir).unwrap();
+        let _ = std::fs::remove_file(&dir);
+        let stat = format!("/proc/{}/stat", pid.trim());
+        let gone = (0..100).any(|_| {
+            let dead = std::fs::read_to_string(&stat).map_or(true, |s| {
+                s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            });
+            if !dead {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            dead
+        });
+        assert!(gone, "the loop {} outlived its time limit", pid.trim());
+    }
+
+    /// Bug it pins: every 1 KB read sent a copy of the whole kept buffer down an
+    /// unbounded channel read only at the end (`yes >&2` reached 2.3 GB in 3 s).
+    #[test]
+    fn a_flood_of_stderr_is_kept_in_constant_memory() {
+        let kept = Mutex::new(Vec::new());
+        let flood = std::io::repeat(b'y').take(50_000_000);
+        keep_the_end(flood, &kept);
+        let buf = kept.into_inner().unwrap();
+        assert_eq!(buf.len(), 2 * STDERR_KEPT);
+        assert!(buf.capacity() <= 8 * STDERR_KEPT, "{}", buf.capacity());
     }
 
     #[test]

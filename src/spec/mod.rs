@@ -40,7 +40,6 @@ use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::{LoadModel, Mode, Settings, Shard};
 use crate::runner::RunSpec;
-use crate::sql::pg::url::PgUrl;
 use crate::stats::OkStatus;
 use crate::workload::kv::RunWorkload;
 use crate::workload::PlanWorkload;
@@ -361,11 +360,11 @@ impl RunOptions {
         let seed = s
             .shard
             .map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
-        let pg_url = r.url.as_deref().filter(|u| PgUrl::is_postgres(u));
+        let sql_url = r.url.as_deref().filter(|u| sql::is_sql(u));
         let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
-            _ if pg_url.is_some() => {
-                let password = std::env::var("PGPASSWORD").ok();
-                let url = pg_url.expect("matched above");
+            _ if sql_url.is_some() => {
+                let url = sql_url.expect("matched above");
+                let password = sql::env_password(url);
                 let (w, d) = sql::build(url, r, seed, password)?;
                 (RunWorkload::Sql(Box::new(w)), d)
             }

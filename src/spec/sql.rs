@@ -1,19 +1,23 @@
-//! A PostgreSQL run's options checked and built (`run`/`ramp` with a `postgres://`
-//! URL): the URL parsed (its password kept out of every message; `PGPASSWORD` when
-//! the URL holds none), the scripts of `-f FILE[@W]` read and parsed (errors name
-//! file, line and column), `-M`'s mode — all before any load.
+//! A SQL run's options checked and built (`run`/`ramp` with a `postgres://` or a
+//! `mysql://` URL): the URL parsed (its password kept out of every message;
+//! `PGPASSWORD` or `MYSQL_PWD` when the URL holds none), the scripts of `-f FILE[@W]`
+//! read and parsed (errors name file, line and column) and their parameters written
+//! for the wire (`sql::Dialect`), `-M`'s mode — all before any load.
 
 use std::net::ToSocketAddrs;
 use std::sync::Arc;
 
 use super::kv::Described;
 use super::{RequestOptions, SpecError};
+use crate::http::mysql_conn::{MyMode, MysqlTarget};
 use crate::http::pg_conn::PgTarget;
 use crate::http::{Proto, Target};
 use crate::sql::builtin::split_weight;
 use crate::sql::interp::{Mode, Scripts, Weighted};
+use crate::sql::mysql::url::MyUrl;
 use crate::sql::pg::frontend::QueryMode;
 use crate::sql::pg::url::PgUrl;
+use crate::sql::Dialect;
 use crate::workload::sql::SqlWorkload;
 
 /// The SQL flags as given.
@@ -55,22 +59,71 @@ fn bad(s: impl Into<String>) -> SpecError {
     SpecError::Kv(s.into())
 }
 
-fn mode(text: Option<&str>) -> Result<(Mode, QueryMode), SpecError> {
+/// Whether `url` names a SQL target (`postgres://`, `postgresql://`, `mysql://`,
+/// `mariadb://`).
+pub fn is_sql(url: &str) -> bool {
+    PgUrl::is_postgres(url) || MyUrl::is_mysql(url)
+}
+
+/// The environment's password for `url`'s protocol (`PGPASSWORD`, `MYSQL_PWD`),
+/// used when the URL holds none.
+pub fn env_password(url: &str) -> Option<String> {
+    let var = if MyUrl::is_mysql(url) {
+        "MYSQL_PWD"
+    } else {
+        "PGPASSWORD"
+    };
+    std::env::var(var).ok()
+}
+
+fn mode(text: Option<&str>) -> Result<Mode, SpecError> {
     match text.unwrap_or("simple") {
-        "simple" => Ok((Mode::Simple, QueryMode::Simple)),
-        "extended" => Ok((Mode::Extended, QueryMode::Extended)),
-        "prepared" => Ok((Mode::Prepared, QueryMode::Prepared)),
+        "simple" => Ok(Mode::Simple),
+        "extended" => Ok(Mode::Extended),
+        "prepared" => Ok(Mode::Prepared),
         other => Err(bad(format!(
             "-M/--query-mode {other:?}: simple, extended or prepared"
         ))),
     }
 }
 
+/// The target's protocol, its `-M` mode and the interpreter's dialect.
+fn proto(url: &str, mode: Mode, password: Option<String>) -> Result<(Proto, Dialect), SpecError> {
+    if MyUrl::is_mysql(url) {
+        let u = MyUrl::parse(url).map_err(bad)?;
+        let password = if u.password.is_some() { None } else { password };
+        let mode = match mode {
+            Mode::Simple => MyMode::Simple,
+            Mode::Extended => MyMode::Extended,
+            Mode::Prepared => MyMode::Prepared,
+        };
+        let t = MysqlTarget {
+            url: u,
+            password,
+            mode,
+        };
+        return Ok((Proto::Mysql(Arc::new(t)), Dialect::Mysql));
+    }
+    let u = PgUrl::parse(url).map_err(bad)?;
+    let password = if u.password.is_some() { None } else { password };
+    let mode = match mode {
+        Mode::Simple => QueryMode::Simple,
+        Mode::Extended => QueryMode::Extended,
+        Mode::Prepared => QueryMode::Prepared,
+    };
+    let t = PgTarget {
+        url: u,
+        password,
+        mode,
+    };
+    Ok((Proto::Postgres(Arc::new(t)), Dialect::Postgres))
+}
+
 /// The scripts of `-f`, read and parsed, with their weights.
 fn scripts(files: &[String]) -> Result<Vec<Weighted>, SpecError> {
     if files.is_empty() {
         return Err(bad(
-            "a postgres:// target needs its transactions: -f FILE[@WEIGHT] (a pgbench script)",
+            "a SQL target needs its transactions: -f FILE[@WEIGHT] (a pgbench script)",
         ));
     }
     let mut out = Vec::new();
@@ -92,8 +145,8 @@ fn scripts(files: &[String]) -> Result<Vec<Weighted>, SpecError> {
     Ok(out)
 }
 
-/// The workload of a `postgres://` run; `password` is `PGPASSWORD`'s, used when the
-/// URL holds none.
+/// The workload of a `postgres://` or `mysql://` run; `password` is the
+/// environment's ([`env_password`]), used when the URL holds none.
 pub fn build(
     url: &str,
     r: &RequestOptions,
@@ -101,10 +154,11 @@ pub fn build(
     password: Option<String>,
 ) -> Result<(SqlWorkload, Described), SpecError> {
     let sql = &r.kv.sql;
-    let (script_mode, query_mode) = mode(sql.query_mode.as_deref())?;
+    let script_mode = mode(sql.query_mode.as_deref())?;
+    let scheme = url.split("://").next().unwrap_or("SQL");
     if let Some(flag) = r.kv.kv_given() {
         return Err(bad(format!(
-            "{flag} has no meaning for a postgres:// target"
+            "{flag} has no meaning for a {scheme}:// target"
         )));
     }
     for (given, flag) in [
@@ -116,20 +170,26 @@ pub fn build(
     ] {
         if given {
             return Err(bad(format!(
-                "{flag} has no meaning for a postgres:// target (its transactions come from -f)"
+                "{flag} has no meaning for a {scheme}:// target (its transactions come from -f)"
             )));
         }
     }
-    let u = PgUrl::parse(url).map_err(bad)?;
-    let addrs: Vec<_> = (u.host.as_str(), u.port)
+    let (proto, dialect) = proto(url, script_mode, password)?;
+    let (host, port) = match &proto {
+        Proto::Mysql(t) => (t.url.host.clone(), t.url.port),
+        Proto::Postgres(t) => (t.url.host.clone(), t.url.port),
+        _ => unreachable!("proto builds a SQL target"),
+    };
+    let addrs: Vec<_> = (host.as_str(), port)
         .to_socket_addrs()
-        .map_err(|e| bad(format!("{}:{}: {e}", u.host, u.port)))?
+        .map_err(|e| bad(format!("{host}:{port}: {e}")))?
         .collect();
     let given = sql.given.as_ref().map(|g| g.0.as_ref().clone());
     let scripts = match given {
         Some(s) => s,
         None => Scripts::new(scripts(&sql.files)?, script_mode, Vec::new()),
-    };
+    }
+    .with_dialect(dialect);
     let source = if sql.files.is_empty() {
         scripts
             .scripts
@@ -141,17 +201,12 @@ pub fn build(
         sql.files.join(" ")
     };
     let n_patterns = scripts.scripts.len();
-    let password = if u.password.is_some() { None } else { password };
     let target = Target {
         https: false,
-        host: u.host.clone(),
-        port: u.port,
+        host,
+        port,
         addrs,
-        proto: Proto::Postgres(Arc::new(PgTarget {
-            url: u,
-            password,
-            mode: query_mode,
-        })),
+        proto,
     };
     let described = Described {
         source,

@@ -16,6 +16,7 @@ use std::time::Duration;
 use crate::sql::script::expr::{self, Env, Value};
 use crate::sql::script::rand::Rand;
 use crate::sql::script::{Amount, Command, Part, Script};
+use crate::sql::Dialect;
 
 /// How statements go out (`-M`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -67,41 +68,7 @@ impl Scripts {
     /// Numbers the statements; `scripts` is non-empty with positive weights (the
     /// front end checks that with the flag's name).
     pub fn new(scripts: Vec<Weighted>, mode: Mode, defines: Vec<(String, Value)>) -> Scripts {
-        let mut stmts = Vec::new();
-        let mut stmt_of = Vec::new();
-        for (si, w) in scripts.iter().enumerate() {
-            let mut of = vec![usize::MAX; w.script.commands.len()];
-            for (ci, c) in w.script.commands.iter().enumerate() {
-                if let Command::Sql(s) = c {
-                    of[ci] = stmts.len();
-                    let mut param_sql = String::new();
-                    let mut param_vars: Vec<String> = Vec::new();
-                    for p in &s.parts {
-                        match p {
-                            Part::Text(t) => param_sql.push_str(t),
-                            Part::Var(v) => {
-                                let n = match param_vars.iter().position(|x| x == v) {
-                                    Some(n) => n,
-                                    None => {
-                                        param_vars.push(v.clone());
-                                        param_vars.len() - 1
-                                    }
-                                };
-                                let _ = write!(param_sql, "${}", n + 1);
-                            }
-                        }
-                    }
-                    stmts.push(Stmt {
-                        script: si,
-                        command: ci,
-                        param_sql,
-                        param_vars,
-                        name: format!("P{si}_{ci}"),
-                    });
-                }
-            }
-            stmt_of.push(of);
-        }
+        let (stmts, stmt_of) = number(&scripts, Dialect::Postgres);
         let total_weight = scripts.iter().map(|s| s.weight as u64).sum();
         Scripts {
             scripts,
@@ -111,6 +78,14 @@ impl Scripts {
             stmt_of,
             total_weight,
         }
+    }
+
+    /// The same scripts with their parameters written for `dialect`'s wire: `?` on
+    /// MySQL, each occurrence of a variable its own parameter (positional, where
+    /// PostgreSQL's `$n` may name one twice).
+    pub fn with_dialect(mut self, dialect: Dialect) -> Scripts {
+        (self.stmts, self.stmt_of) = number(&self.scripts, dialect);
+        self
     }
 
     /// The statements' labels, by number: the text as written (pgbench `-r`).
@@ -130,6 +105,47 @@ impl Scripts {
     pub fn statements(&self) -> usize {
         self.stmts.len()
     }
+}
+
+/// Numbers the scripts' statements across scripts, each with its parameterised
+/// text for `dialect` and its variables in the order their placeholders take them.
+fn number(scripts: &[Weighted], dialect: Dialect) -> (Vec<Stmt>, Vec<Vec<usize>>) {
+    let mut stmts = Vec::new();
+    let mut stmt_of = Vec::new();
+    for (si, w) in scripts.iter().enumerate() {
+        let mut of = vec![usize::MAX; w.script.commands.len()];
+        for (ci, c) in w.script.commands.iter().enumerate() {
+            let Command::Sql(s) = c else { continue };
+            of[ci] = stmts.len();
+            let mut param_sql = String::new();
+            let mut param_vars: Vec<String> = Vec::new();
+            for p in &s.parts {
+                match p {
+                    Part::Text(t) => param_sql.push_str(t),
+                    Part::Var(v) => {
+                        let seen = param_vars.iter().position(|x| x == v);
+                        let n = match seen {
+                            Some(n) if dialect == Dialect::Postgres => n,
+                            _ => {
+                                param_vars.push(v.clone());
+                                param_vars.len() - 1
+                            }
+                        };
+                        dialect.placeholder(n + 1, &mut param_sql);
+                    }
+                }
+            }
+            stmts.push(Stmt {
+                script: si,
+                command: ci,
+                param_sql,
+                param_vars,
+                name: format!("P{si}_{ci}"),
+            });
+        }
+        stmt_of.push(of);
+    }
+    (stmts, stmt_of)
 }
 
 /// A query's parameters as text (`None` is SQL NULL), in one reused buffer.

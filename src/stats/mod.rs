@@ -99,10 +99,13 @@ pub enum ErrorKind {
     /// get (a `GET` answered `+OK`, a `set` answered `END`): the command's work is
     /// not known done. The sample names the command and what came.
     ReplyUnexpected,
+    /// MySQL error 1205: a row lock was not granted within `innodb_lock_wait_timeout`
+    /// (sysbench retries it; PostgreSQL has no SQLSTATE of its own for it).
+    SqlLockWaitTimeout,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 27] = [
+    pub const ALL: [ErrorKind; 28] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -130,6 +133,7 @@ impl ErrorKind {
         ErrorKind::SqlAdminShutdown,
         ErrorKind::SqlError,
         ErrorKind::ReplyUnexpected,
+        ErrorKind::SqlLockWaitTimeout,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -161,6 +165,7 @@ impl ErrorKind {
             ErrorKind::SqlAdminShutdown => "sql_admin_shutdown",
             ErrorKind::SqlError => "sql_error",
             ErrorKind::ReplyUnexpected => "reply_unexpected",
+            ErrorKind::SqlLockWaitTimeout => "sql_lock_wait_timeout",
         }
     }
 

@@ -1,7 +1,7 @@
-//! A PostgreSQL run: pgbench-style scripts against one `postgres://` target. Each
+//! A SQL run: pgbench-style scripts against one `postgres://` or `mysql://` target. Each
 //! client is an interpreter (`sql::interp::Session`) of the run's scripts; each of
 //! its requests is one transaction, begun here (a script drawn by weight) and driven
-//! statement by statement by the engine's PostgreSQL arm. Transactions are counted
+//! statement by statement by the engine's SQL arm. Transactions are counted
 //! under `script=<name>`.
 
 use std::sync::Arc;
@@ -25,7 +25,8 @@ pub struct SqlWorkload {
 }
 
 impl SqlWorkload {
-    /// `target`'s proto is `Proto::Postgres`; `seed` seeds the clients' sessions.
+    /// `target`'s proto is `Proto::Postgres` or `Proto::Mysql`, the scripts written
+    /// in its dialect; `seed` seeds the clients' sessions.
     pub fn new(target: Target, scripts: Scripts, seed: u64, timeout: Duration) -> SqlWorkload {
         let mut set = LabelSet::new();
         let label_of: Vec<u16> = scripts

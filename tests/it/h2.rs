@@ -838,3 +838,77 @@ fn an_hpack_bomb_is_a_protocol_error_not_a_200() {
     assert!(errors(&st, "protocol") > 0, "{st}");
     assert!(sample(&st, "protocol").contains("HPACK bomb"), "{st}");
 }
+
+/// A server that answers the preface with endless PING (or empty SETTINGS) frames
+/// and never reads again.
+fn control_flood_server(kind: u8) -> SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let len = if kind == 6 { 8 } else { 0 };
+    let mut burst = Vec::new();
+    for _ in 0..1000 {
+        burst.extend_from_slice(&[0, 0, len, kind, 0, 0, 0, 0, 0]);
+        burst.extend(std::iter::repeat_n(7u8, len as usize));
+    }
+    std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let burst = burst.clone();
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                let _ = c.set_write_timeout(Some(Duration::from_secs(5)));
+                let mut preface = [0u8; 24];
+                if c.read_exact(&mut preface).is_err() {
+                    return;
+                }
+                let _ = c.write_all(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+                while Instant::now() < deadline && c.write_all(&burst).is_ok() {}
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 36 item 3: a server flooding PING (or SETTINGS) and never reading grew
+/// hakaru to 2.4–2.7 GB in 3–6 s, acknowledgements piling up unsent. The connection
+/// now ends as a protocol error past 64 KiB of them, the run on time, memory bounded.
+#[test]
+fn a_ping_or_settings_flood_ends_the_connection_not_the_machine() {
+    for (kind, name) in [(6u8, "PING"), (4u8, "SETTINGS")] {
+        let addr = control_flood_server(kind);
+        let dir = TempDir::new("h2-flood");
+        let json = dir.path("r.json");
+        let mut child = crate::util::hakaru()
+            .args(["run", "--http2", "--threads", "1", "-c", "2", "-d", "2"])
+            .args(["--timeout", "1s", "-q", "-o", json.to_str().unwrap()])
+            .arg(format!("http://{addr}/"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (pid, started) = (child.id(), Instant::now());
+        let mut hwm = 0;
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            hwm = hwm.max(crate::hostile::vm_hwm_kb(pid).unwrap_or(0));
+            if started.elapsed() > Duration::from_secs(15) {
+                let _ = child.kill();
+                panic!("{name} flood: still running after 15 s");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(hwm < 100 * 1024, "{name} flood: peak memory {hwm} kB");
+        assert_eq!(status.code(), Some(1), "{name} flood: nothing can succeed");
+        let st = step(&json);
+        assert!(errors(&st, "protocol") > 0, "{name} flood: {st}");
+        assert!(sample(&st, "protocol").contains("flood"), "{name}: {st}");
+    }
+}

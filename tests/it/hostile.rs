@@ -341,7 +341,7 @@ fn serve_tls_garbage(c: &mut TcpStream) {
 /// Bug it pins: between fork and exec the child is a copy of this test process, whose
 /// resident set (~160 MB with every test running) showed as hakaru's peak now and then.
 /// Only a process that already runs hakaru's own image is measured.
-fn vm_hwm_kb(pid: u32) -> Option<u64> {
+pub(crate) fn vm_hwm_kb(pid: u32) -> Option<u64> {
     let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let name = s.lines().find_map(|l| l.strip_prefix("Name:"))?.trim();
     if name != "hakaru" {
@@ -530,4 +530,114 @@ fn hostile_targets_end_on_time_and_land_in_their_error_kinds() {
         started.elapsed(),
         failures.join("\n\n")
     );
+}
+
+/// Issue 36 item 4: a before-command's flood of stderr is kept in constant memory.
+/// Bug it pins: each 1 KB read queued a copy of the kept buffer until the command
+/// ended (`head -c 100000000 /dev/zero >&2` reached 1.2 GB).
+#[test]
+fn a_before_step_flooding_stderr_keeps_hakaru_s_memory_bounded() {
+    let t = crate::util::target();
+    let url = format!("http://{}/", t.addr);
+    let mut child = crate::util::hakaru()
+        .args(["run", "-c", "1", "-n", "20", "--before-step"])
+        .arg("head -c 100000000 /dev/zero >&2; echo the-end >&2")
+        .arg(&url)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (pid, started) = (child.id(), Instant::now());
+    let mut hwm = 0;
+    let status = loop {
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        hwm = hwm.max(vm_hwm_kb(pid).unwrap_or(0));
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still running after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let out = child.wait_with_output().unwrap();
+    assert!(status.success(), "{}", stderr(&out));
+    assert!(
+        hwm <= MAX_HWM_KB,
+        "peak memory {hwm} kB over {MAX_HWM_KB} kB"
+    );
+}
+
+/// A server that answers the first bytes of every connection with `head`, then
+/// `body` over and over as fast as the socket takes it, for at most 20 s.
+fn endless(head: &'static [u8], body: Vec<u8>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let addr = listener.local_addr().unwrap();
+    let body: Arc<[u8]> = body.into();
+    std::thread::spawn(move || {
+        let until = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < until {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let body = body.clone();
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                let _ = c.set_write_timeout(Some(Duration::from_secs(2)));
+                let mut first = [0u8; 4096];
+                if c.read(&mut first).is_err() || c.write_all(head).is_err() {
+                    return;
+                }
+                while Instant::now() < until && c.write_all(&body).is_ok() {}
+            });
+        }
+    });
+    addr
+}
+
+/// Issue 36 item 1: a run ends at its duration plus its timeout even while answers
+/// keep streaming: endless 1-byte chunks (600 KB a write), and a Redis array of
+/// 2^32-1 elements, to one worker's clients. Once seen still running at 20 s.
+#[test]
+fn a_run_ends_on_time_while_an_answer_streams_forever() {
+    let chunks = endless(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
+        b"1\r\nx\r\n".repeat(100_000),
+    );
+    let array = endless(b"*4294967295\r\n", b":1\r\n".repeat(150_000));
+    for (url, c) in [
+        (format!("http://{chunks}/"), "2"),
+        (format!("http://{chunks}/"), "4"),
+        (format!("redis://{array}"), "2"),
+        (format!("redis://{array}"), "4"),
+    ] {
+        let started = Instant::now();
+        let mut child = hakaru()
+            .args([
+                "run",
+                "--threads",
+                "1",
+                "-c",
+                c,
+                "-d",
+                "2s",
+                "--timeout",
+                "1s",
+                "-q",
+            ])
+            .arg(&url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let status = wait_bounded(&mut child, Duration::from_secs(15));
+        let took = started.elapsed();
+        assert!(status.is_some(), "{url} -c {c}: still running at 15 s");
+        assert!(
+            took < Duration::from_secs(6),
+            "{url} -c {c}: ended after {took:?}"
+        );
+    }
 }

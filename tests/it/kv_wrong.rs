@@ -341,3 +341,56 @@ fn a_reply_of_the_wrong_type_is_reply_unexpected_never_a_success() {
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
+
+/// A run against a store that answers every command twice, read back.
+fn doubled(extra: &[&str], limit: Duration) -> serde_json::Value {
+    let server = Wrong::start(b"+OK\r\n+OK\r\n", b'*', 1);
+    let dir = TempDir::new("kv-doubled");
+    let json = dir.path("r.json");
+    let url = format!("redis://127.0.0.1:{}", server.port);
+    let mut child = crate::util::hakaru()
+        .args(["run", &url, "--ratio", "1:0", "--timeout", "2s", "-q"])
+        .args(extra)
+        .arg("-o")
+        .arg(&json)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = crate::util::wait_bounded(&mut child, limit);
+    assert!(status.is_some(), "{extra:?}: still running after {limit:?}");
+    read_json(&json)["steps"][0].clone()
+}
+
+/// Issue 36 item 2: a store answering each command twice, read slowly, hung
+/// `--pipeline` forever at 2970/3000: a reply before its command was written
+/// dropped that command's waiter, finished by no one. Every command now ends.
+#[test]
+fn a_pipelined_client_is_never_lost_to_a_doubled_reply() {
+    let args = ["-c", "32", "--pipeline", "16", "-n", "3000"];
+    let st = doubled(
+        &[&args[..], &["--value-size", "20000"]].concat(),
+        Duration::from_secs(60),
+    );
+    let n = |k: &str| st[k].as_u64().unwrap_or(0);
+    let unsolicited = st["errors"]["unsolicited"].as_u64().unwrap_or(0);
+    assert_eq!(n("total_requests"), 3000, "{st}");
+    assert_eq!(n("unfinished"), 0, "{st}");
+    assert_eq!(n("responses") + unsolicited, 3000, "{st}");
+}
+
+/// Issue 36 item 10: the pipelined path counts a reply that answered no command as
+/// `unsolicited`, as the unpipelined path does; it counted every command a success.
+#[test]
+fn a_doubled_reply_is_unsolicited_with_and_without_pipeline() {
+    for extra in [
+        &["-c", "1", "-n", "20"][..],
+        &["-c", "1", "--pipeline", "2", "-n", "20"],
+    ] {
+        let st = doubled(extra, Duration::from_secs(30));
+        let unsolicited = st["errors"]["unsolicited"].as_u64().unwrap_or(0);
+        let responses = st["responses"].as_u64().unwrap_or(0);
+        assert_eq!(responses + unsolicited, 20, "{extra:?}: {st}");
+        assert!(unsolicited >= 5 && responses <= 15, "{extra:?}: {st}");
+    }
+}

@@ -317,3 +317,104 @@ fn a_metrics_address_in_use_or_an_unwritable_live_out_is_refused_before_any_load
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert_eq!(t.stats.requests(), 0, "nothing was sent");
 }
+
+/// Issue 36 item 7: `--live-out` to a FIFO never blocks the load. With no reader,
+/// `open()` blocked with no message; a reader that stopped reading stalled the run
+/// in `write()` past its duration.
+#[test]
+fn live_out_to_a_fifo_never_blocks_the_load() {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let t = target();
+    let dir = TempDir::new("live-fifo");
+    let fifo = dir.path("live.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let url = format!("http://{}/", t.addr);
+    let go = |d: &str| {
+        let mut child = hakaru()
+            .args(["run", "-c", "2", "-d", d, "-q", "--live-out"])
+            .arg(&fifo)
+            .arg(&url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let status = wait_bounded(&mut child, Duration::from_secs(20));
+        let mut err = String::new();
+        use std::io::Read as _;
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        (status, started.elapsed(), err)
+    };
+    // No reader: refused at once, before any load.
+    let (status, took, err) = go("2");
+    assert_eq!(status.and_then(|s| s.code()), Some(2), "{err}");
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(err.contains("a FIFO with no reader"), "{err}");
+    // A reader that never reads: the run ends on time and says what it dropped.
+    let _reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    // The pipe filled first, as by a reader that stopped long ago.
+    let mut filler = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(&fifo)
+        .unwrap();
+    use std::io::Write as _;
+    while filler.write(&[b'\n'; 4096]).is_ok() {}
+    let (status, took, err) = go("3");
+    assert_eq!(status.and_then(|s| s.code()), Some(0), "{err}");
+    assert!(took < Duration::from_secs(9), "{took:?}");
+    assert!(
+        err.contains("line(s) dropped: the reader did not keep up"),
+        "{err}"
+    );
+}
+
+/// Issue 36 item 8: `--metrics-listen` cannot use up the client's descriptors.
+/// Bug it pins: 1,000 idle connections to it made step 1 fail with "Too many open
+/// files". Served at most 16 at a time, the rest wait in the kernel's backlog.
+#[test]
+fn idle_connections_to_metrics_leave_the_load_its_descriptors() {
+    let t = target();
+    let dir = TempDir::new("live-idle");
+    let json = dir.path("r.json");
+    let port = free_port();
+    let cmd = format!(
+        "ulimit -n 256 && exec {} run -c 4 -d 3 -q --no-keep-alive --metrics-hold 0 --metrics-listen 127.0.0.1:{port} -o {} http://{}/",
+        env!("CARGO_BIN_EXE_hakaru"),
+        json.display(),
+        t.addr
+    );
+    let mut child = Command::new("sh")
+        .args(["-c", &cmd])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    let until = Instant::now() + Duration::from_secs(5);
+    let mut idle = Vec::new();
+    while idle.len() < 1000 && Instant::now() < until {
+        if let Ok(s) = std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(50)) {
+            idle.push(s);
+        }
+    }
+    let status = wait_bounded(&mut child, Duration::from_secs(30));
+    drop(idle);
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let st = &read_json(&json)["steps"][0];
+    assert_eq!(st["errors"].as_object().map_or(0, |e| e.len()), 0, "{st}");
+    assert!(st["responses"].as_u64().unwrap_or(0) > 100, "{st}");
+}

@@ -30,6 +30,7 @@ mod labels;
 mod live;
 mod memory;
 mod mysql;
+mod mysql_run;
 mod netns;
 mod nginx;
 mod over_time;

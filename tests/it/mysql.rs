@@ -115,6 +115,13 @@ impl Mariadb {
         String::from_utf8_lossy(&out.stdout).trim_end().to_string()
     }
 
+    /// SIGKILLs mariadbd (a crash: no shutdown, clients see their sockets reset).
+    pub fn kill9(&mut self) {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::KILL);
+        wait_bounded(&mut self.child, Duration::from_secs(15));
+    }
+
     /// A global status counter (`Com_select`…), read by the `mariadb` client.
     pub fn status(&self, name: &str) -> u64 {
         let line = self.sql(&format!("SHOW GLOBAL STATUS LIKE '{name}'"));
@@ -396,6 +403,74 @@ fn mysql_login_goes_into_tls_when_the_server_offers_it() {
         let cipher = c.first_row()[1].clone().unwrap_or_default();
         assert!(!cipher.is_empty(), "{mode}: not in TLS");
     }
+    // MysqlAdmin and the engine's MysqlConn: VERIFY_IDENTITY against ssl-ca, and
+    // REQUIRED; each TLS session the server's own Ssl_accepts counts.
+    let verified = format!(
+        "{}?ssl-mode=VERIFY_IDENTITY&ssl-ca={}",
+        db.url(),
+        ca.display()
+    );
+    let mut a = hakaru::http::mysql::MysqlAdmin::connect(
+        &MyUrl::parse(&verified).unwrap(),
+        None,
+        Duration::from_secs(10),
+    )
+    .unwrap();
+    let rows = a
+        .simple_query("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+        .unwrap();
+    assert!(
+        rows[0][1].as_deref().is_some_and(|c| !c.is_empty()),
+        "{rows:?}"
+    );
+    let dir = TempDir::new("mysql-tls-run");
+    let tx = dir.path("tx.sql");
+    std::fs::write(&tx, "SELECT 1;\n").unwrap();
+    for url in [verified, format!("{}?ssl-mode=REQUIRED", db.url())] {
+        let before = db.status("Ssl_accepts");
+        let csv = dir.path("tls.csv");
+        let args = [
+            "run",
+            "-c",
+            "2",
+            "-n",
+            "20",
+            "-q",
+            "-f",
+            tx.to_str().unwrap(),
+        ];
+        let o = crate::util::run(&[&args[..], &["-o", csv.to_str().unwrap(), &url]].concat());
+        assert_eq!(
+            o.status.code(),
+            Some(0),
+            "{url}: {}",
+            crate::util::stderr(&o)
+        );
+        let j = crate::util::read_json(&dir.path("tls.json"));
+        assert_eq!(j["steps"][0]["connections_opened"].as_u64(), Some(2));
+        // The `mariadb` client reading the counter goes into TLS too, over the
+        // socket: its own session is the one more.
+        let accepted = db.status("Ssl_accepts") - before;
+        assert_eq!(accepted, 2 + 1, "{url}: one TLS session a client");
+    }
+    let stranger = format!("{}?ssl-mode=VERIFY_IDENTITY", db.url());
+    let o = crate::util::run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "-q",
+        "-f",
+        tx.to_str().unwrap(),
+        &stranger,
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "an unknown CA is refused: {}",
+        crate::util::stderr(&o)
+    );
     let u = MyUrl::parse(&format!("{}?ssl-mode=DISABLED", db.url())).unwrap();
     let mut c = Conn::connect_tls(&u, Some(&ca)).unwrap();
     c.query("SHOW SESSION STATUS LIKE 'Ssl_cipher'");
@@ -404,4 +479,60 @@ fn mysql_login_goes_into_tls_when_the_server_offers_it() {
         Some(""),
         "DISABLED stays in the clear"
     );
+}
+
+/// `http::mysql::MysqlAdmin`, the blocking client setup and probes use: rows of
+/// every result set as text, the server's error by code, a wrong password named as
+/// a refused login, and a silent server an error within its timeout, not a hang.
+#[test]
+fn mysql_admin_reads_rows_as_text_and_names_errors() {
+    use hakaru::http::mysql::MysqlAdmin;
+    let Some(db) = Mariadb::start() else { return };
+    let u = MyUrl::parse(&db.url()).unwrap();
+    let t = Duration::from_secs(10);
+    let mut a = MysqlAdmin::connect(&u, None, t).unwrap();
+    let rows = a
+        .simple_query(
+            "CREATE TABLE t (id INT PRIMARY KEY, v TEXT); INSERT INTO t VALUES (1, 'a'), (2, NULL)",
+        )
+        .unwrap();
+    assert!(rows.is_empty());
+    let rows = a
+        .simple_query("SELECT id, v FROM t ORDER BY id; SELECT 3")
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![vec![s("1"), s("a")], vec![s("2"), None], vec![s("3")]]
+    );
+    let rows = a
+        .simple_query("SHOW GLOBAL STATUS LIKE 'Com_select'")
+        .unwrap();
+    assert_eq!(rows[0][0].as_deref(), Some("Com_select"));
+    let e = a
+        .simple_query("INSERT INTO t VALUES (1, 'dup')")
+        .unwrap_err();
+    assert_eq!((e.code, e.sqlstate.as_deref()), (Some(1062), Some("23000")));
+    assert_eq!(
+        a.simple_query("SELECT COUNT(*) FROM t").unwrap(),
+        vec![vec![s("2")]]
+    );
+    let wrong = MyUrl::parse(&format!("mysql://{USER}:nope@127.0.0.1:{}/bench", db.port)).unwrap();
+    let e = MysqlAdmin::connect(&wrong, None, t)
+        .err()
+        .expect("a wrong password is refused");
+    assert_eq!(e.code, Some(1045), "{e}");
+    assert!(
+        e.to_string().contains("login refused") && !e.to_string().contains("nope"),
+        "{e}"
+    );
+    // MYSQL_PWD's way in: the password given apart from the URL.
+    let bare = MyUrl::parse(&format!("mysql://{USER}@127.0.0.1:{}/bench", db.port)).unwrap();
+    MysqlAdmin::connect(&bare, Some(PASSWORD), t).unwrap();
+    // A listener that accepts and never speaks: an error in about the timeout.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let quiet = MyUrl::parse(&format!("mysql://u@127.0.0.1:{port}/db")).unwrap();
+    let started = Instant::now();
+    assert!(MysqlAdmin::connect(&quiet, None, Duration::from_millis(300)).is_err());
+    assert!(started.elapsed() < Duration::from_secs(5));
 }

@@ -309,3 +309,30 @@ fn secret_query_params_are_redacted_in_results() {
     let csv = std::fs::read_to_string(dir.path("r.csv")).unwrap();
     assert!(!csv.contains("s3cret"), "{csv}");
 }
+
+/// Issue 36 item 12: a before-command that echoes a secret hakaru was given (here a
+/// secret header's value; a URL's password likewise, `redact`'s unit tests) has it
+/// hidden in the recorded stderr and in what is printed.
+#[test]
+fn a_before_command_echoing_a_secret_is_recorded_without_it() {
+    let t = target();
+    let dir = TempDir::new("secret-before");
+    let json = dir.path("r.json");
+    let out = run(&[
+        "run",
+        "-c",
+        "1",
+        "-n",
+        "2",
+        "-H",
+        "Authorization: Bearer tok-9f8e7d6c",
+        "--before-step",
+        "echo 'sent Bearer tok-9f8e7d6c, then PGPASSWORD' >&2; exit 3",
+        &format!("http://{}/", t.addr),
+        "-o",
+        json.to_str().unwrap(),
+    ]);
+    let seen = stdout(&out) + &stderr(&out) + &files_text(&dir.0);
+    assert!(!seen.contains("tok-9f8e7d6c"), "leaked:\n{seen}");
+    assert!(seen.contains("sent <redacted>, then PGPASSWORD"), "{seen}");
+}

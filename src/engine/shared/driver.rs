@@ -258,6 +258,9 @@ async fn place<W: Workload, S, C>(
 ) -> Result<u64, (ErrorKind, Option<Rc<str>>)> {
     let cmd = &lane.cmd;
     let deadline = cmd.sent.checked_add(cmd.timeout);
+    if let Some(f) = held.as_ref().and_then(|h| h.uncounted()) {
+        return Err((f.kind, Some(f.why)));
+    }
     for first_try in [true, false] {
         if !held.as_ref().is_some_and(|h| group.holds(h)) {
             *held = None;
@@ -277,7 +280,7 @@ async fn place<W: Workload, S, C>(
             Err(f) => {
                 group.retire(handle.gen);
                 *held = None;
-                if first_try && !cmd.retried {
+                if first_try && !cmd.retried && f.unprocessed {
                     continue;
                 }
                 return Err((f.kind, Some(f.why)));

@@ -165,6 +165,17 @@ impl PipeConn {
         self.inner.closed.get()
     }
 
+    /// The closed connection's failure if it is still to be counted (a reply that
+    /// answered no command, when no command was queued to take it), taken once:
+    /// the next command is charged with it.
+    pub fn uncounted(&self) -> Option<Failure> {
+        let mut ended = self.inner.ended.borrow_mut();
+        let e = ended.as_mut().filter(|e| !e.unprocessed)?;
+        let f = e.clone();
+        e.unprocessed = true;
+        Some(f)
+    }
+
     /// Close it: the task drops the socket; commands written and not yet answered
     /// time out at their own deadlines.
     pub fn close(&self) {
@@ -189,12 +200,15 @@ impl PipeConn {
     ) -> Exchange<'a> {
         let inner = &self.inner;
         if inner.closed.get() {
-            let mut f = inner.ended.borrow().clone().unwrap_or_else(|| Failure {
-                kind: ErrorKind::Reset,
-                why: Rc::from("the pipelined connection had closed"),
-                unprocessed: true,
+            let f = self.uncounted().unwrap_or_else(|| {
+                let mut f = inner.ended.borrow().clone().unwrap_or_else(|| Failure {
+                    kind: ErrorKind::Reset,
+                    why: Rc::from("the pipelined connection had closed"),
+                    unprocessed: true,
+                });
+                f.unprocessed = true;
+                f
             });
-            f.unprocessed = true;
             return Exchange {
                 conn: self,
                 waiter,
@@ -613,10 +627,24 @@ impl Task {
                 _ => Ok(()),
             };
         }
-        let head = self.inner.waiting.borrow_mut().pop_front();
-        let Some(w) = head.filter(|w| w.written.get()) else {
+        // A reply before its command was written answers nothing hakaru sent. The
+        // head stays queued, so that the connection's end fails it (popped here, it
+        // was finished by no one: a client lost for the rest of the run).
+        let written = self
+            .inner
+            .waiting
+            .borrow()
+            .front()
+            .is_some_and(|w| w.written.get());
+        if !written {
             return Err(Ended::Died(WireError::Unsolicited));
-        };
+        }
+        let w = self
+            .inner
+            .waiting
+            .borrow_mut()
+            .pop_front()
+            .expect("looked at above");
         self.inner.taken.set(self.inner.taken.get() - 1);
         w.put(Ok((Framed { reply, got, bytes }, self.read_at)));
         if !last.as_ref().is_some_and(|l| l.wakes_as(&w)) {
@@ -638,16 +666,24 @@ impl Task {
     }
 
     /// Every command in flight fails with `f`; those never written are unprocessed.
+    ///
+    /// A reply that answered no command is counted once, as the unpipelined path
+    /// counts it: against the first command queued (written or not), or, when none
+    /// is, against the next command that finds the connection closed. Bug it pins:
+    /// a server answering each command twice had its extra replies dropped with
+    /// their connections, every command counted a success.
     fn fail_all_with(&mut self, f: Failure) {
         let failure = |unprocessed| Failure {
             unprocessed,
             ..f.clone()
         };
-        *self.inner.ended.borrow_mut() = Some(failure(true));
-        self.inner.closed.set(true);
+        let mut blame = f.kind == ErrorKind::Unsolicited;
         let waiting = std::mem::take(&mut *self.inner.waiting.borrow_mut());
+        *self.inner.ended.borrow_mut() = Some(failure(!(blame && waiting.is_empty())));
+        self.inner.closed.set(true);
         for w in waiting {
-            w.finish(Err(failure(!w.written.get())));
+            let unprocessed = !w.written.get() && !std::mem::take(&mut blame);
+            w.finish(Err(failure(unprocessed)));
         }
     }
 }

@@ -77,6 +77,10 @@ pub(super) struct Slot {
     waker: Option<Waker>,
 }
 
+/// The most acknowledgement bytes queued unsent (~3,800 PINGs) before a
+/// connection is ended: a server that reads nothing cannot make hakaru buffer more.
+pub(super) const MAX_ACKS_UNSENT: usize = 64 * 1024;
+
 /// What the clients and the task share.
 pub(super) struct Inner {
     /// Frames queued for the socket; `out[written..]` is still to go.
@@ -87,6 +91,9 @@ pub(super) struct Inner {
     /// A request's header block, reused.
     block: Vec<u8>,
     pub(super) written: usize,
+    /// Bytes of PING and SETTINGS acknowledgements queued since `out` last emptied:
+    /// a server that floods them and never reads would grow `out` without end.
+    pub(super) acks_unsent: usize,
     pub(super) task: Option<Waker>,
     pub(super) task_woken: bool,
     pub(super) slots: Vec<Slot>,
@@ -136,6 +143,7 @@ impl Inner {
             encoder: Encoder::new(),
             block: Vec::new(),
             written: 0,
+            acks_unsent: 0,
             task: None,
             task_woken: false,
             slots: Vec::new(),
@@ -484,7 +492,22 @@ impl Inner {
                 _ => {}
             }
         }
+        self.ack_queued(frame::HEAD_LEN)?;
         frame::put_head(&mut self.out, 0, frame::SETTINGS, frame::ACK, 0);
+        Ok(())
+    }
+
+    /// Counts an acknowledgement about to be queued; past [`MAX_ACKS_UNSENT`] the
+    /// connection ends as a protocol error (ENHANCE_YOUR_CALM), as servers end a
+    /// client's flood.
+    pub(super) fn ack_queued(&mut self, bytes: usize) -> Result<(), Malformed> {
+        self.acks_unsent += bytes;
+        if self.acks_unsent > MAX_ACKS_UNSENT {
+            return Err(Malformed(
+                frame::ENHANCE_YOUR_CALM,
+                "a flood of PING or SETTINGS frames whose acknowledgements the server does not read",
+            ));
+        }
         Ok(())
     }
 

@@ -130,6 +130,7 @@ impl Driver {
         }
         inner.out.clear();
         inner.written = 0;
+        inner.acks_unsent = 0;
         match self.io.poll_flush(cx) {
             Poll::Ready(Err(e)) => Err(Cause::io(e)),
             _ => Ok(()),
@@ -340,6 +341,7 @@ impl Reader {
             }
             frame::PING if head.flags & frame::ACK == 0 => {
                 size(8)?;
+                inner.ack_queued(frame::HEAD_LEN + 8)?;
                 frame::put_head(&mut inner.out, 8, frame::PING, frame::ACK, 0);
                 inner.out.extend_from_slice(payload);
             }

@@ -43,6 +43,7 @@ pub const FRAME_SIZE_ERROR: u32 = 6;
 pub const REFUSED_STREAM: u32 = 7;
 pub const CANCEL: u32 = 8;
 pub const COMPRESSION_ERROR: u32 = 9;
+pub const ENHANCE_YOUR_CALM: u32 = 11;
 
 /// An error code's name, as RFC 9113 §7 spells it (the `h2` crate's `Debug`).
 pub fn code_name(code: u32) -> std::borrow::Cow<'static, str> {

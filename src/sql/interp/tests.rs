@@ -160,3 +160,22 @@ fn scripts_are_drawn_by_weight() {
     let b = (0..4000).filter(|_| s.begin() == 1).count();
     assert!((2800..3200).contains(&b), "{b}");
 }
+
+#[test]
+fn mysql_s_dialect_writes_a_question_mark_per_occurrence_with_its_value_repeated() {
+    let text = "\\set a 7\n\\set b 9\nSELECT :a, :b, :a;\n";
+    let pg = scripts(text, Mode::Prepared);
+    let my = Arc::new((*pg).clone().with_dialect(crate::sql::Dialect::Mysql));
+    let mut s = Session::new(Arc::clone(&pg), 1, 0);
+    s.begin();
+    let (_, sql, params, _) = query(s.next());
+    assert_eq!((sql.as_str(), params.len()), ("SELECT $1, $2, $1", 2));
+    let mut s = Session::new(my, 1, 0);
+    s.begin();
+    let (_, sql, params, _) = query(s.next());
+    assert_eq!(sql, "SELECT ?, ?, ?");
+    assert_eq!(
+        params,
+        vec![Some("7".into()), Some("9".into()), Some("7".into())]
+    );
+}

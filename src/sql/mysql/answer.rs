@@ -131,6 +131,9 @@ pub struct Answer {
     types: Vec<(u8, bool)>,
     first_row: Vec<u8>,
     first_cols: Vec<Option<Range<usize>>>,
+    /// The first result set's column names (for `\gset`), and each one's range.
+    names: Vec<u8>,
+    name_at: Vec<Range<usize>>,
 }
 
 impl Default for Answer {
@@ -152,6 +155,8 @@ impl Default for Answer {
             types: Vec::new(),
             first_row: Vec::new(),
             first_cols: Vec::new(),
+            names: Vec::new(),
+            name_at: Vec::new(),
         }
     }
 }
@@ -165,6 +170,10 @@ impl Answer {
             std::mem::take(&mut self.first_cols),
             std::mem::take(&mut self.message),
         );
+        let (names, name_at) = (
+            std::mem::take(&mut self.names),
+            std::mem::take(&mut self.name_at),
+        );
         message.clear();
         *self = Answer {
             kind,
@@ -172,11 +181,21 @@ impl Answer {
             first_row,
             first_cols,
             message,
+            names,
+            name_at,
             ..Answer::default()
         };
         self.types.clear();
         self.first_row.clear();
         self.first_cols.clear();
+        self.names.clear();
+        self.name_at.clear();
+    }
+
+    /// Whether the next packet may be a row of a result set (the blocking admin
+    /// connection keeps every row; the load path counts them).
+    pub fn in_rows(&self) -> bool {
+        self.mode == State::Rows
     }
 
     /// The error's kind, if the command failed.
@@ -192,6 +211,12 @@ impl Answer {
                 .iter()
                 .map(|c| c.clone().map(|r| &self.first_row[r])),
         );
+    }
+
+    /// The first result set's column names, in the row's order, into `out`.
+    pub fn columns<'a>(&'a self, out: &mut Vec<&'a [u8]>) {
+        out.clear();
+        out.extend(self.name_at.iter().map(|r| &self.names[r.clone()]));
     }
 
     /// Folds the server's next packet (sequence id `seq`) into the answer.
@@ -217,6 +242,9 @@ impl Answer {
             State::Columns(n) => {
                 if self.kind == Mode::Binary {
                     self.types.push(column_type(p)?);
+                }
+                if self.results == 0 {
+                    self.keep_name(p)?;
                 }
                 self.mode = State::Columns(n - 1);
                 Ok(Step::More)
@@ -282,6 +310,20 @@ impl Answer {
         }
     }
 
+    /// A column definition's name (its fifth string, after catalog, schema and the
+    /// two table names).
+    fn keep_name(&mut self, p: &[u8]) -> Result<(), ProtocolError> {
+        let mut rest = p;
+        for _ in 0..4 {
+            rest = lenenc_str(rest)?.1;
+        }
+        let name = lenenc_str(rest)?.0;
+        let at = self.names.len();
+        self.names.extend_from_slice(name);
+        self.name_at.push(at..self.names.len());
+        Ok(())
+    }
+
     fn result_done(&mut self, status: u16) -> Step {
         self.results += 1;
         self.status = status;
@@ -334,6 +376,27 @@ impl Answer {
         }
         Ok(())
     }
+}
+
+/// A text row's values, owned (for the admin connection, not the load path); a
+/// packet that is an EOF or an ERR is no row: `None`.
+pub fn text_row(p: &[u8]) -> Result<Option<Vec<Option<String>>>, ProtocolError> {
+    if p.first() == Some(&0xff) || (p.first() == Some(&0xfe) && p.len() < 9) {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    let mut rest = p;
+    while !rest.is_empty() {
+        if rest[0] == 0xfb {
+            out.push(None);
+            rest = &rest[1..];
+            continue;
+        }
+        let (v, tail) = lenenc_str(rest)?;
+        out.push(Some(String::from_utf8_lossy(v).into_owned()));
+        rest = tail;
+    }
+    Ok(Some(out))
 }
 
 /// A column definition's type and signedness.
@@ -512,6 +575,9 @@ mod tests {
         assert_eq!(fold(&mut a, Mode::Text, &set), Step::Done);
         assert_eq!((a.rows, a.results, a.affected), (2, 2, 3));
         assert_eq!(row(&a), vec![Some(&b"42"[..]), None]);
+        let mut names = Vec::new();
+        a.columns(&mut names);
+        assert_eq!(names, vec![&b"a"[..], &b"b"[..]], "for \\gset");
         assert_eq!(a.error_kind(), None);
         // Reused: a second answer starts clean, with no new allocation once warm.
         let cap = a.first_row.capacity();

@@ -18,7 +18,9 @@ pub enum MyErrorKind {
     DuplicateKey,
     /// 1040 ER_CON_COUNT_ERROR: no connection slot left.
     TooManyConnections,
-    /// The server is going or gone: 1053 ER_SERVER_SHUTDOWN, 1927 (MariaDB's
+    /// 1053 ER_SERVER_SHUTDOWN: the server is shutting down (PostgreSQL's 57P01).
+    Shutdown,
+    /// The server has dropped this connection: 1927 (MariaDB's
     /// connection killed), 4031 (MySQL's idle client disconnected), and the client's
     /// own 2006/2013 for a closed connection.
     ServerGone,
@@ -35,7 +37,8 @@ impl MyErrorKind {
             1205 => MyErrorKind::LockWaitTimeout,
             1062 | 1586 => MyErrorKind::DuplicateKey,
             1040 => MyErrorKind::TooManyConnections,
-            1053 | 1927 | 4031 | 2006 | 2013 => MyErrorKind::ServerGone,
+            1053 => MyErrorKind::Shutdown,
+            1927 | 4031 | 2006 | 2013 => MyErrorKind::ServerGone,
             _ => match SqlErrorKind::of(sqlstate) {
                 SqlErrorKind::Other(class) => MyErrorKind::Other(class),
                 // A SQLSTATE PostgreSQL names but MySQL's code did not (40001 without
@@ -61,6 +64,7 @@ impl MyErrorKind {
             MyErrorKind::LockWaitTimeout => "sql_lock_wait_timeout",
             MyErrorKind::DuplicateKey => "sql_unique_violation",
             MyErrorKind::TooManyConnections => "sql_too_many_connections",
+            MyErrorKind::Shutdown => "sql_admin_shutdown",
             MyErrorKind::ServerGone => "sql_server_gone",
             MyErrorKind::Other(class) => return SqlErrorKind::Other(class).name(out),
         };
@@ -87,7 +91,8 @@ mod tests {
             MyErrorKind::of(1040, b"08004"),
             MyErrorKind::TooManyConnections
         );
-        assert_eq!(MyErrorKind::of(1053, b"08S01"), MyErrorKind::ServerGone);
+        assert_eq!(MyErrorKind::of(1053, b"08S01"), MyErrorKind::Shutdown);
+        assert_eq!(MyErrorKind::of(1927, b"70100"), MyErrorKind::ServerGone);
         assert_eq!(MyErrorKind::of(1064, b"42000").name(&mut s), "sql_42");
         assert_eq!(MyErrorKind::of(1146, b"42S02").name(&mut s), "sql_42");
         assert_eq!(MyErrorKind::of(1105, b"HY000").name(&mut s), "sql_hy");

@@ -2,7 +2,8 @@
 //! checked before any connection: the host, the port (3306 by default), the user and
 //! database (both required: a benchmark names them), the password percent-decoded,
 //! and `ssl-mode` as the `mysql` client names it (`DISABLED`, `PREFERRED` — the
-//! client's default —, `REQUIRED`, `VERIFY_IDENTITY`, any case). Other query
+//! client's default —, `REQUIRED`, `VERIFY_IDENTITY`, any case), and `ssl-ca`, the
+//! PEM file `VERIFY_IDENTITY` checks the server's certificate against. Other query
 //! parameters are refused by name, so a typo does not silently change the run.
 
 use std::fmt;
@@ -29,6 +30,8 @@ pub struct MyUrl {
     pub password: Option<String>,
     pub database: String,
     pub ssl_mode: SslMode,
+    /// `ssl-ca`: the CA certificates (PEM) a verified server's chain must reach.
+    pub ssl_ca: Option<String>,
 }
 
 /// The password never shows: a URL in a message or a result is redacted.
@@ -41,6 +44,7 @@ impl fmt::Debug for MyUrl {
             .field("password", &self.password.as_ref().map(|_| "***"))
             .field("database", &self.database)
             .field("ssl_mode", &self.ssl_mode)
+            .field("ssl_ca", &self.ssl_ca)
             .finish()
     }
 }
@@ -64,6 +68,7 @@ impl MyUrl {
             database,
         } = crate::sql::url::parts(s, "mysql")?;
         let mut ssl_mode = SslMode::Preferred;
+        let mut ssl_ca = None;
         for (k, v) in u.query_pairs() {
             match k.as_ref() {
                 "ssl-mode" | "ssl_mode" => {
@@ -79,9 +84,10 @@ impl MyUrl {
                         }
                     }
                 }
+                "ssl-ca" | "ssl_ca" => ssl_ca = Some(v.into_owned()),
                 other => {
                     return Err(format!(
-                        "unknown URL parameter {other:?} (only ssl-mode)"
+                        "unknown URL parameter {other:?} (only ssl-mode and ssl-ca)"
                     ))
                 }
             }
@@ -93,6 +99,7 @@ impl MyUrl {
             password,
             database,
             ssl_mode,
+            ssl_ca,
         })
     }
 }

@@ -419,12 +419,23 @@ impl KvSource {
                 }
             }
             (Protocol::Memcached, Shape::Line) => {
+                // A `gets`/`gats` asks for its keys' tokens (after `gats`'s exptime).
+                let first_key = match (&self.tokens, cmd.words[0].literal()) {
+                    (Some(_), Some(b"gets")) => 1,
+                    (Some(_), Some(b"gats")) => 2,
+                    _ => usize::MAX,
+                };
                 for (i, w) in cmd.words.iter().enumerate() {
                     if i > 0 {
                         buf.push(b' ');
                     }
                     d.join(word, w, turn);
                     buf.extend_from_slice(word);
+                    if i >= first_key {
+                        if let Some(t) = &self.tokens {
+                            t.ask(word);
+                        }
+                    }
                 }
                 buf.extend_from_slice(b"\r\n");
             }
@@ -718,6 +729,7 @@ mod tests {
             panic!("a cas file's target notes tokens");
         };
         let (mut s, _) = w.client(0.into());
+        tokens.ask(b"k:0");
         tokens.note(b"k:0", 42);
         let cas = |s: &mut KvSource| String::from_utf8(s.write_for(1, turn(0))).unwrap();
         // Sequential keys: k:0 has a token, k:1 none, k:2 none.

@@ -73,6 +73,7 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::SqlUniqueViolation
             | ErrorKind::SqlTooManyConnections
             | ErrorKind::SqlAdminShutdown
+            | ErrorKind::SqlLockWaitTimeout
             | ErrorKind::SqlError => exceptions += n,
         }
     }

@@ -1,0 +1,304 @@
+//! The client loop's SQL arm, one for both wires (PostgreSQL's `PgConn`, MySQL's
+//! `MysqlConn`, told apart by [`Conn`]): one transaction is one request. The client's
+//! source has begun it (a script's `Session::begin`, or its own conversation); here
+//! its connection (the client's own, opened and logged in on first use) sends each
+//! statement the interpreter names, tells it the answer, sleeps its `\sleep`s on the
+//! worker's timer, until `Done`. A failed statement ends the transaction, `ROLLBACK`
+//! sent if it left a block open, and the transaction is counted under its error's
+//! kind (a SQLSTATE's, or a MySQL error code's).
+
+use std::time::{Duration, Instant};
+
+use super::timer::Timer;
+use super::workload::Workload;
+use super::Worker;
+use crate::http::mysql_conn::{mysql_error_kind, MysqlConn, MysqlConnError};
+use crate::http::pg_conn::{sql_error_kind, PgConn, PgConnError};
+use crate::http::Proto;
+use crate::kv::STATUS_REPLY;
+use crate::sql::interp::{Action, Conversation, StatementAnswer};
+use crate::stats::{ErrorKind, Outcome};
+
+/// A client's SQL connection and the buffers its statements reuse.
+#[derive(Default)]
+pub(super) struct SqlSlot {
+    conn: Option<Conn>,
+    /// A statement's parameters and an answer's first row, as slices; kept empty
+    /// between statements so that their capacity outlives the borrows (see `recycle`).
+    params: Vec<Option<&'static [u8]>>,
+    row: Vec<Option<&'static [u8]>>,
+    columns: Vec<&'static [u8]>,
+}
+
+/// A logged-in connection on either wire.
+enum Conn {
+    Pg(PgConn),
+    My(MysqlConn),
+}
+
+/// Why either wire failed: the connection is done.
+enum ConnError {
+    Pg(PgConnError),
+    My(MysqlConnError),
+}
+
+impl ConnError {
+    fn kind(&self) -> ErrorKind {
+        match self {
+            ConnError::Pg(e) => e.kind(),
+            ConnError::My(e) => e.kind(),
+        }
+    }
+}
+
+impl std::fmt::Display for ConnError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ConnError::Pg(e) => e.fmt(f),
+            ConnError::My(e) => e.fmt(f),
+        }
+    }
+}
+
+impl Conn {
+    /// Connects and logs in to `proto`'s target (a SQL one: the loop checked).
+    async fn connect(proto: &Proto) -> Result<Conn, ConnError> {
+        match proto {
+            Proto::Postgres(t) => Box::pin(PgConn::connect(&t.url, t.password.as_deref()))
+                .await
+                .map(Conn::Pg)
+                .map_err(ConnError::Pg),
+            Proto::Mysql(t) => Box::pin(MysqlConn::connect(&t.url, t.password.as_deref()))
+                .await
+                .map(Conn::My)
+                .map_err(ConnError::My),
+            other => unreachable!("the SQL arm drives SQL targets, not {}", other.scheme()),
+        }
+    }
+
+    /// Sends a statement as the target's `-M` says and reads its answer.
+    async fn statement(
+        &mut self,
+        proto: &Proto,
+        stmt: usize,
+        sql: &str,
+        params: &[Option<&[u8]>],
+        prepared: Option<&str>,
+    ) -> Result<(), ConnError> {
+        match (self, proto) {
+            (Conn::Pg(c), Proto::Postgres(t)) => c
+                .statement(t.mode, stmt, sql, params, prepared)
+                .await
+                .map(drop)
+                .map_err(ConnError::Pg),
+            (Conn::My(c), Proto::Mysql(t)) => c
+                .statement(t.mode, stmt, sql, params)
+                .await
+                .map(drop)
+                .map_err(ConnError::My),
+            _ => unreachable!("a slot's connection is its target's protocol"),
+        }
+    }
+
+    /// The last answer as the interpreter reads it (rows, the first row's values
+    /// and its columns' names into the reused vectors) and its error's kind.
+    fn told<'a>(
+        &'a self,
+        row: &mut Vec<Option<&'a [u8]>>,
+        columns: &mut Vec<&'a [u8]>,
+    ) -> (u64, Option<ErrorKind>) {
+        match self {
+            Conn::Pg(c) => {
+                let a = c.answer();
+                if a.rows > 0 {
+                    a.first_row(row);
+                    a.columns(columns);
+                }
+                (a.rows, a.error_kind().map(sql_error_kind))
+            }
+            Conn::My(c) => {
+                let a = c.answer();
+                if a.rows > 0 {
+                    a.first_row(row);
+                    a.columns(columns);
+                }
+                (a.rows, a.error_kind().map(mysql_error_kind))
+            }
+        }
+    }
+
+    /// The last answer's error, as its sample shows it.
+    fn error_text(&self) -> String {
+        match self {
+            Conn::Pg(c) => {
+                let a = c.answer();
+                let state = a.sqlstate.unwrap_or_default();
+                format!(
+                    "SQLSTATE {}: {}",
+                    String::from_utf8_lossy(&state),
+                    a.message
+                )
+            }
+            Conn::My(c) => {
+                let a = c.answer();
+                let state = String::from_utf8_lossy(&a.sqlstate);
+                format!("MySQL error {} ({state}): {}", a.code, a.message)
+            }
+        }
+    }
+
+    /// Whether a transaction block is open (PostgreSQL: in one or failed in one).
+    fn in_block(&self) -> bool {
+        match self {
+            Conn::Pg(c) => c.status != b'I',
+            Conn::My(c) => c.in_transaction,
+        }
+    }
+
+    async fn rollback(&mut self) -> Result<(), ConnError> {
+        match self {
+            Conn::Pg(c) => c.rollback().await.map(drop).map_err(ConnError::Pg),
+            Conn::My(c) => c.rollback().await.map(drop).map_err(ConnError::My),
+        }
+    }
+
+    fn bytes_in(&self) -> u64 {
+        match self {
+            Conn::Pg(c) => c.bytes_in,
+            Conn::My(c) => c.bytes_in,
+        }
+    }
+}
+
+/// An empty vector of slices of another lifetime, in the same allocation (std's
+/// in-place `collect` keeps it: same element size and alignment).
+fn recycle<'b>(mut v: Vec<Option<&[u8]>>) -> Vec<Option<&'b [u8]>> {
+    v.clear();
+    v.into_iter().map(|_| None).collect()
+}
+
+/// [`recycle`] for the column names.
+fn recycle_names<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
+    v.clear();
+    v.into_iter().map(|_| &[][..]).collect()
+}
+
+/// One transaction within `timeout` from `sent`: its outcome (a status counted as
+/// a key-value reply is, or the kind it failed with) and the bytes it read.
+pub(super) async fn transaction<W: Workload>(
+    w: &Worker<W>,
+    timer: &Timer,
+    slot: &mut SqlSlot,
+    proto: &Proto,
+    session: &mut dyn Conversation,
+    timeout: Duration,
+    sent: Instant,
+) -> (Outcome, u64) {
+    let Some(deadline) = sent.checked_add(timeout) else {
+        return drive(w, timer, slot, proto, session).await;
+    };
+    match tokio::time::timeout_at(deadline.into(), drive(w, timer, slot, proto, session)).await {
+        Ok(done) => done,
+        Err(_) => {
+            // The connection may be mid-answer: it cannot carry the next transaction.
+            slot.conn = None;
+            w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
+                format!(
+                    "no whole transaction within the timeout ({} ms)",
+                    timeout.as_millis()
+                )
+            });
+            (Outcome::Error(ErrorKind::Timeout), 0)
+        }
+    }
+}
+
+/// The connection failed: it is dropped, and the transaction fails with its kind.
+fn wire_failed<W: Workload>(w: &Worker<W>, slot: &mut SqlSlot, e: ConnError) -> (Outcome, u64) {
+    let kind = e.kind();
+    slot.conn = None;
+    w.rec.borrow_mut().note_error(kind, || e.to_string());
+    (Outcome::Error(kind), 0)
+}
+
+async fn drive<W: Workload>(
+    w: &Worker<W>,
+    timer: &Timer,
+    slot: &mut SqlSlot,
+    proto: &Proto,
+    session: &mut dyn Conversation,
+) -> (Outcome, u64) {
+    if slot.conn.is_none() {
+        let started = Instant::now();
+        match Conn::connect(proto).await {
+            Ok(c) => {
+                w.rec.borrow_mut().record_connect(started.elapsed());
+                slot.conn = Some(c);
+            }
+            Err(e) => return wire_failed(w, slot, e),
+        }
+    }
+    let read_before = slot.conn.as_ref().expect("connected above").bytes_in();
+    let mut failed: Option<ErrorKind> = None;
+    loop {
+        let conn = slot.conn.as_mut().expect("connected above");
+        match session.next() {
+            Action::Query {
+                stmt,
+                sql,
+                params,
+                prepared,
+            } => {
+                let mut args = recycle(std::mem::take(&mut slot.params));
+                args.extend(params.iter());
+                let answered = conn.statement(proto, stmt, sql, &args, prepared).await;
+                slot.params = recycle(args);
+                if let Err(e) = answered {
+                    // The wire failed: this connection is done, the transaction too.
+                    return wire_failed(w, slot, e);
+                }
+                let conn = slot.conn.as_ref().expect("still connected");
+                let mut row = recycle(std::mem::take(&mut slot.row));
+                let mut columns = recycle_names(std::mem::take(&mut slot.columns));
+                let (rows, kind) = conn.told(&mut row, &mut columns);
+                if let Some(kind) = kind {
+                    failed = Some(kind);
+                    w.rec.borrow_mut().note_error(kind, || conn.error_text());
+                }
+                session.answered(&StatementAnswer {
+                    failed: kind.is_some(),
+                    rows,
+                    first_row: &row,
+                    columns: &columns,
+                });
+                slot.row = recycle(row);
+                slot.columns = recycle_names(columns);
+            }
+            Action::Sleep(d) => timer.sleep_until(Instant::now() + d).await,
+            // Statements go one at a time: a pipeline's bounds change no answer.
+            Action::PipelineStart | Action::PipelineEnd => {}
+            Action::Done => break,
+            Action::Failed(why) => {
+                failed = Some(ErrorKind::SqlError);
+                w.rec
+                    .borrow_mut()
+                    .note_error(ErrorKind::SqlError, || format!("script: {why}"));
+                break;
+            }
+        }
+    }
+    let conn = slot.conn.as_mut().expect("connected above");
+    // A failed statement (or script) left a block open: PostgreSQL keeps it open,
+    // refusing everything, until the client ends it; MySQL keeps the rest of it
+    // open, to be committed by the next transaction's statements were it not ended.
+    if failed.is_some() && conn.in_block() {
+        if let Err(e) = conn.rollback().await {
+            return wire_failed(w, slot, e);
+        }
+    }
+    let read = conn.bytes_in() - read_before;
+    match failed {
+        Some(kind) => (Outcome::Error(kind), read),
+        None => (Outcome::Status(STATUS_REPLY), read),
+    }
+}
