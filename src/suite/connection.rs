@@ -163,7 +163,7 @@ impl Locator<'_> {
             return Err(self.error(
                 sql.span(),
                 "before_sql",
-                "runs on the phase's postgres:// target, and the phase has none",
+                "runs on the phase's SQL target (postgres://, mysql://), and the phase has none",
             ));
         }
         Ok(Some(sql.get_ref().clone()))
@@ -335,7 +335,10 @@ mod tests {
             .input_files()
             .contains(&("the script", Path::new("dir/tx.sql"))));
         let e = parse(&phase("s", "", PG)).unwrap_err();
-        assert!(e.contains("key `script`: a postgres:// url needs"), "{e}");
+        assert!(
+            e.contains("key `script`: a SQL url (postgres://, mysql://) needs"),
+            "{e}"
+        );
         let e = parse(&format!("{}script = \"a.sql\"\n", phase("s", "", HTTP))).unwrap_err();
         assert!(
             e.contains("key `script`: a script goes with a postgres:// url"),
@@ -343,7 +346,7 @@ mod tests {
         );
         let e = parse(&phase("s", "before_sql = \"CHECKPOINT\"", HTTP)).unwrap_err();
         assert!(
-            e.contains("key `before_sql`: runs on the phase's postgres://"),
+            e.contains("key `before_sql`: runs on the phase's SQL target"),
             "{e}"
         );
         let e = parse(&format!("{}mode = \"prepared\"\n", phase("s", "", HTTP))).unwrap_err();
@@ -356,6 +359,6 @@ mod tests {
             .replace("a;b", "t");
         assert!(parse(&redis_table)
             .unwrap_err()
-            .contains("a table is for a postgres:// url"));
+            .contains("a table is for a SQL url (postgres://, mysql://)"));
     }
 }

@@ -200,7 +200,7 @@ impl Locator<'_> {
                 return Err(self.error(
                     s.span(),
                     "script",
-                    "a script goes with a postgres:// url (its transactions)",
+                    "a script goes with a SQL url, postgres:// or mysql:// (its transactions)",
                 ));
             }
         }
@@ -211,8 +211,8 @@ impl Locator<'_> {
                     return Err(self.error(
                         wspan,
                         "script",
-                        "a postgres:// url needs the script of its transactions: \
-                         script = \"file.sql\" (pgbench's language)",
+                        "a SQL url (postgres://, mysql://) needs the script of its \
+                         transactions: script = \"file.sql\" (pgbench's language)",
                     ));
                 };
                 Source::Script {

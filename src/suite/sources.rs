@@ -166,7 +166,10 @@ impl Locator<'_> {
             .unwrap_or_else(|| crate::workload::ycsb::sql::TABLE.into());
         let sql = crate::workload::ycsb::sql::is_sql(&y.url);
         if y.table.is_some() && !sql {
-            return Err(err("ycsb.table", "a table is for a postgres:// url".into()));
+            return Err(err(
+                "ycsb.table",
+                "a table is for a SQL url (postgres://, mysql://)".into(),
+            ));
         }
         if sql {
             crate::workload::ycsb::sql::check_url(&y.url).map_err(|why| err("ycsb.url", why))?;

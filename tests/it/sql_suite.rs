@@ -361,3 +361,86 @@ fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
     let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
     assert!(sum > 0);
 }
+
+/// YCSB over MariaDB on the same JDBC table: the load's rows exactly, and the
+/// operations as MariaDB counts its statements (`Com_select`, `Com_update`,
+/// `Com_insert`, exact for prepared statements too): workload A's reads and
+/// updates, E's scans (`LIMIT ?`) and inserts, F's read-modify-writes in one
+/// `START TRANSACTION … COMMIT`.
+#[test]
+fn ycsb_over_mariadb_counts_what_the_server_counts() {
+    let Some(db) = crate::mysql::Mariadb::start() else {
+        return;
+    };
+    let records = 300;
+    for w in ["a", "e", "f"] {
+        let name = format!("ycsb-{w}");
+        db.sql("DROP TABLE IF EXISTS bench.usertable");
+        let status = |n: &str| db.status(n);
+        let before = [
+            status("Com_select"),
+            status("Com_update"),
+            status("Com_insert"),
+        ];
+        let commits0 = status("Com_commit");
+        let dir = TempDir::new(&name);
+        let s = ycsb_scenario(&dir, &name, &db.url(), records);
+        let out = dir.path("r.csv");
+        let o = run(&[
+            "suite",
+            s.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        ok(&o);
+        let r = read_json(&out.with_extension("json"));
+        let (load, step) = (&r["steps"][0], &r["steps"][1]);
+        assert_eq!(op(&ops(load), "insert"), records, "{name}: {load}");
+        assert_eq!(load["errors"], serde_json::json!({}), "{name}: {load}");
+        assert_eq!(step["errors"], serde_json::json!({}), "{name}: {step}");
+        let o = ops(step);
+        let unfinished = step["unfinished"].as_u64().unwrap_or(0);
+        let [sel, upd, ins] = [
+            status("Com_select") - before[0],
+            status("Com_update") - before[1],
+            status("Com_insert") - before[2],
+        ];
+        let rmw = op(&o, "read-modify-write");
+        within(
+            &format!("{name} selects"),
+            op(&o, "read") + op(&o, "scan") + rmw,
+            sel,
+            unfinished,
+            step,
+        );
+        within(
+            &format!("{name} updates"),
+            op(&o, "update") + rmw,
+            upd,
+            unfinished,
+            step,
+        );
+        // The load's 3 statements of 100 rows, then one a mix's insert.
+        within(
+            &format!("{name} inserts"),
+            3 + op(&o, "insert"),
+            ins,
+            unfinished,
+            step,
+        );
+        within(
+            &format!("{name} commits"),
+            rmw,
+            status("Com_commit") - commits0,
+            unfinished,
+            step,
+        );
+        let rows: u64 = db
+            .sql("SELECT count(*) FROM bench.usertable")
+            .parse()
+            .unwrap();
+        assert_eq!(rows, records + ins - 3, "{name}");
+        eprintln!("{name}: {o:?}; Com_select {sel} Com_update {upd} Com_insert {ins}");
+    }
+}

@@ -33,11 +33,13 @@ use std::time::Duration;
 use super::keys::{Distribution, KeyChooser};
 use super::{op_labels, write_id, Acknowledged, Core, YcsbSettings, OPS};
 use crate::engine::{Answer, ClientId, Request, RequestSource, ResponseCheck, Turn, Workload};
+use crate::http::mysql_conn::{MyMode, MysqlTarget};
 use crate::http::pg_conn::PgTarget;
 use crate::http::{Proto, Target};
 use crate::result::RequestInfo;
 use crate::rng::SplitMix64;
 use crate::sql::interp::{Action, Conversation, Params, StatementAnswer};
+use crate::sql::mysql::url::MyUrl;
 use crate::sql::pg::frontend::QueryMode;
 use crate::sql::pg::url::PgUrl;
 use crate::sql::Dialect;
@@ -70,7 +72,7 @@ const S_UPDATE: usize = 7;
 /// Where this workload's statements start among a connection's prepared ones, so a
 /// pgbench script's statements (numbered from 0) on the same target in the same
 /// phase never take their places.
-const STMT_BASE: usize = 4096;
+const STMT_BASE: usize = 1024;
 
 /// A statement: its text with the dialect's placeholders, and its prepared name.
 #[derive(Debug, Clone)]
@@ -87,6 +89,11 @@ struct Statements {
 
 impl Statements {
     fn new(d: Dialect, table: &str, fields: u32, batch: u64, tail: u64) -> Statements {
+        // MySQL prepares START TRANSACTION, not BEGIN (a block of stored programs there).
+        let begin = match d {
+            Dialect::Postgres => "BEGIN",
+            Dialect::Mysql => "START TRANSACTION",
+        };
         let columns: String = (0..fields).map(|f| format!(", FIELD{f}")).collect();
         let values = |rows: u64| {
             let per = u64::from(fields) + 1;
@@ -130,7 +137,7 @@ impl Statements {
             ("insert", insert(1)),
             ("load", insert(batch)),
             ("load_tail", insert(tail.max(1))),
-            ("begin", "BEGIN".to_string()),
+            ("begin", begin.to_string()),
             ("commit", "COMMIT".to_string()),
         ];
         for f in 0..fields {
@@ -165,13 +172,17 @@ pub fn create_table_sql(table: &str, fields: u32) -> String {
     format!("CREATE TABLE IF NOT EXISTS {table} (YCSB_KEY VARCHAR(255) PRIMARY KEY{columns})")
 }
 
-/// Whether `url` names a SQL database this workload speaks to.
+/// Whether `url` names a SQL database this workload speaks to (`postgres://`,
+/// `mysql://`, `mariadb://`).
 pub fn is_sql(url: &str) -> bool {
-    PgUrl::is_postgres(url)
+    PgUrl::is_postgres(url) || MyUrl::is_mysql(url)
 }
 
 /// `url` as a SQL target's URL, checked without resolving or connecting.
 pub fn check_url(url: &str) -> Result<(), String> {
+    if MyUrl::is_mysql(url) {
+        return MyUrl::parse(url).map(|_| ());
+    }
     PgUrl::parse(url).map(|_| ())
 }
 
@@ -190,9 +201,32 @@ pub fn check_table(table: &str) -> Result<(), String> {
     }
 }
 
-/// The engine's target for `url` (`postgres://…`), statements prepared; the
-/// password the URL's, else `PGPASSWORD`'s. Checked before any load.
+/// The engine's target for `url` (`postgres://…`, `mysql://…`), statements
+/// prepared; the password the URL's, else `PGPASSWORD`'s (`MYSQL_PWD`'s). Checked
+/// before any load.
 pub fn target(url: &str) -> Result<Target, String> {
+    if MyUrl::is_mysql(url) {
+        let u = MyUrl::parse(url)?;
+        let addrs: Vec<_> = (u.host.as_str(), u.port)
+            .to_socket_addrs()
+            .map_err(|e| format!("{}:{}: {e}", u.host, u.port))?
+            .collect();
+        let password = match u.password {
+            Some(_) => None,
+            None => std::env::var("MYSQL_PWD").ok(),
+        };
+        return Ok(Target {
+            https: false,
+            host: u.host.clone(),
+            port: u.port,
+            addrs,
+            proto: Proto::Mysql(Arc::new(MysqlTarget {
+                url: u,
+                password,
+                mode: MyMode::Prepared,
+            })),
+        });
+    }
     let u = PgUrl::parse(url)?;
     let addrs: Vec<_> = (u.host.as_str(), u.port)
         .to_socket_addrs()
@@ -218,15 +252,31 @@ pub fn target(url: &str) -> Result<Target, String> {
 /// Runs `sql` once on `url`'s database through a connection of its own (a suite
 /// phase's `before_sql`: `CHECKPOINT`, `DISCARD ALL`, `VACUUM ANALYZE`).
 pub fn execute(url: &str, sql: &str, timeout: Duration) -> Result<(), String> {
-    let Proto::Postgres(t) = target(url)?.proto else {
-        return Err(format!("{url}: not a SQL target"));
-    };
-    let mut admin = crate::http::pg::PgAdmin::connect(&t.url, t.password.as_deref(), timeout)
-        .map_err(|e| e.to_string())?;
-    admin
-        .simple_query(sql)
-        .map(|_| ())
-        .map_err(|e| e.to_string())
+    execute_on(&target(url)?, sql, timeout)
+}
+
+fn execute_on(target: &Target, sql: &str, timeout: Duration) -> Result<(), String> {
+    match &target.proto {
+        Proto::Postgres(t) => {
+            let mut admin =
+                crate::http::pg::PgAdmin::connect(&t.url, t.password.as_deref(), timeout)
+                    .map_err(|e| e.to_string())?;
+            admin
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        Proto::Mysql(t) => {
+            let mut admin =
+                crate::http::mysql::MysqlAdmin::connect(&t.url, t.password.as_deref(), timeout)
+                    .map_err(|e| e.to_string())?;
+            admin
+                .simple_query(sql)
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+        _ => Err(format!("{}: not a SQL target", target.label())),
+    }
 }
 
 /// Why these settings cannot run over SQL: a load's batch whose parameters one
@@ -270,7 +320,11 @@ impl SqlYcsb {
             0 => s.batch,
             t => t,
         };
-        let stmts = Statements::new(Dialect::Postgres, table, s.fields, s.batch.max(1), tail);
+        let dialect = match s.target.proto {
+            Proto::Mysql(_) => Dialect::Mysql,
+            _ => Dialect::Postgres,
+        };
+        let stmts = Statements::new(dialect, table, s.fields, s.batch.max(1), tail);
         SqlYcsb {
             targets: vec![s.target.clone()],
             shared: Arc::new(Shared {
@@ -298,16 +352,9 @@ impl SqlYcsb {
 
     /// Creates the table if it is not there, through a connection of its own.
     pub fn create_table(&self) -> Result<(), String> {
-        let Proto::Postgres(t) = &self.shared.s.target.proto else {
-            return Ok(());
-        };
         let timeout = self.shared.s.timeout.min(Duration::from_secs(30));
-        let mut admin = crate::http::pg::PgAdmin::connect(&t.url, t.password.as_deref(), timeout)
-            .map_err(|e| e.to_string())?;
-        admin
-            .simple_query(&create_table_sql(&self.shared.table, self.shared.s.fields))
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        let sql = create_table_sql(&self.shared.table, self.shared.s.fields);
+        execute_on(&self.shared.s.target, &sql, timeout)
     }
 }
 
