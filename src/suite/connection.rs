@@ -341,7 +341,7 @@ mod tests {
         );
         let e = parse(&format!("{}script = \"a.sql\"\n", phase("s", "", HTTP))).unwrap_err();
         assert!(
-            e.contains("key `script`: a script goes with a postgres:// url"),
+            e.contains("key `script`: a script goes with a SQL url"),
             "{e}"
         );
         let e = parse(&phase("s", "before_sql = \"CHECKPOINT\"", HTTP)).unwrap_err();
