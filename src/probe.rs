@@ -5,21 +5,19 @@
 //!
 //! A probe that fails never stops the run: its result says why it is empty.
 //!
-//! PostgreSQL (`--probe postgres`) is read apart from the hosts: from each
-//! `postgres://` target's own row of `pg_stat_database`, over a blocking connection
-//! to another database of the server (`postgres`, or `template1` when the target is
-//! `postgres`), so the probe's own transactions are not among the ones it counts;
-//! and since a backend sends its counts within a second of going idle (or when it
-//! exits), a reading is taken again a second later until the two agree.
+//! SQL databases (`--probe postgres`, `--probe mysql`) are read apart from the
+//! hosts, from each SQL target of the run ([`sql`]).
+
+mod sql;
+
+pub use sql::{databases, missing};
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use crate::http;
-use crate::http::pg_conn::PgTarget;
 use crate::result::{ProbeResult, ProcessUse};
 use crate::sysinfo;
 
@@ -43,6 +41,11 @@ pub enum ProbeKind {
     /// deadlocks, temporary bytes and files, rows returned, fetched, inserted,
     /// updated and deleted.
     Postgres,
+    /// MySQL/MariaDB `SHOW GLOBAL STATUS`: statements by kind (`Com_select`,
+    /// `Com_insert`, `Com_update`, `Com_delete`, `Com_commit`, `Com_rollback`),
+    /// `Questions`, `Threads_connected`, InnoDB's rows and its buffer pool's reads
+    /// from disk against its read requests (the step's `cache_hit_rate`).
+    Mysql,
     /// Any number in a JSON answer, by JSON pointer (RFC 6901).
     Url {
         path: String,
@@ -60,6 +63,7 @@ impl ProbeKind {
             ProbeKind::Redis => "redis".into(),
             ProbeKind::Memcached => "memcached".into(),
             ProbeKind::Postgres => "postgres".into(),
+            ProbeKind::Mysql => "mysql".into(),
             ProbeKind::Url { name, .. } => name.clone(),
         }
     }
@@ -69,7 +73,7 @@ impl ProbeKind {
             ProbeKind::Groonga => "/d/status",
             ProbeKind::Droonga => "/statistics/cache",
             ProbeKind::CouchDb => "/_node/_local/_stats/couchdb",
-            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres => "",
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres | ProbeKind::Mysql => "",
             ProbeKind::Url { path, .. } => path,
         }
     }
@@ -136,7 +140,7 @@ impl ProbeKind {
                     return Err("no CouchDB counters (database_reads, database_writes, httpd.requests) in the answer".into());
                 }
             }
-            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres => {
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres | ProbeKind::Mysql => {
                 unreachable!("read apart")
             }
             ProbeKind::Url { pointer, name, .. } => {
@@ -163,6 +167,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
         "redis" => return Ok(ProbeKind::Redis),
         "memcached" => return Ok(ProbeKind::Memcached),
         "postgres" | "postgresql" => return Ok(ProbeKind::Postgres),
+        "mysql" | "mariadb" => return Ok(ProbeKind::Mysql),
         _ => {}
     }
     let mut path = None;
@@ -171,7 +176,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
     for part in s.split(',') {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             format!(
-                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached, postgres or url=PATH,pointer=/json/pointer"
+                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached, postgres, mysql or url=PATH,pointer=/json/pointer"
             )
         })?;
         match k.trim() {
@@ -213,122 +218,21 @@ pub struct Prober {
     /// "http://host:port" of each host the run talks to.
     pub hosts: Vec<String>,
     pub timeout: Duration,
-    /// The run's `postgres://` targets, for `--probe postgres` ([`databases`]).
-    pub databases: Vec<Arc<PgTarget>>,
-}
-
-/// The `postgres://` targets among a run's, for [`Prober::databases`].
-pub fn databases(targets: &[http::Target]) -> Vec<Arc<PgTarget>> {
-    let mut out: Vec<Arc<PgTarget>> = Vec::new();
-    for t in targets {
-        if let http::Proto::Postgres(p) = &t.proto {
-            if !out.iter().any(|o| label(o) == label(p)) {
-                out.push(p.clone());
-            }
-        }
-    }
-    out
-}
-
-/// A database as a probe's result names it: `postgres://host:port/db`.
-fn label(t: &PgTarget) -> String {
-    format!(
-        "postgres://{}:{}/{}",
-        t.url.host, t.url.port, t.url.database
-    )
-}
-
-/// `pg_stat_database`'s columns a probe keeps, under the names it keeps them.
-const PG_STAT: [(&str, &str); 13] = [
-    ("xact_commit", "commits"),
-    ("xact_rollback", "rollbacks"),
-    ("blks_read", "blks_read"),
-    ("blks_hit", "blks_hit"),
-    ("deadlocks", "deadlocks"),
-    ("temp_bytes", "temp_bytes"),
-    ("temp_files", "temp_files"),
-    ("tup_returned", "tup_returned"),
-    ("tup_fetched", "tup_fetched"),
-    ("tup_inserted", "tup_inserted"),
-    ("tup_updated", "tup_updated"),
-    ("tup_deleted", "tup_deleted"),
-    ("conflicts", "conflicts"),
-];
-
-/// How long a backend may hold its counts before it sends them (PostgreSQL 15:
-/// within a second of going idle), and a little more.
-const PG_FLUSH: Duration = Duration::from_millis(1100);
-
-/// One database's row of `pg_stat_database`, once two readings [`PG_FLUSH`] apart
-/// agree (at most four readings).
-fn read_postgres(t: &PgTarget, timeout: Duration) -> Result<BTreeMap<String, f64>, String> {
-    let other = if t.url.database == "postgres" {
-        "template1"
-    } else {
-        "postgres"
-    };
-    let mut url = t.url.clone();
-    url.database = other.to_string();
-    let password = t.password.as_deref();
-    // The target's own database when the other cannot be reached; its one
-    // transaction a reading is then counted too, and said so.
-    let (mut admin, own) = match http::pg::PgAdmin::connect(&url, password, timeout) {
-        Ok(a) => (a, false),
-        Err(_) => (
-            http::pg::PgAdmin::connect(&t.url, password, timeout)
-                .map_err(|e| format!("{}: {e}", label(t)))?,
-            true,
-        ),
-    };
-    let columns: Vec<&str> = PG_STAT.iter().map(|(c, _)| *c).collect();
-    let sql = format!(
-        "SELECT {} FROM pg_stat_database WHERE datname = '{}'",
-        columns.join(", "),
-        t.url.database.replace('\'', "''")
-    );
-    let mut read = || -> Result<BTreeMap<String, f64>, String> {
-        let rows = admin
-            .simple_query(&sql)
-            .map_err(|e| format!("{}: {e}", label(t)))?;
-        let row = rows
-            .first()
-            .ok_or_else(|| format!("{}: no row in pg_stat_database", label(t)))?;
-        let mut out = BTreeMap::new();
-        for ((_, name), v) in PG_STAT.iter().zip(row) {
-            if let Some(x) = v.as_deref().and_then(|v| v.parse::<f64>().ok()) {
-                out.insert(name.to_string(), x);
-            }
-        }
-        if own {
-            out.insert("probe_in_own_database".into(), 1.0);
-        }
-        Ok(out)
-    };
-    let mut last = read()?;
-    for _ in 0..3 {
-        std::thread::sleep(PG_FLUSH);
-        let now = read()?;
-        let settled = PG_STAT.iter().all(|(_, k)| {
-            // Reading in the target's own database adds the reading's commit.
-            let slack = if own && *k == "commits" { 1.0 } else { 0.0 };
-            (now.get(*k).unwrap_or(&0.0) - last.get(*k).unwrap_or(&0.0)).abs() <= slack
-        });
-        last = now;
-        if settled {
-            break;
-        }
-    }
-    Ok(last)
+    /// The run's SQL targets, for `--probe postgres` and `--probe mysql`
+    /// ([`sql::databases`]).
+    pub databases: Vec<http::Target>,
 }
 
 /// One reading of every (probe, host): numbers or why there are none.
 pub type Snapshot = Vec<Result<BTreeMap<String, f64>, String>>;
 
 impl Prober {
-    /// Where `kind` is read: the hosts, or for PostgreSQL its databases.
+    /// Where `kind` is read: the hosts, or for a SQL probe its databases.
     fn places(&self, kind: &ProbeKind) -> Vec<String> {
         match kind {
-            ProbeKind::Postgres => self.databases.iter().map(|d| label(d)).collect(),
+            ProbeKind::Postgres | ProbeKind::Mysql => {
+                sql::places(kind, &self.databases).map(sql::label).collect()
+            }
             _ => self.hosts.clone(),
         }
     }
@@ -336,9 +240,9 @@ impl Prober {
     pub fn snapshot(&self) -> Snapshot {
         let mut out = Vec::with_capacity(self.kinds.len() * self.hosts.len());
         for kind in &self.kinds {
-            if *kind == ProbeKind::Postgres {
-                for d in &self.databases {
-                    out.push(read_postgres(d, self.timeout));
+            if matches!(kind, ProbeKind::Postgres | ProbeKind::Mysql) {
+                for d in sql::places(kind, &self.databases) {
+                    out.push(sql::read(d, self.timeout));
                 }
                 continue;
             }
@@ -522,14 +426,21 @@ fn hit_rate(delta: &BTreeMap<String, f64>) -> Option<f64> {
     (q > 0.0).then(|| (h / q).clamp(0.0, 1.0))
 }
 
-/// A probe's (lookups, hits): a cache's queries and hits, or PostgreSQL's buffer
-/// cache's blocks wanted (read + hit) and hit.
+/// A probe's (lookups, hits): a cache's queries and hits, PostgreSQL's buffer
+/// cache's blocks wanted (read + hit) and hit, or InnoDB's buffer pool's read
+/// requests and those not read from disk.
 fn lookups(delta: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
     if let (Some(q), Some(h)) = (delta.get("n_queries"), delta.get("cache_hits")) {
         return Some((*q, *h));
     }
-    let (r, h) = (delta.get("blks_read")?, delta.get("blks_hit")?);
-    Some((r + h, *h))
+    if let (Some(r), Some(h)) = (delta.get("blks_read"), delta.get("blks_hit")) {
+        return Some((r + h, *h));
+    }
+    let (wanted, disk) = (
+        delta.get("Innodb_buffer_pool_read_requests")?,
+        delta.get("Innodb_buffer_pool_reads")?,
+    );
+    Some((*wanted, (wanted - disk).max(0.0)))
 }
 
 /// The step's cache hit rate over every host that reported one: Σ hits ÷ Σ queries.
@@ -696,7 +607,8 @@ mod tests {
     #[test]
     fn probe_flags_are_checked() {
         assert_eq!(parse_probe("groonga").unwrap(), ProbeKind::Groonga);
-        assert!(parse_probe("mysql").unwrap_err().contains("expected"));
+        assert!(parse_probe("oracle").unwrap_err().contains("expected"));
+        assert_eq!(parse_probe("mariadb").unwrap(), ProbeKind::Mysql);
         assert_eq!(parse_probe("postgres").unwrap(), ProbeKind::Postgres);
         assert!(parse_probe("url=d/status,pointer=/a")
             .unwrap_err()

@@ -436,10 +436,8 @@ impl RunOptions {
             coalesce_us: r.connection.coalesce.map(|d| d.as_micros() as u64),
         };
         let databases = crate::probe::databases(crate::engine::Workload::targets(&workload));
-        if s.probes.contains(&ProbeKind::Postgres) && databases.is_empty() {
-            return Err(SpecError::Kv(
-                "--probe postgres: the run has no postgres:// target to read".into(),
-            ));
+        if let Some(why) = crate::probe::missing(&s.probes, &databases) {
+            return Err(SpecError::Kv(why));
         }
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),

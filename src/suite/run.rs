@@ -387,12 +387,12 @@ impl SuiteReady {
         }
         let targets = crate::engine::Workload::targets(&*self.workload);
         let databases = crate::probe::databases(targets);
-        if kinds.contains(&crate::probe::ProbeKind::Postgres) && databases.is_empty() {
-            return Err("--probe postgres: the scenario has no postgres:// target".into());
+        if let Some(why) = crate::probe::missing(&kinds, &databases) {
+            return Err(why);
         }
         let hosts = targets
             .iter()
-            .filter(|t| !matches!(t.proto, crate::http::Proto::Postgres(_)))
+            .filter(|t| !databases.iter().any(|d| d.label() == t.label()))
             .map(|t| t.label())
             .collect();
         self.run.prober = Some(crate::probe::Prober {

@@ -390,6 +390,8 @@ fn ycsb_over_mariadb_counts_what_the_server_counts() {
             "suite",
             s.to_str().unwrap(),
             "-q",
+            "--probe",
+            "mysql",
             "-o",
             out.to_str().unwrap(),
         ]);
@@ -398,6 +400,10 @@ fn ycsb_over_mariadb_counts_what_the_server_counts() {
         let (load, step) = (&r["steps"][0], &r["steps"][1]);
         assert_eq!(op(&ops(load), "insert"), records, "{name}: {load}");
         assert_eq!(load["errors"], serde_json::json!({}), "{name}: {load}");
+        // --probe mysql: the load's phase saw its 3 INSERTs, the run's its statements.
+        let (pl, pr) = (probe(load, "mysql"), probe(step, "mysql"));
+        assert_eq!(pl["delta"]["Com_insert"], 3.0, "{pl}");
+        assert_eq!(pl["target"], format!("mysql://127.0.0.1:{}/bench", db.port));
         assert_eq!(step["errors"], serde_json::json!({}), "{name}: {step}");
         let o = ops(step);
         let unfinished = step["unfinished"].as_u64().unwrap_or(0);
@@ -436,6 +442,11 @@ fn ycsb_over_mariadb_counts_what_the_server_counts() {
             unfinished,
             step,
         );
+        let d = |k: &str| pr["delta"][k].as_f64().unwrap_or(-1.0) as u64;
+        assert_eq!(d("Com_update"), upd, "{pr}");
+        assert_eq!(d("Com_select"), sel, "{pr}");
+        assert_eq!(d("Com_insert"), ins - 3, "{pr}");
+        assert!(pr["cache_hit_rate"].as_f64().is_some(), "{pr}");
         let rows: u64 = db
             .sql("SELECT count(*) FROM bench.usertable")
             .parse()
