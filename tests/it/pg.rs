@@ -142,6 +142,12 @@ impl Postgres {
         self.child.id()
     }
 
+    /// `postmaster.pid`, whose first line is the running postmaster's PID (a
+    /// scenario's target reads it again at each event, across restarts).
+    pub fn pid_file(&self) -> PathBuf {
+        self.dir.path("data/postmaster.pid")
+    }
+
     /// Once the postmaster has exited (an immediate shutdown, SIGQUIT, sent by
     /// someone else) within `within`, starts it again on the same data and port, as
     /// a supervisor would, and waits until it takes logins (after crash recovery).
