@@ -137,11 +137,6 @@ impl Postgres {
         Some(pg)
     }
 
-    /// The postmaster's PID (a scenario's event may signal it).
-    pub fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// `postmaster.pid`, whose first line is the running postmaster's PID (a
     /// scenario's target reads it again at each event, across restarts).
     pub fn pid_file(&self) -> PathBuf {
