@@ -4,6 +4,13 @@
 //! sampled from `/proc` while a step runs.
 //!
 //! A probe that fails never stops the run: its result says why it is empty.
+//!
+//! SQL databases (`--probe postgres`, `--probe mysql`) are read apart from the
+//! hosts, from each SQL target of the run ([`sql`]).
+
+mod sql;
+
+pub use sql::{databases, missing};
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -29,6 +36,16 @@ pub enum ProbeKind {
     /// memcached `stats`: gets, sets, hits, misses, evictions, items, bytes
     /// (`n_queries` = `cmd_get`, `cache_hits` = `get_hits`).
     Memcached,
+    /// PostgreSQL `pg_stat_database`, the target database's row: commits, rollbacks,
+    /// blocks read and hit (a step's `cache_hit_rate` is the buffer cache's),
+    /// deadlocks, temporary bytes and files, rows returned, fetched, inserted,
+    /// updated and deleted.
+    Postgres,
+    /// MySQL/MariaDB `SHOW GLOBAL STATUS`: statements by kind (`Com_select`,
+    /// `Com_insert`, `Com_update`, `Com_delete`, `Com_commit`, `Com_rollback`),
+    /// `Questions`, `Threads_connected`, InnoDB's rows and its buffer pool's reads
+    /// from disk against its read requests (the step's `cache_hit_rate`).
+    Mysql,
     /// Any number in a JSON answer, by JSON pointer (RFC 6901).
     Url {
         path: String,
@@ -45,6 +62,8 @@ impl ProbeKind {
             ProbeKind::CouchDb => "couchdb".into(),
             ProbeKind::Redis => "redis".into(),
             ProbeKind::Memcached => "memcached".into(),
+            ProbeKind::Postgres => "postgres".into(),
+            ProbeKind::Mysql => "mysql".into(),
             ProbeKind::Url { name, .. } => name.clone(),
         }
     }
@@ -54,7 +73,7 @@ impl ProbeKind {
             ProbeKind::Groonga => "/d/status",
             ProbeKind::Droonga => "/statistics/cache",
             ProbeKind::CouchDb => "/_node/_local/_stats/couchdb",
-            ProbeKind::Redis | ProbeKind::Memcached => "",
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres | ProbeKind::Mysql => "",
             ProbeKind::Url { path, .. } => path,
         }
     }
@@ -121,7 +140,9 @@ impl ProbeKind {
                     return Err("no CouchDB counters (database_reads, database_writes, httpd.requests) in the answer".into());
                 }
             }
-            ProbeKind::Redis | ProbeKind::Memcached => unreachable!("read above"),
+            ProbeKind::Redis | ProbeKind::Memcached | ProbeKind::Postgres | ProbeKind::Mysql => {
+                unreachable!("read apart")
+            }
             ProbeKind::Url { pointer, name, .. } => {
                 let x = v
                     .pointer(pointer)
@@ -145,6 +166,8 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
         "couchdb" => return Ok(ProbeKind::CouchDb),
         "redis" => return Ok(ProbeKind::Redis),
         "memcached" => return Ok(ProbeKind::Memcached),
+        "postgres" | "postgresql" => return Ok(ProbeKind::Postgres),
+        "mysql" | "mariadb" => return Ok(ProbeKind::Mysql),
         _ => {}
     }
     let mut path = None;
@@ -153,7 +176,7 @@ pub fn parse_probe(s: &str) -> Result<ProbeKind, String> {
     for part in s.split(',') {
         let (k, v) = part.split_once('=').ok_or_else(|| {
             format!(
-                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached or url=PATH,pointer=/json/pointer"
+                "--probe {s}: expected groonga, droonga, couchdb, redis, memcached, postgres, mysql or url=PATH,pointer=/json/pointer"
             )
         })?;
         match k.trim() {
@@ -195,15 +218,34 @@ pub struct Prober {
     /// "http://host:port" of each host the run talks to.
     pub hosts: Vec<String>,
     pub timeout: Duration,
+    /// The run's SQL targets, for `--probe postgres` and `--probe mysql`
+    /// ([`sql::databases`]).
+    pub databases: Vec<http::Target>,
 }
 
 /// One reading of every (probe, host): numbers or why there are none.
 pub type Snapshot = Vec<Result<BTreeMap<String, f64>, String>>;
 
 impl Prober {
+    /// Where `kind` is read: the hosts, or for a SQL probe its databases.
+    fn places(&self, kind: &ProbeKind) -> Vec<String> {
+        match kind {
+            ProbeKind::Postgres | ProbeKind::Mysql => {
+                sql::places(kind, &self.databases).map(sql::label).collect()
+            }
+            _ => self.hosts.clone(),
+        }
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let mut out = Vec::with_capacity(self.kinds.len() * self.hosts.len());
         for kind in &self.kinds {
+            if matches!(kind, ProbeKind::Postgres | ProbeKind::Mysql) {
+                for d in sql::places(kind, &self.databases) {
+                    out.push(sql::read(d, self.timeout));
+                }
+                continue;
+            }
             for host in &self.hosts {
                 if let Some(ask) = kv_ask(kind) {
                     out.push(ask(host, self.timeout).and_then(|b| kind.read(&b)));
@@ -226,7 +268,7 @@ impl Prober {
         let mut out = Vec::new();
         let mut i = 0;
         for kind in &self.kinds {
-            for host in &self.hosts {
+            for host in &self.places(kind) {
                 let mut r = ProbeResult {
                     probe: kind.name(),
                     target: host.clone(),
@@ -380,16 +422,32 @@ fn ask(
 }
 
 fn hit_rate(delta: &BTreeMap<String, f64>) -> Option<f64> {
-    let q = *delta.get("n_queries")?;
-    let h = *delta.get("cache_hits")?;
+    let (q, h) = lookups(delta)?;
     (q > 0.0).then(|| (h / q).clamp(0.0, 1.0))
+}
+
+/// A probe's (lookups, hits): a cache's queries and hits, PostgreSQL's buffer
+/// cache's blocks wanted (read + hit) and hit, or InnoDB's buffer pool's read
+/// requests and those not read from disk.
+fn lookups(delta: &BTreeMap<String, f64>) -> Option<(f64, f64)> {
+    if let (Some(q), Some(h)) = (delta.get("n_queries"), delta.get("cache_hits")) {
+        return Some((*q, *h));
+    }
+    if let (Some(r), Some(h)) = (delta.get("blks_read"), delta.get("blks_hit")) {
+        return Some((r + h, *h));
+    }
+    let (wanted, disk) = (
+        delta.get("Innodb_buffer_pool_read_requests")?,
+        delta.get("Innodb_buffer_pool_reads")?,
+    );
+    Some((*wanted, (wanted - disk).max(0.0)))
 }
 
 /// The step's cache hit rate over every host that reported one: Σ hits ÷ Σ queries.
 pub fn combined_hit_rate(results: &[ProbeResult]) -> Option<f64> {
     let (mut q, mut h) = (0.0, 0.0);
     for r in results {
-        if let (Some(dq), Some(dh)) = (r.delta.get("n_queries"), r.delta.get("cache_hits")) {
+        if let Some((dq, dh)) = lookups(&r.delta) {
             q += dq;
             h += dh;
         }
@@ -481,6 +539,7 @@ mod tests {
             kinds: vec![ProbeKind::Groonga],
             hosts: vec!["http://a:1".into()],
             timeout: Duration::from_secs(1),
+            databases: vec![],
         };
         let before = vec![Ok(BTreeMap::from([
             ("n_queries".to_string(), 100.0),
@@ -497,6 +556,28 @@ mod tests {
         let failed = p.compare(&vec![Err("refused".into())], &after);
         assert_eq!(failed[0].error.as_deref(), Some("refused"));
         assert_eq!(combined_hit_rate(&failed), None);
+    }
+
+    /// PostgreSQL's buffer cache is the step's cache: blocks hit of blocks wanted.
+    #[test]
+    fn a_postgres_step_s_hit_rate_is_its_buffer_cache_s() {
+        let d = |read: f64, hit: f64| {
+            BTreeMap::from([
+                ("blks_read".to_string(), read),
+                ("blks_hit".to_string(), hit),
+                ("commits".to_string(), 7.0),
+            ])
+        };
+        assert_eq!(hit_rate(&d(25.0, 75.0)), Some(0.75));
+        assert_eq!(hit_rate(&d(0.0, 0.0)), None);
+        let p = Prober {
+            kinds: vec![ProbeKind::Postgres],
+            hosts: vec!["http://a:1".into()],
+            timeout: Duration::from_secs(1),
+            databases: vec![],
+        };
+        // No database, no reading (spec refuses the flag before any load).
+        assert!(p.snapshot().is_empty() && p.compare(&vec![], &vec![]).is_empty());
     }
 
     #[test]
@@ -526,7 +607,9 @@ mod tests {
     #[test]
     fn probe_flags_are_checked() {
         assert_eq!(parse_probe("groonga").unwrap(), ProbeKind::Groonga);
-        assert!(parse_probe("mysql").unwrap_err().contains("expected"));
+        assert!(parse_probe("oracle").unwrap_err().contains("expected"));
+        assert_eq!(parse_probe("mariadb").unwrap(), ProbeKind::Mysql);
+        assert_eq!(parse_probe("postgres").unwrap(), ProbeKind::Postgres);
         assert!(parse_probe("url=d/status,pointer=/a")
             .unwrap_err()
             .contains("'/'"));

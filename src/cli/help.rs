@@ -140,7 +140,9 @@ const HELP: [(&str, &str, &str); 19] = [
         "suite",
         "hakaru suite scenario.toml --threshold 'p99<200ms' -o suite.csv\n\
          # a built-in scenario, printed to copy and adapt\n\
-         hakaru suite --profile read-heavy --print > scenario.toml",
+         hakaru suite --profile read-heavy --print > scenario.toml\n\
+         # YCSB A over PostgreSQL, its server's own counts read around each phase\n\
+         hakaru suite --profile ycsb-a --target postgres://bench@127.0.0.1/bench --probe postgres",
         EXIT_CODES_HELP,
     ),
     (

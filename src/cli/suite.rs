@@ -18,8 +18,8 @@ pub struct SuiteArgs {
     pub scenario: Option<PathBuf>,
 
     /// A built-in scenario: read-heavy, write-heavy, fault-tolerance, or YCSB's core
-    /// workloads ycsb-a … ycsb-f over a CouchDB-style API (files it names are read
-    /// from the current directory).
+    /// workloads ycsb-a … ycsb-f over a CouchDB-style API, Redis, memcached or
+    /// PostgreSQL (files it names are read from the current directory).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 
@@ -28,8 +28,9 @@ pub struct SuiteArgs {
     pub print: bool,
 
     /// With --profile: point its workloads at this URL instead of the one it names (a
-    /// YCSB profile at a CouchDB-style database, redis:// or memcached://; write-heavy
-    /// at a CouchDB-style database).
+    /// YCSB profile at a CouchDB-style database, redis://, memcached:// or
+    /// postgres://; write-heavy at a CouchDB-style database; read-heavy and
+    /// fault-tolerance at postgres://, as YCSB's workloads on its JDBC table).
     #[arg(long, value_name = "URL", requires = "profile")]
     pub target: Option<String>,
 
@@ -65,6 +66,13 @@ pub struct SuiteArgs {
 
     #[command(flatten)]
     pub live: super::args::LiveArgs,
+
+    /// Read the servers' own numbers before and after each phase: postgres
+    /// (pg_stat_database of each postgres:// target), redis, memcached, groonga,
+    /// droonga, couchdb or url=PATH,pointer=/json/pointer of the other targets.
+    /// Repeatable.
+    #[arg(long = "probe", value_name = "PROBE", value_parser = crate::probe::parse_probe)]
+    pub probes: Vec<crate::probe::ProbeKind>,
 }
 
 pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
@@ -136,6 +144,12 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
         },
     )?;
     ready.engine.ok_status = args.ok_status;
+    ready
+        .with_probes(args.probes.clone())
+        .map_err(|why| ScenarioError::Whole {
+            path: "--probe".into(),
+            why,
+        })?;
     let mut live = args
         .live
         .start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;

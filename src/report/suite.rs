@@ -87,6 +87,7 @@ pub fn text(run: &RunResult) -> String {
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), c.outcome());
     }
     connections(&mut o, &suite.phases, &run.steps);
+    probes(&mut o, &suite.phases, &run.steps);
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
     }
@@ -126,6 +127,37 @@ pub fn text(run: &RunResult) -> String {
         };
     }
     o
+}
+
+/// `--probe`: what each server counted during each phase (the difference of its
+/// readings before and after), or why it could not be read.
+fn probes(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
+    if steps.iter().all(|s| s.probes.is_empty()) {
+        return;
+    }
+    o.push_str("\nProbes (the servers' own counts during each phase):\n");
+    for (p, s) in phases.iter().zip(steps) {
+        for r in &s.probes {
+            let what = match &r.error {
+                Some(e) => format!("no numbers ({e})"),
+                None => {
+                    let mut d: Vec<String> =
+                        r.delta.iter().map(|(k, v)| format!("{k} +{v}")).collect();
+                    if let Some(rate) = r.cache_hit_rate {
+                        d.push(format!("cache hit rate {:.1}%", rate * 100.0));
+                    }
+                    d.join(", ")
+                }
+            };
+            let _ = writeln!(
+                o,
+                "  {:<16} {} {}: {what}",
+                clip(&p.name, 16),
+                r.probe,
+                r.target
+            );
+        }
+    }
 }
 
 /// How each phase connected, when any asked for HTTP/2 or a pipeline: a phase's

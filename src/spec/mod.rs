@@ -436,11 +436,16 @@ impl RunOptions {
             pipeline: r.kv.pipeline,
             coalesce_us: r.connection.coalesce.map(|d| d.as_micros() as u64),
         };
+        let databases = crate::probe::databases(crate::engine::Workload::targets(&workload));
+        if let Some(why) = crate::probe::missing(&s.probes, &databases) {
+            return Err(SpecError::Kv(why));
+        }
         let prober = (!s.probes.is_empty()).then(|| Prober {
             kinds: s.probes.clone(),
             // The probes speak plain HTTP only.
             hosts: described.probe_hosts,
             timeout: r.timeout.min(Duration::from_secs(5)),
+            databases,
         });
         let engine = EngineConfig {
             threads,

@@ -21,6 +21,15 @@ fn is_store(source: &Source) -> bool {
     crate::http::url::kv_scheme(url).is_some()
 }
 
+/// The first `postgres://` URL among a phase's workloads.
+pub(crate) fn sql_url(workloads: &[super::scenario::WorkloadSpec]) -> Option<&str> {
+    workloads.iter().find_map(|w| match &w.source {
+        Source::Script { url, .. } => Some(url.as_str()),
+        Source::Ycsb(y) if crate::workload::ycsb::sql::is_sql(&y.url) => Some(y.url.as_str()),
+        _ => None,
+    })
+}
+
 impl Locator<'_> {
     /// A count key (`streams`, `pipeline`) in `1..=max`.
     fn count(&self, v: &Spanned<i64>, key: &str, max: usize) -> Result<usize, ScenarioError> {
@@ -136,6 +145,28 @@ impl Locator<'_> {
             (false, None) => ConnectionSettings::default(),
         };
         Ok(())
+    }
+
+    /// A phase's `before_sql`: SQL text for the phase's first `postgres://` workload.
+    pub(super) fn before_sql(
+        &self,
+        p: &FilePhase,
+        workloads: &[super::scenario::WorkloadSpec],
+    ) -> Result<Option<String>, ScenarioError> {
+        let Some(sql) = &p.before_sql else {
+            return Ok(None);
+        };
+        if sql.get_ref().trim().is_empty() {
+            return Err(self.error(sql.span(), "before_sql", "give the SQL to run"));
+        }
+        if sql_url(workloads).is_none() {
+            return Err(self.error(
+                sql.span(),
+                "before_sql",
+                "runs on the phase's SQL target (postgres://, mysql://), and the phase has none",
+            ));
+        }
+        Ok(Some(sql.get_ref().clone()))
     }
 
     /// A phase's `before`, `before_timeout` and `before_may_fail`, checked as
@@ -264,5 +295,70 @@ mod tests {
             ),
             "{e}"
         );
+    }
+
+    const PG: &str = "postgres://u:secret@127.0.0.1:1/db";
+
+    /// A phase's `postgres://` workload: a script beside the scenario, YCSB on its
+    /// JDBC table, `before_sql` on the phase's database; each misuse named by key.
+    #[test]
+    fn a_postgres_phase_has_a_script_or_ycsb_and_its_before_sql() {
+        use crate::suite::scenario::Source;
+        let s = Scenario::parse(
+            &format!(
+                "{}script = \"tx.sql\"\nmode = \"prepared\"\n\
+                 [[phase]]\nname = \"y\"\nduration = \"1s\"\nclients = 1\n\
+                 before_sql = \"CHECKPOINT\"\n[[phase.workload]]\n\
+                 ycsb = {{ url = \"{PG}\", workload = \"a\", table = \"t1\" }}\n",
+                phase("s", "", PG)
+            ),
+            Path::new("dir/s.toml"),
+        )
+        .expect("valid");
+        match &s.phases[0].workloads[0].source {
+            Source::Script { script, mode, .. } => {
+                assert_eq!(script, Path::new("dir/tx.sql"));
+                assert_eq!(mode.as_deref(), Some("prepared"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!s.phases[0].workloads[0]
+            .source
+            .describe()
+            .contains("secret"));
+        assert_eq!(s.phases[1].before_sql.as_deref(), Some("CHECKPOINT"));
+        match &s.phases[1].workloads[0].source {
+            Source::Ycsb(y) => assert_eq!(y.table, "t1"),
+            other => panic!("{other:?}"),
+        }
+        assert!(s
+            .input_files()
+            .contains(&("the script", Path::new("dir/tx.sql"))));
+        let e = parse(&phase("s", "", PG)).unwrap_err();
+        assert!(
+            e.contains("key `script`: a SQL url (postgres://, mysql://) needs"),
+            "{e}"
+        );
+        let e = parse(&format!("{}script = \"a.sql\"\n", phase("s", "", HTTP))).unwrap_err();
+        assert!(
+            e.contains("key `script`: a script goes with a SQL url"),
+            "{e}"
+        );
+        let e = parse(&phase("s", "before_sql = \"CHECKPOINT\"", HTTP)).unwrap_err();
+        assert!(
+            e.contains("key `before_sql`: runs on the phase's SQL target"),
+            "{e}"
+        );
+        let e = parse(&format!("{}mode = \"prepared\"\n", phase("s", "", HTTP))).unwrap_err();
+        assert!(e.contains("key `mode`"), "{e}");
+        let bad_table = "[[phase]]\nname = \"y\"\nduration = \"1s\"\nclients = 1\n\
+             [[phase.workload]]\nycsb = { url = \"postgres://u@h/db\", workload = \"c\", table = \"a;b\" }\n";
+        assert!(parse(bad_table).unwrap_err().contains("key `ycsb.table`"));
+        let redis_table = bad_table
+            .replace("postgres://u@h/db", "redis://h:1")
+            .replace("a;b", "t");
+        assert!(parse(&redis_table)
+            .unwrap_err()
+            .contains("a table is for a SQL url (postgres://, mysql://)"));
     }
 }

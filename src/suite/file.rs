@@ -98,6 +98,9 @@ pub(super) struct FilePhase {
     pub(super) before: Option<Spanned<String>>,
     pub(super) before_timeout: Option<Spanned<NumOrText>>,
     pub(super) before_may_fail: Option<Spanned<bool>>,
+    /// SQL run before the phase on its `postgres://` target (`CHECKPOINT`, `DISCARD
+    /// ALL`), after `before`'s command.
+    pub(super) before_sql: Option<Spanned<String>>,
     #[serde(default, rename = "workload")]
     pub(super) workloads: Vec<Spanned<FileWorkload>>,
 }
@@ -107,13 +110,19 @@ pub(super) struct FilePhase {
 pub(super) struct FileWorkload {
     pub(super) patterns: Option<String>,
     pub(super) url: Option<String>,
+    /// With a `postgres://` url: the pgbench-style script of its transactions,
+    /// relative to the scenario.
+    pub(super) script: Option<Spanned<String>>,
+    /// With a script: pgbench's `-M`, `simple` (default), `extended` or `prepared`.
+    pub(super) mode: Option<Spanned<String>>,
     pub(super) bulk: Option<Spanned<FileBulk>>,
     pub(super) ycsb: Option<Spanned<FileYcsb>>,
     pub(super) weight: Option<Spanned<i64>>,
 }
 
 /// `ycsb = { url = "http://127.0.0.1:5984/ycsb", workload = "a", records = 1000 }`:
-/// one of YCSB's core workloads (or its load) over a CouchDB-style API.
+/// one of YCSB's core workloads (or its load) over a CouchDB-style API, Redis,
+/// memcached or PostgreSQL (`postgres://…`, on YCSB's JDBC table).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct FileYcsb {
@@ -126,8 +135,10 @@ pub(super) struct FileYcsb {
     pub(super) fields: Option<u32>,
     pub(super) field_length: Option<u32>,
     pub(super) max_scan: Option<u32>,
-    /// Records per `_bulk_docs` request of the load.
+    /// Records per `_bulk_docs` request (or multi-row `INSERT`) of the load.
     pub(super) batch: Option<u64>,
+    /// YCSB's `table` over SQL (`usertable`).
+    pub(super) table: Option<String>,
 }
 
 /// `bulk = { target = "couchdb", url = "http://127.0.0.1:5984/db", batch = 100 }`:

@@ -122,6 +122,7 @@ impl Locator<'_> {
             return Err(self.error(span, "duration", "the scenario is longer than 30 days"));
         }
         let before = self.phase_before(p, &name)?;
+        let before_sql = self.before_sql(p, &workloads)?;
         Ok(Phase {
             name,
             start,
@@ -134,6 +135,7 @@ impl Locator<'_> {
             connection: Default::default(),
             pipeline: None,
             before,
+            before_sql,
         })
     }
 
@@ -186,8 +188,39 @@ impl Locator<'_> {
     ) -> Result<WorkloadSpec, ScenarioError> {
         let wspan = w.span();
         let w = w.get_ref();
+        if let (Some(m), None) = (&w.mode, &w.script) {
+            return Err(self.error(m.span(), "mode", "a mode goes with a script"));
+        }
+        if let Some(s) = &w.script {
+            if !w
+                .url
+                .as_deref()
+                .is_some_and(crate::workload::ycsb::sql::is_sql)
+            {
+                return Err(self.error(
+                    s.span(),
+                    "script",
+                    "a script goes with a SQL url, postgres:// or mysql:// (its transactions)",
+                ));
+            }
+        }
         let source = match (&w.patterns, &w.url, &w.bulk, &w.ycsb) {
             (Some(f), None, None, None) => Source::Patterns(dir.join(f)),
+            (None, Some(u), None, None) if crate::workload::ycsb::sql::is_sql(u) => {
+                let Some(s) = &w.script else {
+                    return Err(self.error(
+                        wspan,
+                        "script",
+                        "a SQL url (postgres://, mysql://) needs the script of its \
+                         transactions: script = \"file.sql\" (pgbench's language)",
+                    ));
+                };
+                Source::Script {
+                    url: u.clone(),
+                    script: dir.join(s.get_ref()),
+                    mode: w.mode.as_ref().map(|m| m.get_ref().clone()),
+                }
+            }
             (None, Some(u), None, None) => Source::Url(u.clone()),
             (None, None, Some(b), None) => Source::Bulk(self.bulk(b)?),
             (None, None, None, Some(y)) => Source::Ycsb(self.ycsb(y)?),

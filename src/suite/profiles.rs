@@ -18,6 +18,19 @@ pub const PROFILES: [(&str, &str); 9] = [
     ("ycsb-f", include_str!("../../suites/ycsb-f.toml")),
 ];
 
+/// The profiles that speak SQL differently: pointed at a `postgres://` target,
+/// their workloads are YCSB's on its JDBC table rather than patterns files.
+const POSTGRES: [(&str, &str); 2] = [
+    (
+        "read-heavy",
+        include_str!("../../suites/read-heavy.postgres.toml"),
+    ),
+    (
+        "fault-tolerance",
+        include_str!("../../suites/fault-tolerance.postgres.toml"),
+    ),
+];
+
 /// The text of profile `name`.
 pub fn profile(name: &str) -> Option<&'static str> {
     PROFILES.iter().find(|(n, _)| *n == name).map(|(_, t)| *t)
@@ -36,10 +49,26 @@ pub fn names() -> String {
 /// YCSB profiles and write-heavy name one database URL, replaced wherever a workload
 /// gives it, so one profile runs unchanged against a CouchDB-style API, Redis,
 /// memcached or the embedded store. The others name hosts and files: refused there.
+///
+/// A `postgres://` target takes read-heavy and fault-tolerance in their SQL form
+/// (YCSB's workloads on its JDBC table); write-heavy's bulk writers speak HTTP
+/// document APIs, refused with where to go instead.
 pub fn retarget(name: &str, text: &str, target: &str) -> Result<String, String> {
     if target.is_empty() || target.contains(['"', '\\', '\n']) {
         return Err(format!("--target {target:?}: not a URL"));
     }
+    let text = match POSTGRES.iter().find(|(n, _)| *n == name) {
+        Some((_, sql)) if crate::workload::ycsb::sql::is_sql(target) => *sql,
+        _ if name == "write-heavy" && crate::workload::ycsb::sql::is_sql(target) => {
+            return Err(
+                "--target: write-heavy's bulk writers speak HTTP document APIs; for \
+                 PostgreSQL run --profile ycsb-a (update-heavy) or a scenario phase with \
+                 url = \"postgres://…\" and script = \"file.sql\""
+                    .into(),
+            )
+        }
+        _ => text,
+    };
     const KEY: &str = "url = \"";
     let urls: std::collections::BTreeSet<&str> = text
         .lines()
@@ -100,6 +129,26 @@ mod tests {
     }
     use crate::suite::Scenario;
     use std::path::Path;
+
+    /// read-heavy and fault-tolerance over PostgreSQL: YCSB's workloads on every
+    /// phase, pointed at the target; write-heavy refused with where to go.
+    #[test]
+    fn sql_profiles_point_ycsb_at_postgres() {
+        let url = "postgres://u@127.0.0.1:5432/db";
+        for name in ["read-heavy", "fault-tolerance"] {
+            let text = retarget(name, profile(name).unwrap(), url).unwrap();
+            let s = Scenario::parse(&text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
+            for p in &s.phases {
+                match &p.workloads[0].source {
+                    crate::suite::scenario::Source::Ycsb(y) => assert_eq!(y.url, url),
+                    other => panic!("{name}: {other:?}"),
+                }
+            }
+        }
+        let why = retarget("write-heavy", profile("write-heavy").unwrap(), url).unwrap_err();
+        assert!(why.contains("ycsb-a"), "{why}");
+        assert!(POSTGRES.iter().all(|(n, _)| profile(n).is_some()));
+    }
 
     #[test]
     fn every_profile_is_a_valid_scenario() {

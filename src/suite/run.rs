@@ -14,6 +14,7 @@ use super::workloads::Built;
 use crate::analysis::recovery;
 use crate::engine::{EngineConfig, Lane, StepSpec, Stop};
 use crate::probe::ProcessWatch;
+use crate::result::command::CommandResult;
 use crate::result::csv::CsvFormat;
 use crate::result::store::Outputs;
 use crate::result::suite::{PhaseResult, SuiteResult, SuiteVerify, WorkloadResult};
@@ -22,7 +23,6 @@ use crate::runner::{Observer, RampError, RunSpec, StepHooks};
 use crate::spec::{share_step, start_moment, SpecError, StartAt};
 use crate::workload::bulk::{verify, BulkWorkload};
 use crate::workload::mix::Mix;
-use crate::workload::ycsb::YcsbWorkload;
 
 /// Why a scenario cannot run. Nothing has been sent when one is returned.
 #[derive(Debug, thiserror::Error)]
@@ -119,8 +119,8 @@ struct SuiteHooks {
     mix: Arc<Mix>,
     /// Bulk writers by phase: each takes fresh client serials (unique IDs) as its phase begins.
     bulks: Vec<(usize, Arc<BulkWorkload>)>,
-    /// YCSB loads by phase: their database is created (if it is not there) first.
-    loads: Vec<(usize, Arc<YcsbWorkload>)>,
+    /// YCSB loads by phase: their database or table is created (if it is not there) first.
+    loads: Vec<(usize, super::workloads::Setup)>,
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
@@ -132,6 +132,38 @@ struct SuiteHooks {
     late: Mutex<Vec<Option<f64>>>,
     /// Shard 1 of N, or the only machine: it fires every event.
     first_shard: bool,
+    /// Each phase's `before_sql` outcome, for its step.
+    before_sql: Mutex<Vec<Option<CommandResult>>>,
+}
+
+impl SuiteHooks {
+    /// Phase `index`'s `before_sql` on its `postgres://` target, timed.
+    fn run_before_sql(&self, index: usize) {
+        let Some(p) = self.scenario.phases.get(index).filter(|_| self.first_shard) else {
+            return;
+        };
+        let (Some(sql), Some(url)) = (&p.before_sql, super::connection::sql_url(&p.workloads))
+        else {
+            return;
+        };
+        let timeout = self.scenario.timeout.unwrap_or(Duration::from_secs(10));
+        let started = Instant::now();
+        let done = crate::workload::ycsb::sql::execute(url, sql, timeout);
+        if let Err(e) = &done {
+            eprintln!("phase \"{}\": before_sql failed: {e}", p.name);
+        }
+        let outcome = CommandResult {
+            command: format!("SQL: {sql}"),
+            exit_code: done.is_ok().then_some(0),
+            ok: done.is_ok(),
+            error: done.err(),
+            duration_s: started.elapsed().as_secs_f64(),
+            ..CommandResult::default()
+        };
+        let mut all = self.before_sql.lock().unwrap_or_else(|e| e.into_inner());
+        all.resize(index + 1, None);
+        all[index] = Some(outcome);
+    }
 }
 
 impl StepHooks for SuiteHooks {
@@ -188,10 +220,12 @@ impl StepHooks for SuiteHooks {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push(t0.elapsed().as_secs_f64());
-        for (_, y) in self.loads.iter().filter(|(p, _)| *p == index) {
-            // Its refusal shows in the load's own answers (404s), counted as any other.
-            let _ = y.create_database();
+        for (_, setup) in self.loads.iter().filter(|(p, _)| *p == index) {
+            // Its refusal shows in the load's own answers (404s, SQLSTATE 42P01),
+            // counted as any other.
+            let _ = setup();
         }
+        self.run_before_sql(index);
         self.mix.set_phase(index);
         // This machine's writers (its share of the phase's clients).
         for (_, b) in self.bulks.iter().filter(|(p, _)| *p == index) {
@@ -213,6 +247,23 @@ impl StepHooks for SuiteHooks {
         let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(l) = late.get(index).copied().flatten() {
             result.start_late_s = Some(l);
+        }
+        let sql = self.before_sql.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(sql) = sql.get(index).cloned().flatten() {
+            result.before_step = Some(match result.before_step.take() {
+                // The shell's `before` ran first: the SQL's failure joins its record.
+                Some(mut shell) => {
+                    if let Some(e) = sql.error {
+                        shell.ok = false;
+                        shell.error = Some(match shell.error {
+                            Some(s) => format!("{s}; {}: {e}", sql.command),
+                            None => format!("{}: {e}", sql.command),
+                        });
+                    }
+                    shell
+                }
+                None => sql,
+            });
         }
     }
 }
@@ -287,6 +338,7 @@ pub fn build(
         start_at,
         late: Mutex::new(Vec::new()),
         first_shard: shard.is_none_or(|k| k.index == 1),
+        before_sql: Mutex::new(Vec::new()),
     });
     let run = RunSpec {
         mode: Mode::Suite,
@@ -324,6 +376,33 @@ pub fn build(
         hooks,
         verified,
     })
+}
+
+impl SuiteReady {
+    /// `--probe`: read before and after each phase — PostgreSQL from the scenario's
+    /// `postgres://` targets, every other probe from its other targets.
+    pub fn with_probes(&mut self, kinds: Vec<crate::probe::ProbeKind>) -> Result<(), String> {
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let targets = crate::engine::Workload::targets(&*self.workload);
+        let databases = crate::probe::databases(targets);
+        if let Some(why) = crate::probe::missing(&kinds, &databases) {
+            return Err(why);
+        }
+        let hosts = targets
+            .iter()
+            .filter(|t| !databases.iter().any(|d| d.label() == t.label()))
+            .map(|t| t.label())
+            .collect();
+        self.run.prober = Some(crate::probe::Prober {
+            kinds,
+            hosts,
+            timeout: Duration::from_secs(5),
+            databases,
+        });
+        Ok(())
+    }
 }
 
 /// The processes `[targets]` names by pid are there.

@@ -111,6 +111,9 @@ pub struct Phase {
     pub pipeline: Option<u64>,
     /// `before = "…"`: run before the phase's clock starts, recorded in its step.
     pub before: Option<crate::runner::before::StepCommand>,
+    /// `before_sql = "CHECKPOINT"`: run on the phase's `postgres://` target after
+    /// `before`, before the phase's clock starts; recorded in its step.
+    pub before_sql: Option<String>,
 }
 
 /// One workload of a phase's mix.
@@ -125,6 +128,14 @@ pub enum Source {
     /// A patterns file, relative to the scenario's directory.
     Patterns(PathBuf),
     Url(String),
+    /// A `postgres://` URL and the script of its transactions (relative to the
+    /// scenario's directory), pgbench's language.
+    Script {
+        url: String,
+        script: PathBuf,
+        /// `-M`: simple, extended or prepared (checked when the workload is built).
+        mode: Option<String>,
+    },
     /// Bulk writers ([`crate::workload::bulk`]).
     Bulk(BulkSpec),
     /// A YCSB core workload or its load ([`crate::workload::ycsb`]).
@@ -138,6 +149,11 @@ impl Source {
             Source::Url(u) => {
                 crate::redact::Redactor::default().query(&crate::http::url::without_userinfo(u))
             }
+            Source::Script { url, script, .. } => format!(
+                "{} {}",
+                crate::http::url::without_userinfo(url),
+                script.display()
+            ),
             Source::Bulk(b) => format!(
                 "bulk {} {} (batch {})",
                 b.target.as_str(),
@@ -205,6 +221,7 @@ impl Scenario {
         let patterns =
             (self.phases.iter().flat_map(|p| &p.workloads)).filter_map(|w| match &w.source {
                 Source::Patterns(p) => Some(("the patterns file", p.as_path())),
+                Source::Script { script, .. } => Some(("the script", script.as_path())),
                 _ => None,
             });
         own.into_iter().chain(patterns).collect()

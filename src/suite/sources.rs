@@ -20,6 +20,8 @@ pub struct YcsbSpec {
     pub field_length: u32,
     pub max_scan: u32,
     pub batch: u64,
+    /// YCSB's `table` over SQL.
+    pub table: String,
 }
 
 /// YCSB's defaults: `recordcount`, `fieldcount`, `fieldlength`, `maxscanlength`.
@@ -158,7 +160,22 @@ impl Locator<'_> {
                 "fields × field_length over 16 MiB a record".into(),
             ));
         }
-        if crate::http::url::kv_scheme(&y.url).is_some() {
+        let table = y
+            .table
+            .clone()
+            .unwrap_or_else(|| crate::workload::ycsb::sql::TABLE.into());
+        let sql = crate::workload::ycsb::sql::is_sql(&y.url);
+        if y.table.is_some() && !sql {
+            return Err(err(
+                "ycsb.table",
+                "a table is for a SQL url (postgres://, mysql://)".into(),
+            ));
+        }
+        if sql {
+            crate::workload::ycsb::sql::check_url(&y.url).map_err(|why| err("ycsb.url", why))?;
+            crate::workload::ycsb::sql::check_table(&table)
+                .map_err(|why| err("ycsb.table", why))?;
+        } else if crate::http::url::kv_scheme(&y.url).is_some() {
             // Redis or memcached (workload::kv::ycsb): the URL names the store.
             let url = crate::http::url::parse_kv_url(&y.url).map_err(|why| err("ycsb.url", why))?;
             if let Some(why) = crate::workload::kv::ycsb::refused(core, url.scheme) {
@@ -186,6 +203,7 @@ impl Locator<'_> {
             field_length,
             max_scan,
             batch,
+            table,
         })
     }
 }

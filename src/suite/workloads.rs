@@ -16,7 +16,12 @@ use crate::spec::{Load, Ready, RequestOptions, RunOptions, SessionOptions};
 use crate::workload::bulk::BulkWorkload;
 use crate::workload::kv::ycsb::KvYcsb;
 use crate::workload::mix::AnyWorkload;
+use crate::workload::ycsb::sql::SqlYcsb;
 use crate::workload::ycsb::{Core, YcsbSettings, YcsbWorkload};
+
+/// Makes a load's database or table ready, if it is not there; a refusal shows in
+/// the load's own answers, counted as any other.
+pub(super) type Setup = Arc<dyn Fn() -> Result<(), String> + Send + Sync>;
 
 /// A phase's parts: each workload with its weight.
 pub(super) type Parts = Vec<(Arc<dyn AnyWorkload>, u32)>;
@@ -30,8 +35,9 @@ pub(super) struct Built {
     /// Bulk writers by phase, and those whose documents are verified.
     pub bulks: Vec<(usize, Arc<BulkWorkload>)>,
     pub verified: Vec<(usize, Arc<BulkWorkload>)>,
-    /// YCSB loads by phase, and each phase's request budget when it is one.
-    pub loads: Vec<(usize, Arc<YcsbWorkload>)>,
+    /// What each YCSB load makes ready before its phase (its database or table),
+    /// and each phase's request budget when it is a load.
+    pub loads: Vec<(usize, Setup)>,
     pub load_requests: Vec<Option<u64>>,
     pub tls: Option<TlsConnector>,
     pub n_patterns: usize,
@@ -81,7 +87,9 @@ pub(super) fn workloads(
             let part: Arc<dyn AnyWorkload> = match &w.source {
                 Source::Ycsb(y) => b.ycsb(&at, y)?,
                 Source::Bulk(bulk) => b.bulk(&at, bulk)?,
-                Source::Url(_) | Source::Patterns(_) => b.request_response(&at)?,
+                Source::Url(_) | Source::Patterns(_) | Source::Script { .. } => {
+                    b.request_response(&at)?
+                }
             };
             parts.push((part, w.weight));
         }
@@ -109,6 +117,9 @@ impl Built {
         if crate::http::url::kv_scheme(&y.url).is_some() {
             return self.kv_ycsb(at, y);
         }
+        if crate::workload::ycsb::sql::is_sql(&y.url) {
+            return self.sql_ycsb(at, y);
+        }
         let settings =
             ycsb_settings(at.scenario, y, at.seed, (at.i, at.j), at.shard).map_err(|why| {
                 SuiteError::Ycsb {
@@ -122,7 +133,9 @@ impl Built {
         let workload = Arc::new(YcsbWorkload::new(settings));
         if y.core == Core::Load {
             self.load_requests[at.i] = Some(workload.settings().load_requests());
-            self.loads.push((at.i, workload.clone()));
+            let w = workload.clone();
+            self.loads
+                .push((at.i, Arc::new(move || w.create_database())));
         }
         Ok(workload)
     }
@@ -168,6 +181,45 @@ impl Built {
         Ok(workload)
     }
 
+    /// YCSB over PostgreSQL ([`SqlYcsb`]): the same settings on YCSB's JDBC table.
+    fn sql_ycsb(&mut self, at: &At<'_>, y: &YcsbSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let why = |why| SuiteError::Ycsb {
+            path: at.path.to_owned(),
+            phase: at.phase.name.clone(),
+            index: at.j + 1,
+            source_name: at.w.source.describe(),
+            why,
+        };
+        let target = crate::workload::ycsb::sql::target(&y.url).map_err(why)?;
+        let defaults = RequestOptions::default();
+        let settings = YcsbSettings {
+            core: y.core,
+            target,
+            db_path: String::new(),
+            records: y.records,
+            distribution: y.distribution,
+            fields: y.fields,
+            field_length: y.field_length,
+            max_scan: y.max_scan,
+            batch: y.batch,
+            headers: Vec::new(),
+            keep_alive: true,
+            timeout: at.scenario.timeout.unwrap_or(defaults.timeout),
+            seed: phase_seed(at.seed, at.i, at.j),
+            shard: at.shard,
+        };
+        if let Some(refused) = crate::workload::ycsb::sql::refused(&settings) {
+            return Err(why(refused));
+        }
+        let workload = Arc::new(SqlYcsb::new(settings, &y.table));
+        if y.core == Core::Load {
+            self.load_requests[at.i] = Some(workload.load_requests());
+            let w = workload.clone();
+            self.loads.push((at.i, Arc::new(move || w.create_table())));
+        }
+        Ok(workload)
+    }
+
     fn bulk(&mut self, at: &At<'_>, b: &BulkSpec) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
         let ready = bulk_options(
             at.scenario,
@@ -196,9 +248,15 @@ impl Built {
 
     /// A URL or patterns file: `run`'s workload with the scenario's request settings.
     fn request_response(&mut self, at: &At<'_>) -> Result<Arc<dyn AnyWorkload>, SuiteError> {
+        let mut sql = crate::spec::sql::SqlOptions::default();
         let (url, patterns_file) = match &at.w.source {
             Source::Url(u) => (Some(u.clone()), None),
             Source::Patterns(p) => (None, Some(p.clone())),
+            Source::Script { url, script, mode } => {
+                sql.files = vec![script.display().to_string()];
+                sql.query_mode = mode.clone();
+                (Some(url.clone()), None)
+            }
             Source::Ycsb(_) | Source::Bulk(_) => unreachable!("built apart"),
         };
         let (scenario, phase) = (at.scenario, at.phase);
@@ -220,6 +278,7 @@ impl Built {
                 connection: phase.connection,
                 kv: crate::spec::kv::KvOptions {
                     pipeline: phase.pipeline,
+                    sql,
                     ..Default::default()
                 },
                 seed: Some(phase_seed(at.seed, at.i, at.j)),

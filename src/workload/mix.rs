@@ -196,6 +196,11 @@ impl RequestSource for MixSource {
             ..r
         }
     }
+
+    /// The drawn part's conversation (a SQL transaction), when it is one.
+    fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
+        self.parts[self.chosen.get()].source.session()
+    }
 }
 
 /// The checks of a client's parts; each answer goes to the part that asked.

@@ -45,6 +45,7 @@ mod safety;
 mod server;
 mod shard;
 mod sql_retry;
+mod sql_suite;
 mod stream;
 mod suite;
 mod suite_phase;

@@ -29,6 +29,31 @@ pub struct Postgres {
     /// The Unix socket directory (`psql -h DIR` logs in by trust).
     pub socket_dir: PathBuf,
     dir: TempDir,
+    /// The `-c` settings it started with, for a restart.
+    extra: Vec<String>,
+}
+
+/// The postmaster on `dir`'s data directory, in the foreground, its log appended to
+/// `dir/server.log`.
+fn spawn_postgres(dir: &TempDir, port: u16, extra: &[String]) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.path("server.log"))
+        .unwrap();
+    as_postgres(&mut Command::new(pg_program("postgres")))
+        .arg("-D")
+        .arg(dir.path("data"))
+        .args(["-p", &port.to_string(), "-k"])
+        .arg(&dir.0)
+        .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
+        .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
+        .args(extra.iter().flat_map(|s| ["-c", s.as_str()]))
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("postgres starts")
 }
 
 fn pg_program(name: &str) -> PathBuf {
@@ -98,30 +123,38 @@ impl Postgres {
             String::from_utf8_lossy(&out.stderr)
         );
         let port = free_port();
-        let mut child = as_postgres(&mut Command::new(pg_program("postgres")))
-            .arg("-D")
-            .arg(&data)
-            .args(["-p", &port.to_string(), "-k"])
-            .arg(&dir.0)
-            .args(["-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"])
-            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
-            .args(extra.iter().flat_map(|s| ["-c", s]))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(
-                std::fs::File::create(dir.path("server.log")).unwrap(),
-            ))
-            .spawn()
-            .expect("postgres starts");
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let mut child = spawn_postgres(&dir, port, &extra);
         wait_for_port(port, &mut child, "postgres");
         let pg = Postgres {
             child,
             port,
             socket_dir: dir.0.clone(),
             dir,
+            extra,
         };
         pg.wait_ready();
         Some(pg)
+    }
+
+    /// `postmaster.pid`, whose first line is the running postmaster's PID (a
+    /// scenario's target reads it again at each event, across restarts).
+    pub fn pid_file(&self) -> PathBuf {
+        self.dir.path("data/postmaster.pid")
+    }
+
+    /// Once the postmaster has exited (an immediate shutdown, SIGQUIT, sent by
+    /// someone else) within `within`, starts it again on the same data and port, as
+    /// a supervisor would, and waits until it takes logins (after crash recovery).
+    pub fn restart_after_exit(&mut self, within: Duration) {
+        let status = wait_bounded(&mut self.child, within);
+        assert!(
+            status.is_some(),
+            "the postmaster did not exit within {within:?}"
+        );
+        self.child = spawn_postgres(&self.dir, self.port, &self.extra);
+        wait_for_port(self.port, &mut self.child, "postgres (restarted)");
+        self.wait_ready();
     }
 
     /// The port answers before the server takes logins ("the database system is

@@ -28,6 +28,7 @@
 //! atomic counter.
 
 pub mod keys;
+pub mod sql;
 
 use std::cell::RefCell;
 use std::io::Write as _;

@@ -1,0 +1,469 @@
+//! SQL in the suites against a real PostgreSQL 15 (`pg::Postgres`): YCSB's core
+//! workloads A–F over YCSB's JDBC table with their operations counted as the server
+//! counts them (`pg_stat_user_tables`), a phase of a pgbench script, `--probe
+//! postgres`'s deltas, and an immediate shutdown and restart of the server mid-suite
+//! with the recovery measured. Counts only, never time.
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::pg::{Postgres, PASSWORD, USER};
+use crate::util::*;
+
+/// Operations of a step by kind.
+fn ops(step: &Value) -> BTreeMap<String, u64> {
+    step["operations"]
+        .as_object()
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_u64().unwrap()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn op(o: &BTreeMap<String, u64>, kind: &str) -> u64 {
+    o.get(kind).copied().unwrap_or(0)
+}
+
+/// The server's counts of YCSB's table: (n_tup_ins, n_tup_upd, idx_scan + seq_scan).
+fn table_counts(pg: &Postgres, db: &str) -> (u64, u64, u64) {
+    let row = pg.psql(
+        db,
+        "SELECT n_tup_ins, n_tup_upd, coalesce(idx_scan, 0) + coalesce(seq_scan, 0) \
+         FROM pg_stat_user_tables WHERE relname = 'usertable'",
+    );
+    let v: Vec<u64> = row.split('|').map(|x| x.parse().unwrap()).collect();
+    (v[0], v[1], v[2])
+}
+
+/// The counts once the backends' statistics are in: they flush when a backend
+/// exits or within a second of going idle; read until two readings 300 ms apart
+/// agree, bounded.
+fn settled_counts(pg: &Postgres, db: &str) -> (u64, u64, u64) {
+    let start = Instant::now();
+    let mut last = table_counts(pg, db);
+    loop {
+        std::thread::sleep(Duration::from_millis(300));
+        let now = table_counts(pg, db);
+        if (now == last && start.elapsed() > Duration::from_millis(1200))
+            || start.elapsed() > Duration::from_secs(6)
+        {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// YCSB profile `name` pointed at `url`, with `records` records and a short run.
+fn ycsb_scenario(dir: &TempDir, name: &str, url: &str, records: u64) -> std::path::PathBuf {
+    let text = ok(&run(&[
+        "suite",
+        "--profile",
+        name,
+        "--target",
+        url,
+        "--print",
+    ]));
+    assert!(text.contains(url), "{text}");
+    let text = text
+        .replace("records = 1000", &format!("records = {records}"))
+        .replace("duration = \"60s\"", "duration = \"2s\"")
+        .replace("clients = 16", "clients = 4");
+    dir.write(&format!("{name}.toml"), &text)
+}
+
+/// `client ≤ server ≤ client + unfinished`: the server also counts what a
+/// transaction cut off at the phase's end did before hakaru saw its answer.
+fn within(what: &str, client: u64, server: u64, unfinished: u64, step: &Value) {
+    assert!(
+        client <= server && server <= client + unfinished,
+        "{what}: hakaru counted {client}, the server {server} ({unfinished} unfinished): {step}"
+    );
+}
+
+/// Each of YCSB's core workloads loads exactly `records` rows, then runs its mix:
+/// every operation hakaru counted is one the server counted — inserts in
+/// `n_tup_ins`, updates (a read-modify-write's too) in `n_tup_upd`, each read,
+/// scan and update one scan of the table (`idx_scan` + `seq_scan`) — less those in
+/// flight at the phase's end, and nothing failed.
+#[test]
+fn ycsb_a_to_f_over_postgres_count_what_the_server_counts() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let records = 300;
+    for w in ["a", "b", "c", "d", "e", "f"] {
+        let name = format!("ycsb-{w}");
+        let db = format!("ycsb_{w}");
+        pg.psql("postgres", &format!("CREATE DATABASE {db}"));
+        let dir = TempDir::new(&name);
+        let s = ycsb_scenario(&dir, &name, &pg.url(&db), records);
+        let out = dir.path("r.csv");
+        let o = run(&[
+            "suite",
+            s.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert!(!stderr(&o).contains(PASSWORD), "{}", stderr(&o));
+        ok(&o);
+        let r = read_json(&out.with_extension("json"));
+        assert!(
+            !r.to_string().contains(PASSWORD),
+            "the password is in the result"
+        );
+        let (load, step) = (&r["steps"][0], &r["steps"][1]);
+        assert_eq!(load["total_requests"], 3, "{name}: {load}");
+        assert_eq!(op(&ops(load), "insert"), records, "{name}: {load}");
+        assert_eq!(load["errors"], serde_json::json!({}), "{name}: {load}");
+        assert_eq!(step["errors"], serde_json::json!({}), "{name}: {step}");
+        let o = ops(step);
+        assert!(!o.is_empty(), "{name}: {step}");
+        let unfinished = step["unfinished"].as_u64().unwrap_or(0);
+        let (ins, upd, scans) = settled_counts(&pg, &db);
+        let rmw = op(&o, "read-modify-write");
+        within(
+            &format!("{name} inserts"),
+            records + op(&o, "insert"),
+            ins,
+            unfinished,
+            step,
+        );
+        within(
+            &format!("{name} updates"),
+            op(&o, "update") + rmw,
+            upd,
+            unfinished,
+            step,
+        );
+        let reads = op(&o, "read") + op(&o, "scan") + op(&o, "update") + 2 * rmw;
+        // A read-modify-write cut off after its read adds one scan, twice a client.
+        within(&format!("{name} scans"), reads, scans, 2 * unfinished, step);
+        // The rows are the loaded records and the mix's inserts.
+        let rows: u64 = pg
+            .psql(&db, "SELECT count(*) FROM usertable")
+            .parse()
+            .unwrap();
+        assert_eq!(rows, ins, "{name}");
+        let kinds: Vec<&str> = o.keys().map(String::as_str).collect();
+        let want: &[&str] = match w {
+            "a" => &["read", "update"],
+            "b" => &["read", "update"],
+            "c" => &["read"],
+            "d" => &["insert", "read"],
+            "e" => &["insert", "scan"],
+            _ => &["read", "read-modify-write"],
+        };
+        assert!(kinds.iter().all(|k| want.contains(k)), "{name}: {o:?}");
+        eprintln!(
+            "{name}: {o:?}, server ins {ins} upd {upd} scans {scans}, {unfinished} unfinished"
+        );
+    }
+    let _ = USER;
+}
+
+/// A table of 100 counters in database `bench`, and a pgbench script that adds one
+/// to a random counter per transaction.
+fn counters(pg: &Postgres, dir: &TempDir) {
+    pg.psql("postgres", "CREATE DATABASE bench");
+    pg.psql(
+        "bench",
+        "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL DEFAULT 0); \
+         INSERT INTO t (id) SELECT generate_series(1, 100)",
+    );
+    dir.write(
+        "tx.sql",
+        "\\set id random(1, 100)\nUPDATE t SET n = n + 1 WHERE id = :id;\n",
+    );
+}
+
+fn probe<'a>(step: &'a Value, name: &str) -> &'a Value {
+    step["probes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["probe"] == name)
+        .unwrap_or_else(|| panic!("no {name} probe: {step}"))
+}
+
+/// A scenario's phase of a pgbench script (`url = "postgres://…"`, `script = …`
+/// beside the scenario, prepared) after `before_sql = "CHECKPOINT"`, read with
+/// `--probe postgres`: the probe's deltas are what the run did — as many commits and
+/// updated rows as the counters went up — and hakaru counted each of those
+/// transactions but the ones cut off at the end.
+#[test]
+fn a_script_phase_and_probe_postgres_count_what_the_run_did() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-script");
+    counters(&pg, &dir);
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"counters\"\nduration = \"2s\"\nclients = 3\n\
+             before_sql = \"CHECKPOINT\"\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n",
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "--probe",
+        "postgres",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(text.contains("Probes"), "{text}");
+    assert!(!text.contains(PASSWORD) && !stderr(&o).contains(PASSWORD));
+    let r = read_json(&out.with_extension("json"));
+    let step = &r["steps"][0];
+    assert_eq!(step["before_step"]["ok"], true, "{step}");
+    assert_eq!(step["before_step"]["command"], "SQL: CHECKPOINT", "{step}");
+    assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+    let done = step["total_requests"].as_u64().unwrap();
+    let unfinished = step["unfinished"].as_u64().unwrap_or(0);
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    within("transactions", done, sum, unfinished, step);
+    let p = probe(step, "postgres");
+    assert_eq!(
+        p["target"],
+        format!("postgres://127.0.0.1:{}/bench", pg.port)
+    );
+    assert!(p["error"].is_null(), "{p}");
+    let d = &p["delta"];
+    // Every commit of the phase is one of the script's transactions, or one of
+    // the 3 clients' logins (PostgreSQL counts a backend's start as a commit).
+    assert_eq!(d["commits"].as_f64().unwrap() as u64, sum + 3, "{p}");
+    assert_eq!(d["tup_updated"].as_f64().unwrap() as u64, sum, "{p}");
+    assert_eq!(d["rollbacks"].as_f64().unwrap(), 0.0, "{p}");
+    assert_eq!(d["deadlocks"].as_f64().unwrap(), 0.0, "{p}");
+    assert!(d["blks_hit"].as_f64().unwrap() > 0.0, "{p}");
+    assert!(p["cache_hit_rate"].as_f64().is_some(), "{p}");
+    // Nothing to probe is refused before any load.
+    let plain = dir.write(
+        "plain.toml",
+        "[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+         [[phase.workload]]\nurl = \"http://127.0.0.1:1/\"\n",
+    );
+    let o = run(&["suite", plain.to_str().unwrap(), "--probe", "postgres"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no postgres:// target"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A script's error names its file, line and column, before any load: the server
+/// never sees a transaction.
+#[test]
+fn a_script_phase_s_error_is_named_before_any_load() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-script-bad");
+    counters(&pg, &dir);
+    dir.write(
+        "bad.sql",
+        "\\set id random(1, 100\nUPDATE t SET n = n + 1;\n",
+    );
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"bad\"\nduration = \"2s\"\nclients = 1\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"bad.sql\"\n",
+            pg.url("bench")
+        ),
+    );
+    let o = run(&["suite", s.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(
+        e.contains("bad.sql:1:") && e.contains("phase \"bad\""),
+        "{e}"
+    );
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert_eq!(sum, 0);
+}
+
+/// PostgreSQL shut down mid-suite by scenario events — immediately (SIGQUIT to the
+/// postmaster, what `pg_ctl stop -m immediate` sends), then fast (SIGINT, `-m
+/// fast`) — and started again each time by the test as a supervisor would: the
+/// failures are counted by kind (resets, refused connections, logins refused while
+/// it recovers; the fast shutdown's FATAL 57P01 arrives with the connection's close
+/// and the engine counts it as the reset it is), never as `other`; the recovery after
+/// each event is measured, and the suite ends on time.
+#[test]
+fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
+    let Some(mut pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-restart");
+    counters(&pg, &dir);
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "timeout = \"2s\"\n[targets.db]\npid_file = \"{}\"\n\
+             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\n\
+             [[phase]]\nname = \"steady\"\nduration = \"20s\"\nrate = 200\nclients = 8\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n\
+             [[event]]\nname = \"immediate shutdown\"\nat = \"4s\"\nrun = \"kill -QUIT {{pid:db}}\"\n\
+             [[event]]\nname = \"fast shutdown\"\nat = \"12s\"\nrun = \"kill -INT {{pid:db}}\"\n",
+            pg.pid_file().display(),
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    let started = Instant::now();
+    let child = hakaru()
+        .args([
+            "suite",
+            s.to_str().unwrap(),
+            "-q",
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The supervisor: the postmaster exits at each event; start it again.
+    pg.restart_after_exit(Duration::from_secs(15));
+    pg.restart_after_exit(Duration::from_secs(15));
+    let o = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(took < Duration::from_secs(40), "the suite took {took:?}");
+    let r = read_json(&out.with_extension("json"));
+    assert_eq!(r["state"], "complete", "{}", r["state"]);
+    let step = &r["steps"][0];
+    let errors = step["errors"].as_object().unwrap();
+    assert!(!errors.is_empty(), "no failure counted: {step}");
+    let kinds: Vec<&str> = errors.keys().map(String::as_str).collect();
+    let known = [
+        "connect",
+        "reset",
+        "reply_noauth",
+        "sql_admin_shutdown",
+        "timeout",
+    ];
+    assert!(kinds.iter().all(|k| known.contains(k)), "{kinds:?}");
+    assert!(
+        kinds.iter().any(|k| ["reset", "connect"].contains(k)),
+        "{kinds:?}"
+    );
+    assert!(!kinds.contains(&"other"), "{kinds:?}");
+    for ev in r["suite"]["events"].as_array().unwrap() {
+        assert_eq!(ev["ok"], true, "{ev}");
+        let rec = &ev["recovery"];
+        assert!(rec["recovery_s"].as_f64().is_some(), "not recovered: {ev}");
+        eprintln!("{}: recovery {}", ev["name"], rec["recovery_s"]);
+    }
+    eprintln!("errors {errors:?}");
+    // After the restart the counters went on: transactions committed after it.
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert!(sum > 0);
+}
+
+/// YCSB over MariaDB on the same JDBC table: the load's rows exactly, and the
+/// operations as MariaDB counts its statements (`Com_select`, `Com_update`,
+/// `Com_insert`, exact for prepared statements too): workload A's reads and
+/// updates, E's scans (`LIMIT ?`) and inserts, F's read-modify-writes in one
+/// `START TRANSACTION … COMMIT`.
+#[test]
+fn ycsb_over_mariadb_counts_what_the_server_counts() {
+    let Some(db) = crate::mysql::Mariadb::start() else {
+        return;
+    };
+    let records = 300;
+    for w in ["a", "e", "f"] {
+        let name = format!("ycsb-{w}");
+        db.sql("DROP TABLE IF EXISTS bench.usertable");
+        let status = |n: &str| db.status(n);
+        let before = [
+            status("Com_select"),
+            status("Com_update"),
+            status("Com_insert"),
+        ];
+        let commits0 = status("Com_commit");
+        let dir = TempDir::new(&name);
+        let s = ycsb_scenario(&dir, &name, &db.url(), records);
+        let out = dir.path("r.csv");
+        let o = run(&[
+            "suite",
+            s.to_str().unwrap(),
+            "-q",
+            "--probe",
+            "mysql",
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        ok(&o);
+        let r = read_json(&out.with_extension("json"));
+        let (load, step) = (&r["steps"][0], &r["steps"][1]);
+        assert_eq!(op(&ops(load), "insert"), records, "{name}: {load}");
+        assert_eq!(load["errors"], serde_json::json!({}), "{name}: {load}");
+        // --probe mysql: the load's phase saw its 3 INSERTs, the run's its statements.
+        let (pl, pr) = (probe(load, "mysql"), probe(step, "mysql"));
+        assert_eq!(pl["delta"]["Com_insert"], 3.0, "{pl}");
+        assert_eq!(pl["target"], format!("mysql://127.0.0.1:{}/bench", db.port));
+        assert_eq!(step["errors"], serde_json::json!({}), "{name}: {step}");
+        let o = ops(step);
+        let unfinished = step["unfinished"].as_u64().unwrap_or(0);
+        let [sel, upd, ins] = [
+            status("Com_select") - before[0],
+            status("Com_update") - before[1],
+            status("Com_insert") - before[2],
+        ];
+        let rmw = op(&o, "read-modify-write");
+        within(
+            &format!("{name} selects"),
+            op(&o, "read") + op(&o, "scan") + rmw,
+            sel,
+            unfinished,
+            step,
+        );
+        within(
+            &format!("{name} updates"),
+            op(&o, "update") + rmw,
+            upd,
+            unfinished,
+            step,
+        );
+        // The load's 3 statements of 100 rows, then one a mix's insert.
+        within(
+            &format!("{name} inserts"),
+            3 + op(&o, "insert"),
+            ins,
+            unfinished,
+            step,
+        );
+        within(
+            &format!("{name} commits"),
+            rmw,
+            status("Com_commit") - commits0,
+            unfinished,
+            step,
+        );
+        let d = |k: &str| pr["delta"][k].as_f64().unwrap_or(-1.0) as u64;
+        assert_eq!(d("Com_update"), upd, "{pr}");
+        assert_eq!(d("Com_select"), sel, "{pr}");
+        assert_eq!(d("Com_insert"), ins - 3, "{pr}");
+        assert!(pr["cache_hit_rate"].as_f64().is_some(), "{pr}");
+        let rows: u64 = db
+            .sql("SELECT count(*) FROM bench.usertable")
+            .parse()
+            .unwrap();
+        assert_eq!(rows, records + ins - 3, "{name}");
+        eprintln!("{name}: {o:?}; Com_select {sel} Com_update {upd} Com_insert {ins}");
+    }
+}
