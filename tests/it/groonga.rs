@@ -86,10 +86,12 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
         .collect();
     let mut judged = 0;
     for (i, r) in rows.iter().enumerate() {
-        assert_eq!(
-            col(&h, r, "200"),
-            100.0,
-            "every response is a 200: {r:?}; errors by step: {:?}",
+        // Groonga's built-in server drops a connection unanswered now and then
+        // (FIELD-NOTES: about once per 100k requests under load; twice in 4,800 on
+        // a loaded CI machine): counted as `reset`, and only that, at most 0.1%.
+        assert!(
+            col(&h, r, "200") >= 99.9,
+            "every response but a rare drop is a 200: {r:?}; errors by step: {:?}",
             why()
         );
         if requests[i] < 300.0 {
@@ -105,6 +107,12 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
     }
     assert!(judged > 0, "no step sent 300 requests: {requests:?}");
     let v = read_json(&dir.path("result.json"));
+    for s in v["steps"].as_array().unwrap() {
+        let kinds: Vec<&String> = s["errors"]
+            .as_object()
+            .map_or(vec![], |o| o.keys().collect());
+        assert!(kinds.iter().all(|k| *k == "reset"), "{}", s["errors"]);
+    }
     assert_eq!(v["settings"]["planned_cache_hit_rate"], 0.5);
     assert!(v["steps"][0]["server_process"]["cpu_s"].as_f64().unwrap() > 0.0);
 }
