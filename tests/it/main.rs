@@ -35,6 +35,7 @@ mod netns;
 mod nginx;
 mod over_time;
 mod pg;
+mod pg_hostile;
 mod pgbench;
 mod probe;
 mod ramp;

@@ -1,0 +1,139 @@
+//! A hostile PostgreSQL-speaking server after a good login (issue 33 item 4): an
+//! ErrorResponse in the middle of a result's rows, a server that never sends
+//! ReadyForQuery, a connection reset mid-transaction. Each run ends within its
+//! duration plus its timeout, each failure counted in its own kind, none a success.
+//! (The login's own hostile bytes are `pg::pg_conn_refuses_a_hostile_server_s_bytes_by_kind_without_hanging`.)
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::time::{Duration, Instant};
+
+use crate::util::{hakaru, read_json, wait_bounded, TempDir};
+
+/// A backend message: its tag, its length, its body.
+fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
+    let mut m = vec![tag];
+    m.extend_from_slice(&(body.len() as u32 + 4).to_be_bytes());
+    m.extend_from_slice(body);
+    m
+}
+
+/// AuthenticationOk then ReadyForQuery (idle): a trust login.
+fn logged_in() -> Vec<u8> {
+    [msg(b'R', &0u32.to_be_bytes()), msg(b'Z', b"I")].concat()
+}
+
+/// A server that logs every connection in, then answers each message the client
+/// sends with `answer`, closing after it when `close`; for at most 15 s.
+fn serve(answer: Vec<u8>, close: bool) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        let until = Instant::now() + Duration::from_secs(15);
+        while Instant::now() < until {
+            let Ok((mut c, _)) = listener.accept() else {
+                std::thread::sleep(Duration::from_millis(5));
+                continue;
+            };
+            let answer = answer.clone();
+            std::thread::spawn(move || {
+                c.set_nonblocking(false).unwrap();
+                let _ = c.set_read_timeout(Some(Duration::from_secs(5)));
+                let mut buf = [0u8; 4096];
+                if !matches!(c.read(&mut buf), Ok(n) if n > 0) || c.write_all(&logged_in()).is_err()
+                {
+                    return;
+                }
+                while matches!(c.read(&mut buf), Ok(n) if n > 0) {
+                    if c.write_all(&answer).is_err() || close {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    port
+}
+
+/// `hakaru run postgres://… -f script` for 1 s with a 500 ms timeout against the
+/// server on `port`: its exit code, how long it took, its step's errors.
+fn run_against(port: u16, script: &str) -> (Option<i32>, Duration, serde_json::Value) {
+    let dir = TempDir::new("pg-hostile");
+    let sql = dir.write("tx.sql", script);
+    let json = dir.path("r.json");
+    let started = Instant::now();
+    let mut child = hakaru()
+        .args([
+            "run",
+            "-c",
+            "2",
+            "-d",
+            "1",
+            "--timeout",
+            "500ms",
+            "-q",
+            "-f",
+        ])
+        .arg(&sql)
+        .arg("-o")
+        .arg(&json)
+        .arg(format!("postgres://u@127.0.0.1:{port}/db?sslmode=disable"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let status = wait_bounded(&mut child, Duration::from_secs(20));
+    let took = started.elapsed();
+    let step = read_json(&json)["steps"][0].clone();
+    (status.and_then(|s| s.code()), took, step)
+}
+
+#[test]
+fn a_hostile_server_after_login_fails_each_transaction_in_its_own_kind() {
+    let row_desc = msg(
+        b'T',
+        b"\0\x01v\0\0\0\0\0\0\x01\0\0\0\x17\0\x04\xff\xff\xff\xff\0\0",
+    );
+    let data_row = msg(b'D', b"\0\x01\0\0\0\x011");
+    let error = msg(b'E', b"SERROR\0CXX000\0Mboom mid-row\0\0");
+    let cases: [(&str, Vec<u8>, bool, &str, &str); 3] = [
+        (
+            "an ErrorResponse mid-row",
+            [row_desc.clone(), data_row.clone(), error, msg(b'Z', b"I")].concat(),
+            false,
+            "SELECT 1;\n",
+            "sql_error",
+        ),
+        (
+            "no ReadyForQuery",
+            [row_desc, data_row, msg(b'C', b"SELECT 1\0")].concat(),
+            false,
+            "SELECT 1;\n",
+            "timeout",
+        ),
+        (
+            "a reset mid-transaction",
+            [msg(b'C', b"BEGIN\0"), msg(b'Z', b"T")].concat(),
+            true,
+            "BEGIN;\nSELECT 1;\nCOMMIT;\n",
+            "reset",
+        ),
+    ];
+    for (what, answer, close, script, kind) in cases {
+        let port = serve(answer, close);
+        let (code, took, step) = run_against(port, script);
+        assert_eq!(code, Some(1), "{what}: nothing succeeded: {step}");
+        assert!(
+            took < Duration::from_secs(6),
+            "{what}: ended after {took:?}"
+        );
+        assert_eq!(step["responses"].as_u64(), Some(0), "{what}: {step}");
+        let errors = step["errors"].as_object().cloned().unwrap_or_default();
+        assert!(
+            errors.get(kind).and_then(|n| n.as_u64()).unwrap_or(0) > 0,
+            "{what}: {step}"
+        );
+        assert_eq!(errors.len(), 1, "{what}: only {kind}: {step}");
+    }
+}
