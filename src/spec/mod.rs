@@ -361,31 +361,7 @@ impl RunOptions {
         let seed = s
             .shard
             .map_or(seed, |k| crate::rng::derive(seed, u64::from(k.index)));
-        let sql_url = r.url.as_deref().filter(|u| sql::is_sql(u));
-        let (workload, described) = match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
-            _ if sql_url.is_some() => {
-                let url = sql_url.expect("matched above");
-                let password = sql::env_password(url);
-                let (w, d) = sql::build(url, r, seed, password)?;
-                (RunWorkload::Sql(Box::new(w)), d)
-            }
-            Some(url) => {
-                if let Some(why) = s
-                    .probes
-                    .contains(&ProbeKind::Redis)
-                    .then(|| kv::probe_refusal(url))
-                    .flatten()
-                {
-                    return Err(SpecError::Kv(format!("--probe redis: {why}")));
-                }
-                let (w, d) = kv::build(url, r, seed)?;
-                (RunWorkload::Kv(Box::new(w)), d)
-            }
-            None => {
-                kv::check_unused(&r.kv)?;
-                self.plan_workload(&redactor, seed)?
-            }
-        };
+        let (workload, described) = self.workload(&redactor, seed)?;
         let tls = if described.uses_tls || r.insecure || r.cacert.is_some() {
             Some(
                 crate::http::tls_connector(r.insecure, r.cacert.as_deref())
@@ -499,6 +475,41 @@ impl RunOptions {
             workload: Arc::new(workload),
             engine,
         })
+    }
+
+    /// The run's workload by its URL's scheme: a SQL database's scripts, a
+    /// key-value store's commands, or the patterns' requests.
+    fn workload(
+        &self,
+        redactor: &Redactor,
+        seed: u64,
+    ) -> Result<(RunWorkload, kv::Described), SpecError> {
+        let (r, s) = (&self.request, &self.session);
+        let sql_url = r.url.as_deref().filter(|u| sql::is_sql(u));
+        match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
+            _ if sql_url.is_some() => {
+                let url = sql_url.expect("matched above");
+                let password = sql::env_password(url);
+                let (w, d) = sql::build(url, r, seed, password)?;
+                Ok((RunWorkload::Sql(Box::new(w)), d))
+            }
+            Some(url) => {
+                if let Some(why) = s
+                    .probes
+                    .contains(&ProbeKind::Redis)
+                    .then(|| kv::probe_refusal(url))
+                    .flatten()
+                {
+                    return Err(SpecError::Kv(format!("--probe redis: {why}")));
+                }
+                let (w, d) = kv::build(url, r, seed)?;
+                Ok((RunWorkload::Kv(Box::new(w)), d))
+            }
+            None => {
+                kv::check_unused(&r.kv)?;
+                self.plan_workload(redactor, seed)
+            }
+        }
     }
 
     /// The request-response workload: the patterns read, the plan built and redacted.
