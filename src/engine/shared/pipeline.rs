@@ -169,6 +169,10 @@ impl PipeConn {
     /// answered no command, when no command was queued to take it), taken once:
     /// the next command is charged with it.
     pub fn uncounted(&self) -> Option<Failure> {
+        // Asked before every command a group queues: a live connection has none.
+        if !self.inner.closed.get() {
+            return None;
+        }
         let mut ended = self.inner.ended.borrow_mut();
         let e = ended.as_mut().filter(|e| !e.unprocessed)?;
         let f = e.clone();
@@ -630,21 +634,13 @@ impl Task {
         // A reply before its command was written answers nothing hakaru sent. The
         // head stays queued, so that the connection's end fails it (popped here, it
         // was finished by no one: a client lost for the rest of the run).
-        let written = self
-            .inner
-            .waiting
-            .borrow()
-            .front()
-            .is_some_and(|w| w.written.get());
-        if !written {
-            return Err(Ended::Died(WireError::Unsolicited));
-        }
-        let w = self
-            .inner
-            .waiting
-            .borrow_mut()
-            .pop_front()
-            .expect("looked at above");
+        let w = {
+            let mut waiting = self.inner.waiting.borrow_mut();
+            if !waiting.front().is_some_and(|w| w.written.get()) {
+                return Err(Ended::Died(WireError::Unsolicited));
+            }
+            waiting.pop_front().expect("looked at above")
+        };
         self.inner.taken.set(self.inner.taken.get() - 1);
         w.put(Ok((Framed { reply, got, bytes }, self.read_at)));
         if !last.as_ref().is_some_and(|l| l.wakes_as(&w)) {
