@@ -169,7 +169,7 @@ fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",
             text: args.result.display().to_string(),
-            why: "thresholds judge request-response results (latency, qps, errors); this is a log-pipeline result",
+            why: "thresholds judge request-response results (latency, qps, errors); this is a log-pipeline result".into(),
         }
         .into());
     }
@@ -197,7 +197,7 @@ fn read_json_result(path: &std::path::Path) -> anyhow::Result<crate::result::Run
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",
             text: path.display().to_string(),
-            why: "thresholds are judged on hakaru's JSON result (its histograms), and none is beside this file",
+            why: "thresholds are judged on hakaru's JSON result (its histograms), and none is beside this file".into(),
         }
         .into());
     }
