@@ -595,12 +595,17 @@ pub fn doubling_steps(start: usize, cap: usize) -> Vec<usize> {
 }
 
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
-/// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not twice.
+/// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not
+/// twice, and `end` is always measured: a last step at `end` when `step` does not
+/// land on it (1 to 10 by 4 is 1, 5, 9, 10), since the flag promised that load.
 pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
     let mut steps: Vec<usize> = (start..=end)
         .step_by(step.max(1))
         .map(|n| n.max(1))
         .collect();
+    if steps.last().is_some_and(|&last| last < end) {
+        steps.push(end);
+    }
     steps.dedup();
     steps
 }
@@ -672,6 +677,14 @@ mod tests {
         assert_eq!(client_steps(1, 32, 1).len(), 32);
         assert_eq!(client_steps(5, 5, 3), vec![5]);
         assert_eq!(client_steps(0, 3, 1), vec![1, 2, 3]);
+    }
+
+    /// Issue 35: `--end-n-clients 10 --step 4` stopped at 9 clients, never at 10.
+    #[test]
+    fn the_end_client_count_is_always_a_step() {
+        assert_eq!(client_steps(1, 10, 4), vec![1, 5, 9, 10]);
+        assert_eq!(client_steps(0, 10, 4), vec![1, 4, 8, 10]);
+        assert_eq!(client_steps(1, 9, 4), vec![1, 5, 9]);
     }
 
     #[test]
