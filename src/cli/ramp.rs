@@ -100,7 +100,7 @@ impl RampArgs {
                 duration: self.duration,
             },
             None if self.find_max.find_max => Load::Rates {
-                rates: self.find_max.start_rate.to_string(),
+                rates: self.find_max.start_rate(self.duration).to_string(),
                 clients: self
                     .end_n_clients
                     .unwrap_or(crate::spec::find_max::DEFAULT_CONNECTIONS),
