@@ -555,9 +555,12 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         && first.latency.mean_s > 0.0
         && last.latency.mean_s > SATURATION_LATENCY * first.latency.mean_s
     {
+        // "After", not "saturated at": the step that shows saturation is where the
+        // ramp stops, which may lie well past where throughput levelled off.
         return Some(format!(
-            "saturated at {} clients: mean latency {:.3} ms passed {SATURATION_LATENCY}× the \
-             first step's {:.3} ms (requests queue instead of adding throughput)",
+            "saturation showed at {} clients, the last step: mean latency {:.3} ms passed \
+             {SATURATION_LATENCY}× the first step's {:.3} ms (requests queue instead of \
+             adding throughput)",
             last.n_clients,
             last.latency.mean_s * 1e3,
             first.latency.mean_s * 1e3,
@@ -567,8 +570,8 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         let gain = |x: &StepResult, y: &StepResult| y.qps < x.qps * (1.0 + SATURATION_GAIN);
         if gain(a, b) && gain(b, c) {
             return Some(format!(
-                "saturated at {} clients: the last two steps added less than {:.0}% \
-                 throughput each ({:.0} → {:.0} → {:.0} req/s)",
+                "saturation showed at {} clients, the last step: the last two steps added \
+                 less than {:.0}% throughput each ({:.0} → {:.0} → {:.0} req/s)",
                 c.n_clients,
                 SATURATION_GAIN * 100.0,
                 a.qps,
@@ -631,7 +634,7 @@ mod tests {
         steps.push(step(8, 196.0, 19.0));
         let why = saturated(&steps).unwrap();
         assert!(
-            why.starts_with("saturated at 8 clients: the last two steps"),
+            why.starts_with("saturation showed at 8 clients, the last step: the last two steps"),
             "{why}"
         );
     }

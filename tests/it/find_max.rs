@@ -496,5 +496,9 @@ fn the_first_probe_keeps_to_duration_and_the_plan_says_so() {
     let v = read_json(&dir.path("r.json"));
     let first = &v["steps"][0];
     assert_eq!(first["rate"].as_f64(), Some(1200.0), "{first}");
-    assert!(first["elapsed_s"].as_f64().unwrap() < 1.6, "{}", first["elapsed_s"]);
+    assert!(
+        first["elapsed_s"].as_f64().unwrap() < 1.6,
+        "{}",
+        first["elapsed_s"]
+    );
 }

@@ -236,13 +236,13 @@ fn until_saturated_stops_where_the_target_saturates_and_says_why() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json = read_json(&out.with_extension("json"));
     let why = json["ended_because"].as_str().expect("ended_because");
-    assert!(why.starts_with("saturated at "), "{why}");
+    assert!(why.starts_with("saturation showed at "), "{why}");
     let steps = json["steps"].as_array().unwrap();
     // 1, 2, 4 clients at most: one worker is saturated by one client.
     assert!(steps.len() <= 3, "{} steps: {why}", steps.len());
     assert_eq!(json["state"], "complete");
     assert!(
-        stdout(&o).contains("The ramp ended on its own (--until-saturated): saturated at"),
+        stdout(&o).contains("The ramp ended on its own (--until-saturated): saturation showed at"),
         "{}",
         stdout(&o)
     );
