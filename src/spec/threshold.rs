@@ -721,7 +721,7 @@ mod tests {
         assert_eq!(
             refused("p99{group:search}<1s"),
             "\"p99{group:search}<1s\": at column 5: a label is {key=value} ({group=search}), \
-             the key one of group, name, workload, op, host, script, stmt"
+             the key one of group, name, workload, op, host, script, stmt, command, thread"
         );
         assert!(refused("p99{grp=search}<1s").contains("column 5: \"grp\" is not a label key"));
         assert!(refused("p99{group=}<1s").contains("column 11: no value after group="));
