@@ -166,6 +166,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
+    // A rate profile judged segment by segment, the verdicts kept in the result.
+    crate::analysis::segments::judge_steps(&mut run);
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
         through: super::run::through(

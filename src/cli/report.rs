@@ -123,6 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         tell(&render_report(&args.result, &plan, None)?.write()?);
         return Ok(crate::runner::exit::MEASURED);
     };
+    crate::analysis::segments::judge_steps(&mut run);
     // The page goes to stdout (`-o -`): the text for a person goes to stderr.
     let page_on_stdout = plan.html.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);

@@ -102,6 +102,8 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
+    // A rate profile judged segment by segment, the verdicts kept in the result.
+    crate::analysis::segments::judge_steps(&mut run);
     let finish = Finish {
         files: ready.run.outputs.as_ref(),
         through: through(

@@ -15,6 +15,7 @@ use crate::result::series::Series;
 use crate::result::RunState;
 
 pub mod phases;
+pub mod profile;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -391,6 +392,31 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
     let Some(last) = f.steps.last() else {
         return out;
     };
+    // Steps with a rate profile are told segment by segment: their mean rate hides
+    // any spike inside them.
+    let judged: Vec<_> = f
+        .steps
+        .iter()
+        .filter_map(|r| {
+            let p = s.points[r.index].profile.as_ref()?;
+            Some((r, &p.segments, p.verdict.as_ref()?))
+        })
+        .collect();
+    if !judged.is_empty() && judged.len() == f.steps.len() {
+        for (r, segments, v) in judged {
+            let lines = profile::profile_sentences(segments, v);
+            if f.steps.len() == 1 {
+                out.extend(lines);
+            } else {
+                out.extend(
+                    lines
+                        .into_iter()
+                        .map(|l| format!("Step {}: {l}", r.index + 1)),
+                );
+            }
+        }
+        return out;
+    }
     match f.first_behind {
         None => out.push(format!(
             "The server kept up with every offered rate, up to {} requests/s: the run \

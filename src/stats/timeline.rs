@@ -68,6 +68,11 @@ pub struct Second {
     pub statuses: Vec<(u16, u64)>,
     /// Response bytes received in the second.
     pub bytes_received: u64,
+    /// Open model: requests that left in the second more than
+    /// [`super::LATE_THRESHOLD`] after their due time.
+    pub late: u64,
+    /// Open model: how late the requests that left in the second left, summed (µs).
+    pub lag_sum_us: u64,
     /// Response time of the responses, µs (2 significant digits: a second's p99 needs
     /// no more).
     pub latency: Histogram<u32>,
@@ -96,6 +101,8 @@ impl Second {
             errors: [0; ErrorKind::ALL.len()],
             statuses: Vec::with_capacity(4),
             bytes_received: 0,
+            late: 0,
+            lag_sum_us: 0,
             latency,
         }
     }
@@ -106,7 +113,11 @@ impl Second {
 
     /// Nothing ended in it and no byte arrived.
     pub fn is_empty(&self) -> bool {
-        self.responses == 0 && self.total_errors() == 0 && self.bytes_received == 0
+        self.responses == 0
+            && self.total_errors() == 0
+            && self.bytes_received == 0
+            && self.lag_sum_us == 0
+            && self.late == 0
     }
 
     #[inline]
@@ -134,6 +145,8 @@ impl Second {
             add_status(&mut self.statuses, *code, *n);
         }
         self.bytes_received += other.bytes_received;
+        self.late += other.late;
+        self.lag_sum_us += other.lag_sum_us;
     }
 
     pub fn merge(&mut self, other: &Second) {
@@ -176,6 +189,8 @@ struct Running {
     codes: Box<[u32; CODES]>,
     errors: [u64; ErrorKind::ALL.len()],
     bytes_received: u64,
+    late: u64,
+    lag_sum_us: u64,
     latency: Histogram<u32>,
     /// Whether anything was recorded since the last [`Running::take`].
     touched: bool,
@@ -187,6 +202,8 @@ impl Running {
             codes: Box::new([0; CODES]),
             errors: [0; ErrorKind::ALL.len()],
             bytes_received: 0,
+            late: 0,
+            lag_sum_us: 0,
             latency,
             touched: false,
         }
@@ -225,6 +242,8 @@ impl Running {
         }
         s.errors = std::mem::take(&mut self.errors);
         s.bytes_received = std::mem::take(&mut self.bytes_received);
+        s.late = std::mem::take(&mut self.late);
+        s.lag_sum_us = std::mem::take(&mut self.lag_sum_us);
         self.touched = false;
         s
     }
@@ -329,6 +348,29 @@ impl Ticker {
         done
     }
 
+    /// An open-model request that left at `at` (its send) `lag` after its due time
+    /// (`late`: past [`super::LATE_THRESHOLD`]), counted in that second; `meter` as
+    /// in [`Ticker::record`]. Returns the second that ended, as [`Ticker::record`]
+    /// does.
+    #[inline]
+    pub fn record_lag(
+        &mut self,
+        at: Instant,
+        lag: Duration,
+        late: bool,
+        meter: u64,
+    ) -> Option<Box<Finished>> {
+        let done = if at >= self.next {
+            let i = at.saturating_duration_since(self.start).as_secs();
+            Some(self.roll(i, meter))
+        } else {
+            None
+        };
+        self.now.late += u64::from(late);
+        self.now.lag_sum_us += super::micros(lag);
+        done
+    }
+
     /// Close the running second (its bytes: what the meter counted since it began)
     /// and start second `next`. Allocates: once a second at most.
     #[cold]
@@ -375,6 +417,8 @@ pub struct Entry {
     pub errors: [u64; ErrorKind::ALL.len()],
     pub statuses: Vec<(u16, u64)>,
     pub bytes_received: u64,
+    pub late: u64,
+    pub lag_sum_us: u64,
     pub histogram: Box<[u8]>,
 }
 
@@ -493,6 +537,8 @@ impl Timeline {
                     add_status(&mut sum.statuses, *code, *n);
                 }
                 sum.bytes_received += e.bytes_received;
+                sum.late += e.late;
+                sum.lag_sum_us += e.lag_sum_us;
                 *e = entry(span_s.max(e.span_s), &sum, &h);
             }
             None => {
@@ -527,6 +573,8 @@ impl Timeline {
             errors: e.errors,
             statuses: e.statuses.clone(),
             bytes_received: e.bytes_received,
+            late: e.late,
+            lag_sum_us: e.lag_sum_us,
             latency: new_second_histogram(),
         };
         self.add_entry(at, span_s.max(e.span_s), counts, &e.latency());
@@ -550,6 +598,8 @@ impl Second {
             errors: self.errors,
             statuses: self.statuses.clone(),
             bytes_received: self.bytes_received,
+            late: self.late,
+            lag_sum_us: self.lag_sum_us,
             latency: Histogram::new_with_bounds(1, 2, 1).expect("tiny bounds are valid"),
         }
     }
@@ -563,6 +613,8 @@ fn entry(span_s: u64, s: &Second, h: &Histogram<u32>) -> Entry {
         errors: s.errors,
         statuses: s.statuses.clone(),
         bytes_received: s.bytes_received,
+        late: s.late,
+        lag_sum_us: s.lag_sum_us,
         histogram: encode(h),
     }
 }

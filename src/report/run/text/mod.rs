@@ -15,6 +15,7 @@ use crate::stats::RequestSample;
 
 pub mod ab;
 pub mod pgbench;
+mod profile;
 mod ramp_end;
 mod server;
 mod summary;
