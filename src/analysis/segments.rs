@@ -129,8 +129,15 @@ fn segment_verdict(k: usize, secs: &[Sec]) -> SegmentVerdict {
     let late: u64 = mine.iter().map(|s| s.s.late).sum();
     let lag_sum_us: u64 = mine.iter().map(|s| s.s.pacer_lag_sum_us).sum();
     let held = mine.is_empty() || kept_up(ok, offered, lag_sum_us);
-    let last = mine.last().map(|s| s.s.second + s.s.span_s.max(1));
-    let recovered_at_s = match (held, last) {
+    // Back after the segment's last second that did not keep up (within it, when the
+    // server caught up before it ended; after it, when it was behind to its end).
+    let last_behind = mine
+        .iter()
+        .rev()
+        .find(|s| !s.kept_up())
+        .or(mine.first())
+        .map(|s| s.s.second + s.s.span_s.max(1));
+    let recovered_at_s = match (held, last_behind) {
         (false, Some(after)) => secs
             .iter()
             .find(|s| s.s.second >= after && s.back())
@@ -230,9 +237,10 @@ mod tests {
         assert_eq!((s.recovered, s.recovered_at_s), (Some(true), Some(5)));
         assert!(v.segments[0].held);
         assert_eq!(v.segments[0].recovered, None);
-        // The last segment's seconds were late and over the rate: not held either.
+        // The last segment's first seconds were late and over the rate: not held
+        // either, back within it.
         assert!(!v.segments[2].held);
-        assert_eq!(v.segments[2].recovered, Some(false));
+        assert_eq!(v.segments[2].recovered_at_s, Some(5));
     }
 
     #[test]
