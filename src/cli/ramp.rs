@@ -72,6 +72,9 @@ pub struct RampArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub timeline: super::run::TimelineArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 
     #[command(flatten)]
@@ -189,6 +192,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if let Some(why) = &run.ended_because {
             text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
+        text += &args.timeline.text(run);
         text + &crate::report::run::text::rounds_summary(run)
     })
 }

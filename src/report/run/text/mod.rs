@@ -20,6 +20,7 @@ mod ramp_end;
 mod server;
 mod summary;
 pub mod sysbench;
+pub mod timeline;
 
 pub use ramp_end::rounds_summary;
 pub use server::server_side;
