@@ -97,13 +97,28 @@ pub fn judge_seconds(
             })
         })
         .collect();
+    let counted = secs.iter().any(|s| s.s.sent > 0);
     let verdicts: Vec<SegmentVerdict> = (0..segments.len())
-        .map(|k| segment_verdict(k, &secs))
+        .map(|k| {
+            let mut v = segment_verdict(k, &secs);
+            if counted && v.seconds > 0 {
+                v.unsent_at_end = Some(unsent_by(&secs, v.first_second + v.seconds));
+            }
+            v
+        })
         .collect();
     ProfileVerdict {
         held: verdicts.iter().all(|v| v.held),
         segments: verdicts,
     }
+}
+
+/// Requests due before second `end` that had not left by then.
+fn unsent_by(secs: &[Sec], end: u64) -> u64 {
+    let before = secs.iter().filter(|s| s.s.second < end);
+    let due: f64 = before.clone().map(|s| s.offered).sum();
+    let sent: u64 = before.map(|s| s.s.sent).sum();
+    (due.round() as u64).saturating_sub(sent)
 }
 
 /// The segment covering most of `[a, b)`; on a tie, the later one.
@@ -151,6 +166,7 @@ fn segment_verdict(k: usize, secs: &[Sec]) -> SegmentVerdict {
         ok,
         failed,
         late,
+        unsent_at_end: None,
         mean_lag_s: (offered > 0.0 && lag_sum_us > 0).then(|| lag_sum_us as f64 / 1e6 / offered),
         p99_s: p99(&mine),
         held,
@@ -199,6 +215,7 @@ mod tests {
             responses: ok,
             statuses: [(200, ok)].into_iter().filter(|_| ok > 0).collect(),
             late,
+            sent: ok,
             pacer_lag_sum_us: late * 100_000,
             histogram: crate::result::encode_histogram(&h),
             ..SecondResult::default()
@@ -233,6 +250,8 @@ mod tests {
         assert!(!s.held);
         assert!((s.offered - 400.0).abs() < 1e-9);
         assert!((s.p99_s.unwrap() - 0.5).abs() < 0.01, "{:?}", s.p99_s);
+        // 600 due by its end, 400 sent: 200 waiting for a client.
+        assert_eq!(s.unsent_at_end, Some(200));
         // Seconds 3 and 4 answer the backlog (late, or above the rate): back at 5.
         assert_eq!((s.recovered, s.recovered_at_s), (Some(true), Some(5)));
         assert!(v.segments[0].held);

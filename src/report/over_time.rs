@@ -102,7 +102,7 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
     }
     b.push_str(
         "<div class=\"scroll\"><table><thead><tr><th>segment</th><th>seconds</th>\
-         <th>due</th><th>answered</th><th>failed</th><th>late</th><th>mean lag</th>\
+         <th>due</th><th>answered</th><th>failed</th><th>late</th><th>unsent at end</th><th>mean lag</th>\
          <th>p99</th><th>held</th><th>recovered</th></tr></thead><tbody>",
     );
     for (g, s) in p.segments.iter().zip(&v.segments) {
@@ -114,7 +114,7 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
         let _ = write!(
             b,
             "<tr{}><td>{}</td><td>{}–{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             if s.held { "" } else { " class=\"behind\"" },
             esc(&segment_name(g).trim_start_matches("the ").to_owned()),
             s.first_second,
@@ -123,6 +123,8 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
             s.ok,
             s.failed,
             s.late,
+            s.unsent_at_end
+                .map_or_else(|| "–".into(), |n| n.to_string()),
             s.mean_lag_s.map_or_else(|| "–".into(), fmt_latency),
             s.p99_s.map_or_else(|| "–".into(), fmt_latency),
             if s.held { "yes" } else { "no" },
@@ -132,7 +134,8 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
     b.push_str(
         "</tbody></table></div><p class=\"note\">Each second of the step goes to the \
          segment that covers most of it; \"due\" is what the timetable made due in those \
-         seconds. A segment is held when at least 95% of it was answered successfully in \
+         seconds; \"unsent at end\" what was due by its end and had not left (every \
+         client busy). A segment is held when at least 95% of it was answered successfully in \
          its seconds and requests left within 5 ms of their due time on average. After a \
          segment not held, the server recovered at the first second back at the offered \
          rate (not above it, draining a backlog) with that lateness gone.</p></section>",

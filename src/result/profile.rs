@@ -100,6 +100,11 @@ pub struct SegmentVerdict {
     pub failed: u64,
     /// Requests that left more than 1 ms after their due time in them.
     pub late: u64,
+    /// Requests due by the end of its seconds that had not left by then (every client
+    /// busy): the backlog it left behind; absent in results that did not count what
+    /// left each second.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unsent_at_end: Option<u64>,
     /// How late requests left on average (the pacer's lag summed over the requests
     /// due), seconds; absent without any lag recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]

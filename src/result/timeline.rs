@@ -46,6 +46,10 @@ pub struct SecondResult {
     /// (÷ the requests due: the mean lag); absent when nothing was paced.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pacer_lag_sum_us: u64,
+    /// Open model: requests that left in the entry (what was due and not yet sent is
+    /// a backlog); absent when nothing was paced.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sent: u64,
     /// Median response time of the second's responses, seconds (0 without any).
     pub p50_s: f64,
     /// 99th percentile, seconds.
@@ -78,6 +82,7 @@ impl Default for SecondResult {
             bytes_received: 0,
             late: 0,
             pacer_lag_sum_us: 0,
+            sent: 0,
             p50_s: 0.0,
             p99_s: 0.0,
             max_s: 0.0,
@@ -158,6 +163,7 @@ pub fn to_timeline(seconds: &[SecondResult]) -> Result<Timeline, String> {
             bytes_received: s.bytes_received,
             late: s.late,
             lag_sum_us: s.pacer_lag_sum_us,
+            sent: s.sent,
             histogram: histogram.into_boxed_slice(),
         };
         t.put(s.second, &e);
@@ -193,6 +199,7 @@ fn entry_result(start: u64, e: &Entry) -> SecondResult {
         bytes_received: e.bytes_received,
         late: e.late,
         pacer_lag_sum_us: e.lag_sum_us,
+        sent: e.sent,
         p50_s: p50,
         p99_s: p99,
         max_s: max,
@@ -239,6 +246,7 @@ pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResul
             into.bytes_received += s.bytes_received;
             into.late += s.late;
             into.pacer_lag_sum_us += s.pacer_lag_sum_us;
+            into.sent += s.sent;
             for (k, n) in &s.errors {
                 *into.errors.entry(*k).or_insert(0) += n;
             }

@@ -73,6 +73,8 @@ pub struct Second {
     pub late: u64,
     /// Open model: how late the requests that left in the second left, summed (µs).
     pub lag_sum_us: u64,
+    /// Open model: requests that left in the second.
+    pub sent: u64,
     /// Response time of the responses, µs (2 significant digits: a second's p99 needs
     /// no more).
     pub latency: Histogram<u32>,
@@ -103,6 +105,7 @@ impl Second {
             bytes_received: 0,
             late: 0,
             lag_sum_us: 0,
+            sent: 0,
             latency,
         }
     }
@@ -117,6 +120,7 @@ impl Second {
             && self.total_errors() == 0
             && self.bytes_received == 0
             && self.lag_sum_us == 0
+            && self.sent == 0
             && self.late == 0
     }
 
@@ -147,6 +151,7 @@ impl Second {
         self.bytes_received += other.bytes_received;
         self.late += other.late;
         self.lag_sum_us += other.lag_sum_us;
+        self.sent += other.sent;
     }
 
     pub fn merge(&mut self, other: &Second) {
@@ -191,6 +196,7 @@ struct Running {
     bytes_received: u64,
     late: u64,
     lag_sum_us: u64,
+    sent: u64,
     latency: Histogram<u32>,
     /// Whether anything was recorded since the last [`Running::take`].
     touched: bool,
@@ -204,6 +210,7 @@ impl Running {
             bytes_received: 0,
             late: 0,
             lag_sum_us: 0,
+            sent: 0,
             latency,
             touched: false,
         }
@@ -244,6 +251,7 @@ impl Running {
         s.bytes_received = std::mem::take(&mut self.bytes_received);
         s.late = std::mem::take(&mut self.late);
         s.lag_sum_us = std::mem::take(&mut self.lag_sum_us);
+        s.sent = std::mem::take(&mut self.sent);
         self.touched = false;
         s
     }
@@ -368,6 +376,7 @@ impl Ticker {
         };
         self.now.late += u64::from(late);
         self.now.lag_sum_us += super::micros(lag);
+        self.now.sent += 1;
         done
     }
 
@@ -419,6 +428,7 @@ pub struct Entry {
     pub bytes_received: u64,
     pub late: u64,
     pub lag_sum_us: u64,
+    pub sent: u64,
     pub histogram: Box<[u8]>,
 }
 
@@ -539,6 +549,7 @@ impl Timeline {
                 sum.bytes_received += e.bytes_received;
                 sum.late += e.late;
                 sum.lag_sum_us += e.lag_sum_us;
+                sum.sent += e.sent;
                 *e = entry(span_s.max(e.span_s), &sum, &h);
             }
             None => {
@@ -575,6 +586,7 @@ impl Timeline {
             bytes_received: e.bytes_received,
             late: e.late,
             lag_sum_us: e.lag_sum_us,
+            sent: e.sent,
             latency: new_second_histogram(),
         };
         self.add_entry(at, span_s.max(e.span_s), counts, &e.latency());
@@ -600,6 +612,7 @@ impl Second {
             bytes_received: self.bytes_received,
             late: self.late,
             lag_sum_us: self.lag_sum_us,
+            sent: self.sent,
             latency: Histogram::new_with_bounds(1, 2, 1).expect("tiny bounds are valid"),
         }
     }
@@ -615,6 +628,7 @@ fn entry(span_s: u64, s: &Second, h: &Histogram<u32>) -> Entry {
         bytes_received: s.bytes_received,
         late: s.late,
         lag_sum_us: s.lag_sum_us,
+        sent: s.sent,
         histogram: encode(h),
     }
 }

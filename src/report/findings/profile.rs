@@ -48,8 +48,12 @@ pub fn segment_figures(v: &SegmentVerdict) -> String {
     } else {
         String::new()
     };
+    let unsent = match v.unsent_at_end {
+        Some(n) if n > 0 => format!(", {n} not yet sent at its end"),
+        _ => String::new(),
+    };
     format!(
-        "{} answered of {:.0} due{p99}, {} late{failed}",
+        "{} answered of {:.0} due{p99}, {} late{failed}{unsent}",
         v.ok, v.offered, v.late
     )
 }
@@ -155,6 +159,7 @@ mod tests {
             ok: 38483,
             failed: 0,
             late: 63088,
+            unsent_at_end: None,
             mean_lag_s: None,
             p99_s: Some(0.535),
             held,
