@@ -116,7 +116,7 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
             "<tr{}><td>{}</td><td>{}–{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             if s.held { "" } else { " class=\"behind\"" },
-            esc(&segment_name(g).trim_start_matches("the ").to_owned()),
+            esc(segment_name(g).trim_start_matches("the ")),
             s.first_second,
             s.first_second + s.seconds,
             s.offered,
