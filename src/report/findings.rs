@@ -392,8 +392,9 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
     let Some(last) = f.steps.last() else {
         return out;
     };
-    // Steps with a rate profile are told segment by segment: their mean rate hides
-    // any spike inside them.
+    // A step with a rate profile is told segment by segment: its mean rate hides any
+    // spike inside it. One step: its segments alone; steps of a ramp: their own
+    // reading by rate, then each profile of several segments not held.
     let judged: Vec<_> = f
         .steps
         .iter()
@@ -402,21 +403,20 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
             Some((r, &p.segments, p.verdict.as_ref()?))
         })
         .collect();
-    if !judged.is_empty() && judged.len() == f.steps.len() {
-        for (r, segments, v) in judged {
-            let lines = profile::profile_sentences(segments, v);
-            if f.steps.len() == 1 {
-                out.extend(lines);
-            } else {
-                out.extend(
-                    lines
-                        .into_iter()
-                        .map(|l| format!("Step {}: {l}", r.index + 1)),
-                );
-            }
+    if let [(_, segments, v)] = judged[..] {
+        if f.steps.len() == 1 {
+            return profile::profile_sentences(segments, v);
         }
-        return out;
     }
+    let behind: Vec<String> = judged
+        .iter()
+        .filter(|(_, segments, v)| !v.held && segments.len() > 1)
+        .flat_map(|(r, segments, v)| {
+            profile::profile_sentences(segments, v)
+                .into_iter()
+                .map(move |l| format!("Step {}: {l}", r.index + 1))
+        })
+        .collect();
     match f.first_behind {
         None => out.push(format!(
             "The server kept up with every offered rate, up to {} requests/s: the run \
@@ -457,6 +457,7 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
             ));
         }
     }
+    out.extend(behind);
     out
 }
 

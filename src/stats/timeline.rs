@@ -375,7 +375,12 @@ impl Ticker {
             None
         };
         self.now.late += u64::from(late);
-        self.now.lag_sum_us += super::micros(lag);
+        // Not `micros`, which counts a lag of 0 as 1 µs (a histogram's floor).
+        let us = lag
+            .as_secs()
+            .saturating_mul(1_000_000)
+            .saturating_add(u64::from(lag.subsec_micros()));
+        self.now.lag_sum_us = self.now.lag_sum_us.saturating_add(us);
         self.now.sent += 1;
         done
     }
@@ -662,6 +667,32 @@ mod tests {
         assert_eq!(last.second.bytes_received, 50);
         // Label 5 is not timed.
         assert!(last.labels.is_empty());
+    }
+
+    /// A rate profile is judged second by second (issue 35): a paced request counts
+    /// in the second it left — sent, late past 1 ms, its lag — whenever it ends.
+    #[test]
+    fn a_paced_request_counts_in_the_second_it_left() {
+        let t0 = Instant::now();
+        let mut t = Ticker::new(t0, &[]);
+        assert!(t.record_lag(t0 + ms(100), ms(0), false, 0).is_none());
+        assert!(t.record_lag(t0 + ms(900), ms(40), true, 0).is_none());
+        let f = t
+            .record_lag(t0 + ms(1200), ms(300), true, 0)
+            .expect("second 0 ended");
+        assert_eq!((f.index, f.second.sent, f.second.late), (0, 2, 1));
+        assert_eq!(f.second.lag_sum_us, 40_000);
+        assert_eq!(f.second.responses, 0, "sent, not answered");
+        let last = t.finish(0).expect("second 1 holds one sent");
+        assert_eq!(
+            (last.index, last.second.sent, last.second.lag_sum_us),
+            (1, 1, 300_000)
+        );
+        let mut tl = Timeline::default();
+        tl.add(0, f.second);
+        tl.add(1, last.second);
+        let e = tl.entries();
+        assert_eq!((e[&0].sent, e[&0].late, e[&1].lag_sum_us), (2, 1, 300_000));
     }
 
     #[test]

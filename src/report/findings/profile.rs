@@ -215,6 +215,56 @@ mod tests {
         assert!(held_line(&g, &never).ends_with("; had not recovered by the end"));
     }
 
+    /// Issue 35 item 1: "The server kept up with every offered rate, up to 14167
+    /// requests/s" was said of a profile's mean while its spike was not held.
+    #[test]
+    fn rate_sentences_of_a_profile_never_claim_its_mean_was_kept_up_with() {
+        use crate::analysis::{analyse_rates, tests::series_of};
+        use crate::report::findings::rate_sentences;
+        use crate::result::profile::StepProfile;
+        let g = vec![
+            seg(0.0, 2.0, 5000.0),
+            seg(2.0, 1.0, 60000.0),
+            seg(3.0, 3.0, 5000.0),
+        ];
+        let spike = StepProfile {
+            segments: g,
+            verdict: Some(ProfileVerdict {
+                held: false,
+                segments: vec![
+                    verdict(true, 0, None),
+                    verdict(false, 2, Some(4)),
+                    verdict(true, 3, None),
+                ],
+            }),
+        };
+        let mut s = series_of(&[(50, 14167.0, 0.01)]);
+        s.points[0].rate = Some(13333.0);
+        s.points[0].profile = Some(spike.clone());
+        let lines = rate_sentences(&s, &analyse_rates(&s));
+        assert!(
+            lines[0].starts_with("The 1 s at 60000/s was not held"),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| !l.contains("kept up")), "{lines:?}");
+        // A ramp's steps: read by rate (the profiled step not held), then its segments.
+        let mut s = series_of(&[(50, 1000.0, 0.01), (50, 14167.0, 0.01)]);
+        s.points[0].rate = Some(1000.0);
+        s.points[1].rate = Some(13333.0);
+        s.points[1].profile = Some(spike);
+        let lines = rate_sentences(&s, &analyse_rates(&s));
+        assert!(
+            lines[0].contains("at 13333 requests/s it fell behind"),
+            "{lines:?}"
+        );
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("Step 2: The 1 s at 60000/s was not held")),
+            "{lines:?}"
+        );
+    }
+
     #[test]
     fn a_profile_held_says_so() {
         let g = [seg(0.0, 1.0, 10.0), seg(1.0, 2.5, 10.0)];
