@@ -192,7 +192,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if let Some(why) = &run.ended_because {
             text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
-        text += &args.timeline.text(run);
+        // After the summary's own blank line.
+        text += args.timeline.text(run).trim_start_matches('\n');
         text + &crate::report::run::text::rounds_summary(run)
     })
 }
