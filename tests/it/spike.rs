@@ -137,3 +137,24 @@ fn a_profile_the_target_holds_says_held() {
     let out = run_profile(&s, &dir, "off", "1s@20,1s@40", &["--timeline=off"]);
     assert!(!out.contains("offered/s  answered/s"), "{out}");
 }
+
+/// A smaller spike (300/s for 1 s against 200/s) leaves a backlog the target clears
+/// within a second or two at 20/s: the summary and the result say when it was back.
+#[test]
+fn a_spike_recovered_from_says_when() {
+    let _one_at_a_time = timed();
+    let s = work_server();
+    let dir = TempDir::new("spike-back");
+    let out = run_profile(&s, &dir, "back", "2s@20,1s@300,4s@20", &[]);
+    let v = verdict(&dir, "back");
+    let spike = &v["segments"][1];
+    assert_eq!(spike["held"], false, "{spike}\n{out}");
+    assert_eq!(spike["recovered"], true, "{spike}\n{out}");
+    let at = spike["recovered_at_s"].as_u64().unwrap();
+    assert!((3..7).contains(&at), "{spike}");
+    let flat = out.replace("\n                        ", " ");
+    assert!(
+        flat.contains(&format!("recovered at {at} s ({} s after it)", at - 3)),
+        "{out}"
+    );
+}
