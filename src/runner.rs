@@ -358,6 +358,7 @@ fn run_one<W: Workload>(
     let mut result =
         StepResult::from_recorder(facts, &measured.recorder, targets, step.rate.is_some());
     result.round = round;
+    result.profile = step_profile(step, spec.settings.shard.map_or(1, |k| k.count));
     result.start_late_s = late.map(|d| d.as_secs_f64());
     result.server_process = server_process;
     if let (Some(prober), Some(before)) = (&spec.prober, before) {
@@ -366,6 +367,28 @@ fn run_one<W: Workload>(
         result.cache_hit_rate = probe::combined_hit_rate(&result.probes);
     }
     result
+}
+
+/// A step's rate profile of timed segments as the result keeps it (a shard's own
+/// share of each rate); `None` for a fixed rate or the closed model.
+fn step_profile(step: &StepSpec, shards: u32) -> Option<crate::result::profile::StepProfile> {
+    let profile = step.rate.as_ref().filter(|r| r.fixed_rate().is_none())?;
+    let mut start_s = 0.0;
+    let mut segments = Vec::new();
+    for s in profile.segments() {
+        let duration_s = s.duration_s?;
+        segments.push(crate::result::profile::RateSegment {
+            start_s,
+            duration_s,
+            from: s.from / f64::from(shards),
+            to: s.to / f64::from(shards),
+        });
+        start_s += duration_s;
+    }
+    Some(crate::result::profile::StepProfile {
+        segments,
+        verdict: None,
+    })
 }
 
 /// Rewrite the result files after a step. A failure does not end the run (the

@@ -78,6 +78,9 @@ pub struct RampArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub timeline: super::run::TimelineArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 
     #[command(flatten)]
@@ -181,6 +184,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
+    // A rate profile judged segment by segment, the verdicts kept in the result.
+    crate::analysis::segments::judge_steps(&mut run);
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
         through: super::run::through(
@@ -202,6 +207,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if let Some(why) = &run.ended_because {
             text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
+        // After the summary's own blank line.
+        text += args.timeline.text(run).trim_start_matches('\n');
         text + &crate::report::run::text::rounds_summary(run)
     })
 }

@@ -113,8 +113,16 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             rec.record_pacer_lag(lag);
             if paced.due.is_some() {
                 w.progress[w.index].2.record_lag(lag);
-                if lag > LATE_THRESHOLD {
-                    rec.late += 1;
+                let late = lag > LATE_THRESHOLD;
+                rec.late += u64::from(late);
+                // In its second too: a rate profile is judged second by second.
+                let meter = w.meter.received.get();
+                if let Some(s) = rec
+                    .ticker
+                    .as_mut()
+                    .and_then(|t| t.record_lag(sent, lag, late, meter))
+                {
+                    w.hand_over(s);
                 }
             }
         }
