@@ -129,7 +129,9 @@ fn a_profile_the_target_holds_says_held() {
         .skip(1)
         .take_while(|l| !l.is_empty() && !l.starts_with("Results"))
         .collect();
-    assert_eq!(rows.len(), 3, "{out}");
+    // Three seconds, and on a loaded machine a fourth when the last answers of a
+    // late request land past the profile's 3 s (it failed once so).
+    assert!((3..=4).contains(&rows.len()), "{out}");
     for (i, r) in rows.iter().enumerate() {
         assert!(r.trim_start().starts_with(&format!("{i} ")), "{out}");
     }
