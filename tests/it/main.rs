@@ -31,6 +31,7 @@ mod live;
 mod memory;
 mod mysql;
 mod mysql_run;
+mod mysql_suite;
 mod netns;
 mod nginx;
 mod over_time;
