@@ -52,5 +52,6 @@ mod stream;
 mod suite;
 mod suite_phase;
 mod sysbench;
+mod sysbench_errors;
 mod threshold;
 mod ycsb;

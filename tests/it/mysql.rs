@@ -124,6 +124,19 @@ impl Mariadb {
         }
     }
 
+    /// Runs `sql` as root over the socket in the background (a session holding
+    /// locks while a test's load runs); the caller waits for the child.
+    pub fn sql_in_background(&self, sql: &str) -> Child {
+        Command::new("mariadb")
+            .args(["--no-defaults", "-uroot", "-N", "-B"])
+            .arg(format!("--socket={}", self.dir.path("sock").display()))
+            .args(["-e", sql])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the mariadb client runs")
+    }
+
     fn try_sql(&self, sql: &str) -> Result<String, String> {
         let out = Command::new("mariadb")
             .args(["--no-defaults", "-uroot", "-N", "-B"])
