@@ -43,13 +43,14 @@ select_random_points, select_random_ranges, bulk_insert.
 
 Options, as sysbench spells them (--name=value; a bare --flag is on):
 --db-driver=pgsql|mysql, --pgsql-host/-port/-user/-password/-db,
---mysql-host/-port/-user/-password/-db, --threads, --time, --events, --rate,
---warmup-time, --percentile, --histogram, --rand-type=uniform|gaussian|special|
-pareto|zipfian (--rand-spec-iter/-pct/-res, --rand-pareto-h, --rand-zipfian-exp,
---rand-seed), --db-ps-mode=auto|disable, --tables, --table-size, --range-size,
---point-selects, --simple-ranges, --sum-ranges, --order-ranges,
---distinct-ranges, --index-updates, --non-index-updates, --delete-inserts,
---range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
+--mysql-host/-port/-user/-password/-db, --mysql-ignore-errors=CODES|all|none
+(1213,1020,1205: an event failing so starts again), --threads, --time,
+--events, --rate, --warmup-time, --percentile, --histogram,
+--rand-type=uniform|gaussian|special|pareto|zipfian (--rand-spec-iter/-pct/-res,
+--rand-pareto-h, --rand-zipfian-exp, --rand-seed), --db-ps-mode=auto|disable,
+--tables, --table-size, --range-size, --point-selects, --simple-ranges,
+--sum-ranges, --order-ranges, --distinct-ranges, --index-updates,
+--non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
 --random-points, --number-of-ranges, --delta. hakaru's own: -o FILE (the result,
 CSV and JSON), --threshold EXPR (repeatable), --junit FILE.
 

@@ -16,7 +16,7 @@ use crate::http::mysql_conn::{mysql_error_kind, MysqlConn, MysqlConnError};
 use crate::http::pg_conn::{sql_error_kind, PgConn, PgConnError};
 use crate::http::Proto;
 use crate::kv::STATUS_REPLY;
-use crate::sql::interp::{Action, Conversation, StatementAnswer};
+use crate::sql::interp::{Action, Conversation, SqlFailure, StatementAnswer};
 use crate::stats::{ErrorKind, Outcome};
 
 /// A client's SQL connection and the buffers its statements reuse.
@@ -28,7 +28,8 @@ pub(super) struct SqlSlot {
     params: Vec<Option<&'static [u8]>>,
     row: Vec<Option<&'static [u8]>>,
     columns: Vec<&'static [u8]>,
-    /// A retryable failure's sample, noted only if the transaction ends failed.
+    /// A failed statement's sample, noted only if the transaction ends failed with
+    /// its kind (a retry that succeeds leaves no error).
     pending: Option<(ErrorKind, String)>,
 }
 
@@ -103,12 +104,13 @@ impl Conn {
     }
 
     /// The last answer as the interpreter reads it (rows, the first row's values
-    /// and its columns' names into the reused vectors) and its error's kind.
+    /// and its columns' names into the reused vectors), the rows it changed, and its
+    /// error's kind and the server's name for it.
     fn told<'a>(
         &'a self,
         row: &mut Vec<Option<&'a [u8]>>,
         columns: &mut Vec<&'a [u8]>,
-    ) -> (u64, Option<ErrorKind>) {
+    ) -> (u64, u64, Option<(ErrorKind, SqlFailure)>) {
         match self {
             Conn::Pg(c) => {
                 let a = c.answer();
@@ -116,7 +118,11 @@ impl Conn {
                     a.first_row(row);
                     a.columns(columns);
                 }
-                (a.rows, a.error_kind().map(sql_error_kind))
+                let failed = a
+                    .error_kind()
+                    .zip(a.sqlstate)
+                    .map(|(k, s)| (sql_error_kind(k), SqlFailure::Pg(s)));
+                (a.rows, a.affected, failed)
             }
             Conn::My(c) => {
                 let a = c.answer();
@@ -124,7 +130,10 @@ impl Conn {
                     a.first_row(row);
                     a.columns(columns);
                 }
-                (a.rows, a.error_kind().map(mysql_error_kind))
+                let failed = a
+                    .error_kind()
+                    .map(|k| (mysql_error_kind(k), SqlFailure::My(a.code, a.sqlstate)));
+                (a.rows, a.affected, failed)
             }
         }
     }
@@ -258,6 +267,7 @@ async fn drive<W: Workload>(
         }
     }
     let read_before = slot.conn.as_ref().expect("connected above").bytes_in();
+    slot.pending = None;
     let mut tries = 1;
     let failed = loop {
         let failed = match attempt(w, timer, slot, proto, session).await {
@@ -265,14 +275,15 @@ async fn drive<W: Workload>(
             Err(done) => return done,
         };
         match failed {
-            // pgbench's --max-tries: the same transaction again, same random values.
-            Some(kind) if retryable(kind) && session.retry() => {
+            // The conversation's say: pgbench's --max-tries (the same transaction
+            // again, same random values), sysbench's ignored errors (the event again).
+            Some((_, Some(failure))) if session.retry(failure) => {
                 let mut rec = w.rec.borrow_mut();
                 rec.retries += 1;
                 rec.retried += u64::from(tries == 1);
                 tries += 1;
             }
-            other => break other,
+            other => break other.map(|(kind, _)| kind),
         }
     };
     if let Some((kind, text)) = slot.pending.take() {
@@ -288,27 +299,18 @@ async fn drive<W: Workload>(
     }
 }
 
-/// Whether a transaction failing so is tried again under `--max-tries`: a
-/// serialization failure or a deadlock (pgbench's), and MySQL's lock wait timeout
-/// (sysbench's).
-fn retryable(kind: ErrorKind) -> bool {
-    matches!(
-        kind,
-        ErrorKind::SqlSerializationFailure | ErrorKind::SqlDeadlock | ErrorKind::SqlLockWaitTimeout
-    )
-}
-
 /// One try of the transaction: its statements until `Done` or the first failure
-/// (its block rolled back); the kind it failed with, or the whole transaction's
-/// outcome when the wire failed (the connection dropped: no retry).
+/// (its block rolled back); the kind it failed with and, for a statement's error,
+/// the server's name for it; or the whole transaction's outcome when the wire
+/// failed (the connection dropped: no retry).
 async fn attempt<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
     slot: &mut SqlSlot,
     proto: &Proto,
     session: &mut dyn Conversation,
-) -> Result<Option<ErrorKind>, (Outcome, u64)> {
-    let mut failed: Option<ErrorKind> = None;
+) -> Result<Option<(ErrorKind, Option<SqlFailure>)>, (Outcome, u64)> {
+    let mut failed: Option<(ErrorKind, Option<SqlFailure>)> = None;
     loop {
         let conn = slot.conn.as_mut().expect("connected above");
         match session.next() {
@@ -333,21 +335,19 @@ async fn attempt<W: Workload>(
                 let conn = slot.conn.as_ref().expect("still connected");
                 let mut row = recycle(std::mem::take(&mut slot.row));
                 let mut columns = recycle_names(std::mem::take(&mut slot.columns));
-                let (rows, kind) = conn.told(&mut row, &mut columns);
+                let (rows, affected, told) = conn.told(&mut row, &mut columns);
+                let kind = told.map(|(kind, _)| kind);
                 let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
                 sample(w, label, sent, outcome);
-                if let Some(kind) = kind {
-                    failed = Some(kind);
-                    if retryable(kind) {
-                        // Its sample waits: a retry that succeeds leaves no error.
-                        slot.pending = Some((kind, conn.error_text()));
-                    } else {
-                        w.rec.borrow_mut().note_error(kind, || conn.error_text());
-                    }
+                if let Some((kind, failure)) = told {
+                    failed = Some((kind, Some(failure)));
+                    // Its sample waits: a retry that succeeds leaves no error.
+                    slot.pending = Some((kind, conn.error_text()));
                 }
                 session.answered(&StatementAnswer {
                     failed: kind.is_some(),
                     rows,
+                    affected,
                     first_row: &row,
                     columns: &columns,
                 });
@@ -359,7 +359,7 @@ async fn attempt<W: Workload>(
             Action::PipelineStart | Action::PipelineEnd => {}
             Action::Done => break,
             Action::Failed(why) => {
-                failed = Some(ErrorKind::SqlError);
+                failed = Some((ErrorKind::SqlError, None));
                 w.rec
                     .borrow_mut()
                     .note_error(ErrorKind::SqlError, || format!("script: {why}"));

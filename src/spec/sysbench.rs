@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use crate::spec::threshold::{parse_threshold, Threshold};
 use crate::sql::sysbench::rand::{Dist, RandSpec};
-use crate::sql::sysbench::{OltpOptions, Test};
+use crate::sql::sysbench::{Ignore, OltpOptions, Test};
 use crate::sql::Dialect;
 
 /// A bad option, named; exit 2 before any load.
@@ -366,6 +366,20 @@ fn oltp(g: &mut Given, test: Test, dialect: Dialect) -> Result<OltpOptions, Sysb
     Ok(o)
 }
 
+/// `--mysql-ignore-errors`: sysbench's default list, `all`, `none` or codes.
+fn ignore_errors(g: &mut Given, dialect: Dialect) -> Result<Ignore, SysbenchError> {
+    match (g.text("mysql-ignore-errors")?, dialect) {
+        (None, _) => Ok(Ignore::default()),
+        (Some(v), Dialect::Mysql) => {
+            Ignore::parse(&v).map_err(|e| bad(format!("--mysql-ignore-errors={v}: {e}")))
+        }
+        (Some(_), Dialect::Postgres) => Err(bad(
+            "--mysql-ignore-errors with --db-driver=pgsql: sysbench's pgsql driver takes no \
+             list; it restarts an event on 40P01, 23505 and 40001",
+        )),
+    }
+}
+
 /// sysbench's command line, checked.
 pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     let (mut g, words) = split(args)?;
@@ -386,7 +400,8 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
         }
     };
     let conn = connection(&mut g, driver, dialect)?;
-    let oltp = oltp(&mut g, test, dialect)?;
+    let mut oltp = oltp(&mut g, test, dialect)?;
+    oltp.ignore = ignore_errors(&mut g, dialect)?;
     let time: u64 = g.num("time", 10)?;
     let events: u64 = g.num("events", 0)?;
     if command == SbCommand::Run && time == 0 && events == 0 {

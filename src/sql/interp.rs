@@ -226,9 +226,10 @@ pub trait Conversation {
     fn next(&mut self) -> Action<'_>;
     /// The awaited query's answer.
     fn answered(&mut self, answer: &StatementAnswer<'_>);
-    /// After a failure the engine retries (a serialization failure, a deadlock):
-    /// whether the transaction starts again from its beginning (`--max-tries`).
-    fn retry(&mut self) -> bool {
+    /// After a statement failed with `failure`: whether the transaction starts again
+    /// from its beginning (pgbench's `--max-tries`, sysbench's ignored errors).
+    fn retry(&mut self, failure: SqlFailure) -> bool {
+        let _ = failure;
         false
     }
     /// The label statement `stmt`'s own time is counted under (`stmt=<n>`), if any.
@@ -248,8 +249,31 @@ impl Conversation for Session {
     fn statement_label(&self, stmt: usize) -> Option<u16> {
         self.stmt_labels.as_ref()?.get(stmt).copied()
     }
-    fn retry(&mut self) -> bool {
-        Session::retry(self)
+    fn retry(&mut self, failure: SqlFailure) -> bool {
+        failure.retryable() && Session::retry(self)
+    }
+}
+
+/// A failed statement's error as the server named it: the conversation decides
+/// whether it is worth the transaction's retry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlFailure {
+    /// PostgreSQL's SQLSTATE.
+    Pg([u8; 5]),
+    /// MySQL's or MariaDB's error code and SQLSTATE.
+    My(u16, [u8; 5]),
+}
+
+impl SqlFailure {
+    /// pgbench's `--max-tries` set: a serialization failure or a deadlock, and
+    /// MySQL's lock wait timeout (sysbench's).
+    pub fn retryable(self) -> bool {
+        match self {
+            SqlFailure::Pg(state) => crate::sql::pg::sqlstate::SqlErrorKind::of(&state).retryable(),
+            SqlFailure::My(code, state) => {
+                crate::sql::mysql::errcode::MyErrorKind::of(code, &state).retryable()
+            }
+        }
     }
 }
 
@@ -258,6 +282,9 @@ impl Conversation for Session {
 pub struct StatementAnswer<'a> {
     pub failed: bool,
     pub rows: u64,
+    /// Rows a write changed (PostgreSQL's CommandComplete count, MySQL's OK
+    /// packet's affected rows); 0 for BEGIN and COMMIT.
+    pub affected: u64,
     /// The first row's values as text (`None`: NULL), for `\gset`.
     pub first_row: &'a [Option<&'a [u8]>],
     /// The columns' names, in the row's order (RowDescription), for `\gset`.

@@ -29,6 +29,8 @@ pub struct Mariadb {
     child: Child,
     pub port: u16,
     dir: TempDir,
+    /// The server options it was started with, for a restart.
+    extra: Vec<String>,
 }
 
 impl Mariadb {
@@ -64,31 +66,48 @@ impl Mariadb {
             String::from_utf8_lossy(&out.stderr)
         );
         let port = free_port();
-        let mut child = Command::new("/usr/sbin/mariadbd")
-            .arg("--no-defaults")
-            .arg(format!("--datadir={}", data.display()))
-            .args(["--user=root", "--bind-address=127.0.0.1"])
-            .arg(format!("--tmpdir={}", tmp.display()))
-            .arg(format!("--port={port}"))
-            .arg(format!("--socket={}", dir.path("sock").display()))
-            .arg(format!("--pid-file={}", dir.path("pid").display()))
-            .args(["--skip-log-bin", "--innodb-flush-log-at-trx-commit=2"])
-            .args(["--skip-name-resolve", "--innodb-buffer-pool-size=32M"])
-            .args(extra)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::from(
-                std::fs::File::create(dir.path("server.log")).unwrap(),
-            ))
-            .spawn()
-            .expect("mariadbd starts");
+        let mut child = spawn_mariadbd(&dir, port, extra);
         wait_for_port(port, &mut child, "mariadbd");
-        let db = Mariadb { child, port, dir };
+        let db = Mariadb {
+            child,
+            port,
+            dir,
+            extra: extra.to_vec(),
+        };
         db.sql(&format!(
             "CREATE DATABASE bench; CREATE USER '{USER}'@'%' IDENTIFIED BY '{PASSWORD}'; \
              GRANT ALL ON *.* TO '{USER}'@'%'"
         ));
         Some(db)
+    }
+
+    /// The file mariadbd writes its PID to (a scenario target's `pid_file`).
+    pub fn pid_file(&self) -> std::path::PathBuf {
+        self.dir.path("pid")
+    }
+
+    /// As a supervisor would: waits (bounded) for mariadbd to exit — killed by
+    /// someone else, a scenario's event — then starts it again on the same datadir
+    /// and port, and waits until it takes logins (InnoDB's crash recovery first).
+    pub fn restart_after_exit(&mut self, within: Duration) {
+        let status = wait_bounded(&mut self.child, within);
+        assert!(status.is_some(), "mariadbd did not exit within {within:?}");
+        self.child = spawn_mariadbd(&self.dir, self.port, &self.extra);
+        wait_for_port(self.port, &mut self.child, "mariadbd (restarted)");
+        let start = Instant::now();
+        while self.try_sql("SELECT 1").is_err() {
+            assert!(
+                start.elapsed() < Duration::from_secs(30),
+                "mariadbd did not take logins within 30 s: {}",
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The server's log (for a failing test's message).
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.dir.path("server.log")).unwrap_or_default()
     }
 
     /// `mysql://bench:bench-pw@127.0.0.1:PORT/bench`
@@ -99,6 +118,26 @@ impl Mariadb {
     /// Runs `sql` as root over the socket with the `mariadb` client: setup and the
     /// server's own counts, independent of hakaru's client. Tab-separated, no names.
     pub fn sql(&self, sql: &str) -> String {
+        match self.try_sql(sql) {
+            Ok(out) => out,
+            Err(e) => panic!("mariadb {sql:?} failed: {e}\n{}", self.log()),
+        }
+    }
+
+    /// Runs `sql` as root over the socket in the background (a session holding
+    /// locks while a test's load runs); the caller waits for the child.
+    pub fn sql_in_background(&self, sql: &str) -> Child {
+        Command::new("mariadb")
+            .args(["--no-defaults", "-uroot", "-N", "-B"])
+            .arg(format!("--socket={}", self.dir.path("sock").display()))
+            .args(["-e", sql])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("the mariadb client runs")
+    }
+
+    fn try_sql(&self, sql: &str) -> Result<String, String> {
         let out = Command::new("mariadb")
             .args(["--no-defaults", "-uroot", "-N", "-B"])
             .arg(format!("--socket={}", self.dir.path("sock").display()))
@@ -106,13 +145,10 @@ impl Mariadb {
             .stdin(Stdio::null())
             .output()
             .expect("the mariadb client runs");
-        assert!(
-            out.status.success(),
-            "mariadb {sql:?} failed: {}\n{}",
-            String::from_utf8_lossy(&out.stderr),
-            std::fs::read_to_string(self.dir.path("server.log")).unwrap_or_default()
-        );
-        String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+        if !out.status.success() {
+            return Err(String::from_utf8_lossy(&out.stderr).into_owned());
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
     }
 
     /// SIGKILLs mariadbd (a crash: no shutdown, clients see their sockets reset).
@@ -135,6 +171,32 @@ impl Drop for Mariadb {
         let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
         wait_bounded(&mut self.child, Duration::from_secs(15));
     }
+}
+
+/// mariadbd in the foreground on `dir`'s datadir and `port`: our child, its log in
+/// `dir/server.log` (appended to, so a restart keeps the crash's lines).
+fn spawn_mariadbd(dir: &TempDir, port: u16, extra: &[String]) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.path("server.log"))
+        .unwrap();
+    Command::new("/usr/sbin/mariadbd")
+        .arg("--no-defaults")
+        .arg(format!("--datadir={}", dir.path("data").display()))
+        .args(["--user=root", "--bind-address=127.0.0.1"])
+        .arg(format!("--tmpdir={}", dir.path("tmp").display()))
+        .arg(format!("--port={port}"))
+        .arg(format!("--socket={}", dir.path("sock").display()))
+        .arg(format!("--pid-file={}", dir.path("pid").display()))
+        .args(["--skip-log-bin", "--innodb-flush-log-at-trx-commit=2"])
+        .args(["--skip-name-resolve", "--innodb-buffer-pool-size=32M"])
+        .args(extra)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("mariadbd starts")
 }
 
 /// A socket, in the clear or in TLS.

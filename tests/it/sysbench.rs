@@ -44,7 +44,7 @@ fn sysbench(pg: &Postgres, args: &str) -> Output {
 }
 
 /// A figure of the report: the number after `label` on its line.
-fn figure(report: &str, label: &str) -> u64 {
+pub fn figure(report: &str, label: &str) -> u64 {
     let line = report
         .lines()
         .find(|l| l.trim_start().starts_with(label))
@@ -395,13 +395,13 @@ fn result_files_thresholds_and_the_histogram() {
 
 /// The same tests on a private MariaDB 10.11 (tests/it/mysql.rs), counted by the
 /// server's own `SHOW GLOBAL STATUS`.
-mod mariadb {
+pub mod mariadb {
     use super::figure;
     use crate::mysql::{Mariadb, PASSWORD, USER};
     use crate::util::hakaru;
     use std::process::{Command, Output, Stdio};
 
-    fn conn(db: &Mariadb) -> Vec<String> {
+    pub fn conn(db: &Mariadb) -> Vec<String> {
         vec![
             "--db-driver=mysql".to_string(),
             "--mysql-host=127.0.0.1".into(),
@@ -412,7 +412,7 @@ mod mariadb {
         ]
     }
 
-    fn sysbench(db: &Mariadb, args: &str) -> String {
+    pub fn sysbench(db: &Mariadb, args: &str) -> String {
         let out: Output = hakaru()
             .arg("sysbench")
             .args(conn(db))

@@ -1,14 +1,12 @@
 //! sysbench's figures from a step's result: the queries by class from its
 //! `operations`, the events and their time per thread from its `thread=N` labels,
-//! latency and `--percentile` from its HDR histogram, the errors sysbench would have
-//! ignored and retried (deadlock, serialization failure, duplicate key) apart from
-//! the rest.
+//! latency and `--percentile` from its HDR histogram, the errors sysbench ignores
+//! (its events restarted: the step's retries) apart from the rest.
 
 use crate::report::run::text::sysbench::SysbenchFigures;
 use crate::result::StepResult;
 use crate::spec::sysbench::SysbenchPlan;
 use crate::sql::sysbench::{OTHER, READ, WRITE};
-use crate::stats::ErrorKind;
 
 /// What the report's head needs before the run.
 pub fn header(plan: &SysbenchPlan) -> SysbenchFigures {
@@ -18,14 +16,6 @@ pub fn header(plan: &SysbenchPlan) -> SysbenchFigures {
         seed: plan.seed,
         ..SysbenchFigures::default()
     }
-}
-
-/// The errors sysbench's drivers ignore, restarting the event.
-fn ignorable(kind: ErrorKind) -> bool {
-    matches!(
-        kind,
-        ErrorKind::SqlDeadlock | ErrorKind::SqlSerializationFailure | ErrorKind::SqlUniqueViolation
-    )
 }
 
 pub fn of(plan: &SysbenchPlan, step: &StepResult) -> SysbenchFigures {
@@ -70,12 +60,7 @@ pub fn of(plan: &SysbenchPlan, step: &StepResult) -> SysbenchFigures {
         writes: op(WRITE),
         other: op(OTHER),
         transactions,
-        ignored_errors: step
-            .errors
-            .iter()
-            .filter(|(k, _)| ignorable(**k))
-            .map(|(_, n)| n)
-            .sum(),
+        ignored_errors: step.retries,
         reconnects: step
             .connections_opened
             .saturating_sub(step.n_clients as u64),

@@ -68,6 +68,23 @@ fn bad_options_are_refused_by_name() {
     assert!(err("select_random_points --tables=2 run").contains("sbtest1 alone"));
     assert!(err("oltp_read_write --skip-trx=maybe run").contains("on or off"));
     assert!(err("oltp_read_write --tables run").contains("needs a value"));
+    assert!(err("oltp_read_write --mysql-ignore-errors=12x run").contains("12x"));
+    assert!(
+        err("oltp_read_write --db-driver=pgsql --mysql-ignore-errors=all run")
+            .contains("pgsql driver takes no list")
+    );
+}
+
+#[test]
+fn mysql_ignore_errors_is_sysbench_s_list() {
+    let p = parse(&args("oltp_read_write run")).unwrap();
+    assert_eq!(p.oltp.ignore, Ignore::Codes(vec![1213, 1020, 1205]));
+    let p = parse(&args("oltp_read_write --mysql-ignore-errors=all run")).unwrap();
+    assert_eq!(p.oltp.ignore, Ignore::All);
+    let p = parse(&args("oltp_read_write --mysql-ignore-errors=none run")).unwrap();
+    assert_eq!(p.oltp.ignore, Ignore::Codes(vec![]));
+    let p = parse(&args("oltp_insert --mysql-ignore-errors=1062,1213 run")).unwrap();
+    assert_eq!(p.oltp.ignore, Ignore::Codes(vec![1062, 1213]));
 }
 
 #[test]

@@ -37,6 +37,7 @@ fn query(a: Action<'_>) -> (usize, String, Vec<Option<String>>, Option<String>) 
 const OK: StatementAnswer<'static> = StatementAnswer {
     failed: false,
     rows: 0,
+    affected: 0,
     first_row: &[],
     columns: &[],
 };
@@ -88,6 +89,7 @@ fn gset_stores_the_first_row_and_if_reads_it() {
     s.answered(&StatementAnswer {
         failed: false,
         rows: 1,
+        affected: 0,
         first_row: &row,
         columns: &cols,
     });
@@ -198,4 +200,23 @@ fn a_retry_draws_the_same_values_until_max_tries_is_spent() {
     let mut once = Session::new(scripts(text, Mode::Simple), 7, 0);
     once.begin();
     assert!(!once.retry());
+}
+
+#[test]
+fn a_script_retries_a_serialization_failure_or_deadlock_never_a_duplicate_key() {
+    let text = "SELECT 1;\n";
+    let sc = Arc::new((*scripts(text, Mode::Simple)).clone().with_max_tries(9));
+    let mut s = Session::new(sc, 7, 0);
+    s.begin();
+    for f in [
+        SqlFailure::Pg(*b"40001"),
+        SqlFailure::Pg(*b"40P01"),
+        SqlFailure::My(1213, *b"40001"),
+        SqlFailure::My(1205, *b"HY000"),
+    ] {
+        assert!(Conversation::retry(&mut s, f), "{f:?}");
+    }
+    for f in [SqlFailure::Pg(*b"23505"), SqlFailure::My(1062, *b"23000")] {
+        assert!(!Conversation::retry(&mut s, f), "{f:?}");
+    }
 }

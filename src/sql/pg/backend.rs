@@ -103,6 +103,20 @@ pub enum Step {
     CopyIn,
 }
 
+/// A CommandComplete tag's row count: its last word when that is a number
+/// (`DELETE 0`, `INSERT 0 1`, `SELECT 5`), else 0 (`BEGIN`, `COMMIT`).
+fn tag_count(body: &[u8]) -> u64 {
+    let tag = body.strip_suffix(b"\0").unwrap_or(body);
+    let last = tag.rsplit(|&c| c == b' ').next().unwrap_or(b"");
+    if last.is_empty() || !last.iter().all(u8::is_ascii_digit) || tag.len() == last.len() {
+        return 0;
+    }
+    std::str::from_utf8(last)
+        .ok()
+        .and_then(|d| d.parse().ok())
+        .unwrap_or(0)
+}
+
 /// One statement's answer, reset and refilled for each; its buffers are reused.
 #[derive(Debug, Default)]
 pub struct Answer {
@@ -110,6 +124,9 @@ pub struct Answer {
     pub rows: u64,
     /// CommandCompletes seen (a simple Query of several statements has several).
     pub completes: u32,
+    /// Each CommandComplete tag's count, summed: the rows a write changed (`UPDATE 3`,
+    /// `INSERT 0 1`), a SELECT's rows; 0 for a tag without one (`BEGIN`).
+    pub affected: u64,
     /// A ParseComplete came: the named statement exists on the server from now on,
     /// whatever became of the rest (a Parse outlives its transaction's rollback).
     pub parsed: bool,
@@ -129,6 +146,7 @@ impl Answer {
     pub fn reset(&mut self) {
         self.rows = 0;
         self.completes = 0;
+        self.affected = 0;
         self.parsed = false;
         self.sqlstate = None;
         self.message.clear();
@@ -186,7 +204,10 @@ impl Answer {
                 self.rows += 1;
             }
             b'T' if self.rows == 0 && self.name_ranges.is_empty() => self.keep_names(body),
-            b'C' => self.completes += 1,
+            b'C' => {
+                self.completes += 1;
+                self.affected += tag_count(body);
+            }
             b'E' => {
                 if self.sqlstate.is_none() {
                     let code = error_field(body, b'C').ok_or(ProtocolError::Malformed(tag))?;
@@ -246,6 +267,29 @@ impl Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_complete_tag_s_count_is_the_rows_a_write_changed() {
+        for (tag, n) in [
+            (&b"UPDATE 3\0"[..], 3),
+            (b"DELETE 0\0", 0),
+            (b"INSERT 0 1\0", 1),
+            (b"BEGIN\0", 0),
+            (b"COMMIT\0", 0),
+            (b"SELECT 12\0", 12),
+            (b"UPDATE x\0", 0),
+            (b"", 0),
+        ] {
+            assert_eq!(tag_count(tag), n, "{:?}", String::from_utf8_lossy(tag));
+        }
+        let mut a = Answer::default();
+        a.feed(b'C', b"DELETE 0\0").unwrap();
+        assert_eq!((a.completes, a.affected), (1, 0));
+        a.feed(b'C', b"UPDATE 2\0").unwrap();
+        assert_eq!(a.affected, 2);
+        a.reset();
+        assert_eq!(a.affected, 0);
+    }
 
     fn msg(tag: u8, body: &[u8]) -> Vec<u8> {
         let mut m = vec![tag];

@@ -10,6 +10,7 @@ pub mod ddl;
 pub mod oltp;
 pub mod rand;
 
+use crate::sql::interp::SqlFailure;
 use crate::sql::Dialect;
 use rand::RandSpec;
 
@@ -111,6 +112,65 @@ pub struct OltpOptions {
     /// `bulk_insert` a table of its own.
     pub threads: u32,
     pub rand: RandSpec,
+    /// The errors an event is restarted on.
+    pub ignore: Ignore,
+}
+
+/// The errors sysbench restarts an event on, counting each among its "ignored
+/// errors": on MySQL `--mysql-ignore-errors` (its default 1213, 1020, 1205:
+/// a deadlock, a record changed since it was read, a lock wait timeout); on
+/// PostgreSQL its driver's fixed three (40P01 deadlock, 23505 unique violation,
+/// 40001 serialization failure). Anything else is counted by its kind and the
+/// event is not restarted (sysbench ends the run on it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ignore {
+    /// `--mysql-ignore-errors=all`: every server error.
+    All,
+    /// These MySQL error codes (`none`: no code).
+    Codes(Vec<u16>),
+}
+
+impl Default for Ignore {
+    fn default() -> Ignore {
+        Ignore::Codes(vec![1213, 1020, 1205])
+    }
+}
+
+/// PostgreSQL's errors sysbench's pgsql driver restarts an event on.
+pub const PG_IGNORED: [&[u8; 5]; 3] = [b"40P01", b"23505", b"40001"];
+
+impl Ignore {
+    /// Whether a statement failing so restarts the event.
+    pub fn covers(&self, failure: SqlFailure) -> bool {
+        match (self, failure) {
+            (_, SqlFailure::Pg(state)) => PG_IGNORED.contains(&&state),
+            (Ignore::All, SqlFailure::My(..)) => true,
+            (Ignore::Codes(codes), SqlFailure::My(code, _)) => codes.contains(&code),
+        }
+    }
+
+    /// `--mysql-ignore-errors`'s value: `all`, `none`, or codes separated by commas.
+    pub fn parse(s: &str) -> Result<Ignore, String> {
+        let s = s.trim();
+        if s.split(',').any(|w| w.trim() == "all") {
+            return Ok(Ignore::All);
+        }
+        if s == "none" || s.is_empty() {
+            return Ok(Ignore::Codes(Vec::new()));
+        }
+        s.split(',')
+            .map(|w| {
+                w.trim()
+                    .parse::<u16>()
+                    .ok()
+                    .filter(|&c| c > 0)
+                    .ok_or_else(|| {
+                        format!("{w}: not a MySQL error code (a number, e.g. 1213), all or none")
+                    })
+            })
+            .collect::<Result<Vec<u16>, String>>()
+            .map(Ignore::Codes)
+    }
 }
 
 impl OltpOptions {
@@ -141,6 +201,7 @@ impl OltpOptions {
             delta: 5,
             threads: 1,
             rand: RandSpec::default(),
+            ignore: Ignore::default(),
         }
     }
 
@@ -291,6 +352,34 @@ mod tests {
         let point = OltpOptions::new(Test::PointSelect, Dialect::Mysql);
         assert_eq!(point.per_event().total(), 1);
         assert_eq!(point.groups(), vec![(Group::PointSelects, 1)]);
+    }
+
+    #[test]
+    fn ignored_errors_are_sysbench_s_defaults_all_none_or_codes() {
+        let my = |c| SqlFailure::My(c, *b"HY000");
+        let d = Ignore::default();
+        for c in [1213, 1020, 1205] {
+            assert!(d.covers(my(c)), "{c}");
+        }
+        assert!(!d.covers(my(1062)));
+        assert!(Ignore::parse("all").unwrap().covers(my(1146)));
+        assert!(!Ignore::parse("none").unwrap().covers(my(1213)));
+        let some = Ignore::parse("1062, 1213").unwrap();
+        assert!(some.covers(my(1062)) && some.covers(my(1213)) && !some.covers(my(1205)));
+        assert!(Ignore::parse("12x").unwrap_err().contains("12x"));
+        assert!(Ignore::parse("0").is_err());
+        // PostgreSQL: the pgsql driver's three, whatever the MySQL list says.
+        for (state, ignored) in [
+            (b"40P01", true),
+            (b"23505", true),
+            (b"40001", true),
+            (b"42P01", false),
+        ] {
+            assert_eq!(
+                Ignore::Codes(vec![]).covers(SqlFailure::Pg(*state)),
+                ignored
+            );
+        }
     }
 
     #[test]

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::rand::{SbRand, Unique};
 use super::{Group, OltpOptions, QueryCounts};
-use crate::sql::interp::{Action, Conversation, Params, StatementAnswer};
+use crate::sql::interp::{Action, Conversation, Params, SqlFailure, StatementAnswer};
 
 /// `c`: ten groups of eleven digits, 119 characters.
 pub const C_TEMPLATE: &str = "###########-###########-###########-###########-###########-###########-###########-###########-###########-###########";
@@ -387,12 +387,16 @@ impl Oltp {
         }
     }
 
-    fn count(&self, kind: Kind) {
+    /// Counts a statement as sysbench's drivers do: a result set is a read, a
+    /// statement that changed rows a write, anything else — BEGIN, COMMIT, an
+    /// UPDATE or DELETE that found no row — other.
+    fn count(&self, kind: Kind, affected: u64) {
         let mut c = self.counts.get();
         match kind {
-            Kind::Begin | Kind::Commit => c.other += 1,
             k if k.is_read() => c.read += 1,
-            _ => c.write += 1,
+            Kind::Begin | Kind::Commit => c.other += 1,
+            _ if affected > 0 => c.write += 1,
+            _ => c.other += 1,
         }
         self.counts.set(c);
     }
@@ -490,11 +494,23 @@ impl Conversation for Oltp {
             return;
         };
         if answer.failed {
-            // The engine counts the error by its kind and rolls back; the event ends.
+            // The engine rolls back; the event ends, or starts again (`retry`).
             self.ended = true;
             return;
         }
-        self.count(kind);
+        self.count(kind, answer.affected);
+    }
+
+    /// sysbench restarts the event on an error it ignores: the event again from its
+    /// first statement with fresh draws (its `event()` called anew), the failed
+    /// try's good statements still counted, the failure counted a retry (the
+    /// report's "ignored errors").
+    fn retry(&mut self, failure: SqlFailure) -> bool {
+        let again = self.plan.options.ignore.covers(failure);
+        if again {
+            self.begin();
+        }
+        again
     }
 }
 

@@ -20,8 +20,9 @@ pub struct SysbenchFigures {
     pub other: u64,
     /// Events that ended well.
     pub transactions: u64,
-    /// Events that failed with an error sysbench ignores and retries (deadlock,
-    /// serialization failure, duplicate key).
+    /// Failures of an error sysbench ignores, each restarting its event (MySQL's
+    /// `--mysql-ignore-errors`, PostgreSQL's deadlock, unique violation and
+    /// serialization failure).
     pub ignored_errors: u64,
     pub reconnects: u64,
     pub elapsed_s: f64,

@@ -2,7 +2,8 @@ use super::*;
 use crate::sql::sysbench::Test;
 use crate::sql::Dialect;
 
-/// One event's statements: (sql, params, prepared name), each answered `ok`.
+/// One event's statements: (sql, params, prepared name), each answered `ok` (a
+/// write changing one row).
 fn event(c: &mut Oltp, ok: bool) -> Vec<(String, Vec<String>, Option<String>)> {
     c.begin();
     let mut out = Vec::new();
@@ -25,6 +26,7 @@ fn event(c: &mut Oltp, ok: bool) -> Vec<(String, Vec<String>, Option<String>)> {
         }
         c.answered(&StatementAnswer {
             failed: !ok,
+            affected: u64::from(ok),
             ..StatementAnswer::default()
         });
     }
@@ -172,4 +174,86 @@ fn select_random_ranges_and_bulk_insert_have_sysbenchs_shapes() {
         .0
         .starts_with("INSERT INTO sbtest1 VALUES (1001,1001),"));
     assert_eq!(counts.get().write, 2);
+}
+
+/// sysbench's drivers count a statement by what it did: an UPDATE or DELETE that
+/// changed no row is "other", not a write (it was counted a write whatever it did).
+#[test]
+fn a_write_that_changed_no_row_counts_as_other_as_sysbench_counts_it() {
+    let (mut c, counts) = client(OltpOptions::new(Test::Delete, Dialect::Mysql));
+    c.begin();
+    assert!(matches!(c.next(), Action::Query { .. }));
+    c.answered(&StatementAnswer::default());
+    assert!(matches!(c.next(), Action::Done));
+    c.begin();
+    assert!(matches!(c.next(), Action::Query { .. }));
+    c.answered(&StatementAnswer {
+        affected: 1,
+        ..StatementAnswer::default()
+    });
+    assert_eq!(
+        counts.get(),
+        QueryCounts {
+            read: 0,
+            write: 1,
+            other: 1
+        }
+    );
+}
+
+/// An ignored error restarts the event from its first statement with fresh draws
+/// (sysbench calls `event()` again); the failed try's good statements stay
+/// counted; an error not ignored ends the event.
+#[test]
+fn an_ignored_error_restarts_the_event_and_another_ends_it() {
+    let mut o = OltpOptions::new(Test::ReadWrite, Dialect::Mysql);
+    o.ignore = crate::sql::sysbench::Ignore::default();
+    let (mut c, counts) = client(o);
+    c.begin();
+    let mut first = Vec::new();
+    for ok in [true, true, false] {
+        match c.next() {
+            Action::Query { sql, params, .. } => {
+                first.push((sql.to_string(), params.iter().count()));
+            }
+            other => panic!("{other:?}"),
+        }
+        c.answered(&StatementAnswer {
+            failed: !ok,
+            ..StatementAnswer::default()
+        });
+    }
+    assert!(matches!(c.next(), Action::Done));
+    assert!(
+        c.retry(SqlFailure::My(1213, *b"40001")),
+        "a deadlock restarts it"
+    );
+    // BEGIN and one point select counted, as sysbench counts them.
+    assert_eq!(counts.get().other, 1);
+    assert_eq!(counts.get().read, 1);
+    match c.next() {
+        Action::Query { sql, .. } => assert_eq!(sql, "BEGIN", "from its first statement"),
+        other => panic!("{other:?}"),
+    }
+    c.answered(&StatementAnswer::default());
+    c.next();
+    c.answered(&StatementAnswer {
+        failed: true,
+        ..StatementAnswer::default()
+    });
+    assert!(
+        !c.retry(SqlFailure::My(1062, *b"23000")),
+        "a duplicate key is not ignored"
+    );
+    assert!(matches!(c.next(), Action::Done));
+    // PostgreSQL: the pgsql driver's three.
+    let (mut p, _) = client(OltpOptions::new(Test::Insert, Dialect::Postgres));
+    p.begin();
+    p.next();
+    p.answered(&StatementAnswer {
+        failed: true,
+        ..StatementAnswer::default()
+    });
+    assert!(p.retry(SqlFailure::Pg(*b"23505")));
+    assert!(matches!(p.next(), Action::Query { .. }));
 }

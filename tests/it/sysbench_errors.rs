@@ -1,0 +1,117 @@
+//! `hakaru sysbench` counts what sysbench 1.0.20 counts when statements fail or
+//! change nothing, on a private MariaDB (tests/it/mysql.rs): an error in
+//! `--mysql-ignore-errors` restarts the event, each counted among the "ignored
+//! errors", the event itself counted once when it ends well; with `none` the same
+//! error fails the event, counted by its kind; a DELETE that found no row is
+//! "other", as sysbench's driver counts it by affected rows.
+
+use std::time::Duration;
+
+use crate::mysql::Mariadb;
+use crate::sysbench::figure;
+use crate::sysbench::mariadb::{conn, sysbench};
+use crate::util::{hakaru, wait_bounded};
+
+/// Runs `hakaru sysbench` while a root session holds every row of `sbtest1` for
+/// `hold` seconds (`innodb_lock_wait_timeout=1`): its report.
+fn run_while_locked(db: &Mariadb, args: &str, hold: f64) -> String {
+    let mut locker = db.sql_in_background(&format!(
+        "BEGIN; SELECT count(*) FROM bench.sbtest1 FOR UPDATE; DO SLEEP({hold}); COMMIT"
+    ));
+    // The lock is taken before the load's first UPDATE asks for it.
+    std::thread::sleep(Duration::from_millis(300));
+    let out = hakaru()
+        .arg("sysbench")
+        .args(conn(db))
+        .args(args.split_whitespace())
+        .output()
+        .expect("hakaru runs");
+    wait_bounded(&mut locker, Duration::from_secs(15)).expect("the locking session ends");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "hakaru sysbench {args}: {text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    text
+}
+
+#[test]
+fn a_lock_wait_timeout_restarts_the_event_as_an_ignored_error_unless_none() {
+    let Some(db) = Mariadb::start() else { return };
+    let shape = "oltp_update_index --table-size=100";
+    sysbench(&db, &format!("{shape} prepare"));
+    db.sql("SET GLOBAL innodb_lock_wait_timeout = 1");
+    // The default list (1213,1020,1205): each thread's UPDATE times out on the lock
+    // and its event starts again, until the lock goes and it ends well.
+    let report = run_while_locked(&db, &format!("{shape} --threads=2 --time=4 run"), 2.5);
+    let ignored = figure(&report, "ignored errors:");
+    assert!(ignored >= 2, "each thread waited at least once: {report}");
+    assert!(figure(&report, "transactions:") > 0, "{report}");
+    assert!(
+        !report.contains("sql_lock_wait_timeout"),
+        "no event failed: {report}"
+    );
+    // The restarted event's latency holds its waits.
+    let max = report
+        .lines()
+        .find(|l| l.trim_start().starts_with("max:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        .unwrap();
+    assert!(max >= 1000.0, "max {max} ms: {report}");
+    // `none`: the same wait fails its event, counted by its kind; none ignored.
+    let report = run_while_locked(
+        &db,
+        &format!("{shape} --threads=2 --time=4 --mysql-ignore-errors=none run"),
+        2.5,
+    );
+    assert_eq!(figure(&report, "ignored errors:"), 0, "{report}");
+    assert!(report.contains("sql_lock_wait_timeout"), "{report}");
+    sysbench(&db, &format!("{shape} cleanup"));
+}
+
+/// The bug: every DELETE counted a write, though sysbench's driver counts one that
+/// changed no row as "other". 50 DELETEs on 100 rows, ids drawn with repeats:
+/// writes are the rows gone, the rest other.
+#[test]
+fn a_delete_that_found_no_row_counts_as_other_as_sysbench_counts_it() {
+    let Some(db) = Mariadb::start() else { return };
+    let shape = "oltp_delete --table-size=100 --rand-type=uniform";
+    sysbench(&db, &format!("{shape} prepare"));
+    let before = db.status("Com_delete");
+    let report = sysbench(&db, &format!("{shape} --events=150 --time=0 run"));
+    assert_eq!(db.status("Com_delete") - before, 150);
+    let left: u64 = db
+        .sql("SELECT count(*) FROM bench.sbtest1")
+        .parse()
+        .unwrap();
+    let (write, other) = (figure(&report, "write:"), figure(&report, "other:"));
+    assert_eq!(write, 100 - left, "{report}");
+    assert_eq!(write + other, 150, "{report}");
+    assert!(other > 0, "150 draws of 100 ids repeat: {report}");
+    sysbench(&db, &format!("{shape} cleanup"));
+}
+
+/// `--mysql-ignore-errors=all` on an error that never goes (no table: 1146): sysbench
+/// restarts such an event forever; here the run ends at `--time` with the event in
+/// flight (neither a transaction nor an error), every try an ignored error, and,
+/// nothing having succeeded, does not exit 0.
+#[test]
+fn an_error_ignored_forever_still_ends_the_run_on_time() {
+    let Some(db) = Mariadb::start() else { return };
+    let started = std::time::Instant::now();
+    let out = hakaru()
+        .arg("sysbench")
+        .args(conn(&db))
+        .args(["oltp_point_select", "--threads=2", "--time=2"])
+        .args(["--mysql-ignore-errors=all", "run"])
+        .output()
+        .expect("hakaru runs");
+    let took = started.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(took < Duration::from_secs(15), "took {took:?}: {text}");
+    assert_ne!(out.status.code(), Some(0), "{text}");
+    assert_eq!(figure(&text, "transactions:"), 0, "{text}");
+    assert!(figure(&text, "ignored errors:") > 0, "{text}");
+    eprintln!("took {took:?}\n{text}");
+}
