@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, repeat};
+use crate::analysis::comparable::{self, Shape};
+use crate::analysis::{self, repeat, SetupDifference};
 use crate::report::chart::esc;
 use crate::report::findings::phases::{phase_sentences, PhaseTable};
 use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
@@ -19,12 +20,29 @@ use crate::report::ReportOptions;
 use crate::result::series::Series;
 use crate::result::RunResult;
 
+/// A run's rate profile, when `runs` holds its result and its one step had one
+/// (`--rate 2s@5000,1s@60000`); a folded row ("a warm") is found by its setup's label.
+fn profile_of(label: &str, runs: &[(&str, &RunResult)]) -> Option<String> {
+    let (_, run) = runs.iter().find(|(l, _)| {
+        label == *l
+            || label
+                .strip_prefix(*l)
+                .is_some_and(|rest| rest == " warm" || rest == " cold")
+    })?;
+    match run.steps.as_slice() {
+        [one] => one.rate_profile.clone(),
+        _ => None,
+    }
+}
+
 /// Computes one row per setup (repetitions folded into one row, a cold first round
-/// in its own).
-pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
+/// in its own); `runs`: the runs that are hakaru JSON results, by label, for what only
+/// they keep (a step's rate profile).
+pub fn compare_rows(series: &[Series], runs: &[(&str, &RunResult)]) -> Vec<CompareRow> {
     let mut rows: Vec<CompareRow> = repeat::display(&repeat::groups(series))
         .iter()
         .map(|(s, spread)| {
+            let shape = Shape::of(s, profile_of(&s.label, runs));
             let sat = analysis::analyse(s);
             let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
             let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();
@@ -38,7 +56,11 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 label: s.label.clone(),
                 peak_qps: repeated.map(|sp| sp.mean).or(sat.peak.map(|p| p.qps)),
                 peak_clients: sat.peak.map(|p| p.n_clients),
-                plateau_clients: sat.plateau.map(|p| p.n_clients),
+                // A level-off is a curve's: one step "levels off" where it was measured.
+                plateau_clients: sat
+                    .plateau
+                    .filter(|_| shape.is_curve())
+                    .map(|p| p.n_clients),
                 low_load_latency_s: sat.baseline.map(|b| b.mean_s),
                 low_load_clients: sat.baseline.map(|b| b.n_clients),
                 latency_at_peak_s: sat.peak.map(|p| p.mean_s),
@@ -54,6 +76,7 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 runs: spread.map_or(1, |sp| sp.n),
                 peak_spread: *spread,
                 peak_ratio: None,
+                shape,
             }
         })
         .collect();
@@ -75,6 +98,23 @@ fn warnings(rows: &[CompareRow]) -> Vec<String> {
         .flat_map(|r| r.warnings.iter().map(|w| (r.label.clone(), w.clone())))
         .collect();
     findings::grouped_warnings(&items)
+}
+
+/// What differs between the runs, in words, each marked serious or not: the load
+/// models first (the judgement's, finer than the settings' open or closed), then the
+/// other settings.
+fn differences(series: &[Series], rows: &[CompareRow]) -> Vec<(bool, String)> {
+    let shapes: Vec<Shape> = rows.iter().map(|r| r.shape.clone()).collect();
+    let mut out = Vec::new();
+    if let Some(m) = comparable::models_differ(&shapes) {
+        out.push((true, findings::compare::models_sentence(&m)));
+    }
+    for d in analysis::setup_differences(series) {
+        if !matches!(d, SetupDifference::OpenModel(_)) {
+            out.push((d.is_serious(), findings::difference_sentence(&d)));
+        }
+    }
+    out
 }
 
 /// A cell with the value and, for rows after the baseline, its ratio to the baseline.
@@ -108,6 +148,26 @@ fn peak_cell(r: &CompareRow, base: &CompareRow, is_base: bool) -> String {
     }
 }
 
+/// Where the row's peak was measured: its clients, or the rate it was offered
+/// ("5000/s") for an open-model run, whose connections are not its load.
+fn peak_at(r: &CompareRow) -> Option<String> {
+    let open = matches!(
+        r.shape.model,
+        comparable::LoadModel::FixedRate | comparable::LoadModel::Search
+    );
+    let rate = r
+        .shape
+        .steps
+        .iter()
+        .filter(|_| open)
+        .max_by(|a, b| a.qps.total_cmp(&b.qps))
+        .and_then(|m| match m.load {
+            comparable::Load::Rate(q) => Some(format!("{}/s", crate::report::fmt::fmt_qps(q).trim_end_matches(".0"))),
+            comparable::Load::Clients(_) => None,
+        });
+    rate.or_else(|| r.peak_clients.map(|n| n.to_string()))
+}
+
 const HEADERS: [&str; 8] = [
     "run",
     "peak qps",
@@ -119,6 +179,15 @@ const HEADERS: [&str; 8] = [
     "failed",
 ];
 
+/// The table's headers: the peak's place is "at" when some run's is a rate.
+fn headers(rows: &[CompareRow]) -> [&'static str; 8] {
+    let mut h = HEADERS;
+    if rows.iter().any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s"))) {
+        h[2] = "at";
+    }
+    h
+}
+
 /// The table's cells, one row per run; ratios to the first run in parentheses.
 pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
     let Some(base) = rows.first() else {
@@ -128,11 +197,13 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
     rows.iter()
         .enumerate()
         .map(|(i, r)| {
-            let is_base = i == 0;
+            // A ratio only where the judgement of the pair allows one: figures at the
+            // same load, or two curves.
+            let is_base = i == 0 || !comparable::judge(&base.shape, &r.shape).table_ratios();
             vec![
                 r.label.clone(),
                 peak_cell(r, base, is_base),
-                r.peak_clients.map(|n| n.to_string()).unwrap_or_else(dash),
+                peak_at(r).unwrap_or_else(dash),
                 r.plateau_clients
                     .map(|n| n.to_string())
                     .unwrap_or_else(dash),
@@ -164,7 +235,8 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
 /// The ramp table with aligned columns and the note on its ratios.
 fn ramp_table_text(rows: &[CompareRow]) -> String {
     let cells = table_cells(rows);
-    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+    let heads = headers(rows);
+    let mut widths: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
     for r in &cells {
         for (i, c) in r.iter().enumerate() {
             widths[i] = widths[i].max(c.chars().count());
@@ -186,7 +258,7 @@ fn ramp_table_text(rows: &[CompareRow]) -> String {
         o.trim_end().to_owned()
     };
     let mut o = String::new();
-    o.push_str(&line(&HEADERS.map(String::from)));
+    o.push_str(&line(&heads.map(String::from)));
     o.push('\n');
     for r in &cells {
         o.push_str(&line(r));
@@ -271,7 +343,7 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
     let parts = Parts::of(series, runs);
     let mut o = String::new();
     if !parts.ramps.is_empty() {
-        let rows = compare_rows(&parts.ramps);
+        let rows = compare_rows(&parts.ramps, runs);
         o.push_str(&ramp_table_text(&rows));
         if let Some(n) = parts.suites_note() {
             o.push_str(&phases::wrap(&n));
@@ -293,14 +365,15 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
             o.push_str(&phases::wrap(&s));
         }
     }
-    for d in analysis::setup_differences(series) {
-        if d.is_serious() {
-            let _ = writeln!(o, "warning: {}", findings::difference_sentence(&d));
+    let all = compare_rows(series, runs);
+    for (serious, text) in differences(series, &all) {
+        if serious {
+            let _ = writeln!(o, "warning: {text}");
         } else {
-            let _ = writeln!(o, "{}", findings::difference_sentence(&d));
+            let _ = writeln!(o, "{text}");
         }
     }
-    for w in warnings(&compare_rows(series)) {
+    for w in warnings(&all) {
         let _ = writeln!(o, "warning: {w}");
     }
     o
@@ -314,7 +387,7 @@ pub fn compare_markdown(series: &[Series]) -> String {
 /// [`compare_markdown`], suites among `runs` compared phase by phase.
 pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
     let parts = Parts::of(series, runs);
-    let rows = compare_rows(&parts.ramps);
+    let rows = compare_rows(&parts.ramps, runs);
     let mut o = String::from("### Comparison\n\n");
     for s in parts.sentences(&rows) {
         o.push_str(&s);
@@ -324,7 +397,7 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         o.push('\n');
         let mut aligns = vec![Align::Right; HEADERS.len()];
         aligns[0] = Align::Left;
-        o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
+        o.push_str(&md_table(&headers(&rows), &aligns, &table_cells(&rows)));
         if let Some(b) = rows.first() {
             let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
         }
@@ -336,15 +409,15 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         o.push('\n');
         o.push_str(&phases::markdown(t));
     }
-    for d in analysis::setup_differences(series) {
-        let text = findings::difference_sentence(&d);
-        if d.is_serious() {
+    let all = compare_rows(series, runs);
+    for (serious, text) in differences(series, &all) {
+        if serious {
             let _ = write!(o, "\n> **Warning:** {text}\n");
         } else {
             let _ = write!(o, "\n{text}\n");
         }
     }
-    for w in warnings(&compare_rows(series)) {
+    for w in warnings(&all) {
         let _ = write!(o, "\n> **Warning:** {w}\n");
     }
     o
@@ -354,7 +427,7 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
 /// suites, which runs are suites.
 fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) {
     b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
-    for h in HEADERS {
+    for h in headers(rows) {
         let _ = write!(b, "<th>{}</th>", esc(h));
     }
     b.push_str("</tr></thead><tbody>");
@@ -388,7 +461,7 @@ pub fn compare_html(
     opts: &ReportOptions,
 ) -> String {
     let parts = Parts::of(series, runs);
-    let rows = compare_rows(&parts.ramps);
+    let rows = compare_rows(&parts.ramps, runs);
     // Charts against clients or rate are a ramp's; a suite's phases are drawn over
     // time below.
     let shown = repeat::display_series(&parts.ramps);
@@ -405,16 +478,17 @@ pub fn compare_html(
     for s in parts.sentences(&rows) {
         let _ = write!(b, "<p>{}</p>", page::rich(&s));
     }
-    let differences = analysis::setup_differences(series);
+    let all = compare_rows(series, runs);
+    let differences = differences(series, &all);
     let warnings: Vec<String> = differences
         .iter()
-        .filter(|d| d.is_serious())
-        .map(findings::difference_sentence)
-        .chain(warnings(&compare_rows(series)))
+        .filter(|(serious, _)| *serious)
+        .map(|(_, t)| t.clone())
+        .chain(warnings(&all))
         .collect();
     b.push_str(&page::warnings_box(&warnings));
-    for d in differences.iter().filter(|d| !d.is_serious()) {
-        let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
+    for (_, t) in differences.iter().filter(|(serious, _)| !serious) {
+        let _ = write!(b, "<p>{}</p>", esc(t));
     }
     b.push_str("</section>");
     if !parts.ramps.is_empty() {
@@ -628,5 +702,137 @@ mod tests {
             html.contains("Side by side") && html.contains("are suites: compared phase by phase"),
             "{html}"
         );
+    }
+
+    /// A run of one step per `(clients, rate, qps, mean, p99)`, 1000 requests each.
+    fn stepped(steps: &[(usize, Option<f64>, f64, f64)]) -> RunResult {
+        let steps = steps
+            .iter()
+            .map(|&(n, rate, qps, mean)| {
+                let mut s = fixture::bare_step(n);
+                s.rate = rate;
+                s.qps = qps;
+                s.total_requests = 1000;
+                s.statuses.insert(200, 1000);
+                s.latency.count = 1000;
+                s.latency.mean_s = mean;
+                s.latency.p99_s = mean * 3.0;
+                s
+            })
+            .collect();
+        fixture::run(steps)
+    }
+
+    /// The terminal, the Markdown and the page of `runs` compared, in one string.
+    fn everywhere(runs: &[(&str, &RunResult)]) -> String {
+        let series: Vec<Series> = runs.iter().map(|(l, r)| Series::from_run(r, l)).collect();
+        format!(
+            "{}\n{}\n{}",
+            compare_text_with(&series, runs),
+            compare_markdown_with(&series, runs),
+            compare_html(&series, runs, &ReportOptions::default())
+        )
+    }
+
+    /// Regression (issue 35): two fixed-rate runs compared said "holds 6.0× peak qps",
+    /// which is only the rates chosen, not what either server can hold.
+    #[test]
+    fn fixed_rates_compared_claim_no_peak_qps() {
+        let a = stepped(&[(50, Some(1000.0), 1000.0, 0.001)]);
+        let b = stepped(&[(50, Some(6000.0), 6000.0, 0.002)]);
+        let all = everywhere(&[("a", &a), ("b", &b)]);
+        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
+        assert!(!all.contains("(6.00×)") && !all.contains("(6.0×)"), "{all}");
+        assert!(
+            all.contains("a was offered 1000 requests/s, b 6000 requests/s: a fixed rate's throughput is the rate chosen"),
+            "{all}"
+        );
+        // The same rate offered to both: answered against offered, and the p99s.
+        let c = stepped(&[(50, Some(5000.0), 5000.0, 0.001)]);
+        let d = stepped(&[(50, Some(5000.0), 4120.0, 0.1)]);
+        let text = compare_text_with(
+            &[Series::from_run(&c, "a"), Series::from_run(&d, "b")],
+            &[("a", &c), ("b", &d)],
+        );
+        assert!(
+            text.contains("Both were offered 5000 requests/s: a answered 5000/s (p99 3.00 ms, none failed), b answered 4120/s (p99 300 ms, none failed); b's p99 there is 100× a's."),
+            "{text}"
+        );
+    }
+
+    /// Regression (issue 35): single steps at 20 and 50 clients were told "levels off
+    /// at 20 clients (nginx: 50)" and "its 20-client latency is 5.7×".
+    #[test]
+    fn single_steps_at_different_clients_claim_no_level_off_or_latency_ratio() {
+        let a = stepped(&[(20, None, 1000.0, 0.02)]);
+        let b = stepped(&[(50, None, 1200.0, 0.04)]);
+        let all = everywhere(&[("nginx", &a), ("caddy", &b)]);
+        assert!(!all.contains("levels off"), "{all}");
+        assert!(!all.contains("-client latency"), "{all}");
+        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
+        assert!(
+            all.contains("nginx was measured at 20 clients, caddy at 50 clients: with no load in common"),
+            "{all}"
+        );
+        // At the same clients: figures there, said as such.
+        let c = stepped(&[(20, None, 1200.0, 0.04)]);
+        let text = compare_text_with(
+            &[Series::from_run(&a, "nginx"), Series::from_run(&c, "caddy")],
+            &[("nginx", &a), ("caddy", &c)],
+        );
+        assert!(
+            text.contains("At 20 clients, caddy answered 1.20× nginx's qps (1200 vs 1000 qps); caddy's p99 there is 2.0× nginx's."),
+            "{text}"
+        );
+        assert!(!text.contains("levels off"), "{text}");
+    }
+
+    #[test]
+    fn a_client_ramp_and_a_fixed_rate_are_different_models() {
+        let ramp = stepped(&[
+            (1, None, 100.0, 0.01),
+            (2, None, 190.0, 0.01),
+            (4, None, 300.0, 0.013),
+            (8, None, 320.0, 0.025),
+        ]);
+        let rate = stepped(&[(50, Some(5000.0), 5000.0, 0.001)]);
+        let all = everywhere(&[("ramp", &ramp), ("rate", &rate)]);
+        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
+        assert!(
+            all.contains("these runs differ in load model (ramp closed, by clients, rate open, at fixed rates)"),
+            "{all}"
+        );
+        assert!(all.contains("<strong>Warning:</strong> these runs differ in load model"), "{all}");
+        assert!(
+            all.contains("rate (open, at fixed rates) and ramp (closed, by clients) offered their load differently"),
+            "{all}"
+        );
+        // The settings' own open/closed warning is not said twice.
+        assert!(!all.contains("steps by rate and steps by clients"), "{all}");
+    }
+
+    #[test]
+    fn curves_still_compare_their_peaks_and_level_off() {
+        let a = stepped(&[
+            (1, None, 100.0, 0.01),
+            (2, None, 190.0, 0.0105),
+            (4, None, 300.0, 0.013),
+            (8, None, 320.0, 0.025),
+        ]);
+        let b = stepped(&[
+            (1, None, 150.0, 0.01),
+            (2, None, 300.0, 0.0066),
+            (4, None, 580.0, 0.0069),
+            (8, None, 640.0, 0.0125),
+        ]);
+        let text = compare_text_with(
+            &[Series::from_run(&a, "a"), Series::from_run(&b, "b")],
+            &[("a", &a), ("b", &b)],
+        );
+        assert!(
+            text.contains("b holds 2.0× a's peak qps (640.0 vs 320.0 qps); its 1-client latency is about the same as a's."),
+            "{text}"
+        );
+        assert!(text.contains("(2.0×)"), "{text}");
     }
 }
