@@ -162,10 +162,7 @@ pub enum Pair {
         other: Measured,
     },
     /// The same model, but no load in common: each run's loads, nothing compared.
-    NoCommonLoad {
-        base: Vec<Load>,
-        other: Vec<Load>,
-    },
+    NoCommonLoad { base: Vec<Load>, other: Vec<Load> },
     /// Different load models: nothing compared.
     Models { base: LoadModel, other: LoadModel },
     /// Suites' phases, or a run without a measured step: nothing to say here.
@@ -195,7 +192,12 @@ pub fn judge(base: &Shape, other: &Shape) -> Pair {
         return Pair::Nothing;
     }
     if base.model == LoadModel::Profile {
-        return match (&base.profile, &other.profile, base.steps.as_slice(), other.steps.as_slice()) {
+        return match (
+            &base.profile,
+            &other.profile,
+            base.steps.as_slice(),
+            other.steps.as_slice(),
+        ) {
             (Some(a), Some(b), [x], [y]) if a == b => Pair::SameProfile {
                 profile: a.clone(),
                 base: *x,
@@ -317,12 +319,20 @@ mod tests {
     fn a_ramp_and_a_step_compare_at_the_step_only() {
         let ramp = closed(
             "ramp",
-            &[(1, 100.0, 0.01), (2, 190.0, 0.01), (4, 300.0, 0.013), (8, 320.0, 0.025)],
+            &[
+                (1, 100.0, 0.01),
+                (2, 190.0, 0.01),
+                (4, 300.0, 0.013),
+                (8, 320.0, 0.025),
+            ],
         );
         let one = closed("one", &[(4, 280.0, 0.014)]);
         match judge(&ramp, &one) {
             Pair::AtLoad { base, other, only } => {
-                assert_eq!((base.load, other.load, only), (Load::Clients(4), Load::Clients(4), false));
+                assert_eq!(
+                    (base.load, other.load, only),
+                    (Load::Clients(4), Load::Clients(4), false)
+                );
             }
             p => panic!("{p:?}"),
         }
@@ -332,11 +342,21 @@ mod tests {
     fn curves_compare_latency_at_the_fewest_clients_both_measured() {
         let a = closed(
             "a",
-            &[(1, 100.0, 0.01), (2, 190.0, 0.01), (4, 300.0, 0.013), (8, 320.0, 0.025)],
+            &[
+                (1, 100.0, 0.01),
+                (2, 190.0, 0.01),
+                (4, 300.0, 0.013),
+                (8, 320.0, 0.025),
+            ],
         );
         let b = closed(
             "b",
-            &[(2, 150.0, 0.013), (4, 250.0, 0.016), (8, 300.0, 0.026), (16, 310.0, 0.05)],
+            &[
+                (2, 150.0, 0.013),
+                (4, 250.0, 0.016),
+                (8, 300.0, 0.026),
+                (16, 310.0, 0.05),
+            ],
         );
         match judge(&a, &b) {
             Pair::Curves { low: Some((x, y)) } => {
@@ -350,7 +370,12 @@ mod tests {
     fn models_apart_are_named_and_compare_nothing() {
         let ramp = closed(
             "ramp",
-            &[(1, 100.0, 0.01), (2, 190.0, 0.01), (4, 300.0, 0.013), (8, 320.0, 0.025)],
+            &[
+                (1, 100.0, 0.01),
+                (2, 190.0, 0.01),
+                (4, 300.0, 0.013),
+                (8, 320.0, 0.025),
+            ],
         );
         let rate = fixed("rate", &[(5000.0, 5000.0)]);
         assert_eq!(

@@ -19,17 +19,17 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
     for r in &rows[1..] {
         match comparable::judge(&base.shape, &r.shape) {
             Pair::Curves { low } => out.extend(curve_sentences(base, r, low)),
-            Pair::AtLoad { base: x, other: y, only } => {
-                out.push(at_load(&base.label, &r.label, x, y, only))
-            }
+            Pair::AtLoad {
+                base: x,
+                other: y,
+                only,
+            } => out.push(at_load(&base.label, &r.label, x, y, only)),
             Pair::SameProfile {
                 profile,
                 base: x,
                 other: y,
             } => out.push(same_profile(&base.label, &r.label, &profile, x, y)),
-            Pair::NoCommonLoad { base: x, other: y } => {
-                out.push(no_common_load(base, r, &x, &y))
-            }
+            Pair::NoCommonLoad { base: x, other: y } => out.push(no_common_load(base, r, &x, &y)),
             Pair::Models { base: x, other: y } => out.push(format!(
                 "{} ({}) and {} ({}) offered their load differently, so no throughput or \
                  latency ratio is drawn between them.",
@@ -127,11 +127,13 @@ fn curve_sentences(
     }
     if let Some((x, y)) = low {
         let at = match x.load {
-            Load::Clients(n) if Some(n) == base.low_load_clients && Some(n) == r.low_load_clients => {
+            Load::Clients(n)
+                if Some(n) == base.low_load_clients && Some(n) == r.low_load_clients =>
+            {
                 format!("its {n}-client latency")
             }
             Load::Clients(n) => format!("at {}, the fewest both measured, its latency", clients(n)),
-            Load::Rate(q) => format!("at {} requests/s its latency", fmt_qps(q)),
+            Load::Rate(q) => format!("at {} requests/s its latency", rate(q)),
         };
         match ratio(Some(y.mean_s), Some(x.mean_s)) {
             Some(l) if (0.95..1.05).contains(&l) => {
@@ -157,11 +159,20 @@ fn curve_sentences(
     out
 }
 
+/// A rate as it was asked for: "50", not "50.0" (rates are mostly whole numbers).
+fn rate(r: f64) -> String {
+    if r.fract() == 0.0 {
+        format!("{r:.0}")
+    } else {
+        fmt_qps(r)
+    }
+}
+
 /// A load in words: "20 clients", "5000 requests/s".
 fn load_text(l: Load) -> String {
     match l {
         Load::Clients(n) => clients(n),
-        Load::Rate(r) => format!("{} requests/s", fmt_qps(r)),
+        Load::Rate(r) => format!("{} requests/s", rate(r)),
     }
 }
 
@@ -173,7 +184,7 @@ fn loads_text(loads: &[Load]) -> String {
         _ => {
             let unit = |l: &Load| match l {
                 Load::Clients(n) => n.to_string(),
-                Load::Rate(r) => fmt_qps(*r),
+                Load::Rate(r) => rate(*r),
             };
             let each: Vec<String> = loads.iter().map(unit).collect();
             let last = load_text(loads[loads.len() - 1]);
@@ -220,15 +231,20 @@ fn latency_ratio(b: &str, r: &str, x: &Measured, y: &Measured) -> Option<String>
 
 /// Both runs measured at the load `x.load`: the figures there, and only there.
 fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
-    let lat = latency_ratio(b, r, &x, &y).map(|l| format!("; {l}")).unwrap_or_default();
+    let lat = latency_ratio(b, r, &x, &y)
+        .map(|l| format!("; {l}"))
+        .unwrap_or_default();
     match x.load {
         // An open model's throughput is the rate offered: told as answered vs offered.
         Load::Rate(q) => format!(
             "{}: {b} {}, {r} {}{lat}.",
             if only {
-                format!("Both were offered {} requests/s", fmt_qps(q))
+                format!("Both were offered {} requests/s", rate(q))
             } else {
-                format!("At {} requests/s, the highest rate both were offered", fmt_qps(q))
+                format!(
+                    "At {} requests/s, the highest rate both were offered",
+                    rate(q)
+                )
             },
             answered(&x),
             answered(&y)
@@ -239,7 +255,11 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
                 Some(q) => format!("{} {b}'s qps", fmt_ratio(q)),
                 None => "no throughput".into(),
             };
-            let which = if only { "" } else { ", the highest load both measured" };
+            let which = if only {
+                ""
+            } else {
+                ", the highest load both measured"
+            };
             format!(
                 "At {}{which}, {r} answered {q} ({} vs {} qps){lat}.",
                 clients(n),
@@ -252,7 +272,9 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
 
 /// Both ran one rate profile: their steps compare whole.
 fn same_profile(b: &str, r: &str, profile: &str, x: Measured, y: Measured) -> String {
-    let lat = latency_ratio(b, r, &x, &y).map(|l| format!("; {l}")).unwrap_or_default();
+    let lat = latency_ratio(b, r, &x, &y)
+        .map(|l| format!("; {l}"))
+        .unwrap_or_default();
     format!(
         "Both ran the rate profile {profile}: {b} {} on average, {r} {}{lat}.",
         answered(&x),

@@ -162,7 +162,10 @@ fn peak_at(r: &CompareRow) -> Option<String> {
         .filter(|_| open)
         .max_by(|a, b| a.qps.total_cmp(&b.qps))
         .and_then(|m| match m.load {
-            comparable::Load::Rate(q) => Some(format!("{}/s", crate::report::fmt::fmt_qps(q).trim_end_matches(".0"))),
+            comparable::Load::Rate(q) => Some(format!(
+                "{}/s",
+                crate::report::fmt::fmt_qps(q).trim_end_matches(".0")
+            )),
             comparable::Load::Clients(_) => None,
         });
     rate.or_else(|| r.peak_clients.map(|n| n.to_string()))
@@ -179,11 +182,28 @@ const HEADERS: [&str; 8] = [
     "failed",
 ];
 
-/// The table's headers: the peak's place is "at" when some run's is a rate.
+/// Whether the table holds any ratio: some run compares with the first at one load,
+/// or as a curve.
+fn any_ratio(rows: &[CompareRow]) -> bool {
+    rows.split_first().is_some_and(|(base, rest)| {
+        rest.iter()
+            .any(|r| comparable::judge(&base.shape, &r.shape).table_ratios())
+    })
+}
+
+/// The table's headers: the peak's place is "at" when some run's is a rate, and no
+/// "peak" when no run is a curve.
 fn headers(rows: &[CompareRow]) -> [&'static str; 8] {
     let mut h = HEADERS;
-    if rows.iter().any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s"))) {
+    if rows
+        .iter()
+        .any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s")))
+    {
         h[2] = "at";
+    }
+    // Without a curve there is no peak: each run's busiest step is just its figures.
+    if !rows.iter().any(|r| r.shape.is_curve()) {
+        (h[1], h[5], h[6]) = ("qps", "latency", "p99");
     }
     h
 }
@@ -265,10 +285,14 @@ fn ramp_table_text(rows: &[CompareRow]) -> String {
         o.push('\n');
     }
     if let Some(b) = rows.first() {
+        let to = if any_ratio(rows) {
+            format!("ratios in parentheses are to {}; ", b.label)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "(ratios in parentheses are to {}; \"failed\" is the share of requests without a 2xx/3xx response{})",
-            b.label,
+            "({to}\"failed\" is the share of requests without a 2xx/3xx response{})",
             if rows.iter().any(|r| r.runs > 1) {
                 "; a ± b is the mean and standard deviation of repetitions, ≈ a difference within the noise"
             } else {
@@ -398,7 +422,7 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         let mut aligns = vec![Align::Right; HEADERS.len()];
         aligns[0] = Align::Left;
         o.push_str(&md_table(&headers(&rows), &aligns, &table_cells(&rows)));
-        if let Some(b) = rows.first() {
+        if let Some(b) = rows.first().filter(|_| any_ratio(&rows)) {
             let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
         }
         if let Some(n) = parts.suites_note() {
@@ -440,8 +464,11 @@ fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) 
     }
     let _ = write!(
         b,
-        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
-        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        "</tbody></table></div><p class=\"note\">{}With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
+        match rows.first().filter(|_| any_ratio(rows)) {
+            Some(r) => format!("Ratios in parentheses are to the first run, {}. ", esc(&r.label)),
+            None => String::new(),
+        },
         repeat::NOISE_SIGMAS,
         analysis::PLATEAU_SHARE * 100.0
     );
@@ -741,7 +768,10 @@ mod tests {
         let a = stepped(&[(50, Some(1000.0), 1000.0, 0.001)]);
         let b = stepped(&[(50, Some(6000.0), 6000.0, 0.002)]);
         let all = everywhere(&[("a", &a), ("b", &b)]);
-        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
+        assert!(
+            !all.contains(" holds ") && !all.contains("peak qps ("),
+            "{all}"
+        );
         assert!(!all.contains("(6.00×)") && !all.contains("(6.0×)"), "{all}");
         assert!(
             all.contains("a was offered 1000 requests/s, b 6000 requests/s: a fixed rate's throughput is the rate chosen"),
@@ -769,9 +799,14 @@ mod tests {
         let all = everywhere(&[("nginx", &a), ("caddy", &b)]);
         assert!(!all.contains("levels off"), "{all}");
         assert!(!all.contains("-client latency"), "{all}");
-        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
         assert!(
-            all.contains("nginx was measured at 20 clients, caddy at 50 clients: with no load in common"),
+            !all.contains(" holds ") && !all.contains("peak qps ("),
+            "{all}"
+        );
+        assert!(
+            all.contains(
+                "nginx was measured at 20 clients, caddy at 50 clients: with no load in common"
+            ),
             "{all}"
         );
         // At the same clients: figures there, said as such.
@@ -797,12 +832,18 @@ mod tests {
         ]);
         let rate = stepped(&[(50, Some(5000.0), 5000.0, 0.001)]);
         let all = everywhere(&[("ramp", &ramp), ("rate", &rate)]);
-        assert!(!all.contains(" holds ") && !all.contains("peak qps ("), "{all}");
+        assert!(
+            !all.contains(" holds ") && !all.contains("peak qps ("),
+            "{all}"
+        );
         assert!(
             all.contains("these runs differ in load model (ramp closed, by clients, rate open, at fixed rates)"),
             "{all}"
         );
-        assert!(all.contains("<strong>Warning:</strong> these runs differ in load model"), "{all}");
+        assert!(
+            all.contains("<strong>Warning:</strong> these runs differ in load model"),
+            "{all}"
+        );
         assert!(
             all.contains("rate (open, at fixed rates) and ramp (closed, by clients) offered their load differently"),
             "{all}"
