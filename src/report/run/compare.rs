@@ -876,4 +876,35 @@ mod tests {
         );
         assert!(text.contains("(2.0×)"), "{text}");
     }
+
+    /// What the terminal shows for fixed rates (apart, then alike) and single steps
+    /// (apart, then alike), as a person reads it: tests/fixtures/compare-*.txt.
+    #[test]
+    fn qualified_comparisons_snapshot() {
+        let text = |pairs: &[(&str, &RunResult)]| {
+            let series: Vec<Series> = pairs.iter().map(|(l, r)| Series::from_run(r, l)).collect();
+            compare_text_with(&series, pairs)
+        };
+        let a = stepped(&[(50, Some(1000.0), 1000.0, 0.001)]);
+        let b = stepped(&[(50, Some(6000.0), 6000.0, 0.002)]);
+        let c = stepped(&[(50, Some(5000.0), 5000.0, 0.0007)]);
+        let mut d = stepped(&[(50, Some(5000.0), 4120.0, 0.178)]);
+        d.steps[0].late = 63088;
+        d.steps[0].statuses.insert(503, 33);
+        let rates = format!(
+            "{}\n{}",
+            text(&[("a", &a), ("b", &b)]),
+            text(&[("nginx", &c), ("caddy", &d)])
+        );
+        crate::report::run::text::tests::snapshot("compare-fixed-rates.txt", &rates);
+        let e = stepped(&[(20, None, 9000.0, 0.002)]);
+        let f = stepped(&[(50, None, 11000.0, 0.0045)]);
+        let g = stepped(&[(20, None, 7000.0, 0.0029)]);
+        let steps = format!(
+            "{}\n{}",
+            text(&[("nginx", &e), ("caddy", &f)]),
+            text(&[("nginx", &e), ("caddy", &g)])
+        );
+        crate::report::run::text::tests::snapshot("compare-single-steps.txt", &steps);
+    }
 }
