@@ -79,6 +79,8 @@ pub struct Measured {
     /// Open model: requests sent more than 1 ms late, and never started.
     pub late: u64,
     pub dropped: u64,
+    /// Open model: the server kept up with the rate ([`crate::analysis::rate::held`]).
+    pub held: bool,
 }
 
 /// One run (or repetitions of one setup, folded) as the judgement reads it.
@@ -120,6 +122,7 @@ impl Shape {
                 error_share: p.error_share,
                 late: p.late,
                 dropped: p.dropped,
+                held: crate::analysis::rate::held(p),
             })
             .collect();
         Shape {
@@ -154,6 +157,9 @@ pub enum Pair {
         base: Measured,
         other: Measured,
         only: bool,
+        /// Both offered the same fixed rates, several of them: the highest rate each
+        /// held (None: none), a capacity both searched for over the same rates.
+        held: Option<(Option<f64>, Option<f64>)>,
     },
     /// Both ran the same rate profile: their whole steps compare.
     SameProfile {
@@ -227,12 +233,33 @@ pub fn judge(base: &Shape, other: &Shape) -> Pair {
             base: b,
             other: o,
             only: base.steps.len() == 1 && other.steps.len() == 1,
+            held: same_rates(base, other).then(|| (highest_held(base), highest_held(other))),
         },
         None => Pair::NoCommonLoad {
             base: base.steps.iter().map(|m| m.load).collect(),
             other: other.steps.iter().map(|m| m.load).collect(),
         },
     }
+}
+
+/// Both runs offered the same fixed rates, more than one.
+fn same_rates(a: &Shape, b: &Shape) -> bool {
+    a.model == LoadModel::FixedRate
+        && a.steps.len() > 1
+        && a.steps.len() == b.steps.len()
+        && a.steps.iter().all(|m| b.at(m.load).is_some())
+}
+
+/// The highest rate a run held.
+fn highest_held(s: &Shape) -> Option<f64> {
+    s.steps
+        .iter()
+        .filter(|m| m.held)
+        .filter_map(|m| match m.load {
+            Load::Rate(r) => Some(r),
+            Load::Clients(_) => None,
+        })
+        .max_by(f64::total_cmp)
 }
 
 /// Each run's load model, when they are not all the same (suites aside: they are
@@ -291,7 +318,9 @@ mod tests {
         let a = fixed("a", &[(5000.0, 5000.0)]);
         let b = fixed("b", &[(5000.0, 4120.0)]);
         match judge(&a, &b) {
-            Pair::AtLoad { base, other, only } => {
+            Pair::AtLoad {
+                base, other, only, ..
+            } => {
                 assert_eq!(base.load, Load::Rate(5000.0));
                 assert_eq!((base.qps, other.qps, only), (5000.0, 4120.0, true));
             }
@@ -328,7 +357,9 @@ mod tests {
         );
         let one = closed("one", &[(4, 280.0, 0.014)]);
         match judge(&ramp, &one) {
-            Pair::AtLoad { base, other, only } => {
+            Pair::AtLoad {
+                base, other, only, ..
+            } => {
                 assert_eq!(
                     (base.load, other.load, only),
                     (Load::Clients(4), Load::Clients(4), false)
@@ -388,6 +419,22 @@ mod tests {
         let m = models_differ(&[ramp.clone(), rate]).expect("they differ");
         assert_eq!(m[1], ("rate".to_string(), LoadModel::FixedRate));
         assert!(models_differ(&[ramp.clone(), ramp]).is_none());
+    }
+
+    #[test]
+    fn the_same_rates_offered_compare_the_highest_held() {
+        let a = fixed("a", &[(100.0, 100.0), (200.0, 200.0), (400.0, 390.0)]);
+        let b = fixed("b", &[(100.0, 100.0), (200.0, 150.0), (400.0, 160.0)]);
+        match judge(&a, &b) {
+            Pair::AtLoad { base, held, .. } => {
+                assert_eq!(base.load, Load::Rate(400.0));
+                assert_eq!(held, Some((Some(400.0), Some(100.0))));
+            }
+            p => panic!("{p:?}"),
+        }
+        // Rates in common but not the same set: no capacity compared.
+        let c = fixed("c", &[(100.0, 100.0), (800.0, 700.0)]);
+        assert!(matches!(judge(&a, &c), Pair::AtLoad { held: None, .. }));
     }
 
     #[test]

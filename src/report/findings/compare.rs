@@ -23,7 +23,13 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 base: x,
                 other: y,
                 only,
-            } => out.push(at_load(&base.label, &r.label, x, y, only)),
+                held,
+            } => {
+                if let Some((hx, hy)) = held {
+                    out.push(held_sentence(base, r, hx, hy));
+                }
+                out.push(at_load(&base.label, &r.label, x, y, only))
+            }
             Pair::SameProfile {
                 profile,
                 base: x,
@@ -268,6 +274,32 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
             )
         }
     }
+}
+
+/// Both were offered the same fixed rates: the highest each held, a capacity found
+/// over the same rates.
+fn held_sentence(base: &CompareRow, r: &CompareRow, x: Option<f64>, y: Option<f64>) -> String {
+    let loads: Vec<Load> = base.shape.steps.iter().map(|m| m.load).collect();
+    let top = loads
+        .iter()
+        .map(|l| match l {
+            Load::Rate(q) => *q,
+            Load::Clients(n) => *n as f64,
+        })
+        .fold(0.0, f64::max);
+    let each = |h: Option<f64>| match h {
+        Some(h) if h >= top => format!("held every rate, up to {} requests/s", rate(h)),
+        Some(h) => format!("held up to {} requests/s", rate(h)),
+        None => "held none of them".to_owned(),
+    };
+    format!(
+        "Offered the same rates ({}), {} {} and {} {}.",
+        loads_text(&loads),
+        base.label,
+        each(x),
+        r.label,
+        each(y)
+    )
 }
 
 /// Both ran one rate profile: their steps compare whole.

@@ -907,4 +907,38 @@ mod tests {
         );
         crate::report::run::text::tests::snapshot("compare-single-steps.txt", &steps);
     }
+
+    /// Two rate ramps over the same rates: the highest each held is a capacity both
+    /// looked for the same way, and is said; the figures are the top rate's.
+    #[test]
+    fn rate_ramps_over_the_same_rates_compare_the_highest_held() {
+        let a = stepped(&[
+            (8, Some(100.0), 100.0, 0.001),
+            (8, Some(200.0), 200.0, 0.001),
+            (8, Some(400.0), 399.0, 0.002),
+        ]);
+        let b = stepped(&[
+            (8, Some(100.0), 100.0, 0.001),
+            (8, Some(200.0), 150.0, 0.05),
+            (8, Some(400.0), 160.0, 0.2),
+        ]);
+        let text = compare_text_with(
+            &[Series::from_run(&a, "a"), Series::from_run(&b, "b")],
+            &[("a", &a), ("b", &b)],
+        );
+        assert!(
+            text.contains("Offered the same rates (100, 200 and 400 requests/s), a held every rate, up to 400 requests/s and b held up to 100 requests/s."),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "At 400 requests/s, the highest rate both were offered: a answered 399.0/s"
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains(" holds ") && !text.contains("peak qps ("),
+            "{text}"
+        );
+    }
 }
