@@ -2,9 +2,10 @@
 //! runs against the embedded target's `/work?ms=` (a fixed pool of workers, its
 //! capacity known), then `compare` on their results. Two fixed-rate runs never compare
 //! as capacity, single steps at different clients claim no level-off or latency ratio,
-//! a ramp beside a fixed-rate run is warned of as another load model — in the
-//! terminal, the Markdown and the page (written by default beside the first result),
-//! where a one-point series is drawn. Words and shapes only, never time.
+//! a ramp beside a fixed-rate run (or a rate profile) is warned of as another load
+//! model, two runs of one profile compare whole — in the terminal, the Markdown and
+//! the page (written by default beside the first result), where a one-point series
+//! is drawn. Words and shapes only, never time.
 
 use crate::util::{hakaru_serve, ok, run, Server, TempDir};
 
@@ -163,4 +164,40 @@ fn a_ramp_beside_a_fixed_rate_run_is_warned_of_as_another_load_model() {
     let said = "rate (open, at fixed rates) and ramp (closed, by clients) offered their load \
                 differently, so no throughput or latency ratio is drawn between them.";
     assert!(text.contains(said) && md.contains(said), "{text}\n{md}");
+}
+
+/// Two runs of one rate profile compare whole; a profile beside a fixed rate is
+/// another load model.
+#[test]
+fn runs_of_one_rate_profile_compare_whole() {
+    let _t = crate::util::timed();
+    let server = work_server();
+    let dir = TempDir::new("compare-profiles");
+    let url = |ms: u32| format!("http://127.0.0.1:{}/work?ms={ms}", server.port);
+    let profile = |name: &str, ms: u32| {
+        let csv = dir.path(&format!("{name}.csv"));
+        let args = ["run", "-q", "-c", "4", "--rate", "1s@50,1s@100", "-o"];
+        let mut all = args.to_vec();
+        let (csv_s, u) = (csv.to_str().unwrap().to_owned(), url(ms));
+        all.extend_from_slice(&[&csv_s, &u]);
+        ok(&run(&all));
+        csv.with_extension("json").to_str().unwrap().to_owned()
+    };
+    let a = profile("a", 1);
+    let b = profile("b", 3);
+    let (text, md, html) = compared(&dir, &a, &b);
+    assert_no_unsupported_claim(&format!("{text}\n{md}\n{html}"));
+    for out in [&text, &md] {
+        assert!(
+            out.contains("Both ran the rate profile 1s@50,1s@100: a answered "),
+            "{out}"
+        );
+    }
+    let flat = one_step(&dir, "flat", &["-c", "4", "--rate", "75"], &url(1));
+    let (text, ..) = compared(&dir, &flat, &a);
+    assert!(
+        text.contains("warning: these runs differ in load model (flat open, at fixed rates, a open, on a rate profile)"),
+        "{text}"
+    );
+    assert_no_unsupported_claim(&text);
 }

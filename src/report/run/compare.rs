@@ -151,6 +151,10 @@ fn peak_cell(r: &CompareRow, base: &CompareRow, is_base: bool) -> String {
 /// Where the row's peak was measured: its clients, or the rate it was offered
 /// ("5000/s") for an open-model run, whose connections are not its load.
 fn peak_at(r: &CompareRow) -> Option<String> {
+    // A profile's step has many rates: named as such, its profile in the sentences.
+    if r.shape.model == comparable::LoadModel::Profile {
+        return Some("profile".into());
+    }
     let open = matches!(
         r.shape.model,
         comparable::LoadModel::FixedRate | comparable::LoadModel::Search
