@@ -854,6 +854,10 @@ mod tests {
         );
         // The settings' own open/closed warning is not said twice.
         assert!(!all.contains("steps by rate and steps by clients"), "{all}");
+        // Each model on its own axis: the fixed rate is not drawn at its connections
+        // beside the ramp's clients.
+        assert!(all.contains("Answered against offered rate"), "{all}");
+        assert!(!all.contains("rate: 50 clients"), "{all}");
     }
 
     #[test]
