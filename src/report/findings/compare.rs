@@ -325,6 +325,12 @@ fn no_common_load(base: &CompareRow, r: &CompareRow, x: &[Load], y: &[Load]) -> 
             loads_text(x),
             loads_text(y)
         ),
+        LoadModel::Search => format!(
+            "{b}'s search probed {}, {o}'s {}: no rate in common, so no ratio is drawn; \
+             each search's answer is in its own report (hakaru report).",
+            loads_text(x),
+            loads_text(y)
+        ),
         LoadModel::Profile => format!(
             "{b} ran the rate profile {}, {o} {}: different loads, so no ratio is drawn.",
             base.shape.profile.as_deref().unwrap_or("?"),

@@ -949,4 +949,32 @@ mod tests {
             "{text}"
         );
     }
+
+    /// Two --find-max searches probe rates of their own: without a rate in common
+    /// nothing is compared, and their answers are pointed to, not made a peak.
+    #[test]
+    fn searches_without_a_rate_in_common_compare_nothing() {
+        let mut a = stepped(&[
+            (8, Some(1000.0), 1000.0, 0.001),
+            (8, Some(1500.0), 1400.0, 0.01),
+        ]);
+        let mut b = stepped(&[
+            (8, Some(1200.0), 1200.0, 0.001),
+            (8, Some(2000.0), 1900.0, 0.01),
+        ]);
+        a.find_max = Some(Default::default());
+        b.find_max = Some(Default::default());
+        let text = compare_text_with(
+            &[Series::from_run(&a, "a"), Series::from_run(&b, "b")],
+            &[("a", &a), ("b", &b)],
+        );
+        assert!(
+            text.contains("a's search probed 1000 and 1500 requests/s, b's 1200 and 2000 requests/s: no rate in common"),
+            "{text}"
+        );
+        assert!(
+            !text.contains(" holds ") && !text.contains("peak qps ("),
+            "{text}"
+        );
+    }
 }
