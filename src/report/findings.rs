@@ -14,9 +14,8 @@ use crate::result::series::Series;
 use crate::result::RunState;
 
 pub mod compare;
-pub mod phases;
-
 pub use compare::{compare_sentences, ratio, CompareRow};
+pub mod phases;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
