@@ -358,6 +358,7 @@ fn run_one<W: Workload>(
     let mut result =
         StepResult::from_recorder(facts, &measured.recorder, targets, step.rate.is_some());
     result.round = round;
+    result.profile = step_profile(step, spec.settings.shard.map_or(1, |k| k.count));
     result.start_late_s = late.map(|d| d.as_secs_f64());
     result.server_process = server_process;
     if let (Some(prober), Some(before)) = (&spec.prober, before) {
@@ -366,6 +367,28 @@ fn run_one<W: Workload>(
         result.cache_hit_rate = probe::combined_hit_rate(&result.probes);
     }
     result
+}
+
+/// A step's rate profile of timed segments as the result keeps it (a shard's own
+/// share of each rate); `None` for a fixed rate or the closed model.
+fn step_profile(step: &StepSpec, shards: u32) -> Option<crate::result::profile::StepProfile> {
+    let profile = step.rate.as_ref().filter(|r| r.fixed_rate().is_none())?;
+    let mut start_s = 0.0;
+    let mut segments = Vec::new();
+    for s in profile.segments() {
+        let duration_s = s.duration_s?;
+        segments.push(crate::result::profile::RateSegment {
+            start_s,
+            duration_s,
+            from: s.from / f64::from(shards),
+            to: s.to / f64::from(shards),
+        });
+        start_s += duration_s;
+    }
+    Some(crate::result::profile::StepProfile {
+        segments,
+        verdict: None,
+    })
 }
 
 /// Rewrite the result files after a step. A failure does not end the run (the
@@ -555,9 +578,12 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         && first.latency.mean_s > 0.0
         && last.latency.mean_s > SATURATION_LATENCY * first.latency.mean_s
     {
+        // "After", not "saturated at": the step that shows saturation is where the
+        // ramp stops, which may lie well past where throughput levelled off.
         return Some(format!(
-            "saturated at {} clients: mean latency {:.3} ms passed {SATURATION_LATENCY}× the \
-             first step's {:.3} ms (requests queue instead of adding throughput)",
+            "saturation showed at {} clients, the last step: mean latency {:.3} ms passed \
+             {SATURATION_LATENCY}× the first step's {:.3} ms (requests queue instead of \
+             adding throughput)",
             last.n_clients,
             last.latency.mean_s * 1e3,
             first.latency.mean_s * 1e3,
@@ -567,8 +593,8 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         let gain = |x: &StepResult, y: &StepResult| y.qps < x.qps * (1.0 + SATURATION_GAIN);
         if gain(a, b) && gain(b, c) {
             return Some(format!(
-                "saturated at {} clients: the last two steps added less than {:.0}% \
-                 throughput each ({:.0} → {:.0} → {:.0} req/s)",
+                "saturation showed at {} clients, the last step: the last two steps added \
+                 less than {:.0}% throughput each ({:.0} → {:.0} → {:.0} req/s)",
                 c.n_clients,
                 SATURATION_GAIN * 100.0,
                 a.qps,
@@ -595,12 +621,17 @@ pub fn doubling_steps(start: usize, cap: usize) -> Vec<usize> {
 }
 
 /// drnbench's steps: from `start` to `end` by `step`, where 0 clients means 1.
-/// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not twice.
+/// Unlike drnbench, `--start-n-clients=0 --step=1` runs the 1-client step once, not
+/// twice, and `end` is always measured: a last step at `end` when `step` does not
+/// land on it (1 to 10 by 4 is 1, 5, 9, 10), since the flag promised that load.
 pub fn client_steps(start: usize, end: usize, step: usize) -> Vec<usize> {
     let mut steps: Vec<usize> = (start..=end)
         .step_by(step.max(1))
         .map(|n| n.max(1))
         .collect();
+    if steps.last().is_some_and(|&last| last < end) {
+        steps.push(end);
+    }
     steps.dedup();
     steps
 }
@@ -626,7 +657,7 @@ mod tests {
         steps.push(step(8, 196.0, 19.0));
         let why = saturated(&steps).unwrap();
         assert!(
-            why.starts_with("saturated at 8 clients: the last two steps"),
+            why.starts_with("saturation showed at 8 clients, the last step: the last two steps"),
             "{why}"
         );
     }
@@ -672,6 +703,14 @@ mod tests {
         assert_eq!(client_steps(1, 32, 1).len(), 32);
         assert_eq!(client_steps(5, 5, 3), vec![5]);
         assert_eq!(client_steps(0, 3, 1), vec![1, 2, 3]);
+    }
+
+    /// Issue 35: `--end-n-clients 10 --step 4` stopped at 9 clients, never at 10.
+    #[test]
+    fn the_end_client_count_is_always_a_step() {
+        assert_eq!(client_steps(1, 10, 4), vec![1, 5, 9, 10]);
+        assert_eq!(client_steps(0, 10, 4), vec![1, 4, 8, 10]);
+        assert_eq!(client_steps(1, 9, 4), vec![1, 5, 9]);
     }
 
     #[test]

@@ -11,6 +11,7 @@ pub mod find_max;
 pub mod rate;
 pub mod recovery;
 pub mod repeat;
+pub mod segments;
 pub mod setup;
 pub mod step;
 pub mod threshold;

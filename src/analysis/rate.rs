@@ -9,10 +9,17 @@ use crate::result::series::{Point, Series};
 /// Share of the offered rate that must be answered for the rate to count as held.
 pub const HELD_SHARE: f64 = 0.95;
 
-/// True when the server kept up with this step's offered rate.
+/// True when the server kept up with this step's offered rate: and with a rate
+/// profile, with every segment of it (a mean rate answered hides a spike not held).
 pub fn held(p: &Point) -> bool {
-    p.rate
-        .is_some_and(|r| p.qps >= r * HELD_SHARE && p.dropped == 0)
+    let segments = p
+        .profile
+        .as_ref()
+        .and_then(|x| x.verdict.as_ref())
+        .is_none_or(|v| v.held);
+    segments
+        && p.rate
+            .is_some_and(|r| p.qps >= r * HELD_SHARE && p.dropped == 0)
 }
 
 /// One step of an open-model run, as the reports need it.

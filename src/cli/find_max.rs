@@ -34,9 +34,10 @@ pub struct FindMaxArgs {
     #[arg(long, value_name = "THRESHOLDS", value_parser = parse_slo, requires = "find_max")]
     pub slo: Option<Slo>,
 
-    /// With --find-max: the first rate probed, requests per second.
-    #[arg(long, default_value_t = 100.0, value_name = "REQ_PER_S")]
-    pub start_rate: f64,
+    /// With --find-max: the first rate probed, requests per second [default: 100, or
+    /// the lowest rate whose first probe gathers its responses within --duration].
+    #[arg(long, value_name = "REQ_PER_S")]
+    pub start_rate: Option<f64>,
 
     /// With --find-max: no rate above this is probed.
     #[arg(long, default_value_t = 1_000_000.0, value_name = "REQ_PER_S")]
@@ -51,6 +52,25 @@ pub struct FindMaxArgs {
     /// above the highest passing one.
     #[arg(long, default_value_t = 5.0, value_name = "PERCENT")]
     pub precision: f64,
+}
+
+/// `--start-rate` when not given: the search's first probe keeps to `--duration`.
+const DEFAULT_START_RATE: f64 = 100.0;
+
+impl FindMaxArgs {
+    /// The first rate probed: `--start-rate`, or 100/s raised so that a probe of
+    /// `duration` gathers the responses the SLO needs (a p99 needs 1,000: with
+    /// `--duration 2`, 600/s), so the first probe lasts what `--duration` said.
+    pub fn start_rate(&self, duration: std::time::Duration) -> f64 {
+        self.start_rate.unwrap_or_else(|| {
+            let slo = self.slo.as_ref().map(|s| s.0.as_slice()).unwrap_or(&[]);
+            let need = crate::analysis::find_max::probe_min_samples(slo) as f64
+                * crate::spec::find_max::SAMPLE_SLACK;
+            (need / duration.as_secs_f64().max(1e-3))
+                .ceil()
+                .max(DEFAULT_START_RATE)
+        })
+    }
 }
 
 /// The console's live line, and the probe table as probes end.
@@ -97,11 +117,50 @@ impl ProbeObserver for FindMaxConsole {
     }
 }
 
+/// The search announced as it will run: the first rate, each probe's length (and
+/// the first one's when its rate needs longer for its responses), the probes' count
+/// and time.
+fn plan_line(fm: &crate::spec::find_max::FindMaxSpec, connections: usize) -> String {
+    let fmt_s = |d: std::time::Duration| crate::report::fmt::sig3(d.as_secs_f64());
+    let start = fm.limits.start_rate;
+    let first = fm.probe_length(start);
+    let lengths = if first > fm.probe_duration {
+        format!(
+            "probes of {} s ({} s at {}/s, to gather {} responses)",
+            fmt_s(fm.probe_duration),
+            fmt_s(first),
+            crate::report::fmt::sig3(start),
+            fm.min_samples,
+        )
+    } else {
+        format!(
+            "probes of {} s (longer below {}/s, to gather {} responses)",
+            fmt_s(fm.probe_duration),
+            crate::report::fmt::sig3(start),
+            fm.min_samples,
+        )
+    };
+    format!(
+        "Searching the highest rate meeting {} from {}/s: {lengths}, at most {} of them \
+         ({} as planned, {} at most with every rerun and settle wait), {connections} \
+         connections.\n",
+        fm.slo
+            .iter()
+            .map(|t| t.text.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+        crate::report::fmt::sig3(start),
+        fm.limits.max_probes,
+        crate::console::fmt_eta(fm.planned()),
+        crate::console::fmt_eta(crate::find_max::longest(&fm)),
+    )
+}
+
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let f = &args.find_max;
     let fm = FindMaxOptions {
         slo: f.slo.clone().map(|s| s.0).unwrap_or_default(),
-        start_rate: f.start_rate,
+        start_rate: f.start_rate(args.duration),
         max_rate: f.max_rate,
         max_probes: f.max_probes,
         precision_pct: f.precision,
@@ -124,20 +183,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let live_args = &args.session.live;
     let mut live = live_args.start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
-    human.print(&format!(
-        "Searching the highest rate meeting {}: probes of at least {} responses and {} s, \
-         at most {} of them ({} as planned, {} at most with every rerun and settle \
-         wait), {} connections.\n",
-        fm.slo
-            .iter()
-            .map(|t| t.text.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
-        fm.min_samples,
-        crate::report::fmt::sig3(fm.probe_duration.as_secs_f64()),
-        fm.limits.max_probes,
-        crate::console::fmt_eta(fm.planned()),
-        crate::console::fmt_eta(crate::find_max::longest(&fm)),
+    human.print(&plan_line(
+        &fm,
         ready.run.steps.first().map_or(1, |s| s.n_clients),
     ));
     let mut inner = Fanout::new().with(

@@ -141,6 +141,8 @@ fn merge_runs(args: &Args, docs: Vec<Doc>) -> anyhow::Result<i32> {
         Err(code) => return Ok(code),
     };
     crate::analysis::recovery::find_again(&mut merged);
+    // The shards' rate profile judged as one, on the merged seconds.
+    crate::analysis::segments::judge_steps(&mut merged);
     for late in late_starts(&shards, crate::analysis::START_LATE_LIMIT_S) {
         eprintln!("warning: {late}: that step's shards did not run fully together");
     }

@@ -24,11 +24,17 @@ pub struct RampArgs {
     )]
     pub start_n_clients: usize,
 
-    /// Clients in the last step. With --rate: the connections each step may use
+    /// Clients in the last step, always measured (1 to 10 by 4 is 1, 5, 9, 10).
+    /// With --rate: the connections each step may use
     /// (--find-max: the connections every probe may use); with --until-saturated, the
     /// hard cap [default: 1; 100 with --find-max; 128 with --until-saturated].
     #[arg(help_heading = "Load model", long, value_name = "N")]
     pub end_n_clients: Option<usize>,
+
+    /// ab's and wrk's -c is one client count; a ramp's go from --start-n-clients to
+    /// --end-n-clients. Refused with what to use, not taken as either.
+    #[arg(short = 'c', long = "concurrency", hide = true, value_name = "N")]
+    pub concurrency: Option<usize>,
 
     /// Clients added at each step [default: 1; with --until-saturated the clients
     /// double at each step unless --step is given].
@@ -72,6 +78,9 @@ pub struct RampArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub timeline: super::run::TimelineArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 
     #[command(flatten)]
@@ -94,7 +103,7 @@ impl RampArgs {
                 duration: self.duration,
             },
             None if self.find_max.find_max => Load::Rates {
-                rates: self.find_max.start_rate.to_string(),
+                rates: self.find_max.start_rate(self.duration).to_string(),
                 clients: self
                     .end_n_clients
                     .unwrap_or(crate::spec::find_max::DEFAULT_CONNECTIONS),
@@ -127,6 +136,15 @@ impl RampArgs {
 }
 
 pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
+    if args.concurrency.is_some() {
+        return Err(crate::spec::SpecError::Conflict {
+            flags: "-c/--concurrency",
+            why: "a ramp's clients go from --start-n-clients to --end-n-clients by --step \
+                  (-c 50 as one step: --start-n-clients 50 --end-n-clients 50, or \
+                  hakaru run -c 50); with --rate, --end-n-clients is the connections",
+        }
+        .into());
+    }
     if args.find_max.find_max {
         if args.session.before.given() {
             // The search runs probes of its own choosing: a command "before each step"
@@ -166,6 +184,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
+    // A rate profile judged segment by segment, the verdicts kept in the result.
+    crate::analysis::segments::judge_steps(&mut run);
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
         through: super::run::through(
@@ -187,6 +207,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         if let Some(why) = &run.ended_because {
             text += &format!("The ramp ended on its own (--until-saturated): {why}.\n");
         }
+        // After the summary's own blank line.
+        text += args.timeline.text(run).trim_start_matches('\n');
         text + &crate::report::run::text::rounds_summary(run)
     })
 }

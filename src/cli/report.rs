@@ -23,6 +23,8 @@ pub struct Args {
     /// JSON beside it); the result file is not changed.
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+    #[command(flatten)]
+    pub timeline: super::run::TimelineArgs,
 }
 
 /// The output flags `report` and `compare` share.
@@ -123,11 +125,21 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         tell(&render_report(&args.result, &plan, None)?.write()?);
         return Ok(crate::runner::exit::MEASURED);
     };
+    crate::analysis::segments::judge_steps(&mut run);
     // The page goes to stdout (`-o -`): the text for a person goes to stderr.
     let page_on_stdout = plan.html.as_deref().is_some_and(|p| p.as_os_str() == "-");
     let markdown_on_stdout = plan.markdown == Some(MarkdownTo::Stdout);
     let result = args.result.clone();
-    let pages: super::finish::Pages<'_> = Box::new(move |run| draw(&result, &plan, run, judging));
+    let timeline = &args.timeline;
+    let pages: super::finish::Pages<'_> = Box::new(move |run| {
+        let mut written = draw(&result, &plan, run, judging)?;
+        // Second by second after the summary (not when stdout carries the page or the
+        // Markdown table).
+        if !page_on_stdout && !markdown_on_stdout {
+            written.stdout.push_str(&timeline.text(run));
+        }
+        Ok(written)
+    });
     let finish = super::finish::Finish {
         pages: Some(pages),
         table: !markdown_on_stdout,
@@ -169,7 +181,7 @@ fn report_stream(args: Args, r: crate::result::stream::StreamResult) -> anyhow::
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",
             text: args.result.display().to_string(),
-            why: "thresholds judge request-response results (latency, qps, errors); this is a log-pipeline result",
+            why: "thresholds judge request-response results (latency, qps, errors); this is a log-pipeline result".into(),
         }
         .into());
     }
@@ -197,7 +209,7 @@ fn read_json_result(path: &std::path::Path) -> anyhow::Result<crate::result::Run
         return Err(crate::spec::threshold::ThresholdUseError {
             flag: "--threshold",
             text: path.display().to_string(),
-            why: "thresholds are judged on hakaru's JSON result (its histograms), and none is beside this file",
+            why: "thresholds are judged on hakaru's JSON result (its histograms), and none is beside this file".into(),
         }
         .into());
     }

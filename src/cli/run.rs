@@ -47,6 +47,9 @@ pub struct RunArgs {
     pub output: OutputArgs,
 
     #[command(flatten)]
+    pub timeline: TimelineArgs,
+
+    #[command(flatten)]
     pub request: RequestArgs,
 
     #[command(flatten)]
@@ -102,6 +105,8 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         .thresholds
         .run_load_with(&ready, console, live.observers())?;
     live.finish();
+    // A rate profile judged segment by segment, the verdicts kept in the result.
+    crate::analysis::segments::judge_steps(&mut run);
     let finish = Finish {
         files: ready.run.outputs.as_ref(),
         through: through(
@@ -115,6 +120,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         let mut text = String::new();
         if let Some(step) = run.steps.last() {
             text += &text::run_summary(run, step);
+            text += &args.timeline.text(run);
             if args.output.verbose {
                 text += &format!(
                     "\n{}",
@@ -129,6 +135,65 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
         }
         text + &text::rounds_summary(run)
     })
+}
+
+/// `--timeline`, shared by `run`, `ramp` and `report`.
+#[derive(Args, Debug, Default)]
+pub struct TimelineArgs {
+    /// Print each step second by second after the summary: offered rate (open model),
+    /// answered/s, ok, failed, p50, p99, late — as vegeta's `report -every` does.
+    /// Bare: rows of one second, wider on steps over 60 s (about 60 rows);
+    /// --timeline=10s: rows of 10 s; --timeline=off: none. On by default for a rate profile of several segments
+    /// (--rate 2s@500,1s@5000,3s@500), where the story is second by second.
+    #[arg(
+        help_heading = "Output",
+        long,
+        value_name = "EVERY",
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "auto",
+        value_parser = parse_timeline
+    )]
+    pub timeline: Option<TimelineFlag>,
+}
+
+/// What `--timeline` said.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimelineFlag {
+    Off,
+    Every(text::timeline::Every),
+}
+
+/// `--timeline`'s value: `auto` (bare), `off`, or a whole number of seconds (10, 10s, 1m).
+fn parse_timeline(s: &str) -> Result<TimelineFlag, String> {
+    use text::timeline::Every;
+    match s {
+        "auto" => Ok(TimelineFlag::Every(Every::Auto)),
+        "off" | "none" => Ok(TimelineFlag::Off),
+        _ => {
+            let d = parse_duration(s)?;
+            if d.subsec_nanos() != 0 || d.as_secs() == 0 {
+                return Err(format!(
+                    "\"{s}\": rows are whole seconds, 1 or more (1s, 10s, 1m), or off"
+                ));
+            }
+            Ok(TimelineFlag::Every(Every::Seconds(d.as_secs())))
+        }
+    }
+}
+
+impl TimelineArgs {
+    /// The tables to print after `run`'s summary: asked for, or by default for a rate
+    /// profile of several segments; empty with `--timeline off`.
+    pub fn text(&self, run: &crate::result::RunResult) -> String {
+        use text::timeline::{run_timeline, shown_by_default, Every};
+        match self.timeline {
+            Some(TimelineFlag::Off) => String::new(),
+            Some(TimelineFlag::Every(every)) => run_timeline(run, every),
+            None if shown_by_default(run) => run_timeline(run, Every::Auto),
+            None => String::new(),
+        }
+    }
 }
 
 /// `--json`: the whole judged result on stdout, as the `.json` file holds it (what

@@ -253,6 +253,19 @@ impl RecordArgs {
     }
 }
 
+/// `-n` counts records per sender here (the seed's senders each sent the whole
+/// file), where `run -n` counts requests in all: said when it makes a difference.
+fn per_sender_count(count: Option<u64>, senders: u64) -> String {
+    match count {
+        Some(n) if senders > 1 => format!(
+            "; -n {} per sender: {} records in all",
+            crate::report::stream::grouped(n),
+            crate::report::stream::grouped(n.saturating_mul(senders))
+        ),
+        _ => String::new(),
+    }
+}
+
 pub fn run(a: StreamArgs, _command_line: Vec<String>) -> Result<i32> {
     match a.command {
         StreamCommand::Gen(g) => gen(g),
@@ -274,10 +287,11 @@ fn send(a: SendArgs, command_line: Vec<String>) -> Result<i32> {
     let ready = opts.open()?;
     let plan = ready.plan();
     eprintln!(
-        "hakaru: {}-byte records to {}, carrying {}{}",
+        "hakaru: {}-byte records to {}, carrying {}{}{}",
         a.record_size,
         a.to,
         plan.encoder.layout(),
+        per_sender_count(a.records.count, a.records.senders),
         match a.shard {
             Some(s) => format!(
                 "; shard {s}: senders {}–{} of {}",

@@ -26,7 +26,9 @@ pub struct ThresholdArgs {
     /// without a response or with a status outside --ok-status), errors<=0 (a count),
     /// qps>1000, docs_per_s>5k (bulk). After the metric, [10s]: every 10-second window
     /// (sliding by a second) must hold too; {group=search}: only that label's requests
-    /// (keys: group, name, workload, op, host): p99[5s]{group=search}<50ms.
+    /// (keys: group, name, workload, op, host, script, stmt, command, thread; a label
+    /// no request of the run can carry is refused before any load):
+    /// p99[5s]{group=search}<50ms.
     /// Repeatable; printed as a pass/fail table and kept in the JSON result.
     #[arg(long = "threshold", value_name = "EXPR", value_parser = parse_threshold)]
     pub thresholds: Vec<Threshold>,
@@ -52,7 +54,7 @@ impl ThresholdArgs {
             return Err(ThresholdUseError {
                 flag: "--abort-on-fail",
                 text: "without --threshold".into(),
-                why: "nothing to judge: give the thresholds that must hold",
+                why: "nothing to judge: give the thresholds that must hold".into(),
             });
         }
         Threshold::check_for(&self.thresholds, "--threshold", bulk)?;
@@ -73,7 +75,7 @@ impl ThresholdArgs {
             return Err(ThresholdUseError {
                 flag: "--abort-on-fail",
                 text: "on a finished run".into(),
-                why: "it ends a run while it sends load; merge and report judge what ran",
+                why: "it ends a run while it sends load; merge and report judge what ran".into(),
             });
         }
         self.check(bulk)
@@ -99,6 +101,7 @@ impl ThresholdArgs {
         engine: &EngineConfig,
         observer: &mut dyn Observer,
     ) -> anyhow::Result<RunResult> {
+        Threshold::check_labels(&self.thresholds, "--threshold", &workload.labels())?;
         let stop = super::ctrl_c_stop();
         // The labels the thresholds name are timed and fed to the judge as they run.
         let feed = self.label_feed();

@@ -107,6 +107,9 @@ pub struct StepBoard {
 /// The whole run as the exporter shows it.
 #[derive(Debug, Default)]
 pub struct Board {
+    /// This run's id, on every series (`run="…"`): two runs scraped from the same
+    /// address one after the other are two sets of series, not one that reset.
+    pub run: String,
     pub steps: Vec<StepBoard>,
     /// The step that runs now (an index into `steps`).
     running: Option<usize>,

@@ -138,16 +138,26 @@ fn escape(v: &str) -> String {
         .replace('\n', r"\n")
 }
 
-fn step_labels(s: &StepBoard) -> Labels {
-    let mut l = vec![
+fn step_labels(run: &str, s: &StepBoard) -> Labels {
+    let mut l = run_label(run);
+    l.extend([
         ("step", s.key.step.to_string()),
         ("round", s.key.round.to_string()),
         ("clients", s.key.clients.to_string()),
-    ];
+    ]);
     if let Some(r) = s.key.rate {
         l.push(("rate", format!("{r}")));
     }
     l
+}
+
+/// `run="…"`, first on every series; none on a board without an id.
+fn run_label(run: &str) -> Labels {
+    if run.is_empty() {
+        Vec::new()
+    } else {
+        vec![("run", run.to_owned())]
+    }
 }
 
 /// The board in `format`: every step so far, live or final.
@@ -159,7 +169,11 @@ pub fn render(board: &Board, format: Format) -> String {
     o.family("hakaru_run", Kind::Info, "The hakaru sending the load.");
     o.sample(
         "hakaru_run_info",
-        &[("version", env!("CARGO_PKG_VERSION").to_string())],
+        &[
+            run_label(&board.run),
+            vec![("version", env!("CARGO_PKG_VERSION").to_string())],
+        ]
+        .concat(),
         1,
     );
     o.family(
@@ -168,7 +182,7 @@ pub fn render(board: &Board, format: Format) -> String {
         "Every step so far, by number (from 1, across rounds and probes), round, clients and offered rate.",
     );
     for s in &board.steps {
-        o.sample("hakaru_step_info", &step_labels(s), 1);
+        o.sample("hakaru_step_info", &step_labels(&board.run, s), 1);
     }
     o.family(
         "hakaru_step_finished",
@@ -177,7 +191,7 @@ pub fn render(board: &Board, format: Format) -> String {
     );
     for s in &board.steps {
         let done = u8::from(s.finished.is_some());
-        o.sample("hakaru_step_finished", &step_labels(s), done);
+        o.sample("hakaru_step_finished", &step_labels(&board.run, s), done);
     }
     o.family(
         "hakaru_step_elapsed_seconds",
@@ -185,7 +199,11 @@ pub fn render(board: &Board, format: Format) -> String {
         "How long the step has run (at its end: its measured wall time).",
     );
     for s in &board.steps {
-        o.sample("hakaru_step_elapsed_seconds", &step_labels(s), s.elapsed_s);
+        o.sample(
+            "hakaru_step_elapsed_seconds",
+            &step_labels(&board.run, s),
+            s.elapsed_s,
+        );
     }
     o.family(
         "hakaru_requests",
@@ -193,7 +211,11 @@ pub fn render(board: &Board, format: Format) -> String {
         "Requests that ended in the step: responses of any status and errors.",
     );
     for s in &board.steps {
-        o.sample("hakaru_requests_total", &step_labels(s), s.requests);
+        o.sample(
+            "hakaru_requests_total",
+            &step_labels(&board.run, s),
+            s.requests,
+        );
     }
     o.family(
         "hakaru_failed_requests",
@@ -201,7 +223,11 @@ pub fn render(board: &Board, format: Format) -> String {
         "Requests that ended without a 2xx/3xx response (errors, 4xx, 5xx).",
     );
     for s in &board.steps {
-        o.sample("hakaru_failed_requests_total", &step_labels(s), s.failed);
+        o.sample(
+            "hakaru_failed_requests_total",
+            &step_labels(&board.run, s),
+            s.failed,
+        );
     }
     finished_families(&mut o, board);
     o.family(
@@ -210,7 +236,12 @@ pub fn render(board: &Board, format: Format) -> String {
         "Response time of the responses (open model: from each request's due time).",
     );
     for s in &board.steps {
-        o.histogram("hakaru_latency_seconds", &step_labels(s), &s.latency, false);
+        o.histogram(
+            "hakaru_latency_seconds",
+            &step_labels(&board.run, s),
+            &s.latency,
+            false,
+        );
     }
     label_families(&mut o, board);
     if format == Format::OpenMetrics {
@@ -225,7 +256,7 @@ fn finished_families(o: &mut Out, board: &Board) {
         board
             .steps
             .iter()
-            .filter_map(|s| s.finished.as_ref().map(|f| (step_labels(s), f)))
+            .filter_map(|s| s.finished.as_ref().map(|f| (step_labels(&board.run, s), f)))
     };
     o.family(
         "hakaru_responses",
@@ -266,7 +297,7 @@ fn finished_families(o: &mut Out, board: &Board) {
 fn label_families(o: &mut Out, board: &Board) {
     let labelled = || {
         board.steps.iter().flat_map(|s| {
-            let labels = step_labels(s);
+            let labels = step_labels(&board.run, s);
             s.finished.iter().flat_map(move |f| {
                 let labels = labels.clone();
                 f.labels.iter().map(move |t| {
@@ -491,5 +522,22 @@ mod tests {
         assert!(edges(true).all(|(_, us)| e.contains(&us)));
         assert_eq!(seconds(40), "0.00004");
         assert_eq!(escape("a\\b\"c\nd"), r#"a\\b\"c\nd"#);
+    }
+
+    /// Issue 35: two runs scraped from one address one after the other looked like
+    /// one series that reset; each series now names its run.
+    #[test]
+    fn every_series_names_its_run() {
+        let mut b = board();
+        b.run = "2026-11-29T06:20:01.123Z/4242".into();
+        let text = render(&b, Format::Prometheus);
+        let run = r#"run="2026-11-29T06:20:01.123Z/4242""#;
+        for line in text.lines().filter(|l| !l.starts_with('#')) {
+            assert!(line.contains(run), "{line}");
+        }
+        assert!(
+            text.contains(&format!("hakaru_run_info{{{run},version=")),
+            "{text}"
+        );
     }
 }

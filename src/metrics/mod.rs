@@ -79,6 +79,8 @@ impl Live {
             }
         };
         let shared = Arc::new(Shared::default());
+        let run = run_id(std::time::SystemTime::now(), std::process::id());
+        shared.board.lock().unwrap_or_else(|p| p.into_inner()).run = run.clone();
         let server = match o.listen {
             None => None,
             Some(addr) => Some(
@@ -87,7 +89,7 @@ impl Live {
             ),
         };
         if let Some(s) = &server {
-            eprintln!("Live metrics: http://{}/metrics", s.addr);
+            eprintln!("Live metrics: http://{}/metrics (run=\"{run}\")", s.addr);
         }
         Ok(Live {
             server,
@@ -132,6 +134,12 @@ impl Live {
         }
         server.stop();
     }
+}
+
+/// A run's id for its series: when its live views started, and the process, so that
+/// runs one after another on one machine (or at once, on several ports) differ.
+fn run_id(at: std::time::SystemTime, pid: u32) -> String {
+    format!("{}/{pid}", crate::timestamp::format(at))
 }
 
 /// Keeps the board up to date from the runner's reports.

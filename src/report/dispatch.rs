@@ -63,8 +63,14 @@ pub fn render_report(
     if let Some(run) = crate::result::read::read_bulk(result) {
         return crate::report::bulk::page::report(result, &run, plan);
     }
-    let (s, read) = read_result_and_run(result)?;
+    let (mut s, mut read) = read_result_and_run(result)?;
+    if let Some(r) = read.as_mut() {
+        crate::analysis::segments::judge_steps(r);
+    }
     let run = judged.or(read.as_ref());
+    if let Some(r) = run {
+        with_profiles(&mut s, r);
+    }
     let mut out = Rendered::default();
     let html_path = plan.html.clone().unwrap_or_else(|| sibling(result, "html"));
     let search = run.and_then(|r| r.find_max.as_ref().map(|fm| (r, fm)));
@@ -134,6 +140,16 @@ pub fn render_report(
     };
     out.markdown(markdown_of(&s, run), text, plan);
     Ok(out)
+}
+
+/// Each point's rate profile and its verdict as `run` keeps them (judged now, not
+/// as the file was written), when the series is `run`'s steps.
+fn with_profiles(s: &mut Series, run: &RunResult) {
+    if s.points.len() == run.steps.len() {
+        for (p, step) in s.points.iter_mut().zip(&run.steps) {
+            p.profile = step.profile.clone();
+        }
+    }
 }
 
 /// The Markdown of a result by its kind: a search by its answer and probes, a scenario

@@ -16,6 +16,7 @@ use crate::result::RunState;
 pub mod compare;
 pub use compare::{compare_sentences, ratio, CompareRow};
 pub mod phases;
+pub mod profile;
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -392,6 +393,31 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
     let Some(last) = f.steps.last() else {
         return out;
     };
+    // A step with a rate profile is told segment by segment: its mean rate hides any
+    // spike inside it. One step: its segments alone; steps of a ramp: their own
+    // reading by rate, then each profile of several segments not held.
+    let judged: Vec<_> = f
+        .steps
+        .iter()
+        .filter_map(|r| {
+            let p = s.points[r.index].profile.as_ref()?;
+            Some((r, &p.segments, p.verdict.as_ref()?))
+        })
+        .collect();
+    if let [(_, segments, v)] = judged[..] {
+        if f.steps.len() == 1 {
+            return profile::profile_sentences(segments, v);
+        }
+    }
+    let behind: Vec<String> = judged
+        .iter()
+        .filter(|(_, segments, v)| !v.held && segments.len() > 1)
+        .flat_map(|(r, segments, v)| {
+            profile::profile_sentences(segments, v)
+                .into_iter()
+                .map(move |l| format!("Step {}: {l}", r.index + 1))
+        })
+        .collect();
     match f.first_behind {
         None => out.push(format!(
             "The server kept up with every offered rate, up to {} requests/s: the run \
@@ -432,6 +458,7 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
             ));
         }
     }
+    out.extend(behind);
     out
 }
 

@@ -17,6 +17,35 @@ pub fn fmt_latency(s: f64) -> String {
     format!("{} {unit}", sig3(v))
 }
 
+/// The unit a column of latencies is written in, from its largest value: one unit
+/// for the whole column, so that bars and digits read against each other.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LatencyUnit {
+    scale: f64,
+    name: &'static str,
+}
+
+impl LatencyUnit {
+    pub fn for_max(max_s: f64) -> LatencyUnit {
+        let (scale, name) = if max_s >= 1.0 {
+            (1.0, "s")
+        } else if max_s >= 1e-3 {
+            (1e3, "ms")
+        } else {
+            (1e6, "µs")
+        };
+        LatencyUnit { scale, name }
+    }
+
+    /// `s` in this unit, three significant digits: "0.120 ms" in a column of ms.
+    pub fn fmt(&self, s: f64) -> String {
+        if !s.is_finite() {
+            return "–".into();
+        }
+        format!("{} {}", sig3(s * self.scale), self.name)
+    }
+}
+
 /// Three significant digits, no trailing exponent: 151.3 → "151", 19.77 → "19.8".
 pub fn sig3(v: f64) -> String {
     let a = v.abs();

@@ -82,9 +82,79 @@ fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String
         .collect()
 }
 
-/// The page's sections: "Over time" (sentences and charts), then "By kind of request".
+/// A step's rate profile judged segment by segment, as a page section: the sentences
+/// and a row per segment; empty for a step without a judged profile.
+fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
+    use crate::report::findings::profile::{profile_sentences, segment_name};
+    let Some((p, v)) = step
+        .profile
+        .as_ref()
+        .and_then(|p| Some((p, p.verdict.as_ref()?)))
+    else {
+        return String::new();
+    };
+    let mut b = format!(
+        "<section class=\"profile\"><h2>The rate profile, segment by segment{}</h2>",
+        esc(head)
+    );
+    for line in profile_sentences(&p.segments, v) {
+        let _ = write!(b, "<p>{}</p>", esc(&line));
+    }
+    b.push_str(
+        "<div class=\"scroll\"><table><thead><tr><th>segment</th><th>seconds</th>\
+         <th>due</th><th>answered</th><th>failed</th><th>late</th><th>unsent at end</th><th>mean lag</th>\
+         <th>p99</th><th>held</th><th>recovered</th></tr></thead><tbody>",
+    );
+    for (g, s) in p.segments.iter().zip(&v.segments) {
+        let recovered = match (s.recovered, s.recovered_at_s) {
+            (Some(true), Some(at)) => format!("at {at} s"),
+            (Some(false), _) => "not by the end".into(),
+            _ => "–".into(),
+        };
+        let _ = write!(
+            b,
+            "<tr{}><td>{}</td><td>{}–{}</td><td>{:.0}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            if s.held { "" } else { " class=\"behind\"" },
+            esc(segment_name(g).trim_start_matches("the ")),
+            s.first_second,
+            s.first_second + s.seconds,
+            s.offered,
+            s.ok,
+            s.failed,
+            s.late,
+            s.unsent_at_end
+                .map_or_else(|| "–".into(), |n| n.to_string()),
+            s.mean_lag_s.map_or_else(|| "–".into(), fmt_latency),
+            s.p99_s.map_or_else(|| "–".into(), fmt_latency),
+            if s.held { "yes" } else { "no" },
+            recovered
+        );
+    }
+    b.push_str(
+        "</tbody></table></div><p class=\"note\">Each second of the step goes to the \
+         segment that covers most of it; \"due\" is what the timetable made due in those \
+         seconds; \"unsent at end\" what was due by its end and had not left (every \
+         client busy). A segment is held when at least 95% of it was answered successfully in \
+         its seconds and requests left within 5 ms of their due time on average. After a \
+         segment not held, the server recovered at the first second back at the offered \
+         rate (not above it, draining a backlog) with that lateness gone.</p></section>",
+    );
+    b
+}
+
+/// The page's sections: each step's rate profile segment by segment, "Over time"
+/// (sentences and charts), then "By kind of request".
 pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
     let mut b = String::new();
+    for (i, step) in run.steps.iter().enumerate() {
+        let head = if run.steps.len() > 1 {
+            format!(" (step {})", i + 1)
+        } else {
+            String::new()
+        };
+        b.push_str(&profile_html(step, &head));
+    }
     let charts = charts(run);
     if !charts.is_empty() {
         b.push_str("<section class=\"over-time\"><h2>Over time</h2>");

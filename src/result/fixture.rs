@@ -58,6 +58,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         server_process: None,
         round: 1,
         rate_profile: None,
+        profile: None,
         failure: None,
         pacer_lag: None,
         pacer_lag_histogram: None,

@@ -313,6 +313,28 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
     let targets: Vec<String> = first.per_host.iter().map(|h| h.target.clone()).collect();
     let mut merged = StepResult::from_recorder(facts, &rec, &targets, first.service.is_some());
     merged.round = first.round;
+    // Each shard offered its share of every segment: the whole run offered their sum.
+    merged.profile = first.profile.as_ref().map(|p| super::profile::StepProfile {
+        segments: p
+            .segments
+            .iter()
+            .enumerate()
+            .map(|(i, seg)| {
+                let share = |f: fn(&super::profile::RateSegment) -> f64| -> f64 {
+                    steps
+                        .iter()
+                        .filter_map(|(_, s)| s.profile.as_ref()?.segments.get(i).map(f))
+                        .sum()
+                };
+                super::profile::RateSegment {
+                    from: share(|s| s.from),
+                    to: share(|s| s.to),
+                    ..*seg
+                }
+            })
+            .collect(),
+        verdict: None,
+    });
     // Server-side numbers are the servers' own: every shard read the same ones.
     merged.probes = first.probes.clone();
     merged.cache_hit_rate = first.cache_hit_rate;

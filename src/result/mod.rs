@@ -13,6 +13,7 @@ pub mod json;
 mod labels;
 pub mod merge;
 pub mod merge_check;
+pub mod profile;
 pub mod read;
 pub mod recovery;
 mod requests;
@@ -649,6 +650,10 @@ pub struct StepResult {
     /// syntax (`rate` then holds the mean rate).
     #[serde(default)]
     pub rate_profile: Option<String>,
+    /// Open model with a rate profile: its timed segments, and each judged on its own
+    /// seconds (`verdict`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<profile::StepProfile>,
     /// Why the step failed (a worker died): its numbers are incomplete.
     #[serde(default)]
     pub failure: Option<String>,

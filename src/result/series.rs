@@ -72,6 +72,8 @@ pub struct Point {
     /// Open model: the rate asked for, requests per second (the mean over the step
     /// when the rate changed within it).
     pub rate: Option<f64>,
+    /// Open model with a rate profile: its segments and their verdict (the result's).
+    pub profile: Option<super::profile::StepProfile>,
     /// Open model: requests sent more than 1 ms after their due time.
     pub late: u64,
     /// Open model: requests whose due time passed but that never started.
@@ -206,7 +208,14 @@ impl Series {
         let (Some(command), Some(target)) = (command, target) else {
             return self.label.clone();
         };
-        let load = if self.is_open_model() {
+        let profile = match self.points.as_slice() {
+            [one] => one.profile.as_ref(),
+            _ => None,
+        };
+        let load = if let Some(p) = profile {
+            // The profile as typed: its mean would hide a spike.
+            format!("{} req/s", super::profile::profile_text(&p.segments))
+        } else if self.is_open_model() {
             let rates: Vec<f64> = self.points.iter().filter_map(|p| p.rate).collect();
             let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = rates.iter().copied().fold(0.0, f64::max);
@@ -297,6 +306,7 @@ impl Series {
                     pacer_lag_p99_s: s.pacer_lag.as_ref().map(|l| l.p99_s),
                     start_late_s: s.start_late_s,
                     rate: s.rate,
+                    profile: s.profile.clone(),
                     late: s.late,
                     dropped: s.dropped,
                     round: s.round.max(1),

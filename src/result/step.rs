@@ -111,6 +111,7 @@ impl StepResult {
             cache_hit_rate: None,
             server_process: None,
             rate_profile: facts.rate_profile,
+            profile: None,
             failure: facts.failure,
             pacer_lag: (!rec.pacer_lag.is_empty()).then(|| LatencySummary::of(&rec.pacer_lag)),
             pacer_lag_histogram: (!rec.pacer_lag.is_empty())

@@ -38,6 +38,18 @@ pub struct SecondResult {
     /// its whole responses).
     #[serde(default)]
     pub bytes_received: u64,
+    /// Open model: requests that left in the entry more than 1 ms after their due time
+    /// (every client was busy); absent when none did.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub late: u64,
+    /// Open model: how late the requests that left in the entry left, summed, µs
+    /// (÷ the requests due: the mean lag); absent when nothing was paced.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pacer_lag_sum_us: u64,
+    /// Open model: requests that left in the entry (what was due and not yet sent is
+    /// a backlog); absent when nothing was paced.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sent: u64,
     /// Median response time of the second's responses, seconds (0 without any).
     pub p50_s: f64,
     /// 99th percentile, seconds.
@@ -54,6 +66,10 @@ fn one() -> u64 {
     1
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 impl Default for SecondResult {
     fn default() -> Self {
         SecondResult {
@@ -64,6 +80,9 @@ impl Default for SecondResult {
             statuses: BTreeMap::new(),
             errors: BTreeMap::new(),
             bytes_received: 0,
+            late: 0,
+            pacer_lag_sum_us: 0,
+            sent: 0,
             p50_s: 0.0,
             p99_s: 0.0,
             max_s: 0.0,
@@ -142,6 +161,9 @@ pub fn to_timeline(seconds: &[SecondResult]) -> Result<Timeline, String> {
             errors,
             statuses: s.statuses.iter().map(|(c, n)| (*c, *n)).collect(),
             bytes_received: s.bytes_received,
+            late: s.late,
+            lag_sum_us: s.pacer_lag_sum_us,
+            sent: s.sent,
             histogram: histogram.into_boxed_slice(),
         };
         t.put(s.second, &e);
@@ -175,6 +197,9 @@ fn entry_result(start: u64, e: &Entry) -> SecondResult {
             .map(|(k, n)| (*k, *n))
             .collect(),
         bytes_received: e.bytes_received,
+        late: e.late,
+        pacer_lag_sum_us: e.lag_sum_us,
+        sent: e.sent,
         p50_s: p50,
         p99_s: p99,
         max_s: max,
@@ -219,6 +244,9 @@ pub fn merge_seconds(parts: &[(u64, &[SecondResult])]) -> Result<Vec<SecondResul
             into.responses += s.responses;
             into.bad_status += s.bad_status;
             into.bytes_received += s.bytes_received;
+            into.late += s.late;
+            into.pacer_lag_sum_us += s.pacer_lag_sum_us;
+            into.sent += s.sent;
             for (k, n) in &s.errors {
                 *into.errors.entry(*k).or_insert(0) += n;
             }

@@ -133,12 +133,13 @@ impl FindMaxOptions {
 }
 
 impl FindMaxSpec {
-    /// The search as planned: every probe judged at its first run, as long as the
-    /// slowest rate it may probe needs, and the pauses between them. Reruns of probes
-    /// with too few responses and waits for the target to settle come on top
+    /// The search as planned: every probe judged at its first run, at the start rate
+    /// or above (the doubling and the bisection after it), and the pauses between
+    /// them. Probes below the start rate (when it fails), reruns of probes with too
+    /// few responses and waits for the target to settle come on top
     /// (`find_max::longest` counts them).
     pub fn planned(&self) -> Duration {
-        let probe = self.probe_length(self.limits.min_rate);
+        let probe = self.probe_length(self.limits.start_rate);
         (probe + self.interval) * self.limits.max_probes as u32
     }
 

@@ -115,8 +115,11 @@ pub struct Threshold {
 
 /// The label keys a threshold may select (`{group=search}`): a drnbench group, a
 /// pattern's own name, a suite phase's workload, a bulk/YCSB operation, a host, a
-/// SQL run's script and statement (`stmt=<n>`: that statement's own time).
-pub const LABEL_KEYS: [&str; 7] = ["group", "name", "workload", "op", "host", "script", "stmt"];
+/// SQL run's script and statement (`stmt=<n>`: that statement's own time), a
+/// key-value store's command, a sysbench thread.
+pub const LABEL_KEYS: [&str; 9] = [
+    "group", "name", "workload", "op", "host", "script", "stmt", "command", "thread",
+];
 
 /// The longest window: a day.
 const MAX_WINDOW_S: f64 = 86_400.0;
@@ -156,7 +159,17 @@ pub struct ThresholdError {
 pub struct ThresholdUseError {
     pub flag: &'static str,
     pub text: String,
-    pub why: &'static str,
+    pub why: std::borrow::Cow<'static, str>,
+}
+
+/// At most 12 labels named in a message, then how many more.
+fn shorten(names: &[String]) -> String {
+    const SHOWN: usize = 12;
+    let mut out = names[..names.len().min(SHOWN)].join(", ");
+    if names.len() > SHOWN {
+        out.push_str(&format!(" and {} more", names.len() - SHOWN));
+    }
+    out
 }
 
 /// The metric names, for messages.
@@ -179,9 +192,47 @@ impl Threshold {
                 return Err(ThresholdUseError {
                     flag,
                     text: t.text.clone(),
-                    why: "docs_per_s is measured by `hakaru bulk` only",
+                    why: "docs_per_s is measured by `hakaru bulk` only".into(),
                 });
             }
+        }
+        Ok(())
+    }
+
+    /// Refuses, before any load, a threshold naming a label no request of this run can
+    /// carry (`p99{group=serch}`): it would only ever be "not judged". `labels` are
+    /// the workload's, made after [`crate::stats::labels::keep_named`] kept the named
+    /// ones past the cap.
+    pub fn check_labels(
+        thresholds: &[Threshold],
+        flag: &'static str,
+        labels: &crate::stats::Labels,
+    ) -> Result<(), ThresholdUseError> {
+        for t in thresholds {
+            let Some(sel) = &t.label else { continue };
+            let has = |l: &&crate::stats::Label| l.key == sel.key && l.value == sel.value;
+            if labels.list.iter().any(|l| has(&l)) {
+                continue;
+            }
+            let theirs: Vec<String> = labels
+                .list
+                .iter()
+                .filter(|l| l.value != crate::stats::OTHER)
+                .map(|l| format!("{}={}", l.key, l.value))
+                .collect();
+            let why = if theirs.is_empty() {
+                format!("no request of this run is labelled {sel}: it sends one kind of request, with no labels")
+            } else {
+                format!(
+                    "no request of this run is labelled {sel}; its labels are {}",
+                    shorten(&theirs)
+                )
+            };
+            return Err(ThresholdUseError {
+                flag,
+                text: t.text.clone(),
+                why: why.into(),
+            });
         }
         Ok(())
     }
@@ -670,7 +721,7 @@ mod tests {
         assert_eq!(
             refused("p99{group:search}<1s"),
             "\"p99{group:search}<1s\": at column 5: a label is {key=value} ({group=search}), \
-             the key one of group, name, workload, op, host, script, stmt"
+             the key one of group, name, workload, op, host, script, stmt, command, thread"
         );
         assert!(refused("p99{grp=search}<1s").contains("column 5: \"grp\" is not a label key"));
         assert!(refused("p99{group=}<1s").contains("column 11: no value after group="));

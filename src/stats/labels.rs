@@ -131,7 +131,7 @@ impl LabelSet {
 
     /// The labels; `cause` says where their values came from, for the note when some
     /// passed the cap ("the patterns' names"). One label alone is no breakdown: the
-    /// list is then empty.
+    /// list is then empty ...
     pub fn finish(mut self, cause: &str) -> Labels {
         if !self.past_cap.is_empty() {
             self.labels.note = Some(format!(
@@ -141,7 +141,8 @@ impl LabelSet {
                 MAX_LABELS - 1
             ));
         }
-        if self.labels.list.len() <= 1 {
+        // ... unless a threshold names it: then it is kept, to be judged.
+        if self.labels.list.len() <= 1 && !self.labels.list.iter().any(is_named) {
             return Labels::default();
         }
         self.labels

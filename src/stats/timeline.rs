@@ -68,6 +68,13 @@ pub struct Second {
     pub statuses: Vec<(u16, u64)>,
     /// Response bytes received in the second.
     pub bytes_received: u64,
+    /// Open model: requests that left in the second more than
+    /// [`super::LATE_THRESHOLD`] after their due time.
+    pub late: u64,
+    /// Open model: how late the requests that left in the second left, summed (µs).
+    pub lag_sum_us: u64,
+    /// Open model: requests that left in the second.
+    pub sent: u64,
     /// Response time of the responses, µs (2 significant digits: a second's p99 needs
     /// no more).
     pub latency: Histogram<u32>,
@@ -96,6 +103,9 @@ impl Second {
             errors: [0; ErrorKind::ALL.len()],
             statuses: Vec::with_capacity(4),
             bytes_received: 0,
+            late: 0,
+            lag_sum_us: 0,
+            sent: 0,
             latency,
         }
     }
@@ -106,7 +116,12 @@ impl Second {
 
     /// Nothing ended in it and no byte arrived.
     pub fn is_empty(&self) -> bool {
-        self.responses == 0 && self.total_errors() == 0 && self.bytes_received == 0
+        self.responses == 0
+            && self.total_errors() == 0
+            && self.bytes_received == 0
+            && self.lag_sum_us == 0
+            && self.sent == 0
+            && self.late == 0
     }
 
     #[inline]
@@ -134,6 +149,9 @@ impl Second {
             add_status(&mut self.statuses, *code, *n);
         }
         self.bytes_received += other.bytes_received;
+        self.late += other.late;
+        self.lag_sum_us += other.lag_sum_us;
+        self.sent += other.sent;
     }
 
     pub fn merge(&mut self, other: &Second) {
@@ -176,6 +194,9 @@ struct Running {
     codes: Box<[u32; CODES]>,
     errors: [u64; ErrorKind::ALL.len()],
     bytes_received: u64,
+    late: u64,
+    lag_sum_us: u64,
+    sent: u64,
     latency: Histogram<u32>,
     /// Whether anything was recorded since the last [`Running::take`].
     touched: bool,
@@ -187,6 +208,9 @@ impl Running {
             codes: Box::new([0; CODES]),
             errors: [0; ErrorKind::ALL.len()],
             bytes_received: 0,
+            late: 0,
+            lag_sum_us: 0,
+            sent: 0,
             latency,
             touched: false,
         }
@@ -225,6 +249,9 @@ impl Running {
         }
         s.errors = std::mem::take(&mut self.errors);
         s.bytes_received = std::mem::take(&mut self.bytes_received);
+        s.late = std::mem::take(&mut self.late);
+        s.lag_sum_us = std::mem::take(&mut self.lag_sum_us);
+        s.sent = std::mem::take(&mut self.sent);
         self.touched = false;
         s
     }
@@ -329,6 +356,35 @@ impl Ticker {
         done
     }
 
+    /// An open-model request that left at `at` (its send) `lag` after its due time
+    /// (`late`: past [`super::LATE_THRESHOLD`]), counted in that second; `meter` as
+    /// in [`Ticker::record`]. Returns the second that ended, as [`Ticker::record`]
+    /// does.
+    #[inline]
+    pub fn record_lag(
+        &mut self,
+        at: Instant,
+        lag: Duration,
+        late: bool,
+        meter: u64,
+    ) -> Option<Box<Finished>> {
+        let done = if at >= self.next {
+            let i = at.saturating_duration_since(self.start).as_secs();
+            Some(self.roll(i, meter))
+        } else {
+            None
+        };
+        self.now.late += u64::from(late);
+        // Not `micros`, which counts a lag of 0 as 1 µs (a histogram's floor).
+        let us = lag
+            .as_secs()
+            .saturating_mul(1_000_000)
+            .saturating_add(u64::from(lag.subsec_micros()));
+        self.now.lag_sum_us = self.now.lag_sum_us.saturating_add(us);
+        self.now.sent += 1;
+        done
+    }
+
     /// Close the running second (its bytes: what the meter counted since it began)
     /// and start second `next`. Allocates: once a second at most.
     #[cold]
@@ -375,6 +431,9 @@ pub struct Entry {
     pub errors: [u64; ErrorKind::ALL.len()],
     pub statuses: Vec<(u16, u64)>,
     pub bytes_received: u64,
+    pub late: u64,
+    pub lag_sum_us: u64,
+    pub sent: u64,
     pub histogram: Box<[u8]>,
 }
 
@@ -493,6 +552,9 @@ impl Timeline {
                     add_status(&mut sum.statuses, *code, *n);
                 }
                 sum.bytes_received += e.bytes_received;
+                sum.late += e.late;
+                sum.lag_sum_us += e.lag_sum_us;
+                sum.sent += e.sent;
                 *e = entry(span_s.max(e.span_s), &sum, &h);
             }
             None => {
@@ -527,6 +589,9 @@ impl Timeline {
             errors: e.errors,
             statuses: e.statuses.clone(),
             bytes_received: e.bytes_received,
+            late: e.late,
+            lag_sum_us: e.lag_sum_us,
+            sent: e.sent,
             latency: new_second_histogram(),
         };
         self.add_entry(at, span_s.max(e.span_s), counts, &e.latency());
@@ -550,6 +615,9 @@ impl Second {
             errors: self.errors,
             statuses: self.statuses.clone(),
             bytes_received: self.bytes_received,
+            late: self.late,
+            lag_sum_us: self.lag_sum_us,
+            sent: self.sent,
             latency: Histogram::new_with_bounds(1, 2, 1).expect("tiny bounds are valid"),
         }
     }
@@ -563,6 +631,9 @@ fn entry(span_s: u64, s: &Second, h: &Histogram<u32>) -> Entry {
         errors: s.errors,
         statuses: s.statuses.clone(),
         bytes_received: s.bytes_received,
+        late: s.late,
+        lag_sum_us: s.lag_sum_us,
+        sent: s.sent,
         histogram: encode(h),
     }
 }
@@ -596,6 +667,32 @@ mod tests {
         assert_eq!(last.second.bytes_received, 50);
         // Label 5 is not timed.
         assert!(last.labels.is_empty());
+    }
+
+    /// A rate profile is judged second by second (issue 35): a paced request counts
+    /// in the second it left — sent, late past 1 ms, its lag — whenever it ends.
+    #[test]
+    fn a_paced_request_counts_in_the_second_it_left() {
+        let t0 = Instant::now();
+        let mut t = Ticker::new(t0, &[]);
+        assert!(t.record_lag(t0 + ms(100), ms(0), false, 0).is_none());
+        assert!(t.record_lag(t0 + ms(900), ms(40), true, 0).is_none());
+        let f = t
+            .record_lag(t0 + ms(1200), ms(300), true, 0)
+            .expect("second 0 ended");
+        assert_eq!((f.index, f.second.sent, f.second.late), (0, 2, 1));
+        assert_eq!(f.second.lag_sum_us, 40_000);
+        assert_eq!(f.second.responses, 0, "sent, not answered");
+        let last = t.finish(0).expect("second 1 holds one sent");
+        assert_eq!(
+            (last.index, last.second.sent, last.second.lag_sum_us),
+            (1, 1, 300_000)
+        );
+        let mut tl = Timeline::default();
+        tl.add(0, f.second);
+        tl.add(1, last.second);
+        let e = tl.entries();
+        assert_eq!((e[&0].sent, e[&0].late, e[&1].lag_sum_us), (2, 1, 300_000));
     }
 
     #[test]

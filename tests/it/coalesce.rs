@@ -63,9 +63,10 @@ fn coalesce_keeps_a_fast_target_s_load(http2: bool, clients: &str) {
         with = with.max(responses(&v));
         without = without.max(responses(&one_run(&url, clients, http2, false).0));
     }
-    // The bug kept 0.11x; a debug build on a loaded machine keeps ~1.0x.
+    // The bug kept 0.11x (0.3x over h2c); a debug build keeps ~1.0x, and 0.8x failed
+    // once with four builds beside it, so the bound sits between the two.
     assert!(
-        with >= 0.8 * without,
+        with >= 0.6 * without,
         "{with} responses with --coalesce, {without} without"
     );
 }

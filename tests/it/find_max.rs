@@ -457,3 +457,48 @@ fn a_probe_after_an_overload_waits_for_the_target_to_settle() {
         "{out}"
     );
 }
+
+/// Issue 35: `--duration 2` announced "probes of … 2.00 s (26m00s as planned)", then
+/// ran its first probe at 100/s for 12 s. Without `--start-rate` the first probe now
+/// keeps to `--duration`, and the line says the plan it runs.
+#[test]
+fn the_first_probe_keeps_to_duration_and_the_plan_says_so() {
+    let server = work_server(4);
+    let dir = TempDir::new("find-max-plan");
+    let csv = dir.path("r.csv");
+    let url = format!("http://127.0.0.1:{}/work?ms=1", server.port);
+    let o = run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<1s",
+        "--duration",
+        "1s",
+        "--interval",
+        "0.2s",
+        "--max-probes",
+        "2",
+        "--end-n-clients",
+        "50",
+        "-o",
+        csv.to_str().unwrap(),
+        &url,
+    ]);
+    let out = stdout(&o);
+    assert!(
+        out.contains(
+            "from 1200/s: probes of 1.00 s (longer below 1200/s, to gather 1000 responses), \
+             at most 2 of them (2s as planned,"
+        ),
+        "{out}{}",
+        stderr(&o)
+    );
+    let v = read_json(&dir.path("r.json"));
+    let first = &v["steps"][0];
+    assert_eq!(first["rate"].as_f64(), Some(1200.0), "{first}");
+    assert!(
+        first["elapsed_s"].as_f64().unwrap() < 1.6,
+        "{}",
+        first["elapsed_s"]
+    );
+}

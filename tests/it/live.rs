@@ -155,7 +155,14 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
         assert!(run.try_wait().unwrap().is_none(), "hakaru ended early");
         std::thread::sleep(Duration::from_millis(100));
     };
-    let step = r#"{step="1",round="1",clients="4",rate="200"}"#;
+    // Issue 35: every series carries the run's id, also said on stderr.
+    let run_id = live
+        .split("hakaru_run_info{run=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("hakaru_run_info carries run=")
+        .to_owned();
+    let step = format!(r#"{{run="{run_id}",step="1",round="1",clients="4",rate="200"}}"#);
     assert!(
         live.contains(&format!("hakaru_step_finished{step} 0")),
         "{live}"
@@ -186,7 +193,7 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
     let err = stderr(&out);
     assert!(
         err.contains(&format!(
-            "Live metrics: http://127.0.0.1:{metrics_port}/metrics"
+            "Live metrics: http://127.0.0.1:{metrics_port}/metrics (run=\"{run_id}\")"
         )),
         "{err}"
     );
@@ -203,6 +210,9 @@ fn prometheus_scrapes_a_live_run_and_its_totals_equal_the_results() {
     // The target has gone, so the series are stale now: read their last samples.
     let last = |m: &str| format!("sum(last_over_time({m}{{job=\"hakaru\"}}[10m]))");
     assert_eq!(prom.eventually(&last("hakaru_step_finished"), 1.0), [1.0]);
+    let of_run =
+        format!(r#"sum(last_over_time(hakaru_step_finished{{job="hakaru",run="{run_id}"}}[10m]))"#);
+    assert_eq!(prom.eventually(&of_run, 1.0), [1.0]);
     assert_eq!(
         prom.eventually(&last("hakaru_requests_total"), total),
         [total]

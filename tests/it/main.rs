@@ -46,6 +46,7 @@ mod run;
 mod safety;
 mod server;
 mod shard;
+mod spike;
 mod sql_retry;
 mod sql_suite;
 mod stream;

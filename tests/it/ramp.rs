@@ -46,6 +46,39 @@ fn tutorial_command_runs_with_only_the_name_changed() {
     assert!(!out.contains("Top 5 slow requests:"), "{out}");
 }
 
+/// Issue 35: `--end-n-clients 8 --step 3` stopped at 7 clients, never measuring 8.
+#[test]
+fn the_end_client_count_is_measured_even_off_the_step() {
+    let t = target();
+    let dir = TempDir::new("ramp-end");
+    let csv = dir.path("result.csv");
+    ok(&run(&[
+        "ramp",
+        "--step=3",
+        "--start-n-clients=1",
+        "--end-n-clients=8",
+        "--duration=0.2",
+        "--interval=0",
+        &format!("--output-path={}", csv.display()),
+        &format!("http://{}/", t.addr),
+    ]));
+    let (h, rows) = read_csv(&csv);
+    let clients: Vec<f64> = rows.iter().map(|r| col(&h, r, "n_clients")).collect();
+    assert_eq!(clients, vec![1.0, 4.0, 7.0, 8.0]);
+}
+
+/// Issue 35: `ramp -c 50` was a clap error with no word on what to use.
+#[test]
+fn ramp_refuses_c_and_says_what_to_use() {
+    let o = run(&["ramp", "-c", "50", "--duration=1", "http://127.0.0.1:9/"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("--start-n-clients 50 --end-n-clients 50, or hakaru run -c 50"),
+        "{err}"
+    );
+}
+
 #[test]
 fn verbose_prints_drnbench_per_step_block() {
     let t = target();
@@ -203,13 +236,13 @@ fn until_saturated_stops_where_the_target_saturates_and_says_why() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let json = read_json(&out.with_extension("json"));
     let why = json["ended_because"].as_str().expect("ended_because");
-    assert!(why.starts_with("saturated at "), "{why}");
+    assert!(why.starts_with("saturation showed at "), "{why}");
     let steps = json["steps"].as_array().unwrap();
     // 1, 2, 4 clients at most: one worker is saturated by one client.
     assert!(steps.len() <= 3, "{} steps: {why}", steps.len());
     assert_eq!(json["state"], "complete");
     assert!(
-        stdout(&o).contains("The ramp ended on its own (--until-saturated): saturated at"),
+        stdout(&o).contains("The ramp ended on its own (--until-saturated): saturation showed at"),
         "{}",
         stdout(&o)
     );

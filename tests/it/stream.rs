@@ -54,7 +54,7 @@ fn send_appends_every_senders_count_to_a_file() {
     let dir = TempDir::new("stream-file");
     let f = dir.path("out.log");
     let to = format!("file:{}", f.display());
-    let out = ok(&run(&[
+    let o = run(&[
         "stream",
         "send",
         "--to",
@@ -65,10 +65,17 @@ fn send_appends_every_senders_count_to_a_file() {
         "20k",
         "-c",
         "3",
-    ]));
+    ]);
+    let out = ok(&o);
     assert!(
         out.starts_with("Sent 60,000 records (5.7 MiB) in "),
         "{out}"
+    );
+    // Issue 35: `run -n` counts in all, `stream send -n` per sender; said up front.
+    assert!(
+        stderr(&o).contains("; -n 20,000 per sender: 60,000 records in all"),
+        "{}",
+        stderr(&o)
     );
     let text = std::fs::read(&f).unwrap();
     assert_eq!(text.len(), 60_000 * 100);

@@ -23,6 +23,9 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
     }
     let max_q = steps.iter().map(|(_, p)| p.qps).fold(0.0, f64::max);
     let max_l = steps.iter().map(|(_, p)| p.mean_s).fold(0.0, f64::max);
+    // One unit for the column (issue 35: "980 µs" above "1.20 ms" read as the
+    // larger number).
+    let unit = crate::report::fmt::LatencyUnit::for_max(max_l);
     // Columns: clients(7) + 2 + bar + 1 + qps(8) + 3 + bar + 1 + latency(9), then a
     // note of up to 18 ("  <- plateau, knee").
     let fixed = 7 + 2 + 1 + 8 + 3 + 1 + 9 + 18;
@@ -61,7 +64,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         if sat.knee.is_some_and(|s| s.index == i) {
             notes.push("knee");
         }
-        let lat = fmt_latency(p.mean_s).replace('–', "-");
+        let lat = unit.fmt(p.mean_s).replace('–', "-");
         let line = format!(
             "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}{}",
             p.n_clients,
@@ -160,4 +163,23 @@ fn rate_summary(series: &Series) -> String {
 /// "warning: …" lines, one a warning.
 pub fn warning_lines(warnings: &[analysis::Warning]) -> String {
     warnings.iter().map(|w| format!("warning: {w}\n")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{recorded_step, run};
+
+    /// Issue 35, one unit per panel: a column of "980 µs" above "1.20 ms" read the
+    /// larger number as the smaller.
+    #[test]
+    fn the_latency_column_keeps_one_unit() {
+        let steps = [(1, 980), (2, 1200)]
+            .map(|(n, us)| recorded_step(n, 1.0, &[(200, us); 10], &[]))
+            .to_vec();
+        let chart = terminal_chart(&Series::from_run(&run(steps), "r"), 80);
+        assert!(chart.contains(" 0.980 ms"), "{chart}");
+        assert!(chart.contains(" 1.20 ms"), "{chart}");
+        assert!(!chart.contains("µs"), "{chart}");
+    }
 }

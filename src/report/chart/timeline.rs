@@ -180,6 +180,9 @@ pub fn timeline_throughput_chart(run: &RunResult) -> Option<LineChart> {
         seconds.iter().map(|s| (at(s), s.ok_rate())).collect(),
         Unit::Rate,
     )];
+    if let Some(offered) = offered_line(run, &seconds) {
+        lines.insert(0, offered);
+    }
     if seconds.iter().any(|s| s.failed > 0) {
         lines.push(line(
             "failed/s",
@@ -192,11 +195,68 @@ pub fn timeline_throughput_chart(run: &RunResult) -> Option<LineChart> {
     let mut c = time_chart(
         "Throughput over time".into(),
         "requests per second",
-        "Successful responses and failures per second over the run",
+        "Successful responses and failures per second over the run, beside the rate \
+         offered (open model)",
         lines,
     );
     on_run_clock(&mut c, run);
+    segment_marks(&mut c, run);
     Some(c)
+}
+
+/// The open model's offered rate over the run, second by second (what its timetable
+/// made due in each entry ÷ the entry's width: a rate profile's segments as run); `None`
+/// when no step was paced.
+fn offered_line(run: &RunResult, seconds: &[RunSecond]) -> Option<Line> {
+    if run.steps.iter().all(|s| s.rate.is_none()) {
+        return None;
+    }
+    let starts: Vec<f64> = step_spans(run).iter().map(|(a, _)| *a).collect();
+    // Each entry's rate across its whole width: a profile's steps drawn as steps.
+    let points = seconds
+        .iter()
+        .flat_map(|s| {
+            let step = &run.steps[s.step];
+            let (a, b) = (s.t_s - starts[s.step], s.t_s - starts[s.step] + s.span_s);
+            let rate = match (&step.profile, step.rate) {
+                (Some(p), _) if s.span_s > 0.0 => {
+                    p.segments.iter().map(|g| g.due_between(a, b)).sum::<f64>() / s.span_s
+                }
+                (_, Some(r)) => r,
+                _ => f64::NAN,
+            };
+            [(s.t_s, rate), (s.t_s + s.span_s, rate)]
+        })
+        .collect();
+    Some(line("offered/s", 1, Some("3 3"), points, Unit::Rate))
+}
+
+/// Where each segment of a step's rate profile starts (after its first), as marks,
+/// and every segment's bounds on the SVG (`data-segment-bounds`: start and end,
+/// seconds on the run's clock).
+fn segment_marks(c: &mut LineChart, run: &RunResult) {
+    let mut bounds = Vec::new();
+    for ((start, _), step) in step_spans(run).into_iter().zip(&run.steps) {
+        let Some(p) = &step.profile else { continue };
+        for (k, g) in p.segments.iter().enumerate() {
+            bounds.extend([num(start + g.start_s), num(start + g.end_s())]);
+            if k > 0 {
+                c.marks.push(Mark {
+                    x: start + g.start_s,
+                    label: g.text(),
+                    tip: format!(
+                        "segment {}: {} req/s from {} s",
+                        k + 1,
+                        g.text(),
+                        num(g.start_s)
+                    ),
+                });
+            }
+        }
+    }
+    if !bounds.is_empty() {
+        c.data.push(("segment-bounds", bounds.join(" ")));
+    }
 }
 
 /// p50, p99 and max latency per second over the run, on a log axis when they span more

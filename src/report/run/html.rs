@@ -377,7 +377,11 @@ fn rate_steps_table(s: &Series) -> String {
             "<tr{}><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             if held { "" } else { " class=\"behind\"" },
-            fmt_qps(rate),
+            // A profile as typed: its mean would hide a spike.
+            p.profile.as_ref().map_or_else(
+                || fmt_qps(rate),
+                |x| esc(&crate::result::profile::profile_text(&x.segments))
+            ),
             if p.partial { " (cut short)" } else { "" },
             fmt_qps(p.qps),
             if held { "yes" } else { "no" },

@@ -15,10 +15,12 @@ use crate::stats::RequestSample;
 
 pub mod ab;
 pub mod pgbench;
+mod profile;
 mod ramp_end;
 mod server;
 mod summary;
 pub mod sysbench;
+pub mod timeline;
 
 pub use ramp_end::rounds_summary;
 pub use server::server_side;

@@ -471,15 +471,18 @@ fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
 }
 
 fn open_model(out: &mut String, step: &StepResult) {
-    if let Some(rate) = step.rate {
-        field(
+    match (step.rate, &step.profile) {
+        // A profile is told by its segments: its mean hides a spike (issue 35).
+        (Some(rate), Some(p)) => super::profile::profile_fields(out, p, rate, step.qps),
+        (Some(rate), None) => field(
             out,
             "Target rate",
             format!(
                 "{rate:.1} requests/s (achieved {:.1} responses/s)",
                 step.qps
             ),
-        );
+        ),
+        (None, _) => {}
     }
     field(
         out,
