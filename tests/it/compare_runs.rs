@@ -189,7 +189,7 @@ fn runs_of_one_rate_profile_compare_whole() {
     assert_no_unsupported_claim(&format!("{text}\n{md}\n{html}"));
     for out in [&text, &md] {
         assert!(
-            out.contains("Both ran the rate profile 1s@50,1s@100: a answered "),
+            out.contains("Both ran the rate profile 1s@50, 1s@100: a answered "),
             "{out}"
         );
     }

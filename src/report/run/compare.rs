@@ -42,7 +42,16 @@ pub fn compare_rows(series: &[Series], runs: &[(&str, &RunResult)]) -> Vec<Compa
     let mut rows: Vec<CompareRow> = repeat::display(&repeat::groups(series))
         .iter()
         .map(|(s, spread)| {
-            let shape = Shape::of(s, profile_of(&s.label, runs));
+            // The profile as the step keeps it; from the result's own text for files
+            // written before steps kept their segments.
+            let kept = match s.points.as_slice() {
+                [one] => one
+                    .profile
+                    .as_ref()
+                    .map(|p| crate::result::profile::profile_text(&p.segments)),
+                _ => None,
+            };
+            let shape = Shape::of(s, kept.or_else(|| profile_of(&s.label, runs)));
             let sat = analysis::analyse(s);
             let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
             let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();
@@ -201,7 +210,7 @@ fn headers(rows: &[CompareRow]) -> [&'static str; 8] {
     let mut h = HEADERS;
     if rows
         .iter()
-        .any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s")))
+        .any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s") || a == "profile"))
     {
         h[2] = "at";
     }
