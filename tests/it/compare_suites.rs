@@ -128,7 +128,13 @@ fn compare_of_two_suites_puts_each_phase_side_by_side() {
     let text = ok(&run(&["compare", ramp.to_str().unwrap(), &first, &second]));
     // The ramp table (a single step has no peak: its column is plain "qps").
     assert!(
-        text.starts_with("run    qps") && text.contains("\nramp "),
+        text.lines()
+            .next()
+            .unwrap()
+            .split_whitespace()
+            .take(3)
+            .eq(["run", "qps", "at"])
+            && text.contains("\nramp "),
         "{text}"
     );
     assert!(
