@@ -6,6 +6,7 @@
 //! Everything here is a pure function of a [`Series`] returning numbers and findings;
 //! the reports word them ([`crate::report::findings`]).
 
+pub mod comparable;
 pub mod find_max;
 pub mod rate;
 pub mod recovery;

@@ -1,6 +1,7 @@
 //! `hakaru compare A B C …`: several results side by side — peak, plateau, latency,
-//! each as a ratio to the first run — as text on the terminal, and optionally as an
-//! HTML page with overlaid charts, SVG/PNG charts and Markdown.
+//! each as a ratio to the first run where the runs support one — as text on the
+//! terminal and an HTML page with overlaid charts (beside the first result unless
+//! `-o` says where), and optionally SVG/PNG charts and Markdown.
 
 use std::path::PathBuf;
 
@@ -16,7 +17,8 @@ pub struct Args {
     /// peak is a mean with a spread ("1.18 ± 0.05×"), as are a --rounds run's warm rounds.
     #[arg(long, value_name = "A,B,...", value_delimiter = ',')]
     pub label: Option<Vec<String>>,
-    /// Write an HTML page with the overlaid charts to FILE.
+    /// HTML page with the overlaid charts [default: compare-A-B.html beside the first
+    /// result, from the runs' names]; `-` prints the page on stdout.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// --svg and --png write the overlaid charts next to the HTML, or as compare-*.svg/png.
@@ -24,7 +26,56 @@ pub struct Args {
     pub charts: super::report::ChartFlags,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+/// The page's place without `-o`, as `report` writes RESULT.html beside its result:
+/// `compare-A-B.html` beside the first result, A and B the runs' names (the labels, or
+/// the files' stems; repetitions of one name once; past four, how many more).
+pub fn default_page(results: &[PathBuf], labels: Option<&[String]>) -> PathBuf {
+    let mut names: Vec<String> = Vec::new();
+    for (i, p) in results.iter().enumerate() {
+        let name = match labels.and_then(|l| l.get(i)) {
+            Some(l) => l.clone(),
+            None => p
+                .file_stem()
+                .map_or_else(|| "run".into(), |n| n.to_string_lossy().into_owned()),
+        };
+        // A name fit for a file: nothing that would start a directory or hide it.
+        let name: String = name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect();
+        let name = match name.trim_start_matches('.') {
+            "" => "run".to_owned(),
+            n => n.to_owned(),
+        };
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut stem = String::from("compare");
+    for n in names.iter().take(4) {
+        stem.push('-');
+        stem.push_str(n);
+    }
+    if names.len() > 4 {
+        stem.push_str(&format!("-and-{}-more", names.len() - 4));
+    }
+    let dir = results
+        .first()
+        .and_then(|p| p.parent())
+        .unwrap_or(std::path::Path::new(""));
+    dir.join(format!("{stem}.html"))
+}
+
+pub fn run(mut args: Args) -> anyhow::Result<i32> {
+    if args.output.is_none() {
+        args.output = Some(default_page(&args.results, args.label.as_deref()));
+    }
     let md = args
         .charts
         .markdown
@@ -52,4 +103,28 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let written = run_compare(&args.results, args.label.as_deref(), &plan)?;
     super::report::tell(&written);
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_goes_beside_the_first_result_named_by_the_runs() {
+        let p = |v: &[&str]| v.iter().map(PathBuf::from).collect::<Vec<_>>();
+        assert_eq!(
+            default_page(&p(&["out/nginx.json", "b/caddy.json"]), None),
+            PathBuf::from("out/compare-nginx-caddy.html")
+        );
+        let labels: Vec<String> = ["a", "a", "b/../x", "b/../x"].map(String::from).to_vec();
+        assert_eq!(
+            default_page(&p(&["1.json", "2.json", "3.json", "4.json"]), Some(&labels)),
+            PathBuf::from("compare-a-b_.._x.html")
+        );
+        let many = p(&["a.json", "b.json", "c.json", "d.json", "e.json", "f.json"]);
+        assert_eq!(
+            default_page(&many, None),
+            PathBuf::from("compare-a-b-c-d-and-2-more.html")
+        );
+    }
 }

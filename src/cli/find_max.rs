@@ -152,7 +152,7 @@ fn plan_line(fm: &crate::spec::find_max::FindMaxSpec, connections: usize) -> Str
         crate::report::fmt::sig3(start),
         fm.limits.max_probes,
         crate::console::fmt_eta(fm.planned()),
-        crate::console::fmt_eta(crate::find_max::longest(&fm)),
+        crate::console::fmt_eta(crate::find_max::longest(fm)),
     )
 }
 

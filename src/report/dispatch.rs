@@ -201,18 +201,12 @@ pub fn run_compare(
     }
     let series = read_results(paths, labels)?;
     let mut out = Rendered::default();
-    // What only hakaru's JSON keeps (timelines, labels, a suite's phases), for the
-    // runs that have it: read again only when the page or a suite needs it.
-    let suites = series
-        .iter()
-        .any(|s| s.points_are == crate::result::series::PointsAre::Phases);
+    // What only hakaru's JSON keeps (timelines, labels, a suite's phases, a step's
+    // rate profile, which decides what the runs can be compared on), for the runs
+    // that have it.
     let runs: Vec<Option<RunResult>> = paths
         .iter()
-        .map(|p| {
-            (plan.html.is_some() || suites)
-                .then(|| read_result_and_run(p).ok().and_then(|(_, r)| r))
-                .flatten()
-        })
+        .map(|p| read_result_and_run(p).ok().and_then(|(_, r)| r))
         .collect();
     let named: Vec<(&str, &RunResult)> = series
         .iter()

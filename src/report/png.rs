@@ -159,6 +159,11 @@ macro_rules! draw_plot {
                 }
             }
             match l.marker {
+                // One point has no length to draw: a ring, as the SVG draws it.
+                Marker::None if pts.len() == 1 => {
+                    ch.draw_series(pts.iter().map(|p| Circle::new(*p, 5, col.stroke_width(3))))
+                        .map_err(err)?;
+                }
                 Marker::None => {}
                 Marker::Square => {
                     ch.draw_series(pts.iter().map(|p| {

@@ -9,6 +9,7 @@ mod cache;
 mod cli;
 mod clobber;
 mod coalesce;
+mod compare_runs;
 mod compare_suites;
 mod connections;
 mod demo;

@@ -185,7 +185,7 @@ fn compare_text_snapshot() {
 #[test]
 fn compare_rows_hold_ratios_and_sentences() {
     let runs = tutorial_runs();
-    let rows = compare_rows(&runs);
+    let rows = compare_rows(&runs, &[]);
     assert_eq!(rows[0].peak_clients, Some(6));
     assert_eq!(rows[3].label, "droonga-3nodes");
     let md = compare_markdown(&runs);
@@ -568,7 +568,7 @@ fn repeated_runs_carry_a_spread_and_noise_is_called_noise() {
         rep("c", 1.1),
         rep("c", 1.02),
     ];
-    let rows = compare_rows(&runs);
+    let rows = compare_rows(&runs, &[]);
     assert_eq!(rows.len(), 3);
     assert_eq!(rows[1].runs, 3);
     let text = compare_text(&runs);

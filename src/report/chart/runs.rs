@@ -237,17 +237,40 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
 /// else throughput and latency against clients; then latency against throughput,
 /// and for one run each step's latency by percentile (when the file has histograms).
 pub fn run_charts(series: &[&Series], opts: &ReportOptions) -> Vec<(&'static str, LineChart)> {
-    let mut charts = if series.iter().all(|s| s.is_open_model()) {
-        vec![
-            ("-throughput", super::rate_throughput_chart(series)),
-            ("-latency", super::rate_latency_chart(series, opts.chart)),
-        ]
-    } else {
-        vec![
-            ("-throughput", throughput_chart(series)),
-            ("-latency", latency_chart(series, opts.chart)),
-        ]
-    };
+    // Runs by clients and runs by rate share no x axis: each drawn on its own (a
+    // fixed rate drawn at its connections beside a client ramp read as a ramp's step).
+    let (open, closed): (Vec<&Series>, Vec<&Series>) =
+        series.iter().copied().partition(|s| s.is_open_model());
+    let mut charts = Vec::new();
+    if !closed.is_empty() {
+        charts.push(("-throughput", throughput_chart(&closed)));
+        charts.push(("-latency", latency_chart(&closed, opts.chart)));
+    }
+    if !open.is_empty() {
+        let mixed = !closed.is_empty();
+        charts.push((
+            if mixed {
+                "-rate-throughput"
+            } else {
+                "-throughput"
+            },
+            super::rate_throughput_chart(&open),
+        ));
+        charts.push((
+            if mixed { "-rate-latency" } else { "-latency" },
+            super::rate_latency_chart(&open, opts.chart),
+        ));
+        // A group of one run draws as a single run's chart: its title names the run.
+        if mixed {
+            for (group, at) in [(&closed, 0), (&open, 2)] {
+                if let [one] = group.as_slice() {
+                    for (_, c) in &mut charts[at..at + 2] {
+                        c.title = format!("{} — {}", c.title, one.label);
+                    }
+                }
+            }
+        }
+    }
     charts.push((
         "-latency-throughput",
         super::latency_throughput_chart(series, opts.chart),

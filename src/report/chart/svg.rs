@@ -239,8 +239,20 @@ pub fn render_line_chart(c: &LineChart) -> String {
                 .map(|d| format!(r#" stroke-dasharray="{d}""#))
                 .unwrap_or_default()
         );
-        for ((a, b), tip) in pts.iter().zip(tips) {
-            marker_svg(&mut o, l.marker, px(*a), py(*b), l.color, tip);
+        for ((a, b), tip) in pts.iter().zip(&tips) {
+            marker_svg(&mut o, l.marker, px(*a), py(*b), l.color, *tip);
+        }
+        // A line of one point is a polyline of no length: drawn as a ring, so a run
+        // measured at one load still shows (a compared single step's p99).
+        if let ([(a, b)], Marker::None) = (pts.as_slice(), l.marker) {
+            let _ = write!(
+                o,
+                r#"<circle class="one-point" cx="{:.1}" cy="{:.1}" r="4.5" fill="white" stroke="{}" stroke-width="2.2"><title>{}</title></circle>"#,
+                px(*a),
+                py(*b),
+                l.color,
+                esc(tips.first().copied().flatten().unwrap_or(&l.name))
+            );
         }
     }
     // Legend, outside the plot so it never covers data.

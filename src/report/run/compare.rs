@@ -5,7 +5,8 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::{self, repeat};
+use crate::analysis::comparable::{self, Shape};
+use crate::analysis::{self, repeat, SetupDifference};
 use crate::report::chart::esc;
 use crate::report::findings::phases::{phase_sentences, PhaseTable};
 use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
@@ -19,12 +20,38 @@ use crate::report::ReportOptions;
 use crate::result::series::Series;
 use crate::result::RunResult;
 
+/// A run's rate profile, when `runs` holds its result and its one step had one
+/// (`--rate 2s@5000,1s@60000`); a folded row ("a warm") is found by its setup's label.
+fn profile_of(label: &str, runs: &[(&str, &RunResult)]) -> Option<String> {
+    let (_, run) = runs.iter().find(|(l, _)| {
+        label == *l
+            || label
+                .strip_prefix(*l)
+                .is_some_and(|rest| rest == " warm" || rest == " cold")
+    })?;
+    match run.steps.as_slice() {
+        [one] => one.rate_profile.clone(),
+        _ => None,
+    }
+}
+
 /// Computes one row per setup (repetitions folded into one row, a cold first round
-/// in its own).
-pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
+/// in its own); `runs`: the runs that are hakaru JSON results, by label, for what only
+/// they keep (a step's rate profile).
+pub fn compare_rows(series: &[Series], runs: &[(&str, &RunResult)]) -> Vec<CompareRow> {
     let mut rows: Vec<CompareRow> = repeat::display(&repeat::groups(series))
         .iter()
         .map(|(s, spread)| {
+            // The profile as the step keeps it; from the result's own text for files
+            // written before steps kept their segments.
+            let kept = match s.points.as_slice() {
+                [one] => one
+                    .profile
+                    .as_ref()
+                    .map(|p| crate::result::profile::profile_text(&p.segments)),
+                _ => None,
+            };
+            let shape = Shape::of(s, kept.or_else(|| profile_of(&s.label, runs)));
             let sat = analysis::analyse(s);
             let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
             let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();
@@ -38,7 +65,11 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 label: s.label.clone(),
                 peak_qps: repeated.map(|sp| sp.mean).or(sat.peak.map(|p| p.qps)),
                 peak_clients: sat.peak.map(|p| p.n_clients),
-                plateau_clients: sat.plateau.map(|p| p.n_clients),
+                // A level-off is a curve's: one step "levels off" where it was measured.
+                plateau_clients: sat
+                    .plateau
+                    .filter(|_| shape.is_curve())
+                    .map(|p| p.n_clients),
                 low_load_latency_s: sat.baseline.map(|b| b.mean_s),
                 low_load_clients: sat.baseline.map(|b| b.n_clients),
                 latency_at_peak_s: sat.peak.map(|p| p.mean_s),
@@ -54,6 +85,7 @@ pub fn compare_rows(series: &[Series]) -> Vec<CompareRow> {
                 runs: spread.map_or(1, |sp| sp.n),
                 peak_spread: *spread,
                 peak_ratio: None,
+                shape,
             }
         })
         .collect();
@@ -75,6 +107,23 @@ fn warnings(rows: &[CompareRow]) -> Vec<String> {
         .flat_map(|r| r.warnings.iter().map(|w| (r.label.clone(), w.clone())))
         .collect();
     findings::grouped_warnings(&items)
+}
+
+/// What differs between the runs, in words, each marked serious or not: the load
+/// models first (the judgement's, finer than the settings' open or closed), then the
+/// other settings.
+fn differences(series: &[Series], rows: &[CompareRow]) -> Vec<(bool, String)> {
+    let shapes: Vec<Shape> = rows.iter().map(|r| r.shape.clone()).collect();
+    let mut out = Vec::new();
+    if let Some(m) = comparable::models_differ(&shapes) {
+        out.push((true, findings::compare::models_sentence(&m)));
+    }
+    for d in analysis::setup_differences(series) {
+        if !matches!(d, SetupDifference::OpenModel(_)) {
+            out.push((d.is_serious(), findings::difference_sentence(&d)));
+        }
+    }
+    out
 }
 
 /// A cell with the value and, for rows after the baseline, its ratio to the baseline.
@@ -108,6 +157,33 @@ fn peak_cell(r: &CompareRow, base: &CompareRow, is_base: bool) -> String {
     }
 }
 
+/// Where the row's peak was measured: its clients, or the rate it was offered
+/// ("5000/s") for an open-model run, whose connections are not its load.
+fn peak_at(r: &CompareRow) -> Option<String> {
+    // A profile's step has many rates: named as such, its profile in the sentences.
+    if r.shape.model == comparable::LoadModel::Profile {
+        return Some("profile".into());
+    }
+    let open = matches!(
+        r.shape.model,
+        comparable::LoadModel::FixedRate | comparable::LoadModel::Search
+    );
+    let rate = r
+        .shape
+        .steps
+        .iter()
+        .filter(|_| open)
+        .max_by(|a, b| a.qps.total_cmp(&b.qps))
+        .and_then(|m| match m.load {
+            comparable::Load::Rate(q) => Some(format!(
+                "{}/s",
+                crate::report::fmt::fmt_qps(q).trim_end_matches(".0")
+            )),
+            comparable::Load::Clients(_) => None,
+        });
+    rate.or_else(|| r.peak_clients.map(|n| n.to_string()))
+}
+
 const HEADERS: [&str; 8] = [
     "run",
     "peak qps",
@@ -119,6 +195,32 @@ const HEADERS: [&str; 8] = [
     "failed",
 ];
 
+/// Whether the table holds any ratio: some run compares with the first at one load,
+/// or as a curve.
+fn any_ratio(rows: &[CompareRow]) -> bool {
+    rows.split_first().is_some_and(|(base, rest)| {
+        rest.iter()
+            .any(|r| comparable::judge(&base.shape, &r.shape).table_ratios())
+    })
+}
+
+/// The table's headers: the peak's place is "at" when some run's is a rate, and no
+/// "peak" when no run is a curve.
+fn headers(rows: &[CompareRow]) -> [&'static str; 8] {
+    let mut h = HEADERS;
+    if rows
+        .iter()
+        .any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s") || a == "profile"))
+    {
+        h[2] = "at";
+    }
+    // Without a curve there is no peak: each run's busiest step is just its figures.
+    if !rows.iter().any(|r| r.shape.is_curve()) {
+        (h[1], h[5], h[6]) = ("qps", "latency", "p99");
+    }
+    h
+}
+
 /// The table's cells, one row per run; ratios to the first run in parentheses.
 pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
     let Some(base) = rows.first() else {
@@ -128,11 +230,13 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
     rows.iter()
         .enumerate()
         .map(|(i, r)| {
-            let is_base = i == 0;
+            // A ratio only where the judgement of the pair allows one: figures at the
+            // same load, or two curves.
+            let is_base = i == 0 || !comparable::judge(&base.shape, &r.shape).table_ratios();
             vec![
                 r.label.clone(),
                 peak_cell(r, base, is_base),
-                r.peak_clients.map(|n| n.to_string()).unwrap_or_else(dash),
+                peak_at(r).unwrap_or_else(dash),
                 r.plateau_clients
                     .map(|n| n.to_string())
                     .unwrap_or_else(dash),
@@ -164,7 +268,8 @@ pub fn table_cells(rows: &[CompareRow]) -> Vec<Vec<String>> {
 /// The ramp table with aligned columns and the note on its ratios.
 fn ramp_table_text(rows: &[CompareRow]) -> String {
     let cells = table_cells(rows);
-    let mut widths: Vec<usize> = HEADERS.iter().map(|h| h.chars().count()).collect();
+    let heads = headers(rows);
+    let mut widths: Vec<usize> = heads.iter().map(|h| h.chars().count()).collect();
     for r in &cells {
         for (i, c) in r.iter().enumerate() {
             widths[i] = widths[i].max(c.chars().count());
@@ -186,17 +291,21 @@ fn ramp_table_text(rows: &[CompareRow]) -> String {
         o.trim_end().to_owned()
     };
     let mut o = String::new();
-    o.push_str(&line(&HEADERS.map(String::from)));
+    o.push_str(&line(&heads.map(String::from)));
     o.push('\n');
     for r in &cells {
         o.push_str(&line(r));
         o.push('\n');
     }
     if let Some(b) = rows.first() {
+        let to = if any_ratio(rows) {
+            format!("ratios in parentheses are to {}; ", b.label)
+        } else {
+            String::new()
+        };
         let _ = writeln!(
             o,
-            "(ratios in parentheses are to {}; \"failed\" is the share of requests without a 2xx/3xx response{})",
-            b.label,
+            "({to}\"failed\" is the share of requests without a 2xx/3xx response{})",
             if rows.iter().any(|r| r.runs > 1) {
                 "; a ± b is the mean and standard deviation of repetitions, ≈ a difference within the noise"
             } else {
@@ -271,7 +380,7 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
     let parts = Parts::of(series, runs);
     let mut o = String::new();
     if !parts.ramps.is_empty() {
-        let rows = compare_rows(&parts.ramps);
+        let rows = compare_rows(&parts.ramps, runs);
         o.push_str(&ramp_table_text(&rows));
         if let Some(n) = parts.suites_note() {
             o.push_str(&phases::wrap(&n));
@@ -293,14 +402,15 @@ pub fn compare_text_with(series: &[Series], runs: &[(&str, &RunResult)]) -> Stri
             o.push_str(&phases::wrap(&s));
         }
     }
-    for d in analysis::setup_differences(series) {
-        if d.is_serious() {
-            let _ = writeln!(o, "warning: {}", findings::difference_sentence(&d));
+    let all = compare_rows(series, runs);
+    for (serious, text) in differences(series, &all) {
+        if serious {
+            let _ = writeln!(o, "warning: {text}");
         } else {
-            let _ = writeln!(o, "{}", findings::difference_sentence(&d));
+            let _ = writeln!(o, "{text}");
         }
     }
-    for w in warnings(&compare_rows(series)) {
+    for w in warnings(&all) {
         let _ = writeln!(o, "warning: {w}");
     }
     o
@@ -314,7 +424,7 @@ pub fn compare_markdown(series: &[Series]) -> String {
 /// [`compare_markdown`], suites among `runs` compared phase by phase.
 pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> String {
     let parts = Parts::of(series, runs);
-    let rows = compare_rows(&parts.ramps);
+    let rows = compare_rows(&parts.ramps, runs);
     let mut o = String::from("### Comparison\n\n");
     for s in parts.sentences(&rows) {
         o.push_str(&s);
@@ -324,8 +434,8 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         o.push('\n');
         let mut aligns = vec![Align::Right; HEADERS.len()];
         aligns[0] = Align::Left;
-        o.push_str(&md_table(&HEADERS, &aligns, &table_cells(&rows)));
-        if let Some(b) = rows.first() {
+        o.push_str(&md_table(&headers(&rows), &aligns, &table_cells(&rows)));
+        if let Some(b) = rows.first().filter(|_| any_ratio(&rows)) {
             let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
         }
         if let Some(n) = parts.suites_note() {
@@ -336,15 +446,15 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         o.push('\n');
         o.push_str(&phases::markdown(t));
     }
-    for d in analysis::setup_differences(series) {
-        let text = findings::difference_sentence(&d);
-        if d.is_serious() {
+    let all = compare_rows(series, runs);
+    for (serious, text) in differences(series, &all) {
+        if serious {
             let _ = write!(o, "\n> **Warning:** {text}\n");
         } else {
             let _ = write!(o, "\n{text}\n");
         }
     }
-    for w in warnings(&compare_rows(series)) {
+    for w in warnings(&all) {
         let _ = write!(o, "\n> **Warning:** {w}\n");
     }
     o
@@ -354,7 +464,7 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
 /// suites, which runs are suites.
 fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) {
     b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
-    for h in HEADERS {
+    for h in headers(rows) {
         let _ = write!(b, "<th>{}</th>", esc(h));
     }
     b.push_str("</tr></thead><tbody>");
@@ -367,8 +477,11 @@ fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) 
     }
     let _ = write!(
         b,
-        "</tbody></table></div><p class=\"note\">Ratios in parentheses are to the first run, {}. With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
-        esc(rows.first().map(|r| r.label.as_str()).unwrap_or("")),
+        "</tbody></table></div><p class=\"note\">{}With repetitions (files given one label, or a run's warm rounds) a figure reads mean ± standard deviation, and ≈ marks a difference within the noise (under {} standard errors). The plateau is the fewest clients reaching {:.0}% of the run's peak; low-load latency is the mean at the first step.</p>",
+        match rows.first().filter(|_| any_ratio(rows)) {
+            Some(r) => format!("Ratios in parentheses are to the first run, {}. ", esc(&r.label)),
+            None => String::new(),
+        },
         repeat::NOISE_SIGMAS,
         analysis::PLATEAU_SHARE * 100.0
     );
@@ -388,7 +501,7 @@ pub fn compare_html(
     opts: &ReportOptions,
 ) -> String {
     let parts = Parts::of(series, runs);
-    let rows = compare_rows(&parts.ramps);
+    let rows = compare_rows(&parts.ramps, runs);
     // Charts against clients or rate are a ramp's; a suite's phases are drawn over
     // time below.
     let shown = repeat::display_series(&parts.ramps);
@@ -405,16 +518,17 @@ pub fn compare_html(
     for s in parts.sentences(&rows) {
         let _ = write!(b, "<p>{}</p>", page::rich(&s));
     }
-    let differences = analysis::setup_differences(series);
+    let all = compare_rows(series, runs);
+    let differences = differences(series, &all);
     let warnings: Vec<String> = differences
         .iter()
-        .filter(|d| d.is_serious())
-        .map(findings::difference_sentence)
-        .chain(warnings(&compare_rows(series)))
+        .filter(|(serious, _)| *serious)
+        .map(|(_, t)| t.clone())
+        .chain(warnings(&all))
         .collect();
     b.push_str(&page::warnings_box(&warnings));
-    for d in differences.iter().filter(|d| !d.is_serious()) {
-        let _ = write!(b, "<p>{}</p>", esc(&findings::difference_sentence(d)));
+    for (_, t) in differences.iter().filter(|(serious, _)| !serious) {
+        let _ = write!(b, "<p>{}</p>", esc(t));
     }
     b.push_str("</section>");
     if !parts.ramps.is_empty() {
@@ -447,186 +561,5 @@ pub fn compare_html(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::result::fixture;
-
-    fn series(label: &str, patterns: &str, sha: &str) -> Series {
-        let mut steps = Vec::new();
-        for n in [1, 2, 4] {
-            let mut s = fixture::bare_step(n);
-            s.qps = 100.0 * n as f64;
-            steps.push(s);
-        }
-        let mut run = fixture::run(steps);
-        run.settings.patterns_source = patterns.into();
-        run.settings.patterns_sha256 = Some(format!("sha256:{sha}"));
-        Series::from_run(&run, label)
-    }
-
-    /// Regression: two suites compared (a YCSB profile on Redis and on memcached)
-    /// were told their "saturation curve needs at least 4" steps and to "raise
-    /// --end-n-clients": a suite's phases are no ramp.
-    #[test]
-    fn suites_compared_get_no_ramp_warnings() {
-        let suite = |label: &str| {
-            let mut run = fixture::run(vec![fixture::bare_step(4), fixture::bare_step(16)]);
-            for (s, qps) in run.steps.iter_mut().zip([400.0, 1000.0]) {
-                s.qps = qps;
-                s.latency.count = 100;
-                s.latency.mean_s = 0.001;
-            }
-            run.suite = Some(Default::default());
-            Series::from_run(&run, label)
-        };
-        let text = compare_text(&[suite("redis"), suite("memcached")]);
-        assert!(!text.contains("saturation curve"), "{text}");
-        assert!(!text.contains("--end-n-clients"), "{text}");
-        let ramp = |label: &str| {
-            let mut s = suite(label);
-            s.points_are = crate::result::series::PointsAre::Steps;
-            s
-        };
-        let text = compare_text(&[ramp("a"), ramp("b")]);
-        assert!(text.contains("saturation curve"), "{text}");
-    }
-
-    /// The warning is one line in the terminal, a warning in Markdown and on the page.
-    #[test]
-    fn runs_of_different_patterns_are_called_out_in_one_line() {
-        let a = series("a", "reads.txt", "1a2b3c4d5e6f7a8b9c");
-        let b = series("b", "reads-v2.txt", "9f8e7d6c5b4a39281");
-        let line = "warning: these runs sent different request patterns (a reads.txt \
-                    (sha256:1a2b3c4d), b reads-v2.txt (sha256:9f8e7d6c)): they did different \
-                    work, so the ratios compare different things\n";
-        let text = compare_text(&[a.clone(), b.clone()]);
-        assert_eq!(text.matches(line).count(), 1, "{text}");
-        assert_eq!(text.matches("warning: these runs").count(), 1, "{text}");
-        let md = compare_markdown(&[a.clone(), b.clone()]);
-        assert!(
-            md.contains(&format!("\n> **Warning:** {}", &line["warning: ".len()..])),
-            "{md}"
-        );
-        let html = compare_html(&[a.clone(), b], &[], &ReportOptions::default());
-        assert!(
-            html.contains("<p><strong>Warning:</strong> these runs sent different request patterns (a reads.txt (sha256:1a2b3c4d)"),
-            "{html}"
-        );
-        // The same file under another name is the same work.
-        let same = series("c", "copy-of-reads.txt", "1a2b3c4d5e6f7a8b9c");
-        assert!(!compare_text(&[a, same]).contains("warning: these runs"));
-    }
-
-    #[test]
-    fn settings_that_change_the_meaning_are_named() {
-        let a = series("a", "p.txt", "00");
-        let mut b = series("b", "p.txt", "00");
-        let st = b.settings.as_mut().unwrap();
-        st.order = crate::result::RequestOrder::Sequential;
-        st.wait_s = 0.1;
-        st.planned_cache_hit_rate = Some(0.5);
-        st.shard = Some(crate::result::Shard { index: 1, count: 3 });
-        let text = compare_text(&[a, b]);
-        let warnings: Vec<&str> = text
-            .lines()
-            .filter(|l| l.starts_with("warning: these runs"))
-            .collect();
-        assert_eq!(
-            warnings,
-            [
-                "warning: these runs differ in request order (a random, b sequential): a pass in the file's order and a random draw meet the server's caches differently",
-                "warning: these runs differ in the wait between requests (a 0 s, b 0.1 s): a client that pauses offers less load",
-                "warning: these runs were planned for different cache hit rates (a not planned, b 50%): repeated requests are answered from caches",
-                "warning: these runs differ in sharding (a whole, b shard 1/3): a shard sent only its part of the load; compare the merged result (hakaru merge)",
-            ],
-            "{text}"
-        );
-    }
-
-    /// A suite with one phase named `phase`, at `qps`.
-    fn suite_run(phase: &str, qps: f64) -> RunResult {
-        let mut step = fixture::bare_step(4);
-        step.qps = qps;
-        step.total_requests = 100;
-        step.latency.count = 100;
-        step.latency.mean_s = 0.001;
-        step.latency.p99_s = 0.002;
-        let mut run = fixture::run(vec![step]);
-        run.suite = Some(crate::result::suite::SuiteResult {
-            phases: vec![crate::result::suite::PhaseResult {
-                name: phase.into(),
-                ..Default::default()
-            }],
-            ..Default::default()
-        });
-        run
-    }
-
-    /// Suites alone: the per-phase table and its sentences, no ramp table (a suite's
-    /// busiest phase is no peak) and no chart against clients on the page.
-    #[test]
-    fn suites_alone_are_compared_phase_by_phase() {
-        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
-        let series = [
-            Series::from_run(&a, "redis"),
-            Series::from_run(&b, "memcached"),
-        ];
-        let runs = [("redis", &a), ("memcached", &b)];
-        let text = compare_text_with(&series, &runs);
-        assert!(!text.contains("peak qps"), "{text}");
-        assert!(
-            text.starts_with("Phase by phase (ratios in parentheses are to redis):\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("memcached answered load 1.30× redis's req/s at 1.00× its p99."),
-            "{text}"
-        );
-        let md = compare_markdown_with(&series, &runs);
-        assert!(
-            !md.contains("peak qps") && md.contains("#### Phase by phase"),
-            "{md}"
-        );
-        let html = compare_html(&series, &runs, &ReportOptions::default());
-        assert!(html.contains("<h2>Phase by phase</h2>"), "{html}");
-        assert!(
-            !html.contains("Side by side") && !html.contains("against clients"),
-            "{html}"
-        );
-        // Regression: suites alone drew the rate charts of no ramp, empty axes.
-        assert!(!html.contains("against offered rate"), "{html}");
-    }
-
-    /// Suites beside a ramp: the ramp table for the ramp alone, the suites named
-    /// under it and compared phase by phase.
-    #[test]
-    fn suites_beside_a_ramp_leave_its_table_and_are_named() {
-        let (a, b) = (suite_run("load", 1000.0), suite_run("load", 1300.0));
-        let ramp = series("ramp", "p.txt", "00");
-        let series = [
-            ramp,
-            Series::from_run(&a, "redis"),
-            Series::from_run(&b, "memcached"),
-        ];
-        let runs = [("redis", &a), ("memcached", &b)];
-        let text = compare_text_with(&series, &runs);
-        let table: Vec<&str> = text.lines().take_while(|l| !l.starts_with('(')).collect();
-        assert_eq!(table.len(), 2, "the header and the ramp's row: {text}");
-        assert!(table[1].starts_with("ramp "), "{text}");
-        assert!(
-            text.contains(
-                "redis, memcached are suites: compared phase by phase below, not in this table"
-            ),
-            "{text}"
-        );
-        assert!(
-            text.contains("\nPhase by phase (ratios in parentheses are to redis):\n"),
-            "{text}"
-        );
-        let html = compare_html(&series, &runs, &ReportOptions::default());
-        assert!(
-            html.contains("Side by side") && html.contains("are suites: compared phase by phase"),
-            "{html}"
-        );
-    }
-}
+#[path = "compare_tests.rs"]
+mod tests;
