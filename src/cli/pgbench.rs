@@ -127,6 +127,19 @@ pub struct PgbenchArgs {
     /// -P's lines with a Unix timestamp.
     #[arg(long = "progress-timestamp")]
     pub progress_timestamp: bool,
+    /// Vacuum pgbench_accounts too before the run.
+    #[arg(short = 'v', long = "vacuum-all")]
+    pub vacuum_all: bool,
+    /// Print a built-in script's text, then exit.
+    #[arg(long = "show-script", value_name = "NAME")]
+    pub show_script: Option<String>,
+    /// Print the version, then exit.
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+    /// pgbench flags hakaru does not carry out, taken only to be refused by name
+    /// with why (clap's "unexpected argument" would not say why).
+    #[command(flatten)]
+    pub refused: Refused,
 
     /// The server's host (PGHOST).
     #[arg(short = 'h', long = "host", value_name = "HOST")]
@@ -151,6 +164,75 @@ pub struct PgbenchArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+}
+
+/// pgbench 15's flags that hakaru pgbench refuses, each with its reason.
+#[derive(Args, Debug, Default)]
+pub struct Refused {
+    #[arg(long = "partitions", hide = true, value_name = "NUM")]
+    partitions: Option<String>,
+    #[arg(long = "partition-method", hide = true, value_name = "METHOD")]
+    partition_method: Option<String>,
+    #[arg(long = "tablespace", hide = true, value_name = "TABLESPACE")]
+    tablespace: Option<String>,
+    #[arg(long = "index-tablespace", hide = true, value_name = "TABLESPACE")]
+    index_tablespace: Option<String>,
+    #[arg(long = "sampling-rate", hide = true, value_name = "NUM")]
+    sampling_rate: Option<String>,
+    #[arg(long = "failures-detailed", hide = true)]
+    failures_detailed: bool,
+    #[arg(long = "verbose-errors", hide = true)]
+    verbose_errors: bool,
+    #[arg(short = 'd', long = "debug", hide = true)]
+    debug: bool,
+}
+
+impl Refused {
+    /// The first refused flag given, with why hakaru does not carry it out.
+    fn first(&self) -> Option<(&'static str, &'static str)> {
+        const LAYOUT: &str = "-i makes pgbench's plain tables; partitioned tables and \
+             tablespaces are not built (make them with psql, then run without -i)";
+        [
+            (self.partitions.is_some(), "--partitions", LAYOUT),
+            (
+                self.partition_method.is_some(),
+                "--partition-method",
+                LAYOUT,
+            ),
+            (self.tablespace.is_some(), "--tablespace", LAYOUT),
+            (
+                self.index_tablespace.is_some(),
+                "--index-tablespace",
+                LAYOUT,
+            ),
+            (
+                self.sampling_rate.is_some(),
+                "--sampling-rate",
+                "the per-transaction log is written whole; -o FILE's result holds \
+                 every second's histogram",
+            ),
+            (
+                self.failures_detailed,
+                "--failures-detailed",
+                "the report's error table already counts each kind \
+                 (sql_serialization_failure, sql_deadlock, …)",
+            ),
+            (
+                self.verbose_errors,
+                "--verbose-errors",
+                "hakaru keeps one sample message per error kind, shown in the report \
+                 and the -o result",
+            ),
+            (
+                self.debug,
+                "-d/--debug",
+                "hakaru has no protocol trace; run `hakaru run postgres://… --verbose`",
+            ),
+        ]
+        .into_iter()
+        .find(|(given, _, _)| *given)
+        .map(|(_, flag, why)| (flag, why))
+    }
 }
 
 fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
@@ -208,14 +290,32 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
 }
 
 pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
+    if a.version {
+        println!("pgbench (hakaru {})", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    if let Some(name) = &a.show_script {
+        let b = crate::sql::builtin::find(name)
+            .map_err(|e| PgbenchError(format!("--show-script: {e}")))?;
+        // pgbench prints it on stderr.
+        eprintln!("-- {}: {}\n{}", b.name, b.title, b.text);
+        return Ok(0);
+    }
+    if let Some((flag, why)) = a.refused.first() {
+        bail!(PgbenchError(format!(
+            "{flag}: not carried out by hakaru pgbench: {why}"
+        )));
+    }
     let mut o = options(&a)?;
     let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
         return Ok(0);
     }
-    refuse_not_done(&a)?;
     let log = check_paths(&a, &plan)?;
+    if !a.no_vacuum {
+        vacuum(&plan, a.vacuum_all)?;
+    }
     if plan.builtin {
         // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
         let n = count_branches(&plan)?;
@@ -252,15 +352,32 @@ fn count_branches(plan: &PgbenchPlan) -> Result<u64> {
     Ok(n)
 }
 
-/// Flags the run does not carry out yet: refused before any load, not ignored.
-fn refuse_not_done(a: &PgbenchArgs) -> Result<()> {
-    for (given, flag) in [(a.connect, "-C/--connect")] {
-        if given {
-            bail!(PgbenchError(format!(
-                "{flag}: not done yet by hakaru pgbench's run (see docs/guide/sql.md)"
-            )));
+/// Before the run, as pgbench without `-n`: the branches and tellers vacuumed,
+/// the history emptied (and with `-v` the accounts vacuumed and analyzed). A
+/// failure is printed and passed over, as pgbench does (a custom script's
+/// database may have no pgbench tables).
+fn vacuum(plan: &PgbenchPlan, all: bool) -> Result<()> {
+    let mut conn = PgAdmin::connect(
+        &plan.url,
+        plan.url.password.as_deref(),
+        Duration::from_secs(30),
+    )
+    .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut run = |sql: &str| {
+        if let Err(e) = conn.simple_query(sql) {
+            eprintln!("pgbench: error: {sql}: {e}\npgbench: detail: (ignoring this error and continuing anyway)");
         }
+    };
+    eprint!("starting vacuum...");
+    run("vacuum pgbench_branches");
+    run("vacuum pgbench_tellers");
+    run("truncate pgbench_history");
+    if all {
+        eprint!("starting vacuum pgbench_accounts...");
+        run("vacuum analyze pgbench_accounts");
+        eprintln!("end.");
     }
+    eprintln!("end.");
     Ok(())
 }
 
@@ -288,6 +405,8 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
         url: Some(url),
         threads: plan.threads as usize,
         seed: Some(plan.seed),
+        // -C: a new connection (a login) for each transaction.
+        keep_alive: !a.connect,
         n_slow: 0,
         n_fast: 0,
         ..RequestOptions::default()

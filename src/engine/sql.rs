@@ -5,7 +5,8 @@
 //! statement the interpreter names, tells it the answer, sleeps its `\sleep`s on the
 //! worker's timer, until `Done`. A failed statement ends the transaction, `ROLLBACK`
 //! sent if it left a block open, and the transaction is counted under its error's
-//! kind (a SQLSTATE's, or a MySQL error code's).
+//! kind (a SQLSTATE's, or a MySQL error code's). Without keep-alive (pgbench's
+//! `-C`) each transaction logs in anew, its login inside its time.
 
 use std::time::{Duration, Instant};
 
@@ -164,6 +165,15 @@ impl Conn {
         }
     }
 
+    /// Ends the session as a client leaving does (PostgreSQL's Terminate), then
+    /// closes; a failure to say goodbye changes nothing.
+    async fn close(self) {
+        match self {
+            Conn::Pg(c) => c.terminate().await,
+            Conn::My(c) => drop(c),
+        }
+    }
+
     fn bytes_in(&self) -> u64 {
         match self {
             Conn::Pg(c) => c.bytes_in,
@@ -282,6 +292,13 @@ async fn drive<W: Workload>(
     }
     let conn = slot.conn.as_ref().expect("connected above");
     let read = conn.bytes_in() - read_before;
+    if !w.cfg.keep_alive {
+        // pgbench's -C (`--no-keep-alive`): a new connection for each transaction,
+        // this one ended politely so the server logs no lost client.
+        if let Some(conn) = slot.conn.take() {
+            conn.close().await;
+        }
+    }
     match failed {
         Some(kind) => (Outcome::Error(kind), read),
         None => (Outcome::Status(STATUS_REPLY), read),

@@ -261,6 +261,14 @@ impl PgConn {
         }
     }
 
+    /// Terminate, then the connection closes (dropped): the server ends the
+    /// session without logging a lost client. Best effort, never waited on long.
+    pub async fn terminate(mut self) {
+        frontend::terminate(&mut self.wbuf);
+        let _ = self.flush().await;
+        let _ = self.wire.shutdown().await;
+    }
+
     /// The last statement's answer.
     pub fn answer(&self) -> &Answer {
         &self.answer
