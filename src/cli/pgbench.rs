@@ -31,6 +31,7 @@ use crate::spec::sql::{GivenScripts, SqlOptions};
 use crate::spec::Load;
 use crate::spec::{RequestOptions, RunOptions, SessionOptions};
 use crate::sql::init::{self, Step};
+use crate::sql::interp::TxnLog;
 
 #[derive(Args, Debug)]
 #[command(disable_help_flag = true)]
@@ -313,6 +314,14 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         return Ok(0);
     }
     let log = check_paths(&a, &plan)?;
+    let txn_log = match &plan.txn_log {
+        Some(prefix) => Some(open_txn_log(
+            &txn_log_paths(prefix, plan.threads),
+            plan.rate.is_some(),
+            a.max_tries > 1,
+        )?),
+        None => None,
+    };
     if !a.no_vacuum {
         vacuum(&plan, a.vacuum_all)?;
     }
@@ -325,7 +334,47 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         o.scale = Some(n);
         plan = check(&o)?;
     }
-    load(&a, &plan, log, command_line)
+    load(&a, &plan, log, txn_log, command_line)
+}
+
+/// `-l` alone: pgbench's files, `PREFIX.<pid>` for thread 0 and `PREFIX.<pid>.<n>`
+/// for thread n.
+fn txn_log_paths(prefix: &str, threads: u64) -> Vec<PathBuf> {
+    let pid = std::process::id();
+    (0..threads)
+        .map(|t| match t {
+            0 => PathBuf::from(format!("{prefix}.{pid}")),
+            t => PathBuf::from(format!("{prefix}.{pid}.{t}")),
+        })
+        .collect()
+}
+
+/// The files made (emptied) before the load, so one that cannot be written is
+/// refused first (exit 2); the workers hand each its thread's whole lines, a
+/// buffer at a time, never a line per transaction.
+fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLog>> {
+    let mut files = Vec::new();
+    for p in paths {
+        let f = std::fs::File::create(p)
+            .map_err(|e| PgbenchError(format!("-l {}: {e}", p.display())))?;
+        files.push(std::sync::Mutex::new(f));
+    }
+    let paths = paths.to_vec();
+    let write = move |thread: usize, lines: &[u8]| {
+        use std::io::Write as _;
+        let Some(file) = files.get(thread) else {
+            return;
+        };
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = f.write_all(lines) {
+            eprintln!("pgbench: -l {}: {e}", paths[thread].display());
+        }
+    };
+    Ok(Arc::new(TxnLog {
+        lag,
+        retries,
+        write: Box::new(write),
+    }))
 }
 
 /// `SELECT count(*) FROM pgbench_branches`, as pgbench reads the scale of its
@@ -384,7 +433,12 @@ fn vacuum(plan: &PgbenchPlan, all: bool) -> Result<()> {
 /// The run `hakaru run postgres://… -f` builds: the plan's scripts, clients,
 /// threads, `-T` as the duration, `-t` as the budget clients × transactions, `-R`
 /// as the open model's rate.
-fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> RunOptions {
+fn run_options(
+    a: &PgbenchArgs,
+    plan: &PgbenchPlan,
+    txn_log: Option<Arc<TxnLog>>,
+    command_line: Vec<String>,
+) -> RunOptions {
     let u = &plan.url;
     // The password rides in the URL (PGPASSWORD's or --password-file's): the run's
     // records redact a URL's password, and no process-wide variable is set.
@@ -415,7 +469,9 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
         files: Vec::new(),
         query_mode: a.protocol.clone(),
         max_tries: (a.max_tries > 1).then_some(a.max_tries),
-        given: Some(GivenScripts(Arc::new(plan.scripts.clone()))),
+        given: Some(GivenScripts(Arc::new(
+            plan.scripts.clone().with_txn_log(txn_log),
+        ))),
     };
     RunOptions {
         request,
@@ -443,7 +499,15 @@ fn check_paths(a: &PgbenchArgs, plan: &PgbenchPlan) -> Result<Option<PathBuf>> {
         .aggregate_log
         .as_ref()
         .map(|(_, prefix)| PathBuf::from(format!("{prefix}.{}", std::process::id())));
-    let more: Vec<(&'static str, &Path)> = log.iter().map(|p| ("-l", p.as_path())).collect();
+    let txn = plan
+        .txn_log
+        .as_ref()
+        .map_or_else(Vec::new, |prefix| txn_log_paths(prefix, plan.threads));
+    let more: Vec<(&'static str, &Path)> = log
+        .iter()
+        .chain(&txn)
+        .map(|p| ("-l", p.as_path()))
+        .collect();
     let scripts: Vec<PathBuf> = a
         .file
         .iter()
@@ -469,9 +533,10 @@ fn load(
     a: &PgbenchArgs,
     plan: &PgbenchPlan,
     log: Option<PathBuf>,
+    txn_log: Option<Arc<TxnLog>>,
     command_line: Vec<String>,
 ) -> Result<i32> {
-    let mut ready = run_options(a, plan, command_line).build()?;
+    let mut ready = run_options(a, plan, txn_log, command_line).build()?;
     ready.engine.skip_late = plan.skip_late;
     let csv_to_stdout = super::args::is_stdout(a.output_path.as_deref());
     let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
