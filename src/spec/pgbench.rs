@@ -317,10 +317,17 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     let (weighted, transaction_type) = scripts(o, scale)?;
     let builtin = weighted.iter().any(|w| w.name.starts_with("<builtin: "));
     let defines = defines(o, scale)?;
+    let scripts = Scripts::new(weighted, mode, defines);
+    if let Some(name) = scripts.pipeline_in_simple_mode() {
+        return Err(bad(format!(
+            "{name}: \\startpipeline cannot be used with -M simple (the simple query \
+             protocol has no pipeline); give -M extended or prepared"
+        )));
+    }
     Ok(PgbenchPlan {
         url,
         init,
-        scripts: Scripts::new(weighted, mode, defines),
+        scripts,
         scale,
         builtin,
         transaction_type,
@@ -501,6 +508,11 @@ mod tests {
         })
         .contains("schedule lag"));
         assert!(e(|o| o.progress = Some(0)).starts_with("-P 0"));
+        assert!(e(|o| o.files = vec![(
+            "p.sql".into(),
+            "\\startpipeline\nSELECT 1;\n\\endpipeline\n".into()
+        )])
+        .starts_with("p.sql: \\startpipeline cannot be used with -M simple"));
         assert!(e(|o| o.random_seed = Some("dice".into())).starts_with("--random-seed dice"));
     }
 

@@ -117,6 +117,24 @@ impl Scripts {
         self
     }
 
+    /// The first script with a `\startpipeline` when the mode is simple: pgbench
+    /// aborts its client there ("cannot use pipeline mode with the simple query
+    /// protocol"); the front ends refuse it before any load.
+    pub fn pipeline_in_simple_mode(&self) -> Option<&str> {
+        if self.mode != Mode::Simple {
+            return None;
+        }
+        self.scripts
+            .iter()
+            .find(|w| {
+                w.script
+                    .commands
+                    .iter()
+                    .any(|c| matches!(c, crate::sql::script::Command::StartPipeline))
+            })
+            .map(|w| w.name.as_str())
+    }
+
     /// pgbench's `-l`: each transaction's line handed to `log` (see [`TxnLog`]).
     pub fn with_txn_log(mut self, log: Option<Arc<TxnLog>>) -> Scripts {
         self.log = log;
