@@ -36,6 +36,7 @@ mod nginx;
 mod over_time;
 mod pg;
 mod pg_hostile;
+mod pg_shard;
 mod pgbench;
 mod probe;
 mod ramp;
