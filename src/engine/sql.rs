@@ -202,9 +202,10 @@ fn recycle_names<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
     v.into_iter().map(|_| &[][..]).collect()
 }
 
-/// One transaction within `timeout` from `sent` (due at `due` in the open model):
-/// its outcome (a status counted as a key-value reply is, or the kind it failed
-/// with) and the bytes it read.
+/// One transaction within `timeout` from `sent` (due at `due` in the open model),
+/// kept by the worker's watchdog in client `local`'s cell (no timer per
+/// transaction, as on the HTTP path): its outcome (a status counted as a key-value
+/// reply is, or the kind it failed with) and the bytes it read.
 #[allow(clippy::too_many_arguments)]
 pub(super) async fn transaction<W: Workload>(
     w: &Worker<W>,
@@ -215,15 +216,17 @@ pub(super) async fn transaction<W: Workload>(
     timeout: Duration,
     sent: Instant,
     due: Option<Instant>,
+    local: usize,
 ) -> (Outcome, u64) {
     slot.retries = 0;
     let done = match sent.checked_add(timeout) {
         None => drive(w, timer, slot, proto, session).await,
         Some(deadline) => {
             let driven = drive(w, timer, slot, proto, session);
-            match tokio::time::timeout_at(deadline.into(), driven).await {
-                Ok(done) => done,
-                Err(_) => {
+            let cell = w.watchdog.client(local);
+            match cell.within(&w.watchdog, deadline, timeout, driven).await {
+                Some(done) => done,
+                None => {
                     // The connection may be mid-answer: it cannot carry the next one.
                     slot.conn = None;
                     w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
