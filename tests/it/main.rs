@@ -38,6 +38,7 @@ mod pg;
 mod pg_hostile;
 mod pg_shard;
 mod pgbench;
+mod pgbench_log;
 mod probe;
 mod ramp;
 mod readme;
