@@ -15,7 +15,8 @@ stopped by its PID at exit.
 
 Environment: ROUNDS (3), DURATION (5 s), SCALE (10), CLIENTS (1,16,64),
 HAKARU (binary; target/release/hakaru, built if missing), PG_BIN
-(/usr/lib/postgresql/15/bin), KEEP=1 keeps the raw outputs.
+(/usr/lib/postgresql/15/bin), KEEP=1 keeps the raw outputs, FLAGS adds flags to both tools (FLAGS=-l: the
+per-transaction logs, written in the run's directory).
 Needs: postgresql-15, GNU time.
 """
 
@@ -110,6 +111,8 @@ def main():
     duration = common.env_number("DURATION", 5, int)
     scale = common.env_number("SCALE", 10, int)
     clients = [int(c) for c in os.environ.get("CLIENTS", "1,16,64").split(",")]
+    # More flags for both tools, e.g. FLAGS=-l (each writes its logs in the run's dir).
+    extra = os.environ.get("FLAGS", "").split()
     hakaru = common.hakaru_binary()
     pgbench = f"{PG_BIN}/pgbench"
     os.environ["PGPASSWORD"] = PASSWORD
@@ -117,18 +120,19 @@ def main():
     subprocess.check_call([pgbench, "-i", "-q", "-s", str(scale)] + conn_args(pg) + ["postgres"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     out = tempfile.mkdtemp(prefix="hakaru-bench-sql-")
+    os.chdir(out)
     scripts = [("select-only", ["-S"]), ("tpcb-like", [])]
     tools = [("pgbench", [pgbench]), ("hakaru", [hakaru, "pgbench"])]
     cells = {}  # (script, clients, tool) -> [(tps, cpu µs/txn)]
     print(f"# {common.machine_line()}; PostgreSQL 15 on loopback, scale {scale}, "
-          f"-T {duration}, {rounds} rounds", flush=True)
+          f"-T {duration}, {rounds} rounds{', ' + ' '.join(extra) if extra else ''}", flush=True)
     for r in range(rounds):
         for name, flags in scripts:
             for c in clients:
                 order = tools if (r + c) % 2 == 0 else tools[::-1]
                 for tool, argv in order:
                     args = argv + ["-n", "-M", "prepared", "-c", str(c), "-j", str(min(c, 2)),
-                                   "-T", str(duration)] + flags + conn_args(pg) + ["postgres"]
+                                   "-T", str(duration)] + flags + extra + conn_args(pg) + ["postgres"]
                     base = os.path.join(out, f"{tool}-{name}-{c}-{r}")
                     rc, text, cpu, _, _ = common.timed_run(args, base + ".out", base + ".time",
                                                            duration * 4 + 30)

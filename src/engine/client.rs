@@ -144,7 +144,10 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
                 .session()
                 .expect("a SQL target's source keeps a session");
             let sql = slot.sql.get_or_insert_with(Box::default);
-            let done = super::sql::transaction(&w, &timer, sql, proto, session, timeout, sent);
+            let due = paced.due;
+            let done = super::sql::transaction(
+                &w, &timer, sql, proto, session, timeout, sent, due, me.local,
+            );
             (done.await, None)
         } else {
             let shared = w.pool.as_ref().and_then(|p| p.slot(me.local, target));

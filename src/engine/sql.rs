@@ -5,9 +5,13 @@
 //! statement the interpreter names, tells it the answer, sleeps its `\sleep`s on the
 //! worker's timer, until `Done`. A failed statement ends the transaction, `ROLLBACK`
 //! sent if it left a block open, and the transaction is counted under its error's
-//! kind (a SQLSTATE's, or a MySQL error code's).
+//! kind (a SQLSTATE's, or a MySQL error code's). Without keep-alive (pgbench's
+//! `-C`) each transaction logs in anew, its login inside its time.
 
-use std::time::{Duration, Instant};
+use std::cell::RefCell;
+use std::io::Write as _;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use super::timer::Timer;
 use super::workload::Workload;
@@ -16,7 +20,7 @@ use crate::http::mysql_conn::{mysql_error_kind, MysqlConn, MysqlConnError};
 use crate::http::pg_conn::{sql_error_kind, PgConn, PgConnError};
 use crate::http::Proto;
 use crate::kv::STATUS_REPLY;
-use crate::sql::interp::{Action, Conversation, SqlFailure, StatementAnswer};
+use crate::sql::interp::{Action, Conversation, SqlFailure, StatementAnswer, TxnLog};
 use crate::stats::{ErrorKind, Outcome};
 
 /// A client's SQL connection and the buffers its statements reuse.
@@ -31,6 +35,10 @@ pub(super) struct SqlSlot {
     /// A failed statement's sample, noted only if the transaction ends failed with
     /// its kind (a retry that succeeds leaves no error).
     pending: Option<(ErrorKind, String)>,
+    /// The last transaction's retries (`--max-tries`), for `-l`'s line.
+    retries: u32,
+    /// Transactions this client ended, for `-l`'s line (pgbench's `st->cnt`).
+    logged: u64,
 }
 
 /// A logged-in connection on either wire.
@@ -173,6 +181,15 @@ impl Conn {
         }
     }
 
+    /// Ends the session as a client leaving does (PostgreSQL's Terminate), then
+    /// closes; a failure to say goodbye changes nothing.
+    async fn close(self) {
+        match self {
+            Conn::Pg(c) => c.terminate().await,
+            Conn::My(c) => drop(c),
+        }
+    }
+
     fn bytes_in(&self) -> u64 {
         match self {
             Conn::Pg(c) => c.bytes_in,
@@ -194,8 +211,11 @@ fn recycle_names<'b>(mut v: Vec<&[u8]>) -> Vec<&'b [u8]> {
     v.into_iter().map(|_| &[][..]).collect()
 }
 
-/// One transaction within `timeout` from `sent`: its outcome (a status counted as
-/// a key-value reply is, or the kind it failed with) and the bytes it read.
+/// One transaction within `timeout` from `sent` (due at `due` in the open model),
+/// kept by the worker's watchdog in client `local`'s cell (no timer per
+/// transaction, as on the HTTP path): its outcome (a status counted as a key-value
+/// reply is, or the kind it failed with) and the bytes it read.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn transaction<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
@@ -204,24 +224,126 @@ pub(super) async fn transaction<W: Workload>(
     session: &mut dyn Conversation,
     timeout: Duration,
     sent: Instant,
+    due: Option<Instant>,
+    local: usize,
 ) -> (Outcome, u64) {
-    let Some(deadline) = sent.checked_add(timeout) else {
-        return drive(w, timer, slot, proto, session).await;
+    slot.retries = 0;
+    let done = match sent.checked_add(timeout) {
+        None => drive(w, timer, slot, proto, session).await,
+        Some(deadline) => {
+            let driven = drive(w, timer, slot, proto, session);
+            let cell = w.watchdog.client(local);
+            match cell.within(&w.watchdog, deadline, timeout, driven).await {
+                Some(done) => done,
+                None => {
+                    // The connection may be mid-answer: it cannot carry the next one.
+                    slot.conn = None;
+                    w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
+                        format!(
+                            "no whole transaction within the timeout ({} ms)",
+                            timeout.as_millis()
+                        )
+                    });
+                    (Outcome::Error(ErrorKind::Timeout), 0)
+                }
+            }
+        }
     };
-    match tokio::time::timeout_at(deadline.into(), drive(w, timer, slot, proto, session)).await {
-        Ok(done) => done,
-        Err(_) => {
-            // The connection may be mid-answer: it cannot carry the next transaction.
-            slot.conn = None;
-            w.rec.borrow_mut().note_error(ErrorKind::Timeout, || {
-                format!(
-                    "no whole transaction within the timeout ({} ms)",
-                    timeout.as_millis()
-                )
-            });
-            (Outcome::Error(ErrorKind::Timeout), 0)
+    if let Some((log, client, script)) = session.txn_log() {
+        slot.logged += 1;
+        let line = LogLine {
+            client,
+            cnt: slot.logged,
+            script,
+            outcome: done.0,
+            sent,
+            due,
+            retries: slot.retries,
+        };
+        log_line(w.index, log, &line);
+    }
+    done
+}
+
+/// A transaction's `-l` line, as pgbench writes it.
+struct LogLine {
+    client: usize,
+    cnt: u64,
+    script: usize,
+    outcome: Outcome,
+    sent: Instant,
+    due: Option<Instant>,
+    retries: u32,
+}
+
+/// A worker's `-l` lines not yet handed over; handed over whole when full and when
+/// the worker's thread ends (its drop), so a kill leaves whole lines only.
+struct LogBuf {
+    thread: usize,
+    log: Arc<TxnLog>,
+    buf: Vec<u8>,
+}
+
+impl Drop for LogBuf {
+    fn drop(&mut self) {
+        if !self.buf.is_empty() {
+            (self.log.write)(self.thread, &self.buf);
         }
     }
+}
+
+/// Handed over past this many bytes: one write per ~1,500 lines.
+const LOG_FLUSH_AT: usize = 64 * 1024;
+
+thread_local! {
+    static LOG_BUF: RefCell<Option<LogBuf>> = const { RefCell::new(None) };
+}
+
+/// pgbench's line: `client_id transaction_no time script_no time_epoch time_us
+/// [schedule_lag] [retries]`, time and lag in µs, a failed transaction's time
+/// `serialization`, `deadlock` or `failed`.
+fn log_line(thread: usize, log: &Arc<TxnLog>, l: &LogLine) {
+    let end = Instant::now();
+    let epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let us = |d: Duration| (d.as_nanos() + 500) / 1000;
+    LOG_BUF.with_borrow_mut(|slot| {
+        let b = slot.get_or_insert_with(|| LogBuf {
+            thread,
+            log: log.clone(),
+            buf: Vec::with_capacity(LOG_FLUSH_AT + 256),
+        });
+        let buf = &mut b.buf;
+        let _ = write!(buf, "{} {} ", l.client, l.cnt);
+        let _ = match l.outcome {
+            Outcome::Error(ErrorKind::SqlSerializationFailure) => write!(buf, "serialization"),
+            Outcome::Error(ErrorKind::SqlDeadlock) => write!(buf, "deadlock"),
+            Outcome::Error(_) => write!(buf, "failed"),
+            Outcome::Status(_) => write!(buf, "{}", us(end - l.due.unwrap_or(l.sent))),
+        };
+        let _ = write!(
+            buf,
+            " {} {} {}",
+            l.script,
+            epoch.as_secs(),
+            epoch.subsec_micros()
+        );
+        if log.lag {
+            let lag = l
+                .due
+                .map_or(Duration::ZERO, |d| l.sent.saturating_duration_since(d));
+            let _ = write!(buf, " {}", us(lag));
+        }
+        if log.retries {
+            let _ = write!(buf, " {}", l.retries);
+        }
+        buf.push(b'\n');
+        if buf.len() >= LOG_FLUSH_AT {
+            (b.log.write)(b.thread, &b.buf);
+            b.buf.clear();
+        }
+    });
 }
 
 /// The connection failed: it is dropped, and the transaction fails with its kind.
@@ -281,6 +403,7 @@ async fn drive<W: Workload>(
                 let mut rec = w.rec.borrow_mut();
                 rec.retries += 1;
                 rec.retried += u64::from(tries == 1);
+                slot.retries = tries;
                 tries += 1;
             }
             other => break other.map(|(kind, _)| kind),
@@ -293,6 +416,13 @@ async fn drive<W: Workload>(
     }
     let conn = slot.conn.as_ref().expect("connected above");
     let read = conn.bytes_in() - read_before;
+    if !w.cfg.keep_alive {
+        // pgbench's -C (`--no-keep-alive`): a new connection for each transaction,
+        // this one ended politely so the server logs no lost client.
+        if let Some(conn) = slot.conn.take() {
+            conn.close().await;
+        }
+    }
     match failed {
         Some(kind) => (Outcome::Error(kind), read),
         None => (Outcome::Status(STATUS_REPLY), read),

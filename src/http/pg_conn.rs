@@ -28,6 +28,7 @@ pub fn sql_error_kind(kind: SqlErrorKind) -> ErrorKind {
         SqlErrorKind::UniqueViolation => ErrorKind::SqlUniqueViolation,
         SqlErrorKind::TooManyConnections => ErrorKind::SqlTooManyConnections,
         SqlErrorKind::AdminShutdown => ErrorKind::SqlAdminShutdown,
+        SqlErrorKind::CannotConnectNow => ErrorKind::SqlCannotConnectNow,
         SqlErrorKind::Other(_) => ErrorKind::SqlError,
     }
 }
@@ -45,6 +46,12 @@ pub enum PgConnError {
     Protocol(ProtocolError),
     /// A statement the protocol cannot carry (a NUL in its text…).
     Encode(String),
+    /// The server sent an ErrorResponse, then closed the connection: a FATAL
+    /// such as a fast shutdown's 57P01, counted by its SQLSTATE, not as a reset.
+    Fatal {
+        sqlstate: [u8; 5],
+        message: String,
+    },
 }
 
 impl PgConnError {
@@ -58,9 +65,9 @@ impl PgConnError {
             }
             PgConnError::Login(LoginError::Refused { sqlstate, .. }) => {
                 match SqlErrorKind::of(sqlstate.as_bytes()) {
-                    k @ (SqlErrorKind::TooManyConnections | SqlErrorKind::AdminShutdown) => {
-                        sql_error_kind(k)
-                    }
+                    k @ (SqlErrorKind::TooManyConnections
+                    | SqlErrorKind::AdminShutdown
+                    | SqlErrorKind::CannotConnectNow) => sql_error_kind(k),
                     _ => ErrorKind::ReplyNoauth,
                 }
             }
@@ -69,6 +76,7 @@ impl PgConnError {
             PgConnError::Io(e) if e.kind() == io::ErrorKind::ConnectionReset => ErrorKind::Reset,
             PgConnError::Io(_) => ErrorKind::Io,
             PgConnError::Encode(_) => ErrorKind::Protocol,
+            PgConnError::Fatal { sqlstate, .. } => sql_error_kind(SqlErrorKind::of(sqlstate)),
         }
     }
 }
@@ -83,6 +91,11 @@ impl std::fmt::Display for PgConnError {
             PgConnError::Io(e) => write!(f, "{e}"),
             PgConnError::Protocol(e) => write!(f, "{e}"),
             PgConnError::Encode(e) => f.write_str(e),
+            PgConnError::Fatal { sqlstate, message } => write!(
+                f,
+                "SQLSTATE {}: {message} (then the server closed the connection)",
+                String::from_utf8_lossy(sqlstate)
+            ),
         }
     }
 }
@@ -213,7 +226,9 @@ impl PgConn {
         let parsed = self.parsed.get(index).copied().unwrap_or(false);
         frontend::statement(mode, sql, params, name, parsed, &mut self.wbuf)
             .map_err(PgConnError::Encode)?;
-        self.flush().await?;
+        if let Err(e) = self.flush().await {
+            return Err(self.said_before_closing(e).await);
+        }
         self.read_answer().await?;
         // Parsed once the server said so, even when the statement then failed (a
         // unique violation): Parse'd again, it was 42P05 for the connection's life.
@@ -242,10 +257,35 @@ impl PgConn {
         Ok(&self.answer)
     }
 
+    /// A write failed because the server closed the connection: what it said
+    /// first, if it said anything (the FATAL it sent while the client was idle is
+    /// still in the socket's queue), else the write's own error.
+    async fn said_before_closing(&mut self, e: PgConnError) -> PgConnError {
+        let closed = matches!(&e, PgConnError::Io(io)
+            if matches!(io.kind(), io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset));
+        if !closed {
+            return e;
+        }
+        match self.read_answer().await {
+            Err(fatal @ PgConnError::Fatal { .. }) => fatal,
+            _ => e,
+        }
+    }
+
     async fn read_answer(&mut self) -> Result<(), PgConnError> {
         self.answer.reset();
         loop {
-            let (tag, start, end) = self.message().await?;
+            let (tag, start, end) = match self.message().await {
+                Ok(m) => m,
+                // An ErrorResponse, then the close: the server's last word.
+                Err(PgConnError::Reset | PgConnError::Io(_)) if self.answer.sqlstate.is_some() => {
+                    return Err(PgConnError::Fatal {
+                        sqlstate: self.answer.sqlstate.unwrap_or_default(),
+                        message: std::mem::take(&mut self.answer.message),
+                    });
+                }
+                Err(e) => return Err(e),
+            };
             match self
                 .answer
                 .feed(tag, &self.rbuf[start..end])
@@ -259,6 +299,14 @@ impl PgConn {
                 Step::CopyIn => return Err(PgConnError::Protocol(ProtocolError::Unexpected(tag))),
             }
         }
+    }
+
+    /// Terminate, then the connection closes (dropped): the server ends the
+    /// session without logging a lost client. Best effort, never waited on long.
+    pub async fn terminate(mut self) {
+        frontend::terminate(&mut self.wbuf);
+        let _ = self.flush().await;
+        let _ = self.wire.shutdown().await;
     }
 
     /// The last statement's answer.

@@ -149,6 +149,17 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                 let path = value(flag)?;
                 return Err(local_file(flag, path));
             }
+            // A SQL target's script: a path in the image, never this machine's.
+            "-f" | "--file" if matches!(command, Sharded::Run | Sharded::Ramp) => {
+                let script = value(flag)?;
+                if !script.starts_with('/') {
+                    return Err(local_file("--file", script));
+                }
+                pod.notes.push(format!(
+                    "the pods read {flag} {script} from their image: put the script there"
+                ));
+                out.extend([flag.to_owned(), script]);
+            }
             "--find-max" if command == Sharded::Ramp => {
                 return Err(K8sError::Command {
                     command: "ramp --find-max".into(),
@@ -208,7 +219,7 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                     seen.scenario = true;
                     out.extend(mounts.scenario.clone());
                 }
-                None => out.push(arg.clone()),
+                None => out.push(secret_url(arg, &mut pod.secrets).unwrap_or(arg.clone())),
             },
         }
     }
@@ -309,6 +320,10 @@ fn local_file(flag: &str, path: String) -> K8sError {
             "give the document with --doc, or put the file in the image",
         ),
         "--cacert" => ("--cacert", "put the CA file in the image"),
+        "--file" => (
+            "-f/--file",
+            "put the SQL script in the image and give its absolute path there",
+        ),
         _ => ("--probe-pid", "a pod sees only its own processes"),
     };
     K8sError::LocalFile {
@@ -346,6 +361,31 @@ fn watch_note(shards: u32, seen: &Seen) -> String {
         u64::from(shards) * per_pod,
         (u64::from(shards) * per_pod).saturating_sub(1)
     )
+}
+
+/// A target URL with a password (`postgres://user:pw@db/…`, `redis://:pw@…`) as
+/// the pod's argument with `$(HAKARU_SECRET_K)` in the password's place, the
+/// password as typed (percent-encoded, so the expanded URL is the given one) kept
+/// in `secrets`; None for anything else.
+fn secret_url(arg: &str, secrets: &mut Vec<(String, String)>) -> Option<String> {
+    let (scheme, rest) = arg.split_once("://")?;
+    if scheme.is_empty()
+        || !scheme
+            .bytes()
+            .all(|c| c.is_ascii_alphanumeric() || c == b'+')
+    {
+        return None;
+    }
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    let (user, password) = userinfo.split_once(':')?;
+    if password.is_empty() {
+        return None;
+    }
+    let var = format!("HAKARU_SECRET_{}", secrets.len() + 1);
+    secrets.push((var.clone(), password.to_owned()));
+    let host_on = &rest[userinfo.len()..];
+    Some(format!("{scheme}://{user}:$({var}){host_on}"))
 }
 
 /// A secret header "Name: value" as the pod's argument "Name: $(HAKARU_SECRET_K)", its

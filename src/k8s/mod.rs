@@ -535,6 +535,47 @@ mod tests {
         assert!(out.yaml.contains("\\n---\\napiVersion"), "{}", out.yaml);
     }
 
+    /// Issue 33 item 6: a `postgres://` URL's password went into the Job's args in
+    /// clear. Now it is the Secret's, the URL's argument naming its variable; a
+    /// relative `-f` script (this machine's file) is refused, one in the image taken.
+    #[test]
+    fn k8s_render_keeps_a_sql_url_s_password_in_the_secret() {
+        let url = "postgres://bench:s3cret%40pw@db:5432/bench?sslmode=require";
+        let r = render_of(&["run", "-c", "8", "-f", "/scripts/tx.sql@2", url], None);
+        let out = render(&r, now()).unwrap();
+        let docs: Vec<&str> = out.yaml.split("---\n").collect();
+        assert_eq!(docs.len(), 3, "{}", out.yaml);
+        let (comment, secret, job) = (docs[0], docs[1], docs[2]);
+        for text in [comment, job] {
+            assert!(!text.contains("s3cret"), "{text}");
+        }
+        assert!(
+            secret.contains("  hakaru-secret-1: \"s3cret%40pw\"\n"),
+            "{secret}"
+        );
+        assert!(
+            job.contains(
+                "- \"postgres://bench:$(HAKARU_SECRET_1)@db:5432/bench?sslmode=require\"\n"
+            ),
+            "{job}"
+        );
+        assert!(job.contains("- \"/scripts/tx.sql@2\"\n"), "{job}");
+        // Without a password, or a redis:// one: the same rule.
+        let r = render_of(&["run", "redis://:pw123456@cache:6379/0"], None);
+        let out = render(&r, now()).unwrap();
+        assert!(
+            out.yaml
+                .contains("redis://:$(HAKARU_SECRET_1)@cache:6379/0"),
+            "{}",
+            out.yaml
+        );
+        let r = render_of(&["run", "-f", "/s.sql", "postgres://bench@db/bench"], None);
+        assert!(!render(&r, now()).unwrap().yaml.contains("kind: Secret"));
+        let r = render_of(&["run", "-f", "tx.sql", url], None);
+        let e = render(&r, now()).unwrap_err().to_string();
+        assert!(e.starts_with("-f/--file tx.sql"), "{e}");
+    }
+
     #[test]
     fn k8s_render_secret_headers_go_into_a_secret_not_the_job() {
         let r = render_of(

@@ -58,12 +58,13 @@ pub const DRNBENCH_COLUMNS: [&str; 6] = [
 /// | `errors_sql_<kind>` | SQL errors by kind: serialization_failure (PostgreSQL 40001), deadlock (40P01, MySQL 1213), unique_violation (23505, MySQL 1062), too_many_connections (53300, MySQL 1040), admin_shutdown (57P01, MySQL 1053), and error (any other; the SQLSTATE or MySQL code in the sample) |
 /// | `errors_reply_unexpected` | a key-value store's well-formed reply of a type the command cannot get (a `GET` answered `+OK`) |
 /// | `errors_sql_lock_wait_timeout` | MySQL error 1205: a row lock not granted within `innodb_lock_wait_timeout` |
+/// | `errors_sql_cannot_connect_now` | PostgreSQL SQLSTATE 57P03: a login refused while the server starts up, recovers or shuts down |
 /// | `before_s` | seconds the `--before-round`/`--before-step` commands took before the step; empty when none ran |
 /// | `before_exit` | their exit status: the first failed one's (-1 when killed, by its time limit or a signal), else 0; empty when none ran |
 ///
 /// Latency cells (including drnbench's min/max/average) are empty when the step has
 /// no response to measure; `mean_connect_time` is empty when no connection was made.
-pub const FULL_EXTRA_COLUMNS: [&str; 52] = [
+pub const FULL_EXTRA_COLUMNS: [&str; 53] = [
     "p50_elapsed_time",
     "p90_elapsed_time",
     "p99_elapsed_time",
@@ -114,6 +115,7 @@ pub const FULL_EXTRA_COLUMNS: [&str; 52] = [
     "errors_sql_error",
     "errors_reply_unexpected",
     "errors_sql_lock_wait_timeout",
+    "errors_sql_cannot_connect_now",
     "before_s",
     "before_exit",
 ];
@@ -448,10 +450,10 @@ mod tests {
         assert_eq!(
             lines[2],
             "2,1000,66.0,0.0015,0.25,0.03,1.0,99.0,0,\
-             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,"
+             0.02,0.05,0.2,0.25,0.01,990,10,0,0,0,0,0,0,0,0,2,0,0,123456,65432,2,0.00012,1.5,0.025,30.0,false,,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,"
         );
         assert!(lines[3].ends_with(
-            ",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,"
+            ",0,0,0,0,0,0,0,0,0,0,0,,0.0,0.0,30.0,true,100.0,1,,,,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,,"
         ));
         // Every row has as many cells as the header.
         let n = lines[0].split(',').count();

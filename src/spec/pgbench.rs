@@ -96,6 +96,8 @@ pub struct PgbenchPlan {
     /// `-l --aggregate-interval`: the interval, seconds, and the log's file name
     /// without its `.<pid>`.
     pub aggregate_log: Option<(u64, String)>,
+    /// `-l` alone: a line per transaction, files named this before `.<pid>`.
+    pub txn_log: Option<String>,
 }
 
 fn env<'a>(o: &'a PgbenchOptions, name: &str) -> Option<&'a str> {
@@ -262,6 +264,7 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
         return Err(bad("-P 0: a progress line every 1 second or more"));
     }
     let aggregate_log = log(o)?;
+    let txn_log = txn_log(o)?;
     let mode = match o.mode.as_deref().unwrap_or("simple") {
         "simple" => Mode::Simple,
         "extended" => Mode::Extended,
@@ -299,6 +302,14 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
         None | Some("time") => std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64),
+        // pgbench: a seed from a strong random source. std's hasher keys are drawn
+        // from the OS's per process.
+        Some("rand") => {
+            use std::hash::{BuildHasher, Hasher};
+            std::collections::hash_map::RandomState::new()
+                .build_hasher()
+                .finish()
+        }
         Some(s) => s
             .parse()
             .map_err(|_| bad(format!("--random-seed {s}: time, rand or an integer")))?,
@@ -306,10 +317,17 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     let (weighted, transaction_type) = scripts(o, scale)?;
     let builtin = weighted.iter().any(|w| w.name.starts_with("<builtin: "));
     let defines = defines(o, scale)?;
+    let scripts = Scripts::new(weighted, mode, defines);
+    if let Some(name) = scripts.pipeline_in_simple_mode() {
+        return Err(bad(format!(
+            "{name}: \\startpipeline cannot be used with -M simple (the simple query \
+             protocol has no pipeline); give -M extended or prepared"
+        )));
+    }
     Ok(PgbenchPlan {
         url,
         init,
-        scripts: Scripts::new(weighted, mode, defines),
+        scripts,
         scale,
         builtin,
         transaction_type,
@@ -327,13 +345,32 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
             .and(o.latency_limit_ms)
             .map(|ms| Duration::from_secs_f64(ms / 1e3)),
         aggregate_log,
+        txn_log,
     })
 }
 
+/// `-l` without `--aggregate-interval`: a line per transaction, written by the
+/// engine's workers to `PREFIX.<pid>[.<thread>]`; the file names' prefix. With
+/// `-R --latency-limit` pgbench logs the skipped transactions too, which never
+/// reach a client here: refused.
+fn txn_log(o: &PgbenchOptions) -> Result<Option<String>, PgbenchError> {
+    if !o.log || o.aggregate_interval.is_some() {
+        return Ok(None);
+    }
+    if o.rate.is_some() && o.latency_limit_ms.is_some() {
+        return Err(bad(
+            "-l with -R --latency-limit: the skipped transactions' lines are not written \
+             (the pacer skips them before any client); the report and -o FILE count them",
+        ));
+    }
+    Ok(Some(
+        o.log_prefix.as_deref().unwrap_or("pgbench_log").to_string(),
+    ))
+}
+
 /// `-l` with `--aggregate-interval N`: one line per N seconds, from the step's
-/// per-second timeline. Without the interval pgbench logs each transaction, which
-/// hakaru keeps no record of; with `-R` its lines carry the schedule lag per
-/// interval, which the timeline does not keep: both refused with what to use.
+/// per-second timeline. With `-R` its lines carry the schedule lag per interval,
+/// which the timeline does not keep: refused with what to use.
 fn log(o: &PgbenchOptions) -> Result<Option<(u64, String)>, PgbenchError> {
     let prefix = o.log_prefix.as_deref();
     match (o.log, o.aggregate_interval) {
@@ -341,11 +378,8 @@ fn log(o: &PgbenchOptions) -> Result<Option<(u64, String)>, PgbenchError> {
         (false, _) => Err(bad(
             "--aggregate-interval and --log-prefix go with -l (a log of the transactions)",
         )),
-        (true, None) => Err(bad(
-            "-l without --aggregate-interval: hakaru keeps no per-transaction log; give \
-             --aggregate-interval 1 for pgbench's aggregated lines, or -o FILE for \
-             hakaru's result (every second's histogram)",
-        )),
+        // Per transaction: the engine writes it (see `txn_log`).
+        (true, None) => Ok(None),
         (true, Some(0)) => Err(bad("--aggregate-interval 0: 1 second or more")),
         (true, Some(_)) if o.rate.is_some() => Err(bad(
             "-l --aggregate-interval with -R: the schedule lag per interval is not kept; \
@@ -460,7 +494,12 @@ mod tests {
         .starts_with("-F 5"));
         assert!(e(|o| o.host = Some("/var/run/postgresql".into())).contains("Unix socket"));
         assert!(e(|o| o.defines = vec!["x".into()]).starts_with("-D x"));
-        assert!(e(|o| o.log = true).contains("--aggregate-interval 1"));
+        assert!(e(|o| {
+            o.log = true;
+            o.rate = Some(10.0);
+            o.latency_limit_ms = Some(5.0)
+        })
+        .contains("skipped transactions"));
         assert!(e(|o| o.aggregate_interval = Some(5)).contains("go with -l"));
         assert!(e(|o| {
             o.log = true;
@@ -469,6 +508,24 @@ mod tests {
         })
         .contains("schedule lag"));
         assert!(e(|o| o.progress = Some(0)).starts_with("-P 0"));
+        assert!(e(|o| o.files = vec![(
+            "p.sql".into(),
+            "\\startpipeline\nSELECT 1;\n\\endpipeline\n".into()
+        )])
+        .starts_with("p.sql: \\startpipeline cannot be used with -M simple"));
+        assert!(e(|o| o.random_seed = Some("dice".into())).starts_with("--random-seed dice"));
+    }
+
+    /// Regression: `--random-seed rand`, which pgbench's help names, was refused
+    /// as "time, rand or an integer".
+    #[test]
+    fn random_seed_rand_is_taken_as_pgbench_takes_it() {
+        let mut o = opts();
+        o.random_seed = Some("rand".into());
+        let a = check(&o).unwrap().seed;
+        assert_ne!(a, check(&o).unwrap().seed, "two draws, two seeds");
+        o.random_seed = Some("42".into());
+        assert_eq!(check(&o).unwrap().seed, 42);
     }
 
     #[test]

@@ -195,6 +195,12 @@ pub fn build(
         None => Scripts::new(scripts(&sql.files)?, script_mode, Vec::new()),
     }
     .with_dialect(dialect);
+    if let Some(name) = scripts.pipeline_in_simple_mode() {
+        return Err(bad(format!(
+            "{name}: \\startpipeline cannot be used with -M simple (the simple query \
+             protocol has no pipeline); give -M extended or prepared"
+        )));
+    }
     let scripts = match sql.max_tries {
         Some(0) => return Err(bad("--max-tries 0: at least one try")),
         Some(n) => scripts.with_max_tries(n),

@@ -65,6 +65,31 @@ pub struct Scripts {
     /// `--max-tries`: a transaction's tries at most when it fails with a
     /// serialization failure or a deadlock (1: never retried).
     pub max_tries: u32,
+    /// pgbench's `-l`: each transaction's line, handed over per worker.
+    pub log: Option<Arc<TxnLog>>,
+}
+
+/// pgbench's per-transaction log (`-l` without `--aggregate-interval`): what its
+/// lines carry beyond the fixed fields, and where a worker's whole lines go. The
+/// engine fills a buffer per worker and hands it to `write` (the front end's files)
+/// only when it is full or the worker ends: no file is touched per transaction.
+pub struct TxnLog {
+    /// `-R`: each line ends with its schedule lag (µs).
+    pub lag: bool,
+    /// `--max-tries` above 1: and then with its retries.
+    pub retries: bool,
+    /// Writes whole lines of worker `thread` (pgbench's thread number).
+    #[allow(clippy::type_complexity)]
+    pub write: Box<dyn Fn(usize, &[u8]) + Send + Sync>,
+}
+
+impl std::fmt::Debug for TxnLog {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TxnLog")
+            .field("lag", &self.lag)
+            .field("retries", &self.retries)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Scripts {
@@ -81,6 +106,7 @@ impl Scripts {
             stmt_of,
             total_weight,
             max_tries: 1,
+            log: None,
         }
     }
 
@@ -88,6 +114,30 @@ impl Scripts {
     /// `--max-tries`; at least 1).
     pub fn with_max_tries(mut self, n: u32) -> Scripts {
         self.max_tries = n.max(1);
+        self
+    }
+
+    /// The first script with a `\startpipeline` when the mode is simple: pgbench
+    /// aborts its client there ("cannot use pipeline mode with the simple query
+    /// protocol"); the front ends refuse it before any load.
+    pub fn pipeline_in_simple_mode(&self) -> Option<&str> {
+        if self.mode != Mode::Simple {
+            return None;
+        }
+        self.scripts
+            .iter()
+            .find(|w| {
+                w.script
+                    .commands
+                    .iter()
+                    .any(|c| matches!(c, crate::sql::script::Command::StartPipeline))
+            })
+            .map(|w| w.name.as_str())
+    }
+
+    /// pgbench's `-l`: each transaction's line handed to `log` (see [`TxnLog`]).
+    pub fn with_txn_log(mut self, log: Option<Arc<TxnLog>>) -> Scripts {
+        self.log = log;
         self
     }
 
@@ -237,6 +287,10 @@ pub trait Conversation {
         let _ = stmt;
         None
     }
+    /// pgbench's `-l`: the log, this client's id and the script begun (its index).
+    fn txn_log(&self) -> Option<(&Arc<TxnLog>, usize, usize)> {
+        None
+    }
 }
 
 impl Conversation for Session {
@@ -274,6 +328,10 @@ impl SqlFailure {
                 crate::sql::mysql::errcode::MyErrorKind::of(code, &state).retryable()
             }
         }
+    }
+    fn txn_log(&self) -> Option<(&Arc<TxnLog>, usize, usize)> {
+        let log = self.scripts.log.as_ref()?;
+        Some((log, self.client, self.script))
     }
 }
 
@@ -403,6 +461,8 @@ pub struct Session {
     began_with: Option<Rand>,
     /// This transaction's tries so far.
     tries: u32,
+    /// The client's id (`:client_id`).
+    client: usize,
 }
 
 impl Session {
@@ -431,6 +491,7 @@ impl Session {
             stmt_labels: None,
             began_with: None,
             tries: 0,
+            client,
         }
     }
 

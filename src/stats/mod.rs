@@ -104,10 +104,13 @@ pub enum ErrorKind {
     /// MySQL error 1205: a row lock was not granted within `innodb_lock_wait_timeout`
     /// (sysbench retries it; PostgreSQL has no SQLSTATE of its own for it).
     SqlLockWaitTimeout,
+    /// PostgreSQL SQLSTATE 57P03: the server took no login (starting up, in
+    /// recovery after a restart, or shutting down).
+    SqlCannotConnectNow,
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 28] = [
+    pub const ALL: [ErrorKind; 29] = [
         ErrorKind::Timeout,
         ErrorKind::Connect,
         ErrorKind::Tls,
@@ -136,6 +139,7 @@ impl ErrorKind {
         ErrorKind::SqlError,
         ErrorKind::ReplyUnexpected,
         ErrorKind::SqlLockWaitTimeout,
+        ErrorKind::SqlCannotConnectNow,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -168,6 +172,7 @@ impl ErrorKind {
             ErrorKind::SqlError => "sql_error",
             ErrorKind::ReplyUnexpected => "reply_unexpected",
             ErrorKind::SqlLockWaitTimeout => "sql_lock_wait_timeout",
+            ErrorKind::SqlCannotConnectNow => "sql_cannot_connect_now",
         }
     }
 

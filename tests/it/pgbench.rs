@@ -214,25 +214,142 @@ fn pgbench_rate_and_latency_limit_print_pgbenchs_lines() {
     assert!(text.contains("above the 50.0 ms latency limit"), "{text}");
 }
 
-/// A flag the run does not carry out yet is refused before any load, not ignored.
+/// The server's count of `postgres`'s sessions and commits, read from another
+/// database so that reading them counts in neither.
+fn sessions_and_commits(pg: &Postgres) -> (u64, u64) {
+    // Counts reach the shared statistics within a second, and when a backend exits.
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    let s = pg.psql(
+        "template1",
+        "SELECT sessions || ' ' || xact_commit FROM pg_stat_database WHERE datname = 'postgres'",
+    );
+    let mut it = s.split(' ').map(|n| n.parse::<u64>().unwrap());
+    (it.next().unwrap(), it.next().unwrap())
+}
+
+/// Issue 33 item 2: `-C` logs in anew for each transaction, as pgbench does: the
+/// server counts one session per transaction (and one for reading the scale), and
+/// the report says pgbench's -C lines.
 #[test]
-fn pgbench_refuses_connect_per_transaction_before_the_load() {
-    let out = hakaru()
-        .args([
-            "pgbench",
-            "-C",
-            "-t",
-            "1",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            "1",
-            "postgres",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-C/--connect"));
+fn pgbench_connect_per_transaction_logs_in_for_each_one() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    let (s0, c0) = sessions_and_commits(&pg);
+    let out = pgbench(&pg, &["-C", "-S", "-n", "-c", "3", "-t", "20"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}\n{}", pg.log());
+    assert!(text.contains("60/60"), "{text}");
+    assert!(text.contains("average connection time = "), "{text}");
+    assert!(text.contains(" (including reconnection times)"), "{text}");
+    assert!(!text.contains("initial connection time"), "{text}");
+    let (s1, c1) = sessions_and_commits(&pg);
+    // 60 transactions, each its own session, and the one that read the scale.
+    assert_eq!(s1 - s0, 61, "{text}");
+    // The server's commits: the 60 transactions, one for each login (a backend's
+    // start commits its own), and the scale's count(*).
+    assert_eq!(c1 - c0, 60 + 61 + 1, "{text}");
+    // Each session ended by Terminate: no client lost in the server's log.
+    assert!(
+        !pg.log().contains("unexpected EOF on client connection"),
+        "{}",
+        pg.log()
+    );
+}
+
+/// Issue 33 item 1: each pgbench 15 flag hakaru does not carry out is refused by
+/// name with why, before anything connects (port 1: nothing listens), never
+/// ignored; `--random-seed rand`, `-V` and `--show-script` are taken.
+#[test]
+fn pgbench_refuses_flags_it_does_not_carry_out_by_name_with_why() {
+    let base = ["pgbench", "-h", "127.0.0.1", "-p", "1", "-t", "1"];
+    for (flags, named) in [
+        (&["-i", "--partitions", "4"][..], "--partitions: "),
+        (
+            &["-i", "--partition-method", "hash"][..],
+            "--partition-method: ",
+        ),
+        (&["-i", "--tablespace", "t"][..], "--tablespace: "),
+        (
+            &["-i", "--index-tablespace", "t"][..],
+            "--index-tablespace: ",
+        ),
+        (&["-l", "--sampling-rate", "0.1"][..], "--sampling-rate: "),
+        (&["--failures-detailed"][..], "--failures-detailed: "),
+        (&["--verbose-errors"][..], "--verbose-errors: "),
+        (&["-d"][..], "-d/--debug: "),
+    ] {
+        let out = run(&[&base[..], flags, &["postgres"]].concat());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{flags:?}: {err}");
+        assert!(err.contains(named), "{flags:?}: {err}");
+        assert!(err.contains("not carried out by hakaru pgbench: "), "{err}");
+    }
+    // Taken: the seed, then the connection fails (exit 2 is bad input only).
+    let out = run(&[&base[..], &["--random-seed", "rand", "postgres"]].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("--random-seed"), "{err}");
+    assert!(err.contains("cannot connect"), "{err}");
+    let out = run(&["pgbench", "-V"]);
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("pgbench (hakaru "));
+    let out = run(&["pgbench", "--show-script", "select-only"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with(
+            "-- select-only: <builtin: select only>\n\\set aid random(1, 100000 * :scale)"
+        ),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Issue 33 item 1: without `-n` the run vacuums first as pgbench does (its lines
+/// on stderr, the history emptied); with a database that has no pgbench tables
+/// the errors are printed and the run goes on.
+#[test]
+fn pgbench_vacuums_before_the_run_unless_n() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let init = pgbench(&pg, &["-i", "-s", "1"]);
+    assert!(init.status.success());
+    let out = pgbench(&pg, &["-c", "1", "-t", "5", "-N"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("starting vacuum...end."), "{err}");
+    let out = pgbench(&pg, &["-c", "1", "-t", "5", "-N", "-v"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("starting vacuum...starting vacuum pgbench_accounts...end.\nend."),
+        "{err}"
+    );
+    // -v's truncate left only the second run's 5 rows.
+    assert_eq!(
+        pg.psql("postgres", "SELECT count(*) FROM pgbench_history"),
+        "5"
+    );
+    let out = pgbench(&pg, &["-c", "1", "-t", "5", "-N", "-n"]);
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("vacuum"));
+    assert_eq!(
+        pg.psql("postgres", "SELECT count(*) FROM pgbench_history"),
+        "10"
+    );
+    pg.psql("postgres", "DROP TABLE pgbench_history");
+    let dir = crate::util::TempDir::new("pgbench-vac");
+    let f = dir.write("one.sql", "SELECT 1;\n");
+    let out = pgbench(&pg, &["-t", "3", "-f", f.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("(ignoring this error and continuing anyway)"),
+        "{err}"
+    );
 }
 
 /// `-r` prints each SQL statement's latency and failures from its `stmt=` label,
@@ -489,9 +606,9 @@ fn pgbench_skips_transactions_already_past_the_latency_limit() {
 }
 
 /// Bad input before any load: `-o` onto the `-f` script (it would replace an
-/// input), `-l` without `--aggregate-interval` (hakaru keeps no per-transaction log).
+/// input), `-l` with `-R --latency-limit` (the skipped transactions' lines).
 #[test]
-fn pgbench_refuses_an_output_onto_its_script_and_a_per_transaction_log() {
+fn pgbench_refuses_an_output_onto_its_script_and_a_log_without_the_skipped() {
     let dir = crate::util::TempDir::new("pgbench-refuse");
     let script = dir.write("s.csv", "SELECT 1;\n");
     let s = script.to_str().unwrap();
@@ -504,9 +621,9 @@ fn pgbench_refuses_an_output_onto_its_script_and_a_per_transaction_log() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read_to_string(&script).unwrap(), "SELECT 1;\n");
-    let out = run(&[&base[..], &["-l", "postgres"]].concat());
+    let out = run(&[&base[..], &["-l", "-R", "10", "-L", "5", "postgres"]].concat());
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--aggregate-interval 1"));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped transactions"));
 }
 
 /// Regression (issue 33's bench): a built-in script's `:scale` stayed 1 on tables

@@ -16,6 +16,9 @@ pub enum SqlErrorKind {
     TooManyConnections,
     /// 57P01: the server is shutting down (terminating connection).
     AdminShutdown,
+    /// 57P03: the server takes no login now (starting up, recovering, shutting
+    /// down): seen while a restarted server replays its log.
+    CannotConnectNow,
     /// Any other SQLSTATE, by its two-character class.
     Other([u8; 2]),
 }
@@ -29,6 +32,7 @@ impl SqlErrorKind {
             b"23505" => SqlErrorKind::UniqueViolation,
             b"53300" => SqlErrorKind::TooManyConnections,
             b"57P01" => SqlErrorKind::AdminShutdown,
+            b"57P03" => SqlErrorKind::CannotConnectNow,
             [a, b, _, _, _] if a.is_ascii_alphanumeric() && b.is_ascii_alphanumeric() => {
                 SqlErrorKind::Other([a.to_ascii_lowercase(), b.to_ascii_lowercase()])
             }
@@ -51,6 +55,7 @@ impl SqlErrorKind {
             SqlErrorKind::UniqueViolation => "sql_unique_violation",
             SqlErrorKind::TooManyConnections => "sql_too_many_connections",
             SqlErrorKind::AdminShutdown => "sql_admin_shutdown",
+            SqlErrorKind::CannotConnectNow => "sql_cannot_connect_now",
             SqlErrorKind::Other(class) => {
                 out.clear();
                 out.push_str("sql_");
@@ -76,6 +81,10 @@ mod tests {
         assert_eq!(SqlErrorKind::of(b"23505"), SqlErrorKind::UniqueViolation);
         assert_eq!(SqlErrorKind::of(b"53300"), SqlErrorKind::TooManyConnections);
         assert_eq!(SqlErrorKind::of(b"57P01"), SqlErrorKind::AdminShutdown);
+        assert_eq!(
+            SqlErrorKind::of(b"57P03").name(&mut s),
+            "sql_cannot_connect_now"
+        );
         assert_eq!(SqlErrorKind::of(b"42P01").name(&mut s), "sql_42");
         assert_eq!(SqlErrorKind::of(b"22012").name(&mut s), "sql_22");
         assert_eq!(SqlErrorKind::of(b"XX000").name(&mut s), "sql_xx");

@@ -74,6 +74,7 @@ fn ab_failures(step: &StepResult) -> (u64, u64, u64, u64) {
             | ErrorKind::SqlTooManyConnections
             | ErrorKind::SqlAdminShutdown
             | ErrorKind::SqlLockWaitTimeout
+            | ErrorKind::SqlCannotConnectNow
             | ErrorKind::SqlError => exceptions += n,
         }
     }

@@ -10,16 +10,17 @@
 //! pgbench's `-h` is the host, so help is `--help` only.
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use std::sync::Arc;
 
+mod admin;
+
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
-use crate::http::pg::PgAdmin;
 use crate::observe::Fanout;
 use crate::report::run::text::pgbench::{
     aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, StatementRow,
@@ -30,7 +31,8 @@ use crate::spec::pgbench::{check, PgbenchError, PgbenchOptions, PgbenchPlan};
 use crate::spec::sql::{GivenScripts, SqlOptions};
 use crate::spec::Load;
 use crate::spec::{RequestOptions, RunOptions, SessionOptions};
-use crate::sql::init::{self, Step};
+use crate::sql::interp::TxnLog;
+use admin::{count_branches, initialize, vacuum};
 
 #[derive(Args, Debug)]
 #[command(disable_help_flag = true)]
@@ -127,6 +129,19 @@ pub struct PgbenchArgs {
     /// -P's lines with a Unix timestamp.
     #[arg(long = "progress-timestamp")]
     pub progress_timestamp: bool,
+    /// Vacuum pgbench_accounts too before the run.
+    #[arg(short = 'v', long = "vacuum-all")]
+    pub vacuum_all: bool,
+    /// Print a built-in script's text, then exit.
+    #[arg(long = "show-script", value_name = "NAME")]
+    pub show_script: Option<String>,
+    /// Print the version, then exit.
+    #[arg(short = 'V', long = "version")]
+    pub version: bool,
+    /// pgbench flags hakaru does not carry out, taken only to be refused by name
+    /// with why (clap's "unexpected argument" would not say why).
+    #[command(flatten)]
+    pub refused: Refused,
 
     /// The server's host (PGHOST).
     #[arg(short = 'h', long = "host", value_name = "HOST")]
@@ -151,6 +166,75 @@ pub struct PgbenchArgs {
 
     #[command(flatten)]
     pub thresholds: super::threshold::ThresholdArgs,
+}
+
+/// pgbench 15's flags that hakaru pgbench refuses, each with its reason.
+#[derive(Args, Debug, Default)]
+pub struct Refused {
+    #[arg(long = "partitions", hide = true, value_name = "NUM")]
+    partitions: Option<String>,
+    #[arg(long = "partition-method", hide = true, value_name = "METHOD")]
+    partition_method: Option<String>,
+    #[arg(long = "tablespace", hide = true, value_name = "TABLESPACE")]
+    tablespace: Option<String>,
+    #[arg(long = "index-tablespace", hide = true, value_name = "TABLESPACE")]
+    index_tablespace: Option<String>,
+    #[arg(long = "sampling-rate", hide = true, value_name = "NUM")]
+    sampling_rate: Option<String>,
+    #[arg(long = "failures-detailed", hide = true)]
+    failures_detailed: bool,
+    #[arg(long = "verbose-errors", hide = true)]
+    verbose_errors: bool,
+    #[arg(short = 'd', long = "debug", hide = true)]
+    debug: bool,
+}
+
+impl Refused {
+    /// The first refused flag given, with why hakaru does not carry it out.
+    fn first(&self) -> Option<(&'static str, &'static str)> {
+        const LAYOUT: &str = "-i makes pgbench's plain tables; partitioned tables and \
+             tablespaces are not built (make them with psql, then run without -i)";
+        [
+            (self.partitions.is_some(), "--partitions", LAYOUT),
+            (
+                self.partition_method.is_some(),
+                "--partition-method",
+                LAYOUT,
+            ),
+            (self.tablespace.is_some(), "--tablespace", LAYOUT),
+            (
+                self.index_tablespace.is_some(),
+                "--index-tablespace",
+                LAYOUT,
+            ),
+            (
+                self.sampling_rate.is_some(),
+                "--sampling-rate",
+                "the per-transaction log is written whole; -o FILE's result holds \
+                 every second's histogram",
+            ),
+            (
+                self.failures_detailed,
+                "--failures-detailed",
+                "the report's error table already counts each kind \
+                 (sql_serialization_failure, sql_deadlock, …)",
+            ),
+            (
+                self.verbose_errors,
+                "--verbose-errors",
+                "hakaru keeps one sample message per error kind, shown in the report \
+                 and the -o result",
+            ),
+            (
+                self.debug,
+                "-d/--debug",
+                "hakaru has no protocol trace; run `hakaru run postgres://… --verbose`",
+            ),
+        ]
+        .into_iter()
+        .find(|(given, _, _)| *given)
+        .map(|(_, flag, why)| (flag, why))
+    }
 }
 
 fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
@@ -208,14 +292,40 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
 }
 
 pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
+    if a.version {
+        println!("pgbench (hakaru {})", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
+    if let Some(name) = &a.show_script {
+        let b = crate::sql::builtin::find(name)
+            .map_err(|e| PgbenchError(format!("--show-script: {e}")))?;
+        // pgbench prints it on stderr.
+        eprintln!("-- {}: {}\n{}", b.name, b.title, b.text);
+        return Ok(0);
+    }
+    if let Some((flag, why)) = a.refused.first() {
+        bail!(PgbenchError(format!(
+            "{flag}: not carried out by hakaru pgbench: {why}"
+        )));
+    }
     let mut o = options(&a)?;
     let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
         return Ok(0);
     }
-    refuse_not_done(&a)?;
     let log = check_paths(&a, &plan)?;
+    let txn_log = match &plan.txn_log {
+        Some(prefix) => Some(open_txn_log(
+            &txn_log_paths(prefix, plan.threads),
+            plan.rate.is_some(),
+            a.max_tries > 1,
+        )?),
+        None => None,
+    };
+    if !a.no_vacuum {
+        vacuum(&plan, a.vacuum_all)?;
+    }
     if plan.builtin {
         // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
         let n = count_branches(&plan)?;
@@ -225,49 +335,58 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         o.scale = Some(n);
         plan = check(&o)?;
     }
-    load(&a, &plan, log, command_line)
+    load(&a, &plan, log, txn_log, command_line)
 }
 
-/// `SELECT count(*) FROM pgbench_branches`, as pgbench reads the scale of its
-/// tables before a built-in script runs (issue 33: with :scale left at 1 every
-/// tpcb-like transaction updated branch 1, and 16 clients queued on its lock).
-fn count_branches(plan: &PgbenchPlan) -> Result<u64> {
-    let mut conn = PgAdmin::connect(
-        &plan.url,
-        plan.url.password.as_deref(),
-        Duration::from_secs(30),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let rows = conn
-        .simple_query("SELECT count(*) FROM pgbench_branches")
-        .map_err(|e| anyhow::anyhow!("could not count the branches (run -i first?): {e}"))?;
-    let n: u64 = rows
-        .first()
-        .and_then(|r| r.first().cloned().flatten())
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    if n == 0 {
-        bail!("pgbench_branches is empty: run hakaru pgbench -i first");
+/// `-l` alone: pgbench's files, `PREFIX.<pid>` for thread 0 and `PREFIX.<pid>.<n>`
+/// for thread n.
+fn txn_log_paths(prefix: &str, threads: u64) -> Vec<PathBuf> {
+    let pid = std::process::id();
+    (0..threads)
+        .map(|t| match t {
+            0 => PathBuf::from(format!("{prefix}.{pid}")),
+            t => PathBuf::from(format!("{prefix}.{pid}.{t}")),
+        })
+        .collect()
+}
+
+/// The files made (emptied) before the load, so one that cannot be written is
+/// refused first (exit 2); the workers hand each its thread's whole lines, a
+/// buffer at a time, never a line per transaction.
+fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLog>> {
+    let mut files = Vec::new();
+    for p in paths {
+        let f = std::fs::File::create(p)
+            .map_err(|e| PgbenchError(format!("-l {}: {e}", p.display())))?;
+        files.push(std::sync::Mutex::new(f));
     }
-    Ok(n)
-}
-
-/// Flags the run does not carry out yet: refused before any load, not ignored.
-fn refuse_not_done(a: &PgbenchArgs) -> Result<()> {
-    for (given, flag) in [(a.connect, "-C/--connect")] {
-        if given {
-            bail!(PgbenchError(format!(
-                "{flag}: not done yet by hakaru pgbench's run (see docs/guide/sql.md)"
-            )));
+    let paths = paths.to_vec();
+    let write = move |thread: usize, lines: &[u8]| {
+        use std::io::Write as _;
+        let Some(file) = files.get(thread) else {
+            return;
+        };
+        let mut f = file.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = f.write_all(lines) {
+            eprintln!("pgbench: -l {}: {e}", paths[thread].display());
         }
-    }
-    Ok(())
+    };
+    Ok(Arc::new(TxnLog {
+        lag,
+        retries,
+        write: Box::new(write),
+    }))
 }
 
 /// The run `hakaru run postgres://… -f` builds: the plan's scripts, clients,
 /// threads, `-T` as the duration, `-t` as the budget clients × transactions, `-R`
 /// as the open model's rate.
-fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -> RunOptions {
+fn run_options(
+    a: &PgbenchArgs,
+    plan: &PgbenchPlan,
+    txn_log: Option<Arc<TxnLog>>,
+    command_line: Vec<String>,
+) -> RunOptions {
     let u = &plan.url;
     // The password rides in the URL (PGPASSWORD's or --password-file's): the run's
     // records redact a URL's password, and no process-wide variable is set.
@@ -288,6 +407,8 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
         url: Some(url),
         threads: plan.threads as usize,
         seed: Some(plan.seed),
+        // -C: a new connection (a login) for each transaction.
+        keep_alive: !a.connect,
         n_slow: 0,
         n_fast: 0,
         ..RequestOptions::default()
@@ -296,7 +417,9 @@ fn run_options(a: &PgbenchArgs, plan: &PgbenchPlan, command_line: Vec<String>) -
         files: Vec::new(),
         query_mode: a.protocol.clone(),
         max_tries: (a.max_tries > 1).then_some(a.max_tries),
-        given: Some(GivenScripts(Arc::new(plan.scripts.clone()))),
+        given: Some(GivenScripts(Arc::new(
+            plan.scripts.clone().with_txn_log(txn_log),
+        ))),
     };
     RunOptions {
         request,
@@ -324,7 +447,15 @@ fn check_paths(a: &PgbenchArgs, plan: &PgbenchPlan) -> Result<Option<PathBuf>> {
         .aggregate_log
         .as_ref()
         .map(|(_, prefix)| PathBuf::from(format!("{prefix}.{}", std::process::id())));
-    let more: Vec<(&'static str, &Path)> = log.iter().map(|p| ("-l", p.as_path())).collect();
+    let txn = plan
+        .txn_log
+        .as_ref()
+        .map_or_else(Vec::new, |prefix| txn_log_paths(prefix, plan.threads));
+    let more: Vec<(&'static str, &Path)> = log
+        .iter()
+        .chain(&txn)
+        .map(|p| ("-l", p.as_path()))
+        .collect();
     let scripts: Vec<PathBuf> = a
         .file
         .iter()
@@ -350,9 +481,10 @@ fn load(
     a: &PgbenchArgs,
     plan: &PgbenchPlan,
     log: Option<PathBuf>,
+    txn_log: Option<Arc<TxnLog>>,
     command_line: Vec<String>,
 ) -> Result<i32> {
-    let mut ready = run_options(a, plan, command_line).build()?;
+    let mut ready = run_options(a, plan, txn_log, command_line).build()?;
     ready.engine.skip_late = plan.skip_late;
     let csv_to_stdout = super::args::is_stdout(a.output_path.as_deref());
     let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
@@ -544,88 +676,4 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
             })
             .collect(),
     }
-}
-
-/// `-i`: each step's SQL over one admin connection, with pgbench's lines.
-fn initialize(plan: &PgbenchPlan, quiet: bool) -> Result<()> {
-    let Some((steps, opts)) = &plan.init else {
-        return Ok(());
-    };
-    let mut conn = PgAdmin::connect(
-        &plan.url,
-        plan.url.password.as_deref(),
-        Duration::from_secs(30),
-    )
-    .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let start = Instant::now();
-    let mut times: Vec<(&str, f64)> = Vec::new();
-    for step in steps {
-        let t0 = Instant::now();
-        let (line, name) = match step {
-            Step::Drop => ("dropping old tables...", "drop tables"),
-            Step::Tables => ("creating tables...", "create tables"),
-            Step::ClientData => ("generating data (client-side)...", "client-side generate"),
-            Step::ServerData => ("generating data (server-side)...", "server-side generate"),
-            Step::Vacuum => ("vacuuming...", "vacuum"),
-            Step::PrimaryKeys => ("creating primary keys...", "primary keys"),
-            Step::ForeignKeys => ("creating foreign keys...", "foreign keys"),
-        };
-        eprintln!("{line}");
-        for sql in init::sql(*step, opts) {
-            conn.simple_query(&sql)
-                .map_err(|e| anyhow::anyhow!("-i: {sql}: {e}"))?;
-        }
-        if *step == Step::ClientData {
-            copy_rows(&mut conn, opts.scale, quiet)?;
-        }
-        times.push((name, t0.elapsed().as_secs_f64()));
-    }
-    let parts: Vec<String> = times.iter().map(|(n, s)| format!("{n} {s:.2} s")).collect();
-    eprintln!(
-        "done in {:.2} s ({}).",
-        start.elapsed().as_secs_f64(),
-        parts.join(", ")
-    );
-    Ok(())
-}
-
-/// `g`: the three tables by COPY in chunks of 10000 rows, with pgbench's
-/// progress lines for accounts (every 100000 rows, or every 5 s with `-q`).
-fn copy_rows(conn: &mut PgAdmin, scale: u64, quiet: bool) -> Result<()> {
-    const CHUNK: u64 = 10_000;
-    for table in init::copy_tables(scale) {
-        let t0 = Instant::now();
-        let mut last_report = Instant::now();
-        let accounts = table.copy.contains("accounts");
-        let chunks = (0..table.rows.div_ceil(CHUNK)).map(|i| {
-            let from = i * CHUNK + 1;
-            let mut buf = String::new();
-            table.chunk(from, from + CHUNK, &mut buf);
-            let done = (from + CHUNK - 1).min(table.rows);
-            let due = if quiet {
-                last_report.elapsed() >= Duration::from_secs(5) || done == table.rows
-            } else {
-                done % 100_000 == 0 || done == table.rows
-            };
-            if accounts && due {
-                last_report = Instant::now();
-                eprintln!(
-                    "{}",
-                    init::progress_line(done, table.rows, t0.elapsed().as_secs_f64())
-                );
-            }
-            buf
-        });
-        let copied = conn
-            .copy_in(table.copy, chunks)
-            .map_err(|e| anyhow::anyhow!("-i: {}: {e}", table.copy))?;
-        if copied != table.rows {
-            bail!(
-                "-i: {} copied {copied} rows, not {}",
-                table.copy,
-                table.rows
-            );
-        }
-    }
-    Ok(())
 }
