@@ -306,6 +306,10 @@ impl Conversation for Session {
     fn retry(&mut self, failure: SqlFailure) -> bool {
         failure.retryable() && Session::retry(self)
     }
+    fn txn_log(&self) -> Option<(&Arc<TxnLog>, usize, usize)> {
+        let log = self.scripts.log.as_ref()?;
+        Some((log, self.client, self.script))
+    }
 }
 
 /// A failed statement's error as the server named it: the conversation decides
@@ -328,10 +332,6 @@ impl SqlFailure {
                 crate::sql::mysql::errcode::MyErrorKind::of(code, &state).retryable()
             }
         }
-    }
-    fn txn_log(&self) -> Option<(&Arc<TxnLog>, usize, usize)> {
-        let log = self.scripts.log.as_ref()?;
-        Some((log, self.client, self.script))
     }
 }
 
