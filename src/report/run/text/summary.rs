@@ -37,7 +37,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     let elapsed = step.elapsed_s;
 
     match run.targets.as_slice() {
-        [one] => field(&mut out, "Target", one),
+        [one] => field(&mut out, "Target", target_url(run).unwrap_or(one)),
         many => field(&mut out, "Targets", many.join(", ")),
     }
     connection_fields(&mut out, run, step);
@@ -175,6 +175,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     }
     out.push_str(&server_side(run, step));
     out
+}
+
+/// The one URL a run was given, path and query with it (secrets already redacted by
+/// `spec`), when its requests all went to it; `None` for a patterns file, a commands
+/// file or `--ratio`, where the target's scheme, host and port say all there is.
+fn target_url(run: &RunResult) -> Option<&str> {
+    let url = run.settings.patterns_source.as_str();
+    let one = run.settings.n_patterns == 1 && run.targets.len() == 1;
+    (one && url.contains("://") && !is_store(run)).then_some(url)
 }
 
 /// Complete requests, failed requests by kind (with the first message of each and
@@ -708,6 +717,30 @@ Failed operations:      5
         for line in text[..to].lines() {
             assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
         }
+    }
+
+    /// Issue 35: `Target:` showed `http://h:p` for a run of `http://h:p/search?q=`:
+    /// the one URL a run was given is shown whole (as `spec` redacted it); a patterns
+    /// file's run keeps the host alone.
+    #[test]
+    fn the_target_line_keeps_the_path() {
+        let step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        r.settings.n_patterns = 1;
+        r.settings.patterns_source = "http://127.0.0.1:10041/search?q=&token=<redacted>".into();
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains(
+                "Target:                 http://127.0.0.1:10041/search?q=&token=<redacted>\n"
+            ),
+            "{text}"
+        );
+        r.settings.patterns_source = "patterns.txt".into();
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Target:                 http://127.0.0.1:10041\n"),
+            "{text}"
+        );
     }
 
     #[test]
