@@ -6,22 +6,17 @@
 //! with each command's kind from the result's `settings.store_commands`; the
 //! terminal, Markdown and HTML show the same rows.
 //!
-//! It also names the reply numbers a store's answers are counted under (`250`,
-//! `254`…: [`status_name`]), so that no view a person reads shows them raw.
+//! The reply numbers a store's answers are counted under (`250`, `254`…) are named
+//! on the floor ([`crate::report::fmt::status_name`]), so that no view a person
+//! reads shows them raw.
 
 use crate::report::chart::esc;
+pub(crate) use crate::report::fmt::{
+    all_stores, status_name, STORE_EXISTS, STORE_MISS, STORE_NO_TOKEN, STORE_VALUE,
+};
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::report::table::{md_table, Align};
 use crate::result::{LatencySummary, RunResult, StepResult};
-
-/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
-/// `kv::STATUS_MISS` and the two of `cas`; the report does not import `kv`, a test
-/// holds them equal).
-pub(crate) const STORE_VALUE: u16 = 250;
-pub(crate) const STORE_MISS: u16 = 254;
-/// A memcached `cas` answered `EXISTS`, and one not sent for want of a token.
-pub(crate) const STORE_EXISTS: u16 = 252;
-pub(crate) const STORE_NO_TOKEN: u16 = 253;
 
 /// The label key a key-value run counts its commands under.
 const COMMAND_KEY: &str = "command";
@@ -34,31 +29,10 @@ const HEADERS: [&str; 9] = [
     "command", "ops/s", "hits", "misses", "hit %", "avg", "p50", "p99", "p99.9",
 ];
 
-/// Whether every target is a key-value store (`redis://`, `rediss://`,
-/// `memcached://`): its answers are replies to operations, not HTTP responses.
+/// Whether every target is a key-value store: its answers are replies to
+/// operations, not HTTP responses.
 pub fn is_store(run: &RunResult) -> bool {
-    !run.targets.is_empty()
-        && run.targets.iter().all(|t| {
-            t.starts_with("redis://") || t.starts_with("rediss://") || t.starts_with("memcached://")
-        })
-}
-
-/// A store's reply number by its name, for `-v`'s status lines and the slowest
-/// list: a read's `250` is a hit, a write's a write done (`reads`: the command's
-/// kind, `None` when the figure mixes them); `None` for a number not a store's.
-pub fn status_name(code: u16, reads: Option<bool>) -> Option<&'static str> {
-    match (code, reads) {
-        (STORE_VALUE, Some(true)) => Some("hit"),
-        (STORE_VALUE, Some(false)) => Some("done"),
-        (STORE_VALUE, None) => Some("hit/done"),
-        (STORE_MISS, Some(true)) => Some("miss"),
-        (STORE_MISS, Some(false)) => Some("not done"),
-        (STORE_MISS, None) => Some("miss/not done"),
-        (STORE_EXISTS, _) => Some("cas exists"),
-        (STORE_NO_TOKEN, _) => Some("cas not sent"),
-        (0, _) => Some("error"),
-        _ => None,
-    }
+    all_stores(&run.targets)
 }
 
 /// Whether the command `name` reads, as the run listed it.
