@@ -67,7 +67,7 @@ fn rows(run: &RunResult, step: &StepResult) -> Vec<Row> {
     let count = |statuses: &std::collections::BTreeMap<u16, u64>, code: u16| {
         statuses.get(&code).copied().unwrap_or(0)
     };
-    let answered = |l: &LatencySummary| (l.count > 0).then(|| l.clone());
+    let answered = |l: &LatencySummary| (l.count > 0).then_some(*l);
     let mut rows: Vec<Row> = Vec::new();
     let labels: Vec<_> = step
         .labels
