@@ -304,7 +304,7 @@ impl Observer for Console {
                 let _ = writeln!(
                     out,
                     "{}",
-                    text::step_detail(step, &run.requests, self.n_slow, self.n_fast)
+                    text::step_detail(run, step, self.n_slow, self.n_fast)
                 );
             }
         }

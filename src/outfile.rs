@@ -14,13 +14,43 @@
 //! [`check`] asks the same questions before any load, so a path that cannot be
 //! written is refused before anything is measured; [`keep`] puts bytes that could not
 //! go where they were meant in the temporary directory, so a measurement is never
-//! thrown away. [`hold_exit`] keeps a second signal from exiting mid-write. Depends on
-//! nothing else in the crate.
+//! thrown away. [`hold_exit`] keeps a second signal from exiting mid-write. A missing
+//! parent directory is an error unless the command was given `--create-dirs`
+//! ([`create_dirs`]; curl's flag): a typo in `-o` must not become a new directory
+//! tree found after an hour's run. Depends on nothing else in the crate.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--create-dirs`: missing parent directories of an output are created.
+static CREATE_DIRS: AtomicBool = AtomicBool::new(false);
+
+/// Whether missing parent directories of outputs are created (`--create-dirs`, set
+/// once by the command line before anything is checked or written).
+pub fn create_dirs(yes: bool) {
+    CREATE_DIRS.store(yes, Ordering::Relaxed);
+}
+
+/// `dir` exists, or is created when `--create-dirs` asks; `Ok(true)` when created.
+fn ensure_dir(dir: &Path) -> io::Result<bool> {
+    if dir.is_dir() {
+        return Ok(false);
+    }
+    if !CREATE_DIRS.load(Ordering::Relaxed) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "directory {} does not exist (create it, or add --create-dirs)",
+                dir.display()
+            ),
+        ));
+    }
+    fs::create_dir_all(dir).map_err(|e| named(dir, "cannot create directory", e))?;
+    Ok(true)
+}
 
 /// How bytes reach a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -149,10 +179,11 @@ fn create_temp(dir: &Path, prefix: &str, mode: u32) -> io::Result<(File, PathBuf
 }
 
 /// Write `bytes` to a new temporary beside `path` and fsync it; returns the
-/// temporary's path. Missing parent directories are created.
+/// temporary's path. A missing parent directory is refused, or created with
+/// `--create-dirs`.
 pub fn write_temp(path: &Path, bytes: &[u8]) -> io::Result<PathBuf> {
     let dir = dir_of(path);
-    fs::create_dir_all(dir).map_err(|e| named(dir, "cannot create directory", e))?;
+    ensure_dir(dir)?;
     let (mut f, tmp) = create_temp(dir, &temp_prefix(path)?, 0o666)?;
     if let Err(e) = f.write_all(bytes).and_then(|()| f.sync_all()) {
         let _ = fs::remove_file(&tmp);
@@ -226,9 +257,10 @@ fn is_dev_full(m: &fs::Metadata) -> bool {
     m.file_type().is_char_device() && m.rdev() == rustix::fs::makedev(1, 7) as u64
 }
 
-/// Before any load: can `path` be written? Its directory exists (created when
-/// missing: returned, so the caller can say so), it is not a directory nor
-/// `/dev/full`, and a file can be created beside it (or the device opened).
+/// Before any load: can `path` be written? Its directory exists (refused when
+/// missing; created with `--create-dirs`, and returned so the caller can say so), it
+/// is not a directory nor `/dev/full`, and a file can be created beside it (or the
+/// device opened).
 pub fn check(path: &Path) -> io::Result<Option<PathBuf>> {
     match target(path)? {
         Target::Stdout => Ok(None),
@@ -246,12 +278,7 @@ pub fn check(path: &Path) -> io::Result<Option<PathBuf>> {
         }
         Target::File => {
             let dir = dir_of(path);
-            let created = if dir.exists() {
-                None
-            } else {
-                fs::create_dir_all(dir).map_err(|e| named(dir, "cannot create directory", e))?;
-                Some(dir.to_path_buf())
-            };
+            let created = ensure_dir(dir)?.then(|| dir.to_path_buf());
             let (_, probe) = create_temp(dir, &temp_prefix(path)?, 0o600)
                 .map_err(|e| named(path, "cannot write", e))?;
             let _ = fs::remove_file(probe);
@@ -357,8 +384,7 @@ mod tests {
         assert!(check(Path::new("/dev/full")).is_err());
         let d = scratch("check");
         assert!(check(&d).is_err(), "a directory");
-        let created = check(&d.join("new/sub/r.csv")).unwrap();
-        assert_eq!(created, Some(d.join("new/sub")));
+        fs::create_dir_all(d.join("new/sub")).unwrap();
         assert_eq!(check(&d.join("new/sub/r.csv")).unwrap(), None);
         assert_eq!(
             fs::read_dir(d.join("new/sub")).unwrap().count(),
@@ -366,6 +392,35 @@ mod tests {
             "no probe left"
         );
         assert_eq!(check(Path::new("/dev/null")).unwrap(), None);
+        fs::remove_dir_all(&d).unwrap();
+    }
+
+    /// Issue 35: `-o typo/r.csv` made the directory `typo` silently. A missing
+    /// directory is refused, naming it, unless `--create-dirs` asks for it. (One test:
+    /// the flag is process-wide.)
+    #[test]
+    fn o_does_not_create_missing_directories_unless_asked() {
+        let d = scratch("mkdir");
+        let path = d.join("new/sub/r.csv");
+        let e = check(&path).unwrap_err();
+        let said = e.to_string();
+        assert!(
+            said.contains(&format!(
+                "directory {} does not exist",
+                d.join("new/sub").display()
+            )),
+            "{said}"
+        );
+        assert!(said.contains("--create-dirs"), "{said}");
+        assert!(write(&path, b"x").is_err());
+        assert!(!d.join("new").exists(), "nothing made");
+        create_dirs(true);
+        let created = check(&path);
+        let written = write(&d.join("other/r.csv"), b"x");
+        create_dirs(false);
+        assert_eq!(created.unwrap(), Some(d.join("new/sub")));
+        written.unwrap();
+        assert_eq!(fs::read_to_string(d.join("other/r.csv")).unwrap(), "x");
         fs::remove_dir_all(&d).unwrap();
     }
 

@@ -13,7 +13,7 @@ use super::args::FormatArg;
 use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::observe::Fanout;
-use crate::report::bulk::{bulk_header, bulk_row, bulk_summary, verify_summary};
+use crate::report::bulk::{bulk_header, bulk_notes, bulk_row, bulk_summary, verify_summary};
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
 use crate::spec::bulk::{BulkOptions, BulkReady, DocSource};
@@ -362,6 +362,11 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
         verbose: false,
     };
     let human = super::args::Human::new(&output, to_stdout)?;
+    let table_shown = {
+        use std::io::IsTerminal;
+        let terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+        table_shown_live(!args.quiet, human.machine(), terminal)
+    };
     let mut console = BulkConsole {
         inner: Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.quiet),
         header_shown: false,
@@ -378,8 +383,21 @@ pub fn run(args: BulkArgs, command_line: Vec<String>) -> Result<i32> {
     };
     super::finish::finish(&mut run, finish, |run| {
         let verify = run.verify.as_ref().map(verify_summary).unwrap_or_default();
-        bulk_summary(run) + &verify
+        let table = if table_shown {
+            bulk_notes(run)
+        } else {
+            bulk_summary(run)
+        };
+        table + &verify
     })
+}
+
+/// Whether the rows printed on stderr as the steps ended already show the end's
+/// table where a person reads it: the end's text goes to stderr too (stdout carries
+/// the result), or stdout and stderr are both the terminal. Issue 35: a terminal
+/// showed the table twice. Piped or redirected, stdout keeps its whole table.
+fn table_shown_live(rows: bool, summary_on_stderr: bool, terminal: bool) -> bool {
+    rows && (summary_on_stderr || terminal)
 }
 
 /// Runs a bulk write with `--verify`'s count around it; the run (its `verify` filled
@@ -454,6 +472,27 @@ mod tests {
     use super::super::{Cli, Command};
     use super::*;
     use clap::Parser;
+
+    /// Issue 35: on a terminal `bulk` printed its table twice, the rows on stderr as
+    /// the steps ended and the whole table again on stdout at the end. The end keeps
+    /// its sentences alone where the rows already are: on a terminal, or when the end
+    /// goes to stderr with them; a redirected stdout still gets the whole table.
+    #[test]
+    fn bulk_prints_its_table_once_on_a_terminal() {
+        assert!(table_shown_live(true, false, true), "terminal");
+        assert!(
+            table_shown_live(true, true, false),
+            "end on stderr beside the rows"
+        );
+        assert!(
+            !table_shown_live(true, false, false),
+            "stdout redirected: the record"
+        );
+        assert!(
+            !table_shown_live(false, false, true),
+            "-q: no rows were shown"
+        );
+    }
 
     #[test]
     fn flags_become_options_that_pass_the_checks() {

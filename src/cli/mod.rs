@@ -59,6 +59,10 @@ Exit codes:
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    /// Create the missing parent directories of -o and every other output path
+    /// (curl's flag); without it a missing directory is refused before any load
+    #[arg(long, global = true)]
+    pub create_dirs: bool,
 }
 
 #[derive(Subcommand, Debug)]
@@ -108,6 +112,7 @@ pub fn dispatch(cli: Cli, command_line: Vec<String>) -> anyhow::Result<i32> {
     // Passwords and secret header values, hidden wherever another program's words
     // are recorded (a before-command's stderr echoing them).
     crate::redact::know_command_line(&command_line);
+    crate::outfile::create_dirs(cli.create_dirs);
     match cli.command {
         Command::Demo(a) => demo::run(a, command_line),
         Command::Run(a) => run::run(a, command_line),

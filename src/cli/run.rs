@@ -124,12 +124,7 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
             if args.output.verbose {
                 text += &format!(
                     "\n{}",
-                    text::step_detail(
-                        step,
-                        &run.requests,
-                        ready.engine.n_slow,
-                        ready.engine.n_fast
-                    )
+                    text::step_detail(run, step, ready.engine.n_slow, ready.engine.n_fast)
                 );
             }
         }

@@ -178,7 +178,9 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
                 client,
                 index: n,
             };
-            record_end(&w, &mut rec, &mut check, &ended, &body, truncated);
+            record_end(&w, &mut rec, &mut check, &ended, &body, truncated, || {
+                source.sent()
+            });
         }
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;
@@ -229,15 +231,17 @@ pub(super) fn record_end<W: Workload>(
     e: &Ended,
     body: &[u8],
     truncated: bool,
+    sent: impl FnOnce() -> Option<String>,
 ) {
-    record_own::<W>(rec, check, e, body, truncated, true);
+    record_own::<W>(rec, check, e, body, truncated, true, sent);
     record_alike(w, rec, e, 1);
 }
 
 /// What one request's end adds on its own: its check's look at the answer, its
 /// items, and (if `offer`) its place in the slowest and fastest lists; whether it
 /// took one. [`record_alike`] adds its counts. Inlined into the client loop's
-/// [`record_end`], as the one function it replaces was.
+/// [`record_end`], as the one function it replaces was. `sent` says the request as
+/// it went ([`RequestSource::sent`]), asked only when it enters a list.
 #[inline(always)]
 pub(super) fn record_own<W: Workload>(
     rec: &mut Recorder,
@@ -246,6 +250,7 @@ pub(super) fn record_own<W: Workload>(
     body: &[u8],
     truncated: bool,
     offer: bool,
+    sent: impl FnOnce() -> Option<String>,
 ) -> bool {
     let status = match e.outcome {
         Outcome::Status(s) => {
@@ -268,6 +273,7 @@ pub(super) fn record_own<W: Workload>(
             status,
             client: e.client,
             index: e.index,
+            sent: sent(),
         })
 }
 

@@ -140,10 +140,21 @@ async fn watch_signals(stop: Stop) {
             None => {
                 first = Some(Instant::now());
                 stop.trigger();
-                say("\nStopping: ending the current step and writing what was measured (Ctrl-C again to quit at once)...");
+                say(&stopping(sig));
             }
         }
     }
+}
+
+/// What the first signal says: how to quit at once after this one, in the terms of
+/// the signal that came (a SIGTERM from a supervisor has no Ctrl-C to press again).
+fn stopping(sig: Signal) -> String {
+    let again = match sig {
+        Signal::Interrupt => "Ctrl-C again to quit at once",
+        Signal::Terminate => "SIGTERM received; send it again to quit at once",
+        Signal::Hangup => "SIGHUP received; a second signal quits at once",
+    };
+    format!("\nStopping: ending the current step and writing what was measured ({again})...")
 }
 
 /// A line on stderr, if stderr can still take it.
@@ -169,6 +180,19 @@ fn quiet_terminal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 35: a SIGTERM (from `timeout`, systemd, Kubernetes) was told "Ctrl-C
+    /// again to quit at once". Each signal is named, and only Ctrl-C speaks of Ctrl-C.
+    #[test]
+    fn sigterm_does_not_say_ctrl_c_again() {
+        let int = stopping(Signal::Interrupt);
+        assert!(int.contains("(Ctrl-C again to quit at once)"), "{int}");
+        let term = stopping(Signal::Terminate);
+        assert!(!term.contains("Ctrl-C"), "{term}");
+        assert!(term.contains("SIGTERM received; send it again"), "{term}");
+        let hup = stopping(Signal::Hangup);
+        assert!(!hup.contains("Ctrl-C") && hup.contains("SIGHUP"), "{hup}");
+    }
 
     #[test]
     fn stop_wakes_a_sleeping_interval() {

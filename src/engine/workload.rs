@@ -59,6 +59,15 @@ pub trait RequestSource {
     fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         None
     }
+
+    /// The request [`RequestSource::next`] last gave as a person reads it, when the
+    /// result's request list holds only its template (a key-value command with the
+    /// key it drew, `GET key:4711`, not `GET key:{key}`); `None` (the default) when
+    /// the list says it. Asked only of a request that enters the slowest or fastest
+    /// list, so it may allocate.
+    fn sent(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A whole response, as a check sees it.

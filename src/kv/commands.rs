@@ -110,9 +110,27 @@ impl Command {
     }
 }
 
-/// Commands whose answer is a hit or a miss, for the guide's hit rate.
-const READS: [&str; 8] = [
-    "get", "gets", "mget", "hget", "hgetall", "hmget", "lrange", "exists",
+/// Commands whose answer is a hit or a miss (a value, or a nil, an empty array,
+/// `END`): their hit ratio is the summary's. Not `EXISTS`, whose `:0` is an integer
+/// like its `:1` (both counted `250`).
+const READS: [&str; 17] = [
+    "get",
+    "gets",
+    "gat",
+    "gats",
+    "mget",
+    "getex",
+    "getdel",
+    "hget",
+    "hgetall",
+    "hmget",
+    "hvals",
+    "lrange",
+    "lindex",
+    "smembers",
+    "zrange",
+    "zrangebyscore",
+    "srandmember",
 ];
 
 /// A problem with a commands file, naming the file and line.

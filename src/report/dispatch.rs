@@ -132,8 +132,14 @@ pub fn render_report(
             (None, None) => {
                 let over_time = run.map(|r| crate::report::over_time::text(r, false));
                 let rounds = run.map(crate::report::run::text::rounds_summary);
+                // A store's last step per command, as `run` printed it.
+                let per_command = run
+                    .and_then(|r| Some(crate::report::run::store::text(r, r.steps.last()?)))
+                    .filter(|t| !t.is_empty())
+                    .map(|t| format!("\n{t}"));
                 crate::report::run::rounds::terminal_summary(&s, run, 100)
                     + &over_time.unwrap_or_default()
+                    + &per_command.unwrap_or_default()
                     + &rounds.unwrap_or_default()
             }
         }

@@ -72,22 +72,36 @@ pub(crate) fn status_section(s: &Series) -> String {
         k.dedup();
         k
     };
+    // A store's replies by name (`hit/done`), never its internal numbers.
+    let store = crate::report::fmt::all_stores(&s.targets);
+    let said = |c: u16| match crate::report::fmt::status_name(c, None).filter(|_| store) {
+        Some(name) => name.to_string(),
+        None => c.to_string(),
+    };
     let mut o = String::from("<section><h2>Status and errors per step</h2>");
     if s.points.iter().all(|p| p.error_share == 0.0)
         && s.points
             .iter()
             .all(|p| codes.iter().all(|c| p.ok_status.contains(*c)))
     {
-        let list: Vec<String> = codes.iter().map(|c| c.to_string()).collect();
-        let _ = write!(
-            o,
-            "<p>Every request of every step got a {} response: no timeouts, no errors.</p>",
-            if list.is_empty() {
-                "successful".into()
-            } else {
-                list.join("/")
-            }
-        );
+        let list: Vec<String> = codes.iter().map(|c| said(*c)).collect();
+        if store {
+            let _ = write!(
+                o,
+                "<p>Every command of every step got a reply ({}): no timeouts, no error replies.</p>",
+                esc(&list.join(", "))
+            );
+        } else {
+            let _ = write!(
+                o,
+                "<p>Every request of every step got a {} response: no timeouts, no errors.</p>",
+                if list.is_empty() {
+                    "successful".into()
+                } else {
+                    list.join("/")
+                }
+            );
+        }
     }
     if let Some(svg) = chart::error_chart(s) {
         o.push_str(&svg);
@@ -106,7 +120,7 @@ pub(crate) fn status_section(s: &Series) -> String {
         let name = if *c == 0 {
             "0 (no response)".into()
         } else {
-            c.to_string()
+            said(*c)
         };
         let _ = write!(o, "<th>{}</th>", esc(&name));
     }

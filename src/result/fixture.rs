@@ -99,6 +99,7 @@ pub fn recorded_step(
             status,
             client: i % n_clients.max(1),
             index: (i / n_clients.max(1)) as u64,
+            sent: None,
         });
     }
     let facts = StepFacts {

@@ -536,6 +536,7 @@ mod tests {
                 status: 200,
                 client: 0,
                 index: 0,
+                sent: None,
             });
             let at = t0 + Duration::from_millis(*at);
             done.extend(rec.record_label(0, at, outcome, latency, 0, 0));

@@ -180,6 +180,22 @@ pub struct Settings {
     /// it; in the closed model each client's next request left up to this much later.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coalesce_us: Option<u64>,
+    /// A key-value run's commands (`redis://`, `memcached://`), each by the label its
+    /// requests are counted under, with what it does: a read's `250`s and `254`s are
+    /// its hits and misses, a write's are writes done and not done. Empty for any
+    /// other run (and in files before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store_commands: Vec<StoreCommand>,
+}
+
+/// One command of a key-value run ([`Settings::store_commands`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct StoreCommand {
+    /// Its label: the commands file's `name=`, else its first word (`GET`, `set`).
+    pub name: String,
+    /// It reads (`GET`, `MGET`, `HGETALL`, memcached `get`…): a hit or a miss is
+    /// what it learns, so its hit ratio means something.
+    pub reads: bool,
 }
 
 /// The settings of a bulk write (`hakaru bulk`).
@@ -810,6 +826,7 @@ mod tests {
             status: 200,
             client,
             index: ms,
+            sent: None,
         }
     }
 

@@ -63,6 +63,10 @@ struct RequestSampleFields {
     client: usize,
     /// The n-th request of that client in this step (0-based).
     index: u64,
+    /// The request as it was sent, when its entry in `requests` is a template (a
+    /// key-value command with the key it drew: `GET key:4711`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    sent: Option<String>,
 }
 
 impl JsonSchema for RequestSample {
@@ -112,6 +116,7 @@ mod tests {
             status: 200,
             client: 0,
             index: 0,
+            sent: Some("GET key:4711".into()),
         };
         let value = serde_json::to_value(&sample).unwrap();
         let written: BTreeSet<String> = value.as_object().unwrap().keys().cloned().collect();

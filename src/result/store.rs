@@ -117,9 +117,11 @@ mod tests {
     }
 
     #[test]
-    fn atomic_write_replaces_and_creates_dirs() {
+    fn atomic_write_replaces_and_leaves_nothing_beside() {
         let dir = std::env::temp_dir().join(format!("hakaru-store-{}", std::process::id()));
         let path = dir.join("sub/result.csv");
+        // Its directory exists: a missing one is `--create-dirs`' (outfile's tests).
+        fs::create_dir_all(dir.join("sub")).unwrap();
         write_atomic(&path, b"first\n").unwrap();
         write_atomic(&path, b"second\n").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "second\n");

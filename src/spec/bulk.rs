@@ -573,6 +573,7 @@ impl BulkOptions {
             http2_streams: self.connection.http2.then_some(self.connection.streams),
             pipeline: None,
             coalesce_us: self.connection.coalesce.map(|d| d.as_micros() as u64),
+            store_commands: Vec::new(),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

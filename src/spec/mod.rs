@@ -411,6 +411,7 @@ impl RunOptions {
             http2_streams: r.connection.http2.then_some(r.connection.streams),
             pipeline: r.kv.pipeline,
             coalesce_us: r.connection.coalesce.map(|d| d.as_micros() as u64),
+            store_commands: workload.store_commands(),
         };
         let databases = crate::probe::databases(crate::engine::Workload::targets(&workload));
         if let Some(why) = crate::probe::missing(&s.probes, &databases) {

@@ -752,6 +752,7 @@ mod tests {
             status: 200,
             client: 0,
             index: ms,
+            sent: None,
         }
     }
 

@@ -16,6 +16,11 @@ pub struct RequestSample {
     pub client: usize,
     /// The n-th request of that client in this step (0-based).
     pub index: u64,
+    /// The request as it was sent, when its entry in `requests` is a template (a
+    /// key-value command with the key it drew: `GET key:4711`); made only for a
+    /// request that enters a list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent: Option<String>,
 }
 
 /// Keeps the N largest (or smallest) samples in constant memory.
@@ -104,6 +109,7 @@ mod tests {
             status: 200,
             client: 0,
             index: ms,
+            sent: None,
         }
     }
 

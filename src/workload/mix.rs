@@ -201,6 +201,11 @@ impl RequestSource for MixSource {
     fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         self.parts[self.chosen.get()].source.session()
     }
+
+    /// The drawn part's request as it went (a store's command with its key).
+    fn sent(&self) -> Option<String> {
+        self.parts[self.chosen.get()].source.sent()
+    }
 }
 
 /// The checks of a client's parts; each answer goes to the part that asked.

@@ -26,6 +26,7 @@ mod k8s_job;
 mod kafka;
 mod kill;
 mod kv;
+mod kv_summary;
 mod kv_wrong;
 mod labels;
 mod live;

@@ -814,13 +814,28 @@ fn regression_unwritable_path_is_refused_before_the_load() {
     ]);
     assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
     assert_eq!(t.stats.requests(), 0, "nothing was sent");
-    // A missing directory is created, and the line says so.
+    // Issue 35: a missing directory is refused before any load, named, unless
+    // --create-dirs asks for it; then it is created and the line says so.
+    let into_new = d.join("new/r.csv");
+    let o = crate::util::run(&["run", "-n", "5", "-o", into_new.to_str().unwrap(), &url]);
+    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
+    let said = crate::util::stderr(&o);
+    assert!(
+        said.contains(&format!(
+            "directory {} does not exist",
+            d.join("new").display()
+        )) && said.contains("--create-dirs"),
+        "{said}"
+    );
+    assert!(!d.join("new").exists());
+    assert_eq!(t.stats.requests(), 0, "nothing was sent");
     let o = crate::util::run(&[
         "run",
         "-n",
         "5",
+        "--create-dirs",
         "-o",
-        d.join("new/r.csv").to_str().unwrap(),
+        into_new.to_str().unwrap(),
         &url,
     ]);
     crate::util::ok(&o);

@@ -427,7 +427,9 @@ impl Alike {
         // The group's latency, computed once for all its replies.
         let mut e = end_of(lane, outcome, bytes, end);
         e.latency = g.e.latency;
-        g.offer = record_own::<W>(rec, &mut lane.check, &e, &[], false, g.offer);
+        g.offer = record_own::<W>(rec, &mut lane.check, &e, &[], false, g.offer, || {
+            lane.source.sent()
+        });
     }
 
     #[inline]
@@ -469,7 +471,9 @@ fn record_one<W: Workload>(
     w.in_flight.set(w.in_flight.get() - 1);
     let mut ended = end_of(lane, outcome, bytes, end);
     ended.latency = end.saturating_duration_since(lane.cmd.sent);
-    record_end(w, rec, &mut lane.check, &ended, &[], false);
+    record_end(w, rec, &mut lane.check, &ended, &[], false, || {
+        lane.source.sent()
+    });
     lane.n += 1;
 }
 

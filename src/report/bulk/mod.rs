@@ -79,6 +79,13 @@ pub fn bulk_summary(run: &RunResult) -> String {
     for s in &run.steps {
         let _ = writeln!(out, "{}", bulk_row(s));
     }
+    out + &bulk_notes(run)
+}
+
+/// What follows the table: what was sent, what was not written, and the warnings
+/// (alone where the table's rows were already shown as the steps ended).
+pub fn bulk_notes(run: &RunResult) -> String {
+    let mut out = String::new();
     if let Some(b) = &run.settings.bulk {
         let sent: u64 = run
             .steps

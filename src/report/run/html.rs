@@ -275,6 +275,9 @@ pub fn html_page(
     if let Some(run) = run.filter(|r| !is_single_step(main, r)) {
         b.push_str(&crate::report::over_time::html(run, chart_section));
     }
+    if let Some(run) = run {
+        b.push_str(&super::store::html_section(run));
+    }
     b.push_str(&hosts_section(s));
     b.push_str(&status_section(main));
     b.push_str(&probes_section(s));

@@ -23,6 +23,7 @@ pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String 
     o.push_str(&super::rounds::rounds_markdown(run, result));
     if let Some(r) = result.filter(|r| r.find_max.is_none() && r.suite.is_none()) {
         o.push_str(&crate::report::over_time::markdown(r));
+        o.push_str(&super::store::markdown_section(r));
     }
     o
 }

@@ -7,4 +7,5 @@ pub mod html;
 pub mod markdown;
 pub mod phases;
 pub mod rounds;
+pub mod store;
 pub mod text;

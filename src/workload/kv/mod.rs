@@ -23,7 +23,7 @@ use crate::http::Target;
 use crate::kv::commands::{Command, Part, Protocol, Shape, Word};
 use crate::kv::memcache::Tokens;
 use crate::kv::{push_decimal, resp, Expect};
-use crate::result::RequestInfo;
+use crate::result::{RequestInfo, StoreCommand};
 use crate::rng::SplitMix64;
 use crate::stats::{LabelSet, Labels};
 use crate::workload::ycsb::keys::{Distribution, KeyChooser};
@@ -204,6 +204,24 @@ impl KvWorkload {
         &self.s
     }
 
+    /// Each label's command, in the order of the file, and whether it reads; lines
+    /// that share a `name=` are one command, a read only if every one of them reads.
+    /// A command of weight 0 is never sent: not listed.
+    pub fn store_commands(&self) -> Vec<StoreCommand> {
+        let mut out: Vec<StoreCommand> = Vec::new();
+        for c in self.s.commands.iter().filter(|c| c.weight > 0) {
+            let reads = c.reads();
+            match out.iter_mut().find(|s| s.name == c.name) {
+                Some(s) => s.reads &= reads,
+                None => out.push(StoreCommand {
+                    name: c.name.clone(),
+                    reads,
+                }),
+            }
+        }
+        out
+    }
+
     /// `--preload`'s workload: the first command that writes a `{value}` (a `cas`
     /// never: it stores only over a token), once per key in order; `None` when no
     /// command writes one.
@@ -268,6 +286,7 @@ impl Workload for KvWorkload {
             buf: Vec::with_capacity(256 + self.s.value_size.1),
             word: Vec::with_capacity(64 + self.s.value_size.1),
             mn: false,
+            last: 0,
         };
         // A command without `{key}` or `{value}` is the same bytes every time:
         // written once (redis-benchmark's fixed key is one), not per request.
@@ -330,6 +349,8 @@ pub struct KvSource {
     word: Vec<u8>,
     /// The last `cas` written went as the no-op `mn` (no token): judged as one.
     mn: bool,
+    /// The command `next` last gave (for [`RequestSource::sent`]).
+    last: usize,
 }
 
 /// What a client draws keys and values from.
@@ -514,6 +535,7 @@ impl RequestSource for KvSource {
             let x = self.draws.rng.next_u64() % total;
             self.t.upto.iter().position(|u| x < *u).unwrap_or(0)
         };
+        self.last = c;
         if self.fixed[c].is_none() {
             self.write(c, turn);
         } else {
@@ -537,6 +559,15 @@ impl RequestSource for KvSource {
                 self.t.expect[c]
             },
         }
+    }
+
+    /// The command with the key it drew (`GET key:4711`), from the bytes it went as.
+    fn sent(&self) -> Option<String> {
+        let bytes: &[u8] = match self.fixed.get(self.last) {
+            Some(Some(b)) => b,
+            _ => &self.buf,
+        };
+        Some(crate::kv::readable(bytes))
     }
 }
 

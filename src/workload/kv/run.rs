@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::{KvSource, KvWorkload};
 use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
 use crate::http::Target;
-use crate::result::RequestInfo;
+use crate::result::{RequestInfo, StoreCommand};
 use crate::stats::Labels;
 use crate::workload::{PlanSource, PlanWorkload};
 
@@ -28,6 +28,14 @@ impl RunWorkload {
             RunWorkload::Plan(p) => Some(p),
             RunWorkload::Kv(_) | RunWorkload::Sql(_) => None,
         }
+    }
+
+    /// A key-value run's commands as the result names them ([`StoreCommand`]);
+    /// empty for any other run.
+    pub fn store_commands(&self) -> Vec<StoreCommand> {
+        self.kv()
+            .map(KvWorkload::store_commands)
+            .unwrap_or_default()
     }
 
     /// The key-value workload, when it is one.
@@ -59,6 +67,13 @@ impl RequestSource for RunSource {
     fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         match self {
             RunSource::Sql(s) => s.session(),
+            _ => None,
+        }
+    }
+
+    fn sent(&self) -> Option<String> {
+        match self {
+            RunSource::Kv(s) => s.sent(),
             _ => None,
         }
     }

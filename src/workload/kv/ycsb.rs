@@ -445,6 +445,11 @@ impl RequestSource for KvYcsbSource {
             expect: expect(sh.store, info),
         }
     }
+
+    /// The operation with its record's key (`HGETALL user6284781860667377211`).
+    fn sent(&self) -> Option<String> {
+        Some(crate::kv::readable(&self.wire))
+    }
 }
 
 impl ResponseCheck for KvYcsbCheck {

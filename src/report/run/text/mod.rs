@@ -9,8 +9,9 @@
 
 use std::fmt::Write as _;
 
+use super::store;
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
-use crate::result::{RequestList, StepResult};
+use crate::result::{RequestList, RunResult, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
@@ -91,13 +92,21 @@ pub fn step_row(step: &StepResult) -> String {
 
 /// drnbench's per-step report: requests and qps, status shares, errors by kind,
 /// elapsed min/max/average, then the `n_fast` fastest and `n_slow` slowest requests.
-/// `requests` resolves [`RequestSample::request`] to method and URL.
-pub fn step_detail(
-    step: &StepResult,
-    requests: &RequestList,
-    n_slow: usize,
-    n_fast: usize,
-) -> String {
+/// `run.requests` resolves [`RequestSample::request`] to method and URL (a sample's
+/// own `sent`, when it has one: the key a store's command drew); a store's reply
+/// numbers are said by name ([`store::status_name`]), never as `250`.
+pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: usize) -> String {
+    let requests = &run.requests;
+    let named = store::is_store(run);
+    // A store's reply numbers by name: a read's hit, a write's done (by the
+    // command, `None` where the figure mixes them).
+    let status = |code: u16, method: Option<&str>| {
+        let reads = method.and_then(|m| store::reads(run, m));
+        match store::status_name(code, reads).filter(|_| named) {
+            Some(name) => name.to_string(),
+            None => code.to_string(),
+        }
+    };
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -109,11 +118,15 @@ pub fn step_detail(
     // drnbench lists the most frequent status first.
     let mut shares: Vec<(u16, f64)> = step.status_percentages().into_iter().collect();
     shares.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    for (status, pct) in shares {
-        let _ = writeln!(out, "  {status}: {}", fmt_share(pct));
+    for (code, pct) in shares {
+        let _ = writeln!(out, "  {}: {}", status(code, None), fmt_share(pct));
     }
     if !step.errors.is_empty() {
-        out.push_str("Errors (status 0):\n");
+        out.push_str(if named {
+            "Errors:\n"
+        } else {
+            "Errors (status 0):\n"
+        });
         for (kind, n) in &step.errors {
             match step.error_samples.get(kind) {
                 Some(m) => {
@@ -148,22 +161,29 @@ pub fn step_detail(
         let _ = writeln!(out, "Top {n} {what} requests:");
         out.push_str(" [time: method status <client>#index url]\n");
         for s in samples.iter().take(n) {
-            let _ = writeln!(out, "  {}", request_line(s, requests));
+            let _ = writeln!(out, "  {}", request_line(s, requests, &status));
         }
     }
     out
 }
 
-/// `1.23 ms: GET 200 <client 3>#17 http://host:port/path`.
-fn request_line(s: &RequestSample, requests: &RequestList) -> String {
-    let status = if s.status == 0 {
-        "0(error)".to_string()
-    } else {
-        s.status.to_string()
-    };
+/// `1.23 ms: GET 200 <client 3>#17 http://host:port/path`; a store's
+/// `1.23 ms: GET hit/done <client 3>#17 GET key:4711`.
+fn request_line(
+    s: &RequestSample,
+    requests: &RequestList,
+    name: &dyn Fn(u16, Option<&str>) -> String,
+) -> String {
     let (method, url) = match requests.get(s.request) {
-        Some(r) => (r.method.as_str(), r.url.clone()),
+        Some(r) => (
+            r.method.as_str(),
+            s.sent.clone().unwrap_or_else(|| r.url.clone()),
+        ),
         None => ("?", format!("<request {}>", s.request)),
+    };
+    let status = match name(s.status, Some(method)) {
+        code if code == "0" => "0(error)".to_string(),
+        said => said,
     };
     format!(
         "{:>7}: {method} {status} <client {}>#{} {url}",
@@ -271,7 +291,7 @@ pub(super) mod tests {
     #[test]
     fn step_detail_follows_drnbench_in_readable_units() {
         let r = run(vec![detailed_step()]);
-        let text = step_detail(&r.steps[0], &r.requests, 2, 1);
+        let text = step_detail(&r, &r.steps[0], 2, 1);
         snapshot("step-detail.txt", &text);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines[0], "Total requests: 100 (99.0 queries per second)");
@@ -304,8 +324,11 @@ pub(super) mod tests {
             status: 200,
             client: 0,
             index: 0,
+            sent: None,
         });
-        let text = step_detail(&s, &RequestList::default(), 5, 0);
+        let mut r = run(vec![s.clone()]);
+        r.requests = RequestList::default();
+        let text = step_detail(&r, &s, 5, 0);
         assert!(text.contains("(no responses)"));
         assert!(
             text.contains(" 500 ms: ? 200 <client 0>#0 <request 99>"),
