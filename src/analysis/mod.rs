@@ -299,6 +299,30 @@ pub(crate) mod tests {
             .contains(&Warning::StillRising { last_clients: 10 }));
     }
 
+    /// Issue 35: a ramp whose throughput levelled off at 5 clients, its peak by noise
+    /// at the last step, must not also say "still at its highest at the last step".
+    #[test]
+    fn a_curve_that_levelled_off_is_not_still_rising_though_its_peak_is_last() {
+        let s = series_of(&[
+            (1, 430.0, 0.0023),
+            (2, 860.0, 0.0023),
+            (4, 1660.0, 0.0024),
+            (5, 1977.0, 0.0025),
+            (8, 1972.0, 0.0040),
+            (16, 1982.0, 0.0080),
+        ]);
+        let sat = analyse(&s);
+        assert_eq!(sat.peak.unwrap().n_clients, 16);
+        assert_eq!(sat.plateau.unwrap().n_clients, 5);
+        assert!(
+            !sat.warnings
+                .iter()
+                .any(|w| matches!(w, Warning::StillRising { .. })),
+            "{:?}",
+            sat.warnings
+        );
+    }
+
     #[test]
     fn few_points_and_client_bottleneck_are_warned() {
         let mut s = series_of(&[(1, 10.0, 0.1), (2, 20.0, 0.1)]);

@@ -46,6 +46,15 @@ impl LatencyUnit {
     }
 }
 
+/// A step's offered rate as a person typed it: a rate profile as `--rate` writes it
+/// (`2s@20, 1s@1000, 4s@20`; its mean would hide the spike), else `rate` per second.
+pub fn offered_rate(p: &crate::result::series::Point, rate: f64) -> String {
+    match &p.profile {
+        Some(x) => crate::result::profile::profile_text(&x.segments),
+        None => fmt_qps(rate),
+    }
+}
+
 /// Three significant digits, no trailing exponent: 151.3 → "151", 19.77 → "19.8".
 pub fn sig3(v: f64) -> String {
     let a = v.abs();

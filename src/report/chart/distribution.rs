@@ -19,7 +19,7 @@ const MAX_CURVES: usize = RAMP.len();
 /// What a step is called in a legend: its clients, or its offered rate.
 fn step_name(p: &Point) -> String {
     match p.rate {
-        Some(r) => format!("{} req/s", fmt_qps(r)),
+        Some(r) => format!("{} req/s", crate::report::fmt::offered_rate(p, r)),
         None => clients(p.n_clients),
     }
 }

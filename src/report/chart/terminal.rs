@@ -126,6 +126,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
 fn rate_summary(series: &Series) -> String {
     let f = analysis::analyse_rates(series);
     let mut o = String::from(" offered/s  answered/s        p50        p99   late  dropped\n");
+    let mut profiles = Vec::new();
     for r in &f.steps {
         let p = &series.points[r.index];
         let lat = |v: Option<f64>| {
@@ -138,16 +139,28 @@ fn rate_summary(series: &Series) -> String {
         } else {
             ""
         };
+        // A profile is wider than the column: its mean, starred, and the profile
+        // as typed under the table.
+        let offered = match &p.profile {
+            Some(x) => {
+                profiles.push(crate::result::profile::profile_text(&x.segments));
+                format!("{}*", fmt_qps(r.rate))
+            }
+            None => fmt_qps(r.rate),
+        };
         let _ = writeln!(
             o,
             "{:>10}  {:>10}  {:>9}  {:>9}  {:>5}  {:>7}{mark}",
-            fmt_qps(r.rate),
+            offered,
             fmt_qps(r.achieved),
             lat(p.p50_s),
             lat(p.p99_s),
             p.late,
             p.dropped
         );
+    }
+    for text in profiles {
+        let _ = writeln!(o, "  * the mean of the rate profile {text}");
     }
     o.push('\n');
     for line in findings::rate_sentences(series, &f) {
@@ -181,5 +194,40 @@ mod tests {
         assert!(chart.contains(" 0.980 ms"), "{chart}");
         assert!(chart.contains(" 1.20 ms"), "{chart}");
         assert!(!chart.contains("µs"), "{chart}");
+    }
+
+    /// Issue 35: a profile's step showed its mean (`160`) as the rate offered, with
+    /// nothing to say a 1000/s spike was inside it.
+    #[test]
+    fn a_profile_s_step_is_starred_and_its_profile_written_under_the_table() {
+        use crate::result::profile::{RateSegment, StepProfile};
+        let mut step = recorded_step(4, 7.0, &[(200, 2000); 10], &[]);
+        step.rate = Some(160.0);
+        let seg = |start_s, duration_s, r| RateSegment {
+            start_s,
+            duration_s,
+            from: r,
+            to: r,
+        };
+        step.profile = Some(StepProfile {
+            segments: vec![
+                seg(0.0, 2.0, 20.0),
+                seg(2.0, 1.0, 1000.0),
+                seg(3.0, 4.0, 20.0),
+            ],
+            verdict: None,
+        });
+        let series = Series::from_run(&run(vec![step]), "r");
+        let text = terminal_summary(&series, 80);
+        assert!(text.contains("    160.0*"), "{text}");
+        assert!(
+            text.contains("  * the mean of the rate profile 2s@20, 1s@1000, 4s@20\n"),
+            "{text}"
+        );
+        let p = &series.points[0];
+        assert_eq!(
+            crate::report::fmt::offered_rate(p, 160.0),
+            "2s@20, 1s@1000, 4s@20"
+        );
     }
 }

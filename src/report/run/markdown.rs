@@ -135,7 +135,7 @@ fn rate_markdown(s: &Series, extra: &str) -> String {
         .map(|r| {
             let p = &s.points[r.index];
             vec![
-                fmt_qps(r.rate),
+                crate::report::fmt::offered_rate(p, r.rate),
                 fmt_qps(r.achieved),
                 if r.held { "yes" } else { "**no**" }.to_owned(),
                 lat(p.p50_s),
