@@ -70,7 +70,8 @@ def hakaru_binary():
         rc = subprocess.call(["cargo", "build", "--release"], cwd=REPO)
         if rc != 0 or not os.access(path, os.X_OK):
             die("cargo build --release failed")
-    return path
+    # Absolute: a bench may run its tools in a directory of its own (sql.py's -l).
+    return os.path.abspath(path)
 
 
 def free_port():
