@@ -425,9 +425,19 @@ recovery = false
     let recovery = &events[0]["recovery"];
     let first_error = recovery["first_error_s"].as_f64().expect("errors began");
     assert!(first_error < 1.5, "{recovery}");
-    // The outage was real: its worst second mostly failed.
+    // The outage was real: its worst second's throughput collapsed and some of it
+    // failed. (Not "mostly failed": a client whose connects keep failing now backs
+    // off to one try per 10 ms, so a dead second holds ~200 failures, not ~50,000,
+    // beside the few ms of successes before the kill: 58% success once in CI.)
     let worst = recovery["worst_success"].as_f64().expect("a worst second");
-    assert!(worst < 0.5, "{recovery}");
+    assert!(worst < 1.0, "{recovery}");
+    let worst_tp = recovery["worst_throughput"]
+        .as_f64()
+        .expect("a worst second");
+    let base_tp = recovery["baseline"]["throughput"]
+        .as_f64()
+        .expect("a baseline");
+    assert!(worst_tp < 0.1 * base_tp, "{recovery}");
     let recovered = recovery["recovery_s"]
         .as_f64()
         .unwrap_or_else(|| panic!("it recovered: {recovery}\n{text}"));
