@@ -317,18 +317,23 @@ impl Ticker {
         meter: u64,
         n: u64,
     ) -> Option<Box<Finished>> {
-        let done = if at >= self.next {
-            let i = at.saturating_duration_since(self.start).as_secs();
-            Some(self.roll(i, meter.saturating_sub(bytes)))
-        } else {
-            None
-        };
+        let done = self.advance(at, meter.saturating_sub(bytes));
         self.now.record(outcome, latency, n);
         if let Some(Some(s)) = self.labels.get_mut(usize::from(label)) {
             s.record(outcome, latency, n);
             s.bytes_received += bytes;
         }
         done
+    }
+
+    /// The second that ended if `at` falls past it (rolled into `at`'s), else none.
+    #[inline]
+    fn advance(&mut self, at: Instant, meter: u64) -> Option<Box<Finished>> {
+        if at < self.next {
+            return None;
+        }
+        let i = at.saturating_duration_since(self.start).as_secs();
+        Some(self.roll(i, meter))
     }
 
     /// A sample within a request (a transaction's statement) under `label`, ended at
@@ -344,12 +349,7 @@ impl Ticker {
         latency: Duration,
         meter: u64,
     ) -> Option<Box<Finished>> {
-        let done = if at >= self.next {
-            let i = at.saturating_duration_since(self.start).as_secs();
-            Some(self.roll(i, meter))
-        } else {
-            None
-        };
+        let done = self.advance(at, meter);
         if let Some(Some(s)) = self.labels.get_mut(usize::from(label)) {
             s.record(outcome, latency, 1);
         }
@@ -368,12 +368,7 @@ impl Ticker {
         late: bool,
         meter: u64,
     ) -> Option<Box<Finished>> {
-        let done = if at >= self.next {
-            let i = at.saturating_duration_since(self.start).as_secs();
-            Some(self.roll(i, meter))
-        } else {
-            None
-        };
+        let done = self.advance(at, meter);
         self.now.late += u64::from(late);
         // Not `micros`, which counts a lag of 0 as 1 µs (a histogram's floor).
         let us = lag
