@@ -19,6 +19,7 @@
 //! step instead of vanishing from its numbers.
 
 mod client;
+mod clients;
 pub mod live;
 pub mod pacer;
 mod shared;
@@ -412,7 +413,7 @@ fn run_worker<W: Workload>(
             .map(|(local, c)| client::Client { global: c, local });
         // `--pipeline` on key-value stores, closed model: one future per group's
         // connection drives its clients' turns (see `shared::driver`).
-        let mut clients: FuturesUnordered<_> = if shared::driver::drives(&worker) {
+        let clients: FuturesUnordered<_> = if shared::driver::drives(&worker) {
             let streams = worker.cfg.connection.streams;
             let clients: Vec<_> = clients.collect();
             clients
@@ -430,6 +431,7 @@ fn run_worker<W: Workload>(
                 })
                 .collect()
         };
+        let mut clients = clients::Settled::new(clients);
         let all_done = async {
             while let Some(ended) = clients.next().await {
                 if let Err(p) = ended {
