@@ -67,9 +67,15 @@ impl Mysql8 {
     /// Starts the server in `mode` (`vitess` or `rsa`); in `rsa` mode its public
     /// key is written to `key()`.
     fn start(mode: &str) -> Option<Mysql8> {
+        Mysql8::start_with(mode, &[])
+    }
+
+    /// `start` with `extra` flags (`-hostile-key`).
+    fn start_with(mode: &str, extra: &[&str]) -> Option<Mysql8> {
         let dir = TempDir::new("mysql8");
         let mut cmd = Command::new(program()?);
         cmd.args(["-user", USER, "-password", PASSWORD, "-mode", mode]);
+        cmd.args(extra);
         if mode == "rsa" {
             cmd.arg("-public-key").arg(dir.path("public_key.pem"));
         }
@@ -335,6 +341,31 @@ fn caching_sha2_full_auth_without_tls_uses_the_server_s_rsa_key_fetched_or_from_
     assert_eq!(e.code, Some(1045), "{e}");
     let seen = server.stop();
     assert_eq!((seen.rsa, seen.denied, seen.fast), (1, 1, 0), "{seen:?}");
+}
+
+/// A key fetched in the clear is untrusted input: half a key (a well-formed PEM
+/// around a truncated DER) is `malformed`, never a panic or a hang, and the
+/// password is not sent with it.
+#[test]
+fn caching_sha2_a_truncated_rsa_key_from_the_server_is_malformed_not_a_panic() {
+    let Some(server) = Mysql8::start_with("rsa", &["-hostile-key"]) else {
+        return;
+    };
+    let dir = TempDir::new("mysql8-bad-key");
+    let q = dir.write("one.sql", "SELECT 1;\n");
+    let url = server.url("get-server-public-key=true");
+    let (o, j) = my_run(
+        &dir,
+        "bad-key",
+        &["-c", "1", "-n", "3", "-f", q.to_str().unwrap(), &url],
+    );
+    assert_eq!(o.status.code(), Some(1), "{}", crate::util::stderr(&o));
+    let s = &j["steps"][0];
+    assert_eq!(s["errors"], serde_json::json!({"malformed": 3}), "{s}");
+    let sample = s["error_samples"]["malformed"].to_string();
+    assert!(sample.contains("RSA public key"), "{sample}");
+    let seen = server.stop();
+    assert_eq!((seen.rsa, seen.denied, seen.queries), (0, 0, 0), "{seen:?}");
 }
 
 /// The test server is checked by a client that is not hakaru's: MariaDB's own

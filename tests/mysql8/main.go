@@ -3,7 +3,7 @@
 // (tests/it/mysql_auth.rs): no MySQL 8 server is packaged here, and MariaDB has
 // no such plugin.
 //
-//	mysql8 -user U -password P [-mode vitess|rsa] [-public-key FILE]
+//	mysql8 -user U -password P [-mode vitess|rsa] [-public-key FILE] [-hostile-key]
 //
 // It listens on a loopback port of its own choosing and prints
 // "listening 127.0.0.1:PORT" on stdout. On SIGTERM it prints what it saw,
@@ -22,7 +22,8 @@
 //     then sends its password XOR the nonce, RSA-OAEP encrypted, which this side
 //     decrypts with Go's crypto/rsa. Vitess refuses full authentication without
 //     TLS, so this mode speaks the login itself (rsa.go), the smallest honest
-//     server side of it.
+//     server side of it. With -hostile-key it sends half of its key when asked,
+//     for the test that a client refuses such a key.
 //
 // Either way, a query is answered with one row ("1") if it is a SELECT, an OK
 // otherwise, and counted.
@@ -103,6 +104,7 @@ func main() {
 	password := flag.String("password", "bench-pw", "the account's password")
 	mode := flag.String("mode", "vitess", "vitess (TLS) or rsa (no TLS, the server's RSA key)")
 	publicKey := flag.String("public-key", "", "rsa mode: write the server's public key (PEM) here")
+	hostileKey := flag.Bool("hostile-key", false, "rsa mode: send a truncated public key when asked (a client must refuse it)")
 	flag.Parse()
 
 	acct := &account{user: *user, password: *password}
@@ -115,7 +117,7 @@ func main() {
 	case "vitess":
 		err = serveVitess(ln, acct, seen)
 	case "rsa":
-		err = serveRSA(ln, acct, seen, *publicKey)
+		err = serveRSA(ln, acct, seen, *publicKey, *hostileKey)
 	default:
 		err = fmt.Errorf("unknown -mode %q (vitess or rsa)", *mode)
 	}

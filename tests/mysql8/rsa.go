@@ -38,7 +38,7 @@ const (
 
 const plugin = "caching_sha2_password"
 
-func serveRSA(ln net.Listener, acct *account, seen *counts, publicKeyFile string) error {
+func serveRSA(ln net.Listener, acct *account, seen *counts, publicKeyFile string, hostileKey bool) error {
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		return err
@@ -48,6 +48,10 @@ func serveRSA(ln net.Listener, acct *account, seen *counts, publicKeyFile string
 		return err
 	}
 	pub := pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
+	sent := pub
+	if hostileKey { // the DER cut in half, still a well-formed PEM around it
+		sent = pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der[:len(der)/2]})
+	}
 	if publicKeyFile != "" {
 		if err := os.WriteFile(publicKeyFile, pub, 0o644); err != nil {
 			return err
@@ -61,7 +65,7 @@ func serveRSA(ln net.Listener, acct *account, seen *counts, publicKeyFile string
 				return
 			}
 			id++
-			s := &session{conn: c, r: bufio.NewReader(c), acct: acct, seen: seen, key: key, pub: pub}
+			s := &session{conn: c, r: bufio.NewReader(c), acct: acct, seen: seen, key: key, pub: sent}
 			go s.run(id)
 		}
 	}()
