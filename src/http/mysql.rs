@@ -92,8 +92,7 @@ impl MysqlAdmin {
             answer: Answer::default(),
             name,
         };
-        let password = password.or(url.password.as_deref());
-        let mut login = Login::new(&url.user, password, &url.database);
+        let mut login = Login::for_url(url, password);
         let (seq, used) = conn.read_packet()?;
         let tls = login.greeting(seq, &conn.rbuf[4..used], url.ssl_mode, &mut conn.out);
         conn.rbuf.drain(..used);

@@ -1,5 +1,6 @@
 //! A MySQL/MariaDB connection for the engine's clients, `pg_conn`'s twin: connected
-//! and logged in once (ssl-mode over rustls, `sql::mysql::auth`'s plugins), then one
+//! and logged in once (ssl-mode over rustls, `sql::mysql::auth`'s plugins, the RSA key
+//! parameters of the URL), then one
 //! statement at a time written from a reused buffer and its answer folded packet by
 //! packet from a read buffer consumed by a cursor (compacted only when a packet would
 //! not fit). Rows are counted and only the first row is kept (for `\gset`).
@@ -169,8 +170,7 @@ impl MysqlConn {
             bytes_out: 0,
             bytes_in: 0,
         };
-        let password = password.or(url.password.as_deref());
-        let mut login = Login::new(&url.user, password, &url.database);
+        let mut login = Login::for_url(url, password);
         let (seq, p) = conn.login_packet().await?;
         let tls = login
             .greeting(seq, &p, url.ssl_mode, &mut conn.out)

@@ -32,6 +32,7 @@ mod labels;
 mod live;
 mod memory;
 mod mysql;
+mod mysql_auth;
 mod mysql_run;
 mod mysql_suite;
 mod netns;

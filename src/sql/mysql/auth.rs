@@ -2,7 +2,10 @@
 //! written (an SSLRequest first when TLS is used), and the login's exchange folded
 //! packet by packet — an auth switch to another plugin, `caching_sha2_password`'s
 //! fast path (its scramble matched the server's cache) and its full authentication
-//! (the password in the clear, only ever over TLS), the final OK or ERR. The scrambles:
+//! (the password in the clear over TLS; without TLS encrypted with the server's RSA
+//! key (`rsa`), from `server-public-key-path` or asked for (0x02) when
+//! `get-server-public-key` allows it, else refused naming both), the final OK or
+//! ERR. The scrambles:
 //! `mysql_native_password` is SHA1(pw) XOR SHA1(nonce + SHA1(SHA1(pw)));
 //! `caching_sha2_password` is SHA256(pw) XOR SHA256(SHA256(SHA256(pw)) + nonce).
 
@@ -11,7 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::answer::ServerError;
 use super::packet::{self, nul_str, ProtocolError};
-use super::url::SslMode;
+use super::url::{MyUrl, SslMode};
 
 /// Capability flags (the protocol's CLIENT_* bits) that the login uses.
 pub mod cap {
@@ -154,6 +157,12 @@ pub struct Login {
     caps: u32,
     tls: bool,
     seq: u8,
+    /// The server's RSA public key (PEM), from `server-public-key-path`.
+    server_key: Option<Vec<u8>>,
+    /// `get-server-public-key`: full authentication without TLS may ask for it.
+    fetch_key: bool,
+    /// The client asked for the key (0x02); the server's next packet holds it.
+    awaiting_key: bool,
     /// The server's version string, from its handshake.
     pub server_version: String,
     /// The server's id for this connection (`KILL` takes it).
@@ -171,9 +180,25 @@ impl Login {
             caps: 0,
             tls: false,
             seq: 0,
+            server_key: None,
+            fetch_key: false,
+            awaiting_key: false,
             server_version: String::new(),
             connection_id: 0,
         }
+    }
+
+    /// A login as `url` says: its user and database, `password` (else the URL's),
+    /// and how full authentication may go without TLS (its RSA key parameters).
+    pub fn for_url(url: &MyUrl, password: Option<&str>) -> Login {
+        let mut login = Login::new(
+            &url.user,
+            password.or(url.password.as_deref()),
+            &url.database,
+        );
+        login.server_key = url.server_public_key.as_ref().map(|k| k.pem.clone());
+        login.fetch_key = url.get_server_public_key;
+        login
     }
 
     /// Reads the server's first packet (its handshake, or an ERR such as 1040) and
@@ -324,24 +349,59 @@ impl Login {
                 self.send(&answer, out);
                 Ok(LoginStep::Sent)
             }
-            Some(0x01) if self.plugin == Plugin::CachingSha2 => match p.get(1) {
-                // Fast authentication succeeded: an OK follows.
-                Some(3) => Ok(LoginStep::Wait),
-                Some(4) if self.tls => {
-                    let pw = [self.password.as_bytes(), b"\0"].concat();
-                    self.send(&pw, out);
-                    Ok(LoginStep::Sent)
-                }
-                Some(4) => Err(LoginError::Unsupported(
-                    "caching_sha2_password wants full authentication, which hakaru does over \
-                     TLS only (ssl-mode=REQUIRED), not with the server's RSA key"
-                        .into(),
-                )),
-                _ => Err(ProtocolError::Malformed("caching_sha2_password's answer").into()),
-            },
+            Some(0x01) if self.plugin == Plugin::CachingSha2 => self.more_data(&p[1..], out),
             Some(&b) => Err(ProtocolError::Unexpected(b).into()),
             None => Err(ProtocolError::Malformed("empty packet").into()),
         }
+    }
+}
+
+impl Login {
+    /// caching_sha2_password's AuthMoreData: fast authentication's verdict, a
+    /// request for full authentication, or the RSA key the client asked for.
+    fn more_data(&mut self, data: &[u8], out: &mut Vec<u8>) -> Result<LoginStep, LoginError> {
+        if self.awaiting_key {
+            self.awaiting_key = false;
+            return self.send_encrypted(data, out);
+        }
+        match data {
+            // Fast authentication succeeded: an OK follows.
+            [3] => Ok(LoginStep::Wait),
+            [4] if self.tls => {
+                let pw = [self.password.as_bytes(), b"\0"].concat();
+                self.send(&pw, out);
+                Ok(LoginStep::Sent)
+            }
+            [4] => match self.server_key.take() {
+                Some(pem) => self.send_encrypted(&pem, out),
+                None if self.fetch_key => {
+                    self.awaiting_key = true;
+                    self.send(&[2], out);
+                    Ok(LoginStep::Sent)
+                }
+                None => Err(LoginError::Unsupported(
+                    "caching_sha2_password wants full authentication (the server's cache \
+                     does not hold this user yet, as after its restart), which sends the \
+                     password over TLS (ssl-mode=REQUIRED) or encrypted with the server's \
+                     RSA public key: add get-server-public-key=true to the URL to fetch the \
+                     key from the server (a man in the middle can swap a key fetched in \
+                     the clear), or server-public-key-path=FILE to read it from a file"
+                        .into(),
+                )),
+            },
+            _ => Err(ProtocolError::Malformed("caching_sha2_password's answer").into()),
+        }
+    }
+
+    /// Sends the password encrypted with `pem` (the file's key or the server's).
+    fn send_encrypted(&mut self, pem: &[u8], out: &mut Vec<u8>) -> Result<LoginStep, LoginError> {
+        if super::rsa::check_key(pem).is_err() {
+            return Err(ProtocolError::Malformed("RSA public key from the server").into());
+        }
+        let sealed = super::rsa::encrypt_password(self.password.as_bytes(), &self.nonce, pem)
+            .map_err(LoginError::Unsupported)?;
+        self.send(&sealed, out);
+        Ok(LoginStep::Sent)
     }
 }
 
@@ -510,5 +570,70 @@ mod tests {
             Login::new("u", None, "db").greeting(0, b"\x0a5.0\0", SslMode::Disabled, &mut out),
             Err(LoginError::Protocol(_))
         ));
+    }
+
+    /// A login to a caching_sha2_password server without TLS, at full authentication.
+    fn at_full_auth(login: &mut Login) -> Vec<u8> {
+        let mut out = Vec::new();
+        let hs = handshake(WANTED, "caching_sha2_password");
+        assert!(!login.greeting(0, &hs, SslMode::Disabled, &mut out).unwrap());
+        out.clear();
+        out
+    }
+
+    #[test]
+    fn full_auth_without_tls_fetches_the_rsa_key_when_allowed_and_sends_the_password_sealed() {
+        use super::super::rsa::TEST_KEY;
+        let mut login = Login::new("u", Some("pw"), "db");
+        login.fetch_key = true;
+        let mut out = at_full_auth(&mut login);
+        assert_eq!(login.feed(2, b"\x01\x04", &mut out), Ok(LoginStep::Sent));
+        assert_eq!(out, b"\x01\0\0\x03\x02", "the key asked for");
+        out.clear();
+        let key = [b"\x01", TEST_KEY.as_bytes()].concat();
+        assert_eq!(login.feed(4, &key, &mut out), Ok(LoginStep::Sent));
+        assert_eq!(out[..4], [0, 1, 0, 5], "one 256-byte block, packet 5");
+        assert!(!out.windows(2).any(|w| w == b"pw"), "never in the clear");
+        assert_eq!(
+            login.feed(6, b"\x00\0\0\x02\0\0\0", &mut out),
+            Ok(LoginStep::Done)
+        );
+        // From a file: sealed at once, nothing asked.
+        let mut filed = Login::new("u", Some("pw"), "db");
+        filed.server_key = Some(TEST_KEY.as_bytes().to_vec());
+        let mut out = at_full_auth(&mut filed);
+        assert_eq!(filed.feed(2, b"\x01\x04", &mut out), Ok(LoginStep::Sent));
+        assert_eq!(out[..4], [0, 1, 0, 3]);
+    }
+
+    #[test]
+    fn full_auth_without_tls_or_a_key_is_refused_naming_the_parameters_and_a_bad_key_is_malformed()
+    {
+        let mut login = Login::new("u", Some("pw"), "db");
+        let mut out = at_full_auth(&mut login);
+        match login.feed(2, b"\x01\x04", &mut out) {
+            Err(LoginError::Unsupported(m)) => assert!(
+                m.contains("get-server-public-key=true")
+                    && m.contains("server-public-key-path=")
+                    && m.contains("ssl-mode=REQUIRED"),
+                "{m}"
+            ),
+            other => panic!("{other:?}"),
+        }
+        assert!(out.is_empty(), "nothing sent");
+        let mut fetch = Login::new("u", Some("pw"), "db");
+        fetch.fetch_key = true;
+        let mut out = at_full_auth(&mut fetch);
+        fetch.feed(2, b"\x01\x04", &mut out).unwrap();
+        assert_eq!(
+            fetch.feed(
+                4,
+                b"\x01-----BEGIN PUBLIC KEY-----\nMAA=\n-----END PUBLIC KEY-----",
+                &mut out
+            ),
+            Err(LoginError::Protocol(ProtocolError::Malformed(
+                "RSA public key from the server"
+            )))
+        );
     }
 }

@@ -2,8 +2,14 @@
 //! checked before any connection: the host, the port (3306 by default), the user and
 //! database (both required: a benchmark names them), the password percent-decoded,
 //! and `ssl-mode` as the `mysql` client names it (`DISABLED`, `PREFERRED` — the
-//! client's default —, `REQUIRED`, `VERIFY_IDENTITY`, any case), and `ssl-ca`, the
-//! PEM file `VERIFY_IDENTITY` checks the server's certificate against. Other query
+//! client's default —, `REQUIRED`, `VERIFY_IDENTITY`, any case), `ssl-ca`, the
+//! PEM file `VERIFY_IDENTITY` checks the server's certificate against, and how
+//! `caching_sha2_password`'s full authentication may go without TLS, named as the
+//! `mysql` client names it: `server-public-key-path=FILE` (the server's RSA public
+//! key, read and checked here, before any connection) or `get-server-public-key=true`
+//! (fetch it from the server: opt-in, as in MySQL's clients, since a key fetched over
+//! an unencrypted link can be swapped by a man in the middle); Connector/J's
+//! `serverRSAPublicKeyFile` and `allowPublicKeyRetrieval` are the same. Other query
 //! parameters are refused by name, so a typo does not silently change the run.
 
 use std::fmt;
@@ -32,6 +38,37 @@ pub struct MyUrl {
     pub ssl_mode: SslMode,
     /// `ssl-ca`: the CA certificates (PEM) a verified server's chain must reach.
     pub ssl_ca: Option<String>,
+    /// `get-server-public-key`: full authentication without TLS may fetch the
+    /// server's RSA key.
+    pub get_server_public_key: bool,
+    /// `server-public-key-path`: the server's RSA key, read from the file.
+    pub server_public_key: Option<ServerKey>,
+}
+
+/// The server's RSA public key from a file: its path (for messages) and PEM.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ServerKey {
+    pub path: String,
+    pub pem: Vec<u8>,
+}
+
+impl fmt::Debug for ServerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "ServerKey({:?})", self.path)
+    }
+}
+
+impl ServerKey {
+    /// Reads and checks the key at `path`; the error names the parameter.
+    pub fn read(path: &str) -> Result<ServerKey, String> {
+        let pem = std::fs::read(path)
+            .map_err(|e| format!("server-public-key-path={path}: cannot read it: {e}"))?;
+        super::rsa::check_key(&pem).map_err(|e| format!("server-public-key-path={path}: {e}"))?;
+        Ok(ServerKey {
+            path: path.into(),
+            pem,
+        })
+    }
 }
 
 /// The password never shows: a URL in a message or a result is redacted.
@@ -45,6 +82,8 @@ impl fmt::Debug for MyUrl {
             .field("database", &self.database)
             .field("ssl_mode", &self.ssl_mode)
             .field("ssl_ca", &self.ssl_ca)
+            .field("get_server_public_key", &self.get_server_public_key)
+            .field("server_public_key", &self.server_public_key)
             .finish()
     }
 }
@@ -69,6 +108,8 @@ impl MyUrl {
         } = crate::sql::url::parts(s, "mysql")?;
         let mut ssl_mode = SslMode::Preferred;
         let mut ssl_ca = None;
+        let mut get_server_public_key = false;
+        let mut server_public_key = None;
         for (k, v) in u.query_pairs() {
             match k.as_ref() {
                 "ssl-mode" | "ssl_mode" => {
@@ -85,9 +126,20 @@ impl MyUrl {
                     }
                 }
                 "ssl-ca" | "ssl_ca" => ssl_ca = Some(v.into_owned()),
+                "get-server-public-key" | "get_server_public_key" | "allowPublicKeyRetrieval" => {
+                    get_server_public_key = match v.to_ascii_lowercase().as_str() {
+                        "true" | "1" | "on" | "yes" => true,
+                        "false" | "0" | "off" | "no" => false,
+                        _ => return Err(format!("{k}={v}: true or false")),
+                    }
+                }
+                "server-public-key-path" | "server_public_key_path" | "serverRSAPublicKeyFile" => {
+                    server_public_key = Some(ServerKey::read(&v)?)
+                }
                 other => {
                     return Err(format!(
-                        "unknown URL parameter {other:?} (only ssl-mode and ssl-ca)"
+                        "unknown URL parameter {other:?} (only ssl-mode, ssl-ca, \
+                         get-server-public-key and server-public-key-path)"
                     ))
                 }
             }
@@ -100,6 +152,8 @@ impl MyUrl {
             database,
             ssl_mode,
             ssl_ca,
+            get_server_public_key,
+            server_public_key,
         })
     }
 }
@@ -151,5 +205,36 @@ mod tests {
         }
         let u = MyUrl::parse("mysql://u:secret@h/db").unwrap();
         assert!(!format!("{u:?}").contains("secret"));
+    }
+
+    #[test]
+    fn the_rsa_key_parameters_are_read_as_mysql_s_clients_name_them_and_a_bad_key_file_is_refused()
+    {
+        let u = MyUrl::parse("mysql://u@h/db?get-server-public-key=true").unwrap();
+        assert!(u.get_server_public_key && u.server_public_key.is_none());
+        let j = MyUrl::parse("mysql://u@h/db?allowPublicKeyRetrieval=false").unwrap();
+        assert!(!j.get_server_public_key);
+        let e = MyUrl::parse("mysql://u@h/db?get-server-public-key=maybe").unwrap_err();
+        assert!(e.contains("true or false"), "{e}");
+        let dir = std::env::temp_dir().join(format!("hakaru-url-key-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.pem");
+        std::fs::write(
+            &bad,
+            "-----BEGIN PUBLIC KEY-----\nMAA=\n-----END PUBLIC KEY-----\n",
+        )
+        .unwrap();
+        let e = MyUrl::parse(&format!(
+            "mysql://u@h/db?server-public-key-path={}",
+            bad.display()
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("server-public-key-path=") && e.contains("RSA"),
+            "{e}"
+        );
+        let e = MyUrl::parse("mysql://u@h/db?server-public-key-path=/no/such.pem").unwrap_err();
+        assert!(e.contains("cannot read it"), "{e}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
