@@ -219,7 +219,17 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                     seen.scenario = true;
                     out.extend(mounts.scenario.clone());
                 }
-                None => out.push(secret_url(arg, &mut pod.secrets).unwrap_or(arg.clone())),
+                None => {
+                    for (key, path) in url_files(arg) {
+                        if !path.starts_with('/') {
+                            return Err(local_file(key, path));
+                        }
+                        pod.notes.push(format!(
+                            "the pods read the URL's {key}={path} from their image: put the file there"
+                        ));
+                    }
+                    out.push(secret_url(arg, &mut pod.secrets).unwrap_or(arg.clone()))
+                }
             },
         }
     }
@@ -324,7 +334,12 @@ fn local_file(flag: &str, path: String) -> K8sError {
             "-f/--file",
             "put the SQL script in the image and give its absolute path there",
         ),
-        _ => ("--probe-pid", "a pod sees only its own processes"),
+        "--probe-pid" => ("--probe-pid", "a pod sees only its own processes"),
+        // A SQL URL's file parameter (`url_files`).
+        key => (
+            url_file_key(key),
+            "put the file in the image and give its absolute path there",
+        ),
     };
     K8sError::LocalFile {
         flag,
@@ -361,6 +376,42 @@ fn watch_note(shards: u32, seen: &Seen) -> String {
         u64::from(shards) * per_pod,
         (u64::from(shards) * per_pod).saturating_sub(1)
     )
+}
+
+/// A SQL URL's parameters that name a file the client reads (a CA, the server's RSA
+/// key), as `postgres`'s and MySQL's clients name them.
+const URL_FILE_KEYS: [&str; 6] = [
+    "sslrootcert",
+    "ssl-ca",
+    "ssl_ca",
+    "server-public-key-path",
+    "server_public_key_path",
+    "serverRSAPublicKeyFile",
+];
+
+fn url_file_key(key: &str) -> &'static str {
+    URL_FILE_KEYS
+        .into_iter()
+        .find(|k| *k == key)
+        .unwrap_or("a URL parameter")
+}
+
+/// The files a SQL target URL names in its parameters: a pod would read them from
+/// its own file system, where this machine's relative path means nothing.
+fn url_files(arg: &str) -> Vec<(&'static str, String)> {
+    let sql = ["postgres://", "postgresql://", "mysql://", "mariadb://"];
+    if !sql.iter().any(|s| arg.starts_with(s)) {
+        return Vec::new();
+    }
+    let Ok(url) = url::Url::parse(arg) else {
+        return Vec::new();
+    };
+    url.query_pairs()
+        .filter_map(|(k, v)| {
+            let key = URL_FILE_KEYS.into_iter().find(|f| *f == k)?;
+            (!v.is_empty()).then(|| (key, v.into_owned()))
+        })
+        .collect()
 }
 
 /// A target URL with a password (`postgres://user:pw@db/…`, `redis://:pw@…`) as

@@ -576,6 +576,47 @@ mod tests {
         assert!(e.starts_with("-f/--file tx.sql"), "{e}");
     }
 
+    /// A SQL URL's file parameter (a CA, MySQL's server key) went into the Job as
+    /// this machine's relative path, which the pod cannot read. Now a relative one is
+    /// refused by name; an absolute one is taken as the image's, with a note.
+    #[test]
+    fn k8s_render_refuses_a_sql_url_naming_a_file_of_this_machine() {
+        for (url, key) in [
+            (
+                "mysql://u:pw@db/b?server-public-key-path=key.pem",
+                "server-public-key-path",
+            ),
+            (
+                "mysql://u@db/b?ssl-mode=VERIFY_CA&ssl-ca=certs/ca.pem",
+                "ssl-ca",
+            ),
+            (
+                "postgres://u@db/b?sslmode=verify-full&sslrootcert=ca.pem",
+                "sslrootcert",
+            ),
+        ] {
+            let r = render_of(&["run", "-f", "/s.sql", url], None);
+            let e = render(&r, now()).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("{key} ")), "{e}");
+            assert!(e.contains("put the file in the image"), "{e}");
+        }
+        let url = "mysql://u:pw@db/b?server-public-key-path=/keys/db.pem";
+        let r = render_of(&["run", "-f", "/s.sql", url], None);
+        let out = render(&r, now()).unwrap();
+        assert!(
+            out.yaml.contains("server-public-key-path=/keys/db.pem"),
+            "{}",
+            out.yaml
+        );
+        assert!(
+            out.notes
+                .iter()
+                .any(|n| n.contains("server-public-key-path=/keys/db.pem")),
+            "{:?}",
+            out.notes
+        );
+    }
+
     #[test]
     fn k8s_render_secret_headers_go_into_a_secret_not_the_job() {
         let r = render_of(
