@@ -83,6 +83,37 @@ pub struct Measured {
     pub held: bool,
 }
 
+/// A `--find-max` search's answer, as a comparison reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchAnswer {
+    /// The thresholds every probe had to meet, as written.
+    pub slo: Vec<String>,
+    /// The highest rate that passed (None: none did).
+    pub held: Option<f64>,
+    /// The lowest rate that failed (None: every probe passed).
+    pub failed: Option<f64>,
+}
+
+impl SearchAnswer {
+    /// Where the limit lies: from the rate held (0 when none) up to the lowest failed.
+    fn bracket(&self) -> (f64, f64) {
+        (
+            self.held.unwrap_or(0.0),
+            self.failed.unwrap_or(f64::INFINITY),
+        )
+    }
+
+    /// The same thresholds, in any order.
+    fn same_slo(&self, other: &SearchAnswer) -> bool {
+        let norm = |v: &[String]| {
+            let mut v: Vec<String> = v.iter().map(|t| t.replace(' ', "")).collect();
+            v.sort();
+            v
+        };
+        norm(&self.slo) == norm(&other.slo)
+    }
+}
+
 /// One run (or repetitions of one setup, folded) as the judgement reads it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shape {
@@ -92,6 +123,8 @@ pub struct Shape {
     pub profile: Option<String>,
     /// The steps that got a response, in run order.
     pub steps: Vec<Measured>,
+    /// A search's answer, for [`LoadModel::Search`] (only hakaru's JSON keeps it).
+    pub search: Option<SearchAnswer>,
 }
 
 impl Shape {
@@ -130,7 +163,14 @@ impl Shape {
             model,
             profile,
             steps,
+            search: None,
         }
+    }
+
+    /// The shape with its search's answer.
+    pub fn with_search(mut self, search: Option<SearchAnswer>) -> Shape {
+        self.search = search;
+        self
     }
 
     /// Enough steps by clients for a saturation curve (a peak, a level-off, a knee).
@@ -160,6 +200,15 @@ pub enum Pair {
         /// Both offered the same fixed rates, several of them: the highest rate each
         /// held (None: none), a capacity both searched for over the same rates.
         held: Option<(Option<f64>, Option<f64>)>,
+    },
+    /// Two `--find-max` searches: their answers compare when they searched under
+    /// the same SLO (`same_slo`), and tell the two apart only when their brackets
+    /// (held … failed) do not overlap (`apart`).
+    Searches {
+        base: SearchAnswer,
+        other: SearchAnswer,
+        same_slo: bool,
+        apart: bool,
     },
     /// Both ran the same rate profile: their whole steps compare.
     SameProfile {
@@ -196,6 +245,15 @@ pub fn judge(base: &Shape, other: &Shape) -> Pair {
     }
     if base.model == LoadModel::Phases || base.steps.is_empty() || other.steps.is_empty() {
         return Pair::Nothing;
+    }
+    if let (LoadModel::Search, Some(a), Some(b)) = (base.model, &base.search, &other.search) {
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (a.bracket(), b.bracket());
+        return Pair::Searches {
+            base: a.clone(),
+            other: b.clone(),
+            same_slo: a.same_slo(b),
+            apart: a_hi <= b_lo || b_hi <= a_lo,
+        };
     }
     if base.model == LoadModel::Profile {
         return match (
@@ -450,5 +508,45 @@ mod tests {
         assert!(matches!(judge(&a, &c), Pair::NoCommonLoad { .. }));
         let plain = fixed("f", &[(4000.0, 4000.0)]);
         assert!(matches!(judge(&a, &plain), Pair::Models { .. }));
+    }
+
+    fn search(slo: &[&str], held: Option<f64>, failed: Option<f64>) -> Shape {
+        let mut s = Shape::of(&series_of(&[(50, 1000.0, 0.01)]), None);
+        s.model = LoadModel::Search;
+        s.with_search(Some(SearchAnswer {
+            slo: slo.iter().map(|t| t.to_string()).collect(),
+            held,
+            failed,
+        }))
+    }
+
+    /// Two --find-max searches compared nothing unless they happened to probe a rate
+    /// in common, though each answer is the capacity a user ran them for.
+    #[test]
+    fn two_searches_compare_their_answers_under_one_slo() {
+        let a = search(&["p99<50ms", "errors<0.1%"], Some(1500.0), Some(1700.0));
+        let b = search(&["errors<0.1%", "p99 < 50ms"], Some(2000.0), Some(2200.0));
+        assert!(matches!(
+            judge(&a, &b),
+            Pair::Searches {
+                same_slo: true,
+                apart: true,
+                ..
+            }
+        ));
+        // Overlapping brackets: the same answer at this precision.
+        let c = search(&["p99<50ms", "errors<0.1%"], Some(1600.0), Some(1800.0));
+        assert!(matches!(judge(&a, &c), Pair::Searches { apart: false, .. }));
+        // A search that passed everything: its limit is at least its answer.
+        let d = search(&["p99<50ms", "errors<0.1%"], Some(1650.0), None);
+        assert!(matches!(judge(&a, &d), Pair::Searches { apart: false, .. }));
+        let e = search(&["p99<20ms"], Some(900.0), Some(1000.0));
+        assert!(matches!(
+            judge(&a, &e),
+            Pair::Searches {
+                same_slo: false,
+                ..
+            }
+        ));
     }
 }

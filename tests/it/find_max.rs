@@ -138,6 +138,24 @@ fn find_max_lands_within_10_percent_below_a_known_capacity() {
     );
     let svg = std::fs::read_to_string(dir.path("fm-find-max.svg")).unwrap();
     assert!(svg.contains("SLO p99&lt;1s"), "{svg}");
+    // Two searches compare by their answers, not by probes they happen to share (the
+    // bug: "no rate in common", nothing else). The same search twice: the same
+    // bracket, so neither is shown to hold more.
+    let again = dir.path("again.json");
+    std::fs::copy(&json, &again).unwrap();
+    let o = run(&[
+        "compare",
+        json.to_str().unwrap(),
+        again.to_str().unwrap(),
+        "-o",
+        dir.path("fm-again.html").to_str().unwrap(),
+    ]);
+    let text = ok(&o);
+    assert!(
+        text.contains("Both searched for the highest rate meeting p99<1s, errors<0.1%: fm held"),
+        "{text}"
+    );
+    assert!(text.contains("neither is shown to hold more"), "{text}");
 }
 
 /// Regression (a machine stall failed a low probe for good): a probe at 470/s ended

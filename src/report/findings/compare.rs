@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::comparable::{self, Load, LoadModel, Measured, Pair, Shape};
+use crate::analysis::comparable::{self, Load, LoadModel, Measured, Pair, SearchAnswer, Shape};
 use crate::analysis::{self, RatioSpread, Spread};
 use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share};
 
@@ -35,6 +35,12 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 base: x,
                 other: y,
             } => out.push(same_profile(&base.label, &r.label, &profile, x, y)),
+            Pair::Searches {
+                base: x,
+                other: y,
+                same_slo,
+                apart,
+            } => out.push(searches(&base.label, &r.label, &x, &y, same_slo, apart)),
             Pair::NoCommonLoad { base: x, other: y } => out.push(no_common_load(base, r, &x, &y)),
             Pair::Models { base: x, other: y } => out.push(format!(
                 "{} ({}) and {} ({}) offered their load differently, so no throughput or \
@@ -300,6 +306,50 @@ fn held_sentence(base: &CompareRow, r: &CompareRow, x: Option<f64>, y: Option<f6
         r.label,
         each(y)
     )
+}
+
+/// Two `--find-max` searches: their answers side by side, a ratio only under one SLO
+/// and when their brackets do not overlap.
+fn searches(
+    b: &str,
+    o: &str,
+    x: &SearchAnswer,
+    y: &SearchAnswer,
+    same_slo: bool,
+    apart: bool,
+) -> String {
+    let answer = |s: &SearchAnswer| match (s.held, s.failed) {
+        (Some(h), Some(f)) => format!("{}/s (failed at {}/s)", fmt_qps(h), fmt_qps(f)),
+        (Some(h), None) => format!("{}/s (no probe failed)", fmt_qps(h)),
+        (None, Some(f)) => format!("no rate (the lowest probed, {}/s, failed)", fmt_qps(f)),
+        (None, None) => "no rate".to_string(),
+    };
+    if !same_slo {
+        return format!(
+            "{b} searched under {}, {o} under {}: their answers ({b} {}, {o} {}) keep \
+             different promises, so no ratio is drawn; search both under one --slo.",
+            x.slo.join(", "),
+            y.slo.join(", "),
+            answer(x),
+            answer(y)
+        );
+    }
+    let head = format!(
+        "Both searched for the highest rate meeting {}: {b} held {}, {o} {}",
+        x.slo.join(", "),
+        answer(x),
+        answer(y)
+    );
+    match (x.held, y.held) {
+        (Some(hx), Some(hy)) if apart => {
+            format!("{head}: {o} holds {} {b}'s rate.", fmt_ratio(hy / hx))
+        }
+        _ if apart => format!("{head}."),
+        _ => format!(
+            "{head}: the limits' brackets overlap, so neither is shown to hold more; \
+             narrow them with a smaller --precision."
+        ),
+    }
 }
 
 /// Both ran one rate profile: their steps compare whole.

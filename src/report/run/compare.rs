@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::comparable::{self, Shape};
+use crate::analysis::comparable::{self, SearchAnswer, Shape};
 use crate::analysis::{self, repeat, SetupDifference};
 use crate::report::chart::esc;
 use crate::report::findings::phases::{phase_sentences, PhaseTable};
@@ -35,6 +35,17 @@ fn profile_of(label: &str, runs: &[(&str, &RunResult)]) -> Option<String> {
     }
 }
 
+/// A `--find-max` run's answer, from its result file.
+fn search_of(label: &str, runs: &[(&str, &RunResult)]) -> Option<SearchAnswer> {
+    let (_, run) = runs.iter().find(|(l, _)| *l == label)?;
+    let fm = run.find_max.as_ref()?;
+    Some(SearchAnswer {
+        slo: fm.slo.clone(),
+        held: fm.max_sustainable_rate,
+        failed: fm.lowest_failed_rate,
+    })
+}
+
 /// Computes one row per setup (repetitions folded into one row, a cold first round
 /// in its own); `runs`: the runs that are hakaru JSON results, by label, for what only
 /// they keep (a step's rate profile).
@@ -51,7 +62,8 @@ pub fn compare_rows(series: &[Series], runs: &[(&str, &RunResult)]) -> Vec<Compa
                     .map(|p| crate::result::profile::profile_text(&p.segments)),
                 _ => None,
             };
-            let shape = Shape::of(s, kept.or_else(|| profile_of(&s.label, runs)));
+            let shape = Shape::of(s, kept.or_else(|| profile_of(&s.label, runs)))
+                .with_search(search_of(&s.label, runs));
             let sat = analysis::analyse(s);
             let peak_point = sat.peak.and_then(|p| s.points.get(p.index));
             let total: f64 = s.points.iter().map(|p| p.total_requests as f64).sum();

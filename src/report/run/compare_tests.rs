@@ -398,10 +398,11 @@ fn rate_ramps_over_the_same_rates_compare_the_highest_held() {
     );
 }
 
-/// Two --find-max searches probe rates of their own: without a rate in common
-/// nothing is compared, and their answers are pointed to, not made a peak.
+/// Two --find-max searches probe rates of their own, so their probes share no rate;
+/// what compares is their answers (the bug: "no rate in common" and nothing else),
+/// under one SLO, and as a ratio only when their brackets do not overlap.
 #[test]
-fn searches_without_a_rate_in_common_compare_nothing() {
+fn two_searches_compare_their_answers_not_their_probes() {
     let mut a = stepped(&[
         (8, Some(1000.0), 1000.0, 0.001),
         (8, Some(1500.0), 1400.0, 0.01),
@@ -410,18 +411,32 @@ fn searches_without_a_rate_in_common_compare_nothing() {
         (8, Some(1200.0), 1200.0, 0.001),
         (8, Some(2000.0), 1900.0, 0.01),
     ]);
-    a.find_max = Some(Default::default());
-    b.find_max = Some(Default::default());
-    let text = compare_text_with(
-        &[Series::from_run(&a, "a"), Series::from_run(&b, "b")],
-        &[("a", &a), ("b", &b)],
-    );
+    let answer = |slo: &str, held: f64, failed: f64| crate::result::find_max::FindMaxResult {
+        slo: vec![slo.to_string()],
+        max_sustainable_rate: Some(held),
+        lowest_failed_rate: Some(failed),
+        ..Default::default()
+    };
+    let text = |a: &RunResult, b: &RunResult| {
+        compare_text_with(
+            &[Series::from_run(a, "a"), Series::from_run(b, "b")],
+            &[("a", a), ("b", b)],
+        )
+    };
+    a.find_max = Some(answer("p99<50ms", 1000.0, 1500.0));
+    b.find_max = Some(answer("p99<50ms", 2000.0, 2200.0));
+    let t = text(&a, &b);
     assert!(
-        text.contains("a's search probed 1000 and 1500 requests/s, b's 1200 and 2000 requests/s: no rate in common"),
-        "{text}"
+        t.contains("Both searched for the highest rate meeting p99<50ms: a held 1000/s (failed at 1500/s), b 2000/s (failed at 2200/s): b holds 2.0× a's rate."),
+        "{t}"
     );
-    assert!(
-        !text.contains(" holds ") && !text.contains("peak qps ("),
-        "{text}"
-    );
+    assert!(!t.contains("no rate in common"), "{t}");
+    b.find_max = Some(answer("p99<50ms", 1200.0, 2000.0));
+    let t = text(&a, &b);
+    assert!(t.contains("brackets overlap, so neither is shown to hold more"), "{t}");
+    assert!(!t.contains(" holds 1.2"), "{t}");
+    b.find_max = Some(answer("p99<20ms", 2000.0, 2200.0));
+    let t = text(&a, &b);
+    assert!(t.contains("a searched under p99<50ms, b under p99<20ms"), "{t}");
+    assert!(!t.contains(" holds "), "{t}");
 }
