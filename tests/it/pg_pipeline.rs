@@ -334,3 +334,37 @@ fn a_pipeline_pgbench_would_abort_is_refused_before_any_load() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("MySQL's protocol has no pipeline"), "{err}");
 }
+
+/// `run -v` on a PostgreSQL target said its transactions' status as `250` (a
+/// store's number the engine counts them under); it names them `ok`, a pipelined
+/// one as any other.
+#[test]
+fn run_verbose_names_a_pipelined_transaction_ok_not_250() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("pg-pipeline-v");
+    let script = dir.write("p.sql", &selects(true));
+    let url = pg.url("postgres");
+    let o = util::hakaru()
+        .args([
+            "run",
+            &url,
+            "-M",
+            "extended",
+            "-f",
+            script.to_str().unwrap(),
+        ])
+        .args(["-c", "2", "-n", "20", "-v", "--n-slow-requests", "1"])
+        .output()
+        .unwrap();
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    let text = format!("{out}{err}");
+    assert!(text.contains("Status:\n  ok: 100"), "{text}");
+    assert!(text.contains(" SQL ok <client "), "{text}");
+    assert!(!text.contains("250"), "{text}");
+}
