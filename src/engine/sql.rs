@@ -577,6 +577,7 @@ async fn pipeline_end<W: Workload>(
         // A wire without pipelines sent each statement as it came.
         return Ok(None);
     };
+    // The Sync sent is a step with nothing to tell, as a skipped statement is.
     let mut step = c.sync().await.map(|()| Pipelined::Skipped);
     let mut failed: Failed = None;
     loop {

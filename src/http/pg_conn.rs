@@ -315,7 +315,15 @@ impl PgConn {
     pub async fn next_in_pipeline(&mut self) -> Result<Pipelined, PgConnError> {
         let Some(&(index, parse_sent)) = self.pipe.get(self.told) else {
             self.pipe.clear();
-            self.read_answer().await?;
+            if !self.pipe_failed {
+                self.read_answer().await?;
+                return Ok(Pipelined::Ended);
+            }
+            // The failed statement's error is kept while the server finishes, so
+            // that a FATAL's close is counted by its SQLSTATE, as outside a
+            // pipeline; it was told already.
+            self.read_until(false).await?;
+            self.answer.reset();
             return Ok(Pipelined::Ended);
         };
         self.told += 1;

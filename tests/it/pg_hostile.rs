@@ -142,22 +142,35 @@ fn a_hostile_server_after_login_fails_each_transaction_in_its_own_kind() {
 
 /// Issue 33: a pipeline's answers from a hostile server. ReadyForQuery after the
 /// first of two pipelined statements (statements still owed) is not PostgreSQL's
-/// protocol: `malformed`; answers that never reach ReadyForQuery: `timeout`. None
-/// hangs, none counts as a success.
+/// protocol: `malformed`; answers that never reach ReadyForQuery: `timeout`; a
+/// FATAL for the first statement, then the close, counts by its SQLSTATE (it was
+/// `reset`: the close came while the pipeline's end was read). None hangs, none
+/// counts as a success.
 #[test]
 fn a_hostile_server_mid_pipeline_fails_each_transaction_in_its_own_kind() {
     let done = msg(b'C', b"SELECT 1\0");
+    let fatal = msg(
+        b'E',
+        b"SFATAL\0C57P01\0Mterminating connection due to administrator command\0\0",
+    );
     let script = "\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\n";
     let cases = [
         (
             "ReadyForQuery owed a statement",
             [done.clone(), msg(b'Z', b"I")].concat(),
+            false,
             "malformed",
         ),
-        ("no ReadyForQuery", [done.clone(), done].concat(), "timeout"),
+        (
+            "no ReadyForQuery",
+            [done.clone(), done].concat(),
+            false,
+            "timeout",
+        ),
+        ("a FATAL, then the close", fatal, true, "sql_admin_shutdown"),
     ];
-    for (what, answer, kind) in cases {
-        let port = serve(answer, false);
+    for (what, answer, close, kind) in cases {
+        let port = serve(answer, close);
         let (code, took, step) = run_against(port, script, "extended");
         assert_eq!(code, Some(1), "{what}: nothing succeeded: {step}");
         assert!(
