@@ -368,3 +368,61 @@ fn run_verbose_names_a_pipelined_transaction_ok_not_250() {
     assert!(text.contains(" SQL ok <client "), "{text}");
     assert!(!text.contains("250"), "{text}");
 }
+
+/// What pgbench 15 runs inside a pipeline (`\set`, `\sleep`, `\if`), hakaru runs,
+/// with the rows pgbench makes; what pgbench 15 aborts its client for there, it
+/// does abort (so hakaru's refusals before any load refuse nothing pgbench runs).
+#[test]
+fn pgbench_15_runs_and_aborts_the_pipelines_hakaru_runs_and_refuses() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE TABLE seen (c int, k int)");
+    let dir = TempDir::new("pg-pipeline-peer");
+    let script = dir.write(
+        "ok.sql",
+        "\\startpipeline\n\\set k random(1, 2)\nINSERT INTO seen VALUES (:client_id, :k);\n\
+         \\sleep 1 ms\n\\if :k = 1\nINSERT INTO seen VALUES (:client_id, 10);\n\\else\n\
+         INSERT INTO seen VALUES (:client_id, 20);\n\\endif\n\\endpipeline\n",
+    );
+    let f = script.to_str().unwrap();
+    let args = ["-n", "-M", "prepared", "-c", "2", "-t", "10", "-f", f];
+    let ours = report(&pgbench(&pg, &args), "hakaru");
+    assert!(ours.contains("20/20"), "{ours}");
+    let theirs = report(&peer(pg.port, &args), "pgbench");
+    assert!(theirs.contains("20/20"), "{theirs}");
+    // Each transaction: its draw, and the branch its draw chose.
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(*) FILTER (WHERE k IN (1, 2)) || ' ' || \
+             count(*) FILTER (WHERE k IN (10, 20)) FROM seen"
+        ),
+        "40 40"
+    );
+    for (name, text) in [
+        (
+            "nested",
+            "\\startpipeline\n\\startpipeline\nSELECT 1;\n\\endpipeline\n",
+        ),
+        (
+            "gset",
+            "\\startpipeline\nSELECT 1 AS one \\gset\n\\endpipeline\n",
+        ),
+        ("open", "\\startpipeline\nSELECT 1;\n"),
+        ("stray", "SELECT 1;\n\\endpipeline\n"),
+    ] {
+        let script = dir.write(&format!("{name}.sql"), text);
+        let f = script.to_str().unwrap();
+        let args = ["-n", "-M", "extended", "-t", "1", "-f", f];
+        let o = peer(pg.port, &args);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "pgbench runs {name}: {err}");
+        assert!(
+            err.contains("aborted") || err.contains("pipeline"),
+            "{name}: {err}"
+        );
+        let o = pgbench(&pg, &args);
+        assert_eq!(o.status.code(), Some(2), "hakaru refuses {name}");
+    }
+}
