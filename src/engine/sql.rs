@@ -17,7 +17,7 @@ use super::timer::Timer;
 use super::workload::Workload;
 use super::Worker;
 use crate::http::mysql_conn::{mysql_error_kind, MysqlConn, MysqlConnError};
-use crate::http::pg_conn::{sql_error_kind, PgConn, PgConnError};
+use crate::http::pg_conn::{sql_error_kind, PgConn, PgConnError, Pipelined};
 use crate::http::Proto;
 use crate::kv::STATUS_REPLY;
 use crate::sql::interp::{Action, Conversation, SqlFailure, StatementAnswer, TxnLog};
@@ -164,6 +164,12 @@ impl Conn {
                 format!("MySQL error {} ({state}): {}", a.code, a.message)
             }
         }
+    }
+
+    /// Whether statements can be pipelined: PostgreSQL's extended protocol (MySQL's
+    /// has no pipeline; its front ends refuse `\startpipeline`).
+    fn pipelines(&self) -> bool {
+        matches!(self, Conn::Pg(_))
     }
 
     /// Whether a transaction block is open (PostgreSQL: in one or failed in one).
@@ -429,20 +435,24 @@ async fn drive<W: Workload>(
     }
 }
 
+/// A statement's failure: its kind and, for the server's error, its name for it.
+type Failed = Option<(ErrorKind, Option<SqlFailure>)>;
+
 /// One try of the transaction: its statements until `Done` or the first failure
 /// (its block rolled back); the kind it failed with and, for a statement's error,
 /// the server's name for it; or the whole transaction's outcome when the wire
-/// failed (the connection dropped: no retry).
+/// failed (the connection dropped: no retry). Inside a pipeline (PostgreSQL's) the
+/// statements are queued and their answers read at its end.
 async fn attempt<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
     slot: &mut SqlSlot,
     proto: &Proto,
     session: &mut dyn Conversation,
-) -> Result<Option<(ErrorKind, Option<SqlFailure>)>, (Outcome, u64)> {
-    let mut failed: Option<(ErrorKind, Option<SqlFailure>)> = None;
+) -> Result<Failed, (Outcome, u64)> {
+    let mut failed: Failed = None;
+    let mut in_pipeline = false;
     loop {
-        let conn = slot.conn.as_mut().expect("connected above");
         match session.next() {
             Action::Query {
                 stmt,
@@ -450,43 +460,39 @@ async fn attempt<W: Workload>(
                 params,
                 prepared,
             } => {
+                let conn = slot.conn.as_mut().expect("connected above");
                 let mut args = recycle(std::mem::take(&mut slot.params));
                 args.extend(params.iter());
                 let sent = Instant::now();
-                let answered = conn.statement(proto, stmt, sql, &args, prepared).await;
+                let pipelined = in_pipeline && conn.pipelines();
+                let answered = match conn {
+                    Conn::Pg(c) if pipelined => c
+                        .queue(pg_mode(proto), stmt, sql, &args, prepared)
+                        .map_err(ConnError::Pg),
+                    _ => conn.statement(proto, stmt, sql, &args, prepared).await,
+                };
                 slot.params = recycle(args);
                 let label = session.statement_label(stmt);
                 if let Err(e) = answered {
                     // The wire failed: this connection is done, the transaction too.
-                    let kind = e.kind();
-                    sample(w, label, sent, Outcome::Error(kind));
+                    sample(w, label, sent, Outcome::Error(e.kind()));
                     return Err(wire_failed(w, slot, e));
                 }
-                let conn = slot.conn.as_ref().expect("still connected");
-                let mut row = recycle(std::mem::take(&mut slot.row));
-                let mut columns = recycle_names(std::mem::take(&mut slot.columns));
-                let (rows, affected, told) = conn.told(&mut row, &mut columns);
-                let kind = told.map(|(kind, _)| kind);
-                let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
-                sample(w, label, sent, outcome);
-                if let Some((kind, failure)) = told {
-                    failed = Some((kind, Some(failure)));
-                    // Its sample waits: a retry that succeeds leaves no error.
-                    slot.pending = Some((kind, conn.error_text()));
+                if pipelined {
+                    // pgbench's -r: a pipelined statement's own time is its sending;
+                    // its answer's wait is \endpipeline's.
+                    sample(w, label, sent, Outcome::Status(STATUS_REPLY));
+                    continue;
                 }
-                session.answered(&StatementAnswer {
-                    failed: kind.is_some(),
-                    rows,
-                    affected,
-                    first_row: &row,
-                    columns: &columns,
-                });
-                slot.row = recycle(row);
-                slot.columns = recycle_names(columns);
+                failed = told(w, slot, session, label, sent).or(failed);
             }
             Action::Sleep(d) => timer.sleep_until(Instant::now() + d).await,
-            // Statements go one at a time: a pipeline's bounds change no answer.
-            Action::PipelineStart | Action::PipelineEnd => {}
+            Action::PipelineStart => in_pipeline = true,
+            Action::PipelineEnd { stmt } => {
+                in_pipeline = false;
+                let label = session.statement_label(stmt);
+                failed = pipeline_end(w, slot, session, label).await?.or(failed);
+            }
             Action::Done => break,
             Action::Failed(why) => {
                 failed = Some((ErrorKind::SqlError, None));
@@ -498,6 +504,12 @@ async fn attempt<W: Workload>(
         }
     }
     let conn = slot.conn.as_mut().expect("connected above");
+    if in_pipeline {
+        // A script error inside the pipeline: its statements were never sent.
+        if let Conn::Pg(c) = conn {
+            c.abandon_pipeline();
+        }
+    }
     // A failed statement (or script) left a block open: PostgreSQL keeps it open,
     // refusing everything, until the client ends it; MySQL keeps the rest of it
     // open, to be committed by the next transaction's statements were it not ended.
@@ -506,5 +518,90 @@ async fn attempt<W: Workload>(
             return Err(wire_failed(w, slot, e));
         }
     }
+    Ok(failed)
+}
+
+/// `proto`'s query mode (a pipeline is PostgreSQL's).
+fn pg_mode(proto: &Proto) -> crate::sql::pg::frontend::QueryMode {
+    match proto {
+        Proto::Postgres(t) => t.mode,
+        _ => unreachable!("a PostgreSQL connection's target is a postgres:// one"),
+    }
+}
+
+/// The answer just read, told to the session and sampled under `label` from
+/// `sent`: its failure, if it failed (its sample waits in `slot.pending`: a retry
+/// that succeeds leaves no error).
+fn told<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut SqlSlot,
+    session: &mut dyn Conversation,
+    label: Option<u16>,
+    sent: Instant,
+) -> Failed {
+    let conn = slot.conn.as_ref().expect("still connected");
+    let mut row = recycle(std::mem::take(&mut slot.row));
+    let mut columns = recycle_names(std::mem::take(&mut slot.columns));
+    let (rows, affected, told) = conn.told(&mut row, &mut columns);
+    let kind = told.map(|(kind, _)| kind);
+    let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
+    sample(w, label, sent, outcome);
+    if let Some((kind, _)) = told {
+        slot.pending = Some((kind, conn.error_text()));
+    }
+    session.answered(&StatementAnswer {
+        failed: kind.is_some(),
+        rows,
+        affected,
+        first_row: &row,
+        columns: &columns,
+    });
+    slot.row = recycle(row);
+    slot.columns = recycle_names(columns);
+    told.map(|(kind, failure)| (kind, Some(failure)))
+}
+
+/// `\endpipeline`: the one Sync sent with every queued statement, then their
+/// answers in order, each told to the session; the first failure's (the server
+/// skipped the rest), or the Sync's own (a commit that failed). Its sample under
+/// `label` is the wait, as pgbench's `-r` line for `\endpipeline`, and carries the
+/// pipeline's failure.
+async fn pipeline_end<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut SqlSlot,
+    session: &mut dyn Conversation,
+    label: Option<u16>,
+) -> Result<Failed, (Outcome, u64)> {
+    let sent = Instant::now();
+    let Some(Conn::Pg(c)) = slot.conn.as_mut() else {
+        // A wire without pipelines sent each statement as it came.
+        return Ok(None);
+    };
+    // The Sync sent is a step with nothing to tell, as a skipped statement is.
+    let mut step = c.sync().await.map(|()| Pipelined::Skipped);
+    let mut failed: Failed = None;
+    loop {
+        match step {
+            Err(e) => {
+                let e = ConnError::Pg(e);
+                sample(w, label, sent, Outcome::Error(e.kind()));
+                return Err(wire_failed(w, slot, e));
+            }
+            Ok(Pipelined::Skipped) => {}
+            Ok(read) => {
+                // Its sample is \endpipeline's, below.
+                failed = failed.or(told(w, slot, session, None, sent));
+                if read == Pipelined::Ended {
+                    break;
+                }
+            }
+        }
+        let Some(Conn::Pg(c)) = slot.conn.as_mut() else {
+            unreachable!("the pipeline's connection is still there");
+        };
+        step = c.next_in_pipeline().await;
+    }
+    let outcome = failed.map_or(Outcome::Status(STATUS_REPLY), |(k, _)| Outcome::Error(k));
+    sample(w, label, sent, outcome);
     Ok(failed)
 }

@@ -4,7 +4,10 @@
 //! ReadyForQuery. Per statement nothing is allocated once the buffers have grown: the
 //! read buffer is consumed by a cursor (compacted only when a message would not fit),
 //! rows are counted, and only the first row is copied (for `\gset`). Prepared mode
-//! Parses a statement once per connection and remembers it by its index.
+//! Parses a statement once per connection and remembers it by its index. A pipeline
+//! (`\startpipeline`) queues its statements' messages without a Sync and sends them
+//! with its one Sync; their answers are then read in order, the statements after
+//! a failed one skipped by the server until ReadyForQuery.
 
 use std::io;
 use std::sync::Arc;
@@ -100,6 +103,17 @@ impl std::fmt::Display for PgConnError {
     }
 }
 
+/// What [`PgConn::next_in_pipeline`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pipelined {
+    /// The next statement's answer (its error too), in `answer()`.
+    Answered,
+    /// The next statement, skipped by the server after an earlier one failed.
+    Skipped,
+    /// ReadyForQuery: the pipeline is over.
+    Ended,
+}
+
 /// A `postgres://` target as the engine connects to it. Its `Debug` never shows
 /// the password.
 #[derive(Clone, PartialEq)]
@@ -132,6 +146,11 @@ pub struct PgConn {
     answer: Answer,
     /// Statements (by index) this connection has Parse'd in prepared mode.
     parsed: Vec<bool>,
+    /// The pipeline's statements in order: each index and whether its Parse went
+    /// with it; `told` of them answered so far, and whether one of them failed.
+    pipe: Vec<(usize, bool)>,
+    told: usize,
+    pipe_failed: bool,
     /// ReadyForQuery's last status: `I`, `T` (in a block) or `E` (a failed block).
     pub status: u8,
     /// Bytes written and read, for the results' byte counts.
@@ -154,6 +173,9 @@ impl PgConn {
             wbuf: BytesMut::with_capacity(1024),
             answer: Answer::default(),
             parsed: Vec::new(),
+            pipe: Vec::new(),
+            told: 0,
+            pipe_failed: false,
             status: b'I',
             bytes_out: 0,
             bytes_in: 0,
@@ -223,22 +245,101 @@ impl PgConn {
         params: &[Option<&[u8]>],
         name: Option<&str>,
     ) -> Result<&Answer, PgConnError> {
-        let parsed = self.parsed.get(index).copied().unwrap_or(false);
+        let parsed = self.is_parsed(index);
         frontend::statement(mode, sql, params, name, parsed, &mut self.wbuf)
             .map_err(PgConnError::Encode)?;
         if let Err(e) = self.flush().await {
             return Err(self.said_before_closing(e).await);
         }
         self.read_answer().await?;
-        // Parsed once the server said so, even when the statement then failed (a
-        // unique violation): Parse'd again, it was 42P05 for the connection's life.
-        if mode == QueryMode::Prepared && !parsed && self.answer.parsed {
+        if mode == QueryMode::Prepared && !parsed {
+            self.note_parsed(index);
+        }
+        Ok(&self.answer)
+    }
+
+    fn is_parsed(&self, index: usize) -> bool {
+        self.parsed.get(index).copied().unwrap_or(false)
+    }
+
+    /// Parsed once the server said so, even when the statement then failed (a
+    /// unique violation): Parse'd again, it was 42P05 for the connection's life.
+    fn note_parsed(&mut self, index: usize) {
+        if self.answer.parsed {
             if self.parsed.len() <= index {
                 self.parsed.resize(index + 1, false);
             }
             self.parsed[index] = true;
         }
-        Ok(&self.answer)
+    }
+
+    /// Queues statement `index` in the pipeline: its messages written, not sent.
+    /// Nothing is flushed before the Sync, as libpq under pgbench sends a pipeline.
+    pub fn queue(
+        &mut self,
+        mode: QueryMode,
+        index: usize,
+        sql: &str,
+        params: &[Option<&[u8]>],
+        name: Option<&str>,
+    ) -> Result<(), PgConnError> {
+        let parsed = self.is_parsed(index);
+        frontend::pipelined(mode, sql, params, name, parsed, &mut self.wbuf)
+            .map_err(PgConnError::Encode)?;
+        self.pipe
+            .push((index, mode == QueryMode::Prepared && !parsed));
+        Ok(())
+    }
+
+    /// A pipeline that will not be sent (a script error inside it): its queued
+    /// messages dropped unsent.
+    pub fn abandon_pipeline(&mut self) {
+        self.wbuf.clear();
+        self.pipe.clear();
+    }
+
+    /// Ends the pipeline: its Sync, and everything queued sent at once.
+    pub async fn sync(&mut self) -> Result<(), PgConnError> {
+        frontend::sync(&mut self.wbuf);
+        self.told = 0;
+        self.pipe_failed = false;
+        if let Err(e) = self.flush().await {
+            return Err(self.said_before_closing(e).await);
+        }
+        Ok(())
+    }
+
+    /// After [`PgConn::sync`], the next pipelined statement's answer, in the order
+    /// they were queued; once each has been told, ReadyForQuery (its answer holds an
+    /// error the Sync's commit met, if any).
+    pub async fn next_in_pipeline(&mut self) -> Result<Pipelined, PgConnError> {
+        let Some(&(index, parse_sent)) = self.pipe.get(self.told) else {
+            self.pipe.clear();
+            if !self.pipe_failed {
+                self.read_answer().await?;
+                return Ok(Pipelined::Ended);
+            }
+            // The failed statement's error is kept while the server finishes, so
+            // that a FATAL's close is counted by its SQLSTATE, as outside a
+            // pipeline; it was told already.
+            self.read_until(false).await?;
+            self.answer.reset();
+            return Ok(Pipelined::Ended);
+        };
+        self.told += 1;
+        if self.pipe_failed {
+            return Ok(Pipelined::Skipped);
+        }
+        self.answer.reset();
+        if self.read_until(true).await? == b'Z' {
+            // ReadyForQuery while statements were still owed: not this protocol.
+            return Err(PgConnError::Protocol(ProtocolError::Unexpected(b'Z')));
+        }
+        if parse_sent {
+            self.note_parsed(index);
+        }
+        self.pipe_failed = self.answer.sqlstate.is_some();
+        Ok(Pipelined::Answered)
     }
 
     /// `ROLLBACK`, when a failed statement left a transaction block open.
@@ -274,6 +375,13 @@ impl PgConn {
 
     async fn read_answer(&mut self) -> Result<(), PgConnError> {
         self.answer.reset();
+        self.read_until(false).await.map(drop)
+    }
+
+    /// Folds messages into the answer up to ReadyForQuery, or with `statement` up
+    /// to the end of one statement's execution (CommandComplete, an empty query's
+    /// answer or an ErrorResponse) too: the tag it stopped at.
+    async fn read_until(&mut self, statement: bool) -> Result<u8, PgConnError> {
         loop {
             let (tag, start, end) = match self.message().await {
                 Ok(m) => m,
@@ -291,10 +399,11 @@ impl PgConn {
                 .feed(tag, &self.rbuf[start..end])
                 .map_err(PgConnError::Protocol)?
             {
+                Step::More if statement && matches!(tag, b'C' | b'I' | b'E') => return Ok(tag),
                 Step::More => {}
                 Step::Ready(status) => {
                     self.status = status;
-                    return Ok(());
+                    return Ok(b'Z');
                 }
                 Step::CopyIn => return Err(PgConnError::Protocol(ProtocolError::Unexpected(tag))),
             }

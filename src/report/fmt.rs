@@ -210,6 +210,28 @@ pub fn all_stores(targets: &[String]) -> bool {
         })
 }
 
+/// Whether every target is a SQL database (`postgres://`, `postgresql://`,
+/// `mysql://`, `mariadb://`) of a result's `targets`: its answers are transactions.
+pub fn all_sql(targets: &[String]) -> bool {
+    !targets.is_empty()
+        && targets.iter().all(|t| {
+            ["postgres://", "postgresql://", "mysql://", "mariadb://"]
+                .iter()
+                .any(|s| t.starts_with(s))
+        })
+}
+
+/// A SQL transaction's status by name, for `-v`'s lines: `ok` for the number a
+/// transaction whose every statement was answered without an error is counted
+/// under (`STORE_VALUE`: the engine counts it as a store's reply), `error` for 0.
+pub fn sql_status_name(code: u16) -> Option<&'static str> {
+    match code {
+        STORE_VALUE => Some("ok"),
+        0 => Some("error"),
+        _ => None,
+    }
+}
+
 /// A store's reply number by its name, for `-v`'s status lines and the slowest
 /// list: a read's `250` is a hit, a write's a write done (`reads`: the command's
 /// kind, `None` when the figure mixes them); `None` for a number not a store's.

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::sql::builtin;
 use crate::sql::init::{self, Step};
-use crate::sql::interp::{Mode, Scripts, Weighted};
+use crate::sql::interp::{Define, Mode, Scripts, Weighted};
 use crate::sql::pg::url::PgUrl;
 use crate::sql::script::expr::Value;
 use crate::sql::script::parse;
@@ -200,25 +200,30 @@ fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), Pg
     Ok((out, title))
 }
 
-fn defines(o: &PgbenchOptions, scale: u64) -> Result<Vec<(String, Value)>, PgbenchError> {
-    let mut out = vec![("scale".to_string(), Value::Int(scale as i64))];
+fn defines(o: &PgbenchOptions, scale: u64) -> Result<Vec<(String, Define)>, PgbenchError> {
+    let mut out = vec![("scale".to_string(), Define::Value(Value::Int(scale as i64)))];
     for d in &o.defines {
-        let Some((name, v)) = d.split_once('=') else {
-            return Err(bad(format!("-D {d}: give NAME=VALUE")));
+        // pgbench's own refusal: no `=`, no name, or no value.
+        let Some((name, v)) = d
+            .split_once('=')
+            .filter(|(n, v)| !n.is_empty() && !v.is_empty())
+        else {
+            return Err(bad(format!(
+                "-D {d}: invalid variable definition (give NAME=VALUE)"
+            )));
         };
-        if name.is_empty() || !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') {
+        let first = name.as_bytes()[0];
+        let valid = !first.is_ascii_digit()
+            && name
+                .bytes()
+                .all(|c| c.is_ascii_alphanumeric() || c == b'_' || !c.is_ascii());
+        if !valid {
             return Err(bad(format!("-D {d}: invalid variable name \"{name}\"")));
         }
-        // pgbench keeps -D values as text; a number is read as one where used.
-        let value = if let Ok(i) = v.parse::<i64>() {
-            Value::Int(i)
-        } else if let Ok(f) = v.parse::<f64>() {
-            Value::Double(f)
-        } else {
-            return Err(bad(format!("-D {d}: hakaru takes numbers only for now")));
-        };
+        // pgbench keeps a -D value as text: `:NAME` is the text as given (`007`
+        // stays `007`), read as a number or a boolean only where an expression uses it.
         out.retain(|(n, _)| n != name);
-        out.push((name.to_string(), value));
+        out.push((name.to_string(), Define::Text(v.to_string())));
     }
     Ok(out)
 }
@@ -494,6 +499,8 @@ mod tests {
         .starts_with("-F 5"));
         assert!(e(|o| o.host = Some("/var/run/postgresql".into())).contains("Unix socket"));
         assert!(e(|o| o.defines = vec!["x".into()]).starts_with("-D x"));
+        assert!(e(|o| o.defines = vec!["x=".into()]).contains("invalid variable definition"));
+        assert!(e(|o| o.defines = vec!["1x=2".into()]).contains("invalid variable name"));
         assert!(e(|o| {
             o.log = true;
             o.rate = Some(10.0);

@@ -195,6 +195,13 @@ pub fn build(
         None => Scripts::new(scripts(&sql.files)?, script_mode, Vec::new()),
     }
     .with_dialect(dialect);
+    if let (Some(name), Dialect::Mysql) = (scripts.pipelined(), dialect) {
+        return Err(bad(format!(
+            "{name}: \\startpipeline on a {scheme}:// target: MySQL's protocol has no \
+             pipeline (each statement waits for its answer); remove \\startpipeline and \
+             \\endpipeline"
+        )));
+    }
     if let Some(name) = scripts.pipeline_in_simple_mode() {
         return Err(bad(format!(
             "{name}: \\startpipeline cannot be used with -M simple (the simple query \

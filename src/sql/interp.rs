@@ -39,7 +39,8 @@ pub struct Weighted {
 }
 
 /// A statement, ready for each mode: its text with `$n` in place of its variables,
-/// the variables in order, and its prepared statement's name.
+/// the variables in order, and its prepared statement's name. An `\endpipeline` is
+/// numbered as one too (no text): pgbench's `-r` times the pipeline's wait there.
 #[derive(Debug, Clone)]
 struct Stmt {
     script: usize,
@@ -56,8 +57,8 @@ struct Stmt {
 pub struct Scripts {
     pub scripts: Vec<Weighted>,
     pub mode: Mode,
-    /// Variables set before the first transaction (`-D`, `:scale`), in order.
-    pub defines: Vec<(String, Value)>,
+    /// Variables set before the first transaction (`:scale`, `-D`), in order.
+    pub defines: Vec<(String, Define)>,
     stmts: Vec<Stmt>,
     /// For each script, for each command, its statement's number (SQL only).
     stmt_of: Vec<Vec<usize>>,
@@ -67,6 +68,16 @@ pub struct Scripts {
     pub max_tries: u32,
     /// pgbench's `-l`: each transaction's line, handed over per worker.
     pub log: Option<Arc<TxnLog>>,
+}
+
+/// A variable set before the first transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Define {
+    /// A number (`:scale`).
+    Value(Value),
+    /// Text as given (`-D NAME=VALUE`, any text): `:NAME` in SQL is the text
+    /// itself; an expression reads it as pgbench reads text (see [`text_value`]).
+    Text(String),
 }
 
 /// pgbench's per-transaction log (`-l` without `--aggregate-interval`): what its
@@ -95,7 +106,7 @@ impl std::fmt::Debug for TxnLog {
 impl Scripts {
     /// Numbers the statements; `scripts` is non-empty with positive weights (the
     /// front end checks that with the flag's name).
-    pub fn new(scripts: Vec<Weighted>, mode: Mode, defines: Vec<(String, Value)>) -> Scripts {
+    pub fn new(scripts: Vec<Weighted>, mode: Mode, defines: Vec<(String, Define)>) -> Scripts {
         let (stmts, stmt_of) = number(&scripts, Dialect::Postgres);
         let total_weight = scripts.iter().map(|s| s.weight as u64).sum();
         Scripts {
@@ -121,17 +132,15 @@ impl Scripts {
     /// aborts its client there ("cannot use pipeline mode with the simple query
     /// protocol"); the front ends refuse it before any load.
     pub fn pipeline_in_simple_mode(&self) -> Option<&str> {
-        if self.mode != Mode::Simple {
-            return None;
-        }
+        self.pipelined().filter(|_| self.mode == Mode::Simple)
+    }
+
+    /// The first script with a `\startpipeline` (MySQL's protocol has none: the
+    /// front ends refuse it on a `mysql://` target).
+    pub fn pipelined(&self) -> Option<&str> {
         self.scripts
             .iter()
-            .find(|w| {
-                w.script
-                    .commands
-                    .iter()
-                    .any(|c| matches!(c, crate::sql::script::Command::StartPipeline))
-            })
+            .find(|w| w.script.commands.contains(&Command::StartPipeline))
             .map(|w| w.name.as_str())
     }
 
@@ -149,13 +158,15 @@ impl Scripts {
         self
     }
 
-    /// The statements' labels, by number: the text as written (pgbench `-r`).
+    /// The statements' labels, by number: the text as written (pgbench `-r`), and
+    /// `\endpipeline` for a pipeline's end.
     pub fn labels(&self) -> Vec<&str> {
         self.stmts
             .iter()
             .map(
                 |s| match &self.scripts[s.script].script.commands[s.command] {
                     Command::Sql(q) => q.text.as_str(),
+                    Command::EndPipeline => "\\endpipeline",
                     _ => "",
                 },
             )
@@ -176,7 +187,21 @@ fn number(scripts: &[Weighted], dialect: Dialect) -> (Vec<Stmt>, Vec<Vec<usize>>
     for (si, w) in scripts.iter().enumerate() {
         let mut of = vec![usize::MAX; w.script.commands.len()];
         for (ci, c) in w.script.commands.iter().enumerate() {
-            let Command::Sql(s) = c else { continue };
+            let s = match c {
+                Command::Sql(s) => s,
+                Command::EndPipeline => {
+                    of[ci] = stmts.len();
+                    stmts.push(Stmt {
+                        script: si,
+                        command: ci,
+                        param_sql: String::new(),
+                        param_vars: Vec::new(),
+                        name: String::new(),
+                    });
+                    continue;
+                }
+                _ => continue,
+            };
             of[ci] = stmts.len();
             let mut param_sql = String::new();
             let mut param_vars: Vec<String> = Vec::new();
@@ -258,8 +283,14 @@ pub enum Action<'a> {
         prepared: Option<&'a str>,
     },
     Sleep(Duration),
+    /// `\startpipeline`: the queries up to `PipelineEnd` are sent without waiting
+    /// for their answers (extended or prepared mode).
     PipelineStart,
-    PipelineEnd,
+    /// `\endpipeline`: one Sync, then every pipelined query's answer in order, each
+    /// told to `answered`. `stmt` is its number (its label, as a statement's).
+    PipelineEnd {
+        stmt: usize,
+    },
     /// The transaction ended.
     Done,
     /// A run-time script error: the transaction fails with this text as its sample.
@@ -424,15 +455,10 @@ impl Env for Vars {
         if !v.is_text {
             return Some(Ok(v.value));
         }
-        // A query's text read as pgbench reads it: an integer, else a double.
-        let t = v.text.trim();
-        Some(if let Ok(i) = t.parse::<i64>() {
-            Ok(Value::Int(i))
-        } else if let Ok(d) = t.parse::<f64>() {
-            Ok(Value::Double(d))
-        } else {
-            Err(format!("malformed variable \"{name}\" value: \"{t}\""))
-        })
+        Some(
+            text_value(&v.text)
+                .ok_or_else(|| format!("malformed variable \"{name}\" value: \"{}\"", v.text)),
+        )
     }
     fn rng(&mut self) -> &mut Rand {
         &mut self.rng
@@ -440,6 +466,42 @@ impl Env for Vars {
     fn default_seed(&self) -> i64 {
         self.default_seed
     }
+}
+
+/// Text (a query's answer through `\gset`, a `-D` value) read as a value the way
+/// pgbench reads it where an expression uses it: `null`; a boolean (`true`, `yes`
+/// or a prefix of either, `on`; `false`, `no` or a prefix, `off`, `of`, any case);
+/// an integer (one that overflows is no value); else a double; else none.
+pub fn text_value(text: &str) -> Option<Value> {
+    let t = text.trim();
+    let starts = |word: &str| {
+        !text.is_empty()
+            && text.len() <= word.len()
+            && word[..text.len()].eq_ignore_ascii_case(text)
+    };
+    if text.is_empty() {
+        None
+    } else if text.eq_ignore_ascii_case("null") {
+        Some(Value::Null)
+    } else if starts("true") || starts("yes") || text.eq_ignore_ascii_case("on") {
+        Some(Value::Bool(true))
+    } else if starts("false")
+        || starts("no")
+        || ["off", "of"].iter().any(|w| text.eq_ignore_ascii_case(w))
+    {
+        Some(Value::Bool(false))
+    } else if is_an_int(t) {
+        t.parse::<i64>().ok().map(Value::Int)
+    } else {
+        t.parse::<f64>().ok().map(Value::Double)
+    }
+}
+
+/// An optional sign and digits (surrounding blanks trimmed): pgbench's integer
+/// look, which then must fit 64 bits.
+fn is_an_int(t: &str) -> bool {
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
 }
 
 /// One client's interpreter.
@@ -475,8 +537,11 @@ impl Session {
         };
         vars.set("client_id", Value::Int(client as i64));
         vars.set("default_seed", Value::Int(vars.default_seed));
-        for (name, value) in &scripts.defines {
-            vars.set(name, *value);
+        for (name, define) in &scripts.defines {
+            match define {
+                Define::Value(v) => vars.set(name, *v),
+                Define::Text(t) => vars.set_text(name, Some(t.as_bytes())),
+            }
         }
         Session {
             scripts,
@@ -611,7 +676,10 @@ impl Session {
                 },
                 Command::Jump { to } => self.pc = *to,
                 Command::StartPipeline => return Action::PipelineStart,
-                Command::EndPipeline => return Action::PipelineEnd,
+                Command::EndPipeline => {
+                    let stmt = scripts.stmt_of[self.script][at];
+                    return Action::PipelineEnd { stmt };
+                }
             }
         }
     }
@@ -660,15 +728,18 @@ impl Session {
     }
 
     /// The awaited query's answer: `\gset`/`\aset` store its values; a failed
-    /// query ends the transaction (the next step is `Done`).
+    /// query ends the transaction (the next step is `Done`). In a pipeline each
+    /// query's answer comes after `\endpipeline`, in order (none has `\gset`), and
+    /// one failed among them, or the pipeline's commit at its Sync, ends it too.
     pub fn answered(&mut self, ans: &StatementAnswer<'_>) {
-        let Some(at) = self.awaiting.take() else {
-            return;
-        };
         if ans.failed {
+            self.awaiting = None;
             self.ended = true;
             return;
         }
+        let Some(at) = self.awaiting.take() else {
+            return;
+        };
         let scripts = Arc::clone(&self.scripts);
         let Command::Sql(q) = &scripts.scripts[self.script].script.commands[at] else {
             return;

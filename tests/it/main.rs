@@ -40,6 +40,7 @@ mod nginx;
 mod over_time;
 mod pg;
 mod pg_hostile;
+mod pg_pipeline;
 mod pg_shard;
 mod pgbench;
 mod pgbench_log;

@@ -56,9 +56,9 @@ fn serve(answer: Vec<u8>, close: bool) -> u16 {
     port
 }
 
-/// `hakaru run postgres://… -f script` for 1 s with a 500 ms timeout against the
-/// server on `port`: its exit code, how long it took, its step's errors.
-fn run_against(port: u16, script: &str) -> (Option<i32>, Duration, serde_json::Value) {
+/// `hakaru run postgres://… -f script -M mode` for 1 s with a 500 ms timeout
+/// against the server on `port`: its exit code, how long it took, its step.
+fn run_against(port: u16, script: &str, mode: &str) -> (Option<i32>, Duration, serde_json::Value) {
     let dir = TempDir::new("pg-hostile");
     let sql = dir.write("tx.sql", script);
     let json = dir.path("r.json");
@@ -73,6 +73,8 @@ fn run_against(port: u16, script: &str) -> (Option<i32>, Duration, serde_json::V
             "--timeout",
             "500ms",
             "-q",
+            "-M",
+            mode,
             "-f",
         ])
         .arg(&sql)
@@ -122,7 +124,54 @@ fn a_hostile_server_after_login_fails_each_transaction_in_its_own_kind() {
     ];
     for (what, answer, close, script, kind) in cases {
         let port = serve(answer, close);
-        let (code, took, step) = run_against(port, script);
+        let (code, took, step) = run_against(port, script, "simple");
+        assert_eq!(code, Some(1), "{what}: nothing succeeded: {step}");
+        assert!(
+            took < Duration::from_secs(6),
+            "{what}: ended after {took:?}"
+        );
+        assert_eq!(step["responses"].as_u64(), Some(0), "{what}: {step}");
+        let errors = step["errors"].as_object().cloned().unwrap_or_default();
+        assert!(
+            errors.get(kind).and_then(|n| n.as_u64()).unwrap_or(0) > 0,
+            "{what}: {step}"
+        );
+        assert_eq!(errors.len(), 1, "{what}: only {kind}: {step}");
+    }
+}
+
+/// Issue 33: a pipeline's answers from a hostile server. ReadyForQuery after the
+/// first of two pipelined statements (statements still owed) is not PostgreSQL's
+/// protocol: `malformed`; answers that never reach ReadyForQuery: `timeout`; a
+/// FATAL for the first statement, then the close, counts by its SQLSTATE (it was
+/// `reset`: the close came while the pipeline's end was read). None hangs, none
+/// counts as a success.
+#[test]
+fn a_hostile_server_mid_pipeline_fails_each_transaction_in_its_own_kind() {
+    let done = msg(b'C', b"SELECT 1\0");
+    let fatal = msg(
+        b'E',
+        b"SFATAL\0C57P01\0Mterminating connection due to administrator command\0\0",
+    );
+    let script = "\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\n";
+    let cases = [
+        (
+            "ReadyForQuery owed a statement",
+            [done.clone(), msg(b'Z', b"I")].concat(),
+            false,
+            "malformed",
+        ),
+        (
+            "no ReadyForQuery",
+            [done.clone(), done].concat(),
+            false,
+            "timeout",
+        ),
+        ("a FATAL, then the close", fatal, true, "sql_admin_shutdown"),
+    ];
+    for (what, answer, close, kind) in cases {
+        let port = serve(answer, close);
+        let (code, took, step) = run_against(port, script, "extended");
         assert_eq!(code, Some(1), "{what}: nothing succeeded: {step}");
         assert!(
             took < Duration::from_secs(6),

@@ -136,9 +136,14 @@ fn hashes_match_pgbench_15s() {
     );
 }
 
-/// `hakaru pgbench -i -s 1` on a fresh database, with the harness's login.
-fn pgbench(pg: &Postgres, args: &[&str]) -> std::process::Output {
-    let port = pg.port.to_string();
+/// `hakaru pgbench ARGS postgres` on the harness's server, with its login.
+pub fn pgbench(pg: &Postgres, args: &[&str]) -> std::process::Output {
+    pgbench_on(pg.port, args)
+}
+
+/// The same on another port (a proxy's in front of the server), with its login.
+pub fn pgbench_on(port: u16, args: &[&str]) -> std::process::Output {
+    let port = port.to_string();
     let mut all = vec!["pgbench", "-h", "127.0.0.1", "-p", &port, "-U", USER];
     all.extend_from_slice(args);
     all.push("postgres");
@@ -216,7 +221,7 @@ fn pgbench_rate_and_latency_limit_print_pgbenchs_lines() {
 
 /// The server's count of `postgres`'s sessions and commits, read from another
 /// database so that reading them counts in neither.
-fn sessions_and_commits(pg: &Postgres) -> (u64, u64) {
+pub fn sessions_and_commits(pg: &Postgres) -> (u64, u64) {
     // Counts reach the shared statistics within a second, and when a backend exits.
     std::thread::sleep(std::time::Duration::from_millis(1200));
     let s = pg.psql(
@@ -656,5 +661,47 @@ fn pgbench_builtin_scripts_take_the_scale_of_the_tables() {
             "SELECT count(DISTINCT bid) FROM pgbench_history"
         ),
         "3"
+    );
+}
+
+/// Issue 33: `-D` took numbers only (a text value was refused); pgbench takes any
+/// text, `:name` its text as given. A table's name in simple mode, a value with a
+/// space as an extended-mode parameter, `007` kept as written: the rows Debian's
+/// pgbench makes with the same flags.
+#[test]
+fn pgbench_d_takes_text_and_substitutes_it_as_pgbench_does() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql("postgres", "CREATE TABLE dtab (n text, w text)");
+    let dir = crate::util::TempDir::new("pgbench-d");
+    let simple = dir.write("s.sql", "INSERT INTO :tbl (n) VALUES (:n);\n");
+    let extended = dir.write("e.sql", "INSERT INTO dtab (n, w) VALUES (:n, :w);\n");
+    let d = ["-D", "tbl=dtab", "-D", "n=007", "-D", "w=hello world"];
+    let peer = |args: &[&str]| {
+        std::process::Command::new(format!("{}/pgbench", crate::pg::PG_BIN))
+            .args(["-h", "127.0.0.1", "-p", &pg.port.to_string(), "-U", USER])
+            .args(args)
+            .arg("postgres")
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap()
+    };
+    for (file, mode) in [(&simple, "simple"), (&extended, "extended")] {
+        let mut args = vec!["-n", "-t", "2", "-M", mode, "-f", file.to_str().unwrap()];
+        args.extend(d);
+        for (who, out) in [("hakaru", pgbench(&pg, &args)), ("pgbench", peer(&args))] {
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(out.status.success(), "{who} {mode}: {err}");
+        }
+    }
+    assert_eq!(
+        pg.psql(
+            "postgres",
+            "SELECT count(*) FILTER (WHERE n = '7' AND w IS NULL) || ' ' || \
+             count(*) FILTER (WHERE n = '007' AND w = 'hello world') FROM dtab"
+        ),
+        "4 4",
+        "simple mode writes 007 as a number (7), extended sends the text"
     );
 }

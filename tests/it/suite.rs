@@ -418,13 +418,10 @@ fn toxiproxy_program() -> Option<std::path::PathBuf> {
     p
 }
 
-#[test]
-fn latency_from_toxiproxy_for_a_window_shows_in_p99_and_recovers() {
-    let _one_at_a_time = timed();
-    let Some(program) = toxiproxy_program() else {
-        return;
-    };
-    let upstream = util::target();
+/// A Toxiproxy server on a free loopback port (its API's), stopped when dropped;
+/// `None` where it is not installed (outside CI).
+pub fn toxiproxy() -> Option<util::Server> {
+    let program = toxiproxy_program()?;
     let api_port = util::free_port();
     let mut child = Command::new(program)
         .args(["-host", "127.0.0.1", "-port", &api_port.to_string()])
@@ -434,11 +431,21 @@ fn latency_from_toxiproxy_for_a_window_shows_in_p99_and_recovers() {
         .spawn()
         .expect("toxiproxy-server starts");
     util::wait_for_port(api_port, &mut child, "toxiproxy-server");
-    let toxiproxy = util::Server {
+    Some(util::Server {
         child,
         port: api_port,
         dir: TempDir::new("toxiproxy"),
+    })
+}
+
+#[test]
+fn latency_from_toxiproxy_for_a_window_shows_in_p99_and_recovers() {
+    let _one_at_a_time = timed();
+    let Some(toxiproxy) = toxiproxy() else {
+        return;
     };
+    let upstream = util::target();
+    let api_port = toxiproxy.port;
     let proxy_port = util::free_port();
     let created = util::http(
         &format!("http://127.0.0.1:{api_port}/proxies"),

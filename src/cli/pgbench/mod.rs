@@ -596,7 +596,8 @@ impl Observer for PgbenchProgress {
 /// pgbench's figures from the step: a transaction is one request of the run.
 /// `-r`: each SQL statement's mean latency and failures, from its `stmt=<n>` label
 /// (the engine times every statement under one). Meta-commands (`\set`, `\sleep`)
-/// run in the client and are not timed: pgbench's lines for them are left out.
+/// run in the client and are not timed: pgbench's lines for them are left out,
+/// but for `\endpipeline`'s, which holds a pipeline's wait for its answers.
 fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<StatementRow> {
     let texts = plan.scripts.labels();
     (1..=texts.len())

@@ -10,7 +10,7 @@ fn scripts(text: &str, mode: Mode) -> Arc<Scripts> {
             script,
         }],
         mode,
-        vec![("scale".into(), Value::Int(2))],
+        vec![("scale".into(), Define::Value(Value::Int(2)))],
     ))
 }
 
@@ -141,9 +141,52 @@ fn sleep_and_pipeline_are_steps() {
     assert!(matches!(s.next(), Action::Sleep(d) if d == Duration::from_millis(5)));
     assert!(matches!(s.next(), Action::PipelineStart));
     query(s.next());
-    assert!(matches!(s.next(), Action::PipelineEnd));
+    assert!(matches!(s.next(), Action::PipelineEnd { stmt: 1 }));
     s.answered(&OK);
     assert!(matches!(s.next(), Action::Done));
+}
+
+/// Issue 33: a pipeline's answers come after `\endpipeline`, in order; the second
+/// of three failing ends the transaction though the session awaited the third
+/// (before, only the awaited query's failure ended it, and the rest went on).
+#[test]
+fn a_failure_among_a_pipeline_s_answers_ends_the_transaction() {
+    let sc = scripts(
+        "\\startpipeline\nSELECT 1;\nSELECT 2;\nSELECT 3;\n\\endpipeline\nSELECT 4;\n",
+        Mode::Prepared,
+    );
+    assert_eq!(
+        sc.labels(),
+        [
+            "SELECT 1",
+            "SELECT 2",
+            "SELECT 3",
+            "\\endpipeline",
+            "SELECT 4"
+        ],
+        "-r's rows: the pipeline's wait under \\endpipeline, as pgbench's"
+    );
+    let mut s = Session::new(sc, 1, 0);
+    s.begin();
+    assert!(matches!(s.next(), Action::PipelineStart));
+    for n in 0..3 {
+        assert_eq!(query(s.next()).0, n);
+    }
+    assert!(matches!(s.next(), Action::PipelineEnd { stmt: 3 }));
+    s.answered(&OK);
+    s.answered(&StatementAnswer { failed: true, ..OK });
+    assert!(matches!(s.next(), Action::Done), "SELECT 4 is not sent");
+    // Without a failure the script goes on after the pipeline.
+    s.begin();
+    assert!(matches!(s.next(), Action::PipelineStart));
+    for _ in 0..3 {
+        query(s.next());
+    }
+    assert!(matches!(s.next(), Action::PipelineEnd { .. }));
+    for _ in 0..3 {
+        s.answered(&OK);
+    }
+    assert_eq!(query(s.next()).0, 4);
 }
 
 #[test]
@@ -218,5 +261,64 @@ fn a_script_retries_a_serialization_failure_or_deadlock_never_a_duplicate_key() 
     }
     for f in [SqlFailure::Pg(*b"23505"), SqlFailure::My(1062, *b"23000")] {
         assert!(!Conversation::retry(&mut s, f), "{f:?}");
+    }
+}
+
+/// Issue 33: `-D` took numbers only; pgbench takes any text. `:name` in SQL is the
+/// text as given (`007` stays `007`, in every mode), and an expression reads it as
+/// pgbench reads text: a number, a boolean, `null`, else an error at run time.
+#[test]
+fn a_define_s_text_is_substituted_as_given_and_read_as_pgbench_reads_it() {
+    let script = "\\set n :num + 1\n\\if :flag\nSELECT :who, :num, :n;\n\\endif\n";
+    let defines = |flag: &str| {
+        [("who", "O'Brien dept"), ("num", "007"), ("flag", flag)]
+            .map(|(n, v)| (n.to_string(), Define::Text(v.to_string())))
+            .to_vec()
+    };
+    let sc = |mode, flag| {
+        let w = Weighted {
+            name: "t.sql".into(),
+            weight: 1,
+            script: parse("t.sql", script).unwrap(),
+        };
+        Arc::new(Scripts::new(vec![w], mode, defines(flag)))
+    };
+    let mut s = Session::new(sc(Mode::Simple, "yes"), 1, 0);
+    s.begin();
+    assert_eq!(query(s.next()).1, "SELECT O'Brien dept, 007, 8");
+    let mut s = Session::new(sc(Mode::Extended, "t"), 1, 0);
+    s.begin();
+    let (_, sql, params, _) = query(s.next());
+    assert_eq!(sql, "SELECT $1, $2, $3");
+    assert_eq!(
+        params,
+        [
+            Some("O'Brien dept".into()),
+            Some("007".into()),
+            Some("8".into())
+        ]
+    );
+    let mut s = Session::new(sc(Mode::Simple, "off"), 1, 0);
+    s.begin();
+    assert!(matches!(s.next(), Action::Done), "\\if :flag is false");
+    let mut s = Session::new(sc(Mode::Simple, "maybe"), 1, 0);
+    s.begin();
+    assert!(
+        matches!(s.next(), Action::Failed(e) if e.contains("malformed variable \"flag\" value: \"maybe\"")),
+    );
+    for (text, v) in [
+        ("NULL", Some(Value::Null)),
+        ("tr", Some(Value::Bool(true))),
+        ("Y", Some(Value::Bool(true))),
+        ("on", Some(Value::Bool(true))),
+        ("of", Some(Value::Bool(false))),
+        ("n", Some(Value::Bool(false))),
+        ("o", None),
+        (" -42 ", Some(Value::Int(-42))),
+        ("1.5", Some(Value::Double(1.5))),
+        ("99999999999999999999", None),
+        ("", None),
+    ] {
+        assert_eq!(text_value(text), v, "{text:?}");
     }
 }

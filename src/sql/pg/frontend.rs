@@ -70,8 +70,27 @@ pub fn statement(
     parsed: bool,
     buf: &mut BytesMut,
 ) -> Result<(), String> {
+    if mode == QueryMode::Simple {
+        return frontend::query(sql, buf).map_err(|_| nul("the statement"));
+    }
+    pipelined(mode, sql, params, prepared, parsed, buf)?;
+    frontend::sync(buf);
+    Ok(())
+}
+
+/// A statement's extended-query messages without their Sync: one of a pipeline's
+/// (`\startpipeline`), whose one Sync ([`sync`]) ends it. The simple protocol has
+/// no pipeline: `mode` is extended or prepared.
+pub fn pipelined(
+    mode: QueryMode,
+    sql: &str,
+    params: &[Option<&[u8]>],
+    prepared: Option<&str>,
+    parsed: bool,
+    buf: &mut BytesMut,
+) -> Result<(), String> {
     let name = match mode {
-        QueryMode::Simple => return frontend::query(sql, buf).map_err(|_| nul("the statement")),
+        QueryMode::Simple => return Err("the simple query protocol has no pipeline".into()),
         QueryMode::Extended => "",
         QueryMode::Prepared => prepared.unwrap_or(""),
     };
@@ -100,8 +119,13 @@ pub fn statement(
     })?;
     frontend::describe(b'P', "", buf).map_err(|_| nul("the portal"))?;
     frontend::execute("", 0, buf).map_err(|_| nul("the portal"))?;
-    frontend::sync(buf);
     Ok(())
+}
+
+/// Sync: the end of a pipeline; the server answers ReadyForQuery after the
+/// statements' answers (or after the first error, the rest skipped).
+pub fn sync(buf: &mut BytesMut) {
+    frontend::sync(buf);
 }
 
 /// One CopyData message carrying `chunk` (COPY FROM STDIN's rows as text).
@@ -169,6 +193,26 @@ mod tests {
         // Bind: portal "", statement, 0 formats, 2 values: "42" then NULL (-1), 0 formats.
         let bind = &b[5..5 + u32::from_be_bytes(b[1..5].try_into().unwrap()) as usize - 4];
         assert_eq!(bind, b"\0P0_1\0\0\0\0\x02\0\0\0\x0242\xff\xff\xff\xff\0\0");
+    }
+
+    #[test]
+    fn a_pipelined_statement_has_no_sync_of_its_own() {
+        let mut b = BytesMut::new();
+        let p: [Option<&[u8]>; 1] = [Some(b"1")];
+        pipelined(QueryMode::Extended, "SELECT $1", &p, None, false, &mut b).unwrap();
+        pipelined(
+            QueryMode::Prepared,
+            "SELECT $1",
+            &p,
+            Some("P0_2"),
+            true,
+            &mut b,
+        )
+        .unwrap();
+        sync(&mut b);
+        assert_eq!(tags(&b), b"PBDEBDES", "two statements, one Sync");
+        let e = pipelined(QueryMode::Simple, "SELECT 1", &[], None, false, &mut b).unwrap_err();
+        assert!(e.contains("no pipeline"), "{e}");
     }
 
     #[test]

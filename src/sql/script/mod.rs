@@ -118,6 +118,11 @@ struct IfFrame {
     /// The `Jump`s at each branch's end, patched at `\endif`.
     ends: Vec<usize>,
     seen_else: bool,
+    /// The pipeline as the `\if` found it (the line of its `\startpipeline`), and
+    /// whether the branches read so far ended in one: every path through the chain
+    /// must leave the pipeline as every other does.
+    entry_pipeline: Option<usize>,
+    branches_in_pipeline: Option<bool>,
 }
 
 struct Reader<'a> {
@@ -125,6 +130,8 @@ struct Reader<'a> {
     text: &'a str,
     out: Vec<Command>,
     ifs: Vec<IfFrame>,
+    /// The open pipeline's `\startpipeline` line.
+    pipeline: Option<usize>,
 }
 
 /// Reads a script; `path` names it in errors.
@@ -134,10 +141,20 @@ pub fn parse(path: &str, text: &str) -> Result<Script, ScriptError> {
         text,
         out: Vec::new(),
         ifs: Vec::new(),
+        pipeline: None,
     };
     r.run()?;
     if let Some(f) = r.ifs.last() {
         return Err(r.err_at(f.line, 1, "\\if without a matching \\endif".into()));
+    }
+    if let Some(line) = r.pipeline {
+        return Err(r.err_at(
+            line,
+            1,
+            "\\startpipeline without an \\endpipeline: the script ends with the pipeline \
+             open (pgbench aborts the client there)"
+                .into(),
+        ));
     }
     Ok(Script { commands: r.out })
 }
@@ -372,6 +389,15 @@ impl Reader<'_> {
                 });
             }
             "sleep" => self.sleep(at, &mut words, &args_at)?,
+            "gset" | "aset" if self.pipeline.is_some() => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "\\{lname} is not allowed in pipeline mode (a pipelined statement's \
+                         answer comes only after \\endpipeline, too late for the next one)"
+                    ),
+                ))
+            }
             "gset" | "aset" => {
                 let prefix = words.next().unwrap_or("").to_string();
                 match self.out.last_mut() {
@@ -385,8 +411,7 @@ impl Reader<'_> {
                 }
             }
             "if" | "elif" | "else" | "endif" => self.branch(at, &lname, line)?,
-            "startpipeline" => self.out.push(Command::StartPipeline),
-            "endpipeline" => self.out.push(Command::EndPipeline),
+            "startpipeline" | "endpipeline" => self.pipeline_bound(at, &lname)?,
             "shell" | "setshell" => {
                 return Err(self.err(
                     at,
@@ -409,6 +434,69 @@ impl Reader<'_> {
                 ));
             }
         }
+        Ok(())
+    }
+
+    /// `\startpipeline` or `\endpipeline`, refused where pgbench would abort the
+    /// client at run time: a pipeline begun inside one, or ended outside one.
+    fn pipeline_bound(&mut self, at: usize, name: &str) -> Result<(), ScriptError> {
+        let (line, _) = line_col(self.text, at);
+        match (name, self.pipeline) {
+            ("startpipeline", Some(open)) => {
+                return Err(self.err(
+                    at,
+                    format!(
+                        "\\startpipeline inside the pipeline begun at line {open} (pgbench: \
+                         already in pipeline mode)"
+                    ),
+                ))
+            }
+            ("startpipeline", None) => {
+                self.pipeline = Some(line);
+                self.out.push(Command::StartPipeline);
+            }
+            (_, None) => {
+                return Err(self.err(
+                    at,
+                    "\\endpipeline without a \\startpipeline (pgbench: not in pipeline mode)"
+                        .into(),
+                ))
+            }
+            (_, Some(_)) => {
+                self.pipeline = None;
+                self.out.push(Command::EndPipeline);
+            }
+        }
+        Ok(())
+    }
+
+    /// A branch of the innermost `\if` ends here (at `\elif`, `\else` or
+    /// `\endif`): its pipeline state must be every other branch's.
+    fn branch_ends(&mut self, at: usize, name: &str) -> Result<(), ScriptError> {
+        let here = self.pipeline.is_some();
+        let Some(f) = self.ifs.last_mut() else {
+            return Ok(());
+        };
+        let (if_line, entry) = (f.line, f.entry_pipeline);
+        let agreed = *f.branches_in_pipeline.get_or_insert(here);
+        // Without an \else, the path that takes no branch keeps the entry state.
+        let implicit = name == "endif" && !f.seen_else && entry.is_some() != here;
+        if agreed != here || implicit {
+            return Err(self.err(
+                at,
+                format!(
+                    "\\{name}: one path through the \\if at line {if_line} leaves a pipeline \
+                     open and another does not (pgbench aborts the client whose path begins \
+                     a pipeline it never ends, or ends one it never began): begin and end the \
+                     pipeline in the same branch"
+                ),
+            ));
+        }
+        self.pipeline = if name == "endif" {
+            self.pipeline
+        } else {
+            entry
+        };
         Ok(())
     }
 
@@ -468,6 +556,8 @@ impl Reader<'_> {
                     pending_cond: Some(self.out.len()),
                     ends: Vec::new(),
                     seen_else: false,
+                    entry_pipeline: self.pipeline,
+                    branches_in_pipeline: None,
                 });
                 self.out.push(Command::JumpUnless { cond: c, to: 0 });
             }
@@ -477,12 +567,14 @@ impl Reader<'_> {
                 } else {
                     None
                 };
-                let Some(f) = self.ifs.last_mut() else {
-                    return Err(self.err(at, format!("\\{name} without a matching \\if")));
-                };
-                if f.seen_else {
-                    return Err(self.err(at, format!("\\{name} after \\else")));
+                match self.ifs.last() {
+                    None => return Err(self.err(at, format!("\\{name} without a matching \\if"))),
+                    Some(f) if f.seen_else => {
+                        return Err(self.err(at, format!("\\{name} after \\else")))
+                    }
+                    Some(_) => self.branch_ends(at, name)?,
                 }
+                let f = self.ifs.last_mut().expect("checked above");
                 f.ends.push(self.out.len());
                 let here = self.out.len() + 1;
                 if let Some(p) = f.pending_cond.take() {
@@ -503,9 +595,11 @@ impl Reader<'_> {
                 if !cond_text.trim().is_empty() {
                     return Err(self.err(cond_at, "unexpected argument to \\endif".into()));
                 }
-                let Some(f) = self.ifs.pop() else {
+                if self.ifs.is_empty() {
                     return Err(self.err(at, "\\endif without a matching \\if".into()));
-                };
+                }
+                self.branch_ends(at, "endif")?;
+                let f = self.ifs.pop().expect("checked above");
                 let end = self.out.len();
                 for j in f.ends.into_iter().chain(f.pending_cond) {
                     match &mut self.out[j] {

@@ -232,3 +232,49 @@ fn hashes_match_pgbench() {
     assert_ne!(expr::hash_murmur2(1, 0), expr::hash_murmur2(2, 0));
     assert_ne!(expr::hash_murmur2(1, 0), expr::hash_murmur2(1, 1));
 }
+
+/// Issue 33: what pgbench 15 aborts a client for inside a pipeline is refused here,
+/// before any load, with its line: a nested `\startpipeline`, an `\endpipeline`
+/// outside one, `\gset`/`\aset` inside one, a script ending with one open, and an
+/// `\if` whose paths leave the pipeline differently.
+#[test]
+fn a_pipeline_pgbench_would_abort_is_refused_at_its_line() {
+    let bad = |text: &str| parse("p.sql", text).unwrap_err();
+    let e = bad("\\startpipeline\nSELECT 1;\n\\startpipeline\n\\endpipeline\n");
+    assert_eq!((e.line, e.column), (3, 1), "{e}");
+    assert!(
+        e.what.contains("inside the pipeline begun at line 1"),
+        "{e}"
+    );
+    let e = bad("SELECT 1;\n\\endpipeline\n");
+    assert_eq!(e.line, 2);
+    assert!(e.what.contains("without a \\startpipeline"), "{e}");
+    let e = bad("\\startpipeline\nSELECT 1 AS one \\gset\n\\endpipeline\n");
+    assert_eq!(e.line, 2);
+    assert!(
+        e.what.starts_with("\\gset is not allowed in pipeline mode"),
+        "{e}"
+    );
+    let e = bad("\\startpipeline\nSELECT 1;\n\\aset\n\\endpipeline\n");
+    assert!(e.what.starts_with("\\aset is not allowed"), "{e}");
+    let e = bad("SELECT 0;\n\\startpipeline\nSELECT 1;\n");
+    assert_eq!(e.line, 2);
+    assert!(e.what.contains("ends with the pipeline open"), "{e}");
+    // An \if whose one branch opens the pipeline, and the other path does not.
+    let e = bad("\\if :x\n\\startpipeline\n\\endif\nSELECT 1;\n\\endpipeline\n");
+    assert_eq!(e.line, 3);
+    assert!(e.what.contains("the \\if at line 1"), "{e}");
+    let e = bad("\\startpipeline\n\\if :x\n\\endpipeline\n\\else\nSELECT 1;\n\\endif\n");
+    assert_eq!(e.line, 6, "{e}");
+
+    // What pgbench runs: \set, \sleep and \if inside a pipeline; a pipeline opened
+    // on every path; \gset before and after it.
+    for ok in [
+        "\\startpipeline\n\\set a 1\nSELECT :a;\n\\sleep 1 ms\n\\if :a = 1\nSELECT 2;\n\\else\nSELECT 3;\n\\endif\n\\endpipeline\n",
+        "\\if :x\n\\startpipeline\n\\else\n\\startpipeline\nSELECT 0;\n\\endif\nSELECT 1;\n\\endpipeline\n",
+        "SELECT 1 AS a \\gset\n\\startpipeline\nSELECT :a;\n\\endpipeline\nSELECT 2 AS b \\gset\n",
+        "\\startpipeline\n\\endpipeline\n\\startpipeline\nSELECT 1;\n\\endpipeline\n",
+    ] {
+        parse("p.sql", ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
+    }
+}

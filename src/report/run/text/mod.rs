@@ -94,15 +94,22 @@ pub fn step_row(step: &StepResult) -> String {
 /// elapsed min/max/average, then the `n_fast` fastest and `n_slow` slowest requests.
 /// `run.requests` resolves [`RequestSample::request`] to method and URL (a sample's
 /// own `sent`, when it has one: the key a store's command drew); a store's reply
-/// numbers are said by name ([`store::status_name`]), never as `250`.
+/// numbers are said by name ([`store::status_name`]), never as `250`, and so is a
+/// SQL transaction's (`ok`).
 pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: usize) -> String {
     let requests = &run.requests;
-    let named = store::is_store(run);
+    let sql = crate::report::fmt::all_sql(&run.targets);
+    let named = store::is_store(run) || sql;
     // A store's reply numbers by name: a read's hit, a write's done (by the
-    // command, `None` where the figure mixes them).
+    // command, `None` where the figure mixes them); a SQL transaction's `ok`.
     let status = |code: u16, method: Option<&str>| {
         let reads = method.and_then(|m| store::reads(run, m));
-        match store::status_name(code, reads).filter(|_| named) {
+        let name = if sql {
+            crate::report::fmt::sql_status_name(code)
+        } else {
+            store::status_name(code, reads).filter(|_| named)
+        };
+        match name {
             Some(name) => name.to_string(),
             None => code.to_string(),
         }
@@ -335,5 +342,41 @@ pub(super) mod tests {
             "{text}"
         );
         assert!(!text.contains("fast requests"));
+    }
+
+    /// SQL runs' `-v` said their transactions' status as `250`, a store's number
+    /// the engine counts them under: now `ok`, and errors without "status 0".
+    #[test]
+    fn verbose_names_a_sql_transaction_ok_never_250() {
+        let step = recorded_step(
+            2,
+            1.0,
+            &[(250, 900), (250, 1100)],
+            &[(ErrorKind::SqlError, 500)],
+        );
+        let mut r = run(vec![step]);
+        r.targets = vec!["postgres://bench@127.0.0.1:5432/bench".into()];
+        r.requests = crate::result::RequestList::all(vec![crate::result::RequestInfo {
+            id: None,
+            method: "SQL".into(),
+            url: "tx.sql".into(),
+        }]);
+        r.steps[0].slowest = vec![crate::stats::RequestSample {
+            elapsed_s: 0.0123,
+            request: 0,
+            status: 250,
+            client: 3,
+            index: 17,
+            sent: None,
+        }];
+        let t = step_detail(&r, &r.steps[0], 1, 0);
+        assert!(t.contains("Status:\n  ok: "), "{t}");
+        assert!(
+            t.contains("  12.3 ms: SQL ok <client 3>#17 tx.sql\n"),
+            "{t}"
+        );
+        assert!(!t.contains("250") && !t.contains("status 0"), "{t}");
+        assert!(crate::report::fmt::all_sql(&["mariadb://h/db".into()]));
+        assert!(!crate::report::fmt::all_sql(&["redis://h".into()]));
     }
 }
