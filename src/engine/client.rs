@@ -91,10 +91,17 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
     let mut last_end: Option<Instant> = None;
     // A budget (-n) spends a turn per attempt, so it bounds the connects itself; a
     // paced client's rate bounds them too. A closed loop over time has nothing else.
-    let backs_off = matches!(w.pace, WorkerPace::Closed { budget: None, .. });
+    let backs_off = matches!(
+        w.pace,
+        WorkerPace::Closed {
+            budget: None,
+            each: None,
+            ..
+        }
+    );
     let mut failed_connects = 0u32;
     loop {
-        let Some(paced) = pace(&w, &timer, last_end).await else {
+        let Some(paced) = pace(&w, &timer, last_end, n).await else {
             return;
         };
         let req: Request<'_> = source.next(Turn {
@@ -103,6 +110,13 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             index: paced.index,
         });
         let (target, info, items, label) = (req.target, req.info, req.items, req.label);
+        let proto = &w.workload.targets()[target].proto;
+        // A SQL client logs in before its transaction's clock, as pgbench's do (the
+        // open model's latency runs from the due time, a login's wait included).
+        if proto.is_sql() && w.cfg.keep_alive && paced.due.is_none() {
+            let sql = slots[target].sql.get_or_insert_with(Box::default);
+            super::sql::login(&w, sql, proto, req.timeout, me.local).await;
+        }
         w.in_flight.set(w.in_flight.get() + 1);
         timer::note_in_flight(w.in_flight.get());
         let sent = Instant::now();
@@ -136,7 +150,6 @@ pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Cli
             }
         });
         let slot = &mut slots[target];
-        let proto = &w.workload.targets()[target].proto;
         let ((outcome, bytes), read_at) = if proto.is_sql() {
             // A transaction: its statements go one by one, as its session says.
             let timeout = req.timeout;
@@ -309,6 +322,7 @@ async fn pace<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
     last_end: Option<Instant>,
+    n: u64,
 ) -> Option<Paced> {
     match &w.pace {
         WorkerPace::Open(timetable) => {
@@ -332,8 +346,8 @@ async fn pace<W: Workload>(
                 index: Some(due.index),
             })
         }
-        WorkerPace::Closed { wait, budget } => {
-            if budget.as_ref().is_some_and(|b| !b.take()) {
+        WorkerPace::Closed { wait, budget, each } => {
+            if budget.as_ref().is_some_and(|b| !b.take()) || each.is_some_and(|k| n >= k) {
                 return None;
             }
             let intended = match last_end {

@@ -88,6 +88,9 @@ pub struct EngineConfig {
     /// when its client could send it (pgbench's `-R --latency-limit`), counted in
     /// [`Recorder::skipped`].
     pub skip_late: Option<Duration>,
+    /// Closed model with a budget (`StepSpec::n_requests`): each client sends exactly
+    /// its share, budget ÷ clients (pgbench's `-t`), instead of all drawing on one.
+    pub budget_per_client: bool,
 }
 
 /// What one step asks for.
@@ -147,6 +150,8 @@ enum WorkerPace {
         wait: Duration,
         /// `-n`: this worker's claim on the step's shared budget.
         budget: Option<Budget>,
+        /// pgbench's `-t`: the requests each client sends, no more, no fewer.
+        each: Option<u64>,
     },
     Open(Timetable),
 }
@@ -223,8 +228,12 @@ pub fn run_step<W: Workload>(
     .clamp(1, n_clients);
     let n_hosts = workload.targets().len();
     let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
+    let each = match (spec.n_requests, &spec.rate) {
+        (Some(n), None) if cfg.budget_per_client => Some(n / n_clients.max(1) as u64),
+        _ => None,
+    };
     let budget = match (spec.n_requests, &spec.rate) {
-        (Some(n), None) => Some(Arc::new(AtomicU64::new(n))),
+        (Some(n), None) if each.is_none() => Some(Arc::new(AtomicU64::new(n))),
         _ => None,
     };
     let started_at = sysinfo::now_rfc3339();
@@ -263,6 +272,7 @@ pub fn run_step<W: Workload>(
                 budget: budget
                     .as_ref()
                     .map(|b| Budget::new(b.clone(), spec.n_requests.unwrap_or(0), threads)),
+                each,
             },
         };
         let (workload, cfg, progress) = (workload.clone(), cfg.clone(), progress.clone());

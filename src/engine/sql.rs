@@ -39,6 +39,9 @@ pub(super) struct SqlSlot {
     retries: u32,
     /// Transactions this client ended, for `-l`'s line (pgbench's `st->cnt`).
     logged: u64,
+    /// A login before the transaction's clock ([`login`]) that failed: the next
+    /// transaction counts it, without trying again inside its own time.
+    login_failed: Option<ConnError>,
 }
 
 /// A logged-in connection on either wire.
@@ -377,6 +380,40 @@ fn sample<W: Workload>(w: &Worker<W>, label: Option<u16>, sent: Instant, outcome
     }
 }
 
+/// Logs the client in before its transaction's clock starts (closed model with
+/// keep-alive, the client loop decides): pgbench connects its clients before it
+/// times anything, and reports that time apart, so a transaction's latency is its
+/// statements' alone. A failed login is left for the transaction to count; one that
+/// times out leaves the connection to the transaction, which times out in its turn.
+pub(super) async fn login<W: Workload>(
+    w: &Worker<W>,
+    slot: &mut SqlSlot,
+    proto: &Proto,
+    timeout: Duration,
+    local: usize,
+) {
+    if slot.conn.is_some() || slot.login_failed.is_some() {
+        return;
+    }
+    let started = Instant::now();
+    let connect = Conn::connect(proto);
+    let logged_in = match started.checked_add(timeout) {
+        None => Some(connect.await),
+        Some(deadline) => {
+            let cell = w.watchdog.client(local);
+            cell.within(&w.watchdog, deadline, timeout, connect).await
+        }
+    };
+    match logged_in {
+        Some(Ok(c)) => {
+            w.rec.borrow_mut().record_connect(started.elapsed());
+            slot.conn = Some(c);
+        }
+        Some(Err(e)) => slot.login_failed = Some(e),
+        None => {}
+    }
+}
+
 async fn drive<W: Workload>(
     w: &Worker<W>,
     timer: &Timer,
@@ -384,6 +421,9 @@ async fn drive<W: Workload>(
     proto: &Proto,
     session: &mut dyn Conversation,
 ) -> (Outcome, u64) {
+    if let Some(e) = slot.login_failed.take() {
+        return wire_failed(w, slot, e);
+    }
     if slot.conn.is_none() {
         let started = Instant::now();
         match Conn::connect(proto).await {

@@ -422,6 +422,7 @@ impl BulkOptions {
             ok_status: self.ok_status,
             label_feed: None,
             skip_late: None,
+            budget_per_client: false,
             connection: self.connection,
             time_first_byte: false,
         })

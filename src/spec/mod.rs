@@ -437,6 +437,7 @@ impl RunOptions {
             ok_status: r.ok_status,
             label_feed: None,
             skip_late: None,
+            budget_per_client: false,
             connection: kv::connection(r),
             time_first_byte: r.time_first_byte,
         };

@@ -131,6 +131,7 @@ impl HttpSink {
             ok_status: Default::default(),
             label_feed: None,
             skip_late: None,
+            budget_per_client: false,
             connection: self.connection,
             time_first_byte: false,
         };

@@ -159,6 +159,7 @@ fn config(threads: usize) -> EngineConfig {
         ok_status: Default::default(),
         label_feed: None,
         skip_late: None,
+        budget_per_client: false,
         connection: Default::default(),
         time_first_byte: false,
     }

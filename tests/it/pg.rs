@@ -677,6 +677,7 @@ fn pg_engine_step(
         ok_status: Default::default(),
         label_feed: None,
         skip_late: None,
+        budget_per_client: false,
         connection: Default::default(),
         time_first_byte: false,
     };

@@ -486,6 +486,8 @@ fn load(
 ) -> Result<i32> {
     let mut ready = run_options(a, plan, txn_log, command_line).build()?;
     ready.engine.skip_late = plan.skip_late;
+    // -t: each client runs exactly its transactions, as pgbench's do.
+    ready.engine.budget_per_client = plan.per_client.is_some();
     let csv_to_stdout = super::args::is_stdout(a.output_path.as_deref());
     let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
     human.print(&format!("pgbench (hakaru {})\n", env!("CARGO_PKG_VERSION")));

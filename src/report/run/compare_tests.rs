@@ -433,10 +433,16 @@ fn two_searches_compare_their_answers_not_their_probes() {
     assert!(!t.contains("no rate in common"), "{t}");
     b.find_max = Some(answer("p99<50ms", 1200.0, 2000.0));
     let t = text(&a, &b);
-    assert!(t.contains("brackets overlap, so neither is shown to hold more"), "{t}");
+    assert!(
+        t.contains("brackets overlap, so neither is shown to hold more"),
+        "{t}"
+    );
     assert!(!t.contains(" holds 1.2"), "{t}");
     b.find_max = Some(answer("p99<20ms", 2000.0, 2200.0));
     let t = text(&a, &b);
-    assert!(t.contains("a searched under p99<50ms, b under p99<20ms"), "{t}");
+    assert!(
+        t.contains("a searched under p99<50ms, b under p99<20ms"),
+        "{t}"
+    );
     assert!(!t.contains(" holds "), "{t}");
 }
