@@ -72,6 +72,13 @@ pub fn text(run: &RunResult) -> String {
             );
         }
     }
+    // YCSB over a store: each phase's table per command, as `run` prints a store's.
+    for (p, s) in suite.phases.iter().zip(&run.steps) {
+        let t = super::run::store::phase_text(&p.name, &p.store_commands, s);
+        if !t.is_empty() {
+            let _ = write!(o, "\n{t}");
+        }
+    }
     // A phase's `before` command: the step's JSON and CSV keep it; say it here too,
     // a failure in full (it was measured anyway only with `before_may_fail`).
     let befores: Vec<_> = suite
