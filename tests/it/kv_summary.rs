@@ -234,6 +234,19 @@ fn phase_row(text: &str, phase: &str, command: &str) -> Vec<String> {
     row(&text[from..], command)
 }
 
+/// The server's own hits and misses of reads: redis' `keyspace_hits`/`_misses`,
+/// memcached's `get_hits`/`get_misses`.
+fn server_hits(url: &str, port: u16) -> (u64, u64) {
+    if url.starts_with("redis://") {
+        let stats = redis_info(port, "stats", None);
+        let count = |k: &str| stats[k].trim().parse::<u64>().unwrap();
+        (count("keyspace_hits"), count("keyspace_misses"))
+    } else {
+        let st = mc_stats(port);
+        (st["get_hits"], st["get_misses"])
+    }
+}
+
 /// A suite's summary of YCSB over Redis or memcached printed no table per command:
 /// its phases count operations under `op=` labels, not a commands file's `command=`.
 /// Workload B reads 95% of 400 records of which 200 were loaded: the read row's hits
@@ -244,20 +257,10 @@ fn a_suites_ycsb_phase_over_a_store_prints_its_table_per_command_with_the_server
     let (Some(r), Some(m)) = (redis(&[]), memcached(&[])) else {
         return;
     };
-    let redis_hits = || {
-        let stats = redis_info(r.port, "stats", None);
-        let count = |k: &str| stats[k].trim().parse::<u64>().unwrap();
-        (count("keyspace_hits"), count("keyspace_misses"))
-    };
-    let mc_hits = || {
-        let st = mc_stats(m.port);
-        (st["get_hits"], st["get_misses"])
-    };
-    let stores: [(String, &dyn Fn() -> (u64, u64)); 2] = [
-        (format!("redis://127.0.0.1:{}", r.port), &redis_hits),
-        (format!("memcached://127.0.0.1:{}", m.port), &mc_hits),
-    ];
-    for (url, server_hits) in stores {
+    for (url, port) in [
+        (format!("redis://127.0.0.1:{}", r.port), r.port),
+        (format!("memcached://127.0.0.1:{}", m.port), m.port),
+    ] {
         let dir = TempDir::new("kv-sum-suite");
         let file = dir.write(
             "y.toml",
@@ -276,7 +279,7 @@ fn a_suites_ycsb_phase_over_a_store_prints_its_table_per_command_with_the_server
             "-o",
             out.to_str().unwrap(),
         ]));
-        let (hits, misses) = server_hits();
+        let (hits, misses) = server_hits(&url, port);
         assert!(
             hits > 0 && misses > 0,
             "{url}: {hits} hits, {misses} misses"
