@@ -670,12 +670,22 @@ pub fn html(run: &RunResult) -> String {
     super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
 }
 
+/// What a phase's table per command shows, above it on the page.
+const STORE_NOTE: &str = "Per command: hits and misses of reads (a write's are —).";
+
 /// Each phase's table by kind of request (its workloads, or a YCSB phase's operations),
 /// for the phases that have one.
 fn label_tables(run: &RunResult, phases: &[PhaseResult]) -> String {
     let tables: String = (run.steps.iter().zip(phases))
         .filter_map(|(s, p)| {
-            let t = super::labels::html(s);
+            // A YCSB phase over a store: its table per command first, as `run`'s page.
+            let store = super::run::store::phase_html(&p.store_commands, s);
+            let labels = super::labels::html(s);
+            let t = match (store.is_empty(), labels.is_empty()) {
+                (true, _) => labels,
+                (false, true) => format!("<p>{STORE_NOTE}</p>{store}"),
+                (false, false) => format!("<p>{STORE_NOTE}</p>{store}<p>By label:</p>{labels}"),
+            };
             (!t.is_empty()).then(|| format!("<h3>{}</h3>{t}", esc(&p.name)))
         })
         .collect();

@@ -307,6 +307,12 @@ fn a_suites_ycsb_phase_over_a_store_prints_its_table_per_command_with_the_server
             dir.path("y.html").to_str().unwrap(),
         ]));
         assert_eq!(phase_row(&again, "run", "read"), read, "{again}");
+        let page = std::fs::read_to_string(dir.path("y.html")).unwrap();
+        assert_eq!(
+            page.matches("<table class=\"labels store\">").count(),
+            2,
+            "{url}"
+        );
         let j = read_json(&dir.path("y.json"));
         let kinds = &j["suite"]["phases"][1]["store_commands"];
         assert_eq!(

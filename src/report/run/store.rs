@@ -261,7 +261,20 @@ pub fn markdown(run: &RunResult, step: &StepResult) -> String {
 
 /// The same table in HTML; empty for a run that is not a store's.
 pub fn html(run: &RunResult, step: &StepResult) -> String {
-    let rows = table(run, step);
+    html_table(table(run, step))
+}
+
+/// A suite phase's table in HTML ([`phase_text`]'s rows); empty for a phase that
+/// lists no commands.
+pub fn phase_html(commands: &[StoreCommand], step: &StepResult) -> String {
+    let rows = command_rows(commands, step)
+        .iter()
+        .map(|r| cells(r, step.elapsed_s))
+        .collect();
+    html_table(rows)
+}
+
+fn html_table(rows: Vec<Vec<String>>) -> String {
     if rows.is_empty() {
         return String::new();
     }
