@@ -19,7 +19,8 @@ pub(super) fn field(out: &mut String, label: &str, value: impl std::fmt::Display
     let _ = writeln!(out, "{:<24}{value}", format!("{label}:"));
 }
 
-/// A field's second line, under its value.
+/// A field's second line, under its value: what hakaru says of a line worded as ab
+/// words it ("Time per request"), kept off that line so both fit 80 columns.
 pub(super) fn field_more(out: &mut String, more: &str) {
     let _ = writeln!(out, "{:<24}{more}", "");
 }
@@ -129,7 +130,6 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         );
     }
     if step.responses > 0 {
-        // ab's line as ab prints it; what it is, under it, within 80 columns.
         field(
             &mut out,
             "Time per request",
