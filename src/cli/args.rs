@@ -400,6 +400,7 @@ impl RequestArgs {
             connection: self.connection.settings(),
             time_first_byte: false,
             http10: false,
+            sysbench: None,
         }
     }
 }

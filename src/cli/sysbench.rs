@@ -6,28 +6,16 @@
 //! sysbench's report from the step's result, then ends through `finish` (`-o`,
 //! `--threshold`, `--junit`).
 
-use std::net::ToSocketAddrs;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Result;
 use clap::Args;
 
 use crate::console::Console;
-use crate::http::mysql_conn::{MyMode, MysqlTarget};
-use crate::http::pg_conn::PgTarget;
-use crate::http::{Proto, Target};
 use crate::observe::Fanout;
 use crate::report::run::text::sysbench::{sysbench_header, sysbench_report};
-use crate::spec::sql::{GivenScripts, SqlOptions};
-use crate::spec::sysbench::{parse, SbCommand, SysbenchError, SysbenchPlan};
+use crate::spec::sysbench::{parse, SbCommand, SysbenchLoad, SysbenchPlan};
 use crate::spec::{Load, RequestOptions, RunOptions, SessionOptions};
-use crate::sql::interp::{Mode, Scripts, Weighted};
-use crate::sql::mysql::url::MyUrl;
-use crate::sql::pg::frontend::QueryMode;
-use crate::sql::pg::url::PgUrl;
-use crate::sql::Dialect;
-use crate::workload::sysbench::SysbenchWorkload;
 
 mod admin;
 mod figures;
@@ -100,79 +88,21 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
     }
 }
 
-/// The database of `--db-driver`: its URL as hakaru's SQL targets take it, the
-/// password in it (never printed: both types redact it).
-pub(super) enum DbUrl {
-    Pg(PgUrl),
-    My(MyUrl),
-}
-
-impl DbUrl {
-    /// `--pgsql-*` or `--mysql-*`, parsed.
-    pub(super) fn of(plan: &SysbenchPlan) -> Result<DbUrl> {
-        let c = &plan.conn;
-        let bad = |e: String| SysbenchError(format!("the connection: {e}"));
-        let at = format!("{}@{}:{}/{}", c.user, c.host, c.port, c.db);
-        Ok(match plan.oltp.dialect {
-            Dialect::Postgres => {
-                let mut u = PgUrl::parse(&format!("postgres://{at}")).map_err(bad)?;
-                u.password = c.password.clone();
-                DbUrl::Pg(u)
-            }
-            Dialect::Mysql => {
-                let mut u = MyUrl::parse(&format!("mysql://{at}")).map_err(bad)?;
-                u.password = c.password.clone();
-                DbUrl::My(u)
-            }
-        })
-    }
-
-    /// The URL without its password, for the run's settings.
-    fn plain(&self) -> String {
-        match self {
-            DbUrl::Pg(u) => format!("postgres://{}@{}:{}/{}", u.user, u.host, u.port, u.database),
-            DbUrl::My(u) => format!("mysql://{}@{}:{}/{}", u.user, u.host, u.port, u.database),
-        }
-    }
-}
-
 fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |d| d.as_nanos() as u64)
 }
 
-/// The run's steps, warm-up, outputs and engine, built as `hakaru run` builds them
-/// for a SQL URL; its workload (a placeholder script) is replaced by the test.
-fn run_options(
-    plan: &SysbenchPlan,
-    url: &DbUrl,
-    seed: u64,
-    command_line: Vec<String>,
-) -> Result<RunOptions> {
-    let placeholder =
-        crate::sql::script::parse("sysbench", "SELECT 1;\n").map_err(|e| anyhow::anyhow!("{e}"))?;
-    let scripts = Scripts::new(
-        vec![Weighted {
-            name: plan.oltp.test.name().into(),
-            weight: 1,
-            script: placeholder,
-        }],
-        Mode::Simple,
-        Vec::new(),
-    );
-    let mut request = RequestOptions {
-        url: Some(url.plain()),
+/// The run's steps, warm-up, outputs and engine, built as `hakaru run` builds them,
+/// with the test as its workload.
+fn run_options(plan: &SysbenchPlan, seed: u64, command_line: Vec<String>) -> Result<RunOptions> {
+    let request = RequestOptions {
         seed: Some(seed),
         n_slow: 0,
         n_fast: 0,
+        sysbench: Some(SysbenchLoad::of(plan)?),
         ..RequestOptions::default()
-    };
-    request.kv.sql = SqlOptions {
-        files: Vec::new(),
-        query_mode: None,
-        given: Some(GivenScripts(Arc::new(scripts))),
-        max_tries: None,
     };
     Ok(RunOptions {
         request,
@@ -195,54 +125,6 @@ fn run_options(
     })
 }
 
-/// The test's target: PostgreSQL or MySQL, prepared statements unless `--db-ps-mode=disable`
-/// or the test sends plain queries.
-fn target(plan: &SysbenchPlan, url: DbUrl) -> Result<Target> {
-    let o = &plan.oltp;
-    let prepared = o.prepared && !o.test.plain_queries();
-    let (host, port, proto) = match url {
-        DbUrl::Pg(url) => {
-            let mode = if prepared {
-                QueryMode::Prepared
-            } else {
-                QueryMode::Simple
-            };
-            let (host, port) = (url.host.clone(), url.port);
-            let t = PgTarget {
-                password: url.password.clone(),
-                url,
-                mode,
-            };
-            (host, port, Proto::Postgres(Arc::new(t)))
-        }
-        DbUrl::My(url) => {
-            let mode = if prepared {
-                MyMode::Prepared
-            } else {
-                MyMode::Simple
-            };
-            let (host, port) = (url.host.clone(), url.port);
-            let t = MysqlTarget {
-                password: url.password.clone(),
-                url,
-                mode,
-            };
-            (host, port, Proto::Mysql(Arc::new(t)))
-        }
-    };
-    let addrs: Vec<_> = (host.as_str(), port)
-        .to_socket_addrs()
-        .map_err(|e| SysbenchError(format!("--{}-host={host}: {e}", plan.driver)))?
-        .collect();
-    Ok(Target {
-        https: false,
-        host,
-        port,
-        addrs,
-        proto,
-    })
-}
-
 /// `run`: the test on the engine, then sysbench's report and hakaru's end.
 fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     let thresholds = super::threshold::ThresholdArgs {
@@ -252,16 +134,8 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     };
     thresholds.check(false)?;
     super::finish::check_outputs(plan.output.as_deref(), &thresholds, &[], &[])?;
-    let url = DbUrl::of(plan)?;
     let seed = plan.seed.unwrap_or_else(clock_seed);
-    let mut ready = run_options(plan, &url, seed, command_line)?.build()?;
-    ready.run.settings.patterns_source = format!("sysbench {}", plan.oltp.test.name());
-    let workload = Arc::new(SysbenchWorkload::new(
-        target(plan, url)?,
-        plan.oltp.clone(),
-        seed,
-        RequestOptions::default().timeout,
-    ));
+    let ready = run_options(plan, seed, command_line)?.build()?;
     let csv_to_stdout = super::args::is_stdout(plan.output.as_deref());
     let human = super::args::Human::new(&super::args::OutputArgs::default(), csv_to_stdout)?;
     human.print(&sysbench_header(&figures::header(plan)));
@@ -277,7 +151,8 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
             human,
         ));
     }
-    let mut run = thresholds.run_workload(&ready.run, &workload, &ready.engine, &mut observers)?;
+    let mut run =
+        thresholds.run_workload(&ready.run, &ready.workload, &ready.engine, &mut observers)?;
     let finish = super::finish::Finish {
         files: ready.run.outputs.as_ref(),
         through: super::run::through(plan.output.as_deref(), super::args::FormatArg::Full, false),

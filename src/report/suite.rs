@@ -72,6 +72,13 @@ pub fn text(run: &RunResult) -> String {
             );
         }
     }
+    // YCSB over a store: each phase's table per command, as `run` prints a store's.
+    for (p, s) in suite.phases.iter().zip(&run.steps) {
+        let t = super::run::store::phase_text(&p.name, &p.store_commands, s);
+        if !t.is_empty() {
+            let _ = write!(o, "\n{t}");
+        }
+    }
     // A phase's `before` command: the step's JSON and CSV keep it; say it here too,
     // a failure in full (it was measured anyway only with `before_may_fail`).
     let befores: Vec<_> = suite
@@ -663,12 +670,22 @@ pub fn html(run: &RunResult) -> String {
     super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
 }
 
+/// What a phase's table per command shows, above it on the page.
+const STORE_NOTE: &str = "Per command: hits and misses of reads (a write's are —).";
+
 /// Each phase's table by kind of request (its workloads, or a YCSB phase's operations),
 /// for the phases that have one.
 fn label_tables(run: &RunResult, phases: &[PhaseResult]) -> String {
     let tables: String = (run.steps.iter().zip(phases))
         .filter_map(|(s, p)| {
-            let t = super::labels::html(s);
+            // A YCSB phase over a store: its table per command first, as `run`'s page.
+            let store = super::run::store::phase_html(&p.store_commands, s);
+            let labels = super::labels::html(s);
+            let t = match (store.is_empty(), labels.is_empty()) {
+                (true, _) => labels,
+                (false, true) => format!("<p>{STORE_NOTE}</p>{store}"),
+                (false, false) => format!("<p>{STORE_NOTE}</p>{store}<p>By label:</p>{labels}"),
+            };
             (!t.is_empty()).then(|| format!("<h3>{}</h3>{t}", esc(&p.name)))
         })
         .collect();

@@ -188,6 +188,13 @@ impl Series {
             .get(1)
             .map(String::as_str)
             .filter(|c| !c.starts_with('-'));
+        // A sysbench run says its test ("sysbench oltp_read_write of postgres://…").
+        let command = match (command, &self.settings) {
+            (Some("sysbench"), Some(st)) if st.patterns_source.starts_with("sysbench ") => {
+                Some(st.patterns_source.as_str())
+            }
+            (c, _) => c,
+        };
         // One URL requested: name it whole, path and all.
         let single_url = self
             .settings

@@ -56,6 +56,12 @@ pub struct PhaseResult {
     /// `pipeline = N` on a key-value target: commands in flight on each connection.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pipeline: Option<u64>,
+    /// A phase of YCSB over Redis or memcached: its operations and which of them read
+    /// (`read`, `scan`), for its table per command (hits and misses of reads) as `run`
+    /// keeps them in `settings.store_commands`. A read-modify-write, both at once, is
+    /// not listed: its reads' hits are not told apart from its writes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub store_commands: Vec<super::StoreCommand>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, JsonSchema)]

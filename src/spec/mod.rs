@@ -78,6 +78,9 @@ pub enum SpecError {
     /// `--coalesce` on a target whose reads are not stamped.
     #[error("{0}")]
     Coalesce(&'static str),
+    /// `hakaru sysbench`'s connection (the message names the option).
+    #[error("{0}")]
+    Sysbench(#[from] sysbench::SysbenchError),
     #[error("--shard {shard}: {total} {what} cannot be shared by {count} machines, each needs at least one")]
     ShardTooSmall {
         shard: Shard,
@@ -218,6 +221,8 @@ pub struct RequestOptions {
     pub time_first_byte: bool,
     /// Speak HTTP/1.0 as ApacheBench does (`hakaru ab`).
     pub http10: bool,
+    /// `hakaru sysbench run`: the test and its database, the workload instead of a URL's.
+    pub sysbench: Option<sysbench::SysbenchLoad>,
 }
 
 impl Default for RequestOptions {
@@ -255,6 +260,7 @@ impl Default for RequestOptions {
             connection: Default::default(),
             time_first_byte: false,
             http10: false,
+            sysbench: None,
         }
     }
 }
@@ -479,14 +485,18 @@ impl RunOptions {
         })
     }
 
-    /// The run's workload by its URL's scheme: a SQL database's scripts, a
-    /// key-value store's commands, or the patterns' requests.
+    /// The run's workload: a sysbench test, or by its URL's scheme a SQL database's
+    /// scripts, a key-value store's commands, or the patterns' requests.
     fn workload(
         &self,
         redactor: &Redactor,
         seed: u64,
     ) -> Result<(RunWorkload, kv::Described), SpecError> {
         let (r, s) = (&self.request, &self.session);
+        if let Some(load) = &r.sysbench {
+            let (w, d) = sysbench::build(load, r, seed)?;
+            return Ok((RunWorkload::Sysbench(Box::new(w)), d));
+        }
         let sql_url = r.url.as_deref().filter(|u| sql::is_sql(u));
         match r.url.as_deref().filter(|u| kv_scheme(u).is_some()) {
             _ if sql_url.is_some() => {
@@ -640,7 +650,8 @@ impl RequestOptions {
         at_most_duration("--wait", self.wait)?;
         match (&self.url, &self.patterns_file) {
             (Some(_), Some(_)) => return Err(SpecError::UrlAndFile),
-            (None, None) => return Err(SpecError::NothingToRequest),
+            // A sysbench test names its own database.
+            (None, None) if self.sysbench.is_none() => return Err(SpecError::NothingToRequest),
             _ => {}
         }
         self.parsed_headers().map(|_| ())

@@ -464,5 +464,9 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     })
 }
 
+mod workload;
+
+pub use workload::{build, DbUrl, SysbenchLoad};
+
 #[cfg(test)]
 mod tests;

@@ -521,6 +521,7 @@ pub fn run(
                     .collect(),
                 http2_streams: (p.connection.http2).then_some(p.connection.streams),
                 pipeline: p.pipeline,
+                store_commands: store_commands(p),
             })
             .collect(),
         events: if outcomes.is_empty() {
@@ -620,6 +621,20 @@ fn add_recovery(run: &mut RunResult, scenario: &Scenario) {
     let found = recovery::analyse(&points, &events, &scenario.recovery);
     for (r, f) in suite.events.iter_mut().zip(found) {
         r.recovery = f;
+    }
+}
+
+/// A phase of YCSB alone over Redis or memcached: its operations as its table per
+/// command lists them; none for any other phase (a mix's labels name its workloads).
+fn store_commands(p: &super::scenario::Phase) -> Vec<crate::result::StoreCommand> {
+    match p.workloads.as_slice() {
+        [w] => match &w.source {
+            super::scenario::Source::Ycsb(y) if crate::http::url::kv_scheme(&y.url).is_some() => {
+                crate::workload::ycsb::store_commands(y.core)
+            }
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
     }
 }
 

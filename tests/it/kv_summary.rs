@@ -225,3 +225,103 @@ fn ycsb_over_stores_lists_the_record_each_slow_operation_sent() {
         }
     }
 }
+
+/// The row of `command` in the table of phase `phase`, split on blanks.
+fn phase_row(text: &str, phase: &str, command: &str) -> Vec<String> {
+    let from = text
+        .find(&format!("Per command in {phase} "))
+        .unwrap_or_else(|| panic!("no table per command of {phase} in\n{text}"));
+    row(&text[from..], command)
+}
+
+/// The server's own hits and misses of reads: redis' `keyspace_hits`/`_misses`,
+/// memcached's `get_hits`/`get_misses`.
+fn server_hits(url: &str, port: u16) -> (u64, u64) {
+    if url.starts_with("redis://") {
+        let stats = redis_info(port, "stats", None);
+        let count = |k: &str| stats[k].trim().parse::<u64>().unwrap();
+        (count("keyspace_hits"), count("keyspace_misses"))
+    } else {
+        let st = mc_stats(port);
+        (st["get_hits"], st["get_misses"])
+    }
+}
+
+/// A suite's summary of YCSB over Redis or memcached printed no table per command:
+/// its phases count operations under `op=` labels, not a commands file's `command=`.
+/// Workload B reads 95% of 400 records of which 200 were loaded: the read row's hits
+/// and misses are the server's own, less those in flight at the phase's end (an
+/// update's write counts in neither).
+#[test]
+fn a_suites_ycsb_phase_over_a_store_prints_its_table_per_command_with_the_servers_hits() {
+    let (Some(r), Some(m)) = (redis(&[]), memcached(&[])) else {
+        return;
+    };
+    for (url, port) in [
+        (format!("redis://127.0.0.1:{}", r.port), r.port),
+        (format!("memcached://127.0.0.1:{}", m.port), m.port),
+    ] {
+        let dir = TempDir::new("kv-sum-suite");
+        let file = dir.write(
+            "y.toml",
+            &format!(
+                "timeout = \"10s\"\n\
+                 [[phase]]\nname = \"load\"\nduration = \"60s\"\nclients = 2\n\
+                 [[phase.workload]]\nycsb = {{ url = \"{url}\", workload = \"load\", records = 200 }}\n\
+                 [[phase]]\nname = \"run\"\nduration = \"1s\"\nclients = 2\n\
+                 [[phase.workload]]\nycsb = {{ url = \"{url}\", workload = \"b\", records = 400 }}\n"
+            ),
+        );
+        let out = dir.path("y.csv");
+        let text = ok(&run(&[
+            "suite",
+            file.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]));
+        let (hits, misses) = server_hits(&url, port);
+        assert!(
+            hits > 0 && misses > 0,
+            "{url}: {hits} hits, {misses} misses"
+        );
+        // The phase ends by its clock: each of the 2 clients may have had a read
+        // answered by the server but not yet received.
+        let read = phase_row(&text, "run", "read");
+        let (h, n) = (number(&read[2]), number(&read[3]));
+        assert!(
+            h <= hits && n <= misses && (hits - h) + (misses - n) <= 2,
+            "{url}: the server's {hits} hits, {misses} misses: {text}"
+        );
+        assert_eq!(&phase_row(&text, "run", "update")[2..5], ["—", "—", "—"]);
+        assert_eq!(number(&phase_row(&text, "run", "total")[2]), h);
+        // The load's one operation is a write.
+        assert_eq!(&phase_row(&text, "load", "insert")[2..5], ["—", "—", "—"]);
+        for line in table_lines(&text) {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
+        // The saved result prints the same tables.
+        let again = ok(&run(&[
+            "report",
+            dir.path("y.json").to_str().unwrap(),
+            "-o",
+            dir.path("y.html").to_str().unwrap(),
+        ]));
+        assert_eq!(phase_row(&again, "run", "read"), read, "{again}");
+        let page = std::fs::read_to_string(dir.path("y.html")).unwrap();
+        assert_eq!(
+            page.matches("<table class=\"labels store\">").count(),
+            2,
+            "{url}"
+        );
+        let j = read_json(&dir.path("y.json"));
+        let kinds = &j["suite"]["phases"][1]["store_commands"];
+        assert_eq!(
+            kinds,
+            &serde_json::json!([
+                {"name": "read", "reads": true},
+                {"name": "update", "reads": false}
+            ]),
+            "{url}"
+        );
+    }
+}

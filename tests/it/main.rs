@@ -60,5 +60,6 @@ mod suite;
 mod suite_phase;
 mod sysbench;
 mod sysbench_errors;
+mod sysbench_result;
 mod threshold;
 mod ycsb;

@@ -14,7 +14,7 @@ fn server() -> Option<Postgres> {
     Postgres::start(&["autovacuum=off"])
 }
 
-fn conn(pg: &Postgres) -> Vec<String> {
+pub fn conn(pg: &Postgres) -> Vec<String> {
     [
         "--db-driver=pgsql".to_string(),
         "--pgsql-host=127.0.0.1".into(),
@@ -337,6 +337,10 @@ fn result_files_thresholds_and_the_histogram() {
     assert_eq!(figure(&report, "transactions:"), 100, "{report}");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.path("sb.json")).unwrap()).unwrap();
+    assert_eq!(
+        json["settings"]["patterns_source"],
+        "sysbench oltp_read_only"
+    );
     let step = &json["steps"][0];
     assert_eq!(step["operations"]["read"], 1400, "{step}");
     assert_eq!(step["operations"]["other"], 200, "{step}");

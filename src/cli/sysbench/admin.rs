@@ -8,7 +8,7 @@ use anyhow::{bail, Result};
 
 use crate::http::mysql::MysqlAdmin;
 use crate::http::pg::PgAdmin;
-use crate::spec::sysbench::SysbenchPlan;
+use crate::spec::sysbench::{DbUrl, SysbenchPlan};
 use crate::sql::sysbench::ddl::{self, RowFormat, TablePrep};
 use crate::sql::sysbench::rand::SbRand;
 
@@ -26,12 +26,12 @@ pub enum Admin {
 impl Admin {
     pub fn connect(plan: &SysbenchPlan) -> Result<Admin> {
         let timeout = Duration::from_secs(30);
-        Ok(match super::DbUrl::of(plan)? {
-            super::DbUrl::Pg(u) => Admin::Pg(
+        Ok(match DbUrl::of(plan)? {
+            DbUrl::Pg(u) => Admin::Pg(
                 PgAdmin::connect(&u, u.password.as_deref(), timeout)
                     .map_err(|e| anyhow::anyhow!("{e}"))?,
             ),
-            super::DbUrl::My(u) => Admin::My(
+            DbUrl::My(u) => Admin::My(
                 MysqlAdmin::connect(&u, u.password.as_deref(), timeout)
                     .map_err(|e| anyhow::anyhow!("{e}"))?,
             ),

@@ -16,10 +16,11 @@ pub(crate) use crate::report::fmt::{
 };
 use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
 use crate::report::table::{md_table, Align};
-use crate::result::{LatencySummary, RunResult, StepResult};
+use crate::result::{LatencySummary, RunResult, StepResult, StoreCommand};
 
-/// The label key a key-value run counts its commands under.
-const COMMAND_KEY: &str = "command";
+/// The label keys a key-value run counts its commands under: a commands file's
+/// `command`, YCSB's `op` (a suite's phase over a store).
+const COMMAND_KEYS: [&str; 2] = ["command", "op"];
 /// A command name wider than this is cut (with an ellipsis) to keep 80 columns.
 const NAME_WIDTH: usize = 12;
 /// What a cell says where the figure means nothing (a write's hit ratio).
@@ -37,11 +38,11 @@ pub fn is_store(run: &RunResult) -> bool {
 
 /// Whether the command `name` reads, as the run listed it.
 pub fn reads(run: &RunResult, name: &str) -> Option<bool> {
-    run.settings
-        .store_commands
-        .iter()
-        .find(|c| c.name == name)
-        .map(|c| c.reads)
+    listed(&run.settings.store_commands, name)
+}
+
+fn listed(commands: &[StoreCommand], name: &str) -> Option<bool> {
+    commands.iter().find(|c| c.name == name).map(|c| c.reads)
 }
 
 /// One command's row, or the totals'.
@@ -60,10 +61,19 @@ struct Row {
 /// The rows of `step`, commands in the order of the run's list (the file's order),
 /// then the totals; empty when the run is not a store's or names no commands.
 fn rows(run: &RunResult, step: &StepResult) -> Vec<Row> {
-    if !is_store(run) || run.settings.store_commands.is_empty() {
+    if !is_store(run) {
         return Vec::new();
     }
-    let kind = |name: &str| reads(run, name);
+    command_rows(&run.settings.store_commands, step)
+}
+
+/// The rows of `step`, whose requests were `commands` to a store (in their order),
+/// then the totals; empty when it names none.
+fn command_rows(commands: &[StoreCommand], step: &StepResult) -> Vec<Row> {
+    if commands.is_empty() {
+        return Vec::new();
+    }
+    let kind = |name: &str| listed(commands, name);
     let count = |statuses: &std::collections::BTreeMap<u16, u64>, code: u16| {
         statuses.get(&code).copied().unwrap_or(0)
     };
@@ -72,11 +82,11 @@ fn rows(run: &RunResult, step: &StepResult) -> Vec<Row> {
     let labels: Vec<_> = step
         .labels
         .iter()
-        .filter(|l| l.key == COMMAND_KEY)
+        .filter(|l| COMMAND_KEYS.contains(&l.key.as_str()))
         .collect();
     if labels.is_empty() {
         // One command: the step's figures are its own.
-        let [one] = run.settings.store_commands.as_slice() else {
+        let [one] = commands else {
             return Vec::new();
         };
         rows.push(Row {
@@ -88,7 +98,7 @@ fn rows(run: &RunResult, step: &StepResult) -> Vec<Row> {
             latency: answered(&step.latency),
         });
     } else {
-        for c in &run.settings.store_commands {
+        for c in commands {
             if let Some(l) = labels.iter().find(|l| l.value == c.name) {
                 rows.push(Row {
                     name: c.name.clone(),
@@ -168,6 +178,18 @@ fn table(run: &RunResult, step: &StepResult) -> Vec<Vec<String>> {
         .collect()
 }
 
+/// A suite phase's table in the terminal (`commands`: its
+/// [`crate::result::suite::PhaseResult::store_commands`]), under a heading naming
+/// the phase; empty for a phase that lists none.
+pub fn phase_text(phase: &str, commands: &[StoreCommand], step: &StepResult) -> String {
+    let rows: Vec<Vec<String>> = command_rows(commands, step)
+        .iter()
+        .map(|r| cells(r, step.elapsed_s))
+        .collect();
+    let heading = format!("Per command in {phase} (hits and misses of reads; a write's are —):");
+    text_table(rows, &heading)
+}
+
 /// `name` cut to [`NAME_WIDTH`] characters.
 fn cut(name: &str) -> String {
     if name.chars().count() <= NAME_WIDTH {
@@ -181,7 +203,13 @@ fn cut(name: &str) -> String {
 /// The terminal's table, under a heading and with a line saying what a hit is;
 /// empty for a run that is not a store's.
 pub fn text(run: &RunResult, step: &StepResult) -> String {
-    let mut rows = table(run, step);
+    let heading = "Per command (hits and misses of reads; a write's are —):";
+    text_table(table(run, step), heading)
+}
+
+/// `rows` as the terminal shows them, under `heading`, in 80 columns; empty
+/// without rows.
+fn text_table(mut rows: Vec<Vec<String>>, heading: &str) -> String {
     if rows.is_empty() {
         return String::new();
     }
@@ -211,7 +239,7 @@ pub fn text(run: &RunResult, step: &StepResult) -> String {
         }
         o + "\n"
     };
-    let mut o = String::from("Per command (hits and misses of reads; a write's are —):\n");
+    let mut o = format!("{heading}\n");
     o.push_str(&line(&HEADERS));
     for r in &rows {
         let cells: Vec<&str> = r.iter().map(String::as_str).collect();
@@ -233,7 +261,20 @@ pub fn markdown(run: &RunResult, step: &StepResult) -> String {
 
 /// The same table in HTML; empty for a run that is not a store's.
 pub fn html(run: &RunResult, step: &StepResult) -> String {
-    let rows = table(run, step);
+    html_table(table(run, step))
+}
+
+/// A suite phase's table in HTML ([`phase_text`]'s rows); empty for a phase that
+/// lists no commands.
+pub fn phase_html(commands: &[StoreCommand], step: &StepResult) -> String {
+    let rows = command_rows(commands, step)
+        .iter()
+        .map(|r| cells(r, step.elapsed_s))
+        .collect();
+    html_table(rows)
+}
+
+fn html_table(rows: Vec<Vec<String>>) -> String {
     if rows.is_empty() {
         return String::new();
     }
@@ -340,7 +381,7 @@ pub(crate) mod tests {
     fn label(name: &str, statuses: &[(u16, u64)], lat: LatencySummary) -> LabelResult {
         let responses = statuses.iter().map(|(_, n)| n).sum();
         LabelResult {
-            key: COMMAND_KEY.into(),
+            key: COMMAND_KEYS[0].into(),
             value: name.into(),
             total_requests: responses,
             responses,
@@ -416,8 +457,8 @@ pub(crate) mod tests {
         let r = run_summary_of(&store_run());
         snapshot("store-summary.txt", &r);
         let table = text(&store_run(), &store_run().steps[0]);
-        // The table, and every line of the summary but ab's own "across all" line.
-        for line in r.lines().filter(|l| !l.contains("across all concurrent")) {
+        // The table, and every line of the summary.
+        for line in r.lines() {
             assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
         }
         let rows: Vec<&str> = table.lines().collect();
@@ -436,6 +477,47 @@ pub(crate) mod tests {
             "{table}"
         );
         assert!(!r.contains("a value read, a write done"), "{r}");
+    }
+
+    /// A suite's YCSB phase over a store printed no table per command: its requests
+    /// are counted under `op=` labels. Workload F's read-modify-write, a read and a
+    /// write under one label, is listed by no kind and reads "—".
+    #[test]
+    fn a_ycsb_phase_s_op_labels_make_its_table_at_80_columns() {
+        let mut step = store_run().steps[0].clone();
+        step.labels = vec![
+            label(
+                "read",
+                &[(250, 40_000), (254, 10_000)],
+                latency(50_000, 380.0, 350.0, 1_100.0, 2_900.0),
+            ),
+            label(
+                "read-modify-write",
+                &[(250, 58_000), (254, 2_000)],
+                latency(60_000, 470.0, 420.0, 1_400.0, 3_900.0),
+            ),
+        ];
+        for l in &mut step.labels {
+            l.key = "op".into();
+        }
+        let read = StoreCommand {
+            name: "read".into(),
+            reads: true,
+        };
+        let t = phase_text("run", &[read], &step);
+        snapshot("store-ycsb-phase.txt", &t);
+        for line in t.lines() {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
+        let rows: Vec<&str> = t.lines().collect();
+        assert!(rows[0].starts_with("Per command in run "), "{t}");
+        assert!(
+            rows[2].starts_with("read ") && rows[2].contains("80.0%"),
+            "{t}"
+        );
+        assert!(rows[3].starts_with("read-modify…") && rows[3].matches('—').count() == 3);
+        // No phase lists nothing: no table.
+        assert_eq!(phase_text("load", &[], &step), "");
     }
 
     fn run_summary_of(r: &RunResult) -> String {

@@ -93,3 +93,43 @@ fn a_lua_script_of_ones_own_points_to_hakarus_sql_scripts() {
     assert!(e.contains("not a Lua script"), "{e}");
     assert!(e.contains("hakaru run postgres://"), "{e}");
 }
+
+/// `hakaru sysbench run` was built through a placeholder script (`SELECT 1;`) and its
+/// workload swapped afterwards: the run's options now carry the test itself.
+#[test]
+fn a_sysbench_run_is_built_with_its_test_never_a_placeholder_script() {
+    use crate::spec::{Load, RequestOptions, RunOptions, SessionOptions};
+    use crate::workload::kv::RunWorkload;
+    let p = parse(&args(
+        "oltp_read_only --db-driver=mysql --mysql-host=127.0.0.1 --mysql-port=3307 \
+         --mysql-password=hunter2 --threads=3 --events=10 run",
+    ))
+    .unwrap();
+    let options = RunOptions {
+        request: RequestOptions {
+            sysbench: Some(SysbenchLoad::of(&p).unwrap()),
+            ..RequestOptions::default()
+        },
+        session: SessionOptions::default(),
+        load: Load::Step {
+            clients: 3,
+            duration: None,
+            requests: Some(10),
+            rate: None,
+        },
+        interval: std::time::Duration::ZERO,
+        output_path: None,
+        command_line: Vec::new(),
+    };
+    let ready = options.build().unwrap();
+    let RunWorkload::Sysbench(w) = ready.workload.as_ref() else {
+        panic!("not the sysbench workload");
+    };
+    assert_eq!(w.options().test.name(), "oltp_read_only");
+    let settings = &ready.run.settings;
+    assert_eq!(settings.patterns_source, "sysbench oltp_read_only");
+    assert_eq!(settings.n_patterns, 1);
+    let infos = crate::engine::Workload::request_infos(ready.workload.as_ref());
+    assert_eq!(infos[0].url, "oltp_read_only");
+    assert!(!format!("{:?}", options.request).contains("hunter2"));
+}

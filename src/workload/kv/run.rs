@@ -1,15 +1,17 @@
-//! What `run` and `ramp` drive: the plan's HTTP requests or a key-value store's
-//! commands, one type for the runner, `--find-max` and `suite` alike. The engine is
+//! What `run` and `ramp` drive: the plan's HTTP requests, a key-value store's
+//! commands, a SQL database's scripts or a sysbench test, one type for the runner,
+//! `--find-max`, `suite` and `hakaru sysbench` alike. The engine is
 //! generic over the workload; the one branch per request here costs nothing that
 //! can be measured beside a socket's round trip.
 
 use std::sync::Arc;
 
 use super::{KvSource, KvWorkload};
-use crate::engine::{Request, RequestSource, StatusOnly, Turn, Workload};
+use crate::engine::{Answer, Request, RequestSource, ResponseCheck, StatusOnly, Turn, Workload};
 use crate::http::Target;
 use crate::result::{RequestInfo, StoreCommand};
-use crate::stats::Labels;
+use crate::stats::{ItemCounts, Labels};
+use crate::workload::sysbench::{SysbenchCheck, SysbenchSource, SysbenchWorkload};
 use crate::workload::{PlanSource, PlanWorkload};
 
 /// The workload of `run` and `ramp`.
@@ -19,6 +21,8 @@ pub enum RunWorkload {
     Kv(Box<KvWorkload>),
     /// A PostgreSQL run: each request one transaction.
     Sql(Box<crate::workload::sql::SqlWorkload>),
+    /// `hakaru sysbench run`: each request one event of the test.
+    Sysbench(Box<SysbenchWorkload>),
 }
 
 impl RunWorkload {
@@ -26,7 +30,7 @@ impl RunWorkload {
     pub fn plan(&self) -> Option<&PlanWorkload> {
         match self {
             RunWorkload::Plan(p) => Some(p),
-            RunWorkload::Kv(_) | RunWorkload::Sql(_) => None,
+            RunWorkload::Kv(_) | RunWorkload::Sql(_) | RunWorkload::Sysbench(_) => None,
         }
     }
 
@@ -41,8 +45,8 @@ impl RunWorkload {
     /// The key-value workload, when it is one.
     pub fn kv(&self) -> Option<&KvWorkload> {
         match self {
-            RunWorkload::Plan(_) | RunWorkload::Sql(_) => None,
             RunWorkload::Kv(w) => Some(&**w),
+            _ => None,
         }
     }
 }
@@ -51,6 +55,7 @@ pub enum RunSource {
     Plan(PlanSource),
     Kv(KvSource),
     Sql(crate::workload::sql::SqlSource),
+    Sysbench(SysbenchSource),
 }
 
 impl RequestSource for RunSource {
@@ -60,6 +65,7 @@ impl RequestSource for RunSource {
             RunSource::Plan(s) => s.next(turn),
             RunSource::Kv(s) => s.next(turn),
             RunSource::Sql(s) => s.next(turn),
+            RunSource::Sysbench(s) => s.next(turn),
         }
     }
 
@@ -67,6 +73,7 @@ impl RequestSource for RunSource {
     fn session(&mut self) -> Option<&mut dyn crate::sql::interp::Conversation> {
         match self {
             RunSource::Sql(s) => s.session(),
+            RunSource::Sysbench(s) => s.session(),
             _ => None,
         }
     }
@@ -79,8 +86,22 @@ impl RequestSource for RunSource {
     }
 }
 
-/// Both answer by status alone.
-pub type RunCheck = StatusOnly;
+/// Every workload but sysbench answers by status alone; sysbench's check hands the
+/// event's queries by class to the step's operations.
+pub enum RunCheck {
+    Status(StatusOnly),
+    Sysbench(SysbenchCheck),
+}
+
+impl ResponseCheck for RunCheck {
+    #[inline]
+    fn check(&mut self, answer: &Answer<'_>, items: &mut ItemCounts) {
+        match self {
+            RunCheck::Status(_) => {}
+            RunCheck::Sysbench(c) => c.check(answer, items),
+        }
+    }
+}
 
 impl Workload for RunWorkload {
     type Source = RunSource;
@@ -91,6 +112,7 @@ impl Workload for RunWorkload {
             RunWorkload::Plan(w) => w.targets(),
             RunWorkload::Kv(w) => w.targets(),
             RunWorkload::Sql(w) => w.targets(),
+            RunWorkload::Sysbench(w) => w.targets(),
         }
     }
 
@@ -99,6 +121,7 @@ impl Workload for RunWorkload {
             RunWorkload::Plan(w) => w.request_infos(),
             RunWorkload::Kv(w) => w.request_infos(),
             RunWorkload::Sql(w) => w.request_infos(),
+            RunWorkload::Sysbench(w) => w.request_infos(),
         }
     }
 
@@ -107,6 +130,7 @@ impl Workload for RunWorkload {
             RunWorkload::Plan(w) => w.request_info(info),
             RunWorkload::Kv(w) => w.request_info(info),
             RunWorkload::Sql(w) => w.request_info(info),
+            RunWorkload::Sysbench(w) => w.request_info(info),
         }
     }
 
@@ -115,14 +139,20 @@ impl Workload for RunWorkload {
             RunWorkload::Plan(w) => w.labels(),
             RunWorkload::Kv(w) => w.labels(),
             RunWorkload::Sql(w) => w.labels(),
+            RunWorkload::Sysbench(w) => w.labels(),
         }
     }
 
     fn client(&self, id: crate::engine::ClientId) -> (RunSource, RunCheck) {
+        let status = RunCheck::Status(StatusOnly);
         match self {
-            RunWorkload::Plan(w) => (RunSource::Plan(w.client(id).0), StatusOnly),
-            RunWorkload::Kv(w) => (RunSource::Kv(w.client(id).0), StatusOnly),
-            RunWorkload::Sql(w) => (RunSource::Sql(w.client(id).0), StatusOnly),
+            RunWorkload::Plan(w) => (RunSource::Plan(w.client(id).0), status),
+            RunWorkload::Kv(w) => (RunSource::Kv(w.client(id).0), status),
+            RunWorkload::Sql(w) => (RunSource::Sql(w.client(id).0), status),
+            RunWorkload::Sysbench(w) => {
+                let (source, check) = w.client(id);
+                (RunSource::Sysbench(source), RunCheck::Sysbench(check))
+            }
         }
     }
 }

@@ -297,6 +297,29 @@ pub(crate) fn op_labels(core: Core) -> (Arc<Labels>, [u16; OPS.len()]) {
     (Arc::new(set.finish("the operations")), label_of)
 }
 
+/// The operations of `core` over a key-value store as its table per command lists
+/// them ([`crate::result::suite::PhaseResult::store_commands`]), busiest first: a read
+/// and a scan read, an update and an insert (the load's too) write. A
+/// read-modify-write is left out: its read's hits and misses and its write's replies
+/// are counted under one label, so its hits cannot be told.
+pub fn store_commands(core: Core) -> Vec<crate::result::StoreCommand> {
+    let p = core.proportions();
+    let mut ops = [
+        (OPS[0], p.read, true),
+        (OPS[1], p.update, false),
+        (OPS[2], p.insert, false),
+        (OPS[3], p.scan, true),
+    ];
+    ops.sort_by_key(|(_, share, _)| std::cmp::Reverse(*share));
+    ops.iter()
+        .filter(|(_, share, _)| *share > 0)
+        .map(|(name, _, reads)| crate::result::StoreCommand {
+            name: (*name).into(),
+            reads: *reads,
+        })
+        .collect()
+}
+
 /// The workload: YCSB's operations against one database.
 pub struct YcsbWorkload {
     shared: Arc<Shared>,

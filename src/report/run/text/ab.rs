@@ -11,7 +11,8 @@ use std::io::{self, Write};
 
 use hdrhistogram::Histogram;
 
-use super::summary::{at_percent, field, per_request};
+use super::profile::wrap;
+use super::summary::{at_percent, field, field_more, per_request};
 use crate::report::fmt::fmt_latency;
 use crate::result::{decode_histogram, RunResult, StepResult};
 use crate::stats::ErrorKind;
@@ -307,47 +308,51 @@ fn extras(
     facts: &AbFacts,
     total: Option<&Histogram<u64>>,
 ) {
-    field(
-        out,
-        "Keep-alive",
-        if run.settings.keep_alive {
-            "on (-k)"
-        } else {
-            "off (ab's default: one connection per request; -k keeps them alive)"
-        },
-    );
+    if run.settings.keep_alive {
+        field(out, "Keep-alive", "on (-k)");
+    } else {
+        field(
+            out,
+            "Keep-alive",
+            "off (ab's default: one connection per request;",
+        );
+        field_more(out, "-k keeps them alive)");
+    }
     let mut conns = format!("{}", step.connections_opened);
+    // -k asked for keep-alive and the server closed every connection anyway (Groonga's
+    // own HTTP server): ab's "Keep-Alive requests: 0" says so only to those who know
+    // to look.
+    let missing = crate::analysis::step::keep_alive_missing(&run.settings, step);
     if step.total_requests > 0 {
         let _ = write!(
             conns,
-            " ({}{})",
+            " ({}{}",
             per_request(step.connections_opened as f64 / step.total_requests as f64),
-            // -k asked for keep-alive and the server closed every connection anyway
-            // (Groonga's own HTTP server): ab's "Keep-Alive requests: 0" says so
-            // only to those who know to look.
-            if crate::analysis::step::keep_alive_missing(&run.settings, step) {
-                " — keep-alive did not happen: the server closed every connection"
+            if missing {
+                " — keep-alive did not happen:"
             } else {
-                ""
+                ")"
             }
         );
     }
     field(out, "Connections opened", conns);
+    if missing && step.total_requests > 0 {
+        field_more(out, "the server closed every connection)");
+    }
     if let Some(h) = total {
         let p = |pct: f64| fmt_latency(at_percent(h, pct) / 1e3);
         field(
             out,
             "Response time",
             format!(
-                "mean {}, p50 {}, p90 {}, p99 {}, p99.9 {}, max {}",
+                "mean {}, p50 {}, p90 {}, p99 {},",
                 fmt_latency(h.mean() / 1e6),
                 p(50.0),
                 p(90.0),
                 p(99.0),
-                p(99.9),
-                p(100.0)
             ),
         );
+        field_more(out, &format!("p99.9 {}, max {}", p(99.9), p(100.0)));
     }
     if step.errors.is_empty() {
         field(out, "Errors by kind", "none");
@@ -357,7 +362,7 @@ fn extras(
             .iter()
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
-        field(out, "Errors by kind", kinds.join(", "));
+        field(out, "Errors by kind", wrap(&kinds.join(", ")));
     }
     if step.unfinished > 0 {
         field(
@@ -382,37 +387,64 @@ fn extras(
     );
     out.push_str("Notes:\n");
     if facts.server_software.is_some() {
-        out.push_str(
-            "  Server Software and Document Length come from one uncounted request sent before the load.\n",
+        note(
+            out,
+            "Server Software and Document Length come from one uncounted request sent \
+             before the load.",
         );
     }
     if facts.document_length.is_none() && !facts.variable_length {
-        out.push_str(
-            "  Document Length and HTML transferred are unknown: the server was not asked before\n  \
-             the load (see Server Software), and hakaru counts bytes on the wire, not bodies.\n",
+        note(
+            out,
+            "Document Length and HTML transferred are unknown: the server was not asked \
+             before the load (see Server Software), and hakaru counts bytes on the wire, \
+             not bodies.",
         );
     }
     if facts.document_length.is_some() && !facts.variable_length {
-        out.push_str(
-            "  HTML transferred is Document Length × responses: hakaru counts bytes on the wire, not bodies.\n",
+        note(
+            out,
+            "HTML transferred is Document Length × responses: hakaru counts bytes on the \
+             wire, not bodies.",
         );
     }
-    out.push_str(
-        "  Time per request (mean) is ab's arithmetic (concurrency × time taken ÷ requests), not a measurement.\n",
+    note(
+        out,
+        "Time per request (mean) is ab's arithmetic (concurrency × time taken ÷ \
+         requests), not a measurement.",
     );
-    out.push_str(
-        "  Connection Times: Total is each response's time from the histogram; Connect is the connect\n  \
-         histogram with 0 ms for requests on a reused connection, as ab counts them; Processing is\n  \
-         each request's write to its response's last byte (Total − Connect), Waiting its write to\n  \
-         the response's head (time to first byte). ±sd is over all responses.\n",
+    note(
+        out,
+        "Connection Times: Total is each response's time from the histogram; Connect is \
+         the connect histogram with 0 ms for requests on a reused connection, as ab \
+         counts them; Processing is each request's write to its response's last byte \
+         (Total − Connect), Waiting its write to the response's head (time to first \
+         byte). ±sd is over all responses.",
     );
     if step.error_total() > 0 {
-        out.push_str(
-            "  Failed requests: Connect = connect + tls, Receive = reset + io + malformed + truncated\n  \
-             (a body shorter than promised), Exceptions = timeout + client_limit; a different\n  \
-             length is never a failure.\n",
+        note(
+            out,
+            "Failed requests: Connect = connect + tls, Receive = reset + io + malformed + \
+             truncated (a body shorter than promised), Exceptions = timeout + \
+             client_limit; a different length is never a failure.",
         );
     }
+}
+
+/// One note, indented two spaces and broken between words within 80 columns.
+fn note(out: &mut String, text: &str) {
+    let mut line = String::from(" ");
+    for word in text.split(' ') {
+        if line.chars().count() + 1 + word.chars().count() > 80 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
 }
 
 /// ab's `-e` file: "Percentage served,Time in ms", then 0 to 100 % (0 % the shortest,
@@ -615,6 +647,30 @@ mod tests {
         snapshot("ab-summary.txt", &ab_summary(&r, &step, &facts));
     }
 
+    /// hakaru's additions under ab's layout ran to 103 columns (the response time,
+    /// the notes) and the run summary's "across all concurrent requests" line to 114:
+    /// every line of the report fits 80 columns, ab's own "Time per request" lines
+    /// worded as ab prints them even at a day-long run's figures.
+    #[test]
+    fn the_ab_report_fits_80_columns_in_ab_s_words() {
+        let (r, mut step, facts) = fixed();
+        let text = ab_summary(&r, &step, &facts);
+        assert!(text.contains(
+            "Time per request:       2.500 [ms] (mean, across all concurrent requests)\n"
+        ));
+        step.elapsed_s = 86_400.0;
+        step.total_requests = 1;
+        step.responses = 1;
+        for text in [text, ab_summary(&r, &step, &facts)] {
+            for line in text.lines() {
+                assert!(
+                    line.chars().count() <= 80,
+                    "over 80 columns: {line:?}\n{text}"
+                );
+            }
+        }
+    }
+
     /// Bug: `-k` against Groonga's own HTTP server opened a connection per request
     /// and nothing beside ab's "Keep-Alive requests: 0" said so.
     #[test]
@@ -623,9 +679,15 @@ mod tests {
         r.settings.keep_alive = true;
         let text = ab_summary(&r, &step, &facts);
         assert!(
-            text.contains("keep-alive did not happen: the server closed every connection"),
+            text.contains(
+                "keep-alive did not happen:\n                        \
+                 the server closed every connection)\n"
+            ),
             "{text}"
         );
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
         step.connections_opened = 10;
         let text = ab_summary(&r, &step, &facts);
         assert!(

@@ -27,7 +27,7 @@ pub(super) fn profile_fields(out: &mut String, p: &StepProfile, mean: f64, qps: 
 
 /// `text` broken at spaces into lines that fit after the label column, the later ones
 /// indented to it.
-fn wrap(text: &str) -> String {
+pub(super) fn wrap(text: &str) -> String {
     let room = WIDTH - VALUE_COLUMN;
     let mut lines: Vec<String> = vec![String::new()];
     for word in text.split(' ') {
