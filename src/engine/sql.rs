@@ -205,6 +205,13 @@ impl Conn {
             Conn::My(c) => c.bytes_in,
         }
     }
+
+    fn bytes_out(&self) -> u64 {
+        match self {
+            Conn::Pg(c) => c.bytes_out,
+            Conn::My(c) => c.bytes_out,
+        }
+    }
 }
 
 /// An empty vector of slices of another lifetime, in the same allocation (std's
@@ -434,7 +441,8 @@ async fn drive<W: Workload>(
             Err(e) => return wire_failed(w, slot, e),
         }
     }
-    let read_before = slot.conn.as_ref().expect("connected above").bytes_in();
+    let conn = slot.conn.as_ref().expect("connected above");
+    let (read_before, sent_before) = (conn.bytes_in(), conn.bytes_out());
     slot.pending = None;
     let mut tries = 1;
     let failed = loop {
@@ -462,6 +470,11 @@ async fn drive<W: Workload>(
     }
     let conn = slot.conn.as_ref().expect("connected above");
     let read = conn.bytes_in() - read_before;
+    // The run's bytes moved, as an HTTP connection counts them: the transaction's
+    // statements and answers (a login's are the connection's, not counted).
+    let m = &w.meter;
+    m.received.set(m.received.get() + read);
+    m.sent.set(m.sent.get() + conn.bytes_out() - sent_before);
     if !w.cfg.keep_alive {
         // pgbench's -C (`--no-keep-alive`): a new connection for each transaction,
         // this one ended politely so the server logs no lost client.

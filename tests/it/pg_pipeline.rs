@@ -373,6 +373,25 @@ fn run_verbose_names_a_pipelined_transaction_ok_not_250() {
     assert!(text.contains("Status:\n  ok: 100"), "{text}");
     assert!(text.contains(" SQL ok <client "), "{text}");
     assert!(!text.contains("250"), "{text}");
+    // The summary speaks of transactions and counts their bytes: it said "whole HTTP
+    // responses" and "0 bytes received, 0 bytes sent" for every SQL run.
+    assert!(text.contains("Complete transactions:  20 "), "{text}");
+    assert!(
+        !text.contains("HTTP") && !text.contains("Non-2xx"),
+        "{text}"
+    );
+    let bytes: Vec<u64> = text
+        .lines()
+        .find_map(|l| l.strip_prefix("Total transferred:"))
+        .unwrap_or_else(|| panic!("{text}"))
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    // 20 transactions of 8 statements: at least a message each way per statement.
+    assert!(
+        bytes.len() == 2 && bytes.iter().all(|&b| b > 20 * 8 * 5),
+        "{text}"
+    );
 }
 
 /// What pgbench 15 runs inside a pipeline (`\set`, `\sleep`, `\if`), hakaru runs,

@@ -111,10 +111,18 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.bytes_received, step.bytes_sent
         ),
     );
+    let sql = crate::report::fmt::all_sql(&run.targets);
     let (rate, answers) = if is_store(run) {
         ("Operations per second", "replies")
+    } else if sql {
+        ("Transactions/s", "transactions")
     } else {
         ("Requests per second", "responses")
+    };
+    let (per, each) = if sql {
+        ("Time per transaction", "transactions")
+    } else {
+        ("Time per request", "requests")
     };
     field(
         &mut out,
@@ -125,20 +133,23 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     if l.count > 0 {
         field(
             &mut out,
-            "Time per request",
+            per,
             format!("{:.3} [ms] (mean response time, measured)", ms(l.mean_s)),
         );
     }
     if step.responses > 0 {
         field(
             &mut out,
-            "Time per request",
+            per,
             format!(
-                "{:.3} [ms] (mean, across all concurrent requests)",
+                "{:.3} [ms] (mean, across all concurrent {each})",
                 ms(elapsed / step.responses as f64)
             ),
         );
-        field_more(&mut out, "(time taken / complete requests: derived)");
+        field_more(
+            &mut out,
+            &format!("(time taken / complete {each}: derived)"),
+        );
     }
     if elapsed > 0.0 {
         field(
@@ -203,25 +214,42 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
     if is_store(run) {
         return store_failures(out, run, step);
     }
-    field(
-        out,
-        "Complete requests",
-        format!("{} (whole HTTP responses, any status)", step.responses),
-    );
+    let sql = crate::report::fmt::all_sql(&run.targets);
+    if sql {
+        // A transaction is complete when every statement was answered without an
+        // error; one that failed is counted below by its SQLSTATE's or code's kind.
+        field(
+            out,
+            "Complete transactions",
+            format!("{} (every statement answered, no error)", step.responses),
+        );
+    } else {
+        field(
+            out,
+            "Complete requests",
+            format!("{} (whole HTTP responses, any status)", step.responses),
+        );
+    }
     let failed = step.error_total();
     if failed == 0 {
-        field(out, "Failed requests", 0);
+        let what = if sql {
+            "Failed transactions"
+        } else {
+            "Failed requests"
+        };
+        field(out, what, 0);
     } else {
         let kinds: Vec<String> = step
             .errors
             .iter()
             .map(|(k, n)| format!("{k} {n}"))
             .collect();
-        field(
-            out,
-            "Failed requests",
-            format!("{failed} (no response: {})", kinds.join(", ")),
-        );
+        let (what, why) = if sql {
+            ("Failed transactions", "by kind")
+        } else {
+            ("Failed requests", "no response")
+        };
+        field(out, what, format!("{failed} ({why}: {})", kinds.join(", ")));
         for (kind, message) in &step.error_samples {
             field(out, &format!("  first {kind}"), message);
         }
@@ -240,6 +268,9 @@ fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
                 ),
             );
         }
+    }
+    if sql {
+        return;
     }
     let non_2xx: Vec<(u16, u64)> = step
         .statuses
@@ -736,6 +767,41 @@ Failed operations:      5
         }
         for line in text[..to].lines() {
             assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
+    }
+
+    /// A SQL run's summary spoke of "whole HTTP responses", "Non-2xx responses" and
+    /// "Requests per second". It speaks of transactions, its failures by kind.
+    #[test]
+    fn a_sql_run_s_summary_speaks_of_transactions() {
+        let mut step = detailed_step();
+        step.responses = 1000;
+        step.statuses = [(STORE_VALUE, 1000)].into_iter().collect();
+        step.errors = [(ErrorKind::SqlSerializationFailure, 3)]
+            .into_iter()
+            .collect();
+        step.error_samples = Default::default();
+        step.elapsed_s = 2.0;
+        step.qps = 500.0;
+        let mut r = run(vec![step.clone()]);
+        r.targets = vec!["postgres://127.0.0.1:5432".to_string()];
+        let text = run_summary(&r, &step);
+        for line in [
+            "Complete transactions:  1000 (every statement answered, no error)",
+            "Failed transactions:    3 (by kind: sql_serialization_failure 3)",
+            "Transactions/s:         500.00 [#/sec] (transactions / measured wall time)",
+            "(mean, across all concurrent transactions)",
+            "(time taken / complete transactions: derived)",
+        ] {
+            assert!(text.contains(line), "{line:?} not in\n{text}");
+        }
+        for word in [
+            "HTTP",
+            "Non-2xx",
+            "Complete requests",
+            "Requests per second",
+        ] {
+            assert!(!text.contains(word), "{word} in\n{text}");
         }
     }
 
