@@ -74,9 +74,15 @@ pub(crate) fn status_section(s: &Series) -> String {
     };
     // A store's replies by name (`hit/done`), never its internal numbers.
     let store = crate::report::fmt::all_stores(&s.targets);
-    let said = |c: u16| match crate::report::fmt::status_name(c, None).filter(|_| store) {
-        Some(name) => name.to_string(),
-        None => c.to_string(),
+    // A SQL transaction's too (`ok`): the number it is counted under is the engine's.
+    let sql = crate::report::fmt::all_sql(&s.targets);
+    let said = |c: u16| {
+        let name = if sql {
+            crate::report::fmt::sql_status_name(c)
+        } else {
+            crate::report::fmt::status_name(c, None).filter(|_| store)
+        };
+        name.map_or_else(|| c.to_string(), str::to_string)
     };
     let mut o = String::from("<section><h2>Status and errors per step</h2>");
     if s.points.iter().all(|p| p.error_share == 0.0)
@@ -90,6 +96,11 @@ pub(crate) fn status_section(s: &Series) -> String {
                 o,
                 "<p>Every command of every step got a reply ({}): no timeouts, no error replies.</p>",
                 esc(&list.join(", "))
+            );
+        } else if sql {
+            o.push_str(
+                "<p>Every transaction of every step ended with every statement answered \
+                 (ok): no timeouts, no errors.</p>",
             );
         } else {
             let _ = write!(
@@ -348,5 +359,27 @@ mod tests {
         assert!(html.contains("concurrent clients"));
         let html = status_section(&with_timeouts(&[None, Some(500.0)]));
         assert_eq!(rows(&html)[0], "step|0 (no response)|200");
+    }
+
+    /// A SQL run's page named its transactions' status 250 (the number the engine
+    /// counts a store's reply under): it says ok.
+    #[test]
+    fn a_sql_run_s_status_is_ok_never_250() {
+        let mut s = with_timeouts(&[None, None]);
+        s.targets = vec!["postgres://127.0.0.1:5432".into()];
+        for p in &mut s.points {
+            p.statuses = [(crate::kv::STATUS_REPLY, 97.0), (0, 3.0)]
+                .into_iter()
+                .collect();
+        }
+        let html = status_section(&s);
+        assert_eq!(rows(&html)[0], "clients|0 (no response)|ok", "{html}");
+        for p in &mut s.points {
+            p.statuses = [(crate::kv::STATUS_REPLY, 100.0)].into_iter().collect();
+            p.error_share = 0.0;
+            p.ok_status = crate::stats::OkStatus::default();
+        }
+        let html = status_section(&s);
+        assert!(!html.contains("250"), "{html}");
     }
 }

@@ -129,7 +129,9 @@ fn pg_run_max_tries_retries_serialization_failures_and_counts_each_retry() {
     // Eight clients on one row can starve one transaction past its 100 tries (seen
     // on a quiet machine, a8c07ea included: 1 of 200 once in three runs): it is then
     // counted failed by its SQLSTATE after 99 retries, never lost nor a success.
-    let gave_up = s["errors"]["sql_serialization_failure"].as_u64().unwrap_or(0);
+    let gave_up = s["errors"]["sql_serialization_failure"]
+        .as_u64()
+        .unwrap_or(0);
     assert_eq!(ok + gave_up, 200, "{s}");
     assert!(gave_up <= 2 && retries >= 99 * gave_up, "{s}");
     assert_eq!(pg.psql("hb", "SELECT n FROM one").trim(), ok.to_string());
