@@ -228,14 +228,7 @@ pub fn run_step<W: Workload>(
     .clamp(1, n_clients);
     let n_hosts = workload.targets().len();
     let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
-    let each = match (spec.n_requests, &spec.rate) {
-        (Some(n), None) if cfg.budget_per_client => Some(n / n_clients.max(1) as u64),
-        _ => None,
-    };
-    let budget = match (spec.n_requests, &spec.rate) {
-        (Some(n), None) if each.is_none() => Some(Arc::new(AtomicU64::new(n))),
-        _ => None,
-    };
+    let (each, budget) = closed_budget(spec, cfg, n_clients);
     let started_at = sysinfo::now_rfc3339();
     let cpu0 = sysinfo::process_cpu_seconds();
     let t0 = Instant::now();
@@ -384,6 +377,20 @@ fn panic_message(p: &(dyn std::any::Any + Send)) -> String {
         .or_else(|| p.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into());
     format!("a worker failed: {what}")
+}
+
+/// A closed-model step's budget (`n_requests`): each client's share (pgbench's
+/// `-t`, [`EngineConfig::budget_per_client`]), or one count all clients draw on.
+fn closed_budget(
+    spec: &StepSpec,
+    cfg: &EngineConfig,
+    n_clients: usize,
+) -> (Option<u64>, Option<Arc<AtomicU64>>) {
+    match (spec.n_requests, &spec.rate) {
+        (Some(n), None) if cfg.budget_per_client => (Some(n / n_clients.max(1) as u64), None),
+        (Some(n), None) => (None, Some(Arc::new(AtomicU64::new(n)))),
+        _ => (None, None),
+    }
 }
 
 fn run_worker<W: Workload>(

@@ -219,17 +219,7 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                     seen.scenario = true;
                     out.extend(mounts.scenario.clone());
                 }
-                None => {
-                    for (key, path) in url_files(arg) {
-                        if !path.starts_with('/') {
-                            return Err(local_file(key, path));
-                        }
-                        pod.notes.push(format!(
-                            "the pods read the URL's {key}={path} from their image: put the file there"
-                        ));
-                    }
-                    out.push(secret_url(arg, &mut pod.secrets).unwrap_or(arg.clone()))
-                }
+                None => out.push(target_arg(arg, &mut pod.notes, &mut pod.secrets)?),
             },
         }
     }
@@ -376,6 +366,24 @@ fn watch_note(shards: u32, seen: &Seen) -> String {
         u64::from(shards) * per_pod,
         (u64::from(shards) * per_pod).saturating_sub(1)
     )
+}
+
+/// A target as the pods get it: its password in the Secret, and a SQL URL's files
+/// taken as the image's (an absolute path, noted) or refused (this machine's).
+fn target_arg(
+    arg: &str,
+    notes: &mut Vec<String>,
+    secrets: &mut Vec<(String, String)>,
+) -> Result<String, K8sError> {
+    for (key, path) in url_files(arg) {
+        if !path.starts_with('/') {
+            return Err(local_file(key, path));
+        }
+        notes.push(format!(
+            "the pods read the URL's {key}={path} from their image: put the file there"
+        ));
+    }
+    Ok(secret_url(arg, secrets).unwrap_or(arg.to_owned()))
 }
 
 /// A SQL URL's parameters that name a file the client reads (a CA, the server's RSA

@@ -111,46 +111,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
             step.bytes_received, step.bytes_sent
         ),
     );
-    let sql = crate::report::fmt::all_sql(&run.targets);
-    let (rate, answers) = if is_store(run) {
-        ("Operations per second", "replies")
-    } else if sql {
-        ("Transactions/s", "transactions")
-    } else {
-        ("Requests per second", "responses")
-    };
-    let (per, each) = if sql {
-        ("Time per transaction", "transactions")
-    } else {
-        ("Time per request", "requests")
-    };
-    field(
-        &mut out,
-        rate,
-        format!("{:.2} [#/sec] ({answers} / measured wall time)", step.qps),
-    );
-    let l = &step.latency;
-    if l.count > 0 {
-        field(
-            &mut out,
-            per,
-            format!("{:.3} [ms] (mean response time, measured)", ms(l.mean_s)),
-        );
-    }
-    if step.responses > 0 {
-        field(
-            &mut out,
-            per,
-            format!(
-                "{:.3} [ms] (mean, across all concurrent {each})",
-                ms(elapsed / step.responses as f64)
-            ),
-        );
-        field_more(
-            &mut out,
-            &format!("(time taken / complete {each}: derived)"),
-        );
-    }
+    rates(&mut out, run, step, elapsed);
     if elapsed > 0.0 {
         field(
             &mut out,
@@ -197,6 +158,48 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     }
     out.push_str(&server_side(run, step));
     out
+}
+
+/// ab's rate and time per request lines, in the run's words (operations for a
+/// store, transactions for a SQL database).
+fn rates(out: &mut String, run: &RunResult, step: &StepResult, elapsed: f64) {
+    let sql = crate::report::fmt::all_sql(&run.targets);
+    let (rate, answers) = if is_store(run) {
+        ("Operations per second", "replies")
+    } else if sql {
+        ("Transactions/s", "transactions")
+    } else {
+        ("Requests per second", "responses")
+    };
+    let (per, each) = if sql {
+        ("Time per transaction", "transactions")
+    } else {
+        ("Time per request", "requests")
+    };
+    field(
+        out,
+        rate,
+        format!("{:.2} [#/sec] ({answers} / measured wall time)", step.qps),
+    );
+    let l = &step.latency;
+    if l.count > 0 {
+        field(
+            out,
+            per,
+            format!("{:.3} [ms] (mean response time, measured)", ms(l.mean_s)),
+        );
+    }
+    if step.responses > 0 {
+        field(
+            out,
+            per,
+            format!(
+                "{:.3} [ms] (mean, across all concurrent {each})",
+                ms(elapsed / step.responses as f64)
+            ),
+        );
+        field_more(out, &format!("(time taken / complete {each}: derived)"));
+    }
 }
 
 /// The one URL a run was given, path and query with it (secrets already redacted by
