@@ -92,13 +92,38 @@ fn opt_latency(v: Option<f64>) -> String {
     v.map(fmt_latency).unwrap_or_else(|| "–".into())
 }
 
+/// What the steps table counts, and how its latency and "failed" read, in the
+/// run's words: a SQL database's transactions, a store's commands, HTTP requests.
+fn steps_words(s: &Series) -> (&'static str, &'static str) {
+    if crate::report::fmt::all_sql(&s.targets) {
+        (
+            "transactions",
+            "Latencies are from a transaction's first statement sent to its last answer. \
+             \"failed\" is the share of transactions that ended in an error.",
+        )
+    } else if crate::report::fmt::all_stores(&s.targets) {
+        (
+            "commands",
+            "Latencies are from hand-over to the socket to the reply's last byte. \
+             \"failed\" is the share of commands without a reply or with an error reply.",
+        )
+    } else {
+        (
+            "requests",
+            "Latencies are from hand-over to the socket to the last byte of the response. \
+             \"failed\" is the share of requests without a 2xx/3xx response.",
+        )
+    }
+}
+
 fn steps_table(s: &Series, sat: &Saturation) -> String {
     let pct = s.has_percentiles();
     let cpu = s.points.iter().any(|p| p.client_cpu_share.is_some());
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let conns = s.points.iter().any(|p| p.connections_opened.is_some());
     let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
-    let mut o = String::from("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>requests</th><th>qps</th><th>mean</th>");
+    let (unit, said) = steps_words(s);
+    let mut o = format!("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>{unit}</th><th>qps</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
     }
@@ -170,7 +195,10 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
         }
         o.push_str("</tr>");
     }
-    o.push_str("</tbody></table></div><p class=\"note\">Latencies are from hand-over to the socket to the last byte of the response. \"failed\" is the share of requests without a 2xx/3xx response. The highlighted row is the peak.");
+    let _ = write!(
+        o,
+        "</tbody></table></div><p class=\"note\">{said} The highlighted row is the peak."
+    );
     if lag {
         o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
     }
@@ -453,4 +481,30 @@ pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> Vec<(String, Stri
         .into_iter()
         .map(|(suffix, c)| (format!("{suffix}.svg"), chart::svg_file(&c)))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::tests::series_of;
+
+    /// A SQL run's page counted its transactions as "requests" and read "failed" as
+    /// "without a 2xx/3xx response"; a store's likewise.
+    #[test]
+    fn the_steps_table_speaks_the_run_s_words() {
+        let mut s = series_of(&[(2, 100.0, 0.001)]);
+        let html = |s: &Series| steps_table(s, &analysis::analyse(s));
+        assert!(html(&s).contains("<th>requests</th>") && html(&s).contains("2xx/3xx"));
+        s.targets = vec!["postgres://127.0.0.1:5432".into()];
+        let t = html(&s);
+        assert!(t.contains("<th>transactions</th>"), "{t}");
+        assert!(
+            t.contains("share of transactions that ended in an error"),
+            "{t}"
+        );
+        assert!(!t.contains("2xx") && !t.contains("requests"), "{t}");
+        s.targets = vec!["redis://127.0.0.1:6379".into()];
+        let t = html(&s);
+        assert!(t.contains("<th>commands</th>") && !t.contains("2xx"), "{t}");
+    }
 }
