@@ -324,12 +324,7 @@ fn local_file(flag: &str, path: String) -> K8sError {
             "-f/--file",
             "put the SQL script in the image and give its absolute path there",
         ),
-        "--probe-pid" => ("--probe-pid", "a pod sees only its own processes"),
-        // A SQL URL's file parameter (`url_files`).
-        key => (
-            url_file_key(key),
-            "put the file in the image and give its absolute path there",
-        ),
+        _ => ("--probe-pid", "a pod sees only its own processes"),
     };
     K8sError::LocalFile {
         flag,
@@ -377,7 +372,11 @@ fn target_arg(
 ) -> Result<String, K8sError> {
     for (key, path) in url_files(arg) {
         if !path.starts_with('/') {
-            return Err(local_file(key, path));
+            return Err(K8sError::LocalFile {
+                flag: key,
+                path,
+                instead: "put the file in the image and give its absolute path there",
+            });
         }
         notes.push(format!(
             "the pods read the URL's {key}={path} from their image: put the file there"
@@ -396,13 +395,6 @@ const URL_FILE_KEYS: [&str; 6] = [
     "server_public_key_path",
     "serverRSAPublicKeyFile",
 ];
-
-fn url_file_key(key: &str) -> &'static str {
-    URL_FILE_KEYS
-        .into_iter()
-        .find(|k| *k == key)
-        .unwrap_or("a URL parameter")
-}
 
 /// The files a SQL target URL names in its parameters: a pod would read them from
 /// its own file system, where this machine's relative path means nothing.
