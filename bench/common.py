@@ -259,6 +259,35 @@ def timed_run(argv, out_path, time_path, timeout):
     return rc, text, cpu, rss_kb, wall
 
 
+def user_sys(time_path):
+    """User and system CPU seconds from a GNU time file written by timed_run ("%U %S %M")."""
+    try:
+        with open(time_path) as f:
+            last = f.read().strip().splitlines()[-1].split()
+        return float(last[0]), float(last[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan"), float("nan")
+
+
+def cpu_cells(rows):
+    """Medians of [(tps, total, user, system) per run]: (tps, total, user, system) µs/txn."""
+    return tuple(median([r[i] for r in rows]) for i in range(4))
+
+
+CPU_COLUMNS = ("tps ratio | {peer} CPU µs/txn | hakaru CPU µs/txn | CPU ratio "
+               "| {peer} user µs/txn | hakaru user µs/txn | user ratio | kernel floor")
+
+
+def cpu_ratios(peer, ours):
+    """The table's ratio cells for one row, from two cpu_cells. The kernel floor is
+    hakaru's system time over the peer's whole CPU: the CPU ratio hakaru would have if
+    its user space cost nothing, since both make the same socket calls."""
+    pt, pc, pu, _ = peer
+    ht, hc, hu, hs = ours
+    return (f"{ht / pt:.2f}× | {pc:.2f} | {hc:.2f} | {hc / pc:.2f}× | {pu:.2f} | {hu:.2f} "
+            f"| {hu / pu:.2f}× | {hs / pc:.2f}×")
+
+
 def timed_split(argv, base, timeout):
     """Run argv under GNU time, output to base.out: (output, user s, system s, context switches)."""
     cmd = [gnu_time(), "-f", "%U %S %w %c", "-o", base + ".time"] + argv

@@ -7,7 +7,10 @@ threads), against one server initialised once by `pgbench -i -s SCALE`. Per run:
 transactions per second from each tool's own `tps = ...` line, and the client's
 user+sys CPU from GNU time over `number of transactions actually processed`, as µs
 per transaction. Rounds interleave the two tools (the order alternating per round);
-medians and their ratios (hakaru / pgbench) are printed as a table.
+medians and their ratios (hakaru / pgbench) are printed as a table, with the user-space
+part of the CPU apart and the kernel floor: hakaru's system time over pgbench's whole
+CPU, the ratio hakaru would have if its user space cost nothing (both make the same
+socket calls, so most of a transaction's client CPU is the kernel's, not the tool's).
 
 The server runs as Debian's `postgres` user when we are root (FIELD-NOTES.md:
 PostgreSQL refuses root), in a private directory, loopback only, fsync off; it is
@@ -123,7 +126,7 @@ def main():
     os.chdir(out)
     scripts = [("select-only", ["-S"]), ("tpcb-like", [])]
     tools = [("pgbench", [pgbench]), ("hakaru", [hakaru, "pgbench"])]
-    cells = {}  # (script, clients, tool) -> [(tps, cpu µs/txn)]
+    cells = {}  # (script, clients, tool) -> [(tps, cpu, user, sys µs/txn)]
     print(f"# {common.machine_line()}; PostgreSQL 15 on loopback, scale {scale}, "
           f"-T {duration}, {rounds} rounds{', ' + ' '.join(extra) if extra else ''}", flush=True)
     for r in range(rounds):
@@ -140,21 +143,20 @@ def main():
                     if rc != 0 or done == 0:
                         print(f"{tool} {name} -c {c}: exit {rc}\n{text[-2000:]}", file=sys.stderr)
                     per = cpu / done * 1e6 if done else float("nan")
-                    cells.setdefault((name, c, tool), []).append((tps, per))
+                    user, system = (x / done * 1e6 if done else float("nan")
+                                    for x in common.user_sys(base + ".time"))
+                    cells.setdefault((name, c, tool), []).append((tps, per, user, system))
                     print(f"round {r + 1} {name:11} -c {c:<3} {tool:8} {tps:10.1f} tps "
-                          f"{common.fmt(per, '.2f'):>7} µs CPU/txn", flush=True)
+                          f"{common.fmt(per, '.2f'):>7} µs CPU/txn, {common.fmt(user, '.2f')} user", flush=True)
     print()
-    print("| script | clients | pgbench tps | hakaru tps | tps ratio | pgbench CPU µs/txn "
-          "| hakaru CPU µs/txn | CPU ratio |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| script | clients | pgbench tps | hakaru tps | "
+          + common.CPU_COLUMNS.format(peer="pgbench") + " |")
+    print("|---" * 12 + "|")
     for name, _ in scripts:
         for c in clients:
-            p = cells[(name, c, "pgbench")]
-            h = cells[(name, c, "hakaru")]
-            pt, pc = common.median([x[0] for x in p]), common.median([x[1] for x in p])
-            ht, hc = common.median([x[0] for x in h]), common.median([x[1] for x in h])
-            print(f"| {name} | {c} | {pt:.0f} | {ht:.0f} | {ht / pt:.2f}× | {pc:.2f} | {hc:.2f} "
-                  f"| {hc / pc:.2f}× |")
+            p = common.cpu_cells(cells[(name, c, "pgbench")])
+            h = common.cpu_cells(cells[(name, c, "hakaru")])
+            print(f"| {name} | {c} | {p[0]:.0f} | {h[0]:.0f} | {common.cpu_ratios(p, h)} |")
     if os.environ.get("KEEP"):
         print(f"\nraw outputs kept in {out}")
     else:

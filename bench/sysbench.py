@@ -116,7 +116,7 @@ def main():
                               + ["prepare"], stdout=subprocess.DEVNULL)
     out = tempfile.mkdtemp(prefix="hakaru-bench-sysbench-")
     tools = [("sysbench", [peer]), ("hakaru", [hakaru, "sysbench"])]
-    cells = {}  # (db, test, threads, tool) -> [(tps, cpu µs/txn)]
+    cells = {}  # (db, test, threads, tool) -> [(tps, cpu, user, sys µs/txn)]
     print(f"# {common.machine_line()}; {' and '.join(dbs)} on loopback, {tables} tables of "
           f"{size} rows, --time={duration}, {rounds} rounds", flush=True)
     for r in range(rounds):
@@ -136,21 +136,21 @@ def main():
                             print(f"{tool} {db} {test} --threads={t}: exit {rc}\n{text[-2000:]}",
                                   file=sys.stderr)
                         per = cpu / done * 1e6 if done else float("nan")
-                        cells.setdefault((db, test, t, tool), []).append((tps, per))
+                        user, system = (x / done * 1e6 if done else float("nan")
+                                        for x in common.user_sys(base + ".time"))
+                        cells.setdefault((db, test, t, tool), []).append((tps, per, user, system))
                         print(f"round {r + 1} {db:7} {test:17} -t {t:<3} {tool:8} {tps:10.1f} tps "
-                              f"{common.fmt(per, '.2f'):>7} µs CPU/txn", flush=True)
+                              f"{common.fmt(per, '.2f'):>7} µs CPU/txn, {common.fmt(user, '.2f')} user", flush=True)
     print()
-    print("| db | test | threads | sysbench tps | hakaru tps | tps ratio | sysbench CPU µs/txn "
-          "| hakaru CPU µs/txn | CPU ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| db | test | threads | sysbench tps | hakaru tps | "
+          + common.CPU_COLUMNS.format(peer="sysbench") + " |")
+    print("|---" * 13 + "|")
     for db in dbs:
         for test in tests:
             for t in threads:
-                s, h = cells[(db, test, t, "sysbench")], cells[(db, test, t, "hakaru")]
-                st, sc = common.median([x[0] for x in s]), common.median([x[1] for x in s])
-                ht, hc = common.median([x[0] for x in h]), common.median([x[1] for x in h])
-                print(f"| {db} | {test} | {t} | {st:.0f} | {ht:.0f} | {ht / st:.2f}× | {sc:.2f} "
-                      f"| {hc:.2f} | {hc / sc:.2f}× |")
+                s = common.cpu_cells(cells[(db, test, t, "sysbench")])
+                h = common.cpu_cells(cells[(db, test, t, "hakaru")])
+                print(f"| {db} | {test} | {t} | {s[0]:.0f} | {h[0]:.0f} | {common.cpu_ratios(s, h)} |")
     if os.environ.get("KEEP"):
         print(f"\nraw outputs kept in {out}")
     else:
