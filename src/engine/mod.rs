@@ -460,7 +460,9 @@ fn run_worker<W: Workload>(
         // What ends the step early, and the worker's timers, in a task of their own:
         // the clients' future is polled at every wake-up, and should poll nothing else.
         let watched = worker.clone();
-        let mut ends = tokio::task::spawn_local(async move {
+        let end = Rc::new(clients::EndFlag::default());
+        let raise = end.clone();
+        let ends = tokio::task::spawn_local(async move {
             let deadline = async {
                 match watched.deadline {
                     Some(d) => tokio::time::sleep_until(d.into()).await,
@@ -474,11 +476,12 @@ fn run_worker<W: Workload>(
                 _ = async { timer.drive().await; std::future::pending().await } => {}
                 _ = watched.watchdog.drive() => {}
             }
+            raise.raise();
         });
         let failure = tokio::select! {
             biased;
             f = all_done => f,
-            _ = &mut ends => None,
+            _ = end.raised() => None,
         };
         ends.abort();
         (Instant::now(), failure)

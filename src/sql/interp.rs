@@ -442,7 +442,12 @@ impl Vars {
                 true
             }
             Some(v) => {
-                let _ = write!(out, "{}", v.value);
+                match v.value {
+                    Value::Int(i) => out.push_str(itoa::Buffer::new().format(i)),
+                    other => {
+                        let _ = write!(out, "{other}");
+                    }
+                }
                 true
             }
         }
