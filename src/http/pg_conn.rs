@@ -11,9 +11,10 @@
 
 use std::io;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
 use bytes::BytesMut;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
 use tokio::net::TcpStream;
 
 use crate::sql::pg::auth::{Login, LoginError, LoginStep};
@@ -203,6 +204,59 @@ impl PgConn {
         Ok(())
     }
 
+    /// A pipeline's statements sent with its Sync, reading while the socket takes no
+    /// more. They can be more than the socket buffers hold, and the server answers
+    /// as it reads: unread, its answers fill the buffers, it stops reading, and both
+    /// ends wait for ever (a timeout, where pgbench's libpq reads while it writes and
+    /// the pipeline passes). What is read waits in `rbuf` for `message`.
+    async fn flush_reading(&mut self) -> Result<(), PgConnError> {
+        let mut written = 0;
+        self.bytes_out += self.wbuf.len() as u64;
+        let sent = std::future::poll_fn(|cx| loop {
+            let wire = std::pin::Pin::new(&mut self.wire);
+            let step = if written < self.wbuf.len() {
+                match wire.poll_write(cx, &self.wbuf[written..]) {
+                    Poll::Ready(Ok(0)) => return Poll::Ready(Err(io::ErrorKind::WriteZero.into())),
+                    Poll::Ready(Ok(n)) => {
+                        written += n;
+                        continue;
+                    }
+                    other => other.map_ok(drop),
+                }
+            } else {
+                wire.poll_flush(cx)
+            };
+            match step {
+                Poll::Ready(done) => return Poll::Ready(done),
+                Poll::Pending => match self.poll_read_more(cx) {
+                    Poll::Ready(Ok(())) => continue,
+                    other => return other,
+                },
+            }
+        })
+        .await;
+        self.wbuf.clear();
+        sent.map_err(PgConnError::Io)
+    }
+
+    /// Reads what has come into `rbuf`'s end; the end of the stream is a reset.
+    fn poll_read_more(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        const CHUNK: usize = 64 * 1024;
+        let len = self.rbuf.len();
+        self.rbuf.resize(len + CHUNK, 0);
+        let mut buf = ReadBuf::new(&mut self.rbuf[len..]);
+        let read = std::pin::Pin::new(&mut self.wire).poll_read(cx, &mut buf);
+        let n = buf.filled().len();
+        self.rbuf.truncate(len + n);
+        self.bytes_in += n as u64;
+        match read {
+            Poll::Ready(Ok(())) if n == 0 => {
+                Poll::Ready(Err(io::ErrorKind::ConnectionReset.into()))
+            }
+            other => other,
+        }
+    }
+
     /// The next whole message: its tag and its body's range in `rbuf` (valid until
     /// the next call).
     async fn message(&mut self) -> Result<(u8, usize, usize), PgConnError> {
@@ -303,7 +357,7 @@ impl PgConn {
         frontend::sync(&mut self.wbuf);
         self.told = 0;
         self.pipe_failed = false;
-        if let Err(e) = self.flush().await {
+        if let Err(e) = self.flush_reading().await {
             return Err(self.said_before_closing(e).await);
         }
         Ok(())

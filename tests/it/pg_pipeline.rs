@@ -451,3 +451,34 @@ fn pgbench_15_runs_and_aborts_the_pipelines_hakaru_runs_and_refuses() {
         assert_eq!(o.status.code(), Some(2), "hakaru refuses {name}");
     }
 }
+
+/// Bug: a pipeline bigger than the socket buffers hung until its timeout. Its
+/// statements were written whole before any answer was read; the server, its
+/// answers unread, stopped reading, and both ends waited (`Timeout: 1` after 5 s,
+/// where Debian's pgbench, whose libpq reads while it writes, passes). 1,000
+/// statements of 8 KB each way, sent in extended mode (each with its text).
+#[test]
+fn a_pipeline_bigger_than_the_socket_buffers_is_answered_not_timed_out() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("pg-pipeline-big");
+    let statement = format!("SELECT repeat('x', 8000), '{}';\n", "y".repeat(8000));
+    let script = dir.write(
+        "big.sql",
+        &format!("\\startpipeline\n{}\\endpipeline\n", statement.repeat(1000)),
+    );
+    let f = script.to_str().unwrap();
+    let started = std::time::Instant::now();
+    let out = pgbench(
+        &pg,
+        &["-n", "-M", "extended", "-c", "1", "-t", "2", "-f", f],
+    );
+    let text = report(&out, "hakaru");
+    assert!(text.contains("actually processed: 2/2"), "{text}");
+    assert!(text.contains("number of failed transactions: 0"), "{text}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(5),
+        "{text}"
+    );
+}
