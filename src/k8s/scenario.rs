@@ -48,6 +48,19 @@ struct WorkloadShape {
     ycsb: Option<UrlShape>,
 }
 
+impl WorkloadShape {
+    /// The URLs it sends to: its own, its bulk writers' or its YCSB's.
+    fn urls(&self) -> impl Iterator<Item = &str> {
+        [
+            self.url.as_deref(),
+            self.bulk.as_ref().map(|b| b.url.as_str()),
+            self.ycsb.as_ref().map(|y| y.url.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+    }
+}
+
 #[derive(Debug, Deserialize)]
 struct UrlShape {
     url: String,
@@ -149,12 +162,43 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
         // A key is letters, digits, '-', '_' and '.': a TOML basic string as it is.
         text.replace_range(span, &format!("\"{k}\""));
     }
+    let mut said = url_files(&shape, &s.path)?;
+    said.extend(notes(&shape, &s.path));
     Ok(Placed {
         key,
         text,
         files,
-        notes: notes(&shape, &s.path),
+        notes: said,
     })
+}
+
+/// The files each phase's SQL URLs name (`sslrootcert`, `ssl-ca`, …), as the command
+/// line's target is checked: a relative path is this machine's and refused, with the
+/// phase named; an absolute one is taken as the image's, and noted.
+fn url_files(shape: &Shape, path: &str) -> Result<Vec<String>, K8sError> {
+    let mut notes = Vec::new();
+    for (i, p) in shape.phases.iter().enumerate() {
+        let phase = p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1));
+        for u in p.workloads.iter().flat_map(WorkloadShape::urls) {
+            for (key, file) in super::args::url_files(u) {
+                if !file.starts_with('/') {
+                    return Err(K8sError::Scenario {
+                        path: path.to_owned(),
+                        why: format!(
+                            "phase \"{phase}\": the URL's {key} {file}: the pods cannot read \
+                             this machine's files; put the file in the image and give its \
+                             absolute path there"
+                        ),
+                    });
+                }
+                notes.push(format!(
+                    "{path}: phase \"{phase}\": the pods read the URL's {key}={file} from \
+                     their image: put the file there"
+                ));
+            }
+        }
+    }
+    Ok(notes)
 }
 
 /// What a pod cannot do that the scenario asks for.
@@ -203,14 +247,8 @@ fn notes(shape: &Shape, path: &str) -> Vec<String> {
         .phases
         .iter()
         .flat_map(|p| &p.workloads)
-        .flat_map(|w| {
-            [
-                w.url.as_deref(),
-                w.bulk.as_ref().map(|b| b.url.as_str()),
-                w.ycsb.as_ref().map(|y| y.url.as_str()),
-            ]
-        });
-    for u in urls.flatten() {
+        .flat_map(WorkloadShape::urls);
+    for u in urls {
         if loopback_url(u) && !local.iter().any(|l| l.contains(u)) {
             local.push(format!("url \"{u}\""));
         }
@@ -359,5 +397,51 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
         assert!(loopback_url("http://u:p@[::1]:80/x"));
         assert!(loopback_url("http://localhost/"));
         assert!(!loopback_url("http://127.example/"));
+    }
+
+    /// `k8s render` refused a relative `sslrootcert` in the command line's target but
+    /// put a suite phase's into the ConfigMap as written, a path no pod has. Now each
+    /// phase's URLs (its own, bulk's, YCSB's) are checked the same way, the scenario
+    /// and the phase named; an absolute path is the image's, and noted.
+    #[test]
+    fn k8s_scenario_refuses_a_phase_url_naming_a_file_of_this_machine() {
+        let phases = |url: &str| {
+            format!(
+                "[[phase]]\nname = \"warm\"\nduration = 1\n[[phase.workload]]\nurl = \"http://db/\"\n\
+                 [[phase]]\nduration = 1\n[[phase.workload]]\n{url}\n"
+            )
+        };
+        for (workload, key, phase) in [
+            (
+                "url = \"postgres://u@db/b?sslmode=verify-full&sslrootcert=certs/ca.pem\"\nscript = \"/tx.sql\"",
+                "sslrootcert certs/ca.pem",
+                "phase 2",
+            ),
+            (
+                "ycsb = { url = \"mysql://u@db/b?ssl-ca=ca.pem\", workload = \"a\" }",
+                "ssl-ca ca.pem",
+                "phase 2",
+            ),
+        ] {
+            let e = place(&scenario(&phases(workload), &[]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&format!("suites/s.toml: phase \"{phase}\": the URL's {key}: ")),
+                "{e}"
+            );
+            assert!(e.contains("put the file in the image"), "{e}");
+        }
+        let text = phases("url = \"mysql://u@db/b?server-public-key-path=/keys/db.pem\"");
+        let p = place(&scenario(&text, &[])).unwrap();
+        assert!(
+            p.notes.iter().any(|n| n.starts_with(
+                "suites/s.toml: phase \"phase 2\": the pods read the URL's \
+                 server-public-key-path=/keys/db.pem from their image"
+            )),
+            "{:?}",
+            p.notes
+        );
+        assert!(p.text.contains("server-public-key-path=/keys/db.pem"));
     }
 }
