@@ -44,6 +44,8 @@ struct PhaseShape {
 struct WorkloadShape {
     patterns: Option<Spanned<String>>,
     url: Option<String>,
+    /// A SQL workload's script: read in the pod, not carried in the ConfigMap.
+    script: Option<String>,
     bulk: Option<UrlShape>,
     ycsb: Option<UrlShape>,
 }
@@ -162,7 +164,7 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
         // A key is letters, digits, '-', '_' and '.': a TOML basic string as it is.
         text.replace_range(span, &format!("\"{k}\""));
     }
-    let mut said = url_files(&shape, &s.path)?;
+    let mut said = image_files(&shape, &s.path)?;
     said.extend(notes(&shape, &s.path));
     Ok(Placed {
         key,
@@ -172,30 +174,43 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
     })
 }
 
-/// The files each phase's SQL URLs name (`sslrootcert`, `ssl-ca`, …), as the command
-/// line's target is checked: a relative path is this machine's and refused, with the
+/// The files each phase reads that a ConfigMap does not carry: its SQL URLs'
+/// (`sslrootcert`, `ssl-ca`, …) and a SQL workload's `script`, checked as the command
+/// line's target and `-f` are: a relative path is this machine's and refused, with the
 /// phase named; an absolute one is taken as the image's, and noted.
-fn url_files(shape: &Shape, path: &str) -> Result<Vec<String>, K8sError> {
+fn image_files(shape: &Shape, path: &str) -> Result<Vec<String>, K8sError> {
     let mut notes = Vec::new();
     for (i, p) in shape.phases.iter().enumerate() {
         let phase = p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1));
-        for u in p.workloads.iter().flat_map(WorkloadShape::urls) {
-            for (key, file) in super::args::url_files(u) {
-                if !file.starts_with('/') {
-                    return Err(K8sError::Scenario {
-                        path: path.to_owned(),
-                        why: format!(
-                            "phase \"{phase}\": the URL's {key} {file}: the pods cannot read \
-                             this machine's files; put the file in the image and give its \
-                             absolute path there"
-                        ),
-                    });
-                }
-                notes.push(format!(
-                    "{path}: phase \"{phase}\": the pods read the URL's {key}={file} from \
-                     their image: put the file there"
+        // (as named in a refusal, as named in a note)
+        let mut files = Vec::new();
+        for w in &p.workloads {
+            for (key, file) in w.urls().flat_map(super::args::url_files) {
+                files.push((
+                    format!("the URL's {key} {file}"),
+                    format!("the URL's {key}={file}"),
+                    file,
                 ));
             }
+            if let Some(script) = &w.script {
+                let named = format!("script {script}");
+                files.push((named.clone(), named, script.clone()));
+            }
+        }
+        for (refused, noted, file) in files {
+            if !file.starts_with('/') {
+                return Err(K8sError::Scenario {
+                    path: path.to_owned(),
+                    why: format!(
+                        "phase \"{phase}\": {refused}: the pods cannot read this machine's \
+                         files; put the file in the image and give its absolute path there"
+                    ),
+                });
+            }
+            notes.push(format!(
+                "{path}: phase \"{phase}\": the pods read {noted} from their image: put the \
+                 file there"
+            ));
         }
     }
     Ok(notes)
@@ -399,10 +414,11 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
         assert!(!loopback_url("http://127.example/"));
     }
 
-    /// `k8s render` refused a relative `sslrootcert` in the command line's target but
-    /// put a suite phase's into the ConfigMap as written, a path no pod has. Now each
-    /// phase's URLs (its own, bulk's, YCSB's) are checked the same way, the scenario
-    /// and the phase named; an absolute path is the image's, and noted.
+    /// `k8s render` refused a relative `sslrootcert` in the command line's target (and
+    /// a relative `-f` script) but put a suite phase's into the ConfigMap as written, a
+    /// path no pod has. Now each phase's URLs (its own, bulk's, YCSB's) and its SQL
+    /// script are checked the same way, the scenario and the phase named; an absolute
+    /// path is the image's, and noted.
     #[test]
     fn k8s_scenario_refuses_a_phase_url_naming_a_file_of_this_machine() {
         let phases = |url: &str| {
@@ -414,12 +430,18 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
         for (workload, key, phase) in [
             (
                 "url = \"postgres://u@db/b?sslmode=verify-full&sslrootcert=certs/ca.pem\"\nscript = \"/tx.sql\"",
-                "sslrootcert certs/ca.pem",
+                "the URL's sslrootcert certs/ca.pem",
                 "phase 2",
             ),
             (
                 "ycsb = { url = \"mysql://u@db/b?ssl-ca=ca.pem\", workload = \"a\" }",
-                "ssl-ca ca.pem",
+                "the URL's ssl-ca ca.pem",
+                "phase 2",
+            ),
+            // The script too: read in the pod, as the command line's `-f` is.
+            (
+                "url = \"postgres://u@db/b\"\nscript = \"tx.sql\"",
+                "script tx.sql",
                 "phase 2",
             ),
         ] {
@@ -427,11 +449,21 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
                 .unwrap_err()
                 .to_string();
             assert!(
-                e.starts_with(&format!("suites/s.toml: phase \"{phase}\": the URL's {key}: ")),
+                e.starts_with(&format!("suites/s.toml: phase \"{phase}\": {key}: ")),
                 "{e}"
             );
             assert!(e.contains("put the file in the image"), "{e}");
         }
+        let text =
+            phases("url = \"postgres://u@db/b?sslrootcert=/etc/ca.pem\"\nscript = \"/s/tx.sql\"");
+        let p = place(&scenario(&text, &[])).unwrap();
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("the pods read script /s/tx.sql from their image")),
+            "{:?}",
+            p.notes
+        );
         let text = phases("url = \"mysql://u@db/b?server-public-key-path=/keys/db.pem\"");
         let p = place(&scenario(&text, &[])).unwrap();
         assert!(
