@@ -165,6 +165,7 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
         text.replace_range(span, &format!("\"{k}\""));
     }
     let mut said = image_files(&shape, &s.path)?;
+    said.extend(password_notes(&shape, &s.path));
     said.extend(notes(&shape, &s.path));
     Ok(Placed {
         key,
@@ -214,6 +215,27 @@ fn image_files(shape: &Shape, path: &str) -> Result<Vec<String>, K8sError> {
         }
     }
     Ok(notes)
+}
+
+/// A phase URL's password stays in the scenario's text, so in the ConfigMap, which is
+/// not a Secret (`kubectl get configmap -o yaml` shows it): said, with the phase, so it
+/// is never a surprise. The command line's passwords go into the Secret.
+fn password_notes(shape: &Shape, path: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (i, p) in shape.phases.iter().enumerate() {
+        let phase = p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1));
+        let with_password = p.workloads.iter().flat_map(WorkloadShape::urls).any(|u| {
+            url::Url::parse(u).is_ok_and(|u| u.password().is_some_and(|pw| !pw.is_empty()))
+        });
+        if with_password {
+            notes.push(format!(
+                "{path}: phase \"{phase}\": its URL's password goes into the ConfigMap as \
+                 written, readable by whoever can read ConfigMaps in the namespace (the \
+                 command line's go into the Secret); use a user whose password may be seen"
+            ));
+        }
+    }
+    notes
 }
 
 /// What a pod cannot do that the scenario asks for.
@@ -475,5 +497,22 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
             p.notes
         );
         assert!(p.text.contains("server-public-key-path=/keys/db.pem"));
+    }
+
+    /// A phase URL's password went into the ConfigMap, which anyone who may read
+    /// ConfigMaps reads, and nothing said so (the command line's goes to the Secret).
+    #[test]
+    fn k8s_scenario_says_a_phase_url_s_password_is_in_the_config_map() {
+        let text = "[[phase]]\nname = \"w\"\nduration = 1\n[[phase.workload]]\n\
+                    ycsb = { url = \"postgres://u:s3cret@db/b\", workload = \"a\" }\n";
+        let p = place(&scenario(text, &[])).unwrap();
+        let said = p.notes.join("\n");
+        assert!(
+            said.contains("phase \"w\": its URL's password goes into the ConfigMap"),
+            "{said}"
+        );
+        assert!(!said.contains("s3cret"), "{said}");
+        let text = text.replace("u:s3cret@", "u@");
+        assert!(place(&scenario(&text, &[])).unwrap().notes.is_empty());
     }
 }
