@@ -398,7 +398,7 @@ const URL_FILE_KEYS: [&str; 6] = [
 
 /// The files a SQL target URL names in its parameters: a pod would read them from
 /// its own file system, where this machine's relative path means nothing.
-fn url_files(arg: &str) -> Vec<(&'static str, String)> {
+pub(super) fn url_files(arg: &str) -> Vec<(&'static str, String)> {
     let sql = ["postgres://", "postgresql://", "mysql://", "mariadb://"];
     if !sql.iter().any(|s| arg.starts_with(s)) {
         return Vec::new();

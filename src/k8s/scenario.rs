@@ -44,8 +44,23 @@ struct PhaseShape {
 struct WorkloadShape {
     patterns: Option<Spanned<String>>,
     url: Option<String>,
+    /// A SQL workload's script: read in the pod, not carried in the ConfigMap.
+    script: Option<String>,
     bulk: Option<UrlShape>,
     ycsb: Option<UrlShape>,
+}
+
+impl WorkloadShape {
+    /// The URLs it sends to: its own, its bulk writers' or its YCSB's.
+    fn urls(&self) -> impl Iterator<Item = &str> {
+        [
+            self.url.as_deref(),
+            self.bulk.as_ref().map(|b| b.url.as_str()),
+            self.ycsb.as_ref().map(|y| y.url.as_str()),
+        ]
+        .into_iter()
+        .flatten()
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -149,12 +164,78 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
         // A key is letters, digits, '-', '_' and '.': a TOML basic string as it is.
         text.replace_range(span, &format!("\"{k}\""));
     }
+    let mut said = image_files(&shape, &s.path)?;
+    said.extend(password_notes(&shape, &s.path));
+    said.extend(notes(&shape, &s.path));
     Ok(Placed {
         key,
         text,
         files,
-        notes: notes(&shape, &s.path),
+        notes: said,
     })
+}
+
+/// The files each phase reads that a ConfigMap does not carry: its SQL URLs'
+/// (`sslrootcert`, `ssl-ca`, …) and a SQL workload's `script`, checked as the command
+/// line's target and `-f` are: a relative path is this machine's and refused, with the
+/// phase named; an absolute one is taken as the image's, and noted.
+fn image_files(shape: &Shape, path: &str) -> Result<Vec<String>, K8sError> {
+    let mut notes = Vec::new();
+    for (i, p) in shape.phases.iter().enumerate() {
+        let phase = p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1));
+        // (as named in a refusal, as named in a note)
+        let mut files = Vec::new();
+        for w in &p.workloads {
+            for (key, file) in w.urls().flat_map(super::args::url_files) {
+                files.push((
+                    format!("the URL's {key} {file}"),
+                    format!("the URL's {key}={file}"),
+                    file,
+                ));
+            }
+            if let Some(script) = &w.script {
+                let named = format!("script {script}");
+                files.push((named.clone(), named, script.clone()));
+            }
+        }
+        for (refused, noted, file) in files {
+            if !file.starts_with('/') {
+                return Err(K8sError::Scenario {
+                    path: path.to_owned(),
+                    why: format!(
+                        "phase \"{phase}\": {refused}: the pods cannot read this machine's \
+                         files; put the file in the image and give its absolute path there"
+                    ),
+                });
+            }
+            notes.push(format!(
+                "{path}: phase \"{phase}\": the pods read {noted} from their image: put the \
+                 file there"
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// A phase URL's password stays in the scenario's text, so in the ConfigMap, which is
+/// not a Secret (`kubectl get configmap -o yaml` shows it): said, with the phase, so it
+/// is never a surprise. The command line's passwords go into the Secret.
+fn password_notes(shape: &Shape, path: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    for (i, p) in shape.phases.iter().enumerate() {
+        let phase = p.name.clone().unwrap_or_else(|| format!("phase {}", i + 1));
+        let with_password = p.workloads.iter().flat_map(WorkloadShape::urls).any(|u| {
+            url::Url::parse(u).is_ok_and(|u| u.password().is_some_and(|pw| !pw.is_empty()))
+        });
+        if with_password {
+            notes.push(format!(
+                "{path}: phase \"{phase}\": its URL's password goes into the ConfigMap as \
+                 written, readable by whoever can read ConfigMaps in the namespace (the \
+                 command line's go into the Secret); use a user whose password may be seen"
+            ));
+        }
+    }
+    notes
 }
 
 /// What a pod cannot do that the scenario asks for.
@@ -203,14 +284,8 @@ fn notes(shape: &Shape, path: &str) -> Vec<String> {
         .phases
         .iter()
         .flat_map(|p| &p.workloads)
-        .flat_map(|w| {
-            [
-                w.url.as_deref(),
-                w.bulk.as_ref().map(|b| b.url.as_str()),
-                w.ycsb.as_ref().map(|y| y.url.as_str()),
-            ]
-        });
-    for u in urls.flatten() {
+        .flat_map(WorkloadShape::urls);
+    for u in urls {
         if loopback_url(u) && !local.iter().any(|l| l.contains(u)) {
             local.push(format!("url \"{u}\""));
         }
@@ -359,5 +434,85 @@ run = "kill -STOP {pid:db}; sleep 1; FOO=1 kill -CONT {pid:db}"
         assert!(loopback_url("http://u:p@[::1]:80/x"));
         assert!(loopback_url("http://localhost/"));
         assert!(!loopback_url("http://127.example/"));
+    }
+
+    /// `k8s render` refused a relative `sslrootcert` in the command line's target (and
+    /// a relative `-f` script) but put a suite phase's into the ConfigMap as written, a
+    /// path no pod has. Now each phase's URLs (its own, bulk's, YCSB's) and its SQL
+    /// script are checked the same way, the scenario and the phase named; an absolute
+    /// path is the image's, and noted.
+    #[test]
+    fn k8s_scenario_refuses_a_phase_url_naming_a_file_of_this_machine() {
+        let phases = |url: &str| {
+            format!(
+                "[[phase]]\nname = \"warm\"\nduration = 1\n[[phase.workload]]\nurl = \"http://db/\"\n\
+                 [[phase]]\nduration = 1\n[[phase.workload]]\n{url}\n"
+            )
+        };
+        for (workload, key, phase) in [
+            (
+                "url = \"postgres://u@db/b?sslmode=verify-full&sslrootcert=certs/ca.pem\"\nscript = \"/tx.sql\"",
+                "the URL's sslrootcert certs/ca.pem",
+                "phase 2",
+            ),
+            (
+                "ycsb = { url = \"mysql://u@db/b?ssl-ca=ca.pem\", workload = \"a\" }",
+                "the URL's ssl-ca ca.pem",
+                "phase 2",
+            ),
+            // The script too: read in the pod, as the command line's `-f` is.
+            (
+                "url = \"postgres://u@db/b\"\nscript = \"tx.sql\"",
+                "script tx.sql",
+                "phase 2",
+            ),
+        ] {
+            let e = place(&scenario(&phases(workload), &[]))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.starts_with(&format!("suites/s.toml: phase \"{phase}\": {key}: ")),
+                "{e}"
+            );
+            assert!(e.contains("put the file in the image"), "{e}");
+        }
+        let text =
+            phases("url = \"postgres://u@db/b?sslrootcert=/etc/ca.pem\"\nscript = \"/s/tx.sql\"");
+        let p = place(&scenario(&text, &[])).unwrap();
+        assert!(
+            p.notes
+                .iter()
+                .any(|n| n.contains("the pods read script /s/tx.sql from their image")),
+            "{:?}",
+            p.notes
+        );
+        let text = phases("url = \"mysql://u@db/b?server-public-key-path=/keys/db.pem\"");
+        let p = place(&scenario(&text, &[])).unwrap();
+        assert!(
+            p.notes.iter().any(|n| n.starts_with(
+                "suites/s.toml: phase \"phase 2\": the pods read the URL's \
+                 server-public-key-path=/keys/db.pem from their image"
+            )),
+            "{:?}",
+            p.notes
+        );
+        assert!(p.text.contains("server-public-key-path=/keys/db.pem"));
+    }
+
+    /// A phase URL's password went into the ConfigMap, which anyone who may read
+    /// ConfigMaps reads, and nothing said so (the command line's goes to the Secret).
+    #[test]
+    fn k8s_scenario_says_a_phase_url_s_password_is_in_the_config_map() {
+        let text = "[[phase]]\nname = \"w\"\nduration = 1\n[[phase.workload]]\n\
+                    ycsb = { url = \"postgres://u:s3cret@db/b\", workload = \"a\" }\n";
+        let p = place(&scenario(text, &[])).unwrap();
+        let said = p.notes.join("\n");
+        assert!(
+            said.contains("phase \"w\": its URL's password goes into the ConfigMap"),
+            "{said}"
+        );
+        assert!(!said.contains("s3cret"), "{said}");
+        let text = text.replace("u:s3cret@", "u@");
+        assert!(place(&scenario(&text, &[])).unwrap().notes.is_empty());
     }
 }

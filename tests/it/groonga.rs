@@ -1,6 +1,7 @@
 //! Real Groonga: the tutorial's whole chain (terms from a real select, patterns planned
 //! for a 50% hit rate, a ramp with the Groonga probe), and keep-alive against
-//! groonga-httpd versus the built-in server (seed 002).
+//! groonga-httpd versus the built-in server (seed 002), and the built-in server's
+//! socket race counted as the errors it causes.
 
 use crate::util::*;
 
@@ -86,12 +87,12 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
         .collect();
     let mut judged = 0;
     for (i, r) in rows.iter().enumerate() {
-        // Groonga's built-in server drops a connection unanswered now and then
-        // (FIELD-NOTES: about once per 100k requests under load; twice in 4,800 on
-        // a loaded CI machine): counted as `reset`, and only that, at most 0.1%.
+        // Groonga's built-in server now and then answers down another request's
+        // socket (see `groonga_socket_race_is_counted_as_reset_and_unsolicited`):
+        // a rare `reset` and `unsolicited`, judged from the JSON below.
         assert!(
-            col(&h, r, "200") >= 99.9,
-            "every response but a rare drop is a 200: {r:?}; errors by step: {:?}",
+            col(&h, r, "200") >= 99.0,
+            "every response but Groonga's rare misdelivery is a 200: {r:?}; errors by step: {:?}",
             why()
         );
         if requests[i] < 300.0 {
@@ -108,13 +109,119 @@ fn tutorial_chain_lands_near_the_planned_hit_rate() {
     assert!(judged > 0, "no step sent 300 requests: {requests:?}");
     let v = read_json(&dir.path("result.json"));
     for s in v["steps"].as_array().unwrap() {
-        let kinds: Vec<&String> = s["errors"]
-            .as_object()
-            .map_or(vec![], |o| o.keys().collect());
-        assert!(kinds.iter().all(|k| *k == "reset"), "{}", s["errors"]);
+        assert_only_socket_race_errors(s, 0.01);
     }
     assert_eq!(v["settings"]["planned_cache_hit_rate"], 0.5);
     assert!(v["steps"][0]["server_process"]["cpu_s"].as_f64().unwrap() > 0.0);
+}
+
+/// The errors Groonga's socket race leaves (see
+/// `groonga_socket_race_is_counted_as_reset_and_unsolicited`), and only those: a
+/// request whose socket another worker closed (`reset`), a new connection that got a
+/// stray answer before its request was written (`unsolicited`), or one left open and
+/// unread (`timeout`). Every response is a 200, every request is a response or one
+/// error, and at most `max_share` of them failed. Returns how many failed.
+fn assert_only_socket_race_errors(step: &serde_json::Value, max_share: f64) -> u64 {
+    let errors = step["errors"].as_object().cloned().unwrap_or_default();
+    assert!(
+        errors
+            .keys()
+            .all(|k| ["reset", "unsolicited", "timeout"].contains(&k.as_str())),
+        "errors other than Groonga's socket race: {}",
+        step["errors"]
+    );
+    let failed: u64 = errors.values().filter_map(|n| n.as_u64()).sum();
+    let responses = step["responses"].as_u64().unwrap();
+    let total = step["total_requests"].as_u64().unwrap();
+    assert_eq!(
+        step["statuses"]["200"].as_u64().unwrap_or(0),
+        responses,
+        "every response is a 200: {}",
+        step["statuses"]
+    );
+    assert_eq!(
+        responses + failed,
+        total,
+        "every request is a response or one error: {}",
+        step["errors"]
+    );
+    assert!(
+        failed as f64 <= max_share * total as f64,
+        "{failed} of {total} requests failed: {}",
+        step["errors"]
+    );
+    failed
+}
+
+/// Groonga's built-in server (13.0, and its master of 2026-07) gives a request's
+/// message back to the event loop before it reads from it which socket to close
+/// (`do_htreq` in src/groonga.c: `grn_msg_close(ctx, msg)`, then
+/// `grn_sock_close(msg->u.fd)`). When the loop has meanwhile reused the message for
+/// the next request, the worker closes that request's socket instead of its own: the
+/// request is dropped unanswered (`reset`), its descriptor number goes to the next
+/// connection, and the answer it was owed arrives there, before that connection's
+/// request is written (`unsolicited`) or after it, as its answer (a wrong answer no
+/// framing can tell). On a loaded machine the tutorial chain hit it about one run in
+/// five (`{"reset":1,"unsolicited":1}`); here a millisecond's sleep put into that
+/// window (LD_PRELOAD) hits it dozens of times a second, and Groonga's log says
+/// `Bad file descriptor: sendmsg`. hakaru counts the dropped request and the stray
+/// answer each as the error it is and loses no request (a stray answer that comes
+/// after the request was written passes as its answer, as with any client). Nothing
+/// is retried, as Go's net/http and curl would not: every connection was fresh, and a
+/// server that hangs up on a fresh one is the thing measured.
+#[test]
+fn groonga_socket_race_is_counted_as_reset_and_unsolicited() {
+    if !have("groonga") || !have("cc") {
+        return;
+    }
+    let dir = TempDir::new("groonga-race");
+    let shim = dir.write(
+        "race.c",
+        "#define _GNU_SOURCE\n#include <dlfcn.h>\n#include <time.h>\n\
+         int grn_msg_close(void *ctx, void *msg) {\n\
+           static int (*real)(void *, void *);\n\
+           if (!real) real = (int (*)(void *, void *))dlsym(RTLD_NEXT, \"grn_msg_close\");\n\
+           int rc = real(ctx, msg);\n\
+           struct timespec ms = {0, 1000000};\n\
+           nanosleep(&ms, 0);\n\
+           return rc;\n\
+         }\n",
+    );
+    let so = dir.path("race.so");
+    let built = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O2", "-o"])
+        .arg(&so)
+        .arg(&shim)
+        .arg("-ldl")
+        .status()
+        .unwrap();
+    assert!(built.success(), "cc could not build the shim");
+    let db = groonga_db(&dir, 600);
+    let g = groonga_http_env(&db, &[("LD_PRELOAD", so.as_os_str())]);
+    let patterns = half_hit_patterns(&dir);
+    let csv = dir.path("race.csv");
+    ok(&run(&[
+        "ramp",
+        "--start-n-clients=8",
+        "--end-n-clients=8",
+        "--step=1",
+        "--duration=1.5",
+        "--interval=0",
+        "--timeout=5s",
+        &format!("--request-patterns-file={}", patterns.display()),
+        "--default-hosts=127.0.0.1",
+        &format!("--default-port={}", g.port),
+        &format!("--output-path={}", csv.display()),
+    ]));
+    let v = read_json(&csv.with_extension("json"));
+    let failed = assert_only_socket_race_errors(&v["steps"][0], 0.2);
+    let log = std::fs::read_to_string(g.dir.path("groonga.log")).unwrap_or_default();
+    assert!(
+        failed > 0,
+        "the widened window was never hit ({} sends to a closed socket in Groonga's log): {}",
+        log.matches("Bad file descriptor").count(),
+        v["steps"][0]
+    );
 }
 
 /// 200 distinct selects, drawn uniformly: 50% hits on Groonga's 100-entry cache.
@@ -297,7 +404,9 @@ fn keep_alive_with_groonga_httpd_and_without_with_groonga() {
         json.to_str().unwrap(),
     ]));
     let v = read_json(&json);
-    assert_eq!(v["steps"][0]["statuses"]["200"], 500);
+    // Every request a 200 but for Groonga's rare socket race, each on its own connection.
+    assert_only_socket_race_errors(&v["steps"][0], 0.01);
+    assert_eq!(v["steps"][0]["total_requests"], 500);
     assert_eq!(v["steps"][0]["connections_opened"], 500);
     assert!(out.contains("keep-alive did not happen"), "{out}");
 }

@@ -636,3 +636,51 @@ fn k8s_render_refuses_a_patterns_file_suite_refuses() {
     );
     assert!(!so.contains("root:") && !se.contains("root:"), "{so}\n{se}");
 }
+
+/// `k8s render -- suite` checked the command line's SQL URL (and `-f` script) for
+/// this machine's files but not a scenario's: a phase's `sslrootcert=certs/ca.pem` and
+/// `script = "tx.sql"` went into the ConfigMap as paths no pod has. Now each is
+/// refused before any YAML, the scenario and the phase named (exit 2); an absolute
+/// path is the image's, rendered with a note.
+#[test]
+fn k8s_render_refuses_a_suite_phase_url_naming_a_file_of_this_machine() {
+    let dir = TempDir::new("k8s-suite-url-file");
+    dir.write("tx.sql", "SELECT 1;\n");
+    let text = |ca: &str, script: &str| {
+        format!(
+            "hosts = [\"db:5432\"]\n[[phase]]\nname = \"reads\"\nduration = \"1s\"\nclients = 1\n\
+             [[phase.workload]]\nurl = \"postgres://u@db/b?sslmode=verify-full&sslrootcert={ca}\"\n\
+             script = \"{script}\"\n"
+        )
+    };
+    let scenario = dir.write("sc.toml", &text("certs/ca.pem", "/scripts/tx.sql"));
+    let scenario = scenario.to_str().unwrap();
+    let out = run(&["k8s", "render", "--shards", "2", "--", "suite", scenario]);
+    let (so, se) = (stdout(&out), stderr(&out));
+    assert_eq!(out.status.code(), Some(2), "{so}\n{se}");
+    assert!(
+        se.contains(&format!(
+            "{scenario}: phase \"reads\": the URL's sslrootcert certs/ca.pem: the pods cannot \
+             read this machine's files"
+        )),
+        "{se}"
+    );
+    assert!(so.is_empty(), "{so}");
+    // The phase's script, beside the scenario here, is this machine's file too.
+    dir.write("sc.toml", &text("/etc/ssl/ca.pem", "tx.sql"));
+    let out = run(&["k8s", "render", "--shards", "2", "--", "suite", scenario]);
+    let se = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{se}");
+    assert!(
+        se.contains("phase \"reads\": script tx.sql: the pods cannot read"),
+        "{se}"
+    );
+    dir.write("sc.toml", &text("/etc/ssl/ca.pem", "/scripts/tx.sql"));
+    let out = run(&["k8s", "render", "--shards", "2", "--", "suite", scenario]);
+    let (so, se) = (ok(&out), stderr(&out));
+    assert!(so.contains("sslrootcert=/etc/ssl/ca.pem"), "{so}");
+    assert!(
+        se.contains("phase \"reads\": the pods read the URL's sslrootcert=/etc/ssl/ca.pem"),
+        "{se}"
+    );
+}

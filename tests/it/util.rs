@@ -462,9 +462,15 @@ pub fn groonga_create(db: &Path, commands: &[u8]) {
 
 /// Groonga's built-in HTTP server in the foreground on a loopback port.
 pub fn groonga_http(db: &Path) -> Server {
+    groonga_http_env(db, &[])
+}
+
+/// [`groonga_http`] with `env` set in the server's environment (`LD_PRELOAD`, …).
+pub fn groonga_http_env(db: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Server {
     let port = free_port();
     let dir = TempDir::new("groonga");
     let mut child = Command::new("groonga")
+        .envs(env.iter().copied())
         .args([
             "--protocol",
             "http",
