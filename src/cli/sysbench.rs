@@ -40,7 +40,8 @@ Options, as sysbench spells them (--name=value; a bare --flag is on):
 --sum-ranges, --order-ranges, --distinct-ranges, --index-updates,
 --non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
 --random-points, --number-of-ranges, --delta. hakaru's own: -o FILE (the result,
-CSV and JSON), --threshold EXPR (repeatable), --junit FILE.
+CSV and JSON), --threshold EXPR (repeatable), --junit FILE, --timeout=DURATION (a
+transaction's limit, counted a timeout; sysbench has none, default 60s).
 
 A Lua script of one's own is not run: write the workload in pgbench's script
 language and run it with hakaru run postgres://… -f script.sql.";
@@ -102,6 +103,7 @@ fn run_options(plan: &SysbenchPlan, seed: u64, command_line: Vec<String>) -> Res
         n_slow: 0,
         n_fast: 0,
         sysbench: Some(SysbenchLoad::of(plan)?),
+        timeout: plan.timeout,
         ..RequestOptions::default()
     };
     Ok(RunOptions {

@@ -7,6 +7,8 @@
 use std::net::ToSocketAddrs;
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use super::kv::Described;
 use super::{RequestOptions, SpecError};
 use crate::http::mysql_conn::{MyMode, MysqlTarget};
@@ -19,6 +21,13 @@ use crate::sql::pg::frontend::QueryMode;
 use crate::sql::pg::url::PgUrl;
 use crate::sql::Dialect;
 use crate::workload::sql::SqlWorkload;
+
+/// A transaction's timeout in `hakaru pgbench` and `hakaru sysbench` unless
+/// `--timeout` says otherwise. pgbench and sysbench have none: a transaction of
+/// theirs may take seconds (a batch, a lock wait) and pass, and MySQL's lock wait
+/// ends at 50 s with its own error (1205), which must come back as that, not as
+/// hakaru's timeout. Still a limit, so a run ends within its duration and this.
+pub const DROP_IN_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The SQL flags as given.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -85,6 +85,8 @@ pub struct SysbenchPlan {
     pub histogram: bool,
     /// `--rand-seed` (0: from the clock).
     pub seed: Option<u64>,
+    /// hakaru's `--timeout`: a transaction's limit (sysbench has none).
+    pub timeout: Duration,
     /// hakaru's `-o`: the result's CSV, the JSON beside it.
     pub output: Option<PathBuf>,
     pub thresholds: Vec<Threshold>,
@@ -139,7 +141,7 @@ impl Given {
 }
 
 /// Words that are hakaru's own and take their value as the next word too.
-const OWN_WITH_VALUE: [&str; 4] = ["-o", "--output", "--threshold", "--junit"];
+const OWN_WITH_VALUE: [&str; 5] = ["-o", "--output", "--threshold", "--junit", "--timeout"];
 
 /// Splits the words into options and the two positionals.
 fn split(args: &[String]) -> Result<(Given, Vec<String>), SysbenchError> {
@@ -428,6 +430,12 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     // Accepted as sysbench takes them, with nothing to change here.
     let _ = g.text("verbosity")?;
     let _ = g.text("db-debug")?;
+    let timeout = match g.text("timeout")? {
+        None => crate::spec::sql::DROP_IN_TIMEOUT,
+        Some(t) => {
+            crate::spec::parse_duration(&t).map_err(|e| bad(format!("--timeout={t}: {e}")))?
+        }
+    };
     let output = g.text("output")?.map(PathBuf::from);
     let junit = g.text("junit")?.map(PathBuf::from);
     let mut thresholds = Vec::new();
@@ -442,7 +450,7 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     }
     if let Some((n, _, _)) = g.opts.iter().find(|(_, _, used)| !*used) {
         return Err(bad(format!(
-            "--{n}: not an option of hakaru sysbench (sysbench's general, --db-driver's and the OLTP tests' options, -o, --threshold, --junit; see hakaru sysbench --help)"
+            "--{n}: not an option of hakaru sysbench (sysbench's general, --db-driver's and the OLTP tests' options, -o, --threshold, --junit, --timeout; see hakaru sysbench --help)"
         )));
     }
     Ok(SysbenchPlan {
@@ -458,6 +466,7 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
         percentile,
         histogram,
         seed: (seed > 0).then_some(seed),
+        timeout,
         output,
         thresholds,
         junit,

@@ -705,3 +705,30 @@ fn pgbench_d_takes_text_and_substitutes_it_as_pgbench_does() {
         "simple mode writes 007 as a number (7), extended sends the text"
     );
 }
+
+/// Bug: a transaction of more than 5 s failed as hakaru's `Timeout` (its `run`
+/// default) where pgbench, which has no limit, passes it: a batch or a lock wait
+/// in a ported script broke the port. The drop-in's limit is 60 s; `--timeout`
+/// (hakaru's) sets another, and what passes it is still counted a timeout.
+#[test]
+fn pgbench_passes_a_transaction_longer_than_run_s_default_timeout() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-long");
+    let long = dir.write("long.sql", "SELECT pg_sleep(5.5);\n");
+    let f = long.to_str().unwrap();
+    let out = pgbench(&pg, &["-n", "-c", "1", "-t", "1", "-f", f]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}\n{err}");
+    assert!(text.contains("actually processed: 1/1"), "{text}");
+    let out = pgbench(
+        &pg,
+        &["-n", "-c", "1", "-t", "1", "-f", f, "--timeout", "1s"],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!out.status.success(), "{text}");
+    assert!(text.contains("actually processed: 0/1"), "{text}");
+    assert!(text.contains("Timeout: 1"), "{text}");
+}

@@ -159,6 +159,11 @@ pub struct PgbenchArgs {
     #[arg(long = "log-prefix", value_name = "PREFIX")]
     pub log_prefix: Option<String>,
 
+    /// hakaru's: a transaction not ended within this is counted a timeout (pgbench
+    /// has no limit; default 60s, so a run ends within its -T and this).
+    #[arg(long = "timeout", value_parser = crate::spec::parse_duration, value_name = "DURATION")]
+    pub timeout: Option<Duration>,
+
     /// Write hakaru's result here (the CSV, and the JSON beside it), as `run -o`
     /// does; `-` prints the CSV on stdout instead of pgbench's report (then on stderr).
     #[arg(short = 'o', long = "output", value_name = "PATH")]
@@ -409,6 +414,7 @@ fn run_options(
         seed: Some(plan.seed),
         // -C: a new connection (a login) for each transaction.
         keep_alive: !a.connect,
+        timeout: a.timeout.unwrap_or(crate::spec::sql::DROP_IN_TIMEOUT),
         n_slow: 0,
         n_fast: 0,
         ..RequestOptions::default()

@@ -133,3 +133,17 @@ fn a_sysbench_run_is_built_with_its_test_never_a_placeholder_script() {
     assert_eq!(infos[0].url, "oltp_read_only");
     assert!(!format!("{:?}", options.request).contains("hunter2"));
 }
+
+/// Bug: a transaction of more than 5 s (a lock wait MySQL ends at 50 s with 1205,
+/// a big batch) was counted hakaru's timeout, where sysbench has no limit.
+#[test]
+fn a_transaction_s_limit_is_the_drop_in_s_unless_timeout_says() {
+    let p = parse(&args("oltp_point_select run")).unwrap();
+    assert_eq!(p.timeout, crate::spec::sql::DROP_IN_TIMEOUT);
+    assert!(p.timeout > Duration::from_secs(50));
+    let p = parse(&args("oltp_point_select --timeout=2s run")).unwrap();
+    assert_eq!(p.timeout, Duration::from_secs(2));
+    let p = parse(&args("oltp_point_select --timeout 1500ms run")).unwrap();
+    assert_eq!(p.timeout, Duration::from_millis(1500));
+    assert!(err("oltp_point_select --timeout=soon run").starts_with("--timeout=soon: "));
+}
