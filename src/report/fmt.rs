@@ -153,6 +153,14 @@ pub fn fmt_spread(mean: f64, sd: f64) -> String {
     format!("{mean:.digits$} ± {sd:.digits$}")
 }
 
+/// `s` with its first letter a capital: a phrase opening a sentence.
+pub fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// "1 client", "8 clients".
 pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
@@ -219,6 +227,87 @@ pub fn all_sql(targets: &[String]) -> bool {
                 .iter()
                 .any(|s| t.starts_with(s))
         })
+}
+
+/// What a run's unit of work is, from its targets, and so the words its reports
+/// count and rate it in: an HTTP request (drnbench's "qps"), a SQL transaction
+/// ("tps", as pgbench and sysbench say), a key-value store's command ("ops/s", as
+/// memtier says; the terminal's "Operations per second").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    Request,
+    Transaction,
+    Command,
+}
+
+impl Work {
+    /// The unit of a run with these targets: HTTP's unless every one is a SQL
+    /// database or every one a store.
+    pub fn of(targets: &[String]) -> Work {
+        if all_sql(targets) {
+            Work::Transaction
+        } else if all_stores(targets) {
+            Work::Command
+        } else {
+            Work::Request
+        }
+    }
+
+    /// The unit several runs share (a comparison, a ramp's rounds), HTTP's when
+    /// they differ.
+    pub fn of_all<'a>(targets: impl IntoIterator<Item = &'a [String]>) -> Work {
+        let mut each = targets.into_iter().map(Work::of);
+        let first = each.next().unwrap_or(Work::Request);
+        if each.all(|w| w == first) {
+            first
+        } else {
+            Work::Request
+        }
+    }
+
+    /// What is counted: "requests", "transactions", "commands".
+    pub fn items(self) -> &'static str {
+        match self {
+            Work::Request => "requests",
+            Work::Transaction => "transactions",
+            Work::Command => "commands",
+        }
+    }
+
+    /// One of them: "request", "transaction", "command".
+    pub fn item(self) -> &'static str {
+        let items = self.items();
+        &items[..items.len() - 1]
+    }
+
+    /// The rate's short unit beside a number: "qps", "tps", "ops/s".
+    pub fn rate(self) -> &'static str {
+        match self {
+            Work::Request => "qps",
+            Work::Transaction => "tps",
+            Work::Command => "ops/s",
+        }
+    }
+
+    /// The rate spelled out, for an axis: "queries per second", "transactions per
+    /// second", "operations per second".
+    pub fn per_second(self) -> &'static str {
+        match self {
+            Work::Request => "queries per second",
+            Work::Transaction => "transactions per second",
+            Work::Command => "operations per second",
+        }
+    }
+
+    /// What is answered, for a chart of answers: "responses", "transactions",
+    /// "replies".
+    pub fn answers(self) -> &'static str {
+        match self {
+            Work::Request => "responses",
+            Work::Transaction => "transactions",
+            Work::Command => "replies",
+        }
+    }
 }
 
 /// A SQL transaction's status by name, for `-v`'s lines: `ok` for the number a

@@ -6,14 +6,16 @@ use std::fmt::Write as _;
 
 use crate::analysis::timeline::{failures_began, latency_rise, run_seconds};
 use crate::report::chart::{esc, timeline, LineChart};
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share, Work};
 use crate::report::labels;
 use crate::result::RunResult;
 
 /// "p99 rose at 3 s (step 1): 1.20 ms before, 35.0 ms then, at 812 requests/s." and
 /// "Failures began at 5 s: 12.0% of that second's requests, at 900 requests/s."
+/// (a SQL run's transactions, a store's commands).
 pub fn sentences(run: &RunResult) -> Vec<String> {
     let seconds = run_seconds(run);
+    let items = Work::of(&run.targets).items();
     let step = |i: usize| {
         if run.steps.len() > 1 {
             format!(" (step {})", i + 1)
@@ -24,7 +26,7 @@ pub fn sentences(run: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(r) = latency_rise(&seconds) {
         out.push(format!(
-            "Latency rose at {:.0} s{}: p99 {} in the first seconds, {} then, at {} requests/s.",
+            "Latency rose at {:.0} s{}: p99 {} in the first seconds, {} then, at {} {items}/s.",
             r.at_s,
             step(r.step),
             fmt_latency(r.baseline_p99_s),
@@ -34,7 +36,7 @@ pub fn sentences(run: &RunResult) -> Vec<String> {
     }
     if let Some(f) = failures_began(&seconds) {
         out.push(format!(
-            "Failures began at {:.0} s{}: {} of that second's requests, at {} requests/s.",
+            "Failures began at {:.0} s{}: {} of that second's {items}, at {} {items}/s.",
             f.at_s,
             step(f.step),
             fmt_share(f.share * 100.0),

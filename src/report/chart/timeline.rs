@@ -18,7 +18,7 @@ use super::{latency_unit, Line, LineChart, Mark, Marker, XAxis, MARKERS, PALETTE
 use crate::analysis::timeline::{
     latency_rise, run_end, run_seconds, step_seconds, step_spans, RunSecond, MIN_PERCENTILE_SAMPLES,
 };
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::{RunResult, StepResult};
 
 /// Latency on a log axis when the drawn values span more than this factor.
@@ -192,11 +192,15 @@ pub fn timeline_throughput_chart(run: &RunResult) -> Option<LineChart> {
             Unit::Rate,
         ));
     }
+    let work = Work::of(&run.targets);
     let mut c = time_chart(
         "Throughput over time".into(),
-        "requests per second",
-        "Successful responses and failures per second over the run, beside the rate \
-         offered (open model)",
+        &format!("{} per second", work.items()),
+        &format!(
+            "Successful {} and failures per second over the run, beside the rate \
+             offered (open model)",
+            work.answers()
+        ),
         lines,
     );
     on_run_clock(&mut c, run);
@@ -385,6 +389,7 @@ pub fn compare_timeline_charts(runs: &[(&str, &RunResult)]) -> Vec<LineChart> {
         .flat_map(|(_, s)| s.iter().map(|x| x.p99_s))
         .fold(0.0, f64::max);
     let (unit, k) = latency_unit(max_s);
+    let work = Work::of_all(runs.iter().map(|(_, r)| r.targets.as_slice()));
     let per_run = |get: &dyn Fn(&RunSecond) -> f64, suffix: &str, unit: Unit| -> Vec<Line> {
         seconds
             .iter()
@@ -400,8 +405,11 @@ pub fn compare_timeline_charts(runs: &[(&str, &RunResult)]) -> Vec<LineChart> {
     let mut charts = vec![
         time_chart(
             "Throughput over time".into(),
-            "answered requests per second",
-            "Each run's successful responses per second over time",
+            &format!("answered {} per second", work.items()),
+            &format!(
+                "Each run's successful {} per second over time",
+                work.answers()
+            ),
             per_run(&|s| s.ok_rate(), "answered/s", Unit::Rate),
         ),
         time_chart(
