@@ -7,7 +7,7 @@ use hdrhistogram::Histogram;
 
 use super::{ms, server_side};
 use crate::analysis::step as step_findings;
-use crate::report::fmt::fmt_latency;
+use crate::report::fmt::{fmt_latency, Work};
 use crate::result::{decode_histogram, CoalesceUse, LatencySummary, RunResult, StepResult};
 use crate::stats::{ErrorKind, LATE_THRESHOLD};
 
@@ -39,6 +39,9 @@ fn latency_brief(l: &LatencySummary) -> String {
 /// the step's histograms and counters; derived ones say how they were derived.
 pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     let mut out = String::new();
+    // A SQL run's transactions, a store's commands, HTTP's requests.
+    let work = Work::of(&run.targets);
+    let items = work.items();
     let open = step.rate.is_some();
     let elapsed = step.elapsed_s;
 
@@ -51,12 +54,12 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         (Some(rate), Some(profile)) => field(
             &mut out,
             "Model",
-            format!("open (rate profile {profile} requests/s, {rate:.1} on average)"),
+            format!("open (rate profile {profile} {items}/s, {rate:.1} on average)"),
         ),
         (Some(rate), None) => field(
             &mut out,
             "Model",
-            format!("open ({rate:.1} requests/s target rate)"),
+            format!("open ({rate:.1} {items}/s target rate)"),
         ),
         (None, _) => field(&mut out, "Model", "closed (clients send back to back)"),
     }
@@ -124,7 +127,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     }
     connections(&mut out, run, step);
     if open {
-        open_model(&mut out, step);
+        open_model(&mut out, step, work);
     } else {
         pacer_lag(&mut out, step); // --wait
     }
@@ -148,7 +151,7 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
         out.push_str(&per_command);
         out.push('\n');
     }
-    percent_table(&mut out, step);
+    percent_table(&mut out, step, work);
     out.push('\n');
 
     client_side(&mut out, run, step);
@@ -404,10 +407,15 @@ fn client_side(out: &mut String, run: &RunResult, step: &StepResult) {
 /// Connections per request: "1.00 per request", or "1 per 1000 requests" when
 /// "0.00 per request" would say nothing.
 pub(super) fn per_request(per: f64) -> String {
+    per_item(per, Work::Request)
+}
+
+/// [`per_request`] in the run's unit: a SQL run's transactions, a store's commands.
+fn per_item(per: f64, work: Work) -> String {
     if per >= 0.01 || per == 0.0 {
-        format!("{per:.2} per request")
+        format!("{per:.2} per {}", work.item())
     } else {
-        format!("1 per {:.0} requests", 1.0 / per)
+        format!("1 per {:.0} {}", 1.0 / per, work.items())
     }
 }
 
@@ -477,9 +485,13 @@ fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     let mut text = format!("{} opened", step.connections_opened);
     if step.total_requests > 0 {
         let per = step.connections_opened as f64 / step.total_requests as f64;
-        let _ = write!(text, " ({}", per_request(per));
+        let work = Work::of(&run.targets);
+        let _ = write!(text, " ({}", per_item(per, work));
         if step_findings::keep_alive_missing(&run.settings, step) {
-            text.push_str(" — keep-alive did not happen");
+            text.push_str(match work {
+                Work::Request => " — keep-alive did not happen",
+                _ => " — connections were not kept",
+            });
         }
         text.push(')');
     }
@@ -502,7 +514,7 @@ fn connections(out: &mut String, run: &RunResult, step: &StepResult) {
     }
 }
 
-fn open_model(out: &mut String, step: &StepResult) {
+fn open_model(out: &mut String, step: &StepResult, work: Work) {
     match (step.rate, &step.profile) {
         // A profile is told by its segments: its mean hides a spike (issue 35).
         (Some(rate), Some(p)) => super::profile::profile_fields(out, p, rate, step.qps),
@@ -510,8 +522,10 @@ fn open_model(out: &mut String, step: &StepResult) {
             out,
             "Target rate",
             format!(
-                "{rate:.1} requests/s (achieved {:.1} responses/s)",
-                step.qps
+                "{rate:.1} {}/s (achieved {:.1} {}/s)",
+                work.items(),
+                step.qps,
+                work.answers()
             ),
         ),
         (None, _) => {}
@@ -571,8 +585,12 @@ fn pacer_lag(out: &mut String, step: &StepResult) {
 }
 
 /// ab's table, from the decoded histogram; the open model adds service time beside.
-fn percent_table(out: &mut String, step: &StepResult) {
-    out.push_str("Percentage of the requests served within a certain time (ms)\n");
+fn percent_table(out: &mut String, step: &StepResult, work: Work) {
+    let _ = writeln!(
+        out,
+        "Percentage of the {} served within a certain time (ms)",
+        work.items()
+    );
     let response = match step.decode_histogram() {
         Ok(h) if h.is_empty() => {
             out.push_str("  (no responses)\n");
@@ -599,7 +617,7 @@ fn percent_table(out: &mut String, step: &StepResult) {
             let _ = write!(out, " {:>10.3}", at_percent(s, pct));
         }
         if pct == 100.0 {
-            out.push_str(" (longest request)");
+            let _ = write!(out, " (longest {})", work.item());
         }
         out.push('\n');
     }
@@ -806,6 +824,44 @@ Failed operations:      5
         ] {
             assert!(!text.contains(word), "{word} in\n{text}");
         }
+    }
+
+    /// A SQL run's summary said "Connections: 2 opened (0.00 per request)" and
+    /// "Percentage of the requests served": its whole text, in a SQL user's words,
+    /// at 80 columns (the open model's lines by a second snapshot's `Model` line).
+    #[test]
+    fn a_sql_run_s_summary_snapshot_counts_connections_per_transaction() {
+        let mut step = detailed_step();
+        step.responses = 1000;
+        step.total_requests = 1003;
+        step.statuses = [(STORE_VALUE, 1000)].into_iter().collect();
+        step.errors = [(ErrorKind::SqlDeadlock, 3)].into_iter().collect();
+        step.error_samples = [(
+            ErrorKind::SqlDeadlock,
+            "40P01: deadlock detected".to_string(),
+        )]
+        .into_iter()
+        .collect();
+        step.connections_opened = 2;
+        step.elapsed_s = 2.0;
+        step.qps = 500.0;
+        let mut r = run(vec![step.clone()]);
+        r.targets = vec!["postgres://127.0.0.1:5432".to_string()];
+        let text = run_summary(&r, &step);
+        for line in text.lines() {
+            assert!(line.chars().count() <= 80, "over 80 columns: {line:?}");
+        }
+        for word in ["request", "HTTP", "keep-alive did not"] {
+            assert!(!text.contains(word), "{word} in\n{text}");
+        }
+        super::super::tests::snapshot("sql-summary.txt", &text);
+        step.rate = Some(400.0);
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Model:                  open (400.0 transactions/s target rate)\n")
+                && text.contains("400.0 transactions/s (achieved 500.0 transactions/s)"),
+            "{text}"
+        );
     }
 
     /// Issue 35: `Target:` showed `http://h:p` for a run of `http://h:p/search?q=`:
