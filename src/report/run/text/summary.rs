@@ -163,8 +163,8 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     out
 }
 
-/// ab's rate and time per request lines, in the run's words (operations for a
-/// store, transactions for a SQL database).
+/// ab's rate and time per request lines, in the run's words (operations and
+/// commands for a store, transactions for a SQL database).
 fn rates(out: &mut String, run: &RunResult, step: &StepResult, elapsed: f64) {
     let sql = crate::report::fmt::all_sql(&run.targets);
     let (rate, answers) = if is_store(run) {
@@ -176,6 +176,8 @@ fn rates(out: &mut String, run: &RunResult, step: &StepResult, elapsed: f64) {
     };
     let (per, each) = if sql {
         ("Time per transaction", "transactions")
+    } else if is_store(run) {
+        ("Time per command", "commands")
     } else {
         ("Time per request", "requests")
     };
