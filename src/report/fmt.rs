@@ -199,35 +199,12 @@ pub fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
-/// `kv::STATUS_MISS` and the two of `cas`; the report does not import `kv`, a test
-/// holds them equal).
-pub const STORE_VALUE: u16 = 250;
-pub const STORE_MISS: u16 = 254;
-/// A memcached `cas` answered `EXISTS`, and one not sent for want of a token.
-pub const STORE_EXISTS: u16 = 252;
-pub const STORE_NO_TOKEN: u16 = 253;
-
-/// Whether every target is a key-value store (`redis://`, `rediss://`,
-/// `memcached://`) of a result's `targets`: its answers are replies to operations,
-/// not HTTP responses.
-pub fn all_stores(targets: &[String]) -> bool {
-    !targets.is_empty()
-        && targets.iter().all(|t| {
-            t.starts_with("redis://") || t.starts_with("rediss://") || t.starts_with("memcached://")
-        })
-}
-
-/// Whether every target is a SQL database (`postgres://`, `postgresql://`,
-/// `mysql://`, `mariadb://`) of a result's `targets`: its answers are transactions.
-pub fn all_sql(targets: &[String]) -> bool {
-    !targets.is_empty()
-        && targets.iter().all(|t| {
-            ["postgres://", "postgresql://", "mysql://", "mariadb://"]
-                .iter()
-                .any(|s| t.starts_with(s))
-        })
-}
+// What the targets answer and the numbers their answers are counted under are
+// the result's vocabulary (the CSV names its status columns by them too).
+pub use crate::result::answers::{
+    all_sql, all_stores, sql_status_name, status_name, STORE_EXISTS, STORE_MISS, STORE_NO_TOKEN,
+    STORE_VALUE,
+};
 
 /// What a run's unit of work is, from its targets, and so the words its reports
 /// count and rate it in: an HTTP request (drnbench's "qps"), a SQL transaction
@@ -307,35 +284,6 @@ impl Work {
             Work::Transaction => "transactions",
             Work::Command => "replies",
         }
-    }
-}
-
-/// A SQL transaction's status by name, for `-v`'s lines: `ok` for the number a
-/// transaction whose every statement was answered without an error is counted
-/// under (`STORE_VALUE`: the engine counts it as a store's reply), `error` for 0.
-pub fn sql_status_name(code: u16) -> Option<&'static str> {
-    match code {
-        STORE_VALUE => Some("ok"),
-        0 => Some("error"),
-        _ => None,
-    }
-}
-
-/// A store's reply number by its name, for `-v`'s status lines and the slowest
-/// list: a read's `250` is a hit, a write's a write done (`reads`: the command's
-/// kind, `None` when the figure mixes them); `None` for a number not a store's.
-pub fn status_name(code: u16, reads: Option<bool>) -> Option<&'static str> {
-    match (code, reads) {
-        (STORE_VALUE, Some(true)) => Some("hit"),
-        (STORE_VALUE, Some(false)) => Some("done"),
-        (STORE_VALUE, None) => Some("hit/done"),
-        (STORE_MISS, Some(true)) => Some("miss"),
-        (STORE_MISS, Some(false)) => Some("not done"),
-        (STORE_MISS, None) => Some("miss/not done"),
-        (STORE_EXISTS, _) => Some("cas exists"),
-        (STORE_NO_TOKEN, _) => Some("cas not sent"),
-        (0, _) => Some("error"),
-        _ => None,
     }
 }
 
