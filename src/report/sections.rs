@@ -21,12 +21,11 @@ pub(crate) fn hosts_section(s: &Series) -> String {
     targets.dedup();
     match targets.as_slice() {
         [] => return String::new(),
-        [one] => {
-            return format!(
-                "<section><h2>Hosts</h2><p>Every request went to one host, <code>{}</code>.</p></section>",
-                esc(one)
-            )
-        }
+        [one] => return format!(
+            "<section><h2>Hosts</h2><p>Every {} went to one host, <code>{}</code>.</p></section>",
+            crate::report::fmt::Work::of(&s.targets).item(),
+            esc(one)
+        ),
         _ => {}
     }
     let mut o = String::from(

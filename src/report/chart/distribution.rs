@@ -186,7 +186,8 @@ pub fn percentile_chart(s: &Series, opts: ChartOptions) -> Option<LineChart> {
         .fold(0.0, f64::max);
     notes.push(format!(
         "Each curve stops where its step's sample count stops saying anything (1,000 \
-         requests reach 99.9%); this run's deepest reaches {}{}.",
+         {} reach 99.9%); this run's deepest reaches {}{}.",
+        Work::of(&s.targets).items(),
         if deepest > deepest.floor() {
             "past "
         } else {

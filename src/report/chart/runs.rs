@@ -165,9 +165,11 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
         if let Some(b) = analysis::analyse(s).baseline {
             notes.insert(
                 0,
-                "The dashed grey line is the mean latency at the lowest load: where the mean \
-                 rises well above it, requests wait for each other."
-                    .into(),
+                format!(
+                    "The dashed grey line is the mean latency at the lowest load: where the \
+                     mean rises well above it, {} wait for each other.",
+                    Work::of(&s.targets).items()
+                ),
             );
             refs.push(RefLine {
                 name: format!(

@@ -538,8 +538,16 @@ mod tests {
             "{http}"
         );
         s.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        s.points[0].hosts = vec![crate::result::series::HostPoint {
+            target: s.targets[0].clone(),
+            responses: 1000,
+            errors: 0,
+            mean_s: 0.01,
+        }];
         let sql = page(&s);
         for said in [
+            "transactions wait for each other",
+            "Every transaction went to one host",
             "<th>tps</th>",
             "<div class=\"v\">200.0 tps</div>",
             "Throughput peaks at 200.0 tps with 4 clients.",
