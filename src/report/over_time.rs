@@ -191,7 +191,8 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
     if !tables.is_empty() {
         let _ = write!(
             b,
-            "<section class=\"labels\"><h2>By kind of request</h2>{}</section>",
+            "<section class=\"labels\"><h2>{}</h2>{}</section>",
+            labels::heading(run),
             tables.concat()
         );
     }
@@ -210,7 +211,7 @@ pub fn markdown(run: &RunResult) -> String {
     }
     let tables = label_tables(run, labels::markdown);
     if !tables.is_empty() {
-        o.push_str("\n### By kind of request\n\n");
+        let _ = write!(o, "\n### {}\n\n", labels::heading(run));
         o.push_str(&tables.join("\n"));
     }
     o

@@ -364,7 +364,8 @@ pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
     sparse.sort_by(|a, b| a.0.total_cmp(&b.0));
     lines.extend(sparse_line(sparse, k));
     let mut c = time_chart(
-        "p99 by kind of request".into(),
+        // "p99 by kind of request", a SQL run's "by script and statement".
+        format!("p99 {}", crate::report::labels::heading(run).to_lowercase()),
         &format!("p99 response time ({unit})"),
         "The busiest labels' 99th percentile per second over the run",
         lines,
