@@ -51,7 +51,10 @@ pub fn charts(run: &RunResult) -> Vec<(&'static str, LineChart)> {
     [
         ("-over-time", timeline::timeline_throughput_chart(run)),
         ("-latency-over-time", timeline::timeline_latency_chart(run)),
-        ("-labels-over-time", timeline::label_latency_chart(run)),
+        (
+            "-labels-over-time",
+            timeline::label_latency_chart(run, labels::heading(run)),
+        ),
     ]
     .into_iter()
     .filter_map(|(suffix, c)| c.map(|c| (suffix, c)))

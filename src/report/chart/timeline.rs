@@ -324,8 +324,10 @@ pub fn timeline_latency_chart(run: &RunResult) -> Option<LineChart> {
     Some(c)
 }
 
-/// The busiest labels' p99 per second (the labels that kept a timeline), over the run.
-pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
+/// The busiest labels' p99 per second (the labels that kept a timeline), over the run,
+/// titled by `heading` (`labels::heading`: "By kind of request", a SQL run's "By
+/// script and statement").
+pub fn label_latency_chart(run: &RunResult, heading: &str) -> Option<LineChart> {
     let spans = step_spans(run);
     let mut by_label: Vec<(String, Vec<RunSecond>)> = Vec::new();
     for (i, (step, (start, _))) in run.steps.iter().zip(spans).enumerate() {
@@ -365,7 +367,7 @@ pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
     lines.extend(sparse_line(sparse, k));
     let mut c = time_chart(
         // "p99 by kind of request", a SQL run's "by script and statement".
-        format!("p99 {}", crate::report::labels::heading(run).to_lowercase()),
+        format!("p99 {}", heading.to_lowercase()),
         &format!("p99 response time ({unit})"),
         "The busiest labels' 99th percentile per second over the run",
         lines,
@@ -511,7 +513,7 @@ mod tests {
         let charts = [
             timeline_throughput_chart(&run).unwrap(),
             timeline_latency_chart(&run).unwrap(),
-            label_latency_chart(&run).unwrap(),
+            label_latency_chart(&run, "By kind of request").unwrap(),
         ];
         for c in &charts {
             let svg = render_line_chart(c);
@@ -550,7 +552,7 @@ mod tests {
 
     #[test]
     fn a_p99_of_too_few_responses_is_marked_not_drawn_on_its_curve() {
-        let c = label_latency_chart(&ramp()).unwrap();
+        let c = label_latency_chart(&ramp(), "By kind of request").unwrap();
         let load = c.lines.iter().find(|l| l.name == "group=load p99").unwrap();
         assert!(
             load.points.iter().all(|(_, y)| y.is_nan()),
