@@ -330,10 +330,7 @@ mod tests {
         let t = text(&step);
         assert!(t.starts_with("By script and statement:\n"), "{t}");
         assert!(
-            t.lines()
-                .nth(1)
-                .unwrap()
-                .contains(" count  share  per s "),
+            t.lines().nth(1).unwrap().contains(" count  share  per s "),
             "{t}"
         );
         assert!(html(&step).contains("<th>count</th><th>share</th><th>per s</th>"));

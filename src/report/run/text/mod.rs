@@ -15,6 +15,8 @@ use crate::result::{RequestList, RunResult, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
+mod connection;
+mod failures;
 pub mod pgbench;
 mod profile;
 mod ramp_end;
