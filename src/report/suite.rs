@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::chart::esc;
-use super::fmt::{clip, fmt_latency, fmt_qps, fmt_share};
+use super::fmt::{clip, fmt_latency, fmt_qps, fmt_share, Work};
 use crate::result::recovery::{P99LimitBy, Recovery};
 use crate::result::suite::{EventResult, PhaseResult};
 use crate::result::{RunResult, StepResult};
@@ -24,7 +24,17 @@ pub fn text(run: &RunResult) -> String {
     let _ = writeln!(
         o,
         "{:<16} {:>8} {:>9} {:>10} {:>9} {:>10} {:>10}",
-        "phase", "start", "length", "req/s", "failed", "p50", "p99"
+        "phase",
+        "start",
+        "length",
+        // HTTP's req/s; a SQL suite's tps, a store's ops/s.
+        match Work::of(&run.targets) {
+            Work::Request => "req/s",
+            work => work.rate(),
+        },
+        "failed",
+        "p50",
+        "p99"
     );
     for (p, s) in suite.phases.iter().zip(&run.steps) {
         let failed = s.error_total() + s.non_success();
@@ -494,6 +504,29 @@ Events:
 Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500 after): 20 more than acknowledged (written, but their answers were lost)
 "
         );
+    }
+
+    /// A SQL scenario's phases were rated in "req/s" and its timeline drew "2xx/3xx
+    /// per second" of "responses/s": they are tps, "ok per second" of
+    /// "transactions/s"; a store's ops/s and replies.
+    #[test]
+    fn a_sql_scenario_rates_its_phases_in_tps_and_draws_ok_transactions() {
+        let mut run = suite_run();
+        run.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        let t = text(&run);
+        assert!(
+            t.starts_with("phase               start    length        tps    failed"),
+            "{t}"
+        );
+        let svg = timeline_svg(&run);
+        assert!(
+            svg.contains(">transactions/s<") && svg.contains(">ok per second<"),
+            "{svg}"
+        );
+        assert!(!svg.contains("2xx") && !svg.contains("responses/s"));
+        run.targets = vec!["redis://127.0.0.1:6379".into()];
+        assert!(text(&run).starts_with("phase               start    length      ops/s"));
+        assert!(timeline_svg(&run).contains(">replies per second<"));
     }
 
     /// Issue 32: a hold cut short by the phase's end read "not recovered"; the line now

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::report::chart::esc;
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::suite::{scenario_seconds, ScenarioSecond};
 use crate::result::RunResult;
 
@@ -84,8 +84,9 @@ pub fn timeline_svg(run: &RunResult) -> String {
         .max(1.0)
         * 1.1;
     let y1 = |v: f64| top1 + PANEL - v / ymax * PANEL;
-    axis_linear(&mut o, top1, ymax, "responses/s", fmt_qps);
-    polyline(&mut o, &tp, &x, &y1, "#1f6fd1", "2xx/3xx per second");
+    let (answered, ok) = answer_words(Work::of(&run.targets));
+    axis_linear(&mut o, top1, ymax, answered, fmt_qps);
+    polyline(&mut o, &tp, &x, &y1, "#1f6fd1", ok);
     polyline(&mut o, &fail, &x, &y1, "#d43c3c", "failed per second");
     // Panel 2: p50 and p99, log scale.
     let lat: Vec<f64> = secs
@@ -138,7 +139,7 @@ pub fn timeline_svg(run: &RunResult) -> String {
     polyline(&mut o, &with(|s| s.p99_s), &x, &y2, "#e08a1e", "p99");
     time_axis(&mut o, end, &x, top2);
     event_marks(&mut o, suite, &x, top1, top2);
-    legend(&mut o, h);
+    legend(&mut o, h, ok);
     o.push_str("</svg>");
     o
 }
@@ -217,11 +218,21 @@ fn event_marks(
     }
 }
 
+/// The answers' axis and line: HTTP's "responses/s" and "2xx/3xx per second", a
+/// SQL run's transactions and "ok per second", a store's commands and replies.
+fn answer_words(work: Work) -> (&'static str, &'static str) {
+    match work {
+        Work::Request => ("responses/s", "2xx/3xx per second"),
+        Work::Transaction => ("transactions/s", "ok per second"),
+        Work::Command => ("commands/s", "replies per second"),
+    }
+}
+
 /// What each colour means, along the bottom.
-fn legend(o: &mut String, h: f64) {
+fn legend(o: &mut String, h: f64, ok: &str) {
     let mut lx = LEFT;
     for (color, name) in [
-        ("#1f6fd1", "2xx/3xx per second"),
+        ("#1f6fd1", ok),
         ("#d43c3c", "failed per second"),
         ("#2a9d5b", "p50 · recovery"),
         ("#e08a1e", "p99"),
