@@ -347,27 +347,37 @@ pub fn html(run: &RunResult) -> String {
         .as_ref()
         .filter(|_| !suite.events.is_empty())
     {
-        let _ = write!(
-            b,
-            "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of requests \
-             answered 2xx/3xx and throughput at least {} of the baseline's, their responses' \
-             p99 together at most the widest of {}× the baseline's, the baseline's + {}, the \
-             baseline's + {} standard deviations of its seconds' p99, and its slowest \
-             response; the baseline is the {} s before the event (or an earlier event's, when that \
-             one had not recovered yet). Times are exact to the second: the timeline counts \
-             requests by the second in which they ended.</p>",
-            c.hold_s,
-            fmt_share(c.success * 100.0),
-            fmt_share(c.throughput * 100.0),
-            c.p99_factor,
-            fmt_latency(c.p99_floor_s),
-            crate::analysis::recovery::P99_BAND_SD,
-            c.baseline_s
-        );
+        b.push_str(&recovered_note(c, Work::of(&run.targets)));
     }
     b.push_str("</section>");
     b.push_str(&label_tables(run, &suite.phases));
     super::page::page(&format!("{} — hakaru suite", suite.scenario), &b)
+}
+
+/// What "recovered" means on the page, in the run's words: HTTP's requests answered
+/// 2xx/3xx, a SQL run's transactions ended ok, a store's commands answered.
+fn recovered_note(c: &crate::result::recovery::Criteria, work: Work) -> String {
+    let (items, ok, answers, one) = match work {
+        Work::Request => ("requests", "answered 2xx/3xx", "responses'", "response"),
+        Work::Transaction => ("transactions", "ended ok", "transactions'", "transaction"),
+        Work::Command => ("commands", "answered with a reply", "replies'", "reply"),
+    };
+    format!(
+        "<p class=\"note\">Recovered: {} consecutive seconds with at least {} of {items} \
+         {ok} and throughput at least {} of the baseline's, their {answers} \
+         p99 together at most the widest of {}× the baseline's, the baseline's + {}, the \
+         baseline's + {} standard deviations of its seconds' p99, and its slowest \
+         {one}; the baseline is the {} s before the event (or an earlier event's, when that \
+         one had not recovered yet). Times are exact to the second: the timeline counts \
+         {items} by the second in which they ended.</p>",
+        c.hold_s,
+        fmt_share(c.success * 100.0),
+        fmt_share(c.throughput * 100.0),
+        c.p99_factor,
+        fmt_latency(c.p99_floor_s),
+        crate::analysis::recovery::P99_BAND_SD,
+        c.baseline_s
+    )
 }
 
 /// What a phase's table per command shows, above it on the page.
@@ -524,6 +534,13 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
             "{svg}"
         );
         assert!(!svg.contains("2xx") && !svg.contains("responses/s"));
+        let page = html(&run);
+        assert!(
+            page.contains("of transactions ended ok and throughput")
+                && page.contains("the timeline counts transactions by the second"),
+            "{page}"
+        );
+        assert!(!page.contains("2xx/3xx"), "{page}");
         run.targets = vec!["redis://127.0.0.1:6379".into()];
         assert!(text(&run).starts_with("phase               start    length      ops/s"));
         assert!(timeline_svg(&run).contains(">replies per second<"));
