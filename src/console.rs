@@ -295,7 +295,8 @@ impl Observer for Console {
         }
         if self.rows {
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", text::step_row(step));
+            let work = crate::report::fmt::Work::of(&run.targets);
+            let _ = writeln!(out, "{}", text::step_row(step, work));
             if text::unfinished_matters(step) && !self.explained_unfinished {
                 self.explained_unfinished = true;
                 let _ = writeln!(out, "{}", text::UNFINISHED_NOTE);

@@ -9,7 +9,7 @@ use crate::analysis::{
     RateFindings, Saturation, SetupDifference, Warning, CLIENT_CPU_LIMIT, KNEE_FACTOR, MIN_POINTS,
     PLATEAU_SHARE,
 };
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_share, Work};
 use crate::result::series::Series;
 use crate::result::RunState;
 
@@ -393,6 +393,9 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
     let Some(last) = f.steps.last() else {
         return out;
     };
+    // "requests/s" of HTTP; a SQL run's "transactions/s", a store's "commands/s".
+    let work = Work::of(&s.targets);
+    let per_s = format!("{}/s", work.items());
     // A step with a rate profile is told segment by segment: its mean rate hides any
     // spike inside it. One step: its segments alone; steps of a ramp: their own
     // reading by rate, then each profile of several segments not held.
@@ -420,7 +423,7 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
         .collect();
     match f.first_behind {
         None => out.push(format!(
-            "The server kept up with every offered rate, up to {} requests/s: the run \
+            "The server kept up with every offered rate, up to {} {per_s}: the run \
              stops before its limit; raise the rates to find it.",
             fmt_qps(f.steps.iter().map(|r| r.rate).fold(last.rate, f64::max))
         )),
@@ -428,22 +431,26 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
             let p = &s.points[b.index];
             match f.highest_held {
                 Some(h) if h.rate < b.rate => out.push(format!(
-                    "The server kept up to {} requests/s; at {} requests/s it fell behind.",
+                    "The server kept up to {} {per_s}; at {} {per_s} it fell behind.",
                     fmt_qps(h.rate),
                     fmt_qps(b.rate)
                 )),
                 _ => out.push(format!(
-                    "The server fell behind already at {} requests/s, the first rate offered.",
+                    "The server fell behind already at {} {per_s}, the first rate offered.",
                     fmt_qps(b.rate)
                 )),
             }
             out.push(format!(
-                "There it answered {} per second ({} of the rate), {} request{} left more \
+                "There it answered {} per second ({} of the rate), {} {} left more \
                  than 1 ms late and {} never started.",
                 fmt_qps(p.qps),
                 fmt_share(p.qps / b.rate * 100.0),
                 p.late,
-                if p.late == 1 { "" } else { "s" },
+                if p.late == 1 {
+                    work.item()
+                } else {
+                    work.items()
+                },
                 p.dropped
             ));
         }
@@ -452,7 +459,7 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
         let p = &s.points[h.index];
         if let Some(p99) = p.p99_s.filter(|v| v.is_finite()) {
             out.push(format!(
-                "At {} requests/s, p99 latency from the due time was {}.",
+                "At {} {per_s}, p99 latency from the due time was {}.",
                 fmt_qps(h.rate),
                 fmt_latency(p99)
             ));
@@ -462,14 +469,25 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
     out
 }
 
-pub fn sentences(sat: &Saturation) -> Vec<String> {
+/// What a ramp's steps say of where it saturates, its rates in the run's unit
+/// (`work`: qps, or a SQL run's tps, a store's ops/s).
+pub fn sentences(sat: &Saturation, work: Work) -> Vec<String> {
     let mut out = Vec::new();
     let errs = sat.max_error_share;
-    let errors_line = (errs > 0.0).then(|| {
-        format!(
+    let rate = work.rate();
+    let errors_line = (errs > 0.0).then(|| match work {
+        Work::Request => format!(
             "Up to {} of a step's requests failed or got an error status.",
             fmt_share(errs)
-        )
+        ),
+        Work::Transaction => format!(
+            "Up to {} of a step's transactions ended in an error.",
+            fmt_share(errs)
+        ),
+        Work::Command => format!(
+            "Up to {} of a step's commands got no reply or an error reply.",
+            fmt_share(errs)
+        ),
     });
     let Some(pk) = sat.peak else {
         out.push(
@@ -483,7 +501,7 @@ pub fn sentences(sat: &Saturation) -> Vec<String> {
     if sat.measured_steps == 1 {
         // A single step (`hakaru run`): state it, there is no curve to read.
         out.push(format!(
-            "Throughput was {} qps with {}, at a mean latency of {}.",
+            "Throughput was {} {rate} with {}, at a mean latency of {}.",
             fmt_qps(pk.qps),
             clients(pk.n_clients),
             fmt_latency(pk.mean_s)
@@ -492,14 +510,14 @@ pub fn sentences(sat: &Saturation) -> Vec<String> {
         return out;
     }
     out.push(format!(
-        "Throughput peaks at {} qps with {}.",
+        "Throughput peaks at {} {rate} with {}.",
         fmt_qps(pk.qps),
         clients(pk.n_clients)
     ));
     if let Some(pl) = sat.plateau {
         if pl.n_clients < pk.n_clients {
             out.push(format!(
-                "It levels off from {} on ({} qps, {:.0}% of the peak): more clients than \
+                "It levels off from {} on ({} {rate}, {:.0}% of the peak): more clients than \
                  that add waiting, not throughput.",
                 clients(pl.n_clients),
                 fmt_qps(pl.qps),
@@ -516,11 +534,12 @@ pub fn sentences(sat: &Saturation) -> Vec<String> {
         match sat.knee {
             Some(k) => out.push(format!(
                 "Mean latency is {} at {} and first exceeds twice that at {} ({}): from \
-                 there on requests queue.",
+                 there on {} queue.",
                 fmt_latency(b.mean_s),
                 clients(b.n_clients),
                 clients(k.n_clients),
-                fmt_latency(k.mean_s)
+                fmt_latency(k.mean_s),
+                work.items()
             )),
             None => out.push(format!(
                 "Mean latency is {} at {} and never doubles in this run.",
@@ -537,11 +556,11 @@ pub fn sentences(sat: &Saturation) -> Vec<String> {
         );
         match (f.max_qps, f.peak_clients) {
             (Some(m), Some(n)) => s.push_str(&format!(
-                "; it predicts at most {} qps, at about {n:.0} clients.",
+                "; it predicts at most {} {rate}, at about {n:.0} clients.",
                 fmt_qps(m)
             )),
             (Some(m), None) => s.push_str(&format!(
-                "; it predicts throughput approaching {} qps without a peak.",
+                "; it predicts throughput approaching {} {rate} without a peak.",
                 fmt_qps(m)
             )),
             _ => s.push_str("; it sees no limit yet: throughput grows in step with clients."),
@@ -592,13 +611,13 @@ mod tests {
         let one = series_of(&[(4, 100.0, 0.04)]);
         let sat = analyse(&one);
         assert_eq!(
-            sentences(&sat),
+            sentences(&sat, Work::Request),
             vec!["Throughput was 100.0 qps with 4 clients, at a mean latency of 40.0 ms."]
         );
         let mut dead = series_of(&[(0, 0.0, 0.0), (1, 0.0, 0.0), (2, 0.0, 0.0)]);
         dead.points[1].error_share = 100.0;
         let sat = analyse(&dead);
-        let text = sentences(&sat).join(" ");
+        let text = sentences(&sat, Work::Request).join(" ");
         assert!(
             text.contains("No step got a response") && text.contains("100%"),
             "{text}"

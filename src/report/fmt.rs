@@ -153,6 +153,14 @@ pub fn fmt_spread(mean: f64, sd: f64) -> String {
     format!("{mean:.digits$} ± {sd:.digits$}")
 }
 
+/// `s` with its first letter a capital: a phrase opening a sentence.
+pub fn capital(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 /// "1 client", "8 clients".
 pub fn clients(n: usize) -> String {
     format!("{n} client{}", if n == 1 { "" } else { "s" })
@@ -191,62 +199,91 @@ pub fn clip(s: &str, n: usize) -> String {
     }
 }
 
-/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
-/// `kv::STATUS_MISS` and the two of `cas`; the report does not import `kv`, a test
-/// holds them equal).
-pub const STORE_VALUE: u16 = 250;
-pub const STORE_MISS: u16 = 254;
-/// A memcached `cas` answered `EXISTS`, and one not sent for want of a token.
-pub const STORE_EXISTS: u16 = 252;
-pub const STORE_NO_TOKEN: u16 = 253;
+// What the targets answer and the numbers their answers are counted under are
+// the result's vocabulary (the CSV names its status columns by them too).
+pub use crate::result::answers::{
+    all_sql, all_stores, sql_status_name, status_name, STORE_EXISTS, STORE_MISS, STORE_NO_TOKEN,
+    STORE_VALUE,
+};
 
-/// Whether every target is a key-value store (`redis://`, `rediss://`,
-/// `memcached://`) of a result's `targets`: its answers are replies to operations,
-/// not HTTP responses.
-pub fn all_stores(targets: &[String]) -> bool {
-    !targets.is_empty()
-        && targets.iter().all(|t| {
-            t.starts_with("redis://") || t.starts_with("rediss://") || t.starts_with("memcached://")
-        })
+/// What a run's unit of work is, from its targets, and so the words its reports
+/// count and rate it in: an HTTP request (drnbench's "qps"), a SQL transaction
+/// ("tps", as pgbench and sysbench say), a key-value store's command ("ops/s", as
+/// memtier says; the terminal's "Operations per second").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    Request,
+    Transaction,
+    Command,
 }
 
-/// Whether every target is a SQL database (`postgres://`, `postgresql://`,
-/// `mysql://`, `mariadb://`) of a result's `targets`: its answers are transactions.
-pub fn all_sql(targets: &[String]) -> bool {
-    !targets.is_empty()
-        && targets.iter().all(|t| {
-            ["postgres://", "postgresql://", "mysql://", "mariadb://"]
-                .iter()
-                .any(|s| t.starts_with(s))
-        })
-}
-
-/// A SQL transaction's status by name, for `-v`'s lines: `ok` for the number a
-/// transaction whose every statement was answered without an error is counted
-/// under (`STORE_VALUE`: the engine counts it as a store's reply), `error` for 0.
-pub fn sql_status_name(code: u16) -> Option<&'static str> {
-    match code {
-        STORE_VALUE => Some("ok"),
-        0 => Some("error"),
-        _ => None,
+impl Work {
+    /// The unit of a run with these targets: HTTP's unless every one is a SQL
+    /// database or every one a store.
+    pub fn of(targets: &[String]) -> Work {
+        if all_sql(targets) {
+            Work::Transaction
+        } else if all_stores(targets) {
+            Work::Command
+        } else {
+            Work::Request
+        }
     }
-}
 
-/// A store's reply number by its name, for `-v`'s status lines and the slowest
-/// list: a read's `250` is a hit, a write's a write done (`reads`: the command's
-/// kind, `None` when the figure mixes them); `None` for a number not a store's.
-pub fn status_name(code: u16, reads: Option<bool>) -> Option<&'static str> {
-    match (code, reads) {
-        (STORE_VALUE, Some(true)) => Some("hit"),
-        (STORE_VALUE, Some(false)) => Some("done"),
-        (STORE_VALUE, None) => Some("hit/done"),
-        (STORE_MISS, Some(true)) => Some("miss"),
-        (STORE_MISS, Some(false)) => Some("not done"),
-        (STORE_MISS, None) => Some("miss/not done"),
-        (STORE_EXISTS, _) => Some("cas exists"),
-        (STORE_NO_TOKEN, _) => Some("cas not sent"),
-        (0, _) => Some("error"),
-        _ => None,
+    /// The unit several runs share (a comparison, a ramp's rounds), HTTP's when
+    /// they differ.
+    pub fn of_all<'a>(targets: impl IntoIterator<Item = &'a [String]>) -> Work {
+        let mut each = targets.into_iter().map(Work::of);
+        let first = each.next().unwrap_or(Work::Request);
+        if each.all(|w| w == first) {
+            first
+        } else {
+            Work::Request
+        }
+    }
+
+    /// What is counted: "requests", "transactions", "commands".
+    pub fn items(self) -> &'static str {
+        match self {
+            Work::Request => "requests",
+            Work::Transaction => "transactions",
+            Work::Command => "commands",
+        }
+    }
+
+    /// One of them: "request", "transaction", "command".
+    pub fn item(self) -> &'static str {
+        let items = self.items();
+        &items[..items.len() - 1]
+    }
+
+    /// The rate's short unit beside a number: "qps", "tps", "ops/s".
+    pub fn rate(self) -> &'static str {
+        match self {
+            Work::Request => "qps",
+            Work::Transaction => "tps",
+            Work::Command => "ops/s",
+        }
+    }
+
+    /// The rate spelled out, for an axis: "queries per second", "transactions per
+    /// second", "operations per second".
+    pub fn per_second(self) -> &'static str {
+        match self {
+            Work::Request => "queries per second",
+            Work::Transaction => "transactions per second",
+            Work::Command => "operations per second",
+        }
+    }
+
+    /// What is answered, for a chart of answers: "responses", "transactions",
+    /// "replies".
+    pub fn answers(self) -> &'static str {
+        match self {
+            Work::Request => "responses",
+            Work::Transaction => "transactions",
+            Work::Command => "replies",
+        }
     }
 }
 

@@ -13,6 +13,58 @@ const HEADERS: [&str; 8] = [
     "label", "requests", "share", "req/s", "p50", "p99", "max", "failed",
 ];
 
+/// What labels stand for, named as their readers know them: a SQL run's scripts
+/// (each counts transactions) and statements (`stmt=`, samples within them), a
+/// store's commands; anything else HTTP's kinds of request (a YCSB `op=` too: its
+/// target may be HTTP).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Request,
+    Sql,
+    Store,
+}
+
+fn kind_of<'a>(steps: impl IntoIterator<Item = &'a StepResult>) -> Kind {
+    let keys: Vec<&str> = steps
+        .into_iter()
+        .flat_map(|s| s.labels.iter().map(|l| l.key.as_str()))
+        .collect();
+    let all = |f: &dyn Fn(&str) -> bool| !keys.is_empty() && keys.iter().all(|k| f(k));
+    if all(&|k| k == "script" || !counts_requests(k)) {
+        Kind::Sql
+    } else if all(&|k| k == "command") {
+        Kind::Store
+    } else {
+        Kind::Request
+    }
+}
+
+fn headers(kind: Kind) -> [&'static str; 8] {
+    let (count, rate) = match kind {
+        Kind::Request => return HEADERS,
+        // A script's count is its transactions, a statement's its executions.
+        Kind::Sql => ("count", "per s"),
+        Kind::Store => ("commands", "ops/s"),
+    };
+    let mut h = HEADERS;
+    (h[1], h[3]) = (count, rate);
+    h
+}
+
+/// The heading over a run's label tables: "By kind of request", a SQL run's "By
+/// script and statement", a store's "By command".
+pub fn heading(run: &RunResult) -> &'static str {
+    heading_of(kind_of(&run.steps))
+}
+
+fn heading_of(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Request => "By kind of request",
+        Kind::Sql => "By script and statement",
+        Kind::Store => "By command",
+    }
+}
+
 /// Failures of a label: errors and responses whose status is not a success.
 fn failed(l: &LabelResult, ok: &crate::stats::OkStatus) -> u64 {
     let bad: u64 = l
@@ -80,11 +132,13 @@ pub fn text(step: &StepResult) -> String {
     if rows.is_empty() {
         return String::new();
     }
+    let kind = kind_of([step]);
+    let headers = headers(kind);
     let widths: Vec<usize> = (0..HEADERS.len())
         .map(|c| {
             rows.iter()
                 .map(|r| r[c].chars().count())
-                .chain([HEADERS[c].len()])
+                .chain([headers[c].len()])
                 .max()
                 .unwrap_or(0)
         })
@@ -101,8 +155,8 @@ pub fn text(step: &StepResult) -> String {
         }
         o.trim_end().to_owned() + "\n"
     };
-    let mut o = String::from("By kind of request:\n");
-    o.push_str(&line(&HEADERS));
+    let mut o = format!("{}:\n", heading_of(kind));
+    o.push_str(&line(&headers));
     for r in &rows {
         let cells: Vec<&str> = r.iter().map(String::as_str).collect();
         o.push_str(&line(&cells));
@@ -121,7 +175,7 @@ pub fn markdown(step: &StepResult) -> String {
     }
     let mut aligns = vec![Align::Right; HEADERS.len()];
     aligns[0] = Align::Left;
-    let mut o = md_table(&HEADERS, &aligns, &rows);
+    let mut o = md_table(&headers(kind_of([step])), &aligns, &rows);
     if let Some(note) = &step.labels_note {
         o.push_str(&format!("\n{note}\n"));
     }
@@ -135,7 +189,7 @@ pub fn html(step: &StepResult) -> String {
         return String::new();
     }
     let mut o = String::from("<table class=\"labels\"><thead><tr>");
-    for h in HEADERS {
+    for h in headers(kind_of([step])) {
         o.push_str(&format!("<th>{}</th>", esc(h)));
     }
     o.push_str("</tr></thead><tbody>");
@@ -262,5 +316,37 @@ mod tests {
         let md = markdown(&step);
         assert!(md.contains("| group=a | 300 | 75.0% |"), "{md}");
         assert!(md.contains("| stmt=1 | 900 | - |"), "{md}");
+    }
+
+    /// A SQL run's labels (its scripts and statements) were tabled "By kind of
+    /// request" with "requests" and "req/s"; a store's commands likewise.
+    #[test]
+    fn a_sql_run_s_labels_are_scripts_and_statements_never_requests() {
+        let mut step = bare_step(2);
+        step.elapsed_s = 10.0;
+        let (mut script, mut stmt) = (label("select.sql", 900, 2.0, 0), label("1", 900, 1.0, 0));
+        (script.key, stmt.key) = ("script".into(), "stmt".into());
+        step.labels = vec![script, stmt];
+        let t = text(&step);
+        assert!(t.starts_with("By script and statement:\n"), "{t}");
+        assert!(
+            t.lines().nth(1).unwrap().contains(" count  share  per s "),
+            "{t}"
+        );
+        assert!(html(&step).contains("<th>count</th><th>share</th><th>per s</th>"));
+        assert!(!markdown(&step).contains("req"), "{}", markdown(&step));
+        let mut r = crate::result::fixture::run(vec![step.clone()]);
+        assert_eq!(heading(&r), "By script and statement");
+        for l in &mut r.steps[0].labels {
+            l.key = "command".into();
+        }
+        assert_eq!(heading(&r), "By command");
+        assert!(text(&r.steps[0])
+            .lines()
+            .nth(1)
+            .unwrap()
+            .contains("commands  share  ops/s"));
+        r.steps[0].labels[0].key = "group".into();
+        assert_eq!(heading(&r), "By kind of request");
     }
 }

@@ -6,14 +6,16 @@ use std::fmt::Write as _;
 
 use crate::analysis::timeline::{failures_began, latency_rise, run_seconds};
 use crate::report::chart::{esc, timeline, LineChart};
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share, Work};
 use crate::report::labels;
 use crate::result::RunResult;
 
 /// "p99 rose at 3 s (step 1): 1.20 ms before, 35.0 ms then, at 812 requests/s." and
 /// "Failures began at 5 s: 12.0% of that second's requests, at 900 requests/s."
+/// (a SQL run's transactions, a store's commands).
 pub fn sentences(run: &RunResult) -> Vec<String> {
     let seconds = run_seconds(run);
+    let items = Work::of(&run.targets).items();
     let step = |i: usize| {
         if run.steps.len() > 1 {
             format!(" (step {})", i + 1)
@@ -24,7 +26,7 @@ pub fn sentences(run: &RunResult) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(r) = latency_rise(&seconds) {
         out.push(format!(
-            "Latency rose at {:.0} s{}: p99 {} in the first seconds, {} then, at {} requests/s.",
+            "Latency rose at {:.0} s{}: p99 {} in the first seconds, {} then, at {} {items}/s.",
             r.at_s,
             step(r.step),
             fmt_latency(r.baseline_p99_s),
@@ -34,7 +36,7 @@ pub fn sentences(run: &RunResult) -> Vec<String> {
     }
     if let Some(f) = failures_began(&seconds) {
         out.push(format!(
-            "Failures began at {:.0} s{}: {} of that second's requests, at {} requests/s.",
+            "Failures began at {:.0} s{}: {} of that second's {items}, at {} {items}/s.",
             f.at_s,
             step(f.step),
             fmt_share(f.share * 100.0),
@@ -49,7 +51,10 @@ pub fn charts(run: &RunResult) -> Vec<(&'static str, LineChart)> {
     [
         ("-over-time", timeline::timeline_throughput_chart(run)),
         ("-latency-over-time", timeline::timeline_latency_chart(run)),
-        ("-labels-over-time", timeline::label_latency_chart(run)),
+        (
+            "-labels-over-time",
+            timeline::label_latency_chart(run, labels::heading(run)),
+        ),
     ]
     .into_iter()
     .filter_map(|(suffix, c)| c.map(|c| (suffix, c)))
@@ -189,7 +194,8 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
     if !tables.is_empty() {
         let _ = write!(
             b,
-            "<section class=\"labels\"><h2>By kind of request</h2>{}</section>",
+            "<section class=\"labels\"><h2>{}</h2>{}</section>",
+            labels::heading(run),
             tables.concat()
         );
     }
@@ -208,7 +214,7 @@ pub fn markdown(run: &RunResult) -> String {
     }
     let tables = label_tables(run, labels::markdown);
     if !tables.is_empty() {
-        o.push_str("\n### By kind of request\n\n");
+        let _ = write!(o, "\n### {}\n\n", labels::heading(run));
         o.push_str(&tables.join("\n"));
     }
     o

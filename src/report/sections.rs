@@ -23,9 +23,10 @@ pub(crate) fn hosts_section(s: &Series) -> String {
         [] => return String::new(),
         [one] => {
             return format!(
-                "<section><h2>Hosts</h2><p>Every request went to one host, <code>{}</code>.</p></section>",
-                esc(one)
-            )
+            "<section><h2>Hosts</h2><p>Every {} went to one host, <code>{}</code>.</p></section>",
+            crate::report::fmt::Work::of(&s.targets).item(),
+            esc(one)
+        )
         }
         _ => {}
     }
@@ -128,7 +129,8 @@ pub(crate) fn status_section(s: &Series) -> String {
         step_heading(s)
     );
     for c in &codes {
-        let name = if *c == 0 {
+        // HTTP's 0 is drnbench's "no response"; a SQL run's and a store's by name.
+        let name = if *c == 0 && !sql && !store {
             "0 (no response)".into()
         } else {
             said(*c)
@@ -163,7 +165,17 @@ pub(crate) fn status_section(s: &Series) -> String {
         }
         o.push_str("</tr>");
     }
-    o.push_str("</tbody></table></div><p class=\"note\">Shares in percent of each step's requests. Status 0 means no response: a timeout or a connection error, as drnbench counts it.</p></section>");
+    o.push_str("</tbody></table></div><p class=\"note\">");
+    o.push_str(if sql {
+        "Shares in percent of each step's transactions. \"error\" is a transaction that \
+         ended in an error, counted by its kind in the columns after it.</p></section>"
+    } else if store {
+        "Shares in percent of each step's commands. \"error\" is a command without a \
+         reply or with an error reply, counted by its kind in the columns after it.</p></section>"
+    } else {
+        "Shares in percent of each step's requests. Status 0 means no response: a timeout \
+         or a connection error, as drnbench counts it.</p></section>"
+    });
     o
 }
 
@@ -373,7 +385,7 @@ mod tests {
                 .collect();
         }
         let html = status_section(&s);
-        assert_eq!(rows(&html)[0], "clients|0 (no response)|ok", "{html}");
+        assert_eq!(rows(&html)[0], "clients|error|ok", "{html}");
         for p in &mut s.points {
             p.statuses = [(crate::kv::STATUS_REPLY, 100.0)].into_iter().collect();
             p.error_share = 0.0;
@@ -381,5 +393,31 @@ mod tests {
         }
         let html = status_section(&s);
         assert!(!html.contains("250"), "{html}");
+    }
+
+    /// A SQL run's status table headed its failed transactions "0 (no response)"
+    /// (a deadlock was answered) under a note of "requests" and "as drnbench counts
+    /// it": they are "error", by kind after it; a store's likewise.
+    #[test]
+    fn a_sql_run_s_failures_are_error_never_no_response() {
+        let mut s = with_timeouts(&[None, None]);
+        s.targets = vec!["mysql://127.0.0.1:3306/sbtest".into()];
+        let html = status_section(&s);
+        assert!(html.contains("<th>error</th>"), "{html}");
+        assert!(
+            html.contains("Shares in percent of each step's transactions. \"error\" is a transaction that ended in an error"),
+            "{html}"
+        );
+        assert!(
+            !html.contains("no response") && !html.contains("requests"),
+            "{html}"
+        );
+        s.targets = vec!["redis://127.0.0.1:6379".into()];
+        let html = status_section(&s);
+        assert!(html.contains("<th>error</th>") && html.contains("each step's commands"));
+        assert!(
+            !html.contains("no response") && !html.contains("requests"),
+            "{html}"
+        );
     }
 }

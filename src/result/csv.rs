@@ -5,6 +5,10 @@
 //! `n_clients,total_n_requests,queries_per_second,min_elapsed_time,max_elapsed_time,
 //! average_elapsed_time`, then one column per HTTP status seen in any step, each the
 //! percentage of that step's requests (an integer `0` where the status did not occur).
+//! A SQL run's and a key-value store's status columns are named, not numbered: `ok`
+//! (a transaction whose every statement was answered), a store's `hit_or_done`,
+//! `miss_or_not_done`, `cas_exists`, `cas_not_sent`, and `error` for either's
+//! failures (their kinds follow in the `errors_<kind>` columns).
 //! Floats are printed the way Ruby prints them (see [`float_repr`]).
 
 use crate::result::{LatencySummary, RunResult, StepResult};
@@ -142,7 +146,12 @@ pub fn to_csv(run: &RunResult, format: CsvFormat) -> String {
     let mut w = ::csv::WriterBuilder::new().from_writer(Vec::new());
 
     let mut header: Vec<String> = DRNBENCH_COLUMNS.iter().map(|c| c.to_string()).collect();
-    header.extend(statuses.iter().map(|s| s.to_string()));
+    // A SQL run's and a store's statuses by name (`ok`), never the engine's numbers.
+    header.extend(
+        statuses
+            .iter()
+            .map(|s| crate::result::answers::csv_status_column(*s, &run.targets)),
+    );
     let bulk_kinds = (format == CsvFormat::Full)
         .then(|| bulk_error_kinds(run))
         .flatten();
@@ -551,5 +560,51 @@ mod tests {
         // drnbench's format stays exactly drnbench's; a run that is not bulk has none.
         assert!(!to_csv(&r, CsvFormat::Drnbench).contains("batch_size"));
         assert!(!to_csv(&three_steps(), CsvFormat::Full).contains("batch_size"));
+    }
+
+    /// A SQL run's CSV headed its transactions' share `250` (the engine's number
+    /// for a store's reply), its failures' `0`: they are `ok` and `error`, a store's
+    /// by their names; HTTP's stay numbers; `report` and `compare` read each back as
+    /// the status it counts (the failed share from `error`).
+    #[test]
+    fn a_sql_run_s_csv_names_its_statuses_ok_and_error_never_250() {
+        use crate::stats::ErrorKind;
+        let mut step = bare_step(2);
+        step.total_requests = 100;
+        step.responses = 96;
+        step.statuses = [(250, 96)].into_iter().collect();
+        step.errors = [(ErrorKind::SqlDeadlock, 4)].into_iter().collect();
+        let mut r = run(vec![step]);
+        let header = |r: &RunResult| {
+            to_csv(r, CsvFormat::Full)
+                .lines()
+                .next()
+                .unwrap()
+                .to_string()
+        };
+        assert!(
+            header(&r).contains(",average_elapsed_time,0,250,p50"),
+            "{}",
+            header(&r)
+        );
+        r.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        let h = header(&r);
+        assert!(
+            h.contains(",average_elapsed_time,error,ok,p50_elapsed_time,"),
+            "{h}"
+        );
+        assert!(!h.split(',').any(|c| c == "250" || c == "0"), "{h}");
+        let text = to_csv(&r, CsvFormat::Full);
+        let back =
+            crate::result::read::read_result_bytes(std::path::Path::new("r.csv"), text.as_bytes())
+                .unwrap();
+        let p = &back.points[0];
+        assert_eq!(p.statuses.keys().copied().collect::<Vec<_>>(), [0, 250]);
+        assert!((p.error_share - 4.0).abs() < 1e-9, "{}", p.error_share);
+        assert!(back.probe_names().is_empty(), "{:?}", back.probe_names());
+        r.targets = vec!["redis://127.0.0.1:6379".into()];
+        r.steps[0].statuses = [(250, 90), (254, 6)].into_iter().collect();
+        let h = header(&r);
+        assert!(h.contains(",error,hit_or_done,miss_or_not_done,p50"), "{h}");
     }
 }

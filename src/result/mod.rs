@@ -3,6 +3,7 @@
 //!
 //! Units are in the field names: `_s` seconds, `_us` microseconds, `_bytes` bytes.
 
+pub mod answers;
 pub mod command;
 pub mod csv;
 pub mod find_max;

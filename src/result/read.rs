@@ -276,6 +276,10 @@ fn classify(name: &str) -> Column {
             return Column::Status(code);
         }
     }
+    // A SQL run's and a store's statuses are written by name (`ok`, `hit_or_done`).
+    if let Some(code) = crate::result::answers::csv_status_of_column(name) {
+        return Column::Status(code);
+    }
     // hakaru may grow more latency, error and byte columns; those are not probes.
     let ours = name.ends_with("_elapsed_time")
         || name.ends_with("_connect_time")

@@ -4,7 +4,7 @@
 
 use super::{latency_unit, ChartOptions, Line, LineChart, Marker, XAxis, MARKERS, PALETTE};
 use crate::report::chart::nines_label;
-use crate::report::fmt::{clients, fmt_latency, fmt_qps};
+use crate::report::fmt::{clients, fmt_latency, fmt_qps, Work};
 use crate::result::series::{Point, Series};
 
 /// Sequential colours, light to dark (viridis, cut before its pale yellow): a step's
@@ -39,6 +39,7 @@ pub fn latency_throughput_chart(series: &[&Series], opts: ChartOptions) -> LineC
         .map(|p| p.mean_s.max(p.p99_s.unwrap_or(0.0)))
         .fold(0.0, f64::max);
     let (unit, k) = latency_unit(max_s);
+    let work = Work::of_all(series.iter().map(|s| s.targets.as_slice()));
     type Get = fn(&Point) -> Option<f64>;
     let mut lines = Vec::new();
     for (i, s) in series.iter().enumerate() {
@@ -88,10 +89,11 @@ pub fn latency_throughput_chart(series: &[&Series], opts: ChartOptions) -> LineC
                     .iter()
                     .map(|(p, v)| {
                         format!(
-                            "{}: {}, {} qps, {name} {}",
+                            "{}: {}, {} {}, {name} {}",
                             s.label,
                             step_name(p),
                             fmt_qps(p.qps),
+                            work.rate(),
                             fmt_latency(*v)
                         )
                     })
@@ -101,10 +103,12 @@ pub fn latency_throughput_chart(series: &[&Series], opts: ChartOptions) -> LineC
     }
     LineChart {
         title: "Latency against throughput".into(),
-        desc: "Response time against responses per second, one point per step: the curve \
-               runs right while the server keeps up and turns up where it saturates"
-            .into(),
-        x_title: "throughput (responses per second)".into(),
+        desc: format!(
+            "Response time against {} per second, one point per step: the curve runs \
+             right while the server keeps up and turns up where it saturates",
+            work.answers()
+        ),
+        x_title: format!("throughput ({} per second)", work.answers()),
         y_title: format!(
             "latency ({unit}{})",
             if opts.log_latency { ", log scale" } else { "" }
@@ -182,7 +186,8 @@ pub fn percentile_chart(s: &Series, opts: ChartOptions) -> Option<LineChart> {
         .fold(0.0, f64::max);
     notes.push(format!(
         "Each curve stops where its step's sample count stops saying anything (1,000 \
-         requests reach 99.9%); this run's deepest reaches {}{}.",
+         {} reach 99.9%); this run's deepest reaches {}{}.",
+        Work::of(&s.targets).items(),
         if deepest > deepest.floor() {
             "past "
         } else {

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::runs::xs;
 use super::{svg_open, y_grid, Axis, LEFT, LEGEND_W, PALETTE, TOP, W};
-use crate::report::fmt::{step_heading, step_label};
+use crate::report::fmt::{step_heading, step_label, Work};
 use crate::result::series::Series;
 
 /// Status class of a code for the error chart, with its colour.
@@ -26,12 +26,14 @@ pub fn error_chart(series: &Series) -> Option<String> {
     if steps.iter().all(|p| p.error_share <= 0.0) {
         return None;
     }
-    let classes = [
-        "no response (timeout, connection error)",
-        "4xx",
-        "5xx",
-        "other",
-    ];
+    // HTTP's 0 is no response; a SQL run's and a store's failures are all theirs.
+    let work = Work::of(&series.targets);
+    let (failed, short) = match work {
+        Work::Request => ("no response (timeout, connection error)", "no response"),
+        Work::Transaction => ("error (a transaction that ended in an error)", "error"),
+        Work::Command => ("error (no reply, or an error reply)", "error"),
+    };
+    let classes = [failed, "4xx", "5xx", "other"];
     let stacks: Vec<Vec<(usize, f64)>> = steps
         .iter()
         .map(|p| {
@@ -41,7 +43,10 @@ pub fn error_chart(series: &Series) -> Option<String> {
                     continue;
                 }
                 let (name, _) = status_class(*code);
-                let i = classes.iter().position(|c| *c == name).unwrap_or(3);
+                let i = match code {
+                    0 => 0,
+                    _ => classes.iter().position(|c| *c == name).unwrap_or(3),
+                };
                 v[i] += share;
             }
             v.into_iter()
@@ -59,8 +64,9 @@ pub fn error_chart(series: &Series) -> Option<String> {
     let slot = plot_w / steps.len() as f64;
     let bw = (slot * 0.6).min(40.0);
     let mut o = String::new();
-    let title = format!("Failed requests — {}", series.label);
-    svg_open(&mut o, h, "Failed requests per step", None, &title);
+    let items = work.items();
+    let title = format!("Failed {items} — {}", series.label);
+    svg_open(&mut o, h, &format!("Failed {items} per step"), None, &title);
     y_grid(&mut o, &y.ticks, &py, plot_w);
     for (i, (p, stack)) in steps.iter().zip(&stacks).enumerate() {
         let cx = LEFT + slot * (i as f64 + 0.5);
@@ -90,13 +96,13 @@ pub fn error_chart(series: &Series) -> Option<String> {
     }
     let _ = write!(
         o,
-        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#222">{}</text><text transform="translate(20 {:.1}) rotate(-90)" text-anchor="middle" fill="#222">% of requests</text>"##,
+        r##"<rect x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}" fill="none" stroke="#888"/><text x="{:.1}" y="{:.1}" text-anchor="middle" fill="#222">{}</text><text transform="translate(20 {:.1}) rotate(-90)" text-anchor="middle" fill="#222">% of {items}</text>"##,
         LEFT + plot_w / 2.0,
         h - 10.0,
         match step_heading(series) {
-            "clients" => "concurrent clients",
-            "rate" => "offered rate (requests/s)",
-            _ => "step (clients, or rate in requests/s)",
+            "clients" => "concurrent clients".to_string(),
+            "rate" => format!("offered rate ({items}/s)"),
+            _ => format!("step (clients, or rate in {items}/s)"),
         },
         TOP + plot_h / 2.0
     );
@@ -106,7 +112,7 @@ pub fn error_chart(series: &Series) -> Option<String> {
         if !stacks.iter().any(|s| s.iter().any(|(c, _)| *c == ci)) {
             continue;
         }
-        let short = if ci == 0 { "no response" } else { name };
+        let short = if ci == 0 { short } else { name };
         let _ = write!(
             o,
             r##"<rect x="{lx:.1}" y="{:.1}" width="14" height="14" fill="{}"/><text x="{:.1}" y="{:.1}" fill="#222">{}</text>"##,

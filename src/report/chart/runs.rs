@@ -6,7 +6,7 @@ use super::{
     PALETTE,
 };
 use crate::analysis;
-use crate::report::fmt::{clients, fmt_latency, fmt_qps};
+use crate::report::fmt::{capital, clients, fmt_latency, fmt_qps, Work};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
 
@@ -21,6 +21,7 @@ pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
         return Vec::new();
     };
     let sat = analysis::analyse(s);
+    let rate = Work::of(&s.targets).rate();
     let mut marks = Vec::new();
     if let Some(k) = sat.knee {
         marks.push(Mark {
@@ -39,7 +40,7 @@ pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
             x: p.n_clients as f64,
             label: "plateau".into(),
             tip: format!(
-                "plateau: {:.0}% of the peak from {} on ({} qps)",
+                "plateau: {:.0}% of the peak from {} on ({} {rate})",
                 analysis::PLATEAU_SHARE * 100.0,
                 clients(p.n_clients),
                 fmt_qps(p.qps)
@@ -50,14 +51,20 @@ pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
         marks.push(Mark {
             x: p.n_clients as f64,
             label: "peak".into(),
-            tip: format!("peak: {} qps at {}", fmt_qps(p.qps), clients(p.n_clients)),
+            tip: format!(
+                "peak: {} {rate} at {}",
+                fmt_qps(p.qps),
+                clients(p.n_clients)
+            ),
         });
     }
     marks
 }
 
-/// Throughput (qps) against clients; one line per run.
+/// Throughput (qps; a SQL run's tps, a store's ops/s) against clients; one line
+/// per run.
 pub fn throughput_chart(series: &[&Series]) -> LineChart {
+    let work = Work::of_all(series.iter().map(|s| s.targets.as_slice()));
     let lines = series
         .iter()
         .enumerate()
@@ -70,20 +77,24 @@ pub fn throughput_chart(series: &[&Series]) -> LineChart {
             tips: xs(s)
                 .map(|p| {
                     format!(
-                        "{}: {} clients, {} qps",
+                        "{}: {} clients, {} {}",
                         s.label,
                         p.n_clients,
-                        fmt_qps(p.qps)
+                        fmt_qps(p.qps),
+                        work.rate()
                     )
                 })
                 .collect(),
         })
         .collect();
     LineChart {
-        desc: "Queries per second against the number of concurrent clients".into(),
+        desc: format!(
+            "{} against the number of concurrent clients",
+            capital(work.per_second())
+        ),
         title: "Throughput against clients".into(),
         x_title: "concurrent clients".into(),
-        y_title: "throughput (queries per second)".into(),
+        y_title: format!("throughput ({})", work.per_second()),
         lines,
         marks: saturation_marks(series),
         ..LineChart::default()
@@ -154,9 +165,11 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
         if let Some(b) = analysis::analyse(s).baseline {
             notes.insert(
                 0,
-                "The dashed grey line is the mean latency at the lowest load: where the mean \
-                 rises well above it, requests wait for each other."
-                    .into(),
+                format!(
+                    "The dashed grey line is the mean latency at the lowest load: where the \
+                     mean rises well above it, {} wait for each other.",
+                    Work::of(&s.targets).items()
+                ),
             );
             refs.push(RefLine {
                 name: format!(

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use crate::analysis;
 use crate::report::findings;
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::series::Series;
 
 /// A compact ASCII chart of qps and mean latency against clients, one row per step,
@@ -35,7 +35,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}",
         "clients",
         "throughput",
-        "qps",
+        Work::of(&series.targets).rate(),
         "mean latency",
         "",
         w = bar
@@ -99,20 +99,22 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     };
     let series = &shown[0];
     let sat = analysis::analyse(series);
+    let work = Work::of(&series.targets);
     let mut o = String::new();
     if let Some(cold) = shown.get(1) {
         let _ = writeln!(
             o,
-            "Mean of the warm rounds 2–{} (round 1, cold, peaked at {} qps):",
+            "Mean of the warm rounds 2–{} (round 1, cold, peaked at {} {}):",
             rounds,
             analysis::peak(cold)
                 .map(|p| fmt_qps(p.qps))
-                .unwrap_or_else(|| "-".into())
+                .unwrap_or_else(|| "-".into()),
+            work.rate()
         );
     }
     o.push_str(&terminal_chart(series, width));
     o.push('\n');
-    for line in findings::sentences(&sat) {
+    for line in findings::sentences(&sat, work) {
         o.push_str(&line);
         o.push('\n');
     }

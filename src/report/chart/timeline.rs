@@ -18,7 +18,7 @@ use super::{latency_unit, Line, LineChart, Mark, Marker, XAxis, MARKERS, PALETTE
 use crate::analysis::timeline::{
     latency_rise, run_end, run_seconds, step_seconds, step_spans, RunSecond, MIN_PERCENTILE_SAMPLES,
 };
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::{RunResult, StepResult};
 
 /// Latency on a log axis when the drawn values span more than this factor.
@@ -192,11 +192,15 @@ pub fn timeline_throughput_chart(run: &RunResult) -> Option<LineChart> {
             Unit::Rate,
         ));
     }
+    let work = Work::of(&run.targets);
     let mut c = time_chart(
         "Throughput over time".into(),
-        "requests per second",
-        "Successful responses and failures per second over the run, beside the rate \
-         offered (open model)",
+        &format!("{} per second", work.items()),
+        &format!(
+            "Successful {} and failures per second over the run, beside the rate \
+             offered (open model)",
+            work.answers()
+        ),
         lines,
     );
     on_run_clock(&mut c, run);
@@ -320,8 +324,10 @@ pub fn timeline_latency_chart(run: &RunResult) -> Option<LineChart> {
     Some(c)
 }
 
-/// The busiest labels' p99 per second (the labels that kept a timeline), over the run.
-pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
+/// The busiest labels' p99 per second (the labels that kept a timeline), over the run,
+/// titled by `heading` (`labels::heading`: "By kind of request", a SQL run's "By
+/// script and statement").
+pub fn label_latency_chart(run: &RunResult, heading: &str) -> Option<LineChart> {
     let spans = step_spans(run);
     let mut by_label: Vec<(String, Vec<RunSecond>)> = Vec::new();
     for (i, (step, (start, _))) in run.steps.iter().zip(spans).enumerate() {
@@ -360,7 +366,8 @@ pub fn label_latency_chart(run: &RunResult) -> Option<LineChart> {
     sparse.sort_by(|a, b| a.0.total_cmp(&b.0));
     lines.extend(sparse_line(sparse, k));
     let mut c = time_chart(
-        "p99 by kind of request".into(),
+        // "p99 by kind of request", a SQL run's "by script and statement".
+        format!("p99 {}", heading.to_lowercase()),
         &format!("p99 response time ({unit})"),
         "The busiest labels' 99th percentile per second over the run",
         lines,
@@ -385,6 +392,7 @@ pub fn compare_timeline_charts(runs: &[(&str, &RunResult)]) -> Vec<LineChart> {
         .flat_map(|(_, s)| s.iter().map(|x| x.p99_s))
         .fold(0.0, f64::max);
     let (unit, k) = latency_unit(max_s);
+    let work = Work::of_all(runs.iter().map(|(_, r)| r.targets.as_slice()));
     let per_run = |get: &dyn Fn(&RunSecond) -> f64, suffix: &str, unit: Unit| -> Vec<Line> {
         seconds
             .iter()
@@ -400,8 +408,11 @@ pub fn compare_timeline_charts(runs: &[(&str, &RunResult)]) -> Vec<LineChart> {
     let mut charts = vec![
         time_chart(
             "Throughput over time".into(),
-            "answered requests per second",
-            "Each run's successful responses per second over time",
+            &format!("answered {} per second", work.items()),
+            &format!(
+                "Each run's successful {} per second over time",
+                work.answers()
+            ),
             per_run(&|s| s.ok_rate(), "answered/s", Unit::Rate),
         ),
         time_chart(
@@ -502,7 +513,7 @@ mod tests {
         let charts = [
             timeline_throughput_chart(&run).unwrap(),
             timeline_latency_chart(&run).unwrap(),
-            label_latency_chart(&run).unwrap(),
+            label_latency_chart(&run, "By kind of request").unwrap(),
         ];
         for c in &charts {
             let svg = render_line_chart(c);
@@ -541,7 +552,7 @@ mod tests {
 
     #[test]
     fn a_p99_of_too_few_responses_is_marked_not_drawn_on_its_curve() {
-        let c = label_latency_chart(&ramp()).unwrap();
+        let c = label_latency_chart(&ramp(), "By kind of request").unwrap();
         let load = c.lines.iter().find(|l| l.name == "group=load p99").unwrap();
         assert!(
             load.points.iter().all(|(_, y)| y.is_nan()),

@@ -8,14 +8,15 @@ use crate::analysis::{self, Saturation};
 use crate::report::chart::run_charts;
 use crate::report::chart::{self, esc};
 use crate::report::findings;
-use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{clients, fmt_bytes, fmt_latency, fmt_qps, fmt_share, Work};
 use crate::report::page::{chart_section, kind_warnings, page, rich, source_line, warnings_box};
 use crate::report::sections::{hosts_section, probes_section, run_section, status_section};
 use crate::report::ReportOptions;
 use crate::result::series::Series;
 use crate::result::RunResult;
 
-fn cards(sat: &Saturation) -> String {
+fn cards(sat: &Saturation, work: Work) -> String {
+    let rate = work.rate();
     let mut o = String::from("<div class=\"cards\">");
     let mut card = |k: &str, v: String, n: String| {
         let _ = write!(
@@ -29,7 +30,7 @@ fn cards(sat: &Saturation) -> String {
     if let Some(p) = sat.peak {
         card(
             "Peak throughput",
-            format!("{} qps", fmt_qps(p.qps)),
+            format!("{} {rate}", fmt_qps(p.qps)),
             format!("at {}", clients(p.n_clients)),
         );
     }
@@ -65,12 +66,12 @@ fn cards(sat: &Saturation) -> String {
         match (f.max_qps, f.peak_clients) {
             (Some(m), Some(n)) => card(
                 "USL predicts at most",
-                format!("{} qps", fmt_qps(m)),
+                format!("{} {rate}", fmt_qps(m)),
                 format!("at about {n:.0} clients (R² {:.2})", f.r_squared),
             ),
             (Some(m), None) => card(
                 "USL predicts",
-                format!("→ {} qps", fmt_qps(m)),
+                format!("→ {} {rate}", fmt_qps(m)),
                 format!("levels off, no peak (R² {:.2})", f.r_squared),
             ),
             _ => card(
@@ -92,27 +93,36 @@ fn opt_latency(v: Option<f64>) -> String {
     v.map(fmt_latency).unwrap_or_else(|| "–".into())
 }
 
-/// What the steps table counts, and how its latency and "failed" read, in the
-/// run's words: a SQL database's transactions, a store's commands, HTTP requests.
-fn steps_words(s: &Series) -> (&'static str, &'static str) {
-    if crate::report::fmt::all_sql(&s.targets) {
-        (
-            "transactions",
+/// What the steps table counts, and how its latency, "failed" and connections
+/// read, in the run's words: a SQL database's transactions, a store's commands,
+/// HTTP requests.
+fn steps_words(work: Work) -> (&'static str, &'static str) {
+    match work {
+        Work::Transaction => (
             "Latencies are from a transaction's first statement sent to its last answer. \
              \"failed\" is the share of transactions that ended in an error.",
-        )
-    } else if crate::report::fmt::all_stores(&s.targets) {
-        (
-            "commands",
+            // docs/guide/sql.md: in the closed model a client logs in before its
+            // first transaction's clock starts; with -C each login is in its time.
+            " \"connections\" is how many the step opened: one per client when each \
+             keeps its connection (its login before its first transaction's time, not \
+             in it), one per transaction with pgbench's -C or --no-keep-alive (each \
+             login inside its transaction's time), and one more each time a connection \
+             was lost.",
+        ),
+        Work::Command => (
             "Latencies are from hand-over to the socket to the reply's last byte. \
              \"failed\" is the share of commands without a reply or with an error reply.",
-        )
-    } else {
-        (
-            "requests",
+            " \"connections\" is how many the step opened: one per client, which keeps \
+             its connection for the whole step, and one more each time a connection was \
+             lost.",
+        ),
+        Work::Request => (
             "Latencies are from hand-over to the socket to the last byte of the response. \
              \"failed\" is the share of requests without a 2xx/3xx response.",
-        )
+            " \"connections\" is how many the step opened: as many as clients when \
+             connections are kept alive, one per request without keep-alive or when the \
+             server closes them.",
+        ),
     }
 }
 
@@ -122,8 +132,10 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let conns = s.points.iter().any(|p| p.connections_opened.is_some());
     let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
-    let (unit, said) = steps_words(s);
-    let mut o = format!("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>{unit}</th><th>qps</th><th>mean</th>");
+    let work = Work::of(&s.targets);
+    let (said, connections) = steps_words(work);
+    let (unit, rate) = (work.items(), work.rate());
+    let mut o = format!("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>{unit}</th><th>{rate}</th><th>mean</th>");
     if pct {
         o.push_str("<th>p50</th><th>p90</th><th>p99</th>");
     }
@@ -203,7 +215,7 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
         o.push_str(" \"pacer lag\" is how late paced requests left after their due time: how exact the load was.");
     }
     if conns {
-        o.push_str(" \"connections\" is how many the step opened: as many as clients when connections are kept alive, one per request without keep-alive or when the server closes them.");
+        o.push_str(connections);
     }
     o.push_str("</p>");
     o
@@ -277,8 +289,8 @@ pub fn html_page(
                 esc(why)
             );
         }
-        b.push_str(&cards(&sat));
-        for line in findings::sentences(&sat) {
+        b.push_str(&cards(&sat, Work::of(&s.targets)));
+        for line in findings::sentences(&sat, Work::of(&s.targets)) {
             let _ = write!(b, "<p>{}</p>", rich(&line));
         }
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
@@ -317,6 +329,11 @@ pub fn html_page(
 /// rate, latency from the due time, late and dropped requests, the pacer's lag.
 fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
+    // A rate as HTTP's req/s, a SQL run's tps (pgbench -R's), a store's ops/s.
+    let unit = match Work::of(&s.targets) {
+        Work::Request => "req/s",
+        work => work.rate(),
+    };
     let mut b = String::from("<section class=\"summary\"><h2>Which rates it held</h2>");
     b.push_str("<div class=\"cards\">");
     let mut card = |k: &str, v: String, n: String| {
@@ -331,7 +348,7 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     match f.highest_held {
         Some(h) => card(
             "Highest rate held",
-            format!("{} req/s", fmt_qps(h.rate)),
+            format!("{} {unit}", fmt_qps(h.rate)),
             format!("answered {}/s", fmt_qps(h.achieved)),
         ),
         None => card(
@@ -343,7 +360,7 @@ fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     match f.first_behind {
         Some(r) => card(
             "Falls behind at",
-            format!("{} req/s", fmt_qps(r.rate)),
+            format!("{} {unit}", fmt_qps(r.rate)),
             format!("answered {}/s", fmt_qps(r.achieved)),
         ),
         None => card(
@@ -506,5 +523,72 @@ mod tests {
         s.targets = vec!["redis://127.0.0.1:6379".into()];
         let t = html(&s);
         assert!(t.contains("<th>commands</th>") && !t.contains("2xx"), "{t}");
+    }
+
+    /// A SQL ramp's page said "qps" (its cards, its steps table, its findings and its
+    /// throughput chart) where pgbench and sysbench say tps; a store's says ops/s,
+    /// as the terminal's "Operations per second". HTTP keeps qps.
+    #[test]
+    fn a_sql_run_s_page_rates_transactions_in_tps_never_qps() {
+        let mut s = series_of(&[(1, 100.0, 0.01), (2, 190.0, 0.0105), (4, 200.0, 0.02)]);
+        let page = |s: &Series| html_report(s, &ReportOptions::default());
+        let http = page(&s);
+        assert!(
+            http.contains("<th>qps</th>") && http.contains("200.0 qps"),
+            "{http}"
+        );
+        s.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        s.points[0].hosts = vec![crate::result::series::HostPoint {
+            target: s.targets[0].clone(),
+            responses: 1000,
+            errors: 0,
+            mean_s: 0.01,
+        }];
+        let sql = page(&s);
+        for said in [
+            "transactions wait for each other",
+            "Every transaction went to one host",
+            "<th>tps</th>",
+            "<div class=\"v\">200.0 tps</div>",
+            "Throughput peaks at 200.0 tps with 4 clients.",
+            "throughput (transactions per second)",
+            "peak: 200.0 tps at 4 clients",
+        ] {
+            assert!(sql.contains(said), "{said:?} not in the page");
+        }
+        assert!(!sql.contains("qps") && !sql.contains("queries per second"));
+        s.targets = vec!["redis://127.0.0.1:6379".into()];
+        let store = page(&s);
+        assert!(store.contains("<th>ops/s</th>") && store.contains("200.0 ops/s"));
+        assert!(!store.contains("qps"));
+    }
+
+    /// The connections note told a SQL run "one per request without keep-alive": a
+    /// SQL client keeps one connection and logs in before its first transaction's
+    /// time (one per transaction with -C); a store's client keeps one for the step.
+    #[test]
+    fn the_connections_note_speaks_of_clients_and_logins_for_sql_never_requests() {
+        let mut s = series_of(&[(2, 100.0, 0.001)]);
+        s.points[0].connections_opened = Some(2);
+        let note = |s: &Series| steps_table(s, &analysis::analyse(s));
+        assert!(note(&s).contains("one per request without keep-alive"));
+        s.targets = vec!["mysql://127.0.0.1:3306/sbtest".into()];
+        let sql = note(&s);
+        assert!(
+            sql.contains("one per client when each keeps its connection (its login before its first transaction's time, not in it)")
+                && sql.contains("one per transaction with pgbench's -C"),
+            "{sql}"
+        );
+        assert!(
+            !sql.contains("request") && !sql.contains("without keep-alive"),
+            "{sql}"
+        );
+        s.targets = vec!["memcached://127.0.0.1:11211".into()];
+        let store = note(&s);
+        assert!(
+            store.contains("one per client, which keeps its connection"),
+            "{store}"
+        );
+        assert!(!store.contains("request"), "{store}");
     }
 }

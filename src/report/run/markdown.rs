@@ -3,7 +3,7 @@
 
 use crate::analysis;
 use crate::report::findings;
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share, Work};
 use crate::report::table::{md_table, md_warnings, Align};
 use crate::result::series::Series;
 use crate::result::RunResult;
@@ -61,14 +61,15 @@ fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
             run.rounds()
         ));
     }
-    for line in findings::sentences(&sat) {
+    let work = Work::of(&s.targets);
+    for line in findings::sentences(&sat, work) {
         o.push_str(&line);
         o.push('\n');
     }
     o.push_str(&md_warnings(&sat.warnings));
     o.push('\n');
     let pct = s.has_percentiles();
-    let mut headers = vec!["clients", "requests", "qps", "mean"];
+    let mut headers = vec!["clients", work.items(), work.rate(), "mean"];
     if pct {
         headers.extend(["p50", "p99"]);
     }
@@ -161,5 +162,28 @@ mod tests {
             &[vec!["x|y".into(), "1".into()]],
         );
         assert_eq!(t, "| a | b |\n|:--|--:|\n| x\\|y | 1 |\n");
+    }
+
+    /// A SQL ramp's Markdown headed its table "requests | qps" and said "Throughput
+    /// peaks at … qps": pgbench's and sysbench's users read transactions and tps.
+    #[test]
+    fn a_sql_run_s_markdown_counts_transactions_in_tps() {
+        let mut s = crate::analysis::tests::series_of(&[
+            (1, 100.0, 0.01),
+            (2, 190.0, 0.0105),
+            (4, 200.0, 0.02),
+        ]);
+        assert!(markdown_report(&s).contains("| clients | requests | qps | mean |"));
+        s.targets = vec!["postgresql://127.0.0.1/bench".into()];
+        let md = markdown_report(&s);
+        assert!(
+            md.contains("| clients | transactions | tps | mean |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("Throughput peaks at 200.0 tps with 4 clients."),
+            "{md}"
+        );
+        assert!(!md.contains("qps") && !md.contains("requests"), "{md}");
     }
 }

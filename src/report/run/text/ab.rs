@@ -11,8 +11,9 @@ use std::io::{self, Write};
 
 use hdrhistogram::Histogram;
 
+use super::connection::per_request;
 use super::profile::wrap;
-use super::summary::{at_percent, field, field_more, per_request};
+use super::summary::{at_percent, field, field_more};
 use crate::report::fmt::fmt_latency;
 use crate::result::{decode_histogram, RunResult, StepResult};
 use crate::stats::ErrorKind;

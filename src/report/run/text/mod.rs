@@ -10,11 +10,13 @@
 use std::fmt::Write as _;
 
 use super::store;
-use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share};
+use crate::report::fmt::{fmt_latency, fmt_qps, fmt_share, Work};
 use crate::result::{RequestList, RunResult, StepResult};
 use crate::stats::RequestSample;
 
 pub mod ab;
+mod connection;
+mod failures;
 pub mod pgbench;
 mod profile;
 mod ramp_end;
@@ -50,8 +52,9 @@ fn ms(seconds: f64) -> f64 {
 
 /// One line per finished step, columns fixed-width so consecutive rows align:
 /// `clients    8  requests    41230  qps     13743  mean  580 µs  p50  510 µs  …  errors 0`.
-/// Open-model steps start with their target rate.
-pub fn step_row(step: &StepResult) -> String {
+/// Open-model steps start with their target rate; a SQL run's count transactions
+/// in tps, a store's commands in ops/s (`work`).
+pub fn step_row(step: &StepResult, work: Work) -> String {
     let l = &step.latency;
     let mut row = String::new();
     if let Some(rate) = step.rate {
@@ -59,10 +62,12 @@ pub fn step_row(step: &StepResult) -> String {
     }
     let _ = write!(
         row,
-        "clients {:>4}  requests {:>8}  qps {:>7}  mean {:>7}  p50 {:>7}  \
+        "clients {:>4}  {} {:>8}  {} {:>7}  mean {:>7}  p50 {:>7}  \
          p99 {:>7}  max {:>7}  errors {}",
         step.n_clients,
+        work.items(),
         step.total_requests,
+        work.rate(),
         fmt_qps(step.qps),
         fmt_latency(l.mean_s),
         fmt_latency(l.p50_s),
@@ -259,7 +264,10 @@ pub(super) mod tests {
         let mut open = row_step(4, 30000, 999.96, [0.00123, 0.0011, 0.0042, 0.009]);
         open.rate = Some(1000.0);
         rows.push(open);
-        let text: String = rows.iter().map(|r| step_row(r) + "\n").collect();
+        let text: String = rows
+            .iter()
+            .map(|r| step_row(r, Work::Request) + "\n")
+            .collect();
         snapshot("step-rows.txt", &text);
         // Columns line up: each label starts at the same character in every closed row.
         let lines: Vec<Vec<char>> = text.lines().map(|l| l.chars().collect()).collect();
@@ -277,14 +285,27 @@ pub(super) mod tests {
         assert!(!text.contains("1 clients"));
     }
 
+    /// A SQL ramp's rows said "requests … qps" above its end's "tps" chart: they
+    /// count transactions in tps, a store's commands in ops/s.
+    #[test]
+    fn a_sql_step_row_counts_transactions_in_tps() {
+        let s = row_step(2, 31702, 31682.0, [5.75e-5, 4.6e-5, 1.77e-4, 4.68e-3]);
+        assert_eq!(
+            step_row(&s, Work::Transaction),
+            "clients    2  transactions    31702  tps   31682  mean 57.5 µs  p50 46.0 µs  \
+             p99  177 µs  max 4.68 ms  errors 0"
+        );
+        assert!(step_row(&s, Work::Command).contains("  commands    31702  ops/s   31682  "));
+    }
+
     #[test]
     fn step_row_leads_with_rate_in_open_model() {
         let mut s = bare_step(4);
         s.rate = Some(1000.0);
         assert!(
-            step_row(&s).starts_with("rate    1000/s  clients    4"),
+            step_row(&s, Work::Request).starts_with("rate    1000/s  clients    4"),
             "{}",
-            step_row(&s)
+            step_row(&s, Work::Request)
         );
     }
 

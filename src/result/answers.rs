@@ -1,0 +1,139 @@
+//! What a run's targets answer, as every view of its result names it: a SQL
+//! database's transactions, a key-value store's replies, HTTP's responses; the
+//! numbers the engine counts a store's reply and a SQL transaction under (their
+//! statuses in a step's `statuses`), by name for people (`-v`, the page) and for
+//! the CSV's status columns.
+
+/// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
+/// `kv::STATUS_MISS` and the two of `cas`; neither the result nor the report imports
+/// `kv`, a test holds them equal).
+pub const STORE_VALUE: u16 = 250;
+pub const STORE_MISS: u16 = 254;
+/// A memcached `cas` answered `EXISTS`, and one not sent for want of a token.
+pub const STORE_EXISTS: u16 = 252;
+pub const STORE_NO_TOKEN: u16 = 253;
+
+/// Whether every target is a key-value store (`redis://`, `rediss://`,
+/// `memcached://`) of a result's `targets`: its answers are replies to operations,
+/// not HTTP responses.
+pub fn all_stores(targets: &[String]) -> bool {
+    !targets.is_empty()
+        && targets.iter().all(|t| {
+            t.starts_with("redis://") || t.starts_with("rediss://") || t.starts_with("memcached://")
+        })
+}
+
+/// Whether every target is a SQL database (`postgres://`, `postgresql://`,
+/// `mysql://`, `mariadb://`) of a result's `targets`: its answers are transactions.
+pub fn all_sql(targets: &[String]) -> bool {
+    !targets.is_empty()
+        && targets.iter().all(|t| {
+            ["postgres://", "postgresql://", "mysql://", "mariadb://"]
+                .iter()
+                .any(|s| t.starts_with(s))
+        })
+}
+
+/// A SQL transaction's status by name, for `-v`'s lines: `ok` for the number a
+/// transaction whose every statement was answered without an error is counted
+/// under (`STORE_VALUE`: the engine counts it as a store's reply), `error` for 0.
+pub fn sql_status_name(code: u16) -> Option<&'static str> {
+    match code {
+        STORE_VALUE => Some("ok"),
+        0 => Some("error"),
+        _ => None,
+    }
+}
+
+/// A store's reply number by its name, for `-v`'s status lines and the slowest
+/// list: a read's `250` is a hit, a write's a write done (`reads`: the command's
+/// kind, `None` when the figure mixes them); `None` for a number not a store's.
+pub fn status_name(code: u16, reads: Option<bool>) -> Option<&'static str> {
+    match (code, reads) {
+        (STORE_VALUE, Some(true)) => Some("hit"),
+        (STORE_VALUE, Some(false)) => Some("done"),
+        (STORE_VALUE, None) => Some("hit/done"),
+        (STORE_MISS, Some(true)) => Some("miss"),
+        (STORE_MISS, Some(false)) => Some("not done"),
+        (STORE_MISS, None) => Some("miss/not done"),
+        (STORE_EXISTS, _) => Some("cas exists"),
+        (STORE_NO_TOKEN, _) => Some("cas not sent"),
+        (0, _) => Some("error"),
+        _ => None,
+    }
+}
+
+/// A step's status column in the CSV of a run with these targets: a SQL run's and
+/// a store's answers by name in snake case (`ok`, `hit_or_done`, `error`…), never
+/// the engine's numbers; HTTP's status as its number (drnbench's columns).
+pub fn csv_status_column(code: u16, targets: &[String]) -> String {
+    let sql = all_sql(targets);
+    match named(code, sql).filter(|_| sql || all_stores(targets)) {
+        Some(name) => snake(name),
+        None => code.to_string(),
+    }
+}
+
+/// The status a CSV column named by [`csv_status_column`] counts: `ok` and
+/// `hit_or_done` 250, `error` 0…; `None` for any other name (the reader takes a
+/// number as its own status).
+pub fn csv_status_of_column(name: &str) -> Option<u16> {
+    let codes = [STORE_VALUE, STORE_MISS, STORE_EXISTS, STORE_NO_TOKEN, 0];
+    [true, false]
+        .into_iter()
+        .flat_map(|sql| codes.map(|c| (c, sql)))
+        .find(|(c, sql)| named(*c, *sql).is_some_and(|n| snake(n) == name))
+        .map(|(c, _)| c)
+}
+
+/// A status's name in a SQL run (`sql`) or a store's, the reads and writes mixed.
+fn named(code: u16, sql: bool) -> Option<&'static str> {
+    if sql {
+        sql_status_name(code)
+    } else {
+        status_name(code, None)
+    }
+}
+
+/// "miss/not done" as a column's name: "miss_or_not_done".
+fn snake(name: &str) -> String {
+    name.replace('/', "_or_").replace(' ', "_")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A SQL run's CSV headed its transactions' share `250`: the engine's number
+    /// for a store's reply. Its columns are `ok` and `error`; a store's by name;
+    /// HTTP's by number; every name reads back as its status.
+    #[test]
+    fn a_sql_run_s_csv_status_columns_are_named_never_250() {
+        let sql = ["postgres://127.0.0.1/bench".to_string()];
+        let store = ["memcached://127.0.0.1:11211".to_string()];
+        let http = ["http://127.0.0.1:8080".to_string()];
+        let col = |c, t: &[String]| csv_status_column(c, t);
+        assert_eq!(
+            (col(250, &sql), col(0, &sql)),
+            ("ok".into(), "error".into())
+        );
+        let names: Vec<String> = [250, 254, 252, 253, 0].map(|c| col(c, &store)).into();
+        assert_eq!(
+            names,
+            [
+                "hit_or_done",
+                "miss_or_not_done",
+                "cas_exists",
+                "cas_not_sent",
+                "error"
+            ]
+        );
+        assert_eq!((col(250, &http), col(0, &http)), ("250".into(), "0".into()));
+        for (code, name) in [(250, "ok"), (0, "error"), (254, "miss_or_not_done")] {
+            assert_eq!(csv_status_of_column(name), Some(code), "{name}");
+        }
+        assert_eq!(csv_status_of_column("hit_or_done"), Some(250));
+        assert_eq!(csv_status_of_column("250"), None);
+        assert_eq!(csv_status_of_column("cache_hit_rate"), None);
+    }
+}
