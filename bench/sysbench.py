@@ -9,7 +9,8 @@ server. Per run: transactions per second from each tool's own `transactions: N
 (X per sec.)` line, and the client's user+sys CPU (GNU time, which reads the
 process's /proc accounting at exit) over N, as µs per transaction. Rounds
 interleave the two tools (the order alternating per round); medians and their
-ratios (hakaru / sysbench) are printed as a table.
+ratios (hakaru / sysbench) are printed as a table, with user time apart and the
+kernel floor (hakaru's system time over sysbench's whole CPU), as bench/sql.py's.
 
 MariaDB runs as FIELD-NOTES.md says (as root, a private datadir, loopback only,
 `--innodb-flush-log-at-trx-commit=2`), PostgreSQL as bench/sql.py starts it; both
