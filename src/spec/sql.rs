@@ -6,7 +6,6 @@
 
 use std::net::ToSocketAddrs;
 use std::sync::Arc;
-
 use std::time::Duration;
 
 use super::kv::Described;
