@@ -24,7 +24,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
         [one] => {
             return format!(
             "<section><h2>Hosts</h2><p>Every {} went to one host, <code>{}</code>.</p></section>",
-            crate::report::fmt::Work::of(&s.targets).item(),
+            crate::report::fmt::Work::of_series(s).item(),
             esc(one)
         )
         }
@@ -74,9 +74,9 @@ pub(crate) fn status_section(s: &Series) -> String {
         k
     };
     // A store's replies by name (`hit/done`), never its internal numbers.
-    let store = crate::report::fmt::all_stores(&s.targets);
+    let store = crate::report::fmt::Work::of_series(s) == crate::report::fmt::Work::Command;
     // A SQL transaction's too (`ok`): the number it is counted under is the engine's.
-    let sql = crate::report::fmt::all_sql(&s.targets);
+    let sql = crate::report::fmt::Work::of_series(s) == crate::report::fmt::Work::Transaction;
     let said = |c: u16| {
         let name = if sql {
             crate::report::fmt::sql_status_name(c)

@@ -116,7 +116,7 @@ fn steps_words(work: Work) -> (&'static str, &'static str) {
              its connection for the whole step, and one more each time a connection was \
              lost.",
         ),
-        Work::Request => (
+        Work::Request | Work::Answer => (
             "Latencies are from hand-over to the socket to the last byte of the response. \
              \"failed\" is the share of requests without a 2xx/3xx response.",
             " \"connections\" is how many the step opened: as many as clients when \
@@ -132,7 +132,7 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let conns = s.points.iter().any(|p| p.connections_opened.is_some());
     let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
-    let work = Work::of(&s.targets);
+    let work = Work::of_series(s);
     let (said, connections) = steps_words(work);
     let (unit, rate) = (work.items(), work.rate());
     let mut o = format!("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>{unit}</th><th>{rate}</th><th>mean</th>");
@@ -289,8 +289,8 @@ pub fn html_page(
                 esc(why)
             );
         }
-        b.push_str(&cards(&sat, Work::of(&s.targets)));
-        for line in findings::sentences(&sat, Work::of(&s.targets)) {
+        b.push_str(&cards(&sat, Work::of_series(s)));
+        for line in findings::sentences(&sat, Work::of_series(s)) {
             let _ = write!(b, "<p>{}</p>", rich(&line));
         }
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
@@ -330,7 +330,7 @@ pub fn html_page(
 fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
     // A rate as HTTP's req/s, a SQL run's tps (pgbench -R's), a store's ops/s.
-    let unit = match Work::of(&s.targets) {
+    let unit = match Work::of_series(s) {
         Work::Request => "req/s",
         work => work.rate(),
     };
