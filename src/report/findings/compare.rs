@@ -208,7 +208,13 @@ fn versus((a, wa): (f64, Work), (b, wb): (f64, Work)) -> String {
     if wa == wb {
         format!("{} vs {} {}", fmt_qps(a), fmt_qps(b), wa.rate())
     } else {
-        format!("{} {} vs {} {}", fmt_qps(a), wa.rate(), fmt_qps(b), wb.rate())
+        format!(
+            "{} {} vs {} {}",
+            fmt_qps(a),
+            wa.rate(),
+            fmt_qps(b),
+            wb.rate()
+        )
     }
 }
 
@@ -276,7 +282,12 @@ fn latency_ratio(b: &str, r: &str, x: &Measured, y: &Measured) -> Option<String>
 }
 
 /// Both runs measured at the load `x.load`: the figures there, and only there.
-fn at_load((base, row): (&CompareRow, &CompareRow), x: Measured, y: Measured, only: bool) -> String {
+fn at_load(
+    (base, row): (&CompareRow, &CompareRow),
+    x: Measured,
+    y: Measured,
+    only: bool,
+) -> String {
     let (b, r) = (base.label.as_str(), row.label.as_str());
     let w = Work::of_all([base.work, row.work]);
     let lat = latency_ratio(b, r, &x, &y)

@@ -481,7 +481,10 @@ fn compare_of_sql_runs_speaks_tps_not_http_qps() {
         assert!(!t.contains("qps") && !t.contains("requests"), "{t}");
     }
     assert!(text.contains("(480.0 vs 320.0 tps)"), "{text}");
-    assert!(text.contains("share of transactions that ended in an error"), "{text}");
+    assert!(
+        text.contains("share of transactions that ended in an error"),
+        "{text}"
+    );
     let (text, md, html) = all(redis("a", 1.0), redis("b", 1.5));
     for t in [&text, &md, &html] {
         assert!(t.contains("peak ops/s"), "{t}");
@@ -494,5 +497,8 @@ fn compare_of_sql_runs_speaks_tps_not_http_qps() {
     }
     assert!(text.contains("(480.0 ops/s vs 320.0 tps)"), "{text}");
     let (text, ..) = all(http("a", 1.0), http("b", 1.5));
-    assert!(text.contains("peak qps") && text.contains("(480.0 vs 320.0 qps)"), "{text}");
+    assert!(
+        text.contains("peak qps") && text.contains("(480.0 vs 320.0 qps)"),
+        "{text}"
+    );
 }

@@ -241,7 +241,10 @@ mod tests {
         r.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
         assert_eq!(line(&r), "Connection:             one per client");
         r.settings.keep_alive = false;
-        assert_eq!(line(&r), "Connection:             a new one per transaction");
+        assert_eq!(
+            line(&r),
+            "Connection:             a new one per transaction"
+        );
         r.targets = vec!["redis://127.0.0.1:6379".into()];
         assert_eq!(line(&r), "Connection:             a new one per command");
         r.targets = vec!["http://127.0.0.1:8080/".into()];
