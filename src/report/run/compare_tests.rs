@@ -502,3 +502,46 @@ fn compare_of_sql_runs_speaks_tps_not_http_qps() {
         "{text}"
     );
 }
+
+/// Two SQL suites compared phase by phase said "req/s" and "of its requests": a
+/// SQL suite's phases compare in tps and fail as transactions, a store's in ops/s
+/// and commands; between kinds, answers/s.
+#[test]
+fn suites_of_sql_compare_phase_by_phase_in_tps_not_req_s() {
+    let suite = |target: &str, qps: f64, failed: u64| {
+        let mut r = suite_run("run", qps);
+        r.targets = vec![target.into()];
+        r.steps[0]
+            .errors
+            .insert(crate::stats::ErrorKind::SqlDeadlock, failed);
+        r
+    };
+    let pg = "postgres://127.0.0.1:5432/bench";
+    let (a, b) = (suite(pg, 1000.0, 1), suite(pg, 1300.0, 2));
+    let said = |a: &RunResult, b: &RunResult| {
+        let series = [Series::from_run(a, "a"), Series::from_run(b, "b")];
+        let runs = [("a", a), ("b", b)];
+        format!(
+            "{}\n{}\n{}",
+            compare_text_with(&series, &runs),
+            compare_markdown_with(&series, &runs),
+            compare_html(&series, &runs, &ReportOptions::default())
+        )
+    };
+    let t = said(&a, &b);
+    assert!(
+        t.contains("b answered run 1.30× a's tps at 1.00× its p99."),
+        "{t}"
+    );
+    assert!(t.contains("a failed 1.00% of its transactions"), "{t}");
+    assert!(t.contains("<th>tps</th>") && t.contains("| tps |"), "{t}");
+    assert!(!t.contains("req/s") && !t.contains("requests"), "{t}");
+    let redis = "redis://127.0.0.1:6379";
+    let (c, d) = (suite(redis, 1000.0, 0), suite(redis, 1300.0, 0));
+    let t = said(&c, &d);
+    assert!(t.contains("b answered run 1.30× a's ops/s"), "{t}");
+    assert!(!t.contains("req/s"), "{t}");
+    let t = said(&a, &d);
+    assert!(t.contains("b answered run 1.30× a's answers/s"), "{t}");
+    assert!(!t.contains("req/s"), "{t}");
+}
