@@ -294,6 +294,20 @@ impl Work {
         }
     }
 
+    /// Whether connections were kept, as the run's users say it: HTTP's
+    /// keep-alive ("Keep-alive", "on"); a SQL client's connection as pgbench puts
+    /// it ("Connection", "one per client", or with `-C` "a new one per
+    /// transaction"), a store's alike per command.
+    pub fn kept(self, keep_alive: bool) -> (&'static str, &'static str) {
+        match (self, keep_alive) {
+            (Work::Request | Work::Answer, true) => ("Keep-alive", "on"),
+            (Work::Request | Work::Answer, false) => ("Keep-alive", "off"),
+            (_, true) => ("Connection", "one per client"),
+            (Work::Transaction, false) => ("Connection", "a new one per transaction"),
+            (_, false) => ("Connection", "a new one per command"),
+        }
+    }
+
     /// What is answered, for a chart of answers: "responses", "transactions",
     /// "replies".
     pub fn answers(self) -> &'static str {

@@ -242,17 +242,17 @@ pub(crate) fn run_section(s: &Series) -> String {
             rows.push(("step duration".into(), format!("{d} s")));
         }
         if let Some(n) = st.n_requests {
-            rows.push(("requests per step".into(), n.to_string()));
+            let items = crate::report::fmt::Work::of_series(s).items();
+            rows.push((format!("{items} per step"), n.to_string()));
         }
         rows.push(("interval".into(), format!("{} s", st.interval_s)));
         if st.wait_s > 0.0 {
             rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
         }
         rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
-        rows.push((
-            "keep-alive".into(),
-            if st.keep_alive { "on" } else { "off" }.into(),
-        ));
+        // A SQL run's connections as pgbench says them, not HTTP's flag.
+        let (name, says) = crate::report::fmt::Work::of_series(s).kept(st.keep_alive);
+        rows.push((name.to_lowercase(), says.into()));
         rows.push(("load model".into(), st.model.to_string()));
         rows.push((
             "patterns".into(),

@@ -1007,6 +1007,14 @@ fn a_pgbench_result_s_pages_from_json_and_csv_speak_tps_with_no_empty_heading() 
         for (i, _) in page.match_indices("<h2>Over time</h2>") {
             assert!(page[i..].starts_with("<h2>Over time</h2><p>"), "{page}");
         }
+        // The settings (the JSON's) say the connections as pgbench does.
+        if src.extension().is_some_and(|e| e == "json") {
+            assert!(
+                page.contains("<dt>connection</dt><dd>one per client</dd>"),
+                "{page}"
+            );
+            assert!(!page.contains("<dt>keep-alive</dt>"), "{page}");
+        }
         // Every transaction ended ok: said so, by name (a status 250 otherwise).
         assert!(page.contains("every statement answered (ok)"), "{page}");
         let statuses = page

@@ -29,7 +29,7 @@ fn per_item(per: f64, work: Work) -> String {
 /// their words) always; the protocol, `--coalesce` and the pipeline depth where
 /// they were asked for.
 pub(super) fn connection_fields(out: &mut String, run: &RunResult, step: &StepResult) {
-    let (name, says) = kept(run.settings.keep_alive, Work::of(&run.targets));
+    let (name, says) = Work::of(&run.targets).kept(run.settings.keep_alive);
     field(out, name, says);
     if let Some(protocol) = protocol(run, step) {
         field(out, "Protocol", protocol);
@@ -44,19 +44,6 @@ pub(super) fn connection_fields(out: &mut String, run: &RunResult, step: &StepRe
     if let Some(n) = run.settings.pipeline.filter(|&n| n > 1) {
         let says = format!("{n} commands in flight per connection");
         field(out, "Pipeline", says);
-    }
-}
-
-/// Whether connections were kept, as the run's users say it: HTTP's keep-alive
-/// flag; a SQL client's connection as pgbench puts it (one per client, or with
-/// `-C` a new one per transaction), a store's alike per command.
-fn kept(keep_alive: bool, work: Work) -> (&'static str, &'static str) {
-    match (work, keep_alive) {
-        (Work::Request, true) => ("Keep-alive", "on"),
-        (Work::Request, false) => ("Keep-alive", "off"),
-        (_, true) => ("Connection", "one per client"),
-        (Work::Transaction, false) => ("Connection", "a new one per transaction"),
-        (_, false) => ("Connection", "a new one per command"),
     }
 }
 
