@@ -1024,5 +1024,20 @@ fn a_pgbench_result_s_pages_from_json_and_csv_speak_tps_with_no_empty_heading() 
         let statuses = &statuses[..statuses.find("</section>").unwrap()];
         assert!(!statuses.contains("250"), "{statuses}");
     }
+    // Two pgbench results compared: in tps, never HTTP's qps or requests/s.
+    std::fs::copy(dir.join("r.json"), dir.join("again.json")).unwrap();
+    let out = crate::util::hakaru()
+        .arg("compare")
+        .args([dir.join("r.json"), dir.join("again.json")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("tps") && !text.contains("qps"), "{text}");
+    assert!(!text.contains("requests"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
