@@ -277,6 +277,7 @@ pub(crate) mod tests {
             targets: vec![],
             partial: false,
             state: crate::result::RunState::Complete,
+            named: None,
             points_are: Default::default(),
         }
     }

@@ -101,6 +101,7 @@ mod tests {
             targets: Vec::new(),
             partial: false,
             state: Default::default(),
+            named: None,
             points_are: Default::default(),
         }
     }

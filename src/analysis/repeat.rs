@@ -181,6 +181,7 @@ fn empty() -> Series {
         targets: Vec::new(),
         partial: false,
         state: crate::result::RunState::Complete,
+        named: None,
         points_are: Default::default(),
     }
 }

@@ -281,6 +281,7 @@ mod tests {
             targets: vec![target.into()],
             partial: false,
             state: Default::default(),
+            named: None,
             points_are: Default::default(),
         }
     }

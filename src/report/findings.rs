@@ -394,7 +394,7 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
         return out;
     };
     // "requests/s" of HTTP; a SQL run's "transactions/s", a store's "commands/s".
-    let work = Work::of(&s.targets);
+    let work = Work::of_series(s);
     let per_s = format!("{}/s", work.items());
     // A step with a rate profile is told segment by segment: its mean rate hides any
     // spike inside it. One step: its segments alone; steps of a ramp: their own
@@ -476,7 +476,7 @@ pub fn sentences(sat: &Saturation, work: Work) -> Vec<String> {
     let errs = sat.max_error_share;
     let rate = work.rate();
     let errors_line = (errs > 0.0).then(|| match work {
-        Work::Request => format!(
+        Work::Request | Work::Answer => format!(
             "Up to {} of a step's requests failed or got an error status.",
             fmt_share(errs)
         ),

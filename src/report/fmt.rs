@@ -215,6 +215,10 @@ pub enum Work {
     Request,
     Transaction,
     Command,
+    /// Runs of different kinds side by side (PostgreSQL against Redis, or an HTTP
+    /// API): none's words are true of the others, so what all of them count, an
+    /// answer ("answers/s"). Only [`Work::of_all`] says it.
+    Answer,
 }
 
 impl Work {
@@ -230,15 +234,26 @@ impl Work {
         }
     }
 
-    /// The unit several runs share (a comparison, a ramp's rounds), HTTP's when
-    /// they differ.
-    pub fn of_all<'a>(targets: impl IntoIterator<Item = &'a [String]>) -> Work {
-        let mut each = targets.into_iter().map(Work::of);
+    /// The unit of a run read back: its targets', or, from a file that names none
+    /// (a CSV), what its status columns' names say (`ok` a SQL run's).
+    pub fn of_series(s: &crate::result::series::Series) -> Work {
+        use crate::result::answers::Named;
+        match s.named.filter(|_| s.targets.is_empty()) {
+            Some(Named::Sql) => Work::Transaction,
+            Some(Named::Store) => Work::Command,
+            None => Work::of(&s.targets),
+        }
+    }
+
+    /// The unit several runs share (a comparison, a ramp's rounds); when their
+    /// kinds differ, [`Work::Answer`].
+    pub fn of_all(each: impl IntoIterator<Item = Work>) -> Work {
+        let mut each = each.into_iter();
         let first = each.next().unwrap_or(Work::Request);
         if each.all(|w| w == first) {
             first
         } else {
-            Work::Request
+            Work::Answer
         }
     }
 
@@ -248,6 +263,7 @@ impl Work {
             Work::Request => "requests",
             Work::Transaction => "transactions",
             Work::Command => "commands",
+            Work::Answer => "answers",
         }
     }
 
@@ -263,6 +279,7 @@ impl Work {
             Work::Request => "qps",
             Work::Transaction => "tps",
             Work::Command => "ops/s",
+            Work::Answer => "answers/s",
         }
     }
 
@@ -273,6 +290,21 @@ impl Work {
             Work::Request => "queries per second",
             Work::Transaction => "transactions per second",
             Work::Command => "operations per second",
+            Work::Answer => "answers per second",
+        }
+    }
+
+    /// Whether connections were kept, as the run's users say it: HTTP's
+    /// keep-alive ("Keep-alive", "on"); a SQL client's connection as pgbench puts
+    /// it ("Connection", "one per client", or with `-C` "a new one per
+    /// transaction"), a store's alike per command.
+    pub fn kept(self, keep_alive: bool) -> (&'static str, &'static str) {
+        match (self, keep_alive) {
+            (Work::Request | Work::Answer, true) => ("Keep-alive", "on"),
+            (Work::Request | Work::Answer, false) => ("Keep-alive", "off"),
+            (_, true) => ("Connection", "one per client"),
+            (Work::Transaction, false) => ("Connection", "a new one per transaction"),
+            (_, false) => ("Connection", "a new one per command"),
         }
     }
 
@@ -283,6 +315,7 @@ impl Work {
             Work::Request => "responses",
             Work::Transaction => "transactions",
             Work::Command => "replies",
+            Work::Answer => "answers",
         }
     }
 }

@@ -162,11 +162,16 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
     }
     let charts = charts(run);
     if !charts.is_empty() {
-        b.push_str("<section class=\"over-time\"><h2>Over time</h2>");
-        for s in sentences(run) {
-            let _ = write!(b, "<p>{}</p>", esc(&s));
+        // A calm run (latency never rose, nothing failed) has no sentence: no
+        // heading over nothing, its charts say it (as the Markdown leaves it out).
+        let said = sentences(run);
+        if !said.is_empty() {
+            b.push_str("<section class=\"over-time\"><h2>Over time</h2>");
+            for s in said {
+                let _ = write!(b, "<p>{}</p>", esc(&s));
+            }
+            b.push_str("</section>");
         }
-        b.push_str("</section>");
         for (_, c) in &charts {
             b.push_str(&section(c));
         }
@@ -234,4 +239,57 @@ pub fn text(run: &RunResult, verbose: bool) -> String {
         }
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{bare_step, run as fixture_run};
+    use crate::result::timeline::seconds;
+    use crate::stats::{Outcome, Second, Timeline};
+    use std::time::Duration;
+
+    /// A step of 5 s, each second `n` answers of `ms` milliseconds.
+    fn step(per_second: &[(u64, u64)]) -> crate::result::StepResult {
+        let mut t = Timeline::default();
+        for (i, (n, ms)) in per_second.iter().enumerate() {
+            let mut s = Second::new();
+            for _ in 0..*n {
+                let took = Duration::from_millis(*ms);
+                s.record(Outcome::Status(200), took, &Default::default());
+            }
+            t.add(i as u64, s);
+        }
+        let mut st = bare_step(2);
+        st.elapsed_s = per_second.len() as f64;
+        st.timeline = Some(seconds(&t, st.elapsed_s));
+        st
+    }
+
+    /// A pgbench page (any calm run: latency never rose, nothing failed) had an
+    /// "Over time" heading over nothing: the heading comes with its sentences, the
+    /// charts stay.
+    #[test]
+    fn a_calm_run_s_page_has_no_empty_over_time_heading() {
+        let calm = fixture_run(vec![step(&[(200, 1); 5])]);
+        assert!(sentences(&calm).is_empty());
+        let page = html(&calm, |c| format!("<section>{}</section>", c.title));
+        assert!(!page.contains("Over time</h2>"), "{page}");
+        assert!(!charts(&calm).is_empty());
+        assert!(page.contains("<section>"), "{page}");
+        let rose = fixture_run(vec![step(&[
+            (200, 1),
+            (200, 1),
+            (200, 1),
+            (200, 40),
+            (200, 40),
+        ])]);
+        let said = sentences(&rose);
+        assert!(!said.is_empty());
+        let page = html(&rose, |c| format!("<section>{}</section>", c.title));
+        assert!(
+            page.contains(&format!("<h2>Over time</h2><p>{}</p>", esc(&said[0]))),
+            "{page}"
+        );
+    }
 }

@@ -24,7 +24,7 @@ pub(crate) fn hosts_section(s: &Series) -> String {
         [one] => {
             return format!(
             "<section><h2>Hosts</h2><p>Every {} went to one host, <code>{}</code>.</p></section>",
-            crate::report::fmt::Work::of(&s.targets).item(),
+            crate::report::fmt::Work::of_series(s).item(),
             esc(one)
         )
         }
@@ -74,9 +74,9 @@ pub(crate) fn status_section(s: &Series) -> String {
         k
     };
     // A store's replies by name (`hit/done`), never its internal numbers.
-    let store = crate::report::fmt::all_stores(&s.targets);
+    let store = crate::report::fmt::Work::of_series(s) == crate::report::fmt::Work::Command;
     // A SQL transaction's too (`ok`): the number it is counted under is the engine's.
-    let sql = crate::report::fmt::all_sql(&s.targets);
+    let sql = crate::report::fmt::Work::of_series(s) == crate::report::fmt::Work::Transaction;
     let said = |c: u16| {
         let name = if sql {
             crate::report::fmt::sql_status_name(c)
@@ -242,17 +242,17 @@ pub(crate) fn run_section(s: &Series) -> String {
             rows.push(("step duration".into(), format!("{d} s")));
         }
         if let Some(n) = st.n_requests {
-            rows.push(("requests per step".into(), n.to_string()));
+            let items = crate::report::fmt::Work::of_series(s).items();
+            rows.push((format!("{items} per step"), n.to_string()));
         }
         rows.push(("interval".into(), format!("{} s", st.interval_s)));
         if st.wait_s > 0.0 {
             rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
         }
         rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
-        rows.push((
-            "keep-alive".into(),
-            if st.keep_alive { "on" } else { "off" }.into(),
-        ));
+        // A SQL run's connections as pgbench says them, not HTTP's flag.
+        let (name, says) = crate::report::fmt::Work::of_series(s).kept(st.keep_alive);
+        rows.push((name.to_lowercase(), says.into()));
         rows.push(("load model".into(), st.model.to_string()));
         rows.push((
             "patterns".into(),

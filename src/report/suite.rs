@@ -358,7 +358,7 @@ pub fn html(run: &RunResult) -> String {
 /// 2xx/3xx, a SQL run's transactions ended ok, a store's commands answered.
 fn recovered_note(c: &crate::result::recovery::Criteria, work: Work) -> String {
     let (items, ok, answers, one) = match work {
-        Work::Request => ("requests", "answered 2xx/3xx", "responses'", "response"),
+        Work::Request | Work::Answer => ("requests", "answered 2xx/3xx", "responses'", "response"),
         Work::Transaction => ("transactions", "ended ok", "transactions'", "transaction"),
         Work::Command => ("commands", "answered with a reply", "replies'", "reply"),
     };

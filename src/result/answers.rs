@@ -86,6 +86,30 @@ pub fn csv_status_of_column(name: &str) -> Option<u16> {
         .map(|(c, _)| c)
 }
 
+/// A target that answers in words of its own, as a CSV tells it by its status
+/// columns' names: a file without targets still says whose answers it counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    /// A SQL database's transactions (`ok`).
+    Sql,
+    /// A key-value store's replies (`hit_or_done`, `miss_or_not_done`, `cas_…`).
+    Store,
+}
+
+/// Whose answers a CSV's status columns count, from their names: `ok` is a SQL
+/// run's, a reply's name a store's; `None` for HTTP's numbers, and for `error`
+/// alone, which both write (the reader cannot tell, so it claims neither).
+pub fn csv_named_by(columns: &[String]) -> Option<Named> {
+    let has = |name: &str| columns.iter().any(|c| c == name);
+    if has(&snake(sql_status_name(STORE_VALUE).unwrap_or_default())) {
+        return Some(Named::Sql);
+    }
+    let store = [STORE_VALUE, STORE_MISS, STORE_EXISTS, STORE_NO_TOKEN]
+        .iter()
+        .any(|&c| status_name(c, None).is_some_and(|n| has(&snake(n))));
+    store.then_some(Named::Store)
+}
+
 /// A status's name in a SQL run (`sql`) or a store's, the reads and writes mixed.
 fn named(code: u16, sql: bool) -> Option<&'static str> {
     if sql {
@@ -135,5 +159,19 @@ mod tests {
         assert_eq!(csv_status_of_column("hit_or_done"), Some(250));
         assert_eq!(csv_status_of_column("250"), None);
         assert_eq!(csv_status_of_column("cache_hit_rate"), None);
+    }
+
+    /// A SQL run's CSV read back drew a page in HTTP's words (250, qps): a CSV has
+    /// no targets, but its status columns' names say whose answers it counts.
+    #[test]
+    fn a_csv_s_status_columns_tell_a_sql_run_from_a_store_s() {
+        let cols = |c: &[&str]| -> Vec<String> { c.iter().map(|s| s.to_string()).collect() };
+        let by = |c: &[&str]| csv_named_by(&cols(c));
+        assert_eq!(by(&["n_clients", "ok", "error"]), Some(Named::Sql));
+        assert_eq!(by(&["ok"]), Some(Named::Sql));
+        assert_eq!(by(&["hit_or_done", "error"]), Some(Named::Store));
+        assert_eq!(by(&["miss_or_not_done"]), Some(Named::Store));
+        assert_eq!(by(&["200", "0"]), None);
+        assert_eq!(by(&["error"]), None);
     }
 }

@@ -415,6 +415,8 @@ fn read_csv(path: &Path, text: &str) -> Result<Series, ReadError> {
         tool: None,
         started_at: None,
         targets: Vec::new(),
+        // The status columns' names say a SQL run's or a store's answers.
+        named: crate::result::answers::csv_named_by(&headers),
         partial: any_partial,
         state: crate::result::RunState::from_partial(any_partial),
         points_are: Default::default(),

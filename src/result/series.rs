@@ -126,6 +126,9 @@ pub struct Series {
     pub tool: Option<String>,
     pub started_at: Option<String>,
     pub targets: Vec<String>,
+    /// Whose answers the file counts when it names no targets (a CSV's status
+    /// columns `ok`, `hit_or_done`…); `None` for a JSON result, whose targets say.
+    pub named: Option<crate::result::answers::Named>,
     /// True when the run was interrupted before every step finished.
     pub partial: bool,
     /// How far the run got: only hakaru's JSON says `running` or `failed`; a CSV reads
@@ -354,6 +357,7 @@ impl Series {
             targets: run.targets.clone(),
             partial: run.partial,
             state: run.state,
+            named: None,
             points_are: if run.suite.is_some() {
                 PointsAre::Phases
             } else if run.find_max.is_some() {

@@ -954,3 +954,90 @@ fn regression_dash_means_stdout_for_merge() {
     );
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A real `hakaru pgbench -o` against PostgreSQL, reported back from its JSON and
+/// its CSV: the page of a calm run had an "Over time" heading over nothing, and the
+/// CSV's page spoke HTTP (250, qps) for want of targets. Both say tps; the CSV's
+/// statuses are `ok` (and `error`), never 250.
+#[test]
+fn a_pgbench_result_s_pages_from_json_and_csv_speak_tps_with_no_empty_heading() {
+    let Some(pg) = crate::pg::Postgres::start(&[]) else {
+        return;
+    };
+    let port = pg.port.to_string();
+    let pgbench = |args: &[&str]| {
+        let out = crate::util::hakaru()
+            .args([
+                "pgbench",
+                "-h",
+                "127.0.0.1",
+                "-p",
+                &port,
+                "-U",
+                crate::pg::USER,
+            ])
+            .args(args)
+            .arg("postgres")
+            .env("PGPASSWORD", crate::pg::PASSWORD)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{err}\n{}", pg.log());
+    };
+    pgbench(&["-i", "-s", "1"]);
+    let dir = temp_dir("pgbench-page");
+    let csv = dir.join("r.csv");
+    pgbench(&["-S", "-c", "2", "-T", "2", "-o", csv.to_str().unwrap()]);
+    // The CSV alone, without the JSON beside it that `report` would read too.
+    let alone = dir.join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::copy(&csv, alone.join("r.csv")).unwrap();
+    for src in [dir.join("r.json"), alone.join("r.csv")] {
+        let out = crate::util::hakaru()
+            .arg("report")
+            .arg(&src)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        let page = std::fs::read_to_string(src.with_extension("html")).unwrap();
+        assert!(page.contains("tps") && !page.contains("qps"), "{page}");
+        assert!(page.contains("<th>transactions</th>"), "{}", src.display());
+        // A heading is followed by something to read, never by the next section.
+        for (i, _) in page.match_indices("<h2>Over time</h2>") {
+            assert!(page[i..].starts_with("<h2>Over time</h2><p>"), "{page}");
+        }
+        // The settings (the JSON's) say the connections as pgbench does.
+        if src.extension().is_some_and(|e| e == "json") {
+            assert!(
+                page.contains("<dt>connection</dt><dd>one per client</dd>"),
+                "{page}"
+            );
+            assert!(!page.contains("<dt>keep-alive</dt>"), "{page}");
+        }
+        // Every transaction ended ok: said so, by name (a status 250 otherwise).
+        assert!(page.contains("every statement answered (ok)"), "{page}");
+        let statuses = page
+            .split("<h2>Status and errors per step</h2>")
+            .nth(1)
+            .unwrap();
+        let statuses = &statuses[..statuses.find("</section>").unwrap()];
+        assert!(!statuses.contains("250"), "{statuses}");
+    }
+    // Two pgbench results compared: in tps, never HTTP's qps or requests/s.
+    std::fs::copy(dir.join("r.json"), dir.join("again.json")).unwrap();
+    let out = crate::util::hakaru()
+        .arg("compare")
+        .args([dir.join("r.json"), dir.join("again.json")])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("tps") && !text.contains("qps"), "{text}");
+    assert!(!text.contains("requests"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

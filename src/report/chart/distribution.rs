@@ -39,7 +39,7 @@ pub fn latency_throughput_chart(series: &[&Series], opts: ChartOptions) -> LineC
         .map(|p| p.mean_s.max(p.p99_s.unwrap_or(0.0)))
         .fold(0.0, f64::max);
     let (unit, k) = latency_unit(max_s);
-    let work = Work::of_all(series.iter().map(|s| s.targets.as_slice()));
+    let work = Work::of_all(series.iter().map(|s| Work::of_series(s)));
     type Get = fn(&Point) -> Option<f64>;
     let mut lines = Vec::new();
     for (i, s) in series.iter().enumerate() {
@@ -187,7 +187,7 @@ pub fn percentile_chart(s: &Series, opts: ChartOptions) -> Option<LineChart> {
     notes.push(format!(
         "Each curve stops where its step's sample count stops saying anything (1,000 \
          {} reach 99.9%); this run's deepest reaches {}{}.",
-        Work::of(&s.targets).items(),
+        Work::of_series(s).items(),
         if deepest > deepest.floor() {
             "past "
         } else {

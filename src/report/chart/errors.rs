@@ -27,9 +27,10 @@ pub fn error_chart(series: &Series) -> Option<String> {
         return None;
     }
     // HTTP's 0 is no response; a SQL run's and a store's failures are all theirs.
-    let work = Work::of(&series.targets);
+    let work = Work::of_series(series);
     let (failed, short) = match work {
-        Work::Request => ("no response (timeout, connection error)", "no response"),
+        // One run is one kind; HTTP's words are the default.
+        Work::Request | Work::Answer => ("no response (timeout, connection error)", "no response"),
         Work::Transaction => ("error (a transaction that ended in an error)", "error"),
         Work::Command => ("error (no reply, or an error reply)", "error"),
     };

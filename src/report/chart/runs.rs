@@ -21,7 +21,7 @@ pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
         return Vec::new();
     };
     let sat = analysis::analyse(s);
-    let rate = Work::of(&s.targets).rate();
+    let rate = Work::of_series(s).rate();
     let mut marks = Vec::new();
     if let Some(k) = sat.knee {
         marks.push(Mark {
@@ -64,7 +64,7 @@ pub(super) fn saturation_marks(series: &[&Series]) -> Vec<Mark> {
 /// Throughput (qps; a SQL run's tps, a store's ops/s) against clients; one line
 /// per run.
 pub fn throughput_chart(series: &[&Series]) -> LineChart {
-    let work = Work::of_all(series.iter().map(|s| s.targets.as_slice()));
+    let work = Work::of_all(series.iter().map(|s| Work::of_series(s)));
     let lines = series
         .iter()
         .enumerate()
@@ -168,7 +168,7 @@ pub fn latency_chart(series: &[&Series], opts: ChartOptions) -> LineChart {
                 format!(
                     "The dashed grey line is the mean latency at the lowest load: where the \
                      mean rises well above it, {} wait for each other.",
-                    Work::of(&s.targets).items()
+                    Work::of_series(s).items()
                 ),
             );
             refs.push(RefLine {

@@ -35,7 +35,7 @@ pub fn terminal_chart(series: &Series, width: usize) -> String {
         "{:>7}  {:<w$} {:>8}   {:<w$} {:>9}",
         "clients",
         "throughput",
-        Work::of(&series.targets).rate(),
+        Work::of_series(series).rate(),
         "mean latency",
         "",
         w = bar
@@ -99,7 +99,7 @@ pub fn terminal_summary(series: &Series, width: usize) -> String {
     };
     let series = &shown[0];
     let sat = analysis::analyse(series);
-    let work = Work::of(&series.targets);
+    let work = Work::of_series(series);
     let mut o = String::new();
     if let Some(cold) = shown.get(1) {
         let _ = writeln!(

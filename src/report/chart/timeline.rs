@@ -392,7 +392,7 @@ pub fn compare_timeline_charts(runs: &[(&str, &RunResult)]) -> Vec<LineChart> {
         .flat_map(|(_, s)| s.iter().map(|x| x.p99_s))
         .fold(0.0, f64::max);
     let (unit, k) = latency_unit(max_s);
-    let work = Work::of_all(runs.iter().map(|(_, r)| r.targets.as_slice()));
+    let work = Work::of_all(runs.iter().map(|(_, r)| Work::of(&r.targets)));
     let per_run = |get: &dyn Fn(&RunSecond) -> f64, suffix: &str, unit: Unit| -> Vec<Line> {
         seconds
             .iter()

@@ -8,7 +8,9 @@ use std::fmt::Write as _;
 
 use crate::analysis::comparable::{self, Load, LoadModel, Measured, Pair, SearchAnswer, Shape};
 use crate::analysis::{self, RatioSpread, Spread};
-use crate::report::fmt::{clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share};
+use crate::report::fmt::{
+    clients, fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, Work,
+};
 
 /// Plain sentences comparing every run with the first.
 pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
@@ -17,6 +19,8 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
         return out;
     };
     for r in &rows[1..] {
+        // The pair's words: both runs' own, or, of different kinds, an answer's.
+        let w = Work::of_all([base.work, r.work]);
         match comparable::judge(&base.shape, &r.shape) {
             Pair::Curves { low } => out.extend(curve_sentences(base, r, low)),
             Pair::AtLoad {
@@ -28,7 +32,7 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 if let Some((hx, hy)) = held {
                     out.push(held_sentence(base, r, hx, hy));
                 }
-                out.push(at_load(&base.label, &r.label, x, y, only))
+                out.push(at_load((base, r), x, y, only))
             }
             Pair::SameProfile {
                 profile,
@@ -41,7 +45,9 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 same_slo,
                 apart,
             } => out.push(searches(&base.label, &r.label, &x, &y, same_slo, apart)),
-            Pair::NoCommonLoad { base: x, other: y } => out.push(no_common_load(base, r, &x, &y)),
+            Pair::NoCommonLoad { base: x, other: y } => {
+                out.push(no_common_load(base, r, &x, &y, w))
+            }
             Pair::Models { base: x, other: y } => out.push(format!(
                 "{} ({}) and {} ({}) offered their load differently, so no throughput or \
                  latency ratio is drawn between them.",
@@ -64,9 +70,10 @@ pub fn compare_sentences(rows: &[CompareRow]) -> Vec<String> {
                 .total_cmp(&b.peak_qps.unwrap_or(0.0))
         }) {
             out.push(format!(
-                "Highest peak: {}, {} qps at {}.",
+                "Highest peak: {}, {} {} at {}.",
                 best.label,
                 best.peak_qps.map(fmt_qps).unwrap_or_default(),
+                best.work.rate(),
                 clients(best.peak_clients.unwrap_or(0))
             ));
         }
@@ -83,6 +90,8 @@ fn curve_sentences(
 ) -> Vec<String> {
     let mut out = Vec::new();
     let b = &base.label;
+    let w = Work::of_all([base.work, r.work]);
+    let peak = format!("peak {}", w.rate());
     let mut s = String::new();
     match (r.peak_ratio, ratio(r.peak_qps, base.peak_qps)) {
         // Repetitions on both sides: the ratio with its spread, and whether the
@@ -90,7 +99,7 @@ fn curve_sentences(
         (Some(rs), _) if rs.within_noise => {
             let _ = write!(
                 s,
-                "{}'s peak qps is within the noise of {b}'s: {}",
+                "{}'s {peak} is within the noise of {b}'s: {}",
                 r.label,
                 fmt_ratio_spread(rs.ratio, rs.sd)
             );
@@ -98,21 +107,21 @@ fn curve_sentences(
         (Some(rs), _) if rs.sd.is_some() => {
             let _ = write!(
                 s,
-                "{} holds {} {b}'s peak qps",
+                "{} holds {} {b}'s {peak}",
                 r.label,
                 fmt_ratio_spread(rs.ratio, rs.sd)
             );
         }
         (_, Some(q)) if q >= 1.05 => {
-            let _ = write!(s, "{} holds {} {b}'s peak qps", r.label, fmt_ratio(q));
+            let _ = write!(s, "{} holds {} {b}'s {peak}", r.label, fmt_ratio(q));
         }
         (_, Some(q)) if q > 0.95 => {
-            let _ = write!(s, "{} matches {b}'s peak qps (within 5%)", r.label);
+            let _ = write!(s, "{} matches {b}'s {peak} (within 5%)", r.label);
         }
         (_, Some(q)) => {
             let _ = write!(
                 s,
-                "{} reaches {}{:.0}% of {b}'s peak qps",
+                "{} reaches {}{:.0}% of {b}'s {peak}",
                 r.label,
                 if q < 0.8 { "only " } else { "" },
                 q * 100.0
@@ -125,9 +134,8 @@ fn curve_sentences(
     if let (Some(p), Some(bp)) = (r.peak_qps, base.peak_qps) {
         let _ = write!(
             s,
-            " ({} vs {} qps{})",
-            fmt_qps(p),
-            fmt_qps(bp),
+            " ({}{})",
+            versus((p, r.work), (bp, base.work)),
             match (r.runs, base.runs) {
                 (1, 1) => String::new(),
                 (a, b) if a == b => format!(", means of {a} runs each"),
@@ -145,7 +153,7 @@ fn curve_sentences(
                 format!("its {n}-client latency")
             }
             Load::Clients(n) => format!("at {}, the fewest both measured, its latency", clients(n)),
-            Load::Rate(q) => format!("at {} requests/s its latency", rate(q)),
+            Load::Rate(q) => format!("at {} its latency", offered(q, w)),
         };
         match ratio(Some(y.mean_s), Some(x.mean_s)) {
             Some(l) if (0.95..1.05).contains(&l) => {
@@ -180,28 +188,60 @@ fn rate(r: f64) -> String {
     }
 }
 
+/// A rate offered in the runs' words: "5000 requests/s" (a SQL run's
+/// transactions/s, a store's commands/s); "5000/s" between kinds.
+fn offered(q: f64, w: Work) -> String {
+    per_s(&rate(q), w)
+}
+
+/// `n` (a number, or a list of them) per second of `w`'s items.
+fn per_s(n: &str, w: Work) -> String {
+    match w {
+        Work::Answer => format!("{n}/s"),
+        w => format!("{n} {}/s", w.items()),
+    }
+}
+
+/// Two runs' rates side by side: "1234 vs 567 tps", or each in its own unit when
+/// their kinds differ ("1234 tps vs 567 ops/s").
+fn versus((a, wa): (f64, Work), (b, wb): (f64, Work)) -> String {
+    if wa == wb {
+        format!("{} vs {} {}", fmt_qps(a), fmt_qps(b), wa.rate())
+    } else {
+        format!(
+            "{} {} vs {} {}",
+            fmt_qps(a),
+            wa.rate(),
+            fmt_qps(b),
+            wb.rate()
+        )
+    }
+}
+
 /// A load in words: "20 clients", "5000 requests/s".
-fn load_text(l: Load) -> String {
+fn load_text(l: Load, w: Work) -> String {
     match l {
         Load::Clients(n) => clients(n),
-        Load::Rate(r) => format!("{} requests/s", rate(r)),
+        Load::Rate(r) => offered(r, w),
     }
 }
 
 /// A run's loads in words: "20 clients", "100, 200 and 400 requests/s".
-fn loads_text(loads: &[Load]) -> String {
+fn loads_text(loads: &[Load], w: Work) -> String {
     match loads {
         [] => "nothing".into(),
-        [one] => load_text(*one),
-        _ => {
+        [one] => load_text(*one, w),
+        [.., last] => {
             let unit = |l: &Load| match l {
                 Load::Clients(n) => n.to_string(),
                 Load::Rate(r) => rate(*r),
             };
             let each: Vec<String> = loads.iter().map(unit).collect();
-            let last = load_text(loads[loads.len() - 1]);
-            let tail = last.split_once(' ').map_or("", |(_, t)| t).to_owned();
-            format!("{} {tail}", super::and_list(&each))
+            let list = super::and_list(&each);
+            match last {
+                Load::Clients(_) => format!("{list} clients"),
+                Load::Rate(_) => per_s(&list, w),
+            }
         }
     }
 }
@@ -242,7 +282,14 @@ fn latency_ratio(b: &str, r: &str, x: &Measured, y: &Measured) -> Option<String>
 }
 
 /// Both runs measured at the load `x.load`: the figures there, and only there.
-fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
+fn at_load(
+    (base, row): (&CompareRow, &CompareRow),
+    x: Measured,
+    y: Measured,
+    only: bool,
+) -> String {
+    let (b, r) = (base.label.as_str(), row.label.as_str());
+    let w = Work::of_all([base.work, row.work]);
     let lat = latency_ratio(b, r, &x, &y)
         .map(|l| format!("; {l}"))
         .unwrap_or_default();
@@ -251,20 +298,17 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
         Load::Rate(q) => format!(
             "{}: {b} {}, {r} {}{lat}.",
             if only {
-                format!("Both were offered {} requests/s", rate(q))
+                format!("Both were offered {}", offered(q, w))
             } else {
-                format!(
-                    "At {} requests/s, the highest rate both were offered",
-                    rate(q)
-                )
+                format!("At {}, the highest rate both were offered", offered(q, w))
             },
             answered(&x),
             answered(&y)
         ),
         Load::Clients(n) => {
             let q = match ratio(Some(y.qps), Some(x.qps)) {
-                Some(q) if (0.95..1.05).contains(&q) => format!("about {b}'s qps"),
-                Some(q) => format!("{} {b}'s qps", fmt_ratio(q)),
+                Some(q) if (0.95..1.05).contains(&q) => format!("about {b}'s {}", w.rate()),
+                Some(q) => format!("{} {b}'s {}", fmt_ratio(q), w.rate()),
                 None => "no throughput".into(),
             };
             let which = if only {
@@ -273,10 +317,9 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
                 ", the highest load both measured"
             };
             format!(
-                "At {}{which}, {r} answered {q} ({} vs {} qps){lat}.",
+                "At {}{which}, {r} answered {q} ({}){lat}.",
                 clients(n),
-                fmt_qps(y.qps),
-                fmt_qps(x.qps)
+                versus((y.qps, row.work), (x.qps, base.work))
             )
         }
     }
@@ -285,6 +328,7 @@ fn at_load(b: &str, r: &str, x: Measured, y: Measured, only: bool) -> String {
 /// Both were offered the same fixed rates: the highest each held, a capacity found
 /// over the same rates.
 fn held_sentence(base: &CompareRow, r: &CompareRow, x: Option<f64>, y: Option<f64>) -> String {
+    let w = Work::of_all([base.work, r.work]);
     let loads: Vec<Load> = base.shape.steps.iter().map(|m| m.load).collect();
     let top = loads
         .iter()
@@ -294,13 +338,13 @@ fn held_sentence(base: &CompareRow, r: &CompareRow, x: Option<f64>, y: Option<f6
         })
         .fold(0.0, f64::max);
     let each = |h: Option<f64>| match h {
-        Some(h) if h >= top => format!("held every rate, up to {} requests/s", rate(h)),
-        Some(h) => format!("held up to {} requests/s", rate(h)),
+        Some(h) if h >= top => format!("held every rate, up to {}", offered(h, w)),
+        Some(h) => format!("held up to {}", offered(h, w)),
         None => "held none of them".to_owned(),
     };
     format!(
         "Offered the same rates ({}), {} {} and {} {}.",
-        loads_text(&loads),
+        loads_text(&loads, w),
         base.label,
         each(x),
         r.label,
@@ -365,21 +409,21 @@ fn same_profile(b: &str, r: &str, profile: &str, x: Measured, y: Measured) -> St
 }
 
 /// The same model, no load in common: what each measured, and why nothing compares.
-fn no_common_load(base: &CompareRow, r: &CompareRow, x: &[Load], y: &[Load]) -> String {
+fn no_common_load(base: &CompareRow, r: &CompareRow, x: &[Load], y: &[Load], w: Work) -> String {
     let (b, o) = (&base.label, &r.label);
     match base.shape.model {
         LoadModel::FixedRate => format!(
             "{b} was offered {}, {o} {}: a fixed rate's throughput is the rate chosen, not \
              what the server can hold, so no ratio is drawn; offer both the same rate, or \
              find each one's limit (ramp --rate, --find-max).",
-            loads_text(x),
-            loads_text(y)
+            loads_text(x, w),
+            loads_text(y, w)
         ),
         LoadModel::Search => format!(
             "{b}'s search probed {}, {o}'s {}: no rate in common, so no ratio is drawn; \
              each search's answer is in its own report (hakaru report).",
-            loads_text(x),
-            loads_text(y)
+            loads_text(x, w),
+            loads_text(y, w)
         ),
         LoadModel::Profile => format!(
             "{b} ran the rate profile {}, {o} {}: different loads, so no ratio is drawn.",
@@ -390,8 +434,8 @@ fn no_common_load(base: &CompareRow, r: &CompareRow, x: &[Load], y: &[Load]) -> 
             "{b} was measured at {}, {o} at {}: with no load in common neither throughput \
              nor latency compares, so no ratio is drawn; run both at the same clients, or \
              ramp both to compare their curves.",
-            loads_text(x),
-            loads_text(y)
+            loads_text(x, w),
+            loads_text(y, w)
         ),
     }
 }
@@ -426,8 +470,11 @@ pub struct CompareRow {
     pub latency_at_peak_s: Option<f64>,
     /// p99 at the peak, seconds, when the file has percentiles.
     pub p99_at_peak_s: Option<f64>,
-    /// Percent of all requests of the run without a 2xx/3xx response.
+    /// Percent of all requests of the run without a 2xx/3xx response (a SQL
+    /// run's transactions ended in an error, a store's commands without a reply).
     pub error_share: f64,
+    /// What the run counts, and so the words its figures are said in (tps, ops/s).
+    pub work: Work,
     /// Warnings of the run's saturation analysis.
     pub warnings: Vec<analysis::Warning>,
     /// Repetitions behind the row (rounds, or files of one label); 1 for a single run.

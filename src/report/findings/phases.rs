@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::ratio;
-use crate::report::fmt::{fmt_ratio, fmt_share};
+use crate::report::fmt::{capital, fmt_ratio, fmt_share, Work};
 
 /// One phase of one run: the figures a side-by-side row shows.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -45,9 +45,30 @@ pub struct PhaseRow {
 pub struct PhaseTable {
     pub labels: Vec<String>,
     pub rows: Vec<PhaseRow>,
+    /// What each run counts, in the labels' order: its words (a SQL suite's tps).
+    pub works: Vec<Work>,
 }
 
 impl PhaseTable {
+    /// The runs' shared unit of work ([`Work::Answer`] between kinds).
+    pub fn work(&self) -> Work {
+        Work::of_all(self.works.iter().copied())
+    }
+
+    /// The rate's column and ratio word: HTTP's "req/s" (a suite's own), a SQL
+    /// suite's tps, a store's ops/s, "answers/s" between kinds.
+    pub fn rate(&self) -> &'static str {
+        match self.work() {
+            Work::Request => "req/s",
+            w => w.rate(),
+        }
+    }
+
+    /// What run `i` counts: "requests", "transactions", "commands".
+    fn items(&self, i: usize) -> &'static str {
+        self.works.get(i).copied().unwrap_or(Work::Request).items()
+    }
+
     /// Run `run`'s figure ÷ the baseline's in phase `row`, when both ran it and the
     /// baseline's figure is positive; never for the baseline itself.
     pub fn ratio(&self, row: usize, run: usize, f: impl Fn(&PhaseFigures) -> f64) -> Option<f64> {
@@ -101,7 +122,11 @@ pub fn phase_sentences(t: &PhaseTable) -> Vec<String> {
             .map(|(n, (phase, p99, q, ops))| {
                 let first = n == 0;
                 let mut s = match first {
-                    true => format!("{label} answered {phase} {} {base}'s req/s", fmt_ratio(*q)),
+                    true => format!(
+                        "{label} answered {phase} {} {base}'s {}",
+                        fmt_ratio(*q),
+                        t.rate()
+                    ),
                     false => format!("{phase} {}", fmt_ratio(*q)),
                 };
                 match p99 {
@@ -153,16 +178,21 @@ fn failure_sentences(t: &PhaseTable) -> Vec<String> {
                 .labels
                 .iter()
                 .zip(&r.runs)
-                .filter_map(|(l, f)| f.as_ref().map(|f| (l, f)))
                 .enumerate()
-                .map(|(n, (l, f))| {
+                .filter_map(|(i, (l, f))| f.as_ref().map(|f| (i, l, f)))
+                .enumerate()
+                .map(|(n, (i, l, f))| {
                     let what = if f.failures.is_empty() {
                         String::new()
                     } else {
                         format!(" ({})", failure_list(&f.failures))
                     };
                     match n {
-                        0 => format!("{l} failed {} of its requests{what}", fmt_share(f.failed)),
+                        0 => format!(
+                            "{l} failed {} of its {}{what}",
+                            fmt_share(f.failed),
+                            t.items(i)
+                        ),
                         _ => format!("{l} {}{what}", fmt_share(f.failed)),
                     }
                 })
@@ -176,7 +206,8 @@ fn failure_sentences(t: &PhaseTable) -> Vec<String> {
         .collect();
     if failing.len() > TOLD {
         out.push(format!(
-            "Requests failed in {} more phases too (in the table).",
+            "{} failed in {} more phases too (in the table).",
+            capital(t.work().items()),
             failing.len() - TOLD
         ));
     }

@@ -11,7 +11,7 @@ use crate::report::chart::esc;
 use crate::report::findings::phases::{phase_sentences, PhaseTable};
 use crate::report::findings::{self, compare_sentences, ratio, CompareRow};
 use crate::report::fmt::{
-    fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread,
+    fmt_latency, fmt_qps, fmt_ratio, fmt_ratio_spread, fmt_share, fmt_spread, Work,
 };
 use crate::report::page;
 use crate::report::run::phases::{self, phase_table};
@@ -87,6 +87,7 @@ pub fn compare_rows(series: &[Series], runs: &[(&str, &RunResult)]) -> Vec<Compa
                 latency_at_peak_s: sat.peak.map(|p| p.mean_s),
                 p99_at_peak_s: peak_point.and_then(|p| p.p99_s),
                 error_share: if total > 0.0 { failed / total } else { 0.0 },
+                work: Work::of_series(s),
                 // A suite's phases or a search's probes are no saturation curve.
                 warnings: sat
                     .warnings
@@ -198,7 +199,7 @@ fn peak_at(r: &CompareRow) -> Option<String> {
 
 const HEADERS: [&str; 8] = [
     "run",
-    "peak qps",
+    "peak",
     "at clients",
     "plateau",
     "low-load latency",
@@ -216,21 +217,41 @@ fn any_ratio(rows: &[CompareRow]) -> bool {
     })
 }
 
-/// The table's headers: the peak's place is "at" when some run's is a rate, and no
-/// "peak" when no run is a curve.
-fn headers(rows: &[CompareRow]) -> [&'static str; 8] {
-    let mut h = HEADERS;
+/// What the rows count between them: their own kind's words (tps for two SQL
+/// runs, ops/s for two stores), "answers/s" for runs of different kinds.
+fn work_of(rows: &[CompareRow]) -> Work {
+    Work::of_all(rows.iter().map(|r| r.work))
+}
+
+/// The table's headers: the rate in the runs' unit ("peak tps"), the peak's place
+/// "at" when some run's is a rate, and no "peak" when no run is a curve.
+fn headers(rows: &[CompareRow]) -> [String; 8] {
+    let rate = work_of(rows).rate();
+    let mut h = HEADERS.map(String::from);
+    h[1] = format!("peak {rate}");
     if rows
         .iter()
         .any(|r| peak_at(r).is_some_and(|a| a.ends_with("/s") || a == "profile"))
     {
-        h[2] = "at";
+        h[2] = "at".into();
     }
     // Without a curve there is no peak: each run's busiest step is just its figures.
     if !rows.iter().any(|r| r.shape.is_curve()) {
-        (h[1], h[5], h[6]) = ("qps", "latency", "p99");
+        (h[1], h[5], h[6]) = (rate.into(), "latency".into(), "p99".into());
     }
     h
+}
+
+/// What "failed" counts, in the rows' words: HTTP's requests without a 2xx/3xx
+/// response, a SQL run's transactions ended in an error, a store's commands
+/// without a reply or with an error reply; each run's own for runs of kinds apart.
+fn failed_words(rows: &[CompareRow]) -> &'static str {
+    match work_of(rows) {
+        Work::Request => "the share of requests without a 2xx/3xx response",
+        Work::Transaction => "the share of transactions that ended in an error",
+        Work::Command => "the share of commands without a reply or with an error reply",
+        Work::Answer => "the share each run counts as failed, in its own report's words",
+    }
 }
 
 /// The table's cells, one row per run; ratios to the first run in parentheses.
@@ -303,7 +324,7 @@ fn ramp_table_text(rows: &[CompareRow]) -> String {
         o.trim_end().to_owned()
     };
     let mut o = String::new();
-    o.push_str(&line(&heads.map(String::from)));
+    o.push_str(&line(&heads));
     o.push('\n');
     for r in &cells {
         o.push_str(&line(r));
@@ -317,7 +338,8 @@ fn ramp_table_text(rows: &[CompareRow]) -> String {
         };
         let _ = writeln!(
             o,
-            "({to}\"failed\" is the share of requests without a 2xx/3xx response{})",
+            "({to}\"failed\" is {}{})",
+            failed_words(rows),
             if rows.iter().any(|r| r.runs > 1) {
                 "; a ± b is the mean and standard deviation of repetitions, ≈ a difference within the noise"
             } else {
@@ -446,7 +468,9 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
         o.push('\n');
         let mut aligns = vec![Align::Right; HEADERS.len()];
         aligns[0] = Align::Left;
-        o.push_str(&md_table(&headers(&rows), &aligns, &table_cells(&rows)));
+        let heads = headers(&rows);
+        let heads: Vec<&str> = heads.iter().map(String::as_str).collect();
+        o.push_str(&md_table(&heads, &aligns, &table_cells(&rows)));
         if let Some(b) = rows.first().filter(|_| any_ratio(&rows)) {
             let _ = writeln!(o, "\nRatios in parentheses are to {}.", b.label);
         }
@@ -477,7 +501,7 @@ pub fn compare_markdown_with(series: &[Series], runs: &[(&str, &RunResult)]) -> 
 fn ramp_table_html(b: &mut String, rows: &[CompareRow], suites: Option<String>) {
     b.push_str("<section><h2>Side by side</h2><div class=\"scroll\"><table><thead><tr>");
     for h in headers(rows) {
-        let _ = write!(b, "<th>{}</th>", esc(h));
+        let _ = write!(b, "<th>{}</th>", esc(&h));
     }
     b.push_str("</tr></thead><tbody>");
     for r in table_cells(rows) {

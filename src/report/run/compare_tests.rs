@@ -446,3 +446,102 @@ fn two_searches_compare_their_answers_not_their_probes() {
     );
     assert!(!t.contains(" holds "), "{t}");
 }
+
+/// A ramp of 1, 2, 4, 8 clients against `target`, its throughput `k` times
+/// 100, 190, 300, 320: a curve, so its peak compares.
+fn ramp_against(label: &str, target: &str, k: f64) -> Series {
+    let mut run = stepped(&[
+        (1, None, 100.0 * k, 0.01),
+        (2, None, 190.0 * k, 0.0105),
+        (4, None, 300.0 * k, 0.013),
+        (8, None, 320.0 * k, 0.025),
+    ]);
+    run.targets = vec![target.into()];
+    Series::from_run(&run, label)
+}
+
+/// `hakaru compare` of two `hakaru pgbench -o` results said "peak qps" and
+/// "requests/s" of transactions: two SQL runs compare in tps, two stores in ops/s,
+/// and PostgreSQL against Redis in words true of both (answers/s, each side's
+/// figure in its own unit); two HTTP runs as before.
+#[test]
+fn compare_of_sql_runs_speaks_tps_not_http_qps() {
+    let pg = |l: &str, k| ramp_against(l, "postgres://127.0.0.1:5432/bench", k);
+    let redis = |l: &str, k| ramp_against(l, "redis://127.0.0.1:6379", k);
+    let http = |l: &str, k| ramp_against(l, "http://127.0.0.1:8080/", k);
+    let all = |a: Series, b: Series| {
+        let pair = [a, b];
+        let md = compare_markdown(&pair);
+        let html = compare_html(&pair, &[], &ReportOptions::default());
+        (compare_text(&pair), md, html)
+    };
+    let (text, md, html) = all(pg("a", 1.0), pg("b", 1.5));
+    for t in [&text, &md, &html] {
+        assert!(t.contains("peak tps"), "{t}");
+        assert!(!t.contains("qps") && !t.contains("requests"), "{t}");
+    }
+    assert!(text.contains("(480.0 vs 320.0 tps)"), "{text}");
+    assert!(
+        text.contains("share of transactions that ended in an error"),
+        "{text}"
+    );
+    let (text, md, html) = all(redis("a", 1.0), redis("b", 1.5));
+    for t in [&text, &md, &html] {
+        assert!(t.contains("peak ops/s"), "{t}");
+        assert!(!t.contains("qps") && !t.contains("requests"), "{t}");
+    }
+    let (text, md, html) = all(pg("pg", 1.0), redis("redis", 1.5));
+    for t in [&text, &md, &html] {
+        assert!(t.contains("peak answers/s"), "{t}");
+        assert!(!t.contains("qps") && !t.contains("requests"), "{t}");
+    }
+    assert!(text.contains("(480.0 ops/s vs 320.0 tps)"), "{text}");
+    let (text, ..) = all(http("a", 1.0), http("b", 1.5));
+    assert!(
+        text.contains("peak qps") && text.contains("(480.0 vs 320.0 qps)"),
+        "{text}"
+    );
+}
+
+/// Two SQL suites compared phase by phase said "req/s" and "of its requests": a
+/// SQL suite's phases compare in tps and fail as transactions, a store's in ops/s
+/// and commands; between kinds, answers/s.
+#[test]
+fn suites_of_sql_compare_phase_by_phase_in_tps_not_req_s() {
+    let suite = |target: &str, qps: f64, failed: u64| {
+        let mut r = suite_run("run", qps);
+        r.targets = vec![target.into()];
+        r.steps[0]
+            .errors
+            .insert(crate::stats::ErrorKind::SqlDeadlock, failed);
+        r
+    };
+    let pg = "postgres://127.0.0.1:5432/bench";
+    let (a, b) = (suite(pg, 1000.0, 1), suite(pg, 1300.0, 2));
+    let said = |a: &RunResult, b: &RunResult| {
+        let series = [Series::from_run(a, "a"), Series::from_run(b, "b")];
+        let runs = [("a", a), ("b", b)];
+        format!(
+            "{}\n{}\n{}",
+            compare_text_with(&series, &runs),
+            compare_markdown_with(&series, &runs),
+            compare_html(&series, &runs, &ReportOptions::default())
+        )
+    };
+    let t = said(&a, &b);
+    assert!(
+        t.contains("b answered run 1.30× a's tps at 1.00× its p99."),
+        "{t}"
+    );
+    assert!(t.contains("a failed 1.00% of its transactions"), "{t}");
+    assert!(t.contains("<th>tps</th>") && t.contains("| tps |"), "{t}");
+    assert!(!t.contains("req/s") && !t.contains("requests"), "{t}");
+    let redis = "redis://127.0.0.1:6379";
+    let (c, d) = (suite(redis, 1000.0, 0), suite(redis, 1300.0, 0));
+    let t = said(&c, &d);
+    assert!(t.contains("b answered run 1.30× a's ops/s"), "{t}");
+    assert!(!t.contains("req/s"), "{t}");
+    let t = said(&a, &d);
+    assert!(t.contains("b answered run 1.30× a's answers/s"), "{t}");
+    assert!(!t.contains("req/s"), "{t}");
+}

@@ -116,7 +116,7 @@ fn steps_words(work: Work) -> (&'static str, &'static str) {
              its connection for the whole step, and one more each time a connection was \
              lost.",
         ),
-        Work::Request => (
+        Work::Request | Work::Answer => (
             "Latencies are from hand-over to the socket to the last byte of the response. \
              \"failed\" is the share of requests without a 2xx/3xx response.",
             " \"connections\" is how many the step opened: as many as clients when \
@@ -132,7 +132,7 @@ fn steps_table(s: &Series, sat: &Saturation) -> String {
     let lag = s.points.iter().any(|p| p.pacer_lag_p99_s.is_some());
     let conns = s.points.iter().any(|p| p.connections_opened.is_some());
     let bytes = s.points.iter().any(|p| p.bytes_received.is_some());
-    let work = Work::of(&s.targets);
+    let work = Work::of_series(s);
     let (said, connections) = steps_words(work);
     let (unit, rate) = (work.items(), work.rate());
     let mut o = format!("<div class=\"scroll\"><table><thead><tr><th>clients</th><th>{unit}</th><th>{rate}</th><th>mean</th>");
@@ -289,8 +289,8 @@ pub fn html_page(
                 esc(why)
             );
         }
-        b.push_str(&cards(&sat, Work::of(&s.targets)));
-        for line in findings::sentences(&sat, Work::of(&s.targets)) {
+        b.push_str(&cards(&sat, Work::of_series(s)));
+        for line in findings::sentences(&sat, Work::of_series(s)) {
             let _ = write!(b, "<p>{}</p>", rich(&line));
         }
         let warnings: Vec<String> = sat.warnings.iter().map(|w| w.to_string()).collect();
@@ -330,7 +330,7 @@ pub fn html_page(
 fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
     // A rate as HTTP's req/s, a SQL run's tps (pgbench -R's), a store's ops/s.
-    let unit = match Work::of(&s.targets) {
+    let unit = match Work::of_series(s) {
         Work::Request => "req/s",
         work => work.rate(),
     };
@@ -504,6 +504,56 @@ pub fn chart_svgs(series: &[&Series], opts: &ReportOptions) -> Vec<(String, Stri
 mod tests {
     use super::*;
     use crate::analysis::tests::series_of;
+
+    /// `hakaru report x.csv` of a SQL run drew its page in HTTP's words (a status
+    /// "250", qps): a CSV has no targets. Its status columns `ok` and `error` say a
+    /// SQL run's, so the page, the Markdown and the terminal say tps and `ok`.
+    #[test]
+    fn a_sql_csv_read_back_reports_tps_and_ok_not_250_qps() {
+        use crate::report::output::{MarkdownTo, OutputPlan};
+        use crate::result::{csv, fixture};
+        let mut steps = Vec::new();
+        for n in [1, 2, 4, 8] {
+            let mut st = fixture::bare_step(n);
+            st.total_requests = 1000;
+            st.responses = 1000;
+            st.qps = 100.0 * n.min(4) as f64;
+            st.statuses.insert(crate::report::fmt::STORE_VALUE, 997);
+            st.statuses.insert(0, 3);
+            st.latency.count = 1000;
+            st.latency.mean_s = 0.001 * n as f64;
+            st.latency.p99_s = 0.003 * n as f64;
+            (st.latency.min_s, st.latency.max_s) = (0.0005, 0.01 * n as f64);
+            (st.latency.p50_s, st.latency.p90_s) = (0.001 * n as f64, 0.002 * n as f64);
+            steps.push(st);
+        }
+        let mut run = fixture::run(steps);
+        run.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        let dir = std::env::temp_dir().join(format!("hakaru-sql-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let src = dir.join("pgbench.csv");
+        let text = csv::to_csv(&run, csv::CsvFormat::Full);
+        let head = text.lines().next().unwrap_or_default();
+        assert!(head.contains(",ok,") && head.contains(",error,"), "{head}");
+        std::fs::write(&src, text).unwrap();
+        let plan = OutputPlan {
+            markdown: Some(MarkdownTo::File(dir.join("pgbench.md"))),
+            ..OutputPlan::default()
+        };
+        let out = crate::report::dispatch::run_report(&src, &plan).unwrap();
+        let page = std::fs::read_to_string(dir.join("pgbench.html")).unwrap();
+        let md = std::fs::read_to_string(dir.join("pgbench.md")).unwrap();
+        for t in [&page, &md, &out.stdout] {
+            assert!(t.contains("tps"), "{t}");
+            assert!(!t.contains("qps"), "{t}");
+        }
+        assert!(page.contains("<th>transactions</th>"), "{page}");
+        // The statuses table's columns: the transactions' `ok` and `error`.
+        assert!(page.contains("<th>error</th><th>ok</th>"), "{page}");
+        assert!(!page.contains("<th>250</th>") && !page.contains("<th>0</th>"));
+        assert!(!md.contains("| 250 |") && !md.contains("250 ("), "{md}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// A SQL run's page counted its transactions as "requests" and read "failed" as
     /// "without a 2xx/3xx response"; a store's likewise.

@@ -61,7 +61,7 @@ fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
             run.rounds()
         ));
     }
-    let work = Work::of(&s.targets);
+    let work = Work::of_series(s);
     for line in findings::sentences(&sat, work) {
         o.push_str(&line);
         o.push('\n');

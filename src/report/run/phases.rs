@@ -11,7 +11,7 @@ use crate::report::chart::esc;
 use crate::report::findings::phases::{
     failure_list, missing_sentence, no_shared_sentence, PhaseFigures, PhaseRow, PhaseTable,
 };
-use crate::report::fmt::{clip, fmt_latency, fmt_qps, fmt_ratio, fmt_share};
+use crate::report::fmt::{clip, fmt_latency, fmt_qps, fmt_ratio, fmt_share, Work};
 use crate::report::table::{md_table, Align};
 use crate::result::{RunResult, StepResult};
 
@@ -58,6 +58,7 @@ pub fn phase_table(runs: &[(&str, &RunResult)]) -> Option<PhaseTable> {
     Some(PhaseTable {
         labels: distinct(&suites.iter().map(|(l, _)| *l).collect::<Vec<_>>()),
         rows,
+        works: suites.iter().map(|(_, r)| Work::of(&r.targets)).collect(),
     })
 }
 
@@ -226,7 +227,7 @@ pub fn wrap(text: &str) -> String {
 /// operations under a run's row; then the note on missing phases, or that none is
 /// shared. Run labels are cut so that a row keeps to [`COLUMNS`].
 pub fn text(t: &PhaseTable) -> String {
-    const HEADERS: [&str; 4] = ["req/s", "p50", "p99", "failed"];
+    let headers = [t.rate(), "p50", "p99", "failed"];
     const FIRST: &str = "phase / run";
     let pairs: Vec<Vec<[(String, String); 4]>> = (0..t.rows.len())
         .map(|k| {
@@ -243,7 +244,7 @@ pub fn text(t: &PhaseTable) -> String {
         })
         .collect();
     // Each figure: its value's width and its ratio's (0 when no row has one).
-    let mut value_w = HEADERS.map(|h| h.chars().count());
+    let mut value_w = headers.map(|h| h.chars().count());
     let mut ratio_w = [0usize; 4];
     for row in pairs.iter().flatten() {
         for (j, (v, r)) in row.iter().enumerate() {
@@ -280,7 +281,7 @@ pub fn text(t: &PhaseTable) -> String {
     }
     o.push_str(&line(
         FIRST,
-        &HEADERS.map(|h| (h.to_string(), String::new())),
+        &headers.map(|h| (h.to_string(), String::new())),
     ));
     for (k, (row, runs)) in t.rows.iter().zip(&pairs).enumerate() {
         let _ = writeln!(o, "{}", clip(&row.name, COLUMNS));
@@ -312,10 +313,10 @@ pub fn text(t: &PhaseTable) -> String {
 
 /// The Markdown table: a row per phase and run, the phase named on its first row.
 pub fn markdown(t: &PhaseTable) -> String {
-    const HEADERS: [&str; 7] = [
+    let headers = [
         "phase",
         "run",
-        "req/s",
+        t.rate(),
         "p50",
         "p99",
         "failed",
@@ -344,12 +345,12 @@ pub fn markdown(t: &PhaseTable) -> String {
             ]);
         }
     }
-    let mut aligns = vec![Align::Right; HEADERS.len()];
+    let mut aligns = vec![Align::Right; headers.len()];
     aligns[0] = Align::Left;
     aligns[1] = Align::Left;
     aligns[6] = Align::Left;
     let mut o = String::from("#### Phase by phase\n\n");
-    o.push_str(&md_table(&HEADERS, &aligns, &rows));
+    o.push_str(&md_table(&headers, &aligns, &rows));
     if let Some(b) = t.labels.first().filter(|_| t.labels.len() > 1) {
         let _ = writeln!(o, "\nRatios in parentheses are to {b}.");
     }
@@ -362,6 +363,16 @@ pub fn markdown(t: &PhaseTable) -> String {
     o
 }
 
+/// What "failed" counts and what operations/s adds, in the runs' words.
+fn failed_words(work: Work) -> &'static str {
+    match work {
+        Work::Request => "requests without a successful response; operations/s counts operations, not requests (an update over a CouchDB-style API is two requests)",
+        Work::Transaction => "transactions that ended in an error; operations/s counts the workload's operations",
+        Work::Command => "commands without a reply or with an error reply; operations/s counts the workload's operations, not commands",
+        Work::Answer => "answers that failed, each run's in its own words; operations/s counts the workload's operations",
+    }
+}
+
 /// The HTML section: the same table, the phase's cell spanning its runs' rows.
 pub fn html(t: &PhaseTable) -> String {
     let mut b =
@@ -369,7 +380,7 @@ pub fn html(t: &PhaseTable) -> String {
     for (h, left) in [
         ("phase", true),
         ("run", true),
-        ("req/s", false),
+        (t.rate(), false),
         ("p50", false),
         ("p99", false),
         ("failed", false),
@@ -409,7 +420,8 @@ pub fn html(t: &PhaseTable) -> String {
     let mut notes: Vec<String> = Vec::new();
     if let Some(base) = t.labels.first().filter(|_| t.labels.len() > 1) {
         notes.push(format!(
-            "Ratios in parentheses are to the first run, {base}; \"failed\" is the share of a phase's requests without a successful response; operations/s counts operations, not requests (an update over a CouchDB-style API is two requests)."
+            "Ratios in parentheses are to the first run, {base}; \"failed\" is the share of a phase's {}.",
+            failed_words(t.work())
         ));
     }
     notes.extend(

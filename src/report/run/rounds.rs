@@ -83,7 +83,7 @@ pub fn percentile_chart(s: &Series, opts: &ReportOptions) -> Option<LineChart> {
 
 /// Repetitions: the warm rounds' peak as mean ± sd, and what the cold first round
 /// reached of it.
-fn warm_note(rounds: &[Series]) -> String {
+fn warm_note(rounds: &[Series], rate: &str) -> String {
     let peaks: Vec<Option<f64>> = rounds
         .iter()
         .map(|r| analysis::peak(r).map(|p| p.qps))
@@ -95,7 +95,7 @@ fn warm_note(rounds: &[Series]) -> String {
     format!(
         "<p class=\"note\">The first round met cold caches and connections; the summary \
          and the steps are the mean of the {} warm round{}, and the charts draw every \
-         round as its own line. Warm peak {} qps{}; the cold round reached {} of it.</p>",
+         round as its own line. Warm peak {} {rate}{}; the cold round reached {} of it.</p>",
         w.n,
         if w.n == 1 { "" } else { "s" },
         fmt_qps(w.mean),
@@ -123,11 +123,15 @@ pub fn rounds_html(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) ->
         return String::new();
     }
     let by_command = run.is_some_and(prepared);
-    let mut o = String::from(
+    // A SQL run's rounds count transactions in tps, a store's commands in ops/s.
+    let work = crate::report::fmt::Work::of_series(s);
+    let mut o = format!(
         "<section><h2>Rounds</h2><div class=\"scroll\"><table><thead><tr>\
-         <th>round</th><th>before the round</th><th>requests</th><th>peak qps</th>\
+         <th>round</th><th>before the round</th><th>{}</th><th>peak {}</th>\
          <th>at clients</th><th>first-step mean</th><th>first-step p99</th>\
          <th>peak vs round 1</th></tr></thead><tbody>",
+        work.items(),
+        work.rate()
     );
     let base = analysis::peak(&rounds[0]).map(|p| p.qps);
     for (i, r) in rounds.iter().enumerate() {
@@ -182,7 +186,7 @@ pub fn rounds_html(s: &Series, run: Option<&RunResult>, opts: &ReportOptions) ->
             esc(&command)
         );
     } else {
-        o.push_str(&warm_note(&rounds));
+        o.push_str(&warm_note(&rounds, work.rate()));
     }
     if let Some(c) = percentile_chart(s, opts) {
         o.push_str(&chart_section(&c));
@@ -230,11 +234,13 @@ pub fn rounds_markdown(s: &Series, run: Option<&RunResult>) -> String {
             ]
         })
         .collect();
+    let work = crate::report::fmt::Work::of_series(s);
+    let peak = format!("peak {}", work.rate());
     let headers = [
         "round",
         "before the round",
-        "requests",
-        "peak qps",
+        work.items(),
+        &peak,
         "first-step mean",
         "first-step p99",
         "peak vs round 1",
@@ -294,5 +300,53 @@ mod tests {
         let one = Series::from_run(&run(vec![r.steps[0].clone()]), "one");
         assert_eq!(rounds_html(&one, None, &ReportOptions::default()), "");
         assert_eq!(rounds_markdown(&one, None), "");
+    }
+
+    /// A SQL run's `--rounds` counted its transactions as "requests" at a "peak
+    /// qps", on the page, in the Markdown and in the terminal's rounds table: they
+    /// say transactions and tps (a store's commands and ops/s); HTTP's unchanged.
+    #[test]
+    fn a_sql_run_s_rounds_say_transactions_and_tps() {
+        let mut r = sekka();
+        let said = |r: &RunResult| {
+            let s = Series::from_run(r, "sekka");
+            format!(
+                "{}\n{}\n{}",
+                rounds_html(&s, Some(r), &ReportOptions::default()),
+                rounds_markdown(&s, Some(r)),
+                crate::report::run::text::rounds_summary(r)
+            )
+        };
+        let http = said(&r);
+        assert!(
+            http.contains("<th>requests</th><th>peak qps</th>"),
+            "{http}"
+        );
+        assert!(
+            http.contains("Round  requests  peak qps  at clients"),
+            "{http}"
+        );
+        r.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        let sql = said(&r);
+        assert!(
+            sql.contains("<th>transactions</th><th>peak tps</th>"),
+            "{sql}"
+        );
+        assert!(sql.contains("| transactions | peak tps |"), "{sql}");
+        assert!(
+            sql.contains("Round  transactions  peak tps  at clients"),
+            "{sql}"
+        );
+        assert!(!sql.contains("qps") && !sql.contains("requests"), "{sql}");
+        r.targets = vec!["redis://127.0.0.1:6379".into()];
+        let store = said(&r);
+        assert!(
+            store.contains("Round  commands  peak ops/s  at clients"),
+            "{store}"
+        );
+        assert!(
+            !store.contains("qps") && !store.contains("requests"),
+            "{store}"
+        );
     }
 }

@@ -222,7 +222,7 @@ fn event_marks(
 /// SQL run's transactions and "ok per second", a store's commands and replies.
 fn answer_words(work: Work) -> (&'static str, &'static str) {
     match work {
-        Work::Request => ("responses/s", "2xx/3xx per second"),
+        Work::Request | Work::Answer => ("responses/s", "2xx/3xx per second"),
         Work::Transaction => ("transactions/s", "ok per second"),
         Work::Command => ("commands/s", "replies per second"),
     }

@@ -25,11 +25,12 @@ fn per_item(per: f64, work: Work) -> String {
     }
 }
 
-/// How the run connected: keep-alive always; the protocol, `--coalesce` and the
-/// pipeline depth where they were asked for.
+/// How the run connected: keep-alive (a SQL run's and a store's connections in
+/// their words) always; the protocol, `--coalesce` and the pipeline depth where
+/// they were asked for.
 pub(super) fn connection_fields(out: &mut String, run: &RunResult, step: &StepResult) {
-    let keep_alive = if run.settings.keep_alive { "on" } else { "off" };
-    field(out, "Keep-alive", keep_alive);
+    let (name, says) = Work::of(&run.targets).kept(run.settings.keep_alive);
+    field(out, name, says);
     if let Some(protocol) = protocol(run, step) {
         field(out, "Protocol", protocol);
     }
@@ -209,6 +210,32 @@ mod tests {
             line.starts_with("Coalesced:              41000 pauses, 210"),
             "{line}"
         );
+    }
+
+    /// A SQL run's summary said "Keep-alive: on", HTTP's flag: it says its
+    /// connections as pgbench does, one per client or (`-C`) a new one per
+    /// transaction; a store's alike; HTTP's keep-alive unchanged.
+    #[test]
+    fn a_sql_summary_says_its_connections_not_keep_alive() {
+        let step = detailed_step();
+        let mut r = run(vec![step.clone()]);
+        let line = |r: &RunResult| {
+            let text = run_summary(r, &step);
+            let l = text.lines().nth(1).unwrap_or_default().to_string();
+            assert!(l.chars().count() <= 80, "{l}");
+            l
+        };
+        r.targets = vec!["postgres://127.0.0.1:5432/bench".into()];
+        assert_eq!(line(&r), "Connection:             one per client");
+        r.settings.keep_alive = false;
+        assert_eq!(
+            line(&r),
+            "Connection:             a new one per transaction"
+        );
+        r.targets = vec!["redis://127.0.0.1:6379".into()];
+        assert_eq!(line(&r), "Connection:             a new one per command");
+        r.targets = vec!["http://127.0.0.1:8080/".into()];
+        assert_eq!(line(&r), "Keep-alive:             off");
     }
 
     /// `settings.pipeline` was recorded but no report said it: a store's figures at

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::{RunResult, StepResult};
 
 /// Round by round: each round's requests, peak throughput (and at how many clients),
@@ -25,8 +25,14 @@ pub fn rounds_summary(run: &RunResult) -> String {
                 " (round 1 meets cold caches and connections; the rest repeat it)"
             }
         );
-        out.push_str(
-            "Round  requests  peak qps  at clients  first-step mean  first-step p99  vs round 1",
+        // A SQL run's rounds count transactions in tps, a store's commands in ops/s.
+        let work = Work::of(&run.targets);
+        let peak = format!("peak {}", work.rate());
+        let (iw, pw) = (work.items().len().max(8), peak.len().max(8));
+        let _ = write!(
+            out,
+            "Round  {:>iw$}  {peak:>pw$}  at clients  first-step mean  first-step p99  vs round 1",
+            work.items()
         );
         if by_command {
             out.push_str("  before the round");
@@ -48,7 +54,7 @@ pub fn rounds_summary(run: &RunResult) -> String {
             let requests: u64 = steps.iter().map(|s| s.total_requests).sum();
             let _ = write!(
                 out,
-                "{r:>5}  {requests:>8}  {:>8}  {:>10}  {:>15}  {:>14}  {ratio:>10}",
+                "{r:>5}  {requests:>iw$}  {:>pw$}  {:>10}  {:>15}  {:>14}  {ratio:>10}",
                 fmt_qps(peak.qps),
                 peak.n_clients,
                 fmt_latency(first.latency.mean_s),
