@@ -125,7 +125,12 @@ fn https_verifies_certificates() {
     ]));
     let v = read_json(&insecure);
     assert_eq!(v["steps"][0]["statuses"]["200"], 50);
-    assert_eq!(v["steps"][0]["tls_handshake"]["count"], 2);
+    // One handshake per connection opened. Not always two: under load the first
+    // worker can spend the whole -n 50 before the second worker's thread takes a
+    // turn (a full test run once saw 1 handshake where 2 were asserted).
+    let opened = v["steps"][0]["connections_opened"].as_u64().unwrap();
+    assert!((1..=2).contains(&opened), "{}", v["steps"][0]);
+    assert_eq!(v["steps"][0]["tls_handshake"]["count"], opened);
     assert!(out.contains("TLS"), "{out}");
 
     // --cacert trusts the test CA that signed the server's certificate, with verification on.

@@ -338,6 +338,18 @@ mod tests {
             "{sql}"
         );
         assert!(!sql.contains("qps") && !sql.contains("requests"), "{sql}");
+        // The terminal's table fits 80 columns in every kind's words (a SQL
+        // run's was 86: "transactions" and "first-step mean"); a --before-round
+        // column comes on top, as it does for HTTP.
+        let mut plain = r.clone();
+        plain.steps.iter_mut().for_each(|s| s.before_round = None);
+        for target in ["postgres://127.0.0.1:5432/bench", "redis://127.0.0.1:6379"] {
+            plain.targets = vec![target.into()];
+            let text = crate::report::run::text::rounds_summary(&plain);
+            for line in text.lines() {
+                assert!(line.chars().count() <= 80, "{target}: {line:?}");
+            }
+        }
         r.targets = vec!["redis://127.0.0.1:6379".into()];
         let store = said(&r);
         assert!(

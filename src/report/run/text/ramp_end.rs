@@ -31,7 +31,7 @@ pub fn rounds_summary(run: &RunResult) -> String {
         let (iw, pw) = (work.items().len().max(8), peak.len().max(8));
         let _ = write!(
             out,
-            "Round  {:>iw$}  {peak:>pw$}  at clients  first-step mean  first-step p99  vs round 1",
+            "Round  {:>iw$}  {peak:>pw$}  at clients  step-1 mean  step-1 p99  vs round 1",
             work.items()
         );
         if by_command {
@@ -54,7 +54,7 @@ pub fn rounds_summary(run: &RunResult) -> String {
             let requests: u64 = steps.iter().map(|s| s.total_requests).sum();
             let _ = write!(
                 out,
-                "{r:>5}  {requests:>iw$}  {:>pw$}  {:>10}  {:>15}  {:>14}  {ratio:>10}",
+                "{r:>5}  {requests:>iw$}  {:>pw$}  {:>10}  {:>11}  {:>10}  {ratio:>10}",
                 fmt_qps(peak.qps),
                 peak.n_clients,
                 fmt_latency(first.latency.mean_s),
