@@ -471,16 +471,22 @@ fn a_pipeline_bigger_than_the_socket_buffers_is_answered_not_timed_out() {
         &format!("\\startpipeline\n{}\\endpipeline\n", statement.repeat(1000)),
     );
     let f = script.to_str().unwrap();
-    let started = std::time::Instant::now();
-    let out = pgbench(
-        &pg,
-        &["-n", "-M", "extended", "-c", "1", "-t", "2", "-f", f],
-    );
-    let text = report(&out, "hakaru");
+    // A hang is a transaction timed out (here within 10 s, not the drop-in's 60),
+    // so the counts say it; the wall clock is not asserted.
+    let args = [
+        "-n",
+        "-M",
+        "extended",
+        "-c",
+        "1",
+        "-t",
+        "2",
+        "--timeout",
+        "10s",
+        "-f",
+        f,
+    ];
+    let text = report(&pgbench(&pg, &args), "hakaru");
     assert!(text.contains("actually processed: 2/2"), "{text}");
     assert!(text.contains("number of failed transactions: 0"), "{text}");
-    assert!(
-        started.elapsed() < std::time::Duration::from_secs(5),
-        "{text}"
-    );
 }
