@@ -73,17 +73,25 @@ pub(super) struct Client {
     pub local: usize,
 }
 
-pub(super) async fn run<W: Workload>(w: Rc<Worker<W>>, timer: Rc<Timer>, me: Client) {
+/// Client `me`'s loop; `logged_in` holds its SQL connections opened before the step
+/// began (one per target, or none: see [`super::sql::log_in_all`]).
+pub(super) async fn run<W: Workload>(
+    w: Rc<Worker<W>>,
+    timer: Rc<Timer>,
+    me: Client,
+    logged_in: Vec<Option<Box<super::sql::SqlSlot>>>,
+) {
     let client = me.global;
     let (mut source, mut check) = w.workload.client(w.id(client));
     let body_limit = check.body_limit();
     let mut body = Vec::new();
+    let mut logged_in = logged_in.into_iter();
     let mut slots: Vec<Slot> = (0..w.workload.targets().len())
         .map(|_| Slot {
             conn: None,
             spare: None,
             shared: None,
-            sql: None,
+            sql: logged_in.next().flatten(),
         })
         .collect();
     let counter = &w.progress[w.index].0;

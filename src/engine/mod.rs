@@ -91,6 +91,9 @@ pub struct EngineConfig {
     /// Closed model with a budget (`StepSpec::n_requests`): each client sends exactly
     /// its share, budget ÷ clients (pgbench's `-t`), instead of all drawing on one.
     pub budget_per_client: bool,
+    /// The longest a client's login before the step may take (SQL with keep-alive:
+    /// [`sql::log_in_all`]); the request timeout.
+    pub login_timeout: Duration,
 }
 
 /// What one step asks for.
@@ -201,6 +204,8 @@ enum Message {
     /// A second a worker finished: added to the step's timeline as it arrives, so no
     /// worker keeps more than the second it is in.
     Second(Box<Finished>),
+    /// A worker's clients are logged in: it waits for the step's clock.
+    Ready,
     /// A worker stopped (boxed: a recorder is large, and this comes once a step).
     Done(Box<WorkerEnd>),
 }
@@ -229,8 +234,8 @@ pub fn run_step<W: Workload>(
     let n_hosts = workload.targets().len();
     let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
     let (each, budget) = closed_budget(spec, cfg, n_clients);
-    let started_at = sysinfo::now_rfc3339();
     let cpu0 = sysinfo::process_cpu_seconds();
+    // The workers' pacers start here until every client is logged in ([`Start`]).
     let t0 = Instant::now();
     let deadline = spec.duration.and_then(|d| t0.checked_add(d));
     let labels = workload.labels();
@@ -245,6 +250,7 @@ pub fn run_step<W: Workload>(
     let named = feed.map_or_else(Vec::new, |f| f.start_step(&labels));
     let (done_tx, done_rx) = std::sync::mpsc::channel::<Message>();
     let mut handles = Vec::with_capacity(threads);
+    let mut go = Vec::with_capacity(threads);
     let mut spawn_failure = None;
     let mut cfg = cfg.clone();
     if let (true, Some(tls)) = (cfg.connection.http2, &cfg.tls) {
@@ -269,7 +275,13 @@ pub fn run_step<W: Workload>(
             },
         };
         let (workload, cfg, progress) = (workload.clone(), cfg.clone(), progress.clone());
-        let rec = new_recorder().with_timed_ticker(t0, &named);
+        let rec = new_recorder();
+        let (go_tx, go_rx) = std::sync::mpsc::channel();
+        let start = Start {
+            go: go_rx,
+            duration: spec.duration,
+            named: named.clone(),
+        };
         let to_coordinator = done_tx.clone();
         let stop_rx = stop.subscribe();
         let tx = done_tx.clone();
@@ -296,7 +308,7 @@ pub fn run_step<W: Workload>(
                         draw,
                         to_coordinator,
                     };
-                    run_worker(worker, clients, stop_rx)
+                    run_worker(worker, clients, stop_rx, start)
                 }))
                 .unwrap_or_else(|p| {
                     (
@@ -308,7 +320,10 @@ pub fn run_step<W: Workload>(
                 let _ = tx.send(Message::Done(Box::new(end)));
             });
         match spawned {
-            Ok(h) => handles.push(h),
+            Ok(h) => {
+                handles.push(h);
+                go.push(go_tx);
+            }
             Err(e) => {
                 spawn_failure = Some(format!("cannot start worker thread {w}: {e}"));
                 break;
@@ -317,24 +332,19 @@ pub fn run_step<W: Workload>(
     }
     drop(done_tx);
 
-    let mut merged = new_recorder();
-    let mut failure = spawn_failure;
-    let mut last_end = t0;
+    let (t0, early) = start_together(&done_rx, go);
+    let started_at = sysinfo::now_rfc3339();
+    let mut gathered = Gathered {
+        merged: new_recorder(),
+        failure: spawn_failure,
+        last_end: t0,
+    };
+    early.into_iter().for_each(|m| gathered.take(m, &cfg));
     let mut next_progress = t0 + PROGRESS_EVERY;
     loop {
         let wait = next_progress.saturating_duration_since(Instant::now());
         match done_rx.recv_timeout(wait) {
-            Ok(Message::Second(f)) => {
-                // The labels thresholds name, for the live judge, then the timeline.
-                cfg.label_feed.iter().for_each(|feed| feed.add(&f));
-                merged.add_second(*f)
-            }
-            Ok(Message::Done(done)) => {
-                let (rec, end, failed) = *done;
-                merged.merge(&rec);
-                last_end = last_end.max(end);
-                failure = failure.or(failed);
-            }
+            Ok(m) => gathered.take(m, &cfg),
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
             // Every worker has answered (or died without a word).
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
@@ -345,6 +355,11 @@ pub fn run_step<W: Workload>(
             on_progress(progress_now(&progress, t0));
         }
     }
+    let Gathered {
+        merged,
+        mut failure,
+        last_end,
+    } = gathered;
     for h in handles {
         if h.join().is_err() && failure.is_none() {
             failure = Some("a worker thread died".into());
@@ -358,6 +373,94 @@ pub fn run_step<W: Workload>(
         failure,
         cpu_s: (sysinfo::process_cpu_seconds() - cpu0).max(0.0),
     }
+}
+
+/// What the coordinator gathers from its workers' messages.
+struct Gathered {
+    merged: Recorder,
+    failure: Option<String>,
+    last_end: Instant,
+}
+
+impl Gathered {
+    fn take(&mut self, m: Message, cfg: &EngineConfig) {
+        match m {
+            Message::Second(f) => {
+                // The labels thresholds name, for the live judge, then the timeline.
+                cfg.label_feed.iter().for_each(|feed| feed.add(&f));
+                self.merged.add_second(*f)
+            }
+            Message::Done(done) => {
+                let (rec, end, failed) = *done;
+                self.merged.merge(&rec);
+                self.last_end = self.last_end.max(end);
+                self.failure = self.failure.take().or(failed);
+            }
+            Message::Ready => {}
+        }
+    }
+}
+
+/// Waits until every worker is ready (its clients logged in) or has stopped, then
+/// starts the step's clock for all of them at once: the step's `t0`, and the
+/// messages that came before it.
+fn start_together(
+    done_rx: &std::sync::mpsc::Receiver<Message>,
+    go: Vec<std::sync::mpsc::Sender<Instant>>,
+) -> (Instant, Vec<Message>) {
+    let mut early = Vec::new();
+    let mut waiting = go.len();
+    while waiting > 0 {
+        match done_rx.recv() {
+            Ok(Message::Ready) => waiting -= 1,
+            Ok(m @ Message::Done(_)) => {
+                waiting -= 1;
+                early.push(m);
+            }
+            Ok(m) => early.push(m),
+            Err(_) => break,
+        }
+    }
+    let t0 = Instant::now();
+    for g in go {
+        // A worker that stopped before it was ready has dropped its receiver.
+        let _ = g.send(t0);
+    }
+    (t0, early)
+}
+
+/// A worker's half of [`start_together`].
+struct Start {
+    go: std::sync::mpsc::Receiver<Instant>,
+    duration: Option<Duration>,
+    /// The labels thresholds name, timed per second ([`Recorder::with_timed_ticker`]).
+    named: Vec<u16>,
+}
+
+/// A worker's SQL clients' logins, before the step's clock starts (keep-alive only:
+/// without it each transaction logs in within its own time, pgbench's `-C`); none
+/// for a workload with no SQL target, or once Ctrl-C stops the run.
+fn log_in_first<W: Workload>(
+    rt: &tokio::runtime::Runtime,
+    worker: &Worker<W>,
+    clients: usize,
+    limit: Duration,
+    stop_rx: &mut watch::Receiver<bool>,
+) -> sql::LoggedIn {
+    let targets = worker.workload.targets();
+    let none = || sql::LoggedIn {
+        slots: Vec::new(),
+        took: Vec::new(),
+    };
+    if !worker.cfg.keep_alive || !targets.iter().any(|t| t.proto.is_sql()) {
+        return none();
+    }
+    rt.block_on(async {
+        tokio::select! {
+            logged_in = sql::log_in_all(targets, clients, limit) => logged_in,
+            _ = stop_rx.wait_for(|s| *s) => none(),
+        }
+    })
 }
 
 /// The step's progress now, from the workers' counters.
@@ -394,9 +497,10 @@ fn closed_budget(
 }
 
 fn run_worker<W: Workload>(
-    worker: Worker<W>,
+    mut worker: Worker<W>,
     clients: Vec<usize>,
     mut stop_rx: watch::Receiver<bool>,
+    start: Start,
 ) -> WorkerEnd {
     let coalesce = worker.cfg.connection.coalesce;
     crate::http::stamp_arrivals(coalesce.is_some());
@@ -415,6 +519,22 @@ fn run_worker<W: Workload>(
             return (worker.rec.into_inner(), Instant::now(), Some(why));
         }
     };
+    // No longer than a request may take, nor than the step itself.
+    let limit = (worker.cfg.login_timeout).min(start.duration.unwrap_or(MAX_DURATION));
+    let logged_in = log_in_first(&rt, &worker, clients.len(), limit, &mut stop_rx);
+    // Ready; then the step's clock, the same for every worker.
+    let _ = worker.to_coordinator.send(Message::Ready);
+    let Ok(t0) = start.go.recv() else {
+        return (worker.rec.into_inner(), Instant::now(), None);
+    };
+    worker.deadline = start.duration.and_then(|d| t0.checked_add(d));
+    if let WorkerPace::Open(t) = &mut worker.pace {
+        t.start_at(t0, worker.deadline);
+    }
+    let rec = worker.rec.get_mut();
+    *rec = std::mem::replace(rec, Recorder::new(0, 0, 0)).with_timed_ticker(t0, &start.named);
+    logged_in.took.iter().for_each(|d| rec.record_connect(*d));
+    let mut logged_in = logged_in.slots.into_iter();
     let worker = Rc::new(worker);
     // Kept for the tasks a worker's shared connections spawn (HTTP/2, `--pipeline`).
     let local = tokio::task::LocalSet::new();
@@ -443,7 +563,8 @@ fn run_worker<W: Workload>(
         } else {
             clients
                 .map(|client| {
-                    let run = client::run(worker.clone(), timer.clone(), client);
+                    let sql = logged_in.next().unwrap_or_default();
+                    let run = client::run(worker.clone(), timer.clone(), client, sql);
                     AssertUnwindSafe(Either::Left(run)).catch_unwind()
                 })
                 .collect()

@@ -260,6 +260,13 @@ impl Timetable {
         }
     }
 
+    /// Starts the timetable at `t0` instead (ending at `deadline`): the step's clock
+    /// starts once every worker's clients are logged in, after it was built.
+    pub fn start_at(&mut self, t0: Instant, deadline: Option<Instant>) {
+        self.t0 = t0;
+        self.deadline = deadline;
+    }
+
     /// Claim the next due request, or `None` when this worker's share is over.
     pub fn claim(&self) -> Option<Due> {
         let j = self.next_j.get();

@@ -148,6 +148,7 @@ impl RunOptions {
             budget_per_client: false,
             connection: kv::connection(r),
             time_first_byte: r.time_first_byte,
+            login_timeout: r.timeout,
         };
         let run = RunSpec {
             mode: match self.load {

@@ -425,6 +425,7 @@ impl BulkOptions {
             budget_per_client: false,
             connection: self.connection,
             time_first_byte: false,
+            login_timeout: self.timeout,
         })
     }
 

@@ -134,6 +134,7 @@ impl HttpSink {
             budget_per_client: false,
             connection: self.connection,
             time_first_byte: false,
+            login_timeout: Duration::from_secs(10),
         };
         let workload = Arc::new(self);
         let run = crate::engine::run_step(&workload, &cfg, &spec, 0, stop, &mut |_| {});

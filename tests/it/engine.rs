@@ -162,6 +162,7 @@ fn config(threads: usize) -> EngineConfig {
         budget_per_client: false,
         connection: Default::default(),
         time_first_byte: false,
+        login_timeout: Duration::from_secs(10),
     }
 }
 

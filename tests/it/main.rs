@@ -53,6 +53,7 @@ mod safety;
 mod server;
 mod shard;
 mod spike;
+mod sql_login;
 mod sql_retry;
 mod sql_suite;
 mod stream;

@@ -680,6 +680,7 @@ fn pg_engine_step(
         budget_per_client: false,
         connection: Default::default(),
         time_first_byte: false,
+        login_timeout: Duration::from_secs(10),
     };
     engine::run_step(&w, &cfg, spec, 0, &Stop::default(), &mut |_| {})
 }
