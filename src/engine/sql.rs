@@ -1,9 +1,9 @@
 //! The client loop's SQL arm, one for both wires (PostgreSQL's `PgConn`, MySQL's
 //! `MysqlConn`, told apart by [`Conn`]): one transaction is one request. The client's
 //! source has begun it (a script's `Session::begin`, or its own conversation); here
-//! its connection (the client's own, logged in before the step starts, or on first use) sends each
-//! statement the interpreter names, tells it the answer, sleeps its `\sleep`s on the
-//! worker's timer, until `Done`. A failed statement ends the transaction, `ROLLBACK`
+//! its connection (the client's own, logged in before the step starts, or on first
+//! use) sends each statement the interpreter names, tells it the answer, sleeps its
+//! `\sleep`s on the worker's timer, until `Done`. A failed statement ends the transaction, `ROLLBACK`
 //! sent if it left a block open, and the transaction is counted under its error's
 //! kind (a SQLSTATE's, or a MySQL error code's). Without keep-alive (pgbench's
 //! `-C`) each transaction logs in anew, its login inside its time.
