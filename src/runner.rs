@@ -360,6 +360,7 @@ fn run_one<W: Workload>(
     result.round = round;
     result.profile = step_profile(step, spec.settings.shard.map_or(1, |k| k.count));
     result.start_late_s = late.map(|d| d.as_secs_f64());
+    result.logins_s = measured.logins.map(|d| d.as_secs_f64());
     result.server_process = server_process;
     if let (Some(prober), Some(before)) = (&spec.prober, before) {
         let after = prober.snapshot();

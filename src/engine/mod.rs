@@ -127,6 +127,9 @@ pub struct StepRun {
     pub failure: Option<String>,
     /// This process's CPU time (user + system) during the step, seconds.
     pub cpu_s: f64,
+    /// SQL with keep-alive: from the step's start to its clock's, every client
+    /// logging in meanwhile ([`sql::log_in_all`]).
+    pub logins: Option<Duration>,
 }
 
 /// Progress of a running step, for the live line.
@@ -204,8 +207,9 @@ enum Message {
     /// A second a worker finished: added to the step's timeline as it arrives, so no
     /// worker keeps more than the second it is in.
     Second(Box<Finished>),
-    /// A worker's clients are logged in: it waits for the step's clock.
-    Ready,
+    /// A worker's clients are logged in (`true` if it had any to log in): it waits
+    /// for the step's clock.
+    Ready(bool),
     /// A worker stopped (boxed: a recorder is large, and this comes once a step).
     Done(Box<WorkerEnd>),
 }
@@ -236,7 +240,8 @@ pub fn run_step<W: Workload>(
     let (each, budget) = closed_budget(spec, cfg, n_clients);
     let cpu0 = sysinfo::process_cpu_seconds();
     // The workers' pacers start here until every client is logged in ([`Start`]).
-    let t0 = Instant::now();
+    let spawned_at = Instant::now();
+    let t0 = spawned_at;
     let deadline = spec.duration.and_then(|d| t0.checked_add(d));
     let labels = workload.labels();
     let new_recorder = || {
@@ -332,7 +337,8 @@ pub fn run_step<W: Workload>(
     }
     drop(done_tx);
 
-    let (t0, early) = start_together(&done_rx, go);
+    let (t0, early, logged_in) = start_together(&done_rx, go);
+    let logins = logged_in.then(|| t0.saturating_duration_since(spawned_at));
     let started_at = sysinfo::now_rfc3339();
     let mut gathered = Gathered {
         merged: new_recorder(),
@@ -372,6 +378,7 @@ pub fn run_step<W: Workload>(
         partial: stop.is_triggered() || failure.is_some(),
         failure,
         cpu_s: (sysinfo::process_cpu_seconds() - cpu0).max(0.0),
+        logins,
     }
 }
 
@@ -396,23 +403,27 @@ impl Gathered {
                 self.last_end = self.last_end.max(end);
                 self.failure = self.failure.take().or(failed);
             }
-            Message::Ready => {}
+            Message::Ready(_) => {}
         }
     }
 }
 
 /// Waits until every worker is ready (its clients logged in) or has stopped, then
-/// starts the step's clock for all of them at once: the step's `t0`, and the
-/// messages that came before it.
+/// starts the step's clock for all of them at once: the step's `t0`, the messages
+/// that came before it, and whether any worker logged clients in.
 fn start_together(
     done_rx: &std::sync::mpsc::Receiver<Message>,
     go: Vec<std::sync::mpsc::Sender<Instant>>,
-) -> (Instant, Vec<Message>) {
+) -> (Instant, Vec<Message>, bool) {
     let mut early = Vec::new();
+    let mut logged_in = false;
     let mut waiting = go.len();
     while waiting > 0 {
         match done_rx.recv() {
-            Ok(Message::Ready) => waiting -= 1,
+            Ok(Message::Ready(any)) => {
+                waiting -= 1;
+                logged_in |= any;
+            }
             Ok(m @ Message::Done(_)) => {
                 waiting -= 1;
                 early.push(m);
@@ -426,7 +437,7 @@ fn start_together(
         // A worker that stopped before it was ready has dropped its receiver.
         let _ = g.send(t0);
     }
-    (t0, early)
+    (t0, early, logged_in)
 }
 
 /// A worker's half of [`start_together`].
@@ -523,7 +534,8 @@ fn run_worker<W: Workload>(
     let limit = (worker.cfg.login_timeout).min(start.duration.unwrap_or(MAX_DURATION));
     let logged_in = log_in_first(&rt, &worker, clients.len(), limit, &mut stop_rx);
     // Ready; then the step's clock, the same for every worker.
-    let _ = worker.to_coordinator.send(Message::Ready);
+    let any = !logged_in.slots.is_empty();
+    let _ = worker.to_coordinator.send(Message::Ready(any));
     let Ok(t0) = start.go.recv() else {
         return (worker.rec.into_inner(), Instant::now(), None);
     };

@@ -65,6 +65,7 @@ pub fn bare_step(n_clients: usize) -> StepResult {
         items: None,
         bulk: None,
         start_late_s: None,
+        logins_s: None,
         timeline: None,
         timeline_note: None,
         labels: Vec::new(),

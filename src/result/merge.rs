@@ -369,6 +369,10 @@ fn merge_step(results: &[(String, RunResult)], i: usize) -> Result<StepResult, M
         .iter()
         .filter_map(|(_, s)| s.start_late_s)
         .reduce(f64::max);
+    merged.logins_s = steps
+        .iter()
+        .filter_map(|(_, s)| s.logins_s)
+        .reduce(f64::max);
     let timeline_error = |why| MergeError::Timeline { step: i + 1, why };
     merged.timeline = merge_timelines(&steps, step_timeline).map_err(timeline_error)?;
     // Each label's timeline on the same clock: the recorders added them unshifted.

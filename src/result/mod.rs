@@ -691,6 +691,11 @@ pub struct StepResult {
     /// merged result: the latest of its shards).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start_late_s: Option<f64>,
+    /// SQL with keep-alive: how long every client took to log in before the step's
+    /// clock started, seconds (pgbench's "initial connection time"; a merged result:
+    /// the longest of its shards'). Absent for a run that logs in on first use.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logins_s: Option<f64>,
     /// Per second of the step: responses, statuses, errors by kind, bytes, p50/p99
     /// and the second's histogram. Every step keeps one (files from before 0.x kept
     /// one for `suite` only); past the first hour its entries are 10 seconds wide

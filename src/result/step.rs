@@ -123,6 +123,7 @@ impl StepResult {
             }),
             bulk: None,
             start_late_s: None,
+            logins_s: None,
             timeline: rec
                 .timeline
                 .as_ref()
