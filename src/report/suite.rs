@@ -27,11 +27,7 @@ pub fn text(run: &RunResult) -> String {
         "phase",
         "start",
         "length",
-        // HTTP's req/s; a SQL suite's tps, a store's ops/s.
-        match Work::of(&run.targets) {
-            Work::Request => "req/s",
-            work => work.rate(),
-        },
+        Work::of(&run.targets).per_s(),
         "failed",
         "p50",
         "p99"

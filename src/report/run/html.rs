@@ -329,11 +329,7 @@ pub fn html_page(
 /// rate, latency from the due time, late and dropped requests, the pacer's lag.
 fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
-    // A rate as HTTP's req/s, a SQL run's tps (pgbench -R's), a store's ops/s.
-    let unit = match Work::of_series(s) {
-        Work::Request => "req/s",
-        work => work.rate(),
-    };
+    let unit = Work::of_series(s).per_s();
     let mut b = String::from("<section class=\"summary\"><h2>Which rates it held</h2>");
     b.push_str("<div class=\"cards\">");
     let mut card = |k: &str, v: String, n: String| {
