@@ -188,7 +188,9 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         ready.run.steps.first().map_or(1, |s| s.n_clients),
     ));
     let mut inner = Fanout::new().with(
-        Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet),
+        Console::new(false, ready.engine.n_slow, ready.engine.n_fast)
+            .quiet(args.output.quiet)
+            .work(super::work_of(ready.workload.as_ref())),
     );
     inner.extend(live.observers());
     let mut console = FindMaxConsole {
@@ -220,7 +222,10 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         ..super::finish::Finish::new(&no_thresholds, human, code)
     };
     super::finish::finish(&mut run, finish, |run| match run.find_max.as_ref() {
-        Some(fm) => format!("\n{}", find_max_summary(fm)),
+        Some(fm) => format!(
+            "\n{}",
+            find_max_summary(fm, crate::report::fmt::Work::of(&run.targets))
+        ),
         None => String::new(),
     })
 }

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::chart::esc;
 use super::chart::LineChart;
-use super::fmt::{fmt_latency, fmt_qps};
+use super::fmt::{fmt_latency, fmt_qps, Work};
 use super::table::{md_table, Align};
 use super::threshold::fmt_value;
 use super::ReportOptions;
@@ -154,8 +154,9 @@ pub fn probe_table(fm: &FindMaxResult) -> String {
     out
 }
 
-/// What the search found, in sentences, ending with a newline.
-pub fn find_max_summary(fm: &FindMaxResult) -> String {
+/// What the search found, in sentences, ending with a newline; what a probe counts
+/// in the run's words (a SQL run's transactions).
+pub fn find_max_summary(fm: &FindMaxResult, work: Work) -> String {
     let slo = fm.slo.join(", ");
     let mut out = match fm.max_sustainable_rate {
         Some(r) => {
@@ -183,9 +184,10 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
     };
     let ended = ended(fm);
     out.push_str(&format!(
-        "{} probe(s) of at least {} responses and {} s each; the search ended because {ended}.\n",
+        "{} probe(s) of at least {} {} and {} s each; the search ended because {ended}.\n",
         fm.probes.len(),
         fm.min_samples,
+        work.answers(),
         super::fmt::sig3(fm.probe_duration_s)
     ));
     let unconfirmed: Vec<String> = fm
@@ -325,7 +327,7 @@ pub fn markdown_page(s: &Series, run: &RunResult, fm: &FindMaxResult) -> String 
     format!(
         "### {}\n\n{extra}{}{warnings}",
         s.name(),
-        find_max_markdown(fm)
+        find_max_markdown(fm, Work::of(&run.targets))
     )
 }
 
@@ -349,6 +351,9 @@ pub fn find_max_charts(
 /// The HTML report's section of a `--find-max` search: the answer with its bracket,
 /// the probes' charts and every probe with its verdict and why it failed.
 pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) -> String {
+    // A SQL run's rates are tps, a store's ops/s: the run's own words.
+    let work = Work::of(&run.targets);
+    let per_s = work.per_s();
     let mut b = String::from(
         "<section class=\"summary\" id=\"find-max\"><h2>Highest rate meeting the SLO</h2><div class=\"cards\">",
     );
@@ -364,7 +369,7 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     match fm.max_sustainable_rate {
         Some(r) => card(
             "Max sustainable rate",
-            format!("{} req/s", fmt_qps(r)),
+            format!("{} {per_s}", fmt_qps(r)),
             if fm.confirmed {
                 "held on a second probe".into()
             } else {
@@ -381,11 +386,11 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
         (Some(h), Some(u)) => card(
             "Uncertainty",
             format!("+{:.1}%", u * 100.0),
-            format!("{} req/s failed", fmt_qps(h)),
+            format!("{} {per_s} failed", fmt_qps(h)),
         ),
         (Some(h), None) => card(
             "Lowest failed rate",
-            format!("{} req/s", fmt_qps(h)),
+            format!("{} {per_s}", fmt_qps(h)),
             "no rate below it passed".into(),
         ),
         (None, _) => card(
@@ -397,7 +402,7 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     card(
         "SLO",
         fm.slo.join(", "),
-        format!("≥ {} responses a probe", fm.min_samples),
+        format!("≥ {} {} a probe", fm.min_samples, work.answers()),
     );
     card(
         "Probes",
@@ -405,21 +410,23 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
         format!("of ≥ {} s each", super::fmt::sig3(fm.probe_duration_s)),
     );
     b.push_str("</div>");
-    for line in find_max_summary(fm).lines() {
+    for line in find_max_summary(fm, work).lines() {
         let _ = write!(b, "<p>{}</p>", super::page::rich(line));
     }
     b.push_str("</section>");
     for (_, c) in find_max_charts(run, fm, opts) {
         b.push_str(&super::page::chart_section(&c));
     }
-    b.push_str(&probes_table_html(fm));
+    b.push_str(&probes_table_html(fm, work));
     b
 }
 
-fn probes_table_html(fm: &FindMaxResult) -> String {
-    let mut o = String::from(
+/// The probes' table; its count column in the run's words (a SQL run's transactions).
+fn probes_table_html(fm: &FindMaxResult, work: Work) -> String {
+    let mut o = format!(
         "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th>rate/s</th>\
-         <th>answered/s</th><th>responses</th><th>seconds</th>",
+         <th>answered/s</th><th>{}</th><th>seconds</th>",
+        work.answers()
     );
     for t in &fm.slo {
         let _ = write!(o, "<th><code>{}</code></th>", esc(t));
@@ -469,28 +476,31 @@ fn probes_table_html(fm: &FindMaxResult) -> String {
     let _ = write!(
         o,
         "</tbody></table></div><p class=\"note\">In the order the search ran them. A probe \
-         needs {} responses to be judged; latency counts from each request's due time. The \
+         needs {} {} to be judged; latency counts from each {}'s due time. The \
          highlighted row is the answer; failed probes are shaded.</p></section>",
-        fm.min_samples
+        fm.min_samples,
+        work.answers(),
+        work.item()
     );
     o
 }
 
-/// A `--find-max` search as Markdown: the answer, its bracket and every probe.
-pub fn find_max_markdown(fm: &FindMaxResult) -> String {
+/// A `--find-max` search as Markdown: the answer, its bracket and every probe, counted
+/// in the run's words (a SQL run's transactions).
+pub fn find_max_markdown(fm: &FindMaxResult, work: Work) -> String {
     let mut o = match fm.max_sustainable_rate {
         Some(r) => format!("#### Max sustainable rate: {}/s\n\n", fmt_qps(r)),
         None if fm.probes.is_empty() => "#### The search ran no probe\n\n".to_owned(),
         None => "#### No rate met the SLO\n\n".to_owned(),
     };
-    for line in find_max_summary(fm).lines() {
+    for line in find_max_summary(fm, work).lines() {
         let _ = writeln!(o, "{line}  ");
     }
     if fm.probes.is_empty() {
         return o;
     }
     o.push('\n');
-    let mut headers: Vec<String> = ["#", "rate/s", "answered/s", "responses"]
+    let mut headers: Vec<String> = ["#", "rate/s", "answered/s", work.answers()]
         .map(String::from)
         .to_vec();
     headers.extend(fm.slo.iter().map(|t| format!("`{t}`")));
@@ -603,7 +613,7 @@ mod tests {
 "
         );
         assert_eq!(
-            find_max_summary(&fm),
+            find_max_summary(&fm, Work::Request),
             "Max sustainable rate: 400.0/s meeting p99<50ms, errors<0.1% (held on a second probe).
 The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above the answer.
 3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because the bracket closed to the precision asked.
@@ -655,15 +665,15 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
             assert!(rows.contains(row), "{row}\n{rows}");
         }
         assert!(
-            find_max_summary(&fm).contains(
+            find_max_summary(&fm, Work::Request).contains(
                 "\n1 failure(s) not confirmed (#1 at 400.0/s): the probe run again at the \
                  rate passed, so the failure was taken for a stall of the machine or the \
                  target and lowered nothing.\n"
             ),
             "{}",
-            find_max_summary(&fm)
+            find_max_summary(&fm, Work::Request)
         );
-        let md = find_max_markdown(&fm);
+        let md = find_max_markdown(&fm, Work::Request);
         assert!(
             md.contains("| FAIL, not confirmed: p99<50ms was 2.10 s |"),
             "{md}"
@@ -711,7 +721,7 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
     fn markdown_gives_the_answer_and_every_probe_with_why() {
         let (_, fm) = search();
         assert_eq!(
-            find_max_markdown(&fm),
+            find_max_markdown(&fm, Work::Request),
             "#### Max sustainable rate: 400.0/s
 
 Max sustainable rate: 400.0/s meeting p99<50ms, errors<0.1% (held on a second probe).  
@@ -751,6 +761,37 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert!(h.contains("pass (the answer)"), "{h}");
         // Both charts: the SLO's p99 and, with errors in a probe, its errors.
         assert_eq!(h.matches("<svg").count(), 2, "{h}");
+    }
+
+    /// `ramp --find-max postgres://…` said "Max sustainable rate 400.0 req/s" and
+    /// "≥ 1000 responses a probe", its charts "requests per second": a SQL run's
+    /// rates are tps and it counts transactions, a store's ops/s and replies.
+    #[test]
+    fn a_sql_search_s_page_says_tps_and_transactions_never_req_s() {
+        let (mut run, fm) = search();
+        run.targets = vec!["postgres://127.0.0.1:5432/hb".into()];
+        let h = find_max_html(&run, &fm, &ReportOptions::default());
+        assert!(h.contains("<div class=\"v\">400.0 tps</div>"), "{h}");
+        assert!(h.contains("<div class=\"n\">800.0 tps failed</div>"), "{h}");
+        assert!(h.contains("≥ 1000 transactions a probe"), "{h}");
+        assert!(h.contains("<th>transactions</th><th>seconds</th>"), "{h}");
+        assert!(h.contains("offered rate (transactions per second)"), "{h}");
+        assert!(h.contains("errors (% of transactions)"), "{h}");
+        assert!(!h.contains("req/s") && !h.contains("request"), "{h}");
+        let md = markdown_page(&Series::from_run(&run, "a"), &run, &fm);
+        assert!(
+            md.contains("| # | rate/s | answered/s | transactions |"),
+            "{md}"
+        );
+        assert!(
+            md.contains("3 probe(s) of at least 1000 transactions"),
+            "{md}"
+        );
+        run.targets = vec!["redis://127.0.0.1:6379".into()];
+        let h = find_max_html(&run, &fm, &ReportOptions::default());
+        assert!(h.contains("<div class=\"v\">400.0 ops/s</div>"), "{h}");
+        assert!(h.contains("≥ 1000 replies a probe"), "{h}");
+        assert!(!h.contains("req/s") && !h.contains("request"), "{h}");
     }
 
     #[test]
