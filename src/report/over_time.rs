@@ -70,7 +70,11 @@ fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String
             let t = table(s);
             (!t.is_empty()).then(|| {
                 let head = if run.steps.len() > 1 {
-                    format!("step {} ({})", i + 1, timeline::step_load(s))
+                    format!(
+                        "step {} ({})",
+                        i + 1,
+                        timeline::step_load(s, Work::of(&run.targets))
+                    )
                 } else {
                     String::new()
                 };
@@ -188,7 +192,7 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
                     format!(
                         "<h3>Step {} ({})</h3>{t}",
                         i + 1,
-                        esc(&timeline::step_load(s))
+                        esc(&timeline::step_load(s, Work::of(&run.targets)))
                     )
                 } else {
                     t
