@@ -76,11 +76,22 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     out
 }
 
-/// The header of the probe table, for an SLO of these thresholds.
-pub fn probe_header(slo: &[String]) -> String {
+/// The width of the probe table's count column: "responses", a SQL run's
+/// "transactions".
+fn count_width(work: Work) -> usize {
+    work.answers().len().max(9)
+}
+
+/// The header of the probe table, for an SLO of these thresholds; its count column in
+/// the run's words (a SQL run's "transactions").
+pub fn probe_header(slo: &[String], work: Work) -> String {
     let mut line = format!(
-        "{:>3}  {:>9}  {:>9}  {:>9}",
-        "#", "rate/s", "answered", "responses"
+        "{:>3}  {:>9}  {:>9}  {:>w$}",
+        "#",
+        "rate/s",
+        "answered",
+        work.answers(),
+        w = count_width(work)
     );
     for t in slo {
         line.push_str(&format!("  {:>12}", t));
@@ -90,18 +101,19 @@ pub fn probe_header(slo: &[String]) -> String {
 }
 
 /// One probe's row: its rate, what was answered, each SLO figure, the verdict and why.
-pub fn probe_row(index: usize, slo: &[String], p: &ProbeResult) -> String {
+pub fn probe_row(index: usize, slo: &[String], p: &ProbeResult, work: Work) -> String {
     let answered = if p.duration_s > 0.0 {
         p.responses as f64 / p.duration_s
     } else {
         0.0
     };
     let mut line = format!(
-        "{:>3}  {:>9}  {:>9}  {:>9}",
+        "{:>3}  {:>9}  {:>9}  {:>w$}",
         index + 1,
         fmt_qps(p.rate),
         fmt_qps(answered),
-        p.responses
+        p.responses,
+        w = count_width(work)
     );
     for (t, v) in slo.iter().zip(&p.values) {
         line.push_str(&format!("  {:>12}", fmt_value(t, *v)));
@@ -144,11 +156,11 @@ pub fn repeat_note(p: &ProbeResult) -> Option<String> {
 }
 
 /// The whole table, header first.
-pub fn probe_table(fm: &FindMaxResult) -> String {
-    let mut out = probe_header(&fm.slo);
+pub fn probe_table(fm: &FindMaxResult, work: Work) -> String {
+    let mut out = probe_header(&fm.slo, work);
     out.push('\n');
     for (i, p) in fm.probes.iter().enumerate() {
-        out.push_str(&probe_row(i, &fm.slo, p));
+        out.push_str(&probe_row(i, &fm.slo, p, work));
         out.push('\n');
     }
     out
@@ -605,7 +617,7 @@ mod tests {
             probes: vec![probe(400.0, true), slow, short],
         };
         assert_eq!(
-            probe_table(&fm),
+            probe_table(&fm, Work::Request),
             "  #     rate/s   answered  responses      p99<50ms   errors<0.1%  result
   1      400.0      400.0        800       4.20 ms            0%  pass
   2      800.0      500.0       1000        312 ms            0%  FAIL: p99<50ms was 312 ms; queue growing: median 100 ms rising to 210 ms, above the first part's p90 120 ms
@@ -655,7 +667,7 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
             probes: vec![stalled, again, answer],
             ..FindMaxResult::default()
         };
-        let rows = probe_table(&fm);
+        let rows = probe_table(&fm, Work::Request);
         for row in [
             "FAIL: p99<50ms was 2.10 s\n",
             "pass (repeat of #1, confirming a failure: not confirmed (a stall, not the \
@@ -786,6 +798,17 @@ The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% abov
         assert!(
             md.contains("3 probe(s) of at least 1000 transactions"),
             "{md}"
+        );
+        // The terminal's table too, its rows under the wider heading.
+        let t = probe_table(&fm, Work::Transaction);
+        let lines: Vec<&str> = t.lines().collect();
+        assert!(
+            lines[0].starts_with("  #     rate/s   answered  transactions  "),
+            "{t}"
+        );
+        assert!(
+            lines[1].starts_with("  1      400.0      400.0           800  "),
+            "{t}"
         );
         run.targets = vec!["redis://127.0.0.1:6379".into()];
         let h = find_max_html(&run, &fm, &ReportOptions::default());
