@@ -253,7 +253,7 @@ fn client_side(out: &mut String, run: &RunResult, step: &StepResult) {
 fn open_model(out: &mut String, step: &StepResult, work: Work) {
     match (step.rate, &step.profile) {
         // A profile is told by its segments: its mean hides a spike (issue 35).
-        (Some(rate), Some(p)) => super::profile::profile_fields(out, p, rate, step.qps),
+        (Some(rate), Some(p)) => super::profile::profile_fields(out, p, (rate, step.qps), work),
         (Some(rate), None) => field(
             out,
             "Target rate",
