@@ -19,13 +19,17 @@ use crate::result::series::Series;
 use crate::result::RunResult;
 
 /// Why a probe failed, one reason each: "p99<50ms: 81.2 ms", "only 640 responses (needs
-/// 1000)", "queue growing: …", "hakaru fell behind: …". Empty for a pass.
-pub fn why(p: &ProbeResult) -> Vec<String> {
+/// 1000)", "queue growing: …", "hakaru fell behind: …". Empty for a pass. Counted in
+/// the run's words (a SQL run's transactions).
+pub fn why(p: &ProbeResult, work: Work) -> Vec<String> {
     let mut out = Vec::new();
+    let items = work.items();
     if p.too_few_samples {
         out.push(format!(
-            "only {} responses (needs {} to judge)",
-            p.responses, p.min_samples
+            "only {} {} (needs {} to judge)",
+            p.responses,
+            work.answers(),
+            p.min_samples
         ));
     }
     for f in &p.failed {
@@ -47,12 +51,12 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
         // go unsent because of the server: the advice to add connections would mislead.
         out.push(if p.queue_growing || !p.failed.is_empty() {
             format!(
-                "{} due requests never sent: every connection was waiting on the server",
+                "{} due {items} never sent: every connection was waiting on the server",
                 p.dropped
             )
         } else {
             format!(
-                "hakaru fell behind its timetable ({} due requests never sent): more --end-n-clients, or a faster client machine",
+                "hakaru fell behind its timetable ({} due {items} never sent): more --end-n-clients, or a faster client machine",
                 p.dropped
             )
         });
@@ -66,7 +70,7 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     let ended = p.responses.max(1) as f64;
     if !out.is_empty() && p.late as f64 > LATE_SHARE * ended {
         out.push(format!(
-            "{} requests left late (every connection busy, or hakaru short of CPU)",
+            "{} {items} left late (every connection busy, or hakaru short of CPU)",
             p.late
         ));
     }
@@ -588,23 +592,31 @@ mod tests {
         slow.queue_growing = true;
         slow.part_p50_s = vec![0.1, 0.15, 0.21];
         slow.first_part_p90_s = 0.120;
-        slow.why = why(&slow);
+        slow.why = why(&slow, Work::Request);
         let mut short = probe(450.0, false);
         short.responses = 640;
         short.too_few_samples = true;
-        short.why = why(&short);
+        short.why = why(&short, Work::Request);
         // Regression: a probe over capacity fills every connection, and its reasons
         // told the user to add connections, as if hakaru had been the limit.
         let mut queued = slow.clone();
         queued.client_behind = true;
         queued.dropped = 57;
-        assert!(why(&queued).contains(
+        assert!(why(&queued, Work::Request).contains(
             &"57 due requests never sent: every connection was waiting on the server".into()
         ));
         let mut alone = probe(450.0, false);
         alone.client_behind = true;
         alone.dropped = 57;
-        assert!(why(&alone)[0].contains("more --end-n-clients"));
+        assert!(why(&alone, Work::Request)[0].contains("more --end-n-clients"));
+        // A SQL run's reasons count transactions (they said "responses", "requests").
+        assert_eq!(
+            why(&short, Work::Transaction),
+            ["only 640 transactions (needs 1000 to judge)"]
+        );
+        assert!(why(&queued, Work::Transaction).contains(
+            &"57 due transactions never sent: every connection was waiting on the server".into()
+        ));
         let fm = FindMaxResult {
             slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
             max_sustainable_rate: Some(400.0),
@@ -645,7 +657,7 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
             threshold: "p99<50ms".into(),
             value: Some(2.1),
         }];
-        stalled.why = why(&stalled);
+        stalled.why = why(&stalled, Work::Request);
         stalled.unconfirmed = true;
         let mut again = probe(400.0, true);
         again.repeat = Some(Repeat {
@@ -706,7 +718,7 @@ The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above 
             threshold: "p99<50ms".into(),
             value: Some(0.312),
         }];
-        slow.why = why(&slow);
+        slow.why = why(&slow, Work::Request);
         let mut again = probe(400.0, true);
         again.step = 2;
         let fm = FindMaxResult {

@@ -439,13 +439,16 @@ fn rate_steps_table(s: &Series) -> String {
             p.n_clients
         );
     }
+    // In the run's words: a SQL run's transactions, a store's commands.
+    let work = Work::of_series(s);
+    let (items, item, answers) = (work.items(), work.item(), work.answers());
     let _ = write!(
         o,
-        "</tbody></table></div><p class=\"note\">Open model: requests are due on a timetable \
-         whatever the responses do, and latency counts from each request's due time. A rate \
-         is held when at least {:.0}% of it was answered and no due request was left unsent. \
-         \"late\" requests left more than 1 ms after their due time (every connection was \
-         busy); \"dropped\" were due but never started. \"pacer lag\" is how late requests \
+        "</tbody></table></div><p class=\"note\">Open model: {items} are due on a timetable \
+         whatever the {answers} do, and latency counts from each {item}'s due time. A rate \
+         is held when at least {:.0}% of it was answered and no due {item} was left unsent. \
+         \"late\" {items} left more than 1 ms after their due time (every connection was \
+         busy); \"dropped\" were due but never started. \"pacer lag\" is how late {items} \
          left: how exact the load was.</p>",
         analysis::rate::HELD_SHARE * 100.0
     );

@@ -284,9 +284,11 @@ fn open_model(out: &mut String, step: &StepResult, work: Work) {
     if step.dropped * 100 > step.total_requests + step.dropped {
         let _ = writeln!(
             out,
-            "Warning: {} of the requests due were never sent (every one of the {} connections \
+            "Warning: {} of the {} due were never sent (every one of the {} connections \
              was busy): raise -c, or the rate measured is not the rate asked for",
-            step.dropped, step.n_clients
+            step.dropped,
+            work.items(),
+            step.n_clients
         );
     }
     if step.latency.count > 0 {
@@ -294,8 +296,9 @@ fn open_model(out: &mut String, step: &StepResult, work: Work) {
             out,
             "Response time",
             format!(
-                "{} (from each request's intended start)",
-                latency_brief(&step.latency)
+                "{} (from each {}'s intended start)",
+                latency_brief(&step.latency),
+                work.item()
             ),
         );
     }
