@@ -255,7 +255,8 @@ pub(crate) fn run_section(s: &Series) -> String {
         }
         rows.push(("interval".into(), format!("{} s", st.interval_s)));
         if st.wait_s > 0.0 {
-            rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
+            let items = crate::report::fmt::Work::of_series(s).items();
+            rows.push((format!("wait between {items}"), format!("{} s", st.wait_s)));
         }
         rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
         // A SQL run's connections as pgbench says them, not HTTP's flag.

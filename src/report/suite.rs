@@ -398,7 +398,11 @@ fn label_tables(run: &RunResult, phases: &[PhaseResult]) -> String {
     if tables.is_empty() {
         return tables;
     }
-    format!("<section class=\"labels\"><h2>By kind of request</h2>{tables}</section>")
+    // A SQL suite's labels are scripts and statements, a store's commands.
+    format!(
+        "<section class=\"labels\"><h2>{}</h2>{tables}</section>",
+        super::labels::heading(run)
+    )
 }
 
 #[cfg(test)]
@@ -633,6 +637,29 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
         );
         let svg = timeline_svg(&run);
         assert!(svg.contains(">steady</text>") && !svg.contains(">a-load-of-a-moment<"));
+    }
+
+    /// A SQL suite's page headed its scripts' and statements' tables "By kind of
+    /// request".
+    #[test]
+    fn a_sql_suite_s_label_tables_are_by_script_and_statement() {
+        let mut run = suite_run();
+        let label = |key: &str, value: &str| crate::result::LabelResult {
+            key: key.into(),
+            value: value.into(),
+            total_requests: 100,
+            responses: 100,
+            statuses: Default::default(),
+            errors: Default::default(),
+            bytes_received: 0,
+            latency: Default::default(),
+            histogram: String::new(),
+            timeline: None,
+        };
+        run.steps[0].labels = vec![label("script", "tx.sql"), label("stmt", "1")];
+        let page = html(&run);
+        assert!(page.contains("<h2>By script and statement</h2>"), "{page}");
+        assert!(!page.contains("By kind of request"), "{page}");
     }
 
     /// A phase's `before` was in the step's JSON and CSV but not in the suite's
