@@ -162,10 +162,11 @@ impl Console {
     }
 
     /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  3 failed (0.01%)
-    /// run ends in ~1m50s" (a SQL run's "transactions" and "tps"): the rate is the last second's once there is one. It fits in
-    /// `width` columns: a line that wraps is redrawn as a new line on every update (a
-    /// tmux pane of 80 columns kept seven copies per step), so the least needed parts
-    /// go first — the run's end, the p99, the requests — and the failures stay.
+    /// run ends in ~1m50s" (a SQL run's "transactions" and "tps"): the rate is the last
+    /// second's once there is one. It fits in `width` columns: a line that wraps is
+    /// redrawn as a new line on every update (a tmux pane of 80 columns kept seven
+    /// copies per step), so the least needed parts go first — the run's end, the p99,
+    /// the requests — and the failures stay.
     fn progress_line(&self, spec: &StepSpec, p: Progress, width: usize) -> String {
         let secs = p.elapsed.as_secs_f64();
         let of = match (spec.duration, spec.n_requests) {
