@@ -102,7 +102,7 @@ pub fn text(run: &RunResult) -> String {
     for (p, c) in befores {
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), c.outcome());
     }
-    connections(&mut o, &suite.phases, &run.steps);
+    connections(&mut o, &suite.phases, &run.steps, Work::of(&run.targets));
     probes(&mut o, &suite.phases, &run.steps);
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
@@ -177,8 +177,9 @@ fn probes(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
 }
 
 /// How each phase connected, when any asked for HTTP/2 or a pipeline: a phase's
-/// figures at 10 streams or 16 commands in flight read as if one were in flight.
-fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
+/// figures at 10 streams or 16 commands in flight read as if one were in flight. A
+/// phase without either does one of the run's `work` at a time (a store's command).
+fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult], work: Work) {
     let asked = |p: &PhaseResult| p.http2_streams.is_some() || p.pipeline.is_some_and(|n| n > 1);
     if !phases.iter().any(asked) {
         return;
@@ -191,7 +192,7 @@ fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
             }
             (Some(n), _) => format!("{}, {n} streams per connection", s.protocol()),
             (None, Some(n)) if n > 1 => format!("{n} commands in flight per connection"),
-            _ => "one request at a time per connection".to_string(),
+            _ => format!("one {} at a time per connection", work.item()),
         };
         let _ = writeln!(o, "  {:<16} {how}", clip(&p.name, 16));
     }
@@ -721,6 +722,9 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
             "{t}"
         );
         assert!(!text(&suite_run()).contains("Connections:"));
+        // A store's suite said its plain phase sent "one request at a time".
+        run.targets = vec!["redis://127.0.0.1:6379".into()];
+        assert!(text(&run).contains("  plain            one command at a time per connection\n"));
     }
 
     #[test]
