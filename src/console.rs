@@ -7,6 +7,7 @@ use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 use crate::engine::{Progress, StepSpec};
+use crate::report::fmt::Work;
 use crate::report::run::text;
 use crate::result::{RunResult, StepResult};
 use crate::runner::{Observer, Position};
@@ -38,6 +39,9 @@ pub struct Console {
     /// The live rate and p99: over the last second or so, from the last two samples
     /// at least [`RATE_WINDOW`] apart.
     window: Window,
+    /// What the run counts, for the live line's words: a SQL run's transactions and
+    /// tps, a store's commands and ops/s, HTTP's requests and req/s.
+    work: Work,
 }
 
 /// Where the live window starts, and what it measured when it last closed.
@@ -93,7 +97,15 @@ impl Console {
             step_label: String::new(),
             last_len: 0,
             window: Window::default(),
+            work: Work::Request,
         }
+    }
+
+    /// The run's unit of work, from its targets ([`Work::of`]): the live line and the
+    /// step's description say "transactions"/"tps" for a SQL run.
+    pub fn work(mut self, work: Work) -> Self {
+        self.work = work;
+        self
     }
 
     /// Show nothing while the run goes (`-q`); the summary is printed by the command.
@@ -150,10 +162,11 @@ impl Console {
     }
 
     /// "  step 2/5: 4 clients  12.0 s / 30 s  41230 requests  3436 req/s  3 failed (0.01%)
-    /// run ends in ~1m50s": the rate is the last second's once there is one. It fits in
-    /// `width` columns: a line that wraps is redrawn as a new line on every update (a
-    /// tmux pane of 80 columns kept seven copies per step), so the least needed parts
-    /// go first — the run's end, the p99, the requests — and the failures stay.
+    /// run ends in ~1m50s" (a SQL run's "transactions" and "tps"): the rate is the last
+    /// second's once there is one. It fits in `width` columns: a line that wraps is
+    /// redrawn as a new line on every update (a tmux pane of 80 columns kept seven
+    /// copies per step), so the least needed parts go first — the run's end, the p99,
+    /// the requests — and the failures stay.
     fn progress_line(&self, spec: &StepSpec, p: Progress, width: usize) -> String {
         let secs = p.elapsed.as_secs_f64();
         let of = match (spec.duration, spec.n_requests) {
@@ -172,8 +185,15 @@ impl Console {
         let mut parts: Vec<(String, u8)> = vec![
             (format!("  {}", self.step_label), 0),
             (format!("{secs:.1} s{of}"), 0),
-            (format!("{}{of_n} requests", p.finished), 3),
-            (format!("{} req/s", crate::report::fmt::fmt_qps(rate)), 0),
+            (format!("{}{of_n} {}", p.finished, self.work.items()), 3),
+            (
+                format!(
+                    "{} {}",
+                    crate::report::fmt::fmt_qps(rate),
+                    self.work.per_s()
+                ),
+                0,
+            ),
         ];
         if let Some(p99) = self.window.p99 {
             let p99 = crate::report::fmt::fmt_latency(p99.as_secs_f64());
@@ -229,10 +249,12 @@ fn terminal_width() -> usize {
     terminal_size::terminal_size_of(std::io::stderr()).map_or(80, |(w, _)| usize::from(w.0))
 }
 
-fn describe(spec: &StepSpec) -> String {
+/// What a step offers: "8 clients", "500 req/s over 4 connections" (a SQL run's tps).
+fn describe(spec: &StepSpec, work: Work) -> String {
     match &spec.rate {
         Some(r) => format!(
-            "{r} req/s over {} connection{}",
+            "{r} {} over {} connection{}",
+            work.per_s(),
             spec.n_clients.max(1),
             if spec.n_clients > 1 { "s" } else { "" }
         ),
@@ -247,7 +269,12 @@ impl Observer for Console {
         } else {
             String::new()
         };
-        self.step_label = format!("{round}step {}/{}: {}", at.index + 1, at.of, describe(spec));
+        self.step_label = format!(
+            "{round}step {}/{}: {}",
+            at.index + 1,
+            at.of,
+            describe(spec, self.work)
+        );
         self.steps_left = Some(at.of - at.index - 1 + (at.rounds - at.round) * at.of);
         self.next_plain = PLAIN_EVERY;
         self.window = Window::default();
@@ -295,8 +322,7 @@ impl Observer for Console {
         }
         if self.rows {
             let mut out = std::io::stdout().lock();
-            let work = crate::report::fmt::Work::of(&run.targets);
-            let _ = writeln!(out, "{}", text::step_row(step, work));
+            let _ = writeln!(out, "{}", text::step_row(step, Work::of(&run.targets)));
             if text::unfinished_matters(step) && !self.explained_unfinished {
                 self.explained_unfinished = true;
                 let _ = writeln!(out, "{}", text::UNFINISHED_NOTE);
@@ -312,7 +338,7 @@ impl Observer for Console {
     }
 
     fn warmup_started(&mut self, d: Duration, spec: &StepSpec) {
-        self.step_label = format!("warm-up: {}", describe(spec));
+        self.step_label = format!("warm-up: {}", describe(spec, self.work));
         self.steps_left = None;
         self.next_plain = PLAIN_EVERY;
         if self.quiet {
@@ -321,7 +347,7 @@ impl Observer for Console {
         eprintln!(
             "Warm-up: {:.1} s at {}, not counted in any step...",
             d.as_secs_f64(),
-            describe(spec)
+            describe(spec, self.work)
         );
     }
 
@@ -330,7 +356,10 @@ impl Observer for Console {
         if self.quiet {
             return;
         }
-        eprintln!("Warm-up done: {responses} responses and {errors} errors, not counted.");
+        eprintln!(
+            "Warm-up done: {responses} {} and {errors} errors, not counted.",
+            self.work.answers()
+        );
     }
 
     fn interval(&mut self, d: Duration) {
@@ -344,6 +373,8 @@ impl Observer for Console {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::RateProfile;
+    use std::sync::Arc;
 
     #[test]
     fn eta_reads_at_a_glance() {
@@ -464,6 +495,48 @@ mod tests {
         assert!(!line.contains("run ends"), "{line}");
         // Narrower still, the line is cut, never wrapped.
         assert!(c.progress_line(&spec, p, 30).chars().count() < 30);
+    }
+
+    /// `hakaru run postgres://… --rate 400` showed "step 1/1: 400 req/s over 4
+    /// connections  …  1000 requests  100.0 req/s": a SQL run's live line counts
+    /// transactions in tps, a store's commands in ops/s; HTTP's stays.
+    #[test]
+    fn a_sql_run_s_live_line_says_transactions_and_tps_never_req_s() {
+        let spec = StepSpec {
+            n_clients: 4,
+            duration: Some(Duration::from_secs(30)),
+            n_requests: None,
+            rate: Some(Arc::new(RateProfile::constant(400.0).unwrap())),
+        };
+        let at = Position {
+            round: 1,
+            rounds: 1,
+            index: 0,
+            of: 1,
+        };
+        let p = Progress {
+            elapsed: Duration::from_secs(10),
+            finished: 1000,
+            failed: 0,
+            latency: Default::default(),
+        };
+        let line = |work: Work| {
+            let mut c = Console::new(true, 0, 0).work(work);
+            c.step_started(at, &spec);
+            c.progress_line(&spec, p, usize::MAX)
+        };
+        assert_eq!(
+            line(Work::Transaction),
+            "  step 1/1: 400 tps over 4 connections  10.0 s / 30 s  1000 transactions  100.0 tps"
+        );
+        assert_eq!(
+            line(Work::Command),
+            "  step 1/1: 400 ops/s over 4 connections  10.0 s / 30 s  1000 commands  100.0 ops/s"
+        );
+        assert_eq!(
+            line(Work::Request),
+            "  step 1/1: 400 req/s over 4 connections  10.0 s / 30 s  1000 requests  100.0 req/s"
+        );
     }
 
     #[test]

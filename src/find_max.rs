@@ -170,7 +170,9 @@ pub fn run<W: Workload>(
             && probe.failed.is_empty()
             && !probe.queue_growing
             && stretch < MAX_STRETCH;
-        probe.why = crate::report::find_max::why(&probe);
+        // In the run's words: a SQL run's transactions, a store's commands.
+        let work = crate::report::fmt::Work::of(&measured.targets);
+        probe.why = crate::report::find_max::why(&probe, work);
         out.steps.push(whole);
         out.partial |= measured.partial;
         if probe.inconclusive {

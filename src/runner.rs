@@ -10,6 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::engine::{self, EngineConfig, Progress, StepSpec, Stop, Workload};
 use crate::probe::{self, Prober, ProcessWatch};
+use crate::result::answers::Work;
 use crate::result::store::Outputs;
 use crate::result::{
     Mode, RequestList, RunResult, RunState, Settings, StepFacts, StepResult, SCHEMA_VERSION,
@@ -236,7 +237,8 @@ pub fn run<W: Workload>(
                 break 'rounds;
             }
             if spec.until_saturated {
-                if let Some(why) = saturated(&run.steps) {
+                let work = Work::of(&run.targets);
+                if let Some(why) = saturated(&run.steps, work) {
                     run.ended_because = Some(why);
                     break 'rounds;
                 }
@@ -572,8 +574,8 @@ pub const SATURATION_LATENCY: f64 = 2.0;
 /// `--until-saturated`'s rule over the steps so far: saturated when the last two
 /// steps each added less than [`SATURATION_GAIN`] of throughput, or the last step's
 /// mean latency passed [`SATURATION_LATENCY`] times the first step's. The reason, in
-/// words, or `None` to go on.
-pub fn saturated(steps: &[StepResult]) -> Option<String> {
+/// the run's words (a SQL run's transactions and tps), or `None` to go on.
+pub fn saturated(steps: &[StepResult], work: Work) -> Option<String> {
     let (first, last) = (steps.first()?, steps.last()?);
     if steps.len() >= 2
         && first.latency.mean_s > 0.0
@@ -583,11 +585,12 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         // ramp stops, which may lie well past where throughput levelled off.
         return Some(format!(
             "saturation showed at {} clients, the last step: mean latency {:.3} ms passed \
-             {SATURATION_LATENCY}× the first step's {:.3} ms (requests queue instead of \
+             {SATURATION_LATENCY}× the first step's {:.3} ms ({} queue instead of \
              adding throughput)",
             last.n_clients,
             last.latency.mean_s * 1e3,
             first.latency.mean_s * 1e3,
+            work.items(),
         ));
     }
     if let [.., a, b, c] = steps {
@@ -595,12 +598,13 @@ pub fn saturated(steps: &[StepResult]) -> Option<String> {
         if gain(a, b) && gain(b, c) {
             return Some(format!(
                 "saturation showed at {} clients, the last step: the last two steps added \
-                 less than {:.0}% throughput each ({:.0} → {:.0} → {:.0} req/s)",
+                 less than {:.0}% throughput each ({:.0} → {:.0} → {:.0} {})",
                 c.n_clients,
                 SATURATION_GAIN * 100.0,
                 a.qps,
                 b.qps,
-                c.qps
+                c.qps,
+                work.per_s()
             ));
         }
     }
@@ -651,12 +655,12 @@ mod tests {
     #[test]
     fn saturated_when_two_steps_in_a_row_add_little() {
         let mut steps = vec![step(1, 100.0, 10.0), step(2, 190.0, 10.5)];
-        assert_eq!(saturated(&steps), None);
+        assert_eq!(saturated(&steps, Work::Request), None);
         steps.push(step(4, 195.0, 15.0));
         // One small gain is not enough: the next step may still add.
-        assert_eq!(saturated(&steps), None);
+        assert_eq!(saturated(&steps, Work::Request), None);
         steps.push(step(8, 196.0, 19.0));
-        let why = saturated(&steps).unwrap();
+        let why = saturated(&steps, Work::Request).unwrap();
         assert!(
             why.starts_with("saturation showed at 8 clients, the last step: the last two steps"),
             "{why}"
@@ -666,11 +670,27 @@ mod tests {
     #[test]
     fn saturated_when_mean_latency_passes_twice_the_first() {
         let steps = [step(1, 100.0, 10.0), step(2, 150.0, 20.5)];
-        let why = saturated(&steps).unwrap();
+        let why = saturated(&steps, Work::Request).unwrap();
         assert!(
             why.contains("passed 2× the first step's 10.000 ms"),
             "{why}"
         );
+    }
+
+    /// `ramp --until-saturated postgres://…` ended "(100 → 190 → 195 req/s)" with
+    /// "(requests queue …)": a SQL run's throughput is tps, its work transactions.
+    #[test]
+    fn a_sql_run_s_saturation_says_tps_and_transactions_never_req_s() {
+        let steps = [
+            step(1, 100.0, 10.0),
+            step(2, 102.0, 10.5),
+            step(4, 103.0, 11.0),
+        ];
+        let why = saturated(&steps, Work::Transaction).unwrap();
+        assert!(why.ends_with("(100 → 102 → 103 tps)"), "{why}");
+        let steps = [step(1, 100.0, 10.0), step(2, 150.0, 20.5)];
+        let why = saturated(&steps, Work::Transaction).unwrap();
+        assert!(why.contains("(transactions queue instead"), "{why}");
     }
 
     #[test]

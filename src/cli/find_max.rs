@@ -13,6 +13,7 @@ use crate::engine::{Progress, StepSpec};
 use crate::find_max::ProbeObserver;
 use crate::observe::Fanout;
 use crate::report::find_max::{find_max_summary, probe_header, probe_row};
+use crate::report::fmt::Work;
 use crate::result::find_max::FindMaxResult;
 use crate::result::{RunResult, RunState, StepResult};
 use crate::runner::{Observer, Position};
@@ -79,6 +80,8 @@ struct FindMaxConsole {
     inner: Fanout<'static>,
     human: Human,
     header_shown: bool,
+    /// The run's unit of work: a SQL run's table counts transactions.
+    work: Work,
 }
 
 impl Observer for FindMaxConsole {
@@ -107,12 +110,13 @@ impl ProbeObserver for FindMaxConsole {
 
     fn probe_finished(&mut self, index: usize, fm: &FindMaxResult) {
         if !self.header_shown {
-            self.human.print(&format!("{}\n", probe_header(&fm.slo)));
+            self.human
+                .print(&format!("{}\n", probe_header(&fm.slo, self.work)));
             self.header_shown = true;
         }
         if let Some(p) = fm.probes.get(index) {
             self.human
-                .print(&format!("{}\n", probe_row(index, &fm.slo, p)));
+                .print(&format!("{}\n", probe_row(index, &fm.slo, p, self.work)));
         }
     }
 }
@@ -120,24 +124,26 @@ impl ProbeObserver for FindMaxConsole {
 /// The search announced as it will run: the first rate, each probe's length (and
 /// the first one's when its rate needs longer for its responses), the probes' count
 /// and time.
-fn plan_line(fm: &crate::spec::find_max::FindMaxSpec, connections: usize) -> String {
+fn plan_line(fm: &crate::spec::find_max::FindMaxSpec, connections: usize, work: Work) -> String {
     let fmt_s = |d: std::time::Duration| crate::report::fmt::sig3(d.as_secs_f64());
     let start = fm.limits.start_rate;
     let first = fm.probe_length(start);
     let lengths = if first > fm.probe_duration {
         format!(
-            "probes of {} s ({} s at {}/s, to gather {} responses)",
+            "probes of {} s ({} s at {}/s, to gather {} {})",
             fmt_s(fm.probe_duration),
             fmt_s(first),
             crate::report::fmt::sig3(start),
             fm.min_samples,
+            work.answers(),
         )
     } else {
         format!(
-            "probes of {} s (longer below {}/s, to gather {} responses)",
+            "probes of {} s (longer below {}/s, to gather {} {})",
             fmt_s(fm.probe_duration),
             crate::report::fmt::sig3(start),
             fm.min_samples,
+            work.answers(),
         )
     };
     format!(
@@ -183,18 +189,23 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let live_args = &args.session.live;
     let mut live = live_args.start(super::args::stdout_busy(args.output.json, csv_to_stdout))?;
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
+    let work = super::work_of(ready.workload.as_ref());
     human.print(&plan_line(
         &fm,
         ready.run.steps.first().map_or(1, |s| s.n_clients),
+        work,
     ));
     let mut inner = Fanout::new().with(
-        Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet),
+        Console::new(false, ready.engine.n_slow, ready.engine.n_fast)
+            .quiet(args.output.quiet)
+            .work(work),
     );
     inner.extend(live.observers());
     let mut console = FindMaxConsole {
         inner,
         human,
         header_shown: false,
+        work,
     };
     let stop = super::ctrl_c_stop();
     let run = crate::find_max::run(
@@ -220,7 +231,7 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
         ..super::finish::Finish::new(&no_thresholds, human, code)
     };
     super::finish::finish(&mut run, finish, |run| match run.find_max.as_ref() {
-        Some(fm) => format!("\n{}", find_max_summary(fm)),
+        Some(fm) => format!("\n{}", find_max_summary(fm, Work::of(&run.targets))),
         None => String::new(),
     })
 }

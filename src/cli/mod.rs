@@ -201,13 +201,21 @@ pub fn error_exit_code(e: &anyhow::Error) -> i32 {
     }
 }
 
+/// What a run's workload counts, from its targets ([`Work::of`]): the console's
+/// words, a SQL run's transactions and tps.
+pub(crate) fn work_of<W: crate::engine::Workload + ?Sized>(w: &W) -> crate::report::fmt::Work {
+    let targets: Vec<String> = w.targets().iter().map(|t| t.label()).collect();
+    crate::report::fmt::Work::of(&targets)
+}
+
 /// Run a built request-response run with the console showing it (`rows`: one line per
 /// step, as ramps show) and Ctrl-C ending it cleanly. Every load command goes through
 /// here, so there is one signal handler.
 pub fn run_load(ready: &Ready, rows: bool) -> anyhow::Result<RunResult> {
     run_load_with(
         ready,
-        Console::new(rows, ready.engine.n_slow, ready.engine.n_fast),
+        Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
+            .work(work_of(ready.workload.as_ref())),
         Fanout::new(),
     )
 }

@@ -179,7 +179,8 @@ pub fn run(args: RampArgs, command_line: Vec<String>) -> Result<i32> {
     let rows = !human.machine();
     let console = Console::new(rows, ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
-        .verbose(args.output.verbose);
+        .verbose(args.output.verbose)
+        .work(super::work_of(ready.workload.as_ref()));
     let mut run = args
         .thresholds
         .run_load_with(&ready, console, live.observers())?;

@@ -99,8 +99,9 @@ pub fn run(args: RunArgs, command_line: Vec<String>) -> Result<i32> {
     let live_args = &args.session.live;
     let mut live = live_args.start(stdout_busy(args.output.json, csv_to_stdout))?;
     let human = Human::new(&args.output, csv_to_stdout || live_args.to_stdout())?;
-    let console =
-        Console::new(false, ready.engine.n_slow, ready.engine.n_fast).quiet(args.output.quiet);
+    let console = Console::new(false, ready.engine.n_slow, ready.engine.n_fast)
+        .quiet(args.output.quiet)
+        .work(super::work_of(ready.workload.as_ref()));
     let mut run = args
         .thresholds
         .run_load_with(&ready, console, live.observers())?;

@@ -156,7 +156,8 @@ pub fn run(args: SuiteArgs, command_line: Vec<String>) -> Result<i32> {
     let human = Human::new(&args.output, csv_to_stdout || args.live.to_stdout())?;
     let mut console = Console::new(!human.machine(), ready.engine.n_slow, ready.engine.n_fast)
         .quiet(args.output.quiet)
-        .verbose(args.output.verbose);
+        .verbose(args.output.verbose)
+        .work(super::work_of(ready.workload.as_ref()));
     let mut watchers = crate::observe::Fanout::new().with(&mut console);
     watchers.extend(live.observers());
     let mut run = thresholds.watched(&stop, &mut watchers, |o| {

@@ -124,8 +124,11 @@ pub fn render_report(
         match (find_max, run.filter(|r| r.suite.is_some())) {
             (Some((_, fm)), _) => format!(
                 "{}\n{}{warnings}",
-                crate::report::find_max::probe_table(fm),
-                crate::report::find_max::find_max_summary(fm)
+                crate::report::find_max::probe_table(fm, crate::report::fmt::Work::of_series(&s)),
+                crate::report::find_max::find_max_summary(
+                    fm,
+                    crate::report::fmt::Work::of_series(&s)
+                )
             ),
             // A scenario reads by its phases and events, as `hakaru suite` ends.
             (None, Some(r)) => format!("{}{warnings}", crate::report::suite::text(r)),

@@ -409,14 +409,14 @@ pub fn rate_sentences(s: &Series, f: &RateFindings) -> Vec<String> {
         .collect();
     if let [(_, segments, v)] = judged[..] {
         if f.steps.len() == 1 {
-            return profile::profile_sentences(segments, v);
+            return profile::profile_sentences(segments, v, work);
         }
     }
     let behind: Vec<String> = judged
         .iter()
         .filter(|(_, segments, v)| !v.held && segments.len() > 1)
         .flat_map(|(r, segments, v)| {
-            profile::profile_sentences(segments, v)
+            profile::profile_sentences(segments, v, work)
                 .into_iter()
                 .map(move |l| format!("Step {}: {l}", r.index + 1))
         })

@@ -199,126 +199,13 @@ pub fn clip(s: &str, n: usize) -> String {
     }
 }
 
-// What the targets answer and the numbers their answers are counted under are
-// the result's vocabulary (the CSV names its status columns by them too).
+// What the targets answer, the numbers their answers are counted under and what a
+// run's unit of work is called are the result's vocabulary (the CSV names its status
+// columns by them too; a run's name and why a ramp ended are written in it).
 pub use crate::result::answers::{
-    all_sql, all_stores, sql_status_name, status_name, STORE_EXISTS, STORE_MISS, STORE_NO_TOKEN,
-    STORE_VALUE,
+    all_sql, all_stores, sql_status_name, status_name, Work, STORE_EXISTS, STORE_MISS,
+    STORE_NO_TOKEN, STORE_VALUE,
 };
-
-/// What a run's unit of work is, from its targets, and so the words its reports
-/// count and rate it in: an HTTP request (drnbench's "qps"), a SQL transaction
-/// ("tps", as pgbench and sysbench say), a key-value store's command ("ops/s", as
-/// memtier says; the terminal's "Operations per second").
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Work {
-    Request,
-    Transaction,
-    Command,
-    /// Runs of different kinds side by side (PostgreSQL against Redis, or an HTTP
-    /// API): none's words are true of the others, so what all of them count, an
-    /// answer ("answers/s"). Only [`Work::of_all`] says it.
-    Answer,
-}
-
-impl Work {
-    /// The unit of a run with these targets: HTTP's unless every one is a SQL
-    /// database or every one a store.
-    pub fn of(targets: &[String]) -> Work {
-        if all_sql(targets) {
-            Work::Transaction
-        } else if all_stores(targets) {
-            Work::Command
-        } else {
-            Work::Request
-        }
-    }
-
-    /// The unit of a run read back: its targets', or, from a file that names none
-    /// (a CSV), what its status columns' names say (`ok` a SQL run's).
-    pub fn of_series(s: &crate::result::series::Series) -> Work {
-        use crate::result::answers::Named;
-        match s.named.filter(|_| s.targets.is_empty()) {
-            Some(Named::Sql) => Work::Transaction,
-            Some(Named::Store) => Work::Command,
-            None => Work::of(&s.targets),
-        }
-    }
-
-    /// The unit several runs share (a comparison, a ramp's rounds); when their
-    /// kinds differ, [`Work::Answer`].
-    pub fn of_all(each: impl IntoIterator<Item = Work>) -> Work {
-        let mut each = each.into_iter();
-        let first = each.next().unwrap_or(Work::Request);
-        if each.all(|w| w == first) {
-            first
-        } else {
-            Work::Answer
-        }
-    }
-
-    /// What is counted: "requests", "transactions", "commands".
-    pub fn items(self) -> &'static str {
-        match self {
-            Work::Request => "requests",
-            Work::Transaction => "transactions",
-            Work::Command => "commands",
-            Work::Answer => "answers",
-        }
-    }
-
-    /// One of them: "request", "transaction", "command".
-    pub fn item(self) -> &'static str {
-        let items = self.items();
-        &items[..items.len() - 1]
-    }
-
-    /// The rate's short unit beside a number: "qps", "tps", "ops/s".
-    pub fn rate(self) -> &'static str {
-        match self {
-            Work::Request => "qps",
-            Work::Transaction => "tps",
-            Work::Command => "ops/s",
-            Work::Answer => "answers/s",
-        }
-    }
-
-    /// The rate spelled out, for an axis: "queries per second", "transactions per
-    /// second", "operations per second".
-    pub fn per_second(self) -> &'static str {
-        match self {
-            Work::Request => "queries per second",
-            Work::Transaction => "transactions per second",
-            Work::Command => "operations per second",
-            Work::Answer => "answers per second",
-        }
-    }
-
-    /// Whether connections were kept, as the run's users say it: HTTP's
-    /// keep-alive ("Keep-alive", "on"); a SQL client's connection as pgbench puts
-    /// it ("Connection", "one per client", or with `-C` "a new one per
-    /// transaction"), a store's alike per command.
-    pub fn kept(self, keep_alive: bool) -> (&'static str, &'static str) {
-        match (self, keep_alive) {
-            (Work::Request | Work::Answer, true) => ("Keep-alive", "on"),
-            (Work::Request | Work::Answer, false) => ("Keep-alive", "off"),
-            (_, true) => ("Connection", "one per client"),
-            (Work::Transaction, false) => ("Connection", "a new one per transaction"),
-            (_, false) => ("Connection", "a new one per command"),
-        }
-    }
-
-    /// What is answered, for a chart of answers: "responses", "transactions",
-    /// "replies".
-    pub fn answers(self) -> &'static str {
-        match self {
-            Work::Request => "responses",
-            Work::Transaction => "transactions",
-            Work::Command => "replies",
-            Work::Answer => "answers",
-        }
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -228,11 +228,19 @@ pub fn compare_html(runs: &[(&str, &RunResult)]) -> String {
     if keys.len() < 2 {
         return String::new();
     }
-    let mut o = String::from(
-        "<section class=\"labels\"><h2>By kind of request</h2><div class=\"scroll\"><table><thead><tr><th>label</th>",
+    // SQL runs' scripts and statements ("per s"), stores' commands ("ops/s").
+    let kind = kind_of(last.iter().map(|(_, s)| *s));
+    let mut o = format!(
+        "<section class=\"labels\"><h2>{}</h2><div class=\"scroll\"><table><thead><tr><th>label</th>",
+        heading_of(kind)
     );
+    let rate = headers(kind)[3];
     for (n, _) in &last {
-        o.push_str(&format!("<th>{} p99</th><th>{} req/s</th>", esc(n), esc(n)));
+        o.push_str(&format!(
+            "<th>{} p99</th><th>{} {rate}</th>",
+            esc(n),
+            esc(n)
+        ));
     }
     o.push_str("</tr></thead><tbody>");
     for (key, value) in &keys {
@@ -348,5 +356,39 @@ mod tests {
             .contains("commands  share  ops/s"));
         r.steps[0].labels[0].key = "group".into();
         assert_eq!(heading(&r), "By kind of request");
+    }
+
+    /// `compare` of two SQL runs headed their labels "By kind of request" with each
+    /// run's "req/s": a SQL run's are scripts and statements, a store's commands.
+    #[test]
+    fn compared_sql_runs_labels_are_scripts_and_statements_never_req_s() {
+        let mut step = bare_step(2);
+        step.elapsed_s = 10.0;
+        let (mut script, mut stmt) = (label("tx.sql", 900, 2.0, 0), label("1", 900, 1.0, 0));
+        (script.key, stmt.key) = ("script".into(), "stmt".into());
+        step.labels = vec![script, stmt];
+        let r = crate::result::fixture::run(vec![step]);
+        let h = compare_html(&[("a", &r), ("b", &r)]);
+        assert!(h.contains("<h2>By script and statement</h2>"), "{h}");
+        assert!(h.contains("<th>a p99</th><th>a per s</th>"), "{h}");
+        assert!(!h.contains("req"), "{h}");
+        let mut kv = r.clone();
+        for l in &mut kv.steps[0].labels {
+            l.key = "command".into();
+        }
+        let h = compare_html(&[("a", &kv), ("b", &kv)]);
+        assert!(
+            h.contains("<h2>By command</h2>") && h.contains("<th>b ops/s</th>"),
+            "{h}"
+        );
+        let mut http = r.clone();
+        for l in &mut http.steps[0].labels {
+            l.key = "group".into();
+        }
+        let h = compare_html(&[("a", &http), ("b", &http)]);
+        assert!(
+            h.contains("<h2>By kind of request</h2>") && h.contains("<th>b req/s</th>"),
+            "{h}"
+        );
     }
 }

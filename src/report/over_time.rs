@@ -70,7 +70,11 @@ fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String
             let t = table(s);
             (!t.is_empty()).then(|| {
                 let head = if run.steps.len() > 1 {
-                    format!("step {} ({})", i + 1, timeline::step_load(s))
+                    format!(
+                        "step {} ({})",
+                        i + 1,
+                        timeline::step_load(s, Work::of(&run.targets))
+                    )
                 } else {
                     String::new()
                 };
@@ -89,7 +93,7 @@ fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String
 
 /// A step's rate profile judged segment by segment, as a page section: the sentences
 /// and a row per segment; empty for a step without a judged profile.
-fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
+fn profile_html(step: &crate::result::StepResult, head: &str, work: Work) -> String {
     use crate::report::findings::profile::{profile_sentences, segment_name};
     let Some((p, v)) = step
         .profile
@@ -102,7 +106,7 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
         "<section class=\"profile\"><h2>The rate profile, segment by segment{}</h2>",
         esc(head)
     );
-    for line in profile_sentences(&p.segments, v) {
+    for line in profile_sentences(&p.segments, v, work) {
         let _ = write!(b, "<p>{}</p>", esc(&line));
     }
     b.push_str(
@@ -136,14 +140,16 @@ fn profile_html(step: &crate::result::StepResult, head: &str) -> String {
             recovered
         );
     }
-    b.push_str(
+    let _ = write!(
+        b,
         "</tbody></table></div><p class=\"note\">Each second of the step goes to the \
          segment that covers most of it; \"due\" is what the timetable made due in those \
          seconds; \"unsent at end\" what was due by its end and had not left (every \
          client busy). A segment is held when at least 95% of it was answered successfully in \
-         its seconds and requests left within 5 ms of their due time on average. After a \
+         its seconds and {} left within 5 ms of their due time on average. After a \
          segment not held, the server recovered at the first second back at the offered \
          rate (not above it, draining a backlog) with that lateness gone.</p></section>",
+        work.items()
     );
     b
 }
@@ -158,7 +164,7 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
         } else {
             String::new()
         };
-        b.push_str(&profile_html(step, &head));
+        b.push_str(&profile_html(step, &head, Work::of(&run.targets)));
     }
     let charts = charts(run);
     if !charts.is_empty() {
@@ -188,7 +194,7 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
                     format!(
                         "<h3>Step {} ({})</h3>{t}",
                         i + 1,
-                        esc(&timeline::step_load(s))
+                        esc(&timeline::step_load(s, Work::of(&run.targets)))
                     )
                 } else {
                     t

@@ -30,16 +30,20 @@ pub(crate) fn hosts_section(s: &Series) -> String {
         }
         _ => {}
     }
-    let mut o = String::from(
+    // In the run's words: a SQL run's tps and transactions, a store's ops/s and replies.
+    let work = crate::report::fmt::Work::of_series(s);
+    let per_s = work.per_s();
+    let mut o = format!(
         "<section><h2>Hosts</h2><div class=\"scroll\"><table><thead><tr><th>step</th><th class=\"l\">host</th>\
-         <th>responses</th><th>share</th><th>errors</th><th>mean</th></tr></thead><tbody>",
+         <th>{}</th><th>share</th><th>errors</th><th>mean</th></tr></thead><tbody>",
+        work.answers()
     );
     for p in &s.points {
         let total: u64 = p.hosts.iter().map(|h| h.responses + h.errors).sum();
         for (i, h) in p.hosts.iter().enumerate() {
             let step = if i == 0 {
                 match p.rate {
-                    Some(r) => format!("{} req/s", fmt_qps(r)),
+                    Some(r) => format!("{} {per_s}", fmt_qps(r)),
                     None => clients(p.n_clients),
                 }
             } else {
@@ -57,7 +61,11 @@ pub(crate) fn hosts_section(s: &Series) -> String {
             );
         }
     }
-    o.push_str("</tbody></table></div><p class=\"note\">\"share\" is the host's part of the step's requests; a host much slower than the others drags every client that waits on it.</p></section>");
+    let _ = write!(
+        o,
+        "</tbody></table></div><p class=\"note\">\"share\" is the host's part of the step's {}; a host much slower than the others drags every client that waits on it.</p></section>",
+        work.items()
+    );
     o
 }
 
@@ -247,7 +255,8 @@ pub(crate) fn run_section(s: &Series) -> String {
         }
         rows.push(("interval".into(), format!("{} s", st.interval_s)));
         if st.wait_s > 0.0 {
-            rows.push(("wait between requests".into(), format!("{} s", st.wait_s)));
+            let items = crate::report::fmt::Work::of_series(s).items();
+            rows.push((format!("wait between {items}"), format!("{} s", st.wait_s)));
         }
         rows.push(("timeout".into(), format!("{} s", st.timeout_s)));
         // A SQL run's connections as pgbench says them, not HTTP's flag.
@@ -371,6 +380,45 @@ mod tests {
         assert!(html.contains("concurrent clients"));
         let html = status_section(&with_timeouts(&[None, Some(500.0)]));
         assert_eq!(rows(&html)[0], "step|0 (no response)|200");
+    }
+
+    /// A SQL run's hosts table called its steps "500.0 req/s" and its counts
+    /// "responses", "the step's requests": tps and transactions; a store's ops/s.
+    #[test]
+    fn a_sql_run_s_hosts_are_in_tps_and_transactions_never_req_s() {
+        let mut s = with_timeouts(&[Some(500.0), Some(1000.0)]);
+        s.targets = vec![
+            "postgres://10.0.0.1:5432".into(),
+            "postgres://10.0.0.2:5432".into(),
+        ];
+        for p in &mut s.points {
+            p.hosts = s
+                .targets
+                .iter()
+                .map(|t| crate::result::series::HostPoint {
+                    target: t.clone(),
+                    responses: 100,
+                    errors: 0,
+                    mean_s: 0.002,
+                })
+                .collect();
+        }
+        let html = hosts_section(&s);
+        assert!(html.contains("<td>500.0 tps</td>"), "{html}");
+        assert!(
+            html.contains("<th>transactions</th><th>share</th>"),
+            "{html}"
+        );
+        assert!(html.contains("the step's transactions"), "{html}");
+        assert!(!html.contains("req") && !html.contains("respons"), "{html}");
+        s.targets = vec![
+            "redis://10.0.0.1:6379".into(),
+            "redis://10.0.0.2:6379".into(),
+        ];
+        assert!(hosts_section(&s).contains("<td>500.0 ops/s</td>"));
+        s.targets = vec!["http://10.0.0.1".into(), "http://10.0.0.2".into()];
+        let html = hosts_section(&s);
+        assert!(html.contains("<td>500.0 req/s</td>") && html.contains("<th>responses</th>"));
     }
 
     /// A SQL run's page named its transactions' status 250 (the number the engine

@@ -27,11 +27,7 @@ pub fn text(run: &RunResult) -> String {
         "phase",
         "start",
         "length",
-        // HTTP's req/s; a SQL suite's tps, a store's ops/s.
-        match Work::of(&run.targets) {
-            Work::Request => "req/s",
-            work => work.rate(),
-        },
+        Work::of(&run.targets).per_s(),
         "failed",
         "p50",
         "p99"
@@ -106,7 +102,7 @@ pub fn text(run: &RunResult) -> String {
     for (p, c) in befores {
         let _ = writeln!(o, "  {:<16} {}", clip(&p.name, 16), c.outcome());
     }
-    connections(&mut o, &suite.phases, &run.steps);
+    connections(&mut o, &suite.phases, &run.steps, Work::of(&run.targets));
     probes(&mut o, &suite.phases, &run.steps);
     if !suite.events.is_empty() {
         o.push_str("\nEvents:\n");
@@ -181,8 +177,9 @@ fn probes(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
 }
 
 /// How each phase connected, when any asked for HTTP/2 or a pipeline: a phase's
-/// figures at 10 streams or 16 commands in flight read as if one were in flight.
-fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
+/// figures at 10 streams or 16 commands in flight read as if one were in flight. A
+/// phase without either does one of the run's `work` at a time (a store's command).
+fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult], work: Work) {
     let asked = |p: &PhaseResult| p.http2_streams.is_some() || p.pipeline.is_some_and(|n| n > 1);
     if !phases.iter().any(asked) {
         return;
@@ -195,7 +192,7 @@ fn connections(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
             }
             (Some(n), _) => format!("{}, {n} streams per connection", s.protocol()),
             (None, Some(n)) if n > 1 => format!("{n} commands in flight per connection"),
-            _ => "one request at a time per connection".to_string(),
+            _ => format!("one {} at a time per connection", work.item()),
         };
         let _ = writeln!(o, "  {:<16} {how}", clip(&p.name, 16));
     }
@@ -402,7 +399,11 @@ fn label_tables(run: &RunResult, phases: &[PhaseResult]) -> String {
     if tables.is_empty() {
         return tables;
     }
-    format!("<section class=\"labels\"><h2>By kind of request</h2>{tables}</section>")
+    // A SQL suite's labels are scripts and statements, a store's commands.
+    format!(
+        "<section class=\"labels\"><h2>{}</h2>{tables}</section>",
+        super::labels::heading(run)
+    )
 }
 
 #[cfg(test)]
@@ -639,6 +640,29 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
         assert!(svg.contains(">steady</text>") && !svg.contains(">a-load-of-a-moment<"));
     }
 
+    /// A SQL suite's page headed its scripts' and statements' tables "By kind of
+    /// request".
+    #[test]
+    fn a_sql_suite_s_label_tables_are_by_script_and_statement() {
+        let mut run = suite_run();
+        let label = |key: &str, value: &str| crate::result::LabelResult {
+            key: key.into(),
+            value: value.into(),
+            total_requests: 100,
+            responses: 100,
+            statuses: Default::default(),
+            errors: Default::default(),
+            bytes_received: 0,
+            latency: Default::default(),
+            histogram: String::new(),
+            timeline: None,
+        };
+        run.steps[0].labels = vec![label("script", "tx.sql"), label("stmt", "1")];
+        let page = html(&run);
+        assert!(page.contains("<h2>By script and statement</h2>"), "{page}");
+        assert!(!page.contains("By kind of request"), "{page}");
+    }
+
     /// A phase's `before` was in the step's JSON and CSV but not in the suite's
     /// terminal summary.
     #[test]
@@ -698,6 +722,9 @@ Documents written in \"steady\": 9480 acknowledged, 9500 present (0 before, 9500
             "{t}"
         );
         assert!(!text(&suite_run()).contains("Connections:"));
+        // A store's suite said its plain phase sent "one request at a time".
+        run.targets = vec!["redis://127.0.0.1:6379".into()];
+        assert!(text(&run).contains("  plain            one command at a time per connection\n"));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! database's transactions, a key-value store's replies, HTTP's responses; the
 //! numbers the engine counts a store's reply and a SQL transaction under (their
 //! statuses in a step's `statuses`), by name for people (`-v`, the page) and for
-//! the CSV's status columns.
+//! the CSV's status columns; and what a run's unit of work is called ([`Work`]: a
+//! request, a transaction, a command), here so that the result's own sentences (a
+//! run's name, why a ramp ended) speak as its reports do.
 
 /// The status numbers a store's replies are counted under (`kv::STATUS_REPLY`,
 /// `kv::STATUS_MISS` and the two of `cas`; neither the result nor the report imports
@@ -124,6 +126,129 @@ fn snake(name: &str) -> String {
     name.replace('/', "_or_").replace(' ', "_")
 }
 
+/// What a run's unit of work is, from its targets, and so the words its reports
+/// count and rate it in: an HTTP request (drnbench's "qps"), a SQL transaction
+/// ("tps", as pgbench and sysbench say), a key-value store's command ("ops/s", as
+/// memtier says; the terminal's "Operations per second").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Work {
+    Request,
+    Transaction,
+    Command,
+    /// Runs of different kinds side by side (PostgreSQL against Redis, or an HTTP
+    /// API): none's words are true of the others, so what all of them count, an
+    /// answer ("answers/s"). Only [`Work::of_all`] says it.
+    Answer,
+}
+
+impl Work {
+    /// The unit of a run with these targets: HTTP's unless every one is a SQL
+    /// database or every one a store.
+    pub fn of(targets: &[String]) -> Work {
+        if all_sql(targets) {
+            Work::Transaction
+        } else if all_stores(targets) {
+            Work::Command
+        } else {
+            Work::Request
+        }
+    }
+
+    /// The unit of a run read back: its targets', or, from a file that names none
+    /// (a CSV), what its status columns' names say (`ok` a SQL run's).
+    pub fn of_series(s: &crate::result::series::Series) -> Work {
+        match s.named.filter(|_| s.targets.is_empty()) {
+            Some(Named::Sql) => Work::Transaction,
+            Some(Named::Store) => Work::Command,
+            None => Work::of(&s.targets),
+        }
+    }
+
+    /// The unit several runs share (a comparison, a ramp's rounds); when their
+    /// kinds differ, [`Work::Answer`].
+    pub fn of_all(each: impl IntoIterator<Item = Work>) -> Work {
+        let mut each = each.into_iter();
+        let first = each.next().unwrap_or(Work::Request);
+        if each.all(|w| w == first) {
+            first
+        } else {
+            Work::Answer
+        }
+    }
+
+    /// What is counted: "requests", "transactions", "commands".
+    pub fn items(self) -> &'static str {
+        match self {
+            Work::Request => "requests",
+            Work::Transaction => "transactions",
+            Work::Command => "commands",
+            Work::Answer => "answers",
+        }
+    }
+
+    /// One of them: "request", "transaction", "command".
+    pub fn item(self) -> &'static str {
+        let items = self.items();
+        &items[..items.len() - 1]
+    }
+
+    /// The rate's short unit beside a number: "qps", "tps", "ops/s".
+    pub fn rate(self) -> &'static str {
+        match self {
+            Work::Request => "qps",
+            Work::Transaction => "tps",
+            Work::Command => "ops/s",
+            Work::Answer => "answers/s",
+        }
+    }
+
+    /// A load's rate beside a number, offered or answered ("500 req/s", "a step at
+    /// 400 tps"): HTTP's "req/s" (its measured column is drnbench's qps), a SQL
+    /// run's tps (pgbench -R's), a store's ops/s, "answers/s" between kinds.
+    pub fn per_s(self) -> &'static str {
+        match self {
+            Work::Request => "req/s",
+            work => work.rate(),
+        }
+    }
+
+    /// The rate spelled out, for an axis: "queries per second", "transactions per
+    /// second", "operations per second".
+    pub fn per_second(self) -> &'static str {
+        match self {
+            Work::Request => "queries per second",
+            Work::Transaction => "transactions per second",
+            Work::Command => "operations per second",
+            Work::Answer => "answers per second",
+        }
+    }
+
+    /// Whether connections were kept, as the run's users say it: HTTP's
+    /// keep-alive ("Keep-alive", "on"); a SQL client's connection as pgbench puts
+    /// it ("Connection", "one per client", or with `-C` "a new one per
+    /// transaction"), a store's alike per command.
+    pub fn kept(self, keep_alive: bool) -> (&'static str, &'static str) {
+        match (self, keep_alive) {
+            (Work::Request | Work::Answer, true) => ("Keep-alive", "on"),
+            (Work::Request | Work::Answer, false) => ("Keep-alive", "off"),
+            (_, true) => ("Connection", "one per client"),
+            (Work::Transaction, false) => ("Connection", "a new one per transaction"),
+            (_, false) => ("Connection", "a new one per command"),
+        }
+    }
+
+    /// What is answered, for a chart of answers: "responses", "transactions",
+    /// "replies".
+    pub fn answers(self) -> &'static str {
+        match self {
+            Work::Request => "responses",
+            Work::Transaction => "transactions",
+            Work::Command => "replies",
+            Work::Answer => "answers",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +298,32 @@ mod tests {
         assert_eq!(by(&["miss_or_not_done"]), Some(Named::Store));
         assert_eq!(by(&["200", "0"]), None);
         assert_eq!(by(&["error"]), None);
+    }
+
+    /// `hakaru ramp --rate 200,400 postgres://…`'s page was titled "ramp of
+    /// postgres://…, 200–400 req/s": a SQL run's rates are tps, a store's ops/s.
+    #[test]
+    fn a_sql_run_s_name_gives_its_rates_in_tps_never_req_s() {
+        use crate::result::fixture::{bare_step, run};
+        use crate::result::series::Series;
+        let steps = [200.0, 400.0].map(|r| {
+            let mut s = bare_step(4);
+            s.rate = Some(r);
+            s
+        });
+        let mut r = run(steps.to_vec());
+        r.targets = vec!["postgres://127.0.0.1:5432/hb".into()];
+        assert_eq!(
+            Series::from_run(&r, "a").name(),
+            "ramp of postgres://127.0.0.1:5432/hb, 200–400 tps"
+        );
+        r.targets = vec!["redis://127.0.0.1:6379".into()];
+        assert!(Series::from_run(&r, "a")
+            .name()
+            .ends_with(", 200–400 ops/s"));
+        r.targets = vec!["http://127.0.0.1:10041".into()];
+        assert!(Series::from_run(&r, "a")
+            .name()
+            .ends_with(", 200–400 req/s"));
     }
 }

@@ -222,17 +222,19 @@ impl Series {
             [one] => one.profile.as_ref(),
             _ => None,
         };
+        // A SQL run's rates in tps, a store's in ops/s.
+        let per_s = super::answers::Work::of_series(self).per_s();
         let load = if let Some(p) = profile {
             // The profile as typed: its mean would hide a spike.
-            format!("{} req/s", super::profile::profile_text(&p.segments))
+            format!("{} {per_s}", super::profile::profile_text(&p.segments))
         } else if self.is_open_model() {
             let rates: Vec<f64> = self.points.iter().filter_map(|p| p.rate).collect();
             let lo = rates.iter().copied().fold(f64::INFINITY, f64::min);
             let hi = rates.iter().copied().fold(0.0, f64::max);
             if lo < hi {
-                format!("{}–{} req/s", lo.round(), hi.round())
+                format!("{}–{} {per_s}", lo.round(), hi.round())
             } else {
-                format!("{} req/s", hi.round())
+                format!("{} {per_s}", hi.round())
             }
         } else {
             let lo = self.points.iter().map(|p| p.n_clients).min().unwrap_or(0);

@@ -9,8 +9,9 @@
 //!
 //! The command learns where it is from its environment: `HAKARU_ROUND` and
 //! `HAKARU_ROUNDS`, `HAKARU_STEP` (from 1 within the round) and `HAKARU_STEPS`,
-//! `HAKARU_CLIENTS`, and `HAKARU_RATE` (req/s; empty in the closed model). One
-//! `--before-round` can so prepare each round differently (`case $HAKARU_ROUND in …`).
+//! `HAKARU_CLIENTS`, and `HAKARU_RATE` (per second: req/s, a SQL run's tps; empty in
+//! the closed model). One `--before-round` can so prepare each round differently
+//! (`case $HAKARU_ROUND in …`).
 
 use std::time::Duration;
 

@@ -743,6 +743,18 @@ fn find_max_probes_a_store_like_any_target() {
         .map(|s| n(&s["responses"]) + n(&s["unfinished"]))
         .sum();
     assert_eq!(sent, calls(&info, "get") + calls(&info, "set"));
+    // Its page says ops/s and replies: the cards said "req/s", the charts "requests".
+    let o = run(&["report", dir.path("fm.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let page = std::fs::read_to_string(dir.path("fm.html")).unwrap();
+    assert!(
+        page.contains(" ops/s</div>") && !page.contains("req/s"),
+        "{page}"
+    );
+    assert!(
+        page.contains("offered rate (commands per second)"),
+        "{page}"
+    );
 }
 
 #[test]

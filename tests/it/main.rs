@@ -48,6 +48,8 @@ mod probe;
 mod ramp;
 mod readme;
 mod report;
+mod report_output;
+mod report_read;
 mod run;
 mod safety;
 mod server;

@@ -858,6 +858,55 @@ fn pg_run_f_script_commits_each_transaction_once_and_hides_the_password() {
         assert!(!text.contains(PASSWORD), "the password is in the result");
     }
     assert_eq!(pg.psql("hb", "SELECT sum(n) FROM acct").trim(), "400");
+    // The open run's page, and a search's, say tps: "req/s" was left on the title,
+    // the rate charts, the hosts table and the search's cards.
+    let fm = dir.path("fm.csv");
+    let o = crate::util::run(&[
+        "ramp",
+        "--find-max",
+        "--slo",
+        "p99<1s",
+        "--start-rate",
+        "500",
+        "--duration",
+        "0.5s",
+        "--interval",
+        "0",
+        "--max-probes",
+        "2",
+        "--end-n-clients",
+        "4",
+        "-f",
+        tx.to_str().unwrap(),
+        "-q",
+        "-o",
+        fm.to_str().unwrap(),
+        &url,
+    ]);
+    // Two probes of 1000 transactions: 2 s at 500 tps, 1 s at 1000 (1 when it fails).
+    let code = o.status.code();
+    assert!(matches!(code, Some(0 | 1)), "{}", crate::util::stderr(&o));
+    for name in ["open", "fm"] {
+        let o = crate::util::run(&[
+            "report",
+            dir.path(&format!("{name}.json")).to_str().unwrap(),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", crate::util::stderr(&o));
+        let page = std::fs::read_to_string(dir.path(&format!("{name}.html"))).unwrap();
+        assert!(
+            page.contains(" tps") && !page.contains("req/s"),
+            "{name}: {page}"
+        );
+    }
+    let page = std::fs::read_to_string(dir.path("fm.html")).unwrap();
+    assert!(
+        page.contains("<div class=\"k\">Max sustainable rate</div><div class=\"v\">"),
+        "{page}"
+    );
+    assert!(
+        page.contains("offered rate (transactions per second)"),
+        "{page}"
+    );
 
     // Every transaction fails with 23505: counted as such, and the run exits 1.
     let dup = dir.path("dup.sql");

@@ -1,11 +1,11 @@
-//! Reports end to end on committed fixtures: the readers (hakaru JSON/CSV, drnbench
-//! CSV with several status columns), the saturation analysis on the tutorial's numbers,
-//! exact snapshots of the Markdown and compare text, the HTML page's structure, and a
-//! clear error naming the file for each kind of bad input.
+//! Reports end to end on committed fixtures: exact snapshots of the Markdown and
+//! compare text, the HTML page's structure and charts, `report` and `compare` writing
+//! their files, rounds, thresholds and a scenario's phases, and a real pgbench
+//! result's pages. The readers are `report_read`'s, the output paths
+//! `report_output`'s.
 
 use std::path::{Path, PathBuf};
 
-use hakaru::analysis::{self, Warning};
 use hakaru::report::chart::{self, terminal_chart, ChartOptions};
 use hakaru::report::dispatch::{run_compare, run_report};
 use hakaru::report::output::{MarkdownTo, OutputPlan};
@@ -14,9 +14,8 @@ use hakaru::report::run::html::html_report;
 use hakaru::report::run::markdown::markdown_report;
 use hakaru::report::ReportOptions;
 use hakaru::result::read::{read_result, read_results};
-use hakaru::result::series::SourceFormat;
 
-fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(name)
@@ -44,131 +43,11 @@ fn tutorial_runs() -> Vec<hakaru::result::series::Series> {
     read_results(&paths, Some(&labels)).unwrap()
 }
 
-fn temp_dir(name: &str) -> PathBuf {
+pub(crate) fn temp_dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("hakaru-report-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d
-}
-
-#[test]
-fn tutorial_groonga_saturates_at_six_clients() {
-    let s = read_result(&fixture("groonga-result.csv")).unwrap();
-    assert_eq!(s.format, SourceFormat::DrnbenchCsv);
-    assert_eq!(s.label, "groonga-result");
-    assert_eq!(s.points.len(), 11);
-    let sat = analysis::analyse(&s);
-    let peak = sat.peak.unwrap();
-    assert_eq!(peak.n_clients, 6);
-    assert!((peak.qps - 151.333).abs() < 0.01);
-    // 95% of 151.3 is 143.8: 4 clients (118.6) fall short, 6 clients are the peak.
-    assert_eq!(sat.plateau.unwrap().n_clients, 6);
-    // Latency is 19.8 ms at 1 client and first passes 39.5 ms at 6 (the tutorial's
-    // "rises after 4 clients").
-    assert_eq!(sat.knee.unwrap().n_clients, 6);
-    let fit = sat.usl.unwrap();
-    assert!(fit.r_squared > 0.9, "{fit:?}");
-    assert!((fit.max_qps.unwrap() - 151.0).abs() < 10.0, "{fit:?}");
-    assert!(sat.warnings.is_empty(), "{:?}", sat.warnings);
-}
-
-#[test]
-fn drnbench_csv_with_several_status_columns_and_timeouts() {
-    let s = read_result(&fixture("drnbench-multi-status.csv")).unwrap();
-    assert_eq!(s.format, SourceFormat::DrnbenchCsv);
-    assert_eq!(s.status_codes(), vec![0, 200, 500, 503]);
-    let last = &s.points[4];
-    assert_eq!(last.n_clients, 8);
-    assert_eq!(last.statuses[&0], 8.0);
-    assert_eq!(last.statuses[&200], 88.0);
-    assert_eq!(last.statuses[&500], 2.0);
-    assert_eq!(last.statuses[&503], 2.0);
-    assert!((last.error_share - 12.0).abs() < 1e-9);
-    // Empty cells are "not seen", not zero.
-    assert!(!s.points[0].statuses.contains_key(&0));
-    assert_eq!(s.points[0].error_share, 0.0);
-    assert_eq!(s.points[0].p50_s, None);
-}
-
-#[test]
-fn hakaru_csv_reads_percentiles_errors_and_probes() {
-    let s = read_result(&fixture("hakaru-result.csv")).unwrap();
-    assert_eq!(s.format, SourceFormat::HakaruCsv);
-    let p = &s.points[4];
-    assert_eq!(p.n_clients, 16);
-    assert_eq!(p.p50_s, Some(0.0122));
-    assert_eq!(p.p99_s, Some(0.07));
-    assert_eq!(p.client_cpu_share, Some(0.185));
-    assert!((p.errors["timeout"] - 50.0 * 100.0 / 11200.0).abs() < 1e-9);
-    assert!(p.errors.contains_key("reset"));
-    assert_eq!(s.probe_names(), vec!["cache_hit_rate", "server_cpu_share"]);
-    assert_eq!(p.probes["server_cpu_share"], 1.0);
-}
-
-#[test]
-fn hakaru_json_reads_settings_machine_probes_and_client_limit() {
-    let s = read_result(&fixture("hakaru-result.json")).unwrap();
-    assert_eq!(s.format, SourceFormat::HakaruJson);
-    assert_eq!(s.machine.as_ref().unwrap().cpus, 2);
-    assert_eq!(s.settings.as_ref().unwrap().duration_s, Some(10.0));
-    assert_eq!(s.points.len(), 6);
-    assert_eq!(
-        s.points[5].statuses[&200],
-        9650.0 * 10.0 * 100.0 / (96500.0 + 30.0)
-    );
-    assert!(s.points[5].statuses[&0] > 0.0);
-    assert_eq!(
-        s.probe_names(),
-        vec![
-            "cache_hit_rate",
-            "groonga Δcache_hits",
-            "groonga Δn_queries",
-            "server_cpu_cores",
-            "server_rss_max_bytes"
-        ]
-    );
-    let sat = analysis::analyse(&s);
-    assert!(sat
-        .warnings
-        .iter()
-        .any(|w| matches!(w, Warning::ClientBottleneck { steps } if steps.len() == 2)));
-    let html = html_report(&s, &ReportOptions::default());
-    assert!(html.contains("may be the client&#39;s limit, not the server&#39;s"));
-    assert!(html.contains("cache_hit_rate"));
-    assert!(html.contains("bench0"));
-}
-
-#[test]
-fn bad_inputs_name_the_file_and_the_fault() {
-    let up_to = format!("up to {}", hakaru::result::SCHEMA_VERSION);
-    let cases: [(&str, &[&str]); 7] = [
-        (
-            "bad-missing-columns.csv",
-            &["missing column(s) queries_per_second, min_elapsed_time, max_elapsed_time"],
-        ),
-        ("bad-empty.csv", &["holds no steps"]),
-        ("bad-empty.json", &["holds no steps"]),
-        (
-            "bad-future-schema.json",
-            &["newer hakaru (schema 99", &up_to],
-        ),
-        (
-            "bad-milliseconds.csv",
-            &["mismatched units", "milliseconds", "line 2"],
-        ),
-        (
-            "bad-not-a-number.csv",
-            &["line 3", "queries_per_second", "\"fast\""],
-        ),
-        ("does-not-exist.csv", &["cannot read"]),
-    ];
-    for (name, needles) in cases {
-        let e = read_result(&fixture(name)).unwrap_err().to_string();
-        assert!(e.contains(name), "{name}: {e}");
-        for n in needles {
-            assert!(e.contains(n), "{name}: expected {n:?} in {e}");
-        }
-    }
 }
 
 #[test]
@@ -455,31 +334,6 @@ warning: droonga-3nodes: mean latency never reached 2× its lowest-load value up
 "#;
 
 #[test]
-fn series_from_a_run_in_memory_matches_the_file() {
-    let text = std::fs::read_to_string(fixture("hakaru-result.json")).unwrap();
-    let run: hakaru::result::RunResult = serde_json::from_str(&text).unwrap();
-    let mem = hakaru::result::series::Series::from_run(&run, "ramp");
-    let file = read_result(&fixture("hakaru-result.json")).unwrap();
-    assert_eq!(mem.label, "ramp");
-    assert_eq!(mem.points.len(), file.points.len());
-    for (a, b) in mem.points.iter().zip(&file.points) {
-        assert_eq!(
-            (a.n_clients, a.qps, a.mean_s),
-            (b.n_clients, b.qps, b.mean_s)
-        );
-    }
-    let summary = chart::terminal_summary(&mem, 80);
-    assert!(
-        summary.contains("Throughput peaks at 9650 qps with 10 clients."),
-        "{summary}"
-    );
-    assert!(
-        summary.contains("warning: hakaru itself used over 90%"),
-        "{summary}"
-    );
-}
-
-#[test]
 fn html_report_shows_how_exact_a_paced_run_was() {
     let t = crate::util::target();
     let dir = crate::util::TempDir::new("paced-report");
@@ -751,208 +605,6 @@ mix                  1.0s      2.0s      400.2        0%     428 µs    5.17 ms
         .collect();
     assert_eq!(warnings.len(), 1, "{}", out.stdout);
     assert!(warnings[0].contains("interrupted"), "{}", out.stdout);
-}
-
-// Output paths (issue 20 item 1, issue 19 item 2): every write goes through
-// `report::output`/`outfile`; these pin the bugs that made it so.
-
-/// Bug: `run -n 5 -o /dev/null URL` replaced /dev/null with a regular file (the
-/// atomic rename landed over the device) and wrote /dev/null.json.
-#[test]
-fn regression_dev_null_is_written_through_not_replaced() {
-    use std::os::unix::fs::FileTypeExt;
-    let t = crate::util::target();
-    let url = format!("http://{}/", t.addr);
-    crate::util::ok(&crate::util::run(&[
-        "run",
-        "-c",
-        "1",
-        "-n",
-        "5",
-        "-o",
-        "/dev/null",
-        &url,
-    ]));
-    let m = std::fs::metadata("/dev/null").unwrap();
-    assert!(
-        m.file_type().is_char_device(),
-        "/dev/null is still a device"
-    );
-    assert!(
-        !Path::new("/dev/null.json").exists(),
-        "no JSON beside a device"
-    );
-}
-
-/// Bug: `run -d 2s -o /proc/nope/r.csv URL` ran the load, then failed to write and lost
-/// the measurement. Now refused before any load, with exit 2.
-#[test]
-fn regression_unwritable_path_is_refused_before_the_load() {
-    let t = crate::util::target();
-    let url = format!("http://{}/", t.addr);
-    let o = crate::util::run(&["run", "-d", "2s", "-o", "/proc/nope/r.csv", &url]);
-    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    assert!(
-        crate::util::stderr(&o).contains("/proc/nope"),
-        "{}",
-        crate::util::stderr(&o)
-    );
-    assert_eq!(t.stats.requests(), 0, "nothing was sent");
-    // A directory where the file should go, and /dev/full, are refused the same way.
-    let d = temp_dir("unwritable");
-    let o = crate::util::run(&["run", "-n", "5", "-o", d.to_str().unwrap(), &url]);
-    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    let o = crate::util::run(&[
-        "run",
-        "-n",
-        "5",
-        "--threshold",
-        "p99<1s",
-        "--junit",
-        "/dev/full",
-        &url,
-    ]);
-    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    assert_eq!(t.stats.requests(), 0, "nothing was sent");
-    // Issue 35: a missing directory is refused before any load, named, unless
-    // --create-dirs asks for it; then it is created and the line says so.
-    let into_new = d.join("new/r.csv");
-    let o = crate::util::run(&["run", "-n", "5", "-o", into_new.to_str().unwrap(), &url]);
-    assert_eq!(o.status.code(), Some(2), "{}", crate::util::stderr(&o));
-    let said = crate::util::stderr(&o);
-    assert!(
-        said.contains(&format!(
-            "directory {} does not exist",
-            d.join("new").display()
-        )) && said.contains("--create-dirs"),
-        "{said}"
-    );
-    assert!(!d.join("new").exists());
-    assert_eq!(t.stats.requests(), 0, "nothing was sent");
-    let o = crate::util::run(&[
-        "run",
-        "-n",
-        "5",
-        "--create-dirs",
-        "-o",
-        into_new.to_str().unwrap(),
-        &url,
-    ]);
-    crate::util::ok(&o);
-    assert!(
-        crate::util::stderr(&o).contains("Created directory"),
-        "{}",
-        crate::util::stderr(&o)
-    );
-    assert!(d.join("new/r.json").is_file());
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-/// Bug: when the result could not be written at the end (a full or read-only
-/// directory), hakaru removed both files and printed no summary. Now the summary is
-/// printed and the result kept in a temporary file named in the message (exit 1).
-#[test]
-fn regression_a_failed_write_keeps_the_result_in_a_named_temporary() {
-    let t = crate::util::target();
-    let url = format!("http://{}/", t.addr);
-    let d = temp_dir("keep");
-    let out = d.join("out");
-    std::fs::create_dir_all(&out).unwrap();
-    let child = crate::util::hakaru()
-        .args([
-            "run",
-            "-c",
-            "1",
-            "-d",
-            "3s",
-            "-o",
-            out.join("r.csv").to_str().unwrap(),
-            &url,
-        ])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Once the run is under way, its directory becomes a file: nothing can be
-    // written there (not even by root).
-    std::thread::sleep(std::time::Duration::from_millis(500));
-    std::fs::remove_dir_all(&out).unwrap();
-    std::fs::write(&out, "not a directory").unwrap();
-    let o = child.wait_with_output().unwrap();
-    let (so, se) = (crate::util::stdout(&o), crate::util::stderr(&o));
-    assert_eq!(o.status.code(), Some(1), "{so}\n{se}");
-    assert!(so.contains("Requests"), "the summary is printed: {so}");
-    let kept = se
-        .split("the result is kept in ")
-        .nth(1)
-        .and_then(|s| s.split(" (").next())
-        .unwrap_or_else(|| panic!("names the kept file: {se}"));
-    let json = crate::util::read_json(Path::new(kept));
-    assert!(json["steps"][0]["responses"].as_u64().unwrap() > 0);
-    let _ = std::fs::remove_file(kept);
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-/// Bug: `report -o -` and `merge -o -` wrote files named `-`.
-#[test]
-fn regression_dash_means_stdout_for_report() {
-    let d = temp_dir("dash");
-    let o = crate::util::hakaru()
-        .current_dir(&d)
-        .args([
-            "report",
-            fixture("groonga-result.csv").to_str().unwrap(),
-            "-o",
-            "-",
-        ])
-        .output()
-        .unwrap();
-    let so = crate::util::ok(&o);
-    assert!(so.contains("<html"), "the page on stdout");
-    assert!(!d.join("-").exists(), "no file named -");
-    let _ = std::fs::remove_dir_all(&d);
-}
-
-/// Bug: `merge … -o -` wrote files named `-` and `-.json`; now the merged JSON result
-/// goes to stdout and no file is written.
-#[test]
-fn regression_dash_means_stdout_for_merge() {
-    let t = crate::util::target();
-    let url = format!("http://{}/", t.addr);
-    let d = temp_dir("merge-dash");
-    let shards: Vec<String> = (1..=2)
-        .map(|k| {
-            let p = d.join(format!("s{k}.json"));
-            let shard = format!("{k}/2");
-            crate::util::ok(&crate::util::run(&[
-                "run",
-                "--shard",
-                &shard,
-                "-c",
-                "2",
-                "-n",
-                "20",
-                "-o",
-                p.to_str().unwrap(),
-                &url,
-            ]));
-            p.to_str().unwrap().to_owned()
-        })
-        .collect();
-    let o = crate::util::hakaru()
-        .current_dir(&d)
-        .args(["merge", &shards[0], &shards[1], "-o", "-"])
-        .output()
-        .unwrap();
-    let so = crate::util::ok(&o);
-    let v: serde_json::Value = serde_json::from_str(&so).expect("stdout is the merged JSON");
-    assert_eq!(v["steps"][0]["total_requests"].as_u64(), Some(20), "{so}");
-    assert!(crate::util::stderr(&o).contains("Merged 2 of 2 shards"));
-    assert!(
-        !d.join("-").exists() && !d.join("-.json").exists(),
-        "no file named -"
-    );
-    let _ = std::fs::remove_dir_all(&d);
 }
 
 /// A real `hakaru pgbench -o` against PostgreSQL, reported back from its JSON and

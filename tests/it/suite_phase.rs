@@ -229,7 +229,7 @@ fn a_suite_pipelines_its_store_phases_as_run_does() {
     assert_eq!(v["suite"]["phases"][1]["pipeline"], 1);
     assert!(
         text.contains("  load             16 commands in flight per connection\n")
-            && text.contains("  plain            one request at a time per connection\n"),
+            && text.contains("  plain            one command at a time per connection\n"),
         "{text}"
     );
     let info = redis_info(r.port, "commandstats", None);

@@ -16,10 +16,15 @@ const RAMP: [&str; 10] = [
 /// A distribution chart draws at most this many steps; more turn into a tangle.
 const MAX_CURVES: usize = RAMP.len();
 
-/// What a step is called in a legend: its clients, or its offered rate.
-fn step_name(p: &Point) -> String {
+/// What a step is called in a legend: its clients, or its offered rate (a SQL run's
+/// in tps).
+fn step_name(p: &Point, work: Work) -> String {
     match p.rate {
-        Some(r) => format!("{} req/s", crate::report::fmt::offered_rate(p, r)),
+        Some(r) => format!(
+            "{} {}",
+            crate::report::fmt::offered_rate(p, r),
+            work.per_s()
+        ),
         None => clients(p.n_clients),
     }
 }
@@ -91,7 +96,7 @@ pub fn latency_throughput_chart(series: &[&Series], opts: ChartOptions) -> LineC
                         format!(
                             "{}: {}, {} {}, {name} {}",
                             s.label,
-                            step_name(p),
+                            step_name(p, Work::of_series(s)),
                             fmt_qps(p.qps),
                             work.rate(),
                             fmt_latency(*v)
@@ -163,7 +168,7 @@ pub fn percentile_chart(s: &Series, opts: ChartOptions) -> Option<LineChart> {
                 RAMP.len() / 2
             };
             Line {
-                name: step_name(p),
+                name: step_name(p, Work::of_series(s)),
                 color: RAMP[c],
                 dash: None,
                 marker: Marker::None,

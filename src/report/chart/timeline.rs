@@ -87,7 +87,7 @@ fn step_marks(run: &RunResult) -> Vec<Mark> {
         .map(|(i, ((x, _), s))| Mark {
             x,
             label: format!("{}", i + 1),
-            tip: format!("step {}: {}", i + 1, step_load(s)),
+            tip: format!("step {}: {}", i + 1, step_load(s, Work::of(&run.targets))),
         })
         .collect()
 }
@@ -157,11 +157,11 @@ fn sparse_line(points: Vec<Sparse>, k: f64) -> Option<Line> {
 /// The colour of a point that rests on too few samples: quieter than any curve.
 const SPARSE_COLOR: &str = "#b8b8b8";
 
-/// "20 clients" or "500 req/s": what a step offered.
-pub fn step_load(s: &StepResult) -> String {
+/// "20 clients" or "500 req/s" (a SQL run's "500 tps"): what a step offered.
+pub fn step_load(s: &StepResult, work: Work) -> String {
     match (&s.rate_profile, s.rate) {
-        (Some(p), _) => format!("{p} req/s"),
-        (None, Some(r)) => format!("{} req/s", fmt_qps(r)),
+        (Some(p), _) => format!("{p} {}", work.per_s()),
+        (None, Some(r)) => format!("{} {}", fmt_qps(r), work.per_s()),
         (None, None) => crate::report::fmt::clients(s.n_clients),
     }
 }
@@ -249,9 +249,10 @@ fn segment_marks(c: &mut LineChart, run: &RunResult) {
                     x: start + g.start_s,
                     label: g.text(),
                     tip: format!(
-                        "segment {}: {} req/s from {} s",
+                        "segment {}: {} {} from {} s",
                         k + 1,
                         g.text(),
+                        Work::of(&run.targets).per_s(),
                         num(g.start_s)
                     ),
                 });
@@ -313,11 +314,12 @@ pub fn timeline_latency_chart(run: &RunResult) -> Option<LineChart> {
             x: r.at_s,
             label: "rose".into(),
             tip: format!(
-                "p99 rose at {:.0} s: {} before, {} then, at {} req/s",
+                "p99 rose at {:.0} s: {} before, {} then, at {} {}",
                 r.at_s,
                 fmt_latency(r.baseline_p99_s),
                 fmt_latency(r.p99_s),
-                fmt_qps(r.rate)
+                fmt_qps(r.rate),
+                Work::of(&run.targets).per_s()
             ),
         });
     }
@@ -493,6 +495,25 @@ mod tests {
         let mut r = fixture_run(steps);
         r.settings.interval_s = 0.0;
         r
+    }
+
+    /// A SQL run's step marks over time said "step 2: 400 req/s": tps, a store's
+    /// ops/s; HTTP's stay req/s.
+    #[test]
+    fn a_sql_run_s_steps_over_time_are_offered_in_tps_never_req_s() {
+        let mut r = ramp();
+        for (s, rate) in r.steps.iter_mut().zip([200.0, 400.0]) {
+            s.rate = Some(rate);
+        }
+        r.targets = vec!["postgres://127.0.0.1:5432/hb".into()];
+        let c = timeline_throughput_chart(&r).unwrap();
+        let tips: Vec<&str> = c.marks.iter().map(|m| m.tip.as_str()).collect();
+        assert!(tips.contains(&"step 2: 400.0 tps"), "{tips:?}");
+        assert_eq!(step_load(&r.steps[1], Work::Command), "400.0 ops/s");
+        assert_eq!(step_load(&r.steps[1], Work::Request), "400.0 req/s");
+        let mut p = r.steps[1].clone();
+        p.rate_profile = Some("2s@20, 1s@1000".into());
+        assert_eq!(step_load(&p, Work::Transaction), "2s@20, 1s@1000 tps");
     }
 
     fn attr<'a>(svg: &'a str, name: &str) -> &'a str {

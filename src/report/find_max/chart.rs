@@ -8,7 +8,7 @@ use crate::analysis::threshold::{failed_requests, measure};
 use crate::report::chart::{
     latency_unit, ChartOptions, Line, LineChart, Mark, Marker, RefLine, XAxis, UNJOINED,
 };
-use crate::report::fmt::{fmt_qps, fmt_share};
+use crate::report::fmt::{fmt_qps, fmt_share, Work};
 use crate::report::threshold::fmt_value;
 use crate::result::find_max::{FindMaxResult, ProbeResult};
 use crate::result::RunResult;
@@ -181,11 +181,13 @@ pub fn find_max_latency_chart(
     let by_probe = |i: usize, _: &ProbeResult| {
         values[i].map(|v| (v * k, format!("{label} {}", fmt_value(threshold, Some(v)))))
     };
+    let work = Work::of(&run.targets);
     let mut notes = vec![format!(
-        "Each point is a probe: a fixed rate for at least {} responses. A probe fails when \
+        "Each point is a probe: a fixed rate for at least {n} {answers}. A probe fails when \
          the SLO does not hold, when its queue grows, or when hakaru fell behind its \
-         timetable; one without enough responses is probed again for longer (not judged).",
-        fm.min_samples
+         timetable; one without enough {answers} is probed again for longer (not judged).",
+        n = fm.min_samples,
+        answers = work.answers()
     )];
     if latency.is_none() {
         notes.push("The SLO bounds no response time; the chart shows p99.".into());
@@ -194,7 +196,7 @@ pub fn find_max_latency_chart(
         x_range: None,
         data: Vec::new(),
         title: format!("{label} of each probe by rate"),
-        x_title: "offered rate (requests per second)".into(),
+        x_title: offered_axis(work),
         y_title: format!("{label} latency from the due time ({unit})"),
         lines: probe_lines(fm, &label, &by_probe),
         refs: latency
@@ -235,10 +237,12 @@ pub fn find_max_error_chart(run: &RunResult, fm: &FindMaxResult) -> Option<LineC
     let get = |_: usize, p: &ProbeResult| {
         share(p).map(|v| (v * 100.0, format!("errors {}", fmt_share(v * 100.0))))
     };
+    let work = Work::of(&run.targets);
+    let (desc, note) = error_words(work);
     Some(LineChart {
         title: "Errors of each probe by rate".into(),
-        x_title: "offered rate (requests per second)".into(),
-        y_title: "errors (% of requests)".into(),
+        x_title: offered_axis(work),
+        y_title: format!("errors (% of {})", work.items()),
         lines: probe_lines(fm, "errors", &get),
         refs: bound
             .map(|(i, b)| RefLine {
@@ -250,14 +254,35 @@ pub fn find_max_error_chart(run: &RunResult, fm: &FindMaxResult) -> Option<LineC
             .collect(),
         x_axis: XAxis::Linear,
         marks: marks(fm),
-        desc: "The share of requests without a 2xx/3xx response in each probe against its \
-               offered rate, the SLO's bound as a line"
-            .into(),
-        notes: vec![
-            "An error is a request without a response or with a status outside --ok-status (200–399 by default).".into(),
-        ],
+        desc: format!("{desc} in each probe against its offered rate, the SLO's bound as a line"),
+        notes: vec![note.into()],
         ..LineChart::default()
     })
+}
+
+/// The x axis of a probe chart, in the run's words: "offered rate (transactions per
+/// second)" for a SQL run, HTTP's requests.
+fn offered_axis(work: Work) -> String {
+    format!("offered rate ({} per second)", work.items())
+}
+
+/// What an error of a probe is, in the run's words: the chart's description's start
+/// and its note.
+fn error_words(work: Work) -> (&'static str, &'static str) {
+    match work {
+        Work::Request | Work::Answer => (
+            "The share of requests without a 2xx/3xx response",
+            "An error is a request without a response or with a status outside --ok-status (200–399 by default).",
+        ),
+        Work::Transaction => (
+            "The share of transactions that ended in an error",
+            "An error is a transaction that ended in an error: the server's, a timeout or a lost connection.",
+        ),
+        Work::Command => (
+            "The share of commands without a reply or with an error reply",
+            "An error is a command without a reply or with an error reply.",
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use super::chart::esc;
 use super::chart::LineChart;
-use super::fmt::{fmt_latency, fmt_qps};
+use super::fmt::{fmt_latency, fmt_qps, Work};
 use super::table::{md_table, Align};
 use super::threshold::fmt_value;
 use super::ReportOptions;
@@ -19,13 +19,17 @@ use crate::result::series::Series;
 use crate::result::RunResult;
 
 /// Why a probe failed, one reason each: "p99<50ms: 81.2 ms", "only 640 responses (needs
-/// 1000)", "queue growing: …", "hakaru fell behind: …". Empty for a pass.
-pub fn why(p: &ProbeResult) -> Vec<String> {
+/// 1000)", "queue growing: …", "hakaru fell behind: …". Empty for a pass. Counted in
+/// the run's words (a SQL run's transactions).
+pub fn why(p: &ProbeResult, work: Work) -> Vec<String> {
     let mut out = Vec::new();
+    let items = work.items();
     if p.too_few_samples {
         out.push(format!(
-            "only {} responses (needs {} to judge)",
-            p.responses, p.min_samples
+            "only {} {} (needs {} to judge)",
+            p.responses,
+            work.answers(),
+            p.min_samples
         ));
     }
     for f in &p.failed {
@@ -47,12 +51,12 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
         // go unsent because of the server: the advice to add connections would mislead.
         out.push(if p.queue_growing || !p.failed.is_empty() {
             format!(
-                "{} due requests never sent: every connection was waiting on the server",
+                "{} due {items} never sent: every connection was waiting on the server",
                 p.dropped
             )
         } else {
             format!(
-                "hakaru fell behind its timetable ({} due requests never sent): more --end-n-clients, or a faster client machine",
+                "hakaru fell behind its timetable ({} due {items} never sent): more --end-n-clients, or a faster client machine",
                 p.dropped
             )
         });
@@ -66,7 +70,7 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     let ended = p.responses.max(1) as f64;
     if !out.is_empty() && p.late as f64 > LATE_SHARE * ended {
         out.push(format!(
-            "{} requests left late (every connection busy, or hakaru short of CPU)",
+            "{} {items} left late (every connection busy, or hakaru short of CPU)",
             p.late
         ));
     }
@@ -76,11 +80,22 @@ pub fn why(p: &ProbeResult) -> Vec<String> {
     out
 }
 
-/// The header of the probe table, for an SLO of these thresholds.
-pub fn probe_header(slo: &[String]) -> String {
+/// The width of the probe table's count column: "responses", a SQL run's
+/// "transactions".
+fn count_width(work: Work) -> usize {
+    work.answers().len().max(9)
+}
+
+/// The header of the probe table, for an SLO of these thresholds; its count column in
+/// the run's words (a SQL run's "transactions").
+pub fn probe_header(slo: &[String], work: Work) -> String {
     let mut line = format!(
-        "{:>3}  {:>9}  {:>9}  {:>9}",
-        "#", "rate/s", "answered", "responses"
+        "{:>3}  {:>9}  {:>9}  {:>w$}",
+        "#",
+        "rate/s",
+        "answered",
+        work.answers(),
+        w = count_width(work)
     );
     for t in slo {
         line.push_str(&format!("  {:>12}", t));
@@ -90,18 +105,19 @@ pub fn probe_header(slo: &[String]) -> String {
 }
 
 /// One probe's row: its rate, what was answered, each SLO figure, the verdict and why.
-pub fn probe_row(index: usize, slo: &[String], p: &ProbeResult) -> String {
+pub fn probe_row(index: usize, slo: &[String], p: &ProbeResult, work: Work) -> String {
     let answered = if p.duration_s > 0.0 {
         p.responses as f64 / p.duration_s
     } else {
         0.0
     };
     let mut line = format!(
-        "{:>3}  {:>9}  {:>9}  {:>9}",
+        "{:>3}  {:>9}  {:>9}  {:>w$}",
         index + 1,
         fmt_qps(p.rate),
         fmt_qps(answered),
-        p.responses
+        p.responses,
+        w = count_width(work)
     );
     for (t, v) in slo.iter().zip(&p.values) {
         line.push_str(&format!("  {:>12}", fmt_value(t, *v)));
@@ -144,18 +160,19 @@ pub fn repeat_note(p: &ProbeResult) -> Option<String> {
 }
 
 /// The whole table, header first.
-pub fn probe_table(fm: &FindMaxResult) -> String {
-    let mut out = probe_header(&fm.slo);
+pub fn probe_table(fm: &FindMaxResult, work: Work) -> String {
+    let mut out = probe_header(&fm.slo, work);
     out.push('\n');
     for (i, p) in fm.probes.iter().enumerate() {
-        out.push_str(&probe_row(i, &fm.slo, p));
+        out.push_str(&probe_row(i, &fm.slo, p, work));
         out.push('\n');
     }
     out
 }
 
-/// What the search found, in sentences, ending with a newline.
-pub fn find_max_summary(fm: &FindMaxResult) -> String {
+/// What the search found, in sentences, ending with a newline; what a probe counts
+/// in the run's words (a SQL run's transactions).
+pub fn find_max_summary(fm: &FindMaxResult, work: Work) -> String {
     let slo = fm.slo.join(", ");
     let mut out = match fm.max_sustainable_rate {
         Some(r) => {
@@ -183,9 +200,10 @@ pub fn find_max_summary(fm: &FindMaxResult) -> String {
     };
     let ended = ended(fm);
     out.push_str(&format!(
-        "{} probe(s) of at least {} responses and {} s each; the search ended because {ended}.\n",
+        "{} probe(s) of at least {} {} and {} s each; the search ended because {ended}.\n",
         fm.probes.len(),
         fm.min_samples,
+        work.answers(),
         super::fmt::sig3(fm.probe_duration_s)
     ));
     let unconfirmed: Vec<String> = fm
@@ -325,7 +343,7 @@ pub fn markdown_page(s: &Series, run: &RunResult, fm: &FindMaxResult) -> String 
     format!(
         "### {}\n\n{extra}{}{warnings}",
         s.name(),
-        find_max_markdown(fm)
+        find_max_markdown(fm, Work::of(&run.targets))
     )
 }
 
@@ -349,6 +367,9 @@ pub fn find_max_charts(
 /// The HTML report's section of a `--find-max` search: the answer with its bracket,
 /// the probes' charts and every probe with its verdict and why it failed.
 pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) -> String {
+    // A SQL run's rates are tps, a store's ops/s: the run's own words.
+    let work = Work::of(&run.targets);
+    let per_s = work.per_s();
     let mut b = String::from(
         "<section class=\"summary\" id=\"find-max\"><h2>Highest rate meeting the SLO</h2><div class=\"cards\">",
     );
@@ -364,7 +385,7 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     match fm.max_sustainable_rate {
         Some(r) => card(
             "Max sustainable rate",
-            format!("{} req/s", fmt_qps(r)),
+            format!("{} {per_s}", fmt_qps(r)),
             if fm.confirmed {
                 "held on a second probe".into()
             } else {
@@ -381,11 +402,11 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
         (Some(h), Some(u)) => card(
             "Uncertainty",
             format!("+{:.1}%", u * 100.0),
-            format!("{} req/s failed", fmt_qps(h)),
+            format!("{} {per_s} failed", fmt_qps(h)),
         ),
         (Some(h), None) => card(
             "Lowest failed rate",
-            format!("{} req/s", fmt_qps(h)),
+            format!("{} {per_s}", fmt_qps(h)),
             "no rate below it passed".into(),
         ),
         (None, _) => card(
@@ -397,7 +418,7 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
     card(
         "SLO",
         fm.slo.join(", "),
-        format!("≥ {} responses a probe", fm.min_samples),
+        format!("≥ {} {} a probe", fm.min_samples, work.answers()),
     );
     card(
         "Probes",
@@ -405,21 +426,23 @@ pub fn find_max_html(run: &RunResult, fm: &FindMaxResult, opts: &ReportOptions) 
         format!("of ≥ {} s each", super::fmt::sig3(fm.probe_duration_s)),
     );
     b.push_str("</div>");
-    for line in find_max_summary(fm).lines() {
+    for line in find_max_summary(fm, work).lines() {
         let _ = write!(b, "<p>{}</p>", super::page::rich(line));
     }
     b.push_str("</section>");
     for (_, c) in find_max_charts(run, fm, opts) {
         b.push_str(&super::page::chart_section(&c));
     }
-    b.push_str(&probes_table_html(fm));
+    b.push_str(&probes_table_html(fm, work));
     b
 }
 
-fn probes_table_html(fm: &FindMaxResult) -> String {
-    let mut o = String::from(
+/// The probes' table; its count column in the run's words (a SQL run's transactions).
+fn probes_table_html(fm: &FindMaxResult, work: Work) -> String {
+    let mut o = format!(
         "<section><h2>Probes</h2><div class=\"scroll\"><table><thead><tr><th>#</th><th>rate/s</th>\
-         <th>answered/s</th><th>responses</th><th>seconds</th>",
+         <th>answered/s</th><th>{}</th><th>seconds</th>",
+        work.answers()
     );
     for t in &fm.slo {
         let _ = write!(o, "<th><code>{}</code></th>", esc(t));
@@ -469,28 +492,31 @@ fn probes_table_html(fm: &FindMaxResult) -> String {
     let _ = write!(
         o,
         "</tbody></table></div><p class=\"note\">In the order the search ran them. A probe \
-         needs {} responses to be judged; latency counts from each request's due time. The \
+         needs {} {} to be judged; latency counts from each {}'s due time. The \
          highlighted row is the answer; failed probes are shaded.</p></section>",
-        fm.min_samples
+        fm.min_samples,
+        work.answers(),
+        work.item()
     );
     o
 }
 
-/// A `--find-max` search as Markdown: the answer, its bracket and every probe.
-pub fn find_max_markdown(fm: &FindMaxResult) -> String {
+/// A `--find-max` search as Markdown: the answer, its bracket and every probe, counted
+/// in the run's words (a SQL run's transactions).
+pub fn find_max_markdown(fm: &FindMaxResult, work: Work) -> String {
     let mut o = match fm.max_sustainable_rate {
         Some(r) => format!("#### Max sustainable rate: {}/s\n\n", fmt_qps(r)),
         None if fm.probes.is_empty() => "#### The search ran no probe\n\n".to_owned(),
         None => "#### No rate met the SLO\n\n".to_owned(),
     };
-    for line in find_max_summary(fm).lines() {
+    for line in find_max_summary(fm, work).lines() {
         let _ = writeln!(o, "{line}  ");
     }
     if fm.probes.is_empty() {
         return o;
     }
     o.push('\n');
-    let mut headers: Vec<String> = ["#", "rate/s", "answered/s", "responses"]
+    let mut headers: Vec<String> = ["#", "rate/s", "answered/s", work.answers()]
         .map(String::from)
         .to_vec();
     headers.extend(fm.slo.iter().map(|t| format!("`{t}`")));
@@ -536,250 +562,4 @@ pub fn find_max_markdown(fm: &FindMaxResult) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::result::find_max::FailedThreshold;
-
-    fn probe(rate: f64, passed: bool) -> ProbeResult {
-        ProbeResult {
-            rate,
-            passed,
-            duration_s: 2.0,
-            responses: (rate * 2.0) as u64,
-            min_samples: 1000,
-            values: vec![Some(0.0042), Some(0.0)],
-            part_p50_s: vec![0.004, 0.004],
-            first_part_p90_s: 0.0045,
-            ..ProbeResult::default()
-        }
-    }
-
-    #[test]
-    fn the_table_says_why_each_probe_failed() {
-        let mut slow = probe(800.0, false);
-        slow.responses = 1000;
-        slow.values = vec![Some(0.312), Some(0.0)];
-        slow.failed = vec![FailedThreshold {
-            threshold: "p99<50ms".into(),
-            value: Some(0.312),
-        }];
-        slow.queue_growing = true;
-        slow.part_p50_s = vec![0.1, 0.15, 0.21];
-        slow.first_part_p90_s = 0.120;
-        slow.why = why(&slow);
-        let mut short = probe(450.0, false);
-        short.responses = 640;
-        short.too_few_samples = true;
-        short.why = why(&short);
-        // Regression: a probe over capacity fills every connection, and its reasons
-        // told the user to add connections, as if hakaru had been the limit.
-        let mut queued = slow.clone();
-        queued.client_behind = true;
-        queued.dropped = 57;
-        assert!(why(&queued).contains(
-            &"57 due requests never sent: every connection was waiting on the server".into()
-        ));
-        let mut alone = probe(450.0, false);
-        alone.client_behind = true;
-        alone.dropped = 57;
-        assert!(why(&alone)[0].contains("more --end-n-clients"));
-        let fm = FindMaxResult {
-            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
-            max_sustainable_rate: Some(400.0),
-            confirmed: true,
-            lowest_failed_rate: Some(412.5),
-            uncertainty: Some(0.03125),
-            min_samples: 1000,
-            probe_duration_s: 2.0,
-            ended: "converged".into(),
-            probes: vec![probe(400.0, true), slow, short],
-        };
-        assert_eq!(
-            probe_table(&fm),
-            "  #     rate/s   answered  responses      p99<50ms   errors<0.1%  result
-  1      400.0      400.0        800       4.20 ms            0%  pass
-  2      800.0      500.0       1000        312 ms            0%  FAIL: p99<50ms was 312 ms; queue growing: median 100 ms rising to 210 ms, above the first part's p90 120 ms
-  3      450.0      320.0        640       4.20 ms            0%  FAIL: only 640 responses (needs 1000 to judge)
-"
-        );
-        assert_eq!(
-            find_max_summary(&fm),
-            "Max sustainable rate: 400.0/s meeting p99<50ms, errors<0.1% (held on a second probe).
-The limit lies between 400.0/s (passed) and 412.5/s (failed): within 3.1% above the answer.
-3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because the bracket closed to the precision asked.
-"
-        );
-    }
-
-    /// A stall failed the first probe and its repeat passed: each repeat's row says
-    /// which probe it ran again and why, the failure reads "not confirmed", and the
-    /// summary counts it.
-    #[test]
-    fn repeats_say_what_they_confirm_and_a_failure_not_confirmed_says_so() {
-        use crate::result::find_max::Repeat;
-        let mut stalled = probe(400.0, false);
-        stalled.values = vec![Some(2.1), Some(0.0)];
-        stalled.failed = vec![FailedThreshold {
-            threshold: "p99<50ms".into(),
-            value: Some(2.1),
-        }];
-        stalled.why = why(&stalled);
-        stalled.unconfirmed = true;
-        let mut again = probe(400.0, true);
-        again.repeat = Some(Repeat {
-            of: 0,
-            confirming: Confirming::Failure,
-        });
-        let mut answer = probe(400.0, true);
-        answer.repeat = Some(Repeat {
-            of: 1,
-            confirming: Confirming::Pass,
-        });
-        let fm = FindMaxResult {
-            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
-            max_sustainable_rate: Some(400.0),
-            confirmed: true,
-            min_samples: 1000,
-            probe_duration_s: 2.0,
-            ended: "max_rate".into(),
-            probes: vec![stalled, again, answer],
-            ..FindMaxResult::default()
-        };
-        let rows = probe_table(&fm);
-        for row in [
-            "FAIL: p99<50ms was 2.10 s\n",
-            "pass (repeat of #1, confirming a failure: not confirmed (a stall, not the \
-             target's limit), the bracket stays)\n",
-            "pass (repeat of #2, confirming a pass: held)\n",
-        ] {
-            assert!(rows.contains(row), "{row}\n{rows}");
-        }
-        assert!(
-            find_max_summary(&fm).contains(
-                "\n1 failure(s) not confirmed (#1 at 400.0/s): the probe run again at the \
-                 rate passed, so the failure was taken for a stall of the machine or the \
-                 target and lowered nothing.\n"
-            ),
-            "{}",
-            find_max_summary(&fm)
-        );
-        let md = find_max_markdown(&fm);
-        assert!(
-            md.contains("| FAIL, not confirmed: p99<50ms was 2.10 s |"),
-            "{md}"
-        );
-        assert!(
-            md.contains("| pass (the answer): repeat of #2, confirming a pass: held |"),
-            "{md}"
-        );
-    }
-
-    /// A search of three probes: 400/s passed (twice), 800/s failed its p99.
-    fn search() -> (RunResult, FindMaxResult) {
-        use crate::analysis::threshold::tests_support::step;
-        let mut slow = probe(800.0, false);
-        slow.step = 1;
-        slow.values = vec![Some(0.312), Some(0.0)];
-        slow.failed = vec![FailedThreshold {
-            threshold: "p99<50ms".into(),
-            value: Some(0.312),
-        }];
-        slow.why = why(&slow);
-        let mut again = probe(400.0, true);
-        again.step = 2;
-        let fm = FindMaxResult {
-            slo: vec!["p99<50ms".into(), "errors<0.1%".into()],
-            max_sustainable_rate: Some(400.0),
-            confirmed: true,
-            lowest_failed_rate: Some(800.0),
-            uncertainty: Some(1.0),
-            min_samples: 1000,
-            probe_duration_s: 2.0,
-            ended: "max_probes".into(),
-            probes: vec![probe(400.0, true), slow, again],
-        };
-        let mut run = crate::result::fixture::run(vec![
-            step(800, 0, 2.0),
-            step(1000, 2, 2.0),
-            step(800, 0, 2.0),
-        ]);
-        run.find_max = Some(fm.clone());
-        (run, fm)
-    }
-
-    #[test]
-    fn markdown_gives_the_answer_and_every_probe_with_why() {
-        let (_, fm) = search();
-        assert_eq!(
-            find_max_markdown(&fm),
-            "#### Max sustainable rate: 400.0/s
-
-Max sustainable rate: 400.0/s meeting p99<50ms, errors<0.1% (held on a second probe).  
-The limit lies between 400.0/s (passed) and 800.0/s (failed): within 100.0% above the answer.  
-3 probe(s) of at least 1000 responses and 2.00 s each; the search ended because --max-probes ran out before the bracket closed.  
-
-| # | rate/s | answered/s | responses | `p99<50ms` | `errors<0.1%` | result |
-|--:|--:|--:|--:|--:|--:|:--|
-| 1 | 400.0 | 400.0 | 800 | 4.20 ms | 0% | pass |
-| 2 | 800.0 | 800.0 | 1600 | 312 ms | 0% | **FAIL**: p99<50ms was 312 ms |
-| 3 | **400.0** | 400.0 | 800 | 4.20 ms | 0% | pass (the answer) |
-"
-        );
-    }
-
-    #[test]
-    fn html_marks_the_answer_and_the_failed_probes() {
-        let (run, fm) = search();
-        let h = find_max_html(&run, &fm, &ReportOptions::default());
-        assert!(h.contains("<div class=\"k\">Max sustainable rate</div><div class=\"v\">400.0 req/s</div><div class=\"n\">held on a second probe</div>"), "{h}");
-        assert!(
-            h.contains("<div class=\"v\">+100.0%</div><div class=\"n\">800.0 req/s failed</div>"),
-            "{h}"
-        );
-        assert!(
-            h.contains("<tr class=\"behind\"><td>2</td><td>800.0</td>"),
-            "{h}"
-        );
-        assert!(h.contains("<td class=\"fail\">312 ms</td>"), "{h}");
-        assert!(
-            h.contains(
-                "<td class=\"l fail\">FAIL</td><td class=\"why\">p99&lt;50ms was 312 ms</td>"
-            ),
-            "{h}"
-        );
-        assert!(h.contains("<tr class=\"peak\"><td>3</td>"), "{h}");
-        assert!(h.contains("pass (the answer)"), "{h}");
-        // Both charts: the SLO's p99 and, with errors in a probe, its errors.
-        assert_eq!(h.matches("<svg").count(), 2, "{h}");
-    }
-
-    #[test]
-    fn the_chart_has_probes_as_points_the_slo_as_a_line_and_the_answer_marked() {
-        let (run, fm) = search();
-        let c = chart::find_max_latency_chart(&run, &fm, Default::default());
-        assert_eq!(c.title, "p99 of each probe by rate");
-        let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
-        assert_eq!(names, ["p99, passed", "p99, failed"]);
-        assert!(c
-            .lines
-            .iter()
-            .all(|l| l.dash == Some(crate::report::chart::UNJOINED)));
-        assert_eq!(c.lines[0].points, [(400.0, 4.2), (400.0, 4.2)]);
-        assert_eq!(c.lines[1].points, [(800.0, 312.0)]);
-        assert_eq!(
-            (c.refs[0].name.as_str(), c.refs[0].y),
-            ("SLO p99<50ms", 50.0)
-        );
-        let marks: Vec<&str> = c.marks.iter().map(|m| m.label.as_str()).collect();
-        assert_eq!(marks, ["answer 400.0/s", "failed 800.0/s"]);
-        assert!(c.lines[1].tips[0]
-            .starts_with("probe 2: 800.0/s, p99 312 ms — FAIL: p99<50ms was 312 ms"));
-        // Unjoined: markers, no polyline.
-        let svg = crate::report::chart::render_line_chart(&c);
-        assert!(!svg.contains("<polyline"), "{svg}");
-        let e = chart::find_max_error_chart(&run, &fm).expect("the SLO bounds errors");
-        // 2 connect errors of 1,002 requests.
-        assert_eq!(e.lines[1].points, vec![(800.0, 2.0 / 1002.0 * 100.0)]);
-        assert_eq!(e.refs[0].y, 0.1);
-    }
-}
+mod tests;

@@ -58,10 +58,7 @@ impl PhaseTable {
     /// The rate's column and ratio word: HTTP's "req/s" (a suite's own), a SQL
     /// suite's tps, a store's ops/s, "answers/s" between kinds.
     pub fn rate(&self) -> &'static str {
-        match self.work() {
-            Work::Request => "req/s",
-            w => w.rate(),
-        }
+        self.work().per_s()
     }
 
     /// What run `i` counts: "requests", "transactions", "commands".

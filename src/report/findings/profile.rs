@@ -2,7 +2,7 @@
 //! held, with what was answered of what was due, its p99 and its late requests, and
 //! when the server was back at the offered rate after it — or that every segment held.
 
-use crate::report::fmt::{fmt_latency, fmt_qps};
+use crate::report::fmt::{fmt_latency, fmt_qps, Work};
 use crate::result::profile::{profile_text, ProfileVerdict, RateSegment, SegmentVerdict};
 
 /// "1 s", "2.5 s".
@@ -72,13 +72,15 @@ pub fn recovery(g: &RateSegment, v: &SegmentVerdict) -> Option<String> {
     }
 }
 
-/// The sentences: every segment not held and its recovery, or that all held.
-pub fn profile_sentences(segments: &[RateSegment], v: &ProfileVerdict) -> Vec<String> {
+/// The sentences: every segment not held and its recovery, or that all held; the
+/// rates in the run's words (a SQL run's transactions/s).
+pub fn profile_sentences(segments: &[RateSegment], v: &ProfileVerdict, work: Work) -> Vec<String> {
     let text = profile_text(segments);
+    let items = work.items();
     if v.held {
         return vec![format!(
-            "Every segment of the rate profile ({text} requests/s) was held: at least 95% \
-             of what was due in its seconds answered, requests leaving on time on average."
+            "Every segment of the rate profile ({text} {items}/s) was held: at least 95% \
+             of what was due in its seconds answered, {items} leaving on time on average."
         )];
     }
     let mut out = Vec::new();
@@ -108,7 +110,7 @@ pub fn profile_sentences(segments: &[RateSegment], v: &ProfileVerdict) -> Vec<St
         behind_until = Some(s.recovered_at_s);
     }
     out.push(format!(
-        "The profile ({text} requests/s) was judged segment by segment, on the seconds \
+        "The profile ({text} {items}/s) was judged segment by segment, on the seconds \
          each covers: its mean rate says nothing of a spike."
     ));
     out
@@ -185,7 +187,7 @@ mod tests {
                 verdict(true, 3, None),
             ],
         };
-        let lines = profile_sentences(&g, &v);
+        let lines = profile_sentences(&g, &v, Work::Request);
         assert_eq!(
             lines[0],
             "The 1 s at 60000/s was not held: 38483 answered of 60000 due, p99 535 ms, \
@@ -206,7 +208,7 @@ mod tests {
                 verdict(false, 3, None),
             ],
         };
-        let lines = profile_sentences(&g, &never);
+        let lines = profile_sentences(&g, &never, Work::Request);
         assert!(
             lines[0].ends_with("The server had not recovered by the end."),
             "{lines:?}"
@@ -272,7 +274,7 @@ mod tests {
             held: true,
             segments: vec![verdict(true, 0, None), verdict(true, 1, None)],
         };
-        assert!(profile_sentences(&g, &v)[0]
+        assert!(profile_sentences(&g, &v, Work::Request)[0]
             .starts_with("Every segment of the rate profile (1s@10, 2.5s@10 requests/s) was held"));
         assert_eq!(held_line(&g, &v), "yes, every segment");
         assert_eq!(
@@ -284,5 +286,34 @@ mod tests {
             }),
             "the 10 s from 100/s to 2000/s"
         );
+    }
+
+    /// `hakaru run postgres://… --rate 2s@20,1s@1000` read its profile as "(… requests/s)"
+    /// with "requests leaving on time": a SQL run's are transactions, a store's commands.
+    #[test]
+    fn a_sql_run_s_profile_is_in_transactions_per_second_never_requests() {
+        let g = [seg(0.0, 2.0, 20.0), seg(2.0, 1.0, 1000.0)];
+        let held = ProfileVerdict {
+            held: true,
+            segments: vec![verdict(true, 0, None), verdict(true, 2, None)],
+        };
+        let line = &profile_sentences(&g, &held, Work::Transaction)[0];
+        assert!(
+            line.contains("(2s@20, 1s@1000 transactions/s) was held"),
+            "{line}"
+        );
+        assert!(line.contains("transactions leaving on time"), "{line}");
+        let spike = ProfileVerdict {
+            held: false,
+            segments: vec![verdict(true, 0, None), verdict(false, 2, Some(4))],
+        };
+        let lines = profile_sentences(&g, &spike, Work::Command);
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.contains("(2s@20, 1s@1000 commands/s)")),
+            "{lines:?}"
+        );
+        assert!(lines.iter().all(|l| !l.contains("request")), "{lines:?}");
     }
 }

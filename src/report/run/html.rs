@@ -329,11 +329,7 @@ pub fn html_page(
 /// rate, latency from the due time, late and dropped requests, the pacer's lag.
 fn rate_body(s: &Series, drawn: &[&Series], opts: &ReportOptions) -> String {
     let f = analysis::analyse_rates(s);
-    // A rate as HTTP's req/s, a SQL run's tps (pgbench -R's), a store's ops/s.
-    let unit = match Work::of_series(s) {
-        Work::Request => "req/s",
-        work => work.rate(),
-    };
+    let unit = Work::of_series(s).per_s();
     let mut b = String::from("<section class=\"summary\"><h2>Which rates it held</h2>");
     b.push_str("<div class=\"cards\">");
     let mut card = |k: &str, v: String, n: String| {
@@ -443,13 +439,16 @@ fn rate_steps_table(s: &Series) -> String {
             p.n_clients
         );
     }
+    // In the run's words: a SQL run's transactions, a store's commands.
+    let work = Work::of_series(s);
+    let (items, item, answers) = (work.items(), work.item(), work.answers());
     let _ = write!(
         o,
-        "</tbody></table></div><p class=\"note\">Open model: requests are due on a timetable \
-         whatever the responses do, and latency counts from each request's due time. A rate \
-         is held when at least {:.0}% of it was answered and no due request was left unsent. \
-         \"late\" requests left more than 1 ms after their due time (every connection was \
-         busy); \"dropped\" were due but never started. \"pacer lag\" is how late requests \
+        "</tbody></table></div><p class=\"note\">Open model: {items} are due on a timetable \
+         whatever the {answers} do, and latency counts from each {item}'s due time. A rate \
+         is held when at least {:.0}% of it was answered and no due {item} was left unsent. \
+         \"late\" {items} left more than 1 ms after their due time (every connection was \
+         busy); \"dropped\" were due but never started. \"pacer lag\" is how late {items} \
          left: how exact the load was.</p>",
         analysis::rate::HELD_SHARE * 100.0
     );

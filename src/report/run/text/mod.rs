@@ -119,12 +119,16 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
             None => code.to_string(),
         }
     };
+    // drnbench's words for HTTP; a SQL run's transactions, a store's commands.
+    let work = Work::of(&run.targets);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "Total requests: {} ({} queries per second)",
+        "Total {}: {} ({} {})",
+        work.items(),
         step.total_requests,
-        fmt_qps(step.qps)
+        fmt_qps(step.qps),
+        work.per_second()
     );
     out.push_str("Status:\n");
     // drnbench lists the most frequent status first.
@@ -156,7 +160,7 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
     out.push_str("Elapsed time:\n");
     let l = &step.latency;
     if l.count == 0 {
-        out.push_str("  (no responses)\n");
+        let _ = writeln!(out, "  (no {})", work.answers());
     } else {
         let _ = writeln!(out, "  min:     {}", fmt_latency(l.min_s));
         let _ = writeln!(out, "  max:     {}", fmt_latency(l.max_s));
@@ -170,7 +174,7 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
         if n == 0 {
             continue;
         }
-        let _ = writeln!(out, "Top {n} {what} requests:");
+        let _ = writeln!(out, "Top {n} {what} {}:", work.items());
         out.push_str(" [time: method status <client>#index url]\n");
         for s in samples.iter().take(n) {
             let _ = writeln!(out, "  {}", request_line(s, requests, &status));
@@ -397,6 +401,16 @@ pub(super) mod tests {
             "{t}"
         );
         assert!(!t.contains("250") && !t.contains("status 0"), "{t}");
+        // …and counted its transactions as "Total requests … queries per second" and
+        // "Top 1 slow requests".
+        assert!(
+            t.starts_with("Total transactions: 3 (2.0 transactions per second)\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("Top 1 slow transactions:") && !t.contains("request"),
+            "{t}"
+        );
         assert!(crate::report::fmt::all_sql(&["mariadb://h/db".into()]));
         assert!(!crate::report::fmt::all_sql(&["redis://h".into()]));
     }

@@ -253,7 +253,7 @@ fn client_side(out: &mut String, run: &RunResult, step: &StepResult) {
 fn open_model(out: &mut String, step: &StepResult, work: Work) {
     match (step.rate, &step.profile) {
         // A profile is told by its segments: its mean hides a spike (issue 35).
-        (Some(rate), Some(p)) => super::profile::profile_fields(out, p, rate, step.qps),
+        (Some(rate), Some(p)) => super::profile::profile_fields(out, p, (rate, step.qps), work),
         (Some(rate), None) => field(
             out,
             "Target rate",
@@ -284,9 +284,11 @@ fn open_model(out: &mut String, step: &StepResult, work: Work) {
     if step.dropped * 100 > step.total_requests + step.dropped {
         let _ = writeln!(
             out,
-            "Warning: {} of the requests due were never sent (every one of the {} connections \
+            "Warning: {} of the {} due were never sent (every one of the {} connections \
              was busy): raise -c, or the rate measured is not the rate asked for",
-            step.dropped, step.n_clients
+            step.dropped,
+            work.items(),
+            step.n_clients
         );
     }
     if step.latency.count > 0 {
@@ -294,8 +296,9 @@ fn open_model(out: &mut String, step: &StepResult, work: Work) {
             out,
             "Response time",
             format!(
-                "{} (from each request's intended start)",
-                latency_brief(&step.latency)
+                "{} (from each {}'s intended start)",
+                latency_brief(&step.latency),
+                work.item()
             ),
         );
     }

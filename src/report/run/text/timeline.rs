@@ -56,7 +56,10 @@ pub fn run_timeline(run: &RunResult, every: Every) -> String {
                 out,
                 "Step {} ({}):",
                 i + 1,
-                crate::report::chart::timeline::step_load(step)
+                crate::report::chart::timeline::step_load(
+                    step,
+                    crate::report::fmt::Work::of(&run.targets)
+                )
             );
         }
         out.push_str(&table);
