@@ -69,6 +69,19 @@ pub(super) fn failures(out: &mut String, run: &RunResult, step: &StepResult) {
                 ),
             );
         }
+        if step.errors.contains_key(&ErrorKind::SqlTooManyConnections) {
+            // PostgreSQL's default is 100 (3 kept for superusers), MariaDB's 151:
+            // a search's or a ramp's 100 clients meet it before any other limit.
+            field(
+                out,
+                "Server limit",
+                format!(
+                    "the server refused logins past its max_connections ({} clients \
+                     asked): use fewer clients, or raise max_connections",
+                    step.n_clients
+                ),
+            );
+        }
     }
     if sql {
         return;
@@ -272,6 +285,28 @@ Failed operations:      5
         ] {
             assert!(!text.contains(word), "{word} in\n{text}");
         }
+    }
+
+    /// A SQL run with more clients than the server's max_connections (a find-max's
+    /// default 100 against PostgreSQL's default 100) said only
+    /// "sql_too_many_connections"; it says which limit, and what to change.
+    #[test]
+    fn too_many_connections_name_the_server_s_limit_and_the_clients_asked() {
+        let mut step = detailed_step();
+        step.n_clients = 100;
+        step.errors = [(ErrorKind::SqlTooManyConnections, 4)]
+            .into_iter()
+            .collect();
+        let mut r = run(vec![step.clone()]);
+        r.targets = vec!["postgres://127.0.0.1:5432".to_string()];
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains(
+                "Server limit:           the server refused logins past its max_connections \
+                 (100 clients asked): use fewer clients, or raise max_connections"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
