@@ -530,8 +530,9 @@ fn run_worker<W: Workload>(
             return (worker.rec.into_inner(), Instant::now(), Some(why));
         }
     };
-    // No longer than a request may take, nor than the step itself.
-    let limit = (worker.cfg.login_timeout).min(start.duration.unwrap_or(MAX_DURATION));
+    // No longer than a request may take: the run still ends within its duration
+    // plus its timeout.
+    let limit = worker.cfg.login_timeout;
     let logged_in = log_in_first(&rt, &worker, clients.len(), limit, &mut stop_rx);
     // Ready; then the step's clock, the same for every worker.
     let any = !logged_in.slots.is_empty();

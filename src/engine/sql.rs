@@ -54,6 +54,9 @@ enum Conn {
 enum ConnError {
     Pg(PgConnError),
     My(MysqlConnError),
+    /// A login before the transaction's clock that did not end within the request
+    /// timeout: the transaction it was for counts it as its timeout.
+    LoginTimedOut(Duration),
 }
 
 impl ConnError {
@@ -61,6 +64,7 @@ impl ConnError {
         match self {
             ConnError::Pg(e) => e.kind(),
             ConnError::My(e) => e.kind(),
+            ConnError::LoginTimedOut(_) => ErrorKind::Timeout,
         }
     }
 }
@@ -70,6 +74,12 @@ impl std::fmt::Display for ConnError {
         match self {
             ConnError::Pg(e) => e.fmt(f),
             ConnError::My(e) => e.fmt(f),
+            ConnError::LoginTimedOut(limit) => write!(
+                f,
+                "no login within the timeout ({} ms): the server accepted the \
+                 connection but did not finish the login",
+                limit.as_millis()
+            ),
         }
     }
 }
@@ -402,8 +412,8 @@ pub(super) struct LoggedIn {
 /// first transactions wait for their logins inside their own latency (32 clients at
 /// `-R 2000`: 11 skipped past a 5 ms limit in the first second, where pgbench
 /// skips none), and a closed step's first second counts logins as lost throughput.
-/// A login that fails is left for the client's first transaction to count; one not
-/// done within `limit` is dropped, and the transaction logs in within its own time.
+/// A login that fails, or is not done within `limit` (the request timeout), is
+/// left for the client's first transaction to count, as its error or its timeout.
 pub(super) async fn log_in_all(targets: &[Target], clients: usize, limit: Duration) -> LoggedIn {
     let one = |_client: usize| async move {
         let mut took = Vec::new();
@@ -421,7 +431,7 @@ pub(super) async fn log_in_all(targets: &[Target], clients: usize, limit: Durati
                     slot.conn = Some(c);
                 }
                 Ok(Err(e)) => slot.login_failed = Some(e),
-                Err(_elapsed) => {}
+                Err(_elapsed) => slot.login_failed = Some(ConnError::LoginTimedOut(limit)),
             }
             slots.push(Some(slot));
         }
@@ -442,8 +452,9 @@ pub(super) async fn log_in_all(targets: &[Target], clients: usize, limit: Durati
 /// Logs the client in before its transaction's clock starts (closed model with
 /// keep-alive, the client loop decides): pgbench connects its clients before it
 /// times anything, and reports that time apart, so a transaction's latency is its
-/// statements' alone. A failed login is left for the transaction to count; one that
-/// times out leaves the connection to the transaction, which times out in its turn.
+/// statements' alone. A failed login is left for the transaction to count, and so
+/// is one that does not end within the timeout, as the transaction's timeout (a
+/// server that accepts and never logs anyone in is counted, not silent).
 pub(super) async fn login<W: Workload>(
     w: &Worker<W>,
     slot: &mut SqlSlot,
@@ -469,7 +480,7 @@ pub(super) async fn login<W: Workload>(
             slot.conn = Some(c);
         }
         Some(Err(e)) => slot.login_failed = Some(e),
-        None => {}
+        None => slot.login_failed = Some(ConnError::LoginTimedOut(timeout)),
     }
 }
 

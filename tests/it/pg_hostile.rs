@@ -186,3 +186,37 @@ fn a_hostile_server_mid_pipeline_fails_each_transaction_in_its_own_kind() {
         assert_eq!(errors.len(), 1, "{what}: only {kind}: {step}");
     }
 }
+
+/// A server that accepts every connection and never answers the login (a server
+/// stuck in its startup, a proxy with no backend): each login ends at the timeout
+/// and counts as its transaction's `timeout`. Regression: a login that timed out
+/// before a transaction's clock was counted nowhere, so the run reported nothing
+/// failed and nothing unfinished, only that nothing was answered.
+#[test]
+fn a_server_that_never_finishes_the_login_is_counted_as_timeouts() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Held open, never read: at most the test's life.
+        let held: Vec<_> = listener.incoming().take(64).collect();
+        std::thread::sleep(Duration::from_secs(15));
+        drop(held);
+    });
+    let (code, took, step) = run_against(port, "SELECT 1;\n", "simple");
+    assert_eq!(code, Some(1), "nothing succeeded: {step}");
+    // The logins before the clock (500 ms), then the 1 s step: within its
+    // duration plus its timeout, and a margin for a busy machine.
+    assert!(took < Duration::from_secs(5), "ended after {took:?}");
+    let errors = step["errors"].as_object().cloned().unwrap_or_default();
+    assert!(
+        errors.len() == 1 && errors["timeout"].as_u64() >= Some(2),
+        "{step}"
+    );
+    let sample = step["error_samples"]["timeout"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        sample.starts_with("no login within the timeout (500 ms)"),
+        "{step}"
+    );
+}
