@@ -346,31 +346,17 @@ pub fn run_step<W: Workload>(
         last_end: t0,
     };
     early.into_iter().for_each(|m| gathered.take(m, &cfg));
-    let mut next_progress = t0 + PROGRESS_EVERY;
-    loop {
-        let wait = next_progress.saturating_duration_since(Instant::now());
-        match done_rx.recv_timeout(wait) {
-            Ok(m) => gathered.take(m, &cfg),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
-            // Every worker has answered (or died without a word).
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
-        }
-        // Seconds arrive often: progress keeps its own beat.
-        if Instant::now() >= next_progress {
-            next_progress = Instant::now() + PROGRESS_EVERY;
-            on_progress(progress_now(&progress, t0));
-        }
-    }
+    let watch = Watch {
+        progress: &progress,
+        t0,
+        on_progress,
+    };
+    gathered.until_done(&done_rx, handles, &cfg, watch);
     let Gathered {
         merged,
-        mut failure,
+        failure,
         last_end,
     } = gathered;
-    for h in handles {
-        if h.join().is_err() && failure.is_none() {
-            failure = Some("a worker thread died".into());
-        }
-    }
     StepRun {
         recorder: merged,
         started_at,
@@ -389,7 +375,45 @@ struct Gathered {
     last_end: Instant,
 }
 
+/// What the coordinator reports progress from while it gathers.
+struct Watch<'a> {
+    progress: &'a [PaddedCounter],
+    t0: Instant,
+    on_progress: &'a mut dyn FnMut(Progress),
+}
+
 impl Gathered {
+    /// Takes the workers' messages until every worker is done, reporting progress
+    /// on its own beat, then joins their threads.
+    fn until_done(
+        &mut self,
+        done_rx: &std::sync::mpsc::Receiver<Message>,
+        handles: Vec<std::thread::JoinHandle<()>>,
+        cfg: &EngineConfig,
+        watch: Watch<'_>,
+    ) {
+        let mut next_progress = watch.t0 + PROGRESS_EVERY;
+        loop {
+            let wait = next_progress.saturating_duration_since(Instant::now());
+            match done_rx.recv_timeout(wait) {
+                Ok(m) => self.take(m, cfg),
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {}
+                // Every worker has answered (or died without a word).
+                Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            // Seconds arrive often: progress keeps its own beat.
+            if Instant::now() >= next_progress {
+                next_progress = Instant::now() + PROGRESS_EVERY;
+                (watch.on_progress)(progress_now(watch.progress, watch.t0));
+            }
+        }
+        for h in handles {
+            if h.join().is_err() && self.failure.is_none() {
+                self.failure = Some("a worker thread died".into());
+            }
+        }
+    }
+
     fn take(&mut self, m: Message, cfg: &EngineConfig) {
         match m {
             Message::Second(f) => {
