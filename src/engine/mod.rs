@@ -239,10 +239,9 @@ pub fn run_step<W: Workload>(
     let progress: Arc<[PaddedCounter]> = (0..threads).map(|_| PaddedCounter::default()).collect();
     let (each, budget) = closed_budget(spec, cfg, n_clients);
     let cpu0 = sysinfo::process_cpu_seconds();
-    // The workers' pacers start here until every client is logged in ([`Start`]).
+    // The step's clock starts once every client is logged in ([`start_together`]);
+    // each worker's timetable and deadline are set then ([`Start`]).
     let spawned_at = Instant::now();
-    let t0 = spawned_at;
-    let deadline = spec.duration.and_then(|d| t0.checked_add(d));
     let labels = workload.labels();
     let new_recorder = || {
         Recorder::new(n_hosts, cfg.n_slow, cfg.n_fast)
@@ -265,11 +264,11 @@ pub fn run_step<W: Workload>(
         let clients: Vec<usize> = (w..n_clients).step_by(threads).collect();
         let pace = match &spec.rate {
             Some(profile) => WorkerPace::Open(Timetable::new(
-                t0,
+                spawned_at,
                 profile.clone(),
                 cfg.lane.split(w as u64, threads as u64),
                 spec.n_requests,
-                deadline,
+                None,
             )),
             None => WorkerPace::Closed {
                 wait: cfg.wait,
@@ -308,7 +307,7 @@ pub fn run_step<W: Workload>(
                         watchdog: timer::Watchdog::new(clients.len()),
                         progress,
                         index: w,
-                        deadline,
+                        deadline: None,
                         pace,
                         draw,
                         to_coordinator,
