@@ -321,6 +321,27 @@ mod tests {
         assert_eq!(o.output_path, Some("hakaru-result.csv".into()));
     }
 
+    /// A find-max on PostgreSQL took 100 connections by default, PostgreSQL's own
+    /// default `max_connections`: its probes failed with too many connections. A
+    /// SQL URL's default is 64; HTTP keeps 100.
+    #[test]
+    fn find_max_on_a_sql_url_stays_under_the_server_s_default_connections() {
+        let clients = |url: &str| {
+            let Command::Ramp(a) =
+                parse(&["hakaru", "ramp", "--find-max", "--slo", "p99<10ms", url])
+            else {
+                panic!("ramp")
+            };
+            match a.options(vec![]).load {
+                Load::Rates { clients, .. } => clients,
+                other => panic!("{other:?}"),
+            }
+        };
+        assert_eq!(clients("postgres://u@127.0.0.1/db"), 64);
+        assert_eq!(clients("mysql://u@127.0.0.1/db"), 64);
+        assert_eq!(clients("http://127.0.0.1/"), 100);
+    }
+
     #[test]
     fn the_demo_defaults_pass_the_checks() {
         let Command::Demo(a) = parse(&["hakaru", "demo"]) else {

@@ -27,7 +27,8 @@ pub struct RampArgs {
     /// Clients in the last step, always measured (1 to 10 by 4 is 1, 5, 9, 10).
     /// With --rate: the connections each step may use
     /// (--find-max: the connections every probe may use); with --until-saturated, the
-    /// hard cap [default: 1; 100 with --find-max; 128 with --until-saturated].
+    /// hard cap [default: 1; 100 with --find-max, 64 for a SQL URL; 128 with
+    /// --until-saturated].
     #[arg(help_heading = "Load model", long, value_name = "N")]
     pub end_n_clients: Option<usize>,
 
@@ -94,6 +95,16 @@ pub struct RampArgs {
 }
 
 impl RampArgs {
+    /// `--find-max`'s connections when `--end-n-clients` does not say.
+    fn find_max_connections(&self) -> usize {
+        let url = self.request.url.iter().cloned().collect::<Vec<_>>();
+        if crate::result::answers::all_sql(&url) {
+            crate::spec::find_max::DEFAULT_SQL_CONNECTIONS
+        } else {
+            crate::spec::find_max::DEFAULT_CONNECTIONS
+        }
+    }
+
     /// The plain options these flags say.
     pub fn options(&self, command_line: Vec<String>) -> RunOptions {
         let load = match &self.rate {
@@ -104,9 +115,7 @@ impl RampArgs {
             },
             None if self.find_max.find_max => Load::Rates {
                 rates: self.find_max.start_rate(self.duration).to_string(),
-                clients: self
-                    .end_n_clients
-                    .unwrap_or(crate::spec::find_max::DEFAULT_CONNECTIONS),
+                clients: self.end_n_clients.unwrap_or(self.find_max_connections()),
                 duration: self.duration,
             },
             None => Load::Clients {

@@ -23,6 +23,10 @@ pub const SAMPLE_SLACK: f64 = 1.2;
 /// Connections (`--end-n-clients`) a search uses when none are given: requests in
 /// flight at once are at most this many, so the rate × response time must stay below it.
 pub const DEFAULT_CONNECTIONS: usize = 100;
+/// The same for a SQL target: each connection is a server session, and 100 meet
+/// PostgreSQL's default `max_connections` (100, three kept for superusers) before
+/// any other limit; 64 leave room under it and under MariaDB's 151.
+pub const DEFAULT_SQL_CONNECTIONS: usize = 64;
 
 /// What the search is asked to do.
 #[derive(Debug, Clone)]
