@@ -484,17 +484,13 @@ fn log_in_first<W: Workload>(
     stop_rx: &mut watch::Receiver<bool>,
 ) -> sql::LoggedIn {
     let targets = worker.workload.targets();
-    let none = || sql::LoggedIn {
-        slots: Vec::new(),
-        took: Vec::new(),
-    };
     if !worker.cfg.keep_alive || !targets.iter().any(|t| t.proto.is_sql()) {
-        return none();
+        return sql::LoggedIn::default();
     }
     rt.block_on(async {
         tokio::select! {
             logged_in = sql::log_in_all(targets, clients, limit) => logged_in,
-            _ = stop_rx.wait_for(|s| *s) => none(),
+            _ = stop_rx.wait_for(|s| *s) => sql::LoggedIn::default(),
         }
     })
 }

@@ -399,7 +399,8 @@ fn sample<W: Workload>(w: &Worker<W>, label: Option<u16>, sent: Instant, outcome
 
 /// A worker's clients' SQL connections, logged in before the step's clock starts:
 /// for each client (by its rank on the worker), a slot per target (`None` where the
-/// target is not SQL); and how long each login took.
+/// target is not SQL); and how long each login took. None at all: the default.
+#[derive(Default)]
 pub(super) struct LoggedIn {
     pub slots: Vec<Vec<Option<Box<SqlSlot>>>>,
     pub took: Vec<Duration>,
@@ -415,7 +416,7 @@ pub(super) struct LoggedIn {
 /// A login that fails, or is not done within `limit` (the request timeout), is
 /// left for the client's first transaction to count, as its error or its timeout.
 pub(super) async fn log_in_all(targets: &[Target], clients: usize, limit: Duration) -> LoggedIn {
-    let one = |_client: usize| async move {
+    let one = || async move {
         let mut took = Vec::new();
         let mut slots = Vec::with_capacity(targets.len());
         for Target { proto, .. } in targets {
@@ -437,7 +438,7 @@ pub(super) async fn log_in_all(targets: &[Target], clients: usize, limit: Durati
         }
         (slots, took)
     };
-    let all = futures_util::future::join_all((0..clients).map(one)).await;
+    let all = futures_util::future::join_all((0..clients).map(|_| one())).await;
     let mut logged_in = LoggedIn {
         slots: Vec::with_capacity(clients),
         took: Vec::new(),
