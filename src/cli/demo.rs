@@ -126,8 +126,27 @@ impl ChildTarget {
     }
 }
 
+/// How long a target has to exit on SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
 impl Drop for ChildTarget {
+    /// SIGTERM first: the target then removes its SQLite file, which a SIGKILL left
+    /// in the temp folder (300 MB after each `demo --bulk`). SIGKILL if it is still
+    /// there after [`STOP_GRACE`].
     fn drop(&mut self) {
+        let pid = i32::try_from(self.child.id())
+            .ok()
+            .and_then(rustix::process::Pid::from_raw);
+        let termed = pid.is_some_and(|pid| {
+            rustix::process::kill_process(pid, rustix::process::Signal::TERM).is_ok()
+        });
+        let until = std::time::Instant::now() + STOP_GRACE;
+        while termed && std::time::Instant::now() < until {
+            if !matches!(self.child.try_wait(), Ok(None)) {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -1,19 +1,47 @@
 //! `hakaru demo`: the README's first command, end to end (shorter steps here).
 
+use std::path::Path;
+use std::process::Output;
+
 use crate::util::*;
+
+/// `hakaru demo` with `args`, its targets' temporary files in `tmp`.
+fn demo(tmp: &Path, args: &[&str]) -> Output {
+    std::fs::create_dir_all(tmp).unwrap();
+    hakaru()
+        .env("TMPDIR", tmp)
+        .arg("demo")
+        .args(args)
+        .output()
+        .expect("hakaru runs")
+}
+
+/// Regression: the demo SIGKILLed the targets it started, which left their SQLite
+/// files in the temp folder (300 MB after each `demo --bulk`).
+fn assert_nothing_left(tmp: &Path) {
+    let left: Vec<_> = std::fs::read_dir(tmp)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left in the temp folder: {left:?}");
+}
 
 #[test]
 fn demo_runs_the_tutorial_against_the_search_target() {
     let dir = TempDir::new("demo");
     let out_dir = dir.path("out");
-    let out = ok(&run(&[
-        "demo",
-        "--duration=0.7",
-        "--interval=0",
-        "--end-n-clients=4",
-        "--documents=2000",
-        &format!("--output-dir={}", out_dir.display()),
-    ]));
+    let tmp = dir.path("tmp");
+    let out = ok(&demo(
+        &tmp,
+        &[
+            "--duration=0.7",
+            "--interval=0",
+            "--end-n-clients=4",
+            "--documents=2000",
+            &format!("--output-dir={}", out_dir.display()),
+        ],
+    ));
+    assert_nothing_left(&tmp);
     assert!(out.contains("Peak:"), "{out}");
     // Regression: the summary said "at 1 clients" whenever the peak was the first step.
     assert!(out.contains(" ms at 1 client, "), "{out}");
@@ -64,14 +92,18 @@ fn demo_runs_the_tutorial_against_the_search_target() {
 fn demo_bulk_runs_the_write_experiment_against_the_document_store() {
     let dir = TempDir::new("demo-bulk");
     let out_dir = dir.path("out");
-    let out = ok(&run(&[
-        "demo",
-        "--bulk",
-        "--duration=0.3",
-        "--batch-sizes=10,50",
-        "--writers=1,2",
-        &format!("--output-dir={}", out_dir.display()),
-    ]));
+    let tmp = dir.path("tmp");
+    let out = ok(&demo(
+        &tmp,
+        &[
+            "--bulk",
+            "--duration=0.3",
+            "--batch-sizes=10,50",
+            "--writers=1,2",
+            &format!("--output-dir={}", out_dir.display()),
+        ],
+    ));
+    assert_nothing_left(&tmp);
     for label in ["bulk ", "single ", "batch=ok ", "full commit "] {
         assert!(out.lines().any(|l| l.starts_with(label)), "{label}: {out}");
     }
@@ -108,12 +140,16 @@ fn demo_cache_measures_sekka_s_three_states() {
     let out_dir = dir.path("out");
     let keys = 200u64;
     let started = std::time::Instant::now();
-    let out = ok(&run(&[
-        "demo",
-        "--cache",
-        &format!("--keys={keys}"),
-        &format!("--output-dir={}", out_dir.display()),
-    ]));
+    let tmp = dir.path("tmp");
+    let out = ok(&demo(
+        &tmp,
+        &[
+            "--cache",
+            &format!("--keys={keys}"),
+            &format!("--output-dir={}", out_dir.display()),
+        ],
+    ));
+    assert_nothing_left(&tmp);
     assert!(started.elapsed() < std::time::Duration::from_secs(40));
     let v = read_json(&out_dir.join("cache.json"));
     let steps = v["steps"].as_array().unwrap();

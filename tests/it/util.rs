@@ -193,7 +193,10 @@ pub fn have(program: &str) -> bool {
 /// the port is the one it prints when it listens.
 pub fn hakaru_serve(args: &[&str], name: &str) -> Server {
     use std::io::{BufRead, BufReader};
+    // Its SQLite files go in its folder: a SIGKILL (`Server`'s drop) leaves them.
+    let dir = TempDir::new(name);
     let mut child = hakaru()
+        .env("TMPDIR", &dir.0)
         .arg("serve")
         .args(args)
         .args(["--bind", "127.0.0.1:0"])
@@ -210,11 +213,7 @@ pub fn hakaru_serve(args: &[&str], name: &str) -> Server {
         .rsplit_once(':')
         .and_then(|(_, p)| p.parse().ok())
         .unwrap_or_else(|| panic!("no address in {line:?}"));
-    Server {
-        child,
-        port,
-        dir: TempDir::new(name),
-    }
+    Server { child, port, dir }
 }
 
 /// A child process we started, killed by its PID when dropped.
