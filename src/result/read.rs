@@ -572,12 +572,38 @@ mod tests {
         assert_eq!(s.points[0].probes["cache_hit_rate"], 0.5);
     }
 
-    fn write(name: &str, text: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("hakaru-read-{}", std::process::id()));
+    /// A test's file in a folder of its own, both removed when dropped (the folders
+    /// were left behind, one a test run).
+    struct TempFile(PathBuf);
+
+    impl std::ops::Deref for TempFile {
+        type Target = Path;
+        fn deref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl AsRef<Path> for TempFile {
+        fn as_ref(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempFile {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+            if let Some(dir) = self.0.parent() {
+                let _ = std::fs::remove_dir(dir);
+            }
+        }
+    }
+
+    fn write(name: &str, text: &str) -> TempFile {
+        let dir = std::env::temp_dir().join(format!("hakaru-read-{}-{name}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let p = dir.join(name);
         std::fs::write(&p, text).unwrap();
-        p
+        TempFile(p)
     }
 
     #[test]

@@ -605,6 +605,7 @@ mix                  1.0s      2.0s      400.2        0%     428 µs    5.17 ms
         .collect();
     assert_eq!(warnings.len(), 1, "{}", out.stdout);
     assert!(warnings[0].contains("interrupted"), "{}", out.stdout);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A real `hakaru pgbench -o` against PostgreSQL, reported back from its JSON and
