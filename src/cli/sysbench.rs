@@ -62,6 +62,13 @@ pub struct SysbenchArgs {
 
 pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
     let plan = parse(&a.args)?;
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    if plan.command == SbCommand::Version {
+        println!("sysbench 1.0.20 (hakaru {})", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
     if plan.command == SbCommand::Help {
         let mut cmd = super::help::command();
         let help = cmd

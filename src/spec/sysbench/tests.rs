@@ -147,3 +147,77 @@ fn a_transaction_s_limit_is_the_drop_in_s_unless_timeout_says() {
     assert_eq!(p.timeout, Duration::from_millis(1500));
     assert!(err("oltp_point_select --timeout=soon run").starts_with("--timeout=soon: "));
 }
+
+/// Bug: sysbench 1.0.20's deprecated spellings (`--num-threads`, `--max-time`,
+/// `--max-requests`, `--tx-rate`, `--test=NAME`), which it runs with a warning,
+/// were refused as unknown options.
+#[test]
+fn sysbench_s_deprecated_spellings_are_taken_with_its_warnings() {
+    let p = parse(&args(
+        "--test=oltp_read_only --num-threads=4 --max-time=3 --max-requests=50 --tx-rate=20 run",
+    ))
+    .unwrap();
+    assert_eq!(p.oltp.test, Test::ReadOnly);
+    assert_eq!(p.oltp.threads, 4);
+    assert_eq!(
+        (p.time, p.events, p.rate),
+        (Some(Duration::from_secs(3)), Some(50), Some(20.0))
+    );
+    assert_eq!(
+        p.warnings,
+        [
+            "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.",
+            "WARNING: --num-threads is deprecated, use --threads instead",
+            "WARNING: --max-time is deprecated, use --time instead",
+            "WARNING: --max-requests is deprecated, use --events instead",
+            "WARNING: --tx-rate is deprecated, use --rate instead",
+        ]
+    );
+    assert!(parse(&args("oltp_read_only run"))
+        .unwrap()
+        .warnings
+        .is_empty());
+}
+
+/// Bug: sysbench's general options with nothing to change here (`--forced-shutdown`,
+/// `--thread-stack-size`, `--debug`, a bare `--db-debug`, the MySQL driver's
+/// switches when off) were refused; the ones hakaru does not do now say why.
+#[test]
+fn sysbench_s_inert_options_are_taken_and_the_ones_not_done_say_why() {
+    let p = parse(&args(
+        "oltp_read_write --forced-shutdown=off --thread-stack-size=64K --debug --validate=off \
+         --db-debug --verbosity=3 --mysql-ssl=off --mysql-compression=off --mysql-dry-run=off \
+         --mysql-debug=off run",
+    ));
+    assert!(p.is_ok(), "{p:?}");
+    assert!(err("oltp_read_write --mysql-dry-run=on run").contains("--mysql-dry-run=on: not done"));
+    assert!(err("oltp_read_write --mysql-socket=/tmp/s run").contains("TCP only"));
+    assert!(err("oltp_read_write --report-checkpoints=5 run").contains("not done"));
+    assert!(err("oltp_read_write --config-file=x run").contains("command line"));
+}
+
+/// Bug: `--mysql-storage-engine` (oltp_common's option) was refused.
+#[test]
+fn mysql_storage_engine_names_the_tables_engine() {
+    let p = parse(&args(
+        "oltp_read_write --mysql-storage-engine=myisam prepare",
+    ))
+    .unwrap();
+    assert_eq!(p.oltp.engine, "myisam");
+    let create = &crate::sql::sysbench::ddl::prepare(&p.oltp)[0].create;
+    assert!(create.ends_with("/*! ENGINE = myisam */"), "{create}");
+    assert_eq!(
+        parse(&args("oltp_read_write run")).unwrap().oltp.engine,
+        "innodb"
+    );
+    assert!(err("oltp_read_write --mysql-storage-engine=x;y run").contains("storage engine"));
+}
+
+/// Bug: `hakaru sysbench --version` said "no command" where sysbench prints its version.
+#[test]
+fn version_is_a_command_as_in_sysbench() {
+    assert_eq!(
+        parse(&args("--version")).unwrap().command,
+        SbCommand::Version
+    );
+}
