@@ -13,6 +13,7 @@ pub fn header(plan: &SysbenchPlan) -> SysbenchFigures {
     SysbenchFigures {
         threads: u64::from(plan.oltp.threads),
         rate: plan.rate,
+        report_interval_s: plan.report_interval.map(|d| d.as_secs()),
         seed: plan.seed,
         ..SysbenchFigures::default()
     }
@@ -55,6 +56,7 @@ pub fn of(plan: &SysbenchPlan, step: &StepResult) -> SysbenchFigures {
     SysbenchFigures {
         threads: u64::from(plan.oltp.threads),
         rate: plan.rate,
+        report_interval_s: plan.report_interval.map(|d| d.as_secs()),
         seed: plan.seed,
         reads: op(READ),
         writes: op(WRITE),
