@@ -143,6 +143,7 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     };
     thresholds.check(false)?;
     super::finish::check_outputs(plan.output.as_deref(), &thresholds, &[], &[])?;
+    admin::check_tables(plan)?;
     let seed = plan.seed.unwrap_or_else(clock_seed);
     let ready = run_options(plan, seed, command_line)?.build()?;
     let csv_to_stdout = super::args::is_stdout(plan.output.as_deref());

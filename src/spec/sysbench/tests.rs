@@ -65,7 +65,7 @@ fn bad_options_are_refused_by_name() {
     assert!(err("oltp_read_write --time=0 run").contains("never end"));
     assert!(err("oltp_read_write").contains("no command"));
     assert!(err("tpcc run").contains("not one of sysbench's tests"));
-    assert!(err("select_random_points --tables=2 run").contains("sbtest1 alone"));
+    assert!(err("select_random_points --tables=2 cleanup").contains("--tables=1 alone"));
     assert!(err("oltp_read_write --skip-trx=maybe run").contains("on or off"));
     assert!(err("oltp_read_write --tables run").contains("needs a value"));
     assert!(err("oltp_read_write --mysql-ignore-errors=12x run").contains("12x"));
@@ -220,4 +220,17 @@ fn version_is_a_command_as_in_sysbench() {
         parse(&args("--version")).unwrap().command,
         SbCommand::Version
     );
+}
+
+/// Bug: `select_random_points --tables=2 prepare` and `run` were refused, where
+/// sysbench prepares two tables and runs on sbtest1 (only its cleanup refuses).
+#[test]
+fn select_random_tests_take_more_tables_but_for_cleanup_as_sysbench_does() {
+    for cmd in ["prepare", "run"] {
+        let p = parse(&args(&format!("select_random_ranges --tables=3 {cmd}"))).unwrap();
+        assert_eq!(p.oltp.tables, 3);
+        assert_eq!(crate::sql::sysbench::ddl::prepare(&p.oltp).len(), 3);
+        assert_eq!(crate::sql::sysbench::ddl::run_table_count(&p.oltp), 1);
+    }
+    assert!(err("select_random_points --tables=3 cleanup").contains("cleanup takes --tables=1"));
 }

@@ -35,6 +35,16 @@ pub fn table_count(o: &OltpOptions) -> u32 {
     }
 }
 
+/// The tables a test's `run` works on: `select_random_*` on `sbtest1` alone, whatever
+/// `--tables` prepared.
+pub fn run_table_count(o: &OltpOptions) -> u32 {
+    if o.test.one_table() {
+        1
+    } else {
+        table_count(o)
+    }
+}
+
 /// `prepare`'s tables, in order.
 pub fn prepare(o: &OltpOptions) -> Vec<TablePrep> {
     (1..=table_count(o)).map(|t| table(o, t)).collect()
