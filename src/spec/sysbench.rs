@@ -252,7 +252,7 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
 }
 
 fn parse_test(w: &str) -> Result<Test, SysbenchError> {
-    if let Some(t) = Test::parse(w) {
+    if let Some(t) = Test::parse(w).or_else(|| installed_script(w)) {
         return Ok(t);
     }
     if w.ends_with(".lua") || w.contains('/') || std::path::Path::new(w).is_file() {
@@ -267,6 +267,18 @@ fn parse_test(w: &str) -> Result<Test, SysbenchError> {
         "{w}: not one of sysbench's tests ({})",
         names.join(", ")
     )))
+}
+
+/// A built-in test named by the path sysbench installs its script at
+/// (`/usr/share/sysbench/oltp_read_write.lua`, `/usr/local/share/…`), as old
+/// command lines name it; a script anywhere else may be one's own.
+fn installed_script(w: &str) -> Option<Test> {
+    let path = std::path::Path::new(w);
+    let dir = path.parent()?;
+    if !dir.ends_with("share/sysbench") || path.extension()? != "lua" {
+        return None;
+    }
+    Test::parse(path.file_stem()?.to_str()?)
 }
 
 /// The connection of `--db-driver`'s database.

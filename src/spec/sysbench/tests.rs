@@ -234,3 +234,27 @@ fn select_random_tests_take_more_tables_but_for_cleanup_as_sysbench_does() {
     }
     assert!(err("select_random_points --tables=3 cleanup").contains("cleanup takes --tables=1"));
 }
+
+/// Bug: sysbench's own scripts by the path it installs them at
+/// (`sysbench /usr/share/sysbench/oltp_read_write.lua … run`, as older guides write
+/// it) were refused as a Lua script of one's own.
+#[test]
+fn sysbench_s_installed_scripts_by_path_are_its_built_in_tests() {
+    for path in [
+        "/usr/share/sysbench/oltp_read_write.lua",
+        "/usr/local/share/sysbench/oltp_read_write.lua",
+    ] {
+        let p = parse(&args(&format!("{path} run"))).unwrap();
+        assert_eq!(p.oltp.test, Test::ReadWrite, "{path}");
+    }
+    for own in [
+        "./oltp_read_write.lua",
+        "/home/me/oltp_read_write.lua",
+        "/usr/share/sysbench/tpcc.lua",
+    ] {
+        assert!(
+            err(&format!("{own} run")).contains("not a Lua script"),
+            "{own}"
+        );
+    }
+}
