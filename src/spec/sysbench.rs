@@ -149,7 +149,7 @@ impl Given {
 const OWN_WITH_VALUE: [&str; 5] = ["-o", "--output", "--threshold", "--junit", "--timeout"];
 
 /// sysbench 1.0's deprecated spellings of its general options: taken, with its
-/// warning.
+/// warning (in this order, as it checks them).
 const ALIASES: [(&str, &str); 4] = [
     ("num-threads", "threads"),
     ("max-requests", "events"),
@@ -164,6 +164,7 @@ type Split = (Given, Vec<String>, Vec<String>);
 /// becomes its new name (`--test=NAME` the test's positional) with sysbench's warning.
 fn split(args: &[String]) -> Result<Split, SysbenchError> {
     let (mut opts, mut positional, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let mut aliased = [false; ALIASES.len()];
     let mut words = args.iter();
     while let Some(w) = words.next() {
         if w == "--help" || w == "-h" {
@@ -203,16 +204,24 @@ fn split(args: &[String]) -> Result<Split, SysbenchError> {
             positional.insert(0, test.clone());
             continue;
         }
-        let name = match ALIASES.iter().find(|(old, _)| *old == name) {
-            Some((old, new)) => {
-                warnings.push(format!(
-                    "WARNING: --{old} is deprecated, use --{new} instead"
-                ));
-                new.to_string()
+        let name = match ALIASES.iter().position(|(old, _)| *old == name) {
+            Some(i) => {
+                aliased[i] = true;
+                ALIASES[i].1.to_string()
             }
             None => name,
         };
         opts.push((name, value, false));
+    }
+    // Once each, in sysbench's order.
+    for (old, new) in ALIASES
+        .iter()
+        .zip(aliased)
+        .filter_map(|(a, on)| on.then_some(a))
+    {
+        warnings.push(format!(
+            "WARNING: --{old} is deprecated, use --{new} instead"
+        ));
     }
     Ok((Given { opts }, positional, warnings))
 }
@@ -243,6 +252,8 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
                 )))
             }
             (None, None) => test = Some(parse_test(w)?),
+            // `--test=NAME` beside the same NAME, as sysbench takes it.
+            (None, Some(t)) if parse_test(w)? == *t => {}
             (None, Some(_)) => return Err(bad(format!("{w}: one test only"))),
         }
     }

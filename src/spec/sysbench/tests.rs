@@ -149,12 +149,12 @@ fn a_transaction_s_limit_is_the_drop_in_s_unless_timeout_says() {
 }
 
 /// Bug: sysbench 1.0.20's deprecated spellings (`--num-threads`, `--max-time`,
-/// `--max-requests`, `--tx-rate`, `--test=NAME`), which it runs with a warning,
-/// were refused as unknown options.
+/// `--max-requests`, `--tx-rate`, `--test=NAME`), which it runs with a warning
+/// (once each, in its own order), were refused as unknown options.
 #[test]
 fn sysbench_s_deprecated_spellings_are_taken_with_its_warnings() {
     let p = parse(&args(
-        "--test=oltp_read_only --num-threads=4 --max-time=3 --max-requests=50 --tx-rate=20 run",
+        "--test=oltp_read_only --tx-rate=20 --num-threads=4 --max-time=3 --max-requests=50 --num-threads=4 run",
     ))
     .unwrap();
     assert_eq!(p.oltp.test, Test::ReadOnly);
@@ -168,8 +168,8 @@ fn sysbench_s_deprecated_spellings_are_taken_with_its_warnings() {
         [
             "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.",
             "WARNING: --num-threads is deprecated, use --threads instead",
-            "WARNING: --max-time is deprecated, use --time instead",
             "WARNING: --max-requests is deprecated, use --events instead",
+            "WARNING: --max-time is deprecated, use --time instead",
             "WARNING: --tx-rate is deprecated, use --rate instead",
         ]
     );
