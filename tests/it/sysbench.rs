@@ -203,7 +203,7 @@ fn point_select_runs_prepared_and_plain() {
         assert_eq!(after - before - 3, 300, "{mode}: {report}");
         let log = pg.log();
         let prepared = log
-            .matches("execute sb_point_1: SELECT c FROM sbtest1 WHERE id=$1")
+            .matches("execute sb_point_1: SELECT c FROM sbtest1 WHERE id=$1::bigint")
             .count();
         let plain = log
             .matches("statement: SELECT c FROM sbtest1 WHERE id=")
