@@ -23,7 +23,7 @@ mod interval;
 
 /// What `hakaru sysbench --help` says above the examples.
 const LONG_ABOUT: &str = "\
-sysbench's own words: `[options] TESTNAME prepare|run|cleanup`.
+sysbench's own words: `[options] TESTNAME prepare|prewarm|run|cleanup`.
 
 Tests: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select,
 oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete,
@@ -91,6 +91,10 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
         SbCommand::Cleanup => {
             println!("{version}");
             admin::cleanup(&plan).map(|()| 0)
+        }
+        SbCommand::Prewarm => {
+            println!("{version}");
+            admin::prewarm(&plan).map(|()| 0)
         }
         _ => load(&plan, command_line),
     }

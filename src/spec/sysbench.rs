@@ -37,6 +37,8 @@ pub enum SbCommand {
     Prepare,
     Run,
     Cleanup,
+    /// The tables read into the server's caches (MySQL only, as in sysbench).
+    Prewarm,
     Help,
     /// `--version`: sysbench's version line.
     Version,
@@ -237,11 +239,7 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
             "cleanup" => Some(SbCommand::Cleanup),
             "help" => Some(SbCommand::Help),
             "version" => Some(SbCommand::Version),
-            "prewarm" => {
-                return Err(bad(
-                    "prewarm: not done by hakaru sysbench (MySQL-only in sysbench); a --warmup-time=N run warms the server's caches",
-                ))
-            }
+            "prewarm" => Some(SbCommand::Prewarm),
             _ => None,
         };
         match (c, &test) {
@@ -525,6 +523,12 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     };
     let conn = connection(&mut g, driver, dialect)?;
     let mut oltp = oltp(&mut g, test, dialect)?;
+    if command == SbCommand::Prewarm && (dialect == Dialect::Postgres || test == Test::BulkInsert) {
+        return Err(bad(format!(
+            "prewarm: MySQL's OLTP tables only, as in sysbench (not {} with --db-driver={driver}); a --warmup-time=N run warms the server's caches",
+            test.name()
+        )));
+    }
     // sysbench prepares and runs select_random_* whatever --tables says (its run
     // reads sbtest1 alone); its cleanup refuses.
     if command == SbCommand::Cleanup && test.one_table() && oltp.tables != 1 {

@@ -258,3 +258,12 @@ fn sysbench_s_installed_scripts_by_path_are_its_built_in_tests() {
         );
     }
 }
+
+/// Bug: `prewarm`, which sysbench runs on MySQL, was refused.
+#[test]
+fn prewarm_is_mysql_s_as_in_sysbench() {
+    let p = parse(&args("oltp_read_write --tables=2 prewarm")).unwrap();
+    assert_eq!(p.command, SbCommand::Prewarm);
+    assert!(err("oltp_read_write --db-driver=pgsql prewarm").contains("MySQL's OLTP tables only"));
+    assert!(err("bulk_insert prewarm").contains("MySQL's OLTP tables only"));
+}
