@@ -38,9 +38,12 @@ Options, as sysbench spells them (--name=value; a bare --flag is on):
 --rand-pareto-h, --rand-zipfian-exp, --rand-seed), --db-ps-mode=auto|disable,
 --tables, --table-size, --range-size, --point-selects, --simple-ranges,
 --sum-ranges, --order-ranges, --distinct-ranges, --index-updates,
---non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
---random-points, --number-of-ranges, --delta. hakaru's own: -o FILE (the result,
-CSV and JSON), --threshold EXPR (repeatable), --junit FILE, --timeout=DURATION (a
+--non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc,
+--secondary, --create-secondary, --random-points, --number-of-ranges, --delta,
+--mysql-storage-engine; sysbench 1.0's deprecated --num-threads, --max-time,
+--max-requests, --tx-rate and --test=TESTNAME (with its warnings). prewarm:
+MySQL only, as in sysbench. hakaru's own: -o FILE (the result, CSV and JSON),
+--threshold EXPR (repeatable), --junit FILE, --timeout=DURATION (a
 transaction's limit, counted a timeout; sysbench has none, default 60s).
 
 A Lua script of one's own is not run: write the workload in pgbench's script
