@@ -160,13 +160,16 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     let mut observers = Fanout::new().with(console);
     if let Some(every) = plan.report_interval {
         let o = &plan.oltp;
-        observers = observers.with(interval::Intervals::new(
-            every,
-            u64::from(o.threads),
-            plan.percentile,
-            o.per_event(),
-            human,
-        ));
+        observers = observers.with(
+            interval::Intervals::new(
+                every,
+                u64::from(o.threads),
+                plan.percentile,
+                o.per_event(),
+                human,
+            )
+            .limits(plan.time, plan.events),
+        );
     }
     let mut run =
         thresholds.run_workload(&ready.run, &ready.workload, &ready.engine, &mut observers)?;

@@ -226,6 +226,36 @@ fn point_select_runs_prepared_and_plain() {
     assert!(figure(&report, "transactions:") > 0, "{report}");
 }
 
+/// Bug: `--report-interval=1 --time=2` printed one line, `--time=1` none: the
+/// engine's last progress report comes before the run's end, where sysbench's
+/// timer prints the last interval's line; and the header did not say the interval.
+#[test]
+fn the_last_report_interval_s_line_comes_as_in_sysbench() {
+    let Some(pg) = server() else { return };
+    sysbench(&pg, "oltp_point_select --table-size=100 prepare");
+    for extra in ["", " --rate=200"] {
+        let out = sysbench(
+            &pg,
+            &format!("oltp_point_select --table-size=100 --report-interval=1 --time=2{extra} run"),
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains("Report intermediate results every 1 second(s)\n"),
+            "{text}"
+        );
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("[ ")).collect();
+        assert_eq!(lines.len(), 2, "{extra}: {text}");
+        assert!(lines[1].starts_with("[ 2s ] thds: 1 tps: "), "{text}");
+    }
+    // A run that ends by --events before the interval: no line, as in sysbench.
+    let out = sysbench(
+        &pg,
+        "oltp_point_select --table-size=100 --report-interval=5 --events=50 --time=0 run",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.lines().any(|l| l.starts_with("[ ")), "{text}");
+}
+
 /// Debian's sysbench beside hakaru's on the same server: its tables are hakaru's
 /// row for row, and each runs on the other's tables with the same query counts.
 #[test]
