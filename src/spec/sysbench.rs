@@ -477,7 +477,13 @@ fn inert(g: &mut Given) -> Result<(), SysbenchError> {
         "mysql-dry-run",
     ] {
         if g.flag(name, false)? {
-            return Err(bad(format!("--{name}=on: not done by hakaru sysbench")));
+            let tls = match name {
+                "mysql-ssl" => "; hakaru run mysql://…?ssl-mode=required speaks TLS",
+                _ => "",
+            };
+            return Err(bad(format!(
+                "--{name}=on: not done by hakaru sysbench{tls}"
+            )));
         }
     }
     for (name, why) in NOT_DONE {

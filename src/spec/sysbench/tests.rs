@@ -191,6 +191,7 @@ fn sysbench_s_inert_options_are_taken_and_the_ones_not_done_say_why() {
     ));
     assert!(p.is_ok(), "{p:?}");
     assert!(err("oltp_read_write --mysql-dry-run=on run").contains("--mysql-dry-run=on: not done"));
+    assert!(err("oltp_read_write --mysql-ssl run").contains("ssl-mode=required"));
     assert!(err("oltp_read_write --mysql-socket=/tmp/s run").contains("TCP only"));
     assert!(err("oltp_read_write --report-checkpoints=5 run").contains("not done"));
     assert!(err("oltp_read_write --config-file=x run").contains("command line"));
