@@ -23,7 +23,7 @@ mod interval;
 
 /// What `hakaru sysbench --help` says above the examples.
 const LONG_ABOUT: &str = "\
-sysbench's own words: `[options] TESTNAME prepare|run|cleanup`.
+sysbench's own words: `[options] TESTNAME prepare|prewarm|run|cleanup`.
 
 Tests: oltp_read_write, oltp_read_only, oltp_write_only, oltp_point_select,
 oltp_update_index, oltp_update_non_index, oltp_insert, oltp_delete,
@@ -38,9 +38,12 @@ Options, as sysbench spells them (--name=value; a bare --flag is on):
 --rand-pareto-h, --rand-zipfian-exp, --rand-seed), --db-ps-mode=auto|disable,
 --tables, --table-size, --range-size, --point-selects, --simple-ranges,
 --sum-ranges, --order-ranges, --distinct-ranges, --index-updates,
---non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc, --secondary, --create-secondary,
---random-points, --number-of-ranges, --delta. hakaru's own: -o FILE (the result,
-CSV and JSON), --threshold EXPR (repeatable), --junit FILE, --timeout=DURATION (a
+--non-index-updates, --delete-inserts, --range-selects, --skip-trx, --auto-inc,
+--secondary, --create-secondary, --random-points, --number-of-ranges, --delta,
+--mysql-storage-engine; sysbench 1.0's deprecated --num-threads, --max-time,
+--max-requests, --tx-rate and --test=TESTNAME (with its warnings). prewarm:
+MySQL only, as in sysbench. hakaru's own: -o FILE (the result, CSV and JSON),
+--threshold EXPR (repeatable), --junit FILE, --timeout=DURATION (a
 transaction's limit, counted a timeout; sysbench has none, default 60s).
 
 A Lua script of one's own is not run: write the workload in pgbench's script
@@ -62,6 +65,13 @@ pub struct SysbenchArgs {
 
 pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
     let plan = parse(&a.args)?;
+    for w in &plan.warnings {
+        eprintln!("{w}");
+    }
+    if plan.command == SbCommand::Version {
+        println!("sysbench 1.0.20 (hakaru {})", env!("CARGO_PKG_VERSION"));
+        return Ok(0);
+    }
     if plan.command == SbCommand::Help {
         let mut cmd = super::help::command();
         let help = cmd
@@ -84,6 +94,10 @@ pub fn run(a: SysbenchArgs, command_line: Vec<String>) -> Result<i32> {
         SbCommand::Cleanup => {
             println!("{version}");
             admin::cleanup(&plan).map(|()| 0)
+        }
+        SbCommand::Prewarm => {
+            println!("{version}");
+            admin::prewarm(&plan).map(|()| 0)
         }
         _ => load(&plan, command_line),
     }
@@ -136,6 +150,7 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     };
     thresholds.check(false)?;
     super::finish::check_outputs(plan.output.as_deref(), &thresholds, &[], &[])?;
+    admin::check_tables(plan)?;
     let seed = plan.seed.unwrap_or_else(clock_seed);
     let ready = run_options(plan, seed, command_line)?.build()?;
     let csv_to_stdout = super::args::is_stdout(plan.output.as_deref());
@@ -145,13 +160,16 @@ fn load(plan: &SysbenchPlan, command_line: Vec<String>) -> Result<i32> {
     let mut observers = Fanout::new().with(console);
     if let Some(every) = plan.report_interval {
         let o = &plan.oltp;
-        observers = observers.with(interval::Intervals::new(
-            every,
-            u64::from(o.threads),
-            plan.percentile,
-            o.per_event(),
-            human,
-        ));
+        observers = observers.with(
+            interval::Intervals::new(
+                every,
+                u64::from(o.threads),
+                plan.percentile,
+                o.per_event(),
+                human,
+            )
+            .limits(plan.time, plan.events),
+        );
     }
     let mut run =
         thresholds.run_workload(&ready.run, &ready.workload, &ready.engine, &mut observers)?;

@@ -37,7 +37,11 @@ pub enum SbCommand {
     Prepare,
     Run,
     Cleanup,
+    /// The tables read into the server's caches (MySQL only, as in sysbench).
+    Prewarm,
     Help,
+    /// `--version`: sysbench's version line.
+    Version,
 }
 
 /// The database's address and login (`--pgsql-*` or `--mysql-*`).
@@ -91,6 +95,9 @@ pub struct SysbenchPlan {
     pub output: Option<PathBuf>,
     pub thresholds: Vec<Threshold>,
     pub junit: Option<PathBuf>,
+    /// sysbench's warnings for what it takes but deprecates (`--num-threads`,
+    /// `--test`), printed on stderr before anything runs.
+    pub warnings: Vec<String>,
 }
 
 /// The options as written: each `--name[=value]` once, marked when read.
@@ -143,14 +150,31 @@ impl Given {
 /// Words that are hakaru's own and take their value as the next word too.
 const OWN_WITH_VALUE: [&str; 5] = ["-o", "--output", "--threshold", "--junit", "--timeout"];
 
-/// Splits the words into options and the two positionals.
-fn split(args: &[String]) -> Result<(Given, Vec<String>), SysbenchError> {
-    let mut opts = Vec::new();
-    let mut positional = Vec::new();
+/// sysbench 1.0's deprecated spellings of its general options: taken, with its
+/// warning (in this order, as it checks them).
+const ALIASES: [(&str, &str); 4] = [
+    ("num-threads", "threads"),
+    ("max-requests", "events"),
+    ("max-time", "time"),
+    ("tx-rate", "rate"),
+];
+
+/// The words split: the options, the positionals, sysbench's warnings.
+type Split = (Given, Vec<String>, Vec<String>);
+
+/// Splits the words into options and the two positionals; a deprecated spelling
+/// becomes its new name (`--test=NAME` the test's positional) with sysbench's warning.
+fn split(args: &[String]) -> Result<Split, SysbenchError> {
+    let (mut opts, mut positional, mut warnings) = (Vec::new(), Vec::new(), Vec::new());
+    let mut aliased = [false; ALIASES.len()];
     let mut words = args.iter();
     while let Some(w) = words.next() {
         if w == "--help" || w == "-h" {
             positional.push("help".to_string());
+            continue;
+        }
+        if w == "--version" || w == "--version=on" {
+            positional.push("version".to_string());
             continue;
         }
         let Some(rest) = w
@@ -173,11 +197,35 @@ fn split(args: &[String]) -> Result<(Given, Vec<String>), SysbenchError> {
         let name = if name == "o" {
             "output".to_string()
         } else {
-            name
+            name.replace('_', "-")
         };
-        opts.push((name.replace('_', "-"), value, false));
+        if let (Some(test), "test") = (&value, name.as_str()) {
+            warnings.push(
+                "WARNING: the --test option is deprecated. You can pass a script name or path on the command line without any options.".into(),
+            );
+            positional.insert(0, test.clone());
+            continue;
+        }
+        let name = match ALIASES.iter().position(|(old, _)| *old == name) {
+            Some(i) => {
+                aliased[i] = true;
+                ALIASES[i].1.to_string()
+            }
+            None => name,
+        };
+        opts.push((name, value, false));
     }
-    Ok((Given { opts }, positional))
+    // Once each, in sysbench's order.
+    for (old, new) in ALIASES
+        .iter()
+        .zip(aliased)
+        .filter_map(|(a, on)| on.then_some(a))
+    {
+        warnings.push(format!(
+            "WARNING: --{old} is deprecated, use --{new} instead"
+        ));
+    }
+    Ok((Given { opts }, positional, warnings))
 }
 
 /// The test and the command from the positionals.
@@ -190,11 +238,8 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
             "run" => Some(SbCommand::Run),
             "cleanup" => Some(SbCommand::Cleanup),
             "help" => Some(SbCommand::Help),
-            "prewarm" => {
-                return Err(bad(
-                    "prewarm: not done by hakaru sysbench (MySQL-only in sysbench); a --warmup-time=N run warms the server's caches",
-                ))
-            }
+            "version" => Some(SbCommand::Version),
+            "prewarm" => Some(SbCommand::Prewarm),
             _ => None,
         };
         match (c, &test) {
@@ -205,6 +250,8 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
                 )))
             }
             (None, None) => test = Some(parse_test(w)?),
+            // `--test=NAME` beside the same NAME, as sysbench takes it.
+            (None, Some(t)) if parse_test(w)? == *t => {}
             (None, Some(_)) => return Err(bad(format!("{w}: one test only"))),
         }
     }
@@ -214,7 +261,7 @@ fn positionals(words: &[String]) -> Result<(Option<Test>, SbCommand), SysbenchEr
 }
 
 fn parse_test(w: &str) -> Result<Test, SysbenchError> {
-    if let Some(t) = Test::parse(w) {
+    if let Some(t) = Test::parse(w).or_else(|| installed_script(w)) {
         return Ok(t);
     }
     if w.ends_with(".lua") || w.contains('/') || std::path::Path::new(w).is_file() {
@@ -229,6 +276,18 @@ fn parse_test(w: &str) -> Result<Test, SysbenchError> {
         "{w}: not one of sysbench's tests ({})",
         names.join(", ")
     )))
+}
+
+/// A built-in test named by the path sysbench installs its script at
+/// (`/usr/share/sysbench/oltp_read_write.lua`, `/usr/local/share/…`), as old
+/// command lines name it; a script anywhere else may be one's own.
+fn installed_script(w: &str) -> Option<Test> {
+    let path = std::path::Path::new(w);
+    let dir = path.parent()?;
+    if !dir.ends_with("share/sysbench") || path.extension()? != "lua" {
+        return None;
+    }
+    Test::parse(path.file_stem()?.to_str()?)
 }
 
 /// The connection of `--db-driver`'s database.
@@ -342,8 +401,19 @@ fn oltp(g: &mut Given, test: Test, dialect: Dialect) -> Result<OltpOptions, Sysb
         delta: g.num("delta", d.delta)?,
         threads: g.num("threads", d.threads)?,
         rand: rand_spec(g)?,
+        engine: g.text("mysql-storage-engine")?.unwrap_or(d.engine),
         ..d
     };
+    if !o
+        .engine
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        return Err(bad(format!(
+            "--mysql-storage-engine={}: a storage engine's name (innodb, myisam, …)",
+            o.engine
+        )));
+    }
     if o.threads == 0 {
         return Err(bad("--threads=0: at least one thread"));
     }
@@ -353,19 +423,75 @@ fn oltp(g: &mut Given, test: Test, dialect: Dialect) -> Result<OltpOptions, Sysb
     if o.tables > 100_000 || o.range_size == 0 {
         return Err(bad("--tables is at most 100000, --range-size at least 1"));
     }
-    if test.one_table() && o.tables != 1 {
-        return Err(bad(format!(
-            "--tables={}: {} works on sbtest1 alone",
-            o.tables,
-            test.name()
-        )));
-    }
     if matches!(test, Test::RandomPoints | Test::RandomRanges)
         && (o.random_points == 0 || o.number_of_ranges == 0)
     {
         return Err(bad("--random-points and --number-of-ranges are at least 1"));
     }
     Ok(o)
+}
+
+/// sysbench's options that hakaru does not do, each with what to do instead.
+const NOT_DONE: [(&str, &str); 5] = [
+    (
+        "report-checkpoints",
+        "not done by hakaru sysbench; -o FILE keeps the run second by second (hakaru report FILE.json)",
+    ),
+    (
+        "config-file",
+        "not read by hakaru sysbench; give the options on the command line",
+    ),
+    (
+        "mysql-socket",
+        "hakaru connects over TCP only: give --mysql-host=127.0.0.1 (and --mysql-port)",
+    ),
+    (
+        "mysql-ssl-cipher",
+        "TLS is not done by hakaru sysbench; hakaru run mysql://…?ssl-mode=required does it",
+    ),
+    (
+        "pgsql-variant",
+        "not done by hakaru sysbench (PostgreSQL itself only)",
+    ),
+];
+
+/// sysbench's options with nothing to change here, taken as it takes them: logging,
+/// a thread's stack, `--forced-shutdown` (a run ends on time anyway: what is in
+/// flight then is counted apart, never waited for). The MySQL driver's switches
+/// only when off; the options hakaru does not do refused, each with why.
+fn inert(g: &mut Given) -> Result<(), SysbenchError> {
+    for name in [
+        "verbosity",
+        "db-debug",
+        "debug",
+        "validate",
+        "thread-stack-size",
+        "forced-shutdown",
+    ] {
+        let _ = g.take(name);
+    }
+    for name in [
+        "mysql-ssl",
+        "mysql-compression",
+        "mysql-debug",
+        "mysql-dry-run",
+    ] {
+        if g.flag(name, false)? {
+            let tls = match name {
+                "mysql-ssl" => "; hakaru run mysql://…?ssl-mode=required speaks TLS",
+                _ => "",
+            };
+            return Err(bad(format!(
+                "--{name}=on: not done by hakaru sysbench{tls}"
+            )));
+        }
+    }
+    for (name, why) in NOT_DONE {
+        if g.take(name).is_some() {
+            return Err(bad(format!("--{name}: {why}")));
+        }
+    }
+    Ok(())
 }
 
 /// `--mysql-ignore-errors`: sysbench's default list, `all`, `none` or codes.
@@ -384,7 +510,7 @@ fn ignore_errors(g: &mut Given, dialect: Dialect) -> Result<Ignore, SysbenchErro
 
 /// sysbench's command line, checked.
 pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
-    let (mut g, words) = split(args)?;
+    let (mut g, words, warnings) = split(args)?;
     let (test, command) = positionals(&words)?;
     let driver_text = g.text("db-driver")?.unwrap_or_else(|| "mysql".into());
     let (driver, dialect) = match driver_text.as_str() {
@@ -394,7 +520,7 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     };
     let test = match (test, command) {
         (Some(t), _) => t,
-        (None, SbCommand::Help) => Test::ReadWrite,
+        (None, SbCommand::Help | SbCommand::Version) => Test::ReadWrite,
         (None, _) => {
             return Err(bad(
                 "no test: name one, e.g. hakaru sysbench oltp_read_write … run",
@@ -403,6 +529,22 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     };
     let conn = connection(&mut g, driver, dialect)?;
     let mut oltp = oltp(&mut g, test, dialect)?;
+    if command == SbCommand::Prewarm && (dialect == Dialect::Postgres || test == Test::BulkInsert) {
+        return Err(bad(format!(
+            "prewarm: MySQL's OLTP tables only, as in sysbench (not {} with --db-driver={driver}); a --warmup-time=N run warms the server's caches",
+            test.name()
+        )));
+    }
+    // sysbench prepares and runs select_random_* whatever --tables says (its run
+    // reads sbtest1 alone); its cleanup refuses.
+    if command == SbCommand::Cleanup && test.one_table() && oltp.tables != 1 {
+        return Err(bad(format!(
+            "--tables={}: {}'s cleanup takes --tables=1 alone, as sysbench's does (its run reads sbtest1 only); clean up with oltp_read_write --tables={} cleanup",
+            oltp.tables,
+            test.name(),
+            oltp.tables
+        )));
+    }
     oltp.ignore = ignore_errors(&mut g, dialect)?;
     let time: u64 = g.num("time", 10)?;
     let events: u64 = g.num("events", 0)?;
@@ -427,9 +569,7 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
     let seed: u64 = g.num("rand-seed", 0)?;
     let histogram = g.flag("histogram", false)?;
     let report_interval: u64 = g.num("report-interval", 0)?;
-    // Accepted as sysbench takes them, with nothing to change here.
-    let _ = g.text("verbosity")?;
-    let _ = g.text("db-debug")?;
+    inert(&mut g)?;
     let timeout = match g.text("timeout")? {
         None => crate::spec::sql::DROP_IN_TIMEOUT,
         Some(t) => {
@@ -470,6 +610,7 @@ pub fn parse(args: &[String]) -> Result<SysbenchPlan, SysbenchError> {
         output,
         thresholds,
         junit,
+        warnings,
     })
 }
 

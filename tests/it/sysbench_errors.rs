@@ -92,13 +92,15 @@ fn a_delete_that_found_no_row_counts_as_other_as_sysbench_counts_it() {
     sysbench(&db, &format!("{shape} cleanup"));
 }
 
-/// `--mysql-ignore-errors=all` on an error that never goes (no table: 1146): sysbench
-/// restarts such an event forever; here the run ends at `--time` with the event in
-/// flight (neither a transaction nor an error), every try an ignored error, and,
-/// nothing having succeeded, does not exit 0.
+/// `--mysql-ignore-errors=all` on an error that never goes (a table without the
+/// column the test reads: 1054; a missing table is refused before the run):
+/// sysbench restarts such an event forever; here the run ends at `--time` with the
+/// event in flight (neither a transaction nor an error), every try an ignored
+/// error, and, nothing having succeeded, does not exit 0.
 #[test]
 fn an_error_ignored_forever_still_ends_the_run_on_time() {
     let Some(db) = Mariadb::start() else { return };
+    db.sql("CREATE TABLE bench.sbtest1 (id INTEGER PRIMARY KEY, k INTEGER)");
     let started = std::time::Instant::now();
     let out = hakaru()
         .arg("sysbench")

@@ -117,6 +117,59 @@ pub fn prepare(plan: &SysbenchPlan, seed: u64) -> Result<()> {
     Ok(())
 }
 
+/// `prewarm` (MySQL only, as sysbench does it): each table analyzed, then read
+/// whole through its primary key and through its `k` index, in memory.
+pub fn prewarm(plan: &SysbenchPlan) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    // No temporary table on disk for the reads below.
+    conn.exec("SET tmp_table_size=2*1024*1024*1024")?;
+    conn.exec("SET max_heap_table_size=2*1024*1024*1024")?;
+    let size = plan.oltp.table_size;
+    for t in 1..=plan.oltp.tables {
+        println!("Prewarming table sbtest{t}");
+        conn.exec(&format!("ANALYZE TABLE sbtest{t}"))?;
+        conn.exec(&format!(
+            "SELECT AVG(id) FROM (SELECT * FROM sbtest{t} FORCE KEY (PRIMARY) LIMIT {size}) t"
+        ))?;
+        conn.exec(&format!(
+            "SELECT COUNT(*) FROM (SELECT * FROM sbtest{t} WHERE k LIKE '%0%' LIMIT {size}) t"
+        ))?;
+    }
+    Ok(())
+}
+
+/// `run`'s check before any load, where sysbench's threads fail as they start: the
+/// database takes the login and holds every table the test runs on (a wrong
+/// password, a server down or a run before `prepare` would otherwise fail every
+/// event for the whole `--time`). Nothing is read or changed: on PostgreSQL each
+/// table is named inside a transaction rolled back, on MySQL by `SHOW COLUMNS`
+/// (not a `Com_select`).
+pub fn check_tables(plan: &SysbenchPlan) -> Result<()> {
+    let mut conn = Admin::connect(plan)?;
+    let o = &plan.oltp;
+    let pg = matches!(conn, Admin::Pg(_));
+    if pg {
+        conn.exec("BEGIN")?;
+    }
+    for t in 1..=ddl::run_table_count(o) {
+        let sql = if pg {
+            format!("SELECT 1 FROM sbtest{t} WHERE false")
+        } else {
+            format!("SHOW COLUMNS FROM sbtest{t}")
+        };
+        if let Err(e) = conn.exec(&sql) {
+            bail!(
+                "run: {e}; prepare the tables first: hakaru sysbench {} … prepare",
+                o.test.name()
+            );
+        }
+    }
+    if pg {
+        conn.exec("ROLLBACK")?;
+    }
+    Ok(())
+}
+
 /// `cleanup`: the tables dropped.
 pub fn cleanup(plan: &SysbenchPlan) -> Result<()> {
     let mut conn = Admin::connect(plan)?;

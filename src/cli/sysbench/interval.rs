@@ -25,6 +25,11 @@ pub struct Intervals {
     pub human: Human,
     next: Duration,
     last: (Duration, u64, u64, Snapshot),
+    /// The latest report's latency, for the interval the run's end closes.
+    latest: Snapshot,
+    /// `--time` and `--events`: whether the run ended on time.
+    time: Option<Duration>,
+    events: Option<u64>,
     measuring: bool,
 }
 
@@ -44,8 +49,48 @@ impl Intervals {
             human,
             next: every,
             last: (Duration::ZERO, 0, 0, Snapshot::default()),
+            latest: Snapshot::default(),
+            time: None,
+            events: None,
             measuring: false,
         }
+    }
+
+    /// The run's limits: `--time`, `--events`.
+    pub fn limits(self, time: Option<Duration>, events: Option<u64>) -> Self {
+        Intervals {
+            time,
+            events,
+            ..self
+        }
+    }
+
+    /// The line of the interval from the last one to `at`: `finished` and `failed`
+    /// events so far, latency from `latency`.
+    fn line(&mut self, at: Duration, finished: u64, failed: u64, latency: Snapshot) {
+        let (t0, finished0, failed0, ref lat) = self.last;
+        let secs = (at - t0).as_secs_f64().max(1e-9);
+        let errors = failed.saturating_sub(failed0);
+        let good = finished.saturating_sub(finished0).saturating_sub(errors) as f64;
+        let q = self.per_event;
+        let pct = if self.percentile == 0 {
+            95
+        } else {
+            self.percentile
+        };
+        let p = latency.since(lat).quantile(f64::from(pct) / 100.0);
+        let f = IntervalFigures {
+            at_s: at.as_secs_f64(),
+            threads: self.threads,
+            tps: good / secs,
+            rwo: [q.read, q.write, q.other].map(|n| n as f64 * good / secs),
+            percentile: pct,
+            latency_ms: p.map_or(0.0, |d| d.as_secs_f64() * 1e3),
+            errors_per_s: errors as f64 / secs,
+            reconnects_per_s: 0.0,
+        };
+        self.human.print(&interval_line(&f));
+        self.last = (at, finished, failed, latency);
     }
 }
 
@@ -61,38 +106,29 @@ impl Observer for Intervals {
     }
 
     fn progress(&mut self, _spec: &StepSpec, p: Progress) {
+        self.latest = p.latency;
         if !self.measuring || p.elapsed < self.next {
             return;
         }
         while self.next <= p.elapsed {
             self.next += self.every;
         }
-        let (at, finished, failed, ref lat) = self.last;
-        let secs = (p.elapsed - at).as_secs_f64().max(1e-9);
-        let errors = p.failed - failed;
-        let good = (p.finished - finished).saturating_sub(errors) as f64;
-        let q = self.per_event;
-        let pct = if self.percentile == 0 {
-            95
-        } else {
-            self.percentile
-        };
-        let latency = p.latency.since(lat).quantile(f64::from(pct) / 100.0);
-        let f = IntervalFigures {
-            at_s: p.elapsed.as_secs_f64(),
-            threads: self.threads,
-            tps: good / secs,
-            rwo: [q.read, q.write, q.other].map(|n| n as f64 * good / secs),
-            percentile: pct,
-            latency_ms: latency.map_or(0.0, |d| d.as_secs_f64() * 1e3),
-            errors_per_s: errors as f64 / secs,
-            reconnects_per_s: 0.0,
-        };
-        self.human.print(&interval_line(&f));
-        self.last = (p.elapsed, p.finished, p.failed, p.latency);
+        self.line(p.elapsed, p.finished, p.failed, p.latency);
     }
 
-    fn step_finished(&mut self, _run: &RunResult, _step: &StepResult) {
+    /// A run that ended on time at an interval's end (`--time` a multiple of it)
+    /// gets that interval's line too, as sysbench's timer mostly prints it before
+    /// the run stops; the engine's last report came up to a beat before the end
+    /// (with `--rate`, the step ends at its last answer, just before). Its counts
+    /// are the step's; its percentile the latest report's.
+    fn step_finished(&mut self, _run: &RunResult, step: &StepResult) {
+        let on_time = !step.partial
+            && self.events.is_none_or(|n| step.total_requests < n)
+            && self.time.is_some_and(|t| t >= self.next);
+        if self.measuring && on_time {
+            let end = Duration::from_secs_f64(step.elapsed_s).max(self.last.0);
+            self.line(end, step.total_requests, step.error_total(), self.latest);
+        }
         self.measuring = false;
     }
 }

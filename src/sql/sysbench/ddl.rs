@@ -35,6 +35,16 @@ pub fn table_count(o: &OltpOptions) -> u32 {
     }
 }
 
+/// The tables a test's `run` works on: `select_random_*` on `sbtest1` alone, whatever
+/// `--tables` prepared.
+pub fn run_table_count(o: &OltpOptions) -> u32 {
+    if o.test.one_table() {
+        1
+    } else {
+        table_count(o)
+    }
+}
+
 /// `prepare`'s tables, in order.
 pub fn prepare(o: &OltpOptions) -> Vec<TablePrep> {
     (1..=table_count(o)).map(|t| table(o, t)).collect()
@@ -53,11 +63,14 @@ fn table(o: &OltpOptions, t: u32) -> TablePrep {
             after: Vec::new(),
         };
     }
-    let (id_def, engine) = match (o.dialect, o.auto_inc) {
-        (Dialect::Mysql, true) => ("INTEGER NOT NULL AUTO_INCREMENT", " /*! ENGINE = innodb */"),
-        (Dialect::Mysql, false) => ("INTEGER NOT NULL", " /*! ENGINE = innodb */"),
-        (Dialect::Postgres, true) => ("SERIAL", ""),
-        (Dialect::Postgres, false) => ("INTEGER NOT NULL", ""),
+    let id_def = match (o.dialect, o.auto_inc) {
+        (Dialect::Mysql, true) => "INTEGER NOT NULL AUTO_INCREMENT",
+        (Dialect::Postgres, true) => "SERIAL",
+        (_, false) => "INTEGER NOT NULL",
+    };
+    let engine = match o.dialect {
+        Dialect::Mysql => format!(" /*! ENGINE = {} */", o.engine),
+        Dialect::Postgres => String::new(),
     };
     let mut after = Vec::new();
     // PostgreSQL has no inline KEY: --secondary's index on id is its own statement.

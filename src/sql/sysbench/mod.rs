@@ -112,6 +112,8 @@ pub struct OltpOptions {
     /// `bulk_insert` a table of its own.
     pub threads: u32,
     pub rand: RandSpec,
+    /// `--mysql-storage-engine`: the tables' engine on MySQL (`innodb`).
+    pub engine: String,
     /// The errors an event is restarted on.
     pub ignore: Ignore,
 }
@@ -201,6 +203,7 @@ impl OltpOptions {
             delta: 5,
             threads: 1,
             rand: RandSpec::default(),
+            engine: "innodb".into(),
             ignore: Ignore::default(),
         }
     }

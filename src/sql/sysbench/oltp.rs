@@ -425,6 +425,12 @@ impl Writer<'_> {
         self.next += 1;
         if self.prepared {
             self.dialect.placeholder(self.next, self.sql);
+            if let (Val::Int(_), crate::sql::Dialect::Postgres) = (v, self.dialect) {
+                // sysbench's pgsql driver binds its integers as bigint (INT8), and
+                // the planner's choices follow the type (an index scan where an
+                // integer parameter gets a sequential one): the same type here.
+                self.sql.push_str("::bigint");
+            }
             let strs = self.strs;
             self.params.push_with(|b| match v {
                 Val::Int(i) => {

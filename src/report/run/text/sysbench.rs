@@ -13,6 +13,8 @@ pub struct SysbenchFigures {
     pub threads: u64,
     /// `--rate`, when given.
     pub rate: Option<f64>,
+    /// `--report-interval`, seconds, when given.
+    pub report_interval_s: Option<u64>,
     /// `--rand-seed`, when given (else the clock's, as sysbench says).
     pub seed: Option<u64>,
     pub reads: u64,
@@ -55,6 +57,9 @@ pub fn sysbench_header(f: &SysbenchFigures) -> String {
     let _ = writeln!(o, "Number of threads: {}", f.threads);
     if let Some(r) = f.rate {
         let _ = writeln!(o, "Target transaction rate: {r}/sec");
+    }
+    if let Some(s) = f.report_interval_s {
+        let _ = writeln!(o, "Report intermediate results every {s} second(s)");
     }
     match f.seed {
         Some(s) => {
@@ -146,13 +151,14 @@ fn fairness(o: &mut String, f: &SysbenchFigures) {
     o.push('\n');
 }
 
-/// `--histogram`'s table, as sysbench draws it: 40 columns for the fullest row.
+/// `--histogram`'s table, as sysbench draws it: 40 columns for the fullest row, the
+/// others rounded to the nearest column (a row of a few counts gets none).
 fn histogram(o: &mut String, rows: &[(f64, u64)]) {
     let most = rows.iter().map(|r| r.1).max().unwrap_or(0).max(1);
     o.push_str("Latency histogram (values are in milliseconds)\n");
     o.push_str("       value  ------------- distribution ------------- count\n");
     for (ms, n) in rows {
-        let stars = ((*n as f64 / most as f64) * 40.0).ceil() as usize;
+        let stars = ((*n as f64 / most as f64) * 40.0).round() as usize;
         let _ = writeln!(o, "{ms:>12.3} |{:<40} {n}", "*".repeat(stars.min(40)));
     }
     o.push('\n');
@@ -228,6 +234,7 @@ mod tests {
         SysbenchFigures {
             threads: 2,
             rate: None,
+            report_interval_s: None,
             seed: Some(7),
             reads: 14_000,
             writes: 4_000,
@@ -330,5 +337,38 @@ in flight at the end: 2 (neither transactions nor errors)
         let head = sysbench_header(&f);
         assert!(head
             .contains("Number of threads: 2\nInitializing random number generator from seed (7)."));
+    }
+
+    /// Bug: `--histogram` gave a row of 13 against the fullest's 1197 a star, where
+    /// sysbench rounds it to none (and 20 to one).
+    #[test]
+    fn histogram_rows_round_their_stars_as_sysbench_does() {
+        let f = SysbenchFigures {
+            histogram: Some(vec![(0.061, 13), (0.062, 20), (0.084, 1197), (0.085, 1035)]),
+            ..figures()
+        };
+        let text = sysbench_report(&f);
+        let stars: Vec<usize> = text
+            .lines()
+            .skip(2)
+            .take(4)
+            .map(|l| l.matches('*').count())
+            .collect();
+        assert_eq!(stars, [0, 1, 40, 35], "{text}");
+    }
+
+    /// Bug: `--report-interval=N` left out sysbench's header line saying so.
+    #[test]
+    fn the_header_says_the_report_interval_as_sysbench_does() {
+        let f = SysbenchFigures {
+            rate: Some(200.0),
+            report_interval_s: Some(1),
+            seed: None,
+            ..figures()
+        };
+        assert!(sysbench_header(&f).contains(
+            "Number of threads: 2\nTarget transaction rate: 200/sec\nReport intermediate results every 1 second(s)\nInitializing random number generator from current time\n"
+        ));
+        assert!(!sysbench_header(&figures()).contains("Report intermediate"));
     }
 }

@@ -53,21 +53,25 @@ fn read_write_is_sysbenchs_transaction_prepared_per_table() {
     // Ten point selects on one table.
     let t = &e[1].0["SELECT c FROM sbtest".len().."SELECT c FROM sbtest1".len()];
     for q in &e[1..11] {
-        assert_eq!(q.0, format!("SELECT c FROM sbtest{t} WHERE id=$1"));
+        assert_eq!(q.0, format!("SELECT c FROM sbtest{t} WHERE id=$1::bigint"));
         assert_eq!(q.2.as_deref(), Some(format!("sb_point_{t}").as_str()));
         let id: u32 = q.1[0].parse().unwrap();
         assert!((1..=10_000).contains(&id));
     }
-    assert!(e[11].0.ends_with("WHERE id BETWEEN $1 AND $2"));
+    assert!(e[11]
+        .0
+        .ends_with("WHERE id BETWEEN $1::bigint AND $2::bigint"));
     let (a, b): (u32, u32) = (e[11].1[0].parse().unwrap(), e[11].1[1].parse().unwrap());
     assert_eq!(b - a, 99);
     assert!(e[12].0.starts_with("SELECT SUM(k) FROM sbtest"));
     assert!(e[13].0.ends_with(" ORDER BY c") && e[14].0.starts_with("SELECT DISTINCT c"));
-    assert!(e[15].0.contains("SET k=k+1 WHERE id=$1"));
-    assert!(e[16].0.contains("SET c=$1 WHERE id=$2"));
+    assert!(e[15].0.contains("SET k=k+1 WHERE id=$1::bigint"));
+    assert!(e[16].0.contains("SET c=$1 WHERE id=$2::bigint"));
     assert_eq!(e[16].1[0].len(), 119);
     assert!(e[17].0.starts_with("DELETE FROM sbtest"));
-    assert!(e[18].0.ends_with("(id, k, c, pad) VALUES ($1, $2, $3, $4)"));
+    assert!(e[18]
+        .0
+        .ends_with("(id, k, c, pad) VALUES ($1::bigint, $2::bigint, $3, $4)"));
     // The pair deletes and inserts the same id in the same table.
     assert_eq!(e[17].1[0], e[18].1[0]);
     assert_eq!(e[17].0[12..19], e[18].0[12..19]);
@@ -144,7 +148,7 @@ fn select_random_points_draws_within_the_threads_slice() {
         assert_eq!(e.len(), 1);
         assert!(e[0]
             .0
-            .starts_with("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ($1, $2,"));
+            .starts_with("SELECT id, k, c, pad FROM sbtest1 WHERE k IN ($1::bigint, $2::bigint,"));
         assert_eq!(e[0].1.len(), 10);
         for k in &e[0].1 {
             let k: u32 = k.parse().unwrap();
@@ -256,4 +260,28 @@ fn an_ignored_error_restarts_the_event_and_another_ends_it() {
     });
     assert!(p.retry(SqlFailure::Pg(*b"23505")));
     assert!(matches!(p.next(), Action::Query { .. }));
+}
+
+/// Bug: on PostgreSQL the integers were parameters of the column's type (integer),
+/// where sysbench's pgsql driver binds them as bigint; the planner followed the
+/// type (select_random_points on 1,000 rows: a sequential scan each, sysbench's a
+/// bitmap index scan). Plain mode writes literals, as sysbench does.
+#[test]
+fn postgres_integers_are_bigint_parameters_as_sysbench_binds_them() {
+    let o = OltpOptions::new(Test::PointSelect, Dialect::Postgres);
+    let (mut c, _) = client(o.clone());
+    assert_eq!(
+        event(&mut c, true)[0].0,
+        "SELECT c FROM sbtest1 WHERE id=$1::bigint"
+    );
+    let (mut c, _) = client(OltpOptions {
+        prepared: false,
+        ..o.clone()
+    });
+    assert!(!event(&mut c, true)[0].0.contains("::"));
+    let (mut c, _) = client(OltpOptions {
+        dialect: Dialect::Mysql,
+        ..o
+    });
+    assert_eq!(event(&mut c, true)[0].0, "SELECT c FROM sbtest1 WHERE id=?");
 }
