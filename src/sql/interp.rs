@@ -173,6 +173,11 @@ impl Scripts {
             .collect()
     }
 
+    /// Each statement's script (its index in `scripts`), by number.
+    pub fn statement_scripts(&self) -> Vec<usize> {
+        self.stmts.iter().map(|s| s.script).collect()
+    }
+
     /// How many statements all the scripts hold.
     pub fn statements(&self) -> usize {
         self.stmts.len()

@@ -732,3 +732,44 @@ fn pgbench_passes_a_transaction_longer_than_run_s_default_timeout() {
     assert!(text.contains("actually processed: 0/1"), "{text}");
     assert!(text.contains("Timeout: 1"), "{text}");
 }
+
+/// Bug: with several scripts the report had no `SQL script N:` sections (pgbench 15
+/// prints one per script: weight, transactions, failures, latency) and `-r`
+/// listed every script's statements under one heading instead of each in its own.
+#[test]
+fn pgbench_several_scripts_get_a_section_each_with_their_statements() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-sections");
+    let a = dir.write("a.sql", "SELECT 1;\n");
+    let b = dir.write("b.sql", "SELECT 2;\nSELECT 3;\n");
+    let (a, b) = (a.to_str().unwrap(), b.to_str().unwrap());
+    let (fa, fb) = (format!("{a}@3"), format!("{b}@1"));
+    let out = pgbench(&pg, &["-n", "-r", "-t", "40", "-f", &fa, "-f", &fb]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let one = format!("SQL script 1: {a}\n - weight: 3 (targets 75.0% of total)\n");
+    let two = format!("SQL script 2: {b}\n - weight: 1 (targets 25.0% of total)\n");
+    let (at_one, at_two) = (text.find(&one).expect(&text), text.find(&two).expect(&text));
+    let (first, second) = (&text[at_one..at_two], &text[at_two..]);
+    assert!(first.contains(" - statement latencies in milliseconds and failures:\n"));
+    assert!(
+        first.contains("SELECT 1") && !first.contains("SELECT 2"),
+        "{first}"
+    );
+    assert!(
+        second.contains("SELECT 2") && second.contains("SELECT 3"),
+        "{second}"
+    );
+    // The sections' transactions add up to the run's.
+    let count = |s: &str| -> u64 {
+        let line = s
+            .lines()
+            .find(|l| l.ends_with(')') && l.contains(" transactions ("))
+            .unwrap();
+        line[3..].split(' ').next().unwrap().parse().unwrap()
+    };
+    assert_eq!(count(first) + count(second), 40, "{text}");
+    assert!(!text.contains("\nstatement latencies"), "{text}");
+}

@@ -23,9 +23,10 @@ use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::observe::Fanout;
 use crate::report::run::text::pgbench::{
-    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, StatementRow,
+    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, ScriptSection,
+    StatementRow,
 };
-use crate::result::StepResult;
+use crate::result::{LabelResult, StepResult};
 use crate::runner::Observer;
 use crate::spec::pgbench::{check, PgbenchError, PgbenchOptions, PgbenchPlan};
 use crate::spec::sql::{GivenScripts, SqlOptions};
@@ -606,21 +607,69 @@ impl Observer for PgbenchProgress {
 /// (the engine times every statement under one). Meta-commands (`\set`, `\sleep`)
 /// run in the client and are not timed: pgbench's lines for them are left out,
 /// but for `\endpipeline`'s, which holds a pipeline's wait for its answers.
-fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<StatementRow> {
+/// Each row comes with its script's index.
+fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<(usize, StatementRow)> {
     let texts = plan.scripts.labels();
+    let script_of = plan.scripts.statement_scripts();
     (1..=texts.len())
         .map(|n| {
-            let label = step
-                .labels
-                .iter()
-                .find(|l| l.key == "stmt" && l.value == n.to_string());
-            StatementRow {
+            let label = step_label(step, "stmt", &n.to_string());
+            let row = StatementRow {
                 latency_ms: label.map_or(0.0, |l| l.latency.mean_s * 1e3),
                 failures: label.map_or(0, |l| l.errors.values().sum()),
                 text: texts[n - 1].trim().to_string(),
-            }
+            };
+            (script_of[n - 1], row)
         })
         .collect()
+}
+
+fn step_label<'a>(step: &'a StepResult, key: &str, value: &str) -> Option<&'a LabelResult> {
+    step.labels
+        .iter()
+        .find(|l| l.key == key && l.value == value)
+}
+
+/// Several scripts: pgbench's section for each, from its `script=<name>` label
+/// (its transactions, failures and latency) and its statements' rows (`-r`).
+fn script_sections(
+    plan: &PgbenchPlan,
+    step: &StepResult,
+    rows: Option<&[(usize, StatementRow)]>,
+) -> Vec<ScriptSection> {
+    let scripts = &plan.scripts.scripts;
+    if scripts.len() < 2 {
+        return Vec::new();
+    }
+    let total_weight: u32 = scripts.iter().map(|s| s.weight).sum();
+    let section = |(i, s): (usize, &crate::sql::interp::Weighted)| {
+        let label = step_label(step, "script", &s.name);
+        let failed: u64 = label.map_or(0, |l| l.errors.values().sum());
+        let processed = label.map_or(0, |l| l.total_requests.saturating_sub(failed));
+        let lat = label.map(|l| &l.latency).filter(|l| l.count > 0);
+        ScriptSection {
+            title: s.name.clone(),
+            weight: s.weight,
+            weight_pct: 100.0 * s.weight as f64 / total_weight.max(1) as f64,
+            processed,
+            failed,
+            tps: per_second(processed, step.elapsed_s),
+            latency_ms: lat.map(|l| (l.mean_s * 1e3, l.stdev_s * 1e3)),
+            statements: rows.map(|r| {
+                let mine = r.iter().filter(|(of, _)| *of == i);
+                mine.map(|(_, row)| row.clone()).collect()
+            }),
+        }
+    };
+    scripts.iter().enumerate().map(section).collect()
+}
+
+fn per_second(n: u64, elapsed_s: f64) -> f64 {
+    if elapsed_s > 0.0 {
+        n as f64 / elapsed_s
+    } else {
+        0.0
+    }
 }
 
 fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFigures {
@@ -637,6 +686,8 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         });
         (l, past)
     });
+    let rows = a.report_per_command.then(|| statement_rows(plan, step));
+    let sections = script_sections(plan, step, rows.as_deref());
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
         scale: plan.scale,
@@ -666,12 +717,12 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         // one login's mean where none came before the clock (`-C`).
         initial_connection_ms: step.logins_s.map_or(ms(step.connect.mean_s), ms),
         reconnect: a.connect,
-        tps: if step.elapsed_s > 0.0 {
-            processed as f64 / step.elapsed_s
-        } else {
-            0.0
-        },
-        statements: a.report_per_command.then(|| statement_rows(plan, step)),
+        tps: per_second(processed, step.elapsed_s),
+        statements: rows
+            .as_deref()
+            .filter(|_| sections.is_empty())
+            .map(|r| r.iter().map(|(_, row)| row.clone()).collect()),
+        scripts: sections,
         retries: (a.max_tries > 1).then_some((step.retried, step.retries)),
         percentiles: vec![
             (50.0, ms(lat.p50_s)),

@@ -25,6 +25,23 @@ pub struct StatementRow {
     pub text: String,
 }
 
+/// One script's section of a run of several (pgbench's `SQL script N: â€¦`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptSection {
+    /// `<builtin: select only>` or the file's name.
+    pub title: String,
+    pub weight: u32,
+    /// Its weight's share of all the weights, %.
+    pub weight_pct: f64,
+    pub processed: u64,
+    pub failed: u64,
+    pub tps: f64,
+    /// Its transactions' latency, mean and deviation (ms); none if none ended.
+    pub latency_ms: Option<(f64, f64)>,
+    /// `-r`: its statements' rows.
+    pub statements: Option<Vec<StatementRow>>,
+}
+
 /// Everything pgbench's report prints, as the run measured it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PgbenchFigures {
@@ -53,8 +70,10 @@ pub struct PgbenchFigures {
     /// `-C`: the average connection time instead.
     pub reconnect: bool,
     pub tps: f64,
-    /// `-r`.
+    /// `-r`, with one script (several: each section's).
     pub statements: Option<Vec<StatementRow>>,
+    /// Several scripts: a section each, as pgbench prints them (none for one).
+    pub scripts: Vec<ScriptSection>,
     /// `--max-tries` above 1: transactions retried, and the retries in all.
     pub retries: Option<(u64, u64)>,
     /// hakaru's additions: (percentile, ms).
@@ -153,13 +172,56 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         let _ = writeln!(o, "tps = {:.6} (without initial connection time)", f.tps);
     }
     if let Some(rows) = &f.statements {
-        o.push_str("statement latencies in milliseconds and failures:\n");
-        for r in rows {
-            let _ = writeln!(o, "   {:11.3}  {:10}  {}", r.latency_ms, r.failures, r.text);
-        }
+        statement_lines(&mut o, "", rows);
+    }
+    for (n, s) in f.scripts.iter().enumerate() {
+        script_section(&mut o, n + 1, s, f.processed);
     }
     hakaru_lines(&mut o, f);
     o
+}
+
+/// `-r`'s rows, under pgbench's heading (`prefix`: ` - ` inside a script's section).
+fn statement_lines(o: &mut String, prefix: &str, rows: &[StatementRow]) {
+    let _ = writeln!(
+        o,
+        "{prefix}statement latencies in milliseconds and failures:"
+    );
+    for r in rows {
+        let _ = writeln!(o, "   {:11.3}  {:10}  {}", r.latency_ms, r.failures, r.text);
+    }
+}
+
+/// pgbench's section for script `n` of several; `all` the run's processed
+/// transactions, the share's denominator.
+fn script_section(o: &mut String, n: usize, s: &ScriptSection, all: u64) {
+    let _ = writeln!(o, "SQL script {n}: {}", s.title);
+    let _ = writeln!(
+        o,
+        " - weight: {} (targets {:.1}% of total)",
+        s.weight, s.weight_pct
+    );
+    let _ = writeln!(
+        o,
+        " - {} transactions ({:.1}% of total, tps = {:.6})",
+        s.processed,
+        100.0 * s.processed as f64 / all as f64,
+        s.tps
+    );
+    let ended = (s.processed + s.failed) as f64;
+    let _ = writeln!(
+        o,
+        " - number of failed transactions: {} ({:.3}%)",
+        s.failed,
+        100.0 * s.failed as f64 / ended
+    );
+    if let Some((avg, sd)) = s.latency_ms {
+        let _ = writeln!(o, " - latency average = {avg:.3} ms");
+        let _ = writeln!(o, " - latency stddev = {sd:.3} ms");
+    }
+    if let Some(rows) = &s.statements {
+        statement_lines(o, " - ", rows);
+    }
 }
 
 /// Below pgbench's layout: what hakaru's histograms and error kinds add.
@@ -294,6 +356,7 @@ mod tests {
                     text: "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;".into(),
                 },
             ]),
+            scripts: vec![],
             percentiles: vec![(50.0, 2.9), (99.0, 8.25)],
             errors: vec![(
                 "serialization_failure".into(),
@@ -355,6 +418,68 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
         ));
         assert!(text.contains("latency average = 3.012 ms\nlatency stddev = 1.500 ms\nrate limit schedule lag: avg 0.250 (max 4.000) ms\n"));
         assert!(!text.contains("hakaru"));
+    }
+
+    /// Bug: a run of several scripts (`-b select-only@2 -b tpcb-like@1`) printed no
+    /// `SQL script N:` sections, and `-r` listed every script's statements under one
+    /// heading; pgbench 15 prints a section per script with its own statements.
+    #[test]
+    fn several_scripts_get_a_section_each_as_pgbench_prints_them() {
+        let row = |ms: f64, text: &str| StatementRow {
+            latency_ms: ms,
+            failures: 0,
+            text: text.into(),
+        };
+        let section = |title: &str, weight, pct, processed, tps, lat, text: &str| ScriptSection {
+            title: title.into(),
+            weight,
+            weight_pct: pct,
+            processed,
+            failed: 0,
+            tps,
+            latency_ms: lat,
+            statements: Some(vec![row(0.112, text)]),
+        };
+        let f = PgbenchFigures {
+            transaction_type: "multiple scripts".into(),
+            processed: 20,
+            failed: 0,
+            statements: None,
+            scripts: vec![
+                section(
+                    "<builtin: select only>",
+                    2,
+                    66.66,
+                    13,
+                    2399.409376,
+                    Some((0.112, 0.036)),
+                    "SELECT 1;",
+                ),
+                section("b.sql", 1, 33.33, 7, 1291.989664, None, "SELECT 2;"),
+            ],
+            percentiles: vec![],
+            errors: vec![],
+            ..figures()
+        };
+        let text = pgbench_report(&f);
+        let want = "\
+tps = 1234.567890 (without initial connection time)
+SQL script 1: <builtin: select only>
+ - weight: 2 (targets 66.7% of total)
+ - 13 transactions (65.0% of total, tps = 2399.409376)
+ - number of failed transactions: 0 (0.000%)
+ - latency average = 0.112 ms
+ - latency stddev = 0.036 ms
+ - statement latencies in milliseconds and failures:
+         0.112           0  SELECT 1;
+SQL script 2: b.sql
+ - weight: 1 (targets 33.3% of total)
+ - 7 transactions (35.0% of total, tps = 1291.989664)
+ - number of failed transactions: 0 (0.000%)
+ - statement latencies in milliseconds and failures:
+         0.112           0  SELECT 2;
+";
+        assert!(text.ends_with(want), "{text}");
     }
 
     #[test]
