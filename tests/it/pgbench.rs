@@ -773,3 +773,25 @@ fn pgbench_several_scripts_get_a_section_each_with_their_statements() {
     assert_eq!(count(first) + count(second), 40, "{text}");
     assert!(!text.contains("\nstatement latencies"), "{text}");
 }
+
+/// Bug: `-c` past the server's max_connections ran on the connections it got,
+/// counted the others' transactions as failed and exited 0; pgbench 15 stops with
+/// "could not create connection for client N" and exits 1. The report still
+/// comes (what ran is measured), then why the run failed, and exit 1.
+#[test]
+fn pgbench_fails_a_run_whose_clients_could_not_all_connect() {
+    let Some(pg) = Postgres::start(&["max_connections=6"]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-too-many");
+    let f = dir.write("one.sql", "SELECT 1;\n");
+    let out = pgbench(
+        &pg,
+        &["-n", "-c", "10", "-t", "1", "-f", f.to_str().unwrap()],
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{err}");
+    assert!(text.contains("number of clients: 10"), "{text}");
+    assert!(err.contains("could not connect"), "{err}");
+}

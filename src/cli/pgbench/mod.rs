@@ -513,6 +513,7 @@ fn load(
         bail!("pgbench: the run measured no step");
     };
     let figures = figures(a, plan, step);
+    let unconnected = not_connected(step);
     let mut extra = Vec::new();
     if let (Some((every, _)), Some(path)) = (&plan.aggregate_log, &log) {
         let lines = aggregate_log(step, *every).map_err(anyhow::Error::msg)?;
@@ -528,7 +529,33 @@ fn load(
         ),
         ..super::finish::Finish::new(&a.thresholds, human, crate::runner::exit_code(&run))
     };
-    super::finish::finish(&mut run, finish, |_| pgbench_report(&figures))
+    let code = super::finish::finish(&mut run, finish, |_| pgbench_report(&figures))?;
+    if unconnected == 0 {
+        return Ok(code);
+    }
+    eprintln!(
+        "hakaru: error: {unconnected} transaction(s) failed because their client could not \
+         connect (pgbench aborts the run when a client cannot connect)"
+    );
+    Ok(code.max(1))
+}
+
+/// Transactions that failed because their client could not connect or log in (no
+/// listener, TLS, a refused password, too many connections, a server starting up).
+/// pgbench aborts its run then (exit 1, or 2 mid-run under `-C`); counting them as
+/// failed transactions and exiting 0 hid that `-c 30` ran on 20 connections.
+fn not_connected(step: &StepResult) -> u64 {
+    use crate::stats::ErrorKind::*;
+    [
+        Connect,
+        Tls,
+        ReplyNoauth,
+        SqlTooManyConnections,
+        SqlCannotConnectNow,
+    ]
+    .iter()
+    .filter_map(|k| step.errors.get(k))
+    .sum()
 }
 
 /// `-P SEC`: pgbench's progress line on stderr every SEC seconds, from the live
