@@ -290,37 +290,69 @@ pub fn aggregate_log(step: &StepResult, interval_s: u64) -> Result<String, Strin
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs());
     let n = (step.elapsed_s.ceil() as u64).div_ceil(interval_s).max(1);
-    // Per interval: count, sum, sum of squares, min, max, failures.
-    let mut rows = vec![(0u64, 0f64, 0f64, f64::MAX, 0f64, 0u64); n as usize];
+    let mut rows = vec![Interval::default(); n as usize];
     for e in step.timeline.iter().flatten() {
         let i = ((e.second / interval_s) as usize).min(rows.len() - 1);
-        let row = &mut rows[i];
-        row.5 += e.error_total();
+        rows[i].add(e)?;
+    }
+    let mut o = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        row.line(&mut o, start + i as u64 * interval_s);
+    }
+    Ok(o)
+}
+
+/// One interval of the aggregated log: transactions, their latency's sum, sum of
+/// squares, minimum and maximum (µs), and the failures pgbench names.
+#[derive(Debug, Clone, Default)]
+struct Interval {
+    count: u64,
+    sum: f64,
+    sum2: f64,
+    min: Option<f64>,
+    max: f64,
+    serialization: u64,
+    deadlock: u64,
+}
+
+impl Interval {
+    fn add(&mut self, e: &crate::result::timeline::SecondResult) -> Result<(), String> {
+        use crate::stats::ErrorKind;
+        self.serialization += e
+            .errors
+            .get(&ErrorKind::SqlSerializationFailure)
+            .copied()
+            .unwrap_or(0);
+        self.deadlock += e.errors.get(&ErrorKind::SqlDeadlock).copied().unwrap_or(0);
         // A PostgreSQL answer has no status: every response is a transaction done.
         if e.responses == 0 {
-            continue;
+            return Ok(());
         }
         let h = crate::result::decode_histogram(&e.histogram)?;
         for v in h.iter_recorded() {
             let us = h.median_equivalent(v.value_iterated_to()) as f64;
             let c = v.count_at_value();
-            row.0 += c;
-            row.1 += us * c as f64;
-            row.2 += us * us * c as f64;
+            self.count += c;
+            self.sum += us * c as f64;
+            self.sum2 += us * us * c as f64;
         }
-        row.3 = row.3.min(h.min() as f64);
-        row.4 = row.4.max(h.max() as f64);
+        self.min = Some(self.min.map_or(h.min() as f64, |m| m.min(h.min() as f64)));
+        self.max = self.max.max(h.max() as f64);
+        Ok(())
     }
-    let mut o = String::new();
-    for (i, (count, sum, sum2, min, max, failed)) in rows.into_iter().enumerate() {
-        let min = if count == 0 { 0.0 } else { min };
-        let at = start + i as u64 * interval_s;
+
+    /// pgbench 15's line, its 15 fields always there: the lag's four and the
+    /// skipped are 0 (no `-R` here), retried and retries 0 (no `--max-tries`), then
+    /// the serialization and deadlock failures.
+    fn line(&self, o: &mut String, at: u64) {
+        let (count, sum, sum2, max) = (self.count, self.sum, self.sum2, self.max);
+        let min = self.min.unwrap_or(0.0);
         let _ = writeln!(
             o,
-            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} {failed}"
+            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} 0 0 0 0 0 0 0 {} {}",
+            self.serialization, self.deadlock
         );
     }
-    Ok(o)
 }
 
 #[cfg(test)]
