@@ -379,10 +379,14 @@ pub struct StatementAnswer<'a> {
     /// Rows a write changed (PostgreSQL's CommandComplete count, MySQL's OK
     /// packet's affected rows); 0 for BEGIN and COMMIT.
     pub affected: u64,
-    /// The first row's values as text (`None`: NULL), for `\gset`.
+    /// The values `\gset`/`\aset` store, as text (`None`: NULL): each result's
+    /// last row, results in order (a compound query, `\;`, has several).
     pub first_row: &'a [Option<&'a [u8]>],
-    /// The columns' names, in the row's order (RowDescription), for `\gset`.
+    /// Their columns' names (RowDescription), aligned with `first_row`.
     pub columns: &'a [&'a [u8]],
+    /// The last result's rows, and where its columns start: `\gset` reads it alone.
+    pub last_rows: u64,
+    pub last_from: usize,
 }
 
 /// A variable: its value, or text a query returned (`Value::Null` with `is_text`).
@@ -755,15 +759,28 @@ impl Session {
             return;
         };
         let Some(g) = &q.gset else { return };
-        if !g.all && ans.rows != 1 {
-            self.error = Some(format!("expected one row, got {}", ans.rows));
+        // pgbench: `\gset` wants the last result to be one row and stores it;
+        // `\aset` stores every result's last row, a result without rows skipped.
+        let (rows, from) = match g.all {
+            false => (ans.last_rows, ans.last_from),
+            true => (ans.rows, 0),
+        };
+        if !g.all && rows != 1 {
+            self.error = Some(format!("expected one row, got {rows}"));
             return;
         }
-        if ans.rows == 0 {
+        if rows == 0 {
             return;
         }
         let mut name = String::new();
-        for (col, val) in ans.columns.iter().zip(ans.first_row) {
+        let values = ans.first_row.get(from..).unwrap_or_default();
+        for (col, val) in ans
+            .columns
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .zip(values)
+        {
             name.clear();
             name.push_str(&g.prefix);
             name.push_str(&String::from_utf8_lossy(col));

@@ -798,3 +798,37 @@ fn pgbench_fails_a_run_whose_clients_could_not_all_connect() {
     assert!(text.contains("number of clients: 10"), "{text}");
     assert!(err.contains("could not connect"), "{err}");
 }
+
+/// Bug: `\aset` after a compound query (`\;`) stored only the first result's first
+/// row, and `\gset` after one failed ("expected one row, got 2"); pgbench 15
+/// stores every result's last row for `\aset` (a result without rows skipped) and
+/// the last result's one row for `\gset`.
+#[test]
+fn pgbench_aset_and_gset_read_a_compound_query_as_pgbench_does() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    pg.psql(
+        "postgres",
+        "CREATE TABLE got (a int, b int, c int, g int, k int)",
+    );
+    let dir = crate::util::TempDir::new("pgbench-aset");
+    let script = dir.write(
+        "aset.sql",
+        "SELECT 1 AS a, 2 AS b \\; SELECT 1 AS none WHERE false \\; SELECT 3 AS c \\aset q_\n\
+         SELECT generate_series(1, 4) AS g \\aset\n\
+         SELECT 9 AS k \\; SELECT 5 AS k \\gset\n\
+         INSERT INTO got VALUES (:q_a, :q_b, :q_c, :g, :k);\n",
+    );
+    let out = pgbench(&pg, &["-n", "-t", "2", "-f", script.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        pg.psql("postgres", "SELECT count(*) || ' ' || string_agg(DISTINCT a || ',' || b || ',' || c || ',' || g || ',' || k, ' ') FROM got"),
+        "2 1,2,3,4,5"
+    );
+}
