@@ -158,14 +158,14 @@ impl Scripts {
         self
     }
 
-    /// The statements' labels, by number: the text as written (pgbench `-r`), and
+    /// The statements' labels, by number: the first line as written (pgbench `-r`), and
     /// `\endpipeline` for a pipeline's end.
     pub fn labels(&self) -> Vec<&str> {
         self.stmts
             .iter()
             .map(
                 |s| match &self.scripts[s.script].script.commands[s.command] {
-                    Command::Sql(q) => q.text.as_str(),
+                    Command::Sql(q) => q.first_line.as_str(),
                     Command::EndPipeline => "\\endpipeline",
                     _ => "",
                 },

@@ -404,6 +404,8 @@ fn pgbench_report_per_command_and_max_tries() {
     // tpcb-like's seven statements, BEGIN to END, each timed, none failed.
     assert_eq!(rows.len(), 7, "{text}");
     assert!(rows[1].contains("UPDATE pgbench_accounts"), "{text}");
+    // Bug: the rows read `BEGIN`, the `;` dropped; pgbench prints `BEGIN;`.
+    assert!(rows[0].ends_with("  BEGIN;"), "{text}");
     for r in &rows {
         let mut cells = r.split_whitespace();
         let ms: f64 = cells.next().unwrap().parse().unwrap();

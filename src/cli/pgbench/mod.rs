@@ -644,7 +644,7 @@ fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<(usize, Statemen
             let row = StatementRow {
                 latency_ms: label.map_or(0.0, |l| l.latency.mean_s * 1e3),
                 failures: label.map_or(0, |l| l.errors.values().sum()),
-                text: texts[n - 1].trim().to_string(),
+                text: texts[n - 1].to_string(),
             };
             (script_of[n - 1], row)
         })

@@ -175,11 +175,11 @@ fn a_failure_among_a_pipeline_s_answers_ends_the_transaction() {
     assert_eq!(
         sc.labels(),
         [
-            "SELECT 1",
-            "SELECT 2",
-            "SELECT 3",
+            "SELECT 1;",
+            "SELECT 2;",
+            "SELECT 3;",
             "\\endpipeline",
-            "SELECT 4"
+            "SELECT 4;"
         ],
         "-r's rows: the pipeline's wait under \\endpipeline, as pgbench's"
     );

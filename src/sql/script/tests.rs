@@ -39,6 +39,30 @@ fn a_statement_spans_lines_and_keeps_its_first_line_number() {
     );
 }
 
+/// Bug: `-r` printed a statement as its whole text, whitespace collapsed and its
+/// `;` dropped (`BEGIN`); pgbench 15 prints its first line as written (`BEGIN;`,
+/// `select 1,` of a statement over two lines, `\;` as `;`, the space before a
+/// `\gset` kept), measured with pgbench 15.18 on this script.
+#[test]
+fn a_statement_keeps_its_first_line_as_pgbench_prints_it() {
+    let s = parse(
+        "fl.sql",
+        "-- lead comment\nselect 10 as k \\gset\nselect 1,\n  2;\nselect 1 \\; select 2;\nselect :k;   \nBEGIN",
+    )
+    .unwrap();
+    let lines: Vec<&str> = s.sql().map(|q| q.first_line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "select 10 as k ",
+            "select 1,",
+            "select 1 ; select 2;",
+            "select :k;",
+            "BEGIN"
+        ]
+    );
+}
+
 #[test]
 fn meta_commands_parse() {
     let s = parse(
