@@ -238,11 +238,8 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     if o.clients == 0 {
         return Err(bad("-c 0: at least one client"));
     }
-    if o.threads == 0 || o.threads > o.clients {
-        return Err(bad(format!(
-            "-j {}: threads are 1 to the number of clients ({})",
-            o.threads, o.clients
-        )));
+    if o.threads == 0 {
+        return Err(bad("-j 0: at least one thread"));
     }
     if o.time.is_some() && o.transactions.is_some() {
         return Err(bad(
@@ -262,8 +259,12 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     if o.latency_limit_ms.is_some_and(|l| l.is_nan() || l <= 0.0) {
         return Err(bad("--latency-limit: a limit above 0 ms"));
     }
-    if o.max_tries == 0 {
-        return Err(bad("--max-tries 0: at least one try"));
+    // pgbench's 0 is unlimited tries, bounded by the run's time or the limit.
+    if o.max_tries == 0 && o.time.is_none() && o.latency_limit_ms.is_none() {
+        return Err(bad(
+            "--max-tries 0: an unlimited number of transaction tries can only be used \
+             with --latency-limit or a duration (-T)",
+        ));
     }
     if o.progress == Some(0) {
         return Err(bad("-P 0: a progress line every 1 second or more"));
@@ -337,7 +338,8 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
         builtin,
         transaction_type,
         clients: o.clients,
-        threads: o.threads,
+        // pgbench runs no more threads than clients: `-j 4 -c 2` is two threads.
+        threads: o.threads.min(o.clients),
         // pgbench's default with neither: 10 transactions per client.
         per_client: o
             .transactions
@@ -390,7 +392,7 @@ fn log(o: &PgbenchOptions) -> Result<Option<(u64, String)>, PgbenchError> {
             "-l --aggregate-interval with -R: the schedule lag per interval is not kept; \
              -o FILE's result holds the run's lag histogram",
         )),
-        (true, Some(_)) if o.max_tries > 1 => Err(bad(
+        (true, Some(_)) if o.max_tries != 1 => Err(bad(
             "-l --aggregate-interval with --max-tries: retries are not counted per interval",
         )),
         (true, Some(n)) => Ok(Some((n, prefix.unwrap_or("pgbench_log").to_string()))),
@@ -485,7 +487,23 @@ mod tests {
             o.transactions = Some(5)
         })
         .starts_with("-T and -t"));
-        assert!(e(|o| o.threads = 2).starts_with("-j 2"));
+        assert!(e(|o| o.threads = 0).starts_with("-j 0"));
+        // Bug: `-j 4 -c 2` was refused; pgbench runs it on two threads.
+        let plan = check(&PgbenchOptions {
+            threads: 4,
+            clients: 2,
+            ..opts()
+        })
+        .unwrap();
+        assert_eq!(plan.threads, 2);
+        // Bug: `--max-tries 0` was refused; pgbench's 0 is unlimited, with -T.
+        assert!(e(|o| o.max_tries = 0).contains("with --latency-limit or a duration (-T)"));
+        let unlimited = PgbenchOptions {
+            max_tries: 0,
+            time: Some(2),
+            ..opts()
+        };
+        assert!(check(&unlimited).is_ok());
         assert!(e(|o| o.mode = Some("fast".into())).starts_with("-M fast"));
         assert!(e(|o| {
             o.initialize = true;

@@ -834,3 +834,34 @@ fn pgbench_aset_and_gset_read_a_compound_query_as_pgbench_does() {
         "2 1,2,3,4,5"
     );
 }
+
+/// Bugs: flags pgbench 15 accepts were refused: `-j 4 -c 2` (pgbench runs two
+/// threads), `--max-tries 0` with `-T` (unlimited tries; pgbench prints no
+/// `maximum number of tries` line then, but the retries' lines), and `-b list`
+/// (pgbench lists its scripts on stderr and exits 0).
+#[test]
+fn pgbench_takes_more_threads_than_clients_unlimited_tries_and_b_list() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-accepts");
+    let f = dir.write("one.sql", "SELECT 1;\n");
+    let args = ["-n", "-c", "2", "-j", "4", "-T", "1", "--max-tries", "0"];
+    let out = pgbench(&pg, &[&args[..], &["-f", f.to_str().unwrap()]].concat());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("number of threads: 2\n"), "{text}");
+    assert!(!text.contains("maximum number of tries"), "{text}");
+    assert!(text.contains("total number of retries: 0\n"), "{text}");
+    let out = run(&["pgbench", "-b", "list"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.starts_with("Available builtin scripts:\n      tpcb-like: "),
+        "{err}"
+    );
+}

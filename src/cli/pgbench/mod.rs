@@ -302,6 +302,11 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         println!("pgbench (hakaru {})", env!("CARGO_PKG_VERSION"));
         return Ok(0);
     }
+    if a.builtin.iter().any(|b| b == "list") {
+        // pgbench prints it on stderr and exits.
+        eprint!("{}", crate::sql::builtin::list());
+        return Ok(0);
+    }
     if let Some(name) = &a.show_script {
         let b = crate::sql::builtin::find(name)
             .map_err(|e| PgbenchError(format!("--show-script: {e}")))?;
@@ -325,7 +330,7 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         Some(prefix) => Some(open_txn_log(
             &txn_log_paths(prefix, plan.threads),
             plan.rate.is_some(),
-            a.max_tries > 1,
+            a.max_tries != 1,
         )?),
         None => None,
     };
@@ -423,7 +428,12 @@ fn run_options(
     request.kv.sql = SqlOptions {
         files: Vec::new(),
         query_mode: a.protocol.clone(),
-        max_tries: (a.max_tries > 1).then_some(a.max_tries),
+        // pgbench's 0: unlimited (the run's -T or the transaction's --timeout ends it).
+        max_tries: match a.max_tries {
+            0 => Some(u32::MAX),
+            1 => None,
+            n => Some(n),
+        },
         given: Some(GivenScripts(Arc::new(
             plan.scripts.clone().with_txn_log(txn_log),
         ))),
@@ -750,7 +760,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
             .filter(|_| sections.is_empty())
             .map(|r| r.iter().map(|(_, row)| row.clone()).collect()),
         scripts: sections,
-        retries: (a.max_tries > 1).then_some((step.retried, step.retries)),
+        retries: (a.max_tries != 1).then_some((step.retried, step.retries)),
         percentiles: vec![
             (50.0, ms(lat.p50_s)),
             (90.0, ms(lat.p90_s)),

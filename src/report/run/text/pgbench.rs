@@ -52,6 +52,7 @@ pub struct PgbenchFigures {
     pub query_mode: String,
     pub clients: u64,
     pub threads: u64,
+    /// `--max-tries`; 0 is unlimited, and pgbench prints no line for it.
     pub max_tries: u32,
     pub length: Length,
     pub processed: u64,
@@ -74,7 +75,7 @@ pub struct PgbenchFigures {
     pub statements: Option<Vec<StatementRow>>,
     /// Several scripts: a section each, as pgbench prints them (none for one).
     pub scripts: Vec<ScriptSection>,
-    /// `--max-tries` above 1: transactions retried, and the retries in all.
+    /// `--max-tries` other than 1: transactions retried, and the retries in all.
     pub retries: Option<(u64, u64)>,
     /// hakaru's additions: (percentile, ms).
     pub percentiles: Vec<(f64, f64)>,
@@ -90,7 +91,9 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
     let _ = writeln!(o, "query mode: {}", f.query_mode);
     let _ = writeln!(o, "number of clients: {}", f.clients);
     let _ = writeln!(o, "number of threads: {}", f.threads);
-    let _ = writeln!(o, "maximum number of tries: {}", f.max_tries);
+    if f.max_tries != 0 {
+        let _ = writeln!(o, "maximum number of tries: {}", f.max_tries);
+    }
     match f.length {
         Length::PerClient(n) => {
             let _ = writeln!(o, "number of transactions per client: {n}");
