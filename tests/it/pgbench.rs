@@ -838,7 +838,8 @@ fn pgbench_aset_and_gset_read_a_compound_query_as_pgbench_does() {
 /// Bugs: flags pgbench 15 accepts were refused: `-j 4 -c 2` (pgbench runs two
 /// threads), `--max-tries 0` with `-T` (unlimited tries; pgbench prints no
 /// `maximum number of tries` line then, but the retries' lines), and `-b list`
-/// (pgbench lists its scripts on stderr and exits 0).
+/// (pgbench lists its scripts on stderr and exits 0); and `--random-seed` said
+/// nothing of the seed it took (pgbench says it, so a `rand` run can be repeated).
 #[test]
 fn pgbench_takes_more_threads_than_clients_unlimited_tries_and_b_list() {
     let Some(pg) = Postgres::start(&[]) else {
@@ -857,6 +858,21 @@ fn pgbench_takes_more_threads_than_clients_unlimited_tries_and_b_list() {
     assert!(text.contains("number of threads: 2\n"), "{text}");
     assert!(!text.contains("maximum number of tries"), "{text}");
     assert!(text.contains("total number of retries: 0\n"), "{text}");
+    // Bug: `--random-seed rand` never said its seed (pgbench says it on stderr).
+    let out = pgbench(
+        &pg,
+        &[
+            "-n",
+            "-t",
+            "1",
+            "--random-seed",
+            "rand",
+            "-f",
+            f.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("setting random seed to "), "{err}");
     let out = run(&["pgbench", "-b", "list"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");

@@ -326,6 +326,10 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         return Ok(0);
     }
     let log = check_paths(&a, &plan)?;
+    if a.random_seed.is_some() {
+        // As pgbench: the seed said, so a `time` or `rand` run can be run again.
+        eprintln!("setting random seed to {}", plan.seed);
+    }
     let txn_log = match &plan.txn_log {
         Some(prefix) => Some(open_txn_log(
             &txn_log_paths(prefix, plan.threads),
