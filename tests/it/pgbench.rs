@@ -881,3 +881,26 @@ fn pgbench_takes_more_threads_than_clients_unlimited_tries_and_b_list() {
         "{err}"
     );
 }
+
+/// Bug: a script whose transactions failed with an error pgbench 15 aborts its
+/// client for (here division by zero; anything but a serialization failure or a
+/// deadlock) exited 0; pgbench 15 exits 2 ("Run was aborted"). hakaru measures on
+/// and reports, then says why and exits 1. Serialization failures alone exit 0,
+/// as pgbench counts them as failed transactions and goes on.
+#[test]
+fn pgbench_exits_1_when_transactions_failed_as_pgbench_would_abort_them() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-abort");
+    let f = dir.write("div.sql", "\\set r random(0, 1)\nSELECT 1 / :r;\n");
+    let out = pgbench(&pg, &["-n", "-t", "20", "-f", f.to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{text}\n{err}");
+    assert!(text.contains("number of failed transactions: "), "{text}");
+    assert!(
+        err.contains("other than a serialization failure or a deadlock"),
+        "{err}"
+    );
+}
