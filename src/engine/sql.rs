@@ -330,7 +330,7 @@ thread_local! {
 
 /// pgbench's line: `client_id transaction_no time script_no time_epoch time_us
 /// [schedule_lag] [retries]`, time and lag in µs, a failed transaction's time
-/// `serialization`, `deadlock` or `failed`.
+/// `failed` (`--failures-detailed`: `serialization` or `deadlock` when it is one).
 fn log_line(thread: usize, log: &Arc<TxnLog>, l: &LogLine) {
     let end = Instant::now();
     let epoch = SystemTime::now()
@@ -346,8 +346,10 @@ fn log_line(thread: usize, log: &Arc<TxnLog>, l: &LogLine) {
         let buf = &mut b.buf;
         let _ = write!(buf, "{} {} ", l.client, l.cnt);
         let _ = match l.outcome {
-            Outcome::Error(ErrorKind::SqlSerializationFailure) => write!(buf, "serialization"),
-            Outcome::Error(ErrorKind::SqlDeadlock) => write!(buf, "deadlock"),
+            Outcome::Error(ErrorKind::SqlSerializationFailure) if log.detailed => {
+                write!(buf, "serialization")
+            }
+            Outcome::Error(ErrorKind::SqlDeadlock) if log.detailed => write!(buf, "deadlock"),
             Outcome::Error(_) => write!(buf, "failed"),
             Outcome::Status(_) => write!(buf, "{}", us(end - l.due.unwrap_or(l.sent))),
         };

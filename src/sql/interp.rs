@@ -89,6 +89,9 @@ pub struct TxnLog {
     pub lag: bool,
     /// `--max-tries` above 1: and then with its retries.
     pub retries: bool,
+    /// `--failures-detailed`: a failed transaction's time is `serialization` or
+    /// `deadlock` when it is one (else `failed`, as every failure without it).
+    pub detailed: bool,
     /// Writes whole lines of worker `thread` (pgbench's thread number).
     #[allow(clippy::type_complexity)]
     pub write: Box<dyn Fn(usize, &[u8]) + Send + Sync>,
@@ -99,6 +102,7 @@ impl std::fmt::Debug for TxnLog {
         f.debug_struct("TxnLog")
             .field("lag", &self.lag)
             .field("retries", &self.retries)
+            .field("detailed", &self.detailed)
             .finish_non_exhaustive()
     }
 }

@@ -287,7 +287,6 @@ fn pgbench_refuses_flags_it_does_not_carry_out_by_name_with_why() {
             "--index-tablespace: ",
         ),
         (&["-l", "--sampling-rate", "0.1"][..], "--sampling-rate: "),
-        (&["--failures-detailed"][..], "--failures-detailed: "),
         (&["--verbose-errors"][..], "--verbose-errors: "),
         (&["-d"][..], "-d/--debug: "),
     ] {

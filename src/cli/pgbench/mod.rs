@@ -139,6 +139,9 @@ pub struct PgbenchArgs {
     /// Print the version, then exit.
     #[arg(short = 'V', long = "version")]
     pub version: bool,
+    /// Report the serialization and deadlock failures apart.
+    #[arg(long = "failures-detailed")]
+    pub failures_detailed: bool,
     /// pgbench flags hakaru does not carry out, taken only to be refused by name
     /// with why (clap's "unexpected argument" would not say why).
     #[command(flatten)]
@@ -187,8 +190,6 @@ pub struct Refused {
     index_tablespace: Option<String>,
     #[arg(long = "sampling-rate", hide = true, value_name = "NUM")]
     sampling_rate: Option<String>,
-    #[arg(long = "failures-detailed", hide = true)]
-    failures_detailed: bool,
     #[arg(long = "verbose-errors", hide = true)]
     verbose_errors: bool,
     #[arg(short = 'd', long = "debug", hide = true)]
@@ -218,12 +219,6 @@ impl Refused {
                 "--sampling-rate",
                 "the per-transaction log is written whole; -o FILE's result holds \
                  every second's histogram",
-            ),
-            (
-                self.failures_detailed,
-                "--failures-detailed",
-                "the report's error table already counts each kind \
-                 (sql_serialization_failure, sql_deadlock, …)",
             ),
             (
                 self.verbose_errors,
@@ -333,8 +328,8 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
     let txn_log = match &plan.txn_log {
         Some(prefix) => Some(open_txn_log(
             &txn_log_paths(prefix, plan.threads),
+            &a,
             plan.rate.is_some(),
-            a.max_tries != 1,
         )?),
         None => None,
     };
@@ -368,7 +363,9 @@ fn txn_log_paths(prefix: &str, threads: u64) -> Vec<PathBuf> {
 /// The files made (emptied) before the load, so one that cannot be written is
 /// refused first (exit 2); the workers hand each its thread's whole lines, a
 /// buffer at a time, never a line per transaction.
-fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLog>> {
+/// `lag`: `-R`'s column; `a`'s `--max-tries` and `--failures-detailed` the rest.
+fn open_txn_log(paths: &[PathBuf], a: &PgbenchArgs, lag: bool) -> Result<Arc<TxnLog>> {
+    let (retries, detailed) = (a.max_tries != 1, a.failures_detailed);
     let mut files = Vec::new();
     for p in paths {
         let f = std::fs::File::create(p)
@@ -389,6 +386,7 @@ fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLo
     Ok(Arc::new(TxnLog {
         lag,
         retries,
+        detailed,
         write: Box::new(write),
     }))
 }
@@ -691,6 +689,7 @@ fn step_label<'a>(step: &'a StepResult, key: &str, value: &str) -> Option<&'a La
 /// Several scripts: pgbench's section for each, from its `script=<name>` label
 /// (its transactions, failures and latency) and its statements' rows (`-r`).
 fn script_sections(
+    a: &PgbenchArgs,
     plan: &PgbenchPlan,
     step: &StepResult,
     rows: Option<&[(usize, StatementRow)]>,
@@ -706,6 +705,9 @@ fn script_sections(
         let processed = label.map_or(0, |l| l.total_requests.saturating_sub(failed));
         let lat = label.map(|l| &l.latency).filter(|l| l.count > 0);
         ScriptSection {
+            detailed: a
+                .failures_detailed
+                .then(|| label.map_or((0, 0), |l| detailed(&l.errors))),
             title: s.name.clone(),
             weight: s.weight,
             weight_pct: 100.0 * s.weight as f64 / total_weight.max(1) as f64,
@@ -720,6 +722,13 @@ fn script_sections(
         }
     };
     scripts.iter().enumerate().map(section).collect()
+}
+
+/// `--failures-detailed`: the serialization failures and the deadlocks.
+fn detailed(errors: &std::collections::BTreeMap<crate::stats::ErrorKind, u64>) -> (u64, u64) {
+    use crate::stats::ErrorKind::{SqlDeadlock, SqlSerializationFailure};
+    let n = |k| errors.get(&k).copied().unwrap_or(0);
+    (n(SqlSerializationFailure), n(SqlDeadlock))
 }
 
 fn per_second(n: u64, elapsed_s: f64) -> f64 {
@@ -745,7 +754,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         (l, past)
     });
     let rows = a.report_per_command.then(|| statement_rows(plan, step));
-    let sections = script_sections(plan, step, rows.as_deref());
+    let sections = script_sections(a, plan, step, rows.as_deref());
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
         scale: plan.scale,
@@ -782,6 +791,7 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
             .map(|r| r.iter().map(|(_, row)| row.clone()).collect()),
         scripts: sections,
         retries: (a.max_tries != 1).then_some((step.retried, step.retries)),
+        detailed: a.failures_detailed.then(|| detailed(&step.errors)),
         percentiles: vec![
             (50.0, ms(lat.p50_s)),
             (90.0, ms(lat.p90_s)),

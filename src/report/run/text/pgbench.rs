@@ -35,6 +35,8 @@ pub struct ScriptSection {
     pub weight_pct: f64,
     pub processed: u64,
     pub failed: u64,
+    /// `--failures-detailed`: its serialization failures and deadlocks.
+    pub detailed: Option<(u64, u64)>,
     pub tps: f64,
     /// Its transactions' latency, mean and deviation (ms); none if none ended.
     pub latency_ms: Option<(f64, f64)>,
@@ -75,6 +77,8 @@ pub struct PgbenchFigures {
     pub statements: Option<Vec<StatementRow>>,
     /// Several scripts: a section each, as pgbench prints them (none for one).
     pub scripts: Vec<ScriptSection>,
+    /// `--failures-detailed`: the serialization failures and the deadlocks.
+    pub detailed: Option<(u64, u64)>,
     /// `--max-tries` other than 1: transactions retried, and the retries in all.
     pub retries: Option<(u64, u64)>,
     /// hakaru's additions: (percentile, ms).
@@ -120,6 +124,9 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         f.failed,
         100.0 * f.failed as f64 / total
     );
+    if let Some(d) = f.detailed {
+        detailed_lines(&mut o, "", d, (f.processed + f.failed).max(1));
+    }
     if let Some((retried, retries)) = f.retries {
         let all = (f.processed + f.failed).max(1) as f64;
         let _ = writeln!(
@@ -184,6 +191,21 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
     o
 }
 
+/// `--failures-detailed`'s two lines; `all` the transactions that ended.
+fn detailed_lines(o: &mut String, prefix: &str, (ser, dead): (u64, u64), all: u64) {
+    let pct = |n: u64| 100.0 * n as f64 / all as f64;
+    let _ = writeln!(
+        o,
+        "{prefix}number of serialization failures: {ser} ({:.3}%)",
+        pct(ser)
+    );
+    let _ = writeln!(
+        o,
+        "{prefix}number of deadlock failures: {dead} ({:.3}%)",
+        pct(dead)
+    );
+}
+
 /// `-r`'s rows, under pgbench's heading (`prefix`: ` - ` inside a script's section).
 fn statement_lines(o: &mut String, prefix: &str, rows: &[StatementRow]) {
     let _ = writeln!(
@@ -218,6 +240,9 @@ fn script_section(o: &mut String, n: usize, s: &ScriptSection, all: u64) {
         s.failed,
         100.0 * s.failed as f64 / ended
     );
+    if let Some(d) = s.detailed {
+        detailed_lines(o, " - ", d, s.processed + s.failed);
+    }
     if let Some((avg, sd)) = s.latency_ms {
         let _ = writeln!(o, " - latency average = {avg:.3} ms");
         let _ = writeln!(o, " - latency stddev = {sd:.3} ms");
@@ -383,6 +408,7 @@ mod tests {
             reconnect: false,
             tps: 1234.5678901,
             retries: None,
+            detailed: None,
             statements: Some(vec![
                 StatementRow { latency_ms: 0.123, failures: 0, text: "BEGIN;".into() },
                 StatementRow {
@@ -471,6 +497,7 @@ error serialization_failure: 2 (could not serialize access due to concurrent uâ€
             weight_pct: pct,
             processed,
             failed: 0,
+            detailed: None,
             tps,
             latency_ms: lat,
             statements: Some(vec![row(0.112, text)]),
@@ -515,6 +542,29 @@ SQL script 2: b.sql
          0.112           0  SELECT 2;
 ";
         assert!(text.ends_with(want), "{text}");
+    }
+
+    /// Bug: `--failures-detailed` was refused; pgbench 15 prints the serialization
+    /// and deadlock failures apart (these lines as pgbench 15.18 prints them).
+    #[test]
+    fn failures_detailed_lines_follow_the_failed_line() {
+        let f = PgbenchFigures {
+            processed: 8140,
+            failed: 762,
+            detailed: Some((762, 0)),
+            retries: Some((1678, 1678)),
+            ..figures()
+        };
+        let text = pgbench_report(&f);
+        assert!(
+            text.contains(
+                "number of failed transactions: 762 (8.560%)\n\
+             number of serialization failures: 762 (8.560%)\n\
+             number of deadlock failures: 0 (0.000%)\n\
+             number of transactions retried: 1678 (18.850%)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
