@@ -167,7 +167,9 @@ fn pgbench_per_transaction_log_killed_mid_run_holds_whole_lines() {
 
 /// Bug: a serialization failure's line read `serialization` in every run; pgbench
 /// 15 writes `failed` for every failure unless `--failures-detailed` (then
-/// `serialization` or `deadlock`). The script fails with 40001 every time.
+/// `serialization` or `deadlock`); its aggregated log counts serialization and
+/// deadlock failures under `--failures-detailed` only, 0 otherwise. The script
+/// fails with 40001 every time.
 #[test]
 fn pgbench_log_names_a_failure_s_kind_only_with_failures_detailed() {
     let Some(pg) = Postgres::start(&[]) else {
@@ -203,5 +205,26 @@ fn pgbench_log_names_a_failure_s_kind_only_with_failures_detailed() {
         }
         let detail = "number of serialization failures: 2 (100.000%)";
         assert_eq!(text.contains(detail), detailed, "{text}");
+        // The aggregated log's serialization_failures (its 14th field), likewise.
+        let prefix = out.join("agg");
+        let mut agg = args.clone();
+        agg.extend(["--aggregate-interval", "1", "--log-prefix"]);
+        agg.push(prefix.to_str().unwrap());
+        hakaru()
+            .args(&agg)
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        let file = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("agg."))
+            .expect("the aggregated log");
+        let log = std::fs::read_to_string(file).unwrap();
+        let failures: u64 = log
+            .lines()
+            .map(|l| l.split(' ').nth(13).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(failures, if detailed { 2 } else { 0 }, "{log}");
     }
 }

@@ -528,7 +528,7 @@ fn load(
     let aborted = aborted(step);
     let mut extra = Vec::new();
     if let (Some((every, _)), Some(path)) = (&plan.aggregate_log, &log) {
-        let lines = aggregate_log(step, *every).map_err(anyhow::Error::msg)?;
+        let lines = aggregate_log(step, *every, a.failures_detailed).map_err(anyhow::Error::msg)?;
         extra.push((path.clone(), lines.into_bytes()));
     }
     let finish = super::finish::Finish {

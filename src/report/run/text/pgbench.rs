@@ -305,14 +305,16 @@ pub fn progress_line(
 }
 
 /// pgbench 15's aggregated log (`-l --aggregate-interval N`), one line per
-/// interval of the step: `interval_start num_transactions sum_latency
-/// sum_latency_2 min_latency max_latency failures` (µs; the start a Unix time),
-/// every interval written, an empty one with zeros, the last one partial, as
+/// interval of the step: its 15 fields, `interval_start num_transactions
+/// sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag
+/// max_lag skipped retried retries serialization_failures deadlock_failures` (µs;
+/// the start a Unix time; the failures counted with `detailed`, pgbench's
+/// `--failures-detailed`, else 0 as pgbench writes them), every interval written, an empty one with zeros, the last one partial, as
 /// pgbench writes them. From the step's timeline: the counts are exact; the
 /// latencies come from each second's histogram (2 significant digits), so sums,
 /// minimum and maximum are within 1%. After the first hour the timeline's entries
 /// are 10 s wide; each then counts in the interval where it starts.
-pub fn aggregate_log(step: &StepResult, interval_s: u64) -> Result<String, String> {
+pub fn aggregate_log(step: &StepResult, interval_s: u64, detailed: bool) -> Result<String, String> {
     let interval_s = interval_s.max(1);
     let start = crate::timestamp::parse(&step.started_at)
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
@@ -325,7 +327,7 @@ pub fn aggregate_log(step: &StepResult, interval_s: u64) -> Result<String, Strin
     }
     let mut o = String::new();
     for (i, row) in rows.iter().enumerate() {
-        row.line(&mut o, start + i as u64 * interval_s);
+        row.line(&mut o, start + i as u64 * interval_s, detailed);
     }
     Ok(o)
 }
@@ -371,14 +373,17 @@ impl Interval {
 
     /// pgbench 15's line, its 15 fields always there: the lag's four and the
     /// skipped are 0 (no `-R` here), retried and retries 0 (no `--max-tries`), then
-    /// the serialization and deadlock failures.
-    fn line(&self, o: &mut String, at: u64) {
+    /// the serialization and deadlock failures (0 unless `detailed`).
+    fn line(&self, o: &mut String, at: u64, detailed: bool) {
         let (count, sum, sum2, max) = (self.count, self.sum, self.sum2, self.max);
         let min = self.min.unwrap_or(0.0);
+        let (ser, dead) = match detailed {
+            true => (self.serialization, self.deadlock),
+            false => (0, 0),
+        };
         let _ = writeln!(
             o,
-            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} 0 0 0 0 0 0 0 {} {}",
-            self.serialization, self.deadlock
+            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} 0 0 0 0 0 0 0 {ser} {dead}"
         );
     }
 }
