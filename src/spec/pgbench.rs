@@ -54,6 +54,10 @@ pub struct PgbenchOptions {
     pub files: Vec<(String, String)>,
     pub skip_some_updates: bool,
     pub select_only: bool,
+    /// The order `-b` (`'b'`), `-N`, `-S` and `-f` (`'f'`) came in on the command
+    /// line ([`script_order`]): pgbench numbers its scripts so. Empty: `-b`s, `-N`,
+    /// `-S`, then the `-f`s.
+    pub script_order: Vec<char>,
     pub clients: u64,
     pub threads: u64,
     pub time: Option<u64>,
@@ -185,6 +189,7 @@ fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), Pg
             script,
         });
     }
+    reorder(&mut out, o);
     if out.is_empty() {
         add_builtin(&mut out, "tpcb-like", "-b")?;
     }
@@ -198,6 +203,109 @@ fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), Pg
         "multiple scripts".to_string()
     };
     Ok((out, title))
+}
+
+/// `out` (the `-b`s, `-N`, `-S`, then the `-f`s) put in the command line's
+/// order, as pgbench numbers them; any the order does not name stay after.
+fn reorder(out: &mut Vec<Weighted>, o: &PgbenchOptions) {
+    let nb = o.builtins.len();
+    let n_at = nb;
+    let s_at = n_at + usize::from(o.skip_some_updates);
+    let f_at = s_at + usize::from(o.select_only);
+    let (mut b, mut f) = (0..nb, f_at..out.len());
+    let mut taken: Vec<usize> = Vec::with_capacity(out.len());
+    for c in &o.script_order {
+        let next = match c {
+            'b' => b.next(),
+            'f' => f.next(),
+            'N' if o.skip_some_updates => Some(n_at),
+            'S' if o.select_only => Some(s_at),
+            _ => None,
+        };
+        if let Some(i) = next.filter(|i| !taken.contains(i)) {
+            taken.push(i);
+        }
+    }
+    taken.extend(
+        (0..out.len())
+            .filter(|i| !taken.contains(i))
+            .collect::<Vec<_>>(),
+    );
+    let mut slots: Vec<Option<Weighted>> = out.drain(..).map(Some).collect();
+    out.extend(taken.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// The order `-b`, `-N`, `-S` and `-f` come in among `args` (the command line as
+/// typed): `'b'`, `'N'`, `'S'`, `'f'`. Short flags may be bundled (`-nS`, `-fx.sql`);
+/// a flag's separate value is skipped, so a value is never read as a flag.
+pub fn script_order(args: &[String]) -> Vec<char> {
+    const SHORT_VALUE: &str = "bfcjTtRLPMDsFIhpUo";
+    const LONG_VALUE: [&str; 24] = [
+        "init-steps",
+        "fillfactor",
+        "scale",
+        "client",
+        "jobs",
+        "time",
+        "transactions",
+        "rate",
+        "latency-limit",
+        "progress",
+        "protocol",
+        "define",
+        "random-seed",
+        "aggregate-interval",
+        "max-tries",
+        "show-script",
+        "host",
+        "port",
+        "username",
+        "password-file",
+        "log-prefix",
+        "timeout",
+        "output",
+        "sampling-rate",
+    ];
+    let mut order = Vec::new();
+    let mut tokens = args.iter();
+    while let Some(t) = tokens.next() {
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            match name {
+                "builtin" => order.push('b'),
+                "file" => order.push('f'),
+                "skip-some-updates" => order.push('N'),
+                "select-only" => order.push('S'),
+                _ => {}
+            }
+            let takes = matches!(name, "builtin" | "file") || LONG_VALUE.contains(&name);
+            if takes && value.is_none() {
+                tokens.next();
+            }
+            continue;
+        }
+        let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            continue;
+        };
+        for (i, c) in flags.char_indices() {
+            match c {
+                'b' | 'f' | 'N' | 'S' => order.push(c),
+                _ => {}
+            }
+            if SHORT_VALUE.contains(c) {
+                if i + c.len_utf8() == flags.len() {
+                    tokens.next();
+                }
+                break;
+            }
+        }
+    }
+    order
 }
 
 fn defines(o: &PgbenchOptions, scale: u64) -> Result<Vec<(String, Define)>, PgbenchError> {
@@ -468,6 +576,56 @@ mod tests {
             ]
         );
         assert_eq!(p.transaction_type, "multiple scripts");
+    }
+
+    /// Bug: `-f a.sql -b select-only` numbered the built-in first (`SQL script 1`,
+    /// `-l`'s script 0); pgbench numbers scripts in the command line's order.
+    #[test]
+    fn scripts_are_numbered_in_the_command_line_s_order() {
+        let args: Vec<String> = [
+            "hakaru",
+            "pgbench",
+            "-c",
+            "-b",
+            "-f",
+            "my.sql@2",
+            "-nS",
+            "--builtin=simple-update",
+            "-D",
+            "x=-b",
+            "--log-prefix",
+            "-f",
+            "-bselect-only@3",
+            "--",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let order = script_order(&args);
+        assert_eq!(order, ['f', 'S', 'b', 'b']);
+        let o = PgbenchOptions {
+            builtins: vec!["simple-update".into(), "select-only@3".into()],
+            files: vec![("my.sql@2".into(), "SELECT 1;".into())],
+            select_only: true,
+            script_order: order,
+            ..opts()
+        };
+        let names: Vec<String> = check(&o)
+            .unwrap()
+            .scripts
+            .scripts
+            .iter()
+            .map(|s| format!("{}@{}", s.name, s.weight))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "my.sql@2",
+                "<builtin: select only>@1",
+                "<builtin: simple update>@1",
+                "<builtin: select only>@3"
+            ]
+        );
     }
 
     #[test]

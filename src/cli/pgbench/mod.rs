@@ -238,7 +238,7 @@ impl Refused {
     }
 }
 
-fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
+fn options(a: &PgbenchArgs, command_line: &[String]) -> Result<PgbenchOptions> {
     let mut files = Vec::new();
     for f in &a.file {
         let path = crate::sql::builtin::split_weight(f).map_or(f.as_str(), |(p, _)| p);
@@ -275,6 +275,7 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
         files,
         skip_some_updates: a.skip_some_updates,
         select_only: a.select_only,
+        script_order: crate::spec::pgbench::script_order(command_line),
         clients: a.clients,
         threads: a.jobs,
         time: a.time,
@@ -314,7 +315,7 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
             "{flag}: not carried out by hakaru pgbench: {why}"
         )));
     }
-    let mut o = options(&a)?;
+    let mut o = options(&a, &command_line)?;
     let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
