@@ -666,6 +666,16 @@ fn pgbench_builtin_scripts_take_the_scale_of_the_tables() {
         ),
         "3"
     );
+    // `-s` given to a run is overruled, with pgbench's warning (its prefix was
+    // missing: `scale option ignored, …` alone).
+    let out = pgbench(&pg, &["-n", "-s", "7", "-t", "1", "-S"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "pgbench: warning: scale option ignored, using count from pgbench_branches table (3)\n"
+        ),
+        "{err}"
+    );
 }
 
 /// Issue 33: `-D` took numbers only (a text value was refused); pgbench takes any

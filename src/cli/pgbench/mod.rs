@@ -341,7 +341,10 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
         let n = count_branches(&plan)?;
         if a.scale.is_some_and(|s| s != n) {
-            eprintln!("scale option ignored, using count from pgbench_branches table ({n})");
+            eprintln!(
+                "pgbench: warning: scale option ignored, using count from pgbench_branches \
+                 table ({n})"
+            );
         }
         o.scale = Some(n);
         plan = check(&o)?;
