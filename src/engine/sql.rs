@@ -84,6 +84,11 @@ impl std::fmt::Display for ConnError {
     }
 }
 
+/// An answer as the session reads it: its rows, the rows it changed, its failure
+/// (kind and the server's name for it), and the last result's rows and where its
+/// columns start.
+type Told = (u64, u64, Option<(ErrorKind, SqlFailure)>, (u64, usize));
+
 impl Conn {
     /// Connects and logs in to `proto`'s target (a SQL one: the loop checked).
     async fn connect(proto: &Proto) -> Result<Conn, ConnError> {
@@ -124,14 +129,11 @@ impl Conn {
         }
     }
 
-    /// The last answer as the interpreter reads it (rows, the first row's values
-    /// and its columns' names into the reused vectors), the rows it changed, and its
+    /// The last answer as the interpreter reads it (rows, the values `\gset` and
+    /// `\aset` store and their columns' names into the reused vectors, the last
+    /// result's rows and where its columns start), the rows it changed, and its
     /// error's kind and the server's name for it.
-    fn told<'a>(
-        &'a self,
-        row: &mut Vec<Option<&'a [u8]>>,
-        columns: &mut Vec<&'a [u8]>,
-    ) -> (u64, u64, Option<(ErrorKind, SqlFailure)>) {
+    fn told<'a>(&'a self, row: &mut Vec<Option<&'a [u8]>>, columns: &mut Vec<&'a [u8]>) -> Told {
         match self {
             Conn::Pg(c) => {
                 let a = c.answer();
@@ -143,7 +145,7 @@ impl Conn {
                     .error_kind()
                     .zip(a.sqlstate)
                     .map(|(k, s)| (sql_error_kind(k), SqlFailure::Pg(s)));
-                (a.rows, a.affected, failed)
+                (a.rows, a.affected, failed, a.last_result())
             }
             Conn::My(c) => {
                 let a = c.answer();
@@ -154,7 +156,8 @@ impl Conn {
                 let failed = a
                     .error_kind()
                     .map(|k| (mysql_error_kind(k), SqlFailure::My(a.code, a.sqlstate)));
-                (a.rows, a.affected, failed)
+                // One statement, one result.
+                (a.rows, a.affected, failed, (a.rows, 0))
             }
         }
     }
@@ -327,7 +330,7 @@ thread_local! {
 
 /// pgbench's line: `client_id transaction_no time script_no time_epoch time_us
 /// [schedule_lag] [retries]`, time and lag in µs, a failed transaction's time
-/// `serialization`, `deadlock` or `failed`.
+/// `failed` (`--failures-detailed`: `serialization` or `deadlock` when it is one).
 fn log_line(thread: usize, log: &Arc<TxnLog>, l: &LogLine) {
     let end = Instant::now();
     let epoch = SystemTime::now()
@@ -343,8 +346,10 @@ fn log_line(thread: usize, log: &Arc<TxnLog>, l: &LogLine) {
         let buf = &mut b.buf;
         let _ = write!(buf, "{} {} ", l.client, l.cnt);
         let _ = match l.outcome {
-            Outcome::Error(ErrorKind::SqlSerializationFailure) => write!(buf, "serialization"),
-            Outcome::Error(ErrorKind::SqlDeadlock) => write!(buf, "deadlock"),
+            Outcome::Error(ErrorKind::SqlSerializationFailure) if log.detailed => {
+                write!(buf, "serialization")
+            }
+            Outcome::Error(ErrorKind::SqlDeadlock) if log.detailed => write!(buf, "deadlock"),
             Outcome::Error(_) => write!(buf, "failed"),
             Outcome::Status(_) => write!(buf, "{}", us(end - l.due.unwrap_or(l.sent))),
         };
@@ -659,7 +664,7 @@ fn told<W: Workload>(
     let conn = slot.conn.as_ref().expect("still connected");
     let mut row = recycle(std::mem::take(&mut slot.row));
     let mut columns = recycle_names(std::mem::take(&mut slot.columns));
-    let (rows, affected, told) = conn.told(&mut row, &mut columns);
+    let (rows, affected, told, (last_rows, last_from)) = conn.told(&mut row, &mut columns);
     let kind = told.map(|(kind, _)| kind);
     let outcome = kind.map_or(Outcome::Status(STATUS_REPLY), Outcome::Error);
     sample(w, label, sent, outcome);
@@ -672,6 +677,8 @@ fn told<W: Workload>(
         affected,
         first_row: &row,
         columns: &columns,
+        last_rows,
+        last_from,
     });
     slot.row = recycle(row);
     slot.columns = recycle_names(columns);

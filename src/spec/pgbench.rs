@@ -54,6 +54,10 @@ pub struct PgbenchOptions {
     pub files: Vec<(String, String)>,
     pub skip_some_updates: bool,
     pub select_only: bool,
+    /// The order `-b` (`'b'`), `-N`, `-S` and `-f` (`'f'`) came in on the command
+    /// line ([`script_order`]): pgbench numbers its scripts so. Empty: `-b`s, `-N`,
+    /// `-S`, then the `-f`s.
+    pub script_order: Vec<char>,
     pub clients: u64,
     pub threads: u64,
     pub time: Option<u64>,
@@ -185,6 +189,7 @@ fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), Pg
             script,
         });
     }
+    reorder(&mut out, o);
     if out.is_empty() {
         add_builtin(&mut out, "tpcb-like", "-b")?;
     }
@@ -198,6 +203,109 @@ fn scripts(o: &PgbenchOptions, scale: u64) -> Result<(Vec<Weighted>, String), Pg
         "multiple scripts".to_string()
     };
     Ok((out, title))
+}
+
+/// `out` (the `-b`s, `-N`, `-S`, then the `-f`s) put in the command line's
+/// order, as pgbench numbers them; any the order does not name stay after.
+fn reorder(out: &mut Vec<Weighted>, o: &PgbenchOptions) {
+    let nb = o.builtins.len();
+    let n_at = nb;
+    let s_at = n_at + usize::from(o.skip_some_updates);
+    let f_at = s_at + usize::from(o.select_only);
+    let (mut b, mut f) = (0..nb, f_at..out.len());
+    let mut taken: Vec<usize> = Vec::with_capacity(out.len());
+    for c in &o.script_order {
+        let next = match c {
+            'b' => b.next(),
+            'f' => f.next(),
+            'N' if o.skip_some_updates => Some(n_at),
+            'S' if o.select_only => Some(s_at),
+            _ => None,
+        };
+        if let Some(i) = next.filter(|i| !taken.contains(i)) {
+            taken.push(i);
+        }
+    }
+    taken.extend(
+        (0..out.len())
+            .filter(|i| !taken.contains(i))
+            .collect::<Vec<_>>(),
+    );
+    let mut slots: Vec<Option<Weighted>> = out.drain(..).map(Some).collect();
+    out.extend(taken.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// The order `-b`, `-N`, `-S` and `-f` come in among `args` (the command line as
+/// typed): `'b'`, `'N'`, `'S'`, `'f'`. Short flags may be bundled (`-nS`, `-fx.sql`);
+/// a flag's separate value is skipped, so a value is never read as a flag.
+pub fn script_order(args: &[String]) -> Vec<char> {
+    const SHORT_VALUE: &str = "bfcjTtRLPMDsFIhpUo";
+    const LONG_VALUE: [&str; 24] = [
+        "init-steps",
+        "fillfactor",
+        "scale",
+        "client",
+        "jobs",
+        "time",
+        "transactions",
+        "rate",
+        "latency-limit",
+        "progress",
+        "protocol",
+        "define",
+        "random-seed",
+        "aggregate-interval",
+        "max-tries",
+        "show-script",
+        "host",
+        "port",
+        "username",
+        "password-file",
+        "log-prefix",
+        "timeout",
+        "output",
+        "sampling-rate",
+    ];
+    let mut order = Vec::new();
+    let mut tokens = args.iter();
+    while let Some(t) = tokens.next() {
+        if t == "--" {
+            break;
+        }
+        if let Some(long) = t.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            match name {
+                "builtin" => order.push('b'),
+                "file" => order.push('f'),
+                "skip-some-updates" => order.push('N'),
+                "select-only" => order.push('S'),
+                _ => {}
+            }
+            let takes = matches!(name, "builtin" | "file") || LONG_VALUE.contains(&name);
+            if takes && value.is_none() {
+                tokens.next();
+            }
+            continue;
+        }
+        let Some(flags) = t.strip_prefix('-').filter(|f| !f.is_empty()) else {
+            continue;
+        };
+        for (i, c) in flags.char_indices() {
+            match c {
+                'b' | 'f' | 'N' | 'S' => order.push(c),
+                _ => {}
+            }
+            if SHORT_VALUE.contains(c) {
+                if i + c.len_utf8() == flags.len() {
+                    tokens.next();
+                }
+                break;
+            }
+        }
+    }
+    order
 }
 
 fn defines(o: &PgbenchOptions, scale: u64) -> Result<Vec<(String, Define)>, PgbenchError> {
@@ -238,11 +346,8 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     if o.clients == 0 {
         return Err(bad("-c 0: at least one client"));
     }
-    if o.threads == 0 || o.threads > o.clients {
-        return Err(bad(format!(
-            "-j {}: threads are 1 to the number of clients ({})",
-            o.threads, o.clients
-        )));
+    if o.threads == 0 {
+        return Err(bad("-j 0: at least one thread"));
     }
     if o.time.is_some() && o.transactions.is_some() {
         return Err(bad(
@@ -262,8 +367,12 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
     if o.latency_limit_ms.is_some_and(|l| l.is_nan() || l <= 0.0) {
         return Err(bad("--latency-limit: a limit above 0 ms"));
     }
-    if o.max_tries == 0 {
-        return Err(bad("--max-tries 0: at least one try"));
+    // pgbench's 0 is unlimited tries, bounded by the run's time or the limit.
+    if o.max_tries == 0 && o.time.is_none() && o.latency_limit_ms.is_none() {
+        return Err(bad(
+            "--max-tries 0: an unlimited number of transaction tries can only be used \
+             with --latency-limit or a duration (-T)",
+        ));
     }
     if o.progress == Some(0) {
         return Err(bad("-P 0: a progress line every 1 second or more"));
@@ -337,7 +446,8 @@ pub fn check(o: &PgbenchOptions) -> Result<PgbenchPlan, PgbenchError> {
         builtin,
         transaction_type,
         clients: o.clients,
-        threads: o.threads,
+        // pgbench runs no more threads than clients: `-j 4 -c 2` is two threads.
+        threads: o.threads.min(o.clients),
         // pgbench's default with neither: 10 transactions per client.
         per_client: o
             .transactions
@@ -390,7 +500,7 @@ fn log(o: &PgbenchOptions) -> Result<Option<(u64, String)>, PgbenchError> {
             "-l --aggregate-interval with -R: the schedule lag per interval is not kept; \
              -o FILE's result holds the run's lag histogram",
         )),
-        (true, Some(_)) if o.max_tries > 1 => Err(bad(
+        (true, Some(_)) if o.max_tries != 1 => Err(bad(
             "-l --aggregate-interval with --max-tries: retries are not counted per interval",
         )),
         (true, Some(n)) => Ok(Some((n, prefix.unwrap_or("pgbench_log").to_string()))),
@@ -468,6 +578,56 @@ mod tests {
         assert_eq!(p.transaction_type, "multiple scripts");
     }
 
+    /// Bug: `-f a.sql -b select-only` numbered the built-in first (`SQL script 1`,
+    /// `-l`'s script 0); pgbench numbers scripts in the command line's order.
+    #[test]
+    fn scripts_are_numbered_in_the_command_line_s_order() {
+        let args: Vec<String> = [
+            "hakaru",
+            "pgbench",
+            "-c",
+            "-b",
+            "-f",
+            "my.sql@2",
+            "-nS",
+            "--builtin=simple-update",
+            "-D",
+            "x=-b",
+            "--log-prefix",
+            "-f",
+            "-bselect-only@3",
+            "--",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let order = script_order(&args);
+        assert_eq!(order, ['f', 'S', 'b', 'b']);
+        let o = PgbenchOptions {
+            builtins: vec!["simple-update".into(), "select-only@3".into()],
+            files: vec![("my.sql@2".into(), "SELECT 1;".into())],
+            select_only: true,
+            script_order: order,
+            ..opts()
+        };
+        let names: Vec<String> = check(&o)
+            .unwrap()
+            .scripts
+            .scripts
+            .iter()
+            .map(|s| format!("{}@{}", s.name, s.weight))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "my.sql@2",
+                "<builtin: select only>@1",
+                "<builtin: simple update>@1",
+                "<builtin: select only>@3"
+            ]
+        );
+    }
+
     #[test]
     fn bad_options_are_named_before_any_load() {
         let e = |f: fn(&mut PgbenchOptions)| {
@@ -485,7 +645,23 @@ mod tests {
             o.transactions = Some(5)
         })
         .starts_with("-T and -t"));
-        assert!(e(|o| o.threads = 2).starts_with("-j 2"));
+        assert!(e(|o| o.threads = 0).starts_with("-j 0"));
+        // Bug: `-j 4 -c 2` was refused; pgbench runs it on two threads.
+        let plan = check(&PgbenchOptions {
+            threads: 4,
+            clients: 2,
+            ..opts()
+        })
+        .unwrap();
+        assert_eq!(plan.threads, 2);
+        // Bug: `--max-tries 0` was refused; pgbench's 0 is unlimited, with -T.
+        assert!(e(|o| o.max_tries = 0).contains("with --latency-limit or a duration (-T)"));
+        let unlimited = PgbenchOptions {
+            max_tries: 0,
+            time: Some(2),
+            ..opts()
+        };
+        assert!(check(&unlimited).is_ok());
         assert!(e(|o| o.mode = Some("fast".into())).starts_with("-M fast"));
         assert!(e(|o| {
             o.initialize = true;

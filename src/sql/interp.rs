@@ -89,6 +89,9 @@ pub struct TxnLog {
     pub lag: bool,
     /// `--max-tries` above 1: and then with its retries.
     pub retries: bool,
+    /// `--failures-detailed`: a failed transaction's time is `serialization` or
+    /// `deadlock` when it is one (else `failed`, as every failure without it).
+    pub detailed: bool,
     /// Writes whole lines of worker `thread` (pgbench's thread number).
     #[allow(clippy::type_complexity)]
     pub write: Box<dyn Fn(usize, &[u8]) + Send + Sync>,
@@ -99,6 +102,7 @@ impl std::fmt::Debug for TxnLog {
         f.debug_struct("TxnLog")
             .field("lag", &self.lag)
             .field("retries", &self.retries)
+            .field("detailed", &self.detailed)
             .finish_non_exhaustive()
     }
 }
@@ -158,19 +162,24 @@ impl Scripts {
         self
     }
 
-    /// The statements' labels, by number: the text as written (pgbench `-r`), and
+    /// The statements' labels, by number: the first line as written (pgbench `-r`), and
     /// `\endpipeline` for a pipeline's end.
     pub fn labels(&self) -> Vec<&str> {
         self.stmts
             .iter()
             .map(
                 |s| match &self.scripts[s.script].script.commands[s.command] {
-                    Command::Sql(q) => q.text.as_str(),
+                    Command::Sql(q) => q.first_line.as_str(),
                     Command::EndPipeline => "\\endpipeline",
                     _ => "",
                 },
             )
             .collect()
+    }
+
+    /// Each statement's script (its index in `scripts`), by number.
+    pub fn statement_scripts(&self) -> Vec<usize> {
+        self.stmts.iter().map(|s| s.script).collect()
     }
 
     /// How many statements all the scripts hold.
@@ -374,10 +383,14 @@ pub struct StatementAnswer<'a> {
     /// Rows a write changed (PostgreSQL's CommandComplete count, MySQL's OK
     /// packet's affected rows); 0 for BEGIN and COMMIT.
     pub affected: u64,
-    /// The first row's values as text (`None`: NULL), for `\gset`.
+    /// The values `\gset`/`\aset` store, as text (`None`: NULL): each result's
+    /// last row, results in order (a compound query, `\;`, has several).
     pub first_row: &'a [Option<&'a [u8]>],
-    /// The columns' names, in the row's order (RowDescription), for `\gset`.
+    /// Their columns' names (RowDescription), aligned with `first_row`.
     pub columns: &'a [&'a [u8]],
+    /// The last result's rows, and where its columns start: `\gset` reads it alone.
+    pub last_rows: u64,
+    pub last_from: usize,
 }
 
 /// A variable: its value, or text a query returned (`Value::Null` with `is_text`).
@@ -750,15 +763,28 @@ impl Session {
             return;
         };
         let Some(g) = &q.gset else { return };
-        if !g.all && ans.rows != 1 {
-            self.error = Some(format!("expected one row, got {}", ans.rows));
+        // pgbench: `\gset` wants the last result to be one row and stores it;
+        // `\aset` stores every result's last row, a result without rows skipped.
+        let (rows, from) = match g.all {
+            false => (ans.last_rows, ans.last_from),
+            true => (ans.rows, 0),
+        };
+        if !g.all && rows != 1 {
+            self.error = Some(format!("expected one row, got {rows}"));
             return;
         }
-        if ans.rows == 0 {
+        if rows == 0 {
             return;
         }
         let mut name = String::new();
-        for (col, val) in ans.columns.iter().zip(ans.first_row) {
+        let values = ans.first_row.get(from..).unwrap_or_default();
+        for (col, val) in ans
+            .columns
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .zip(values)
+        {
             name.clear();
             name.push_str(&g.prefix);
             name.push_str(&String::from_utf8_lossy(col));

@@ -164,3 +164,67 @@ fn pgbench_per_transaction_log_killed_mid_run_holds_whole_lines() {
         assert_eq!(f.len(), 6, "{l}");
     }
 }
+
+/// Bug: a serialization failure's line read `serialization` in every run; pgbench
+/// 15 writes `failed` for every failure unless `--failures-detailed` (then
+/// `serialization` or `deadlock`); its aggregated log counts serialization and
+/// deadlock failures under `--failures-detailed` only, 0 otherwise. The script
+/// fails with 40001 every time.
+#[test]
+fn pgbench_log_names_a_failure_s_kind_only_with_failures_detailed() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = crate::util::TempDir::new("pgbench-l-failed");
+    let script = dir.write(
+        "ser.sql",
+        "DO $$ BEGIN RAISE EXCEPTION USING ERRCODE = '40001'; END $$;\n",
+    );
+    let port = pg.port.to_string();
+    for (detailed, want) in [(false, "failed"), (true, "serialization")] {
+        let out = dir.path(if detailed { "detailed" } else { "plain" });
+        std::fs::create_dir_all(&out).unwrap();
+        let mut args = vec!["pgbench", "-n", "-l", "-t", "2", "-f"];
+        args.extend([script.to_str().unwrap(), "-h", "127.0.0.1", "-p", &port]);
+        args.extend(["-U", USER, "postgres"]);
+        if detailed {
+            args.push("--failures-detailed");
+        }
+        let o = hakaru()
+            .args(&args)
+            .current_dir(&out)
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&o.stdout);
+        let files = log_files(&out);
+        let lines = &files.first().expect("a log file").1;
+        assert_eq!(lines.len(), 2, "{lines:?}\n{text}");
+        for l in lines {
+            assert_eq!(l.split(' ').nth(2), Some(want), "{l}");
+        }
+        let detail = "number of serialization failures: 2 (100.000%)";
+        assert_eq!(text.contains(detail), detailed, "{text}");
+        // The aggregated log's serialization_failures (its 14th field), likewise.
+        let prefix = out.join("agg");
+        let mut agg = args.clone();
+        agg.extend(["--aggregate-interval", "1", "--log-prefix"]);
+        agg.push(prefix.to_str().unwrap());
+        hakaru()
+            .args(&agg)
+            .env("PGPASSWORD", PASSWORD)
+            .output()
+            .unwrap();
+        let file = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("agg."))
+            .expect("the aggregated log");
+        let log = std::fs::read_to_string(file).unwrap();
+        let failures: u64 = log
+            .lines()
+            .map(|l| l.split(' ').nth(13).unwrap().parse::<u64>().unwrap())
+            .sum();
+        assert_eq!(failures, if detailed { 2 } else { 0 }, "{log}");
+    }
+}

@@ -23,9 +23,10 @@ use crate::console::Console;
 use crate::engine::{Progress, StepSpec};
 use crate::observe::Fanout;
 use crate::report::run::text::pgbench::{
-    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, StatementRow,
+    aggregate_log, pgbench_report, progress_line, Length, PgbenchFigures, ScriptSection,
+    StatementRow,
 };
-use crate::result::StepResult;
+use crate::result::{LabelResult, StepResult};
 use crate::runner::Observer;
 use crate::spec::pgbench::{check, PgbenchError, PgbenchOptions, PgbenchPlan};
 use crate::spec::sql::{GivenScripts, SqlOptions};
@@ -138,6 +139,9 @@ pub struct PgbenchArgs {
     /// Print the version, then exit.
     #[arg(short = 'V', long = "version")]
     pub version: bool,
+    /// Report the serialization and deadlock failures apart.
+    #[arg(long = "failures-detailed")]
+    pub failures_detailed: bool,
     /// pgbench flags hakaru does not carry out, taken only to be refused by name
     /// with why (clap's "unexpected argument" would not say why).
     #[command(flatten)]
@@ -186,8 +190,6 @@ pub struct Refused {
     index_tablespace: Option<String>,
     #[arg(long = "sampling-rate", hide = true, value_name = "NUM")]
     sampling_rate: Option<String>,
-    #[arg(long = "failures-detailed", hide = true)]
-    failures_detailed: bool,
     #[arg(long = "verbose-errors", hide = true)]
     verbose_errors: bool,
     #[arg(short = 'd', long = "debug", hide = true)]
@@ -219,12 +221,6 @@ impl Refused {
                  every second's histogram",
             ),
             (
-                self.failures_detailed,
-                "--failures-detailed",
-                "the report's error table already counts each kind \
-                 (sql_serialization_failure, sql_deadlock, …)",
-            ),
-            (
                 self.verbose_errors,
                 "--verbose-errors",
                 "hakaru keeps one sample message per error kind, shown in the report \
@@ -242,7 +238,7 @@ impl Refused {
     }
 }
 
-fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
+fn options(a: &PgbenchArgs, command_line: &[String]) -> Result<PgbenchOptions> {
     let mut files = Vec::new();
     for f in &a.file {
         let path = crate::sql::builtin::split_weight(f).map_or(f.as_str(), |(p, _)| p);
@@ -279,6 +275,7 @@ fn options(a: &PgbenchArgs) -> Result<PgbenchOptions> {
         files,
         skip_some_updates: a.skip_some_updates,
         select_only: a.select_only,
+        script_order: crate::spec::pgbench::script_order(command_line),
         clients: a.clients,
         threads: a.jobs,
         time: a.time,
@@ -301,6 +298,11 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         println!("pgbench (hakaru {})", env!("CARGO_PKG_VERSION"));
         return Ok(0);
     }
+    if a.builtin.iter().any(|b| b == "list") {
+        // pgbench prints it on stderr and exits.
+        eprint!("{}", crate::sql::builtin::list());
+        return Ok(0);
+    }
     if let Some(name) = &a.show_script {
         let b = crate::sql::builtin::find(name)
             .map_err(|e| PgbenchError(format!("--show-script: {e}")))?;
@@ -313,18 +315,22 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
             "{flag}: not carried out by hakaru pgbench: {why}"
         )));
     }
-    let mut o = options(&a)?;
+    let mut o = options(&a, &command_line)?;
     let mut plan = check(&o)?;
     if plan.init.is_some() {
         initialize(&plan, a.quiet)?;
         return Ok(0);
     }
     let log = check_paths(&a, &plan)?;
+    if a.random_seed.is_some() {
+        // As pgbench: the seed said, so a `time` or `rand` run can be run again.
+        eprintln!("setting random seed to {}", plan.seed);
+    }
     let txn_log = match &plan.txn_log {
         Some(prefix) => Some(open_txn_log(
             &txn_log_paths(prefix, plan.threads),
+            &a,
             plan.rate.is_some(),
-            a.max_tries > 1,
         )?),
         None => None,
     };
@@ -335,7 +341,10 @@ pub fn run(a: PgbenchArgs, command_line: Vec<String>) -> Result<i32> {
         // As pgbench: a built-in script's :scale is the tables' (-s is for -i).
         let n = count_branches(&plan)?;
         if a.scale.is_some_and(|s| s != n) {
-            eprintln!("scale option ignored, using count from pgbench_branches table ({n})");
+            eprintln!(
+                "pgbench: warning: scale option ignored, using count from pgbench_branches \
+                 table ({n})"
+            );
         }
         o.scale = Some(n);
         plan = check(&o)?;
@@ -358,7 +367,9 @@ fn txn_log_paths(prefix: &str, threads: u64) -> Vec<PathBuf> {
 /// The files made (emptied) before the load, so one that cannot be written is
 /// refused first (exit 2); the workers hand each its thread's whole lines, a
 /// buffer at a time, never a line per transaction.
-fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLog>> {
+/// `lag`: `-R`'s column; `a`'s `--max-tries` and `--failures-detailed` the rest.
+fn open_txn_log(paths: &[PathBuf], a: &PgbenchArgs, lag: bool) -> Result<Arc<TxnLog>> {
+    let (retries, detailed) = (a.max_tries != 1, a.failures_detailed);
     let mut files = Vec::new();
     for p in paths {
         let f = std::fs::File::create(p)
@@ -379,6 +390,7 @@ fn open_txn_log(paths: &[PathBuf], lag: bool, retries: bool) -> Result<Arc<TxnLo
     Ok(Arc::new(TxnLog {
         lag,
         retries,
+        detailed,
         write: Box::new(write),
     }))
 }
@@ -422,7 +434,12 @@ fn run_options(
     request.kv.sql = SqlOptions {
         files: Vec::new(),
         query_mode: a.protocol.clone(),
-        max_tries: (a.max_tries > 1).then_some(a.max_tries),
+        // pgbench's 0: unlimited (the run's -T or the transaction's --timeout ends it).
+        max_tries: match a.max_tries {
+            0 => Some(u32::MAX),
+            1 => None,
+            n => Some(n),
+        },
         given: Some(GivenScripts(Arc::new(
             plan.scripts.clone().with_txn_log(txn_log),
         ))),
@@ -512,9 +529,10 @@ fn load(
         bail!("pgbench: the run measured no step");
     };
     let figures = figures(a, plan, step);
+    let aborted = aborted(step);
     let mut extra = Vec::new();
     if let (Some((every, _)), Some(path)) = (&plan.aggregate_log, &log) {
-        let lines = aggregate_log(step, *every).map_err(anyhow::Error::msg)?;
+        let lines = aggregate_log(step, *every, a.failures_detailed).map_err(anyhow::Error::msg)?;
         extra.push((path.clone(), lines.into_bytes()));
     }
     let finish = super::finish::Finish {
@@ -527,7 +545,50 @@ fn load(
         ),
         ..super::finish::Finish::new(&a.thresholds, human, crate::runner::exit_code(&run))
     };
-    super::finish::finish(&mut run, finish, |_| pgbench_report(&figures))
+    let code = super::finish::finish(&mut run, finish, |_| pgbench_report(&figures))?;
+    match aborted {
+        Some(why) => {
+            eprintln!("hakaru: error: {why}");
+            Ok(code.max(1))
+        }
+        None => Ok(code),
+    }
+}
+
+/// Why pgbench 15 would have aborted this run, if it would: a client that could
+/// not connect or log in (no listener, TLS, a refused password, too many
+/// connections, a server starting up), or a transaction that failed with an
+/// error other than a serialization failure or a deadlock (the only ones pgbench
+/// counts as failed and goes on; a `--timeout`, hakaru's own, is not one).
+/// hakaru measures on through them, then exits 1: exiting 0 hid that `-c 30` ran
+/// on 20 connections, or that every other transaction failed.
+fn aborted(step: &StepResult) -> Option<String> {
+    use crate::stats::ErrorKind::*;
+    let count = |kinds: &[crate::stats::ErrorKind]| -> u64 {
+        kinds.iter().filter_map(|k| step.errors.get(k)).sum()
+    };
+    let login = [
+        Connect,
+        Tls,
+        ReplyNoauth,
+        SqlTooManyConnections,
+        SqlCannotConnectNow,
+    ];
+    let unconnected = count(&login);
+    if unconnected > 0 {
+        return Some(format!(
+            "{unconnected} transaction(s) failed because their client could not connect \
+             (pgbench aborts the run when a client cannot connect)"
+        ));
+    }
+    let kept_on = [SqlSerializationFailure, SqlDeadlock, Timeout];
+    let other = step.error_total() - count(&kept_on);
+    (other > 0).then(|| {
+        format!(
+            "{other} transaction(s) failed with an error other than a serialization failure \
+             or a deadlock (pgbench 15 aborts its client then and exits 2; hakaru measured on)"
+        )
+    })
 }
 
 /// `-P SEC`: pgbench's progress line on stderr every SEC seconds, from the live
@@ -606,21 +667,80 @@ impl Observer for PgbenchProgress {
 /// (the engine times every statement under one). Meta-commands (`\set`, `\sleep`)
 /// run in the client and are not timed: pgbench's lines for them are left out,
 /// but for `\endpipeline`'s, which holds a pipeline's wait for its answers.
-fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<StatementRow> {
+/// Each row comes with its script's index.
+fn statement_rows(plan: &PgbenchPlan, step: &StepResult) -> Vec<(usize, StatementRow)> {
     let texts = plan.scripts.labels();
+    let script_of = plan.scripts.statement_scripts();
     (1..=texts.len())
         .map(|n| {
-            let label = step
-                .labels
-                .iter()
-                .find(|l| l.key == "stmt" && l.value == n.to_string());
-            StatementRow {
+            let label = step_label(step, "stmt", &n.to_string());
+            let row = StatementRow {
                 latency_ms: label.map_or(0.0, |l| l.latency.mean_s * 1e3),
                 failures: label.map_or(0, |l| l.errors.values().sum()),
-                text: texts[n - 1].trim().to_string(),
-            }
+                text: texts[n - 1].to_string(),
+            };
+            (script_of[n - 1], row)
         })
         .collect()
+}
+
+fn step_label<'a>(step: &'a StepResult, key: &str, value: &str) -> Option<&'a LabelResult> {
+    step.labels
+        .iter()
+        .find(|l| l.key == key && l.value == value)
+}
+
+/// Several scripts: pgbench's section for each, from its `script=<name>` label
+/// (its transactions, failures and latency) and its statements' rows (`-r`).
+fn script_sections(
+    a: &PgbenchArgs,
+    plan: &PgbenchPlan,
+    step: &StepResult,
+    rows: Option<&[(usize, StatementRow)]>,
+) -> Vec<ScriptSection> {
+    let scripts = &plan.scripts.scripts;
+    if scripts.len() < 2 {
+        return Vec::new();
+    }
+    let total_weight: u32 = scripts.iter().map(|s| s.weight).sum();
+    let section = |(i, s): (usize, &crate::sql::interp::Weighted)| {
+        let label = step_label(step, "script", &s.name);
+        let failed: u64 = label.map_or(0, |l| l.errors.values().sum());
+        let processed = label.map_or(0, |l| l.total_requests.saturating_sub(failed));
+        let lat = label.map(|l| &l.latency).filter(|l| l.count > 0);
+        ScriptSection {
+            detailed: a
+                .failures_detailed
+                .then(|| label.map_or((0, 0), |l| detailed(&l.errors))),
+            title: s.name.clone(),
+            weight: s.weight,
+            weight_pct: 100.0 * s.weight as f64 / total_weight.max(1) as f64,
+            processed,
+            failed,
+            tps: per_second(processed, step.elapsed_s),
+            latency_ms: lat.map(|l| (l.mean_s * 1e3, l.stdev_s * 1e3)),
+            statements: rows.map(|r| {
+                let mine = r.iter().filter(|(of, _)| *of == i);
+                mine.map(|(_, row)| row.clone()).collect()
+            }),
+        }
+    };
+    scripts.iter().enumerate().map(section).collect()
+}
+
+/// `--failures-detailed`: the serialization failures and the deadlocks.
+fn detailed(errors: &std::collections::BTreeMap<crate::stats::ErrorKind, u64>) -> (u64, u64) {
+    use crate::stats::ErrorKind::{SqlDeadlock, SqlSerializationFailure};
+    let n = |k| errors.get(&k).copied().unwrap_or(0);
+    (n(SqlSerializationFailure), n(SqlDeadlock))
+}
+
+fn per_second(n: u64, elapsed_s: f64) -> f64 {
+    if elapsed_s > 0.0 {
+        n as f64 / elapsed_s
+    } else {
+        0.0
+    }
 }
 
 fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFigures {
@@ -637,6 +757,8 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         });
         (l, past)
     });
+    let rows = a.report_per_command.then(|| statement_rows(plan, step));
+    let sections = script_sections(a, plan, step, rows.as_deref());
     PgbenchFigures {
         transaction_type: plan.transaction_type.clone(),
         scale: plan.scale,
@@ -666,13 +788,14 @@ fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) -> PgbenchFig
         // one login's mean where none came before the clock (`-C`).
         initial_connection_ms: step.logins_s.map_or(ms(step.connect.mean_s), ms),
         reconnect: a.connect,
-        tps: if step.elapsed_s > 0.0 {
-            processed as f64 / step.elapsed_s
-        } else {
-            0.0
-        },
-        statements: a.report_per_command.then(|| statement_rows(plan, step)),
-        retries: (a.max_tries > 1).then_some((step.retried, step.retries)),
+        tps: per_second(processed, step.elapsed_s),
+        statements: rows
+            .as_deref()
+            .filter(|_| sections.is_empty())
+            .map(|r| r.iter().map(|(_, row)| row.clone()).collect()),
+        scripts: sections,
+        retries: (a.max_tries != 1).then_some((step.retried, step.retries)),
+        detailed: a.failures_detailed.then(|| detailed(&step.errors)),
         percentiles: vec![
             (50.0, ms(lat.p50_s)),
             (90.0, ms(lat.p90_s)),

@@ -40,6 +40,8 @@ const OK: StatementAnswer<'static> = StatementAnswer {
     affected: 0,
     first_row: &[],
     columns: &[],
+    last_rows: 0,
+    last_from: 0,
 };
 
 #[test]
@@ -92,6 +94,8 @@ fn gset_stores_the_first_row_and_if_reads_it() {
         affected: 0,
         first_row: &row,
         columns: &cols,
+        last_rows: 1,
+        last_from: 0,
     });
     assert_eq!(query(s.next()).1, "SELECT 42");
     s.answered(&OK);
@@ -100,6 +104,19 @@ fn gset_stores_the_first_row_and_if_reads_it() {
 
 #[test]
 fn gset_without_exactly_one_row_fails() {
+    let mut s = Session::new(
+        scripts("SELECT 1 AS n \\gset\nSELECT 2;", Mode::Simple),
+        1,
+        0,
+    );
+    s.begin();
+    query(s.next());
+    s.answered(&StatementAnswer {
+        rows: 2,
+        last_rows: 2,
+        ..OK
+    });
+    assert!(matches!(s.next(), Action::Failed(e) if e == "expected one row, got 2"));
     let mut s = Session::new(
         scripts("SELECT 1 AS n \\gset\nSELECT 2;", Mode::Simple),
         1,
@@ -158,11 +175,11 @@ fn a_failure_among_a_pipeline_s_answers_ends_the_transaction() {
     assert_eq!(
         sc.labels(),
         [
-            "SELECT 1",
-            "SELECT 2",
-            "SELECT 3",
+            "SELECT 1;",
+            "SELECT 2;",
+            "SELECT 3;",
             "\\endpipeline",
-            "SELECT 4"
+            "SELECT 4;"
         ],
         "-r's rows: the pipeline's wait under \\endpipeline, as pgbench's"
     );

@@ -134,11 +134,22 @@ pub struct Answer {
     pub sqlstate: Option<[u8; 5]>,
     /// The first ErrorResponse's message (valid while `sqlstate` is set).
     pub message: String,
+    /// Each result's last row (for `\gset`/`\aset`): the DataRows' bodies, and
+    /// each value as a range into them (`None`: NULL), results in order.
     first_row: Vec<u8>,
     first_cols: Vec<Option<Range<usize>>>,
-    /// The first RowDescription's column names (for `\gset`), as ranges into `names`.
+    /// The column names of the results kept (a RowDescription each, a result
+    /// without rows dropped), as ranges into `names`: aligned with `first_cols`.
     names: Vec<u8>,
     name_ranges: Vec<Range<usize>>,
+    /// The result being read: where its columns and its row's bytes start, and
+    /// its rows so far.
+    result_at: usize,
+    result_bytes_at: usize,
+    result_rows: u64,
+    /// The last result completed: its rows and where its columns start.
+    last_rows: u64,
+    last_at: usize,
 }
 
 impl Answer {
@@ -154,6 +165,8 @@ impl Answer {
         self.first_cols.clear();
         self.names.clear();
         self.name_ranges.clear();
+        (self.result_at, self.result_bytes_at, self.result_rows) = (0, 0, 0);
+        (self.last_rows, self.last_at) = (0, 0);
     }
 
     /// Whether the statement failed, and its kind.
@@ -161,7 +174,9 @@ impl Answer {
         self.sqlstate.map(|s| SqlErrorKind::of(&s))
     }
 
-    /// The first row's values as text (`None` for NULL), into `out` (cleared first).
+    /// The values `\aset` stores: each result's last row, results in order, as
+    /// text (`None` for NULL), into `out` (cleared first). A query of one result
+    /// that `\gset` accepts has one row: this is it.
     pub fn first_row<'a>(&'a self, out: &mut Vec<Option<&'a [u8]>>) {
         out.clear();
         out.extend(
@@ -171,10 +186,38 @@ impl Answer {
         );
     }
 
-    /// The first row's column names, into `out` (cleared first).
+    /// The names of those values' columns, into `out` (cleared first).
     pub fn columns<'a>(&'a self, out: &mut Vec<&'a [u8]>) {
         out.clear();
         out.extend(self.name_ranges.iter().map(|r| &self.names[r.clone()]));
+    }
+
+    /// The last result's rows and where its columns start in `columns`: a
+    /// compound query's (`\;`) `\gset` reads the last one only, as pgbench's.
+    pub fn last_result(&self) -> (u64, usize) {
+        (self.last_rows, self.last_at)
+    }
+
+    /// A result's RowDescription: its columns follow the results kept. A second
+    /// one before its CommandComplete (a prepared statement's, then its portal's)
+    /// describes the same result again and replaces the first.
+    fn begin_result(&mut self, body: &[u8]) {
+        self.name_ranges.truncate(self.result_at);
+        self.first_cols.truncate(self.result_at);
+        self.first_row.truncate(self.result_bytes_at);
+        self.result_rows = 0;
+        self.keep_names(body);
+    }
+
+    /// A result is complete (CommandComplete): kept if it had rows, and the last.
+    fn end_result(&mut self) {
+        if self.result_rows == 0 {
+            self.name_ranges.truncate(self.result_at);
+        }
+        (self.last_rows, self.last_at) = (self.result_rows, self.result_at);
+        self.result_at = self.name_ranges.len();
+        self.result_bytes_at = self.first_row.len();
+        self.result_rows = 0;
     }
 
     /// A RowDescription's column names (each a C string followed by 18 bytes of
@@ -198,15 +241,18 @@ impl Answer {
     pub fn feed(&mut self, tag: u8, body: &[u8]) -> Result<Step, ProtocolError> {
         match tag {
             b'D' => {
-                if self.rows == 0 {
-                    self.keep_first_row(body)?;
-                }
+                // pgbench keeps a result's last row: this one replaces the one before.
+                self.first_cols.truncate(self.result_at);
+                self.first_row.truncate(self.result_bytes_at);
+                self.keep_row(body)?;
+                self.result_rows += 1;
                 self.rows += 1;
             }
-            b'T' if self.rows == 0 && self.name_ranges.is_empty() => self.keep_names(body),
+            b'T' => self.begin_result(body),
             b'C' => {
                 self.completes += 1;
                 self.affected += tag_count(body);
+                self.end_result();
             }
             b'E' => {
                 if self.sqlstate.is_none() {
@@ -228,21 +274,21 @@ impl Answer {
             }
             b'G' => return Ok(Step::CopyIn),
             b'1' => self.parsed = true,
-            // RowDescription, BindComplete, NoData, EmptyQueryResponse,
+            // BindComplete, NoData, EmptyQueryResponse,
             // PortalSuspended, CloseComplete, notices, parameter changes,
             // notifications, ParameterDescription: nothing a benchmark keeps.
-            b'T' | b'2' | b'n' | b'I' | b's' | b'3' | b'N' | b'S' | b'A' | b't' => {}
+            b'2' | b'n' | b'I' | b's' | b'3' | b'N' | b'S' | b'A' | b't' => {}
             other => return Err(ProtocolError::Unexpected(other)),
         }
         Ok(Step::More)
     }
 
-    /// A DataRow's values as ranges into a copy of its body (reused buffers).
-    fn keep_first_row(&mut self, body: &[u8]) -> Result<(), ProtocolError> {
+    /// A DataRow's values as ranges into a copy of its body, after the rows kept
+    /// (reused buffers).
+    fn keep_row(&mut self, body: &[u8]) -> Result<(), ProtocolError> {
         let bad = ProtocolError::Malformed(b'D');
-        self.first_row.clear();
+        let base = self.first_row.len();
         self.first_row.extend_from_slice(body);
-        self.first_cols.clear();
         let n = u16::from_be_bytes(body.get(..2).ok_or(bad.clone())?.try_into().unwrap());
         let mut at = 2usize;
         for _ in 0..n {
@@ -257,7 +303,7 @@ impl Answer {
             if end > body.len() {
                 return Err(bad);
             }
-            self.first_cols.push(Some(at..end));
+            self.first_cols.push(Some(base + at..base + end));
             at = end;
         }
         Ok(())
@@ -315,7 +361,7 @@ mod tests {
     }
 
     #[test]
-    fn a_select_s_rows_are_counted_and_its_first_row_kept_at_any_cut() {
+    fn a_select_s_rows_are_counted_and_its_last_row_kept_at_any_cut() {
         let mut s = msg(b'T', b"\0\x02...");
         s.extend(msg(b'D', b"\0\x02\0\0\0\x0242\xff\xff\xff\xff"));
         s.extend(msg(b'D', b"\0\x02\0\0\0\x017\0\0\0\x01x"));
@@ -326,7 +372,8 @@ mod tests {
             assert_eq!((a.rows, a.completes, step), (2, 1, Step::Ready(b'I')));
             let mut row = Vec::new();
             a.first_row(&mut row);
-            assert_eq!(row, vec![Some(&b"42"[..]), None]);
+            // pgbench's \aset keeps a result's last row.
+            assert_eq!(row, vec![Some(&b"7"[..]), Some(&b"x"[..])]);
             assert_eq!(a.error_kind(), None);
         }
     }
@@ -345,6 +392,43 @@ mod tests {
         let mut names = Vec::new();
         a.columns(&mut names);
         assert_eq!(names, vec![&b"aid"[..], &b"abalance"[..]]);
+    }
+
+    /// Bug: a compound query's (`SELECT 1 AS a \; SELECT 3 AS c \aset`) answer kept
+    /// only its first result's first row, so `\aset` never set `c` and `\gset`
+    /// failed with "expected one row, got 2"; pgbench stores every result's last
+    /// row for `\aset` and the last result's one row for `\gset`. A result
+    /// without rows is skipped, and a result described twice (statement, then
+    /// portal) is one result.
+    #[test]
+    fn a_compound_query_keeps_each_result_s_last_row_and_its_names() {
+        let field = |name: &[u8]| [name, b"\0", &[0u8; 18][..]].concat();
+        let desc = |name: &[u8]| msg(b'T', &[&b"\0\x01"[..], &field(name)].concat());
+        let row = |v: &[u8]| msg(b'D', &[&b"\0\x01\0\0\0"[..], &[v.len() as u8], v].concat());
+        let mut s = desc(b"a");
+        s.extend(row(b"1"));
+        s.extend(row(b"2"));
+        s.extend(msg(b'C', b"SELECT 2\0"));
+        s.extend(desc(b"none"));
+        s.extend(msg(b'C', b"SELECT 0\0"));
+        s.extend(desc(b"c"));
+        s.extend(desc(b"c"));
+        s.extend(row(b"3"));
+        s.extend(msg(b'C', b"SELECT 1\0"));
+        s.extend(msg(b'Z', b"I"));
+        let (a, _) = answer(&s, 5);
+        let (mut vals, mut names) = (Vec::new(), Vec::new());
+        a.first_row(&mut vals);
+        a.columns(&mut names);
+        assert_eq!(names, vec![&b"a"[..], &b"c"[..]]);
+        assert_eq!(vals, vec![Some(&b"2"[..]), Some(&b"3"[..])]);
+        assert_eq!((a.rows, a.last_result()), (3, (1, 1)));
+        // A write after them: the last result has no row (`\gset` fails on it).
+        let mut s2 = s[..s.len() - 6].to_vec();
+        s2.extend(msg(b'C', b"UPDATE 4\0"));
+        s2.extend(msg(b'Z', b"I"));
+        let (a, _) = answer(&s2, 3);
+        assert_eq!(a.last_result(), (0, 2));
     }
 
     #[test]

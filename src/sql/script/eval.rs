@@ -33,7 +33,8 @@ fn to_int(v: Value) -> Result<i64, String> {
             if d.is_nan() || !(-9.223_372_036_854_776e18..9.223_372_036_854_776e18).contains(&d) {
                 Err("double to int overflow".into())
             } else {
-                Ok(d as i64)
+                // pgbench rounds (C's rint: halves to even), it does not truncate.
+                Ok(d.round_ties_even() as i64)
             }
         }
         v => Err(num_err(&v)),
@@ -123,7 +124,8 @@ fn unary(op: UnOp, a: Value) -> Result<Value, String> {
         _ if a == Value::Null => Value::Null,
         UnOp::Neg => match a {
             Value::Int(i) => Value::Int(i.checked_neg().ok_or(OVERFLOW)?),
-            v => Value::Double(-to_double(v)?),
+            // pgbench reads `-x` as `0 - x`: `-0.0` is 0, not -0.
+            v => Value::Double(0.0 - to_double(v)?),
         },
         UnOp::Not => Value::Bool(!to_bool(a)?),
         UnOp::BitNot => Value::Int(!to_int(a)?),

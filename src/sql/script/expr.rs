@@ -28,9 +28,41 @@ impl fmt::Display for Value {
             Value::Null => f.write_str(""),
             Value::Bool(b) => f.write_str(if *b { "true" } else { "false" }),
             Value::Int(i) => write!(f, "{i}"),
-            Value::Double(d) => write!(f, "{d}"),
+            Value::Double(d) => f.write_str(&pg_double(*d)),
         }
     }
+}
+
+/// A double as pgbench writes it into SQL: C's `%.15g` through PostgreSQL's own
+/// `snprintf` (`Infinity`, `NaN`), so `0.1 + 0.2` is `0.3` and `1e16` is `1e+16`,
+/// not Rust's shortest round-trip text.
+pub fn pg_double(d: f64) -> String {
+    if d.is_nan() {
+        return "NaN".into();
+    }
+    if d.is_infinite() {
+        return if d > 0.0 { "Infinity" } else { "-Infinity" }.into();
+    }
+    if d == 0.0 {
+        return if d.is_sign_negative() { "-0" } else { "0" }.into();
+    }
+    // Rounded to 15 significant digits first: %g picks its style by that exponent.
+    let sci = format!("{d:.14e}");
+    let (mantissa, exp) = sci.split_once('e').expect("{:e} writes an exponent");
+    let exp: i32 = exp.parse().expect("{:e}'s exponent is an integer");
+    if !(-4..15).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        return format!("{}e{sign}{:02}", strip_zeros(mantissa), exp.abs());
+    }
+    strip_zeros(&format!("{d:.*}", (14 - exp) as usize)).to_string()
+}
+
+/// `%g` drops a fraction's trailing zeros, and its point if nothing is left.
+fn strip_zeros(s: &str) -> &str {
+    if !s.contains('.') {
+        return s;
+    }
+    s.trim_end_matches('0').trim_end_matches('.')
 }
 
 /// The functions pgbench knows (`pgbench --help` lists none; its docs' table does).

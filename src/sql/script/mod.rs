@@ -35,8 +35,11 @@ pub struct Gset {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sql {
     pub parts: Vec<Part>,
-    /// The command as written, whitespace collapsed: its label (`-r`).
+    /// The command as written, whitespace collapsed: its label.
     pub text: String,
+    /// Its first line as written, as pgbench's `-r` prints it (`BEGIN;`, the `;`
+    /// kept; `\;` as `;`; `select 1,` of a statement over several lines).
+    pub first_line: String,
     pub line: usize,
     pub gset: Option<Gset>,
 }
@@ -262,16 +265,19 @@ impl Reader<'_> {
                 b'\\' => {
                     let end = self.text[i..].find('\n').map_or(b.len(), |n| i + n);
                     let pending = start.take();
-                    let sql = pending
-                        .map(|s| finish(s, std::mem::take(&mut parts), std::mem::take(&mut text)));
                     let all = self.text;
+                    let sql = pending.map(|s| {
+                        let done = finish(s, std::mem::take(&mut parts), std::mem::take(&mut text));
+                        (&all[s..i], done)
+                    });
                     self.meta(i, &all[i + 1..end], sql)?;
                     i = end;
                 }
                 b';' => {
                     if let Some(s) = start.take() {
                         let sql = finish(s, std::mem::take(&mut parts), std::mem::take(&mut text));
-                        self.push_sql(s, sql);
+                        let all = self.text;
+                        self.push_sql(s, &all[s..=i], sql);
                     }
                     text.clear();
                     i += 1;
@@ -298,16 +304,20 @@ impl Reader<'_> {
         if let Some(s) = start {
             // pgbench sends a last command without its `;`.
             let sql = finish(s, parts, text);
-            self.push_sql(s, sql);
+            let all = self.text;
+            self.push_sql(s, &all[s..], sql);
         }
         Ok(())
     }
 
-    fn push_sql(&mut self, at: usize, (parts, label): (Vec<Part>, String)) {
+    /// A SQL command, `raw` as written (from its first character to its `;`).
+    fn push_sql(&mut self, at: usize, raw: &str, (parts, label): (Vec<Part>, String)) {
         let (line, _) = line_col(self.text, at);
+        let first_line = raw.lines().next().unwrap_or("").replace("\\;", ";");
         self.out.push(Command::Sql(Sql {
             parts,
             text: label,
+            first_line,
             line,
             gset: None,
         }));
@@ -352,20 +362,20 @@ impl Reader<'_> {
         &mut self,
         at: usize,
         line: &str,
-        sql: Option<(Vec<Part>, String)>,
+        sql: Option<(&str, (Vec<Part>, String))>,
     ) -> Result<(), ScriptError> {
         let mut words = line.split_whitespace();
         let name = words.next().unwrap_or("");
         let args_at = |w: &str| at + 1 + (w.as_ptr() as usize - line.as_ptr() as usize);
         let lname = name.to_ascii_lowercase();
-        if let Some(s) = sql {
+        if let Some((raw, s)) = sql {
             if lname != "gset" && lname != "aset" {
                 return Err(self.err(
                     at,
                     format!("a SQL command must end with ';' before \\{name}"),
                 ));
             }
-            self.push_sql(at, s);
+            self.push_sql(at, raw, s);
         }
         match lname.as_str() {
             "set" => {

@@ -39,6 +39,30 @@ fn a_statement_spans_lines_and_keeps_its_first_line_number() {
     );
 }
 
+/// Bug: `-r` printed a statement as its whole text, whitespace collapsed and its
+/// `;` dropped (`BEGIN`); pgbench 15 prints its first line as written (`BEGIN;`,
+/// `select 1,` of a statement over two lines, `\;` as `;`, the space before a
+/// `\gset` kept), measured with pgbench 15.18 on this script.
+#[test]
+fn a_statement_keeps_its_first_line_as_pgbench_prints_it() {
+    let s = parse(
+        "fl.sql",
+        "-- lead comment\nselect 10 as k \\gset\nselect 1,\n  2;\nselect 1 \\; select 2;\nselect :k;   \nBEGIN",
+    )
+    .unwrap();
+    let lines: Vec<&str> = s.sql().map(|q| q.first_line.as_str()).collect();
+    assert_eq!(
+        lines,
+        [
+            "select 10 as k ",
+            "select 1,",
+            "select 1 ; select 2;",
+            "select :k;",
+            "BEGIN"
+        ]
+    );
+}
+
 #[test]
 fn meta_commands_parse() {
     let s = parse(
@@ -180,9 +204,45 @@ fn expressions_follow_pgbench_precedence_and_types() {
     assert_eq!(ev("greatest(1, 2.5, 2)"), Ok(Value::Double(2.5)));
     assert_eq!(ev("least(3, 1, 2)"), Ok(Value::Int(1)));
     assert_eq!(ev("abs(-3) + mod(7, 3)"), Ok(Value::Int(4)));
-    assert_eq!(ev("int(3.9) + int(pow(2, 10))"), Ok(Value::Int(1027)));
+    assert_eq!(ev("int(3.9) + int(pow(2, 10))"), Ok(Value::Int(1028)));
     assert_eq!(ev("sqrt(16.0)"), Ok(Value::Double(4.0)));
     assert_eq!(ev("-9223372036854775808"), Ok(Value::Int(i64::MIN)));
+}
+
+/// Bug: `int(5.7)` was 5 (truncated) where pgbench 15 gives 6: pgbench rounds a
+/// double to an integer with C's rint (halves to even), in `int()` and wherever a
+/// double stands for an integer (`random(1, 2.6)`'s bound).
+#[test]
+fn int_of_a_double_rounds_as_pgbench_does() {
+    assert_eq!(ev("int(5.7)"), Ok(Value::Int(6)));
+    assert_eq!(ev("int(-5.7)"), Ok(Value::Int(-6)));
+    assert_eq!(ev("int(2.5)"), Ok(Value::Int(2)));
+    assert_eq!(ev("int(3.5)"), Ok(Value::Int(4)));
+    assert_eq!(ev("int(-2.5)"), Ok(Value::Int(-2)));
+    assert_eq!(ev("random(3, 2.6)"), Ok(Value::Int(3)));
+}
+
+/// Bug: a double went into SQL as Rust writes it (`0.30000000000000004`,
+/// `1000000000000000.5`, `inf`, `-0`) where pgbench 15 writes `%.15g` (values
+/// measured with pgbench 15.18 on the same script).
+#[test]
+fn doubles_are_written_as_pgbench_writes_them() {
+    let text = |e: &str| ev(e).unwrap().to_string();
+    assert_eq!(text("0.1 + 0.2"), "0.3");
+    assert_eq!(text("1e15 + 0.5"), "1e+15");
+    assert_eq!(text("1e16 * 1.0"), "1e+16");
+    assert_eq!(text("123456789012345678.0"), "1.23456789012346e+17");
+    assert_eq!(text("double(3)"), "3");
+    assert_eq!(text("-0.0"), "0");
+    assert_eq!(text("1.0 / 3"), "0.333333333333333");
+    assert_eq!(text("0.00001234"), "1.234e-05");
+    assert_eq!(text("1e300 * 1e300"), "Infinity");
+    assert_eq!(text("2.5 * 1"), "2.5");
+    assert_eq!(text("100000000000000000000.0"), "1e+20");
+    assert_eq!(text("sqrt(2)"), "1.4142135623731");
+    assert_eq!(text("pi()"), "3.14159265358979");
+    assert_eq!(text("0.0001"), "0.0001");
+    assert_eq!(text("123456.5"), "123456.5");
 }
 
 #[test]

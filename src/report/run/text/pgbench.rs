@@ -25,6 +25,25 @@ pub struct StatementRow {
     pub text: String,
 }
 
+/// One script's section of a run of several (pgbench's `SQL script N: …`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScriptSection {
+    /// `<builtin: select only>` or the file's name.
+    pub title: String,
+    pub weight: u32,
+    /// Its weight's share of all the weights, %.
+    pub weight_pct: f64,
+    pub processed: u64,
+    pub failed: u64,
+    /// `--failures-detailed`: its serialization failures and deadlocks.
+    pub detailed: Option<(u64, u64)>,
+    pub tps: f64,
+    /// Its transactions' latency, mean and deviation (ms); none if none ended.
+    pub latency_ms: Option<(f64, f64)>,
+    /// `-r`: its statements' rows.
+    pub statements: Option<Vec<StatementRow>>,
+}
+
 /// Everything pgbench's report prints, as the run measured it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PgbenchFigures {
@@ -35,6 +54,7 @@ pub struct PgbenchFigures {
     pub query_mode: String,
     pub clients: u64,
     pub threads: u64,
+    /// `--max-tries`; 0 is unlimited, and pgbench prints no line for it.
     pub max_tries: u32,
     pub length: Length,
     pub processed: u64,
@@ -53,9 +73,13 @@ pub struct PgbenchFigures {
     /// `-C`: the average connection time instead.
     pub reconnect: bool,
     pub tps: f64,
-    /// `-r`.
+    /// `-r`, with one script (several: each section's).
     pub statements: Option<Vec<StatementRow>>,
-    /// `--max-tries` above 1: transactions retried, and the retries in all.
+    /// Several scripts: a section each, as pgbench prints them (none for one).
+    pub scripts: Vec<ScriptSection>,
+    /// `--failures-detailed`: the serialization failures and the deadlocks.
+    pub detailed: Option<(u64, u64)>,
+    /// `--max-tries` other than 1: transactions retried, and the retries in all.
     pub retries: Option<(u64, u64)>,
     /// hakaru's additions: (percentile, ms).
     pub percentiles: Vec<(f64, f64)>,
@@ -71,7 +95,9 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
     let _ = writeln!(o, "query mode: {}", f.query_mode);
     let _ = writeln!(o, "number of clients: {}", f.clients);
     let _ = writeln!(o, "number of threads: {}", f.threads);
-    let _ = writeln!(o, "maximum number of tries: {}", f.max_tries);
+    if f.max_tries != 0 {
+        let _ = writeln!(o, "maximum number of tries: {}", f.max_tries);
+    }
     match f.length {
         Length::PerClient(n) => {
             let _ = writeln!(o, "number of transactions per client: {n}");
@@ -98,6 +124,9 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         f.failed,
         100.0 * f.failed as f64 / total
     );
+    if let Some(d) = f.detailed {
+        detailed_lines(&mut o, "", d, (f.processed + f.failed).max(1));
+    }
     if let Some((retried, retries)) = f.retries {
         let all = (f.processed + f.failed).max(1) as f64;
         let _ = writeln!(
@@ -153,13 +182,74 @@ pub fn pgbench_report(f: &PgbenchFigures) -> String {
         let _ = writeln!(o, "tps = {:.6} (without initial connection time)", f.tps);
     }
     if let Some(rows) = &f.statements {
-        o.push_str("statement latencies in milliseconds and failures:\n");
-        for r in rows {
-            let _ = writeln!(o, "   {:11.3}  {:10}  {}", r.latency_ms, r.failures, r.text);
-        }
+        statement_lines(&mut o, "", rows);
+    }
+    for (n, s) in f.scripts.iter().enumerate() {
+        script_section(&mut o, n + 1, s, f.processed);
     }
     hakaru_lines(&mut o, f);
     o
+}
+
+/// `--failures-detailed`'s two lines; `all` the transactions that ended.
+fn detailed_lines(o: &mut String, prefix: &str, (ser, dead): (u64, u64), all: u64) {
+    let pct = |n: u64| 100.0 * n as f64 / all as f64;
+    let _ = writeln!(
+        o,
+        "{prefix}number of serialization failures: {ser} ({:.3}%)",
+        pct(ser)
+    );
+    let _ = writeln!(
+        o,
+        "{prefix}number of deadlock failures: {dead} ({:.3}%)",
+        pct(dead)
+    );
+}
+
+/// `-r`'s rows, under pgbench's heading (`prefix`: ` - ` inside a script's section).
+fn statement_lines(o: &mut String, prefix: &str, rows: &[StatementRow]) {
+    let _ = writeln!(
+        o,
+        "{prefix}statement latencies in milliseconds and failures:"
+    );
+    for r in rows {
+        let _ = writeln!(o, "   {:11.3}  {:10}  {}", r.latency_ms, r.failures, r.text);
+    }
+}
+
+/// pgbench's section for script `n` of several; `all` the run's processed
+/// transactions, the share's denominator.
+fn script_section(o: &mut String, n: usize, s: &ScriptSection, all: u64) {
+    let _ = writeln!(o, "SQL script {n}: {}", s.title);
+    let _ = writeln!(
+        o,
+        " - weight: {} (targets {:.1}% of total)",
+        s.weight, s.weight_pct
+    );
+    let _ = writeln!(
+        o,
+        " - {} transactions ({:.1}% of total, tps = {:.6})",
+        s.processed,
+        100.0 * s.processed as f64 / all as f64,
+        s.tps
+    );
+    let ended = (s.processed + s.failed) as f64;
+    let _ = writeln!(
+        o,
+        " - number of failed transactions: {} ({:.3}%)",
+        s.failed,
+        100.0 * s.failed as f64 / ended
+    );
+    if let Some(d) = s.detailed {
+        detailed_lines(o, " - ", d, s.processed + s.failed);
+    }
+    if let Some((avg, sd)) = s.latency_ms {
+        let _ = writeln!(o, " - latency average = {avg:.3} ms");
+        let _ = writeln!(o, " - latency stddev = {sd:.3} ms");
+    }
+    if let Some(rows) = &s.statements {
+        statement_lines(o, " - ", rows);
+    }
 }
 
 /// Below pgbench's layout: what hakaru's histograms and error kinds add.
@@ -215,50 +305,87 @@ pub fn progress_line(
 }
 
 /// pgbench 15's aggregated log (`-l --aggregate-interval N`), one line per
-/// interval of the step: `interval_start num_transactions sum_latency
-/// sum_latency_2 min_latency max_latency failures` (µs; the start a Unix time),
-/// every interval written, an empty one with zeros, the last one partial, as
+/// interval of the step: its 15 fields, `interval_start num_transactions
+/// sum_latency sum_latency_2 min_latency max_latency sum_lag sum_lag_2 min_lag
+/// max_lag skipped retried retries serialization_failures deadlock_failures` (µs;
+/// the start a Unix time; the failures counted with `detailed`, pgbench's
+/// `--failures-detailed`, else 0 as pgbench writes them), every interval written, an empty one with zeros, the last one partial, as
 /// pgbench writes them. From the step's timeline: the counts are exact; the
 /// latencies come from each second's histogram (2 significant digits), so sums,
 /// minimum and maximum are within 1%. After the first hour the timeline's entries
 /// are 10 s wide; each then counts in the interval where it starts.
-pub fn aggregate_log(step: &StepResult, interval_s: u64) -> Result<String, String> {
+pub fn aggregate_log(step: &StepResult, interval_s: u64, detailed: bool) -> Result<String, String> {
     let interval_s = interval_s.max(1);
     let start = crate::timestamp::parse(&step.started_at)
         .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
         .map_or(0, |d| d.as_secs());
     let n = (step.elapsed_s.ceil() as u64).div_ceil(interval_s).max(1);
-    // Per interval: count, sum, sum of squares, min, max, failures.
-    let mut rows = vec![(0u64, 0f64, 0f64, f64::MAX, 0f64, 0u64); n as usize];
+    let mut rows = vec![Interval::default(); n as usize];
     for e in step.timeline.iter().flatten() {
         let i = ((e.second / interval_s) as usize).min(rows.len() - 1);
-        let row = &mut rows[i];
-        row.5 += e.error_total();
+        rows[i].add(e)?;
+    }
+    let mut o = String::new();
+    for (i, row) in rows.iter().enumerate() {
+        row.line(&mut o, start + i as u64 * interval_s, detailed);
+    }
+    Ok(o)
+}
+
+/// One interval of the aggregated log: transactions, their latency's sum, sum of
+/// squares, minimum and maximum (µs), and the failures pgbench names.
+#[derive(Debug, Clone, Default)]
+struct Interval {
+    count: u64,
+    sum: f64,
+    sum2: f64,
+    min: Option<f64>,
+    max: f64,
+    serialization: u64,
+    deadlock: u64,
+}
+
+impl Interval {
+    fn add(&mut self, e: &crate::result::timeline::SecondResult) -> Result<(), String> {
+        use crate::stats::ErrorKind;
+        self.serialization += e
+            .errors
+            .get(&ErrorKind::SqlSerializationFailure)
+            .copied()
+            .unwrap_or(0);
+        self.deadlock += e.errors.get(&ErrorKind::SqlDeadlock).copied().unwrap_or(0);
         // A PostgreSQL answer has no status: every response is a transaction done.
         if e.responses == 0 {
-            continue;
+            return Ok(());
         }
         let h = crate::result::decode_histogram(&e.histogram)?;
         for v in h.iter_recorded() {
             let us = h.median_equivalent(v.value_iterated_to()) as f64;
             let c = v.count_at_value();
-            row.0 += c;
-            row.1 += us * c as f64;
-            row.2 += us * us * c as f64;
+            self.count += c;
+            self.sum += us * c as f64;
+            self.sum2 += us * us * c as f64;
         }
-        row.3 = row.3.min(h.min() as f64);
-        row.4 = row.4.max(h.max() as f64);
+        self.min = Some(self.min.map_or(h.min() as f64, |m| m.min(h.min() as f64)));
+        self.max = self.max.max(h.max() as f64);
+        Ok(())
     }
-    let mut o = String::new();
-    for (i, (count, sum, sum2, min, max, failed)) in rows.into_iter().enumerate() {
-        let min = if count == 0 { 0.0 } else { min };
-        let at = start + i as u64 * interval_s;
+
+    /// pgbench 15's line, its 15 fields always there: the lag's four and the
+    /// skipped are 0 (no `-R` here), retried and retries 0 (no `--max-tries`), then
+    /// the serialization and deadlock failures (0 unless `detailed`).
+    fn line(&self, o: &mut String, at: u64, detailed: bool) {
+        let (count, sum, sum2, max) = (self.count, self.sum, self.sum2, self.max);
+        let min = self.min.unwrap_or(0.0);
+        let (ser, dead) = match detailed {
+            true => (self.serialization, self.deadlock),
+            false => (0, 0),
+        };
         let _ = writeln!(
             o,
-            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} {failed}"
+            "{at} {count} {sum:.0} {sum2:.0} {min:.0} {max:.0} 0 0 0 0 0 0 0 {ser} {dead}"
         );
     }
-    Ok(o)
 }
 
 #[cfg(test)]
@@ -286,6 +413,7 @@ mod tests {
             reconnect: false,
             tps: 1234.5678901,
             retries: None,
+            detailed: None,
             statements: Some(vec![
                 StatementRow { latency_ms: 0.123, failures: 0, text: "BEGIN;".into() },
                 StatementRow {
@@ -294,6 +422,7 @@ mod tests {
                     text: "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;".into(),
                 },
             ]),
+            scripts: vec![],
             percentiles: vec![(50.0, 2.9), (99.0, 8.25)],
             errors: vec![(
                 "serialization_failure".into(),
@@ -355,6 +484,92 @@ error serialization_failure: 2 (could not serialize access due to concurrent u�
         ));
         assert!(text.contains("latency average = 3.012 ms\nlatency stddev = 1.500 ms\nrate limit schedule lag: avg 0.250 (max 4.000) ms\n"));
         assert!(!text.contains("hakaru"));
+    }
+
+    /// Bug: a run of several scripts (`-b select-only@2 -b tpcb-like@1`) printed no
+    /// `SQL script N:` sections, and `-r` listed every script's statements under one
+    /// heading; pgbench 15 prints a section per script with its own statements.
+    #[test]
+    fn several_scripts_get_a_section_each_as_pgbench_prints_them() {
+        let row = |ms: f64, text: &str| StatementRow {
+            latency_ms: ms,
+            failures: 0,
+            text: text.into(),
+        };
+        let section = |title: &str, weight, pct, processed, tps, lat, text: &str| ScriptSection {
+            title: title.into(),
+            weight,
+            weight_pct: pct,
+            processed,
+            failed: 0,
+            detailed: None,
+            tps,
+            latency_ms: lat,
+            statements: Some(vec![row(0.112, text)]),
+        };
+        let f = PgbenchFigures {
+            transaction_type: "multiple scripts".into(),
+            processed: 20,
+            failed: 0,
+            statements: None,
+            scripts: vec![
+                section(
+                    "<builtin: select only>",
+                    2,
+                    66.66,
+                    13,
+                    2399.409376,
+                    Some((0.112, 0.036)),
+                    "SELECT 1;",
+                ),
+                section("b.sql", 1, 33.33, 7, 1291.989664, None, "SELECT 2;"),
+            ],
+            percentiles: vec![],
+            errors: vec![],
+            ..figures()
+        };
+        let text = pgbench_report(&f);
+        let want = "\
+tps = 1234.567890 (without initial connection time)
+SQL script 1: <builtin: select only>
+ - weight: 2 (targets 66.7% of total)
+ - 13 transactions (65.0% of total, tps = 2399.409376)
+ - number of failed transactions: 0 (0.000%)
+ - latency average = 0.112 ms
+ - latency stddev = 0.036 ms
+ - statement latencies in milliseconds and failures:
+         0.112           0  SELECT 1;
+SQL script 2: b.sql
+ - weight: 1 (targets 33.3% of total)
+ - 7 transactions (35.0% of total, tps = 1291.989664)
+ - number of failed transactions: 0 (0.000%)
+ - statement latencies in milliseconds and failures:
+         0.112           0  SELECT 2;
+";
+        assert!(text.ends_with(want), "{text}");
+    }
+
+    /// Bug: `--failures-detailed` was refused; pgbench 15 prints the serialization
+    /// and deadlock failures apart (these lines as pgbench 15.18 prints them).
+    #[test]
+    fn failures_detailed_lines_follow_the_failed_line() {
+        let f = PgbenchFigures {
+            processed: 8140,
+            failed: 762,
+            detailed: Some((762, 0)),
+            retries: Some((1678, 1678)),
+            ..figures()
+        };
+        let text = pgbench_report(&f);
+        assert!(
+            text.contains(
+                "number of failed transactions: 762 (8.560%)\n\
+             number of serialization failures: 762 (8.560%)\n\
+             number of deadlock failures: 0 (0.000%)\n\
+             number of transactions retried: 1678 (18.850%)\n"
+            ),
+            "{text}"
+        );
     }
 
     #[test]
