@@ -15,6 +15,17 @@ Exit codes:
   1    a --threshold did not hold, or a file could not be written
   2    bad input: a flag or a result file was refused";
 
+/// Exit codes of `hakaru pgbench`: the load commands' and the runs pgbench 15 aborts.
+const EXIT_CODES_PGBENCH: &str = "\
+Exit codes:
+  0    measured: the failed transactions, if any, failed by a serialization
+       failure or a deadlock (as in pgbench) or passed --timeout
+  1    measured, but nothing succeeded, a --threshold did not hold, a client
+       could not connect or log in, or a transaction failed with an error
+       pgbench aborts on (the report comes first, then why)
+  2    bad input: a flag, URL or file was refused before any load was sent
+  130  interrupted (Ctrl-C, SIGTERM): what was measured is kept, marked partial";
+
 /// Exit codes of the log-pipeline commands.
 const EXIT_CODES_STREAM: &str = "\
 Exit codes:
@@ -61,7 +72,7 @@ const HELP: [(&str, &str, &str); 19] = [
         "# pgbench's tables at scale 10, then its command line as it is\n\
          PGPASSWORD=secret hakaru pgbench -i -s 10 -h 127.0.0.1 -U bench bench\n\
          PGPASSWORD=secret hakaru pgbench -c 8 -j 2 -T 60 -h 127.0.0.1 -U bench bench",
-        EXIT_CODES_HELP,
+        EXIT_CODES_PGBENCH,
     ),
     (
         "sysbench",
