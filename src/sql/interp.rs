@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::sql::script::expr::{self, Env, Value};
+use crate::sql::script::expr::{self, text_value, Env, Value};
 use crate::sql::script::rand::Rand;
 use crate::sql::script::{Amount, Command, Part, Script};
 use crate::sql::Dialect;
@@ -76,7 +76,7 @@ pub enum Define {
     /// A number (`:scale`).
     Value(Value),
     /// Text as given (`-D NAME=VALUE`, any text): `:NAME` in SQL is the text
-    /// itself; an expression reads it as pgbench reads text (see [`text_value`]).
+    /// itself; an expression reads it as pgbench reads text (see [`expr::text_value`]).
     Text(String),
 }
 
@@ -484,42 +484,6 @@ impl Env for Vars {
     fn default_seed(&self) -> i64 {
         self.default_seed
     }
-}
-
-/// Text (a query's answer through `\gset`, a `-D` value) read as a value the way
-/// pgbench reads it where an expression uses it: `null`; a boolean (`true`, `yes`
-/// or a prefix of either, `on`; `false`, `no` or a prefix, `off`, `of`, any case);
-/// an integer (one that overflows is no value); else a double; else none.
-pub fn text_value(text: &str) -> Option<Value> {
-    let t = text.trim();
-    let starts = |word: &str| {
-        !text.is_empty()
-            && text.len() <= word.len()
-            && word[..text.len()].eq_ignore_ascii_case(text)
-    };
-    if text.is_empty() {
-        None
-    } else if text.eq_ignore_ascii_case("null") {
-        Some(Value::Null)
-    } else if starts("true") || starts("yes") || text.eq_ignore_ascii_case("on") {
-        Some(Value::Bool(true))
-    } else if starts("false")
-        || starts("no")
-        || ["off", "of"].iter().any(|w| text.eq_ignore_ascii_case(w))
-    {
-        Some(Value::Bool(false))
-    } else if is_an_int(t) {
-        t.parse::<i64>().ok().map(Value::Int)
-    } else {
-        t.parse::<f64>().ok().map(Value::Double)
-    }
-}
-
-/// An optional sign and digits (surrounding blanks trimmed): pgbench's integer
-/// look, which then must fit 64 bits.
-fn is_an_int(t: &str) -> bool {
-    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
-    !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
 }
 
 /// One client's interpreter.

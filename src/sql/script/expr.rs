@@ -587,3 +587,39 @@ impl Parser {
         Ok(Expr::Case(arms, other))
     }
 }
+
+/// Text (a query's answer through `\gset`, a `-D` value) read as a value the way
+/// pgbench reads it where an expression uses it: `null`; a boolean (`true`, `yes`
+/// or a prefix of either, `on`; `false`, `no` or a prefix, `off`, `of`, any case);
+/// an integer (one that overflows is no value); else a double; else none.
+pub fn text_value(text: &str) -> Option<Value> {
+    let t = text.trim();
+    let starts = |word: &str| {
+        !text.is_empty()
+            && text.len() <= word.len()
+            && word[..text.len()].eq_ignore_ascii_case(text)
+    };
+    if text.is_empty() {
+        None
+    } else if text.eq_ignore_ascii_case("null") {
+        Some(Value::Null)
+    } else if starts("true") || starts("yes") || text.eq_ignore_ascii_case("on") {
+        Some(Value::Bool(true))
+    } else if starts("false")
+        || starts("no")
+        || ["off", "of"].iter().any(|w| text.eq_ignore_ascii_case(w))
+    {
+        Some(Value::Bool(false))
+    } else if is_an_int(t) {
+        t.parse::<i64>().ok().map(Value::Int)
+    } else {
+        t.parse::<f64>().ok().map(Value::Double)
+    }
+}
+
+/// An optional sign and digits (surrounding blanks trimmed): pgbench's integer
+/// look, which then must fit 64 bits.
+fn is_an_int(t: &str) -> bool {
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit())
+}
