@@ -150,7 +150,7 @@ pub(super) fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) ->
             .iter()
             .map(|(k, n)| {
                 let sample = step.error_samples.get(k).cloned().unwrap_or_default();
-                (format!("{k:?}"), *n, sample)
+                (k.as_str().to_string(), *n, sample)
             })
             .collect(),
     }
