@@ -137,7 +137,7 @@ impl Mariadb {
             .expect("the mariadb client runs")
     }
 
-    fn try_sql(&self, sql: &str) -> Result<String, String> {
+    pub fn try_sql(&self, sql: &str) -> Result<String, String> {
         let out = Command::new("mariadb")
             .args(["--no-defaults", "-uroot", "-N", "-B"])
             .arg(format!("--socket={}", self.dir.path("sock").display()))

@@ -559,7 +559,10 @@ fn pgbench_writes_results_progress_and_the_aggregated_log() {
     );
     // Its kind named as the result and every other report names it (the section
     // printed Rust's name for it, `SqlError`).
-    assert!(text.contains("\nerror sql_error: 3 (SQLSTATE 22012"), "{text}");
+    assert!(
+        text.contains("\nerror sql_error: 3 (SQLSTATE 22012"),
+        "{text}"
+    );
 }
 
 /// Issue 33 item 2: under `-R` with `--latency-limit`, a transaction already later

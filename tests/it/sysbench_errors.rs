@@ -7,14 +7,14 @@
 
 use std::time::Duration;
 
-use crate::mysql::Mariadb;
+use crate::mysql::{Mariadb, USER};
 use crate::sysbench::figure;
 use crate::sysbench::mariadb::{conn, sysbench};
 use crate::util::{hakaru, wait_bounded};
 
 /// Runs `hakaru sysbench` while a root session holds every row of `sbtest1` for
-/// `hold` seconds (`innodb_lock_wait_timeout=1`): its report.
-fn run_while_locked(db: &Mariadb, args: &str, hold: f64) -> String {
+/// `hold` seconds (`innodb_lock_wait_timeout=1`): its report and exit code.
+fn run_while_locked(db: &Mariadb, args: &str, hold: f64) -> (String, Option<i32>) {
     let mut locker = db.sql_in_background(&format!(
         "BEGIN; SELECT count(*) FROM bench.sbtest1 FOR UPDATE; DO SLEEP({hold}); COMMIT"
     ));
@@ -28,12 +28,8 @@ fn run_while_locked(db: &Mariadb, args: &str, hold: f64) -> String {
         .expect("hakaru runs");
     wait_bounded(&mut locker, Duration::from_secs(15)).expect("the locking session ends");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "hakaru sysbench {args}: {text}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    text
+    let err = String::from_utf8_lossy(&out.stderr);
+    (format!("{text}{err}"), out.status.code())
 }
 
 #[test]
@@ -44,7 +40,8 @@ fn a_lock_wait_timeout_restarts_the_event_as_an_ignored_error_unless_none() {
     db.sql("SET GLOBAL innodb_lock_wait_timeout = 1");
     // The default list (1213,1020,1205): each thread's UPDATE times out on the lock
     // and its event starts again, until the lock goes and it ends well.
-    let report = run_while_locked(&db, &format!("{shape} --threads=2 --time=4 run"), 2.5);
+    let (report, code) = run_while_locked(&db, &format!("{shape} --threads=2 --time=4 run"), 2.5);
+    assert_eq!(code, Some(0), "{report}");
     let ignored = figure(&report, "ignored errors:");
     assert!(ignored >= 2, "each thread waited at least once: {report}");
     assert!(figure(&report, "transactions:") > 0, "{report}");
@@ -59,14 +56,20 @@ fn a_lock_wait_timeout_restarts_the_event_as_an_ignored_error_unless_none() {
         .and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         .unwrap();
     assert!(max >= 1000.0, "max {max} ms: {report}");
-    // `none`: the same wait fails its event, counted by its kind; none ignored.
-    let report = run_while_locked(
+    // `none`: the same wait fails its event, counted by its kind; none ignored. The
+    // run goes on, and exits 1 as sysbench's FATAL would.
+    let (report, code) = run_while_locked(
         &db,
         &format!("{shape} --threads=2 --time=4 --mysql-ignore-errors=none run"),
         2.5,
     );
     assert_eq!(figure(&report, "ignored errors:"), 0, "{report}");
     assert!(report.contains("sql_lock_wait_timeout"), "{report}");
+    assert_eq!(code, Some(1), "{report}");
+    assert!(
+        report.contains("error sysbench does not ignore"),
+        "{report}"
+    );
     sysbench(&db, &format!("{shape} cleanup"));
 }
 
@@ -116,4 +119,53 @@ fn an_error_ignored_forever_still_ends_the_run_on_time() {
     assert_eq!(figure(&text, "transactions:"), 0, "{text}");
     assert!(figure(&text, "ignored errors:") > 0, "{text}");
     eprintln!("took {took:?}\n{text}");
+}
+
+/// The bug: connections killed mid-run (`KILL`) failed their events as `reset`, the
+/// run went on, and it exited 0, where sysbench 1.0.20 stops with a FATAL (2013,
+/// lost connection) and exits 1. Now it measures on and exits 1, saying why; with
+/// `--mysql-ignore-errors=all`, which asks sysbench to reconnect, it exits 0.
+#[test]
+fn killed_connections_fail_the_run_unless_the_ignore_list_covers_them() {
+    let Some(db) = Mariadb::start() else { return };
+    let shape = "oltp_point_select --table-size=100";
+    sysbench(&db, &format!("{shape} prepare"));
+    for (ignore, want) in [("", Some(1)), ("--mysql-ignore-errors=all", Some(0))] {
+        let mut child = hakaru()
+            .arg("sysbench")
+            .args(conn(&db))
+            .args(shape.split_whitespace())
+            .args(["--threads=2", "--time=3", "run"])
+            .args(Some(ignore).filter(|s| !s.is_empty()))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("hakaru runs");
+        std::thread::sleep(Duration::from_millis(1200));
+        let ids = db.sql(&format!(
+            "SELECT id FROM information_schema.processlist WHERE user = '{USER}'"
+        ));
+        let ids: Vec<&str> = ids.split_whitespace().collect();
+        assert!(!ids.is_empty(), "no connection of hakaru's to kill");
+        for id in &ids {
+            // One may have ended between the list and the kill.
+            let _ = db.try_sql(&format!("KILL {id}"));
+        }
+        wait_bounded(&mut child, Duration::from_secs(20)).expect("the run ends");
+        let out = child.wait_with_output().expect("its output");
+        let text = String::from_utf8_lossy(&out.stdout);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            text.contains(" reset: ") || text.contains(" io: "),
+            "{text}"
+        );
+        assert!(figure(&text, "transactions:") > 0, "{text}");
+        assert_eq!(out.status.code(), want, "{ignore}: {text}{err}");
+        assert_eq!(
+            err.contains("error sysbench does not ignore"),
+            want == Some(1),
+            "{err}"
+        );
+    }
+    sysbench(&db, &format!("{shape} cleanup"));
 }
