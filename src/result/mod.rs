@@ -789,6 +789,18 @@ impl StepResult {
         self.errors.values().sum()
     }
 
+    /// Each error kind as results name it, its count and its sample's text (empty
+    /// when none was kept): what the drop-in reports list below their layout.
+    pub fn errors_with_samples(&self) -> Vec<(String, u64, String)> {
+        self.errors
+            .iter()
+            .map(|(k, n)| {
+                let sample = self.error_samples.get(k).cloned().unwrap_or_default();
+                (k.as_str().to_string(), *n, sample)
+            })
+            .collect()
+    }
+
     /// Responses whose status is not a success (outside `ok_status`: 2xx and 3xx
     /// unless `--ok-status` said otherwise).
     pub fn non_success(&self) -> u64 {

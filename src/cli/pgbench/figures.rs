@@ -145,13 +145,6 @@ pub(super) fn figures(a: &PgbenchArgs, plan: &PgbenchPlan, step: &StepResult) ->
             (90.0, ms(lat.p90_s)),
             (99.0, ms(lat.p99_s)),
         ],
-        errors: step
-            .errors
-            .iter()
-            .map(|(k, n)| {
-                let sample = step.error_samples.get(k).cloned().unwrap_or_default();
-                (k.as_str().to_string(), *n, sample)
-            })
-            .collect(),
+        errors: step.errors_with_samples(),
     }
 }

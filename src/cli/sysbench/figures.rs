@@ -70,14 +70,7 @@ pub fn of(plan: &SysbenchPlan, step: &StepResult) -> SysbenchFigures {
             (99.0, ms(lat.p99_s)),
             (99.9, ms(lat.p999_s)),
         ],
-        errors: step
-            .errors
-            .iter()
-            .map(|(k, n)| {
-                let sample = step.error_samples.get(k).cloned().unwrap_or_default();
-                (k.as_str().to_string(), *n, sample)
-            })
-            .collect(),
+        errors: step.errors_with_samples(),
         unfinished: step.unfinished,
     }
 }
