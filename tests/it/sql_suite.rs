@@ -264,6 +264,73 @@ fn a_script_phase_and_probe_postgres_count_what_the_run_did() {
     );
 }
 
+/// Two scripts of one phase on one server in different `-M` modes, then a phase on a
+/// second database of that server: the mix shared targets by their label
+/// (`postgres://host:port`), so the prepared script went out in the simple one's
+/// mode (SQLSTATE 42P02, "there is no parameter $1", 3 transactions in 4 failed) and
+/// the second database's phase ran on the first's.
+#[test]
+fn sql_workloads_on_one_server_keep_their_own_mode_and_database() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-two-modes");
+    counters(&pg, &dir);
+    pg.psql("postgres", "CREATE DATABASE other");
+    pg.psql(
+        "other",
+        "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL DEFAULT 0); \
+         INSERT INTO t (id) SELECT generate_series(1, 100)",
+    );
+    dir.write(
+        "ro.sql",
+        "\\set id random(1, 100)\nSELECT n FROM t WHERE id = :id;\n",
+    );
+    let (bench, other) = (pg.url("bench"), pg.url("other"));
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"modes\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{bench}\"\nscript = \"tx.sql\"\n\
+             [[phase.workload]]\nurl = \"{bench}\"\nscript = \"ro.sql\"\nmode = \"prepared\"\nweight = 3\n\
+             [[phase]]\nname = \"other\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{other}\"\nscript = \"tx.sql\"\nmode = \"extended\"\n"
+        ),
+    );
+    let out = dir.path("r.csv");
+    ok(&run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let r = read_json(&out.with_extension("json"));
+    for step in r["steps"].as_array().unwrap() {
+        assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+        assert!(step["total_requests"].as_u64().unwrap() > 0, "{step}");
+    }
+    let sum = |db: &str| -> u64 { pg.psql(db, "SELECT sum(n) FROM t").parse().unwrap() };
+    let done = |i: usize| r["steps"][i]["total_requests"].as_u64().unwrap();
+    // The first phase's updates are a quarter of its transactions, all in bench;
+    // the second phase's all in other.
+    assert!(
+        sum("bench") < done(0),
+        "bench {} of {}",
+        sum("bench"),
+        done(0)
+    );
+    let unfinished = r["steps"][1]["unfinished"].as_u64().unwrap_or(0);
+    let other = sum("other");
+    within(
+        "other's transactions",
+        done(1),
+        other,
+        unfinished,
+        &r["steps"][1],
+    );
+}
+
 /// A script's error names its file, line and column, before any load: the server
 /// never sees a transaction.
 #[test]
