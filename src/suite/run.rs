@@ -124,6 +124,9 @@ struct SuiteHooks {
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
+    /// The scenario's start on the wall clock (`t0`'s moment), against which a
+    /// phase's clock start (its step's `started_at`) is placed.
+    t0_wall: Mutex<Option<SystemTime>>,
     starts: Mutex<Vec<f64>>,
     events: Mutex<Option<events::Running>>,
     /// `--start-at`: the scenario's start on the shared clock.
@@ -164,6 +167,26 @@ impl SuiteHooks {
         all.resize(index + 1, None);
         all[index] = Some(outcome);
     }
+
+    /// Phase `index`'s start made the moment its clock started (its step's
+    /// `started_at`), which its timeline's seconds count from: the probes' readings
+    /// before it (a second or more each for PostgreSQL's) and the clients' logins
+    /// come after `before_step` noted the phase, and left its timeline — and the
+    /// events' places in it, their baselines and recovery times — that much early.
+    fn clock_started(&self, index: usize, result: &StepResult) {
+        let t0 = *self.t0_wall.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(since) = t0.zip(crate::timestamp::parse(&result.started_at)) else {
+            return;
+        };
+        let Ok(since) = since.1.duration_since(since.0) else {
+            return;
+        };
+        let mut starts = self.starts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = starts.get_mut(index) {
+            // Never before the moment noted: the wall clock may have stepped back.
+            *s = s.max(since.as_secs_f64());
+        }
+    }
 }
 
 impl StepHooks for SuiteHooks {
@@ -183,6 +206,10 @@ impl StepHooks for SuiteHooks {
                 }
                 None => Instant::now(),
             });
+        self.t0_wall
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(|| self.start_at.unwrap_or_else(SystemTime::now));
         if index == 0 {
             let mut ev = self.events.lock().unwrap_or_else(|e| e.into_inner());
             if ev.is_none() {
@@ -244,6 +271,7 @@ impl StepHooks for SuiteHooks {
     }
 
     fn after_step(&self, index: usize, result: &mut StepResult) {
+        self.clock_started(index, result);
         let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(l) = late.get(index).copied().flatten() {
             result.start_late_s = Some(l);
@@ -333,6 +361,7 @@ pub fn build(
         scenario: scenario.clone(),
         stop,
         t0: Mutex::new(None),
+        t0_wall: Mutex::new(None),
         starts: Mutex::new(Vec::new()),
         events: Mutex::new(None),
         start_at,

@@ -331,6 +331,56 @@ fn sql_workloads_on_one_server_keep_their_own_mode_and_database() {
     );
 }
 
+/// A phase's `start_s` is where its clock started, which its timeline's seconds
+/// count from: with `--probe postgres` it was noted before the probe's reading (a
+/// second or more) and the logins, so every phase's seconds — and the events'
+/// places among them, their baselines and recovery times — sat that much early.
+#[test]
+fn a_phase_starts_where_its_clock_started_after_the_probe_s_reading() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-probe-start");
+    counters(&pg, &dir);
+    let phase = |name: &str| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\n",
+            pg.url("bench")
+        )
+    };
+    let s = dir.write("s.toml", &(phase("one") + &phase("two")));
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "--probe",
+        "postgres",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let r = read_json(&out.with_extension("json"));
+    let at = |v: &Value| {
+        let t = v.as_str().unwrap();
+        let secs: f64 = t[17..t.len() - 1].parse().unwrap();
+        let (h, m): (f64, f64) = (t[11..13].parse().unwrap(), t[14..16].parse().unwrap());
+        h * 3600.0 + m * 60.0 + secs
+    };
+    let run_start = at(&r["started_at"]);
+    for (i, p) in r["suite"]["phases"].as_array().unwrap().iter().enumerate() {
+        let clock = at(&r["steps"][i]["started_at"]) - run_start;
+        let start = p["start_s"].as_f64().unwrap();
+        // The run's `started_at` comes a moment before the scenario's clock.
+        assert!(
+            (start - clock).abs() < 0.25,
+            "phase {i} noted at {start} s, its clock started at {clock} s: {p}"
+        );
+        assert!(start >= 1.0, "after the first probe reading: {p}");
+    }
+}
+
 /// A script's error names its file, line and column, before any load: the server
 /// never sees a transaction.
 #[test]
