@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
-use super::scenario::{Scenario, TargetPid};
+use super::scenario::{Scenario, Source, TargetPid};
 use super::workloads::Built;
 use crate::analysis::recovery;
 use crate::engine::{EngineConfig, Lane, StepSpec, Stop};
@@ -57,6 +57,14 @@ pub enum SuiteError {
     VerifyShared { path: String, phase: String },
     #[error("{path}: verify: cannot read the server's count before the first phase: {why}")]
     VerifyBefore { path: String, why: String },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): cannot log in before the first phase: {why}")]
+    SqlLogin {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: String,
+    },
     #[error("{path}: targets.{name}: pid {pid}: no such process")]
     NoProcess {
         path: String,
@@ -485,6 +493,36 @@ fn phase_steps(
     Ok(steps)
 }
 
+/// Each SQL database the phases name, logged in to once before any load: a
+/// password missing or refused, a server not listening, a database not there are
+/// the scenario's error (exit 2), not a first phase of nothing but failed logins.
+fn log_in_once(scenario: &Scenario, path: &str, timeout: Duration) -> Result<(), SuiteError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for phase in &scenario.phases {
+        for (j, w) in phase.workloads.iter().enumerate() {
+            let url = match &w.source {
+                Source::Script { url, .. } => url.as_str(),
+                Source::Ycsb(y) if crate::workload::ycsb::sql::is_sql(&y.url) => y.url.as_str(),
+                _ => continue,
+            };
+            if seen.contains(&url) {
+                continue;
+            }
+            seen.push(url);
+            crate::workload::ycsb::sql::log_in(url, timeout).map_err(|why| {
+                SuiteError::SqlLogin {
+                    path: path.to_owned(),
+                    phase: phase.name.clone(),
+                    index: j + 1,
+                    source_name: w.source.describe(),
+                    why,
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// Run the phases, then add the events and the recovery after each, and write the
 /// result once more.
 pub fn run(
@@ -494,6 +532,7 @@ pub fn run(
 ) -> Result<RunResult, RunError> {
     let path = ready.scenario.path.display().to_string();
     let count_timeout = ready.scenario.timeout.unwrap_or(Duration::from_secs(10));
+    log_in_once(&ready.scenario, &path, count_timeout)?;
     let mut before = Vec::with_capacity(ready.verified.len());
     for (_, b) in &ready.verified {
         before.push(verify::present(b.settings(), count_timeout).map_err(|why| {

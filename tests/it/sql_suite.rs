@@ -381,6 +381,53 @@ fn a_phase_starts_where_its_clock_started_after_the_probe_s_reading() {
     }
 }
 
+/// A SQL phase whose login cannot work — no password, a port nothing listens on, a
+/// database not there — is the scenario's error before any load (exit 2, naming
+/// the file, the phase and the workload), where the suite used to run the phase out
+/// as nothing but failed logins (exit 1, hundreds of `reply_noauth` a second).
+#[test]
+fn a_sql_phase_that_cannot_log_in_is_refused_before_any_load() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-login-first");
+    counters(&pg, &dir);
+    let no_password = pg.url("bench").replace(&format!(":{PASSWORD}@"), "@");
+    let refused = format!("postgres://{USER}:{PASSWORD}@127.0.0.1:1/bench");
+    let no_db = pg.url("nothere");
+    for (url, why) in [
+        (no_password.as_str(), "password"),
+        (refused.as_str(), "127.0.0.1:1"),
+        (no_db.as_str(), "nothere"),
+    ] {
+        let s = dir.write(
+            "s.toml",
+            &format!(
+                "[[phase]]\nname = \"first\"\nduration = \"30s\"\nclients = 2\n\
+                 [[phase.workload]]\nurl = \"{url}\"\nscript = \"tx.sql\"\n"
+            ),
+        );
+        let started = Instant::now();
+        let o = hakaru()
+            .args(["suite", s.to_str().unwrap(), "-q"])
+            .env_remove("PGPASSWORD")
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{url}: {e}");
+        assert!(
+            e.contains("s.toml: phase \"first\", workload 1")
+                && e.contains("cannot log in before the first phase")
+                && e.contains(why),
+            "{url}: {e}"
+        );
+        assert!(!e.contains(PASSWORD), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{url}: {e}");
+    }
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert_eq!(sum, 0);
+}
+
 /// A script's error names its file, line and column, before any load: the server
 /// never sees a transaction.
 #[test]
