@@ -70,7 +70,8 @@ pub struct SuiteArgs {
     pub live: super::args::LiveArgs,
 
     /// Read the servers' own numbers before and after each phase: postgres
-    /// (pg_stat_database of each postgres:// target), redis, memcached, groonga,
+    /// (pg_stat_database of each postgres:// target), mysql (SHOW GLOBAL STATUS of
+    /// each mysql:// target), redis, memcached, groonga,
     /// droonga, couchdb or url=PATH,pointer=/json/pointer of the other targets.
     /// Repeatable.
     #[arg(long = "probe", value_name = "PROBE", value_parser = crate::probe::parse_probe)]
