@@ -170,6 +170,20 @@ mod tests {
         assert!(POSTGRES.iter().all(|(n, _)| profile(n).is_some()));
     }
 
+    /// Every client of a SQL phase is a connection: read-heavy's spike had 128,
+    /// past PostgreSQL's default max_connections (100, 3 kept for superusers), so
+    /// 31 logins were refused (53300) and their clients' transactions failed, 12%
+    /// of a phase, as the server's fault.
+    #[test]
+    fn sql_profiles_stay_within_postgresql_s_default_connections() {
+        for (name, text) in POSTGRES.iter().chain(&MYSQL) {
+            let s = Scenario::parse(text, Path::new(name)).unwrap();
+            for p in &s.phases {
+                assert!(p.clients <= 97, "{name}, {}: {} clients", p.name, p.clients);
+            }
+        }
+    }
+
     /// A `mysql://` target got the PostgreSQL forms: fault-tolerance's event ran
     /// `pg_ctl restart` on a MariaDB, read-heavy's warm-up `CHECKPOINT` (a syntax
     /// error there, printed every run), and write-heavy's refusal said PostgreSQL.
