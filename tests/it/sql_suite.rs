@@ -466,7 +466,9 @@ fn a_script_phase_s_error_is_named_before_any_load() {
 /// failures are counted by kind (resets, refused connections, logins refused while
 /// it recovers (57P03); the fast shutdown's FATAL 57P01 that arrives with the
 /// connection's close), never as `other`; the recovery after
-/// each event is measured, and the suite ends on time.
+/// each event is measured, and the suite ends on time. Judged with a 20 ms p99
+/// floor, as the MariaDB crash is: on a loaded test machine a restarted server's
+/// p99 stayed over 1.5× a 6.6 ms baseline for 7 of the 8 seconds left.
 #[test]
 fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
     let Some(mut pg) = Postgres::start(&[]) else {
@@ -478,7 +480,7 @@ fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
         "s.toml",
         &format!(
             "timeout = \"2s\"\n[targets.db]\npid_file = \"{}\"\n\
-             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\n\
+             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\np99_floor = \"20ms\"\n\
              [[phase]]\nname = \"steady\"\nduration = \"20s\"\nrate = 200\nclients = 8\n\
              [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n\
              [[event]]\nname = \"immediate shutdown\"\nat = \"4s\"\nrun = \"kill -QUIT {{pid:db}}\"\n\
