@@ -253,7 +253,10 @@ impl Built {
             Source::Url(u) => (Some(u.clone()), None),
             Source::Patterns(p) => (None, Some(p.clone())),
             Source::Script { url, script, mode } => {
-                sql.files = vec![script.display().to_string()];
+                // A path, not `-f FILE[@WEIGHT]`: the part's weight is its `weight`
+                // key, and an `@` in the scenario's directory (`/home/a@b/tx.sql`)
+                // was read as a bad weight. pgbench's splitting takes the last `@`.
+                sql.files = vec![format!("{}@1", script.display())];
                 sql.query_mode = mode.clone();
                 (Some(url.clone()), None)
             }

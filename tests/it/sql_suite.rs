@@ -428,6 +428,41 @@ fn a_sql_phase_that_cannot_log_in_is_refused_before_any_load() {
     assert_eq!(sum, 0);
 }
 
+/// A scenario in a directory whose name holds an `@` (`/home/a@b/`): its script's
+/// path was handed on as `-f FILE[@WEIGHT]`, and refused as a bad weight
+/// ("invalid weight specification: \"…/a@b/tx.sql\""); the part's weight is its
+/// `weight` key.
+#[test]
+fn a_script_beside_a_scenario_in_a_directory_with_an_at_sign_runs() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-at-sign");
+    counters(&pg, &dir);
+    std::fs::create_dir_all(dir.path("a@b")).unwrap();
+    std::fs::copy(dir.path("tx.sql"), dir.path("a@b/tx.sql")).unwrap();
+    let s = dir.write(
+        "a@b/s.toml",
+        &format!(
+            "[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nweight = 3\n",
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    ok(&run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let r = read_json(&out.with_extension("json"));
+    let step = &r["steps"][0];
+    assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+    assert!(step["total_requests"].as_u64().unwrap() > 0, "{step}");
+}
+
 /// A script's error names its file, line and column, before any load: the server
 /// never sees a transaction.
 #[test]
