@@ -496,9 +496,10 @@ fn phase_steps(
 /// Each SQL database the phases name, logged in to once before any load: a
 /// password missing or refused, a server not listening, a database not there are
 /// the scenario's error (exit 2), not a first phase of nothing but failed logins.
+/// Up to the first phase with a `before` command: it may start the server.
 fn log_in_once(scenario: &Scenario, path: &str, timeout: Duration) -> Result<(), SuiteError> {
     let mut seen: Vec<&str> = Vec::new();
-    for phase in &scenario.phases {
+    for phase in scenario.phases.iter().take_while(|p| p.before.is_none()) {
         for (j, w) in phase.workloads.iter().enumerate() {
             let url = match &w.source {
                 Source::Script { url, .. } => url.as_str(),

@@ -426,6 +426,18 @@ fn a_sql_phase_that_cannot_log_in_is_refused_before_any_load() {
     }
     let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
     assert_eq!(sum, 0);
+    // A phase's `before` may start the server: its databases are not asked first.
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"first\"\nduration = \"1s\"\nclients = 1\n\
+             before = \"true\"\n\
+             [[phase.workload]]\nurl = \"{refused}\"\nscript = \"tx.sql\"\n"
+        ),
+    );
+    let o = run(&["suite", s.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("connect"), "{}", stderr(&o));
 }
 
 /// A scenario in a directory whose name holds an `@` (`/home/a@b/`): its script's
