@@ -276,14 +276,18 @@ impl Prober {
                 };
                 match (&before[i], &after[i]) {
                     (Ok(b), Ok(a)) => {
-                        for (k, av) in a {
-                            if let Some(bv) = b.get(k) {
-                                r.delta.insert(k.clone(), av - bv);
-                            }
-                        }
                         r.before = b.clone();
                         r.after = a.clone();
-                        r.cache_hit_rate = hit_rate(&r.delta);
+                        if let Some(why) = went_back(kind, b, a) {
+                            r.error = Some(why);
+                        } else {
+                            for (k, av) in a {
+                                if let Some(bv) = b.get(k) {
+                                    r.delta.insert(k.clone(), av - bv);
+                                }
+                            }
+                            r.cache_hit_rate = hit_rate(&r.delta);
+                        }
                     }
                     (Err(e), _) | (_, Err(e)) => r.error = Some(e.clone()),
                 }
@@ -293,6 +297,28 @@ impl Prober {
         }
         out
     }
+}
+
+/// Why a database's readings have no difference: one of its counters went back,
+/// as a restart during the step resets them (PostgreSQL's `pg_stat_database` after
+/// crash recovery, MySQL's status at every start). Their difference was printed as
+/// `commits +-87576`. `Threads_connected` is a gauge, free to go down.
+fn went_back(
+    kind: &ProbeKind,
+    before: &BTreeMap<String, f64>,
+    after: &BTreeMap<String, f64>,
+) -> Option<String> {
+    if !matches!(kind, ProbeKind::Postgres | ProbeKind::Mysql) {
+        return None;
+    }
+    let (k, b, a) = after
+        .iter()
+        .filter(|(k, _)| k.as_str() != "Threads_connected")
+        .find_map(|(k, a)| before.get(k).filter(|b| *b > a).map(|b| (k, b, a)))?;
+    Some(format!(
+        "the server's counts went back during the step ({k} {b} before, {a} after): \
+         it restarted, or they were reset; its before and after are kept"
+    ))
 }
 
 /// Redis `INFO`'s numbers a probe keeps.
@@ -556,6 +582,37 @@ mod tests {
         let failed = p.compare(&vec![Err("refused".into())], &after);
         assert_eq!(failed[0].error.as_deref(), Some("refused"));
         assert_eq!(combined_hit_rate(&failed), None);
+    }
+
+    /// A restart mid-step resets a database's counters: no difference (it read
+    /// `commits +-87576`), but why, with both readings kept; a gauge going down is
+    /// a difference like any other.
+    #[test]
+    fn a_database_s_counts_that_went_back_have_no_difference() {
+        let target = crate::workload::ycsb::sql::target("mysql://u@127.0.0.1:1/db").unwrap();
+        let p = Prober {
+            kinds: vec![ProbeKind::Mysql],
+            hosts: vec![],
+            timeout: Duration::from_secs(1),
+            databases: vec![target],
+        };
+        let reading = |select: f64, threads: f64| {
+            BTreeMap::from([
+                ("Com_select".to_string(), select),
+                ("Threads_connected".to_string(), threads),
+            ])
+        };
+        let (b, a) = (reading(90.0, 1.0), reading(5.0, 1.0));
+        let r = p.compare(&vec![Ok(b.clone())], &vec![Ok(a.clone())]);
+        let why = r[0].error.as_deref().unwrap();
+        assert!(why.contains("Com_select 90 before, 5 after"), "{why}");
+        assert!(r[0].delta.is_empty() && r[0].cache_hit_rate.is_none());
+        assert_eq!((&r[0].before, &r[0].after), (&b, &a));
+        let r = p.compare(&vec![Ok(reading(5.0, 3.0))], &vec![Ok(reading(9.0, 1.0))]);
+        assert_eq!(r[0].error, None);
+        assert_eq!(r[0].delta["Threads_connected"], -2.0);
+        // Other probes' values may be anything (a url= pointer, a ratio).
+        assert_eq!(went_back(&ProbeKind::Groonga, &b, &a), None);
     }
 
     /// PostgreSQL's buffer cache is the step's cache: blocks hit of blocks wanted.

@@ -18,8 +18,9 @@ pub struct SuiteArgs {
     pub scenario: Option<PathBuf>,
 
     /// A built-in scenario: read-heavy, write-heavy, fault-tolerance, or YCSB's core
-    /// workloads ycsb-a … ycsb-f over a CouchDB-style API, Redis, memcached or
-    /// PostgreSQL (files it names are read from the current directory).
+    /// workloads ycsb-a … ycsb-f over a CouchDB-style API, Redis, memcached,
+    /// PostgreSQL or MySQL/MariaDB (files it names are read from the current
+    /// directory).
     #[arg(long, value_name = "NAME")]
     pub profile: Option<String>,
 
@@ -28,9 +29,10 @@ pub struct SuiteArgs {
     pub print: bool,
 
     /// With --profile: point its workloads at this URL instead of the one it names (a
-    /// YCSB profile at a CouchDB-style database, redis://, memcached:// or
-    /// postgres://; write-heavy at a CouchDB-style database; read-heavy and
-    /// fault-tolerance at postgres://, as YCSB's workloads on its JDBC table).
+    /// YCSB profile at a CouchDB-style database, redis://, memcached://, postgres://
+    /// or mysql://; write-heavy at a CouchDB-style database; read-heavy and
+    /// fault-tolerance at postgres:// or mysql://, as YCSB's workloads on its JDBC
+    /// table).
     #[arg(long, value_name = "URL", requires = "profile")]
     pub target: Option<String>,
 
@@ -68,7 +70,8 @@ pub struct SuiteArgs {
     pub live: super::args::LiveArgs,
 
     /// Read the servers' own numbers before and after each phase: postgres
-    /// (pg_stat_database of each postgres:// target), redis, memcached, groonga,
+    /// (pg_stat_database of each postgres:// target), mysql (SHOW GLOBAL STATUS of
+    /// each mysql:// target), redis, memcached, groonga,
     /// droonga, couchdb or url=PATH,pointer=/json/pointer of the other targets.
     /// Repeatable.
     #[arg(long = "probe", value_name = "PROBE", value_parser = crate::probe::parse_probe)]

@@ -9,7 +9,7 @@
 //!   the two agree.
 //! - **MySQL/MariaDB** (`--probe mysql`): `SHOW GLOBAL STATUS`, whose counters move
 //!   as statements run (the probe's own `SHOW` counts under `Com_show_status`, not
-//!   among the statements it reports).
+//!   among the statements it reports, though `Questions` counts it too).
 
 use std::collections::BTreeMap;
 use std::time::Duration;

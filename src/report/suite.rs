@@ -158,7 +158,7 @@ fn probes(o: &mut String, phases: &[PhaseResult], steps: &[StepResult]) {
                 Some(e) => format!("no numbers ({e})"),
                 None => {
                     let mut d: Vec<String> =
-                        r.delta.iter().map(|(k, v)| format!("{k} +{v}")).collect();
+                        r.delta.iter().map(|(k, v)| format!("{k} {v:+}")).collect();
                     if let Some(rate) = r.cache_hit_rate {
                         d.push(format!("cache hit rate {:.1}%", rate * 100.0));
                     }

@@ -351,6 +351,16 @@ mod tests {
         );
         let e = parse(&format!("{}mode = \"prepared\"\n", phase("s", "", HTTP))).unwrap_err();
         assert!(e.contains("key `mode`"), "{e}");
+        // An unknown mode named by the file's line and key, not as `-M/--query-mode`.
+        let e = parse(&format!(
+            "{}script = \"tx.sql\"\nmode = \"fast\"\n",
+            phase("s", "", PG)
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains(":9: key `mode`: \"fast\": use simple, extended or prepared"),
+            "{e}"
+        );
         let bad_table = "[[phase]]\nname = \"y\"\nduration = \"1s\"\nclients = 1\n\
              [[phase.workload]]\nycsb = { url = \"postgres://u@h/db\", workload = \"c\", table = \"a;b\" }\n";
         assert!(parse(bad_table).unwrap_err().contains("key `ycsb.table`"));

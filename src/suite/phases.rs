@@ -191,6 +191,16 @@ impl Locator<'_> {
         if let (Some(m), None) = (&w.mode, &w.script) {
             return Err(self.error(m.span(), "mode", "a mode goes with a script"));
         }
+        // pgbench's -M words, refused here with the file's line rather than later
+        // as the flag `-M/--query-mode`, which a scenario has not.
+        if let Some(m) = w
+            .mode
+            .as_ref()
+            .filter(|m| !["simple", "extended", "prepared"].contains(&m.get_ref().as_str()))
+        {
+            let why = format!("\"{}\": use simple, extended or prepared", m.get_ref());
+            return Err(self.error(m.span(), "mode", &why));
+        }
         if let Some(s) = &w.script {
             if !w
                 .url

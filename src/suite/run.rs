@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
 use super::events;
-use super::scenario::{Scenario, TargetPid};
+use super::scenario::{Scenario, Source, TargetPid};
 use super::workloads::Built;
 use crate::analysis::recovery;
 use crate::engine::{EngineConfig, Lane, StepSpec, Stop};
@@ -57,6 +57,14 @@ pub enum SuiteError {
     VerifyShared { path: String, phase: String },
     #[error("{path}: verify: cannot read the server's count before the first phase: {why}")]
     VerifyBefore { path: String, why: String },
+    #[error("{path}: phase \"{phase}\", workload {index} ({source_name}): cannot log in before the first phase: {why}")]
+    SqlLogin {
+        path: String,
+        phase: String,
+        index: usize,
+        source_name: String,
+        why: String,
+    },
     #[error("{path}: targets.{name}: pid {pid}: no such process")]
     NoProcess {
         path: String,
@@ -124,6 +132,9 @@ struct SuiteHooks {
     scenario: Scenario,
     stop: Stop,
     t0: Mutex<Option<Instant>>,
+    /// The scenario's start on the wall clock (`t0`'s moment), against which a
+    /// phase's clock start (its step's `started_at`) is placed.
+    t0_wall: Mutex<Option<SystemTime>>,
     starts: Mutex<Vec<f64>>,
     events: Mutex<Option<events::Running>>,
     /// `--start-at`: the scenario's start on the shared clock.
@@ -164,6 +175,26 @@ impl SuiteHooks {
         all.resize(index + 1, None);
         all[index] = Some(outcome);
     }
+
+    /// Phase `index`'s start made the moment its clock started (its step's
+    /// `started_at`), which its timeline's seconds count from: the probes' readings
+    /// before it (a second or more each for PostgreSQL's) and the clients' logins
+    /// come after `before_step` noted the phase, and left its timeline — and the
+    /// events' places in it, their baselines and recovery times — that much early.
+    fn clock_started(&self, index: usize, result: &StepResult) {
+        let t0 = *self.t0_wall.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(since) = t0.zip(crate::timestamp::parse(&result.started_at)) else {
+            return;
+        };
+        let Ok(since) = since.1.duration_since(since.0) else {
+            return;
+        };
+        let mut starts = self.starts.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(s) = starts.get_mut(index) {
+            // Never before the moment noted: the wall clock may have stepped back.
+            *s = s.max(since.as_secs_f64());
+        }
+    }
 }
 
 impl StepHooks for SuiteHooks {
@@ -183,6 +214,10 @@ impl StepHooks for SuiteHooks {
                 }
                 None => Instant::now(),
             });
+        self.t0_wall
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(|| self.start_at.unwrap_or_else(SystemTime::now));
         if index == 0 {
             let mut ev = self.events.lock().unwrap_or_else(|e| e.into_inner());
             if ev.is_none() {
@@ -244,6 +279,7 @@ impl StepHooks for SuiteHooks {
     }
 
     fn after_step(&self, index: usize, result: &mut StepResult) {
+        self.clock_started(index, result);
         let late = self.late.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(l) = late.get(index).copied().flatten() {
             result.start_late_s = Some(l);
@@ -333,6 +369,7 @@ pub fn build(
         scenario: scenario.clone(),
         stop,
         t0: Mutex::new(None),
+        t0_wall: Mutex::new(None),
         starts: Mutex::new(Vec::new()),
         events: Mutex::new(None),
         start_at,
@@ -456,6 +493,37 @@ fn phase_steps(
     Ok(steps)
 }
 
+/// Each SQL database the phases name, logged in to once before any load: a
+/// password missing or refused, a server not listening, a database not there are
+/// the scenario's error (exit 2), not a first phase of nothing but failed logins.
+/// Up to the first phase with a `before` command: it may start the server.
+fn log_in_once(scenario: &Scenario, path: &str, timeout: Duration) -> Result<(), SuiteError> {
+    let mut seen: Vec<&str> = Vec::new();
+    for phase in scenario.phases.iter().take_while(|p| p.before.is_none()) {
+        for (j, w) in phase.workloads.iter().enumerate() {
+            let url = match &w.source {
+                Source::Script { url, .. } => url.as_str(),
+                Source::Ycsb(y) if crate::workload::ycsb::sql::is_sql(&y.url) => y.url.as_str(),
+                _ => continue,
+            };
+            if seen.contains(&url) {
+                continue;
+            }
+            seen.push(url);
+            crate::workload::ycsb::sql::log_in(url, timeout).map_err(|why| {
+                SuiteError::SqlLogin {
+                    path: path.to_owned(),
+                    phase: phase.name.clone(),
+                    index: j + 1,
+                    source_name: w.source.describe(),
+                    why,
+                }
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// Run the phases, then add the events and the recovery after each, and write the
 /// result once more.
 pub fn run(
@@ -465,6 +533,7 @@ pub fn run(
 ) -> Result<RunResult, RunError> {
     let path = ready.scenario.path.display().to_string();
     let count_timeout = ready.scenario.timeout.unwrap_or(Duration::from_secs(10));
+    log_in_once(&ready.scenario, &path, count_timeout)?;
     let mut before = Vec::with_capacity(ready.verified.len());
     for (_, b) in &ready.verified {
         before.push(verify::present(b.settings(), count_timeout).map_err(|why| {

@@ -253,7 +253,10 @@ impl Built {
             Source::Url(u) => (Some(u.clone()), None),
             Source::Patterns(p) => (None, Some(p.clone())),
             Source::Script { url, script, mode } => {
-                sql.files = vec![script.display().to_string()];
+                // A path, not `-f FILE[@WEIGHT]`: the part's weight is its `weight`
+                // key, and an `@` in the scenario's directory (`/home/a@b/tx.sql`)
+                // was read as a bad weight. pgbench's splitting takes the last `@`.
+                sql.files = vec![format!("{}@1", script.display())];
                 sql.query_mode = mode.clone();
                 (Some(url.clone()), None)
             }
@@ -308,6 +311,13 @@ impl Built {
                     source_name: at.w.source.describe(),
                     problem,
                 },
+                None if matches!(at.w.source, Source::Script { .. }) => SuiteError::PatternsFile {
+                    path: at.path.to_owned(),
+                    phase: phase.name.clone(),
+                    index: at.j + 1,
+                    source_name: at.w.source.describe(),
+                    problem: in_scenario_words(&why.to_string()),
+                },
                 None => SuiteError::Workload {
                     path: at.path.to_owned(),
                     phase: phase.name.clone(),
@@ -324,6 +334,20 @@ impl Built {
         }
         Ok(workload)
     }
+}
+
+/// A script workload's refusal as `run` words it (`-f FILE: …`, `-M simple`) in the
+/// scenario's words (`script`, `mode = "…"`): a scenario has no flags.
+fn in_scenario_words(why: &str) -> String {
+    let why = why.strip_prefix("-f ").unwrap_or(why);
+    why.replace(
+        "cannot be used with -M simple",
+        "cannot be used in mode \"simple\"",
+    )
+    .replace(
+        "give -M extended or prepared",
+        "give mode = \"extended\" or \"prepared\"",
+    )
 }
 
 /// The settings of a scenario of bulk writers only: a plain run of the same shape's.
@@ -448,4 +472,26 @@ fn ycsb_settings(
         seed: phase_seed(seed, i, j),
         shard,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    /// A script's refusal named `run`'s flags, which a scenario has not: "-f
+    /// nope.sql: No such file", "give -M extended or prepared".
+    #[test]
+    fn a_script_s_refusal_is_in_the_scenario_s_words() {
+        assert_eq!(
+            super::in_scenario_words("-f dir/nope.sql: No such file or directory (os error 2)"),
+            "dir/nope.sql: No such file or directory (os error 2)"
+        );
+        let why = super::in_scenario_words(
+            "p.sql: \\startpipeline cannot be used with -M simple (the simple query \
+             protocol has no pipeline); give -M extended or prepared",
+        );
+        assert!(!why.contains("-M"), "{why}");
+        assert!(
+            why.contains("give mode = \"extended\" or \"prepared\""),
+            "{why}"
+        );
+    }
 }

@@ -61,6 +61,17 @@ struct Part {
     label: Option<u16>,
 }
 
+/// Where `t` (labelled `label`) already is among the mix's targets. Parts on one
+/// host share its target (and each client's connection to it); a SQL target is
+/// shared only when the rest is the same too: its label names the server, not the
+/// database, the user or the `-M` mode, and one client's connection carries one of
+/// each (two scripts of a phase in simple and prepared mode, or phases on two
+/// databases of one server, each went to the first one's).
+fn position(targets: &[Target], labels: &[String], t: &Target, label: &str) -> Option<usize> {
+    (labels.iter().zip(targets))
+        .position(|(l, o)| l == label && (!t.proto.is_sql() || o.proto == t.proto))
+}
+
 /// Phases of weighted workloads, one phase drawn from at a time.
 pub struct Mix {
     targets: Vec<Target>,
@@ -89,7 +100,7 @@ impl Mix {
                             .iter()
                             .map(|t| {
                                 let label = t.label();
-                                match labels.iter().position(|l| *l == label) {
+                                match position(&targets, &labels, t, &label) {
                                     Some(i) => i,
                                     None => {
                                         labels.push(label);

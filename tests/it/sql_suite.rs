@@ -264,6 +264,217 @@ fn a_script_phase_and_probe_postgres_count_what_the_run_did() {
     );
 }
 
+/// Two scripts of one phase on one server in different `-M` modes, then a phase on a
+/// second database of that server: the mix shared targets by their label
+/// (`postgres://host:port`), so the prepared script went out in the simple one's
+/// mode (SQLSTATE 42P02, "there is no parameter $1", 3 transactions in 4 failed) and
+/// the second database's phase ran on the first's.
+#[test]
+fn sql_workloads_on_one_server_keep_their_own_mode_and_database() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-two-modes");
+    counters(&pg, &dir);
+    pg.psql("postgres", "CREATE DATABASE other");
+    pg.psql(
+        "other",
+        "CREATE TABLE t (id int PRIMARY KEY, n int NOT NULL DEFAULT 0); \
+         INSERT INTO t (id) SELECT generate_series(1, 100)",
+    );
+    dir.write(
+        "ro.sql",
+        "\\set id random(1, 100)\nSELECT n FROM t WHERE id = :id;\n",
+    );
+    let (bench, other) = (pg.url("bench"), pg.url("other"));
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"modes\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{bench}\"\nscript = \"tx.sql\"\n\
+             [[phase.workload]]\nurl = \"{bench}\"\nscript = \"ro.sql\"\nmode = \"prepared\"\nweight = 3\n\
+             [[phase]]\nname = \"other\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{other}\"\nscript = \"tx.sql\"\nmode = \"extended\"\n"
+        ),
+    );
+    let out = dir.path("r.csv");
+    ok(&run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let r = read_json(&out.with_extension("json"));
+    for step in r["steps"].as_array().unwrap() {
+        assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+        assert!(step["total_requests"].as_u64().unwrap() > 0, "{step}");
+    }
+    let sum = |db: &str| -> u64 { pg.psql(db, "SELECT sum(n) FROM t").parse().unwrap() };
+    let done = |i: usize| r["steps"][i]["total_requests"].as_u64().unwrap();
+    // The first phase's updates are a quarter of its transactions, all in bench;
+    // the second phase's all in other.
+    assert!(
+        sum("bench") < done(0),
+        "bench {} of {}",
+        sum("bench"),
+        done(0)
+    );
+    let unfinished = r["steps"][1]["unfinished"].as_u64().unwrap_or(0);
+    let other = sum("other");
+    within(
+        "other's transactions",
+        done(1),
+        other,
+        unfinished,
+        &r["steps"][1],
+    );
+}
+
+/// A phase's `start_s` is where its clock started, which its timeline's seconds
+/// count from: with `--probe postgres` it was noted before the probe's reading (a
+/// second or more) and the logins, so every phase's seconds — and the events'
+/// places among them, their baselines and recovery times — sat that much early.
+#[test]
+fn a_phase_starts_where_its_clock_started_after_the_probe_s_reading() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-probe-start");
+    counters(&pg, &dir);
+    let phase = |name: &str| {
+        format!(
+            "[[phase]]\nname = \"{name}\"\nduration = \"1s\"\nclients = 2\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\n",
+            pg.url("bench")
+        )
+    };
+    let s = dir.write("s.toml", &(phase("one") + &phase("two")));
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "--probe",
+        "postgres",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    ok(&o);
+    let r = read_json(&out.with_extension("json"));
+    let at = |v: &Value| {
+        let t = v.as_str().unwrap();
+        let secs: f64 = t[17..t.len() - 1].parse().unwrap();
+        let (h, m): (f64, f64) = (t[11..13].parse().unwrap(), t[14..16].parse().unwrap());
+        h * 3600.0 + m * 60.0 + secs
+    };
+    let run_start = at(&r["started_at"]);
+    for (i, p) in r["suite"]["phases"].as_array().unwrap().iter().enumerate() {
+        let clock = at(&r["steps"][i]["started_at"]) - run_start;
+        let start = p["start_s"].as_f64().unwrap();
+        // The run's `started_at` comes a moment before the scenario's clock.
+        assert!(
+            (start - clock).abs() < 0.25,
+            "phase {i} noted at {start} s, its clock started at {clock} s: {p}"
+        );
+        assert!(start >= 1.0, "after the first probe reading: {p}");
+    }
+}
+
+/// A SQL phase whose login cannot work — no password, a port nothing listens on, a
+/// database not there — is the scenario's error before any load (exit 2, naming
+/// the file, the phase and the workload), where the suite used to run the phase out
+/// as nothing but failed logins (exit 1, hundreds of `reply_noauth` a second).
+#[test]
+fn a_sql_phase_that_cannot_log_in_is_refused_before_any_load() {
+    let Some(pg) = Postgres::start(&[]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-login-first");
+    counters(&pg, &dir);
+    let no_password = pg.url("bench").replace(&format!(":{PASSWORD}@"), "@");
+    let refused = format!("postgres://{USER}:{PASSWORD}@127.0.0.1:1/bench");
+    let no_db = pg.url("nothere");
+    for (url, why) in [
+        (no_password.as_str(), "password"),
+        (refused.as_str(), "127.0.0.1:1"),
+        (no_db.as_str(), "nothere"),
+    ] {
+        let s = dir.write(
+            "s.toml",
+            &format!(
+                "[[phase]]\nname = \"first\"\nduration = \"30s\"\nclients = 2\n\
+                 [[phase.workload]]\nurl = \"{url}\"\nscript = \"tx.sql\"\n"
+            ),
+        );
+        let started = Instant::now();
+        let o = hakaru()
+            .args(["suite", s.to_str().unwrap(), "-q"])
+            .env_remove("PGPASSWORD")
+            .output()
+            .unwrap();
+        let e = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{url}: {e}");
+        assert!(
+            e.contains("s.toml: phase \"first\", workload 1")
+                && e.contains("cannot log in before the first phase")
+                && e.contains(why),
+            "{url}: {e}"
+        );
+        assert!(!e.contains(PASSWORD), "{e}");
+        assert!(started.elapsed() < Duration::from_secs(20), "{url}: {e}");
+    }
+    let sum: u64 = pg.psql("bench", "SELECT sum(n) FROM t").parse().unwrap();
+    assert_eq!(sum, 0);
+    // A phase's `before` may start the server: its databases are not asked first.
+    let s = dir.write(
+        "s.toml",
+        &format!(
+            "[[phase]]\nname = \"first\"\nduration = \"1s\"\nclients = 1\n\
+             before = \"true\"\n\
+             [[phase.workload]]\nurl = \"{refused}\"\nscript = \"tx.sql\"\n"
+        ),
+    );
+    let o = run(&["suite", s.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("connect"), "{}", stderr(&o));
+}
+
+/// A scenario in a directory whose name holds an `@` (`/home/a@b/`): its script's
+/// path was handed on as `-f FILE[@WEIGHT]`, and refused as a bad weight
+/// ("invalid weight specification: \"…/a@b/tx.sql\""); the part's weight is its
+/// `weight` key.
+#[test]
+fn a_script_beside_a_scenario_in_a_directory_with_an_at_sign_runs() {
+    let Some(pg) = Postgres::start(&["autovacuum=off"]) else {
+        return;
+    };
+    let dir = TempDir::new("sql-at-sign");
+    counters(&pg, &dir);
+    std::fs::create_dir_all(dir.path("a@b")).unwrap();
+    std::fs::copy(dir.path("tx.sql"), dir.path("a@b/tx.sql")).unwrap();
+    let s = dir.write(
+        "a@b/s.toml",
+        &format!(
+            "[[phase]]\nname = \"p\"\nduration = \"1s\"\nclients = 1\n\
+             [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nweight = 3\n",
+            pg.url("bench")
+        ),
+    );
+    let out = dir.path("r.csv");
+    ok(&run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ]));
+    let r = read_json(&out.with_extension("json"));
+    let step = &r["steps"][0];
+    assert_eq!(step["errors"], serde_json::json!({}), "{step}");
+    assert!(step["total_requests"].as_u64().unwrap() > 0, "{step}");
+}
+
 /// A script's error names its file, line and column, before any load: the server
 /// never sees a transaction.
 #[test]
@@ -302,7 +513,9 @@ fn a_script_phase_s_error_is_named_before_any_load() {
 /// failures are counted by kind (resets, refused connections, logins refused while
 /// it recovers (57P03); the fast shutdown's FATAL 57P01 that arrives with the
 /// connection's close), never as `other`; the recovery after
-/// each event is measured, and the suite ends on time.
+/// each event is measured, and the suite ends on time. Judged with a 20 ms p99
+/// floor, as the MariaDB crash is: on a loaded test machine a restarted server's
+/// p99 stayed over 1.5× a 6.6 ms baseline for 7 of the 8 seconds left.
 #[test]
 fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
     let Some(mut pg) = Postgres::start(&[]) else {
@@ -314,7 +527,7 @@ fn an_immediate_restart_mid_suite_is_counted_by_kind_and_recovered_from() {
         "s.toml",
         &format!(
             "timeout = \"2s\"\n[targets.db]\npid_file = \"{}\"\n\
-             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\n\
+             [recovery]\nbaseline = \"3s\"\nhold = \"2s\"\np99_floor = \"20ms\"\n\
              [[phase]]\nname = \"steady\"\nduration = \"20s\"\nrate = 200\nclients = 8\n\
              [[phase.workload]]\nurl = \"{}\"\nscript = \"tx.sql\"\nmode = \"prepared\"\n\
              [[event]]\nname = \"immediate shutdown\"\nat = \"4s\"\nrun = \"kill -QUIT {{pid:db}}\"\n\

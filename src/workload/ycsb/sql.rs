@@ -252,28 +252,38 @@ pub fn target(url: &str) -> Result<Target, String> {
 /// Runs `sql` once on `url`'s database through a connection of its own (a suite
 /// phase's `before_sql`: `CHECKPOINT`, `DISCARD ALL`, `VACUUM ANALYZE`).
 pub fn execute(url: &str, sql: &str, timeout: Duration) -> Result<(), String> {
-    execute_on(&target(url)?, sql, timeout)
+    execute_on(&target(url)?, Some(sql), timeout)
 }
 
-fn execute_on(target: &Target, sql: &str, timeout: Duration) -> Result<(), String> {
+/// Logs in to `url`'s database and leaves, running nothing: whether the phases'
+/// clients will get in, asked without a statement the server would count.
+pub fn log_in(url: &str, timeout: Duration) -> Result<(), String> {
+    execute_on(&target(url)?, None, timeout)
+}
+
+fn execute_on(target: &Target, sql: Option<&str>, timeout: Duration) -> Result<(), String> {
     match &target.proto {
         Proto::Postgres(t) => {
             let mut admin =
                 crate::http::pg::PgAdmin::connect(&t.url, t.password.as_deref(), timeout)
                     .map_err(|e| e.to_string())?;
-            admin
-                .simple_query(sql)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            sql.map_or(Ok(()), |sql| {
+                admin
+                    .simple_query(sql)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
         }
         Proto::Mysql(t) => {
             let mut admin =
                 crate::http::mysql::MysqlAdmin::connect(&t.url, t.password.as_deref(), timeout)
                     .map_err(|e| e.to_string())?;
-            admin
-                .simple_query(sql)
-                .map(|_| ())
-                .map_err(|e| e.to_string())
+            sql.map_or(Ok(()), |sql| {
+                admin
+                    .simple_query(sql)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            })
         }
         _ => Err(format!("{}: not a SQL target", target.label())),
     }
@@ -354,7 +364,7 @@ impl SqlYcsb {
     pub fn create_table(&self) -> Result<(), String> {
         let timeout = self.shared.s.timeout.min(Duration::from_secs(30));
         let sql = create_table_sql(&self.shared.table, self.shared.s.fields);
-        execute_on(&self.shared.s.target, &sql, timeout)
+        execute_on(&self.shared.s.target, Some(&sql), timeout)
     }
 }
 
