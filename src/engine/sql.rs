@@ -544,6 +544,12 @@ async fn drive<W: Workload>(
     let m = &w.meter;
     m.received.set(m.received.get() + read);
     m.sent.set(m.sent.get() + conn.bytes_out() - sent_before);
+    if conn.bytes_out() == sent_before {
+        // A transaction of meta-commands alone (`\set`, `\sleep 0`) sent nothing and
+        // never waited: without a yield its client would loop without end, and the
+        // step's end (its flag, Ctrl-C) would never be seen.
+        tokio::task::yield_now().await;
+    }
     if !w.cfg.keep_alive {
         // pgbench's -C (`--no-keep-alive`): a new connection for each transaction,
         // this one ended politely so the server logs no lost client.
