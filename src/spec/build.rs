@@ -221,7 +221,7 @@ impl RunOptions {
                 Ok((RunWorkload::Kv(Box::new(w)), d))
             }
             None => {
-                kv::check_unused(&r.kv)?;
+                kv::check_unused(&r.kv, r.url.as_deref())?;
                 self.plan_workload(redactor, seed)
             }
         }
