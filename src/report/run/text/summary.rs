@@ -19,7 +19,9 @@ const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.
 
 /// Label column of [`run_summary`], wide enough for the longest label.
 pub(super) fn field(out: &mut String, label: &str, value: impl std::fmt::Display) {
-    let _ = writeln!(out, "{:<24}{value}", format!("{label}:"));
+    // At least one space after the colon: a long label (`first sql_serialization_failure`)
+    // ran into its value.
+    let _ = writeln!(out, "{:<23} {value}", format!("{label}:"));
 }
 
 /// A field's second line, under its value: what hakaru says of a line worded as ab
@@ -389,6 +391,24 @@ mod tests {
     use crate::result::encode_histogram;
     use crate::result::fixture::{bare_step, run};
     use crate::stats::{new_histogram, ErrorKind};
+
+    /// The bug: a label past the column ran into its value: `first
+    /// sql_serialization_failure:SQLSTATE 40001: …`.
+    #[test]
+    fn a_long_field_label_keeps_a_space_before_its_value() {
+        let mut out = String::new();
+        field(
+            &mut out,
+            "  first sql_serialization_failure",
+            "SQLSTATE 40001: x",
+        );
+        field(&mut out, "Target", "postgres://h:5432");
+        assert_eq!(
+            out,
+            "  first sql_serialization_failure: SQLSTATE 40001: x\n\
+             Target:                 postgres://h:5432\n"
+        );
+    }
 
     /// ab's "(mean, across all concurrent requests)" line ran to 114 columns with
     /// hakaru's "time taken / complete requests, derived" after it: ab's words stay on
