@@ -70,9 +70,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     }
     field(&mut out, "Concurrency", step.n_clients);
     if let Some(n) = run.settings.n_requests {
+        // `-n` counts a SQL run's transactions, as its lines below do.
+        let asked = if work == Work::Transaction {
+            "Transactions asked (-n)"
+        } else {
+            "Requests asked (-n)"
+        };
         field(
             &mut out,
-            "Requests asked (-n)",
+            asked,
             format!("{n} in all, shared by the clients"),
         );
     }
@@ -521,6 +527,14 @@ mod tests {
                 && text.contains("400.0 transactions/s (achieved 500.0 transactions/s)"),
             "{text}"
         );
+        // `-n` counts transactions: it said "Requests asked (-n)".
+        r.settings.n_requests = Some(1003);
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Transactions asked (-n): 1003 in all, shared by the clients\n"),
+            "{text}"
+        );
+        assert!(!text.contains("request"), "{text}");
     }
 
     /// Issue 35: `Target:` showed `http://h:p` for a run of `http://h:p/search?q=`:
