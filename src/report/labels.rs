@@ -91,6 +91,11 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
         .sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
     labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
+    if kind_of([step]) == Kind::Sql {
+        // Scripts first, then the statements by number, as pgbench's -r lists them:
+        // by count they interleaved (stmt=6 above stmt=1, a script among them).
+        labels.sort_by_key(|l| (l.key != "script", l.value.parse::<u64>().unwrap_or(0)));
+    }
     labels
         .into_iter()
         .map(|l| {
@@ -324,6 +329,46 @@ mod tests {
         let md = markdown(&step);
         assert!(md.contains("| group=a | 300 | 75.0% |"), "{md}");
         assert!(md.contains("| stmt=1 | 900 | - |"), "{md}");
+    }
+
+    /// A SQL run's rows were by count: `stmt=6` above `stmt=1`, scripts among the
+    /// statements. Now its scripts come first (busiest first), then its statements
+    /// in their numbers' order.
+    #[test]
+    fn a_sql_run_s_rows_are_its_scripts_then_its_statements_by_number() {
+        let mut step = bare_step(4);
+        step.elapsed_s = 10.0;
+        let keyed = |key: &str, value: &str, n: u64| {
+            let mut l = label(value, n, 2.0, 0);
+            l.key = key.into();
+            l
+        };
+        step.labels = vec![
+            keyed("script", "a.sql", 700),
+            keyed("stmt", "1", 700),
+            keyed("stmt", "10", 300),
+            keyed("stmt", "2", 200),
+            keyed("script", "b.sql", 300),
+            keyed("stmt", "9", 900),
+        ];
+        let md = markdown(&step);
+        let order: Vec<&str> = md
+            .lines()
+            .skip(2)
+            .map(|l| l.split(" | ").next().unwrap_or("").trim_start_matches("| "))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "script=a.sql",
+                "script=b.sql",
+                "stmt=1",
+                "stmt=2",
+                "stmt=9",
+                "stmt=10"
+            ],
+            "{md}"
+        );
     }
 
     /// A SQL run's labels (its scripts and statements) were tabled "By kind of
