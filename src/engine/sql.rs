@@ -42,6 +42,9 @@ pub(super) struct SqlSlot {
     /// A login before the transaction's clock ([`login`]) that failed: the next
     /// transaction counts it, without trying again inside its own time.
     login_failed: Option<ConnError>,
+    /// The last transaction failed at its login (refused, or no connection): the
+    /// client loop backs off as after a failed connect.
+    pub(super) refused_login: bool,
 }
 
 /// A logged-in connection on either wire.
@@ -497,6 +500,7 @@ async fn drive<W: Workload>(
     proto: &Proto,
     session: &mut dyn Conversation,
 ) -> (Outcome, u64) {
+    slot.refused_login = true;
     if let Some(e) = slot.login_failed.take() {
         return wire_failed(w, slot, e);
     }
@@ -510,6 +514,7 @@ async fn drive<W: Workload>(
             Err(e) => return wire_failed(w, slot, e),
         }
     }
+    slot.refused_login = false;
     let conn = slot.conn.as_ref().expect("connected above");
     let (read_before, sent_before) = (conn.bytes_in(), conn.bytes_out());
     slot.pending = None;

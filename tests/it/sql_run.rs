@@ -5,6 +5,7 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use crate::mysql::Mariadb;
 use crate::pg::{Postgres, PASSWORD, USER};
 use crate::util::{hakaru, read_json, stderr, wait_bounded, TempDir};
 
@@ -120,5 +121,43 @@ fn sql_run_keeps_the_user_and_its_page_names_the_first_error_of_each_kind() {
     assert!(
         md.contains("| sql_error | 2 | SQLSTATE 42P01: relation \"nosuch\" does not exist |"),
         "{md}"
+    );
+}
+
+/// The bug: a refused login (a wrong password) was tried again at once, as fast
+/// as the server answered: 10,699 logins in 1 s from 2 clients against MariaDB,
+/// none of which could succeed. It now backs off as a failed connect does (1 ms
+/// doubling to 10 ms), and is still counted, under its own kind, and exits 1.
+#[test]
+fn sql_run_a_refused_login_backs_off_as_a_failed_connect() {
+    let Some(db) = Mariadb::start() else { return };
+    let dir = TempDir::new("sql-refused");
+    let tx = dir.write("tx.sql", "SELECT 1;\n");
+    let wrong = format!(
+        "mysql://{}:nope@127.0.0.1:{}/bench",
+        crate::mysql::USER,
+        db.port
+    );
+    let out = dir.path("wrong.json");
+    let o = crate::util::run(&[
+        "run",
+        "-q",
+        "-c",
+        "2",
+        "-d",
+        "1s",
+        "-f",
+        tx.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        &wrong,
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let step = &read_json(&out)["steps"][0];
+    let refused = step["errors"]["reply_noauth"].as_u64().unwrap();
+    // At the 10 ms cap, about 100 a second per client.
+    assert!(
+        (2..=600).contains(&refused),
+        "{refused} logins refused in 1 s: {step}"
     );
 }
