@@ -187,6 +187,12 @@ pub struct Settings {
     /// other run (and in files before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub store_commands: Vec<StoreCommand>,
+    /// A SQL run's statements by number (`stmt=N` is the Nth, across the scripts),
+    /// each its first line as written, as pgbench's `-r` prints it (`\endpipeline`
+    /// for a pipeline's end): what a statement's label stands for. Empty for any
+    /// other run (and in files before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sql_statements: Vec<String>,
 }
 
 /// One command of a key-value run ([`Settings::store_commands`]).

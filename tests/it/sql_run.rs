@@ -117,6 +117,15 @@ fn sql_run_keeps_the_user_and_its_page_names_the_first_error_of_each_kind() {
         "{page}"
     );
     assert!(page.contains(">scripts<"), "{page}");
+    // Each statement's row names it: `stmt=1` alone said nothing.
+    assert_eq!(
+        j["settings"]["sql_statements"],
+        serde_json::json!(["SELECT * FROM nosuch;", "SELECT 1;"])
+    );
+    assert!(
+        page.contains("<td>stmt=1 SELECT * FROM nosuch;</td>"),
+        "{page}"
+    );
     let md = crate::util::stdout(&o);
     assert!(
         md.contains("| sql_error | 2 | SQLSTATE 42P01: relation \"nosuch\" does not exist |"),

@@ -166,7 +166,10 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
         let _ = writeln!(out, "  max:     {}", fmt_latency(l.max_s));
         let _ = writeln!(out, "  average: {}", fmt_latency(l.mean_s));
     }
-    out.push_str(&crate::report::labels::text(step));
+    out.push_str(&crate::report::labels::text_with(
+        step,
+        &run.settings.sql_statements,
+    ));
     for (what, samples, n) in [
         ("fast", &step.fastest, n_fast),
         ("slow", &step.slowest, n_slow),
