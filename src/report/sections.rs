@@ -93,7 +93,12 @@ pub(crate) fn status_section(s: &Series) -> String {
         };
         name.map_or_else(|| c.to_string(), str::to_string)
     };
-    let mut o = String::from("<section><h2>Status and errors per step</h2>");
+    // A transaction has no status: it ended ok, or in an error of a kind.
+    let mut o = String::from(if sql {
+        "<section><h2>Outcomes and errors per step</h2>"
+    } else {
+        "<section><h2>Status and errors per step</h2>"
+    });
     if s.points.iter().all(|p| p.error_share == 0.0)
         && s.points
             .iter()
@@ -500,6 +505,11 @@ mod tests {
         }
         let html = status_section(&s);
         assert!(!html.contains("250"), "{html}");
+        // Nor its heading "Status": a transaction has none.
+        assert!(
+            html.starts_with("<section><h2>Outcomes and errors per step</h2>"),
+            "{html}"
+        );
     }
 
     /// A SQL run's status table headed its failed transactions "0 (no response)"
