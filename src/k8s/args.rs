@@ -73,6 +73,14 @@ pub fn sharded(args: &[String]) -> Result<Sharded, K8sError> {
             "it keeps ApacheBench's flags, which have no --shard: render \
              `run -c C -n N URL`, the same load as `ab -c C -n N URL`"
         }
+        ("pgbench", _) => {
+            "it keeps pgbench's flags, which have no --shard: render `run -c C -d D -f \
+             /SCRIPT.sql@W -M MODE postgres://…`, the same transactions on the same engine"
+        }
+        ("sysbench", _) => {
+            "it keeps sysbench's flags, which have no --shard: render `run` of the \
+             test's statements as a pgbench-language script (`-f /SCRIPT.sql mysql://…`)"
+        }
         ("serve", _) => "it is a target, not load",
         ("demo", _) => "it runs its own target beside the load on one machine",
         _ => "it sends no load (the pods run run, ramp, bulk, suite or stream send)",

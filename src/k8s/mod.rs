@@ -581,6 +581,27 @@ mod tests {
         assert!(e.starts_with("-f/--file tx.sql"), "{e}");
     }
 
+    /// The bug: `k8s render -- pgbench …` was refused because "it sends no load";
+    /// pgbench and sysbench do, on flags that have no --shard: the render says so,
+    /// and which command to render instead.
+    #[test]
+    fn k8s_render_says_why_pgbench_and_sysbench_do_not_spread() {
+        for (tool, instead) in [
+            ("pgbench", "render `run -c C -d D -f"),
+            ("sysbench", "render `run`"),
+        ] {
+            let r = render_of(&[tool, "-c", "4", "bench"], None);
+            let e = render(&r, now()).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "{tool} does not spread over pods: it keeps {tool}'s flags"
+                )) && e.contains(instead)
+                    && !e.contains("sends no load"),
+                "{e}"
+            );
+        }
+    }
+
     /// The bug: `PGPASSWORD=… hakaru k8s render … postgres://bench@db/bench` (the
     /// password in the environment, as the guide shows) rendered pods with no
     /// password: each logged in without one and every transaction failed. Now the
