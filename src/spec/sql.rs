@@ -180,6 +180,12 @@ pub fn build(
         (r.content_type.is_some(), "-T"),
         (r.connection.http2, "--http2"),
         (r.connection.coalesce.is_some(), "--coalesce"),
+        // A transaction is ok (counted as 250) or fails by its error's kind: an HTTP
+        // set like `--ok-status 200` made every one a failure ("nothing succeeded").
+        (
+            r.ok_status != crate::stats::OkStatus::default(),
+            "--ok-status",
+        ),
     ] {
         if given {
             return Err(bad(format!(
@@ -248,4 +254,34 @@ pub fn build(
     };
     let w = SqlWorkload::new(target, scripts, seed, r.timeout);
     Ok((w, described))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(r: &RequestOptions) -> String {
+        match build("postgres://u@127.0.0.1:5432/db", r, 1, None) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The bug: `--ok-status 200` on a postgres:// run was taken, and every
+    /// transaction (each counted ok, as 250) failed it: "nothing succeeded", exit 1.
+    /// It is refused by name, as -H and --coalesce are.
+    #[test]
+    fn http_flags_on_a_sql_target_are_refused_by_name() {
+        let mut r = RequestOptions::default();
+        r.kv.sql.files = vec!["x.sql".into()];
+        r.ok_status = crate::spec::parse_ok_status("200").unwrap();
+        let e = refusal(&r);
+        assert!(
+            e.starts_with("--ok-status has no meaning for a postgres:// target"),
+            "{e}"
+        );
+        r.ok_status = crate::stats::OkStatus::default();
+        r.headers = vec!["X-A: 1".into()];
+        assert!(refusal(&r).starts_with("-H has no meaning"));
+    }
 }
