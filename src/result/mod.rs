@@ -137,7 +137,8 @@ pub struct Settings {
     pub patterns_source: String,
     pub n_patterns: usize,
     /// `sha256:<hex>` of the patterns file's bytes (absent for a URL, and in files
-    /// before schema 3): which patterns ran, without keeping them all.
+    /// before schema 3): which patterns ran, without keeping them all. A SQL run's is
+    /// its scripts' as parsed, each with its name and weight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patterns_sha256: Option<String>,
     /// `requests` holds every planned request (`--request-list`).

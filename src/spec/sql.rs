@@ -158,6 +158,24 @@ fn scripts(files: &[String]) -> Result<Vec<Weighted>, SpecError> {
     Ok(out)
 }
 
+/// `sha256:<hex>` of the scripts as parsed, each with its name and weight: which
+/// transactions ran, as a patterns file's digest says which requests did. `merge`
+/// refuses shards whose digests differ (shards of `-f a.sql@3` and `-f a.sql@1`
+/// were merged as one run).
+fn scripts_digest(scripts: &Scripts) -> String {
+    let mut d = ring::digest::Context::new(&ring::digest::SHA256);
+    for w in &scripts.scripts {
+        d.update(format!("{}@{}\n{:?}\n", w.name, w.weight, w.script).as_bytes());
+    }
+    let hex: String = d
+        .finish()
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
 /// The workload of a `postgres://` or `mysql://` run; `password` is the
 /// environment's ([`env_password`]), used when the URL holds none.
 pub fn build(
@@ -248,7 +266,7 @@ pub fn build(
     let described = Described {
         source,
         n_patterns,
-        digest: None,
+        digest: Some(scripts_digest(&scripts)),
         uses_tls: false,
         probe_hosts: vec![target.label()],
     };
@@ -283,5 +301,37 @@ mod tests {
         r.ok_status = crate::stats::OkStatus::default();
         r.headers = vec!["X-A: 1".into()];
         assert!(refusal(&r).starts_with("-H has no meaning"));
+    }
+
+    /// The bug: shards of `-f a.sql@3 -f b.sql@1` and `-f a.sql@1 -f b.sql@1` (or of
+    /// two different a.sql files) merged as one run: a SQL run recorded no digest
+    /// of its scripts, the one thing `merge` compares to tell plans apart.
+    #[test]
+    fn a_sql_run_s_digest_follows_its_scripts_and_weights() {
+        let digest = |scripts: &[(&str, u32, &str)]| {
+            let ws = scripts
+                .iter()
+                .map(|(name, weight, text)| Weighted {
+                    name: name.to_string(),
+                    weight: *weight,
+                    script: crate::sql::script::parse(name, text).unwrap(),
+                })
+                .collect();
+            scripts_digest(&Scripts::new(ws, Mode::Simple, Vec::new()))
+        };
+        let a = digest(&[("a.sql", 3, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")]);
+        assert!(a.starts_with("sha256:") && a.len() == 7 + 64, "{a}");
+        assert_eq!(
+            a,
+            digest(&[("a.sql", 3, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
+        assert_ne!(
+            a,
+            digest(&[("a.sql", 1, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
+        assert_ne!(
+            a,
+            digest(&[("a.sql", 3, "SELECT 3;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
     }
 }

@@ -9,10 +9,11 @@ use crate::mysql::Mariadb;
 use crate::pg::{Postgres, PASSWORD, USER};
 use crate::util::{hakaru, read_json, stderr, wait_bounded, TempDir};
 
-/// The bug: a script of meta-commands alone (`\set`, as pgbench runs them at
+/// The bugs: a script of meta-commands alone (`\set`, as pgbench runs them at
 /// millions a second) sent nothing and never yielded, so `-d 1s` never ended and
 /// SIGTERM was not seen: the client looped on its worker for good. And an empty
-/// script, which pgbench refuses, was taken and did the same.
+/// script, which pgbench refuses, was taken and did the same. And shards of
+/// different scripts or weights merged as one run.
 #[test]
 fn sql_run_a_script_of_meta_commands_alone_ends_at_its_duration() {
     let Some(pg) = Postgres::start(&[]) else {
@@ -54,6 +55,50 @@ fn sql_run_a_script_of_meta_commands_alone_ends_at_its_duration() {
         "{}",
         stderr(&o)
     );
+    // Shards of different weights are not one run: merged as one before.
+    let one = dir.write("one.sql", "SELECT 1;\n");
+    let shard = |k: &str, weight: &str, name: &str| {
+        let out = dir.path(name);
+        let o = crate::util::run(&[
+            "run",
+            "-q",
+            "--shard",
+            k,
+            "-c",
+            "2",
+            "-n",
+            "10",
+            "-f",
+            &format!("{}@{weight}", one.display()),
+            "-f",
+            meta.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            &pg.url("postgres"),
+        ]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        dir.path(&name.replace(".csv", ".json"))
+    };
+    let (s1, s2) = (shard("1/2", "3", "s1.csv"), shard("2/2", "1", "s2.csv"));
+    let m = dir.path("m.csv");
+    let o = crate::util::run(&[
+        "merge",
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+        "-o",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("SQL scripts"), "{}", stderr(&o));
+    let s2 = shard("2/2", "3", "s3.csv");
+    let o = crate::util::run(&[
+        "merge",
+        s1.to_str().unwrap(),
+        s2.to_str().unwrap(),
+        "-o",
+        m.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // A SQL URL mistyped is no SQL target: -f says which targets take it.
     let o = crate::util::run(&[
         "run",
