@@ -301,6 +301,9 @@ fn mount_files(r: &Render, command: Sharded, pod: &mut PodArgs) -> Result<Mounts
     match (&r.scenario, command) {
         (Some(s), Sharded::Suite) => {
             let placed = super::scenario::place(s)?;
+            for url in &placed.without_password {
+                env_password(url, &r.env_passwords, &mut pod.notes, &mut pod.secrets);
+            }
             mounts.scenario = Some(format!("{PATTERNS_DIR}/{}", placed.key));
             pod.notes.extend(placed.notes);
             pod.files.push((placed.key, placed.text));

@@ -655,6 +655,25 @@ mod tests {
         let out = render(&r, now()).unwrap();
         assert!(!out.yaml.contains("envpw123"), "{}", out.yaml);
         assert!(out.yaml.contains("hakaru-secret-1: own"), "{}", out.yaml);
+        // A suite's phase URL without a password: the same, once.
+        r.args = ["suite", "suites/s.toml"].map(String::from).to_vec();
+        r.scenario = Some(ScenarioFiles {
+            path: "suites/s.toml".into(),
+            text: "[[phase]]\nduration = 1\n[[phase.workload]]\n\
+                   url = \"postgres://bench@db/bench\"\nscript = \"/s/tx.sql\"\n\
+                   [[phase]]\nduration = 1\n[[phase.workload]]\n\
+                   url = \"postgres://bench@db/bench\"\nscript = \"/s/tx.sql\"\n"
+                .into(),
+            files: Vec::new(),
+        });
+        let out = render(&r, now()).unwrap();
+        assert_eq!(
+            out.yaml.matches("  pgpassword: envpw123\n").count(),
+            1,
+            "{}",
+            out.yaml
+        );
+        assert!(!out.yaml.contains("mypw4567"), "{}", out.yaml);
     }
 
     /// A SQL URL's file parameter (a CA, MySQL's server key) went into the Job as
