@@ -302,8 +302,25 @@ pub fn url_password(arg: &str) -> String {
     let Some(at) = arg[start..end].rfind('@').map(|i| start + i) else {
         return arg.to_owned();
     };
-    let keep = arg[start..at].find(':').map_or(start, |c| start + c + 1);
+    let keep = match arg[start..at].find(':') {
+        Some(c) => start + c + 1,
+        None if lone_userinfo_is_user(&arg[..start - 3]) => return arg.to_owned(),
+        None => start,
+    };
     format!("{}{REDACTED}{}", &arg[..keep], &arg[at..])
+}
+
+/// Whether a URL whose scheme ends `before` reads a lone userinfo (`user@host`) as
+/// the user, as SQL clients do (`postgres://bench@db/bench`, the password in
+/// `PGPASSWORD`), not as Redis does, as the password.
+fn lone_userinfo_is_user(before: &str) -> bool {
+    let scheme = before
+        .rsplit(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+        .next()
+        .unwrap_or("");
+    ["postgres", "postgresql", "mysql", "mariadb"]
+        .iter()
+        .any(|s| scheme.eq_ignore_ascii_case(s))
 }
 
 /// Secret values this process was given (a URL's password, a secret header's
@@ -391,7 +408,11 @@ fn url_password_of(arg: &str) -> Option<&str> {
         .find(['/', '?', '#'])
         .map_or(arg.len(), |i| start + i);
     let at = arg[start..end].rfind('@').map(|i| start + i)?;
-    let from = arg[start..at].find(':').map_or(start, |c| start + c + 1);
+    let from = match arg[start..at].find(':') {
+        Some(c) => start + c + 1,
+        None if lone_userinfo_is_user(&arg[..start - 3]) => return None,
+        None => start,
+    };
     Some(&arg[from..at]).filter(|p| !p.is_empty())
 }
 
@@ -526,6 +547,29 @@ mod tests {
         assert_eq!(got[2], "redis://app:<redacted>@h:6379/1");
         assert_eq!(got[3], "redis://<redacted>@h");
         assert_eq!(got[4], "http://h/@x");
+    }
+
+    /// The bug: `PGPASSWORD=… hakaru run … postgres://bench@db/bench` recorded
+    /// `postgres://<redacted>@db/bench` (a lone userinfo read as Redis reads it, the
+    /// password) and learnt the user name as a secret, to hide in every text.
+    #[test]
+    fn a_sql_url_s_lone_userinfo_is_its_user_and_stays() {
+        for url in [
+            "postgres://bench@db:5432/bench",
+            "postgresql://bench@db/bench",
+            "mysql://bench@db:3306/bench",
+            "MariaDB://bench@db/bench",
+        ] {
+            assert_eq!(url_password(url), url);
+            assert_eq!(url_password_of(url), None, "{url}");
+        }
+        assert_eq!(
+            url_password("postgres://bench:pw@db/bench"),
+            "postgres://bench:<redacted>@db/bench"
+        );
+        assert_eq!(url_password_of("mysql://bench:pw@db/b"), Some("pw"));
+        assert_eq!(url_password("rediss://pw@h"), "rediss://<redacted>@h");
+        assert_eq!(url_password_of("redis://pw@h"), Some("pw"));
     }
 
     #[test]

@@ -73,6 +73,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         patterns,
         scenario,
         args: a.args,
+        // The render is pure: the environment's SQL passwords are read here.
+        env_passwords: ["PGPASSWORD", "MYSQL_PWD"]
+            .into_iter()
+            .filter_map(|v| Some((v.to_owned(), std::env::var(v).ok()?)))
+            .filter(|(_, value)| !value.is_empty())
+            .collect(),
     };
     let out = render(&r, std::time::SystemTime::now())?;
     parse_pod_command(&out.args, r_shards, true)?;

@@ -42,6 +42,9 @@ pub(super) struct SqlSlot {
     /// A login before the transaction's clock ([`login`]) that failed: the next
     /// transaction counts it, without trying again inside its own time.
     login_failed: Option<ConnError>,
+    /// The last transaction failed at its login (refused, or no connection): the
+    /// client loop backs off as after a failed connect.
+    pub(super) refused_login: bool,
 }
 
 /// A logged-in connection on either wire.
@@ -497,6 +500,7 @@ async fn drive<W: Workload>(
     proto: &Proto,
     session: &mut dyn Conversation,
 ) -> (Outcome, u64) {
+    slot.refused_login = true;
     if let Some(e) = slot.login_failed.take() {
         return wire_failed(w, slot, e);
     }
@@ -510,6 +514,7 @@ async fn drive<W: Workload>(
             Err(e) => return wire_failed(w, slot, e),
         }
     }
+    slot.refused_login = false;
     let conn = slot.conn.as_ref().expect("connected above");
     let (read_before, sent_before) = (conn.bytes_in(), conn.bytes_out());
     slot.pending = None;
@@ -544,6 +549,12 @@ async fn drive<W: Workload>(
     let m = &w.meter;
     m.received.set(m.received.get() + read);
     m.sent.set(m.sent.get() + conn.bytes_out() - sent_before);
+    if conn.bytes_out() == sent_before {
+        // A transaction of meta-commands alone (`\set`, `\sleep 0`) sent nothing and
+        // never waited: without a yield its client would loop without end, and the
+        // step's end (its flag, Ctrl-C) would never be seen.
+        tokio::task::yield_now().await;
+    }
     if !w.cfg.keep_alive {
         // pgbench's -C (`--no-keep-alive`): a new connection for each transaction,
         // this one ended politely so the server logs no lost client.

@@ -73,6 +73,14 @@ pub fn sharded(args: &[String]) -> Result<Sharded, K8sError> {
             "it keeps ApacheBench's flags, which have no --shard: render \
              `run -c C -n N URL`, the same load as `ab -c C -n N URL`"
         }
+        ("pgbench", _) => {
+            "it keeps pgbench's flags, which have no --shard: render `run -c C -d D -f \
+             /SCRIPT.sql@W -M MODE postgres://…`, the same transactions on the same engine"
+        }
+        ("sysbench", _) => {
+            "it keeps sysbench's flags, which have no --shard: render `run` of the \
+             test's statements as a pgbench-language script (`-f /SCRIPT.sql mysql://…`)"
+        }
         ("serve", _) => "it is a target, not load",
         ("demo", _) => "it runs its own target beside the load on one machine",
         _ => "it sends no load (the pods run run, ramp, bulk, suite or stream send)",
@@ -219,7 +227,12 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                     seen.scenario = true;
                     out.extend(mounts.scenario.clone());
                 }
-                None => out.push(target_arg(arg, &mut pod.notes, &mut pod.secrets)?),
+                None => out.push(target_arg(
+                    arg,
+                    &r.env_passwords,
+                    &mut pod.notes,
+                    &mut pod.secrets,
+                )?),
             },
         }
     }
@@ -288,6 +301,9 @@ fn mount_files(r: &Render, command: Sharded, pod: &mut PodArgs) -> Result<Mounts
     match (&r.scenario, command) {
         (Some(s), Sharded::Suite) => {
             let placed = super::scenario::place(s)?;
+            for url in &placed.without_password {
+                env_password(url, &r.env_passwords, &mut pod.notes, &mut pod.secrets);
+            }
             mounts.scenario = Some(format!("{PATTERNS_DIR}/{}", placed.key));
             pod.notes.extend(placed.notes);
             pod.files.push((placed.key, placed.text));
@@ -367,6 +383,7 @@ fn watch_note(shards: u32, seen: &Seen) -> String {
 /// taken as the image's (an absolute path, noted) or refused (this machine's).
 fn target_arg(
     arg: &str,
+    env_passwords: &[(String, String)],
     notes: &mut Vec<String>,
     secrets: &mut Vec<(String, String)>,
 ) -> Result<String, K8sError> {
@@ -382,7 +399,40 @@ fn target_arg(
             "the pods read the URL's {key}={path} from their image: put the file there"
         ));
     }
-    Ok(secret_url(arg, secrets).unwrap_or(arg.to_owned()))
+    if let Some(url) = secret_url(arg, secrets) {
+        return Ok(url);
+    }
+    env_password(arg, env_passwords, notes, secrets);
+    Ok(arg.to_owned())
+}
+
+/// A SQL URL without a password of its own: the render's `PGPASSWORD` (or
+/// `MYSQL_PWD`), which a run here would log in with, goes into the Secret under
+/// that variable's name, so each pod's hakaru reads it as it would here. Without
+/// it the pods logged in with no password and every transaction failed.
+fn env_password(
+    arg: &str,
+    env_passwords: &[(String, String)],
+    notes: &mut Vec<String>,
+    secrets: &mut Vec<(String, String)>,
+) {
+    let Some((scheme, _)) = arg.split_once("://") else {
+        return;
+    };
+    let var = match scheme.to_ascii_lowercase().as_str() {
+        "postgres" | "postgresql" => "PGPASSWORD",
+        "mysql" | "mariadb" => "MYSQL_PWD",
+        _ => return,
+    };
+    if secrets.iter().any(|(v, _)| v == var) {
+        return;
+    }
+    if let Some((_, value)) = env_passwords.iter().find(|(v, _)| v == var) {
+        secrets.push((var.to_owned(), value.clone()));
+        notes.push(format!(
+            "{var} from this environment goes into the Secret, each pod's {var}"
+        ));
+    }
 }
 
 /// A SQL URL's parameters that name a file the client reads (a CA, the server's RSA

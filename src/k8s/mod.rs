@@ -60,6 +60,10 @@ pub struct Render {
     pub scenario: Option<ScenarioFiles>,
     /// The hakaru command each pod runs, without `hakaru`: `run -c 100 -d 60s URL`.
     pub args: Vec<String>,
+    /// The password variables of the render's environment, `(PGPASSWORD, value)`
+    /// and `MYSQL_PWD`'s, read by the caller: a SQL URL without a password of its
+    /// own gets its protocol's into the Secret, as a run here would have used it.
+    pub env_passwords: Vec<(String, String)>,
 }
 
 /// A suite's scenario for the pods: its text and the files it names.
@@ -399,6 +403,7 @@ mod tests {
             }),
             scenario: None,
             args: args.iter().map(|s| s.to_string()).collect(),
+            env_passwords: Vec::new(),
         }
     }
 
@@ -574,6 +579,101 @@ mod tests {
         let r = render_of(&["run", "-f", "tx.sql", url], None);
         let e = render(&r, now()).unwrap_err().to_string();
         assert!(e.starts_with("-f/--file tx.sql"), "{e}");
+    }
+
+    /// The bug: `k8s render -- pgbench …` was refused because "it sends no load";
+    /// pgbench and sysbench do, on flags that have no --shard: the render says so,
+    /// and which command to render instead.
+    #[test]
+    fn k8s_render_says_why_pgbench_and_sysbench_do_not_spread() {
+        for (tool, instead) in [
+            ("pgbench", "render `run -c C -d D -f"),
+            ("sysbench", "render `run`"),
+        ] {
+            let r = render_of(&[tool, "-c", "4", "bench"], None);
+            let e = render(&r, now()).unwrap_err().to_string();
+            assert!(
+                e.starts_with(&format!(
+                    "{tool} does not spread over pods: it keeps {tool}'s flags"
+                )) && e.contains(instead)
+                    && !e.contains("sends no load"),
+                "{e}"
+            );
+        }
+    }
+
+    /// The bug: `PGPASSWORD=… hakaru k8s render … postgres://bench@db/bench` (the
+    /// password in the environment, as the guide shows) rendered pods with no
+    /// password: each logged in without one and every transaction failed. Now the
+    /// environment's password goes into the Secret under its own variable.
+    #[test]
+    fn k8s_render_puts_pgpassword_and_mysql_pwd_in_the_secret() {
+        let mut r = render_of(
+            &[
+                "run",
+                "-f",
+                "/s.sql",
+                "postgres://bench@db/bench",
+                "-c",
+                "6",
+            ],
+            None,
+        );
+        r.env_passwords = vec![
+            ("PGPASSWORD".into(), "envpw123".into()),
+            ("MYSQL_PWD".into(), "mypw4567".into()),
+        ];
+        let out = render(&r, now()).unwrap();
+        let docs: Vec<&str> = out.yaml.split("---\n").collect();
+        assert_eq!(docs.len(), 3, "{}", out.yaml);
+        let (comment, secret, job) = (docs[0], docs[1], docs[2]);
+        for text in [comment, job] {
+            assert!(!text.contains("envpw123"), "{text}");
+        }
+        assert!(secret.contains("  pgpassword: envpw123\n"), "{secret}");
+        assert!(!secret.contains("mypw4567"), "{secret}");
+        assert!(
+            job.contains("- name: PGPASSWORD\n          valueFrom:\n            secretKeyRef:\n              key: pgpassword\n"),
+            "{job}"
+        );
+        // The user stays in the comment: it is no password.
+        assert!(comment.contains("postgres://bench@db/bench"), "{comment}");
+        assert!(out
+            .notes
+            .iter()
+            .any(|n| n.starts_with("PGPASSWORD from this")));
+        // MySQL's variable for a mysql:// URL; a URL's own password wins.
+        r.args = ["run", "-f", "/s.sql", "mysql://bench@db/bench"]
+            .map(String::from)
+            .to_vec();
+        let out = render(&r, now()).unwrap();
+        assert!(out.yaml.contains("  mysql-pwd: mypw4567\n"), "{}", out.yaml);
+        assert!(!out.yaml.contains("envpw123"), "{}", out.yaml);
+        r.args = ["run", "-f", "/s.sql", "postgres://bench:own@db/bench"]
+            .map(String::from)
+            .to_vec();
+        let out = render(&r, now()).unwrap();
+        assert!(!out.yaml.contains("envpw123"), "{}", out.yaml);
+        assert!(out.yaml.contains("hakaru-secret-1: own"), "{}", out.yaml);
+        // A suite's phase URL without a password: the same, once.
+        r.args = ["suite", "suites/s.toml"].map(String::from).to_vec();
+        r.scenario = Some(ScenarioFiles {
+            path: "suites/s.toml".into(),
+            text: "[[phase]]\nduration = 1\n[[phase.workload]]\n\
+                   url = \"postgres://bench@db/bench\"\nscript = \"/s/tx.sql\"\n\
+                   [[phase]]\nduration = 1\n[[phase.workload]]\n\
+                   url = \"postgres://bench@db/bench\"\nscript = \"/s/tx.sql\"\n"
+                .into(),
+            files: Vec::new(),
+        });
+        let out = render(&r, now()).unwrap();
+        assert_eq!(
+            out.yaml.matches("  pgpassword: envpw123\n").count(),
+            1,
+            "{}",
+            out.yaml
+        );
+        assert!(!out.yaml.contains("mypw4567"), "{}", out.yaml);
     }
 
     /// A SQL URL's file parameter (a CA, MySQL's server key) went into the Job as

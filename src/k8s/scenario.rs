@@ -91,6 +91,9 @@ pub struct Placed {
     /// `(key, text)` of each file it names.
     pub files: Vec<(String, String)>,
     pub notes: Vec<String>,
+    /// The phases' URLs without a password (a SQL one's then comes from the
+    /// environment, `PGPASSWORD` or `MYSQL_PWD`, which the pods need too).
+    pub without_password: Vec<String>,
 }
 
 /// Each phase's `before` command, with the phase's name (`phase N` when it has none),
@@ -167,11 +170,20 @@ pub fn place(s: &ScenarioFiles) -> Result<Placed, K8sError> {
     let mut said = image_files(&shape, &s.path)?;
     said.extend(password_notes(&shape, &s.path));
     said.extend(notes(&shape, &s.path));
+    let without_password = shape
+        .phases
+        .iter()
+        .flat_map(|p| &p.workloads)
+        .flat_map(WorkloadShape::urls)
+        .filter(|u| url::Url::parse(u).is_ok_and(|u| u.password().is_none_or(str::is_empty)))
+        .map(str::to_owned)
+        .collect();
     Ok(Placed {
         key,
         text,
         files,
         notes: said,
+        without_password,
     })
 }
 

@@ -76,9 +76,30 @@ fn failed(l: &LabelResult, ok: &crate::stats::OkStatus) -> u64 {
     l.errors.values().sum::<u64>() + bad
 }
 
+/// The most of a statement's text a row shows (its first line may be long).
+const STATEMENT_CHARS: usize = 48;
+
+/// A label as its row names it: a SQL statement's with its text (`statements`, the
+/// result's `settings.sql_statements`), which `stmt=3` alone does not say.
+fn name(l: &LabelResult, statements: &[String]) -> String {
+    let text = (l.key == crate::stats::labels::SAMPLE_KEY)
+        .then(|| l.value.parse::<usize>().ok())
+        .flatten()
+        .and_then(|n| statements.get(n.checked_sub(1)?))
+        .filter(|t| !t.is_empty());
+    match text {
+        Some(t) if t.chars().count() > STATEMENT_CHARS => {
+            let cut: String = t.chars().take(STATEMENT_CHARS - 1).collect();
+            format!("{}={} {}…", l.key, l.value, cut.trim_end())
+        }
+        Some(t) => format!("{}={} {t}", l.key, l.value),
+        None => format!("{}={}", l.key, l.value),
+    }
+}
+
 /// The rows' cells, busiest label first; empty when the step has fewer than two labels
 /// (one label says nothing the step's own figures do not).
-fn rows(step: &StepResult) -> Vec<Vec<String>> {
+fn rows(step: &StepResult, statements: &[String]) -> Vec<Vec<String>> {
     if step.labels.len() < 2 {
         return Vec::new();
     }
@@ -91,6 +112,11 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
         .sum();
     let mut labels: Vec<&LabelResult> = step.labels.iter().collect();
     labels.sort_by_key(|l| std::cmp::Reverse(l.total_requests));
+    if kind_of([step]) == Kind::Sql {
+        // Scripts first, then the statements by number, as pgbench's -r lists them:
+        // by count they interleaved (stmt=6 above stmt=1, a script among them).
+        labels.sort_by_key(|l| (l.key != "script", l.value.parse::<u64>().unwrap_or(0)));
+    }
     labels
         .into_iter()
         .map(|l| {
@@ -104,7 +130,7 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
                 }
             };
             vec![
-                format!("{}={}", l.key, l.value),
+                name(l, statements),
                 l.total_requests.to_string(),
                 if counts_requests(&l.key) {
                     fmt_share(l.total_requests as f64 * 100.0 / total.max(1) as f64)
@@ -128,7 +154,12 @@ fn rows(step: &StepResult) -> Vec<Vec<String>> {
 
 /// Aligned columns for the terminal, under a heading; empty without labels.
 pub fn text(step: &StepResult) -> String {
-    let rows = rows(step);
+    text_with(step, &[])
+}
+
+/// [`text`], a SQL run's statements named by their text (`settings.sql_statements`).
+pub fn text_with(step: &StepResult, statements: &[String]) -> String {
+    let rows = rows(step, statements);
     if rows.is_empty() {
         return String::new();
     }
@@ -169,7 +200,12 @@ pub fn text(step: &StepResult) -> String {
 
 /// A Markdown table; empty without labels.
 pub fn markdown(step: &StepResult) -> String {
-    let rows = rows(step);
+    markdown_with(step, &[])
+}
+
+/// [`markdown`], a SQL run's statements named by their text.
+pub fn markdown_with(step: &StepResult, statements: &[String]) -> String {
+    let rows = rows(step, statements);
     if rows.is_empty() {
         return String::new();
     }
@@ -184,7 +220,12 @@ pub fn markdown(step: &StepResult) -> String {
 
 /// An HTML table; empty without labels.
 pub fn html(step: &StepResult) -> String {
-    let rows = rows(step);
+    html_with(step, &[])
+}
+
+/// [`html`], a SQL run's statements named by their text.
+pub fn html_with(step: &StepResult, statements: &[String]) -> String {
+    let rows = rows(step, statements);
     if rows.is_empty() {
         return String::new();
     }
@@ -324,6 +365,80 @@ mod tests {
         let md = markdown(&step);
         assert!(md.contains("| group=a | 300 | 75.0% |"), "{md}");
         assert!(md.contains("| stmt=1 | 900 | - |"), "{md}");
+    }
+
+    /// A SQL run's rows were by count: `stmt=6` above `stmt=1`, scripts among the
+    /// statements. Now its scripts come first (busiest first), then its statements
+    /// in their numbers' order.
+    #[test]
+    fn a_sql_run_s_rows_are_its_scripts_then_its_statements_by_number() {
+        let mut step = bare_step(4);
+        step.elapsed_s = 10.0;
+        let keyed = |key: &str, value: &str, n: u64| {
+            let mut l = label(value, n, 2.0, 0);
+            l.key = key.into();
+            l
+        };
+        step.labels = vec![
+            keyed("script", "a.sql", 700),
+            keyed("stmt", "1", 700),
+            keyed("stmt", "10", 300),
+            keyed("stmt", "2", 200),
+            keyed("script", "b.sql", 300),
+            keyed("stmt", "9", 900),
+        ];
+        let md = markdown(&step);
+        let order: Vec<&str> = md
+            .lines()
+            .skip(2)
+            .map(|l| l.split(" | ").next().unwrap_or("").trim_start_matches("| "))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "script=a.sql",
+                "script=b.sql",
+                "stmt=1",
+                "stmt=2",
+                "stmt=9",
+                "stmt=10"
+            ],
+            "{md}"
+        );
+    }
+
+    /// The bug: a SQL run's statements were tabled as `stmt=1`…`stmt=5` alone, and
+    /// nothing on the page or in the result said which statement was which. The
+    /// result keeps them (`settings.sql_statements`), and each row names its own.
+    #[test]
+    fn a_sql_statement_s_row_names_its_text() {
+        let mut step = bare_step(4);
+        step.elapsed_s = 10.0;
+        let keyed = |key: &str, value: &str, n: u64| {
+            let mut l = label(value, n, 2.0, 0);
+            l.key = key.into();
+            l
+        };
+        step.labels = vec![
+            keyed("stmt", "1", 700),
+            keyed("stmt", "2", 700),
+            keyed("stmt", "3", 300),
+        ];
+        let statements = [
+            "BEGIN;".to_string(),
+            "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;".into(),
+        ];
+        let md = markdown_with(&step, &statements);
+        assert!(md.contains("| stmt=1 BEGIN; | 700 |"), "{md}");
+        assert!(
+            md.contains("| stmt=2 UPDATE pgbench_accounts SET abalance = abalance… | 700 |"),
+            "{md}"
+        );
+        // One past the list (an older file's, or none kept): the label alone.
+        assert!(md.contains("| stmt=3 | 300 |"), "{md}");
+        assert!(html_with(&step, &statements).contains("<td>stmt=1 BEGIN;</td>"));
+        assert!(text_with(&step, &statements).contains("stmt=1 BEGIN;"));
+        assert!(markdown(&step).contains("| stmt=1 | 700 |"));
     }
 
     /// A SQL run's labels (its scripts and statements) were tabled "By kind of

@@ -62,12 +62,15 @@ pub fn charts(run: &RunResult) -> Vec<(&'static str, LineChart)> {
 }
 
 /// Each step's table by kind of request, headed by the step when there are several.
-fn label_tables(run: &RunResult, table: fn(&crate::result::StepResult) -> String) -> Vec<String> {
+fn label_tables(
+    run: &RunResult,
+    table: fn(&crate::result::StepResult, &[String]) -> String,
+) -> Vec<String> {
     run.steps
         .iter()
         .enumerate()
         .filter_map(|(i, s)| {
-            let t = table(s);
+            let t = table(s, &run.settings.sql_statements);
             (!t.is_empty()).then(|| {
                 let head = if run.steps.len() > 1 {
                     format!(
@@ -188,7 +191,7 @@ pub fn html(run: &RunResult, section: impl Fn(&LineChart) -> String) -> String {
         .iter()
         .enumerate()
         .filter_map(|(i, s)| {
-            let t = labels::html(s);
+            let t = labels::html_with(s, &run.settings.sql_statements);
             (!t.is_empty()).then(|| {
                 if many {
                     format!(
@@ -223,7 +226,7 @@ pub fn markdown(run: &RunResult) -> String {
             o.push_str(&format!("- {s}\n"));
         }
     }
-    let tables = label_tables(run, labels::markdown);
+    let tables = label_tables(run, labels::markdown_with);
     if !tables.is_empty() {
         let _ = write!(o, "\n### {}\n\n", labels::heading(run));
         o.push_str(&tables.join("\n"));
@@ -239,7 +242,7 @@ pub fn text(run: &RunResult, verbose: bool) -> String {
         o.push('\n');
     }
     if verbose {
-        for t in label_tables(run, labels::text) {
+        for t in label_tables(run, labels::text_with) {
             o.push('\n');
             o.push_str(&t);
         }

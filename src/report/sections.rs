@@ -93,7 +93,12 @@ pub(crate) fn status_section(s: &Series) -> String {
         };
         name.map_or_else(|| c.to_string(), str::to_string)
     };
-    let mut o = String::from("<section><h2>Status and errors per step</h2>");
+    // A transaction has no status: it ended ok, or in an error of a kind.
+    let mut o = String::from(if sql {
+        "<section><h2>Outcomes and errors per step</h2>"
+    } else {
+        "<section><h2>Status and errors per step</h2>"
+    });
     if s.points.iter().all(|p| p.error_share == 0.0)
         && s.points
             .iter()
@@ -184,6 +189,52 @@ pub(crate) fn status_section(s: &Series) -> String {
         "Shares in percent of each step's requests. Status 0 means no response: a timeout \
          or a connection error, as drnbench counts it.</p></section>"
     });
+    let samples = first_errors_table(s);
+    if !samples.is_empty() {
+        o.truncate(o.len() - "</section>".len());
+        o.push_str(&samples);
+        o.push_str("</section>");
+    }
+    o
+}
+
+/// Each error kind's first message, and the step it came from (`step_label`), kinds
+/// in name order: what a kind's share cannot say (`sql_error`: which SQLSTATE or
+/// MySQL code, and the server's words).
+pub(crate) fn first_errors(s: &Series) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = Vec::new();
+    for p in &s.points {
+        for (kind, message) in &p.error_samples {
+            if !out.iter().any(|(k, _, _)| k == kind) {
+                out.push((kind.clone(), step_label(p), message.clone()));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+/// [`first_errors`] as a table (nothing when the result keeps no message).
+fn first_errors_table(s: &Series) -> String {
+    let rows = first_errors(s);
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(
+        "<h3>First error of each kind</h3><div class=\"scroll\"><table><thead><tr>\
+         <th class=\"l\">kind</th><th>{}</th><th class=\"l\">message</th></tr></thead><tbody>",
+        step_heading(s)
+    );
+    for (kind, step, message) in rows {
+        let _ = write!(
+            o,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td></tr>",
+            esc(&kind),
+            esc(&step),
+            esc(&message)
+        );
+    }
+    o.push_str("</tbody></table></div>");
     o
 }
 
@@ -263,13 +314,26 @@ pub(crate) fn run_section(s: &Series) -> String {
         let (name, says) = crate::report::fmt::Work::of_series(s).kept(st.keep_alive);
         rows.push((name.to_lowercase(), says.into()));
         rows.push(("load model".into(), st.model.to_string()));
-        rows.push((
-            "patterns".into(),
-            format!(
-                "{} from {} ({} order, seed {})",
-                st.n_patterns, st.patterns_source, st.order, st.seed
-            ),
-        ));
+        // A SQL run's "patterns" are its scripts, drawn by weight, in no order.
+        rows.push(
+            if crate::report::fmt::Work::of_series(s) == crate::report::fmt::Work::Transaction {
+                (
+                    "scripts".into(),
+                    format!(
+                        "{} drawn by weight from {} (seed {})",
+                        st.n_patterns, st.patterns_source, st.seed
+                    ),
+                )
+            } else {
+                (
+                    "patterns".into(),
+                    format!(
+                        "{} from {} ({} order, seed {})",
+                        st.n_patterns, st.patterns_source, st.order, st.seed
+                    ),
+                )
+            },
+        );
         rows.push(("engine threads".into(), st.threads.to_string()));
     }
     if let Some(m) = &s.machine {
@@ -441,6 +505,11 @@ mod tests {
         }
         let html = status_section(&s);
         assert!(!html.contains("250"), "{html}");
+        // Nor its heading "Status": a transaction has none.
+        assert!(
+            html.starts_with("<section><h2>Outcomes and errors per step</h2>"),
+            "{html}"
+        );
     }
 
     /// A SQL run's status table headed its failed transactions "0 (no response)"
@@ -465,6 +534,73 @@ mod tests {
         assert!(html.contains("<th>error</th>") && html.contains("each step's commands"));
         assert!(
             !html.contains("no response") && !html.contains("requests"),
+            "{html}"
+        );
+    }
+
+    /// The bug: a SQL run's page said `sql_error 33.7%` and nowhere which error:
+    /// the SQLSTATE or MySQL code and the server's message the result keeps were
+    /// on the console only. Now each kind's first message is under the table.
+    #[test]
+    fn a_run_s_page_names_each_error_kind_s_first_message() {
+        let mut s = with_timeouts(&[None, None]);
+        s.targets = vec!["mysql://127.0.0.1:3306/bench".into()];
+        s.points[0].errors = [("sql_error".to_string(), 30.0)].into_iter().collect();
+        s.points[1].errors = [
+            ("sql_deadlock".to_string(), 5.0),
+            ("sql_error".to_string(), 1.0),
+        ]
+        .into_iter()
+        .collect();
+        s.points[0].error_samples = [(
+            "sql_error".to_string(),
+            "MySQL error 1146 (42S02): Table 'bench.nosuch' doesn't exist".to_string(),
+        )]
+        .into_iter()
+        .collect();
+        s.points[1].error_samples = [
+            (
+                "sql_deadlock".to_string(),
+                "MySQL error 1213 (40001): Deadlock <found>".to_string(),
+            ),
+            ("sql_error".to_string(), "a later one".to_string()),
+        ]
+        .into_iter()
+        .collect();
+        let html = status_section(&s);
+        assert!(html.ends_with("</table></div></section>"), "{html}");
+        let from = html
+            .find("<h3>First error of each kind</h3>")
+            .expect("the samples");
+        let rows = rows(&html[from..].replace(" class=\"l\"", ""));
+        assert_eq!(
+            rows,
+            [
+                "kind|clients|message",
+                "sql_deadlock|50|MySQL error 1213 (40001): Deadlock &lt;found&gt;",
+                "sql_error|50|MySQL error 1146 (42S02): Table &#39;bench.nosuch&#39; doesn&#39;t exist",
+            ],
+            "{html}"
+        );
+        assert!(!html.contains("a later one"), "{html}");
+    }
+
+    /// A SQL run's Run section said "patterns: 2 from a.sql@3 b.sql@1 (random
+    /// order, …)": they are its scripts, drawn by weight.
+    #[test]
+    fn a_sql_run_s_settings_name_its_scripts_never_patterns() {
+        let mut r = crate::result::fixture::run(vec![crate::result::fixture::bare_step(4)]);
+        r.targets = vec!["postgres://127.0.0.1:5432".into()];
+        r.settings.patterns_source = "a.sql@3 b.sql@1".into();
+        r.settings.n_patterns = 2;
+        let html = run_section(&Series::from_run(&r, "t"));
+        assert!(html.contains(">scripts<"), "{html}");
+        assert!(
+            html.contains("2 drawn by weight from a.sql@3 b.sql@1 (seed "),
+            "{html}"
+        );
+        assert!(
+            !html.contains("patterns") && !html.contains("order"),
             "{html}"
         );
     }

@@ -219,7 +219,7 @@ fn same_plan(a: &RunResult, b: &RunResult) -> Result<(), &'static str> {
         ("modes", a.mode == b.mode),
         ("targets", a.targets == b.targets),
         (
-            "request lists or patterns files",
+            "request lists, patterns files or SQL scripts",
             a.requests.agrees_with(&b.requests)
                 && sa.patterns_sha256 == sb.patterns_sha256
                 && sa.n_patterns == sb.n_patterns,

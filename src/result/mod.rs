@@ -137,7 +137,8 @@ pub struct Settings {
     pub patterns_source: String,
     pub n_patterns: usize,
     /// `sha256:<hex>` of the patterns file's bytes (absent for a URL, and in files
-    /// before schema 3): which patterns ran, without keeping them all.
+    /// before schema 3): which patterns ran, without keeping them all. A SQL run's is
+    /// its scripts' as parsed, each with its name and weight.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub patterns_sha256: Option<String>,
     /// `requests` holds every planned request (`--request-list`).
@@ -187,6 +188,12 @@ pub struct Settings {
     /// other run (and in files before it was kept).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub store_commands: Vec<StoreCommand>,
+    /// A SQL run's statements by number (`stmt=N` is the Nth, across the scripts),
+    /// each its first line as written, as pgbench's `-r` prints it (`\endpipeline`
+    /// for a pipeline's end): what a statement's label stands for. Empty for any
+    /// other run (and in files before it was kept).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sql_statements: Vec<String>,
 }
 
 /// One command of a key-value run ([`Settings::store_commands`]).

@@ -58,6 +58,9 @@ pub struct Point {
     pub statuses: BTreeMap<u16, f64>,
     /// Error kind ("timeout", "connect", …) → percent of the step's requests, when known.
     pub errors: BTreeMap<String, f64>,
+    /// Error kind → the step's first message of that kind (a SQL error's SQLSTATE or
+    /// MySQL code and the server's words, a connect's OS error), when recorded.
+    pub error_samples: BTreeMap<String, String>,
     /// Percent of requests that did not get a successful response (status 0, or a
     /// status outside `ok_status`).
     pub error_share: f64,
@@ -312,6 +315,11 @@ impl Series {
                     ok_status: s.ok_status,
                     statuses,
                     errors,
+                    error_samples: s
+                        .error_samples
+                        .iter()
+                        .map(|(k, m)| (k.as_str().to_owned(), m.clone()))
+                        .collect(),
                     client_cpu_share: Some(s.client_cpu_share),
                     probes: step_probes(s),
                     partial: s.partial,

@@ -120,6 +120,7 @@ impl RunOptions {
             pipeline: r.kv.pipeline,
             coalesce_us: r.connection.coalesce.map(|d| d.as_micros() as u64),
             store_commands: workload.store_commands(),
+            sql_statements: workload.sql_statements(),
         };
         let databases = crate::probe::databases(crate::engine::Workload::targets(&workload));
         if let Some(why) = crate::probe::missing(&s.probes, &databases) {
@@ -221,7 +222,7 @@ impl RunOptions {
                 Ok((RunWorkload::Kv(Box::new(w)), d))
             }
             None => {
-                kv::check_unused(&r.kv)?;
+                kv::check_unused(&r.kv, r.url.as_deref())?;
                 self.plan_workload(redactor, seed)
             }
         }

@@ -576,6 +576,7 @@ impl BulkOptions {
             pipeline: None,
             coalesce_us: self.connection.coalesce.map(|d| d.as_micros() as u64),
             store_commands: Vec::new(),
+            sql_statements: Vec::new(),
             bulk: Some(BulkSettingsResult {
                 target: self.target.as_str().into(),
                 single: self.single,

@@ -47,10 +47,6 @@ pub const MAX_PIPELINE: usize = 1024;
 pub const MAX_KEYS: u64 = 1 << 40;
 
 impl KvOptions {
-    fn given(&self) -> Option<&'static str> {
-        self.kv_given().or_else(|| self.sql.given())
-    }
-
     /// The first key-value flag given (not counting the SQL ones).
     pub(super) fn kv_given(&self) -> Option<&'static str> {
         [
@@ -145,11 +141,22 @@ fn parse_size(t: &str) -> Result<(usize, usize), String> {
     Ok((lo, hi))
 }
 
-/// Refuses the key-value flags on an HTTP run.
-pub fn check_unused(kv: &KvOptions) -> Result<(), SpecError> {
-    match kv.given() {
+/// Refuses the key-value and SQL flags on an HTTP run (`url`, if one was given:
+/// often a SQL URL mistyped, `postgres:/db`, which is then no SQL target).
+pub fn check_unused(kv: &KvOptions, url: Option<&str>) -> Result<(), SpecError> {
+    let not_one = || url.map_or_else(String::new, |u| format!("; {u:?} is not one"));
+    if let Some(flag) = kv.kv_given() {
+        return Err(SpecError::Kv(format!(
+            "{flag} applies to redis:// and memcached:// targets only{}",
+            not_one()
+        )));
+    }
+    // The SQL flags were said to be the stores' too.
+    match kv.sql.given() {
         Some(flag) => Err(SpecError::Kv(format!(
-            "{flag} applies to redis:// and memcached:// targets only"
+            "{flag} applies to postgres:// and mysql:// targets only (also written \
+             postgresql:// and mariadb://){}",
+            not_one()
         ))),
         None => Ok(()),
     }
@@ -228,7 +235,7 @@ pub fn build(
     let (keys, draw, value_size) = kv.check()?;
     if let Some(flag) = kv.sql.given() {
         return Err(SpecError::Kv(format!(
-            "{flag} has no meaning for a key-value target (it gives a postgres:// run its transactions)"
+            "{flag} has no meaning for a key-value target (it gives a postgres:// or mysql:// run its transactions)"
         )));
     }
     for (given, flag) in [
@@ -340,9 +347,32 @@ mod tests {
             preload: true,
             ..KvOptions::default()
         };
-        assert!(check_unused(&k)
+        assert!(check_unused(&k, None)
             .unwrap_err()
             .to_string()
             .contains("--preload applies"));
+    }
+
+    /// The bug: `run -f tx.sql postgres:/db` (or `POSTGRES://…`, no SQL target)
+    /// said "-f/--file applies to redis:// and memcached:// targets only".
+    #[test]
+    fn a_sql_flag_on_a_url_that_is_no_sql_target_names_the_sql_schemes() {
+        let mut k = KvOptions::default();
+        k.sql.files = vec!["tx.sql".into()];
+        let e = check_unused(&k, Some("postgres:/db"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("-f/--file applies to postgres:// and mysql:// targets only")
+                && e.ends_with("; \"postgres:/db\" is not one"),
+            "{e}"
+        );
+        k.sql.files.clear();
+        k.sql.query_mode = Some("prepared".into());
+        let e = check_unused(&k, None).unwrap_err().to_string();
+        assert!(
+            e.starts_with("-M/--query-mode applies to postgres://"),
+            "{e}"
+        );
     }
 }

@@ -158,6 +158,24 @@ fn scripts(files: &[String]) -> Result<Vec<Weighted>, SpecError> {
     Ok(out)
 }
 
+/// `sha256:<hex>` of the scripts as parsed, each with its name and weight: which
+/// transactions ran, as a patterns file's digest says which requests did. `merge`
+/// refuses shards whose digests differ (shards of `-f a.sql@3` and `-f a.sql@1`
+/// were merged as one run).
+fn scripts_digest(scripts: &Scripts) -> String {
+    let mut d = ring::digest::Context::new(&ring::digest::SHA256);
+    for w in &scripts.scripts {
+        d.update(format!("{}@{}\n{:?}\n", w.name, w.weight, w.script).as_bytes());
+    }
+    let hex: String = d
+        .finish()
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("sha256:{hex}")
+}
+
 /// The workload of a `postgres://` or `mysql://` run; `password` is the
 /// environment's ([`env_password`]), used when the URL holds none.
 pub fn build(
@@ -180,6 +198,12 @@ pub fn build(
         (r.content_type.is_some(), "-T"),
         (r.connection.http2, "--http2"),
         (r.connection.coalesce.is_some(), "--coalesce"),
+        // A transaction is ok (counted as 250) or fails by its error's kind: an HTTP
+        // set like `--ok-status 200` made every one a failure ("nothing succeeded").
+        (
+            r.ok_status != crate::stats::OkStatus::default(),
+            "--ok-status",
+        ),
     ] {
         if given {
             return Err(bad(format!(
@@ -242,10 +266,72 @@ pub fn build(
     let described = Described {
         source,
         n_patterns,
-        digest: None,
+        digest: Some(scripts_digest(&scripts)),
         uses_tls: false,
         probe_hosts: vec![target.label()],
     };
     let w = SqlWorkload::new(target, scripts, seed, r.timeout);
     Ok((w, described))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(r: &RequestOptions) -> String {
+        match build("postgres://u@127.0.0.1:5432/db", r, 1, None) {
+            Ok(_) => String::new(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// The bug: `--ok-status 200` on a postgres:// run was taken, and every
+    /// transaction (each counted ok, as 250) failed it: "nothing succeeded", exit 1.
+    /// It is refused by name, as -H and --coalesce are.
+    #[test]
+    fn http_flags_on_a_sql_target_are_refused_by_name() {
+        let mut r = RequestOptions::default();
+        r.kv.sql.files = vec!["x.sql".into()];
+        r.ok_status = crate::spec::parse_ok_status("200").unwrap();
+        let e = refusal(&r);
+        assert!(
+            e.starts_with("--ok-status has no meaning for a postgres:// target"),
+            "{e}"
+        );
+        r.ok_status = crate::stats::OkStatus::default();
+        r.headers = vec!["X-A: 1".into()];
+        assert!(refusal(&r).starts_with("-H has no meaning"));
+    }
+
+    /// The bug: shards of `-f a.sql@3 -f b.sql@1` and `-f a.sql@1 -f b.sql@1` (or of
+    /// two different a.sql files) merged as one run: a SQL run recorded no digest
+    /// of its scripts, the one thing `merge` compares to tell plans apart.
+    #[test]
+    fn a_sql_run_s_digest_follows_its_scripts_and_weights() {
+        let digest = |scripts: &[(&str, u32, &str)]| {
+            let ws = scripts
+                .iter()
+                .map(|(name, weight, text)| Weighted {
+                    name: name.to_string(),
+                    weight: *weight,
+                    script: crate::sql::script::parse(name, text).unwrap(),
+                })
+                .collect();
+            scripts_digest(&Scripts::new(ws, Mode::Simple, Vec::new()))
+        };
+        let a = digest(&[("a.sql", 3, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")]);
+        assert!(a.starts_with("sha256:") && a.len() == 7 + 64, "{a}");
+        assert_eq!(
+            a,
+            digest(&[("a.sql", 3, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
+        assert_ne!(
+            a,
+            digest(&[("a.sql", 1, "SELECT 1;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
+        assert_ne!(
+            a,
+            digest(&[("a.sql", 3, "SELECT 3;\n"), ("b.sql", 1, "SELECT 2;\n")])
+        );
+    }
 }

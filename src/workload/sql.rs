@@ -33,6 +33,15 @@ pub struct SqlWorkload {
 }
 
 impl SqlWorkload {
+    /// Each statement's first line, by number (its `stmt=` label's).
+    pub fn statements(&self) -> Vec<String> {
+        self.scripts
+            .labels()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// `target`'s proto is `Proto::Postgres` or `Proto::Mysql`, the scripts written
     /// in its dialect; `seed` seeds the clients' sessions.
     pub fn new(target: Target, scripts: Scripts, seed: u64, timeout: Duration) -> SqlWorkload {

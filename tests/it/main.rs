@@ -57,6 +57,7 @@ mod shard;
 mod spike;
 mod sql_login;
 mod sql_retry;
+mod sql_run;
 mod sql_suite;
 mod stream;
 mod suite;

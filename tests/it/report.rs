@@ -671,7 +671,7 @@ fn a_pgbench_result_s_pages_from_json_and_csv_speak_tps_with_no_empty_heading() 
         // Every transaction ended ok: said so, by name (a status 250 otherwise).
         assert!(page.contains("every statement answered (ok)"), "{page}");
         let statuses = page
-            .split("<h2>Status and errors per step</h2>")
+            .split("<h2>Outcomes and errors per step</h2>")
             .nth(1)
             .unwrap();
         let statuses = &statuses[..statuses.find("</section>").unwrap()];

@@ -20,12 +20,31 @@ pub fn markdown_report(run: &Series) -> String {
 /// by their probes and phases).
 pub fn markdown_report_with(run: &Series, result: Option<&RunResult>) -> String {
     let mut o = markdown_body(run, result);
+    o.push_str(&first_errors_markdown(run));
     o.push_str(&super::rounds::rounds_markdown(run, result));
     if let Some(r) = result.filter(|r| r.find_max.is_none() && r.suite.is_none()) {
         o.push_str(&crate::report::over_time::markdown(r));
         o.push_str(&super::store::markdown_section(r));
     }
     o
+}
+
+/// Each error kind's first message, as the page shows it under its statuses: which
+/// SQLSTATE or MySQL code a `sql_error` was, in the server's words.
+fn first_errors_markdown(s: &Series) -> String {
+    let rows: Vec<Vec<String>> = crate::report::sections::first_errors(s)
+        .into_iter()
+        .map(|(kind, step, message)| vec![kind, step, message])
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let headers = ["kind", crate::report::fmt::step_heading(s), "message"];
+    let aligns = [Align::Left, Align::Right, Align::Left];
+    format!(
+        "\n### First error of each kind\n\n{}",
+        md_table(&headers, &aligns, &rows)
+    )
 }
 
 fn markdown_body(run: &Series, result: Option<&RunResult>) -> String {
@@ -185,5 +204,28 @@ mod tests {
             "{md}"
         );
         assert!(!md.contains("qps") && !md.contains("requests"), "{md}");
+    }
+
+    /// The bug: the Markdown of a run with `sql_error`s said how many failed and
+    /// never which error; the result keeps each kind's first message.
+    #[test]
+    fn a_run_s_markdown_names_each_error_kind_s_first_message() {
+        let mut s = crate::analysis::tests::series_of(&[(1, 100.0, 0.01), (2, 190.0, 0.0105)]);
+        s.targets = vec!["postgres://127.0.0.1/bench".into()];
+        assert!(!markdown_report(&s).contains("First error"));
+        s.points[1].error_samples = [(
+            "sql_error".to_string(),
+            "SQLSTATE 42P01: relation \"nosuch\" does not exist".to_string(),
+        )]
+        .into_iter()
+        .collect();
+        let md = markdown_report(&s);
+        assert!(
+            md.contains(
+                "### First error of each kind\n\n| kind | clients | message |\n\
+                 |:--|--:|:--|\n| sql_error | 2 | SQLSTATE 42P01: relation \"nosuch\" does not exist |\n"
+            ),
+            "{md}"
+        );
     }
 }

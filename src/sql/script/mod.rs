@@ -147,6 +147,15 @@ pub fn parse(path: &str, text: &str) -> Result<Script, ScriptError> {
         pipeline: None,
     };
     r.run()?;
+    if r.out.is_empty() {
+        // pgbench 15 refuses it too ("empty command list for script"): a client
+        // would begin and end transactions that do nothing, as fast as it can.
+        return Err(r.err_at(
+            1,
+            1,
+            "empty command list: the script has no SQL command or meta-command".into(),
+        ));
+    }
     if let Some(f) = r.ifs.last() {
         return Err(r.err_at(f.line, 1, "\\if without a matching \\endif".into()));
     }

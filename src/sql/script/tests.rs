@@ -338,3 +338,19 @@ fn a_pipeline_pgbench_would_abort_is_refused_at_its_line() {
         parse("p.sql", ok).unwrap_or_else(|e| panic!("{ok:?}: {e}"));
     }
 }
+
+/// The bug: an empty script (or one of comments alone) was taken, and every client
+/// then ran transactions that sent nothing, never yielding: `run -d 1s` never ended.
+/// pgbench 15 refuses it ("empty command list for script").
+#[test]
+fn an_empty_script_is_refused_as_pgbench_refuses_it() {
+    for text in ["", "\n\n", "-- only a comment\n/* and another */\n"] {
+        let e = parse("e.sql", text).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1), "{text:?}");
+        assert!(
+            e.to_string().starts_with("e.sql:1:1: empty command list"),
+            "{e}"
+        );
+    }
+    assert!(parse("m.sql", "\\set x 1\n").is_ok());
+}

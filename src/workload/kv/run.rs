@@ -42,6 +42,15 @@ impl RunWorkload {
             .unwrap_or_default()
     }
 
+    /// A SQL run's statements as the result names them (`Settings::sql_statements`);
+    /// empty for any other run.
+    pub fn sql_statements(&self) -> Vec<String> {
+        match self {
+            RunWorkload::Sql(w) => w.statements(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The key-value workload, when it is one.
     pub fn kv(&self) -> Option<&KvWorkload> {
         match self {

@@ -166,7 +166,10 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
         let _ = writeln!(out, "  max:     {}", fmt_latency(l.max_s));
         let _ = writeln!(out, "  average: {}", fmt_latency(l.mean_s));
     }
-    out.push_str(&crate::report::labels::text(step));
+    out.push_str(&crate::report::labels::text_with(
+        step,
+        &run.settings.sql_statements,
+    ));
     for (what, samples, n) in [
         ("fast", &step.fastest, n_fast),
         ("slow", &step.slowest, n_slow),
@@ -175,7 +178,12 @@ pub fn step_detail(run: &RunResult, step: &StepResult, n_slow: usize, n_fast: us
             continue;
         }
         let _ = writeln!(out, "Top {n} {what} {}:", work.items());
-        out.push_str(" [time: method status <client>#index url]\n");
+        // A SQL run's line is `SQL ok <client 0>#3 tx.sql`: its outcome and script.
+        out.push_str(if work == Work::Transaction {
+            " [time: SQL outcome <client>#index script]\n"
+        } else {
+            " [time: method status <client>#index url]\n"
+        });
         for s in samples.iter().take(n) {
             let _ = writeln!(out, "  {}", request_line(s, requests, &status));
         }
@@ -345,6 +353,20 @@ pub(super) mod tests {
             !text.contains(" sec\n") && !text.contains(" sec:"),
             "{text}"
         );
+    }
+
+    /// A SQL run's `-v` lists headed its transactions `[time: method status
+    /// <client>#index url]`, HTTP's words over `SQL ok <client 0>#3 tx.sql`.
+    #[test]
+    fn a_sql_run_s_slowest_are_headed_by_outcome_and_script() {
+        let mut r = run(vec![detailed_step()]);
+        r.targets = vec!["postgres://127.0.0.1:5432".into()];
+        let text = step_detail(&r, &r.steps[0], 2, 1);
+        assert!(
+            text.contains(" [time: SQL outcome <client>#index script]\n"),
+            "{text}"
+        );
+        assert!(!text.contains("method status"), "{text}");
     }
 
     #[test]

@@ -19,7 +19,9 @@ const TABLE_PERCENTS: [f64; 10] = [50.0, 66.0, 75.0, 80.0, 90.0, 95.0, 98.0, 99.
 
 /// Label column of [`run_summary`], wide enough for the longest label.
 pub(super) fn field(out: &mut String, label: &str, value: impl std::fmt::Display) {
-    let _ = writeln!(out, "{:<24}{value}", format!("{label}:"));
+    // At least one space after the colon: a long label (`first sql_serialization_failure`)
+    // ran into its value.
+    let _ = writeln!(out, "{:<23} {value}", format!("{label}:"));
 }
 
 /// A field's second line, under its value: what hakaru says of a line worded as ab
@@ -68,9 +70,15 @@ pub fn run_summary(run: &RunResult, step: &StepResult) -> String {
     }
     field(&mut out, "Concurrency", step.n_clients);
     if let Some(n) = run.settings.n_requests {
+        // `-n` counts a SQL run's transactions, as its lines below do.
+        let asked = if work == Work::Transaction {
+            "Transactions asked (-n)"
+        } else {
+            "Requests asked (-n)"
+        };
         field(
             &mut out,
-            "Requests asked (-n)",
+            asked,
             format!("{n} in all, shared by the clients"),
         );
     }
@@ -390,6 +398,24 @@ mod tests {
     use crate::result::fixture::{bare_step, run};
     use crate::stats::{new_histogram, ErrorKind};
 
+    /// The bug: a label past the column ran into its value: `first
+    /// sql_serialization_failure:SQLSTATE 40001: …`.
+    #[test]
+    fn a_long_field_label_keeps_a_space_before_its_value() {
+        let mut out = String::new();
+        field(
+            &mut out,
+            "  first sql_serialization_failure",
+            "SQLSTATE 40001: x",
+        );
+        field(&mut out, "Target", "postgres://h:5432");
+        assert_eq!(
+            out,
+            "  first sql_serialization_failure: SQLSTATE 40001: x\n\
+             Target:                 postgres://h:5432\n"
+        );
+    }
+
     /// ab's "(mean, across all concurrent requests)" line ran to 114 columns with
     /// hakaru's "time taken / complete requests, derived" after it: ab's words stay on
     /// the line as ab prints them, the note goes under them, both within 80 columns
@@ -501,6 +527,14 @@ mod tests {
                 && text.contains("400.0 transactions/s (achieved 500.0 transactions/s)"),
             "{text}"
         );
+        // `-n` counts transactions: it said "Requests asked (-n)".
+        r.settings.n_requests = Some(1003);
+        let text = run_summary(&r, &step);
+        assert!(
+            text.contains("Transactions asked (-n): 1003 in all, shared by the clients\n"),
+            "{text}"
+        );
+        assert!(!text.contains("request"), "{text}");
     }
 
     /// Issue 35: `Target:` showed `http://h:p` for a run of `http://h:p/search?q=`:
