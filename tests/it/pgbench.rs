@@ -750,7 +750,7 @@ fn pgbench_passes_a_transaction_longer_than_run_s_default_timeout() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!out.status.success(), "{text}");
     assert!(text.contains("actually processed: 0/1"), "{text}");
-    assert!(text.contains("Timeout: 1"), "{text}");
+    assert!(text.contains("\nerror timeout: 1 "), "{text}");
 }
 
 /// Bug: with several scripts the report had no `SQL script N:` sections (pgbench 15
