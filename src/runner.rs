@@ -508,7 +508,7 @@ pub fn exit_code(run: &RunResult) -> i32 {
             .find_map(sample_failure)
             .map(|s| format!(" ({s})"))
             .unwrap_or_default();
-        eprintln!("hakaru: nothing was answered: no request got a response{why}");
+        eprintln!("hakaru: {}{why}", nothing_answered(&run.targets));
         return exit::FAILED;
     }
     if let Some(why) = nothing_succeeded(run) {
@@ -516,6 +516,15 @@ pub fn exit_code(run: &RunResult) -> i32 {
         return exit::FAILED;
     }
     exit::MEASURED
+}
+
+/// The sentence for a run in which nothing was answered, in its unit's words (a
+/// SQL run's transactions got no answer; it said "no request got a response").
+fn nothing_answered(targets: &[String]) -> String {
+    match Work::of(targets) {
+        Work::Request => "nothing was answered: no request got a response".into(),
+        work => format!("nothing was answered: no {} got an answer", work.item()),
+    }
 }
 
 /// A run that got answers but not one success is a failed measurement: every
@@ -691,6 +700,17 @@ mod tests {
         let steps = [step(1, 100.0, 10.0), step(2, 150.0, 20.5)];
         let why = saturated(&steps, Work::Transaction).unwrap();
         assert!(why.contains("(transactions queue instead"), "{why}");
+    }
+
+    #[test]
+    fn nothing_answered_says_transactions_for_a_sql_run() {
+        let sql = ["postgres://bench@127.0.0.1:5432/bench".to_string()];
+        assert_eq!(
+            nothing_answered(&sql),
+            "nothing was answered: no transaction got an answer"
+        );
+        let http = ["http://127.0.0.1:8080/".to_string()];
+        assert!(nothing_answered(&http).ends_with("no request got a response"));
     }
 
     #[test]

@@ -38,7 +38,7 @@ pub fn server_side(run: &RunResult, step: &StepResult) -> String {
             }
             None => {
                 let deltas: Vec<String> =
-                    p.delta.iter().map(|(k, v)| format!("{k} +{v}")).collect();
+                    p.delta.iter().map(|(k, v)| format!("{k} {v:+}")).collect();
                 let rate = p
                     .cache_hit_rate
                     .map(|r| format!(", cache hit rate {:.1}%", r * 100.0))
@@ -90,4 +90,34 @@ pub fn server_side(run: &RunResult, step: &StepResult) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::result::fixture::{bare_step, run};
+    use crate::result::ProbeResult;
+
+    /// The bug: a counter that went down during the step (MySQL's
+    /// `Threads_connected`, a gauge) printed as `+-2`.
+    #[test]
+    fn a_probe_s_deltas_print_their_own_sign() {
+        let mut step = bare_step(1);
+        step.probes.push(ProbeResult {
+            probe: "mysql".into(),
+            target: "127.0.0.1:3306".into(),
+            delta: [
+                ("Com_select".to_string(), 40.0),
+                ("Threads_connected".to_string(), -2.0),
+            ]
+            .into_iter()
+            .collect(),
+            ..ProbeResult::default()
+        });
+        let text = server_side(&run(vec![step.clone()]), &step);
+        assert!(
+            text.contains("Probe mysql 127.0.0.1:3306: Com_select +40, Threads_connected -2"),
+            "{text}"
+        );
+    }
 }
