@@ -206,30 +206,35 @@ pub(super) async fn run<W: Workload>(
         counter.fetch_add(1, Ordering::Relaxed);
         n += 1;
         last_end = Some(end);
-        // Every error path reaches an await point, so the deadline and Ctrl-C are
-        // seen even when every request fails at once (a refused port, no descriptors).
-        // A SQL login refused (a wrong password, a missing database, TLS the server
-        // lacks) is a connect that failed too: it was 10,000 logins a second against
-        // MariaDB from 2 clients, none of which could succeed.
         let refused_login = slots[target].sql.as_ref().is_some_and(|s| s.refused_login);
-        let connect_failed = outcome == Outcome::Error(ErrorKind::Connect)
-            || (refused_login && matches!(outcome, Outcome::Error(_)));
-        failed_connects = if connect_failed {
-            failed_connects.saturating_add(1)
-        } else {
-            0
-        };
-        match outcome {
-            Outcome::Error(ErrorKind::ClientLimit) => {
-                tokio::time::sleep(CLIENT_LIMIT_BACKOFF).await
-            }
-            Outcome::Error(_) if connect_failed && backs_off && failed_connects > 1 => {
-                tokio::time::sleep(connect_backoff(failed_connects)).await
-            }
-            Outcome::Error(_) => tokio::task::yield_now().await,
-            Outcome::Status(_) => {}
-        }
+        failed_connects = after_failure(outcome, refused_login, backs_off, failed_connects).await;
     }
+}
+
+/// After a turn that ended `outcome`, the wait its failure asks for, and how many
+/// connects have now failed in a row (`streak` before it). Every error path reaches
+/// an await point, so the deadline and Ctrl-C are seen even when every request
+/// fails at once (a refused port, no descriptors). A SQL login refused (a wrong
+/// password, a missing database, TLS the server lacks) is a connect that failed
+/// too: it was 10,000 logins a second against MariaDB from 2 clients, none of
+/// which could succeed.
+async fn after_failure(outcome: Outcome, refused_login: bool, backs_off: bool, streak: u32) -> u32 {
+    let connect_failed = outcome == Outcome::Error(ErrorKind::Connect)
+        || (refused_login && matches!(outcome, Outcome::Error(_)));
+    let streak = if connect_failed {
+        streak.saturating_add(1)
+    } else {
+        0
+    };
+    match outcome {
+        Outcome::Error(ErrorKind::ClientLimit) => tokio::time::sleep(CLIENT_LIMIT_BACKOFF).await,
+        Outcome::Error(_) if connect_failed && backs_off && streak > 1 => {
+            tokio::time::sleep(connect_backoff(streak)).await
+        }
+        Outcome::Error(_) => tokio::task::yield_now().await,
+        Outcome::Status(_) => {}
+    }
+    streak
 }
 
 /// One request's end, as it is recorded.

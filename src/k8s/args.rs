@@ -122,6 +122,9 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
         if command.owns(flag) {
             return Err(K8sError::Owned(flag.to_owned()));
         }
+        if let Some(e) = unspreadable(flag, command) {
+            return Err(e);
+        }
         let mut value = |flag: &str| -> Result<String, K8sError> {
             match &inline {
                 Some(v) => Ok(v.clone()),
@@ -167,22 +170,6 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
                     "the pods read {flag} {script} from their image: put the script there"
                 ));
                 out.extend([flag.to_owned(), script]);
-            }
-            "--find-max" if command == Sharded::Ramp => {
-                return Err(K8sError::Command {
-                    command: "ramp --find-max".into(),
-                    why: "its search picks each next rate from the last probe, and each pod \
-                          would search on its own; find the rate on one machine, then render \
-                          `ramp --rate …` or `run --rate R`",
-                })
-            }
-            "--verify" if command == Sharded::Bulk => {
-                return Err(K8sError::Command {
-                    command: "bulk --verify".into(),
-                    why: "each pod would count the others' documents too; render it without \
-                          --verify and compare the merged result's documents acknowledged \
-                          with the server's own count",
-                })
             }
             "--junit" | "--live-out" => return Err(pod_writes(flag == "--junit", value(flag)?)),
             "--profile" if command == Sharded::Suite => {
@@ -253,6 +240,28 @@ pub fn container_args(r: &Render, now: SystemTime) -> Result<PodArgs, K8sError> 
     pod.args
         .extend(command.output_flags().iter().map(|f| f.to_string()));
     Ok(pod)
+}
+
+/// A flag that makes its command one no set of pods can share, and why.
+fn unspreadable(flag: &str, command: Sharded) -> Option<K8sError> {
+    let (command, why) = match (flag, command) {
+        ("--find-max", Sharded::Ramp) => (
+            "ramp --find-max",
+            "its search picks each next rate from the last probe, and each pod would search \
+             on its own; find the rate on one machine, then render `ramp --rate …` or \
+             `run --rate R`",
+        ),
+        ("--verify", Sharded::Bulk) => (
+            "bulk --verify",
+            "each pod would count the others' documents too; render it without --verify and \
+             compare the merged result's documents acknowledged with the server's own count",
+        ),
+        _ => return None,
+    };
+    Some(K8sError::Command {
+        command: command.into(),
+        why,
+    })
 }
 
 /// `--junit` (`junit`) or `--live-out` in a pod's command: its file would stay in the pod.
