@@ -250,7 +250,7 @@ pub fn target(url: &str) -> Result<Target, String> {
 }
 
 /// Runs `sql` once on `url`'s database through a connection of its own (a suite
-/// phase's `before_sql`: `CHECKPOINT`, `DISCARD ALL`, `VACUUM ANALYZE`).
+/// phase's `before_sql`: `CHECKPOINT`, `VACUUM ANALYZE`).
 pub fn execute(url: &str, sql: &str, timeout: Duration) -> Result<(), String> {
     execute_on(&target(url)?, Some(sql), timeout)
 }
