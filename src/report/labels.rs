@@ -309,6 +309,13 @@ mod tests {
     use crate::result::LatencySummary;
     use std::collections::BTreeMap;
 
+    /// A label of key `key` (a SQL run's `script` or `stmt`), 2 ms at p99.
+    fn keyed(key: &str, value: &str, n: u64) -> LabelResult {
+        let mut l = label(value, n, 2.0, 0);
+        l.key = key.into();
+        l
+    }
+
     fn label(value: &str, requests: u64, p99_ms: f64, bad: u64) -> LabelResult {
         LabelResult {
             key: "group".into(),
@@ -374,11 +381,6 @@ mod tests {
     fn a_sql_run_s_rows_are_its_scripts_then_its_statements_by_number() {
         let mut step = bare_step(4);
         step.elapsed_s = 10.0;
-        let keyed = |key: &str, value: &str, n: u64| {
-            let mut l = label(value, n, 2.0, 0);
-            l.key = key.into();
-            l
-        };
         step.labels = vec![
             keyed("script", "a.sql", 700),
             keyed("stmt", "1", 700),
@@ -414,11 +416,6 @@ mod tests {
     fn a_sql_statement_s_row_names_its_text() {
         let mut step = bare_step(4);
         step.elapsed_s = 10.0;
-        let keyed = |key: &str, value: &str, n: u64| {
-            let mut l = label(value, n, 2.0, 0);
-            l.key = key.into();
-            l
-        };
         step.labels = vec![
             keyed("stmt", "1", 700),
             keyed("stmt", "2", 700),

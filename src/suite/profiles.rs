@@ -150,20 +150,27 @@ mod tests {
     use crate::suite::Scenario;
     use std::path::Path;
 
+    /// Profile `name` retargeted at `url`, its text and scenario, every phase's
+    /// YCSB workload checked to point at `url`.
+    fn ycsb_at(name: &str, url: &str) -> (String, Scenario) {
+        let text = retarget(name, profile(name).unwrap(), url).unwrap();
+        let s = Scenario::parse(&text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
+        for p in &s.phases {
+            match &p.workloads[0].source {
+                crate::suite::scenario::Source::Ycsb(y) => assert_eq!(y.url, url),
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        (text, s)
+    }
+
     /// read-heavy and fault-tolerance over PostgreSQL: YCSB's workloads on every
     /// phase, pointed at the target; write-heavy refused with where to go.
     #[test]
     fn sql_profiles_point_ycsb_at_postgres() {
         let url = "postgres://u@127.0.0.1:5432/db";
         for name in ["read-heavy", "fault-tolerance"] {
-            let text = retarget(name, profile(name).unwrap(), url).unwrap();
-            let s = Scenario::parse(&text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
-            for p in &s.phases {
-                match &p.workloads[0].source {
-                    crate::suite::scenario::Source::Ycsb(y) => assert_eq!(y.url, url),
-                    other => panic!("{name}: {other:?}"),
-                }
-            }
+            ycsb_at(name, url);
         }
         let why = retarget("write-heavy", profile("write-heavy").unwrap(), url).unwrap_err();
         assert!(why.contains("ycsb-a"), "{why}");
@@ -191,13 +198,8 @@ mod tests {
     fn sql_profiles_over_mysql_speak_mysql() {
         for url in ["mysql://u@127.0.0.1:3306/db", "mariadb://u@127.0.0.1/db"] {
             for name in ["read-heavy", "fault-tolerance"] {
-                let text = retarget(name, profile(name).unwrap(), url).unwrap();
-                let s = Scenario::parse(&text, Path::new(name)).unwrap_or_else(|e| panic!("{e}"));
+                let (text, s) = ycsb_at(name, url);
                 for p in &s.phases {
-                    match &p.workloads[0].source {
-                        crate::suite::scenario::Source::Ycsb(y) => assert_eq!(y.url, url),
-                        other => panic!("{name}: {other:?}"),
-                    }
                     assert_ne!(p.before_sql.as_deref(), Some("CHECKPOINT"), "{name}");
                 }
                 let code = text.lines().filter(|l| !l.starts_with('#'));

@@ -81,23 +81,20 @@ fn sql_run_a_script_of_meta_commands_alone_ends_at_its_duration() {
     };
     let (s1, s2) = (shard("1/2", "3", "s1.csv"), shard("2/2", "1", "s2.csv"));
     let m = dir.path("m.csv");
-    let o = crate::util::run(&[
-        "merge",
-        s1.to_str().unwrap(),
-        s2.to_str().unwrap(),
-        "-o",
-        m.to_str().unwrap(),
-    ]);
+    let merge = |a: &std::path::Path, b: &std::path::Path| {
+        crate::util::run(&[
+            "merge",
+            a.to_str().unwrap(),
+            b.to_str().unwrap(),
+            "-o",
+            m.to_str().unwrap(),
+        ])
+    };
+    let o = merge(&s1, &s2);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("SQL scripts"), "{}", stderr(&o));
     let s2 = shard("2/2", "3", "s3.csv");
-    let o = crate::util::run(&[
-        "merge",
-        s1.to_str().unwrap(),
-        s2.to_str().unwrap(),
-        "-o",
-        m.to_str().unwrap(),
-    ]);
+    let o = merge(&s1, &s2);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     // A SQL URL mistyped is no SQL target: -f says which targets take it.
     let o = crate::util::run(&[

@@ -75,6 +75,23 @@ fn ycsb_scenario(dir: &TempDir, name: &str, url: &str, records: u64) -> std::pat
     dir.write(&format!("{name}.toml"), &text)
 }
 
+/// Runs scenario `s` quietly under `--probe probe`, its result written in `dir`:
+/// the result, once the suite succeeded.
+fn suite_probed(dir: &TempDir, s: &std::path::Path, probe: &str) -> Value {
+    let out = dir.path("r.csv");
+    let o = run(&[
+        "suite",
+        s.to_str().unwrap(),
+        "-q",
+        "--probe",
+        probe,
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    ok(&o);
+    read_json(&out.with_extension("json"))
+}
+
 /// `client ≤ server ≤ client + unfinished`: the server also counts what a
 /// transaction cut off at the phase's end did before hakaru saw its answer.
 fn within(what: &str, client: u64, server: u64, unfinished: u64, step: &Value) {
@@ -350,18 +367,7 @@ fn a_phase_starts_where_its_clock_started_after_the_probe_s_reading() {
         )
     };
     let s = dir.write("s.toml", &(phase("one") + &phase("two")));
-    let out = dir.path("r.csv");
-    let o = run(&[
-        "suite",
-        s.to_str().unwrap(),
-        "-q",
-        "--probe",
-        "postgres",
-        "-o",
-        out.to_str().unwrap(),
-    ]);
-    ok(&o);
-    let r = read_json(&out.with_extension("json"));
+    let r = suite_probed(&dir, &s, "postgres");
     let at = |v: &Value| {
         let t = v.as_str().unwrap();
         let secs: f64 = t[17..t.len() - 1].parse().unwrap();
@@ -673,18 +679,7 @@ fn ycsb_over_mariadb_counts_what_the_server_counts() {
         let commits0 = status("Com_commit");
         let dir = TempDir::new(&name);
         let s = ycsb_scenario(&dir, &name, &db.url(), records);
-        let out = dir.path("r.csv");
-        let o = run(&[
-            "suite",
-            s.to_str().unwrap(),
-            "-q",
-            "--probe",
-            "mysql",
-            "-o",
-            out.to_str().unwrap(),
-        ]);
-        ok(&o);
-        let r = read_json(&out.with_extension("json"));
+        let r = suite_probed(&dir, &s, "mysql");
         let (load, step) = (&r["steps"][0], &r["steps"][1]);
         assert_eq!(op(&ops(load), "insert"), records, "{name}: {load}");
         assert_eq!(load["errors"], serde_json::json!({}), "{name}: {load}");
